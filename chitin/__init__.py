@@ -1,0 +1,3 @@
+"""chitin: personality persistence for AI agents, kept as Markdown files in git."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,3 @@
+from chitin.cli import main
+
+main()

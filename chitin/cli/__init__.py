@@ -1,0 +1,134 @@
+"""The ``chitin`` command line: the only layer that prints, reads the environment and exits.
+
+Command modules load lazily (only the invoked command's module is imported), so
+``chitin --version`` pays for click and nothing else.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from typing import Any
+
+import click
+
+from chitin import __version__
+
+# name → (module, function). The order here is the order of ``chitin --help``.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "init": ("chitin.cli.setup", "init"),
+    "contribute": ("chitin.cli.write", "contribute"),
+    "get": ("chitin.cli.read", "get"),
+    "update": ("chitin.cli.write", "update"),
+    "reinforce": ("chitin.cli.write", "reinforce"),
+    "archive": ("chitin.cli.write", "archive"),
+    "unarchive": ("chitin.cli.write", "unarchive"),
+    "merge": ("chitin.cli.write", "merge"),
+    "list": ("chitin.cli.read", "list_insights"),
+    "stats": ("chitin.cli.read", "stats"),
+    "similar": ("chitin.cli.read", "similar"),
+    "history": ("chitin.cli.log", "history"),
+    "changelog": ("chitin.cli.log", "changelog"),
+}
+
+
+class ChitinGroup(click.Group):
+    """Loads commands on demand and turns every failure into one line and an exit code."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        command = getattr(importlib.import_module(target[0]), target[1])
+        assert isinstance(command, click.Command)
+        return command
+
+    def main(
+        self,
+        args: Any = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        argv = list(sys.argv[1:] if args is None else args)
+        try:
+            code = super().main(
+                argv, prog_name or "chitin", complete_var, standalone_mode=False, **extra
+            )
+        except click.UsageError as error:
+            _fail(_usage_line(error), 2)
+        except click.Abort:
+            _fail("Aborted.", 1)
+        except click.ClickException as error:
+            _fail(f"Error: {error.format_message()}", error.exit_code)
+        except BrokenPipeError:
+            _silence_stdout()
+            sys.exit(0)
+        except KeyboardInterrupt:
+            _fail("Interrupted.", 130)
+        except Exception as error:
+            from chitin.errors import ChitinError
+
+            if isinstance(error, ChitinError):
+                _fail(f"Error: {error}", error.exit_code)
+            if "--debug" in argv:
+                raise
+            _fail(
+                f"Error: unexpected {type(error).__name__}: {error} "
+                "(run again with --debug for the traceback)",
+                1,
+            )
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+def _usage_line(error: click.UsageError) -> str:
+    where = error.ctx.command_path if error.ctx else "chitin"
+    message = " ".join(error.format_message().split())
+    return f"Error: {message} (see '{where} --help')"
+
+
+def _fail(message: str, code: int) -> None:
+    click.echo(message, err=True)
+    sys.exit(code)
+
+
+def _silence_stdout() -> None:
+    # Output piped into `head` closed early: exit quietly, without a second error at exit.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
+@click.group(cls=ChitinGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "-V", "--version", prog_name="chitin", message="%(version)s")
+@click.option(
+    "--store",
+    "store",
+    type=click.Path(file_okay=False, path_type=str),
+    metavar="PATH",
+    help="The store to use. Default: $CHITIN_STORE, else ${XDG_DATA_HOME:-~/.local/share}/chitin.",
+)
+@click.option("--debug", is_flag=True, help="Show the traceback of unexpected errors.")
+@click.pass_context
+def cli(ctx: click.Context, store: str | None, debug: bool) -> None:
+    """chitin keeps how an agent works best: learned insights, as Markdown files in git.
+
+    \b
+    Start:   chitin init --seed
+    Learn:   chitin contribute --type skill --claim "..." --confidence 0.8
+    Confirm: chitin reinforce <id>
+    Browse:  chitin list, chitin get <id>, chitin history <id>
+
+    Ids may be shortened to any unique prefix.
+    """
+    from chitin.cli.context import Settings
+
+    ctx.obj = Settings.from_environment(store, debug)
+
+
+def main() -> None:
+    cli.main()

@@ -1,0 +1,88 @@
+"""What every command shares: where the store is, the clock, and output helpers."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from chitin.core import Chitin
+from chitin.model.insight import format_timestamp
+
+F = TypeVar("F", bound=Callable[..., Any])
+MAX_PROBLEM_LINES = 10
+
+
+@dataclass(frozen=True)
+class Settings:
+    store: Path
+    agent: str | None
+    debug: bool
+
+    @classmethod
+    def from_environment(cls, store: str | None, debug: bool) -> Settings:
+        return cls(store_path(store), os.environ.get("CHITIN_AGENT") or None, debug)
+
+
+def store_path(option: str | None) -> Path:
+    """--store, else $CHITIN_STORE, else ${XDG_DATA_HOME:-~/.local/share}/chitin."""
+    chosen = option or os.environ.get("CHITIN_STORE")
+    if chosen:
+        return Path(chosen).expanduser().absolute()
+    data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data_home).expanduser().absolute() / "chitin"
+
+
+def now() -> str:
+    """The time of this invocation, read once."""
+    return format_timestamp(datetime.now(UTC))
+
+
+@contextmanager
+def opened(ctx: click.Context, reading: bool = True) -> Iterator[Chitin]:
+    """The store of this invocation. Readers hear on stderr when there is no store yet."""
+    settings: Settings = ctx.find_root().obj
+    chitin = Chitin(settings.store, settings.agent)
+    try:
+        if reading and chitin.missing:
+            note(f"No store at {settings.store} yet (run `chitin init`); showing an empty store.")
+        yield chitin
+        if reading:
+            report_problems(chitin)
+    finally:
+        chitin.close()
+
+
+def report_problems(chitin: Chitin) -> None:
+    """Name each file that could not be read; the command still did its work."""
+    problems = chitin.problems()
+    for problem in problems[:MAX_PROBLEM_LINES]:
+        note(f"warning: skipped {problem.path}: {problem.error}")
+    if len(problems) > MAX_PROBLEM_LINES:
+        note(f"warning: … and {len(problems) - MAX_PROBLEM_LINES} more unreadable file(s)")
+
+
+def note(message: str) -> None:
+    click.echo(message, err=True)
+
+
+def emit_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def format_option(function: F) -> F:
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(["human", "json"]),
+        default="human",
+        show_default=True,
+        help="Output for people, or JSON for programs.",
+    )(function)

@@ -1,0 +1,82 @@
+"""Commands that read history from git: history, changelog."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from chitin.cli.context import emit_json, format_option, opened
+from chitin.model.insight import js_number, to_public_dict
+from chitin.render import text
+from chitin.store.history import Entry
+
+
+def _entry_json(number: int, entry: Entry) -> dict[str, Any]:
+    return {
+        "id": number,
+        "insightId": entry.insight_id,
+        "field": entry.field,
+        "oldValue": entry.old,
+        "newValue": entry.new,
+        "changeType": entry.change_type,
+        "changedAt": entry.changed_at,
+        "source": entry.source,
+        "commit": entry.commit,
+        "author": entry.author,
+    }
+
+
+@click.command()
+@click.argument("insight_id", metavar="ID")
+@click.option("--limit", type=click.IntRange(min=1), help="Only the newest N commits.")
+@format_option
+@click.pass_context
+def history(ctx: click.Context, insight_id: str, limit: int | None, fmt: str) -> None:
+    """Show how an insight changed, oldest first, from git log (hand edits included)."""
+    with opened(ctx) as chitin:
+        insight, entries = chitin.history(insight_id, limit)
+    if fmt == "json":
+        emit_json(
+            {
+                "insight": to_public_dict(insight),
+                "history": [_entry_json(n, e) for n, e in enumerate(entries, 1)],
+            }
+        )
+        return
+    lines = [
+        f'[{insight.type}] "{insight.claim}"',
+        f"  Current: confidence {js_number(insight.confidence)} | "
+        f"{insight.reinforcements}× reinforced",
+        "",
+    ]
+    lines += [text.history_line(e) for e in entries] or ["  No history recorded."]
+    lines += ["", f"  {len(entries)} event(s)"]
+    click.echo("\n".join(lines))
+
+
+@click.command()
+@click.option("--days", type=click.IntRange(min=1), help="Only changes of the last N days.")
+@click.option(
+    "--limit", type=click.IntRange(min=1), default=20, show_default=True, help="At most N changes."
+)
+@format_option
+@click.pass_context
+def changelog(ctx: click.Context, days: int | None, limit: int, fmt: str) -> None:
+    """Show the newest changes across the store, newest first, from git log."""
+    with opened(ctx) as chitin:
+        entries = chitin.changelog(days, limit)
+    if fmt == "json":
+        emit_json([_entry_json(n, e) for n, e in enumerate(entries, 1)])
+    elif not entries:
+        click.echo("No recent changes.")
+    else:
+        click.echo(
+            "\n".join(
+                [
+                    f"Recent changes ({len(entries)}):",
+                    "",
+                    *(text.changelog_line(e) for e in entries),
+                ]
+            )
+        )

@@ -1,0 +1,114 @@
+"""Commands that read insights: get, list, stats, similar."""
+
+from __future__ import annotations
+
+import click
+
+from chitin.cli.context import emit_json, format_option, opened
+from chitin.model.insight import PROVENANCES, TYPES, check_confidence, to_public_dict
+from chitin.render import text
+
+
+@click.command()
+@click.argument("insight_id", metavar="ID")
+@format_option
+@click.pass_context
+def get(ctx: click.Context, insight_id: str, fmt: str) -> None:
+    """Show one insight (live or archived)."""
+    with opened(ctx) as chitin:
+        insight = chitin.get(insight_id)
+        path = chitin.path_of(insight.id)
+    if fmt == "json":
+        emit_json(to_public_dict(insight))
+    else:
+        click.echo("\n".join(text.detail(insight, path)))
+
+
+@click.command("list")
+@click.option("--type", "types", metavar="TYPES", help=f"Comma list of: {', '.join(TYPES)}.")
+@click.option("--tags", help="Comma list; an insight with any of them matches.")
+@click.option("--provenance", metavar="|".join(PROVENANCES), help="Only this provenance.")
+@click.option("--min-confidence", help="Only insights at least this confident (0 to 1).")
+@click.option("--archived", is_flag=True, help="List archived insights instead.")
+@format_option
+@click.pass_context
+def list_insights(
+    ctx: click.Context,
+    types: str | None,
+    tags: str | None,
+    provenance: str | None,
+    min_confidence: str | None,
+    archived: bool,
+    fmt: str,
+) -> None:
+    """List insights, newest first. Filters combine."""
+    floor = check_confidence(min_confidence) if min_confidence is not None else None
+    with opened(ctx) as chitin:
+        found = chitin.list_insights(
+            types=types,
+            tags=tags,
+            provenance=provenance or None,
+            min_confidence=floor,
+            archived=archived,
+        )
+    if fmt == "json":
+        emit_json([to_public_dict(insight) for insight in found])
+    else:
+        click.echo(text.insight_list(found, archived))
+
+
+@click.command()
+@format_option
+@click.pass_context
+def stats(ctx: click.Context, fmt: str) -> None:
+    """Count insights by type, with their average confidence."""
+    with opened(ctx) as chitin:
+        result = chitin.stats()
+    if fmt == "json":
+        emit_json(
+            {
+                "total": result.total,
+                "byType": result.by_type,
+                "averageConfidence": result.average_confidence,
+                "archived": result.archived,
+            }
+        )
+    else:
+        click.echo(
+            "\n".join(
+                text.stats(result.total, result.average_confidence, result.by_type, result.archived)
+            )
+        )
+
+
+@click.command()
+@click.argument("claim")
+@click.option(
+    "--threshold",
+    default="0.2",
+    show_default=True,
+    help="Lowest word overlap (Jaccard, 0 to 1) to show.",
+)
+@format_option
+@click.pass_context
+def similar(ctx: click.Context, claim: str, threshold: str, fmt: str) -> None:
+    """Find stored insights whose claims share words with CLAIM."""
+    from chitin.errors import ValidationError
+
+    try:
+        floor = check_confidence(threshold)
+    except ValidationError:
+        raise ValidationError(
+            "threshold", f"threshold must be a number from 0 to 1, got {threshold!r}"
+        ) from None
+    with opened(ctx) as chitin:
+        results = chitin.similar(claim, floor)
+    if fmt == "json":
+        emit_json(
+            [
+                {"id": c.id, "type": c.type, "claim": c.claim, "similarity": score}
+                for c, score in results
+            ]
+        )
+    else:
+        click.echo("\n".join(text.similar(results)))

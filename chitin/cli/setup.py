@@ -1,0 +1,37 @@
+"""``chitin init``: create a store."""
+
+from __future__ import annotations
+
+import click
+
+from chitin.cli.context import Settings, emit_json, format_option, now, opened
+
+
+@click.command()
+@click.option("--seed", is_flag=True, help="Add the starter insights that ship with chitin.")
+@format_option
+@click.pass_context
+def init(ctx: click.Context, seed: bool, fmt: str) -> None:
+    """Create a store: a git repository with insights/ and a git-ignored .chitin/.
+
+    Running it again is safe: it only adds what is missing.
+    """
+    settings: Settings = ctx.find_root().obj
+    with opened(ctx, reading=False) as chitin:
+        commit, seeded = chitin.init(seed, now())
+    if fmt == "json":
+        emit_json(
+            {
+                "path": str(settings.store),
+                "created": commit is not None,
+                "seeded": [insight.id for insight in seeded],
+            }
+        )
+        return
+    click.echo(f"✓ Store initialized at {settings.store}")
+    if seed:
+        click.echo(
+            f"✓ Seeded {len(seeded)} starter insight(s)"
+            if seeded
+            else "  Starter insights already present."
+        )

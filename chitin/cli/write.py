@@ -1,0 +1,228 @@
+"""Commands that change insights; each change is one git commit."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from chitin.cli.context import emit_json, format_option, now, opened
+from chitin.core import Change
+from chitin.errors import ValidationError
+from chitin.model.insight import EVIDENCE_KINDS, PROVENANCES, TYPES, js_number, to_public_dict
+from chitin.render import text
+
+
+def _match_json(match: Any, full: bool) -> dict[str, Any]:
+    data = {
+        "id": match.id,
+        "type": match.type,
+        "claim": match.claim,
+        "similarity": match.similarity,
+    }
+    if full:
+        data.update(
+            tensionScore=match.tension_score,
+            tensionReason=match.tension_reason,
+            conflictScore=match.conflict_score,
+        )
+    return data
+
+
+def _read_stdin_object() -> dict[str, Any]:
+    raw = sys.stdin.read()
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as error:
+        raise ValidationError("stdin", f"malformed JSON: {error}") from None
+    if not isinstance(data, dict):
+        raise ValidationError(
+            "stdin",
+            'expected one JSON object such as {"type": "skill", "claim": "…", "confidence": 0.8}',
+        )
+    return data
+
+
+@click.command()
+@click.option("--type", "type_", metavar="|".join(TYPES), help="The kind of insight.")
+@click.option("--claim", help="The insight itself, one sentence.")
+@click.option("--confidence", help="How sure you are, from 0 to 1.")
+@click.option("--reasoning", help="How you arrived at it.")
+@click.option("--context", help="When it applies.")
+@click.option("--limitations", help="When it breaks down.")
+@click.option("--tags", help="Comma-separated tags.")
+@click.option("--source", help="The experience it came from.")
+@click.option("--provenance", metavar="|".join(PROVENANCES), help="How it was learned.")
+@click.option("--condition", help='Triggers: the situation ("when …").')
+@click.option("--avoid", is_flag=True, default=None, help="Triggers: avoid the claim's action.")
+@click.option(
+    "--json",
+    "from_json",
+    is_flag=True,
+    help="Read the whole insight as one JSON object from stdin.",
+)
+@click.option("--force", is_flag=True, help="Skip the duplicate and conflict check.")
+@format_option
+@click.pass_context
+def contribute(
+    ctx: click.Context, /, type_: str | None, from_json: bool, force: bool, fmt: str, **options: Any
+) -> None:
+    """Add an insight. Duplicates and conflicts with stored insights are reported.
+
+    \b
+    chitin contribute --type skill --claim "Write the failing test first" --confidence 0.85
+    chitin contribute --type trigger --condition "a test fails" \\
+        --claim "weakening the assertion" --avoid --confidence 0.9
+    echo '{"type":"skill","claim":"…","confidence":0.8}' | chitin contribute --json
+    """
+    options["type"] = type_
+    given = {k: v for k, v in options.items() if v is not None}
+    if from_json:
+        if given:
+            raise click.UsageError(
+                f"--json reads the insight from stdin; drop --{next(iter(given))}"
+            )
+        fields = _read_stdin_object()
+    else:
+        for required in ("type", "claim", "confidence"):
+            if options.get(required) is None:
+                raise click.UsageError(f"Missing option '--{required}'.")
+        fields = given
+    with opened(ctx, reading=False) as chitin:
+        result = chitin.contribute(fields, now(), check=not force)
+    if fmt == "json":
+        emit_json(
+            {
+                "insight": to_public_dict(result.insight),
+                "conflicts": [_match_json(m, True) for m in result.conflicts],
+                "duplicates": [_match_json(m, False) for m in result.duplicates],
+                "path": result.path,
+                "commit": result.commit,
+            }
+        )
+        return
+    lines = text.contributed(result.insight)
+    if result.duplicates:
+        lines += text.duplicates_block(result.duplicates)
+    if result.conflicts:
+        lines += text.conflicts_block(result.conflicts)
+    click.echo("\n".join(lines))
+
+
+@click.command()
+@click.argument("insight_id", metavar="ID")
+@click.option("--type", "type_", metavar="|".join(TYPES), help="Change the type (moves the file).")
+@click.option("--claim", help="New claim.")
+@click.option("--confidence", help="New confidence, from 0 to 1.")
+@click.option("--reasoning", help="New reasoning ('' clears it).")
+@click.option("--context", help="New context ('' clears it).")
+@click.option("--limitations", help="New limitations ('' clears it).")
+@click.option("--tags", help="New comma-separated tags ('' clears them).")
+@click.option("--source", help="New source ('' clears it).")
+@click.option("--provenance", metavar="|".join(PROVENANCES), help="New provenance ('' clears it).")
+@click.option("--condition", help="Triggers: new condition.")
+@click.option("--avoid/--no-avoid", default=None, help="Triggers: avoid, or do, the action.")
+@format_option
+@click.pass_context
+def update(
+    ctx: click.Context, /, insight_id: str, type_: str | None, fmt: str, **options: Any
+) -> None:
+    """Change fields of an insight. An empty value ('') clears an optional field."""
+    options["type"] = type_
+    changes = {k: v for k, v in options.items() if v is not None}
+    with opened(ctx, reading=False) as chitin:
+        result = chitin.update(insight_id, changes, now())
+    if fmt == "json":
+        emit_json(to_public_dict(result.insight))
+        return
+    if result.commit is None:
+        click.echo(f"✓ No changes to insight: {result.insight.id}")
+    else:
+        click.echo(f'✓ Updated insight: {result.insight.id}\n  "{result.insight.claim}"')
+    for message in result.notes:
+        click.echo(f"  note: {message}")
+
+
+@click.command()
+@click.argument("insight_id", metavar="ID")
+@click.option("--source", help="What confirmed it.")
+@click.option("--evidence", metavar="|".join(EVIDENCE_KINDS), help="Kind of evidence.")
+@format_option
+@click.pass_context
+def reinforce(
+    ctx: click.Context, insight_id: str, source: str | None, evidence: str | None, fmt: str
+) -> None:
+    """Record that experience confirmed an insight: confidence rises, the count goes up."""
+    with opened(ctx, reading=False) as chitin:
+        result = chitin.reinforce(insight_id, now(), source=source, evidence=evidence)
+    if fmt == "json":
+        emit_json(to_public_dict(result.insight))
+        return
+    lines = [f"✓ Reinforced: {result.insight.claim}", f"  Count: {result.insight.reinforcements}"]
+    if source:
+        lines.append(f"  Source: {source}")
+    if evidence:
+        lines.append(f"  Evidence: {evidence}")
+    click.echo("\n".join(lines))
+
+
+def _moved(result: Change, verb: str, fmt: str) -> None:
+    if fmt == "json":
+        emit_json(to_public_dict(result.insight))
+    elif result.commit is None:
+        click.echo(f"✓ Insight already {verb}: {result.insight.id}")
+    else:
+        click.echo(f"✓ {verb.capitalize()} insight: {result.insight.id}")
+
+
+@click.command()
+@click.argument("insight_id", metavar="ID")
+@format_option
+@click.pass_context
+def archive(ctx: click.Context, insight_id: str, fmt: str) -> None:
+    """Retire an insight: its file moves to archive/<type>/ (undo with unarchive)."""
+    with opened(ctx, reading=False) as chitin:
+        _moved(chitin.archive(insight_id), "archived", fmt)
+
+
+@click.command()
+@click.argument("insight_id", metavar="ID")
+@format_option
+@click.pass_context
+def unarchive(ctx: click.Context, insight_id: str, fmt: str) -> None:
+    """Bring an archived insight back into insights/<type>/."""
+    with opened(ctx, reading=False) as chitin:
+        _moved(chitin.unarchive(insight_id), "unarchived", fmt)
+
+
+@click.command()
+@click.argument("source_id", metavar="SOURCE")
+@click.argument("target_id", metavar="TARGET")
+@click.option("--claim", help="A new claim for the merged insight.")
+@format_option
+@click.pass_context
+def merge(ctx: click.Context, source_id: str, target_id: str, claim: str | None, fmt: str) -> None:
+    """Fold SOURCE into TARGET and delete SOURCE, in one commit.
+
+    TARGET keeps the higher confidence, all tags, both reasonings and the sum of
+    reinforcements.
+    """
+    with opened(ctx, reading=False) as chitin:
+        result = chitin.merge(source_id, target_id, claim or None, now())
+    insight = result.insight
+    if fmt == "json":
+        emit_json(to_public_dict(insight))
+        return
+    click.echo(
+        "\n".join(
+            [
+                f"✓ Merged into: {insight.id}",
+                f'  "{insight.claim}"',
+                f"  confidence: {js_number(insight.confidence)} | "
+                f"reinforced: {insight.reinforcements}×",
+                f"  tags: {', '.join(insight.tags)}",
+            ]
+        )
+    )

@@ -1,0 +1,387 @@
+"""The library facade: one method per use case, composing store, index and rules.
+
+Writers hold the store lock from the moment they read until their commit is made,
+so two agents writing at once are serialized and neither loses its change.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from chitin.errors import AmbiguousIdError, NotFoundError, StateError, StoreError
+from chitin.index.cache import Cache, Problem
+from chitin.model import ops
+from chitin.model.ids import check_id, new_id
+from chitin.model.insight import TYPES, Insight, check_evidence, check_provenance, parse_tags
+from chitin.retrieval import conflicts
+from chitin.retrieval.conflicts import Candidate, Match
+from chitin.store import files, history
+from chitin.store.history import Entry, commit_message
+from chitin.store.repository import Store, load_file
+
+# Candidate generation skips claim terms shared by more than this share of insights.
+COMMON_TERM_SHARE = 0.10
+COMMON_TERM_FLOOR = 1000
+
+
+@dataclass
+class Contribution:
+    insight: Insight
+    path: str
+    commit: str | None
+    duplicates: list[Match] = field(default_factory=list)
+    conflicts: list[Match] = field(default_factory=list)
+
+
+@dataclass
+class Change:
+    """The result of an operation on an existing insight."""
+
+    insight: Insight
+    path: str
+    commit: str | None
+    before: Insight | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Stats:
+    total: int
+    by_type: dict[str, int]
+    average_confidence: float
+    archived: int
+
+
+class Chitin:
+    """One store, opened for one command. ``agent`` names the committer fallback."""
+
+    def __init__(self, root: Path, agent: str | None = None) -> None:
+        self.root = root
+        self.agent = agent
+        self.store = Store(root, agent)
+        self._cache: Cache | None = None
+
+    def close(self) -> None:
+        if self._cache is not None:
+            self._cache.close()
+            self._cache = None
+
+    @property
+    def missing(self) -> bool:
+        """True when there is no store yet: reads then behave as on an empty store."""
+        return not self.store.exists()
+
+    @property
+    def cache(self) -> Cache:
+        """The cache, in step with the files as of the first use in this command."""
+        if self._cache is None:
+            self._cache = Cache(self.root)
+            self._cache.sync()
+        return self._cache
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[Cache]:
+        if not self.store.is_initialized():
+            self.store.initialize()
+        with self.store.lock():
+            if self._cache is None:
+                yield self.cache
+            else:
+                self._cache.sync()  # what others wrote while we waited for the lock
+                yield self._cache
+
+    # -------------------------------------------------------------- set-up
+
+    def init(self, seed: bool, now: str) -> tuple[str | None, list[Insight]]:
+        """Create the store (idempotent); with ``seed``, add the starter insights."""
+        commit = self.store.initialize()
+        seeded: list[Insight] = []
+        if seed:
+            seeded = self._seed(now)
+        return commit, seeded
+
+    def _seed(self, now: str) -> list[Insight]:
+        from chitin.resources import data_path
+
+        source = data_path("insights")
+        with self._writing() as cache:
+            fresh: list[tuple[Insight, Any]] = []
+            for file in sorted(source.rglob("*.md")):
+                rel = file.relative_to(source.parent).as_posix()
+                insight, layout = load_file(source.parent, rel, files.stat_of(file))
+                if not cache.id_exists(insight.id):
+                    fresh.append((insight.with_changes(created=now, updated=now), layout))
+            writes = {self.store.path_for(i): self.store.render(i, lay) for i, lay in fresh}
+            if not writes:
+                return []
+            message = commit_message(
+                "seed", f"Seed {len(writes)} starter insights", [f"- {i.id}" for i, _ in fresh], {}
+            )
+            self.store.apply(writes, message)
+            self._record(cache, {self.store.path_for(i): i for i, _ in fresh})
+        return [i for i, _ in fresh]
+
+    # -------------------------------------------------------------- reading
+
+    def problems(self) -> list[Problem]:
+        return [] if self.missing else self.cache.problems()
+
+    def resolve(self, ref: str, archived: bool | None = False) -> str:
+        """The full id for ``ref`` (an id or a unique prefix of one)."""
+        check_id(ref)
+        if self.missing:
+            raise NotFoundError(f"Insight not found: {ref}")
+        matches = self.cache.ids_matching(ref, archived)
+        ids = sorted({m[0] for m in matches})
+        if len(ids) > 1:
+            raise AmbiguousIdError(ref, ids)
+        if ids:
+            return ids[0]
+        if archived is False and self.cache.ids_matching(ref, True):
+            raise StateError(f"Insight {ref} is archived; run `chitin unarchive {ref}` first")
+        if archived is True and self.cache.ids_matching(ref, False):
+            raise StateError(f"Insight {ref} is not archived")
+        raise NotFoundError(f"Insight not found: {ref}")
+
+    def get(self, ref: str) -> Insight:
+        insight_id = self.resolve(ref, archived=None)
+        found = self.cache.get(insight_id)
+        assert found is not None
+        return found
+
+    def path_of(self, insight_id: str) -> str:
+        paths = self.cache.paths_of(insight_id)
+        if len(paths) > 1:
+            raise StoreError(
+                f"id {insight_id} is used by {len(paths)} files "
+                f"({', '.join(paths)}); rename one of them"
+            )
+        if not paths:
+            raise NotFoundError(f"Insight not found: {insight_id}")
+        return paths[0]
+
+    def list_insights(
+        self,
+        *,
+        types: str | None = None,
+        tags: str | None = None,
+        provenance: str | None = None,
+        min_confidence: float | None = None,
+        archived: bool = False,
+    ) -> list[Insight]:
+        type_list = _type_filter(types)
+        wanted_tags = {t.lower() for t in parse_tags(tags)}
+        if provenance is not None:
+            check_provenance(provenance)
+        if self.missing:
+            return []
+        found = self.cache.select(
+            archived=archived, types=type_list, provenance=provenance, min_confidence=min_confidence
+        )
+        if wanted_tags:
+            found = [i for i in found if any(t.lower() in wanted_tags for t in i.tags)]
+        return found
+
+    def stats(self) -> Stats:
+        if self.missing:
+            return Stats(0, dict.fromkeys(TYPES, 0), 0.0, 0)
+        counts, mean, archived = self.cache.counts()
+        by_type = {kind: counts.get(kind, 0) for kind in TYPES}
+        return Stats(sum(by_type.values()), by_type, round(mean, 6), archived)
+
+    def history(self, ref: str, limit: int | None = None) -> tuple[Insight, list[Entry]]:
+        insight = self.get(ref)
+        return insight, history.insight_history(self.store.git, self.path_of(insight.id), limit)
+
+    def changelog(self, days: int | None, limit: int) -> list[Entry]:
+        if self.missing or not self.store.git.is_repository():
+            return []
+        return history.changelog(self.store.git, days, limit)
+
+    def similar(self, claim: str, threshold: float) -> list[tuple[Candidate, float]]:
+        if self.missing:
+            return []
+        from chitin.model.terms import tokens
+
+        pool = self._candidates(tokens(claim), everything=threshold <= 0)
+        return conflicts.similar(claim, pool, threshold)
+
+    def _candidates(self, terms: set[str], everything: bool = False) -> list[Candidate]:
+        """Live insights worth comparing, found through the claim-terms index."""
+        cache = self.cache
+        if everything:
+            found = cache.select()
+        else:
+            rowids = cache.term_rowids(terms, COMMON_TERM_SHARE, COMMON_TERM_FLOOR)
+            found = cache.select(rowids=rowids) if rowids else []
+        return [Candidate(i.id, i.type, i.claim) for i in found]
+
+    # -------------------------------------------------------------- writing
+
+    def contribute(self, fields: Mapping[str, Any], now: str, check: bool = True) -> Contribution:
+        with self._writing() as cache:
+            claim = str(fields.get("claim") or "")
+            insight = ops.new_insight(fields, new_id(claim, cache.id_exists), now)
+            duplicates: list[Match] = []
+            found: list[Match] = []
+            if check:
+                pool = self._candidates(conflicts.candidate_terms(insight.claim))
+                duplicates, found = conflicts.compare(insight.claim, pool)
+            path = self.store.path_for(insight)
+            subject = f"Contribute {insight.type}: {_short(insight.claim)}"
+            commit = self._commit(
+                {path: self.store.render(insight)},
+                "contribute",
+                subject,
+                [insight.claim],
+                insight.id,
+                {"Source": insight.source},
+            )
+            self._record(cache, {path: insight})
+        return Contribution(insight, path, commit, duplicates, found)
+
+    def update(self, ref: str, changes: Mapping[str, Any], now: str) -> Change:
+        with self._writing() as cache:
+            insight_id = self.resolve(ref)
+            path = self.path_of(insight_id)
+            before, layout = self.store.read(path)
+            after, notes = ops.updated_insight(before, changes, now)
+            if after == before:
+                return Change(before, path, None, before, notes)
+            from chitin.model.diff import field_changes
+
+            changed = field_changes(before, after)
+            target = self.store.path_for(after) if after.type != before.type else path
+            writes: dict[str, str | None] = {target: self.store.render(after, layout)}
+            if target != path:
+                writes[path] = None
+            body = [
+                f"{c.field}: {_short(c.old or '')!r} → {_short(c.new or '')!r}" for c in changed
+            ]
+            subject = f"Update {insight_id}: {', '.join(c.field for c in changed) or 'text'}"
+            commit = self._commit(writes, "update", subject, body, insight_id, {})
+            self._record(cache, {target: after}, removed=[path] if target != path else [])
+        return Change(after, target, commit, before, notes)
+
+    def reinforce(
+        self, ref: str, now: str, source: str | None = None, evidence: str | None = None
+    ) -> Change:
+        evidence = check_evidence(evidence)
+        with self._writing() as cache:
+            insight_id = self.resolve(ref)
+            path = self.path_of(insight_id)
+            before, layout = self.store.read(path)
+            after = ops.reinforced(before, now)
+            subject = (
+                f"Reinforce {insight_id}: confidence {before.confidence} → "
+                f"{after.confidence} ({after.reinforcements}×)"
+            )
+            commit = self._commit(
+                {path: self.store.render(after, layout)},
+                "reinforce",
+                subject,
+                [],
+                insight_id,
+                {"Source": source, "Evidence": evidence},
+            )
+            self._record(cache, {path: after})
+        return Change(after, path, commit, before)
+
+    def archive(self, ref: str) -> Change:
+        return self._move(ref, to_archive=True)
+
+    def unarchive(self, ref: str) -> Change:
+        return self._move(ref, to_archive=False)
+
+    def _move(self, ref: str, to_archive: bool) -> Change:
+        op = "archive" if to_archive else "unarchive"
+        with self._writing() as cache:
+            insight_id = self.resolve(ref, archived=None)
+            insight = cache.get(insight_id)
+            assert insight is not None
+            path = self.path_of(insight_id)
+            if insight.archived == to_archive:
+                return Change(insight, path, None, insight, [f"already {op}d"])
+            text = (self.root / path).read_text(encoding="utf-8")
+            moved = insight.with_changes(archived=to_archive)
+            target = self.store.path_for(moved, archived=to_archive)
+            commit = self._commit(
+                {target: text, path: None},
+                op,
+                f"{op.capitalize()} {insight_id}: {_short(insight.claim)}",
+                [],
+                insight_id,
+                {},
+            )
+            self._record(cache, {target: moved}, removed=[path])
+        return Change(moved, target, commit, insight)
+
+    def merge(self, source_ref: str, target_ref: str, claim: str | None, now: str) -> Change:
+        with self._writing() as cache:
+            source_id = self._resolve_role(source_ref, "Source")
+            target_id = self._resolve_role(target_ref, "Target")
+            source_path, target_path = self.path_of(source_id), self.path_of(target_id)
+            source, _ = self.store.read(source_path)
+            target, layout = self.store.read(target_path)
+            result = ops.merged(source, target, claim, now)
+            subject = f"Merge {source_id} into {target_id}"
+            commit = self._commit(
+                {target_path: self.store.render(result, layout), source_path: None},
+                "merge",
+                subject,
+                [f"merged: {source.claim}", f"into: {result.claim}"],
+                target_id,
+                {"Merged": source_id},
+            )
+            self._record(cache, {target_path: result}, removed=[source_path])
+        return Change(result, target_path, commit, target)
+
+    def _resolve_role(self, ref: str, role: str) -> str:
+        try:
+            return self.resolve(ref)
+        except NotFoundError:
+            raise NotFoundError(f"{role} insight not found: {ref}") from None
+
+    # -------------------------------------------------------------- helpers
+
+    def _commit(
+        self,
+        writes: Mapping[str, str | None],
+        op: str,
+        subject: str,
+        body: list[str],
+        insight_id: str,
+        extra: Mapping[str, str | None],
+    ) -> str | None:
+        trailers = {"Insight": insight_id, **extra, "Agent": self.agent}
+        return self.store.apply(writes, commit_message(op, subject, body, trailers))
+
+    def _record(
+        self,
+        cache: Cache,
+        written: Mapping[str, Insight],
+        removed: list[str] | tuple[str, ...] = (),
+    ) -> None:
+        """Tell the cache what we wrote, so the next command need not parse it again."""
+        with cache.batch():
+            for path in removed:
+                cache.forget(path)
+            for path, insight in written.items():
+                cache.record(path, insight, self.store.stat(path))
+
+
+def _type_filter(types: str | None) -> list[str]:
+    if not types:
+        return []
+    from chitin.model.insight import check_type
+
+    return [check_type(t.strip()) for t in types.split(",") if t.strip()]
+
+
+def _short(text: str, width: int = 60) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"

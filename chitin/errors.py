@@ -1,0 +1,43 @@
+"""One exception family. The CLI turns these into a one-line message and an exit code."""
+
+from __future__ import annotations
+
+
+class ChitinError(Exception):
+    """Base class: the message tells the user what went wrong and what to do."""
+
+    exit_code = 1
+
+
+class ValidationError(ChitinError):
+    """A value given by the user (or found in a file) is not allowed."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}" if field else message)
+        self.field = field
+        self.detail = message
+
+
+class NotFoundError(ChitinError):
+    """No insight has the given id or id prefix."""
+
+
+class AmbiguousIdError(ChitinError):
+    """An id prefix matches more than one insight."""
+
+    def __init__(self, prefix: str, matches: list[str]) -> None:
+        shown = ", ".join(matches[:10]) + (", …" if len(matches) > 10 else "")
+        super().__init__(f"Ambiguous ID prefix: {prefix} matches {len(matches)} insights: {shown}")
+        self.matches = matches
+
+
+class StateError(ChitinError):
+    """The operation does not fit the insight's current state (e.g. archived)."""
+
+
+class StoreError(ChitinError):
+    """The store on disk cannot be used as asked (not a directory, lock timeout, …)."""
+
+
+class GitError(StoreError):
+    """A git command failed; the message carries git's own explanation."""

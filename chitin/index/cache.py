@@ -1,0 +1,460 @@
+"""The derived metadata cache in ``.chitin/cache.sqlite3``.
+
+Files are the truth; this cache only saves reading them. Every command first calls
+``sync()``, which walks the insight folders and compares each folder's fingerprint
+(a hash over its files' stat data) with the stored one. Only folders whose
+fingerprint changed are compared file by file, and only changed files are parsed.
+So a hand edit, ``git pull``, ``checkout`` or ``revert`` is seen by the next command,
+and a store of 100,000 unchanged insights costs one walk and one small query.
+
+The cache can be deleted at any time; a damaged one is deleted and rebuilt.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from chitin.errors import ChitinError
+from chitin.model.insight import Insight
+from chitin.model.terms import stemmed_tokens
+from chitin.store import files
+from chitin.store.files import FileStat
+from chitin.store.repository import load_file
+
+SCHEMA_VERSION = 1
+CACHE_DIR = ".chitin"
+CACHE_FILE = "cache.sqlite3"
+# A file modified this close to the moment we record it could change again within the
+# same timestamp tick without its stat changing (git calls this "racily clean").
+# Such files are recorded as unknown, so the next sync reads them again.
+RACY_WINDOW_NS = 2_000_000_000
+
+# Column order equals Insight's field order, so rows become insights with ``_make``.
+_INSIGHT_COLUMNS = (
+    "id, type, claim, confidence, created, updated, tags, provenance, source, condition, "
+    "avoid, reinforcements, last_reinforced, reasoning, context, limitations, archived"
+)
+
+_SCHEMA = f"""
+CREATE TABLE dirs (path TEXT PRIMARY KEY, fingerprint INTEGER);
+CREATE TABLE entries (
+    rowid INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    dir TEXT NOT NULL,
+    mtime_ns INTEGER, ctime_ns INTEGER, size INTEGER, inode INTEGER,
+    error TEXT,
+    id TEXT, type TEXT, claim TEXT, confidence REAL, created TEXT, updated TEXT,
+    tags TEXT, provenance TEXT, source TEXT, condition TEXT, avoid INTEGER,
+    reinforcements INTEGER, last_reinforced TEXT, reasoning TEXT, context TEXT,
+    limitations TEXT, archived INTEGER
+);
+CREATE INDEX entries_dir ON entries (dir);
+CREATE INDEX entries_id ON entries (id);
+CREATE INDEX entries_order ON entries (archived, created DESC, id);
+-- Conflict and similarity candidates: each insight's claim terms (tokens and stems).
+CREATE VIRTUAL TABLE claim_terms USING fts5 (
+    terms, detail = none, tokenize = "unicode61 tokenchars '_'"
+);
+CREATE VIRTUAL TABLE claim_vocab USING fts5vocab (claim_terms, row);
+PRAGMA user_version = {SCHEMA_VERSION};
+"""
+
+_TAG_SEPARATOR = "\n"  # tags never hold a newline: parse_tags folds white space
+
+
+class Problem(NamedTuple):
+    """An insight file that could not be read, and why."""
+
+    path: str
+    error: str
+
+
+class Cache:
+    """Queries over the store's insights, kept in step with the files by ``sync``."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.db = _open(root)
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -------------------------------------------------------------- keeping in step
+
+    def sync(self) -> None:
+        walked = files.walk(self.root)
+        fingerprints = {d: _fingerprint(entries) for d, entries in walked.items()}
+        stored = dict(self.db.execute("SELECT path, fingerprint FROM dirs"))
+        changed = [d for d, fp in fingerprints.items() if stored.get(d) != fp]  # NULL: unknown
+        removed = [d for d in stored if d not in walked]
+        if not changed and not removed:
+            return
+        now_ns = time.time_ns()
+        with self._transaction():
+            for directory in removed:
+                self._forget_dir(directory)
+            for directory in changed:
+                racy = self._sync_dir(directory, walked[directory], now_ns)
+                fingerprint = None if racy else fingerprints[directory]
+                self.db.execute(
+                    "INSERT OR REPLACE INTO dirs VALUES (?, ?)", (directory, fingerprint)
+                )
+
+    def _sync_dir(self, directory: str, entries: list[tuple[str, FileStat]], now_ns: int) -> bool:
+        known = {
+            row[0]: (row[1], FileStat(*row[2:]))
+            for row in self.db.execute(
+                "SELECT path, rowid, mtime_ns, ctime_ns, size, inode FROM entries WHERE dir = ?",
+                (directory,),
+            )
+        }
+        racy = False
+        seen = set()
+        for name, stat in entries:
+            path = f"{directory}/{name}"
+            seen.add(path)
+            previous = known.get(path)
+            if previous is None or previous[1] != stat:
+                racy |= self._load(path, directory, stat, now_ns)
+        for path, (rowid, _) in known.items():
+            if path not in seen:
+                self._delete(rowid)
+        return racy
+
+    def _load(self, path: str, directory: str, stat: FileStat, now_ns: int) -> bool:
+        try:
+            insight, _ = load_file(self.root, path, stat)
+        except (ChitinError, OSError, UnicodeDecodeError) as error:
+            self.record_problem(path, directory, stat, _describe(error))
+            return False
+        return self.record(path, insight, stat, now_ns)
+
+    def record(
+        self, path: str, insight: Insight, stat: FileStat, now_ns: int | None = None
+    ) -> bool:
+        """Store what ``path`` holds. Returns True when the file is racily recent."""
+        now_ns = time.time_ns() if now_ns is None else now_ns
+        racy = stat.mtime_ns >= now_ns - RACY_WINDOW_NS
+        if racy:
+            stat = stat._replace(size=-1)  # never equal to a real stat: re-read next time
+        values = _row_values(insight)
+        directory = path.rsplit("/", 1)[0]
+        rowid = self._upsert(path, directory, stat, None, values)
+        self.db.execute("DELETE FROM claim_terms WHERE rowid = ?", (rowid,))
+        self.db.execute(
+            "INSERT INTO claim_terms (rowid, terms) VALUES (?, ?)",
+            (rowid, " ".join(sorted(stemmed_tokens(insight.claim)))),
+        )
+        return racy
+
+    def record_problem(self, path: str, directory: str, stat: FileStat, error: str) -> None:
+        rowid = self._upsert(path, directory, stat, error, (None,) * 17)
+        self.db.execute("DELETE FROM claim_terms WHERE rowid = ?", (rowid,))
+
+    def _upsert(
+        self, path: str, directory: str, stat: FileStat, error: str | None, values: tuple[Any, ...]
+    ) -> int:
+        row = self.db.execute("SELECT rowid FROM entries WHERE path = ?", (path,)).fetchone()
+        params = (path, directory, *stat, error, *values)
+        if row is None:
+            cursor = self.db.execute(
+                f"INSERT INTO entries (path, dir, mtime_ns, ctime_ns, size, inode, error, "
+                f"{_INSIGHT_COLUMNS}) VALUES ({', '.join('?' * 24)})",
+                params,
+            )
+            return int(cursor.lastrowid or 0)
+        columns = [
+            "path",
+            "dir",
+            "mtime_ns",
+            "ctime_ns",
+            "size",
+            "inode",
+            "error",
+            *_INSIGHT_COLUMNS.split(", "),
+        ]
+        assignments = ", ".join(f"{c} = ?" for c in columns)
+        self.db.execute(f"UPDATE entries SET {assignments} WHERE rowid = ?", (*params, row[0]))
+        return int(row[0])
+
+    def forget(self, path: str) -> None:
+        row = self.db.execute("SELECT rowid FROM entries WHERE path = ?", (path,)).fetchone()
+        if row is not None:
+            self._delete(row[0])
+
+    def _delete(self, rowid: int) -> None:
+        self.db.execute("DELETE FROM entries WHERE rowid = ?", (rowid,))
+        self.db.execute("DELETE FROM claim_terms WHERE rowid = ?", (rowid,))
+
+    def _forget_dir(self, directory: str) -> None:
+        for (rowid,) in self.db.execute(
+            "SELECT rowid FROM entries WHERE dir = ?", (directory,)
+        ).fetchall():
+            self._delete(rowid)
+        self.db.execute("DELETE FROM dirs WHERE path = ?", (directory,))
+
+    def invalidate_dir(self, directory: str) -> None:
+        """Make the next sync compare this folder file by file."""
+        self.db.execute("UPDATE dirs SET fingerprint = NULL WHERE path = ?", (directory,))
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Group several ``record``/``forget`` calls into one transaction."""
+        with self._transaction():
+            yield
+
+    # -------------------------------------------------------------- queries
+
+    def problems(self) -> list[Problem]:
+        rows = self.db.execute(
+            "SELECT path, error FROM entries WHERE error IS NOT NULL ORDER BY path"
+        )
+        return [Problem(*row) for row in rows]
+
+    def ids_matching(self, prefix: str, archived: bool | None) -> list[tuple[str, bool]]:
+        """(id, archived) of insights whose id is ``prefix``, or else starts with it."""
+        scope, params = _scope(archived)
+        exact = self.db.execute(
+            f"SELECT id, archived FROM entries WHERE id = ? AND {scope}", (prefix, *params)
+        ).fetchall()
+        if exact:
+            return [(row[0], bool(row[1])) for row in exact]
+        rows = self.db.execute(
+            f"SELECT id, archived FROM entries WHERE id >= ? AND id < ? AND {scope} ORDER BY id",
+            (prefix, prefix + "\U0010ffff", *params),
+        ).fetchall()
+        return [(row[0], bool(row[1])) for row in rows]
+
+    def id_exists(self, insight_id: str) -> bool:
+        row = self.db.execute("SELECT 1 FROM entries WHERE id = ? LIMIT 1", (insight_id,))
+        return row.fetchone() is not None
+
+    def paths_of(self, insight_id: str) -> list[str]:
+        rows = self.db.execute(
+            "SELECT path FROM entries WHERE id = ? AND error IS NULL ORDER BY path", (insight_id,)
+        )
+        return [row[0] for row in rows]
+
+    def get(self, insight_id: str) -> Insight | None:
+        row = self.db.execute(
+            f"SELECT {_INSIGHT_COLUMNS} FROM entries WHERE id = ? AND error IS NULL "
+            "ORDER BY archived LIMIT 1",
+            (insight_id,),
+        ).fetchone()
+        return _to_insight(row) if row else None
+
+    def select(
+        self,
+        *,
+        archived: bool | None = False,
+        types: Iterable[str] = (),
+        provenance: str | None = None,
+        min_confidence: float | None = None,
+        rowids: Iterable[int] | None = None,
+    ) -> list[Insight]:
+        """Insights newest first (ties by id), filtered in SQL."""
+        scope, params = _scope(archived)
+        clauses = [scope]
+        args: list[Any] = list(params)
+        type_list = list(types)
+        if type_list:
+            clauses.append(f"type IN ({', '.join('?' * len(type_list))})")
+            args.extend(type_list)
+        if provenance is not None:
+            clauses.append("provenance = ?")
+            args.append(provenance)
+        if min_confidence is not None:
+            clauses.append("confidence >= ?")
+            args.append(min_confidence)
+        if rowids is not None:
+            clauses.append("rowid IN (SELECT value FROM json_each(?))")
+            args.append("[" + ",".join(str(r) for r in rowids) + "]")
+        rows = self.db.execute(
+            f"SELECT {_INSIGHT_COLUMNS} FROM entries WHERE {' AND '.join(clauses)} "
+            "ORDER BY created DESC, id",
+            args,
+        )
+        return [_to_insight(row) for row in rows]
+
+    def counts(self) -> tuple[dict[str, int], float, int]:
+        """(count by type, mean confidence, archived count) of live insights."""
+        by_type = dict(
+            self.db.execute(
+                "SELECT type, count(*) FROM entries WHERE error IS NULL AND archived = 0 "
+                "GROUP BY type"
+            )
+        )
+        mean = self.db.execute(
+            "SELECT avg(confidence) FROM entries WHERE error IS NULL AND archived = 0"
+        ).fetchone()[0]
+        archived = self.db.execute(
+            "SELECT count(*) FROM entries WHERE error IS NULL AND archived = 1"
+        ).fetchone()[0]
+        return by_type, float(mean or 0.0), int(archived)
+
+    def live_count(self) -> int:
+        row = self.db.execute("SELECT count(*) FROM entries WHERE error IS NULL AND archived = 0")
+        return int(row.fetchone()[0])
+
+    def term_rowids(self, terms: Iterable[str], max_share: float, floor: int) -> set[int]:
+        """Rows of live insights whose claim holds any of ``terms``.
+
+        Terms found in more than ``max(floor, max_share × total)`` insights are skipped:
+        an OR over very common words would touch most of the store (the FTS5 trap of
+        65 ms at 100,000 insights) while telling almost nothing about similarity.
+        """
+        wanted = sorted({t for t in terms if t})
+        if not wanted:
+            return set()
+        total = self.live_count()
+        limit = max(floor, int(total * max_share))
+        placeholders = ", ".join("?" * len(wanted))
+        frequency = dict(
+            self.db.execute(
+                f"SELECT term, doc FROM claim_vocab WHERE term IN ({placeholders})", wanted
+            )
+        )
+        useful = [t for t in wanted if 0 < frequency.get(t, 0) <= limit]
+        if not useful:
+            return set()
+        query = " OR ".join(f'"{t}"' for t in useful)
+        rows = self.db.execute("SELECT rowid FROM claim_terms WHERE claim_terms MATCH ?", (query,))
+        return {row[0] for row in rows}
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def _open(root: Path) -> sqlite3.Connection:
+    """Open (creating or rebuilding as needed) the cache; in memory if it cannot be written."""
+    path = root / CACHE_DIR / CACHE_FILE
+    try:
+        _prepare_dir(root / CACHE_DIR)
+        return _connect(path)
+    except sqlite3.DatabaseError:
+        _delete_cache(path)
+        try:
+            return _connect(path)
+        except (sqlite3.DatabaseError, OSError):
+            return _connect(None)
+    except OSError:
+        return _connect(None)
+
+
+def _prepare_dir(directory: Path) -> None:
+    directory.mkdir(exist_ok=True)
+    ignore = directory / ".gitignore"
+    if not ignore.exists():
+        # The folder ignores itself, even in a repository whose .gitignore forgot it.
+        ignore.write_text("*\n", encoding="utf-8")
+
+
+def _connect(path: Path | None) -> sqlite3.Connection:
+    db = sqlite3.connect(
+        ":memory:" if path is None else str(path),
+        timeout=30,
+        isolation_level=None,
+        check_same_thread=False,
+    )
+    try:
+        if path is not None:
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = NORMAL")
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version != SCHEMA_VERSION:
+            _reset_schema(db)
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def _reset_schema(db: sqlite3.Connection) -> None:
+    db.execute("BEGIN IMMEDIATE")
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    if version == SCHEMA_VERSION:  # another process built it while we waited
+        db.execute("COMMIT")
+        return
+    tables = [
+        row[0]
+        for row in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+            "AND name NOT LIKE '%_data' AND name NOT LIKE '%_idx' AND name NOT LIKE '%_config' "
+            "AND name NOT LIKE '%_docsize' AND name NOT LIKE '%_content'"
+        )
+    ]
+    for table in tables:
+        db.execute(f'DROP TABLE IF EXISTS "{table}"')
+    for statement in _SCHEMA.split(";"):
+        if statement.strip():
+            db.execute(statement)
+    db.execute("COMMIT")
+
+
+def _delete_cache(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(f"{path}{suffix}")
+
+
+def _fingerprint(entries: list[tuple[str, FileStat]]) -> int:
+    # Integers hash the same in every process (unlike str), so this is a stable value.
+    # A rename changes a file's ctime, so names need not take part.
+    return hash(tuple(stat for _, stat in entries)) & 0x7FFF_FFFF_FFFF_FFFF
+
+
+def _scope(archived: bool | None) -> tuple[str, tuple[Any, ...]]:
+    if archived is None:
+        return "error IS NULL", ()
+    return "error IS NULL AND archived = ?", (int(archived),)
+
+
+def _describe(error: BaseException) -> str:
+    if isinstance(error, UnicodeDecodeError):
+        return "file is not UTF-8 text"
+    if isinstance(error, OSError):
+        return error.strerror or str(error)
+    return str(error)
+
+
+def _row_values(insight: Insight) -> tuple[Any, ...]:
+    return (
+        insight.id,
+        insight.type,
+        insight.claim,
+        insight.confidence,
+        insight.created,
+        insight.updated,
+        _TAG_SEPARATOR.join(insight.tags),
+        insight.provenance,
+        insight.source,
+        insight.condition,
+        int(insight.avoid),
+        insight.reinforcements,
+        insight.last_reinforced,
+        insight.reasoning,
+        insight.context,
+        insight.limitations,
+        int(insight.archived),
+    )
+
+
+def _to_insight(row: tuple[Any, ...]) -> Insight:
+    tags = tuple(row[6].split(_TAG_SEPARATOR)) if row[6] else ()
+    return Insight._make((*row[:6], tags, *row[7:10], bool(row[10]), *row[11:16], bool(row[16])))

@@ -1,0 +1,1 @@
+"""Insight values, enumerations, validation and ids. Standard library only."""

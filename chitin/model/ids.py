@@ -1,0 +1,56 @@
+"""Insight ids: short readable slugs, and the rule that keeps an id inside the store."""
+
+from __future__ import annotations
+
+import re
+import secrets
+import unicodedata
+from collections.abc import Callable
+
+from chitin.errors import ValidationError
+
+# An id becomes a file name, so it may hold no path separator and no "..".
+# Imported ids (UUIDs from chitin 1.x, for example) fit this pattern too.
+_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+_SLUG_MAX = 32
+_SUFFIX_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"  # no 0/o, 1/l look-alikes
+_SUFFIX_LENGTH = 4
+
+
+def check_id(value: object) -> str:
+    if not isinstance(value, str) or not _ID_PATTERN.match(value) or ".." in value:
+        raise ValidationError(
+            "id",
+            f"invalid id {value!r}: use letters, digits, '-', '_' and '.', "
+            "no path separators and no '..'",
+        )
+    return value
+
+
+def slugify(text: str) -> str:
+    """The first words of a claim, lower-case ASCII joined by hyphens, ≤ 32 characters."""
+    text = text.replace("'", "").replace("’", "")  # "don't" → "dont", not "don-t"
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    words = re.findall(r"[a-z0-9]+", ascii_text.lower())
+    slug = ""
+    for word in words:
+        candidate = f"{slug}-{word}" if slug else word
+        if len(candidate) > _SLUG_MAX:
+            break
+        slug = candidate
+    return slug or (words[0][:_SLUG_MAX] if words else "insight")
+
+
+def new_id(claim: str, taken: Callable[[str], bool], token: Callable[[], str] | None = None) -> str:
+    """A fresh id such as ``tdd-red-green-refactor-k3f9``, retried until ``taken`` says no."""
+    make_token = token or _random_token
+    slug = slugify(claim)
+    for _ in range(100):
+        candidate = f"{slug}-{make_token()}"
+        if not taken(candidate):
+            return candidate
+    raise ValidationError("id", "could not find a free id; the store is unexpectedly crowded")
+
+
+def _random_token() -> str:
+    return "".join(secrets.choice(_SUFFIX_ALPHABET) for _ in range(_SUFFIX_LENGTH))

@@ -1,0 +1,171 @@
+"""The insight life cycle as pure functions: create, update, reinforce, merge.
+
+Time comes in as ``now`` (a canonical timestamp); nothing here reads a clock or a file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from chitin.errors import ValidationError
+from chitin.model.insight import (
+    TEXT_FIELDS,
+    Insight,
+    check_confidence,
+    check_provenance,
+    check_trigger_fields,
+    check_type,
+    normalize_claim,
+    optional_text,
+    parse_tags,
+    reinforced_confidence,
+    validate,
+)
+
+CONTRIBUTE_FIELDS: tuple[str, ...] = (
+    "type",
+    "claim",
+    "confidence",
+    "reasoning",
+    "context",
+    "limitations",
+    "tags",
+    "source",
+    "provenance",
+    "condition",
+    "avoid",
+)
+UPDATE_FIELDS: tuple[str, ...] = CONTRIBUTE_FIELDS
+
+
+def check_known_fields(fields: Mapping[str, Any], allowed: tuple[str, ...]) -> None:
+    for name in fields:
+        if name not in allowed:
+            raise ValidationError(name, f"unknown field {name!r} (allowed: {', '.join(allowed)})")
+
+
+def new_insight(fields: Mapping[str, Any], insight_id: str, now: str) -> Insight:
+    """A validated new insight from contribute's fields (flags or a JSON object)."""
+    check_known_fields(fields, CONTRIBUTE_FIELDS)
+    for required in ("type", "claim", "confidence"):
+        if fields.get(required) is None:
+            raise ValidationError(required, f"{required} is required")
+    kind = check_type(fields["type"])
+    avoid = _check_bool("avoid", fields.get("avoid", False))
+    condition = optional_text("condition", fields.get("condition"))
+    check_trigger_fields(kind, condition, avoid)
+    return validate(
+        Insight(
+            id=insight_id,
+            type=kind,
+            claim=normalize_claim(fields["claim"]),
+            confidence=check_confidence(fields["confidence"]),
+            created=now,
+            updated=now,
+            tags=parse_tags(fields.get("tags")),
+            provenance=check_provenance(fields.get("provenance")),
+            source=optional_text("source", fields.get("source")),
+            condition=condition,
+            avoid=avoid,
+            reasoning=optional_text("reasoning", fields.get("reasoning")),
+            context=optional_text("context", fields.get("context")),
+            limitations=optional_text("limitations", fields.get("limitations")),
+        )
+    )
+
+
+def updated_insight(
+    insight: Insight, changes: Mapping[str, Any], now: str
+) -> tuple[Insight, list[str]]:
+    """Apply ``update``'s changes; an empty text clears an optional field.
+
+    Returns the new insight and notes about side effects the user should hear of.
+    ``updated`` moves only when something really changed.
+    """
+    check_known_fields(changes, UPDATE_FIELDS)
+    values: dict[str, Any] = {}
+    for name, raw in changes.items():
+        if raw is None:
+            continue
+        values[name] = _updated_value(name, raw)
+    notes: list[str] = []
+    kind = values.get("type", insight.type)
+    if insight.type == "trigger" and kind != "trigger":
+        # Leaving the trigger type: its condition and avoid go (setting them is an error).
+        check_trigger_fields(kind, values.get("condition"), values.get("avoid", False))
+        if insight.condition or insight.avoid:
+            notes.append(f"condition and avoid dropped: a {kind} insight has neither")
+        values.update(condition=None, avoid=False)
+    candidate = insight.with_changes(**values)
+    check_trigger_fields(candidate.type, candidate.condition, candidate.avoid)
+    if candidate == insight:
+        return insight, notes
+    return validate(candidate.with_changes(updated=now)), notes
+
+
+def _updated_value(name: str, raw: Any) -> Any:
+    if name == "type":
+        return check_type(raw)
+    if name == "claim":
+        return normalize_claim(raw)
+    if name == "confidence":
+        return check_confidence(raw)
+    if name == "tags":
+        return parse_tags(raw)
+    if name == "provenance":
+        return check_provenance(raw)
+    if name == "avoid":
+        return _check_bool("avoid", raw)
+    return optional_text(name, raw)
+
+
+def _check_bool(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValidationError(name, f"{name} must be true or false, got {value!r}")
+    return value
+
+
+def reinforced(insight: Insight, now: str) -> Insight:
+    """One more confirmation: confidence moves 5% towards 1 and the count goes up."""
+    return insight.with_changes(
+        confidence=reinforced_confidence(insight.confidence),
+        reinforcements=insight.reinforcements + 1,
+        last_reinforced=now,
+        updated=now,
+    )
+
+
+def merged(source: Insight, target: Insight, claim: str | None, now: str) -> Insight:
+    """The original's merge rules (§5.3): the target absorbs the source.
+
+    Highest confidence, tags united (target's first), counts added, reasonings joined.
+    The target keeps its other fields.
+    """
+    if source.id == target.id:
+        raise ValidationError("source", "Cannot merge an insight with itself")
+    tags = list(target.tags)
+    known = {tag.lower() for tag in tags}
+    tags.extend(tag for tag in source.tags if tag.lower() not in known)
+    reasoning = "; ".join(r for r in (target.reasoning, source.reasoning) if r) or None
+    last = max((s for s in (source.last_reinforced, target.last_reinforced) if s), default=None)
+    return target.with_changes(
+        claim=normalize_claim(claim) if claim else target.claim,
+        confidence=max(source.confidence, target.confidence),
+        tags=tuple(tags),
+        reinforcements=source.reinforcements + target.reinforcements,
+        reasoning=reasoning,
+        last_reinforced=last,
+        updated=now,
+    )
+
+
+__all__ = [
+    "CONTRIBUTE_FIELDS",
+    "TEXT_FIELDS",
+    "UPDATE_FIELDS",
+    "merged",
+    "new_insight",
+    "reinforced",
+    "updated_insight",
+]

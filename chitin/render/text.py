@@ -1,0 +1,156 @@
+"""Human-readable text for insights, close to the original's wording (strings only)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from chitin.model.insight import Insight, js_number
+from chitin.retrieval.conflicts import Candidate, Match
+from chitin.store.history import Entry
+
+
+def tags_text(insight: Insight) -> str:
+    return ", ".join(insight.tags) if insight.tags else "(none)"
+
+
+def contributed(insight: Insight) -> list[str]:
+    line = f"  confidence: {js_number(insight.confidence)} | tags: {tags_text(insight)}"
+    if insight.provenance:
+        line += f" | provenance: {insight.provenance}"
+    lines = [f"✓ Contributed {insight.type} insight: {insight.id}", f'  "{insight.claim}"', line]
+    if insight.condition:
+        action = "AVOID" if insight.avoid else "DO"
+        lines.append(f"  when: {insight.condition} → {action}")
+    return lines
+
+
+def duplicates_block(matches: Sequence[Match]) -> list[str]:
+    lines = ["", f"⚠ {len(matches)} duplicate(s): this is already known."]
+    for match in matches:
+        lines += [
+            "",
+            f'  [{match.type}] "{match.claim}"',
+            f"    similarity: {percent(match.similarity)} | already known as {match.id}; "
+            f"reinforce it instead? chitin reinforce {match.id}",
+        ]
+    return lines
+
+
+def conflicts_block(matches: Sequence[Match]) -> list[str]:
+    lines = ["", f"⚠ {len(matches)} potential conflict(s) detected:"]
+    for match in matches:
+        lines += [
+            "",
+            f'  [{match.type}] "{match.claim}"',
+            f"    conflict: {percent(match.conflict_score)} | tension: {match.tension_reason}",
+            f"    id: {match.id}",
+        ]
+    lines += ["", "  Consider: chitin merge, chitin update, or chitin archive to resolve."]
+    return lines
+
+
+def percent(value: float) -> str:
+    """Whole percent, ties rounded up like JavaScript's toFixed(0)."""
+    return f"{int(value * 100 + 0.5 + 1e-9)}%"
+
+
+def detail(insight: Insight, path: str) -> list[str]:
+    lines = [f"[{insight.type}] {insight.claim}"]
+    if insight.type == "trigger" and insight.condition:
+        lines += [f"  When: {insight.condition}", f"  Action: {'AVOID' if insight.avoid else 'DO'}"]
+    for label, value in (
+        ("Reasoning", insight.reasoning),
+        ("Context", insight.context),
+        ("Limitations", insight.limitations),
+    ):
+        if value:
+            lines.append(f"  {label}: {value}")
+    lines.append(
+        f"  Confidence: {js_number(insight.confidence)} | Reinforced: {insight.reinforcements}x"
+    )
+    lines.append(f"  Tags: {tags_text(insight)}")
+    if insight.provenance:
+        lines.append(f"  Provenance: {insight.provenance}")
+    if insight.source:
+        lines.append(f"  Source: {insight.source}")
+    lines.append(f"  ID: {insight.id}")
+    lines.append(f"  File: {path}" + (" (archived)" if insight.archived else ""))
+    return lines
+
+
+def list_entry(insight: Insight) -> str:
+    head = f"  [{insight.type}] {insight.claim}"
+    if insight.tags:
+        head += f" [{', '.join(insight.tags)}]"
+    if insight.reinforcements:
+        head += f" ({insight.reinforcements}×)"
+    if insight.provenance:
+        head += f" (provenance: {insight.provenance})"
+    return f"{head}\n    confidence: {js_number(insight.confidence)} | id: {insight.id}"
+
+
+def insight_list(insights: Sequence[Insight], archived: bool) -> str:
+    if not insights:
+        return "No archived insights." if archived else "No insights found."
+    body = "\n".join(list_entry(insight) for insight in insights)
+    label = "archived insight(s)" if archived else "insight(s)"
+    return f"{body}\n\n{len(insights)} {label}"
+
+
+def stats(total: int, average: float, by_type: dict[str, int], archived: int) -> list[str]:
+    lines = [
+        "Chitin Insights",
+        f"  Total: {total}",
+        f"  Average confidence: {fixed(average, 2)}",
+        "  By type:",
+    ]
+    lines += [f"    {kind}: {count}" for kind, count in by_type.items() if count]
+    if archived:
+        lines.append(f"  Archived: {archived}")
+    return lines
+
+
+def fixed(value: float, digits: int) -> str:
+    """JavaScript's toFixed: exact binary ties round up (0.125 → 0.13)."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    quantum = Decimal(1).scaleb(-digits)
+    return str(Decimal(value).quantize(quantum, rounding=ROUND_HALF_UP))
+
+
+def similar(results: Sequence[tuple[Candidate, float]]) -> list[str]:
+    if not results:
+        return ["No similar insights found."]
+    lines = [f"Found {len(results)} similar insight(s):", ""]
+    for candidate, score in results:
+        lines += [
+            f"  [{percent(score)}] [{candidate.type}] {candidate.claim}",
+            f"    id: {candidate.id}",
+        ]
+    return lines
+
+
+def history_line(entry: Entry) -> str:
+    stamp = entry.changed_at.replace("T", " ").rstrip("Z")
+    head = f"  {stamp}  [{entry.change_type}]"
+    if entry.field == "*":
+        text = entry.new if entry.new is not None else entry.old
+        body = f' "{text}"' if text is not None else ""
+    else:
+        body = f' {entry.field}: "{entry.old or ""}" → "{entry.new or ""}"'
+    suffix = f" ({entry.source})" if entry.source else ""
+    return f"{head}{body}{suffix}  [{entry.commit[:8]} {entry.author}]"
+
+
+def changelog_line(entry: Entry) -> str:
+    stamp = entry.changed_at.replace("T", " ").rstrip("Z")
+    short = entry.insight_id[:8] + "…"
+    if entry.field == "*":
+        text = entry.new if entry.new is not None else entry.old
+        body = f'"{text}"' if text is not None else ""
+    elif entry.change_type == "reinforce":
+        body = f"{entry.old} → {entry.new}"
+    else:
+        body = f'{entry.field}: "{entry.old or ""}" → "{entry.new or ""}"'
+    suffix = f" ({entry.source})" if entry.source else ""
+    return f"  {stamp}  [{entry.change_type}] {short} {body}{suffix}"

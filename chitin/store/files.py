@@ -1,0 +1,166 @@
+"""File-system primitives: atomic writes, the writers' lock, and the walk over insight files."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, NamedTuple
+
+from chitin.errors import StoreError
+
+# Folders at the store root that hold insight files: live ones and archived ones.
+INSIGHTS_DIR = "insights"
+ARCHIVE_DIR = "archive"
+SCANNED_DIRS = (INSIGHTS_DIR, ARCHIVE_DIR)
+
+
+class FileStat(NamedTuple):
+    """What tells us a file changed without reading it (compare git's index entries)."""
+
+    mtime_ns: int
+    ctime_ns: int
+    size: int
+    inode: int
+
+
+def stat_of(path: Path) -> FileStat:
+    st = path.stat()
+    return FileStat(st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
+
+
+def atomic_write(path: Path, text: str) -> FileStat:
+    """Write through a temporary file in the same folder, then rename over the target.
+
+    A crash leaves either the old file or the new one, never half of one.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=".chitin-", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp_name, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp_name)
+        raise
+    return stat_of(path)
+
+
+def walk(root: Path) -> dict[str, list[tuple[str, FileStat]]]:
+    """Every insight file under insights/ and archive/, grouped by folder (relative, '/').
+
+    Hidden files and folders, README.md files and editor temp files are not insights.
+    """
+    found: dict[str, list[tuple[str, FileStat]]] = {}
+    for top in SCANNED_DIRS:
+        base = root / top
+        if base.is_dir():
+            _walk_dir(base, top, found)
+    return found
+
+
+def _walk_dir(directory: Path, rel: str, found: dict[str, list[tuple[str, FileStat]]]) -> None:
+    entries: list[tuple[str, FileStat]] = []
+    subdirs: list[tuple[str, str]] = []
+    with os.scandir(directory) as scan:
+        for entry in scan:
+            name = entry.name
+            if name.startswith("."):
+                continue
+            if entry.is_dir():
+                subdirs.append((entry.path, f"{rel}/{name}"))
+            elif name.endswith(".md") and name.lower() != "readme.md" and entry.is_file():
+                st = entry.stat()
+                entries.append(
+                    (name, FileStat(st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino))
+                )
+    found[rel] = entries
+    for path, sub_rel in subdirs:
+        _walk_dir(Path(path), sub_rel, found)
+
+
+class WriteLock:
+    """An exclusive lock on ``.chitin/lock`` that serializes writers across processes."""
+
+    def __init__(self, path: Path, timeout: float = 60.0) -> None:
+        self.path = path
+        self.timeout = timeout
+        self._handle: IO[bytes] | None = None
+
+    def __enter__(self) -> WriteLock:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(self.path, "a+b")
+        deadline = time.monotonic() + self.timeout
+        while not _try_lock(handle):
+            if time.monotonic() > deadline:
+                handle.close()
+                raise StoreError(
+                    f"another chitin process has held the store lock for {self.timeout:.0f} s "
+                    f"({self.path}); try again when it has finished"
+                )
+            time.sleep(0.02)
+        self._handle = handle
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._handle is not None:
+            _unlock(self._handle)
+            self._handle.close()
+            self._handle = None
+
+
+if sys.platform == "win32":
+    import msvcrt
+
+    def _try_lock(handle: IO[bytes]) -> bool:
+        try:
+            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+
+    def _unlock(handle: IO[bytes]) -> None:
+        handle.seek(0)
+        msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
+
+else:
+    import fcntl
+
+    def _try_lock(handle: IO[bytes]) -> bool:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+
+    def _unlock(handle: IO[bytes]) -> None:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
+def restoring(paths: list[Path]) -> Iterator[None]:
+    """Put ``paths`` back as they were if the block fails: nothing is left half-done."""
+    saved: dict[Path, bytes | None] = {}
+    for path in paths:
+        try:
+            saved[path] = path.read_bytes()
+        except FileNotFoundError:
+            saved[path] = None
+    try:
+        yield
+    except BaseException:
+        for path, content in saved.items():
+            if content is None:
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(content)
+        raise

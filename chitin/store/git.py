@@ -1,0 +1,159 @@
+"""The one place that runs git. Argument lists only, a scrubbed environment, and an
+identity that works on a machine where nobody ever configured one."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from chitin.errors import GitError
+
+# Variables that would point git at some other repository or index than the store's.
+_SCRUBBED = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_NAMESPACE",
+    "GIT_PREFIX",
+    "GIT_CEILING_DIRECTORIES",
+)
+FALLBACK_NAME = "chitin"
+
+
+class Git:
+    """git for one store. ``agent`` names the author when git has no identity configured."""
+
+    def __init__(self, root: Path, agent: str | None = None) -> None:
+        self.root = root
+        self.agent = agent
+        self._env: dict[str, str] | None = None
+
+    # -------------------------------------------------------------- plumbing
+
+    def run(
+        self,
+        args: Sequence[str],
+        *,
+        input: str | bytes | None = None,
+        check: bool = True,
+        text: bool = True,
+    ) -> subprocess.CompletedProcess[str]:
+        try:
+            result = subprocess.run(
+                ["git", "-C", str(self.root), "-c", "core.quotepath=off", *args],
+                input=input,
+                capture_output=True,
+                text=text,
+                env=self._environment(),
+                check=False,
+            )
+        except FileNotFoundError:
+            raise GitError("git is not installed or not on PATH; chitin stores need git") from None
+        if check and result.returncode != 0:
+            raise GitError(_explain(args, result))
+        return result
+
+    def _environment(self) -> dict[str, str]:
+        if self._env is None:
+            env = {k: v for k, v in os.environ.items() if k not in _SCRUBBED}
+            env["GIT_TERMINAL_PROMPT"] = "0"
+            env["LC_ALL"] = "C"
+            self._env = env
+        return self._env
+
+    # -------------------------------------------------------------- repository
+
+    def is_repository(self) -> bool:
+        return (self.root / ".git").exists()
+
+    def init(self) -> None:
+        self.run(["init", "-q"])
+
+    def head(self) -> str | None:
+        result = self.run(["rev-parse", "-q", "--verify", "HEAD"], check=False)
+        return result.stdout.strip() or None
+
+    def commit(self, paths: Iterable[str], message: str) -> str | None:
+        """Commit exactly ``paths`` (relative to the root) with ``message``.
+
+        Other changes a person has staged stay staged and out of this commit.
+        Returns the new commit id, or None when the paths hold no change.
+        """
+        paths = sorted(set(paths))
+        present = [p for p in paths if (self.root / p).exists()]
+        gone = [p for p in paths if p not in present]
+        if present:
+            self.run(["add", "-A", "--", *present])
+        if gone:
+            tracked = self.run(["ls-files", "-z", "--", *gone]).stdout.split("\0")
+            present.extend(p for p in tracked if p)
+        if not present:
+            return None
+        self._ensure_identity()
+        result = self.run(
+            ["commit", "-q", "--no-edit", "-F", "-", "--", *present], input=message, check=False
+        )
+        if result.returncode != 0:
+            if "no changes added" in result.stdout or "nothing to commit" in result.stdout:
+                return None
+            raise GitError(_explain(["commit"], result))
+        return self.head()
+
+    def _ensure_identity(self) -> None:
+        """Fall back to ``chitin`` (or the agent's name) when git has no identity."""
+        env = self._environment()
+        if "GIT_AUTHOR_NAME" in env and "GIT_AUTHOR_EMAIL" in env:
+            return
+        configured = self.run(
+            ["config", "--get-regexp", r"^user\.(name|email)$"], check=False
+        ).stdout
+        keys = {line.split(" ", 1)[0] for line in configured.splitlines()}
+        name = self.agent or FALLBACK_NAME
+        for role in ("AUTHOR", "COMMITTER"):
+            if "user.name" not in keys:
+                env.setdefault(f"GIT_{role}_NAME", name)
+            if "user.email" not in keys:
+                env.setdefault(f"GIT_{role}_EMAIL", f"{_email_local(name)}@chitin.invalid")
+
+    def cat_blobs(self, shas: Iterable[str]) -> dict[str, bytes]:
+        """Read many blobs through one ``git cat-file --batch`` process."""
+        wanted = sorted({s for s in shas if s and set(s) != {"0"}})
+        if not wanted:
+            return {}
+        result = self.run(
+            ["cat-file", "--batch"], input=("\n".join(wanted) + "\n").encode(), text=False
+        )
+        return _parse_batch(result.stdout)
+
+
+def _parse_batch(data: bytes | str) -> dict[str, bytes]:
+    assert isinstance(data, bytes)
+    blobs: dict[str, bytes] = {}
+    position = 0
+    while position < len(data):
+        header_end = data.index(b"\n", position)
+        header = data[position:header_end].decode().split()
+        position = header_end + 1
+        if len(header) < 3 or header[1] == "missing":
+            continue
+        size = int(header[2])
+        blobs[header[0]] = data[position : position + size]
+        position += size + 1
+    return blobs
+
+
+def _email_local(name: str) -> str:
+    local = "".join(ch if ch.isalnum() or ch in "._-" else "-" for ch in name.lower())
+    return local.strip("-.") or FALLBACK_NAME
+
+
+def _explain(args: Sequence[str], result: subprocess.CompletedProcess[str]) -> str:
+    output = (result.stderr or result.stdout or "").strip()
+    lines = [line for line in str(output).splitlines() if line.strip()]
+    reason = "; ".join(lines[-3:]) if lines else f"exit code {result.returncode}"
+    return f"git {args[0] if args else ''} failed: {reason}"

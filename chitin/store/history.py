@@ -1,0 +1,205 @@
+"""Commit messages chitin writes, and the history it reads back from ``git log``.
+
+Every operation is one commit whose trailers name it (``Chitin-Op``), the insight
+(``Chitin-Insight``) and, where given, the source and evidence. History is not kept
+anywhere else: ``history`` and ``changelog`` are views of git's log, so commits made
+by hand, by ``git revert`` or by a pull show up too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import NamedTuple
+
+from chitin.errors import ChitinError
+from chitin.model.diff import field_changes
+from chitin.model.insight import Insight, format_timestamp, js_number
+from chitin.store.git import Git
+from chitin.store.markdown import parse
+
+TRAILER_PREFIX = "Chitin-"
+_RECORD, _UNIT = "\x1e", "\x1f"
+_NULL_SHA = "0" * 40
+
+
+def commit_message(
+    op: str, subject: str, body: Sequence[str], trailers: Mapping[str, str | None]
+) -> str:
+    """``subject``, an optional body, then ``Chitin-*`` trailers (one line each)."""
+    lines = [_one_line(subject)[:200], ""]
+    if body:
+        lines.extend([*body, ""])
+    lines.append(f"Chitin-Op: {op}")
+    for key, value in trailers.items():
+        if value:
+            lines.append(f"{TRAILER_PREFIX}{key}: {_one_line(value)}")
+    return "\n".join(lines) + "\n"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+class Entry(NamedTuple):
+    """One field change of one insight in one commit, in the original's history shape."""
+
+    insight_id: str
+    field: str
+    old: str | None
+    new: str | None
+    change_type: str
+    changed_at: str
+    source: str | None
+    commit: str
+    author: str
+
+
+class _Commit(NamedTuple):
+    sha: str
+    when: str
+    author: str
+    trailers: dict[str, str]
+    changes: list[tuple[str, str, str, str]]  # (old blob, new blob, old path, new path)
+
+
+# Chitin-Op values and the history change type each one records.
+_CHANGE_TYPES = {
+    "contribute": "create",
+    "import": "create",
+    "seed": "create",
+    "update": "update",
+    "reinforce": "reinforce",
+    "merge": "merge",
+    "archive": "archive",
+    "unarchive": "unarchive",
+}
+
+
+def insight_history(git: Git, path: str, limit: int | None = None) -> list[Entry]:
+    """Changes to the file at ``path``, oldest first, following renames (archive).
+
+    With ``limit``, the newest ``limit`` commits (the original returned the oldest).
+    """
+    args = ["--follow"] + ([f"-n{limit}"] if limit else [])
+    commits = list(_log(git, args, [path]))
+    entries = _entries(git, commits)
+    return entries[::-1]
+
+
+def changelog(git: Git, days: int | None, limit: int) -> list[Entry]:
+    """The newest ``limit`` changes across the store, newest first."""
+    args = [f"-n{limit}"]
+    if days:
+        args.append(f"--since={days} days ago")
+    return _entries(git, list(_log(git, args, ["insights", "archive"])))[:limit]
+
+
+def _log(git: Git, args: list[str], paths: list[str]) -> Iterator[_Commit]:
+    if git.head() is None:
+        return
+    fmt = f"--format={_RECORD}%H{_UNIT}%at{_UNIT}%an{_UNIT}%B{_UNIT}"
+    output = git.run(["log", fmt, "--raw", "--no-abbrev", "-M", *args, "--", *paths]).stdout
+    for record in output.split(_RECORD)[1:]:
+        sha, stamp, author, message, raw = record.split(_UNIT, 4)
+        when = format_timestamp(datetime.fromtimestamp(int(stamp), tz=UTC))
+        yield _Commit(sha, when, author, _trailers(message), list(_raw_changes(raw)))
+
+
+def _trailers(message: str) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for line in message.splitlines():
+        if line.startswith(TRAILER_PREFIX) and ": " in line:
+            key, value = line[len(TRAILER_PREFIX) :].split(": ", 1)
+            found.setdefault(key, value.strip())
+    return found
+
+
+def _raw_changes(raw: str) -> Iterator[tuple[str, str, str, str]]:
+    for line in raw.splitlines():
+        if not line.startswith(":"):
+            continue
+        meta, *paths = line.split("\t")
+        fields = meta.split()
+        old_blob, new_blob = fields[2], fields[3]
+        yield old_blob, new_blob, paths[0], paths[-1]
+
+
+def _entries(git: Git, commits: list[_Commit]) -> list[Entry]:
+    blobs = git.cat_blobs(b for c in commits for ch in c.changes for b in ch[:2])
+    entries: list[Entry] = []
+    for commit in commits:
+        for old_blob, new_blob, old_path, new_path in commit.changes:
+            old = _insight(blobs.get(old_blob), old_path)
+            new = _insight(blobs.get(new_blob), new_path)
+            entries.extend(_commit_entries(commit, old, new, new_path))
+    return entries
+
+
+def _insight(blob: bytes | None, path: str) -> Insight | None:
+    if blob is None:
+        return None
+    try:
+        insight, _ = parse(
+            blob.decode("utf-8"),
+            fallback_id=Path(path).stem,
+            fallback_type=[*path.split("/"), "", ""][1],
+            fallback_time="1970-01-01T00:00:00Z",
+        )
+    except (ChitinError, UnicodeDecodeError):
+        return None
+    return insight
+
+
+def _commit_entries(
+    commit: _Commit, old: Insight | None, new: Insight | None, path: str
+) -> list[Entry]:
+    op = commit.trailers.get("Op", "")
+    kind = _CHANGE_TYPES.get(op, "edit")
+    known = new or old
+    insight_id = known.id if known is not None else Path(path).stem
+    at = commit.when
+
+    def entry(
+        field: str, before: str | None, after: str | None, source: str | None, change: str = kind
+    ) -> Entry:
+        return Entry(
+            insight_id, field, before, after, change, at, source, commit.sha, commit.author
+        )
+
+    if old is None and new is None:
+        return []
+    if old is None:
+        return [entry("*", None, new.claim if new else None, None, "create")]
+    if new is None:
+        merged_into = commit.trailers.get("Insight") if op == "merge" else None
+        note = f"merged into {merged_into}" if merged_into else None
+        return [entry("*", old.claim, note, None, kind if op == "merge" else "delete")]
+    if op in ("archive", "unarchive"):
+        return [entry("archived", js_bool(op == "unarchive"), js_bool(op == "archive"), None)]
+    if op == "reinforce":
+        return [
+            entry(
+                "confidence",
+                js_number(old.confidence),
+                js_number(new.confidence),
+                _reinforce_source(new.reinforcements, commit.trailers),
+            )
+        ]
+    source = f"merge:{commit.trailers.get('Merged', '')}" if op == "merge" else None
+    changes = field_changes(old, new)
+    if not changes:
+        return [entry("*", None, None, source)]
+    return [entry(c.field, c.old, c.new, source) for c in changes]
+
+
+def js_bool(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def _reinforce_source(count: int, trailers: Mapping[str, str]) -> str:
+    """The original's form: ``reinforce:<n>|[<evidence>] <source>``."""
+    evidence, source = trailers.get("Evidence"), trailers.get("Source")
+    detail = " ".join(part for part in (f"[{evidence}]" if evidence else "", source or "") if part)
+    return f"reinforce:{count}" + (f"|{detail}" if detail else "")

@@ -1,0 +1,163 @@
+"""The store: a git repository of insight files. The only writer of those files."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from chitin.errors import StoreError
+from chitin.model.insight import Insight, format_timestamp
+from chitin.store import files
+from chitin.store.files import FileStat, WriteLock, atomic_write, restoring, stat_of
+from chitin.store.git import Git
+from chitin.store.markdown import DEFAULT_LAYOUT, Layout, parse, serialize
+
+CONFIG_FILE = "chitin.yaml"
+GITIGNORE = ".chitin/\n"
+STORE_README = """\
+# chitin store
+
+This repository holds an agent's learned insights, one Markdown file per insight
+under `insights/<type>/`. Archived insights live under `archive/<type>/`.
+Each file has YAML frontmatter (id, type, confidence, tags, provenance, …) and a
+body whose first paragraph is the claim, optionally followed by `## Reasoning`,
+`## Context` and `## Limitations` sections.
+
+Edit the files freely; the next `chitin` command sees the change. `.chitin/` holds
+derived data (a cache and indexes) that is rebuilt whenever it is missing.
+"""
+
+
+class Store:
+    """One store on disk. ``agent`` names commit authors when git has no identity."""
+
+    def __init__(self, root: Path, agent: str | None = None) -> None:
+        self.root = root
+        self.git = Git(root, agent)
+
+    # -------------------------------------------------------------- life cycle
+
+    def exists(self) -> bool:
+        return self.root.is_dir()
+
+    def is_initialized(self) -> bool:
+        return self.git.is_repository() and (self.root / files.INSIGHTS_DIR).is_dir()
+
+    def initialize(self) -> str | None:
+        """Create the repository and its skeleton; idempotent. Returns the commit made, if any."""
+        if self.root.exists() and not self.root.is_dir():
+            raise StoreError(f"store path is not a folder: {self.root}")
+        self.root.mkdir(parents=True, exist_ok=True)
+        if not self.git.is_repository():
+            self.git.init()
+        (self.root / files.INSIGHTS_DIR).mkdir(exist_ok=True)
+        writes: dict[str, str | None] = {}
+        ignore = self.root / ".gitignore"
+        existing = ignore.read_text(encoding="utf-8") if ignore.exists() else ""
+        if ".chitin/" not in existing.split("\n"):
+            writes[".gitignore"] = (
+                existing + ("" if not existing or existing.endswith("\n") else "\n") + GITIGNORE
+            )
+        if not (self.root / "README.md").exists():
+            writes["README.md"] = STORE_README
+        if not writes:
+            return None
+        from chitin.store.history import commit_message
+
+        message = commit_message("init", "Initialize chitin store", [], {})
+        return self.apply(writes, message)
+
+    def lock(self) -> WriteLock:
+        return WriteLock(self.root / ".chitin" / "lock")
+
+    def config(self) -> dict[str, Any]:
+        """Settings from ``chitin.yaml`` at the store root (committed, so shared)."""
+        path = self.root / CONFIG_FILE
+        if not path.exists():
+            return {}
+        import yaml
+
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except yaml.YAMLError as error:
+            raise StoreError(f"{CONFIG_FILE} does not parse: {error}") from None
+        if data is None:
+            return {}
+        if not isinstance(data, dict):
+            raise StoreError(f"{CONFIG_FILE} must be a mapping of settings")
+        return data
+
+    # -------------------------------------------------------------- files
+
+    def read(self, path: str) -> tuple[Insight, Layout]:
+        return load_file(self.root, path, self.stat(path))
+
+    def path_for(self, insight: Insight, archived: bool = False) -> str:
+        """Where a new file for ``insight`` goes: ``insights/<type>/<id>.md``.
+
+        With ``shard: true`` in chitin.yaml, files go one level deeper, in one of 256
+        folders named by the id's hash, so that no git tree grows past a few hundred
+        entries (each commit rewrites the tree of the folder it touches).
+        """
+        top = files.ARCHIVE_DIR if archived else files.INSIGHTS_DIR
+        if self.config().get("shard") is True:
+            import hashlib
+
+            bucket = hashlib.sha1(insight.id.encode()).hexdigest()[:2]
+            return f"{top}/{insight.type}/{bucket}/{insight.id}.md"
+        return f"{top}/{insight.type}/{insight.id}.md"
+
+    @staticmethod
+    def render(insight: Insight, layout: Layout = DEFAULT_LAYOUT) -> str:
+        return serialize(insight, layout)
+
+    def stat(self, path: str) -> FileStat:
+        return stat_of(self.root / path)
+
+    def apply(self, writes: Mapping[str, str | None], message: str) -> str | None:
+        """Write (text) or delete (None) files, then make one commit of exactly those paths.
+
+        If the commit fails (a hook refuses it, git is missing, …) every file is put
+        back as it was, so nothing is left half-done. Returns the commit id.
+        """
+        targets = [self.root / path for path in writes]
+        with restoring(targets):
+            for path, text in writes.items():
+                target = self.root / path
+                if text is None:
+                    target.unlink(missing_ok=True)
+                    _prune_empty_parents(target.parent, self.root)
+                else:
+                    atomic_write(target, text)
+            return self.git.commit(writes.keys(), message)
+
+
+def _prune_empty_parents(directory: Path, root: Path) -> None:
+    """Remove folders an archive or merge left empty, below the top insight folders."""
+    while directory != root and directory.parent != root:
+        try:
+            directory.rmdir()
+        except OSError:
+            return
+        directory = directory.parent
+
+
+def load_file(root: Path, path: str, stat: FileStat) -> tuple[Insight, Layout]:
+    """Parse the insight file at ``path`` (relative to ``root``).
+
+    A hand-made file may leave out its id (the file name is used), its type (the
+    type folder is used) and its creation time (the file's modification time).
+    """
+    from datetime import UTC, datetime
+
+    text = (root / path).read_text(encoding="utf-8")
+    parts = path.split("/")
+    modified = datetime.fromtimestamp(stat.mtime_ns / 1e9, tz=UTC)
+    insight, layout = parse(
+        text,
+        fallback_id=Path(path).stem,
+        fallback_type=parts[1] if len(parts) > 2 else None,
+        fallback_time=format_timestamp(modified),
+    )
+    return insight.with_changes(archived=parts[0] == files.ARCHIVE_DIR), layout
