@@ -10,12 +10,14 @@ class ChitinError(Exception):
 
 
 class ValidationError(ChitinError):
-    """A value given by the user (or found in a file) is not allowed."""
+    """A value given by the user (or found in a file) is not allowed.
+
+    ``field`` names the offending field for programs; the message names it for people.
+    """
 
     def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}" if field else message)
+        super().__init__(message)
         self.field = field
-        self.detail = message
 
 
 class NotFoundError(ChitinError):

@@ -36,11 +36,11 @@ def _read_stdin_object() -> dict[str, Any]:
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as error:
-        raise ValidationError("stdin", f"malformed JSON: {error}") from None
+        raise ValidationError("stdin", f"malformed JSON on stdin: {error}") from None
     if not isinstance(data, dict):
         raise ValidationError(
             "stdin",
-            'expected one JSON object such as {"type": "skill", "claim": "…", "confidence": 0.8}',
+            'stdin must hold one JSON object such as {"type": "skill", "claim": "…", "confidence": 0.8}',
         )
     return data
 

@@ -1,0 +1,103 @@
+"""Shared fixtures. Nothing here, or in any test, may touch the real home directory,
+the user's git configuration or the network."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from chitin.cli import cli
+
+_GIT_IDENTITY_VARS = (
+    "GIT_AUTHOR_NAME",
+    "GIT_AUTHOR_EMAIL",
+    "GIT_COMMITTER_NAME",
+    "GIT_COMMITTER_EMAIL",
+    "EMAIL",
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+)
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A private home, an empty global git config (so: no git identity), no store set."""
+    home = tmp_path / "home"
+    home.mkdir()
+    gitconfig = tmp_path / "gitconfig"
+    gitconfig.write_text("[init]\n\tdefaultBranch = main\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for name in ("CHITIN_STORE", "CHITIN_AGENT", *_GIT_IDENTITY_VARS):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Path:
+    return tmp_path / "store"
+
+
+Run = Callable[..., Result]
+
+
+@pytest.fixture
+def run(store: Path) -> Run:
+    """Invoke the CLI in-process against ``store``: run("list", "--type", "skill")."""
+
+    def invoke(*args: str, input: str | None = None, expect: int | None = 0) -> Result:
+        result = CliRunner().invoke(cli, ["--store", str(store), *args], input=input)
+        if expect is not None:
+            assert result.exit_code == expect, (
+                f"exit {result.exit_code}, expected {expect}\n"
+                f"stdout: {result.stdout}\nstderr: {result.stderr}\n{result.exception!r}"
+            )
+        return result
+
+    return invoke
+
+
+@pytest.fixture
+def run_json(run: Run) -> Callable[..., Any]:
+    def invoke(*args: str, input: str | None = None) -> Any:
+        return json.loads(run(*args, "--format", "json", input=input).stdout)
+
+    return invoke
+
+
+@pytest.fixture
+def add(run_json: Callable[..., Any]) -> Callable[..., dict[str, Any]]:
+    """Contribute an insight and return its JSON: add("skill", "claim", 0.8, tags="a,b")."""
+
+    def contribute(kind: str, claim: str, confidence: float = 0.8, **options: str) -> Any:
+        args = ["contribute", "--type", kind, "--claim", claim, "--confidence", str(confidence)]
+        for name, value in options.items():
+            flag = "--" + name.replace("_", "-")
+            args += [flag] if value is True else [flag, str(value)]
+        return run_json(*args)["insight"]
+
+    return contribute
+
+
+def git(store: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(store), *args], capture_output=True, text=True, check=True
+    ).stdout
+
+
+def commit_count(store: Path) -> int:
+    if not (store / ".git").exists():
+        return 0
+    result = subprocess.run(
+        ["git", "-C", str(store), "rev-list", "--count", "HEAD"], capture_output=True, text=True
+    )
+    return int(result.stdout.strip() or 0) if result.returncode == 0 else 0

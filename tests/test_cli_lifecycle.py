@@ -1,0 +1,353 @@
+"""Every lifecycle command end to end: real CLI, real git repository, real cache."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from conftest import Run, commit_count, git
+
+from chitin.model.insight import TYPES
+
+
+def insight_file(store: Path, insight: dict[str, Any], top: str = "insights") -> Path:
+    return store / top / insight["type"] / f"{insight['id']}.md"
+
+
+# ------------------------------------------------------------------ init
+
+
+def test_init_creates_a_repository_that_ignores_the_cache(run: Run, store: Path) -> None:
+    result = run("init")
+    assert result.stdout == f"✓ Store initialized at {store}\n"
+    assert (store / ".git").is_dir() and (store / "insights").is_dir()
+    assert ".chitin/" in (store / ".gitignore").read_text().splitlines()
+    assert commit_count(store) == 1
+    run("init")  # idempotent: nothing new to commit
+    assert commit_count(store) == 1
+    run("list")
+    assert git(store, "status", "--porcelain") == ""  # .chitin/ stays out of git
+
+
+def test_init_seed_installs_the_starter_personality_once(run: Run, run_json: Any,
+                                                         store: Path) -> None:  # fmt: skip
+    assert "✓ Seeded 14 starter insight(s)" in run("init", "--seed").stdout
+    stats = run_json("stats")
+    assert stats["total"] == 14
+    assert all(stats["byType"][kind] >= 1 for kind in TYPES)
+    assert git(store, "log", "-1", "--format=%s") == "Seed 14 starter insights\n"
+    assert "already present" in run("init", "--seed").stdout
+    assert commit_count(store) == 2
+
+
+# ------------------------------------------------------------------ contribute / get
+
+
+def test_contribute_writes_one_file_and_one_commit(run: Run, store: Path) -> None:
+    result = run("contribute", "--type", "relational", "--claim", "Boss values concise responses",
+                 "--confidence", "0.95", "--tags", "boss, comm", "--provenance", "observation",
+                 "--reasoning", "R1", "--context", "C1", "--limitations", "L1", "--source", "S1")  # fmt: skip
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("✓ Contributed relational insight: boss-values-concise-responses-")
+    assert lines[1:] == ['  "Boss values concise responses"',
+                         "  confidence: 0.95 | tags: boss, comm | provenance: observation"]  # fmt: skip
+    insight_id = lines[0].rsplit(" ", 1)[1]
+    path = store / "insights" / "relational" / f"{insight_id}.md"
+    text = path.read_text()
+    assert text.startswith(f"---\nid: {insight_id}\ntype: relational\nconfidence: 0.95\n")
+    assert "\n## Reasoning\n\nR1\n\n## Context\n\nC1\n\n## Limitations\n\nL1\n" in text
+    assert commit_count(store) == 2  # init + contribute
+    message = git(store, "log", "-1", "--format=%B")
+    assert message.startswith("Contribute relational: Boss values concise responses\n")
+    assert f"Chitin-Op: contribute\nChitin-Insight: {insight_id}\nChitin-Source: S1" in message
+    assert git(store, "status", "--porcelain") == ""
+
+
+def test_get_shows_every_field_in_both_formats(run: Run, add: Any, run_json: Any) -> None:
+    made = add("trigger", "re-read the task notes", 0.9, condition="context was compacted",
+               tags="memory", provenance="reflection", reasoning="R", source="S")  # fmt: skip
+    shown = run("get", made["id"]).stdout.splitlines()
+    assert shown[:3] == ["[trigger] re-read the task notes", "  When: context was compacted",
+                         "  Action: DO"]  # fmt: skip
+    assert "  Confidence: 0.9 | Reinforced: 0x" in shown
+    assert f"  File: insights/trigger/{made['id']}.md" in shown
+    data = run_json("get", made["id"])
+    assert list(data) == ["id", "type", "claim", "reasoning", "confidence", "tags", "source",
+                          "provenance", "condition", "avoid", "createdAt", "updatedAt",
+                          "reinforcementCount", "archived"]  # fmt: skip
+    assert data == made
+    assert data["createdAt"].endswith("Z") and "T" in data["createdAt"]
+
+
+def test_contribute_json_from_stdin_needs_no_other_flags(run_json: Any, store: Path) -> None:
+    payload = {"type": "trigger", "claim": "run the tests", "confidence": 0.7,
+               "condition": "before a commit", "avoid": False, "tags": ["git", "tests"]}  # fmt: skip
+    result = run_json("contribute", "--json", input=json.dumps(payload))
+    insight = result["insight"]
+    assert (insight["condition"], insight["avoid"], insight["tags"]) == (
+        "before a commit", False, ["git", "tests"])  # fmt: skip
+    assert result["conflicts"] == [] and result["duplicates"] == []
+    assert result["path"] == f"insights/trigger/{insight['id']}.md"
+
+
+def test_an_avoid_trigger_round_trips(add: Any, run_json: Any) -> None:
+    made = add("trigger", "force-pushing", 0.9, condition="a push is rejected", avoid=True)
+    assert run_json("get", made["id"])["avoid"] is True
+
+
+def test_contribute_reports_duplicates_and_conflicts(run: Run, add: Any, run_json: Any) -> None:
+    first = add("relational", "Boss values concise brief responses", 0.9)
+    verbose = run_json("contribute", "--type", "relational", "--claim",
+                       "Boss prefers detailed verbose explanations", "--confidence", "0.7")  # fmt: skip
+    conflict = verbose["conflicts"][0]
+    assert conflict["id"] == first["id"]
+    assert list(conflict) == ["id", "type", "claim", "similarity", "tensionScore",
+                              "tensionReason", "conflictScore"]  # fmt: skip
+    assert '"verbose" ↔ "concise"' in conflict["tensionReason"]
+    again = run("contribute", "--type", "relational", "--claim",
+                "Boss values concise, brief responses.", "--confidence", "0.9").stdout  # fmt: skip
+    assert f"already known as {first['id']}; reinforce it instead?" in again
+    forced = run_json("contribute", "--type", "relational", "--claim",
+                      "Boss values concise brief responses", "--confidence", "0.9", "--force")  # fmt: skip
+    assert forced["duplicates"] == [] and forced["conflicts"] == []
+
+
+# ------------------------------------------------------------------ ids
+
+
+def test_any_unique_prefix_works_and_an_ambiguous_one_lists_matches(run: Run, add: Any) -> None:
+    one = add("skill", "Use git bisect for regressions")
+    two = add("skill", "Use git worktrees for parallel work")
+    assert run("get", one["id"][:10]).stdout.startswith("[skill] Use git bisect")
+    result = run("get", "use-git", expect=1)
+    assert result.stderr == (
+        f"Error: Ambiguous ID prefix: use-git matches 2 insights: "
+        f"{min(one['id'], two['id'])}, {max(one['id'], two['id'])}\n"
+    )
+
+
+# ------------------------------------------------------------------ update
+
+
+def test_update_changes_fields_clears_with_empty_text_and_commits(run: Run, add: Any,
+                                                                  run_json: Any,
+                                                                  store: Path) -> None:  # fmt: skip
+    made = add("skill", "Old claim", 0.6, reasoning="why", tags="a,b")
+    out = run("update", made["id"], "--claim", "New claim", "--confidence", "0.75",
+              "--reasoning", "", "--tags", "c").stdout  # fmt: skip
+    assert out == f'✓ Updated insight: {made["id"]}\n  "New claim"\n'
+    now = run_json("get", made["id"])
+    assert (now["claim"], now["confidence"], now["tags"]) == ("New claim", 0.75, ["c"])
+    assert "reasoning" not in now
+    assert "## Reasoning" not in insight_file(store, made).read_text()
+    assert git(store, "log", "-1", "--format=%s") == (
+        f"Update {made['id']}: claim, reasoning, confidence, tags\n")  # fmt: skip
+
+
+def test_update_without_a_change_makes_no_commit(run: Run, add: Any, store: Path) -> None:
+    made = add("skill", "Same", 0.6)
+    before = commit_count(store)
+    assert run("update", made["id"], "--claim", "Same").stdout.startswith("✓ No changes")
+    assert commit_count(store) == before
+
+
+def test_update_can_set_condition_avoid_and_type(run_json: Any, add: Any, store: Path) -> None:
+    made = add("skill", "Check the target first", 0.8)
+    changed = run_json("update", made["id"], "--type", "trigger", "--condition",
+                       "about to delete files", "--avoid")  # fmt: skip
+    assert (changed["type"], changed["condition"], changed["avoid"]) == (
+        "trigger", "about to delete files", True)  # fmt: skip
+    assert not insight_file(store, made).exists()
+    assert insight_file(store, changed).exists()
+    assert run_json("update", made["id"], "--no-avoid")["avoid"] is False
+
+
+def test_update_keeps_what_a_person_added_to_the_file(run: Run, add: Any, store: Path) -> None:
+    made = add("skill", "Keep hand edits", 0.6)
+    path = insight_file(store, made)
+    path.write_text(path.read_text().replace("reinforcements: 0", "reinforcements: 0\nowner: ana")
+                    + "\n## Notes\n\nWritten by hand.\n")  # fmt: skip
+    run("update", made["id"], "--confidence", "0.7")
+    text = path.read_text()
+    assert "owner: ana\n" in text and "## Notes\n\nWritten by hand.\n" in text
+    assert "confidence: 0.7\n" in text
+
+
+# ------------------------------------------------------------------ reinforce
+
+
+def test_reinforce_updates_confidence_count_and_records_evidence(run: Run, add: Any,
+                                                                 run_json: Any,
+                                                                 store: Path) -> None:  # fmt: skip
+    made = add("relational", "Boss values concise brief responses", 0.9)
+    out = run("reinforce", made["id"], "--source", "Bug 1", "--evidence", "external").stdout
+    assert out == ("✓ Reinforced: Boss values concise brief responses\n  Count: 1\n"
+                   "  Source: Bug 1\n  Evidence: external\n")  # fmt: skip
+    run("reinforce", made["id"])
+    now = run_json("get", made["id"])
+    assert (now["confidence"], now["reinforcementCount"]) == (0.90975, 2)
+    assert now["lastReinforcedAt"] == now["updatedAt"]
+    trailers = git(store, "log", "-2", "--format=%(trailers:only,unfold)")
+    assert "Chitin-Source: Bug 1\nChitin-Evidence: external" in trailers
+
+
+# ------------------------------------------------------------------ archive
+
+
+def test_archive_moves_the_file_and_unarchive_brings_it_back(run: Run, add: Any, run_json: Any,
+                                                             store: Path) -> None:  # fmt: skip
+    made = add("skill", "Archive me", 0.6)
+    assert run("archive", made["id"][:12]).stdout == f"✓ Archived insight: {made['id']}\n"
+    assert insight_file(store, made, "archive").exists()
+    assert not insight_file(store, made).exists()
+    assert run_json("list") == []
+    assert [i["id"] for i in run_json("list", "--archived")] == [made["id"]]
+    assert run_json("get", made["id"])["archived"] is True
+    assert git(store, "show", "--stat", "--format=%s", "HEAD").startswith(
+        f"Archive {made['id']}: Archive me")  # fmt: skip
+    assert "already archived" in run("archive", made["id"]).stdout
+    refused = run("reinforce", made["id"], expect=1)
+    assert "is archived; run `chitin unarchive" in refused.stderr
+    run("unarchive", made["id"])
+    assert insight_file(store, made).exists()
+    assert [i["id"] for i in run_json("list")] == [made["id"]]
+
+
+# ------------------------------------------------------------------ list / stats
+
+
+def test_list_filters_and_orders_newest_first(run: Run, run_json: Any, add: Any) -> None:
+    a = add("skill", "Alpha skill", 0.9, tags="Testing,git", provenance="observation")
+    b = add("trigger", "Beta trigger", 0.5, condition="x happens", provenance="directive")
+    c = add("behavioral", "Gamma behavior", 0.7, tags="git")
+    everything = run_json("list")
+    assert {i["id"] for i in everything} == {a["id"], b["id"], c["id"]}
+    assert [i["createdAt"] for i in everything] == sorted(
+        (i["createdAt"] for i in everything), reverse=True)  # fmt: skip
+    assert [i["id"] for i in run_json("list", "--type", "skill,trigger")] == sorted(
+        [a["id"], b["id"]], key=[i["id"] for i in everything].index)  # fmt: skip
+    assert {i["id"] for i in run_json("list", "--tags", "testing")} == {a["id"]}  # any case
+    assert {i["id"] for i in run_json("list", "--tags", "tes%")} == set()  # no wildcards
+    assert {i["id"] for i in run_json("list", "--provenance", "directive")} == {b["id"]}
+    assert {i["id"] for i in run_json("list", "--min-confidence", "0.7")} == {a["id"], c["id"]}
+    human = run("list", "--type", "skill").stdout
+    assert human == (f"  [skill] Alpha skill [Testing, git] (provenance: observation)\n"
+                     f"    confidence: 0.9 | id: {a['id']}\n\n1 insight(s)\n")  # fmt: skip
+
+
+def test_list_on_an_empty_store(run: Run, run_json: Any) -> None:
+    run("init")
+    assert run("list").stdout == "No insights found.\n"
+    assert run_json("list") == []
+
+
+def test_stats_always_lists_all_six_types(run: Run, run_json: Any, add: Any) -> None:
+    add("skill", "One", 0.8)
+    add("skill", "Two", 0.9)
+    stats = run_json("stats")
+    assert stats == {"total": 2, "byType": {"behavioral": 0, "personality": 0, "relational": 0,
+                     "principle": 0, "skill": 2, "trigger": 0}, "averageConfidence": 0.85,
+                     "archived": 0}  # fmt: skip
+    assert run("stats").stdout == (
+        "Chitin Insights\n  Total: 2\n  Average confidence: 0.85\n  By type:\n    skill: 2\n"
+    )
+
+
+# ------------------------------------------------------------------ merge
+
+
+def test_merge_folds_source_into_target_in_one_commit(run: Run, run_json: Any, add: Any,
+                                                      store: Path) -> None:  # fmt: skip
+    target = add("behavioral", "Target claim", 0.8, tags="a,b", reasoning="TR")
+    source = add("skill", "Source claim", 0.9, tags="b,c", reasoning="SR", context="SC")
+    run("reinforce", source["id"])
+    before = commit_count(store)
+    out = run("merge", source["id"], target["id"]).stdout
+    assert out == (f"✓ Merged into: {target['id']}\n  \"Target claim\"\n"
+                   "  confidence: 0.905 | reinforced: 1×\n  tags: a, b, c\n")  # fmt: skip
+    assert commit_count(store) == before + 1
+    assert not insight_file(store, source).exists()
+    merged = run_json("get", target["id"])
+    assert (merged["reasoning"], merged["reinforcementCount"]) == ("TR; SR", 1)
+    assert "context" not in merged
+    assert (
+        run("get", source["id"], expect=1).stderr == f"Error: Insight not found: {source['id']}\n"
+    )
+    with_claim = run_json("merge", add("skill", "Other", 0.5)["id"], target["id"], "--claim", "New")
+    assert with_claim["claim"] == "New"
+
+
+# ------------------------------------------------------------------ similar
+
+
+def test_similar_lists_word_overlap(run: Run, run_json: Any, add: Any) -> None:
+    tdd = add("skill", "TDD: red, green, refactor cycle works best", 0.9)
+    add("relational", "Boss likes coffee in the morning", 0.5)
+    found = run_json("similar", "TDD red green refactor")
+    assert [(f["id"], round(f["similarity"], 4)) for f in found] == [(tdd["id"], 0.5714)]
+    assert run("similar", "TDD red green refactor").stdout.startswith(
+        "Found 1 similar insight(s):\n\n  [57%] [skill] TDD: red, green")  # fmt: skip
+    assert len(run_json("similar", "anything", "--threshold", "0")) == 2
+    assert run("similar", "zebra").stdout == "No similar insights found.\n"
+
+
+# ------------------------------------------------------------------ history / changelog
+
+
+def test_history_reads_every_operation_back_from_git(run: Run, run_json: Any, add: Any,
+                                                     store: Path) -> None:  # fmt: skip
+    made = add("relational", "Boss values concise brief responses", 0.9, tags="boss")
+    run("reinforce", made["id"], "--source", "Bug 1", "--evidence", "external")
+    run("update", made["id"], "--claim", "Boss values concise responses")
+    run("archive", made["id"])
+    data = run_json("history", made["id"])
+    rows = [(h["changeType"], h["field"], h["oldValue"], h["newValue"], h["source"])
+            for h in data["history"]]  # fmt: skip
+    assert rows == [
+        ("create", "*", None, "Boss values concise brief responses", None),
+        ("reinforce", "confidence", "0.9", "0.905", "reinforce:1|[external] Bug 1"),
+        ("update", "claim", "Boss values concise brief responses",
+         "Boss values concise responses", None),
+        ("archive", "archived", "false", "true", None),
+    ]  # fmt: skip
+    assert [h["id"] for h in data["history"]] == [1, 2, 3, 4]
+    assert all(len(h["commit"]) == 40 and h["author"] == "chitin" for h in data["history"])
+    human = run("history", made["id"]).stdout
+    assert human.startswith('[relational] "Boss values concise responses"\n'
+                            "  Current: confidence 0.905 | 1× reinforced\n")  # fmt: skip
+    assert '[update] claim: "Boss values concise brief responses" → "Boss values concise' in human
+    assert human.endswith("  4 event(s)\n")
+    newest = run_json("history", made["id"], "--limit", "2")["history"]
+    assert [h["changeType"] for h in newest] == ["update", "archive"]
+
+
+def test_history_shows_hand_edits_committed_with_git(run_json: Any, add: Any,
+                                                     store: Path) -> None:  # fmt: skip
+    made = add("skill", "Original", 0.6)
+    path = insight_file(store, made)
+    path.write_text(path.read_text().replace("confidence: 0.6", "confidence: 0.65"))
+    git(store, "-c", "user.name=Ana", "-c", "user.email=ana@example.org", "commit", "-qam",
+        "tune confidence")  # fmt: skip
+    last = run_json("history", made["id"])["history"][-1]
+    assert (last["changeType"], last["field"], last["oldValue"], last["newValue"],
+            last["author"]) == ("edit", "confidence", "0.6", "0.65", "Ana")  # fmt: skip
+
+
+def test_changelog_lists_recent_changes_newest_first(run: Run, run_json: Any, add: Any) -> None:
+    one = add("skill", "First", 0.6)
+    add("skill", "Second", 0.6)
+    run("reinforce", one["id"])
+    entries = run_json("changelog")
+    assert [e["changeType"] for e in entries] == ["reinforce", "create", "create"]
+    assert len(run_json("changelog", "--limit", "1")) == 1
+    assert len(run_json("changelog", "--days", "1")) == 3
+    assert run("changelog").stdout.startswith("Recent changes (3):\n\n")
+    assert f"[reinforce] {one['id'][:8]}… 0.6 → 0.62 (reinforce:1)" in run("changelog").stdout
+
+
+def test_changelog_and_list_on_a_missing_store_are_empty(run: Run, store: Path) -> None:
+    result = run("changelog")
+    assert result.stdout == "No recent changes.\n"
+    assert "No store at" in result.stderr
+    assert not store.exists()

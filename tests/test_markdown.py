@@ -1,0 +1,202 @@
+"""The file format: deterministic, lossless for hand additions, strict about bad values."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from chitin.errors import ValidationError
+from chitin.model.insight import PROVENANCES, TYPES, Insight
+from chitin.resources import data_path
+from chitin.store.markdown import parse, serialize, yaml_scalar
+
+NOW = "2026-11-29T12:00:00Z"
+
+
+def read(text: str) -> Insight:
+    return parse(text, fallback_id="fallback", fallback_type=None, fallback_time=NOW)[0]
+
+
+def sample(**changes: object) -> Insight:
+    base = Insight(
+        id="tdd-red-green-k3f9",
+        type="skill",
+        claim="Write the failing test first.",
+        confidence=0.9,
+        created=NOW,
+        updated=NOW,
+        tags=("tdd", "testing"),
+        provenance="observation",
+        reasoning="A test that never failed proves nothing.",
+    )
+    return base._replace(**changes)
+
+
+def test_serialized_form_is_the_documented_one() -> None:
+    text = serialize(sample(source="pairing session", last_reinforced="2026-11-30T08:00:00Z"))
+    assert text == (
+        "---\n"
+        "id: tdd-red-green-k3f9\n"
+        "type: skill\n"
+        "confidence: 0.9\n"
+        "tags:\n- tdd\n- testing\n"
+        "provenance: observation\n"
+        "source: pairing session\n"
+        "reinforcements: 0\n"
+        "created: 2026-11-29T12:00:00Z\n"
+        "updated: 2026-11-29T12:00:00Z\n"
+        "last_reinforced: 2026-11-30T08:00:00Z\n"
+        "---\n\n"
+        "Write the failing test first.\n\n"
+        "## Reasoning\n\nA test that never failed proves nothing.\n"
+    )
+
+
+def test_trigger_keys_come_in_the_pinned_order() -> None:
+    trigger = sample(type="trigger", condition="a test fails", avoid=True)
+    keys = [line.split(":")[0] for line in serialize(trigger).split("---")[1].splitlines()]
+    keys = [k for k in keys if k and not k.startswith("-")]
+    assert keys == [
+        "id", "type", "confidence", "tags", "provenance", "condition", "avoid",
+        "reinforcements", "created", "updated",
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("path", sorted(data_path("insights").rglob("*.md")), ids=str)
+def test_every_starter_file_round_trips_byte_for_byte(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    insight, layout = parse(text, fallback_id=path.stem, fallback_type=None, fallback_time=NOW)
+    assert serialize(insight, layout) == text
+    assert insight.id == path.stem and insight.type == path.parent.name
+
+
+def test_starter_insights_cover_every_type() -> None:
+    files = list(data_path("insights").rglob("*.md"))
+    assert 12 <= len(files) <= 15
+    assert {read(f.read_text()).type for f in files} == set(TYPES)
+
+
+def test_hand_added_keys_and_text_survive_a_rewrite() -> None:
+    original = serialize(sample())
+    edited = original.replace(
+        "reinforcements: 0\n", "reinforcements: 0\nowner: ana  # who taught me\nlinks:\n  - a\n"
+    )
+    edited += "\nA note a person added.\n\n## Examples\n\n- one\n- two\n"
+    insight, layout = parse(edited, fallback_id="x", fallback_type=None, fallback_time=NOW)
+    rewritten = serialize(insight._replace(confidence=0.95, context="In code review."), layout)
+    assert "owner: ana  # who taught me\nlinks:\n  - a\n---" in rewritten
+    assert "## Examples\n\n- one\n- two" in rewritten
+    assert "A note a person added." in rewritten
+    again, layout2 = parse(rewritten, fallback_id="x", fallback_type=None, fallback_time=NOW)
+    assert again.confidence == 0.95 and again.context == "In code review."
+    assert serialize(again, layout2) == rewritten
+
+
+def test_a_section_heading_inside_a_field_is_escaped() -> None:
+    insight = sample(reasoning="line one\n## not a heading\nline three")
+    text = serialize(insight)
+    assert "\\## not a heading" in text
+    assert read(text).reasoning == "line one\n## not a heading\nline three"
+
+
+def test_a_hand_written_file_needs_only_type_confidence_and_claim() -> None:
+    insight = read("---\ntype: principle\nconfidence: 0.7\n---\n\nBe honest.\n")
+    assert (insight.id, insight.claim, insight.created, insight.updated) == (
+        "fallback", "Be honest.", NOW, NOW
+    )  # fmt: skip
+
+
+def test_crlf_and_bom_are_read() -> None:
+    text = "\ufeff---\r\ntype: skill\r\nconfidence: 0.5\r\n---\r\n\r\nUse tabs.\r\n"
+    assert read(text).claim == "Use tabs."
+
+
+def test_timestamps_are_normalized_to_utc() -> None:
+    text = serialize(sample()).replace(
+        "created: 2026-11-29T12:00:00Z", "created: 2026-11-29 14:00:00+02:00"
+    )
+    assert read(text).created == "2026-11-29T12:00:00Z"
+
+
+@pytest.mark.parametrize(
+    ("edit", "field"),
+    [
+        (lambda t: t.replace("type: skill", "type: hobby"), "type"),
+        (lambda t: t.replace("confidence: 0.9", "confidence: 1.5"), "confidence"),
+        (lambda t: t.replace("confidence: 0.9", "confidence: high"), "confidence"),
+        (lambda t: t.replace("provenance: observation", "provenance: rumour"), "provenance"),
+        (lambda t: t.replace("tags:\n", "tags: [unclosed\n"), "frontmatter"),
+        (lambda t: t.replace("Write the failing test first.\n", ""), "claim"),
+        (lambda t: t.replace("reinforcements: 0", "reinforcements: -2"), "reinforcements"),
+        (lambda t: t.replace("created: 2026-11-29T12:00:00Z", "created: yesterday"), "created"),
+        (lambda t: t.replace("id: tdd-red-green-k3f9", "id: ../../etc/passwd"), "id"),
+        (lambda t: t[4:], "frontmatter"),
+    ],
+)
+def test_bad_values_are_named(edit: object, field: str) -> None:
+    text = edit(serialize(sample()))  # type: ignore[operator]
+    with pytest.raises(ValidationError) as caught:
+        read(text)
+    assert caught.value.field == field
+
+
+def test_a_trigger_file_without_condition_is_refused() -> None:
+    text = serialize(sample(type="trigger", condition="x")).replace("condition: x\n", "")
+    with pytest.raises(ValidationError, match="trigger needs a condition"):
+        read(text)
+
+
+# ------------------------------------------------------------------ properties
+
+_text = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=40).filter(
+    lambda s: s.strip()
+)
+
+
+@given(_text)
+def test_any_text_survives_as_a_yaml_scalar(value: str) -> None:
+    assert yaml.safe_load(f"key: {yaml_scalar(value)}\n") == {"key": value}
+
+
+_line = (
+    st.text(st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")), min_size=1, max_size=30)
+    .map(lambda s: " ".join(s.split()))
+    .filter(bool)
+)
+
+
+@st.composite
+def insights(draw: st.DrawFn) -> Insight:
+    kind = draw(st.sampled_from(TYPES))
+    condition = draw(_line) if kind == "trigger" else None
+    optional = st.none() | _line
+    return Insight(
+        id=draw(st.from_regex(r"[a-z0-9][a-z0-9-]{0,20}", fullmatch=True)),
+        type=kind,
+        claim=draw(_line),
+        confidence=draw(st.floats(0, 1).map(lambda c: round(c, 6))),
+        created=NOW,
+        updated="2026-11-30T01:02:03Z",
+        tags=tuple(dict.fromkeys(t.lower() for t in draw(st.lists(_line, max_size=3)))),
+        provenance=draw(st.none() | st.sampled_from(PROVENANCES)),
+        source=draw(optional),
+        condition=condition,
+        avoid=draw(st.booleans()) if kind == "trigger" else False,
+        reinforcements=draw(st.integers(0, 500)),
+        reasoning=draw(optional),
+        context=draw(optional),
+        limitations=draw(optional),
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(insights())
+def test_parse_inverts_serialize(insight: Insight) -> None:
+    text = serialize(insight)
+    back, layout = parse(text, fallback_id="x", fallback_type=None, fallback_time=NOW)
+    assert back == insight
+    assert serialize(back, layout) == text
