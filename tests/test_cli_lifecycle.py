@@ -30,8 +30,9 @@ def test_init_creates_a_repository_that_ignores_the_cache(run: Run, store: Path)
     assert git(store, "status", "--porcelain") == ""  # .chitin/ stays out of git
 
 
-def test_init_seed_installs_the_starter_personality_once(run: Run, run_json: Any,
-                                                         store: Path) -> None:  # fmt: skip
+def test_init_seed_installs_the_starter_personality_once(
+    run: Run, run_json: Any, store: Path
+) -> None:
     assert "✓ Seeded 14 starter insight(s)" in run("init", "--seed").stdout
     stats = run_json("stats")
     assert stats["total"] == 14
@@ -45,13 +46,33 @@ def test_init_seed_installs_the_starter_personality_once(run: Run, run_json: Any
 
 
 def test_contribute_writes_one_file_and_one_commit(run: Run, store: Path) -> None:
-    result = run("contribute", "--type", "relational", "--claim", "Boss values concise responses",
-                 "--confidence", "0.95", "--tags", "boss, comm", "--provenance", "observation",
-                 "--reasoning", "R1", "--context", "C1", "--limitations", "L1", "--source", "S1")  # fmt: skip
+    result = run(
+        "contribute",
+        "--type",
+        "relational",
+        "--claim",
+        "Boss values concise responses",
+        "--confidence",
+        "0.95",
+        "--tags",
+        "boss, comm",
+        "--provenance",
+        "observation",
+        "--reasoning",
+        "R1",
+        "--context",
+        "C1",
+        "--limitations",
+        "L1",
+        "--source",
+        "S1",
+    )
     lines = result.stdout.splitlines()
     assert lines[0].startswith("✓ Contributed relational insight: boss-values-concise-responses-")
-    assert lines[1:] == ['  "Boss values concise responses"',
-                         "  confidence: 0.95 | tags: boss, comm | provenance: observation"]  # fmt: skip
+    assert lines[1:] == [
+        '  "Boss values concise responses"',
+        "  confidence: 0.95 | tags: boss, comm | provenance: observation",
+    ]
     insight_id = lines[0].rsplit(" ", 1)[1]
     path = store / "insights" / "relational" / f"{insight_id}.md"
     text = path.read_text()
@@ -65,28 +86,61 @@ def test_contribute_writes_one_file_and_one_commit(run: Run, store: Path) -> Non
 
 
 def test_get_shows_every_field_in_both_formats(run: Run, add: Any, run_json: Any) -> None:
-    made = add("trigger", "re-read the task notes", 0.9, condition="context was compacted",
-               tags="memory", provenance="reflection", reasoning="R", source="S")  # fmt: skip
+    made = add(
+        "trigger",
+        "re-read the task notes",
+        0.9,
+        condition="context was compacted",
+        tags="memory",
+        provenance="reflection",
+        reasoning="R",
+        source="S",
+    )
     shown = run("get", made["id"]).stdout.splitlines()
-    assert shown[:3] == ["[trigger] re-read the task notes", "  When: context was compacted",
-                         "  Action: DO"]  # fmt: skip
+    assert shown[:3] == [
+        "[trigger] re-read the task notes",
+        "  When: context was compacted",
+        "  Action: DO",
+    ]
     assert "  Confidence: 0.9 | Reinforced: 0x" in shown
     assert f"  File: insights/trigger/{made['id']}.md" in shown
     data = run_json("get", made["id"])
-    assert list(data) == ["id", "type", "claim", "reasoning", "confidence", "tags", "source",
-                          "provenance", "condition", "avoid", "createdAt", "updatedAt",
-                          "reinforcementCount", "archived"]  # fmt: skip
+    assert list(data) == [
+        "id",
+        "type",
+        "claim",
+        "reasoning",
+        "confidence",
+        "tags",
+        "source",
+        "provenance",
+        "condition",
+        "avoid",
+        "createdAt",
+        "updatedAt",
+        "reinforcementCount",
+        "archived",
+    ]
     assert data == made
     assert data["createdAt"].endswith("Z") and "T" in data["createdAt"]
 
 
 def test_contribute_json_from_stdin_needs_no_other_flags(run_json: Any, store: Path) -> None:
-    payload = {"type": "trigger", "claim": "run the tests", "confidence": 0.7,
-               "condition": "before a commit", "avoid": False, "tags": ["git", "tests"]}  # fmt: skip
+    payload = {
+        "type": "trigger",
+        "claim": "run the tests",
+        "confidence": 0.7,
+        "condition": "before a commit",
+        "avoid": False,
+        "tags": ["git", "tests"],
+    }
     result = run_json("contribute", "--json", input=json.dumps(payload))
     insight = result["insight"]
     assert (insight["condition"], insight["avoid"], insight["tags"]) == (
-        "before a commit", False, ["git", "tests"])  # fmt: skip
+        "before a commit",
+        False,
+        ["git", "tests"],
+    )
     assert result["conflicts"] == [] and result["duplicates"] == []
     assert result["path"] == f"insights/trigger/{insight['id']}.md"
 
@@ -98,18 +152,47 @@ def test_an_avoid_trigger_round_trips(add: Any, run_json: Any) -> None:
 
 def test_contribute_reports_duplicates_and_conflicts(run: Run, add: Any, run_json: Any) -> None:
     first = add("relational", "Boss values concise brief responses", 0.9)
-    verbose = run_json("contribute", "--type", "relational", "--claim",
-                       "Boss prefers detailed verbose explanations", "--confidence", "0.7")  # fmt: skip
+    verbose = run_json(
+        "contribute",
+        "--type",
+        "relational",
+        "--claim",
+        "Boss prefers detailed verbose explanations",
+        "--confidence",
+        "0.7",
+    )
     conflict = verbose["conflicts"][0]
     assert conflict["id"] == first["id"]
-    assert list(conflict) == ["id", "type", "claim", "similarity", "tensionScore",
-                              "tensionReason", "conflictScore"]  # fmt: skip
+    assert list(conflict) == [
+        "id",
+        "type",
+        "claim",
+        "similarity",
+        "tensionScore",
+        "tensionReason",
+        "conflictScore",
+    ]
     assert '"verbose" ↔ "concise"' in conflict["tensionReason"]
-    again = run("contribute", "--type", "relational", "--claim",
-                "Boss values concise, brief responses.", "--confidence", "0.9").stdout  # fmt: skip
+    again = run(
+        "contribute",
+        "--type",
+        "relational",
+        "--claim",
+        "Boss values concise, brief responses.",
+        "--confidence",
+        "0.9",
+    ).stdout
     assert f"already known as {first['id']}; reinforce it instead?" in again
-    forced = run_json("contribute", "--type", "relational", "--claim",
-                      "Boss values concise brief responses", "--confidence", "0.9", "--force")  # fmt: skip
+    forced = run_json(
+        "contribute",
+        "--type",
+        "relational",
+        "--claim",
+        "Boss values concise brief responses",
+        "--confidence",
+        "0.9",
+        "--force",
+    )
     assert forced["duplicates"] == [] and forced["conflicts"] == []
 
 
@@ -130,19 +213,30 @@ def test_any_unique_prefix_works_and_an_ambiguous_one_lists_matches(run: Run, ad
 # ------------------------------------------------------------------ update
 
 
-def test_update_changes_fields_clears_with_empty_text_and_commits(run: Run, add: Any,
-                                                                  run_json: Any,
-                                                                  store: Path) -> None:  # fmt: skip
+def test_update_changes_fields_clears_with_empty_text_and_commits(
+    run: Run, add: Any, run_json: Any, store: Path
+) -> None:
     made = add("skill", "Old claim", 0.6, reasoning="why", tags="a,b")
-    out = run("update", made["id"], "--claim", "New claim", "--confidence", "0.75",
-              "--reasoning", "", "--tags", "c").stdout  # fmt: skip
+    out = run(
+        "update",
+        made["id"],
+        "--claim",
+        "New claim",
+        "--confidence",
+        "0.75",
+        "--reasoning",
+        "",
+        "--tags",
+        "c",
+    ).stdout
     assert out == f'✓ Updated insight: {made["id"]}\n  "New claim"\n'
     now = run_json("get", made["id"])
     assert (now["claim"], now["confidence"], now["tags"]) == ("New claim", 0.75, ["c"])
     assert "reasoning" not in now
     assert "## Reasoning" not in insight_file(store, made).read_text()
     assert git(store, "log", "-1", "--format=%s") == (
-        f"Update {made['id']}: claim, reasoning, confidence, tags\n")  # fmt: skip
+        f"Update {made['id']}: claim, reasoning, confidence, tags\n"
+    )
 
 
 def test_update_without_a_change_makes_no_commit(run: Run, add: Any, store: Path) -> None:
@@ -154,10 +248,14 @@ def test_update_without_a_change_makes_no_commit(run: Run, add: Any, store: Path
 
 def test_update_can_set_condition_avoid_and_type(run_json: Any, add: Any, store: Path) -> None:
     made = add("skill", "Check the target first", 0.8)
-    changed = run_json("update", made["id"], "--type", "trigger", "--condition",
-                       "about to delete files", "--avoid")  # fmt: skip
+    changed = run_json(
+        "update", made["id"], "--type", "trigger", "--condition", "about to delete files", "--avoid"
+    )
     assert (changed["type"], changed["condition"], changed["avoid"]) == (
-        "trigger", "about to delete files", True)  # fmt: skip
+        "trigger",
+        "about to delete files",
+        True,
+    )
     assert not insight_file(store, made).exists()
     assert insight_file(store, changed).exists()
     assert run_json("update", made["id"], "--no-avoid")["avoid"] is False
@@ -166,8 +264,10 @@ def test_update_can_set_condition_avoid_and_type(run_json: Any, add: Any, store:
 def test_update_keeps_what_a_person_added_to_the_file(run: Run, add: Any, store: Path) -> None:
     made = add("skill", "Keep hand edits", 0.6)
     path = insight_file(store, made)
-    path.write_text(path.read_text().replace("reinforcements: 0", "reinforcements: 0\nowner: ana")
-                    + "\n## Notes\n\nWritten by hand.\n")  # fmt: skip
+    path.write_text(
+        path.read_text().replace("reinforcements: 0", "reinforcements: 0\nowner: ana")
+        + "\n## Notes\n\nWritten by hand.\n"
+    )
     run("update", made["id"], "--confidence", "0.7")
     text = path.read_text()
     assert "owner: ana\n" in text and "## Notes\n\nWritten by hand.\n" in text
@@ -177,13 +277,15 @@ def test_update_keeps_what_a_person_added_to_the_file(run: Run, add: Any, store:
 # ------------------------------------------------------------------ reinforce
 
 
-def test_reinforce_updates_confidence_count_and_records_evidence(run: Run, add: Any,
-                                                                 run_json: Any,
-                                                                 store: Path) -> None:  # fmt: skip
+def test_reinforce_updates_confidence_count_and_records_evidence(
+    run: Run, add: Any, run_json: Any, store: Path
+) -> None:
     made = add("relational", "Boss values concise brief responses", 0.9)
     out = run("reinforce", made["id"], "--source", "Bug 1", "--evidence", "external").stdout
-    assert out == ("✓ Reinforced: Boss values concise brief responses\n  Count: 1\n"
-                   "  Source: Bug 1\n  Evidence: external\n")  # fmt: skip
+    assert out == (
+        "✓ Reinforced: Boss values concise brief responses\n  Count: 1\n"
+        "  Source: Bug 1\n  Evidence: external\n"
+    )
     run("reinforce", made["id"])
     now = run_json("get", made["id"])
     assert (now["confidence"], now["reinforcementCount"]) == (0.90975, 2)
@@ -195,8 +297,9 @@ def test_reinforce_updates_confidence_count_and_records_evidence(run: Run, add: 
 # ------------------------------------------------------------------ archive
 
 
-def test_archive_moves_the_file_and_unarchive_brings_it_back(run: Run, add: Any, run_json: Any,
-                                                             store: Path) -> None:  # fmt: skip
+def test_archive_moves_the_file_and_unarchive_brings_it_back(
+    run: Run, add: Any, run_json: Any, store: Path
+) -> None:
     made = add("skill", "Archive me", 0.6)
     assert run("archive", made["id"][:12]).stdout == f"✓ Archived insight: {made['id']}\n"
     assert insight_file(store, made, "archive").exists()
@@ -205,7 +308,8 @@ def test_archive_moves_the_file_and_unarchive_brings_it_back(run: Run, add: Any,
     assert [i["id"] for i in run_json("list", "--archived")] == [made["id"]]
     assert run_json("get", made["id"])["archived"] is True
     assert git(store, "show", "--stat", "--format=%s", "HEAD").startswith(
-        f"Archive {made['id']}: Archive me")  # fmt: skip
+        f"Archive {made['id']}: Archive me"
+    )
     assert "already archived" in run("archive", made["id"]).stdout
     refused = run("reinforce", made["id"], expect=1)
     assert "is archived; run `chitin unarchive" in refused.stderr
@@ -224,16 +328,20 @@ def test_list_filters_and_orders_newest_first(run: Run, run_json: Any, add: Any)
     everything = run_json("list")
     assert {i["id"] for i in everything} == {a["id"], b["id"], c["id"]}
     assert [i["createdAt"] for i in everything] == sorted(
-        (i["createdAt"] for i in everything), reverse=True)  # fmt: skip
+        (i["createdAt"] for i in everything), reverse=True
+    )
     assert [i["id"] for i in run_json("list", "--type", "skill,trigger")] == sorted(
-        [a["id"], b["id"]], key=[i["id"] for i in everything].index)  # fmt: skip
+        [a["id"], b["id"]], key=[i["id"] for i in everything].index
+    )
     assert {i["id"] for i in run_json("list", "--tags", "testing")} == {a["id"]}  # any case
     assert {i["id"] for i in run_json("list", "--tags", "tes%")} == set()  # no wildcards
     assert {i["id"] for i in run_json("list", "--provenance", "directive")} == {b["id"]}
     assert {i["id"] for i in run_json("list", "--min-confidence", "0.7")} == {a["id"], c["id"]}
     human = run("list", "--type", "skill").stdout
-    assert human == (f"  [skill] Alpha skill [Testing, git] (provenance: observation)\n"
-                     f"    confidence: 0.9 | id: {a['id']}\n\n1 insight(s)\n")  # fmt: skip
+    assert human == (
+        f"  [skill] Alpha skill [Testing, git] (provenance: observation)\n"
+        f"    confidence: 0.9 | id: {a['id']}\n\n1 insight(s)\n"
+    )
 
 
 def test_list_on_an_empty_store(run: Run, run_json: Any) -> None:
@@ -246,9 +354,19 @@ def test_stats_always_lists_all_six_types(run: Run, run_json: Any, add: Any) -> 
     add("skill", "One", 0.8)
     add("skill", "Two", 0.9)
     stats = run_json("stats")
-    assert stats == {"total": 2, "byType": {"behavioral": 0, "personality": 0, "relational": 0,
-                     "principle": 0, "skill": 2, "trigger": 0}, "averageConfidence": 0.85,
-                     "archived": 0}  # fmt: skip
+    assert stats == {
+        "total": 2,
+        "byType": {
+            "behavioral": 0,
+            "personality": 0,
+            "relational": 0,
+            "principle": 0,
+            "skill": 2,
+            "trigger": 0,
+        },
+        "averageConfidence": 0.85,
+        "archived": 0,
+    }
     assert run("stats").stdout == (
         "Chitin Insights\n  Total: 2\n  Average confidence: 0.85\n  By type:\n    skill: 2\n"
     )
@@ -257,15 +375,18 @@ def test_stats_always_lists_all_six_types(run: Run, run_json: Any, add: Any) -> 
 # ------------------------------------------------------------------ merge
 
 
-def test_merge_folds_source_into_target_in_one_commit(run: Run, run_json: Any, add: Any,
-                                                      store: Path) -> None:  # fmt: skip
+def test_merge_folds_source_into_target_in_one_commit(
+    run: Run, run_json: Any, add: Any, store: Path
+) -> None:
     target = add("behavioral", "Target claim", 0.8, tags="a,b", reasoning="TR")
     source = add("skill", "Source claim", 0.9, tags="b,c", reasoning="SR", context="SC")
     run("reinforce", source["id"])
     before = commit_count(store)
     out = run("merge", source["id"], target["id"]).stdout
-    assert out == (f"✓ Merged into: {target['id']}\n  \"Target claim\"\n"
-                   "  confidence: 0.905 | reinforced: 1×\n  tags: a, b, c\n")  # fmt: skip
+    assert out == (
+        f'✓ Merged into: {target["id"]}\n  "Target claim"\n'
+        "  confidence: 0.905 | reinforced: 1×\n  tags: a, b, c\n"
+    )
     assert commit_count(store) == before + 1
     assert not insight_file(store, source).exists()
     merged = run_json("get", target["id"])
@@ -287,7 +408,8 @@ def test_similar_lists_word_overlap(run: Run, run_json: Any, add: Any) -> None:
     found = run_json("similar", "TDD red green refactor")
     assert [(f["id"], round(f["similarity"], 4)) for f in found] == [(tdd["id"], 0.5714)]
     assert run("similar", "TDD red green refactor").stdout.startswith(
-        "Found 1 similar insight(s):\n\n  [57%] [skill] TDD: red, green")  # fmt: skip
+        "Found 1 similar insight(s):\n\n  [57%] [skill] TDD: red, green"
+    )
     assert len(run_json("similar", "anything", "--threshold", "0")) == 2
     assert run("similar", "zebra").stdout == "No similar insights found.\n"
 
@@ -295,43 +417,65 @@ def test_similar_lists_word_overlap(run: Run, run_json: Any, add: Any) -> None:
 # ------------------------------------------------------------------ history / changelog
 
 
-def test_history_reads_every_operation_back_from_git(run: Run, run_json: Any, add: Any,
-                                                     store: Path) -> None:  # fmt: skip
+def test_history_reads_every_operation_back_from_git(
+    run: Run, run_json: Any, add: Any, store: Path
+) -> None:
     made = add("relational", "Boss values concise brief responses", 0.9, tags="boss")
     run("reinforce", made["id"], "--source", "Bug 1", "--evidence", "external")
     run("update", made["id"], "--claim", "Boss values concise responses")
     run("archive", made["id"])
     data = run_json("history", made["id"])
-    rows = [(h["changeType"], h["field"], h["oldValue"], h["newValue"], h["source"])
-            for h in data["history"]]  # fmt: skip
+    rows = [
+        (h["changeType"], h["field"], h["oldValue"], h["newValue"], h["source"])
+        for h in data["history"]
+    ]
     assert rows == [
         ("create", "*", None, "Boss values concise brief responses", None),
         ("reinforce", "confidence", "0.9", "0.905", "reinforce:1|[external] Bug 1"),
-        ("update", "claim", "Boss values concise brief responses",
-         "Boss values concise responses", None),
+        (
+            "update",
+            "claim",
+            "Boss values concise brief responses",
+            "Boss values concise responses",
+            None,
+        ),
         ("archive", "archived", "false", "true", None),
-    ]  # fmt: skip
+    ]
     assert [h["id"] for h in data["history"]] == [1, 2, 3, 4]
     assert all(len(h["commit"]) == 40 and h["author"] == "chitin" for h in data["history"])
     human = run("history", made["id"]).stdout
-    assert human.startswith('[relational] "Boss values concise responses"\n'
-                            "  Current: confidence 0.905 | 1× reinforced\n")  # fmt: skip
+    assert human.startswith(
+        '[relational] "Boss values concise responses"\n'
+        "  Current: confidence 0.905 | 1× reinforced\n"
+    )
     assert '[update] claim: "Boss values concise brief responses" → "Boss values concise' in human
     assert human.endswith("  4 event(s)\n")
     newest = run_json("history", made["id"], "--limit", "2")["history"]
     assert [h["changeType"] for h in newest] == ["update", "archive"]
 
 
-def test_history_shows_hand_edits_committed_with_git(run_json: Any, add: Any,
-                                                     store: Path) -> None:  # fmt: skip
+def test_history_shows_hand_edits_committed_with_git(run_json: Any, add: Any, store: Path) -> None:
     made = add("skill", "Original", 0.6)
     path = insight_file(store, made)
     path.write_text(path.read_text().replace("confidence: 0.6", "confidence: 0.65"))
-    git(store, "-c", "user.name=Ana", "-c", "user.email=ana@example.org", "commit", "-qam",
-        "tune confidence")  # fmt: skip
+    git(
+        store,
+        "-c",
+        "user.name=Ana",
+        "-c",
+        "user.email=ana@example.org",
+        "commit",
+        "-qam",
+        "tune confidence",
+    )
     last = run_json("history", made["id"])["history"][-1]
-    assert (last["changeType"], last["field"], last["oldValue"], last["newValue"],
-            last["author"]) == ("edit", "confidence", "0.6", "0.65", "Ana")  # fmt: skip
+    assert (
+        last["changeType"],
+        last["field"],
+        last["oldValue"],
+        last["newValue"],
+        last["author"],
+    ) == ("edit", "confidence", "0.6", "0.65", "Ana")
 
 
 def test_changelog_lists_recent_changes_newest_first(run: Run, run_json: Any, add: Any) -> None:

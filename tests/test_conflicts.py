@@ -22,8 +22,9 @@ def stored(*claims: str) -> list[Candidate]:
 
 
 def test_plain_jaccard_matches_the_reference() -> None:
-    assert jaccard(tokens("TDD red green refactor"),
-                   tokens("TDD: red, green, refactor cycle works best")) == pytest.approx(4 / 7)  # fmt: skip
+    assert jaccard(
+        tokens("TDD red green refactor"), tokens("TDD: red, green, refactor cycle works best")
+    ) == pytest.approx(4 / 7)
     base = tokens("On clear tasks, execute first, narrate minimally")
     assert jaccard(base, tokens("On clear tasks, execute first and narrate minimally")) == (
         pytest.approx(6 / 7)
@@ -59,19 +60,32 @@ def test_tension_follows_the_documented_curve() -> None:
 @pytest.mark.parametrize(
     ("new", "old", "pairs"),
     [
-        ("Boss prefers detailed verbose explanations", "Boss values concise brief responses",
-         ['"verbose" ↔ "concise"', '"verbose" ↔ "brief"', '"detailed" ↔ "concise"',
-          '"detailed" ↔ "brief"']),
-        ("Always ask before taking action", "Act first on clear tasks, explain later",
-         ['"ask" ↔ "act"']),
-        ("Use formal professional tone in messages", "Keep it casual and relaxed",
-         ['"formal" ↔ "casual"', '"professional" ↔ "casual"']),
+        (
+            "Boss prefers detailed verbose explanations",
+            "Boss values concise brief responses",
+            [
+                '"verbose" ↔ "concise"',
+                '"verbose" ↔ "brief"',
+                '"detailed" ↔ "concise"',
+                '"detailed" ↔ "brief"',
+            ],
+        ),
+        (
+            "Always ask before taking action",
+            "Act first on clear tasks, explain later",
+            ['"ask" ↔ "act"'],
+        ),
+        (
+            "Use formal professional tone in messages",
+            "Keep it casual and relaxed",
+            ['"formal" ↔ "casual"', '"professional" ↔ "casual"'],
+        ),
         ("Boss values directness and efficiency", "Boss prefers direct communication style", []),
         ("verbose and concise", "concise and verbose", []),
         ("verbose and concise", "concise", []),  # a balanced claim is not a contradiction
         ("be quickly done", "be deliberate", ['"deliberate" ↔ "quick"']),  # stemming fixed
     ],
-)  # fmt: skip
+)
 def test_tension_pairs(new: str, old: str, pairs: list[str]) -> None:
     assert tension(polarity(new), polarity(old)) == pairs
 
@@ -99,23 +113,28 @@ def test_a_conflict_is_reported_with_its_score() -> None:
 def test_exact_and_near_duplicates_are_duplicates_not_conflicts() -> None:
     duplicates, conflicts = compare(
         "On clear tasks, execute first, narrate minimally",
-        stored("on clear tasks, execute first and narrate minimally",
-               "On clear tasks, execute first, narrate minimally"),
-    )  # fmt: skip
+        stored(
+            "on clear tasks, execute first and narrate minimally",
+            "On clear tasks, execute first, narrate minimally",
+        ),
+    )
     assert [d.id for d in duplicates] == ["id-1", "id-0"]
     assert duplicates[0].similarity == 1.0
     assert conflicts == []
 
 
 def test_high_overlap_without_tension_is_a_weak_conflict() -> None:
-    _, conflicts = compare("Prefer small commits with clear messages in shared repos",
-                           stored("Prefer small commits in shared repos"))  # fmt: skip
+    _, conflicts = compare(
+        "Prefer small commits with clear messages in shared repos",
+        stored("Prefer small commits in shared repos"),
+    )
     assert [c.tension_reason for c in conflicts] == [OVERLAP_REASON]
 
 
 def test_unrelated_claims_do_not_conflict() -> None:
-    assert compare("I find testing more satisfying than debugging",
-                   stored("I enjoy debugging code")) == ([], [])  # fmt: skip
+    assert compare(
+        "I find testing more satisfying than debugging", stored("I enjoy debugging code")
+    ) == ([], [])
 
 
 def test_similar_uses_plain_jaccard_and_the_threshold() -> None:
@@ -127,6 +146,4 @@ def test_similar_uses_plain_jaccard_and_the_threshold() -> None:
 
 
 def test_stemmed_tokens_keep_the_word_and_add_its_stem() -> None:
-    assert stemmed_tokens("carefully explained") == {
-        "carefully", "careful", "explained", "explain"
-    }  # fmt: skip
+    assert stemmed_tokens("carefully explained") == {"carefully", "careful", "explained", "explain"}

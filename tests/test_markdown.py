@@ -61,9 +61,17 @@ def test_trigger_keys_come_in_the_pinned_order() -> None:
     keys = [line.split(":")[0] for line in serialize(trigger).split("---")[1].splitlines()]
     keys = [k for k in keys if k and not k.startswith("-")]
     assert keys == [
-        "id", "type", "confidence", "tags", "provenance", "condition", "avoid",
-        "reinforcements", "created", "updated",
-    ]  # fmt: skip
+        "id",
+        "type",
+        "confidence",
+        "tags",
+        "provenance",
+        "condition",
+        "avoid",
+        "reinforcements",
+        "created",
+        "updated",
+    ]
 
 
 @pytest.mark.parametrize("path", sorted(data_path("insights").rglob("*.md")), ids=str)
@@ -106,8 +114,11 @@ def test_a_section_heading_inside_a_field_is_escaped() -> None:
 def test_a_hand_written_file_needs_only_type_confidence_and_claim() -> None:
     insight = read("---\ntype: principle\nconfidence: 0.7\n---\n\nBe honest.\n")
     assert (insight.id, insight.claim, insight.created, insight.updated) == (
-        "fallback", "Be honest.", NOW, NOW
-    )  # fmt: skip
+        "fallback",
+        "Be honest.",
+        NOW,
+        NOW,
+    )
 
 
 def test_crlf_and_bom_are_read() -> None:

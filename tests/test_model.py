@@ -88,8 +88,14 @@ def test_contribute_normalizes_the_claim_and_requires_fields() -> None:
     for missing in ("type", "claim", "confidence"):
         with pytest.raises(ValidationError, match=f"{missing} is required"):
             ops.new_insight(
-                {k: v for k, v in {"type": "skill", "claim": "c", "confidence": 1}.items()
-                 if k != missing}, "x", NOW)  # fmt: skip
+                {
+                    k: v
+                    for k, v in {"type": "skill", "claim": "c", "confidence": 1}.items()
+                    if k != missing
+                },
+                "x",
+                NOW,
+            )
 
 
 @pytest.mark.parametrize(
@@ -126,8 +132,11 @@ def test_reinforcement_follows_the_original_curve_without_float_noise() -> None:
 def test_reinforced_moves_count_and_times() -> None:
     after = ops.reinforced(make(), LATER)
     assert (after.reinforcements, after.confidence, after.last_reinforced, after.updated) == (
-        1, 0.81, LATER, LATER
-    )  # fmt: skip
+        1,
+        0.81,
+        LATER,
+        LATER,
+    )
     assert after.created == NOW
 
 
@@ -145,8 +154,9 @@ def test_update_clears_with_empty_text_and_keeps_updated_when_nothing_changes() 
 def test_update_to_trigger_needs_a_condition_and_leaving_trigger_drops_it() -> None:
     with pytest.raises(ValidationError, match="needs a condition"):
         ops.updated_insight(make(), {"type": "trigger"}, LATER)
-    trigger, _ = ops.updated_insight(make(), {"type": "trigger", "condition": "a bug", "avoid": True},
-                                     LATER)  # fmt: skip
+    trigger, _ = ops.updated_insight(
+        make(), {"type": "trigger", "condition": "a bug", "avoid": True}, LATER
+    )
     back, notes = ops.updated_insight(trigger, {"type": "skill"}, LATER)
     assert (back.condition, back.avoid) == (None, False)
     assert notes == ["condition and avoid dropped: a skill insight has neither"]
@@ -167,17 +177,32 @@ def test_update_refuses_empty_claim_and_bad_confidence() -> None:
 def test_merge_follows_the_original_rules() -> None:
     target = make(claim="Target claim", confidence=0.8, tags="a,b", reasoning="TR")
     source = ops.reinforced(
-        ops.new_insight({"type": "behavioral", "claim": "Source", "confidence": 0.9, "tags": "b,c",
-                         "reasoning": "SR", "context": "SC", "provenance": "social"},
-                        "source-1", NOW), NOW)  # fmt: skip
+        ops.new_insight(
+            {
+                "type": "behavioral",
+                "claim": "Source",
+                "confidence": 0.9,
+                "tags": "b,c",
+                "reasoning": "SR",
+                "context": "SC",
+                "provenance": "social",
+            },
+            "source-1",
+            NOW,
+        ),
+        NOW,
+    )
     result = ops.merged(source, target, None, LATER)
     assert result.confidence == 0.905
     assert result.tags == ("a", "b", "c")
     assert result.reinforcements == 1
     assert result.reasoning == "TR; SR"
     assert (result.claim, result.context, result.provenance, result.type) == (
-        "Target claim", None, None, "skill"
-    )  # fmt: skip
+        "Target claim",
+        None,
+        None,
+        "skill",
+    )
     assert ops.merged(source, target, "New claim", LATER).claim == "New claim"
 
 

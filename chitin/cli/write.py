@@ -40,7 +40,8 @@ def _read_stdin_object() -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ValidationError(
             "stdin",
-            'stdin must hold one JSON object such as {"type": "skill", "claim": "…", "confidence": 0.8}',
+            "stdin must hold one JSON object such as "
+            '{"type": "skill", "claim": "…", "confidence": 0.8}',
         )
     return data
 

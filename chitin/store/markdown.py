@@ -219,7 +219,9 @@ def _load_yaml(front: str) -> dict[str, Any]:
         mark = getattr(error, "problem_mark", None)
         where = f" (line {mark.line + 2})" if mark is not None else ""
         problem = getattr(error, "problem", None) or str(error).splitlines()[0]
-        raise ValidationError("frontmatter", f"frontmatter YAML does not parse{where}: {problem}") from None
+        raise ValidationError(
+            "frontmatter", f"frontmatter YAML does not parse{where}: {problem}"
+        ) from None
     if data is None:
         data = {}
     if not isinstance(data, dict):
