@@ -103,7 +103,9 @@ def _silence_stdout() -> None:
     os.dup2(devnull, sys.stdout.fileno())
 
 
-@click.group(cls=ChitinGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    name="chitin", cls=ChitinGroup, context_settings={"help_option_names": ["-h", "--help"]}
+)
 @click.version_option(__version__, "-V", "--version", prog_name="chitin", message="%(version)s")
 @click.option(
     "--store",

@@ -1,0 +1,172 @@
+"""Bad input: one line on stderr naming the field and the allowed values, exit 1
+(2 for usage errors), no traceback, and nothing written or committed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import Run, commit_count
+
+CONTRIBUTE = ["contribute", "--type", "skill", "--claim", "A claim", "--confidence", "0.5"]
+
+
+def files_in(store: Path) -> list[Path]:
+    return sorted(p for p in store.rglob("*.md") if ".git" not in p.parts and p.name != "README.md")
+
+
+def replace(args: list[str], flag: str, value: str) -> list[str]:
+    changed = list(args)
+    changed[changed.index(flag) + 1] = value
+    return changed
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            replace(CONTRIBUTE, "--type", "hobby"),
+            "Error: invalid type 'hobby' (allowed: behavioral, personality, relational, "
+            "principle, skill, trigger)",
+        ),
+        (
+            [*CONTRIBUTE, "--provenance", "rumour"],
+            "Error: invalid provenance 'rumour' (allowed: directive, observation, social, "
+            "correction, reflection, external)",
+        ),
+        (
+            replace(CONTRIBUTE, "--confidence", "1.5"),
+            "Error: confidence must be between 0 and 1, got '1.5'",
+        ),
+        (
+            replace(CONTRIBUTE, "--confidence", "abc"),
+            "Error: confidence must be a number from 0 to 1, got 'abc'",
+        ),
+        (replace(CONTRIBUTE, "--claim", "  "), "Error: claim must be a non-empty text"),
+        (
+            replace(CONTRIBUTE, "--type", "trigger"),
+            'Error: a trigger needs a condition (--condition "when …")',
+        ),
+        (
+            [*CONTRIBUTE, "--condition", "x"],
+            "Error: condition and avoid apply only to triggers, not to a skill insight",
+        ),
+        (["get", "nope"], "Error: Insight not found: nope"),
+        (
+            ["get", "../../etc/passwd"],
+            "Error: invalid id '../../etc/passwd': use letters, digits, "
+            "'-', '_' and '.', no path separators and no '..'",
+        ),
+        (["update", "nope", "--claim", "x"], "Error: Insight not found: nope"),
+        (["reinforce", "nope"], "Error: Insight not found: nope"),
+        (["archive", "nope"], "Error: Insight not found: nope"),
+        (["history", "nope"], "Error: Insight not found: nope"),
+        (["merge", "nope", "other"], "Error: Source insight not found: nope"),
+        (
+            ["list", "--type", "hobby"],
+            "Error: invalid type 'hobby' (allowed: behavioral, "
+            "personality, relational, principle, skill, trigger)",
+        ),
+        (
+            ["list", "--min-confidence", "x"],
+            "Error: confidence must be a number from 0 to 1, got 'x'",
+        ),
+        (
+            ["similar", "x", "--threshold", "y"],
+            "Error: threshold must be a number from 0 to 1, got 'y'",
+        ),
+    ],
+)
+def test_bad_values_give_one_line_and_exit_1(
+    run: Run, store: Path, args: list[str], message: str
+) -> None:
+    run("init")
+    result = run(*args, expect=1)
+    assert result.stderr == message + "\n"
+    assert result.stdout == ""
+    assert files_in(store) == [] and commit_count(store) == 1
+
+
+def test_unknown_evidence_and_self_merge_are_refused(run: Run, add: object, store: Path) -> None:
+    made = add("skill", "Existing", 0.5)  # type: ignore[operator]
+    before = (commit_count(store), [p.read_text() for p in files_in(store)])
+    bad = run("reinforce", made["id"], "--evidence", "hunch", expect=1)
+    assert bad.stderr == ("Error: invalid evidence 'hunch' (allowed: external, internal, social)\n")
+    itself = run("merge", made["id"], made["id"], expect=1)
+    assert itself.stderr == "Error: Cannot merge an insight with itself\n"
+    assert (commit_count(store), [p.read_text() for p in files_in(store)]) == before
+
+
+@pytest.mark.parametrize(
+    ("stdin", "message"),
+    [
+        (
+            "{not json",
+            "Error: malformed JSON on stdin: Expecting property name enclosed in "
+            "double quotes: line 1 column 2 (char 1)",
+        ),
+        ("[1, 2]", "Error: stdin must hold one JSON object such as "),
+        ('{"type": "skill", "claim": "x"}', "Error: confidence is required"),
+        (
+            '{"type": "skill", "claim": "x", "confidence": 0.5, "colour": "red"}',
+            "Error: unknown field 'colour' (allowed: type, claim, confidence",
+        ),
+        (
+            '{"type": "skill", "claim": "x", "confidence": "high"}',
+            "Error: confidence must be a number from 0 to 1, got 'high'",
+        ),
+    ],
+)
+def test_bad_json_on_stdin(run: Run, store: Path, stdin: str, message: str) -> None:
+    result = run("contribute", "--json", input=stdin, expect=1)
+    assert result.stderr.startswith(message)
+    assert result.stderr.count("\n") == 1
+    assert files_in(store) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["contribute", "--claim", "x", "--confidence", "1"], "Missing option '--type'."),
+        (["contribute", "--json", "--claim", "x"], "--json reads the insight from stdin"),
+        (
+            ["list", "--format", "yaml"],
+            "Invalid value for '--format': 'yaml' is not one of 'human', 'json'.",
+        ),
+        (["frobnicate"], "No such command 'frobnicate'."),
+        (
+            ["list", "--bogus"],
+            "No such option '--bogus'. Did you mean '--tags'? (see 'chitin list --help')",
+        ),
+        (["get"], "Missing argument 'ID'."),
+        (["changelog", "--limit", "0"], "Invalid value for '--limit': 0 is not in the range x>=1."),
+    ],
+)
+def test_usage_errors_give_one_line_and_exit_2(run: Run, args: list[str], fragment: str) -> None:
+    result = run(*args, expect=2)
+    assert result.stderr.startswith("Error: ") and fragment in result.stderr
+    assert result.stderr.count("\n") == 1 and "--help" in result.stderr
+
+
+def test_an_unexpected_error_is_one_line_without_traceback(run: Run, monkeypatch: object) -> None:
+    from chitin import core
+
+    def explode(*_: object, **__: object) -> None:
+        raise RuntimeError("disk on fire")
+
+    run("init")
+    monkeypatch.setattr(core.Chitin, "stats", explode)  # type: ignore[attr-defined]
+    result = run("stats", expect=1)
+    assert result.stderr == (
+        "Error: unexpected RuntimeError: disk on fire (run again with --debug for the traceback)\n"
+    )
+    assert "Traceback" not in result.output
+
+
+def test_a_store_path_that_is_a_file_is_an_error(run: Run, store: Path) -> None:
+    store.write_text("not a folder")
+    result = run("init", expect=2)
+    assert result.stderr == (
+        f"Error: Invalid value for '--store': Directory '{store}' is a file. "
+        "(see 'chitin --help')\n"
+    )

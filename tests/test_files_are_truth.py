@@ -1,0 +1,188 @@
+"""Files are the truth: hand edits, git operations and a lost cache are all seen."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+from conftest import Run, commit_count, git
+
+
+def path_of(store: Path, insight: dict[str, Any]) -> Path:
+    return store / "insights" / insight["type"] / f"{insight['id']}.md"
+
+
+def test_a_hand_edit_is_seen_by_the_next_command(run_json: Any, add: Any, store: Path) -> None:
+    made = add("skill", "Original claim", 0.6)
+    run_json("list")  # the cache now holds the original
+    path = path_of(store, made)
+    path.write_text(path.read_text().replace("Original claim", "Edited by hand"))
+    assert run_json("get", made["id"])["claim"] == "Edited by hand"
+
+
+def test_a_same_size_edit_right_after_a_write_is_seen(run_json: Any, add: Any, store: Path) -> None:
+    made = add("skill", "Tick", 0.6)
+    path = path_of(store, made)
+    stat = path.stat()
+    path.write_text(path.read_text().replace("confidence: 0.6", "confidence: 0.7"))
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # same size, same mtime
+    assert run_json("get", made["id"])["confidence"] == 0.7
+
+
+def test_files_added_and_deleted_by_hand_are_seen(run_json: Any, add: Any, store: Path) -> None:
+    made = add("skill", "Will be deleted", 0.6)
+    run_json("list")
+    path_of(store, made).unlink()
+    folder = store / "insights" / "team-ana"  # people may organise sub-folders
+    folder.mkdir()
+    (folder / "handmade.md").write_text(
+        "---\ntype: principle\nconfidence: 0.7\n---\n\nWritten in an editor.\n"
+    )
+    listed = run_json("list")
+    assert [(i["id"], i["claim"]) for i in listed] == [("handmade", "Written in an editor.")]
+
+
+def test_a_broken_file_is_reported_and_everything_else_works(
+    run: Run, run_json: Any, add: Any, store: Path
+) -> None:
+    good = add("skill", "Still readable", 0.6)
+    bad = add("skill", "Will break", 0.6)
+    path = path_of(store, bad)
+    path.write_text(path.read_text().replace("confidence: 0.6", "confidence: [oops"))
+    result = run("list", "--format", "json")
+    assert [i["id"] for i in __import__("json").loads(result.stdout)] == [good["id"]]
+    relative = f"insights/skill/{bad['id']}.md"
+    assert result.stderr.startswith(f"warning: skipped {relative}: frontmatter YAML does not parse")
+    assert run("get", good["id"]).exit_code == 0
+    stats = run("stats", "--format", "json")
+    assert '"total": 1' in stats.stdout and relative in stats.stderr
+    path.write_text(path.read_text().replace("confidence: [oops", "confidence: 2"))
+    assert "confidence must be between 0 and 1" in run("list").stderr
+    add("skill", "Writes still work", 0.6)
+
+
+def test_a_git_revert_of_a_contribute_removes_the_insight(
+    run_json: Any, add: Any, store: Path
+) -> None:
+    keep = add("skill", "Keep me", 0.6)
+    drop = add("skill", "Revert me", 0.6)
+    run_json("list")
+    git(store, "-c", "user.name=t", "-c", "user.email=t@t", "revert", "--no-edit", "HEAD")
+    assert [i["id"] for i in run_json("list")] == [keep["id"]]
+    assert drop["id"] not in {i["id"] for i in run_json("list")}
+
+
+def test_a_git_checkout_of_an_older_version_is_seen(
+    run_json: Any, run: Run, add: Any, store: Path
+) -> None:
+    made = add("skill", "Versioned", 0.6)
+    run("reinforce", made["id"])
+    assert run_json("get", made["id"])["reinforcementCount"] == 1
+    git(store, "checkout", "-q", "HEAD~1", "--", ".")
+    assert run_json("get", made["id"])["reinforcementCount"] == 0
+
+
+def test_deleting_the_cache_changes_nothing_but_time(run: Run, add: Any, store: Path) -> None:
+    add("skill", "One", 0.6)
+    add("trigger", "Two", 0.7, condition="always")
+    before = [run(*cmd).stdout for cmd in (("list",), ("stats",), ("list", "--format", "json"))]
+    shutil.rmtree(store / ".chitin")
+    after = [run(*cmd).stdout for cmd in (("list",), ("stats",), ("list", "--format", "json"))]
+    assert after == before
+
+
+def test_a_corrupt_cache_is_rebuilt(run: Run, add: Any, store: Path) -> None:
+    add("skill", "Survives corruption", 0.6)
+    cache = store / ".chitin" / "cache.sqlite3"
+    for suffix in ("-wal", "-shm"):
+        Path(f"{cache}{suffix}").unlink(missing_ok=True)
+    cache.write_bytes(b"this is not a database" * 100)
+    assert "Survives corruption" in run("list").stdout
+
+
+def test_an_unwritable_cache_folder_falls_back_to_memory(run: Run, add: Any, store: Path) -> None:
+    add("skill", "Readable anyway", 0.6)
+    shutil.rmtree(store / ".chitin")
+    (store / ".chitin").write_text("a file where the cache folder should be")
+    assert "Readable anyway" in run("list").stdout
+
+
+def test_what_a_person_staged_stays_out_of_chitin_commits(run: Run, add: Any, store: Path) -> None:
+    add("skill", "First", 0.6)
+    (store / "notes.txt").write_text("my notes")
+    git(store, "add", "notes.txt")
+    add("skill", "Second", 0.6)
+    assert "notes.txt" not in git(store, "show", "--name-only", "--format=", "HEAD")
+    assert git(store, "diff", "--cached", "--name-only") == "notes.txt\n"
+
+
+def test_a_refused_commit_leaves_no_file_behind(run: Run, store: Path) -> None:
+    run("init")
+    hook = store / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\necho 'policy: no commits today' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    result = run(
+        "contribute", "--type", "skill", "--claim", "Refused", "--confidence", "0.5", expect=1
+    )
+    assert "policy: no commits today" in result.stderr
+    assert list((store / "insights").rglob("*.md")) == []
+    assert commit_count(store) == 1
+    hook.unlink()
+    assert run("list").stdout == "No insights found.\n"
+
+
+def test_commits_work_without_any_git_identity(run: Run, add: Any, store: Path) -> None:
+    add("skill", "Anonymous", 0.6)
+    assert git(store, "log", "-1", "--format=%an <%ae>|%cn") == (
+        "chitin <chitin@chitin.invalid>|chitin\n"
+    )
+
+
+def test_chitin_agent_names_the_author_and_a_configured_identity_wins(
+    run: Run, add: Any, store: Path, monkeypatch: Any, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("CHITIN_AGENT", "Scout Bot")
+    add("skill", "By an agent", 0.6)
+    assert git(store, "log", "-1", "--format=%an <%ae>") == "Scout Bot <scout-bot@chitin.invalid>\n"
+    assert "Chitin-Agent: Scout Bot" in git(store, "log", "-1", "--format=%B")
+    (tmp_path / "gitconfig").write_text("[user]\n\tname = Ana\n\temail = ana@example.org\n")
+    add("skill", "By a person", 0.6)
+    assert git(store, "log", "-1", "--format=%an <%ae>") == "Ana <ana@example.org>\n"
+
+
+def test_git_log_shows_one_readable_commit_per_operation(run: Run, add: Any, store: Path) -> None:
+    one = add("skill", "Readable history", 0.6)
+    two = add("skill", "Merged away", 0.6)
+    run("reinforce", one["id"])
+    run("update", one["id"], "--tags", "git")
+    run("merge", two["id"], one["id"])
+    run("archive", one["id"])
+    subjects = git(store, "log", "--format=%s").splitlines()
+    assert subjects == [
+        f"Archive {one['id']}: Readable history",
+        f"Merge {two['id']} into {one['id']}",
+        f"Update {one['id']}: tags",
+        f"Reinforce {one['id']}: confidence 0.6 → 0.62 (1×)",
+        "Contribute skill: Merged away",
+        "Contribute skill: Readable history",
+        "Initialize chitin store",
+    ]
+
+
+def test_a_settled_entry_still_sees_an_edit_that_restores_mtime(
+    run_json: Any, add: Any, store: Path, monkeypatch: Any
+) -> None:
+    from chitin.index import cache
+
+    made = add("skill", "Settles", 0.6)
+    monkeypatch.setattr(cache, "RACY_WINDOW_NS", 0)
+    time.sleep(0.01)
+    run_json("list")
+    path = path_of(store, made)
+    stat = path.stat()
+    path.write_text(path.read_text().replace("Settles", "Changed"))
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1))
+    assert run_json("get", made["id"])["claim"] == "Changed"

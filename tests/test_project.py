@@ -1,0 +1,120 @@
+"""The project keeps its promises: layer direction, packaging, README, help text."""
+
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from chitin.cli import COMMANDS, cli
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "chitin"
+
+# Each layer may import only from the layers after it in this list (architecture.md).
+LAYERS = ["cli", "core", "render", "retrieval", "index", "store", "providers", "model", "errors"]
+# Modules outside the layer scheme: leaves everybody may use.
+SHARED = {"chitin", "chitin.resources"}
+
+
+def layer_of(module: str) -> str | None:
+    parts = module.split(".")
+    if module in SHARED or parts[0] != "chitin":
+        return None
+    return parts[1] if len(parts) > 1 else None
+
+
+def imports_of(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+    return found
+
+
+def modules() -> list[tuple[str, Path]]:
+    result = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        result.append((name, path))
+    return result
+
+
+@pytest.mark.parametrize(("name", "path"), modules(), ids=lambda v: str(v))
+def test_imports_follow_the_layer_direction(name: str, path: Path) -> None:
+    own = layer_of(name)
+    if own is None or own == "__main__":
+        return
+    for imported in imports_of(path):
+        other = layer_of(imported)
+        if other is None or other == own:
+            continue
+        assert LAYERS.index(other) > LAYERS.index(own), f"{name} imports {imported}"
+        assert not (imported == "click" and own != "cli")
+
+
+def test_only_the_chosen_modules_touch_click_subprocess_and_sqlite() -> None:
+    owners = {"click": "chitin.cli", "subprocess": "chitin.store.git", "sqlite3": "chitin.index"}
+    for name, path in modules():
+        for imported in imports_of(path):
+            owner = owners.get(imported.split(".")[0])
+            assert owner is None or name.startswith(owner), f"{name} imports {imported}"
+
+
+def test_version_does_not_load_the_store_or_yaml() -> None:
+    code = (
+        "import sys; from chitin.cli import main; sys.argv=['chitin','--version'];\n"
+        "try: main()\nexcept SystemExit: pass\n"
+        "heavy = ('yaml', 'sqlite3', 'subprocess', 'chitin.core')\n"
+        "print([m for m in heavy if m in sys.modules])\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_every_command_has_help_and_is_in_the_readme(command: str) -> None:
+    result = CliRunner().invoke(cli, [command, "--help"])
+    assert result.exit_code == 0 and "Usage: chitin" in result.stdout
+    first = result.stdout.split("\n\n")[1].strip()
+    assert len(first) > 20, f"{command} --help says too little"
+    assert re.search(rf"chitin (--store \S+ )?{command}\b", (ROOT / "README.md").read_text())
+
+
+def test_readme_quick_start_and_ci_run_the_same_test_command() -> None:
+    readme = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```sh\n(.*?)\n```", readme, re.S)
+    test_command = next(block for block in blocks if "pytest" in block)
+    assert test_command in (ROOT / ".ci" / "run").read_text()
+    assert any("chitin init --seed" in block for block in blocks)
+
+
+def test_the_wheel_carries_the_starter_insights(tmp_path: Path) -> None:
+    pytest.importorskip("hatchling")
+    subprocess.run(
+        [sys.executable, "-m", "hatchling", "build", "-t", "wheel", "-d", str(tmp_path)],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    )
+    wheel = next(tmp_path.glob("chitin-*.whl"))
+    names = zipfile.ZipFile(wheel).namelist()
+    starters = {
+        p.relative_to(ROOT / "insights").as_posix() for p in (ROOT / "insights").rglob("*.md")
+    }
+    packaged = {
+        n.removeprefix("chitin/_data/insights/")
+        for n in names
+        if n.startswith("chitin/_data/insights/")
+    }
+    assert starters and starters == packaged
+    assert not any(n.startswith(("tests/", "bench/")) for n in names)
