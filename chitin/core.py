@@ -7,6 +7,7 @@ so two agents writing at once are serialized and neither loses its change.
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,7 @@ from chitin.index.cache import Cache, Problem
 from chitin.model import ops
 from chitin.model.ids import check_id, new_id
 from chitin.model.insight import TYPES, Insight, check_evidence, check_provenance, parse_tags
+from chitin.model.terms import stemmed_tokens, tokens
 from chitin.retrieval import conflicts
 from chitin.retrieval.conflicts import Candidate, Match
 from chitin.store import files, history
@@ -26,6 +28,10 @@ from chitin.store.repository import Store, load_file
 # Candidate generation skips claim terms shared by more than this share of insights.
 COMMON_TERM_SHARE = 0.10
 COMMON_TERM_FLOOR = 1000
+# contribute's check scores at most this many insights of each kind (overlapping in
+# words, or holding an opposing term), those sharing the most words first: it reports
+# a handful of duplicates and at most five conflicts, and the best are among these.
+CONFLICT_CANDIDATES = 200
 
 
 @dataclass
@@ -205,20 +211,41 @@ class Chitin:
     def similar(self, claim: str, threshold: float) -> list[tuple[Candidate, float]]:
         if self.missing:
             return []
-        from chitin.model.terms import tokens
-
-        pool = self._candidates(tokens(claim), everything=threshold <= 0)
+        if threshold <= 0:
+            pool = self._candidates(None)
+        else:
+            pool = self._candidates(self._overlapping(tokens(claim), threshold))
         return conflicts.similar(claim, pool, threshold)
 
-    def _candidates(self, terms: set[str], everything: bool = False) -> list[Candidate]:
-        """Live insights worth comparing, found through the claim-terms index."""
-        cache = self.cache
-        if everything:
-            found = cache.select()
-        else:
-            rowids = cache.term_rowids(terms, COMMON_TERM_SHARE, COMMON_TERM_FLOOR)
-            found = cache.select(rowids=rowids) if rowids else []
+    def _overlapping(self, terms: set[str], share: float, limit: int | None = None) -> set[int]:
+        """Rows that can reach a Jaccard overlap of ``share`` with ``terms``.
+
+        Jaccard(A, B) ≥ s needs |A ∩ B| ≥ s·|A|, so a row sharing fewer terms cannot
+        qualify. Terms too common to look up might be shared too: each one lowers the
+        bar by one, so nothing that could qualify on the indexed terms is missed.
+        With ``limit``, only that many rows sharing the most terms are kept.
+        """
+        counts, skipped = self.cache.term_matches(terms, COMMON_TERM_SHARE, COMMON_TERM_FLOOR)
+        need = max(1, math.ceil(share * len(terms) - 1e-9) - skipped)
+        return _most_shared(counts, need, limit)
+
+    def _candidates(self, rowids: set[int] | None) -> list[Candidate]:
+        """Live insights with these cache rows (all of them for None)."""
+        if rowids is not None and not rowids:
+            return []
+        found = self.cache.select(rowids=rowids)
         return [Candidate(i.id, i.type, i.claim) for i in found]
+
+    def _conflict_candidates(self, claim: str) -> list[Candidate]:
+        """Insights close enough in words to duplicate ``claim``, or using a term that
+        pulls against one of its own."""
+        terms = stemmed_tokens(claim)
+        rows = self._overlapping(terms, conflicts.OVERLAP_WITHOUT_TENSION, CONFLICT_CANDIDATES)
+        opposed, _ = self.cache.term_matches(conflicts.opposite_terms(claim), 1.0, 0)
+        if len(opposed) > CONFLICT_CANDIDATES:  # prefer those that share the most words
+            shared, _ = self.cache.term_matches(terms, COMMON_TERM_SHARE, COMMON_TERM_FLOOR)
+            opposed = {row: shared.get(row, 0) for row in opposed}
+        return self._candidates(rows | _most_shared(opposed, 0, CONFLICT_CANDIDATES))
 
     # -------------------------------------------------------------- writing
 
@@ -229,7 +256,7 @@ class Chitin:
             duplicates: list[Match] = []
             found: list[Match] = []
             if check:
-                pool = self._candidates(conflicts.candidate_terms(insight.claim))
+                pool = self._conflict_candidates(insight.claim)
                 duplicates, found = conflicts.compare(insight.claim, pool)
             path = self.store.path_for(insight)
             subject = f"Contribute {insight.type}: {_short(insight.claim)}"
@@ -372,6 +399,14 @@ class Chitin:
                 cache.forget(path)
             for path, insight in written.items():
                 cache.record(path, insight, self.store.stat(path))
+
+
+def _most_shared(counts: Mapping[int, int], need: int, limit: int | None) -> set[int]:
+    kept = [(shared, row) for row, shared in counts.items() if shared >= need]
+    if limit is not None and len(kept) > limit:
+        kept.sort(reverse=True)
+        kept = kept[:limit]
+    return {row for _, row in kept}
 
 
 def _type_filter(types: str | None) -> list[str]:

@@ -310,6 +310,7 @@ def test_archive_moves_the_file_and_unarchive_brings_it_back(
     assert git(store, "show", "--stat", "--format=%s", "HEAD").startswith(
         f"Archive {made['id']}: Archive me"
     )
+    assert git(store, "status", "--porcelain") == ""
     assert "already archived" in run("archive", made["id"]).stdout
     refused = run("reinforce", made["id"], expect=1)
     assert "is archived; run `chitin unarchive" in refused.stderr
@@ -389,6 +390,7 @@ def test_merge_folds_source_into_target_in_one_commit(
     )
     assert commit_count(store) == before + 1
     assert not insight_file(store, source).exists()
+    assert git(store, "status", "--porcelain") == ""
     merged = run_json("get", target["id"])
     assert (merged["reasoning"], merged["reinforcementCount"]) == ("TR; SR", 1)
     assert "context" not in merged

@@ -24,10 +24,10 @@ from chitin.errors import ChitinError
 from chitin.model.insight import Insight
 from chitin.model.terms import stemmed_tokens
 from chitin.store import files
-from chitin.store.files import FileStat
+from chitin.store.files import FileStat, Folder
 from chitin.store.repository import load_file
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 CACHE_DIR = ".chitin"
 CACHE_FILE = "cache.sqlite3"
 # A file modified this close to the moment we record it could change again within the
@@ -57,6 +57,9 @@ CREATE TABLE entries (
 CREATE INDEX entries_dir ON entries (dir);
 CREATE INDEX entries_id ON entries (id);
 CREATE INDEX entries_order ON entries (archived, created DESC, id);
+-- Covering indexes: stats and problem reports read these, never the wide rows.
+CREATE INDEX entries_live ON entries (archived, error, type, confidence);
+CREATE INDEX entries_errors ON entries (path, error) WHERE error IS NOT NULL;
 -- Conflict and similarity candidates: each insight's claim terms (tokens and stems).
 CREATE VIRTUAL TABLE claim_terms USING fts5 (
     terms, detail = none, tokenize = "unicode61 tokenchars '_'"
@@ -89,7 +92,7 @@ class Cache:
 
     def sync(self) -> None:
         walked = files.walk(self.root)
-        fingerprints = {d: _fingerprint(entries) for d, entries in walked.items()}
+        fingerprints = {d: _fingerprint(folder) for d, folder in walked.items()}
         stored = dict(self.db.execute("SELECT path, fingerprint FROM dirs"))
         changed = [d for d, fp in fingerprints.items() if stored.get(d) != fp]  # NULL: unknown
         removed = [d for d in stored if d not in walked]
@@ -106,9 +109,9 @@ class Cache:
                     "INSERT OR REPLACE INTO dirs VALUES (?, ?)", (directory, fingerprint)
                 )
 
-    def _sync_dir(self, directory: str, entries: list[tuple[str, FileStat]], now_ns: int) -> bool:
+    def _sync_dir(self, directory: str, folder: Folder, now_ns: int) -> bool:
         known = {
-            row[0]: (row[1], FileStat(*row[2:]))
+            row[0]: (row[1], tuple(row[2:]))
             for row in self.db.execute(
                 "SELECT path, rowid, mtime_ns, ctime_ns, size, inode FROM entries WHERE dir = ?",
                 (directory,),
@@ -116,7 +119,7 @@ class Cache:
         }
         racy = False
         seen = set()
-        for name, stat in entries:
+        for name, stat in zip(folder.names, folder.stats, strict=True):
             path = f"{directory}/{name}"
             seen.add(path)
             previous = known.get(path)
@@ -140,9 +143,9 @@ class Cache:
     ) -> bool:
         """Store what ``path`` holds. Returns True when the file is racily recent."""
         now_ns = time.time_ns() if now_ns is None else now_ns
-        racy = stat.mtime_ns >= now_ns - RACY_WINDOW_NS
+        racy = stat[0] >= now_ns - RACY_WINDOW_NS
         if racy:
-            stat = stat._replace(size=-1)  # never equal to a real stat: re-read next time
+            stat = (stat[0], stat[1], -1, stat[3])  # never equals a real stat: re-read next time
         values = _row_values(insight)
         directory = path.rsplit("/", 1)[0]
         rowid = self._upsert(path, directory, stat, None, values)
@@ -308,21 +311,20 @@ class Cache:
         ).fetchone()[0]
         return by_type, float(mean or 0.0), int(archived)
 
-    def live_count(self) -> int:
-        row = self.db.execute("SELECT count(*) FROM entries WHERE error IS NULL AND archived = 0")
-        return int(row.fetchone()[0])
+    def term_matches(
+        self, terms: Iterable[str], max_share: float, floor: int
+    ) -> tuple[dict[int, int], int]:
+        """How many of ``terms`` each insight's claim holds, counted through the index.
 
-    def term_rowids(self, terms: Iterable[str], max_share: float, floor: int) -> set[int]:
-        """Rows of live insights whose claim holds any of ``terms``.
-
-        Terms found in more than ``max(floor, max_share × total)`` insights are skipped:
-        an OR over very common words would touch most of the store (the FTS5 trap of
-        65 ms at 100,000 insights) while telling almost nothing about similarity.
+        Returns ({rowid: shared terms}, number of terms left out). A term found in
+        more than ``max(floor, max_share × insights)`` claims is left out: it would
+        touch most of the store (the FTS5 trap of 65 ms at 100,000 insights) while
+        telling almost nothing about similarity. Rows include archived insights.
         """
         wanted = sorted({t for t in terms if t})
         if not wanted:
-            return set()
-        total = self.live_count()
+            return {}, 0
+        total = self.db.execute("SELECT count(*) FROM entries WHERE error IS NULL").fetchone()[0]
         limit = max(floor, int(total * max_share))
         placeholders = ", ".join("?" * len(wanted))
         frequency = dict(
@@ -330,12 +332,18 @@ class Cache:
                 f"SELECT term, doc FROM claim_vocab WHERE term IN ({placeholders})", wanted
             )
         )
-        useful = [t for t in wanted if 0 < frequency.get(t, 0) <= limit]
-        if not useful:
-            return set()
-        query = " OR ".join(f'"{t}"' for t in useful)
-        rows = self.db.execute("SELECT rowid FROM claim_terms WHERE claim_terms MATCH ?", (query,))
-        return {row[0] for row in rows}
+        counts: dict[int, int] = {}
+        skipped = 0
+        for term in wanted:
+            found = frequency.get(term, 0)
+            if found > limit:
+                skipped += 1
+            elif found:
+                for (rowid,) in self.db.execute(
+                    "SELECT rowid FROM claim_terms WHERE claim_terms MATCH ?", (f'"{term}"',)
+                ):
+                    counts[rowid] = counts.get(rowid, 0) + 1
+        return counts, skipped
 
 
 # ------------------------------------------------------------------ helpers
@@ -413,10 +421,10 @@ def _delete_cache(path: Path) -> None:
             os.unlink(f"{path}{suffix}")
 
 
-def _fingerprint(entries: list[tuple[str, FileStat]]) -> int:
+def _fingerprint(folder: Folder) -> int:
     # Integers hash the same in every process (unlike str), so this is a stable value.
     # A rename changes a file's ctime, so names need not take part.
-    return hash(tuple(stat for _, stat in entries)) & 0x7FFF_FFFF_FFFF_FFFF
+    return hash(tuple(folder.stats)) & 0x7FFF_FFFF_FFFF_FFFF
 
 
 def _scope(archived: bool | None) -> tuple[str, tuple[Any, ...]]:

@@ -185,16 +185,16 @@ def compare(claim: str, candidates: Iterable[Candidate]) -> tuple[list[Match], l
     return duplicates, conflicts[:MAX_CONFLICTS]
 
 
-def candidate_terms(claim: str) -> set[str]:
-    """Terms whose presence in a stored claim makes it worth comparing with ``claim``:
-    its own terms, and the opposite of every tension term it uses."""
+def opposite_terms(claim: str) -> set[str]:
+    """The opposites of the tension terms ``claim`` uses, and those terms themselves
+    (which clash with their own negation): a stored claim holding any of them may
+    conflict with ``claim`` however few other words they share."""
     terms = stemmed_tokens(claim)
+    found: set[str] = set()
     for first, second in TENSION_PAIRS:
-        if first in terms:
-            terms.add(second)
-        if second in terms:
-            terms.add(first)
-    return terms
+        if first in terms or second in terms:
+            found.update((first, second))
+    return found
 
 
 def similar(

@@ -19,18 +19,22 @@ ARCHIVE_DIR = "archive"
 SCANNED_DIRS = (INSIGHTS_DIR, ARCHIVE_DIR)
 
 
-class FileStat(NamedTuple):
-    """What tells us a file changed without reading it (compare git's index entries)."""
+# What tells us a file changed without reading it, as git's index does:
+# (mtime_ns, ctime_ns, size, inode). A plain tuple, because the walk makes 100,000
+# of them per command in a large store and a NamedTuple costs a Python-level call.
+FileStat = tuple[int, int, int, int]
 
-    mtime_ns: int
-    ctime_ns: int
-    size: int
-    inode: int
+
+class Folder(NamedTuple):
+    """The insight files of one folder: names and their stats, in the same order."""
+
+    names: list[str]
+    stats: list[FileStat]
 
 
 def stat_of(path: Path) -> FileStat:
     st = path.stat()
-    return FileStat(st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
+    return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
 
 
 def atomic_write(path: Path, text: str) -> FileStat:
@@ -53,37 +57,35 @@ def atomic_write(path: Path, text: str) -> FileStat:
     return stat_of(path)
 
 
-def walk(root: Path) -> dict[str, list[tuple[str, FileStat]]]:
-    """Every insight file under insights/ and archive/, grouped by folder (relative, '/').
+def walk(root: Path) -> dict[str, Folder]:
+    """Every insight file under insights/ and archive/, by folder (relative, '/').
 
     Hidden files and folders, README.md files and editor temp files are not insights.
     """
-    found: dict[str, list[tuple[str, FileStat]]] = {}
+    found: dict[str, Folder] = {}
     for top in SCANNED_DIRS:
         base = root / top
         if base.is_dir():
-            _walk_dir(base, top, found)
+            _walk_dir(str(base), top, found)
     return found
 
 
-def _walk_dir(directory: Path, rel: str, found: dict[str, list[tuple[str, FileStat]]]) -> None:
-    entries: list[tuple[str, FileStat]] = []
+def _walk_dir(directory: str, rel: str, found: dict[str, Folder]) -> None:
+    folder = Folder([], [])
     subdirs: list[tuple[str, str]] = []
     with os.scandir(directory) as scan:
         for entry in scan:
             name = entry.name
-            if name.startswith("."):
-                continue
-            if entry.is_dir():
+            if name.endswith(".md"):
+                if name[0] != "." and name.lower() != "readme.md" and entry.is_file():
+                    st = entry.stat()
+                    folder.names.append(name)
+                    folder.stats.append((st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino))
+            elif name[0] != "." and entry.is_dir():
                 subdirs.append((entry.path, f"{rel}/{name}"))
-            elif name.endswith(".md") and name.lower() != "readme.md" and entry.is_file():
-                st = entry.stat()
-                entries.append(
-                    (name, FileStat(st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino))
-                )
-    found[rel] = entries
+    found[rel] = folder
     for path, sub_rel in subdirs:
-        _walk_dir(Path(path), sub_rel, found)
+        _walk_dir(path, sub_rel, found)
 
 
 class WriteLock:

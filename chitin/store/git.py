@@ -87,22 +87,34 @@ class Git:
         paths = sorted(set(paths))
         present = [p for p in paths if (self.root / p).exists()]
         gone = [p for p in paths if p not in present]
-        if present:
-            self.run(["add", "-A", "--", *present])
-        if gone:
+        if gone:  # a removal is staged only for a file git knows
             tracked = self.run(["ls-files", "-z", "--", *gone]).stdout.split("\0")
             present.extend(p for p in tracked if p)
         if not present:
             return None
+        self.run(["add", "-A", "--", *present])
         self._ensure_identity()
+        # `git commit -- paths` builds a temporary index: 350 ms at 100,000 files against
+        # 150 ms for a plain commit of the index. The plain commit is right only when
+        # nothing but our paths is staged, which one cheap comparison tells.
+        only = ["--", *present] if self._other_changes_staged(present) else []
         result = self.run(
-            ["commit", "-q", "--no-edit", "-F", "-", "--", *present], input=message, check=False
+            ["commit", "-q", "--no-edit", "-F", "-", *only], input=message, check=False
         )
         if result.returncode != 0:
             if "no changes added" in result.stdout or "nothing to commit" in result.stdout:
                 return None
             raise GitError(_explain(["commit"], result))
         return self.head()
+
+    def _other_changes_staged(self, paths: list[str]) -> bool:
+        if self.head() is None:
+            return True  # first commit: let `--only` sort it out
+        excluded = [f":(exclude,literal){path}" for path in paths]
+        result = self.run(
+            ["diff", "--cached", "--quiet", "HEAD", "--", ".", *excluded], check=False
+        )
+        return result.returncode != 0
 
     def _ensure_identity(self) -> None:
         """Fall back to ``chitin`` (or the agent's name) when git has no identity."""

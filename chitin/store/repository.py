@@ -153,7 +153,7 @@ def load_file(root: Path, path: str, stat: FileStat) -> tuple[Insight, Layout]:
 
     text = (root / path).read_text(encoding="utf-8")
     parts = path.split("/")
-    modified = datetime.fromtimestamp(stat.mtime_ns / 1e9, tz=UTC)
+    modified = datetime.fromtimestamp(stat[0] / 1e9, tz=UTC)
     insight, layout = parse(
         text,
         fallback_id=Path(path).stem,
