@@ -39,13 +39,15 @@ BENCH_DIR = Path(__file__).resolve().parent
 REPO_DIR = BENCH_DIR.parent
 STORES_DIR = BENCH_DIR / "stores"
 RESULTS_DIR = BENCH_DIR / "results"
+PYCACHE_DIR = STORES_DIR / "pycache"
 
 DEFAULT_SIZES = (1000, 10000, 100000)
 DEFAULT_RUNS = 7
 SEED = 20261129
 # Bump when the generator changes, so that stores built by an older script are rebuilt.
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
 MARKER = "built.json"
+RACY_WAIT_SECONDS = 2.5
 
 # Every timestamp lies in the two years before this fixed moment, so stores are
 # byte-for-byte reproducible whatever day they are built.
@@ -69,7 +71,16 @@ TENSION_WORDS = (
 )
 TENSION_SHARE = 0.05
 SUFFIX_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
-GIT_IDENTITY = ("-c", "user.name=bench", "-c", "user.email=bench@example.invalid")
+# For building stores only; gc.auto=0 stops the big commit from starting a background
+# gc (detached, so it would run on into the timings); the build runs gc itself.
+GIT_OPTIONS = (
+    "-c",
+    "user.name=bench",
+    "-c",
+    "user.email=bench@example.invalid",
+    "-c",
+    "gc.auto=0",
+)
 
 # Syllables are onset + vowel + coda; doubled entries make those sounds commoner.
 # fmt: off
@@ -291,7 +302,7 @@ def write_insights(root: Path, size: int) -> tuple[list[str], list[str]]:
 
 def git(root: Path, *args: str) -> None:
     subprocess.run(
-        ["git", "-C", str(root), *GIT_IDENTITY, *args],
+        ["git", "-C", str(root), *GIT_OPTIONS, *args],
         check=True,
         stdout=subprocess.DEVNULL,
     )
@@ -301,9 +312,12 @@ def commit_store(root: Path, size: int) -> None:
     git(root, "-c", "init.defaultBranch=main", "init", "-q")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", f"Benchmark store of {size} insights")
+    # Pack the objects, as a store grown over months would be, so that the first timed
+    # commit does not set off git's automatic gc of 100,000 loose objects.
+    git(root, "gc", "-q")
 
 
-def build_store(size: int, chitin: str) -> BuiltStore:
+def build_store(size: int, chitin: str, env: dict[str, str]) -> BuiltStore:
     folder = store_dir(size)
     if folder.exists():
         shutil.rmtree(folder)
@@ -315,9 +329,12 @@ def build_store(size: int, chitin: str) -> BuiltStore:
     written = time.perf_counter()
     commit_store(root, size)
     committed = time.perf_counter()
-    log(f"  files {written - started:.1f} s, git init/add/commit {committed - written:.1f} s")
+    log(f"  files {written - started:.1f} s, git init/add/commit/gc {committed - written:.1f} s")
+    # chitin re-reads files changed in the last 2 s ("racily clean"); let them age first
+    # so that the cold build, and every timing after it, sees a settled store.
+    time.sleep(RACY_WAIT_SECONDS)
     log("  cold cache build (chitin stats) …")
-    cold = run_once([chitin, "--store", str(root), "stats"], child_env())
+    cold = run_once([chitin, "--store", str(root), "stats"], env)
     if not cold.ok:
         raise SystemExit(f"cold cache build failed at {size}: {cold.error}")
     log(f"  cold cache build {cold.seconds:.1f} s")
@@ -334,12 +351,12 @@ def build_store(size: int, chitin: str) -> BuiltStore:
     return built
 
 
-def ensure_store(size: int, chitin: str, rebuild: bool) -> BuiltStore:
+def ensure_store(size: int, chitin: str, rebuild: bool, env: dict[str, str]) -> BuiltStore:
     built = None if rebuild else load_marker(size)
     if built is not None:
         log(f"reusing store of {size:,} insights (built earlier; --rebuild to redo)")
         return built
-    return build_store(size, chitin)
+    return build_store(size, chitin, env)
 
 
 def live_ids(root: Path) -> list[str]:
@@ -370,10 +387,19 @@ class Outcome:
     error: str = ""
 
 
-def child_env() -> dict[str, str]:
-    """The caller's environment: chitin uses the git identity, or falls back by itself."""
+def child_env(bytecode_cache: bool) -> dict[str, str]:
+    """The caller's environment; chitin uses its git identity, or falls back by itself.
+
+    An installed chitin runs from cached bytecode. With ``bytecode_cache`` the children
+    may write and read .pyc files (in a git-ignored folder, never in the source tree)
+    even when the caller sets PYTHONDONTWRITEBYTECODE, so start-up is not charged for
+    compiling chitin's modules on every run.
+    """
     env = dict(os.environ)
     env.pop("CHITIN_STORE", None)
+    if bytecode_cache:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(PYCACHE_DIR)
     return env
 
 
@@ -406,10 +432,14 @@ ArgvFactory = Callable[[int], list[str]]
 
 
 def measure(
-    command: str, label: str, size: int | None, make_argv: ArgvFactory, runs: int
+    command: str,
+    label: str,
+    size: int | None,
+    make_argv: ArgvFactory,
+    runs: int,
+    env: dict[str, str],
 ) -> Measurement:
     """One warm-up run, then ``runs`` timed runs; ``make_argv(i)`` gives run i's arguments."""
-    env = child_env()
     errors: list[str] = []
     warm = run_once(make_argv(0), env)
     if not warm.ok:
@@ -479,7 +509,9 @@ def claim_generator(size: int) -> Generator:
     return generator
 
 
-def bench_store(built: BuiltStore, chitin: str, runs: int, only: set[str]) -> list[Measurement]:
+def bench_store(
+    built: BuiltStore, chitin: str, runs: int, only: set[str], env: dict[str, str]
+) -> list[Measurement]:
     generator = claim_generator(built.size)
     results: list[Measurement] = []
     for command in COMMANDS:
@@ -492,16 +524,18 @@ def bench_store(built: BuiltStore, chitin: str, runs: int, only: set[str]) -> li
             run: fixed or [*base, *command.arguments(built, generator)] for run in range(runs + 1)
         }
         log(f"  {built.size:>7,}  {command.label}")
-        result = measure(command.name, command.label, built.size, argv_by_run.__getitem__, runs)
+        result = measure(
+            command.name, command.label, built.size, argv_by_run.__getitem__, runs, env
+        )
         results.append(result)
         for error in result.errors:
             log(f"    ERROR {error}")
     return results
 
 
-def bench_version(chitin: str, runs: int) -> Measurement:
+def bench_version(chitin: str, runs: int, env: dict[str, str]) -> Measurement:
     log("  chitin --version")
-    return measure(VERSION, "--version", None, lambda _run: [chitin, "--version"], runs)
+    return measure(VERSION, "--version", None, lambda _run: [chitin, "--version"], runs, env)
 
 
 # ---------------------------------------------------------------- targets
@@ -637,6 +671,7 @@ def save_results(
         "platform": platform.platform(),
         "cpus": os.cpu_count(),
         "runs": args.runs,
+        "bytecode_cache": not args.no_bytecode_cache,
         "sizes": args.sizes,
         "stores": [
             {
@@ -718,6 +753,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help=f"comma list of commands to time: {', '.join(COMMAND_NAMES)}",
     )
     parser.add_argument("--chitin", default=None, help="chitin executable (default: the venv's)")
+    parser.add_argument(
+        "--no-bytecode-cache",
+        action="store_true",
+        help="run chitin with the environment as it is, even if it forbids .pyc files",
+    )
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be at least 1")
@@ -727,16 +767,17 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     chitin = args.chitin or default_chitin()
+    env = child_env(bytecode_cache=not args.no_bytecode_cache)
     measurements: list[Measurement] = []
     if VERSION in args.only:
-        measurements.append(bench_version(chitin, args.runs))
+        measurements.append(bench_version(chitin, args.runs, env))
     stores: list[BuiltStore] = []
     store_commands = args.only - {VERSION}
     for size in args.sizes if store_commands else []:
-        built = ensure_store(size, chitin, args.rebuild)
+        built = ensure_store(size, chitin, args.rebuild, env)
         stores.append(built)
         if store_commands:
-            measurements.extend(bench_store(built, chitin, args.runs, store_commands))
+            measurements.extend(bench_store(built, chitin, args.runs, store_commands, env))
     print_table(measurements, args.sizes)
     print_verdicts(measurements)
     print_builds(stores)
