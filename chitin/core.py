@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from chitin.errors import AmbiguousIdError, NotFoundError, StateError, StoreError
-from chitin.index.cache import Cache, Problem
+from chitin.index.cache import Cache, Problem, Progress
 from chitin.model import ops
 from chitin.model.ids import check_id, new_id
 from chitin.model.insight import TYPES, Insight, check_evidence, check_provenance, parse_tags
@@ -65,9 +65,12 @@ class Stats:
 class Chitin:
     """One store, opened for one command. ``agent`` names the committer fallback."""
 
-    def __init__(self, root: Path, agent: str | None = None) -> None:
+    def __init__(
+        self, root: Path, agent: str | None = None, progress: Progress | None = None
+    ) -> None:
         self.root = root
         self.agent = agent
+        self.progress = progress
         self.store = Store(root, agent)
         self._cache: Cache | None = None
 
@@ -86,7 +89,7 @@ class Chitin:
         """The cache, in step with the files as of the first use in this command."""
         if self._cache is None:
             self._cache = Cache(self.root)
-            self._cache.sync()
+            self._cache.sync(self.progress)
         return self._cache
 
     @contextlib.contextmanager
@@ -97,7 +100,7 @@ class Chitin:
             if self._cache is None:
                 yield self.cache
             else:
-                self._cache.sync()  # what others wrote while we waited for the lock
+                self._cache.sync(self.progress)  # what others wrote while we waited
                 yield self._cache
 
     # -------------------------------------------------------------- set-up

@@ -186,3 +186,44 @@ def test_a_settled_entry_still_sees_an_edit_that_restores_mtime(
     path.write_text(path.read_text().replace("Settles", "Changed"))
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1))
     assert run_json("get", made["id"])["claim"] == "Changed"
+
+
+def test_sharded_layout_writes_one_level_deeper_and_reads_everything(
+    run: Run, run_json: Any, add: Any, store: Path
+) -> None:
+    flat = add("skill", "Written before sharding", 0.6)
+    (store / "chitin.yaml").write_text("shard: true\n")
+    sharded = add("skill", "Written after sharding", 0.6)
+    (deep,) = list((store / "insights" / "skill").glob(f"*/{sharded['id']}.md"))
+    assert len(deep.parent.name) == 2 and path_of(store, flat).exists()
+    run("archive", sharded["id"])
+    assert not deep.parent.exists()  # the emptied shard folder is removed
+    assert list((store / "archive" / "skill").glob(f"*/{sharded['id']}.md"))
+    run("unarchive", sharded["id"])
+    assert {i["id"] for i in run_json("list")} == {flat["id"], sharded["id"]}
+    assert git(store, "status", "--porcelain") == "?? chitin.yaml\n"
+
+
+def test_an_id_used_by_two_files_is_named_not_guessed(run: Run, add: Any, store: Path) -> None:
+    made = add("skill", "Copied by hand", 0.6)
+    copy = store / "insights" / "team" / f"{made['id']}.md"
+    copy.parent.mkdir()
+    copy.write_text(path_of(store, made).read_text())
+    result = run("reinforce", made["id"], expect=1)
+    assert result.stderr == (
+        f"Error: id {made['id']} is used by 2 files (insights/skill/{made['id']}.md, "
+        f"insights/team/{made['id']}.md); rename one of them\n"
+    )
+
+
+def test_rebuilding_the_cache_reports_progress(add: Any, store: Path) -> None:
+    from chitin.core import Chitin
+
+    for n in range(3):
+        add("skill", f"Progress {n}", 0.6)
+    shutil.rmtree(store / ".chitin")
+    calls: list[tuple[int, int]] = []
+    chitin = Chitin(store, progress=lambda done, total: calls.append((done, total)))
+    assert len(chitin.list_insights()) == 3
+    chitin.close()
+    assert calls and calls[-1] == (3, 3)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -49,7 +50,8 @@ def now() -> str:
 def opened(ctx: click.Context, reading: bool = True) -> Iterator[Chitin]:
     """The store of this invocation. Readers hear on stderr when there is no store yet."""
     settings: Settings = ctx.find_root().obj
-    chitin = Chitin(settings.store, settings.agent)
+    progress = IndexProgress()
+    chitin = Chitin(settings.store, settings.agent, progress)
     try:
         if reading and chitin.missing:
             note(f"No store at {settings.store} yet (run `chitin init`); showing an empty store.")
@@ -57,7 +59,32 @@ def opened(ctx: click.Context, reading: bool = True) -> Iterator[Chitin]:
         if reading:
             report_problems(chitin)
     finally:
+        progress.finish()
         chitin.close()
+
+
+class IndexProgress:
+    """A progress bar on a terminal while a large cache is (re)built; silent otherwise."""
+
+    MIN_FILES = 2000
+
+    def __init__(self) -> None:
+        self._bar: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self._bar is None:
+            if total < self.MIN_FILES or not sys.stderr.isatty():
+                return
+            self._bar = click.progressbar(
+                length=total, label="Reading insight files", file=sys.stderr
+            )
+            self._bar.__enter__()
+        self._bar.update(done - self._bar.pos)
+
+    def finish(self) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+            self._bar = None
 
 
 def report_problems(chitin: Chitin) -> None:

@@ -16,7 +16,7 @@ import contextlib
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -68,7 +68,8 @@ CREATE VIRTUAL TABLE claim_vocab USING fts5vocab (claim_terms, row);
 PRAGMA user_version = {SCHEMA_VERSION};
 """
 
-_TAG_SEPARATOR = "\n"  # tags never hold a newline: parse_tags folds white space
+_TAG_SEPARATOR = "\n"
+Progress = Callable[[int, int], None]  # tags never hold a newline: parse_tags folds white space
 
 
 class Problem(NamedTuple):
@@ -90,7 +91,9 @@ class Cache:
 
     # -------------------------------------------------------------- keeping in step
 
-    def sync(self) -> None:
+    def sync(self, progress: Progress | None = None) -> None:
+        """Bring the cache in step with the files. ``progress(done, total)`` hears of
+        the files being compared, which matters when a large store is rebuilt."""
         walked = files.walk(self.root)
         fingerprints = {d: _fingerprint(folder) for d, folder in walked.items()}
         stored = dict(self.db.execute("SELECT path, fingerprint FROM dirs"))
@@ -99,11 +102,16 @@ class Cache:
         if not changed and not removed:
             return
         now_ns = time.time_ns()
+        total = sum(len(walked[d].names) for d in changed)
+        done = 0
         with self._transaction():
             for directory in removed:
                 self._forget_dir(directory)
             for directory in changed:
                 racy = self._sync_dir(directory, walked[directory], now_ns)
+                done += len(walked[directory].names)
+                if progress is not None:
+                    progress(done, total)
                 fingerprint = None if racy else fingerprints[directory]
                 self.db.execute(
                     "INSERT OR REPLACE INTO dirs VALUES (?, ?)", (directory, fingerprint)
