@@ -61,7 +61,10 @@ def test_a_broken_file_is_reported_and_everything_else_works(
     assert '"total": 1' in stats.stdout and relative in stats.stderr
     path.write_text(path.read_text().replace("confidence: [oops", "confidence: 2"))
     assert "confidence must be between 0 and 1" in run("list").stderr
-    add("skill", "Writes still work", 0.6)
+    written = run(
+        "contribute", "--type", "skill", "--claim", "Writes still work", "--confidence", "0.6"
+    )
+    assert written.stdout.startswith("✓ Contributed") and relative in written.stderr
 
 
 def test_a_git_revert_of_a_contribute_removes_the_insight(

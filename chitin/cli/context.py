@@ -48,7 +48,11 @@ def now() -> str:
 
 @contextmanager
 def opened(ctx: click.Context, reading: bool = True) -> Iterator[Chitin]:
-    """The store of this invocation. Readers hear on stderr when there is no store yet."""
+    """The store of this invocation.
+
+    Readers hear on stderr when there is no store yet; every command names the
+    insight files it had to skip because they do not parse.
+    """
     settings: Settings = ctx.find_root().obj
     progress = IndexProgress()
     chitin = Chitin(settings.store, settings.agent, progress)
@@ -56,8 +60,8 @@ def opened(ctx: click.Context, reading: bool = True) -> Iterator[Chitin]:
         if reading and chitin.missing:
             note(f"No store at {settings.store} yet (run `chitin init`); showing an empty store.")
         yield chitin
-        if reading:
-            report_problems(chitin)
+        progress.finish()
+        report_problems(chitin)
     finally:
         progress.finish()
         chitin.close()
