@@ -211,3 +211,56 @@ def test_parse_inverts_serialize(insight: Insight) -> None:
     back, layout = parse(text, fallback_id="x", fallback_type=None, fallback_time=NOW)
     assert back == insight
     assert serialize(back, layout) == text
+
+
+# ------------------------------------------------------------------ the fast reader
+
+
+def _as_yaml_reads(front: str) -> object:
+    from chitin.model.insight import format_timestamp
+
+    data = yaml.safe_load(front)
+    return {k: format_timestamp(v) if hasattr(v, "tzinfo") else v for k, v in data.items()}
+
+
+@settings(max_examples=200, deadline=None)
+@given(insights())
+def test_the_fast_reader_agrees_with_yaml(insight: Insight) -> None:
+    from chitin.store.markdown import _read_canonical
+
+    front = serialize(insight).split("---\n")[1]
+    fast = _read_canonical(front)
+    if fast is not None:
+        assert fast == _as_yaml_reads(front)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_text)
+def test_the_fast_reader_reads_text_as_yaml_does_or_declines(value: str) -> None:
+    from chitin.store.markdown import _read_canonical
+
+    for line in (f"source: {yaml_scalar(value)}", f"source: {value}", f"tags:\n- {value}"):
+        fast = _read_canonical(line)
+        if fast is not None:
+            assert fast == yaml.safe_load(line)
+
+
+def test_the_fast_reader_takes_canonical_files_and_declines_the_rest() -> None:
+    from chitin.store.markdown import _read_canonical
+
+    front = serialize(sample(source="a pairing session")).split("---\n")[1]
+    assert _read_canonical(front) == _as_yaml_reads(front)
+    for odd in (
+        "owner: ana",
+        "id: 123",
+        "source: yes",
+        "source: 'quoted'",
+        "# comment",
+        "confidence: 01",
+        "reinforcements: 010",
+        "created: 2026-11-29",
+        "tags: [a, b]",
+        "id: a\nid: b",
+        "source: x  # note",
+    ):
+        assert _read_canonical(odd) is None, odd

@@ -25,7 +25,7 @@ from chitin.model.insight import Insight
 from chitin.model.terms import stemmed_tokens
 from chitin.store import files
 from chitin.store.files import FileStat, Folder
-from chitin.store.repository import load_file
+from chitin.store.repository import load_insight
 
 SCHEMA_VERSION = 2
 CACHE_DIR = ".chitin"
@@ -140,7 +140,7 @@ class Cache:
 
     def _load(self, path: str, directory: str, stat: FileStat, now_ns: int) -> bool:
         try:
-            insight, _ = load_file(self.root, path, stat)
+            insight = load_insight(self.root, path, stat)
         except (ChitinError, OSError, UnicodeDecodeError) as error:
             self.record_problem(path, directory, stat, _describe(error))
             return False

@@ -239,7 +239,13 @@ def parse_timestamp(name: str, value: object) -> datetime:
     return moment.astimezone(UTC)
 
 
+_CANONICAL_STAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
+
+
 def canonical_timestamp(name: str, value: object) -> str:
+    if isinstance(value, str) and _CANONICAL_STAMP.fullmatch(value):
+        parse_timestamp(name, value)  # still refuse impossible dates such as month 13
+        return value
     return format_timestamp(parse_timestamp(name, value))
 
 

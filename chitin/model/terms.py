@@ -3,6 +3,7 @@ detection (to score them), so that both see exactly the same terms."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 _SPLIT = re.compile(r"\W+", re.ASCII)
@@ -58,6 +59,7 @@ def tokens(text: str) -> set[str]:
     return {word for word in words(text) if len(word) >= MIN_TOKEN_LENGTH}
 
 
+@functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     mapped = _STEM_MAP.get(word)
     if mapped is not None:

@@ -11,7 +11,7 @@ from chitin.model.insight import Insight, format_timestamp
 from chitin.store import files
 from chitin.store.files import FileStat, WriteLock, atomic_write, restoring, stat_of
 from chitin.store.git import Git
-from chitin.store.markdown import DEFAULT_LAYOUT, Layout, parse, serialize
+from chitin.store.markdown import DEFAULT_LAYOUT, Layout, parse, read_insight, serialize
 
 CONFIG_FILE = "chitin.yaml"
 GITIGNORE = ".chitin/\n"
@@ -144,20 +144,28 @@ def _prune_empty_parents(directory: Path, root: Path) -> None:
 
 
 def load_file(root: Path, path: str, stat: FileStat) -> tuple[Insight, Layout]:
-    """Parse the insight file at ``path`` (relative to ``root``).
+    """Parse the insight file at ``path`` (relative to ``root``), layout and all.
 
     A hand-made file may leave out its id (the file name is used), its type (the
     type folder is used) and its creation time (the file's modification time).
     """
+    insight, layout = parse((root / path).read_text(encoding="utf-8"), **_fallbacks(path, stat))
+    return insight.with_changes(archived=path.startswith(files.ARCHIVE_DIR + "/")), layout
+
+
+def load_insight(root: Path, path: str, stat: FileStat) -> Insight:
+    """The insight at ``path``, for readers such as the cache that never write it back."""
+    insight = read_insight((root / path).read_text(encoding="utf-8"), **_fallbacks(path, stat))
+    return insight.with_changes(archived=path.startswith(files.ARCHIVE_DIR + "/"))
+
+
+def _fallbacks(path: str, stat: FileStat) -> dict[str, Any]:
     from datetime import UTC, datetime
 
-    text = (root / path).read_text(encoding="utf-8")
     parts = path.split("/")
     modified = datetime.fromtimestamp(stat[0] / 1e9, tz=UTC)
-    insight, layout = parse(
-        text,
-        fallback_id=Path(path).stem,
-        fallback_type=parts[1] if len(parts) > 2 else None,
-        fallback_time=format_timestamp(modified),
-    )
-    return insight.with_changes(archived=parts[0] == files.ARCHIVE_DIR), layout
+    return {
+        "fallback_id": Path(path).stem,
+        "fallback_type": parts[1] if len(parts) > 2 else None,
+        "fallback_time": format_timestamp(modified),
+    }
