@@ -27,7 +27,7 @@ def _entry_json(number: int, entry: Entry) -> dict[str, Any]:
     }
 
 
-@click.command()
+@click.command(short_help="Show how an insight changed, from git log.")
 @click.argument("insight_id", metavar="ID")
 @click.option("--limit", type=click.IntRange(min=1), help="Only the newest N commits.")
 @format_option
@@ -55,7 +55,7 @@ def history(ctx: click.Context, insight_id: str, limit: int | None, fmt: str) ->
     click.echo("\n".join(lines))
 
 
-@click.command()
+@click.command(short_help="Show the newest changes across the store.")
 @click.option("--days", type=click.IntRange(min=1), help="Only changes of the last N days.")
 @click.option(
     "--limit", type=click.IntRange(min=1), default=20, show_default=True, help="At most N changes."

@@ -28,7 +28,7 @@ def get(ctx: click.Context, insight_id: str, fmt: str) -> None:
 @click.option("--type", "types", metavar="TYPES", help=f"Comma list of: {', '.join(TYPES)}.")
 @click.option("--tags", help="Comma list; an insight with any of them matches.")
 @click.option("--provenance", metavar="|".join(PROVENANCES), help="Only this provenance.")
-@click.option("--min-confidence", help="Only insights at least this confident (0 to 1).")
+@click.option("--min-confidence", metavar="0..1", help="Only insights at least this confident (0 to 1).")
 @click.option("--archived", is_flag=True, help="List archived insights instead.")
 @format_option
 @click.pass_context
@@ -57,7 +57,7 @@ def list_insights(
         click.echo(text.insight_list(found, archived))
 
 
-@click.command()
+@click.command(short_help="Count insights by type.")
 @format_option
 @click.pass_context
 def stats(ctx: click.Context, fmt: str) -> None:
@@ -81,7 +81,7 @@ def stats(ctx: click.Context, fmt: str) -> None:
         )
 
 
-@click.command()
+@click.command(short_help="Find insights whose claims share words with CLAIM.")
 @click.argument("claim")
 @click.option(
     "--threshold",

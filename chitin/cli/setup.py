@@ -7,7 +7,7 @@ import click
 from chitin.cli.context import Settings, emit_json, format_option, now, opened
 
 
-@click.command()
+@click.command(short_help="Create a store (idempotent).")
 @click.option("--seed", is_flag=True, help="Add the starter insights that ship with chitin.")
 @format_option
 @click.pass_context

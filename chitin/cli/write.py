@@ -46,10 +46,10 @@ def _read_stdin_object() -> dict[str, Any]:
     return data
 
 
-@click.command()
+@click.command(short_help="Add an insight; duplicates and conflicts are caught.")
 @click.option("--type", "type_", metavar="|".join(TYPES), help="The kind of insight.")
 @click.option("--claim", help="The insight itself, one sentence.")
-@click.option("--confidence", help="How sure you are, from 0 to 1.")
+@click.option("--confidence", metavar="0..1", help="How sure you are, from 0 to 1.")
 @click.option("--reasoning", help="How you arrived at it.")
 @click.option("--context", help="When it applies.")
 @click.option("--limitations", help="When it breaks down.")
@@ -112,11 +112,11 @@ def contribute(
     click.echo("\n".join(lines))
 
 
-@click.command()
+@click.command(short_help="Change fields of an insight ('' clears one).")
 @click.argument("insight_id", metavar="ID")
 @click.option("--type", "type_", metavar="|".join(TYPES), help="Change the type (moves the file).")
 @click.option("--claim", help="New claim.")
-@click.option("--confidence", help="New confidence, from 0 to 1.")
+@click.option("--confidence", metavar="0..1", help="New confidence, from 0 to 1.")
 @click.option("--reasoning", help="New reasoning ('' clears it).")
 @click.option("--context", help="New context ('' clears it).")
 @click.option("--limitations", help="New limitations ('' clears it).")
@@ -146,7 +146,7 @@ def update(
         click.echo(f"  note: {message}")
 
 
-@click.command()
+@click.command(short_help="Record that experience confirmed an insight.")
 @click.argument("insight_id", metavar="ID")
 @click.option("--source", help="What confirmed it.")
 @click.option("--evidence", metavar="|".join(EVIDENCE_KINDS), help="Kind of evidence.")
@@ -178,7 +178,7 @@ def _moved(result: Change, verb: str, fmt: str) -> None:
         click.echo(f"✓ {verb.capitalize()} insight: {result.insight.id}")
 
 
-@click.command()
+@click.command(short_help="Retire an insight to archive/ (a soft delete).")
 @click.argument("insight_id", metavar="ID")
 @format_option
 @click.pass_context
@@ -188,7 +188,7 @@ def archive(ctx: click.Context, insight_id: str, fmt: str) -> None:
         _moved(chitin.archive(insight_id), "archived", fmt)
 
 
-@click.command()
+@click.command(short_help="Bring an archived insight back.")
 @click.argument("insight_id", metavar="ID")
 @format_option
 @click.pass_context
@@ -198,7 +198,7 @@ def unarchive(ctx: click.Context, insight_id: str, fmt: str) -> None:
         _moved(chitin.unarchive(insight_id), "unarchived", fmt)
 
 
-@click.command()
+@click.command(short_help="Fold one insight into another, in one commit.")
 @click.argument("source_id", metavar="SOURCE")
 @click.argument("target_id", metavar="TARGET")
 @click.option("--claim", help="A new claim for the merged insight.")
