@@ -28,7 +28,7 @@ def get(ctx: click.Context, insight_id: str, fmt: str) -> None:
 @click.option("--type", "types", metavar="TYPES", help=f"Comma list of: {', '.join(TYPES)}.")
 @click.option("--tags", help="Comma list; an insight with any of them matches.")
 @click.option("--provenance", metavar="|".join(PROVENANCES), help="Only this provenance.")
-@click.option("--min-confidence", metavar="0..1", help="Only insights at least this confident (0 to 1).")
+@click.option("--min-confidence", metavar="0..1", help="Only insights at least this confident.")
 @click.option("--archived", is_flag=True, help="List archived insights instead.")
 @format_option
 @click.pass_context
