@@ -13,60 +13,29 @@ The cache can be deleted at any time; a damaged one is deleted and rebuilt.
 from __future__ import annotations
 
 import contextlib
-import os
-import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from chitin.errors import ChitinError
+from chitin.index.db import open_database
 from chitin.model.insight import Insight
 from chitin.model.terms import stemmed_tokens
 from chitin.store import files
 from chitin.store.files import FileStat, Folder
 from chitin.store.repository import load_insight
 
-SCHEMA_VERSION = 2
-CACHE_DIR = ".chitin"
-CACHE_FILE = "cache.sqlite3"
-# A file modified this close to the moment we record it could change again within the
-# same timestamp tick without its stat changing (git calls this "racily clean").
-# Such files are recorded as unknown, so the next sync reads them again.
-RACY_WINDOW_NS = 2_000_000_000
-
-# Column order equals Insight's field order, so rows become insights with ``_make``.
+# Column order equals Insight's field order, so a row becomes an insight in one step.
 _INSIGHT_COLUMNS = (
     "id, type, claim, confidence, created, updated, tags, provenance, source, condition, "
     "avoid, reinforcements, last_reinforced, reasoning, context, limitations, archived"
 )
 
-_SCHEMA = f"""
-CREATE TABLE dirs (path TEXT PRIMARY KEY, fingerprint INTEGER);
-CREATE TABLE entries (
-    rowid INTEGER PRIMARY KEY,
-    path TEXT NOT NULL UNIQUE,
-    dir TEXT NOT NULL,
-    mtime_ns INTEGER, ctime_ns INTEGER, size INTEGER, inode INTEGER,
-    error TEXT,
-    id TEXT, type TEXT, claim TEXT, confidence REAL, created TEXT, updated TEXT,
-    tags TEXT, provenance TEXT, source TEXT, condition TEXT, avoid INTEGER,
-    reinforcements INTEGER, last_reinforced TEXT, reasoning TEXT, context TEXT,
-    limitations TEXT, archived INTEGER
-);
-CREATE INDEX entries_dir ON entries (dir);
-CREATE INDEX entries_id ON entries (id);
-CREATE INDEX entries_order ON entries (archived, created DESC, id);
--- Covering indexes: stats and problem reports read these, never the wide rows.
-CREATE INDEX entries_live ON entries (archived, error, type, confidence);
-CREATE INDEX entries_errors ON entries (path, error) WHERE error IS NOT NULL;
--- Conflict and similarity candidates: each insight's claim terms (tokens and stems).
-CREATE VIRTUAL TABLE claim_terms USING fts5 (
-    terms, detail = none, tokenize = "unicode61 tokenchars '_'"
-);
-CREATE VIRTUAL TABLE claim_vocab USING fts5vocab (claim_terms, row);
-PRAGMA user_version = {SCHEMA_VERSION};
-"""
+# A file modified this close to the moment we record it could change again within the
+# same timestamp tick without its stat changing (git calls this "racily clean").
+# Such files are recorded as unknown, so the next sync reads them again.
+RACY_WINDOW_NS = 2_000_000_000
 
 _TAG_SEPARATOR = "\n"
 Progress = Callable[[int, int], None]  # tags never hold a newline: parse_tags folds white space
@@ -84,7 +53,7 @@ class Cache:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.db = _open(root)
+        self.db = open_database(root)
 
     def close(self) -> None:
         self.db.close()
@@ -209,10 +178,6 @@ class Cache:
         ).fetchall():
             self._delete(rowid)
         self.db.execute("DELETE FROM dirs WHERE path = ?", (directory,))
-
-    def invalidate_dir(self, directory: str) -> None:
-        """Make the next sync compare this folder file by file."""
-        self.db.execute("UPDATE dirs SET fingerprint = NULL WHERE path = ?", (directory,))
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -355,78 +320,6 @@ class Cache:
 
 
 # ------------------------------------------------------------------ helpers
-
-
-def _open(root: Path) -> sqlite3.Connection:
-    """Open (creating or rebuilding as needed) the cache; in memory if it cannot be written."""
-    path = root / CACHE_DIR / CACHE_FILE
-    try:
-        _prepare_dir(root / CACHE_DIR)
-        return _connect(path)
-    except sqlite3.DatabaseError:
-        _delete_cache(path)
-        try:
-            return _connect(path)
-        except (sqlite3.DatabaseError, OSError):
-            return _connect(None)
-    except OSError:
-        return _connect(None)
-
-
-def _prepare_dir(directory: Path) -> None:
-    directory.mkdir(exist_ok=True)
-    ignore = directory / ".gitignore"
-    if not ignore.exists():
-        # The folder ignores itself, even in a repository whose .gitignore forgot it.
-        ignore.write_text("*\n", encoding="utf-8")
-
-
-def _connect(path: Path | None) -> sqlite3.Connection:
-    db = sqlite3.connect(
-        ":memory:" if path is None else str(path),
-        timeout=30,
-        isolation_level=None,
-        check_same_thread=False,
-    )
-    try:
-        if path is not None:
-            db.execute("PRAGMA journal_mode = WAL")
-            db.execute("PRAGMA synchronous = NORMAL")
-        version = db.execute("PRAGMA user_version").fetchone()[0]
-        if version != SCHEMA_VERSION:
-            _reset_schema(db)
-    except BaseException:
-        db.close()
-        raise
-    return db
-
-
-def _reset_schema(db: sqlite3.Connection) -> None:
-    db.execute("BEGIN IMMEDIATE")
-    version = db.execute("PRAGMA user_version").fetchone()[0]
-    if version == SCHEMA_VERSION:  # another process built it while we waited
-        db.execute("COMMIT")
-        return
-    tables = [
-        row[0]
-        for row in db.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
-            "AND name NOT LIKE '%_data' AND name NOT LIKE '%_idx' AND name NOT LIKE '%_config' "
-            "AND name NOT LIKE '%_docsize' AND name NOT LIKE '%_content'"
-        )
-    ]
-    for table in tables:
-        db.execute(f'DROP TABLE IF EXISTS "{table}"')
-    for statement in _SCHEMA.split(";"):
-        if statement.strip():
-            db.execute(statement)
-    db.execute("COMMIT")
-
-
-def _delete_cache(path: Path) -> None:
-    for suffix in ("", "-wal", "-shm"):
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(f"{path}{suffix}")
 
 
 def _fingerprint(folder: Folder) -> int:

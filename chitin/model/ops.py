@@ -10,7 +10,6 @@ from typing import Any
 
 from chitin.errors import ValidationError
 from chitin.model.insight import (
-    TEXT_FIELDS,
     Insight,
     check_confidence,
     check_provenance,
@@ -158,14 +157,3 @@ def merged(source: Insight, target: Insight, claim: str | None, now: str) -> Ins
         last_reinforced=last,
         updated=now,
     )
-
-
-__all__ = [
-    "CONTRIBUTE_FIELDS",
-    "TEXT_FIELDS",
-    "UPDATE_FIELDS",
-    "merged",
-    "new_insight",
-    "reinforced",
-    "updated_insight",
-]

@@ -27,15 +27,12 @@ One key per line also keeps git's three-way merges line-local.
 
 from __future__ import annotations
 
-import json
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from chitin.errors import ValidationError
 from chitin.model.ids import check_id
 from chitin.model.insight import (
-    PROVENANCES,
     TEXT_FIELDS,
     TYPES,
     Insight,
@@ -48,6 +45,7 @@ from chitin.model.insight import (
     check_type,
     parse_tags,
 )
+from chitin.store.frontmatter import read_frontmatter, yaml_scalar
 
 KEY_ORDER: tuple[str, ...] = (
     "id",
@@ -71,8 +69,7 @@ SECTION_TITLES: dict[str, str] = {
 _CLAIM = ("claim", "")
 
 
-@dataclass(frozen=True)
-class Layout:
+class Layout(NamedTuple):
     """What a person added around the known fields, kept for the next rewrite.
 
     ``extra_keys`` are raw frontmatter chunks (a key line plus its continuation
@@ -149,37 +146,6 @@ def _unescape(text: str) -> str:
     return re.sub(r"(?m)^\\(\\*## )", r"\1", text)
 
 
-_PLAIN_START = re.compile(r"^[A-Za-z0-9_(./$~+=<^]")
-_NOT_PRINTABLE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")
-
-
-def yaml_scalar(value: str) -> str:
-    """A YAML scalar for ``value``: plain when that reads back unchanged, else double-quoted."""
-    if _is_plain_safe(value):
-        return value
-    quoted = json.dumps(value, ensure_ascii=False)
-    return _NOT_PRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", quoted)
-
-
-def _is_plain_safe(value: str) -> bool:
-    if not value or value != value.strip() or not _PLAIN_START.match(value):
-        return False
-    if any(ch < " " for ch in value) or _NOT_PRINTABLE.search(value):
-        return False
-    if ": " in value or " #" in value or value.endswith(":"):
-        return False
-    return _resolves_to_str(value)
-
-
-def _resolves_to_str(value: str) -> bool:
-    import yaml
-
-    tag = yaml.resolver.Resolver().resolve(  # type: ignore[no-untyped-call]
-        yaml.ScalarNode, value, (True, False)
-    )
-    return bool(tag == "tag:yaml.org,2002:str")
-
-
 # ---------------------------------------------------------------- reading
 
 _FENCE = re.compile(r"^---[ \t]*$", re.MULTILINE)
@@ -198,7 +164,9 @@ def parse(
     Raises ValidationError naming the field that is wrong.
     """
     front, body = _split(text)
-    insight = _insight_from(_frontmatter(front), body, fallback_id, fallback_type, fallback_time)
+    insight = _insight_from(
+        read_frontmatter(front), body, fallback_id, fallback_type, fallback_time
+    )
     return insight, Layout(extra_keys=_extra_chunks(front), body=_body_layout(body))
 
 
@@ -207,12 +175,7 @@ def read_insight(
 ) -> Insight:
     """Like ``parse``, without the layout: for readers that never write the file back."""
     front, body = _split(text)
-    return _insight_from(_frontmatter(front), body, fallback_id, fallback_type, fallback_time)
-
-
-def _frontmatter(front: str) -> dict[str, Any]:
-    data = _read_canonical(front)
-    return _load_yaml(front) if data is None else data
+    return _insight_from(read_frontmatter(front), body, fallback_id, fallback_type, fallback_time)
 
 
 def _split(text: str) -> tuple[str, str]:
@@ -223,96 +186,6 @@ def _split(text: str) -> tuple[str, str]:
     if end is None:
         raise ValidationError("frontmatter", "frontmatter has no closing '---' line")
     return text[4 : end.start()], text[end.end() + 1 :]
-
-
-# ---------------------------------------------------------------- the fast path
-#
-# Nearly every file is one chitin wrote, in the canonical form above. Reading that form
-# line by line is ~10× faster than PyYAML, whose object construction runs in Python even
-# with the C loader; rebuilding the cache of 100,000 insights depends on it. Any line
-# this reader is not sure about (quotes, comments, unknown keys, odd numbers) sends the
-# whole frontmatter to PyYAML, and a property test checks that both agree.
-
-_SAFE_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9 _.,;()/'!?&+=<>@$%*~-]*")
-# YAML 1.1 reads these words as booleans or null, not as text.
-_YAML_WORDS = frozenset({"y", "n", "yes", "no", "on", "off", "true", "false", "null"})
-_CONFIDENCE = re.compile(r"(?:0|1)(?:\.[0-9]+)?")
-_COUNT = re.compile(r"0|[1-9][0-9]*")
-_STAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
-
-
-def _safe_text(value: str) -> str | None:
-    if _SAFE_TEXT.fullmatch(value) and value[-1] != " " and value.lower() not in _YAML_WORDS:
-        return value
-    return None
-
-
-def _choice(allowed: tuple[str, ...]) -> Any:
-    return lambda value: value if value in allowed else None
-
-
-_FAST_VALUES: dict[str, Any] = {
-    "id": _safe_text,
-    "type": _choice(TYPES),
-    "confidence": lambda v: float(v) if _CONFIDENCE.fullmatch(v) else None,
-    "provenance": _choice(PROVENANCES),
-    "source": _safe_text,
-    "condition": _safe_text,
-    "avoid": lambda v: {"true": True, "false": False}.get(v),
-    "reinforcements": lambda v: int(v) if _COUNT.fullmatch(v) else None,
-    "created": lambda v: v if _STAMP.fullmatch(v) else None,
-    "updated": lambda v: v if _STAMP.fullmatch(v) else None,
-    "last_reinforced": lambda v: v if _STAMP.fullmatch(v) else None,
-}
-
-
-def _read_canonical(front: str) -> dict[str, Any] | None:
-    """The frontmatter as PyYAML would read it, if it is in chitin's own form; else None."""
-    data: dict[str, Any] = {}
-    lines = front.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    index = 0
-    parsed: Any
-    while index < len(lines):
-        key, _, value = lines[index].partition(": ")
-        index += 1
-        if key == "tags:" and not value:
-            tags = []
-            while index < len(lines) and lines[index].startswith("- "):
-                tag = _safe_text(lines[index][2:])
-                if tag is None:
-                    return None
-                tags.append(tag)
-                index += 1
-            key, parsed = "tags", tags or None
-        else:
-            reader = _FAST_VALUES.get(key)
-            parsed = reader(value) if reader is not None and value else None
-        if parsed is None or key in data:
-            return None
-        data[key] = parsed
-    return data
-
-
-def _load_yaml(front: str) -> dict[str, Any]:
-    import yaml
-
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    try:
-        data = yaml.load(front, Loader=loader)  # a safe loader (C or Python)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" (line {mark.line + 2})" if mark is not None else ""
-        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
-        raise ValidationError(
-            "frontmatter", f"frontmatter YAML does not parse{where}: {problem}"
-        ) from None
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        raise ValidationError("frontmatter", "frontmatter must be a mapping of keys to values")
-    return data
 
 
 def _insight_from(
