@@ -37,6 +37,13 @@ _INSIGHT_COLUMNS = (
 # Such files are recorded as unknown, so the next sync reads them again.
 RACY_WINDOW_NS = 2_000_000_000
 
+_ROW_COLUMNS = ("path, dir, mtime_ns, ctime_ns, size, inode, error, " + _INSIGHT_COLUMNS).split(
+    ", "
+)
+_INSERT = (
+    f"INSERT INTO entries ({', '.join(_ROW_COLUMNS)}) VALUES ({', '.join('?' * len(_ROW_COLUMNS))})"
+)
+_UPDATE = f"UPDATE entries SET {', '.join(f'{c} = ?' for c in _ROW_COLUMNS)} WHERE rowid = ?"
 _TAG_SEPARATOR = "\n"
 Progress = Callable[[int, int], None]  # tags never hold a newline: parse_tags folds white space
 
@@ -100,68 +107,58 @@ class Cache:
             path = f"{directory}/{name}"
             seen.add(path)
             previous = known.get(path)
-            if previous is None or previous[1] != stat:
-                racy |= self._load(path, directory, stat, now_ns)
+            if previous is None:
+                racy |= self._load(path, stat, now_ns, None)
+            elif previous[1] != stat:
+                racy |= self._load(path, stat, now_ns, previous[0])
         for path, (rowid, _) in known.items():
             if path not in seen:
                 self._delete(rowid)
         return racy
 
-    def _load(self, path: str, directory: str, stat: FileStat, now_ns: int) -> bool:
+    def _load(self, path: str, stat: FileStat, now_ns: int, rowid: int | None) -> bool:
         try:
             insight = load_insight(self.root, path, stat)
         except (ChitinError, OSError, UnicodeDecodeError) as error:
-            self.record_problem(path, directory, stat, _describe(error))
+            self._store(path, stat, _describe(error), None, rowid)
             return False
-        return self.record(path, insight, stat, now_ns)
+        return self._store_insight(path, insight, stat, now_ns, rowid)
 
-    def record(
-        self, path: str, insight: Insight, stat: FileStat, now_ns: int | None = None
+    def record(self, path: str, insight: Insight, stat: FileStat) -> bool:
+        """Store what chitin just wrote to ``path``. Returns True when it is racily recent."""
+        row = self.db.execute("SELECT rowid FROM entries WHERE path = ?", (path,)).fetchone()
+        return self._store_insight(path, insight, stat, time.time_ns(), row[0] if row else None)
+
+    def _store_insight(
+        self, path: str, insight: Insight, stat: FileStat, now_ns: int, rowid: int | None
     ) -> bool:
-        """Store what ``path`` holds. Returns True when the file is racily recent."""
-        now_ns = time.time_ns() if now_ns is None else now_ns
         racy = stat[0] >= now_ns - RACY_WINDOW_NS
         if racy:
             stat = (stat[0], stat[1], -1, stat[3])  # never equals a real stat: re-read next time
-        values = _row_values(insight)
-        directory = path.rsplit("/", 1)[0]
-        rowid = self._upsert(path, directory, stat, None, values)
-        self.db.execute("DELETE FROM claim_terms WHERE rowid = ?", (rowid,))
+        rowid = self._store(path, stat, None, insight, rowid)
         self.db.execute(
             "INSERT INTO claim_terms (rowid, terms) VALUES (?, ?)",
             (rowid, " ".join(sorted(stemmed_tokens(insight.claim)))),
         )
         return racy
 
-    def record_problem(self, path: str, directory: str, stat: FileStat, error: str) -> None:
-        rowid = self._upsert(path, directory, stat, error, (None,) * 17)
-        self.db.execute("DELETE FROM claim_terms WHERE rowid = ?", (rowid,))
-
-    def _upsert(
-        self, path: str, directory: str, stat: FileStat, error: str | None, values: tuple[Any, ...]
+    def _store(
+        self,
+        path: str,
+        stat: FileStat,
+        error: str | None,
+        insight: Insight | None,
+        rowid: int | None,
     ) -> int:
-        row = self.db.execute("SELECT rowid FROM entries WHERE path = ?", (path,)).fetchone()
-        params = (path, directory, *stat, error, *values)
-        if row is None:
-            cursor = self.db.execute(
-                f"INSERT INTO entries (path, dir, mtime_ns, ctime_ns, size, inode, error, "
-                f"{_INSIGHT_COLUMNS}) VALUES ({', '.join('?' * 24)})",
-                params,
-            )
+        """Insert (``rowid`` None) or replace the row for ``path``; its terms are dropped."""
+        values = _row_values(insight) if insight is not None else (None,) * 17
+        params = (path, path.rsplit("/", 1)[0], *stat, error, *values)
+        if rowid is None:
+            cursor = self.db.execute(_INSERT, params)
             return int(cursor.lastrowid or 0)
-        columns = [
-            "path",
-            "dir",
-            "mtime_ns",
-            "ctime_ns",
-            "size",
-            "inode",
-            "error",
-            *_INSIGHT_COLUMNS.split(", "),
-        ]
-        assignments = ", ".join(f"{c} = ?" for c in columns)
-        self.db.execute(f"UPDATE entries SET {assignments} WHERE rowid = ?", (*params, row[0]))
-        return int(row[0])
+        self.db.execute(_UPDATE, (*params, rowid))
+        self.db.execute("DELETE FROM claim_terms WHERE rowid = ?", (rowid,))
+        return rowid
 
     def forget(self, path: str) -> None:
         row = self.db.execute("SELECT rowid FROM entries WHERE path = ?", (path,)).fetchone()

@@ -76,30 +76,25 @@ def _allowed(values: tuple[str, ...]) -> str:
     return ", ".join(values)
 
 
-def check_type(value: object) -> str:
-    if not isinstance(value, str) or value not in TYPES:
-        raise ValidationError("type", f"invalid type {value!r} (allowed: {_allowed(TYPES)})")
+def _check_choice(field: str, value: object, allowed: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in allowed:
+        raise ValidationError(field, f"invalid {field} {value!r} (allowed: {_allowed(allowed)})")
     return value
+
+
+def check_type(value: object) -> str:
+    return _check_choice("type", value, TYPES)
 
 
 def check_provenance(value: object) -> str | None:
-    if value is None or value == "":
-        return None
-    if not isinstance(value, str) or value not in PROVENANCES:
-        raise ValidationError(
-            "provenance", f"invalid provenance {value!r} (allowed: {_allowed(PROVENANCES)})"
-        )
-    return value
+    """A provenance, or None for none (an empty text clears it)."""
+    return None if value is None or value == "" else _check_choice("provenance", value, PROVENANCES)
 
 
 def check_evidence(value: object) -> str | None:
-    if value is None or value == "":
-        return None
-    if not isinstance(value, str) or value not in EVIDENCE_KINDS:
-        raise ValidationError(
-            "evidence", f"invalid evidence {value!r} (allowed: {_allowed(EVIDENCE_KINDS)})"
-        )
-    return value
+    return (
+        None if value is None or value == "" else _check_choice("evidence", value, EVIDENCE_KINDS)
+    )
 
 
 def check_confidence(value: object) -> float:
