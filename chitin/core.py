@@ -9,25 +9,35 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from chitin.errors import AmbiguousIdError, NotFoundError, StateError, StoreError
-from chitin.index.cache import Cache, Problem, Progress
+from chitin.index import usage
+from chitin.index.cache import Cache, Filters, Problem, Progress
+from chitin.index.fulltext import COMMON_TERM_FLOOR, COMMON_TERM_SHARE
 from chitin.model import ops
 from chitin.model.ids import check_id, new_id
-from chitin.model.insight import TYPES, Insight, check_evidence, check_provenance, parse_tags
+from chitin.model.insight import (
+    TYPES,
+    Insight,
+    check_evidence,
+    check_provenance,
+    format_timestamp,
+    parse_tags,
+)
 from chitin.model.terms import stemmed_tokens, tokens
-from chitin.retrieval import conflicts
+from chitin.retrieval import conflicts, engine
 from chitin.retrieval.conflicts import Candidate, Match
+from chitin.retrieval.context import detect_category
+from chitin.retrieval.engine import Retrieval
+from chitin.retrieval.scoring import DEFAULT_SHAPE, Settings, Shape, base_strength
 from chitin.store import files, history
 from chitin.store.history import Entry, commit_message
 from chitin.store.repository import Store, load_file
 
-# Candidate generation skips claim terms shared by more than this share of insights.
-COMMON_TERM_SHARE = 0.10
-COMMON_TERM_FLOOR = 1000
 # contribute's check scores at most this many insights of each kind (overlapping in
 # words, or holding an opposing term), those sharing the most words first: it reports
 # a handful of duplicates and at most five conflicts, and the best are among these.
@@ -65,14 +75,15 @@ class Stats:
 class Chitin:
     """One store, opened for one command. ``agent`` names the committer fallback."""
 
-    def __init__(
-        self, root: Path, agent: str | None = None, progress: Progress | None = None
-    ) -> None:
+    def __init__(self, root: Path, agent: str | None = None, progress: Progress | None = None,
+                 shape: Shape = DEFAULT_SHAPE) -> None:  # fmt: skip
         self.root = root
         self.agent = agent
         self.progress = progress
+        self.shape = shape  # another shape is for evaluating the scoring only
         self.store = Store(root, agent)
         self._cache: Cache | None = None
+        self.usage_recorded = True
 
     def close(self) -> None:
         if self._cache is not None:
@@ -88,7 +99,7 @@ class Chitin:
     def cache(self) -> Cache:
         """The cache, in step with the files as of the first use in this command."""
         if self._cache is None:
-            self._cache = Cache(self.root)
+            self._cache = Cache(self.root, lambda i: base_strength(i, self.shape))
             self._cache.sync(self.progress)
         return self._cache
 
@@ -182,18 +193,10 @@ class Chitin:
         min_confidence: float | None = None,
         archived: bool = False,
     ) -> list[Insight]:
-        type_list = _type_filter(types)
-        wanted_tags = {t.lower() for t in parse_tags(tags)}
-        if provenance is not None:
-            check_provenance(provenance)
-        if self.missing:
-            return []
-        found = self.cache.select(
-            archived=archived, types=type_list, provenance=provenance, min_confidence=min_confidence
+        filters = _filters(types, tags, min_confidence, archived)._replace(
+            provenance=check_provenance(provenance)
         )
-        if wanted_tags:
-            found = [i for i in found if any(t.lower() in wanted_tags for t in i.tags)]
-        return found
+        return [] if self.missing else self.cache.select(filters)
 
     def stats(self) -> Stats:
         if self.missing:
@@ -249,6 +252,35 @@ class Chitin:
             shared, _ = self.cache.term_matches(terms, COMMON_TERM_SHARE, COMMON_TERM_FLOOR)
             opposed = {row: shared.get(row, 0) for row in opposed}
         return self._candidates(rows | _most_shared(opposed, 0, CONFLICT_CANDIDATES))
+
+    # -------------------------------------------------------------- retrieval
+
+    def settings(self) -> Settings:
+        """Scoring settings, with the overrides of the store's chitin.yaml."""
+        config = self.store.config() if not self.missing else {}
+        return replace(Settings.from_config(config), shape=self.shape)
+
+    def retrieve(self, query: str, now: datetime, *, max_results: int = 15,
+                 types: str | None = None, tags: str | None = None,
+                 min_confidence: float | None = None) -> Retrieval:  # fmt: skip
+        """The insights that matter for ``query``, best first. Never commits; the
+        retrieval time of each result is noted in .chitin/."""
+        filters = _filters(types, tags, min_confidence)
+        settings = self.settings()
+        if self.missing:
+            return Retrieval(detect_category(query), [], None)
+        found = engine.retrieve(self.cache, query, now=now, settings=settings,
+                                max_results=max_results, filters=filters)  # fmt: skip
+        stamp = format_timestamp(now)
+        self.usage_recorded = usage.record(self.root, (r.insight.id for r in found.ranked), stamp)
+        return found
+
+    def snapshot_time(self) -> tuple[str | None, datetime]:
+        """The store's commit and its time: what ``render`` is a function of."""
+        commit = None if self.missing else self.store.git.head()
+        if commit is None:
+            return None, datetime.fromtimestamp(0, tz=UTC)
+        return commit, self.store.git.commit_time(commit)
 
     # -------------------------------------------------------------- writing
 
@@ -412,12 +444,14 @@ def _most_shared(counts: Mapping[int, int], need: int, limit: int | None) -> set
     return {row for _, row in kept}
 
 
-def _type_filter(types: str | None) -> list[str]:
-    if not types:
-        return []
+def _filters(types: str | None, tags: str | None, min_confidence: float | None,
+             archived: bool = False) -> Filters:  # fmt: skip
+    """Filters from the command line's comma lists, validated."""
     from chitin.model.insight import check_type
 
-    return [check_type(t.strip()) for t in types.split(",") if t.strip()]
+    kinds = tuple(check_type(t.strip()) for t in (types or "").split(",") if t.strip())
+    return Filters(archived=archived, types=kinds, min_confidence=min_confidence,
+                   tags=parse_tags(tags))  # fmt: skip
 
 
 def _short(text: str, width: int = 60) -> str:

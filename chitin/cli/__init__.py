@@ -28,6 +28,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "list": ("chitin.cli.read", "list_insights"),
     "stats": ("chitin.cli.read", "stats"),
     "similar": ("chitin.cli.read", "similar"),
+    "retrieve": ("chitin.cli.retrieve", "retrieve"),
+    "render": ("chitin.cli.retrieve", "render"),
     "history": ("chitin.cli.log", "history"),
     "changelog": ("chitin.cli.log", "changelog"),
 }
@@ -121,6 +123,7 @@ def cli(ctx: click.Context, store: str | None, debug: bool) -> None:
 
     \b
     Start:   chitin init --seed
+    Recall:  chitin retrieve --query "what I am about to do"
     Learn:   chitin contribute --type skill --claim "..." --confidence 0.8
     Confirm: chitin reinforce <id>
     Browse:  chitin list, chitin get <id>, chitin history <id>

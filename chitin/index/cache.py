@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from chitin.errors import ChitinError
+from chitin.index import fulltext
 from chitin.index.db import open_database
 from chitin.model.insight import Insight
 from chitin.model.terms import stemmed_tokens
@@ -37,15 +38,51 @@ _INSIGHT_COLUMNS = (
 # Such files are recorded as unknown, so the next sync reads them again.
 RACY_WINDOW_NS = 2_000_000_000
 
-_ROW_COLUMNS = ("path, dir, mtime_ns, ctime_ns, size, inode, error, " + _INSIGHT_COLUMNS).split(
-    ", "
-)
+_ROW_COLUMNS = [
+    *["path", "dir", "mtime_ns", "ctime_ns", "size", "inode", "error"],
+    *_INSIGHT_COLUMNS.split(", "),
+    "strength",
+]
 _INSERT = (
     f"INSERT INTO entries ({', '.join(_ROW_COLUMNS)}) VALUES ({', '.join('?' * len(_ROW_COLUMNS))})"
 )
 _UPDATE = f"UPDATE entries SET {', '.join(f'{c} = ?' for c in _ROW_COLUMNS)} WHERE rowid = ?"
 _TAG_SEPARATOR = "\n"
 Progress = Callable[[int, int], None]  # tags never hold a newline: parse_tags folds white space
+
+
+class Filters(NamedTuple):
+    """Which insights a query looks at; the default is every live (unarchived) one."""
+
+    archived: bool | None = False
+    types: tuple[str, ...] = ()
+    provenance: str | None = None
+    min_confidence: float | None = None
+    tags: tuple[str, ...] = ()  # any of them, whole tags, ignoring (ASCII) case
+
+    def sql(self, prefix: str = "") -> tuple[str, list[Any]]:
+        clauses = [f"{prefix}error IS NULL"]
+        args: list[Any] = []
+        if self.archived is not None:
+            clauses.append(f"{prefix}archived = ?")
+            args.append(int(self.archived))
+        if self.types:
+            clauses.append(f"{prefix}type IN ({', '.join('?' * len(self.types))})")
+            args.extend(self.types)
+        if self.provenance is not None:
+            clauses.append(f"{prefix}provenance = ?")
+            args.append(self.provenance)
+        if self.min_confidence is not None:
+            clauses.append(f"{prefix}confidence >= ?")
+            args.append(self.min_confidence)
+        if self.tags:
+            held = f"lower(char(10) || {prefix}tags || char(10))"
+            clauses.append("(" + " OR ".join(f"instr({held}, ?) > 0" for _ in self.tags) + ")")
+            args.extend(f"\n{tag.lower()}\n" for tag in self.tags)
+        return " AND ".join(clauses), args
+
+
+LIVE = Filters()
 
 
 class Problem(NamedTuple):
@@ -58,8 +95,11 @@ class Problem(NamedTuple):
 class Cache:
     """Queries over the store's insights, kept in step with the files by ``sync``."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, strength: Callable[[Insight], float]) -> None:
+        """``strength`` rates an insight apart from any query; it is kept per row so that
+        the strongest insights can be found without computing it for every one."""
         self.root = root
+        self.strength = strength
         self.db = open_database(root)
 
     def close(self) -> None:
@@ -140,6 +180,7 @@ class Cache:
             "INSERT INTO claim_terms (rowid, terms) VALUES (?, ?)",
             (rowid, " ".join(sorted(stemmed_tokens(insight.claim)))),
         )
+        self.db.execute(fulltext.INSERT, (rowid, *fulltext.document(insight)))
         return racy
 
     def _store(
@@ -151,14 +192,20 @@ class Cache:
         rowid: int | None,
     ) -> int:
         """Insert (``rowid`` None) or replace the row for ``path``; its terms are dropped."""
-        values = _row_values(insight) if insight is not None else (None,) * 17
+        values = (None,) * 18
+        if insight is not None:
+            values = (*_row_values(insight), self.strength(insight))
         params = (path, path.rsplit("/", 1)[0], *stat, error, *values)
         if rowid is None:
             cursor = self.db.execute(_INSERT, params)
             return int(cursor.lastrowid or 0)
         self.db.execute(_UPDATE, (*params, rowid))
-        self.db.execute("DELETE FROM claim_terms WHERE rowid = ?", (rowid,))
+        self._drop_terms(rowid)
         return rowid
+
+    def _drop_terms(self, rowid: int) -> None:
+        self.db.execute("DELETE FROM claim_terms WHERE rowid = ?", (rowid,))
+        self.db.execute("DELETE FROM search WHERE rowid = ?", (rowid,))
 
     def forget(self, path: str) -> None:
         row = self.db.execute("SELECT rowid FROM entries WHERE path = ?", (path,)).fetchone()
@@ -167,7 +214,7 @@ class Cache:
 
     def _delete(self, rowid: int) -> None:
         self.db.execute("DELETE FROM entries WHERE rowid = ?", (rowid,))
-        self.db.execute("DELETE FROM claim_terms WHERE rowid = ?", (rowid,))
+        self._drop_terms(rowid)
 
     def _forget_dir(self, directory: str) -> None:
         for (rowid,) in self.db.execute(
@@ -202,7 +249,7 @@ class Cache:
 
     def ids_matching(self, prefix: str, archived: bool | None) -> list[tuple[str, bool]]:
         """(id, archived) of insights whose id is ``prefix``, or else starts with it."""
-        scope, params = _scope(archived)
+        scope, params = Filters(archived=archived).sql()
         exact = self.db.execute(
             f"SELECT id, archived FROM entries WHERE id = ? AND {scope}", (prefix, *params)
         ).fetchall()
@@ -232,38 +279,46 @@ class Cache:
         ).fetchone()
         return _to_insight(row) if row else None
 
-    def select(
-        self,
-        *,
-        archived: bool | None = False,
-        types: Iterable[str] = (),
-        provenance: str | None = None,
-        min_confidence: float | None = None,
-        rowids: Iterable[int] | None = None,
-    ) -> list[Insight]:
+    def select(self, filters: Filters = LIVE, rowids: Iterable[int] | None = None
+               ) -> list[Insight]:  # fmt: skip
         """Insights newest first (ties by id), filtered in SQL."""
-        scope, params = _scope(archived)
-        clauses = [scope]
-        args: list[Any] = list(params)
-        type_list = list(types)
-        if type_list:
-            clauses.append(f"type IN ({', '.join('?' * len(type_list))})")
-            args.extend(type_list)
-        if provenance is not None:
-            clauses.append("provenance = ?")
-            args.append(provenance)
-        if min_confidence is not None:
-            clauses.append("confidence >= ?")
-            args.append(min_confidence)
+        where, args = filters.sql()
         if rowids is not None:
-            clauses.append("rowid IN (SELECT value FROM json_each(?))")
+            where += " AND rowid IN (SELECT value FROM json_each(?))"
             args.append("[" + ",".join(str(r) for r in rowids) + "]")
         rows = self.db.execute(
-            f"SELECT {_INSIGHT_COLUMNS} FROM entries WHERE {' AND '.join(clauses)} "
-            "ORDER BY created DESC, id",
-            args,
+            f"SELECT {_INSIGHT_COLUMNS} FROM entries WHERE {where} ORDER BY created DESC, id", args
         )
         return [_to_insight(row) for row in rows]
+
+    def search(self, expression: str, weights: tuple[float, ...], limit: int,
+               filters: Filters = LIVE) -> list[tuple[float, Insight]]:  # fmt: skip
+        """The ``limit`` best BM25 matches of an FTS5 ``expression``, as (score, insight),
+        best first; scores are positive."""
+        where, args = filters.sql("entries.")
+        columns = ", ".join(f"entries.{c}" for c in _INSIGHT_COLUMNS.split(", "))
+        rows = self.db.execute(
+            f"SELECT -bm25(search, {', '.join('?' * len(weights))}) AS relevance, {columns} "
+            f"FROM search JOIN entries ON entries.rowid = search.rowid "
+            f"WHERE search MATCH ? AND {where} ORDER BY relevance DESC, entries.id LIMIT ?",
+            (*weights, expression, *args, limit),
+        )
+        return [(row[0], _to_insight(row[1:])) for row in rows]
+
+    def strongest(self, type_factors: Mapping[str, float], filters: Filters = LIVE
+                  ) -> Iterator[tuple[float, Insight]]:  # fmt: skip
+        """Insights by stored strength × their type's factor, strongest first, lazily:
+        a caller that knows decay only lowers a score can stop early."""
+        where, args = filters.sql()
+        cases = " ".join("WHEN ? THEN ?" for _ in type_factors)
+        factor_args = [value for item in type_factors.items() for value in item]
+        rows = self.db.execute(
+            f"SELECT strength * (CASE type {cases} ELSE 1.0 END) AS bound, {_INSIGHT_COLUMNS} "
+            f"FROM entries WHERE {where} ORDER BY bound DESC, id",
+            (*factor_args, *args),
+        )
+        for row in rows:
+            yield row[0], _to_insight(row[1:])
 
     def counts(self) -> tuple[dict[str, int], float, int]:
         """(count by type, mean confidence, archived count) of live insights."""
@@ -323,12 +378,6 @@ def _fingerprint(folder: Folder) -> int:
     # Integers hash the same in every process (unlike str), so this is a stable value.
     # A rename changes a file's ctime, so names need not take part.
     return hash(tuple(folder.stats)) & 0x7FFF_FFFF_FFFF_FFFF
-
-
-def _scope(archived: bool | None) -> tuple[str, tuple[Any, ...]]:
-    if archived is None:
-        return "error IS NULL", ()
-    return "error IS NULL AND archived = ?", (int(archived),)
 
 
 def _describe(error: BaseException) -> str:

@@ -8,7 +8,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 4
 CACHE_DIR = ".chitin"
 CACHE_FILE = "cache.sqlite3"
 
@@ -23,7 +23,8 @@ CREATE TABLE entries (
     id TEXT, type TEXT, claim TEXT, confidence REAL, created TEXT, updated TEXT,
     tags TEXT, provenance TEXT, source TEXT, condition TEXT, avoid INTEGER,
     reinforcements INTEGER, last_reinforced TEXT, reasoning TEXT, context TEXT,
-    limitations TEXT, archived INTEGER
+    limitations TEXT, archived INTEGER,
+    strength REAL  -- confidence and reinforcements, shaped (retrieval.scoring.base_strength)
 );
 CREATE INDEX entries_dir ON entries (dir);
 CREATE INDEX entries_id ON entries (id);
@@ -36,6 +37,12 @@ CREATE VIRTUAL TABLE claim_terms USING fts5 (
     terms, detail = none, tokenize = "unicode61 tokenchars '_'"
 );
 CREATE VIRTUAL TABLE claim_vocab USING fts5vocab (claim_terms, row);
+-- Retrieval: BM25 over the text fields, weighted per column at query time.
+CREATE VIRTUAL TABLE search USING fts5 (
+    claim, condition, tags, context, reasoning, limitations,
+    tokenize = "porter unicode61 remove_diacritics 2"
+);
+CREATE VIRTUAL TABLE search_vocab USING fts5vocab (search, row);
 PRAGMA user_version = {SCHEMA_VERSION};
 """
 

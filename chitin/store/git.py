@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 
 from chitin.errors import GitError
@@ -77,6 +78,10 @@ class Git:
     def head(self) -> str | None:
         result = self.run(["rev-parse", "-q", "--verify", "HEAD"], check=False)
         return result.stdout.strip() or None
+
+    def commit_time(self, commit: str) -> datetime:
+        stamp = self.run(["show", "-s", "--format=%ct", commit]).stdout.strip()
+        return datetime.fromtimestamp(int(stamp), tz=UTC)
 
     def commit(self, paths: Iterable[str], message: str) -> str | None:
         """Commit exactly ``paths`` (relative to the root) with ``message``.

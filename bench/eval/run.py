@@ -1,0 +1,189 @@
+"""Evaluate retrieval on the labelled set in bench/eval/dataset.yaml.
+
+    python bench/eval/run.py            # recall@5 and nDCG@10, overall and per kind
+    python bench/eval/run.py --shapes   # compare scoring shapes (the evidence for the default)
+    python bench/eval/run.py --misses   # list the queries whose targets are not in the top 5
+
+The set holds insights (with ages in days instead of timestamps) and queries, each with
+the ids that should come back, best first. Query kinds: plain, person (about a named
+person), trigger (describes a trigger's situation; the trigger must come back) and
+paraphrase (shares at most one content word with its targets).
+
+Each run builds a fresh store from the set in a temporary folder and queries it through
+the real retrieval code (chitin.core), at a fixed moment, so figures are reproducible.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import shutil
+import statistics
+import sys
+import tempfile
+from collections import defaultdict
+from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import yaml
+
+from chitin.core import Chitin
+from chitin.model.insight import Insight, format_timestamp
+from chitin.retrieval.scoring import DEFAULT_SHAPE, ORIGINAL_SHAPE, Shape
+from chitin.store.markdown import serialize
+
+DATASET = Path(__file__).resolve().parent / "dataset.yaml"
+NOW = datetime(2026, 11, 29, 12, 0, 0, tzinfo=UTC)
+KINDS = ("plain", "person", "trigger", "paraphrase")
+RELEVANCE_ONLY = Shape(0.0, 0.0, 0.0, 0.0)
+SHAPES: dict[str, Shape] = {
+    "relevance only": RELEVANCE_ONLY,
+    "original (undamped)": ORIGINAL_SHAPE,
+    "default": DEFAULT_SHAPE,
+    "all at a half": Shape(0.5, 0.5, 0.5, 0.5),
+    "all at a quarter": Shape(0.25, 0.25, 0.25, 0.25),
+    "no decay": Shape(
+        DEFAULT_SHAPE.confidence, DEFAULT_SHAPE.reinforcement, DEFAULT_SHAPE.type_boost, 0.0
+    ),
+    "no type boost": Shape(
+        DEFAULT_SHAPE.confidence, DEFAULT_SHAPE.reinforcement, 0.0, DEFAULT_SHAPE.decay
+    ),
+}
+
+
+class Query(NamedTuple):
+    text: str
+    kind: str
+    relevant: list[str]
+
+
+class Scores(NamedTuple):
+    recall_at_5: float
+    ndcg_at_10: float
+
+
+def load(path: Path = DATASET) -> tuple[list[Insight], list[Query]]:
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    insights = [_insight(item) for item in data["insights"]]
+    queries = [Query(q["query"], q["kind"], list(q["relevant"])) for q in data["queries"]]
+    return insights, queries
+
+
+def _insight(item: dict[str, Any]) -> Insight:
+    stamp = format_timestamp(NOW - timedelta(days=float(item.get("age_days", 0))))
+    return Insight(
+        id=item["id"],
+        type=item["type"],
+        claim=item["claim"],
+        confidence=float(item["confidence"]),
+        created=stamp,
+        updated=stamp,
+        tags=tuple(item.get("tags", ())),
+        provenance=item.get("provenance"),
+        condition=item.get("condition"),
+        avoid=bool(item.get("avoid", False)),
+        reinforcements=int(item.get("reinforcements", 0)),
+        reasoning=item.get("reasoning"),
+        context=item.get("context"),
+        limitations=item.get("limitations"),
+    )
+
+
+def build_store(insights: Iterable[Insight], root: Path) -> None:
+    for insight in insights:
+        path = root / "insights" / insight.type / f"{insight.id}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(serialize(insight), encoding="utf-8")
+
+
+def rankings(root: Path, queries: list[Query], shape: Shape, k: int = 10) -> list[list[str]]:
+    shutil.rmtree(root / ".chitin", ignore_errors=True)  # the cache stores shaped strengths
+    chitin = Chitin(root, shape=shape)
+    try:
+        return [
+            [r.insight.id for r in chitin.retrieve(q.text, NOW, max_results=k).ranked]
+            for q in queries
+        ]
+    finally:
+        chitin.close()
+
+
+def recall_at(ranked: list[str], relevant: list[str], k: int) -> float:
+    return len(set(ranked[:k]) & set(relevant)) / len(relevant)
+
+
+def ndcg_at(ranked: list[str], relevant: list[str], k: int) -> float:
+    """Binary-gain nDCG: every listed id counts as relevant."""
+    wanted = set(relevant)
+    dcg = sum(1 / math.log2(i + 2) for i, found in enumerate(ranked[:k]) if found in wanted)
+    ideal = sum(1 / math.log2(i + 2) for i in range(min(k, len(relevant))))
+    return dcg / ideal
+
+
+def evaluate(queries: list[Query], ranked: list[list[str]]) -> dict[str, Scores]:
+    by_kind: dict[str, list[Scores]] = defaultdict(list)
+    for query, result in zip(queries, ranked, strict=True):
+        scores = Scores(recall_at(result, query.relevant, 5), ndcg_at(result, query.relevant, 10))
+        by_kind[query.kind].append(scores)
+        by_kind["all"].append(scores)
+    return {
+        kind: Scores(
+            statistics.fmean(s.recall_at_5 for s in values),
+            statistics.fmean(s.ndcg_at_10 for s in values),
+        )
+        for kind, values in by_kind.items()
+    }
+
+
+def triggers_surfaced(queries: list[Query], ranked: list[list[str]], k: int = 5) -> list[bool]:
+    return [
+        q.relevant[0] in r[:k] for q, r in zip(queries, ranked, strict=True) if q.kind == "trigger"
+    ]
+
+
+def _table(rows: dict[str, dict[str, Scores]]) -> str:
+    kinds = ["all", *KINDS]
+    head = f"{'':22}" + "".join(f"{kind:>20}" for kind in kinds)
+    sub = f"{'':22}" + "".join(f"{'R@5  nDCG@10':>20}" for _ in kinds)
+    lines = [head, sub]
+    for name, scores in rows.items():
+        cells = "".join(
+            f"{scores[k].recall_at_5:>11.3f}{scores[k].ndcg_at_10:>9.3f}"
+            for k in kinds
+            if k in scores
+        )
+        lines.append(f"{name:22}{cells}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--shapes", action="store_true", help="compare scoring shapes")
+    parser.add_argument("--misses", action="store_true", help="list queries missing targets")
+    args = parser.parse_args(argv)
+    insights, queries = load()
+    shapes = SHAPES if args.shapes else {"default": DEFAULT_SHAPE}
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        build_store(insights, root)
+        results = {name: rankings(root, queries, shape) for name, shape in shapes.items()}
+    print(
+        f"{len(insights)} insights, {len(queries)} queries "
+        f"({', '.join(f'{sum(q.kind == k for q in queries)} {k}' for k in KINDS)})\n"
+    )
+    print(_table({name: evaluate(queries, ranked) for name, ranked in results.items()}))
+    surfaced = triggers_surfaced(queries, results.get("default", next(iter(results.values()))))
+    print(f"\ntrigger queries whose trigger is in the top 5: {sum(surfaced)}/{len(surfaced)}")
+    if args.misses:
+        for query, ranked in zip(queries, results["default"], strict=True):
+            if recall_at(ranked, query.relevant, 5) < 1:
+                print(
+                    f"\n[{query.kind}] {query.text}\n  want {query.relevant}\n  got  {ranked[:5]}"
+                )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

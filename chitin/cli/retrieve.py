@@ -1,0 +1,232 @@
+"""Commands that choose insights for a situation: retrieve, render."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import click
+
+from chitin.cli.context import emit_json, note, opened
+from chitin.core import Chitin
+from chitin.model.insight import TYPES, check_confidence
+from chitin.render import budget as marshalling
+from chitin.retrieval.engine import Retrieval
+from chitin.retrieval.retrieve import Ranked
+
+EMPTY_STORE = "No insights stored yet. Use `chitin contribute` to add some."
+FORMATS = ("compact", "full", "json", "markdown")
+
+
+def _selection_options(function: Any) -> Any:
+    for option in reversed(
+        [
+            click.option(
+                "--budget",
+                type=click.IntRange(min=1),
+                default=2000,
+                show_default=True,
+                help="Most tokens the insights may take (about 4 characters each).",
+            ),
+            click.option(
+                "--max-results",
+                type=click.IntRange(min=1),
+                default=15,
+                show_default=True,
+                help="Most insights to consider.",
+            ),
+            click.option(
+                "--type", "types", metavar="TYPES", help=f"Comma list of: {', '.join(TYPES)}."
+            ),
+            click.option("--tags", help="Comma list; only insights with any of them."),
+            click.option("--min-confidence", metavar="0..1", help="Only insights this confident."),
+        ]
+    ):
+        function = option(function)
+    return function
+
+
+def _retrieve(
+    chitin: Chitin,
+    query: str,
+    now: datetime,
+    max_results: int,
+    types: str | None,
+    tags: str | None,
+    min_confidence: str | None,
+) -> Retrieval:
+    floor = check_confidence(min_confidence) if min_confidence is not None else None
+    found = chitin.retrieve(
+        query, now, max_results=max_results, types=types, tags=tags, min_confidence=floor
+    )
+    if found.degraded:
+        note(f"chitin: {found.degraded}")
+    if not chitin.usage_recorded:
+        note("chitin: could not note retrieval times in .chitin/ (is it writable?)")
+    return found
+
+
+@click.command(short_help="The insights that matter for what you are about to do.")
+@click.option("--query", required=True, help="What you are about to do, in your own words.")
+@_selection_options
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="compact",
+    show_default=True,
+    help="compact (markdown is the same), full, or json.",
+)
+@click.option("--explain", is_flag=True, help="Show every factor of every score.")
+@click.pass_context
+def retrieve(
+    ctx: click.Context,
+    query: str,
+    budget: int,
+    max_results: int,
+    types: str | None,
+    tags: str | None,
+    min_confidence: str | None,
+    fmt: str,
+    explain: bool,
+) -> None:
+    """Print the insights that matter for QUERY, best first, within a token budget.
+
+    \b
+    chitin retrieve --query "fix the flaky login test"
+    chitin retrieve --query "reply to Priya's review" --budget 500 --format json
+    """
+    with opened(ctx) as chitin:
+        found = _retrieve(
+            chitin, query, datetime.now(UTC), max_results, types, tags, min_confidence
+        )
+        empty = not found.ranked and chitin.stats().total == 0
+    full = fmt == "full"
+    packed = marshalling.pack([r.insight for r in found.ranked], budget, full)
+    if fmt == "json":
+        emit_json(_json(found, packed, explain))
+        return
+    click.echo(EMPTY_STORE if empty else marshalling.marshal(packed, full))
+    if explain:
+        click.echo(
+            "\n".join(
+                [
+                    "",
+                    f"Scores (the query reads as {found.category}):",
+                    *(_explanation(n, r) for n, r in enumerate(found.ranked, 1)),
+                ]
+            )
+        )
+
+
+def _json(found: Retrieval, packed: marshalling.Packed, explain: bool) -> dict[str, Any]:
+    context = marshalling.marshal(packed)
+    insights = []
+    for ranked in found.ranked:
+        item: dict[str, Any] = {
+            "id": ranked.insight.id,
+            "type": ranked.insight.type,
+            "claim": ranked.insight.claim,
+            "score": round(ranked.score, 6),
+        }
+        if explain:
+            item["matched"] = ranked.matched
+            item["factors"] = {
+                name: round(value, 6)
+                for name, value in ranked.factors._asdict().items()
+                if name != "score"
+            }
+        insights.append(item)
+    return {
+        "category": found.category,
+        "insights": insights,
+        "context": context,
+        "tokenEstimate": marshalling.estimate_tokens(context),
+        "omitted": packed.omitted,
+        "degraded": found.degraded,
+    }
+
+
+def _explanation(number: int, ranked: Ranked) -> str:
+    f = ranked.factors
+    product = (
+        f"confidence {f.confidence:.3f} × reinforcement {f.reinforcement:.3f} × "
+        f"type boost {f.type_boost:.3f} × decay {f.decay:.3f}"
+    )
+    if ranked.matched:
+        head = f"{ranked.score:.3f} = relevance {f.relevance:.3f} × {product}"
+    else:
+        head = f"0 (no text match; fills the result with strength {f.score:.3f} = {product})"
+    return f"  {number:>2}. {head}\n      [{ranked.insight.type}] {ranked.insight.id}"
+
+
+@click.command(short_help="Write PERSONALITY.md from the insights for a query.")
+@click.option("--query", default="", help="What the session is about (may be empty).")
+@_selection_options
+@click.option(
+    "--template",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="A string.Template file (default: the store's templates/PERSONALITY.md, "
+    "else chitin's own).",
+)
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write here instead of to stdout.",
+)
+@click.pass_context
+def render(
+    ctx: click.Context,
+    query: str,
+    budget: int,
+    max_results: int,
+    types: str | None,
+    tags: str | None,
+    min_confidence: str | None,
+    template: Path | None,
+    output: Path | None,
+) -> None:
+    """Render PERSONALITY.md: the insights for QUERY in a Markdown template.
+
+    The file is a function of the store's commit, the query and the budget: the same
+    three always give the same bytes (time-dependent decay is measured at the commit's
+    time), so it can be committed, diffed and cached.
+    """
+    from chitin.render import personality
+
+    with opened(ctx) as chitin:
+        commit, when = chitin.snapshot_time()
+        found = _retrieve(chitin, query, when, max_results, types, tags, min_confidence)
+        template_path = template or _default_template(chitin.root)
+    packed = marshalling.pack([r.insight for r in found.ranked], budget)
+    values = {
+        "header": personality.header(commit, query, budget),
+        "insights": marshalling.marshal(packed),
+        "query": query or "(none)",
+        "budget": budget,
+        "commit": commit or "",
+        "category": found.category,
+        "count": len(packed.chosen),
+        "omitted": packed.omitted,
+    }
+    text = personality.render(template_path.read_text(encoding="utf-8"), values, str(template_path))
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    from chitin.store.files import atomic_write
+
+    atomic_write(output, text)
+    click.echo(
+        f"✓ Wrote {output} ({len(packed.chosen)} insight(s), "
+        f"~{marshalling.estimate_tokens(text)} tokens)"
+    )
+
+
+def _default_template(root: Path) -> Path:
+    own = root / "templates" / "PERSONALITY.md"
+    if own.is_file():
+        return own
+    from chitin.resources import data_path
+
+    return data_path("templates") / "PERSONALITY.md"

@@ -1,0 +1,101 @@
+"""Fitting ranked insights into a token budget, and the retrieve output formats.
+
+The original's marshalling (reference §3.5), with its defects fixed:
+- no cost is charged for a header that is never printed;
+- a section header is printed only with at least one line under it;
+- insights are chosen in rank order, so the budget goes to the most relevant ones
+  (the original filled sections in a fixed type order, and personality insights could
+  crowd out the skills a coding task needed). They are printed grouped by type;
+- when insights are left out for the budget, one short line says how many.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from chitin.model.insight import Insight
+
+GROUP_ORDER: tuple[str, ...] = (
+    "personality",
+    "relational",
+    "behavioral",
+    "principle",
+    "skill",
+    "trigger",
+)
+LABELS = {kind: kind.capitalize() for kind in GROUP_ORDER}
+
+
+class Packed(NamedTuple):
+    """The insights that fit, in rank order, and how many were left out."""
+
+    chosen: list[Insight]
+    omitted: int
+
+
+def estimate_tokens(text: str) -> int:
+    """The original's estimate: a token per four UTF-16 code units, rounded up."""
+    units = len(text.encode("utf-16-le")) // 2
+    return math.ceil(units / 4)
+
+
+def line(insight: Insight, full: bool = False) -> str:
+    """One insight as a Markdown bullet; a trigger with a condition reads as a reflex."""
+    if insight.type == "trigger" and insight.condition:
+        action = "avoid" if insight.avoid else "do"
+        text = f"- When: {insight.condition} → {action}: {insight.claim}"
+    else:
+        text = f"- {insight.claim}"
+    if full:
+        for label, value in (("Context", insight.context), ("Reasoning", insight.reasoning),
+                             ("Limitations", insight.limitations)):  # fmt: skip
+            if value:
+                text += f"\n  {label}: {value}"
+    return text
+
+
+def _cost(text: str) -> int:
+    return estimate_tokens(text + "\n")
+
+
+def omission_note(count: int) -> str:
+    return f"({count} more insight{'s' if count != 1 else ''} left out to fit the token budget)"
+
+
+def pack(ranked: Sequence[Insight], budget: int, full: bool = False) -> Packed:
+    """Choose insights in rank order while their lines (and the header of a new section)
+    fit in ``budget``; reserve room for the omission note when anything is left out."""
+    chosen = _greedy(ranked, budget, full)
+    if len(chosen) < len(ranked):
+        chosen = _greedy(ranked, budget - _cost(omission_note(len(ranked))), full)
+    return Packed(chosen, len(ranked) - len(chosen))
+
+
+def _greedy(ranked: Sequence[Insight], budget: int, full: bool) -> list[Insight]:
+    chosen: list[Insight] = []
+    sections: set[str] = set()
+    used = 0
+    for insight in ranked:
+        cost = _cost(line(insight, full))
+        if insight.type not in sections:
+            # A new section: its header, and the blank line that separates sections.
+            cost += _cost(f"### {LABELS.get(insight.type, insight.type)}") + (1 if sections else 0)
+        if used + cost <= budget:
+            chosen.append(insight)
+            sections.add(insight.type)
+            used += cost
+    return chosen
+
+
+def marshal(packed: Packed, full: bool = False) -> str:
+    """The chosen insights grouped by type (fixed order), rank order inside a group."""
+    blocks = []
+    for kind in GROUP_ORDER:
+        members = [i for i in packed.chosen if i.type == kind]
+        if members:
+            blocks.append("\n".join([f"### {LABELS[kind]}", *(line(i, full) for i in members)]))
+    if packed.omitted:
+        blocks.append(omission_note(packed.omitted))
+    return "\n\n".join(blocks)
