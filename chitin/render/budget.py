@@ -29,10 +29,12 @@ LABELS = {kind: kind.capitalize() for kind in GROUP_ORDER}
 
 
 class Packed(NamedTuple):
-    """The insights that fit, in rank order, and how many were left out."""
+    """The insights that fit, in rank order, how many were left out, and whether the
+    line saying so fits too (in a budget too small even for that, it is dropped)."""
 
     chosen: list[Insight]
     omitted: int
+    note: bool = False
 
 
 def estimate_tokens(text: str) -> int:
@@ -68,9 +70,13 @@ def pack(ranked: Sequence[Insight], budget: int, full: bool = False) -> Packed:
     """Choose insights in rank order while their lines (and the header of a new section)
     fit in ``budget``; reserve room for the omission note when anything is left out."""
     chosen = _greedy(ranked, budget, full)
-    if len(chosen) < len(ranked):
-        chosen = _greedy(ranked, budget - _cost(omission_note(len(ranked))), full)
-    return Packed(chosen, len(ranked) - len(chosen))
+    if len(chosen) == len(ranked):
+        return Packed(chosen, 0)
+    room = budget - _cost(omission_note(len(ranked))) - 1  # the note and its blank line
+    if room < 0:
+        return Packed(chosen, len(ranked) - len(chosen))
+    chosen = _greedy(ranked, room, full)
+    return Packed(chosen, len(ranked) - len(chosen), note=True)
 
 
 def _greedy(ranked: Sequence[Insight], budget: int, full: bool) -> list[Insight]:
@@ -96,6 +102,6 @@ def marshal(packed: Packed, full: bool = False) -> str:
         members = [i for i in packed.chosen if i.type == kind]
         if members:
             blocks.append("\n".join([f"### {LABELS[kind]}", *(line(i, full) for i in members)]))
-    if packed.omitted:
+    if packed.note:
         blocks.append(omission_note(packed.omitted))
     return "\n\n".join(blocks)

@@ -1,0 +1,217 @@
+"""retrieve and render end to end: real store, real index, real CLI."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Run, commit_count, git
+
+
+@pytest.fixture
+def seeded(run: Run, add: Any) -> dict[str, dict[str, Any]]:
+    return {
+        "tdd": add(
+            "skill",
+            "Write the failing test before the code that fixes the bug",
+            0.85,
+            tags="testing",
+        ),
+        "bisect": add(
+            "skill", "Use git bisect to find the commit that broke a build", 0.8, tags="git"
+        ),
+        "priya": add(
+            "relational",
+            "Priya wants a one-line summary before any code review",
+            0.9,
+            tags="priya,review",
+        ),
+        "compacted": add(
+            "trigger",
+            "Re-read the task notes before the next step",
+            0.9,
+            condition="the context was compacted in the middle of a task",
+        ),
+        "humour": add("personality", "Dry humour lands better than forced jokes", 0.95),
+    }
+
+
+def retrieve_json(run: Run, query: str, *args: str) -> dict[str, Any]:
+    return json.loads(run("retrieve", "--query", query, "--format", "json", *args).stdout)
+
+
+def ids(result: dict[str, Any]) -> list[str]:
+    return [item["id"] for item in result["insights"]]
+
+
+def test_retrieve_ranks_matches_first_and_fills_with_the_rest(run: Run, seeded: Any) -> None:
+    result = retrieve_json(run, "the build broke after a merge; find the bad commit")
+    assert result["category"] == "coding"
+    assert ids(result)[0] == seeded["bisect"]["id"]
+    assert len(ids(result)) == 5  # always filled
+    assert result["insights"][-1]["score"] == 0  # fillers rank below every match
+    assert result["degraded"] is None and result["omitted"] == 0
+    assert list(result) == [
+        "category",
+        "insights",
+        "context",
+        "tokenEstimate",
+        "omitted",
+        "degraded",
+    ]
+    assert result["tokenEstimate"] == -(-len(result["context"]) // 4)
+
+
+def test_a_query_describing_a_triggers_situation_surfaces_it(run: Run, seeded: Any) -> None:
+    result = retrieve_json(run, "resuming work after my context got compacted mid-task")
+    assert ids(result)[0] == seeded["compacted"]["id"]
+    text = run("retrieve", "--query", "context compacted mid-task").stdout
+    assert "- When: the context was compacted in the middle of a task → do: Re-read" in text
+
+
+def test_a_query_about_a_named_person_finds_them(run: Run, seeded: Any) -> None:
+    assert ids(retrieve_json(run, "sending Priya my pull request"))[0] == seeded["priya"]["id"]
+
+
+def test_budget_filters_and_explain(run: Run, seeded: Any) -> None:
+    small = run("retrieve", "--query", "fix the bug with a test", "--budget", "30").stdout
+    assert "left out to fit the token budget" in small
+    tiny = retrieve_json(run, "fix the bug with a test", "--budget", "30")
+    assert tiny["tokenEstimate"] <= 30 and tiny["omitted"] > 0
+    skills = retrieve_json(run, "anything at all", "--type", "skill", "--max-results", "9")
+    assert {item["type"] for item in skills["insights"]} == {"skill"}
+    tagged = retrieve_json(run, "code", "--tags", "REVIEW")
+    assert ids(tagged) == [seeded["priya"]["id"]]
+    explained = retrieve_json(run, "git bisect", "--explain")["insights"][0]
+    assert set(explained["factors"]) == {
+        "relevance",
+        "confidence",
+        "reinforcement",
+        "type_boost",
+        "decay",
+    }
+    assert explained["matched"] is True
+    human = run("retrieve", "--query", "git bisect", "--explain").stdout
+    assert "Scores (the query reads as coding):" in human and "relevance 1.000" in human
+    assert "no text match; fills the result" in human
+
+
+def test_markdown_is_compact_and_full_adds_details(run: Run, add: Any) -> None:
+    add("skill", "Profile before optimizing", 0.8, context="Slow endpoints")
+    compact = run("retrieve", "--query", "profile").stdout
+    assert run("retrieve", "--query", "profile", "--format", "markdown").stdout == compact
+    assert (
+        "  Context: Slow endpoints"
+        in run("retrieve", "--query", "profile", "--format", "full").stdout
+    )
+
+
+@pytest.mark.parametrize("bad", ["0", "-5", "lots"])
+def test_a_budget_that_is_not_a_positive_integer_is_a_usage_error(run: Run, bad: str) -> None:
+    result = run("retrieve", "--query", "x", "--budget", bad, expect=2)
+    assert result.stderr.startswith("Error: Invalid value for '--budget'")
+
+
+def test_an_empty_store_says_so(run: Run) -> None:
+    run("init")
+    assert run("retrieve", "--query", "anything").stdout == (
+        "No insights stored yet. Use `chitin contribute` to add some.\n"
+    )
+    assert retrieve_json(run, "anything")["insights"] == []
+
+
+def test_editing_a_claim_by_hand_changes_the_next_retrieve(
+    run: Run, seeded: Any, store: Path
+) -> None:
+    humour = seeded["humour"]
+    assert ids(retrieve_json(run, "deploy the kubernetes cluster"))[0] != humour["id"]
+    path = store / "insights" / "personality" / f"{humour['id']}.md"
+    path.write_text(
+        path.read_text().replace(
+            "Dry humour lands better than forced jokes", "Deploy the kubernetes cluster with helm"
+        )
+    )
+    assert ids(retrieve_json(run, "deploy the kubernetes cluster"))[0] == humour["id"]
+
+
+def test_a_git_revert_of_a_contribute_removes_it_from_results(
+    run: Run, seeded: Any, add: Any, store: Path
+) -> None:
+    made = add("skill", "Rotate the kubernetes secrets monthly", 0.8)
+    assert ids(retrieve_json(run, "kubernetes secrets"))[0] == made["id"]
+    git(store, "-c", "user.name=t", "-c", "user.email=t@t", "revert", "--no-edit", "HEAD")
+    assert made["id"] not in ids(retrieve_json(run, "kubernetes secrets"))
+
+
+def test_deleting_the_cache_changes_nothing_but_time(run: Run, seeded: Any, store: Path) -> None:
+    queries = ["fix the bug with a test", "Priya review", "hello"]
+    before = [run("retrieve", "--query", q, "--format", "json").stdout for q in queries]
+    shutil.rmtree(store / ".chitin")
+    after = [run("retrieve", "--query", q, "--format", "json").stdout for q in queries]
+    assert after == before
+
+
+def test_retrieval_never_commits_and_notes_retrieval_times(
+    run: Run, seeded: Any, store: Path
+) -> None:
+    before = commit_count(store)
+    run("retrieve", "--query", "git bisect")
+    assert commit_count(store) == before and git(store, "status", "--porcelain") == ""
+    from chitin.index.usage import last_retrieved
+
+    assert last_retrieved(store, seeded["bisect"]["id"]) is not None
+
+
+def test_chitin_yaml_overrides_scoring(run: Run, seeded: Any, store: Path) -> None:
+    (store / "chitin.yaml").write_text("relevance_weights: {tags: 50}\n")
+    assert ids(retrieve_json(run, "testing"))[0] == seeded["tdd"]["id"]
+    (store / "chitin.yaml").write_text("half_lives: {gossip: 3}\n")
+    result = run("retrieve", "--query", "x", expect=1)
+    assert result.stderr.startswith("Error: chitin.yaml: half_lives: unknown provenance 'gossip'")
+
+
+# ------------------------------------------------------------------ render
+
+
+def test_render_is_byte_identical_at_the_same_commit(run: Run, seeded: Any, store: Path) -> None:
+    first = run("render", "--query", "fix the bug", "--budget", "400").stdout
+    second = run("render", "--query", "fix the bug", "--budget", "400").stdout
+    assert first == second
+    head = git(store, "rev-parse", "HEAD").strip()
+    assert first.startswith(
+        f"<!-- Generated by chitin from commit {head[:12]} for the query "
+        "'fix the bug' within 400 tokens."
+    )
+    assert "- Write the failing test before the code that fixes the bug" in first
+    run("reinforce", seeded["tdd"]["id"])
+    assert run("render", "--query", "fix the bug", "--budget", "400").stdout != first
+
+
+def test_render_writes_a_file_and_uses_the_stores_template(
+    run: Run, seeded: Any, store: Path, tmp_path: Path
+) -> None:
+    output = tmp_path / "out" / "PERSONALITY.md"
+    output.parent.mkdir()
+    assert run("render", "--output", str(output)).stdout.startswith(f"✓ Wrote {output}")
+    assert output.read_text() == run("render").stdout
+    (store / "templates").mkdir()
+    (store / "templates" / "PERSONALITY.md").write_text("$count for $query:\n$insights\n")
+    assert run("render", "--query", "git").stdout.startswith("5 for git:\n### ")
+
+
+def test_a_bad_template_placeholder_is_named(run: Run, seeded: Any, tmp_path: Path) -> None:
+    template = tmp_path / "t.md"
+    template.write_text("$header\n$insight\n")
+    result = run("render", "--template", str(template), expect=1)
+    assert result.stderr == (
+        f"Error: {template}: unknown placeholder $insight (allowed: $header, $insights, "
+        "$query, $budget, $commit, $category, $count, $omitted)\n"
+    )
+
+
+def test_render_of_a_missing_store_is_an_empty_personality(run: Run, store: Path) -> None:
+    result = run("render")
+    assert "from an empty store" in result.stdout and not store.exists()
