@@ -497,7 +497,30 @@ COMMANDS: tuple[Command, ...] = (
     Command("similar", 'similar "<claim>"', lambda b, _g: ["similar", b.sample_claims[1]]),
     Command("contribute", "contribute --type skill", _contribute, fresh=True),
     Command("reinforce", "reinforce <id>", lambda b, _g: ["reinforce", b.sample_ids[2]]),
+    Command(
+        "retrieve",
+        'retrieve --query "<words of a claim>" --budget 5000',
+        lambda b, _g: ["retrieve", "--query", _query(b), "--budget", "5000"],
+    ),
+    Command(
+        "retrieve-nomatch",
+        'retrieve --query "<no stored word>" --budget 5000',
+        _fixed("retrieve", "--query", "zzqx unmatched words", "--budget", "5000"),
+    ),
+    Command(
+        "render",
+        'render --query "<words of a claim>" --budget 5000',
+        lambda b, _g: ["render", "--query", _query(b), "--budget", "5000"],
+    ),
 )
+
+
+def _query(built: BuiltStore) -> str:
+    """A task description sharing some words with stored claims, as an agent's would."""
+    words = built.sample_claims[3].split()
+    return " ".join(["working", "on", *words[:4], "and", *built.sample_claims[4].split()[:3]])
+
+
 VERSION = "version"
 COMMAND_NAMES = (VERSION, *(command.name for command in COMMANDS))
 
@@ -557,6 +580,9 @@ TARGETS: tuple[Target, ...] = (
     Target("contribute", 10000, 300),
     Target("contribute", 100000, 1000),
     Target("list", 100000, 1300),
+    Target("retrieve", 1000, 100),
+    Target("retrieve", 10000, 150),
+    Target("retrieve", 100000, 300),
 )
 
 

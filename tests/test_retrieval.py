@@ -245,3 +245,30 @@ def test_the_evaluation_set_keeps_its_quality() -> None:
     scores = evaluation.evaluate(queries, ranked)
     assert scores["all"].ndcg_at_10 > 0.58 and scores["plain"].recall_at_5 > 0.8
     assert scores["all"].ndcg_at_10 > evaluation.evaluate(queries, undamped)["all"].ndcg_at_10
+
+
+def test_the_strongest_come_in_bound_order_across_types(tmp_path: Path) -> None:
+    from chitin.index.cache import Cache
+    from chitin.retrieval.scoring import base_strength
+    from chitin.store.markdown import serialize
+
+    for n, (kind, confidence) in enumerate(
+        [("skill", 0.9), ("skill", 0.5), ("personality", 0.8), ("trigger", 0.7)]
+    ):
+        insight = make(
+            f"c{n}",
+            type=kind,
+            confidence=confidence,
+            id=f"c{n}",
+            condition="x" if kind == "trigger" else None,
+        )
+        path = tmp_path / "insights" / kind / f"c{n}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(serialize(insight))
+    cache = Cache(tmp_path, base_strength)
+    cache.sync()
+    factors = {"skill": 1.0, "personality": 2.0, "trigger": 0.5}
+    bounds = [(round(b, 4), i.id) for b, i in cache.strongest(factors)]
+    cache.close()
+    assert [i for _, i in bounds] == ["c2", "c0", "c1", "c3"]
+    assert [b for b, _ in bounds] == sorted((b for b, _ in bounds), reverse=True)

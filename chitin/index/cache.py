@@ -13,6 +13,7 @@ The cache can be deleted at any time; a damaged one is deleted and rebuilt.
 from __future__ import annotations
 
 import contextlib
+import heapq
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
@@ -279,8 +280,7 @@ class Cache:
         ).fetchone()
         return _to_insight(row) if row else None
 
-    def select(self, filters: Filters = LIVE, rowids: Iterable[int] | None = None
-               ) -> list[Insight]:  # fmt: skip
+    def select(self, filters: Filters = LIVE, rowids: Iterable[int] | None = None) -> list[Insight]:
         """Insights newest first (ties by id), filtered in SQL."""
         where, args = filters.sql()
         if rowids is not None:
@@ -291,8 +291,9 @@ class Cache:
         )
         return [_to_insight(row) for row in rows]
 
-    def search(self, expression: str, weights: tuple[float, ...], limit: int,
-               filters: Filters = LIVE) -> list[tuple[float, Insight]]:  # fmt: skip
+    def search(
+        self, expression: str, weights: tuple[float, ...], limit: int, filters: Filters = LIVE
+    ) -> list[tuple[float, Insight]]:
         """The ``limit`` best BM25 matches of an FTS5 ``expression``, as (score, insight),
         best first; scores are positive."""
         where, args = filters.sql("entries.")
@@ -305,20 +306,25 @@ class Cache:
         )
         return [(row[0], _to_insight(row[1:])) for row in rows]
 
-    def strongest(self, type_factors: Mapping[str, float], filters: Filters = LIVE
-                  ) -> Iterator[tuple[float, Insight]]:  # fmt: skip
+    def strongest(
+        self, type_factors: Mapping[str, float], filters: Filters = LIVE
+    ) -> Iterator[tuple[float, Insight]]:
         """Insights by stored strength × their type's factor, strongest first, lazily:
-        a caller that knows decay only lowers a score can stop early."""
+        a caller that knows decay only lowers a score can stop early. One indexed scan
+        per type, merged, so a large store is never sorted as a whole."""
         where, args = filters.sql()
-        cases = " ".join("WHEN ? THEN ?" for _ in type_factors)
-        factor_args = [value for item in type_factors.items() for value in item]
-        rows = self.db.execute(
-            f"SELECT strength * (CASE type {cases} ELSE 1.0 END) AS bound, {_INSIGHT_COLUMNS} "
-            f"FROM entries WHERE {where} ORDER BY bound DESC, id",
-            (*factor_args, *args),
-        )
-        for row in rows:
-            yield row[0], _to_insight(row[1:])
+        streams = []
+        for kind, factor in type_factors.items():
+            if filters.types and kind not in filters.types:
+                continue
+            rows = self.db.execute(
+                f"SELECT strength, id, {_INSIGHT_COLUMNS} FROM entries "
+                f"WHERE {where} AND type = ? ORDER BY strength DESC, id",
+                (*args, kind),
+            )
+            streams.append(_scaled(rows, factor))
+        for bound, _, row in heapq.merge(*streams):
+            yield -bound, _to_insight(row)
 
     def counts(self) -> tuple[dict[str, int], float, int]:
         """(count by type, mean confidence, archived count) of live insights."""
@@ -410,15 +416,39 @@ def _row_values(insight: Insight) -> tuple[Any, ...]:
     )
 
 
+def _scaled(
+    rows: Iterable[tuple[Any, ...]], factor: float
+) -> Iterator[tuple[float, str, tuple[Any, ...]]]:
+    """(−bound, id, insight columns): ascending order is strongest first, ties by id."""
+    for row in rows:
+        yield -row[0] * factor, row[1], row[2:]
+
+
 _new_tuple = tuple.__new__
 
 
 def _to_insight(row: tuple[Any, ...]) -> Insight:
     # Positional and without a Python-level __new__: `list` runs this 100,000 times.
     tags = row[6]
-    return _new_tuple(Insight, (
-        row[0], row[1], row[2], row[3], row[4], row[5],
-        tuple(tags.split(_TAG_SEPARATOR)) if tags else (),
-        row[7], row[8], row[9], row[10] == 1, row[11], row[12], row[13], row[14], row[15],
-        row[16] == 1,
-    ))  # fmt: skip
+    return _new_tuple(
+        Insight,
+        (
+            row[0],
+            row[1],
+            row[2],
+            row[3],
+            row[4],
+            row[5],
+            tuple(tags.split(_TAG_SEPARATOR)) if tags else (),
+            row[7],
+            row[8],
+            row[9],
+            row[10] == 1,
+            row[11],
+            row[12],
+            row[13],
+            row[14],
+            row[15],
+            row[16] == 1,
+        ),
+    )

@@ -8,7 +8,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 CACHE_DIR = ".chitin"
 CACHE_FILE = "cache.sqlite3"
 
@@ -32,6 +32,7 @@ CREATE INDEX entries_order ON entries (archived, created DESC, id);
 -- Covering indexes: stats and problem reports read these, never the wide rows.
 CREATE INDEX entries_live ON entries (archived, error, type, confidence);
 CREATE INDEX entries_errors ON entries (path, error) WHERE error IS NOT NULL;
+CREATE INDEX entries_strength ON entries (archived, type, strength DESC);
 -- Conflict and similarity candidates: each insight's claim terms (tokens and stems).
 CREATE VIRTUAL TABLE claim_terms USING fts5 (
     terms, detail = none, tokenize = "unicode61 tokenchars '_'"
