@@ -99,7 +99,8 @@ class Chitin:
     def cache(self) -> Cache:
         """The cache, in step with the files as of the first use in this command."""
         if self._cache is None:
-            self._cache = Cache(self.root, lambda i: base_strength(i, self.shape))
+            git = self.store.git if self.store.git.is_repository() else None
+            self._cache = Cache(self.root, lambda i: base_strength(i, self.shape), git)
             self._cache.sync(self.progress)
         return self._cache
 

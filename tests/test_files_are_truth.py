@@ -230,3 +230,69 @@ def test_rebuilding_the_cache_reports_progress(add: Any, store: Path) -> None:
     assert len(chitin.list_insights()) == 3
     chitin.close()
     assert calls and calls[-1] == (3, 3)
+
+
+# ------------------------------------------------------------------ git-assisted syncs
+# In a git store the cache asks git what changed instead of statting every file; these
+# cover the cases git alone would not report.
+
+HANDMADE = "---\ntype: skill\nconfidence: 0.7\n---\n\n{claim}\n"
+
+
+def test_an_untracked_file_edited_in_place_is_seen(run_json: Any, add: Any, store: Path) -> None:
+    add("skill", "Tracked", 0.6)
+    loose = store / "insights" / "skill" / "loose.md"
+    loose.write_text(HANDMADE.format(claim="First words"))
+    assert run_json("get", "loose")["claim"] == "First words"
+    loose.write_text(HANDMADE.format(claim="Other words"))  # in place: the folder is unchanged
+    assert run_json("get", "loose")["claim"] == "Other words"
+
+
+def test_a_git_ignored_file_is_still_an_insight(run_json: Any, add: Any, store: Path) -> None:
+    add("skill", "Tracked", 0.6)
+    (store / ".gitignore").write_text(".chitin/\ninsights/private/\n")
+    private = store / "insights" / "private" / "secret-habit.md"
+    private.parent.mkdir()
+    private.write_text(HANDMADE.format(claim="Kept out of git"))
+    assert run_json("get", "secret-habit")["claim"] == "Kept out of git"
+    private.write_text(HANDMADE.format(claim="Changed out of git"))
+    assert run_json("get", "secret-habit")["claim"] == "Changed out of git"
+
+
+def test_committed_stashed_and_restored_hand_edits_are_seen(
+    run_json: Any, add: Any, store: Path
+) -> None:
+    made = add("skill", "Original text", 0.6)
+    path = path_of(store, made)
+    path.write_text(path.read_text().replace("Original text", "Edited text"))
+    assert run_json("get", made["id"])["claim"] == "Edited text"
+    git(store, "stash", "-q")
+    assert run_json("get", made["id"])["claim"] == "Original text"
+    git(store, "stash", "pop", "-q")
+    assert run_json("get", made["id"])["claim"] == "Edited text"
+    git(store, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "by hand")
+    assert run_json("get", made["id"])["claim"] == "Edited text"
+    git(store, "reset", "-q", "--hard", "HEAD~1")
+    assert run_json("get", made["id"])["claim"] == "Original text"
+
+
+def test_a_new_branch_checkout_is_seen(run_json: Any, add: Any, store: Path) -> None:
+    add("skill", "On main", 0.6)
+    git(store, "checkout", "-q", "-b", "other")
+    on_branch = add("skill", "Only on the branch", 0.6)
+    git(store, "checkout", "-q", "main")
+    assert on_branch["id"] not in {i["id"] for i in run_json("list")}
+    git(store, "checkout", "-q", "other")
+    assert on_branch["id"] in {i["id"] for i in run_json("list")}
+
+
+def test_a_removed_folder_and_a_file_put_in_place_of_a_folder(
+    run_json: Any, add: Any, store: Path
+) -> None:
+    add("skill", "Stays", 0.6)
+    team = store / "insights" / "team"
+    team.mkdir()
+    (team / "a.md").write_text(HANDMADE.format(claim="Team insight"))
+    assert len(run_json("list")) == 2
+    shutil.rmtree(team)
+    assert [i["claim"] for i in run_json("list")] == ["Stays"]

@@ -20,12 +20,13 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from chitin.errors import ChitinError
-from chitin.index import fulltext
+from chitin.index import changes, fulltext
 from chitin.index.db import open_database
 from chitin.model.insight import Insight
 from chitin.model.terms import stemmed_tokens
 from chitin.store import files
 from chitin.store.files import FileStat, Folder
+from chitin.store.git import Git
 from chitin.store.repository import load_insight
 
 # Column order equals Insight's field order, so a row becomes an insight in one step.
@@ -96,11 +97,15 @@ class Problem(NamedTuple):
 class Cache:
     """Queries over the store's insights, kept in step with the files by ``sync``."""
 
-    def __init__(self, root: Path, strength: Callable[[Insight], float]) -> None:
+    def __init__(
+        self, root: Path, strength: Callable[[Insight], float], git: Git | None = None
+    ) -> None:
         """``strength`` rates an insight apart from any query; it is kept per row so that
-        the strongest insights can be found without computing it for every one."""
+        the strongest insights can be found without computing it for every one. With
+        ``git``, syncs ask git what changed instead of statting every file."""
         self.root = root
         self.strength = strength
+        self.git = git
         self.db = open_database(root)
 
     def close(self) -> None:
@@ -110,14 +115,52 @@ class Cache:
 
     def sync(self, progress: Progress | None = None) -> None:
         """Bring the cache in step with the files. ``progress(done, total)`` hears of
-        the files being compared, which matters when a large store is rebuilt."""
+        the files being compared, which matters when a large store is rebuilt.
+
+        In a git store, git says which files may have changed (index/changes.py);
+        otherwise, or when git cannot tell, every file is statted.
+        """
+        plan = changes.plan(self.db, self.root, self.git) if self.git is not None else None
+        if plan is None:
+            self._walk_all(progress)
+            return
+        watched = dict(self.db.execute("SELECT path, untracked FROM watch"))
+        head = self.db.execute("SELECT value FROM meta WHERE key = 'head'").fetchone()[0]
+        if not (plan.check or plan.folders or plan.gone_folders) and (
+            (plan.head or "") == head and plan.watch == {p: bool(u) for p, u in watched.items()}
+        ):
+            return
+        now_ns = time.time_ns()
+        with self._transaction():
+            for folder in plan.gone_folders:
+                self._forget_tree(folder)
+            for path in sorted(plan.check):
+                self._check(path, now_ns)
+            changes.remember(self.db, plan.head, plan.watch, plan.folders, plan.gone_folders)
+
+    def _check(self, path: str, now_ns: int) -> None:
+        """Compare one file with its cached row; read it again if it changed."""
+        row = self.db.execute(
+            "SELECT rowid, mtime_ns, ctime_ns, size, inode FROM entries WHERE path = ?", (path,)
+        ).fetchone()
+        try:
+            stat = files.stat_of(self.root / path)
+        except (FileNotFoundError, NotADirectoryError):
+            if row is not None:
+                self._delete(row[0])
+            return
+        if row is None:
+            self._load(path, stat, now_ns, None)
+        elif tuple(row[1:]) != stat:
+            self._load(path, stat, now_ns, row[0])
+
+    def _walk_all(self, progress: Progress | None) -> None:
         walked = files.walk(self.root)
         fingerprints = {d: _fingerprint(folder) for d, folder in walked.items()}
         stored = dict(self.db.execute("SELECT path, fingerprint FROM dirs"))
         changed = [d for d, fp in fingerprints.items() if stored.get(d) != fp]  # NULL: unknown
         removed = [d for d in stored if d not in walked]
-        if not changed and not removed:
-            return
+        state = changes.initial_state(self.root, self.git) if self.git is not None else None
         now_ns = time.time_ns()
         total = sum(len(walked[d].names) for d in changed)
         done = 0
@@ -131,8 +174,13 @@ class Cache:
                     progress(done, total)
                 fingerprint = None if racy else fingerprints[directory]
                 self.db.execute(
-                    "INSERT OR REPLACE INTO dirs VALUES (?, ?)", (directory, fingerprint)
+                    "INSERT INTO dirs (path, fingerprint) VALUES (?, ?) ON CONFLICT (path) "
+                    "DO UPDATE SET fingerprint = excluded.fingerprint",
+                    (directory, fingerprint),
                 )
+            if state is not None:
+                folders = {d: changes.folder_mtime(self.root / d, now_ns) for d in walked}
+                changes.remember(self.db, state[0], state[1], folders)
 
     def _sync_dir(self, directory: str, folder: Folder, now_ns: int) -> bool:
         known = {
@@ -216,6 +264,12 @@ class Cache:
     def _delete(self, rowid: int) -> None:
         self.db.execute("DELETE FROM entries WHERE rowid = ?", (rowid,))
         self._drop_terms(rowid)
+
+    def _forget_tree(self, folder: str) -> None:
+        for (rowid,) in self.db.execute(
+            "SELECT rowid FROM entries WHERE dir = ? OR dir LIKE ?", (folder, f"{folder}/%")
+        ).fetchall():
+            self._delete(rowid)
 
     def _forget_dir(self, directory: str) -> None:
         for (rowid,) in self.db.execute(

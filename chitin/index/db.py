@@ -8,12 +8,17 @@ import os
 import sqlite3
 from pathlib import Path
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 CACHE_DIR = ".chitin"
 CACHE_FILE = "cache.sqlite3"
 
 _SCHEMA = f"""
-CREATE TABLE dirs (path TEXT PRIMARY KEY, fingerprint INTEGER);
+-- Folders: a fingerprint of their files' stats (for walks) and their mtime (for git).
+CREATE TABLE dirs (path TEXT PRIMARY KEY, fingerprint INTEGER, mtime_ns INTEGER);
+-- What git-assisted syncs remember (index/changes.py): the commit last seen, and the
+-- files git does not vouch for.
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE watch (path TEXT PRIMARY KEY, untracked INTEGER NOT NULL);
 CREATE TABLE entries (
     rowid INTEGER PRIMARY KEY,
     path TEXT NOT NULL UNIQUE,

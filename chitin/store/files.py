@@ -57,6 +57,22 @@ def atomic_write(path: Path, text: str) -> FileStat:
     return stat_of(path)
 
 
+def is_insight_name(name: str) -> bool:
+    """Insight files end in .md; hidden files and README.md files are not insights."""
+    return name.endswith(".md") and not name.startswith(".") and name.lower() != "readme.md"
+
+
+def is_insight_path(path: str) -> bool:
+    """The same rule for a store-relative path, which must lie in a scanned folder."""
+    parts = path.split("/")
+    return (
+        len(parts) >= 2
+        and parts[0] in SCANNED_DIRS
+        and is_insight_name(parts[-1])
+        and not any(part.startswith(".") for part in parts[1:-1])
+    )
+
+
 def walk(root: Path) -> dict[str, Folder]:
     """Every insight file under insights/ and archive/, by folder (relative, '/').
 
@@ -77,7 +93,7 @@ def _walk_dir(directory: str, rel: str, found: dict[str, Folder]) -> None:
         for entry in scan:
             name = entry.name
             if name.endswith(".md"):
-                if name[0] != "." and name.lower() != "readme.md" and entry.is_file():
+                if is_insight_name(name) and entry.is_file():
                     st = entry.stat()
                     folder.names.append(name)
                     folder.stats.append((st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino))

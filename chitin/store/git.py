@@ -79,6 +79,42 @@ class Git:
         result = self.run(["rev-parse", "-q", "--verify", "HEAD"], check=False)
         return result.stdout.strip() or None
 
+    # -------------------------------------------------------------- what changed
+
+    def status(self, paths: Sequence[str]) -> tuple[str | None, set[str]] | None:
+        """(HEAD, tracked paths whose index or work-tree version differs from HEAD), or
+        None if git cannot tell. Untracked files are not listed; no lock is taken, so a
+        reader never gets in a writer's way."""
+        result = self.run(
+            ["--no-optional-locks", "status", "--porcelain=v2", "-z", "--branch",
+             "--untracked-files=no", "--no-renames", "--", *paths],
+            check=False,
+        )  # fmt: skip
+        if result.returncode != 0:
+            return None
+        head: str | None = None
+        dirty: set[str] = set()
+        for record in result.stdout.split("\0"):
+            if record.startswith("# branch.oid "):
+                oid = record.split(" ", 2)[2]
+                head = None if oid == "(initial)" else oid
+            elif record[:2] in ("1 ", "u "):
+                dirty.add(record.split(" ", 8 if record[0] == "1" else 10)[-1])
+        return head, dirty
+
+    def changed_between(self, old: str, new: str, paths: Sequence[str]) -> set[str] | None:
+        """Paths that differ between two commits, or None if git cannot tell."""
+        result = self.run(["diff", "--name-only", "-z", "--no-renames", old, new, "--", *paths],
+                          check=False)  # fmt: skip
+        if result.returncode != 0:
+            return None
+        return {path for path in result.stdout.split("\0") if path}
+
+    def untracked(self, paths: Sequence[str]) -> set[str]:
+        """Files git does not track, ignored ones included."""
+        result = self.run(["ls-files", "--others", "-z", "--", *paths])
+        return {path for path in result.stdout.split("\0") if path}
+
     def commit_time(self, commit: str) -> datetime:
         stamp = self.run(["show", "-s", "--format=%ct", commit]).stdout.strip()
         return datetime.fromtimestamp(int(stamp), tz=UTC)
