@@ -98,7 +98,7 @@ def test_readme_quick_start_and_ci_run_the_same_test_command() -> None:
     assert any("chitin init --seed" in block for block in blocks)
 
 
-def test_the_wheel_carries_the_starter_insights(tmp_path: Path) -> None:
+def test_the_wheel_carries_the_starter_insights_and_the_template(tmp_path: Path) -> None:
     pytest.importorskip("hatchling")
     subprocess.run(
         [sys.executable, "-m", "hatchling", "build", "-t", "wheel", "-d", str(tmp_path)],
@@ -117,4 +117,5 @@ def test_the_wheel_carries_the_starter_insights(tmp_path: Path) -> None:
         if n.startswith("chitin/_data/insights/")
     }
     assert starters and starters == packaged
+    assert "chitin/_data/templates/PERSONALITY.md" in names
     assert not any(n.startswith(("tests/", "bench/")) for n in names)
