@@ -29,7 +29,8 @@ from chitin.model.insight import (
     parse_tags,
 )
 from chitin.model.terms import stemmed_tokens, tokens
-from chitin.retrieval import conflicts, engine
+from chitin.providers import ProviderError
+from chitin.retrieval import conflicts, engine, semantic
 from chitin.retrieval.conflicts import Candidate, Match
 from chitin.retrieval.context import detect_category
 from chitin.retrieval.engine import Retrieval
@@ -75,17 +76,29 @@ class Stats:
 class Chitin:
     """One store, opened for one command. ``agent`` names the committer fallback."""
 
-    def __init__(self, root: Path, agent: str | None = None, progress: Progress | None = None,
-                 shape: Shape = DEFAULT_SHAPE) -> None:  # fmt: skip
+    def __init__(
+        self,
+        root: Path,
+        agent: str | None = None,
+        progress: Progress | None = None,
+        shape: Shape = DEFAULT_SHAPE,
+        fusion: str = "blend",
+    ) -> None:
         self.root = root
         self.agent = agent
         self.progress = progress
-        self.shape = shape  # another shape is for evaluating the scoring only
+        self.shape = shape  # another shape or fusion is for evaluating the scoring only
+        self.fusion = fusion
         self.store = Store(root, agent)
         self._cache: Cache | None = None
+        self._vectors: semantic.Semantic | None = None
+        self.env: Mapping[str, str] = {}  # API keys and base URLs, given by the CLI
         self.usage_recorded = True
 
     def close(self) -> None:
+        if self._vectors is not None:
+            self._vectors.vectors.close()
+            self._vectors = None
         if self._cache is not None:
             self._cache.close()
             self._cache = None
@@ -259,22 +272,91 @@ class Chitin:
     def settings(self) -> Settings:
         """Scoring settings, with the overrides of the store's chitin.yaml."""
         config = self.store.config() if not self.missing else {}
-        return replace(Settings.from_config(config), shape=self.shape)
+        return replace(Settings.from_config(config), shape=self.shape, fusion=self.fusion)
 
-    def retrieve(self, query: str, now: datetime, *, max_results: int = 15,
-                 types: str | None = None, tags: str | None = None,
-                 min_confidence: float | None = None) -> Retrieval:  # fmt: skip
+    def retrieve(
+        self,
+        query: str,
+        now: datetime,
+        *,
+        max_results: int = 15,
+        types: str | None = None,
+        tags: str | None = None,
+        min_confidence: float | None = None,
+    ) -> Retrieval:
         """The insights that matter for ``query``, best first. Never commits; the
         retrieval time of each result is noted in .chitin/."""
         filters = _filters(types, tags, min_confidence)
         settings = self.settings()
         if self.missing:
             return Retrieval(detect_category(query), [], None)
-        found = engine.retrieve(self.cache, query, now=now, settings=settings,
-                                max_results=max_results, filters=filters)  # fmt: skip
+        picked = semantic.choice(self.store.config())
+        meaning, failure = None, None
+        if picked.provider != semantic.NO_PROVIDER and query.strip():
+            try:
+                meaning = self._semantic(picked)
+            except ProviderError as error:
+                failure = f"semantic search unavailable ({error}); ranked by text alone"
+        found = engine.retrieve(
+            self.cache,
+            query,
+            now=now,
+            settings=settings,
+            max_results=max_results,
+            filters=filters,
+            semantic=meaning,
+        )
+        if failure:
+            found = found._replace(degraded=failure)
         stamp = format_timestamp(now)
         self.usage_recorded = usage.record(self.root, (r.insight.id for r in found.ranked), stamp)
         return found
+
+    def _semantic(self, picked: semantic.Choice) -> semantic.Semantic:
+        if self._vectors is None:
+            self._vectors = semantic.open_semantic(self.root / ".chitin", picked, self.env)
+        return self._vectors
+
+    def embed(
+        self, provider: str | None, model: str | None, force: bool, progress: Progress | None = None
+    ) -> tuple[semantic.Semantic, int]:
+        """Embed every insight lacking a current vector (all with ``force``). A provider
+        or model named here is recorded in chitin.yaml, in one commit."""
+        current = semantic.choice(self.store.config())
+        picked = semantic.Choice(
+            provider or current.provider, model if model else (None if provider else current.model)
+        )
+        meaning = self._semantic(picked)
+        if picked != current and (provider or model):
+            self._record_choice(picked)
+        done, _ = semantic.refresh(self.cache, meaning, None, progress, force)
+        return meaning, done
+
+    def embed_status(self) -> tuple[int, int, str | None]:
+        """(live insights, those with a current vector, the sidecar's identity)."""
+        if self.missing:
+            return 0, 0, None
+        from chitin.index.vectors import stored_identity
+
+        current = self.cache.text_hashes()
+        held, name = stored_identity(self.root / ".chitin")
+        fresh = sum(1 for i, h in current.items() if held.get(i) == h)
+        return len(current), fresh, name
+
+    def _record_choice(self, picked: semantic.Choice) -> None:
+        import yaml
+
+        with self.store.lock():
+            config = dict(self.store.config())
+            config["embedding"] = {k: v for k, v in picked._asdict().items() if v}
+            text = yaml.safe_dump(config, sort_keys=False, default_flow_style=False)
+            message = commit_message(
+                "config",
+                f"Embed with {picked.provider}" + (f"/{picked.model}" if picked.model else ""),
+                [],
+                {},
+            )
+            self.store.apply({"chitin.yaml": text}, message)
 
     def snapshot_time(self) -> tuple[str | None, datetime]:
         """The store's commit and its time: what ``render`` is a function of."""
@@ -445,14 +527,16 @@ def _most_shared(counts: Mapping[int, int], need: int, limit: int | None) -> set
     return {row for _, row in kept}
 
 
-def _filters(types: str | None, tags: str | None, min_confidence: float | None,
-             archived: bool = False) -> Filters:  # fmt: skip
+def _filters(
+    types: str | None, tags: str | None, min_confidence: float | None, archived: bool = False
+) -> Filters:
     """Filters from the command line's comma lists, validated."""
     from chitin.model.insight import check_type
 
     kinds = tuple(check_type(t.strip()) for t in (types or "").split(",") if t.strip())
-    return Filters(archived=archived, types=kinds, min_confidence=min_confidence,
-                   tags=parse_tags(tags))  # fmt: skip
+    return Filters(
+        archived=archived, types=kinds, min_confidence=min_confidence, tags=parse_tags(tags)
+    )
 
 
 def _short(text: str, width: int = 60) -> str:

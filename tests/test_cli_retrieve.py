@@ -11,6 +11,11 @@ import pytest
 from conftest import Run, commit_count, git
 
 
+def text_only(store: Path) -> None:
+    """Semantic search off: these tests pin down the full-text behaviour."""
+    (store / "chitin.yaml").write_text("embedding: {provider: none}\n")
+
+
 @pytest.fixture
 def seeded(run: Run, add: Any) -> dict[str, dict[str, Any]]:
     return {
@@ -47,7 +52,10 @@ def ids(result: dict[str, Any]) -> list[str]:
     return [item["id"] for item in result["insights"]]
 
 
-def test_retrieve_ranks_matches_first_and_fills_with_the_rest(run: Run, seeded: Any) -> None:
+def test_retrieve_ranks_matches_first_and_fills_with_the_rest(
+    run: Run, seeded: Any, store: Path
+) -> None:
+    text_only(store)
     result = retrieve_json(run, "the build broke after a merge; find the bad commit")
     assert result["category"] == "coding"
     assert ids(result)[0] == seeded["bisect"]["id"]
@@ -76,7 +84,8 @@ def test_a_query_about_a_named_person_finds_them(run: Run, seeded: Any) -> None:
     assert ids(retrieve_json(run, "sending Priya my pull request"))[0] == seeded["priya"]["id"]
 
 
-def test_budget_filters_and_explain(run: Run, seeded: Any) -> None:
+def test_budget_filters_and_explain(run: Run, seeded: Any, store: Path) -> None:
+    text_only(store)
     small = run("retrieve", "--query", "fix the bug with a test", "--budget", "30").stdout
     assert "left out to fit the token budget" in small
     tiny = retrieve_json(run, "fix the bug with a test", "--budget", "30")
@@ -166,7 +175,9 @@ def test_retrieval_never_commits_and_notes_retrieval_times(
 
 
 def test_chitin_yaml_overrides_scoring(run: Run, seeded: Any, store: Path) -> None:
-    (store / "chitin.yaml").write_text("relevance_weights: {tags: 50}\n")
+    (store / "chitin.yaml").write_text(
+        "relevance_weights: {tags: 50}\nembedding: {provider: none}\n"
+    )
     assert ids(retrieve_json(run, "testing"))[0] == seeded["tdd"]["id"]
     (store / "chitin.yaml").write_text("half_lives: {gossip: 3}\n")
     result = run("retrieve", "--query", "x", expect=1)

@@ -98,9 +98,14 @@ def build_store(insights: Iterable[Insight], root: Path) -> None:
         path.write_text(serialize(insight), encoding="utf-8")
 
 
-def rankings(root: Path, queries: list[Query], shape: Shape, k: int = 10) -> list[list[str]]:
-    shutil.rmtree(root / ".chitin", ignore_errors=True)  # the cache stores shaped strengths
-    chitin = Chitin(root, shape=shape)
+def rankings(
+    root: Path, queries: list[Query], shape: Shape, k: int = 10, mode: str = "text"
+) -> list[list[str]]:
+    """Each query's top ``k`` ids. ``mode``: "text", or "rrf" / "blend" (hybrid)."""
+    shutil.rmtree(root / ".chitin" / "cache.sqlite3", ignore_errors=True)  # shaped strengths
+    provider = "none" if mode == "text" else "local"
+    (root / "chitin.yaml").write_text(f"embedding: {{provider: {provider}}}\n")
+    chitin = Chitin(root, shape=shape, fusion="rrf" if mode == "text" else mode)
     try:
         return [
             [r.insight.id for r in chitin.retrieve(q.text, NOW, max_results=k).ranked]
@@ -162,22 +167,38 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--shapes", action="store_true", help="compare scoring shapes")
     parser.add_argument("--misses", action="store_true", help="list queries missing targets")
+    parser.add_argument(
+        "--hybrid",
+        action="store_true",
+        help="compare text-only with hybrid retrieval (rrf and blend fusion)",
+    )
     args = parser.parse_args(argv)
     insights, queries = load()
-    shapes = SHAPES if args.shapes else {"default": DEFAULT_SHAPE}
+    runs = {
+        name: (shape, "text")
+        for name, shape in (SHAPES if args.shapes else {"default": DEFAULT_SHAPE}).items()
+    }
+    if args.hybrid:
+        runs = {
+            "text only": (DEFAULT_SHAPE, "text"),
+            "hybrid, rrf": (DEFAULT_SHAPE, "rrf"),
+            "hybrid, blend": (DEFAULT_SHAPE, "blend"),
+        }
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         build_store(insights, root)
-        results = {name: rankings(root, queries, shape) for name, shape in shapes.items()}
+        results = {
+            name: rankings(root, queries, shape, mode=mode) for name, (shape, mode) in runs.items()
+        }
     print(
         f"{len(insights)} insights, {len(queries)} queries "
         f"({', '.join(f'{sum(q.kind == k for q in queries)} {k}' for k in KINDS)})\n"
     )
     print(_table({name: evaluate(queries, ranked) for name, ranked in results.items()}))
-    surfaced = triggers_surfaced(queries, results.get("default", next(iter(results.values()))))
+    surfaced = triggers_surfaced(queries, next(iter(results.values())))
     print(f"\ntrigger queries whose trigger is in the top 5: {sum(surfaced)}/{len(surfaced)}")
     if args.misses:
-        for query, ranked in zip(queries, results["default"], strict=True):
+        for query, ranked in zip(queries, list(results.values())[-1], strict=True):
             if recall_at(ranked, query.relevant, 5) < 1:
                 print(
                     f"\n[{query.kind}] {query.text}\n  want {query.relevant}\n  got  {ranked[:5]}"

@@ -30,6 +30,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "similar": ("chitin.cli.read", "similar"),
     "retrieve": ("chitin.cli.retrieve", "retrieve"),
     "render": ("chitin.cli.retrieve", "render"),
+    "embed": ("chitin.cli.embed", "embed"),
+    "embed-status": ("chitin.cli.embed", "embed_status"),
     "history": ("chitin.cli.log", "history"),
     "changelog": ("chitin.cli.log", "changelog"),
 }

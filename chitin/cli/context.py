@@ -56,6 +56,7 @@ def opened(ctx: click.Context, reading: bool = True) -> Iterator[Chitin]:
     settings: Settings = ctx.find_root().obj
     progress = IndexProgress()
     chitin = Chitin(settings.store, settings.agent, progress)
+    chitin.env = os.environ
     try:
         if reading and chitin.missing:
             note(f"No store at {settings.store} yet (run `chitin init`); showing an empty store.")

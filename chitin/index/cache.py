@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import heapq
+import json
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
@@ -22,7 +23,7 @@ from typing import Any, NamedTuple
 from chitin.errors import ChitinError
 from chitin.index import changes, fulltext
 from chitin.index.db import open_database
-from chitin.model.insight import Insight
+from chitin.model.insight import Insight, embedding_text, text_hash
 from chitin.model.terms import stemmed_tokens
 from chitin.store import files
 from chitin.store.files import FileStat, Folder
@@ -44,6 +45,7 @@ _ROW_COLUMNS = [
     *["path", "dir", "mtime_ns", "ctime_ns", "size", "inode", "error"],
     *_INSIGHT_COLUMNS.split(", "),
     "strength",
+    "text_hash",
 ]
 _INSERT = (
     f"INSERT INTO entries ({', '.join(_ROW_COLUMNS)}) VALUES ({', '.join('?' * len(_ROW_COLUMNS))})"
@@ -241,9 +243,13 @@ class Cache:
         rowid: int | None,
     ) -> int:
         """Insert (``rowid`` None) or replace the row for ``path``; its terms are dropped."""
-        values = (None,) * 18
+        values = (None,) * 19
         if insight is not None:
-            values = (*_row_values(insight), self.strength(insight))
+            values = (
+                *_row_values(insight),
+                self.strength(insight),
+                text_hash(embedding_text(insight)),
+            )
         params = (path, path.rsplit("/", 1)[0], *stat, error, *values)
         if rowid is None:
             cursor = self.db.execute(_INSERT, params)
@@ -379,6 +385,21 @@ class Cache:
             streams.append(_scaled(rows, factor))
         for bound, _, row in heapq.merge(*streams):
             yield -bound, _to_insight(row)
+
+    def text_hashes(self, filters: Filters = LIVE) -> dict[str, str]:
+        """id → hash of the text a vector of it must have embedded."""
+        where, args = filters.sql()
+        return dict(self.db.execute(f"SELECT id, text_hash FROM entries WHERE {where}", args))
+
+    def by_ids(self, ids: Iterable[str], filters: Filters = LIVE) -> dict[str, Insight]:
+        where, args = filters.sql()
+        wanted = list(ids)
+        rows = self.db.execute(
+            f"SELECT {_INSIGHT_COLUMNS} FROM entries WHERE {where} AND id IN "
+            "(SELECT value FROM json_each(?))",
+            (*args, json.dumps(wanted)),
+        )
+        return {row[0]: _to_insight(row) for row in rows}
 
     def counts(self) -> tuple[dict[str, int], float, int]:
         """(count by type, mean confidence, archived count) of live insights."""

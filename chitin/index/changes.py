@@ -64,8 +64,9 @@ def plan(db: sqlite3.Connection, root: Path, git: Git) -> Plan | None:
     untracked = {p for p, flag in watched.items() if flag} | added
     watch = {p: False for p in dirty} | {p: True for p in untracked - committed - dirty}
     check = set(watched) | dirty | committed | listing.added | listing.removed
-    return Plan(head, {p for p in check if files.is_insight_path(p)}, watch,
-                listing.folders, listing.gone)  # fmt: skip
+    return Plan(
+        head, {p for p in check if files.is_insight_path(p)}, watch, listing.folders, listing.gone
+    )
 
 
 def initial_state(root: Path, git: Git) -> tuple[str | None, dict[str, bool]] | None:
@@ -78,8 +79,13 @@ def initial_state(root: Path, git: Git) -> tuple[str | None, dict[str, bool]] | 
     return head, {p: False for p in dirty} | {p: True for p in untracked - dirty}
 
 
-def remember(db: sqlite3.Connection, head: str | None, watch: dict[str, bool],
-             folders: dict[str, int | None], gone: Iterable[str] = ()) -> None:  # fmt: skip
+def remember(
+    db: sqlite3.Connection,
+    head: str | None,
+    watch: dict[str, bool],
+    folders: dict[str, int | None],
+    gone: Iterable[str] = (),
+) -> None:
     db.execute("INSERT OR REPLACE INTO meta VALUES ('head', ?)", (head or "",))
     db.execute("DELETE FROM watch")
     db.executemany("INSERT INTO watch VALUES (?, ?)", [(p, int(u)) for p, u in watch.items()])
@@ -126,8 +132,14 @@ def _folder_changes(db: sqlite3.Connection, root: Path) -> _Listing:
     return listing
 
 
-def _relist(db: sqlite3.Connection, root: Path, folder: str, known: dict[str, int | None],
-            listing: _Listing, now_ns: int) -> None:  # fmt: skip
+def _relist(
+    db: sqlite3.Connection,
+    root: Path,
+    folder: str,
+    known: dict[str, int | None],
+    listing: _Listing,
+    now_ns: int,
+) -> None:
     names, subfolders = _entries(root / folder)
     present = {f"{folder}/{name}" for name in names}
     cached = {row[0] for row in db.execute("SELECT path FROM entries WHERE dir = ?", (folder,))}

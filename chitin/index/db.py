@@ -8,7 +8,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 CACHE_DIR = ".chitin"
 CACHE_FILE = "cache.sqlite3"
 
@@ -29,7 +29,8 @@ CREATE TABLE entries (
     tags TEXT, provenance TEXT, source TEXT, condition TEXT, avoid INTEGER,
     reinforcements INTEGER, last_reinforced TEXT, reasoning TEXT, context TEXT,
     limitations TEXT, archived INTEGER,
-    strength REAL  -- confidence and reinforcements, shaped (retrieval.scoring.base_strength)
+    strength REAL,  -- confidence and reinforcements, shaped (retrieval.scoring.base_strength)
+    text_hash TEXT  -- of model.insight.embedding_text: what a vector must match to be fresh
 );
 CREATE INDEX entries_dir ON entries (dir);
 CREATE INDEX entries_id ON entries (id);

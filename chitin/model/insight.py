@@ -285,3 +285,22 @@ def to_public_dict(insight: Insight) -> dict[str, Any]:
         data["lastReinforcedAt"] = insight.last_reinforced
     data["archived"] = insight.archived
     return data
+
+
+# ---------------------------------------------------------------- embedding
+
+
+def embedding_text(insight: Insight) -> str:
+    """What an embedding of the insight is made from: the claim, the situation it is for,
+    its context and its reasoning. A change to any of them makes the vector stale."""
+    parts = [insight.claim]
+    if insight.condition:
+        parts.append(f"When {insight.condition}")
+    parts.extend(p for p in (insight.context, insight.reasoning) if p)
+    return " — ".join(parts)
+
+
+def text_hash(text: str) -> str:
+    import hashlib
+
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=12).hexdigest()

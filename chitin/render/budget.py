@@ -51,8 +51,11 @@ def line(insight: Insight, full: bool = False) -> str:
     else:
         text = f"- {insight.claim}"
     if full:
-        for label, value in (("Context", insight.context), ("Reasoning", insight.reasoning),
-                             ("Limitations", insight.limitations)):  # fmt: skip
+        for label, value in (
+            ("Context", insight.context),
+            ("Reasoning", insight.reasoning),
+            ("Limitations", insight.limitations),
+        ):
             if value:
                 text += f"\n  {label}: {value}"
     return text

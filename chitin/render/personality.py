@@ -38,9 +38,10 @@ def render(template_text: str, values: dict[str, object], source: str) -> str:
         text = Template(template_text).substitute({k: str(v) for k, v in values.items()})
     except KeyError as error:
         raise ValidationError(
-            "template", f"{source}: unknown placeholder ${error.args[0]} "
-            f"(allowed: {', '.join('$' + name for name in PLACEHOLDERS)})"
-        ) from None  # fmt: skip
+            "template",
+            f"{source}: unknown placeholder ${error.args[0]} "
+            f"(allowed: {', '.join('$' + name for name in PLACEHOLDERS)})",
+        ) from None
     except ValueError as error:
         raise ValidationError(
             "template", f"{source}: {error} (write $$ for a dollar sign)"

@@ -7,10 +7,11 @@ from typing import NamedTuple
 
 from chitin.index import fulltext
 from chitin.index.cache import Cache, Filters
-from chitin.model.insight import TYPES
+from chitin.model.insight import TYPES, Insight
 from chitin.retrieval.context import detect_category
 from chitin.retrieval.retrieve import Ranked, rank
 from chitin.retrieval.scoring import Settings, shaped_boost
+from chitin.retrieval.semantic import Semantic, nearest
 
 # How many full-text matches are scored: far more than are shown, so that the
 # damped factors can re-rank among them, and few enough to stay fast at 100,000.
@@ -22,16 +23,69 @@ class Retrieval(NamedTuple):
     category: str
     ranked: list[Ranked]
     degraded: str | None  # why retrieval fell back to something weaker, if it did
+    unembedded: int = 0  # insights found by text only, for want of a current vector
 
 
-def retrieve(cache: Cache, query: str, *, now: datetime, settings: Settings,
-             max_results: int, filters: Filters) -> Retrieval:  # fmt: skip
+def retrieve(
+    cache: Cache,
+    query: str,
+    *,
+    now: datetime,
+    settings: Settings,
+    max_results: int,
+    filters: Filters,
+    semantic: Semantic | None = None,
+) -> Retrieval:
+    """Full-text matches, fused with the nearest insights in meaning when ``semantic``
+    is given, then ranked by the scoring formula."""
     category = detect_category(query)
     expression = fulltext.match_expression(cache.db, query)
     limit = max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * max_results)
     weights = fulltext.weights(settings.relevance_weights)
     matches = cache.search(expression, weights, limit, filters) if expression else []
+    degraded, unembedded = None, 0
+    if semantic is not None and query.strip():
+        found = nearest(cache, semantic, query, filters)
+        degraded, unembedded = found.degraded, found.unembedded
+        if found.hits:
+            matches = _fused(cache, matches, found.hits, filters, settings.fusion)
     boosts = {kind: shaped_boost(category, kind, settings) for kind in TYPES}
-    ranked = rank(matches, cache.strongest(boosts, filters), category=category, now=now,
-                  settings=settings, max_results=max_results)  # fmt: skip
-    return Retrieval(category, ranked, None)
+    ranked = rank(
+        matches,
+        cache.strongest(boosts, filters),
+        category=category,
+        now=now,
+        settings=settings,
+        max_results=max_results,
+    )
+    return Retrieval(category, ranked, degraded, unembedded)
+
+
+RRF_K = 60  # the usual constant of reciprocal rank fusion
+TEXT_WEIGHT = 0.3  # blend: the share of normalised BM25 (bench/eval: 0.2–0.6 tried)
+
+
+def _fused(
+    cache: Cache,
+    text: list[tuple[float, Insight]],
+    meaning: list[tuple[str, float]],
+    filters: Filters,
+    method: str,
+) -> list[tuple[float, Insight]]:
+    """One relevance per candidate from its text rank and its meaning rank."""
+    insights = {insight.id: insight for _, insight in text}
+    missing = [i for i, _ in meaning if i not in insights]
+    insights.update(cache.by_ids(missing, filters))
+    scores: dict[str, float] = {}
+    if method == "rrf":
+        for position, (_, insight) in enumerate(text):
+            scores[insight.id] = 1 / (RRF_K + position + 1)
+        for position, (insight_id, _) in enumerate(meaning):
+            scores[insight_id] = scores.get(insight_id, 0.0) + 1 / (RRF_K + position + 1)
+    else:  # blend: normalised BM25 and cosine similarity, weighed
+        top = max((raw for raw, _ in text), default=1.0) or 1.0
+        for raw, insight in text:
+            scores[insight.id] = TEXT_WEIGHT * raw / top
+        for insight_id, cosine in meaning:
+            scores[insight_id] = scores.get(insight_id, 0.0) + (1 - TEXT_WEIGHT) * max(cosine, 0.0)
+    return [(score, insights[i]) for i, score in scores.items() if i in insights]

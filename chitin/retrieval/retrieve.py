@@ -55,13 +55,25 @@ def rank(
     ranked = ranked[:max_results]
     if len(ranked) < max_results:
         taken = {r.insight.id for r in ranked}
-        ranked += _fill(strongest, max_results - len(ranked), category, now, settings,
-                        lambda i: i.id not in taken and keep(i))  # fmt: skip
+        ranked += _fill(
+            strongest,
+            max_results - len(ranked),
+            category,
+            now,
+            settings,
+            lambda i: i.id not in taken and keep(i),
+        )
     return ranked
 
 
-def _fill(strongest: Iterable[tuple[float, Insight]], wanted: int, category: str,
-          now: datetime, settings: Settings, keep: Keep) -> list[Ranked]:  # fmt: skip
+def _fill(
+    strongest: Iterable[tuple[float, Insight]],
+    wanted: int,
+    category: str,
+    now: datetime,
+    settings: Settings,
+    keep: Keep,
+) -> list[Ranked]:
     """The ``wanted`` strongest insights, stopping as soon as no later one can make it
     (decay only lowers a score below its bound)."""
     best: list[Ranked] = []

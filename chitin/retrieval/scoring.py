@@ -85,6 +85,7 @@ class Settings:
     )
     relevance_weights: Mapping[str, float] = field(default_factory=lambda: dict(RELEVANCE_WEIGHTS))
     shape: Shape = DEFAULT_SHAPE
+    fusion: str = "blend"  # how text and meaning combine: "blend" (default) or "rrf"
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> Settings:
@@ -94,10 +95,13 @@ class Settings:
         return cls(
             half_lives={**base.half_lives, **_half_lives(config.get("half_lives"))},
             type_boosts=_boosts(base.type_boosts, config.get("type_boosts")),
-            relevance_weights={**base.relevance_weights,
-                               **_numbers("relevance_weights", config.get("relevance_weights"),
-                                          tuple(RELEVANCE_WEIGHTS))},
-        )  # fmt: skip
+            relevance_weights={
+                **base.relevance_weights,
+                **_numbers(
+                    "relevance_weights", config.get("relevance_weights"), tuple(RELEVANCE_WEIGHTS)
+                ),
+            },
+        )
 
 
 class Factors(NamedTuple):
@@ -127,12 +131,14 @@ def strength(insight: Insight, category: str, now: datetime, settings: Settings)
     reinforcement = _damped(math.log2(insight.reinforcements + 2), shape.reinforcement)
     boost = shaped_boost(category, insight.type, settings)
     decay = _damped(decay_factor(insight, now, settings.half_lives), shape.decay)
-    return Factors(confidence * reinforcement * boost * decay, 1.0, confidence, reinforcement,
-                   boost, decay)  # fmt: skip
+    return Factors(
+        confidence * reinforcement * boost * decay, 1.0, confidence, reinforcement, boost, decay
+    )
 
 
-def score(insight: Insight, relevance: float, category: str, now: datetime,
-          settings: Settings) -> Factors:  # fmt: skip
+def score(
+    insight: Insight, relevance: float, category: str, now: datetime, settings: Settings
+) -> Factors:
     base = strength(insight, category, now, settings)
     return base._replace(score=relevance * base.score, relevance=relevance)
 
@@ -148,24 +154,30 @@ def _half_lives(value: object) -> dict[str, float | None]:
     result: dict[str, float | None] = {}
     for key, days in value.items():
         if key not in PROVENANCES:
-            raise ValidationError("half_lives", f"chitin.yaml: half_lives: unknown provenance "
-                                  f"{key!r} (allowed: {', '.join(PROVENANCES)})")  # fmt: skip
+            raise ValidationError(
+                "half_lives",
+                f"chitin.yaml: half_lives: unknown provenance "
+                f"{key!r} (allowed: {', '.join(PROVENANCES)})",
+            )
         result[key] = None if days is None else _positive("half_lives", key, days)
     return result
 
 
-def _boosts(base: Mapping[str, Mapping[str, float]], value: object
-            ) -> dict[str, dict[str, float]]:  # fmt: skip
+def _boosts(base: Mapping[str, Mapping[str, float]], value: object) -> dict[str, dict[str, float]]:
     merged = {category: dict(table) for category, table in base.items()}
     if value is None:
         return merged
     if not isinstance(value, Mapping):
-        raise ValidationError("type_boosts", "chitin.yaml: type_boosts must map categories to "
-                              "tables of type: boost")  # fmt: skip
+        raise ValidationError(
+            "type_boosts", "chitin.yaml: type_boosts must map categories to tables of type: boost"
+        )
     for category, table in value.items():
         if category not in CATEGORIES:
-            raise ValidationError("type_boosts", f"chitin.yaml: type_boosts: unknown category "
-                                  f"{category!r} (allowed: {', '.join(CATEGORIES)})")  # fmt: skip
+            raise ValidationError(
+                "type_boosts",
+                f"chitin.yaml: type_boosts: unknown category "
+                f"{category!r} (allowed: {', '.join(CATEGORIES)})",
+            )
         merged[category].update(_numbers(f"type_boosts.{category}", table, TYPES))
     return merged
 
@@ -178,8 +190,9 @@ def _numbers(name: str, value: object, allowed: tuple[str, ...]) -> dict[str, fl
     result = {}
     for key, number in value.items():
         if key not in allowed:
-            raise ValidationError(name, f"chitin.yaml: {name}: unknown key {key!r} "
-                                  f"(allowed: {', '.join(allowed)})")  # fmt: skip
+            raise ValidationError(
+                name, f"chitin.yaml: {name}: unknown key {key!r} (allowed: {', '.join(allowed)})"
+            )
         result[key] = _positive(name, key, number, zero_ok=True)
     return result
 

@@ -86,10 +86,19 @@ class Git:
         None if git cannot tell. Untracked files are not listed; no lock is taken, so a
         reader never gets in a writer's way."""
         result = self.run(
-            ["--no-optional-locks", "status", "--porcelain=v2", "-z", "--branch",
-             "--untracked-files=no", "--no-renames", "--", *paths],
+            [
+                "--no-optional-locks",
+                "status",
+                "--porcelain=v2",
+                "-z",
+                "--branch",
+                "--untracked-files=no",
+                "--no-renames",
+                "--",
+                *paths,
+            ],
             check=False,
-        )  # fmt: skip
+        )
         if result.returncode != 0:
             return None
         head: str | None = None
@@ -104,8 +113,9 @@ class Git:
 
     def changed_between(self, old: str, new: str, paths: Sequence[str]) -> set[str] | None:
         """Paths that differ between two commits, or None if git cannot tell."""
-        result = self.run(["diff", "--name-only", "-z", "--no-renames", old, new, "--", *paths],
-                          check=False)  # fmt: skip
+        result = self.run(
+            ["diff", "--name-only", "-z", "--no-renames", old, new, "--", *paths], check=False
+        )
         if result.returncode != 0:
             return None
         return {path for path in result.stdout.split("\0") if path}

@@ -1,0 +1,112 @@
+"""Commands for the vector sidecar: embed, embed-status."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from chitin.cli.context import emit_json, format_option, opened
+from chitin.providers import REGISTRY
+
+
+@click.command(short_help="Embed insights for semantic search.")
+@click.option(
+    "--provider",
+    metavar="|".join(REGISTRY),
+    help="Embedding provider (default: chitin.yaml's, else local).",
+)
+@click.option("--model", help="The provider's model (default: the provider's own).")
+@click.option("--force", is_flag=True, help="Embed every insight again.")
+@format_option
+@click.pass_context
+def embed(
+    ctx: click.Context, provider: str | None, model: str | None, force: bool, fmt: str
+) -> None:
+    """Embed every insight that lacks a current vector (only those: a vector goes stale
+    when its text, provider or model changes). A provider or model given here is
+    recorded in chitin.yaml.
+
+    The default provider runs offline: no key, no download.
+    """
+    with opened(ctx, reading=False) as chitin:
+        counter = _Counter(fmt == "human")
+        meaning, done = chitin.embed(provider, model, force, counter)
+        counter.finish()
+        total, fresh, _ = chitin.embed_status()
+    p = meaning.provider
+    if fmt == "json":
+        emit_json(
+            {
+                "embedded": done,
+                "total": total,
+                "provider": p.name,
+                "model": p.model,
+                "dimensions": p.dimensions,
+            }
+        )
+    elif done == 0:
+        click.echo(f"All {fresh} insight(s) already have current vectors ({p.name}/{p.model}).")
+    else:
+        click.echo(
+            f"✓ Embedded {done} insight(s) with {p.name}/{p.model} ({p.dimensions} dimensions)"
+        )
+
+
+class _Counter:
+    """A progress bar on a terminal, a plain count otherwise (human output only)."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.bar: Any = None
+        self.last = 0
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        if sys.stderr.isatty():
+            if self.bar is None:
+                self.bar = click.progressbar(length=total, label="Embedding", file=sys.stderr)
+                self.bar.__enter__()
+            self.bar.update(done - self.bar.pos)
+        elif done == total or done - self.last >= 1000:
+            click.echo(f"embedded {done}/{total}", err=True)
+            self.last = done
+
+    def finish(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+
+
+@click.command("embed-status", short_help="How many insights have current vectors.")
+@format_option
+@click.pass_context
+def embed_status(ctx: click.Context, fmt: str) -> None:
+    """Show how many insights have a current vector, and from which provider."""
+    with opened(ctx) as chitin:
+        total, fresh, held = chitin.embed_status()
+    provider, model, dimensions = [*held.split(":"), None, None, None][:3] if held else [None] * 3
+    if fmt == "json":
+        emit_json(
+            {
+                "total": total,
+                "embedded": fresh,
+                "missing": total - fresh,
+                "provider": provider,
+                "model": model,
+                "dimensions": int(dimensions) if dimensions else None,
+            }
+        )
+        return
+    shown = f"{provider}/{model}" if provider else "(none — run `chitin embed` to generate)"
+    lines = [
+        "Embedding Status",
+        f"  Total insights: {total}",
+        f"  With embeddings: {fresh}",
+        f"  Missing embeddings: {total - fresh}",
+        f"  Provider: {shown}",
+    ]
+    if dimensions:
+        lines.append(f"  Dimensions: {dimensions}")
+    click.echo("\n".join(lines))

@@ -1,0 +1,224 @@
+"""The vector sidecar: one float32 row per insight, under ``.chitin/vectors/``.
+
+- ``matrix.f32`` holds the rows, raw and row-major. It is memory-mapped, so a search
+  over 100,000 rows reads no more than the dot products need.
+- ``index.sqlite3`` says which insight each row belongs to, the content hash of the
+  text it embedded, and the provider identity (``provider:model:dimensions``) of every
+  row.
+
+A row is stale when its insight's text changed, or when the provider or the model
+changed; stale and missing rows are the only ones that get embedded again. A row is
+written (and flushed) before the index names it, so a crash leaves at worst a row the
+index does not trust, and it is embedded again. A matrix of the wrong size, or an
+unreadable index, is discarded and rebuilt, never a crash. Query vectors are kept here
+too, so a repeated query never loads the model.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from chitin.errors import StoreError
+
+FOLDER = "vectors"
+MATRIX = "matrix.f32"
+INDEX = "index.sqlite3"
+SCHEMA_VERSION = 1
+QUERY_CACHE_LIMIT = 2000
+
+_SCHEMA = f"""
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE rows (row INTEGER PRIMARY KEY, id TEXT UNIQUE, hash TEXT);
+CREATE TABLE queries (identity TEXT, text TEXT, vector BLOB, used INTEGER,
+                      PRIMARY KEY (identity, text));
+PRAGMA user_version = {SCHEMA_VERSION};
+"""
+
+
+class VectorStore:
+    """The sidecar for one store, holding vectors of one provider identity at a time."""
+
+    def __init__(self, chitin_dir: Path, identity: str, dimensions: int) -> None:
+        self.folder = chitin_dir / FOLDER
+        self.identity = identity
+        self.dimensions = dimensions
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            self.db = _open_index(self.folder / INDEX)
+            self._adopt_identity()
+        except (OSError, sqlite3.Error) as error:
+            raise StoreError(
+                f"the vector sidecar in {self.folder} cannot be used: {error}"
+            ) from None
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -------------------------------------------------------------- state
+
+    def _adopt_identity(self) -> None:
+        """Rows of another provider, model or dimension are all stale: drop them."""
+        stored = self.db.execute("SELECT value FROM meta WHERE key = 'identity'").fetchone()
+        rows = self.db.execute("SELECT count(*) FROM rows").fetchone()[0]
+        matrix = self.folder / MATRIX
+        size = matrix.stat().st_size if matrix.exists() else 0
+        expected = _row_bytes(self.dimensions)
+        wrong_shape = size % expected != 0 or size < rows * expected
+        if stored is None or stored[0] != self.identity or wrong_shape:
+            self.db.execute("DELETE FROM rows")
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('identity', ?)", (self.identity,))
+            matrix.unlink(missing_ok=True)
+
+    def fresh(self) -> dict[str, str]:
+        """id → content hash of every row this identity holds."""
+        return dict(self.db.execute("SELECT id, hash FROM rows WHERE id IS NOT NULL"))
+
+    def count(self) -> int:
+        return int(self.db.execute("SELECT count(*) FROM rows WHERE id IS NOT NULL").fetchone()[0])
+
+    # -------------------------------------------------------------- writing
+
+    def put(self, items: Sequence[tuple[str, str]], vectors: np.ndarray) -> None:
+        """Store ``vectors`` for ``items`` (id, content hash), replacing their old rows."""
+        if vectors.shape != (len(items), self.dimensions):
+            raise ValueError(f"vectors of shape {vectors.shape} for {len(items)} items")
+        slots = self._slots([insight_id for insight_id, _ in items])
+        matrix = self.folder / MATRIX
+        with open(matrix, "r+b" if matrix.exists() else "w+b") as handle:
+            for row, vector in zip(slots, vectors, strict=True):
+                handle.seek(row * _row_bytes(self.dimensions))
+                handle.write(vector.astype("<f4").tobytes())
+            handle.flush()
+            os.fsync(handle.fileno())
+        with self.db:
+            self.db.executemany(
+                "INSERT OR REPLACE INTO rows (row, id, hash) VALUES (?, ?, ?)",
+                [
+                    (row, insight_id, digest)
+                    for row, (insight_id, digest) in zip(slots, items, strict=True)
+                ],
+            )
+
+    def _slots(self, ids: Sequence[str]) -> list[int]:
+        """A row for each id: its own, a freed one, or a new one at the end."""
+        own = dict(
+            self.db.execute(
+                f"SELECT id, row FROM rows WHERE id IN ({', '.join('?' * len(ids))})", list(ids)
+            )
+        )
+        free = [r for (r,) in self.db.execute("SELECT row FROM rows WHERE id IS NULL ORDER BY row")]
+        end = self.db.execute("SELECT coalesce(max(row) + 1, 0) FROM rows").fetchone()[0]
+        slots = []
+        for insight_id in ids:
+            if insight_id in own:
+                slots.append(own[insight_id])
+            elif free:
+                slots.append(free.pop(0))
+            else:
+                slots.append(end)
+                end += 1
+        return slots
+
+    def forget(self, ids: Iterable[str]) -> None:
+        """Free the rows of insights that are gone."""
+        with self.db:
+            self.db.executemany(
+                "UPDATE rows SET id = NULL, hash = NULL WHERE id = ?", [(i,) for i in ids]
+            )
+
+    # -------------------------------------------------------------- reading
+
+    def nearest(
+        self, query: np.ndarray, allowed: dict[str, str], limit: int
+    ) -> list[tuple[str, float]]:
+        """The ``limit`` rows most similar to ``query`` among ``allowed`` (id → hash of
+        the text as it is now: a row with another hash is stale and not used)."""
+        rows = [
+            (row, insight_id)
+            for row, insight_id, digest in self.db.execute(
+                "SELECT row, id, hash FROM rows WHERE id IS NOT NULL"
+            )
+            if allowed.get(insight_id) == digest
+        ]
+        matrix = self._matrix()
+        if not rows or matrix is None:
+            return []
+        numbers = np.fromiter((r for r, _ in rows), dtype=np.int64, count=len(rows))
+        scores = matrix[numbers] @ query.astype(np.float32)
+        best = np.argsort(-scores, kind="stable")[:limit]
+        return [(rows[i][1], float(scores[i])) for i in best]
+
+    def _matrix(self) -> np.ndarray | None:
+        path = self.folder / MATRIX
+        if not path.exists() or path.stat().st_size == 0:
+            return None
+        rows = path.stat().st_size // _row_bytes(self.dimensions)
+        return np.memmap(path, dtype="<f4", mode="r", shape=(rows, self.dimensions))
+
+    # -------------------------------------------------------------- query vectors
+
+    def cached_query(self, text: str) -> np.ndarray | None:
+        row = self.db.execute(
+            "SELECT vector FROM queries WHERE identity = ? AND text = ?", (self.identity, text)
+        ).fetchone()
+        if row is None or len(row[0]) != _row_bytes(self.dimensions):
+            return None
+        return np.frombuffer(row[0], dtype="<f4")
+
+    def cache_query(self, text: str, vector: np.ndarray, stamp: int) -> None:
+        with self.db:
+            self.db.execute(
+                "INSERT OR REPLACE INTO queries VALUES (?, ?, ?, ?)",
+                (self.identity, text, vector.astype("<f4").tobytes(), stamp),
+            )
+            self.db.execute(
+                "DELETE FROM queries WHERE rowid NOT IN "
+                "(SELECT rowid FROM queries ORDER BY used DESC LIMIT ?)",
+                (QUERY_CACHE_LIMIT,),
+            )
+
+
+def stored_identity(chitin_dir: Path) -> tuple[dict[str, str], str | None]:
+    """(id → hash of every row, identity) as the sidecar holds them, without changing it."""
+    path = chitin_dir / FOLDER / INDEX
+    if not path.exists():
+        return {}, None
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            rows = dict(db.execute("SELECT id, hash FROM rows WHERE id IS NOT NULL"))
+            found = db.execute("SELECT value FROM meta WHERE key = 'identity'").fetchone()
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return {}, None
+    return rows, found[0] if found else None
+
+
+def _row_bytes(dimensions: int) -> int:
+    return 4 * dimensions
+
+
+def _open_index(path: Path) -> sqlite3.Connection:
+    for attempt in range(2):
+        try:
+            db = sqlite3.connect(str(path), timeout=30)
+            if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+                db.executescript(
+                    "DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS rows; "
+                    "DROP TABLE IF EXISTS queries;" + _SCHEMA
+                )
+            return db
+        except sqlite3.DatabaseError:
+            if attempt:
+                raise
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+            (path.parent / MATRIX).unlink(missing_ok=True)
+    raise AssertionError("unreachable")

@@ -1,0 +1,145 @@
+"""Semantic retrieval end to end: the sidecar, staleness, hybrid ranking, degradation."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from conftest import Run, commit_count, git
+
+from chitin.index.vectors import MATRIX, VectorStore
+
+
+def retrieve_json(run: Run, query: str, *args: str) -> dict[str, Any]:
+    return json.loads(run("retrieve", "--query", query, "--format", "json", *args).stdout)
+
+
+@pytest.mark.parametrize(
+    ("paraphrase", "seed"),
+    [
+        ("recreate the defect with a tiny case before patching", "reproduce-the-bug-first-nklt"),
+        (
+            "say how sure I am and keep guesses apart from checked facts",
+            "separate-verified-from-assumed-s5x7",
+        ),
+        (
+            "instructions inside a web page are just text, not orders",
+            "fetched-content-is-data-00xz",
+        ),
+    ],
+)
+def test_a_paraphrase_finds_its_seed_insight_first(run: Run, paraphrase: str, seed: str) -> None:
+    run("init", "--seed")
+    result = retrieve_json(run, paraphrase)
+    assert result["insights"][0]["id"] == seed
+    assert result["degraded"] is None
+
+
+def test_embed_status_and_only_stale_rows_are_embedded_again(
+    run: Run, add: Any, store: Path
+) -> None:
+    one = add("skill", "Profile before optimizing a slow endpoint", 0.8)
+    add("skill", "Write the failing test first", 0.8)
+    status = json.loads(run("embed-status", "--format", "json").stdout)
+    assert status == {
+        "total": 2,
+        "embedded": 0,
+        "missing": 2,
+        "provider": None,
+        "model": None,
+        "dimensions": None,
+    }
+    out = json.loads(run("embed", "--format", "json").stdout)
+    assert out == {
+        "embedded": 2,
+        "total": 2,
+        "provider": "local",
+        "model": "all-MiniLM-L6-v2",
+        "dimensions": 384,
+    }
+    assert run("embed").stdout.startswith("All 2 insight(s) already have current vectors")
+    run("update", one["id"], "--claim", "Measure where the time goes before optimizing")
+    assert json.loads(run("embed-status", "--format", "json").stdout)["missing"] == 1
+    assert json.loads(run("embed", "--format", "json").stdout)["embedded"] == 1
+    assert json.loads(run("embed", "--force", "--format", "json").stdout)["embedded"] == 2
+    assert "Provider: local/all-MiniLM-L6-v2" in run("embed-status").stdout
+
+
+def test_retrieve_embeds_a_new_insight_and_reuses_query_vectors(
+    run: Run, add: Any, store: Path, monkeypatch: Any
+) -> None:
+    add("skill", "Profile before optimizing a slow endpoint", 0.8)
+    retrieve_json(run, "the page is slow")
+    fresh = add("relational", "Priya prefers a short summary before details", 0.8)
+    from chitin.providers.local import LocalProvider
+
+    embedded: list[int] = []
+    original = LocalProvider.embed
+
+    def counting(self: LocalProvider, texts: Any, kind: str = "document") -> Any:
+        embedded.append(len(texts))
+        return original(self, texts, kind)
+
+    monkeypatch.setattr(LocalProvider, "embed", counting)
+    result = retrieve_json(run, "the page is slow")
+    assert embedded == [1]  # only the new insight; the query vector was stored
+    assert fresh["id"] in [item["id"] for item in result["insights"]]
+
+
+def test_a_failing_provider_degrades_to_text(run: Run, add: Any, store: Path) -> None:
+    add("skill", "Profile before optimizing a slow endpoint", 0.8)
+    (store / "chitin.yaml").write_text("embedding: {provider: voyage}\n")
+    result = run("retrieve", "--query", "optimizing", "--format", "json")
+    data = json.loads(result.stdout)
+    assert data["degraded"].startswith("semantic search unavailable (Missing API key for voyage")
+    assert data["insights"][0]["claim"] == "Profile before optimizing a slow endpoint"
+    assert "chitin: semantic search unavailable" in result.stderr
+
+
+def test_embed_records_the_chosen_provider_in_one_commit(run: Run, add: Any, store: Path) -> None:
+    add("skill", "Anything", 0.8)
+    before = commit_count(store)
+    result = run("embed", "--provider", "voyage", expect=1)
+    assert (
+        result.stderr
+        == "Error: Missing API key for voyage: set VOYAGE_API_KEY environment variable\n"
+    )
+    assert commit_count(store) == before and not (store / "chitin.yaml").exists()
+    bad = run("embed", "--provider", "cohere", expect=1)
+    assert "Unknown embedding provider: 'cohere' (allowed: local, voyage, openai)" in bad.stderr
+
+
+def test_a_damaged_matrix_is_discarded_and_rebuilt(run: Run, add: Any, store: Path) -> None:
+    add("skill", "Profile before optimizing a slow endpoint", 0.8)
+    run("embed")
+    matrix = store / ".chitin" / "vectors" / MATRIX
+    matrix.write_bytes(b"\x00" * 7)  # not a whole number of rows
+    assert json.loads(run("embed-status", "--format", "json").stdout)["embedded"] == 1
+    assert retrieve_json(run, "slow endpoint")["insights"][0]["claim"].startswith("Profile")
+    assert matrix.stat().st_size == 384 * 4
+
+
+def test_the_vector_store_replaces_frees_and_reuses_rows(tmp_path: Path) -> None:
+    store = VectorStore(tmp_path, "test:m:3", 3)
+    store.put([("a", "h1"), ("b", "h2")], np.eye(3, dtype=np.float32)[:2])
+    store.put([("a", "h3")], np.array([[0, 0, 1]], dtype=np.float32))
+    assert store.fresh() == {"a": "h3", "b": "h2"}
+    hits = store.nearest(np.array([0, 0, 1], dtype=np.float32), {"a": "h3", "b": "h2"}, 5)
+    assert hits[0] == ("a", pytest.approx(1.0))
+    assert store.nearest(np.array([0, 0, 1], dtype=np.float32), {"a": "old"}, 5) == []
+    store.forget(["b"])
+    store.put([("c", "h4")], np.array([[1, 0, 0]], dtype=np.float32))
+    assert (tmp_path / "vectors" / MATRIX).stat().st_size == 2 * 3 * 4  # b's row reused
+    store.close()
+    other = VectorStore(tmp_path, "test:other:3", 3)  # another model: every row is stale
+    assert other.fresh() == {}
+    other.close()
+
+
+def test_retrieval_never_commits_vectors(run: Run, add: Any, store: Path) -> None:
+    add("skill", "Anything at all", 0.8)
+    retrieve_json(run, "anything")
+    assert git(store, "status", "--porcelain") == ""
