@@ -40,8 +40,13 @@ class LocalProvider:
         if not texts:
             return np.zeros((0, DIMENSIONS), dtype=np.float32)
         self._load()
-        rows = [self._batch(texts[i : i + BATCH]) for i in range(0, len(texts), BATCH)]
-        return np.vstack(rows)
+        # Batches of similar lengths pad little: the model's cost grows with the longest.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        ranked = [texts[i] for i in order]
+        rows = np.vstack([self._batch(ranked[i : i + BATCH]) for i in range(0, len(ranked), BATCH)])
+        result = np.empty_like(rows)
+        result[order] = rows
+        return result
 
     def _batch(self, texts: Sequence[str]) -> np.ndarray:
         encoded = self._tokenizer.encode_batch(list(texts))

@@ -27,6 +27,7 @@ from chitin.providers import (
 
 AUTO_EMBED_LIMIT = 256
 NEIGHBOURS = 200
+CHUNK = 512  # insights embedded and saved at a time (a crash loses at most this much work)
 
 
 class Semantic(NamedTuple):
@@ -61,8 +62,8 @@ def refresh(
     todo = stale if limit is None else stale[:limit]
     insights = cache.by_ids(todo, Filters(archived=None))
     done = 0
-    for start in range(0, len(todo), 64):
-        chunk = [insights[i] for i in todo[start : start + 64] if i in insights]
+    for start in range(0, len(todo), CHUNK):
+        chunk = [insights[i] for i in todo[start : start + CHUNK] if i in insights]
         vectors = semantic.provider.embed([embedding_text(i) for i in chunk], "document")
         semantic.vectors.put([(i.id, current[i.id]) for i in chunk], vectors)
         done += len(chunk)
@@ -72,7 +73,15 @@ def refresh(
 
 
 def nearest(cache: Cache, semantic: Semantic, query: str, filters: Filters) -> Nearest:
-    """Insights nearest to ``query`` in meaning; on a provider failure, none, and why."""
+    """Insights nearest to ``query`` in meaning; on a provider failure, none, and why.
+
+    A store with no vectors at all and more insights than AUTO_EMBED_LIMIT is left to
+    text (and ``chitin embed``): embedding it here would stall a session start.
+    """
+    if semantic.vectors.count() == 0:
+        waiting = len(cache.text_hashes(Filters(archived=None)))
+        if waiting > AUTO_EMBED_LIMIT:
+            return Nearest([], None, waiting)
     try:
         _, left = refresh(cache, semantic, AUTO_EMBED_LIMIT)
         vector = semantic.vectors.cached_query(query)
