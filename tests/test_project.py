@@ -76,6 +76,22 @@ def test_only_the_chosen_modules_touch_click_subprocess_and_sqlite() -> None:
             assert owner is None or name.startswith(owner), f"{name} imports {imported}"
 
 
+def test_reads_load_neither_numpy_nor_yaml(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    subprocess.run(
+        [sys.executable, "-m", "chitin", "--store", str(store), "init", "--seed"],
+        check=True,
+        capture_output=True,
+    )
+    code = (
+        f"import sys; from chitin.cli import main; sys.argv=['chitin','--store',{str(store)!r},"
+        "'list'];\ntry: main()\nexcept SystemExit: pass\n"
+        "print([m for m in ('numpy', 'yaml', 'onnxruntime', 'httpx') if m in sys.modules])"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
 def test_version_does_not_load_the_store_or_yaml() -> None:
     code = (
         "import sys; from chitin.cli import main; sys.argv=['chitin','--version'];\n"

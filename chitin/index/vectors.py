@@ -21,10 +21,12 @@ import os
 import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from chitin.errors import StoreError
+
+if TYPE_CHECKING:  # numpy loads only in the commands that use vectors (it takes ~50 ms)
+    import numpy as np
 
 FOLDER = "vectors"
 MATRIX = "matrix.f32"
@@ -149,6 +151,8 @@ class VectorStore:
         matrix = self._matrix()
         if not rows or matrix is None:
             return []
+        import numpy as np
+
         numbers = np.fromiter((r for r, _ in rows), dtype=np.int64, count=len(rows))
         scores = matrix[numbers] @ query.astype(np.float32)
         best = np.argsort(-scores, kind="stable")[:limit]
@@ -159,6 +163,8 @@ class VectorStore:
         if not path.exists() or path.stat().st_size == 0:
             return None
         rows = path.stat().st_size // _row_bytes(self.dimensions)
+        import numpy as np
+
         return np.memmap(path, dtype="<f4", mode="r", shape=(rows, self.dimensions))
 
     # -------------------------------------------------------------- query vectors
@@ -169,6 +175,8 @@ class VectorStore:
         ).fetchone()
         if row is None or len(row[0]) != _row_bytes(self.dimensions):
             return None
+        import numpy as np
+
         return np.frombuffer(row[0], dtype="<f4")
 
     def cache_query(self, text: str, vector: np.ndarray, stamp: int) -> None:
