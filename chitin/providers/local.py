@@ -11,11 +11,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from chitin.providers import ProviderError, normalized
+
+if TYPE_CHECKING:  # numpy loads with the model, not when the provider is named
+    import numpy as np
 
 MODEL = "all-MiniLM-L6-v2"
 DIMENSIONS = 384
@@ -37,6 +38,8 @@ class LocalProvider:
         self._tokenizer: Any = None
 
     def embed(self, texts: Sequence[str], kind: str = "document") -> np.ndarray:
+        import numpy as np
+
         if not texts:
             return np.zeros((0, DIMENSIONS), dtype=np.float32)
         self._load()
@@ -49,6 +52,8 @@ class LocalProvider:
         return result
 
     def _batch(self, texts: Sequence[str]) -> np.ndarray:
+        import numpy as np
+
         encoded = self._tokenizer.encode_batch(list(texts))
         ids = np.array([e.ids for e in encoded], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
