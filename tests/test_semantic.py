@@ -21,6 +21,11 @@ def retrieve_json(run: Run, query: str, *args: str) -> dict[str, Any]:
     ("paraphrase", "seed"),
     [
         ("recreate the defect with a tiny case before patching", "reproduce-the-bug-first-nklt"),
+        # one stray shared word ("anything") must not outweigh a close meaning
+        (
+            "before patching anything, get the defect to show up reliably",
+            "reproduce-the-bug-first-nklt",
+        ),
         (
             "say how sure I am and keep guesses apart from checked facts",
             "separate-verified-from-assumed-s5x7",

@@ -16,7 +16,7 @@ import contextlib
 import heapq
 import json
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -365,6 +365,20 @@ class Cache:
             (*weights, expression, *args, limit),
         )
         return [(row[0], _to_insight(row[1:])) for row in rows]
+
+    def coverage(self, words: Sequence[str], ids: Iterable[str]) -> dict[str, int]:
+        """How many of the query ``words`` each of ``ids`` holds (in any indexed field)."""
+        wanted = json.dumps(list(ids))
+        held: dict[str, int] = {}
+        for word in words:
+            rows = self.db.execute(
+                "SELECT entries.id FROM search JOIN entries ON entries.rowid = search.rowid "
+                "WHERE search MATCH ? AND entries.id IN (SELECT value FROM json_each(?))",
+                (f'"{word}"', wanted),
+            )
+            for (insight_id,) in rows:
+                held[insight_id] = held.get(insight_id, 0) + 1
+        return held
 
     def strongest(
         self, type_factors: Mapping[str, float], filters: Filters = LIVE

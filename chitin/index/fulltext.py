@@ -55,17 +55,24 @@ def weights(relevance_weights: Mapping[str, float]) -> tuple[float, ...]:
     return tuple(float(relevance_weights.get(column, 1.0)) for column in COLUMNS)
 
 
-def match_expression(db: sqlite3.Connection, text: str) -> str | None:
-    """An FTS5 query OR-ing the words of ``text``; None when no useful word is left.
+def expression(words: Sequence[str]) -> str | None:
+    """An FTS5 query OR-ing ``words``; None for no words."""
+    return " OR ".join(f'"{word}"' for word in words) or None
 
-    A word whose stem is too common is left out (COMMON_TERM_SHARE): an OR over it would
-    rank most of the store (the FTS5 trap measured at 65 ms for 100,000 insights).
-    """
-    words = [
-        w for w in dict.fromkeys(_WORD.findall(text.lower().replace("'", ""))) if w not in STOPWORDS
-    ][:MAX_QUERY_WORDS]
+
+def content_words(text: str) -> list[str]:
+    """The distinct words of ``text`` that are not stopwords, in order."""
+    found = dict.fromkeys(_WORD.findall(text.lower().replace("'", "")))
+    return [word for word in found if word not in STOPWORDS][:MAX_QUERY_WORDS]
+
+
+def query_words(db: sqlite3.Connection, text: str) -> list[str]:
+    """The words of ``text`` worth looking up: no stopwords, and none whose stem is too
+    common (COMMON_TERM_SHARE): an OR over those would rank most of the store (the FTS5
+    trap measured at 65 ms for 100,000 insights) while telling little."""
+    words = content_words(text)
     if not words:
-        return None
+        return []
     stems = _stems(db, words)
     total = db.execute("SELECT count(*) FROM search").fetchone()[0]
     limit = max(COMMON_TERM_FLOOR, int(total * COMMON_TERM_SHARE))
@@ -73,12 +80,11 @@ def match_expression(db: sqlite3.Connection, text: str) -> str | None:
     marks = ", ".join("?" * len(wanted))
     rows = db.execute(f"SELECT term, doc FROM search_vocab WHERE term IN ({marks})", wanted)
     frequency = dict(rows) if wanted else {}
-    useful = [
+    return [
         word
         for index, word in enumerate(words, 1)
         if stems.get(index) and all(0 < frequency.get(s, 0) <= limit for s in stems[index])
     ]
-    return " OR ".join(f'"{word}"' for word in useful) or None
 
 
 def _stems(db: sqlite3.Connection, words: Sequence[str]) -> dict[int, set[str]]:

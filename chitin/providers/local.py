@@ -22,8 +22,8 @@ MODEL = "all-MiniLM-L6-v2"
 DIMENSIONS = 384
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER = Path(__file__).parent / "data" / "all-MiniLM-L6-v2.tokenizer.json"
-MAX_TOKENS = 256  # the model's max_seq_length
-BATCH = 32
+MAX_TOKENS = 128  # as the model was trained (its tokenizer.json says so too)
+BATCH = 16  # measured: 16 beats 32, 64 and 128 on 2 cores
 
 
 class LocalProvider:

@@ -39,7 +39,8 @@ def retrieve(
     """Full-text matches, fused with the nearest insights in meaning when ``semantic``
     is given, then ranked by the scoring formula."""
     category = detect_category(query)
-    expression = fulltext.match_expression(cache.db, query)
+    words = fulltext.query_words(cache.db, query)
+    expression = fulltext.expression(words)
     limit = max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * max_results)
     weights = fulltext.weights(settings.relevance_weights)
     matches = cache.search(expression, weights, limit, filters) if expression else []
@@ -48,7 +49,8 @@ def retrieve(
         found = nearest(cache, semantic, query, filters)
         degraded, unembedded = found.degraded, found.unembedded
         if found.hits:
-            matches = _fused(cache, matches, found.hits, filters, settings.fusion)
+            share = _coverage(cache, matches, words, len(fulltext.content_words(query)))
+            matches = _fused(cache, matches, found.hits, filters, settings.fusion, share)
     boosts = {kind: shaped_boost(category, kind, settings) for kind in TYPES}
     ranked = rank(
         matches,
@@ -61,8 +63,20 @@ def retrieve(
     return Retrieval(category, ranked, degraded, unembedded)
 
 
+def _coverage(
+    cache: Cache, matches: list[tuple[float, Insight]], words: list[str], asked: int
+) -> dict[str, float]:
+    """The share of the query's content words each text match holds. BM25 normalised
+    by the best match is relative: the best of weak matches (one word of six) would
+    count as fully relevant and outweigh a close match in meaning."""
+    if not matches or not asked:
+        return {}
+    held = cache.coverage(words, [insight.id for _, insight in matches])
+    return {insight.id: held.get(insight.id, 1) / asked for _, insight in matches}
+
+
 RRF_K = 60  # the usual constant of reciprocal rank fusion
-TEXT_WEIGHT = 0.3  # blend: the share of normalised BM25 (bench/eval: 0.2–0.6 tried)
+TEXT_WEIGHT = 0.3  # blend: the share of text relevance (bench/eval: 0.2 to 0.6 tried; 0.3 best)
 
 
 def _fused(
@@ -71,8 +85,10 @@ def _fused(
     meaning: list[tuple[str, float]],
     filters: Filters,
     method: str,
+    share: dict[str, float],
 ) -> list[tuple[float, Insight]]:
-    """One relevance per candidate from its text rank and its meaning rank."""
+    """One relevance per candidate from its text rank and its meaning rank; ``share``
+    is the part of the query each text match covers (see _coverage)."""
     insights = {insight.id: insight for _, insight in text}
     missing = [i for i, _ in meaning if i not in insights]
     insights.update(cache.by_ids(missing, filters))
@@ -85,7 +101,7 @@ def _fused(
     else:  # blend: normalised BM25 and cosine similarity, weighed
         top = max((raw for raw, _ in text), default=1.0) or 1.0
         for raw, insight in text:
-            scores[insight.id] = TEXT_WEIGHT * raw / top
+            scores[insight.id] = TEXT_WEIGHT * raw / top * share.get(insight.id, 1.0)
         for insight_id, cosine in meaning:
             scores[insight_id] = scores.get(insight_id, 0.0) + (1 - TEXT_WEIGHT) * max(cosine, 0.0)
     return [(score, insights[i]) for i, score in scores.items() if i in insights]
