@@ -148,3 +148,28 @@ def test_retrieval_never_commits_vectors(run: Run, add: Any, store: Path) -> Non
     add("skill", "Anything at all", 0.8)
     retrieve_json(run, "anything")
     assert git(store, "status", "--porcelain") == ""
+
+
+def test_a_repeated_query_loads_neither_the_model_nor_numpy(
+    run: Run, add: Any, store: Path
+) -> None:
+    import subprocess
+    import sys
+
+    add("skill", "Profile before optimizing a slow endpoint", 0.8)
+    code = (
+        "import sys; from chitin.cli import main\n"
+        f"sys.argv = ['chitin', '--store', {str(store)!r}, 'retrieve', '--query', 'slow page']\n"
+        "try: main()\nexcept SystemExit: pass\n"
+        "print([m for m in ('numpy', 'onnxruntime') if m in sys.modules])"
+    )
+
+    def loaded() -> str:
+        result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        return result.stdout.strip().splitlines()[-1]
+
+    assert loaded() == "['numpy', 'onnxruntime']"  # the first time the query is embedded
+    assert loaded() == "[]"
+    add("skill", "Cache rendered pages", 0.8)  # the store changed: vectors are searched again,
+    assert "onnxruntime" in loaded()  # and the new insight embedded
+    assert loaded() == "[]"

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import heapq
 import json
+import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -108,6 +109,7 @@ class Cache:
         self.root = root
         self.strength = strength
         self.git = git
+        self._content_changed = False
         self.db = open_database(root)
 
     def close(self) -> None:
@@ -252,8 +254,15 @@ class Cache:
             )
         params = (path, path.rsplit("/", 1)[0], *stat, error, *values)
         if rowid is None:
+            self._content_changed = True
             cursor = self.db.execute(_INSERT, params)
             return int(cursor.lastrowid or 0)
+        before = self.db.execute(
+            f"SELECT error, {_INSIGHT_COLUMNS}, strength, text_hash FROM entries WHERE rowid = ?",
+            (rowid,),
+        ).fetchone()
+        if before != (error, *values):
+            self._content_changed = True
         self.db.execute(_UPDATE, (*params, rowid))
         self._drop_terms(rowid)
         return rowid
@@ -268,6 +277,7 @@ class Cache:
             self._delete(row[0])
 
     def _delete(self, rowid: int) -> None:
+        self._content_changed = True
         self.db.execute("DELETE FROM entries WHERE rowid = ?", (rowid,))
         self._drop_terms(rowid)
 
@@ -287,12 +297,23 @@ class Cache:
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:
         self.db.execute("BEGIN IMMEDIATE")
+        self._content_changed = False
         try:
             yield
+            if self._content_changed or not self.generation():
+                # A fresh random token, not a counter: a rebuilt cache never repeats one.
+                self.db.execute(
+                    "INSERT OR REPLACE INTO meta VALUES ('generation', ?)", (os.urandom(8).hex(),)
+                )
         except BaseException:
             self.db.execute("ROLLBACK")
             raise
         self.db.execute("COMMIT")
+
+    def generation(self) -> str:
+        """A token that changes whenever the cache's content may have changed."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        return str(row[0]) if row else ""
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:

@@ -17,6 +17,7 @@ too, so a repeated query never loads the model.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import sqlite3
 from collections.abc import Iterable, Sequence
@@ -31,7 +32,7 @@ if TYPE_CHECKING:  # numpy loads only in the commands that use vectors (it takes
 FOLDER = "vectors"
 MATRIX = "matrix.f32"
 INDEX = "index.sqlite3"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 QUERY_CACHE_LIMIT = 2000
 
 _SCHEMA = f"""
@@ -39,6 +40,9 @@ CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE rows (row INTEGER PRIMARY KEY, id TEXT UNIQUE, hash TEXT);
 CREATE TABLE queries (identity TEXT, text TEXT, vector BLOB, used INTEGER,
                       PRIMARY KEY (identity, text));
+-- The nearest rows found for a query, valid while the state they were found in holds.
+CREATE TABLE hits (identity TEXT, text TEXT, state TEXT, found TEXT,
+                   PRIMARY KEY (identity, text));
 PRAGMA user_version = {SCHEMA_VERSION};
 """
 
@@ -73,9 +77,20 @@ class VectorStore:
         expected = _row_bytes(self.dimensions)
         wrong_shape = size % expected != 0 or size < rows * expected
         if stored is None or stored[0] != self.identity or wrong_shape:
-            self.db.execute("DELETE FROM rows")
-            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('identity', ?)", (self.identity,))
+            with self.db:
+                self._reset()
             matrix.unlink(missing_ok=True)
+
+    def _reset(self) -> None:
+        self.db.execute("DELETE FROM rows")
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES ('identity', ?)", (self.identity,))
+        self._changed()
+
+    def _changed(self) -> None:
+        """A new generation: answers remembered for the old rows no longer hold."""
+        self.db.execute(
+            "INSERT OR REPLACE INTO meta VALUES ('generation', ?)", (os.urandom(8).hex(),)
+        )
 
     def fresh(self) -> dict[str, str]:
         """id → content hash of every row this identity holds."""
@@ -99,6 +114,7 @@ class VectorStore:
             handle.flush()
             os.fsync(handle.fileno())
         with self.db:
+            self._changed()
             self.db.executemany(
                 "INSERT OR REPLACE INTO rows (row, id, hash) VALUES (?, ?, ?)",
                 [
@@ -130,6 +146,7 @@ class VectorStore:
     def forget(self, ids: Iterable[str]) -> None:
         """Free the rows of insights that are gone."""
         with self.db:
+            self._changed()
             self.db.executemany(
                 "UPDATE rows SET id = NULL, hash = NULL WHERE id = ?", [(i,) for i in ids]
             )
@@ -166,6 +183,37 @@ class VectorStore:
         import numpy as np
 
         return np.memmap(path, dtype="<f4", mode="r", shape=(rows, self.dimensions))
+
+    # -------------------------------------------------------------- remembered answers
+
+    def note(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return str(row[0]) if row else None
+
+    def remember(self, key: str, value: str) -> None:
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    def known_hits(self, text: str, state: str) -> list[tuple[str, float]] | None:
+        """The nearest rows found for ``text`` when the state was ``state``, if it was."""
+        row = self.db.execute(
+            "SELECT state, found FROM hits WHERE identity = ? AND text = ?", (self.identity, text)
+        ).fetchone()
+        if row is None or row[0] != state:
+            return None
+        return [(str(i), float(s)) for i, s in json.loads(row[1])]
+
+    def keep_hits(self, text: str, state: str, found: list[tuple[str, float]]) -> None:
+        with self.db:
+            self.db.execute(
+                "INSERT OR REPLACE INTO hits VALUES (?, ?, ?, ?)",
+                (self.identity, text, state, json.dumps(found)),
+            )
+            self.db.execute(
+                "DELETE FROM hits WHERE rowid NOT IN (SELECT rowid FROM hits "
+                "ORDER BY rowid DESC LIMIT ?)",
+                (QUERY_CACHE_LIMIT,),
+            )
 
     # -------------------------------------------------------------- query vectors
 
@@ -220,7 +268,7 @@ def _open_index(path: Path) -> sqlite3.Connection:
             if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
                 db.executescript(
                     "DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS rows; "
-                    "DROP TABLE IF EXISTS queries;" + _SCHEMA
+                    "DROP TABLE IF EXISTS queries; DROP TABLE IF EXISTS hits;" + _SCHEMA
                 )
             return db
         except sqlite3.DatabaseError:

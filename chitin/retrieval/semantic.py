@@ -78,20 +78,38 @@ def nearest(cache: Cache, semantic: Semantic, query: str, filters: Filters) -> N
     A store with no vectors at all and more insights than AUTO_EMBED_LIMIT is left to
     text (and ``chitin embed``): embedding it here would stall a session start.
     """
-    if semantic.vectors.count() == 0:
+    vectors = semantic.vectors
+    if vectors.count() == 0:
         waiting = len(cache.text_hashes(Filters(archived=None)))
         if waiting > AUTO_EMBED_LIMIT:
             return Nearest([], None, waiting)
     try:
-        _, left = refresh(cache, semantic, AUTO_EMBED_LIMIT)
-        vector = semantic.vectors.cached_query(query)
-        if vector is None:
-            vector = semantic.provider.embed([query], "query")[0]
-            semantic.vectors.cache_query(query, vector, time.time_ns())
+        left = _refreshed(cache, semantic)
+        # Hooks repeat the same query; while nothing changed, so does its answer, and it
+        # is given without the model, numpy or a scan of the vectors.
+        state = f"{cache.generation()}:{vectors.note('generation')}:{filters!r}"
+        hits = vectors.known_hits(query, state)
+        if hits is None:
+            vector = vectors.cached_query(query)
+            if vector is None:
+                vector = semantic.provider.embed([query], "query")[0]
+                vectors.cache_query(query, vector, time.time_ns())
+            hits = vectors.nearest(vector, cache.text_hashes(filters), NEIGHBOURS)
+            vectors.keep_hits(query, state, hits)
     except ProviderError as error:
         return Nearest([], f"semantic search unavailable ({error}); ranked by text alone", 0)
-    hits = semantic.vectors.nearest(vector, cache.text_hashes(filters), NEIGHBOURS)
     return Nearest(hits, None, left)
+
+
+def _refreshed(cache: Cache, semantic: Semantic) -> int:
+    """Embed what went stale since the cache last changed; how many still wait."""
+    vectors = semantic.vectors
+    if vectors.note("refreshed") == f"{cache.generation()}:{vectors.note('generation')}":
+        return int(vectors.note("waiting") or 0)
+    _, left = refresh(cache, semantic, AUTO_EMBED_LIMIT)
+    vectors.remember("waiting", str(left))
+    vectors.remember("refreshed", f"{cache.generation()}:{vectors.note('generation')}")
+    return left
 
 
 # ------------------------------------------------------------------ set-up
