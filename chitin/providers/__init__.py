@@ -10,6 +10,7 @@ so tests never reach the network.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from chitin.errors import ChitinError
@@ -51,19 +52,25 @@ def identity(provider: Provider) -> str:
 Factory = Callable[..., Provider]
 
 
-def _local(model: str | None, env: Mapping[str, str], client: Any) -> Provider:
+def _local(
+    model: str | None, env: Mapping[str, str], client: Any, work_folder: Path | None = None
+) -> Provider:
     from chitin.providers.local import LocalProvider
 
-    return LocalProvider(model)
+    return LocalProvider(model, work_folder)
 
 
-def _voyage(model: str | None, env: Mapping[str, str], client: Any) -> Provider:
+def _voyage(
+    model: str | None, env: Mapping[str, str], client: Any, work_folder: Path | None = None
+) -> Provider:
     from chitin.providers.remote import VoyageProvider
 
     return VoyageProvider.from_environment(model, env, client)
 
 
-def _openai(model: str | None, env: Mapping[str, str], client: Any) -> Provider:
+def _openai(
+    model: str | None, env: Mapping[str, str], client: Any, work_folder: Path | None = None
+) -> Provider:
     from chitin.providers.remote import OpenAIProvider
 
     return OpenAIProvider.from_environment(model, env, client)
@@ -73,12 +80,18 @@ REGISTRY: dict[str, Factory] = {"local": _local, "voyage": _voyage, "openai": _o
 
 
 def create(
-    name: str, model: str | None = None, *, env: Mapping[str, str] | None = None, client: Any = None
+    name: str,
+    model: str | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    client: Any = None,
+    work_folder: Path | None = None,
 ) -> Provider:
-    """The provider called ``name``; ``env`` holds API keys and base URLs."""
+    """The provider called ``name``; ``env`` holds API keys and base URLs, and
+    ``work_folder`` is where a local model may keep what speeds up its next load."""
     factory = REGISTRY.get(name)
     if factory is None:
         raise ProviderError(
             f"Unknown embedding provider: {name!r} (allowed: {', '.join(REGISTRY)})"
         )
-    return factory(model, env or {}, client)
+    return factory(model, env or {}, client, work_folder)

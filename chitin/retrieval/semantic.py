@@ -144,7 +144,7 @@ def choice(config: Mapping[str, Any]) -> Choice:
 
 def open_semantic(chitin_dir: Path, picked: Choice, env: Mapping[str, str]) -> Semantic:
     """The provider and its sidecar; raises ProviderError when either cannot be had."""
-    provider = create(picked.provider, picked.model, env=env)
+    provider = create(picked.provider, picked.model, env=env, work_folder=chitin_dir / "vectors")
     try:
         store = VectorStore(chitin_dir, identity(provider), provider.dimensions)
     except StoreError as error:
