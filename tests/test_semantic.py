@@ -132,9 +132,9 @@ def test_the_vector_store_replaces_frees_and_reuses_rows(tmp_path: Path) -> None
     store.put([("a", "h1"), ("b", "h2")], np.eye(3, dtype=np.float32)[:2])
     store.put([("a", "h3")], np.array([[0, 0, 1]], dtype=np.float32))
     assert store.fresh() == {"a": "h3", "b": "h2"}
-    hits = store.nearest(np.array([0, 0, 1], dtype=np.float32), {"a": "h3", "b": "h2"}, 5)
-    assert hits[0] == ("a", pytest.approx(1.0))
-    assert store.nearest(np.array([0, 0, 1], dtype=np.float32), {"a": "old"}, 5) == []
+    hits = store.nearest(np.array([0, 0, 1], dtype=np.float32), [0, 1], 5)
+    assert hits[0] == ("a", pytest.approx(1.0)) and hits[1][0] == "b"
+    assert store.nearest(np.array([0, 0, 1], dtype=np.float32), [], 5) == []
     store.forget(["b"])
     store.put([("c", "h4")], np.array([[1, 0, 0]], dtype=np.float32))
     assert (tmp_path / "vectors" / MATRIX).stat().st_size == 2 * 3 * 4  # b's row reused
@@ -173,3 +173,17 @@ def test_a_repeated_query_loads_neither_the_model_nor_numpy(
     add("skill", "Cache rendered pages", 0.8)  # the store changed: vectors are searched again,
     assert "onnxruntime" in loaded()  # and the new insight embedded
     assert loaded() == "[]"
+
+
+def test_meaning_alone_finds_an_insight_that_shares_no_word_with_the_query(
+    run: Run, add: Any, store: Path
+) -> None:
+    target = add("skill", "Reproduce a bug before fixing it", 0.6)
+    add("personality", "Dry humour lands better than forced jokes", 0.95)
+    add("relational", "Schedule calls with Dana before 16:00 Berlin time", 0.9)
+    query = "make the failure show up on my machine first"
+    hybrid = retrieve_json(run, query, "--explain")
+    assert hybrid["insights"][0]["id"] == target["id"] and hybrid["insights"][0]["matched"]
+    (store / "chitin.yaml").write_text("embedding: {provider: none}\n")
+    text_only = retrieve_json(run, query, "--explain")
+    assert not any(item["matched"] for item in text_only["insights"])

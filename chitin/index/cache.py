@@ -421,6 +421,21 @@ class Cache:
         for bound, _, row in heapq.merge(*streams):
             yield -bound, _to_insight(row)
 
+    def current_vector_rows(self, index: Path, filters: Filters = LIVE) -> list[int]:
+        """Rows of the vector sidecar (at ``index``) whose insight passes ``filters`` and
+        whose text is still the one embedded: one join, however large the store."""
+        where, args = filters.sql("entries.")
+        self.db.execute("ATTACH DATABASE ? AS vectors", (str(index),))
+        try:
+            rows = self.db.execute(
+                f"SELECT r.row FROM vectors.rows r JOIN entries ON entries.id = r.id "
+                f"AND entries.text_hash = r.hash WHERE {where}",
+                args,
+            )
+            return [row for (row,) in rows]
+        finally:
+            self.db.execute("DETACH DATABASE vectors")
+
     def text_hashes(self, filters: Filters = LIVE) -> dict[str, str]:
         """id → hash of the text a vector of it must have embedded."""
         where, args = filters.sql()

@@ -153,27 +153,36 @@ class VectorStore:
 
     # -------------------------------------------------------------- reading
 
+    @property
+    def index_path(self) -> Path:
+        return self.folder / INDEX
+
     def nearest(
-        self, query: np.ndarray, allowed: dict[str, str], limit: int
+        self, query: np.ndarray, rows: Sequence[int], limit: int
     ) -> list[tuple[str, float]]:
-        """The ``limit`` rows most similar to ``query`` among ``allowed`` (id → hash of
-        the text as it is now: a row with another hash is stale and not used)."""
-        rows = [
-            (row, insight_id)
-            for row, insight_id, digest in self.db.execute(
-                "SELECT row, id, hash FROM rows WHERE id IS NOT NULL"
-            )
-            if allowed.get(insight_id) == digest
-        ]
+        """The ``limit`` rows among ``rows`` most similar to ``query``, as (id, cosine).
+
+        ``rows`` are the rows still current for the insights a query may return
+        (``Cache.current_vector_rows``), so stale rows are never used.
+        """
         matrix = self._matrix()
         if not rows or matrix is None:
             return []
         import numpy as np
 
-        numbers = np.fromiter((r for r, _ in rows), dtype=np.int64, count=len(rows))
+        numbers = np.asarray(rows, dtype=np.int64)
+        numbers = numbers[numbers < matrix.shape[0]]
         scores = matrix[numbers] @ query.astype(np.float32)
         best = np.argsort(-scores, kind="stable")[:limit]
-        return [(rows[i][1], float(scores[i])) for i in best]
+        chosen = [int(numbers[i]) for i in best]
+        ids = dict(
+            self.db.execute(
+                f"SELECT row, id FROM rows WHERE row IN ({', '.join('?' * len(chosen))})", chosen
+            )
+        )
+        return [
+            (ids[row], float(scores[i])) for row, i in zip(chosen, best, strict=True) if row in ids
+        ]
 
     def _matrix(self) -> np.ndarray | None:
         path = self.folder / MATRIX

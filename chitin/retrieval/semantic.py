@@ -94,7 +94,8 @@ def nearest(cache: Cache, semantic: Semantic, query: str, filters: Filters) -> N
             if vector is None:
                 vector = semantic.provider.embed([query], "query")[0]
                 vectors.cache_query(query, vector, time.time_ns())
-            hits = vectors.nearest(vector, cache.text_hashes(filters), NEIGHBOURS)
+            rows = cache.current_vector_rows(vectors.index_path, filters)
+            hits = vectors.nearest(vector, rows, NEIGHBOURS)
             vectors.keep_hits(query, state, hits)
     except ProviderError as error:
         return Nearest([], f"semantic search unavailable ({error}); ranked by text alone", 0)
