@@ -98,7 +98,10 @@ class Problem(NamedTuple):
 
 
 class Cache:
-    """Queries over the store's insights, kept in step with the files by ``sync``."""
+    """Queries over the store's insights, kept in step with the files by ``sync``.
+
+    Lookups by id say ``INDEXED BY entries_id``: there are no planner statistics, and
+    with the archived/error filters SQLite otherwise prefers a scan of entries_live."""
 
     def __init__(
         self, root: Path, strength: Callable[[Insight], float], git: Git | None = None
@@ -333,12 +336,14 @@ class Cache:
         """(id, archived) of insights whose id is ``prefix``, or else starts with it."""
         scope, params = Filters(archived=archived).sql()
         exact = self.db.execute(
-            f"SELECT id, archived FROM entries WHERE id = ? AND {scope}", (prefix, *params)
+            f"SELECT id, archived FROM entries INDEXED BY entries_id WHERE id = ? AND {scope}",
+            (prefix, *params),
         ).fetchall()
         if exact:
             return [(row[0], bool(row[1])) for row in exact]
         rows = self.db.execute(
-            f"SELECT id, archived FROM entries WHERE id >= ? AND id < ? AND {scope} ORDER BY id",
+            f"SELECT id, archived FROM entries INDEXED BY entries_id "
+            f"WHERE id >= ? AND id < ? AND {scope} ORDER BY id",
             (prefix, prefix + "\U0010ffff", *params),
         ).fetchall()
         return [(row[0], bool(row[1])) for row in rows]
@@ -349,14 +354,16 @@ class Cache:
 
     def paths_of(self, insight_id: str) -> list[str]:
         rows = self.db.execute(
-            "SELECT path FROM entries WHERE id = ? AND error IS NULL ORDER BY path", (insight_id,)
+            "SELECT path FROM entries INDEXED BY entries_id "
+            "WHERE id = ? AND error IS NULL ORDER BY path",
+            (insight_id,),
         )
         return [row[0] for row in rows]
 
     def get(self, insight_id: str) -> Insight | None:
         row = self.db.execute(
-            f"SELECT {_INSIGHT_COLUMNS} FROM entries WHERE id = ? AND error IS NULL "
-            "ORDER BY archived LIMIT 1",
+            f"SELECT {_INSIGHT_COLUMNS} FROM entries INDEXED BY entries_id "
+            "WHERE id = ? AND error IS NULL ORDER BY archived LIMIT 1",
             (insight_id,),
         ).fetchone()
         return _to_insight(row) if row else None
@@ -444,12 +451,18 @@ class Cache:
     def by_ids(self, ids: Iterable[str], filters: Filters = LIVE) -> dict[str, Insight]:
         where, args = filters.sql()
         wanted = list(ids)
-        rows = self.db.execute(
-            f"SELECT {_INSIGHT_COLUMNS} FROM entries WHERE {where} AND id IN "
-            "(SELECT value FROM json_each(?))",
-            (*args, json.dumps(wanted)),
-        )
-        return {row[0]: _to_insight(row) for row in rows}
+        found: dict[str, Insight] = {}
+        # INDEXED BY: with the archived/error filters the planner preferred entries_live,
+        # and scanned every live insight per query (85 ms, or seconds, at 100,000).
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            rows = self.db.execute(
+                f"SELECT {_INSIGHT_COLUMNS} FROM entries INDEXED BY entries_id WHERE id IN "
+                f"({', '.join('?' * len(chunk))}) AND {where}",
+                (*chunk, *args),
+            )
+            found.update((row[0], _to_insight(row)) for row in rows)
+        return found
 
     def counts(self) -> tuple[dict[str, int], float, int]:
         """(count by type, mean confidence, archived count) of live insights."""
