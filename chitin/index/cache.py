@@ -435,8 +435,8 @@ class Cache:
         self.db.execute("ATTACH DATABASE ? AS vectors", (str(index),))
         try:
             rows = self.db.execute(
-                f"SELECT r.row FROM vectors.rows r JOIN entries ON entries.id = r.id "
-                f"AND entries.text_hash = r.hash WHERE {where}",
+                f"SELECT r.row FROM vectors.rows r CROSS JOIN entries INDEXED BY entries_id "
+                f"ON entries.id = r.id AND entries.text_hash = r.hash WHERE {where}",
                 args,
             )
             return [row for (row,) in rows]

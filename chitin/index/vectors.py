@@ -16,6 +16,7 @@ too, so a repeated query never loads the model.
 
 from __future__ import annotations
 
+import array
 import contextlib
 import json
 import os
@@ -32,7 +33,7 @@ if TYPE_CHECKING:  # numpy loads only in the commands that use vectors (it takes
 FOLDER = "vectors"
 MATRIX = "matrix.f32"
 INDEX = "index.sqlite3"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 QUERY_CACHE_LIMIT = 2000
 
 _SCHEMA = f"""
@@ -43,6 +44,9 @@ CREATE TABLE queries (identity TEXT, text TEXT, vector BLOB, used INTEGER,
 -- The nearest rows found for a query, valid while the state they were found in holds.
 CREATE TABLE hits (identity TEXT, text TEXT, state TEXT, found TEXT,
                    PRIMARY KEY (identity, text));
+-- The rows current in a state (int32 little-endian): finding them takes a 150 ms join
+-- at 100,000 insights, and they change only when the store or the sidecar does.
+CREATE TABLE current (state TEXT PRIMARY KEY, rows BLOB);
 PRAGMA user_version = {SCHEMA_VERSION};
 """
 
@@ -172,7 +176,10 @@ class VectorStore:
 
         numbers = np.asarray(rows, dtype=np.int64)
         numbers = numbers[numbers < matrix.shape[0]]
-        scores = matrix[numbers] @ query.astype(np.float32)
+        if len(numbers) * 2 > matrix.shape[0]:  # most rows: one pass, no 150 MB copy
+            scores = (matrix @ query.astype(np.float32))[numbers]
+        else:
+            scores = matrix[numbers] @ query.astype(np.float32)
         best = np.argsort(-scores, kind="stable")[:limit]
         chosen = [int(numbers[i]) for i in best]
         ids = dict(
@@ -211,6 +218,21 @@ class VectorStore:
         if row is None or row[0] != state:
             return None
         return [(str(i), float(s)) for i, s in json.loads(row[1])]
+
+    def known_rows(self, state: str) -> list[int] | None:
+        row = self.db.execute("SELECT rows FROM current WHERE state = ?", (state,)).fetchone()
+        if row is None:
+            return None
+        numbers = array.array("i")
+        numbers.frombytes(row[0])
+        return numbers.tolist()
+
+    def keep_rows(self, state: str, rows: Sequence[int]) -> None:
+        with self.db:
+            self.db.execute("DELETE FROM current")  # one state at a time is enough
+            self.db.execute(
+                "INSERT INTO current VALUES (?, ?)", (state, array.array("i", rows).tobytes())
+            )
 
     def keep_hits(self, text: str, state: str, found: list[tuple[str, float]]) -> None:
         with self.db:
@@ -277,7 +299,8 @@ def _open_index(path: Path) -> sqlite3.Connection:
             if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
                 db.executescript(
                     "DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS rows; "
-                    "DROP TABLE IF EXISTS queries; DROP TABLE IF EXISTS hits;" + _SCHEMA
+                    "DROP TABLE IF EXISTS queries; DROP TABLE IF EXISTS hits; "
+                    "DROP TABLE IF EXISTS current;" + _SCHEMA
                 )
             return db
         except sqlite3.DatabaseError:

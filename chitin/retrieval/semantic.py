@@ -94,7 +94,10 @@ def nearest(cache: Cache, semantic: Semantic, query: str, filters: Filters) -> N
             if vector is None:
                 vector = semantic.provider.embed([query], "query")[0]
                 vectors.cache_query(query, vector, time.time_ns())
-            rows = cache.current_vector_rows(vectors.index_path, filters)
+            rows = vectors.known_rows(state)
+            if rows is None:
+                rows = cache.current_vector_rows(vectors.index_path, filters)
+                vectors.keep_rows(state, rows)
             hits = vectors.nearest(vector, rows, NEIGHBOURS)
             vectors.keep_hits(query, state, hits)
     except ProviderError as error:
