@@ -478,6 +478,7 @@ class Command:
     label: str
     arguments: Arguments
     fresh: bool = False
+    config: str | None = None  # chitin.yaml while it runs (retrieval: text or semantic)
 
 
 def _fixed(*args: str) -> Arguments:
@@ -501,18 +502,61 @@ COMMANDS: tuple[Command, ...] = (
         "retrieve",
         'retrieve --query "<words of a claim>" --budget 5000',
         lambda b, _g: ["retrieve", "--query", _query(b), "--budget", "5000"],
+        config="embedding: {provider: none}\n",
     ),
     Command(
         "retrieve-nomatch",
         'retrieve --query "<no stored word>" --budget 5000',
         _fixed("retrieve", "--query", "zzqx unmatched words", "--budget", "5000"),
+        config="embedding: {provider: none}\n",
     ),
     Command(
         "render",
         'render --query "<words of a claim>" --budget 5000',
         lambda b, _g: ["render", "--query", _query(b), "--budget", "5000"],
+        config="embedding: {provider: none}\n",
+    ),
+    # Hybrid retrieval with the local model, over synthetic unit vectors for every
+    # insight: timing does not depend on their values (see ensure_vectors).
+    Command(
+        "semantic-new",
+        "retrieve, local model, a new query each run",
+        lambda b, g: ["retrieve", "--query", f"{_query(b)} {g.claim()}", "--budget", "5000"],
+        fresh=True,
+        config="embedding: {provider: local}\n",
+    ),
+    Command(
+        "semantic-repeat",
+        "retrieve, local model, the same query again",
+        lambda b, _g: ["retrieve", "--query", _query(b), "--budget", "5000"],
+        config="embedding: {provider: local}\n",
     ),
 )
+
+
+def ensure_vectors(root: Path) -> None:
+    """Give every insight a current (synthetic, unit-length) vector, so that semantic
+    retrieval can be timed without embedding 100,000 texts first."""
+    import numpy as np
+
+    from chitin.core import Chitin
+    from chitin.index.cache import Filters
+    from chitin.retrieval import semantic
+
+    chitin = Chitin(root)
+    try:
+        meaning = chitin._semantic(semantic.choice({}))
+        held = meaning.vectors.fresh()
+        current = chitin.cache.text_hashes(Filters(archived=None))
+        todo = [(i, h) for i, h in current.items() if held.get(i) != h]
+        rng = np.random.default_rng(SEED)
+        for start in range(0, len(todo), 20000):
+            chunk = todo[start : start + 20000]
+            vectors = rng.standard_normal((len(chunk), 384)).astype(np.float32)
+            vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+            meaning.vectors.put(chunk, vectors)
+    finally:
+        chitin.close()
 
 
 def _query(built: BuiltStore) -> str:
@@ -537,9 +581,14 @@ def bench_store(
 ) -> list[Measurement]:
     generator = claim_generator(built.size)
     results: list[Measurement] = []
+    if any(c.name.startswith("semantic") for c in COMMANDS if c.name in only):
+        ensure_vectors(built.root)
     for command in COMMANDS:
         if command.name not in only:
             continue
+        config = built.root / "chitin.yaml"
+        if command.config:
+            config.write_text(command.config)
         # Arguments are made before timing starts: once, or once per run when fresh.
         base = [chitin, "--store", str(built.root)]
         fixed = None if command.fresh else [*base, *command.arguments(built, generator)]
@@ -551,6 +600,7 @@ def bench_store(
             command.name, command.label, built.size, argv_by_run.__getitem__, runs, env
         )
         results.append(result)
+        config.unlink(missing_ok=True)
         for error in result.errors:
             log(f"    ERROR {error}")
     return results
@@ -583,6 +633,8 @@ TARGETS: tuple[Target, ...] = (
     Target("retrieve", 1000, 100),
     Target("retrieve", 10000, 150),
     Target("retrieve", 100000, 300),
+    Target("semantic-new", 1000, 400),
+    Target("semantic-new", 100000, 500),
 )
 
 

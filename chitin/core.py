@@ -295,6 +295,8 @@ class Chitin:
         if picked.provider != semantic.NO_PROVIDER and query.strip():
             try:
                 meaning = self._semantic(picked)
+                if not meaning.vectors.has_query(query):
+                    semantic.warm_up(meaning)  # while the cache syncs
             except ProviderError as error:
                 failure = f"semantic search unavailable ({error}); ranked by text alone"
         found = engine.retrieve(

@@ -44,6 +44,13 @@ class Nearest(NamedTuple):
 Progress = Callable[[int, int], None]
 
 
+def warm_up(semantic: Semantic) -> None:
+    """Let a provider that loads a model start now, in the background, if it can."""
+    warm = getattr(semantic.provider, "warm_up", None)
+    if callable(warm):
+        warm()
+
+
 def refresh(
     cache: Cache,
     semantic: Semantic,
@@ -79,7 +86,7 @@ def nearest(cache: Cache, semantic: Semantic, query: str, filters: Filters) -> N
     text (and ``chitin embed``): embedding it here would stall a session start.
     """
     vectors = semantic.vectors
-    if vectors.count() == 0:
+    if vectors.empty():
         waiting = len(cache.text_hashes(Filters(archived=None)))
         if waiting > AUTO_EMBED_LIMIT:
             return Nearest([], None, waiting)
