@@ -29,7 +29,7 @@ from chitin.model.insight import (
     parse_tags,
 )
 from chitin.model.terms import stemmed_tokens, tokens
-from chitin.providers import ProviderError
+from chitin.providers import DEFAULT_PROVIDER, ProviderError
 from chitin.retrieval import conflicts, engine, semantic
 from chitin.retrieval.conflicts import Candidate, Match
 from chitin.retrieval.context import detect_category
@@ -236,6 +236,22 @@ class Chitin:
         else:
             pool = self._candidates(self._overlapping(tokens(claim), threshold))
         return conflicts.similar(claim, pool, threshold)
+
+    def similar_meaning(self, claim: str, threshold: float) -> list[tuple[Candidate, float]]:
+        """Insights whose meaning is close to ``claim`` (cosine similarity ≥ threshold),
+        through the configured embedding provider; catches paraphrases words miss."""
+        if self.missing:
+            return []
+        picked = semantic.choice(self.store.config())
+        if picked.provider == semantic.NO_PROVIDER:
+            picked = semantic.Choice(DEFAULT_PROVIDER, None)
+        found = semantic.nearest(self.cache, self._semantic(picked), claim, Filters(), strict=True)
+        insights = self.cache.by_ids(i for i, _ in found.hits)
+        return [
+            (Candidate(i, insights[i].type, insights[i].claim), score)
+            for i, score in found.hits
+            if i in insights and score >= threshold
+        ]
 
     def _overlapping(self, terms: set[str], share: float, limit: int | None = None) -> set[int]:
         """Rows that can reach a Jaccard overlap of ``share`` with ``terms``.

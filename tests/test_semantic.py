@@ -187,3 +187,22 @@ def test_meaning_alone_finds_an_insight_that_shares_no_word_with_the_query(
     (store / "chitin.yaml").write_text("embedding: {provider: none}\n")
     text_only = retrieve_json(run, query, "--explain")
     assert not any(item["matched"] for item in text_only["insights"])
+
+
+def test_similar_semantic_catches_a_paraphrase_that_shares_no_word(run: Run, add: Any) -> None:
+    target = add("skill", "Reproduce a bug before fixing it", 0.6)
+    add("personality", "Dry humour lands better than forced jokes", 0.95)
+    query = "make the failure show up on my machine first"
+    assert json.loads(run("similar", query, "--format", "json").stdout) == []
+    found = json.loads(
+        run("similar", query, "--semantic", "--threshold", "0.3", "--format", "json").stdout
+    )
+    assert [item["id"] for item in found] == [target["id"]]
+    assert 0.3 <= found[0]["similarity"] <= 1.0
+    assert run("similar", query, "--semantic").stdout.startswith("No similar insights found.")
+
+
+def test_embed_without_a_terminal_prints_a_plain_count(run: Run, add: Any) -> None:
+    add("skill", "Profile before optimizing", 0.8)
+    result = run("embed")
+    assert "embedded 1/1" in result.stderr and result.stdout.startswith("✓ Embedded 1 insight")

@@ -85,14 +85,22 @@ def stats(ctx: click.Context, fmt: str) -> None:
 @click.argument("claim")
 @click.option(
     "--threshold",
-    default="0.2",
-    show_default=True,
-    help="Lowest word overlap (Jaccard, 0 to 1) to show.",
+    metavar="0..1",
+    help="Lowest similarity to show (default: 0.2 word overlap, 0.5 with --semantic).",
+)
+@click.option(
+    "--semantic",
+    "meaning",
+    is_flag=True,
+    help="Compare meaning (embeddings) instead of shared words.",
 )
 @format_option
 @click.pass_context
-def similar(ctx: click.Context, claim: str, threshold: str, fmt: str) -> None:
-    """Find stored insights whose claims share words with CLAIM."""
+def similar(ctx: click.Context, claim: str, threshold: str | None, meaning: bool, fmt: str) -> None:
+    """Find stored insights whose claims share words with CLAIM (Jaccard), or, with
+    --semantic, whose meaning is close to it (cosine similarity of embeddings)."""
+    if threshold is None:
+        threshold = "0.5" if meaning else "0.2"
     from chitin.errors import ValidationError
 
     try:
@@ -102,7 +110,7 @@ def similar(ctx: click.Context, claim: str, threshold: str, fmt: str) -> None:
             "threshold", f"threshold must be a number from 0 to 1, got {threshold!r}"
         ) from None
     with opened(ctx) as chitin:
-        results = chitin.similar(claim, floor)
+        results = chitin.similar_meaning(claim, floor) if meaning else chitin.similar(claim, floor)
     if fmt == "json":
         emit_json(
             [

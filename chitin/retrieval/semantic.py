@@ -79,8 +79,11 @@ def refresh(
     return done, len(stale) - done
 
 
-def nearest(cache: Cache, semantic: Semantic, query: str, filters: Filters) -> Nearest:
-    """Insights nearest to ``query`` in meaning; on a provider failure, none, and why.
+def nearest(
+    cache: Cache, semantic: Semantic, query: str, filters: Filters, strict: bool = False
+) -> Nearest:
+    """Insights nearest to ``query`` in meaning; on a provider failure, none, and why
+    (or, ``strict``, the failure itself).
 
     A store with no vectors at all and more insights than AUTO_EMBED_LIMIT is left to
     text (and ``chitin embed``): embedding it here would stall a session start.
@@ -108,6 +111,8 @@ def nearest(cache: Cache, semantic: Semantic, query: str, filters: Filters) -> N
             hits = vectors.nearest(vector, rows, NEIGHBOURS)
             vectors.keep_hits(query, state, hits)
     except ProviderError as error:
+        if strict:
+            raise
         return Nearest([], f"semantic search unavailable ({error}); ranked by text alone", 0)
     return Nearest(hits, None, left)
 
