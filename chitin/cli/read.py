@@ -81,7 +81,7 @@ def stats(ctx: click.Context, fmt: str) -> None:
         )
 
 
-@click.command(short_help="Find insights whose claims share words with CLAIM.")
+@click.command(short_help="Find insights close to CLAIM, in words or in meaning.")
 @click.argument("claim")
 @click.option(
     "--threshold",
