@@ -285,9 +285,10 @@ class Chitin:
 
     # -------------------------------------------------------------- retrieval
 
-    def settings(self) -> Settings:
+    def settings(self, config: Mapping[str, Any] | None = None) -> Settings:
         """Scoring settings, with the overrides of the store's chitin.yaml."""
-        config = self.store.config() if not self.missing else {}
+        if config is None:
+            config = self.store.config() if not self.missing else {}
         return replace(Settings.from_config(config), shape=self.shape, fusion=self.fusion)
 
     def retrieve(
@@ -303,10 +304,11 @@ class Chitin:
         """The insights that matter for ``query``, best first. Never commits; the
         retrieval time of each result is noted in .chitin/."""
         filters = _filters(types, tags, min_confidence)
-        settings = self.settings()
+        config = self.store.config() if not self.missing else {}  # read and parsed once
+        settings = self.settings(config)
         if self.missing:
             return Retrieval(detect_category(query), [], None)
-        picked = semantic.choice(self.store.config())
+        picked = semantic.choice(config)
         meaning, failure = None, None
         if picked.provider != semantic.NO_PROVIDER and query.strip():
             try:
