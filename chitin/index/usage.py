@@ -27,7 +27,12 @@ def _connect(root: Path) -> sqlite3.Connection:
 
 def record(root: Path, ids: Iterable[str], when: str) -> bool:
     """Note that ``ids`` were retrieved at ``when``. False if it could not be written."""
-    rows = [(insight_id, when) for insight_id in ids]
+    return record_times(root, ((insight_id, when) for insight_id in ids))
+
+
+def record_times(root: Path, times: Iterable[tuple[str, str]]) -> bool:
+    """Note each (id, time) retrieval; an earlier time never replaces a later one."""
+    rows = list(times)
     if not rows:
         return True
     try:
@@ -46,15 +51,22 @@ def record(root: Path, ids: Iterable[str], when: str) -> bool:
 
 
 def last_retrieved(root: Path, insight_id: str) -> str | None:
-    path = root / ".chitin" / USAGE_FILE
-    if not path.exists():
-        return None
+    return _read(root, "SELECT id, last FROM retrieved WHERE id = ?", (insight_id,)).get(insight_id)
+
+
+def all_last_retrieved(root: Path) -> dict[str, str]:
+    """id → the last time it was retrieved, for every insight ever retrieved here."""
+    return _read(root, "SELECT id, last FROM retrieved", ())
+
+
+def _read(root: Path, sql: str, args: tuple[str, ...]) -> dict[str, str]:
+    if not (root / ".chitin" / USAGE_FILE).exists():
+        return {}
     try:
         db = _connect(root)
         try:
-            row = db.execute("SELECT last FROM retrieved WHERE id = ?", (insight_id,)).fetchone()
+            return dict(db.execute(sql, args).fetchall())
         finally:
             db.close()
     except (sqlite3.Error, OSError):
-        return None
-    return row[0] if row else None
+        return {}

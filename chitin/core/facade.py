@@ -1,4 +1,4 @@
-"""The library facade: one method per use case, composing store, index and rules.
+"""The Chitin facade: the insight life cycle, reading and retrieval over one store.
 
 Writers hold the store lock from the moment they read until their commit is made,
 so two agents writing at once are serialized and neither loses its change.
