@@ -37,24 +37,43 @@ def stat_of(path: Path) -> FileStat:
     return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
 
 
-def atomic_write(path: Path, text: str) -> FileStat:
+def atomic_write(path: Path, text: str, durable: bool = True) -> FileStat:
     """Write through a temporary file in the same folder, then rename over the target.
 
-    A crash leaves either the old file or the new one, never half of one.
+    A crash leaves either the old file or the new one, never half of one. ``durable``
+    also syncs the data to disk before the rename, so a power cut cannot leave an
+    empty file behind.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=".chitin-", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
         os.replace(tmp_name, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
         raise
     return stat_of(path)
+
+
+def bulk_write(path: Path, text: str) -> None:
+    """Write one of many files: a new file is created in place, an existing one is
+    replaced through a temporary file, and nothing is synced file by file.
+
+    For writes of hundreds of files at once (an import), where file-by-file syncing
+    and renaming cost more than the rest together. Their all-or-nothing comes from
+    ``restoring`` and the single commit that follows, not from each file.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with open(path, "x", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+    except FileExistsError:
+        atomic_write(path, text, durable=False)
 
 
 def is_insight_name(name: str) -> bool:

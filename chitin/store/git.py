@@ -26,6 +26,10 @@ _SCRUBBED = (
 FALLBACK_NAME = "chitin"
 
 
+# How many paths one command line takes where git cannot read them from stdin.
+_ARGV_BATCH = 1000
+
+
 class Git:
     """git for one store. ``agent`` names the author when git has no identity configured."""
 
@@ -129,43 +133,76 @@ class Git:
         stamp = self.run(["show", "-s", "--format=%ct", commit]).stdout.strip()
         return datetime.fromtimestamp(int(stamp), tz=UTC)
 
-    def commit(self, paths: Iterable[str], message: str) -> str | None:
+    def commit(self, paths: Iterable[str], message: str, bulk: bool = False) -> str | None:
         """Commit exactly ``paths`` (relative to the root) with ``message``.
 
         Other changes a person has staged stay staged and out of this commit.
-        Returns the new commit id, or None when the paths hold no change.
+        Returns the new commit id, or None when the paths hold no change. ``bulk``
+        (hundreds of files) writes their objects into one pack instead of a loose
+        file each: 0.9 s rather than 4 s for 10,000 files.
         """
         paths = sorted(set(paths))
         present = [p for p in paths if (self.root / p).exists()]
         gone = [p for p in paths if p not in present]
         if gone:  # a removal is staged only for a file git knows
-            tracked = self.run(["ls-files", "-z", "--", *gone]).stdout.split("\0")
-            present.extend(p for p in tracked if p)
+            present.extend(self._tracked(gone))
         if not present:
             return None
-        self.run(["add", "-A", "--", *present])
+        # Exact paths through stdin: an import may name more than fits in argv, and
+        # `git add` would match each as a pathspec against every file (6 s for 10,000).
+        packed = ["-c", "core.bigFileThreshold=1"] if bulk else []
+        self.run(
+            [*packed, "update-index", "--add", "--remove", "-z", "--stdin"],
+            input="\0".join(present),
+        )
         self._ensure_identity()
         # `git commit -- paths` builds a temporary index: 350 ms at 100,000 files against
         # 150 ms for a plain commit of the index. The plain commit is right only when
         # nothing but our paths is staged, which one cheap comparison tells.
-        only = ["--", *present] if self._other_changes_staged(present) else []
-        result = self.run(
-            ["commit", "-q", "--no-edit", "-F", "-", *only], input=message, check=False
-        )
+        if self._other_changes_staged(present):
+            return self._commit_only(present, message)
+        return self._commit_index(["commit", "-q", "--no-edit", "-F", "-"], message)
+
+    def _commit_only(self, paths: list[str], message: str) -> str | None:
+        """Commit just ``paths``, leaving what else is staged staged. The message takes
+        stdin, so the paths go through a file."""
+        listing = self.root / ".git" / "chitin-pathspec"
+        listing.write_text("\0".join(paths), encoding="utf-8")
+        try:
+            args = [
+                "commit",
+                "-q",
+                "--no-edit",
+                "-F",
+                "-",
+                "--only",
+                f"--pathspec-from-file={listing}",
+            ]
+            return self._commit_index([*args, "--pathspec-file-nul"], message)
+        finally:
+            listing.unlink(missing_ok=True)
+
+    def _commit_index(self, args: list[str], message: str) -> str | None:
+        result = self.run(args, input=message, check=False)
         if result.returncode != 0:
             if "no changes added" in result.stdout or "nothing to commit" in result.stdout:
                 return None
             raise GitError(_explain(["commit"], result))
         return self.head()
 
+    def _tracked(self, paths: list[str]) -> list[str]:
+        found: list[str] = []
+        for start in range(0, len(paths), _ARGV_BATCH):
+            listed = self.run(["ls-files", "-z", "--", *paths[start : start + _ARGV_BATCH]])
+            found.extend(p for p in listed.stdout.split("\0") if p)
+        return found
+
     def _other_changes_staged(self, paths: list[str]) -> bool:
         if self.head() is None:
             return True  # first commit: let `--only` sort it out
-        excluded = [f":(exclude,literal){path}" for path in paths]
-        result = self.run(
-            ["diff", "--cached", "--quiet", "HEAD", "--", ".", *excluded], check=False
-        )
-        return result.returncode != 0
+        staged = self.run(["diff", "--cached", "--name-only", "-z", "--no-renames", "HEAD"])
+        ours = set(paths)
+        return any(path and path not in ours for path in staged.stdout.split("\0"))
 
     def _ensure_identity(self) -> None:
         """Fall back to ``chitin`` (or the agent's name) when git has no identity."""

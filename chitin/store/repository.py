@@ -9,11 +9,21 @@ from typing import Any
 from chitin.errors import StoreError
 from chitin.model.insight import Insight, format_timestamp
 from chitin.store import files
-from chitin.store.files import FileStat, WriteLock, atomic_write, restoring, stat_of
+from chitin.store.files import (
+    FileStat,
+    WriteLock,
+    atomic_write,
+    bulk_write,
+    restoring,
+    stat_of,
+)
 from chitin.store.git import Git
 from chitin.store.markdown import DEFAULT_LAYOUT, Layout, parse, read_insight, serialize
 
 CONFIG_FILE = "chitin.yaml"
+# An operation writing more files than this (an import) writes them in bulk: see
+# files.bulk_write and Git.commit.
+BULK_WRITE = 100
 GITIGNORE = ".chitin/\n"
 STORE_README = """\
 # chitin store
@@ -122,6 +132,8 @@ class Store:
         back as it was, so nothing is left half-done. Returns the commit id.
         """
         targets = [self.root / path for path in writes]
+        bulk = len(writes) > BULK_WRITE
+        write = bulk_write if bulk else atomic_write
         with restoring(targets):
             for path, text in writes.items():
                 target = self.root / path
@@ -129,8 +141,8 @@ class Store:
                     target.unlink(missing_ok=True)
                     _prune_empty_parents(target.parent, self.root)
                 else:
-                    atomic_write(target, text)
-            return self.git.commit(writes.keys(), message)
+                    write(target, text)
+            return self.git.commit(writes.keys(), message, bulk=bulk)
 
 
 def _prune_empty_parents(directory: Path, root: Path) -> None:
