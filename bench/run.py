@@ -496,6 +496,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("list-skill", "list --type skill", _fixed("list", "--type", "skill")),
     Command("list", "list", _fixed("list")),
     Command("similar", 'similar "<claim>"', lambda b, _g: ["similar", b.sample_claims[1]]),
+    Command("export", "export (every insight, to stdout)", _fixed("export")),
     Command("contribute", "contribute --type skill", _contribute, fresh=True),
     Command("reinforce", "reinforce <id>", lambda b, _g: ["reinforce", b.sample_ids[2]]),
     Command(

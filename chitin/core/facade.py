@@ -118,7 +118,9 @@ class Chitin:
         return self._cache
 
     @contextlib.contextmanager
-    def _writing(self) -> Iterator[Cache]:
+    def writing(self) -> Iterator[Cache]:
+        """The store, created if need be and locked, with the cache in step with what
+        other writers committed while we waited for the lock."""
         if not self.store.is_initialized():
             self.store.initialize()
         with self.store.lock():
@@ -142,7 +144,7 @@ class Chitin:
         from chitin.resources import data_path
 
         source = data_path("insights")
-        with self._writing() as cache:
+        with self.writing() as cache:
             fresh: list[tuple[Insight, Any]] = []
             for file in sorted(source.rglob("*.md")):
                 rel = file.relative_to(source.parent).as_posix()
@@ -156,7 +158,7 @@ class Chitin:
                 "seed", f"Seed {len(writes)} starter insights", [f"- {i.id}" for i, _ in fresh], {}
             )
             self.store.apply(writes, message)
-            self._record(cache, {self.store.path_for(i): i for i, _ in fresh})
+            self.record_written(cache, {self.store.path_for(i): i for i, _ in fresh})
         return [i for i, _ in fresh]
 
     # -------------------------------------------------------------- reading
@@ -388,7 +390,7 @@ class Chitin:
     # -------------------------------------------------------------- writing
 
     def contribute(self, fields: Mapping[str, Any], now: str, check: bool = True) -> Contribution:
-        with self._writing() as cache:
+        with self.writing() as cache:
             claim = str(fields.get("claim") or "")
             insight = ops.new_insight(fields, new_id(claim, cache.id_exists), now)
             duplicates: list[Match] = []
@@ -406,11 +408,11 @@ class Chitin:
                 insight.id,
                 {"Source": insight.source},
             )
-            self._record(cache, {path: insight})
+            self.record_written(cache, {path: insight})
         return Contribution(insight, path, commit, duplicates, found)
 
     def update(self, ref: str, changes: Mapping[str, Any], now: str) -> Change:
-        with self._writing() as cache:
+        with self.writing() as cache:
             insight_id = self.resolve(ref)
             path = self.path_of(insight_id)
             before, layout = self.store.read(path)
@@ -429,14 +431,14 @@ class Chitin:
             ]
             subject = f"Update {insight_id}: {', '.join(c.field for c in changed) or 'text'}"
             commit = self._commit(writes, "update", subject, body, insight_id, {})
-            self._record(cache, {target: after}, removed=[path] if target != path else [])
+            self.record_written(cache, {target: after}, removed=[path] if target != path else [])
         return Change(after, target, commit, before, notes)
 
     def reinforce(
         self, ref: str, now: str, source: str | None = None, evidence: str | None = None
     ) -> Change:
         evidence = check_evidence(evidence)
-        with self._writing() as cache:
+        with self.writing() as cache:
             insight_id = self.resolve(ref)
             path = self.path_of(insight_id)
             before, layout = self.store.read(path)
@@ -453,7 +455,7 @@ class Chitin:
                 insight_id,
                 {"Source": source, "Evidence": evidence},
             )
-            self._record(cache, {path: after})
+            self.record_written(cache, {path: after})
         return Change(after, path, commit, before)
 
     def archive(self, ref: str) -> Change:
@@ -464,7 +466,7 @@ class Chitin:
 
     def _move(self, ref: str, to_archive: bool) -> Change:
         op = "archive" if to_archive else "unarchive"
-        with self._writing() as cache:
+        with self.writing() as cache:
             insight_id = self.resolve(ref, archived=None)
             insight = cache.get(insight_id)
             assert insight is not None
@@ -482,11 +484,11 @@ class Chitin:
                 insight_id,
                 {},
             )
-            self._record(cache, {target: moved}, removed=[path])
+            self.record_written(cache, {target: moved}, removed=[path])
         return Change(moved, target, commit, insight)
 
     def merge(self, source_ref: str, target_ref: str, claim: str | None, now: str) -> Change:
-        with self._writing() as cache:
+        with self.writing() as cache:
             source_id = self._resolve_role(source_ref, "Source")
             target_id = self._resolve_role(target_ref, "Target")
             source_path, target_path = self.path_of(source_id), self.path_of(target_id)
@@ -502,7 +504,7 @@ class Chitin:
                 target_id,
                 {"Merged": source_id},
             )
-            self._record(cache, {target_path: result}, removed=[source_path])
+            self.record_written(cache, {target_path: result}, removed=[source_path])
         return Change(result, target_path, commit, target)
 
     def _resolve_role(self, ref: str, role: str) -> str:
@@ -525,7 +527,7 @@ class Chitin:
         trailers = {"Insight": insight_id, **extra, "Agent": self.agent}
         return self.store.apply(writes, commit_message(op, subject, body, trailers))
 
-    def _record(
+    def record_written(
         self,
         cache: Cache,
         written: Mapping[str, Insight],

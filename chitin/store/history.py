@@ -8,18 +8,23 @@ by hand, by ``git revert`` or by a pull show up too.
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from chitin.errors import ChitinError
 from chitin.model.diff import field_changes
-from chitin.model.insight import Insight, format_timestamp, js_number
+from chitin.model.insight import Insight, canonical_timestamp, format_timestamp, js_number
 from chitin.store.git import Git
 from chitin.store.markdown import parse
 
 TRAILER_PREFIX = "Chitin-"
+# In a migration commit's message, this line precedes chitin 1.x's history rows, one
+# JSON object per line, so that the history of a migrated insight loses nothing.
+LEGACY_HISTORY_HEADER = "chitin 1.x history (one JSON row per line):"
 _RECORD, _UNIT = "\x1e", "\x1f"
 _NULL_SHA = "0" * 40
 
@@ -62,12 +67,14 @@ class _Commit(NamedTuple):
     author: str
     trailers: dict[str, str]
     changes: list[tuple[str, str, str, str]]  # (old blob, new blob, old path, new path)
+    message: str
 
 
 # Chitin-Op values and the history change type each one records.
 _CHANGE_TYPES = {
     "contribute": "create",
     "import": "create",
+    "migrate": "create",
     "seed": "create",
     "update": "update",
     "reinforce": "reinforce",
@@ -83,9 +90,8 @@ def insight_history(git: Git, path: str, limit: int | None = None) -> list[Entry
     With ``limit``, the newest ``limit`` commits (the original returned the oldest).
     """
     args = ["--follow"] + ([f"-n{limit}"] if limit else [])
-    commits = list(_log(git, args, [path]))
-    entries = _entries(git, commits)
-    return entries[::-1]
+    per_commit = _entries(git, list(_log(git, args, [path])))
+    return [entry for entries in reversed(per_commit) for entry in entries]
 
 
 def changelog(git: Git, days: int | None, limit: int) -> list[Entry]:
@@ -93,7 +99,8 @@ def changelog(git: Git, days: int | None, limit: int) -> list[Entry]:
     args = [f"-n{limit}"]
     if days:
         args.append(f"--since={days} days ago")
-    return _entries(git, list(_log(git, args, ["insights", "archive"])))[:limit]
+    per_commit = _entries(git, list(_log(git, args, ["insights", "archive"])))
+    return [entry for entries in per_commit for entry in reversed(entries)][:limit]
 
 
 def _log(git: Git, args: list[str], paths: list[str]) -> Iterator[_Commit]:
@@ -104,7 +111,7 @@ def _log(git: Git, args: list[str], paths: list[str]) -> Iterator[_Commit]:
     for record in output.split(_RECORD)[1:]:
         sha, stamp, author, message, raw = record.split(_UNIT, 4)
         when = format_timestamp(datetime.fromtimestamp(int(stamp), tz=UTC))
-        yield _Commit(sha, when, author, _trailers(message), list(_raw_changes(raw)))
+        yield _Commit(sha, when, author, _trailers(message), list(_raw_changes(raw)), message)
 
 
 def _trailers(message: str) -> dict[str, str]:
@@ -126,15 +133,18 @@ def _raw_changes(raw: str) -> Iterator[tuple[str, str, str, str]]:
         yield old_blob, new_blob, paths[0], paths[-1]
 
 
-def _entries(git: Git, commits: list[_Commit]) -> list[Entry]:
+def _entries(git: Git, commits: list[_Commit]) -> list[list[Entry]]:
+    """Each commit's entries (commits in log order, newest first), oldest entry first."""
     blobs = git.cat_blobs(b for c in commits for ch in c.changes for b in ch[:2])
-    entries: list[Entry] = []
+    per_commit: list[list[Entry]] = []
     for commit in commits:
+        entries: list[Entry] = []
         for old_blob, new_blob, old_path, new_path in commit.changes:
             old = _insight(blobs.get(old_blob), old_path)
             new = _insight(blobs.get(new_blob), new_path)
             entries.extend(_commit_entries(commit, old, new, new_path))
-    return entries
+        per_commit.append(entries)
+    return per_commit
 
 
 def _insight(blob: bytes | None, path: str) -> Insight | None:
@@ -171,6 +181,9 @@ def _commit_entries(
     if old is None and new is None:
         return []
     if old is None:
+        legacy = _legacy_rows(commit.message).get(insight_id, []) if op == "migrate" else []
+        if legacy:
+            return [_legacy_entry(row, commit) for row in legacy]
         return [entry("*", None, new.claim if new else None, None, "create")]
     if new is None:
         merged_into = commit.trailers.get("Insight") if op == "merge" else None
@@ -203,3 +216,42 @@ def _reinforce_source(count: int, trailers: Mapping[str, str]) -> str:
     evidence, source = trailers.get("Evidence"), trailers.get("Source")
     detail = " ".join(part for part in (f"[{evidence}]" if evidence else "", source or "") if part)
     return f"reinforce:{count}" + (f"|{detail}" if detail else "")
+
+
+@functools.lru_cache(maxsize=2)
+def _legacy_rows(message: str) -> dict[str, list[dict[str, Any]]]:
+    """The 1.x history rows a migration commit carries, by insight id (parsed once)."""
+    rows: dict[str, list[dict[str, Any]]] = {}
+    _, found, block = message.partition(LEGACY_HISTORY_HEADER)
+    for line in block.splitlines() if found else ():
+        if not line.startswith("{"):
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a hand-edited message; the other rows still count
+        if isinstance(row, dict) and isinstance(row.get("insightId"), str):
+            rows.setdefault(row["insightId"], []).append(row)
+    return rows
+
+
+def _legacy_entry(row: Mapping[str, Any], commit: _Commit) -> Entry:
+    def text(key: str) -> str | None:
+        value = row.get(key)
+        return None if value is None else str(value)
+
+    try:
+        at = canonical_timestamp("changedAt", row.get("changedAt"))
+    except ChitinError:
+        at = commit.when
+    return Entry(
+        str(row["insightId"]),
+        text("field") or "*",
+        text("oldValue"),
+        text("newValue"),
+        text("changeType") or "create",
+        at,
+        text("source"),
+        commit.sha,
+        commit.author,
+    )

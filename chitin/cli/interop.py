@@ -1,0 +1,134 @@
+"""Commands that move insights in and out: export, import (JSON, or a chitin 1.x database)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from chitin.cli.context import emit_json, format_option, now, opened
+from chitin.errors import ChitinError
+
+if TYPE_CHECKING:
+    from chitin.core.interop import Imported
+
+MAX_SKIPPED_LINES = 10
+
+
+@click.command(short_help="Print every insight as JSON (a lossless backup).")
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write to this file (atomically) instead of stdout.",
+)
+@click.pass_context
+def export(ctx: click.Context, output: Path | None) -> None:
+    """Print every insight as a JSON array, archived ones included.
+
+    The shape is chitin 1.x's export (camelCase keys) plus ours (lastReinforcedAt,
+    archived). `chitin import` reads it back with ids, provenance, conditions, counts
+    and times intact, so export → import → export gives the same JSON.
+    """
+    from chitin.core.interop import export as export_all
+
+    with opened(ctx) as chitin:
+        data = export_all(chitin)
+    if output is None:
+        emit_json(data)
+        return
+    from chitin.store.files import atomic_write
+
+    atomic_write(output, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    click.echo(f"✓ Exported {len(data)} insight(s) to {output}")
+
+
+@click.command("import", short_help="Import a JSON export or migrate a chitin 1.x database.")
+@click.argument("source", metavar="FILE")
+@click.option(
+    "--merge",
+    is_flag=True,
+    help="Skip insights whose id, or whose claim (ignoring case and spacing), "
+    "the store already has. Without it, an id already in the store is an error.",
+)
+@format_option
+@click.pass_context
+def import_insights(ctx: click.Context, source: str, merge: bool, fmt: str) -> None:
+    """Import insights from FILE, in one commit; nothing is written if any item is bad.
+
+    \b
+    FILE may be:
+      - a JSON export: ours, or chitin 1.x's (and its seed.json); an array or one object;
+      - a chitin 1.x database (insights.db, any schema version), migrated with every
+        field, its ids and its history (kept in the commit message, shown by history);
+      - '-' for JSON on standard input.
+    Embeddings are not copied: `chitin embed` makes them again.
+    """
+    from chitin.core import interop
+    from chitin.store.legacy import is_database
+
+    path = Path(source)
+    with opened(ctx, reading=False) as chitin:
+        if source != "-" and is_database(path):
+            result = interop.import_database(chitin, path, merge=merge, now=now())
+        else:
+            document = _read_json(source)
+            origin = "stdin" if source == "-" else path.name
+            result = interop.import_document(
+                chitin, document, origin=origin, merge=merge, now=now()
+            )
+    if fmt == "json":
+        emit_json(_as_json(result))
+    else:
+        click.echo("\n".join(_summary(result)))
+
+
+def _read_json(source: str) -> Any:
+    try:
+        raw = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        raise ChitinError(f"cannot read {source}: {reason}") from None
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as error:
+        raise ChitinError(
+            f"{source} is neither JSON nor a chitin 1.x database: {error.msg} "
+            f"at line {error.lineno}, column {error.colno}"
+        ) from None
+
+
+def _as_json(result: Imported) -> dict[str, Any]:
+    return {
+        "imported": len(result.insights),
+        "skipped": len(result.skipped),
+        "ids": [insight.id for insight in result.insights],
+        "skippedItems": [s._asdict() for s in result.skipped],
+        "commit": result.commit,
+        "migratedFrom": result.generation,
+        "historyRows": result.history_rows,
+    }
+
+
+def _summary(result: Imported) -> list[str]:
+    head = f"✓ Imported {len(result.insights)} insight(s)"
+    if result.skipped:
+        head += f", skipped {len(result.skipped)} duplicate(s)"
+    lines = [head]
+    if result.generation:
+        lines.append(
+            f"  from a chitin 1.x database (schema {result.generation}), "
+            f"with {result.history_rows} history row(s) kept in the commit"
+        )
+    for skipped in result.skipped[:MAX_SKIPPED_LINES]:
+        lines.append(f"  skipped items[{skipped.item}] ({skipped.id}): {skipped.reason}")
+    if len(result.skipped) > MAX_SKIPPED_LINES:
+        lines.append(f"  … and {len(result.skipped) - MAX_SKIPPED_LINES} more skipped")
+    if result.embeddings_left:
+        lines.append(
+            f"  {result.embeddings_left} 1.x embedding(s) were not copied; "
+            "`chitin embed` makes them again"
+        )
+    return lines

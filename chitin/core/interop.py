@@ -1,0 +1,180 @@
+"""Export, import and migration from chitin 1.x.
+
+An import is all or nothing: every item is read and checked, ids and duplicates
+included, before a file is written, and the files then land in one commit. A 1.x
+database goes through the same path; its history rows travel in the migration
+commit's message, where ``history`` finds them again.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple, TypeVar
+
+from chitin.core.facade import Chitin
+from chitin.errors import ValidationError
+from chitin.index import usage
+from chitin.index.cache import Cache, Filters
+from chitin.model.ids import new_id
+from chitin.model.insight import Insight
+from chitin.model.interchange import Item, claim_key, export_dict, items_of, read_item
+from chitin.store.history import LEGACY_HISTORY_HEADER, commit_message
+from chitin.store.legacy import read_database
+
+T = TypeVar("T")
+
+
+class Skipped(NamedTuple):
+    item: int  # its position in the document
+    id: str
+    reason: str
+
+
+@dataclass
+class Imported:
+    insights: list[Insight]
+    skipped: list[Skipped]
+    commit: str | None
+    history_rows: int = 0
+    generation: str | None = None  # the 1.x schema a database was migrated from
+    embeddings_left: int = 0  # 1.x vectors not copied (they are made again)
+
+
+def export(chitin: Chitin) -> list[dict[str, Any]]:
+    """Every insight, archived ones included, newest first, in the interchange shape."""
+    if chitin.missing:
+        return []
+    retrieved = usage.all_last_retrieved(chitin.root)
+    return [
+        export_dict(insight, retrieved.get(insight.id))
+        for insight in chitin.cache.select(Filters(archived=None))
+    ]
+
+
+def import_document(
+    chitin: Chitin, document: object, *, origin: str, merge: bool, now: str
+) -> Imported:
+    """Import parsed JSON: chitin 1.x's export or seed.json, or our own export."""
+    subject = f"Import {{count}} insight(s) from {origin}"
+    return _import(chitin, items_of(document), merge, now, _Plan("import", subject, origin, []))
+
+
+def import_database(chitin: Chitin, path: Path, *, merge: bool, now: str) -> Imported:
+    """Migrate a chitin 1.x SQLite database: every insight with its id and history."""
+    legacy = read_database(path)
+    subject = f"Migrate {{count}} insight(s) from chitin 1.x ({path.name})"
+    plan = _Plan("migrate", subject, path.name, legacy.history)
+    result = _import(chitin, legacy.items, merge, now, plan)
+    result.generation = legacy.generation
+    result.embeddings_left = legacy.embeddings
+    return result
+
+
+class _Plan(NamedTuple):
+    op: str
+    subject: str  # with {count}
+    origin: str
+    history: Sequence[Mapping[str, Any]]
+
+
+def _import(
+    chitin: Chitin, raw: Sequence[Mapping[str, Any]], merge: bool, now: str, plan: _Plan
+) -> Imported:
+    # Check every item before the store is even created, then again under the lock,
+    # where ids are compared with the store's and fresh ones are made.
+    _checked(lambda: _read_all(raw, now, lambda _: False))
+    with chitin.writing() as cache:
+        kept, skipped = _checked(
+            lambda: _sort_out(cache, _read_all(raw, now, cache.id_exists), merge)
+        )
+        imported = [item.insight for item in kept]
+        ids = {insight.id for insight in imported}
+        history = [row for row in plan.history if row.get("insightId") in ids]
+        writes = {
+            chitin.store.path_for(i, archived=i.archived): chitin.store.render(i) for i in imported
+        }
+        commit = None
+        if writes:
+            message = _message(plan, imported, history, chitin.agent)
+            commit = chitin.store.apply(writes, message)
+            chitin.record_written(cache, dict(zip(writes, imported, strict=True)))
+    times = [(item.insight.id, item.last_retrieved) for item in kept if item.last_retrieved]
+    usage.record_times(chitin.root, times)
+    return Imported(imported, skipped, commit, len(history))
+
+
+def _checked(step: Callable[[], T]) -> T:
+    try:
+        return step()
+    except ValidationError as error:
+        raise ValidationError(error.field, f"{error}; nothing was imported") from None
+
+
+def _read_all(
+    raw: Sequence[Mapping[str, Any]], now: str, taken: Callable[[str], bool]
+) -> list[Item]:
+    """Every item validated; an item without an id gets a fresh one nobody uses."""
+    named = {str(r["id"]) for r in raw if isinstance(r.get("id"), str)}
+
+    def fresh(claim: str) -> str:
+        insight_id = new_id(claim, lambda i: i in named or taken(i))
+        named.add(insight_id)
+        return insight_id
+
+    return [read_item(item, index, now, fresh) for index, item in enumerate(raw)]
+
+
+def _sort_out(cache: Cache, items: list[Item], merge: bool) -> tuple[list[Item], list[Skipped]]:
+    """Items to write, and those ``--merge`` skips. Without ``--merge`` an id that is
+    taken, in the store or earlier in the document, is an error."""
+    claims = {claim_key(i.claim) for i in cache.select(Filters(archived=None))} if merge else set()
+    seen_ids: dict[str, int] = {}
+    kept: list[Item] = []
+    skipped: list[Skipped] = []
+    for index, item in enumerate(items):
+        insight = item.insight
+        earlier = seen_ids.get(insight.id)
+        if not merge and (earlier is not None or cache.id_exists(insight.id)):
+            raise ValidationError(f"items[{index}].id", _id_taken(index, insight.id, earlier))
+        reason = _skip_reason(cache, insight, earlier, claims)
+        if reason:
+            skipped.append(Skipped(index, insight.id, reason))
+            continue
+        seen_ids[insight.id] = index
+        claims.add(claim_key(insight.claim))
+        kept.append(item)
+    return kept, skipped
+
+
+def _id_taken(index: int, insight_id: str, earlier: int | None) -> str:
+    where = f"items[{earlier}] uses it too" if earlier is not None else "the store has it"
+    return (
+        f"items[{index}].id: id {insight_id} is taken ({where}); "
+        "--merge skips insights that are already there"
+    )
+
+
+def _skip_reason(
+    cache: Cache, insight: Insight, earlier: int | None, claims: set[str]
+) -> str | None:
+    if earlier is not None:
+        return f"repeats the id of items[{earlier}]"
+    if cache.id_exists(insight.id):
+        return "already in the store"
+    if claim_key(insight.claim) in claims:
+        return "the same claim is already there"
+    return None
+
+
+def _message(
+    plan: _Plan, imported: list[Insight], history: list[Mapping[str, Any]], agent: str | None
+) -> str:
+    body = [f"- {insight.id}" for insight in imported]
+    if history:
+        body += ["", LEGACY_HISTORY_HEADER]
+        body += [json.dumps(row, ensure_ascii=False, separators=(",", ":")) for row in history]
+    trailers = {"Source": plan.origin, "Agent": agent}
+    return commit_message(plan.op, plan.subject.format(count=len(imported)), body, trailers)

@@ -1,0 +1,191 @@
+"""The JSON interchange format: what ``export`` writes and ``import`` reads.
+
+One shape serves three sources: chitin 1.x's ``export`` (and its ``seed.json``), our
+own export, and the rows of a 1.x database. It is the original's camelCase insight
+(reference §1.2) plus our keys (``lastReinforcedAt``, ``archived``). Every item is
+checked before anything is written, and an error names the item and the field, as
+``items[3].confidence``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NamedTuple
+
+from chitin.errors import ValidationError
+from chitin.model.ids import check_id
+from chitin.model.insight import (
+    Insight,
+    canonical_timestamp,
+    check_confidence,
+    check_provenance,
+    check_reinforcements,
+    check_trigger_fields,
+    check_type,
+    normalize_claim,
+    optional_text,
+    parse_tags,
+    to_public_dict,
+    validate,
+)
+
+# The original's import default for an item without a confidence (§2.17).
+DEFAULT_CONFIDENCE = 0.5
+
+KNOWN_KEYS: tuple[str, ...] = (
+    "id",
+    "type",
+    "claim",
+    "reasoning",
+    "context",
+    "limitations",
+    "confidence",
+    "tags",
+    "source",
+    "provenance",
+    "condition",
+    "avoid",
+    "createdAt",
+    "updatedAt",
+    "reinforcementCount",
+    "lastRetrievedAt",
+    "lastReinforcedAt",
+    "archived",
+)
+
+
+class Item(NamedTuple):
+    """One imported insight, and when it was last retrieved (kept outside git)."""
+
+    insight: Insight
+    last_retrieved: str | None
+
+
+def export_dict(insight: Insight, last_retrieved: str | None) -> dict[str, Any]:
+    """The public shape, with ``lastRetrievedAt`` in the original's place when known."""
+    data = to_public_dict(insight)
+    if last_retrieved is None:
+        return data
+    ordered: dict[str, Any] = {}
+    for key, value in data.items():
+        ordered[key] = value
+        if key == "reinforcementCount":
+            ordered["lastRetrievedAt"] = last_retrieved
+    return ordered
+
+
+def items_of(document: object) -> list[Mapping[str, Any]]:
+    """The objects of an import document: an array of them, or a single one."""
+    if isinstance(document, Mapping):
+        return [document]
+    if not isinstance(document, list):
+        raise ValidationError(
+            "items",
+            f"expected a JSON array of insights or one insight object, got {_kind(document)}",
+        )
+    for index, item in enumerate(document):
+        if not isinstance(item, Mapping):
+            raise ValidationError("items", f"items[{index}] must be an object, got {_kind(item)}")
+    return document
+
+
+def read_item(
+    item: Mapping[str, Any], index: int, now: str, fresh_id: Callable[[str], str]
+) -> Item:
+    """A validated insight from one item; ``fresh_id(claim)`` names one that has no id."""
+    try:
+        return _read(item, now, fresh_id)
+    except ValidationError as error:
+        raise ValidationError(
+            f"items[{index}].{error.field}", f"items[{index}].{error.field}: {error}"
+        ) from None
+
+
+def claim_key(claim: str) -> str:
+    """What makes two claims the same for ``import --merge``: case and spacing aside."""
+    return " ".join(claim.split()).casefold()
+
+
+def _read(item: Mapping[str, Any], now: str, fresh_id: Callable[[str], str]) -> Item:
+    for key in item:
+        if key not in KNOWN_KEYS:
+            raise ValidationError(key, f"unknown field (allowed: {', '.join(KNOWN_KEYS)})")
+    for required in ("type", "claim"):
+        if item.get(required) is None:
+            raise ValidationError(required, f"{required} is required")
+    kind = check_type(item["type"])
+    claim = normalize_claim(item["claim"])
+    avoid = _flag("avoid", item.get("avoid"))
+    condition = optional_text("condition", item.get("condition"))
+    check_trigger_fields(kind, condition, avoid)
+    created = _stamp("createdAt", item.get("createdAt")) or now
+    confidence = item.get("confidence")
+    last_reinforced, last_retrieved = _recall_times(item)
+    insight = Insight(
+        id=check_id(item["id"]) if item.get("id") is not None else fresh_id(claim),
+        type=kind,
+        claim=claim,
+        confidence=check_confidence(DEFAULT_CONFIDENCE if confidence is None else confidence),
+        created=created,
+        updated=_stamp("updatedAt", item.get("updatedAt")) or created,
+        tags=parse_tags(item.get("tags")),
+        provenance=check_provenance(item.get("provenance")),
+        source=optional_text("source", item.get("source")),
+        condition=condition,
+        avoid=avoid,
+        reinforcements=check_reinforcements(item.get("reinforcementCount") or 0),
+        last_reinforced=last_reinforced,
+        reasoning=optional_text("reasoning", item.get("reasoning")),
+        context=optional_text("context", item.get("context")),
+        limitations=optional_text("limitations", item.get("limitations")),
+        archived=_flag("archived", item.get("archived")),
+    )
+    return Item(validate(insight), last_retrieved)
+
+
+def _recall_times(item: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """(last reinforced, last retrieved).
+
+    chitin 1.x set ``lastRetrievedAt`` only when reinforcing (§11.11), and wrote its
+    times as ``YYYY-MM-DD HH:MM:SS``; we write ISO 8601. So a 1.x-style value without a
+    ``lastReinforcedAt`` beside it is really the last reinforcement.
+    """
+    reinforced = _stamp("lastReinforcedAt", item.get("lastReinforcedAt"))
+    retrieved_raw = item.get("lastRetrievedAt")
+    retrieved = _stamp("lastRetrievedAt", retrieved_raw)
+    if reinforced is None and isinstance(retrieved_raw, str) and "T" not in retrieved_raw:
+        return retrieved, None
+    return reinforced, retrieved
+
+
+def _stamp(name: str, value: object) -> str | None:
+    return None if value is None or value == "" else canonical_timestamp(name, value)
+
+
+def _flag(name: str, value: object) -> bool:
+    """JSON booleans; 1.x databases hold 0 and 1."""
+    if value is None:
+        return False
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    raise ValidationError(name, f"{name} must be true or false, got {value!r}")
+
+
+def _kind(value: object) -> str:
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
+    if value is None:
+        return "null"
+    return names.get(type(value), "a number" if isinstance(value, int | float) else "a value")
+
+
+def duplicate_ids(items: Sequence[Item]) -> list[tuple[int, str]]:
+    """(index, id) of every item repeating an id used earlier in the same document."""
+    seen: set[str] = set()
+    repeated: list[tuple[int, str]] = []
+    for index, item in enumerate(items):
+        if item.insight.id in seen:
+            repeated.append((index, item.insight.id))
+        seen.add(item.insight.id)
+    return repeated

@@ -1,0 +1,303 @@
+"""export and import: lossless round trips, chitin 1.x's files, all or nothing."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from chitin.index import usage
+from tests.conftest import Run, commit_count, git
+
+# chitin 1.x's export: UUID ids, "YYYY-MM-DD HH:MM:SS" times, and lastRetrievedAt
+# written by reinforce (reference §1.2, §11.11).
+ORIGINAL_EXPORT = [
+    {
+        "id": "da70590d-4444-4ff0-9a63-64bdad2b36fb",
+        "type": "relational",
+        "claim": "Boss values concise responses",
+        "reasoning": "R1",
+        "context": "C1",
+        "limitations": "L1",
+        "confidence": 0.95,
+        "tags": ["boss", "comm"],
+        "source": "S1",
+        "provenance": "observation",
+        "avoid": False,
+        "createdAt": "2026-11-29 12:56:44",
+        "updatedAt": "2026-11-29 12:56:50",
+        "reinforcementCount": 2,
+        "lastRetrievedAt": "2026-11-29 12:56:50",
+    },
+    {
+        "id": "5f1c8e0a-1111-4222-8333-944455556666",
+        "type": "trigger",
+        "claim": "check channel history before asking user to repeat",
+        "confidence": 0.9,
+        "tags": [],
+        "condition": "context compacted mid-conversation",
+        "avoid": False,
+        "createdAt": "2026-11-28 08:00:00",
+        "updatedAt": "2026-11-28 08:00:00",
+        "reinforcementCount": 0,
+    },
+]
+
+# chitin 1.x's seed.json: no ids, no times, no provenance (§5.6).
+ORIGINAL_SEED = [
+    {
+        "type": "principle",
+        "claim": "Be genuinely helpful, not performatively helpful.",
+        "reasoning": "Filler wastes the reader's time.",
+        "context": "All interactions",
+        "confidence": 0.95,
+        "tags": ["communication", "efficiency"],
+    },
+    {"type": "skill", "claim": "TDD: red, green, refactor. Don't batch."},
+]
+
+NOW = "2026-11-29T12:00:00Z"
+
+
+def write(tmp_path: Path, name: str, document: Any) -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def populated(run: Run, add: Callable[..., dict[str, Any]], store: Path) -> list[str]:
+    """A store holding every kind of field: a trigger, provenance, reinforcements,
+    an archived insight and a recorded retrieval."""
+    ids = [
+        add(
+            "skill",
+            "Write the failing test first",
+            0.8,
+            tags="tdd,testing",
+            provenance="observation",
+        )["id"],
+        add(
+            "trigger",
+            "stop and re-read the notes",
+            0.7,
+            condition="the context was compacted",
+            avoid=True,
+            reasoning="Compaction loses details",
+        )["id"],
+        add("relational", "The operator prefers short answers", 0.9, source="chat")["id"],
+    ]
+    run("reinforce", ids[0], "--evidence", "external", "--source", "CI run")
+    run("archive", ids[2])
+    usage.record_times(store, [(ids[1], "2026-11-20T10:00:00Z")])
+    return ids
+
+
+def test_export_import_export_round_trip_is_identical(
+    run: Run, populated: list[str], tmp_path: Path
+) -> None:
+    first = run("export").stdout
+    exported = json.loads(first)
+    assert {e["id"] for e in exported} == set(populated)
+    trigger = next(e for e in exported if e["type"] == "trigger")
+    assert trigger["condition"] == "the context was compacted" and trigger["avoid"] is True
+    assert trigger["lastRetrievedAt"] == "2026-11-20T10:00:00Z"
+    assert any(e["archived"] for e in exported)
+
+    other = tmp_path / "other"
+    path = write(tmp_path, "backup.json", exported)
+    from click.testing import CliRunner
+
+    from chitin.cli import cli
+
+    imported = CliRunner().invoke(cli, ["--store", str(other), "import", str(path)])
+    assert imported.exit_code == 0, imported.output
+    again = CliRunner().invoke(cli, ["--store", str(other), "export"])
+    assert again.stdout == first
+    assert commit_count(other) == 2  # the store's creation, then the import: one commit
+    assert list((other / "archive").rglob("*.md"))
+
+
+def test_export_to_a_file(run: Run, populated: list[str], tmp_path: Path) -> None:
+    target = tmp_path / "out" / "backup.json"
+    target.parent.mkdir()
+    result = run("export", "--output", str(target))
+    assert result.stdout.startswith("✓ Exported 3 insight(s)")
+    assert json.loads(target.read_text()) == json.loads(run("export").stdout)
+
+
+def test_export_of_a_missing_store_is_an_empty_array(run: Run, store: Path) -> None:
+    assert json.loads(run("export").stdout) == []
+    assert not store.exists()
+
+
+def test_the_original_export_keeps_ids_provenance_condition_counts_and_times(
+    run: Run, run_json: Callable[..., Any], store: Path, tmp_path: Path
+) -> None:
+    path = write(tmp_path, "export.json", ORIGINAL_EXPORT)
+    assert run("import", str(path)).stdout.startswith("✓ Imported 2 insight(s)")
+    boss = run_json("get", "da70590d")
+    assert boss == {
+        "id": "da70590d-4444-4ff0-9a63-64bdad2b36fb",
+        "type": "relational",
+        "claim": "Boss values concise responses",
+        "reasoning": "R1",
+        "context": "C1",
+        "limitations": "L1",
+        "confidence": 0.95,
+        "tags": ["boss", "comm"],
+        "source": "S1",
+        "provenance": "observation",
+        "avoid": False,
+        "createdAt": "2026-11-29T12:56:44Z",
+        "updatedAt": "2026-11-29T12:56:50Z",
+        "reinforcementCount": 2,
+        # 1.x wrote lastRetrievedAt when reinforcing: it is the last reinforcement.
+        "lastReinforcedAt": "2026-11-29T12:56:50Z",
+        "archived": False,
+    }
+    trigger = run_json("get", "5f1c8e0a")
+    assert trigger["condition"] == "context compacted mid-conversation"
+    assert usage.all_last_retrieved(store) == {}
+
+
+def test_the_original_seed_gets_ids_times_and_the_default_confidence(
+    run: Run, run_json: Callable[..., Any], tmp_path: Path
+) -> None:
+    path = write(tmp_path, "seed.json", ORIGINAL_SEED)
+    imported = run_json("import", str(path))
+    assert imported["imported"] == 2 and imported["skipped"] == 0
+    tdd = next(i for i in run_json("list") if i["type"] == "skill")
+    assert tdd["confidence"] == 0.5  # the original's default for a missing confidence
+    assert tdd["id"] in imported["ids"] and tdd["id"].startswith("tdd-red-green-refactor")
+    assert tdd["createdAt"] == tdd["updatedAt"]
+
+
+def test_a_single_object_and_stdin_are_accepted(
+    run: Run, run_json: Callable[..., Any], tmp_path: Path
+) -> None:
+    run("import", str(write(tmp_path, "one.json", ORIGINAL_SEED[0])))
+    run("import", "-", input=json.dumps(ORIGINAL_SEED[1]))
+    assert sorted(i["type"] for i in run_json("list")) == ["principle", "skill"]
+
+
+def test_an_import_is_one_commit_with_its_trailers(run: Run, store: Path, tmp_path: Path) -> None:
+    run("init")
+    before = commit_count(store)
+    run("import", str(write(tmp_path, "export.json", ORIGINAL_EXPORT)))
+    assert commit_count(store) == before + 1
+    message = git(store, "log", "-1", "--format=%B")
+    assert message.startswith("Import 2 insight(s) from export.json")
+    assert "Chitin-Op: import" in message and "Chitin-Source: export.json" in message
+
+
+@pytest.mark.parametrize(
+    ("item", "field"),
+    [
+        ({"type": "skill", "claim": "x", "confidence": 1.5}, "confidence"),
+        ({"type": "sklil", "claim": "x"}, "type"),
+        ({"type": "skill"}, "claim"),
+        ({"type": "skill", "claim": "   "}, "claim"),
+        ({"type": "trigger", "claim": "x"}, "condition"),
+        ({"type": "skill", "claim": "x", "provenance": "rumour"}, "provenance"),
+        ({"type": "skill", "claim": "x", "createdAt": "yesterday"}, "createdAt"),
+        ({"type": "skill", "claim": "x", "reinforcementCount": -1}, "reinforcements"),
+        ({"type": "skill", "claim": "x", "id": "../escape"}, "id"),
+        ({"type": "skill", "claim": "x", "colour": "red"}, "colour"),
+        ({"type": "skill", "claim": "x", "avoid": "yes"}, "avoid"),
+    ],
+)
+def test_one_bad_item_imports_nothing_and_names_its_index_and_field(
+    run: Run, store: Path, tmp_path: Path, item: dict[str, Any], field: str
+) -> None:
+    run("init")
+    before = commit_count(store)
+    document = [ORIGINAL_SEED[0], ORIGINAL_SEED[1], item]
+    result = run("import", str(write(tmp_path, "bad.json", document)), expect=1)
+    line = result.stderr.strip()
+    assert line.startswith(f"Error: items[2].{field}: ") and "nothing was imported" in line
+    assert "\n" not in line and "Traceback" not in result.output
+    assert commit_count(store) == before
+    assert not list((store / "insights").rglob("*.md"))
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{not json", "neither JSON nor a chitin 1.x database"),
+        ("42", "expected a JSON array of insights or one insight object, got a number"),
+        ('[{"type": "skill", "claim": "x"}, "oops"]', "items[1] must be an object"),
+    ],
+)
+def test_documents_that_are_not_insights_are_refused(
+    run: Run, store: Path, tmp_path: Path, content: str, message: str
+) -> None:
+    path = tmp_path / "doc.json"
+    path.write_text(content)
+    result = run("import", str(path), expect=1)
+    assert message in result.stderr and result.stderr.count("\n") == 1
+    assert not list(store.rglob("*.md"))
+
+
+def test_a_missing_file_is_one_line(run: Run, tmp_path: Path) -> None:
+    result = run("import", str(tmp_path / "nope.json"), expect=1)
+    assert result.stderr.startswith("Error: cannot read") and "No such file" in result.stderr
+
+
+def test_without_merge_an_id_the_store_has_is_an_error(
+    run: Run, store: Path, tmp_path: Path
+) -> None:
+    path = write(tmp_path, "export.json", ORIGINAL_EXPORT)
+    run("import", str(path))
+    before = commit_count(store)
+    result = run("import", str(path), expect=1)
+    assert "items[0].id: id da70590d-4444-4ff0-9a63-64bdad2b36fb is taken" in result.stderr
+    assert commit_count(store) == before
+
+
+def test_a_repeated_id_in_one_document_is_an_error(run: Run, tmp_path: Path) -> None:
+    twice = [ORIGINAL_EXPORT[0], {**ORIGINAL_EXPORT[0], "claim": "another"}]
+    result = run("import", str(write(tmp_path, "twice.json", twice)), expect=1)
+    assert "items[1].id" in result.stderr and "items[0] uses it too" in result.stderr
+
+
+def test_merge_skips_known_ids_and_claims_ignoring_case_and_spacing(
+    run: Run, run_json: Callable[..., Any], add: Callable[..., dict[str, Any]], tmp_path: Path
+) -> None:
+    add("skill", "Always run the tests before pushing", 0.8)
+    run("import", str(write(tmp_path, "export.json", ORIGINAL_EXPORT)))
+    document = [
+        ORIGINAL_EXPORT[0],  # id already there
+        {"type": "skill", "claim": "  always RUN the tests   before pushing "},  # same claim
+        {"type": "skill", "claim": "Prefer small commits"},  # new
+        {"type": "skill", "claim": "prefer small   commits"},  # repeats the new one
+    ]
+    result = run_json("import", str(write(tmp_path, "more.json", document)), "--merge")
+    assert result["imported"] == 1 and result["skipped"] == 3
+    reasons = {s["item"]: s["reason"] for s in result["skippedItems"]}
+    assert reasons[0] == "already in the store"
+    assert reasons[1] == reasons[3] == "the same claim is already there"
+    assert len(run_json("list")) == 4
+    human = run("import", str(write(tmp_path, "more.json", document)), "--merge").stdout
+    assert human.startswith("✓ Imported 0 insight(s), skipped 4 duplicate(s)")
+
+
+def test_imported_archived_insights_stay_archived(
+    run: Run, run_json: Callable[..., Any], tmp_path: Path
+) -> None:
+    item = {**ORIGINAL_SEED[1], "id": "old-one", "archived": True}
+    run("import", str(write(tmp_path, "a.json", [item])))
+    assert run_json("list") == []
+    assert [i["id"] for i in run_json("list", "--archived")] == ["old-one"]
+
+
+def test_history_of_an_imported_insight_starts_at_the_import(
+    run: Run, run_json: Callable[..., Any], tmp_path: Path
+) -> None:
+    run("import", str(write(tmp_path, "export.json", ORIGINAL_EXPORT)))
+    entries = run_json("history", "da70590d")["history"]
+    assert [e["changeType"] for e in entries] == ["create"]
+    assert entries[0]["newValue"] == "Boss values concise responses"

@@ -1,0 +1,278 @@
+"""Migration from chitin 1.x: a database of every schema generation (reference §1.3–1.4),
+built here with sqlite3 from the original's schemas, migrates with no field lost."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import Run, commit_count, git
+
+FIVE_TYPES = "'behavioral','personality','relational','principle','skill'"
+SIX_TYPES = FIVE_TYPES + ",'trigger'"
+
+BASE_COLUMNS = """
+  id TEXT PRIMARY KEY,
+  type TEXT NOT NULL CHECK(type IN ({types})),
+  claim TEXT NOT NULL,
+  reasoning TEXT,
+  context TEXT,
+  limitations TEXT,
+  confidence REAL NOT NULL CHECK(confidence >= 0 AND confidence <= 1),
+  tags TEXT NOT NULL DEFAULT '[]',
+  source TEXT,
+  {trigger_columns}
+  created_at TEXT NOT NULL DEFAULT (datetime('now')),
+  updated_at TEXT NOT NULL DEFAULT (datetime('now')),
+  reinforcement_count INTEGER NOT NULL DEFAULT 0,
+  last_retrieved_at TEXT
+"""
+EMBEDDINGS = """CREATE TABLE insight_embeddings (
+  insight_id TEXT PRIMARY KEY REFERENCES insights(id) ON DELETE CASCADE,
+  embedding BLOB NOT NULL)"""
+HISTORY = """CREATE TABLE insight_history (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  insight_id TEXT NOT NULL REFERENCES insights(id) ON DELETE CASCADE,
+  field TEXT NOT NULL, old_value TEXT, new_value TEXT,
+  change_type TEXT NOT NULL CHECK(change_type IN ('create','update','reinforce','merge')),
+  changed_at TEXT NOT NULL DEFAULT (datetime('now')),
+  source TEXT);
+CREATE INDEX idx_history_insight_id ON insight_history(insight_id)"""
+METADATA = """CREATE TABLE embedding_metadata (
+  insight_id TEXT PRIMARY KEY REFERENCES insights(id) ON DELETE CASCADE,
+  provider TEXT NOT NULL, model TEXT NOT NULL, dimensions INTEGER NOT NULL,
+  created_at TEXT NOT NULL DEFAULT (datetime('now')))"""
+
+
+def insights_table(triggers: bool) -> str:
+    trigger_columns = "condition TEXT, avoid INTEGER NOT NULL DEFAULT 0," if triggers else ""
+    columns = BASE_COLUMNS.format(
+        types=SIX_TYPES if triggers else FIVE_TYPES, trigger_columns=trigger_columns
+    )
+    return f"CREATE TABLE insights ({columns})"
+
+
+# Each generation of §1.4, as the statements a database of that release was made with.
+GENERATIONS: dict[str, list[str]] = {
+    "0.1.0 (five types)": [insights_table(False), EMBEDDINGS],
+    "0.1 (history)": [insights_table(False), EMBEDDINGS, HISTORY],
+    "0.1.2 (triggers)": [insights_table(True), EMBEDDINGS, HISTORY],
+    "0.2 (embedding metadata)": [insights_table(True), EMBEDDINGS, HISTORY, METADATA],
+    # 1.2 added provenance by ALTER TABLE, so it is the last column.
+    "1.2 (provenance)": [
+        insights_table(True),
+        EMBEDDINGS,
+        HISTORY,
+        METADATA,
+        "ALTER TABLE insights ADD COLUMN provenance TEXT",
+    ],
+}
+
+FULL = {
+    "id": "da70590d-4444-4ff0-9a63-64bdad2b36fb",
+    "type": "relational",
+    "claim": "Boss values concise responses — “kurz”",
+    "reasoning": "R1",
+    "context": "C1",
+    "limitations": "L1",
+    "confidence": 0.9097500000000001,
+    "tags": '["boss","comm"]',
+    "source": "S1",
+    "created_at": "2026-11-29 12:56:44",
+    "updated_at": "2026-11-29 12:56:50",
+    "reinforcement_count": 2,
+    "last_retrieved_at": "2026-11-29 12:56:50",
+}
+SPARSE = {
+    "id": "0b0e3a55-aaaa-4bbb-8ccc-000000000002",
+    "type": "skill",
+    "claim": "TDD: red, green, refactor",
+    "confidence": 0.5,
+    "tags": "[]",
+    "created_at": "2026-11-28 09:00:00",
+    "updated_at": "2026-11-28 09:00:00",
+    "reinforcement_count": 0,
+}
+TRIGGER = {
+    "id": "7c7c7c7c-1111-4222-8333-444455556666",
+    "type": "trigger",
+    "claim": "re-read the notes",
+    "confidence": 0.85,
+    "tags": '["memory"]',
+    "condition": "context compacted mid-conversation",
+    "avoid": 1,
+    "created_at": "2026-11-27 07:30:00",
+    "updated_at": "2026-11-27 07:30:00",
+    "reinforcement_count": 0,
+}
+OLD_CLAIM = "Boss values concise brief responses"
+HISTORY_ROWS = [
+    (FULL["id"], "*", None, OLD_CLAIM, "create", "2026-11-29 12:56:44", None),
+    (FULL["id"], "confidence", "0.9", "0.905", "reinforce", "2026-11-29 12:56:50",
+     "reinforce:1|[external] Bug 1"),
+    (FULL["id"], "confidence", "0.905", "0.9097500000000001", "reinforce",
+     "2026-11-29 12:56:50", "reinforce:2"),
+    (FULL["id"], "claim", OLD_CLAIM, FULL["claim"], "update", "2026-11-29 12:56:51", None),
+    (SPARSE["id"], "*", None, SPARSE["claim"], "create", "2026-11-28 09:00:00", None),
+]  # fmt: skip
+
+
+def build(path: Path, generation: str) -> list[dict[str, Any]]:
+    """A database of ``generation`` holding the rows that generation could hold."""
+    statements = GENERATIONS[generation]
+    rows = [dict(FULL), dict(SPARSE)]
+    if "trigger" in statements[0]:
+        rows.append(dict(TRIGGER))
+    if any("provenance" in s for s in statements):
+        rows[0]["provenance"] = "observation"
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA journal_mode=WAL")
+    for statement in statements:
+        db.executescript(statement)
+    for row in rows:
+        db.execute(
+            f"INSERT INTO insights ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+            list(row.values()),
+        )
+        db.execute("INSERT INTO insight_embeddings VALUES (?, ?)", (row["id"], b"\0" * 8))
+    if "insight_history" in "".join(statements):
+        db.executemany(
+            "INSERT INTO insight_history (insight_id, field, old_value, new_value, "
+            "change_type, changed_at, source) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            HISTORY_ROWS,
+        )
+    db.commit()
+    db.close()
+    return rows
+
+
+def expected(row: dict[str, Any]) -> dict[str, Any]:
+    """What ``get --format json`` must show for a migrated row: every field it had."""
+
+    def stamp(value: str) -> str:
+        return value.replace(" ", "T") + "Z"
+
+    shown: dict[str, Any] = {"id": row["id"], "type": row["type"], "claim": row["claim"]}
+    for key in ("reasoning", "context", "limitations"):
+        if key in row:
+            shown[key] = row[key]
+    shown["confidence"] = round(row["confidence"], 6)
+    shown["tags"] = json.loads(row["tags"])
+    for key in ("source", "provenance", "condition"):
+        if key in row:
+            shown[key] = row[key]
+    shown["avoid"] = bool(row.get("avoid", 0))
+    shown["createdAt"] = stamp(row["created_at"])
+    shown["updatedAt"] = stamp(row["updated_at"])
+    shown["reinforcementCount"] = row["reinforcement_count"]
+    if "last_retrieved_at" in row:  # set by 1.x's reinforce: the last reinforcement
+        shown["lastReinforcedAt"] = stamp(row["last_retrieved_at"])
+    shown["archived"] = False
+    return shown
+
+
+@pytest.mark.parametrize("generation", list(GENERATIONS))
+def test_every_schema_generation_migrates_with_no_field_lost(
+    run: Run, run_json: Callable[..., Any], tmp_path: Path, generation: str
+) -> None:
+    database = tmp_path / "insights.db"
+    rows = build(database, generation)
+    result = run_json("import", str(database))
+    assert result["migratedFrom"] == generation
+    assert result["imported"] == len(rows)
+    for row in rows:
+        assert run_json("get", row["id"]) == expected(row)
+
+
+@pytest.mark.parametrize("generation", [g for g in GENERATIONS if g != "0.1.0 (five types)"])
+def test_history_rows_are_carried_into_the_migration_commit(
+    run: Run, run_json: Callable[..., Any], store: Path, tmp_path: Path, generation: str
+) -> None:
+    database = tmp_path / "insights.db"
+    rows = build(database, generation)
+    result = run_json("import", str(database))
+    assert result["historyRows"] == len(HISTORY_ROWS)
+    entries = run_json("history", FULL["id"])["history"]
+    legacy = [
+        (e["field"], e["oldValue"], e["newValue"], e["changeType"], e["changedAt"], e["source"])
+        for e in entries
+    ]
+    assert legacy == [
+        (field, old, new, kind, at.replace(" ", "T") + "Z", source)
+        for insight, field, old, new, kind, at, source in HISTORY_ROWS
+        if insight == FULL["id"]
+    ]
+    assert all(e["commit"] == result["commit"] for e in entries)
+    message = git(store, "log", "-1", "--format=%B")
+    assert message.startswith(f"Migrate {len(rows)} insight(s) from chitin 1.x (insights.db)")
+    assert "Chitin-Op: migrate" in message
+    changelog = run_json("changelog", "--limit", "50")
+    assert {e["changeType"] for e in changelog} >= {"create", "reinforce", "update"}
+
+
+def test_a_migration_without_history_records_the_creation(
+    run: Run, run_json: Callable[..., Any], tmp_path: Path
+) -> None:
+    database = tmp_path / "insights.db"
+    build(database, "0.1.0 (five types)")
+    run("import", str(database))
+    entries = run_json("history", SPARSE["id"])["history"]
+    assert [(e["changeType"], e["newValue"]) for e in entries] == [("create", SPARSE["claim"])]
+
+
+def test_embeddings_are_not_copied_but_made_again(
+    run: Run, run_json: Callable[..., Any], tmp_path: Path
+) -> None:
+    database = tmp_path / "insights.db"
+    build(database, "1.2 (provenance)")
+    human = run("import", str(database)).stdout
+    assert "from a chitin 1.x database (schema 1.2 (provenance))" in human
+    assert "3 1.x embedding(s) were not copied; `chitin embed` makes them again" in human
+    status = run_json("embed-status")
+    assert status["total"] == 3 and status["embedded"] == 0
+
+
+def test_migration_leaves_the_database_untouched_and_merge_skips_what_is_there(
+    run: Run, run_json: Callable[..., Any], store: Path, tmp_path: Path
+) -> None:
+    database = tmp_path / "insights.db"
+    build(database, "1.2 (provenance)")
+    before = database.read_bytes()
+    run("import", str(database))
+    assert database.read_bytes() == before
+    commits = commit_count(store)
+    again = run_json("import", str(database), "--merge")
+    assert again["imported"] == 0 and again["skipped"] == 3
+    assert commit_count(store) == commits
+    assert run("import", str(database), expect=1).stderr.startswith("Error: items[0].id: id ")
+
+
+def test_a_database_that_is_not_chitin_is_refused(run: Run, store: Path, tmp_path: Path) -> None:
+    database = tmp_path / "other.db"
+    db = sqlite3.connect(database)
+    db.execute("CREATE TABLE notes (text TEXT)")
+    db.commit()
+    db.close()
+    result = run("import", str(database), expect=1)
+    assert "is not a chitin 1.x database: it has no insights table" in result.stderr
+    assert not store.exists()
+
+
+def test_a_bad_row_names_the_item_and_nothing_is_migrated(
+    run: Run, store: Path, tmp_path: Path
+) -> None:
+    database = tmp_path / "insights.db"
+    build(database, "1.2 (provenance)")
+    db = sqlite3.connect(database)
+    db.execute("UPDATE insights SET claim = '' WHERE id = ?", (TRIGGER["id"],))
+    db.commit()
+    db.close()
+    result = run("import", str(database), expect=1)
+    assert result.stderr.startswith("Error: items[0].claim: claim must be a non-empty text")
+    assert "nothing was imported" in result.stderr
+    assert not store.exists()
