@@ -36,6 +36,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "changelog": ("chitin.cli.log", "changelog"),
     "export": ("chitin.cli.interop", "export"),
     "import": ("chitin.cli.interop", "import_insights"),
+    "quality": ("chitin.cli.quality", "quality"),
+    "quality:score": ("chitin.cli.quality", "quality_score"),
 }
 
 
