@@ -1,4 +1,4 @@
-"""Files that ship with chitin: the starter insights and the PERSONALITY.md templates."""
+"""Files that ship with chitin: starter insights, templates, and the assets for agents."""
 
 from __future__ import annotations
 
@@ -12,3 +12,8 @@ def data_path(name: str) -> Path:
     if packaged.is_dir():
         return packaged
     return here.parent / name
+
+
+def asset_path(*parts: str) -> Path:
+    """A file shipped inside the package under ``chitin/assets/`` (SKILL.md, hook packs)."""
+    return Path(__file__).resolve().parent.joinpath("assets", *parts)

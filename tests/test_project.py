@@ -141,4 +141,5 @@ def test_the_wheel_carries_the_starter_insights_and_the_template(tmp_path: Path)
     }
     assert starters and starters == packaged
     assert "chitin/_data/templates/PERSONALITY.md" in names
+    assert "chitin/assets/SKILL.md" in names
     assert not any(n.startswith(("tests/", "bench/")) for n in names)

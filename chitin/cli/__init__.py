@@ -38,6 +38,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "import": ("chitin.cli.interop", "import_insights"),
     "quality": ("chitin.cli.quality", "quality"),
     "quality:score": ("chitin.cli.quality", "quality_score"),
+    "skill": ("chitin.cli.skill", "skill"),
 }
 
 
