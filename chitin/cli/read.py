@@ -65,14 +65,7 @@ def stats(ctx: click.Context, fmt: str) -> None:
     with opened(ctx) as chitin:
         result = chitin.stats()
     if fmt == "json":
-        emit_json(
-            {
-                "total": result.total,
-                "byType": result.by_type,
-                "averageConfidence": result.average_confidence,
-                "archived": result.archived,
-            }
-        )
+        emit_json(result.to_json())
     else:
         click.echo(
             "\n".join(

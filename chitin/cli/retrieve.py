@@ -56,10 +56,24 @@ def _retrieve(
     tags: str | None,
     min_confidence: str | None,
 ) -> Retrieval:
-    floor = check_confidence(min_confidence) if min_confidence is not None else None
     found = chitin.retrieve(
-        query, now, max_results=max_results, types=types, tags=tags, min_confidence=floor
+        query,
+        now,
+        max_results=max_results,
+        types=types,
+        tags=tags,
+        min_confidence=_floor(min_confidence),
     )
+    _report(chitin, found)
+    return found
+
+
+def _floor(min_confidence: str | None) -> float | None:
+    return check_confidence(min_confidence) if min_confidence is not None else None
+
+
+def _report(chitin: Chitin, found: Retrieval) -> None:
+    """Say on stderr how the retrieval fell short, if it did."""
     if found.degraded:
         note(f"chitin: {found.degraded}")
     if found.unembedded:
@@ -69,7 +83,6 @@ def _retrieve(
         )
     if not chitin.usage_recorded:
         note("chitin: could not note retrieval times in .chitin/ (is it writable?)")
-    return found
 
 
 @click.command(short_help="The insights that matter for what you are about to do.")
@@ -198,24 +211,21 @@ def render(
     three always give the same bytes (time-dependent decay is measured at the commit's
     time), so it can be committed, diffed and cached.
     """
-    from chitin.render import personality
+    from chitin.core.personality import render_personality
 
     with opened(ctx) as chitin:
-        commit, when = chitin.snapshot_time()
-        found = _retrieve(chitin, query, when, max_results, types, tags, min_confidence)
-        template_path = template or _default_template(chitin.root)
-    packed = marshalling.pack([r.insight for r in found.ranked], budget)
-    values = {
-        "header": personality.header(commit, query, budget),
-        "insights": marshalling.marshal(packed),
-        "query": query or "(none)",
-        "budget": budget,
-        "commit": commit or "",
-        "category": found.category,
-        "count": len(packed.chosen),
-        "omitted": packed.omitted,
-    }
-    text = personality.render(template_path.read_text(encoding="utf-8"), values, str(template_path))
+        made = render_personality(
+            chitin,
+            query,
+            budget,
+            max_results=max_results,
+            types=types,
+            tags=tags,
+            min_confidence=_floor(min_confidence),
+            template=template,
+        )
+        _report(chitin, made.found)
+    text = made.text
     if output is None:
         click.echo(text, nl=False)
         return
@@ -223,15 +233,5 @@ def render(
 
     atomic_write(output, text)
     click.echo(
-        f"✓ Wrote {output} ({len(packed.chosen)} insight(s), "
-        f"~{marshalling.estimate_tokens(text)} tokens)"
+        f"✓ Wrote {output} ({made.count} insight(s), ~{marshalling.estimate_tokens(text)} tokens)"
     )
-
-
-def _default_template(root: Path) -> Path:
-    own = root / "templates" / "PERSONALITY.md"
-    if own.is_file():
-        return own
-    from chitin.resources import data_path
-
-    return data_path("templates") / "PERSONALITY.md"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import sys
 import tempfile
 import time
@@ -47,6 +48,7 @@ def atomic_write(path: Path, text: str, durable: bool = True) -> FileStat:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=".chitin-", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, _mode_for(path))  # mkstemp makes 0600; keep what the file had
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
             if durable:
@@ -58,6 +60,17 @@ def atomic_write(path: Path, text: str, durable: bool = True) -> FileStat:
             os.unlink(tmp_name)
         raise
     return stat_of(path)
+
+
+def _mode_for(path: Path) -> int:
+    """The permissions a rewrite of ``path`` keeps: its own, or for a new file what
+    the umask gives (usually 0644)."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
 
 
 def bulk_write(path: Path, text: str) -> None:
