@@ -1,0 +1,91 @@
+"""The reflection queue: sessions that ended and are worth reflecting on.
+
+The queue lives in the store, at ``.chitin/reflections.json``; chitin 1.4.5's
+``pending-reflection.json`` (the *legacy* file) is read too, and cleared with ours, so
+markers an old hook wrote are not lost.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from chitin.core.facade import Chitin
+from chitin.errors import StoreError
+from chitin.model.reflection import Marker, appended, new_marker, oldest_first
+from chitin.store.reflections import QueueFile, queue_path, read_queue, write_queue
+
+
+@dataclass
+class Pending:
+    """The markers of every queue, oldest first, and the files that had to be ignored."""
+
+    markers: list[Marker]
+    problems: list[tuple[Path, str]] = field(default_factory=list)
+    cleared: int = 0  # markers removed, when clearing
+
+
+def pending(chitin: Chitin, legacy: Path | None, clear: bool = False) -> Pending:
+    """What is waiting for reflection; with ``clear``, also empty the queues.
+
+    Clearing holds the store lock from reading to writing, so a marker a hook queues
+    meanwhile is either shown and cleared, or kept: never cleared unseen.
+    """
+    if chitin.missing:  # a read must not create the store; only the legacy file is left
+        return _collect([], legacy, clear)
+    if not clear:  # queue files are replaced atomically: reading needs no lock
+        return _collect([read_queue(queue_path(chitin.root))], legacy, clear)
+    with chitin.store.lock():
+        own = read_queue(queue_path(chitin.root))
+        if clear:
+            _empty(own)
+        return _collect([own], legacy, clear)
+
+
+def _collect(queues: list[QueueFile], legacy: Path | None, clear: bool) -> Pending:
+    if legacy is not None:
+        old = read_queue(legacy)
+        if clear:
+            _empty(old)
+        queues.append(old)
+    return Pending(
+        oldest_first(*(queue.markers for queue in queues)),
+        [(queue.path, queue.problem) for queue in queues if queue.problem],
+        sum(len(queue.markers) for queue in queues) if clear else 0,
+    )
+
+
+def _empty(queue: QueueFile) -> None:
+    """Write an empty queue over one with markers, or over an unusable one (clearing is
+    how the user discards a file they were warned about); leave others untouched."""
+    if not queue.markers and not (queue.problem and queue.exists):
+        return
+    try:
+        write_queue(queue.path, [])
+    except OSError as error:
+        raise StoreError(f"cannot clear {queue.path}: {error.strerror or error}") from None
+
+
+def queue_reflection(chitin: Chitin, session_key: str, reason: str, now: datetime) -> Marker:
+    """Add a marker to the store's queue, keeping the newest ten.
+
+    Under the store lock, so two hooks firing at once both land. An unusable queue
+    file is left as it is rather than replaced: it may hold markers worth reading.
+    """
+    marker = new_marker(session_key, reason, now)
+    if chitin.missing:
+        raise StoreError(f"no store at {chitin.root}; run `chitin init` first")
+    path = queue_path(chitin.root)
+    with chitin.store.lock():
+        current = read_queue(path)
+        if current.problem:
+            raise StoreError(
+                f"{path} is {current.problem}; it was left as it is. Fix it, or empty it "
+                "with `chitin reflect --clear`"
+            )
+        try:
+            write_queue(path, appended(current.markers, marker))
+        except OSError as error:
+            raise StoreError(f"cannot write {path}: {error.strerror or error}") from None
+    return marker

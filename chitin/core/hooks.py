@@ -1,0 +1,317 @@
+"""Installing chitin's hooks into agent hosts, and what the Claude Code hooks read.
+
+- OpenClaw: a hook folder (HOOK.md, handler.js, package.json) copied from
+  ``chitin/assets/openclaw/`` into OpenClaw's managed hooks folder.
+- Claude Code: three entries merged into a settings.json, next to whatever else is
+  there. Our entries are recognised by their command, so installing again changes
+  nothing and uninstalling removes only them.
+
+Every host command ends in ``|| true`` or swallows its errors: a missing or broken
+chitin must never block an agent.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path, PurePath
+from typing import Any, NamedTuple
+
+from chitin.errors import ChitinError
+from chitin.store.files import atomic_write
+
+OPENCLAW_HOOK = "chitin"  # the folder name, and the hook's name in HOOK.md
+OPENCLAW_FILES: tuple[str, ...] = ("HOOK.md", "handler.js", "package.json")
+
+CLAUDE_SETTINGS = Path(".claude") / "settings.json"
+CLAUDE_COMMAND = "chitin hooks run claude-code"
+
+
+class ClaudeHook(NamedTuple):
+    event: str
+    matcher: str | None  # None: the event takes no matcher (or all of them)
+    action: str  # what `chitin hooks run claude-code` does
+    timeout: int  # seconds; Claude Code cancels the command after this
+
+
+CLAUDE_HOOKS: tuple[ClaudeHook, ...] = (
+    ClaudeHook("SessionStart", "startup|resume|clear|compact", "session-start", 30),
+    ClaudeHook("SessionEnd", None, "reflect", 15),
+    ClaudeHook("PreCompact", None, "reflect", 15),
+)
+
+
+class Outcome(NamedTuple):
+    """What an install or uninstall did: installed, updated, unchanged, removed or absent."""
+
+    host: str
+    action: str
+    path: Path
+
+
+class HookSetupError(ChitinError):
+    """A host's hook folder or settings file cannot be used as it is."""
+
+
+# ------------------------------------------------------------------ OpenClaw
+
+
+def install_openclaw(hooks_dir: Path) -> Outcome:
+    """Copy the hook pack to ``<hooks_dir>/chitin/``; files already current are left alone."""
+    from chitin.resources import asset_path
+
+    target = _hook_folder(hooks_dir)
+    wanted = {
+        name: asset_path("openclaw", name).read_text(encoding="utf-8") for name in OPENCLAW_FILES
+    }
+    present = {name: _read_text(target / name) for name in OPENCLAW_FILES}
+    if present == wanted:
+        return Outcome("openclaw", "unchanged", target)
+    for name, text in wanted.items():
+        if present[name] != text:
+            _write(target / name, text)
+    fresh = all(text is None for text in present.values())
+    return Outcome("openclaw", "installed" if fresh else "updated", target)
+
+
+def uninstall_openclaw(hooks_dir: Path) -> Outcome:
+    """Remove our files, and the folder if nothing else is in it."""
+    target = _hook_folder(hooks_dir)
+    ours = [target / name for name in OPENCLAW_FILES if (target / name).is_file()]
+    if not ours:
+        return Outcome("openclaw", "absent", target)
+    try:
+        for path in ours:
+            path.unlink()
+        if not any(target.iterdir()):
+            target.rmdir()
+    except OSError as error:
+        raise HookSetupError(f"cannot remove {target}: {error.strerror or error}") from None
+    return Outcome("openclaw", "removed", target)
+
+
+def _hook_folder(hooks_dir: Path) -> Path:
+    target = hooks_dir / OPENCLAW_HOOK
+    if target.exists() and not target.is_dir():
+        raise HookSetupError(f"{target} exists and is not a folder; move it away and run again")
+    return target
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except (OSError, UnicodeDecodeError):
+        return ""  # unreadable: differs from what we ship, so it is written over
+
+
+def _write(path: Path, text: str) -> None:
+    """Replace ``path`` atomically, keeping its permissions; through a symlink (a
+    settings file kept with the user's dotfiles), the file it points to is replaced."""
+    target = path.resolve() if path.is_symlink() else path
+    try:
+        atomic_write(target, text)
+    except OSError as error:
+        raise HookSetupError(f"cannot write {path}: {error.strerror or error}") from None
+
+
+# ------------------------------------------------------------------ Claude Code
+
+
+def claude_settings_path(project_dir: Path) -> Path:
+    return project_dir / CLAUDE_SETTINGS
+
+
+def install_claude_code(project_dir: Path) -> Outcome:
+    path = claude_settings_path(project_dir)
+    settings = load_settings(path)
+    merged = with_our_hooks(settings)
+    if merged == settings and path.exists():
+        return Outcome("claude-code", "unchanged", path)
+    fresh = not any(_is_ours(h) for _, _, h in _all_hooks(settings))
+    _write(path, dump_settings(merged))
+    return Outcome("claude-code", "installed" if fresh else "updated", path)
+
+
+def uninstall_claude_code(project_dir: Path) -> Outcome:
+    path = claude_settings_path(project_dir)
+    if not path.exists():
+        return Outcome("claude-code", "absent", path)
+    settings = load_settings(path)
+    kept = without_our_hooks(settings)
+    if kept == settings:
+        return Outcome("claude-code", "absent", path)
+    _write(path, dump_settings(kept))
+    return Outcome("claude-code", "removed", path)
+
+
+def load_settings(path: Path) -> dict[str, Any]:
+    """The settings as they are, or an error naming what is wrong (nothing is written)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as error:
+        raise HookSetupError(f"cannot read {path}: {error}") from None
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise HookSetupError(
+            f"{path} is not valid JSON ({error.msg} at line {error.lineno} column "
+            f"{error.colno}); fix it and run again (nothing was written)"
+        ) from None
+    if not isinstance(data, dict):
+        raise HookSetupError(f"{path} must hold a JSON object; nothing was written")
+    hooks = data.get("hooks", {})
+    if not isinstance(hooks, dict):
+        raise HookSetupError(f'"hooks" in {path} must be an object; nothing was written')
+    for hook in CLAUDE_HOOKS:
+        if not isinstance(hooks.get(hook.event, []), list):
+            raise HookSetupError(
+                f'"hooks.{hook.event}" in {path} must be a list; nothing was written'
+            )
+    return data
+
+
+def dump_settings(settings: dict[str, Any]) -> str:
+    return json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
+
+
+def our_entry(hook: ClaudeHook) -> dict[str, Any]:
+    return {
+        "type": "command",
+        "command": f"{CLAUDE_COMMAND} {hook.action} || true",
+        "timeout": hook.timeout,
+    }
+
+
+def our_group(hook: ClaudeHook) -> dict[str, Any]:
+    group: dict[str, Any] = {} if hook.matcher is None else {"matcher": hook.matcher}
+    group["hooks"] = [our_entry(hook)]
+    return group
+
+
+def with_our_hooks(settings: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``settings`` holding our three entries exactly once each.
+
+    An entry of ours already there is brought up to date where it stands; everything
+    else keeps its place and content.
+    """
+    merged = copy.deepcopy(settings)
+    hooks = merged.setdefault("hooks", {})
+    for hook in CLAUDE_HOOKS:
+        groups = hooks.setdefault(hook.event, [])
+        found = [(g, h) for g, h, entry in _event_hooks(groups) if _is_ours(entry)]
+        if not found:
+            groups.append(our_group(hook))
+            continue
+        first_group, first_hook = found[0]
+        if len(groups[first_group]["hooks"]) == 1:  # a group of its own: ours entirely
+            groups[first_group] = our_group(hook)
+        else:
+            groups[first_group]["hooks"][first_hook] = our_entry(hook)
+        for group, index in reversed(found[1:]):  # copies of ours, from older installs
+            del groups[group]["hooks"][index]
+        hooks[hook.event] = [g for g in groups if not _emptied(g)]
+    return merged
+
+
+def without_our_hooks(settings: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``settings`` without our entries; a group or event list left empty by
+    the removal goes too (one that was empty before stays)."""
+    kept = copy.deepcopy(settings)
+    hooks = kept.get("hooks")
+    if not isinstance(hooks, dict):
+        return kept
+    for event in list(hooks):
+        groups = hooks[event]
+        if not isinstance(groups, list):
+            continue
+        ours = [(g, h) for g, h, entry in _event_hooks(groups) if _is_ours(entry)]
+        if not ours:
+            continue
+        for group, index in reversed(ours):
+            del groups[group]["hooks"][index]
+        emptied = {group for group, _ in ours if not groups[group]["hooks"]}
+        hooks[event] = [g for n, g in enumerate(groups) if n not in emptied]
+        if not hooks[event]:
+            del hooks[event]
+    if not hooks and hooks != settings.get("hooks"):
+        del kept["hooks"]
+    return kept
+
+
+def _event_hooks(groups: list[Any]) -> list[tuple[int, int, Any]]:
+    """(group index, hook index, hook) for every hook in one event's groups."""
+    found: list[tuple[int, int, Any]] = []
+    for g, group in enumerate(groups):
+        entries = group.get("hooks") if isinstance(group, dict) else None
+        if isinstance(entries, list):
+            found.extend((g, h, entry) for h, entry in enumerate(entries))
+    return found
+
+
+def _all_hooks(settings: dict[str, Any]) -> list[tuple[int, int, Any]]:
+    hooks = settings.get("hooks")
+    if not isinstance(hooks, dict):
+        return []
+    return [
+        found
+        for groups in hooks.values()
+        if isinstance(groups, list)
+        for found in _event_hooks(groups)
+    ]
+
+
+def _is_ours(entry: Any) -> bool:
+    if not isinstance(entry, dict):
+        return False
+    command = entry.get("command")
+    return isinstance(command, str) and command.strip().startswith(CLAUDE_COMMAND + " ")
+
+
+def _emptied(group: Any) -> bool:
+    return isinstance(group, dict) and group.get("hooks") == []
+
+
+# ------------------------------------------------------------------ Claude Code at run time
+
+
+def parse_hook_input(text: str) -> dict[str, Any]:
+    """The event Claude Code sends on stdin; anything unreadable reads as no details."""
+    try:
+        data = json.loads(text) if text.strip() else {}
+    except json.JSONDecodeError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def coding_session_query(event: dict[str, Any]) -> str:
+    """What a Claude Code session is about, as far as its start tells: a coding session
+    in the project folder, and whether it picks up a task partway through."""
+    cwd = event.get("cwd")
+    name = PurePath(cwd).name if isinstance(cwd, str) else ""
+    query = f"coding session in the project {name}" if name else "coding session"
+    source = event.get("source")
+    if source == "compact":
+        query += ", the context was compacted partway through a task"
+    elif source == "resume":
+        query += ", the session resumed partway through a task"
+    return query
+
+
+def reflection_reason(event: dict[str, Any]) -> str:
+    """PreCompact queues a reflection as ``compact``; SessionEnd (or anything else) as ``end``."""
+    return "compact" if event.get("hook_event_name") == "PreCompact" else "end"
+
+
+def session_key(event: dict[str, Any]) -> str:
+    key = event.get("session_id")
+    return key.strip() if isinstance(key, str) and key.strip() else "unknown"
+
+
+def session_start_output(text: str) -> dict[str, Any]:
+    return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}

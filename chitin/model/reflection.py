@@ -1,0 +1,137 @@
+"""Reflection markers: a note that a session ended, so the agent reflects on it later.
+
+A queue file is a JSON array of ``{"sessionKey", "timestamp", "reason"}`` objects,
+newest last, the last ``MAX_PENDING`` kept (chitin 1.4.5's pending-reflection.json,
+reference §6.1). Everything here is pure: parsing, validation and serialization.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any, NamedTuple
+
+from chitin.errors import ValidationError
+
+# new and reset come from OpenClaw's /new and /reset (as in the original); compact
+# and end from Claude Code's PreCompact and SessionEnd hooks.
+REASONS: tuple[str, ...] = ("new", "reset", "compact", "end")
+MAX_PENDING = 10
+UNKNOWN = "unknown"
+
+
+class Marker(NamedTuple):
+    session_key: str
+    timestamp: str | None  # as written (ISO 8601, ms, Z); None when the file had none
+    reason: str
+
+
+class Parsed(NamedTuple):
+    """A queue file's markers, or why the file cannot be used (then no markers)."""
+
+    markers: list[Marker]
+    problem: str | None = None
+
+
+def check_reason(reason: str) -> str:
+    if reason not in REASONS:
+        raise ValidationError(
+            "reason", f"reason must be one of: {', '.join(REASONS)}; got {reason!r}"
+        )
+    return reason
+
+
+def check_session_key(key: str) -> str:
+    cleaned = key.strip()
+    if not cleaned:
+        raise ValidationError("sessionKey", "the session key cannot be empty")
+    return cleaned
+
+
+def marker_timestamp(moment: datetime) -> str:
+    """ISO 8601 in UTC with milliseconds and Z, as JavaScript's toISOString writes it."""
+    utc = moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
+    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+
+
+def new_marker(session_key: str, reason: str, now: datetime) -> Marker:
+    return Marker(check_session_key(session_key), marker_timestamp(now), check_reason(reason))
+
+
+def parse_queue(text: str) -> Parsed:
+    """The markers in a queue file's text. A file that is not a JSON array of objects
+    is reported, never guessed at: its problem is returned and no marker is."""
+    if not text.strip():
+        return Parsed([])  # an empty file is an empty queue
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        return Parsed([], f"not valid JSON ({error.msg} at line {error.lineno})")
+    if not isinstance(data, list):
+        return Parsed([], f"not a JSON array of markers (found {_json_kind(data)})")
+    for position, item in enumerate(data, 1):
+        if not isinstance(item, dict):
+            return Parsed([], f"marker {position} is not an object (found {_json_kind(item)})")
+    return Parsed([_marker_from(item) for item in data])
+
+
+def _marker_from(item: dict[str, Any]) -> Marker:
+    """Lenient about the fields of an object: what is missing reads as unknown."""
+    key, stamp, reason = item.get("sessionKey"), item.get("timestamp"), item.get("reason")
+    return Marker(
+        UNKNOWN if key is None else str(key),
+        stamp if isinstance(stamp, str) else None,
+        UNKNOWN if reason is None else str(reason),
+    )
+
+
+def _json_kind(value: object) -> str:
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
+    if value is None:
+        return "null"
+    return names.get(type(value), "a number")
+
+
+def appended(markers: list[Marker], marker: Marker) -> list[Marker]:
+    """The queue with ``marker`` added last, keeping the newest MAX_PENDING."""
+    return [*markers, marker][-MAX_PENDING:]
+
+
+def to_json(marker: Marker) -> dict[str, Any]:
+    return {
+        "sessionKey": marker.session_key,
+        "timestamp": marker.timestamp,
+        "reason": marker.reason,
+    }
+
+
+def serialize(markers: Iterable[Marker]) -> str:
+    """Pretty JSON (2 spaces) with a final newline, as the original wrote the file."""
+    return json.dumps([to_json(m) for m in markers], indent=2, ensure_ascii=False) + "\n"
+
+
+def parse_time(marker: Marker) -> datetime | None:
+    if marker.timestamp is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(marker.timestamp.strip())
+    except ValueError:
+        return None
+    return moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def display_time(marker: Marker) -> str:
+    """ISO 8601 UTC to the second; an unreadable time is shown as written."""
+    moment = parse_time(marker)
+    if moment is None:
+        return marker.timestamp or UNKNOWN
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def oldest_first(*queues: list[Marker]) -> list[Marker]:
+    """Markers of several queues in one list, oldest first; markers without a readable
+    time count as oldest, and ties keep their order."""
+    earliest = datetime.min.replace(tzinfo=UTC)
+    merged = [marker for queue in queues for marker in queue]
+    return sorted(merged, key=lambda marker: parse_time(marker) or earliest)

@@ -1,0 +1,657 @@
+"""The agent hooks, each run as its host runs it: OpenClaw's handler under node, Claude
+Code's commands through bash, with the installed chitin on PATH."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from conftest import Run
+
+NODE = shutil.which("node")
+BASH = shutil.which("bash") or "/bin/bash"
+needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed")
+
+RunJson = Callable[..., Any]
+
+
+def chitin_dir() -> Path:
+    beside = Path(sys.executable).parent / "chitin"
+    found = str(beside) if beside.exists() else shutil.which("chitin")
+    assert found, "the chitin console script is not installed (pip install -e .)"
+    return Path(found).parent
+
+
+@pytest.fixture
+def seeded(run: Run, run_json: RunJson) -> list[str]:
+    """A store with the starter insights; their claims."""
+    run("init", "--seed")
+    return [insight["claim"] for insight in run_json("list")]
+
+
+@pytest.fixture
+def host_env(store: Path) -> dict[str, str]:
+    """The environment a host gives its hooks: the installed chitin on PATH, the store."""
+    return {
+        **os.environ,
+        "PATH": f"{chitin_dir()}{os.pathsep}{os.environ.get('PATH', '')}",
+        "CHITIN_STORE": str(store),
+    }
+
+
+def fake_chitin(folder: Path, script: str) -> Path:
+    """A stand-in `chitin` (a shell script) in ``folder``; returns the folder."""
+    folder.mkdir(parents=True, exist_ok=True)
+    program = folder / "chitin"
+    program.write_text("#!/bin/sh\n" + script + "\n")
+    program.chmod(program.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return folder
+
+
+# ================================================================ OpenClaw
+
+DRIVER = """\
+import { readFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+
+const [handlerPath, eventPath, times] = process.argv.slice(2);
+const { default: handler } = await import(pathToFileURL(handlerPath).href);
+const event = JSON.parse(readFileSync(eventPath, "utf8"));
+event.timestamp = new Date();
+event.messages = [];
+let threw = null;
+for (let n = 0; n < Number(times); n++) {
+  try {
+    await handler(event);
+  } catch (error) {
+    threw = String(error);
+  }
+}
+const bootstrapFiles = event.context?.bootstrapFiles ?? null;
+process.stdout.write(JSON.stringify({ bootstrapFiles, threw }));
+"""
+
+
+@pytest.fixture
+def openclaw_handler(run: Run, tmp_path: Path) -> Path:
+    """The handler that `chitin hooks install openclaw --dir` wrote."""
+    run("hooks", "install", "openclaw", "--dir", str(tmp_path / "openclaw-hooks"))
+    return tmp_path / "openclaw-hooks" / "chitin" / "handler.js"
+
+
+@pytest.fixture
+def call_handler(
+    openclaw_handler: Path, tmp_path: Path, host_env: dict[str, str]
+) -> Callable[..., dict[str, Any]]:
+    """Call the installed handler with ``event`` under node, as the gateway would."""
+    driver = tmp_path / "driver.mjs"
+    driver.write_text(DRIVER)
+
+    def call(
+        event: dict[str, Any],
+        env: dict[str, str] | None = None,
+        times: int = 1,
+        stderr: list[str] | None = None,
+    ) -> dict[str, Any]:
+        event_file = tmp_path / "event.json"
+        event_file.write_text(json.dumps(event))
+        assert NODE is not None
+        result = subprocess.run(
+            [NODE, str(driver), str(openclaw_handler), str(event_file), str(times)],
+            capture_output=True,
+            text=True,
+            env={**host_env, **(env or {})},
+            timeout=20,  # generous: a hook that hangs fails here
+        )
+        assert result.returncode == 0, result.stderr
+        if stderr is not None:
+            stderr.append(result.stderr)
+        found: dict[str, Any] = json.loads(result.stdout)
+        return found
+
+    return call
+
+
+def bootstrap_event(workspace: Path, files: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    key = "agent:main:telegram:42"
+    return {
+        "type": "agent",
+        "action": "bootstrap",
+        "sessionKey": key,
+        "context": {
+            "workspaceDir": str(workspace),
+            "bootstrapFiles": files if files is not None else [AGENTS_MD],
+            "agentId": "main",
+            "sessionKey": key,
+        },
+    }
+
+
+AGENTS_MD = {"name": "AGENTS.md", "path": "/ws/AGENTS.md", "content": "x", "missing": False}
+
+
+@needs_node
+def test_bootstrap_adds_personality_md(
+    call_handler: Callable[..., dict[str, Any]], seeded: list[str], tmp_path: Path
+) -> None:
+    workspace = tmp_path / "workspace" / "billing-service"
+    files = call_handler(bootstrap_event(workspace))["bootstrapFiles"]
+    assert files[0] == AGENTS_MD and len(files) == 2
+    added = files[1]
+    assert added["name"] == "PERSONALITY.md" and added["missing"] is False
+    assert added["path"] == str(workspace / "PERSONALITY.md")
+    content = added["content"]
+    assert content.startswith("<!-- Generated by chitin")
+    assert "agent: main, telegram chat, workspace billing-service" in content  # the query
+    assert sum(claim in content for claim in seeded) >= 3
+
+
+@needs_node
+def test_bootstrap_twice_adds_one_personality_md(
+    call_handler: Callable[..., dict[str, Any]], seeded: list[str], tmp_path: Path
+) -> None:
+    files = call_handler(bootstrap_event(tmp_path / "ws"), times=2)["bootstrapFiles"]
+    assert [f["name"] for f in files] == ["AGENTS.md", "PERSONALITY.md"]
+
+
+@needs_node
+def test_the_duplicate_guard_comes_before_chitin_runs(
+    call_handler: Callable[..., dict[str, Any]], tmp_path: Path
+) -> None:
+    log = tmp_path / "calls.log"
+    fake = fake_chitin(tmp_path / "fake", f'echo "$*" >> "{log}"\necho "# From the fake"')
+    env = {"CHITIN_BIN": str(fake / "chitin")}
+    files = call_handler(bootstrap_event(tmp_path / "ws", []), env, times=3)["bootstrapFiles"]
+    assert [f["content"] for f in files] == ["# From the fake\n"]
+    assert log.read_text().splitlines() == [
+        "render --query agent: main, telegram chat, workspace ws --budget 5000"
+    ]
+    present = [{"name": "PERSONALITY.md", "path": "/p", "content": "old", "missing": False}]
+    log.unlink()
+    assert call_handler(bootstrap_event(tmp_path / "ws", present), env)["bootstrapFiles"] == present
+    assert not log.exists()  # chitin was not even run
+
+
+@needs_node
+def test_bootstrap_without_a_file_list_does_nothing(
+    call_handler: Callable[..., dict[str, Any]], tmp_path: Path
+) -> None:
+    log = tmp_path / "calls.log"
+    fake = fake_chitin(tmp_path / "fake", f'echo "$*" >> "{log}"')
+    event = bootstrap_event(tmp_path / "ws")
+    del event["context"]["bootstrapFiles"]
+    found = call_handler(event, {"CHITIN_BIN": str(fake / "chitin")})
+    assert found == {"bootstrapFiles": None, "threw": None}
+    assert not log.exists()
+
+
+@needs_node
+def test_an_empty_answer_adds_nothing(
+    call_handler: Callable[..., dict[str, Any]], tmp_path: Path
+) -> None:
+    fake = fake_chitin(tmp_path / "fake", "echo '   '")
+    found = call_handler(bootstrap_event(tmp_path / "ws"), {"CHITIN_BIN": str(fake / "chitin")})
+    assert found["bootstrapFiles"] == [AGENTS_MD]
+
+
+def failing_chitins(tmp_path: Path) -> dict[str, dict[str, str]]:
+    """Environments in which chitin fails: it errs, it hangs, it is not there."""
+    sleep = shutil.which("sleep") or "/bin/sleep"
+    erring = fake_chitin(tmp_path / "erring", "echo partial output\necho boom >&2\nexit 1")
+    hanging = fake_chitin(tmp_path / "hanging", f"{sleep} 60")
+    empty = tmp_path / "empty-path"
+    empty.mkdir()
+    return {
+        "exits 1": {"PATH": f"{erring}{os.pathsep}{os.environ['PATH']}"},
+        "hangs": {
+            "PATH": f"{hanging}{os.pathsep}{os.environ['PATH']}",
+            "CHITIN_HOOK_TIMEOUT_MS": "300",
+        },
+        "missing": {"PATH": str(empty)},
+    }
+
+
+FAILURES = ["exits 1", "hangs", "missing"]
+
+
+@needs_node
+@pytest.mark.parametrize("failure", FAILURES)
+def test_a_failing_chitin_leaves_the_bootstrap_files_alone(
+    call_handler: Callable[..., dict[str, Any]], tmp_path: Path, failure: str
+) -> None:
+    env = failing_chitins(tmp_path)[failure]
+    found = call_handler(bootstrap_event(tmp_path / "ws"), env)
+    assert found == {"bootstrapFiles": [AGENTS_MD], "threw": None}
+
+
+@needs_node
+def test_failures_are_logged_only_in_debug_mode(
+    call_handler: Callable[..., dict[str, Any]], tmp_path: Path
+) -> None:
+    env = failing_chitins(tmp_path)["exits 1"]
+    said: list[str] = []
+    call_handler(bootstrap_event(tmp_path / "ws"), env, stderr=said)
+    call_handler(bootstrap_event(tmp_path / "ws"), {**env, "CHITIN_DEBUG": "1"}, stderr=said)
+    assert said[0] == ""
+    assert said[1].startswith("[chitin] chitin render failed") and "boom" in said[1]
+
+
+@needs_node
+@pytest.mark.parametrize("failure", FAILURES)
+def test_a_failing_chitin_does_not_break_new_or_reset(
+    call_handler: Callable[..., dict[str, Any]], tmp_path: Path, failure: str
+) -> None:
+    env = {**failing_chitins(tmp_path)[failure], "CHITIN_DEBUG": "1"}
+    event = {"type": "command", "action": "reset", "sessionKey": "k", "context": {}}
+    assert call_handler(event, env)["threw"] is None
+
+
+@needs_node
+@pytest.mark.parametrize("action", ["new", "reset"])
+def test_new_and_reset_queue_a_reflection(
+    call_handler: Callable[..., dict[str, Any]],
+    seeded: list[str],
+    run_json: RunJson,
+    action: str,
+) -> None:
+    event = {"type": "command", "action": action, "sessionKey": "agent:main:discord:7"}
+    event["context"] = {"commandSource": "discord"}
+    call_handler(event)
+    [marker] = run_json("reflect")["pending"]
+    assert marker["sessionKey"] == "agent:main:discord:7" and marker["reason"] == action
+
+
+@needs_node
+def test_a_command_without_a_session_key_queues_it_as_unknown(
+    call_handler: Callable[..., dict[str, Any]], seeded: list[str], run_json: RunJson
+) -> None:
+    call_handler({"type": "command", "action": "new", "context": {}})
+    assert run_json("reflect")["pending"][0]["sessionKey"] == "unknown"
+
+
+@needs_node
+@pytest.mark.parametrize(
+    "event",
+    [
+        {"type": "command", "action": "stop", "sessionKey": "k", "context": {}},
+        {"type": "session", "action": "compact:before", "sessionKey": "k", "context": {}},
+        {"type": "agent", "action": "bootstrap", "sessionKey": "k"},
+    ],
+    ids=["command:stop", "session:compact", "bootstrap-without-context"],
+)
+def test_other_events_are_ignored(
+    call_handler: Callable[..., dict[str, Any]], tmp_path: Path, event: dict[str, Any]
+) -> None:
+    log = tmp_path / "calls.log"
+    fake = fake_chitin(tmp_path / "fake", f'echo "$*" >> "{log}"')
+    assert call_handler(event, {"CHITIN_BIN": str(fake / "chitin")})["threw"] is None
+    assert not log.exists()
+
+
+def test_the_hook_pack_declares_itself_to_openclaw(openclaw_handler: Path) -> None:
+    folder = openclaw_handler.parent
+    head = (folder / "HOOK.md").read_text().split("---\n")[1]
+    front = yaml.safe_load(head)
+    assert front["name"] == "chitin" and front["description"]
+    for key in ("openclaw", "clawdbot"):
+        meta = front["metadata"][key]
+        assert meta["emoji"] == "🦞"
+        assert meta["events"] == ["agent:bootstrap", "command:new", "command:reset"]
+        assert meta["requires"] == {"bins": ["chitin"]}
+    # OpenClaw's frontmatter reader wants metadata as JSON on one line.
+    [line] = [line for line in head.splitlines() if line.startswith("metadata:")]
+    json.loads(line.removeprefix("metadata:"))
+    assert json.loads((folder / "package.json").read_text())["type"] == "module"
+    handler = openclaw_handler.read_text()
+    assert "execSync" not in handler and "Personal/chitin" not in handler
+    assert "export default" in handler
+
+
+def test_installing_openclaw_again_changes_nothing(
+    run: Run, run_json: RunJson, tmp_path: Path
+) -> None:
+    hooks = tmp_path / "hooks"
+    first = run_json("hooks", "install", "openclaw", "--dir", str(hooks))
+    assert first == {"host": "openclaw", "action": "installed", "path": str(hooks / "chitin")}
+    stamps = {p.name: p.stat().st_mtime_ns for p in (hooks / "chitin").iterdir()}
+    again = run("hooks", "install", "openclaw", "--dir", str(hooks)).stdout
+    assert "already installed" in again and "nothing changed" in again
+    assert {p.name: p.stat().st_mtime_ns for p in (hooks / "chitin").iterdir()} == stamps
+
+
+def test_installing_openclaw_repairs_a_changed_file(run_json: RunJson, tmp_path: Path) -> None:
+    hooks = tmp_path / "hooks"
+    run_json("hooks", "install", "openclaw", "--dir", str(hooks))
+    handler = hooks / "chitin" / "handler.js"
+    shipped = handler.read_text()
+    handler.write_text("// edited\n")
+    assert run_json("hooks", "install", "openclaw", "--dir", str(hooks))["action"] == "updated"
+    assert handler.read_text() == shipped
+
+
+def test_uninstalling_openclaw_removes_only_our_files(run_json: RunJson, tmp_path: Path) -> None:
+    hooks = tmp_path / "hooks"
+    run_json("hooks", "install", "openclaw", "--dir", str(hooks))
+    (hooks / "chitin" / "notes.txt").write_text("mine")
+    (hooks / "other-hook").mkdir()
+    assert run_json("hooks", "uninstall", "openclaw", "--dir", str(hooks))["action"] == "removed"
+    assert sorted(p.name for p in (hooks / "chitin").iterdir()) == ["notes.txt"]
+    (hooks / "chitin" / "notes.txt").unlink()
+    run_json("hooks", "install", "openclaw", "--dir", str(hooks))
+    run_json("hooks", "uninstall", "openclaw", "--dir", str(hooks))
+    assert sorted(p.name for p in hooks.iterdir()) == ["other-hook"]
+    again = run_json("hooks", "uninstall", "openclaw", "--dir", str(hooks))
+    assert again["action"] == "absent"
+
+
+def test_the_default_openclaw_folder_is_in_the_home(run: Run, tmp_path: Path) -> None:
+    run("hooks", "install", "openclaw")
+    assert (tmp_path / "home" / ".openclaw" / "hooks" / "chitin" / "handler.js").is_file()
+
+
+# ================================================================ Claude Code
+
+SOMEONE_ELSES = {
+    "model": "opus",
+    "permissions": {"allow": ["Bash(npm test)"]},
+    "hooks": {
+        "SessionStart": [
+            {"matcher": "startup", "hooks": [{"type": "command", "command": "echo hello"}]}
+        ],
+        "PreCompact": [
+            {"matcher": "manual", "hooks": [{"type": "command", "command": "./save.sh"}]}
+        ],
+        "PostToolUse": [
+            {"matcher": "Write", "hooks": [{"type": "command", "command": "prettier -w"}]}
+        ],
+    },
+}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A project whose .claude/settings.json already holds someone else's hooks."""
+    folder = tmp_path / "billing-service"
+    (folder / ".claude").mkdir(parents=True)
+    (folder / ".claude" / "settings.json").write_text(json.dumps(SOMEONE_ELSES, indent=2))
+    return folder
+
+
+def settings_of(project: Path) -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads((project / ".claude" / "settings.json").read_text())
+    return loaded
+
+
+def our_commands(settings: dict[str, Any]) -> dict[str, list[str]]:
+    return {
+        event: [
+            hook["command"]
+            for group in groups
+            for hook in group["hooks"]
+            if hook["command"].startswith("chitin ")
+        ]
+        for event, groups in settings["hooks"].items()
+    }
+
+
+def test_install_keeps_everything_that_was_there(run_json: RunJson, project: Path) -> None:
+    done = run_json("hooks", "install", "claude-code", "--dir", str(project))
+    assert done["action"] == "installed"
+    settings = settings_of(project)
+    assert settings["model"] == "opus" and settings["permissions"] == SOMEONE_ELSES["permissions"]
+    hooks = settings["hooks"]
+    for event, groups in SOMEONE_ELSES["hooks"].items():
+        assert hooks[event][: len(groups)] == groups  # theirs first, untouched
+    assert our_commands(settings) == {
+        "SessionStart": ["chitin hooks run claude-code session-start || true"],
+        "PreCompact": ["chitin hooks run claude-code reflect || true"],
+        "PostToolUse": [],
+        "SessionEnd": ["chitin hooks run claude-code reflect || true"],
+    }
+    ours = hooks["SessionStart"][-1]
+    assert ours["matcher"] == "startup|resume|clear|compact"
+    assert all(isinstance(h["timeout"], int) for g in hooks["SessionEnd"] for h in g["hooks"])
+    text = (project / ".claude" / "settings.json").read_text()
+    assert text.startswith('{\n  "model": "opus",\n') and text.endswith("}\n")
+
+
+def test_installing_again_changes_nothing(run: Run, project: Path) -> None:
+    run("hooks", "install", "claude-code", "--dir", str(project))
+    before = (project / ".claude" / "settings.json").read_bytes()
+    again = run("hooks", "install", "claude-code", "--dir", str(project)).stdout
+    assert "already installed" in again
+    assert (project / ".claude" / "settings.json").read_bytes() == before
+
+
+def test_install_keeps_the_file_mode_and_writes_through_a_symlink(
+    run: Run, project: Path, tmp_path: Path
+) -> None:
+    dotfiles = tmp_path / "dotfiles" / "claude-settings.json"
+    dotfiles.parent.mkdir()
+    (project / ".claude" / "settings.json").rename(dotfiles)
+    (project / ".claude" / "settings.json").symlink_to(dotfiles)
+    dotfiles.chmod(0o640)
+    run("hooks", "install", "claude-code", "--dir", str(project))
+    assert (project / ".claude" / "settings.json").is_symlink()
+    assert "SessionEnd" in json.loads(dotfiles.read_text())["hooks"]
+    assert stat.S_IMODE(dotfiles.stat().st_mode) == 0o640
+
+
+def test_new_files_are_readable_like_any_other(run: Run, tmp_path: Path) -> None:
+    run("hooks", "install", "claude-code", "--dir", str(tmp_path / "p"))
+    run("hooks", "install", "openclaw", "--dir", str(tmp_path / "hooks"))
+    written = [tmp_path / "p" / ".claude" / "settings.json"]
+    written += list((tmp_path / "hooks" / "chitin").iterdir())
+    assert {stat.S_IMODE(path.stat().st_mode) for path in written} == {0o644}
+
+
+def test_an_older_install_is_updated_in_place_without_duplicates(
+    run_json: RunJson, project: Path
+) -> None:
+    run_json("hooks", "install", "claude-code", "--dir", str(project))
+    settings = settings_of(project)
+    settings["hooks"]["SessionEnd"][0]["hooks"][0]["timeout"] = 3  # as an older chitin wrote
+    settings["hooks"]["SessionEnd"].append(copy_of(settings["hooks"]["SessionEnd"][0]))
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    assert run_json("hooks", "install", "claude-code", "--dir", str(project))["action"] == "updated"
+    assert our_commands(settings_of(project))["SessionEnd"] == [
+        "chitin hooks run claude-code reflect || true"
+    ]
+    assert settings_of(project)["hooks"]["SessionEnd"][0]["hooks"][0]["timeout"] > 3
+
+
+def copy_of(value: Any) -> Any:
+    return json.loads(json.dumps(value))
+
+
+def test_uninstall_removes_only_ours(run_json: RunJson, project: Path) -> None:
+    run_json("hooks", "install", "claude-code", "--dir", str(project))
+    done = run_json("hooks", "uninstall", "claude-code", "--dir", str(project))
+    assert done["action"] == "removed"
+    assert settings_of(project) == SOMEONE_ELSES
+    again = run_json("hooks", "uninstall", "claude-code", "--dir", str(project))
+    assert again["action"] == "absent"
+
+
+def test_install_into_a_fresh_home_and_uninstall(run_json: RunJson, tmp_path: Path) -> None:
+    run_json("hooks", "install", "claude-code")
+    settings_file = tmp_path / "home" / ".claude" / "settings.json"
+    assert set(json.loads(settings_file.read_text())["hooks"]) == {
+        "SessionStart",
+        "SessionEnd",
+        "PreCompact",
+    }
+    run_json("hooks", "uninstall", "claude-code")
+    assert json.loads(settings_file.read_text()) == {}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["{not json", "[]", '{"hooks": []}', '{"hooks": {"SessionStart": {}}}'],
+    ids=["bad JSON", "an array", "hooks a list", "an event not a list"],
+)
+def test_a_malformed_settings_file_is_an_error_and_left_alone(
+    run: Run, tmp_path: Path, text: str
+) -> None:
+    settings_file = tmp_path / "p" / ".claude" / "settings.json"
+    settings_file.parent.mkdir(parents=True)
+    settings_file.write_text(text)
+    for command in ("install", "uninstall"):
+        result = run("hooks", command, "claude-code", "--dir", str(tmp_path / "p"), expect=1)
+        [line] = result.stderr.splitlines()
+        assert line.startswith("Error: ") and str(settings_file) in line
+        assert settings_file.read_text() == text
+
+
+def test_an_unknown_host_is_a_usage_error(run: Run) -> None:
+    result = run("hooks", "install", "cursor", expect=2)
+    assert "'openclaw', 'claude-code'" in result.stderr
+
+
+def run_hook(
+    command: str, project: Path, event: dict[str, Any], env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """Run a settings.json command as Claude Code does: a shell, the event on stdin."""
+    return subprocess.run(
+        [BASH, "-c", command],
+        cwd=project,
+        input=json.dumps(event),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+
+
+def claude_event(name: str, project: Path, **extra: str) -> dict[str, Any]:
+    return {
+        "session_id": "0d5f-session",
+        "transcript_path": str(project / "transcript.jsonl"),
+        "cwd": str(project),
+        "hook_event_name": name,
+        **extra,
+    }
+
+
+@pytest.fixture
+def commands(run: Run, project: Path) -> dict[str, str]:
+    """Our command for each event, as written in settings.json."""
+    run("hooks", "install", "claude-code", "--dir", str(project))
+    return {event: found[0] for event, found in our_commands(settings_of(project)).items() if found}
+
+
+def test_session_start_adds_the_insights_as_context(
+    commands: dict[str, str], project: Path, host_env: dict[str, str], seeded: list[str]
+) -> None:
+    event = claude_event("SessionStart", project, source="startup")
+    result = run_hook(commands["SessionStart"], project, event, host_env)
+    assert result.returncode == 0, result.stderr
+    output = json.loads(result.stdout)["hookSpecificOutput"]
+    assert output["hookEventName"] == "SessionStart"
+    context = output["additionalContext"]
+    assert "coding session in the project billing-service" in context
+    assert sum(claim in context for claim in seeded) >= 3
+
+
+def test_session_start_after_compaction_asks_for_resuming_insights(
+    commands: dict[str, str], project: Path, host_env: dict[str, str], seeded: list[str]
+) -> None:
+    event = claude_event("SessionStart", project, source="compact")
+    result = run_hook(commands["SessionStart"], project, event, host_env)
+    context = json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "the context was compacted partway through a task" in context
+    assert "Re-read the task notes" in context  # the starter trigger for exactly this
+
+
+@pytest.mark.parametrize(("event", "reason"), [("SessionEnd", "end"), ("PreCompact", "compact")])
+def test_session_end_and_pre_compact_queue_a_reflection(
+    commands: dict[str, str],
+    project: Path,
+    host_env: dict[str, str],
+    seeded: list[str],
+    run_json: RunJson,
+    event: str,
+    reason: str,
+) -> None:
+    extra = {"reason": "logout"} if event == "SessionEnd" else {"trigger": "auto"}
+    result = run_hook(commands[event], project, claude_event(event, project, **extra), host_env)
+    assert (result.returncode, result.stdout) == (0, "")
+    [marker] = run_json("reflect")["pending"]
+    assert marker["sessionKey"] == "0d5f-session" and marker["reason"] == reason
+
+
+@pytest.mark.parametrize("event", ["SessionStart", "SessionEnd", "PreCompact"])
+@pytest.mark.parametrize(
+    "broken",
+    ["echo 'Traceback: boom' >&2\nexit 2", "kill -SEGV $$"],
+    ids=["exits 2", "crashes"],
+)
+def test_a_broken_chitin_never_blocks_claude_code(
+    commands: dict[str, str], project: Path, tmp_path: Path, event: str, broken: str
+) -> None:
+    fake = fake_chitin(tmp_path / "broken", broken)
+    env = {**os.environ, "PATH": f"{fake}{os.pathsep}{os.environ['PATH']}"}
+    result = run_hook(commands[event], project, claude_event(event, project), env)
+    assert (result.returncode, result.stdout) == (0, "")
+
+
+@pytest.mark.parametrize("event", ["SessionStart", "SessionEnd", "PreCompact"])
+def test_a_missing_chitin_never_blocks_claude_code(
+    commands: dict[str, str], project: Path, tmp_path: Path, event: str
+) -> None:
+    empty = tmp_path / "empty-path"
+    empty.mkdir()
+    result = run_hook(commands[event], project, claude_event(event, project), {"PATH": str(empty)})
+    assert (result.returncode, result.stdout) == (0, "")
+
+
+def test_reflect_without_a_store_exits_0_with_one_line(run: Run, store: Path) -> None:
+    result = run("hooks", "run", "claude-code", "reflect", input='{"session_id": "s"}')
+    assert result.stdout == ""
+    [line] = result.stderr.splitlines()
+    assert "run `chitin init`" in line
+    assert not store.exists()
+
+
+def test_a_broken_template_gives_no_context_and_one_line(run: Run, store: Path) -> None:
+    run("init", "--seed")
+    (store / "templates").mkdir()
+    (store / "templates" / "PERSONALITY.md").write_text("$nonsense\n")
+    result = run("hooks", "run", "claude-code", "session-start", input="{}")
+    assert result.stdout == ""
+    [line] = result.stderr.splitlines()
+    assert "unknown placeholder $nonsense" in line
+
+
+@pytest.mark.parametrize("stdin", ["", "not json", "[1, 2]"])
+def test_session_start_tolerates_unreadable_input(run: Run, seeded: list[str], stdin: str) -> None:
+    result = run("hooks", "run", "claude-code", "session-start", input=stdin)
+    context = json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "'coding session'" in context.splitlines()[0]  # the query, in the header
+    assert any(claim in context for claim in seeded)
+
+
+def test_reflect_from_unreadable_input_queues_an_unknown_session(
+    run: Run, run_json: RunJson, seeded: list[str]
+) -> None:
+    run("hooks", "run", "claude-code", "reflect", input="garbage")
+    [marker] = run_json("reflect")["pending"]
+    assert marker["sessionKey"] == "unknown" and marker["reason"] == "end"
+
+
+def test_session_start_without_a_store_gives_the_template_and_creates_nothing(
+    run: Run, store: Path
+) -> None:
+    result = run("hooks", "run", "claude-code", "session-start", input="{}")
+    context = json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "from an empty store" in context and "chitin contribute" in context
+    assert not store.exists()
