@@ -34,6 +34,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "embed-status": ("chitin.cli.embed", "embed_status"),
     "history": ("chitin.cli.log", "history"),
     "changelog": ("chitin.cli.log", "changelog"),
+    "sync": ("chitin.cli.sync", "sync"),
+    "merge-driver": ("chitin.cli.sync", "merge_driver"),
     "reflect": ("chitin.cli.agent", "reflect"),
     "hooks": ("chitin.cli.agent", "hooks"),
     "export": ("chitin.cli.interop", "export"),

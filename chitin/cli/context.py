@@ -57,6 +57,7 @@ def opened(ctx: click.Context, reading: bool = True) -> Iterator[Chitin]:
     progress = IndexProgress()
     chitin = Chitin(settings.store, settings.agent, progress)
     chitin.env = os.environ
+    chitin.signature = signature(settings.agent)
     try:
         if reading and chitin.missing:
             note(f"No store at {settings.store} yet (run `chitin init`); showing an empty store.")
@@ -66,6 +67,21 @@ def opened(ctx: click.Context, reading: bool = True) -> Iterator[Chitin]:
     finally:
         progress.finish()
         chitin.close()
+
+
+def signature(agent: str | None) -> str:
+    """Who reinforces, for the evidence log: the agent ($CHITIN_AGENT) or the user, at
+    this host."""
+    import getpass
+    import socket
+
+    from chitin.model.evidence import signature as make
+
+    try:
+        who = agent or getpass.getuser()
+    except (KeyError, OSError):  # a container user with no passwd entry
+        who = "chitin"
+    return make(who, socket.gethostname())
 
 
 class IndexProgress:

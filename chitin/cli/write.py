@@ -157,7 +157,7 @@ def reinforce(
 ) -> None:
     """Record that experience confirmed an insight: confidence rises, the count goes up."""
     with opened(ctx, reading=False) as chitin:
-        result = chitin.reinforce(insight_id, now(), source=source, evidence=evidence)
+        result = chitin.reinforce(insight_id, now(), source=source, evidence_kind=evidence)
     if fmt == "json":
         emit_json(to_public_dict(result.insight))
         return

@@ -18,7 +18,7 @@ from chitin.errors import AmbiguousIdError, NotFoundError, StateError, StoreErro
 from chitin.index import usage
 from chitin.index.cache import Cache, Filters, Problem, Progress
 from chitin.index.fulltext import COMMON_TERM_FLOOR, COMMON_TERM_SHARE
-from chitin.model import ops
+from chitin.model import evidence, ops
 from chitin.model.ids import check_id, new_id
 from chitin.model.insight import (
     TYPES,
@@ -102,6 +102,7 @@ class Chitin:
         self._cache: Cache | None = None
         self._vectors: semantic.Semantic | None = None
         self.env: Mapping[str, str] = {}  # API keys and base URLs, given by the CLI
+        self.signature = "chitin"  # who@host in the evidence log, given by the CLI
         self.usage_recorded = True
 
     def close(self) -> None:
@@ -444,14 +445,18 @@ class Chitin:
         return Change(after, target, commit, before, notes)
 
     def reinforce(
-        self, ref: str, now: str, source: str | None = None, evidence: str | None = None
+        self, ref: str, now: str, source: str | None = None, evidence_kind: str | None = None
     ) -> Change:
-        evidence = check_evidence(evidence)
+        """One more confirmation, logged in the file's evidence list with a fresh token,
+        so that no two reinforcements are ever the same change (see model/evidence.py)."""
+        kind = check_evidence(evidence_kind)
         with self.writing() as cache:
             insight_id = self.resolve(ref)
             path = self.path_of(insight_id)
             before, layout = self.store.read(path)
             after = ops.reinforced(before, now)
+            logged = evidence.entry(now, self.signature, evidence.new_token(), kind)
+            layout = layout._replace(evidence=evidence.appended(layout.evidence, logged))
             subject = (
                 f"Reinforce {insight_id}: confidence {before.confidence} → "
                 f"{after.confidence} ({after.reinforcements}×)"
@@ -462,7 +467,7 @@ class Chitin:
                 subject,
                 [],
                 insight_id,
-                {"Source": source, "Evidence": evidence},
+                {"Source": source, "Evidence": kind},
             )
             self.record_written(cache, {path: after})
         return Change(after, path, commit, before)
@@ -501,9 +506,12 @@ class Chitin:
             source_id = self._resolve_role(source_ref, "Source")
             target_id = self._resolve_role(target_ref, "Target")
             source_path, target_path = self.path_of(source_id), self.path_of(target_id)
-            source, _ = self.store.read(source_path)
+            source, source_layout = self.store.read(source_path)
             target, layout = self.store.read(target_path)
             result = ops.merged(source, target, claim, now)
+            layout = layout._replace(
+                evidence=evidence.united(layout.evidence, source_layout.evidence)
+            )
             subject = f"Merge {source_id} into {target_id}"
             commit = self._commit(
                 {target_path: self.store.render(result, layout), source_path: None},

@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from chitin.errors import ValidationError
+from chitin.model.evidence import is_entry
 from chitin.model.insight import PROVENANCES, TYPES
 
 
@@ -90,6 +91,13 @@ _FAST_VALUES: dict[str, Any] = {
 }
 
 
+# Block lists of plain scalars: tags, and the evidence log (model/evidence.py).
+_FAST_LISTS: dict[str, Any] = {
+    "tags:": _safe_text,
+    "evidence:": lambda v: v if is_entry(v) else None,
+}
+
+
 def _read_canonical(front: str) -> dict[str, Any] | None:
     """The frontmatter as PyYAML would read it, if it is in chitin's own form; else None."""
     data: dict[str, Any] = {}
@@ -101,15 +109,16 @@ def _read_canonical(front: str) -> dict[str, Any] | None:
     while index < len(lines):
         key, _, value = lines[index].partition(": ")
         index += 1
-        if key == "tags:" and not value:
-            tags = []
+        if key in _FAST_LISTS and not value:
+            key, read_item = key[:-1], _FAST_LISTS[key]
+            items = []
             while index < len(lines) and lines[index].startswith("- "):
-                tag = _safe_text(lines[index][2:])
-                if tag is None:
+                item = read_item(lines[index][2:])
+                if item is None:
                     return None
-                tags.append(tag)
+                items.append(item)
                 index += 1
-            key, parsed = "tags", tags or None
+            parsed = items or None
         else:
             reader = _FAST_VALUES.get(key)
             parsed = reader(value) if reader is not None and value else None

@@ -60,6 +60,7 @@ KEY_ORDER: tuple[str, ...] = (
     "created",
     "updated",
     "last_reinforced",
+    "evidence",
 )
 SECTION_TITLES: dict[str, str] = {
     "reasoning": "Reasoning",
@@ -79,6 +80,7 @@ class Layout(NamedTuple):
 
     extra_keys: tuple[str, ...] = ()
     body: tuple[tuple[str, str], ...] = (_CLAIM,)
+    evidence: tuple[str, ...] = ()  # the reinforcement log (model/evidence.py)
 
 
 DEFAULT_LAYOUT = Layout()
@@ -89,6 +91,9 @@ DEFAULT_LAYOUT = Layout()
 
 def serialize(insight: Insight, layout: Layout = DEFAULT_LAYOUT) -> str:
     lines = ["---", *_frontmatter_lines(insight)]
+    if layout.evidence:
+        lines.append("evidence:")
+        lines.extend(f"- {yaml_scalar(item)}" for item in layout.evidence)
     lines.extend(layout.extra_keys)
     lines.append("---")
     return "\n".join(lines) + "\n\n" + "\n\n".join(_body_parts(insight, layout)) + "\n"
@@ -164,10 +169,10 @@ def parse(
     Raises ValidationError naming the field that is wrong.
     """
     front, body = _split(text)
-    insight = _insight_from(
-        read_frontmatter(front), body, fallback_id, fallback_type, fallback_time
-    )
-    return insight, Layout(extra_keys=_extra_chunks(front), body=_body_layout(body))
+    data = read_frontmatter(front)
+    insight = _insight_from(data, body, fallback_id, fallback_type, fallback_time)
+    layout = Layout(_extra_chunks(front), _body_layout(body), _evidence(data.get("evidence")))
+    return insight, layout
 
 
 def read_insight(
@@ -221,6 +226,15 @@ def _insight_from(
         context=fields.get("context"),
         limitations=fields.get("limitations"),
     )
+
+
+def _evidence(value: object) -> tuple[str, ...]:
+    """The reinforcement log as written; lines a person wrote differently are kept."""
+    if value is None:
+        return ()
+    if not isinstance(value, list) or any(isinstance(item, dict | list) for item in value):
+        raise ValidationError("evidence", "evidence must be a list of lines, one per reinforcement")
+    return tuple(str(item) for item in value)
 
 
 def _text(name: str, value: object) -> str | None:
