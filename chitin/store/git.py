@@ -155,7 +155,7 @@ class Git:
             [*packed, "update-index", "--add", "--remove", "-z", "--stdin"],
             input="\0".join(present),
         )
-        self._ensure_identity()
+        self.ensure_identity()
         # `git commit -- paths` builds a temporary index: 350 ms at 100,000 files against
         # 150 ms for a plain commit of the index. The plain commit is right only when
         # nothing but our paths is staged, which one cheap comparison tells.
@@ -204,7 +204,7 @@ class Git:
         ours = set(paths)
         return any(path and path not in ours for path in staged.stdout.split("\0"))
 
-    def _ensure_identity(self) -> None:
+    def ensure_identity(self) -> None:
         """Fall back to ``chitin`` (or the agent's name) when git has no identity."""
         env = self._environment()
         if "GIT_AUTHOR_NAME" in env and "GIT_AUTHOR_EMAIL" in env:
@@ -257,3 +257,31 @@ def _explain(args: Sequence[str], result: subprocess.CompletedProcess[str]) -> s
     lines = [line for line in str(output).splitlines() if line.strip()]
     reason = "; ".join(lines[-3:]) if lines else f"exit code {result.returncode}"
     return f"git {args[0] if args else ''} failed: {reason}"
+
+
+def merge_file(ours: str, base: str, theirs: str, labels: tuple[str, str, str]) -> tuple[str, int]:
+    """git's line-based three-way merge of three texts: (result, number of conflicts).
+
+    Conflicts are marked in the result as git marks them. No repository is needed.
+    """
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="chitin-merge-") as folder:
+        paths = []
+        for name, text in (("ours", ours), ("base", base), ("theirs", theirs)):
+            path = Path(folder) / name
+            path.write_text(text, encoding="utf-8")
+            paths.append(str(path))
+        label_args = [arg for label in labels for arg in ("-L", label)]
+        try:
+            result = subprocess.run(
+                ["git", "merge-file", "-p", *label_args, *paths],
+                capture_output=True,
+                env={k: v for k, v in os.environ.items() if k not in _SCRUBBED},
+                check=False,
+            )
+        except FileNotFoundError:
+            raise GitError("git is not installed or not on PATH") from None
+    if result.returncode < 0 or result.returncode > 127:
+        raise GitError(f"git merge-file failed: {result.stderr.decode(errors='replace').strip()}")
+    return result.stdout.decode("utf-8"), result.returncode

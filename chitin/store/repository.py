@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from chitin.errors import StoreError
 from chitin.model.insight import Insight, format_timestamp
-from chitin.store import files
+from chitin.store import files, remote
 from chitin.store.files import (
     FileStat,
     WriteLock,
@@ -62,21 +62,24 @@ class Store:
         if not self.git.is_repository():
             self.git.init()
         (self.root / files.INSIGHTS_DIR).mkdir(exist_ok=True)
+        remote.register_driver(self.git)
         writes: dict[str, str | None] = {}
-        ignore = self.root / ".gitignore"
-        existing = ignore.read_text(encoding="utf-8") if ignore.exists() else ""
-        if ".chitin/" not in existing.split("\n"):
-            writes[".gitignore"] = (
-                existing + ("" if not existing or existing.endswith("\n") else "\n") + GITIGNORE
-            )
+        ignore = _appended(self.root / ".gitignore", [GITIGNORE.strip()])
+        if ignore is not None:
+            writes[".gitignore"] = ignore
+        attributes = _appended(self.root / ".gitattributes", remote.MERGE_ATTRIBUTES)
+        if attributes is not None:
+            writes[".gitattributes"] = attributes
         if not (self.root / "README.md").exists():
             writes["README.md"] = STORE_README
         if not writes:
             return None
         from chitin.store.history import commit_message
 
-        message = commit_message("init", "Initialize chitin store", [], {})
-        return self.apply(writes, message)
+        subject = "Initialize chitin store"
+        if (self.root / "README.md").exists() and set(writes) == {".gitattributes"}:
+            subject = "Merge insight files with chitin's merge driver"
+        return self.apply(writes, commit_message("init", subject, [], {}))
 
     def lock(self) -> WriteLock:
         return WriteLock(self.root / ".chitin" / "lock")
@@ -143,6 +146,16 @@ class Store:
                 else:
                     write(target, text)
             return self.git.commit(writes.keys(), message, bulk=bulk)
+
+
+def _appended(path: Path, lines: Sequence[str]) -> str | None:
+    """The file with the ``lines`` it lacks added at its end, or None if it has them all."""
+    existing = path.read_text(encoding="utf-8") if path.exists() else ""
+    missing = [line for line in lines if line not in existing.split("\n")]
+    if not missing:
+        return None
+    separator = "" if not existing or existing.endswith("\n") else "\n"
+    return existing + separator + "\n".join(missing) + "\n"
 
 
 def _prune_empty_parents(directory: Path, root: Path) -> None:

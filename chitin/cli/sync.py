@@ -1,0 +1,87 @@
+"""Commands for working with other machines: sync, and the git merge driver it relies on."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from chitin.cli.context import emit_json, format_option, note, opened
+
+
+@click.command(short_help="Fetch, merge and push the store through its git remote.")
+@click.option(
+    "--remote",
+    "remote_name",
+    metavar="NAME",
+    help="The remote (default: the branch's upstream, else origin, else the only one).",
+)
+@format_option
+@click.pass_context
+def sync(ctx: click.Context, remote_name: str | None, fmt: str) -> None:
+    """Share the store with other machines through a git remote: fetch, merge, push.
+
+    Insight files are merged field by field by chitin's merge driver: reinforcements
+    made on two machines add up, tags are united, the latest times win. A claim or
+    text changed differently on both sides stops the sync with conflict markers in
+    the file, for you to resolve. It never force-pushes and never rewrites commits.
+
+    \b
+    git -C ~/.local/share/chitin remote add origin git@github.com:me/personality.git
+    chitin sync
+    """
+    from chitin.core.sync import sync as run_sync
+
+    with opened(ctx, reading=False) as chitin:
+        result = run_sync(chitin, remote_name)
+    for line in result.notes:
+        note(f"chitin: {line}")
+    if fmt == "json":
+        emit_json(
+            {
+                "remote": result.remote,
+                "branch": result.branch,
+                "received": result.received,
+                "sent": result.sent,
+                "mergeCommit": result.merge_commit,
+            }
+        )
+        return
+    where = f"{result.remote}/{result.branch}"
+    if not result.received and not result.sent:
+        click.echo(f"✓ Already in sync with {where}")
+        return
+    click.echo(
+        f"✓ Synced with {where}: received {result.received} commit(s), "
+        f"sent {result.sent} commit(s)" + (" (merged)" if result.merge_commit else "")
+    )
+
+
+@click.command("merge-driver", short_help="git's merge driver for insight files (run by git).")
+@click.argument("base", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("ours", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("theirs", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("path", required=False, default="")
+def merge_driver(base: Path, ours: Path, theirs: Path, path: str) -> None:
+    """Merge one insight file, field by field: git runs this during a merge, as
+    `chitin merge-driver %O %A %B %P` (`chitin init` sets it up).
+
+    Writes the result over OURS. Exits 0 when merged, 1 when both sides changed the
+    same field or text differently; the file then holds conflict markers to resolve.
+    """
+    from chitin.store.files import atomic_write
+    from chitin.store.merging import merge_texts
+
+    base_text = base.read_text(encoding="utf-8")
+    merged = merge_texts(
+        base_text or None,  # git passes an empty base when both sides added the file
+        ours.read_text(encoding="utf-8"),
+        theirs.read_text(encoding="utf-8"),
+        path or ours.name,
+    )
+    atomic_write(ours, merged.text)
+    if merged.conflicts:
+        what = ", ".join(merged.conflicts).replace("lines", "the text")
+        click.echo(f"chitin: {path or ours}: {what} changed on both sides", err=True)
+        sys.exit(1)

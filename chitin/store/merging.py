@@ -1,0 +1,74 @@
+"""The merge driver's work on file texts: three versions of one insight file in, one out.
+
+The fields are merged by ``model.merge3``. What is left to merge by lines (a field
+both sides changed differently, and a person's own additions to the body or the
+frontmatter) goes to ``git merge-file``, after every field that merged cleanly has
+been set to its merged value in all three versions: git then sees no difference
+there, and marks only the real conflicts. A file that does not parse is merged by
+lines alone, as git would.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+from typing import NamedTuple
+
+from chitin.errors import ChitinError
+from chitin.model.insight import Insight
+from chitin.model.merge3 import SCALAR_FIELDS, Resolution, Side, merge
+from chitin.store.git import merge_file
+from chitin.store.markdown import Layout, parse, serialize
+
+_FALLBACK_TIME = "1970-01-01T00:00:00Z"
+
+
+class Merged(NamedTuple):
+    text: str
+    conflicts: tuple[str, ...]  # the fields both sides changed; "lines" for a text conflict
+
+
+def merge_texts(base: str | None, ours: str, theirs: str, path: str) -> Merged:
+    """Merge one insight file. ``base`` is None when both sides added the file."""
+    try:
+        sides = [_read(text, path) if text is not None else None for text in (base, ours, theirs)]
+    except (ChitinError, UnicodeDecodeError):
+        return _by_lines(base or "", ours, theirs, path)
+    old, mine, other = sides
+    assert mine is not None and other is not None
+    resolved = merge(_side(old), Side(mine[0], mine[1].evidence), Side(other[0], other[1].evidence))
+    same_text = mine[1]._replace(evidence=()) == other[1]._replace(evidence=())
+    if not resolved.conflicts and same_text:  # nothing is left for a line merge
+        layout = mine[1]._replace(evidence=resolved.evidence)
+        return Merged(serialize(resolved.insight, layout), ())
+    texts = [_normalized(side, resolved) if side else "" for side in (old, mine, other)]
+    merged, count = merge_file(texts[1], texts[0], texts[2], _labels(path))
+    conflicts = resolved.conflicts or (("lines",) if count else ())
+    return Merged(merged, conflicts if count else ())
+
+
+def _read(text: str, path: str) -> tuple[Insight, Layout]:
+    where = PurePosixPath(path)
+    parts = [*where.parts, "", ""]
+    return parse(text, fallback_id=where.stem, fallback_type=parts[1], fallback_time=_FALLBACK_TIME)
+
+
+def _side(read: tuple[Insight, Layout] | None) -> Side | None:
+    return None if read is None else Side(read[0], read[1].evidence)
+
+
+def _normalized(side: tuple[Insight, Layout], resolved: Resolution) -> str:
+    """This side's file with every cleanly merged field set to its merged value: only
+    the fields in conflict, and the person's own text, still differ between sides."""
+    insight, layout = side
+    own = {name: getattr(insight, name) for name in SCALAR_FIELDS if name in resolved.conflicts}
+    values = resolved.insight.with_changes(**own)
+    return serialize(values, layout._replace(evidence=resolved.evidence))
+
+
+def _by_lines(base: str, ours: str, theirs: str, path: str) -> Merged:
+    text, count = merge_file(ours, base, theirs, _labels(path))
+    return Merged(text, ("lines",) if count else ())
+
+
+def _labels(path: str) -> tuple[str, str, str]:
+    return (f"ours:{path}", f"base:{path}", f"theirs:{path}")

@@ -1,0 +1,98 @@
+"""What ``sync`` asks of git: remotes, fetch, merge, push, and the merge driver's setup.
+
+Nothing here forces a push or rewrites a commit: sync integrates by merging, and a
+push git refuses is reported, never retried with force.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+from chitin.errors import GitError
+from chitin.store.git import Git
+
+# .gitattributes lines that send insight files to chitin's merge driver. Archived
+# files too: an archive on one side and an edit on the other meet at the new path.
+MERGE_ATTRIBUTES: tuple[str, ...] = (
+    "insights/**/*.md merge=chitin",
+    "archive/**/*.md merge=chitin",
+)
+DRIVER_CONFIG: dict[str, str] = {
+    "merge.chitin.name": "chitin: merge insight files field by field",
+    "merge.chitin.driver": "chitin merge-driver %O %A %B %P",
+}
+
+
+class Attempt(NamedTuple):
+    ok: bool
+    output: str
+
+
+def register_driver(git: Git) -> bool:
+    """Name the driver in the repository's own config (clones do not copy it). True if
+    anything changed."""
+    changed = False
+    for key, value in DRIVER_CONFIG.items():
+        current = git.run(["config", "--local", "--get", key], check=False).stdout.strip()
+        if current != value:
+            git.run(["config", "--local", key, value])
+            changed = True
+    return changed
+
+
+def missing_attributes(root: Path) -> list[str]:
+    path = root / ".gitattributes"
+    present = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    return [line for line in MERGE_ATTRIBUTES if line not in present]
+
+
+def remotes(git: Git) -> list[str]:
+    return [name for name in git.run(["remote"]).stdout.split() if name]
+
+
+def current_branch(git: Git) -> str | None:
+    result = git.run(["symbolic-ref", "--short", "-q", "HEAD"], check=False)
+    return result.stdout.strip() or None
+
+
+def upstream_remote(git: Git, branch: str) -> str | None:
+    result = git.run(["config", "--get", f"branch.{branch}.remote"], check=False)
+    return result.stdout.strip() or None
+
+
+def resolve(git: Git, ref: str) -> str | None:
+    result = git.run(["rev-parse", "-q", "--verify", f"{ref}^{{commit}}"], check=False)
+    return result.stdout.strip() or None
+
+
+def count(git: Git, revisions: str) -> int:
+    return int(git.run(["rev-list", "--count", revisions]).stdout.strip() or 0)
+
+
+def fetch(git: Git, remote: str) -> None:
+    try:
+        git.run(["fetch", "--quiet", "--no-tags", remote])
+    except GitError as error:
+        raise GitError(f"cannot fetch from {remote}: {error}") from None
+
+
+def merge(git: Git, ref: str, message: str) -> Attempt:
+    git.ensure_identity()  # a merge commit needs an author, as any commit does
+    result = git.run(["merge", "--no-edit", "-m", message, ref], check=False)
+    return Attempt(result.returncode == 0, (result.stdout + result.stderr).strip())
+
+
+def push(git: Git, remote: str, branch: str, set_upstream: bool) -> Attempt:
+    args = ["push", "--porcelain", *(["-u"] if set_upstream else []), remote]
+    result = git.run([*args, f"HEAD:refs/heads/{branch}"], check=False)
+    return Attempt(result.returncode == 0, (result.stdout + result.stderr).strip())
+
+
+def merging(git: Git) -> bool:
+    return (git.root / ".git" / "MERGE_HEAD").exists()
+
+
+def unmerged_paths(git: Git) -> list[str]:
+    result = git.run(["diff", "--name-only", "-z", "--diff-filter=U"])
+    return sorted(path for path in result.stdout.split("\0") if path)

@@ -1,0 +1,200 @@
+"""The merge driver: three versions of an insight file in, one out, field by field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
+
+from chitin.cli import cli
+from chitin.model import evidence
+from chitin.model.insight import Insight, reinforced_confidence
+from chitin.model.merge3 import Side, merge
+from chitin.model.ops import reinforced
+from chitin.store.markdown import DEFAULT_LAYOUT, Layout, parse, serialize
+from chitin.store.merging import merge_texts
+
+T0, T1, T2 = "2026-11-01T10:00:00Z", "2026-11-02T10:00:00Z", "2026-11-03T10:00:00Z"
+BASE = Insight(
+    id="ask-first-k3f9",
+    type="behavioral",
+    claim="Ask before deleting files",
+    confidence=0.8,
+    created=T0,
+    updated=T0,
+    tags=("files", "safety"),
+    provenance="correction",
+    reinforcements=2,
+    reasoning="Deleted a draft once.",
+)
+PATH = "insights/behavioral/ask-first-k3f9.md"
+
+
+def side(insight: Insight, *log: str) -> Side:
+    return Side(insight, tuple(log))
+
+
+def reinforce(insight: Insight, times: int, at: str) -> Insight:
+    for _ in range(times):
+        insight = reinforced(insight, at)
+    return insight
+
+
+# ---------------------------------------------------------------- fields
+
+
+@given(st.integers(0, 6), st.integers(0, 6), st.integers(0, 20))
+def test_reinforcements_add_up_and_confidence_follows(mine: int, other: int, start: int) -> None:
+    base = BASE.with_changes(reinforcements=start)
+    ours, theirs = reinforce(base, mine, T1), reinforce(base, other, T2)
+    result = merge(side(base), side(ours), side(theirs))
+    assert result.insight.reinforcements == start + mine + other
+    assert result.insight.confidence == reinforce(base, mine + other, T2).confidence
+    assert not result.conflicts
+
+
+def test_a_confidence_set_by_hand_is_kept_and_reinforced_by_the_other_side() -> None:
+    ours = BASE.with_changes(confidence=0.6, updated=T1)
+    theirs = reinforce(BASE, 1, T2)
+    result = merge(side(BASE), side(ours), side(theirs))
+    assert result.insight.confidence == reinforced_confidence(0.6)
+    assert result.insight.reinforcements == 3
+
+
+def test_confidence_set_by_hand_on_both_sides_takes_the_later_decision() -> None:
+    ours = BASE.with_changes(confidence=0.6, updated=T2)
+    theirs = BASE.with_changes(confidence=0.9, updated=T1)
+    assert merge(side(BASE), side(ours), side(theirs)).insight.confidence == 0.6
+    assert merge(side(BASE), side(theirs), side(ours)).insight.confidence == 0.6
+
+
+def test_tags_unite_additions_and_honour_removals() -> None:
+    ours = BASE.with_changes(tags=("files", "safety", "cleanup"))
+    theirs = BASE.with_changes(tags=("Files", "git"))  # removed "safety", added "git"
+    result = merge(side(BASE), side(ours), side(theirs))
+    assert result.insight.tags == ("files", "cleanup", "git")
+
+
+def test_times_take_the_latest_update_and_the_earliest_creation() -> None:
+    ours = BASE.with_changes(updated=T2, last_reinforced=T1)
+    theirs = BASE.with_changes(updated=T1, last_reinforced=T2, created="2026-10-01T00:00:00Z")
+    result = merge(side(BASE), side(ours), side(theirs)).insight
+    assert (result.updated, result.last_reinforced) == (T2, T2)
+    assert result.created == "2026-10-01T00:00:00Z"
+
+
+def test_one_sided_changes_win_and_two_sided_ones_conflict() -> None:
+    ours = BASE.with_changes(claim="Ask before deleting anything", context="Cleanups")
+    theirs = BASE.with_changes(reasoning="Lost a file.", context="Refactors")
+    result = merge(side(BASE), side(ours), side(theirs))
+    assert result.insight.claim == "Ask before deleting anything"
+    assert result.insight.reasoning == "Lost a file."
+    assert result.conflicts == ("context",)
+
+
+def test_the_same_change_on_both_sides_is_no_conflict() -> None:
+    changed = BASE.with_changes(claim="Ask first", updated=T1)
+    assert not merge(side(BASE), side(changed), side(changed)).conflicts
+
+
+def test_without_a_base_counts_are_not_doubled() -> None:
+    result = merge(None, side(BASE), side(BASE.with_changes(reinforcements=3, confidence=0.81)))
+    assert (result.insight.reinforcements, result.insight.confidence) == (3, 0.81)
+    assert not result.conflicts
+
+
+def test_evidence_logs_unite_in_time_order_and_stay_bounded() -> None:
+    shared = "2026-11-01T10:00:00Z a@h aaaa"
+    mine = [f"2026-11-02T10:00:{n:02d}Z b@h bbb{n % 10}" for n in range(3)]
+    other = [f"2026-11-02T10:00:{n:02d}Z c@h ccc{n % 10}" for n in range(30)]
+    result = merge(side(BASE, shared), side(BASE, shared, *mine), side(BASE, shared, *other))
+    assert len(result.evidence) == evidence.MAX_ENTRIES
+    assert list(result.evidence) == sorted(result.evidence)
+    assert result.evidence[-1] == other[-1]
+
+
+# ---------------------------------------------------------------- files
+
+
+def text(insight: Insight, layout: Layout = DEFAULT_LAYOUT, *log: str) -> str:
+    return serialize(insight, layout._replace(evidence=tuple(log)))
+
+
+def read(merged: str) -> tuple[Insight, Layout]:
+    return parse(merged, fallback_id="x", fallback_type="behavioral", fallback_time=T0)
+
+
+def test_a_clean_file_merge_is_canonical() -> None:
+    ours = reinforce(BASE, 1, T1)
+    theirs = reinforce(BASE, 1, T2)
+    a, b = evidence.entry(T1, "a@h", "aaaa"), evidence.entry(T2, "b@h", "bbbb", "external")
+    merged = merge_texts(
+        text(BASE), text(ours, DEFAULT_LAYOUT, a), text(theirs, DEFAULT_LAYOUT, b), PATH
+    )
+    assert merged.conflicts == ()
+    insight, layout = read(merged.text)
+    assert insight.reinforcements == 4 and layout.evidence == (a, b)
+    assert serialize(insight, layout) == merged.text
+
+
+def test_hand_written_additions_merge_by_lines() -> None:
+    base_layout = read(text(BASE))[1]
+    ours = text(BASE.with_changes(claim="Ask before deleting any file"))
+    extra = Layout(body=(*base_layout.body, ("text", "## Notes\n\nFrom the March cleanup.")))
+    theirs = text(reinforce(BASE, 1, T2), extra)
+    merged = merge_texts(text(BASE), ours, theirs, PATH)
+    assert merged.conflicts == ()
+    insight, _ = read(merged.text)
+    assert insight.claim == "Ask before deleting any file" and insight.reinforcements == 3
+    assert "From the March cleanup." in merged.text
+
+
+def test_a_claim_changed_on_both_sides_is_marked_for_a_person() -> None:
+    ours = reinforce(BASE.with_changes(claim="Ask twice"), 1, T1)
+    theirs = reinforce(BASE.with_changes(claim="Never delete"), 1, T2)
+    merged = merge_texts(text(BASE), text(ours), text(theirs), PATH)
+    assert merged.conflicts == ("claim",)
+    assert f"<<<<<<< ours:{PATH}" in merged.text and f">>>>>>> theirs:{PATH}" in merged.text
+    assert "reinforcements: 4" in merged.text  # the counts merged even so
+    assert merged.text.count("<<<<<<<") == 1
+
+
+def test_a_file_that_does_not_parse_is_merged_by_lines() -> None:
+    broken = "no frontmatter at all\n"
+    merged = merge_texts(broken, broken + "ours\n", broken, PATH)
+    assert merged == (broken + "ours\n", ())
+
+
+@pytest.mark.parametrize("conflict", [False, True])
+def test_the_command_writes_over_ours_and_exits_by_the_outcome(
+    tmp_path: Path, conflict: bool
+) -> None:
+    claim = "Ask twice" if conflict else BASE.claim
+    files = {
+        "base": text(BASE),
+        "ours": text(reinforce(BASE.with_changes(claim=claim), 1, T1)),
+        "theirs": text(reinforce(BASE.with_changes(claim="Never delete"), 1, T2)),
+    }
+    for name, content in files.items():
+        (tmp_path / name).write_text(content)
+    args = [str(tmp_path / n) for n in ("base", "ours", "theirs")]
+    result = CliRunner().invoke(cli, ["merge-driver", *args, PATH])
+    assert result.exit_code == (1 if conflict else 0)
+    written = (tmp_path / "ours").read_text()
+    assert "reinforcements: 4" in written
+    if conflict:
+        assert result.stderr.strip() == f"chitin: {PATH}: claim changed on both sides"
+    else:
+        assert read(written)[0].claim == "Never delete" and result.stderr == ""
+
+
+def test_an_empty_base_means_both_sides_added_the_file(tmp_path: Path) -> None:
+    (tmp_path / "base").write_text("")
+    (tmp_path / "ours").write_text(text(BASE))
+    (tmp_path / "theirs").write_text(text(BASE.with_changes(reinforcements=3)))
+    args = [str(tmp_path / n) for n in ("base", "ours", "theirs")]
+    assert CliRunner().invoke(cli, ["merge-driver", *args]).exit_code == 0
+    assert read((tmp_path / "ours").read_text())[0].reinforcements == 3

@@ -1,0 +1,240 @@
+"""Sync between machines: two clones of one bare repository, on local disk.
+
+git runs `chitin merge-driver` during merges, so the installed console script must be
+on PATH; every reinforcement made on either side must survive every sync.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from chitin.cli import cli
+from tests.conftest import git
+
+
+@pytest.fixture(autouse=True)
+def chitin_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    scripts = str(Path(sys.executable).parent)
+    monkeypatch.setenv("PATH", scripts + os.pathsep + os.environ.get("PATH", ""))
+
+
+def chitin(store: Path, *args: str, expect: int | None = 0, agent: str | None = None) -> Result:
+    env = {"CHITIN_AGENT": agent} if agent else {}
+    result = CliRunner().invoke(cli, ["--store", str(store), *args], env=env)
+    if expect is not None:
+        assert result.exit_code == expect, (result.stdout, result.stderr)
+    return result
+
+
+def as_json(store: Path, *args: str) -> Any:
+    return json.loads(chitin(store, *args, "--format", "json").stdout)
+
+
+class Machines:
+    """A bare remote and two stores cloned from it, ``a`` and ``b``."""
+
+    def __init__(self, root: Path) -> None:
+        self.remote = root / "remote.git"
+        subprocess.run(["git", "init", "-q", "--bare", str(self.remote)], check=True)
+        self.a, self.b = root / "a", root / "b"
+        chitin(self.a, "init", "--seed")
+        git(self.a, "remote", "add", "origin", str(self.remote))
+        chitin(self.a, "sync")
+        subprocess.run(["git", "clone", "-q", str(self.remote), str(self.b)], check=True)
+        chitin(self.b, "sync")
+        self.id = as_json(self.a, "list")[0]["id"]
+
+    def insight(self, store: Path, insight_id: str | None = None) -> Any:
+        return as_json(store, "get", insight_id or self.id)
+
+    def remote_head(self) -> str:
+        return git(self.remote, "rev-parse", "HEAD").strip()
+
+
+@pytest.fixture
+def machines(tmp_path: Path) -> Machines:
+    return Machines(tmp_path)
+
+
+def evidence_of(store: Path, insight_id: str) -> list[str]:
+    text = next(store.glob(f"insights/*/{insight_id}.md")).read_text()
+    front = text.split("---\n")[1]
+    return [line[2:] for line in front.splitlines() if line.startswith("- 20")]
+
+
+def test_concurrent_reinforcements_add_up(machines: Machines) -> None:
+    before = machines.insight(machines.a)
+    chitin(machines.a, "reinforce", machines.id, "--evidence", "external", agent="alpha")
+    chitin(machines.b, "reinforce", machines.id, agent="beta")
+    chitin(machines.b, "reinforce", machines.id, agent="beta")
+    chitin(machines.a, "sync")
+    merged = as_json(machines.b, "sync")
+    assert merged["received"] == 1 and merged["mergeCommit"]
+    chitin(machines.a, "sync")
+    a, b = machines.insight(machines.a), machines.insight(machines.b)
+    assert a == b
+    assert a["reinforcementCount"] == before["reinforcementCount"] + 3
+    expected = before["confidence"]
+    for _ in range(3):
+        expected = round(min(1.0, expected + (1 - expected) * 0.05), 6)
+    assert a["confidence"] == expected
+    log = evidence_of(machines.a, machines.id)
+    authors = sorted(entry.split()[1].split("@")[0] for entry in log)
+    assert authors == ["alpha", "beta", "beta"]
+    assert sum(entry.endswith(" external") for entry in log) == 1
+    assert git(machines.a, "status", "--porcelain") == ""
+
+
+def test_identical_reinforcements_in_the_same_second_both_count(
+    machines: Machines, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Same second, same author, same message: without the evidence token the two
+    commits would be one and the same, and a reinforcement would vanish."""
+    monkeypatch.setattr("chitin.cli.context.now", lambda: "2026-11-30T09:00:00Z")
+    for role in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{role}_DATE", "2026-11-30T09:00:00Z")
+    base = machines.insight(machines.a)["reinforcementCount"]
+    chitin(machines.a, "reinforce", machines.id, agent="twin")
+    chitin(machines.b, "reinforce", machines.id, agent="twin")
+    assert git(machines.a, "rev-parse", "HEAD") != git(machines.b, "rev-parse", "HEAD")
+    chitin(machines.a, "sync")
+    chitin(machines.b, "sync")
+    chitin(machines.a, "sync")
+    assert machines.insight(machines.a)["reinforcementCount"] == base + 2
+    assert machines.insight(machines.b)["reinforcementCount"] == base + 2
+
+
+def test_a_plain_git_pull_rebase_keeps_both_reinforcements(machines: Machines) -> None:
+    base = machines.insight(machines.a)["reinforcementCount"]
+    chitin(machines.a, "reinforce", machines.id)
+    chitin(machines.b, "reinforce", machines.id)
+    chitin(machines.a, "sync")
+    who = ["-c", "user.name=Bee", "-c", "user.email=bee@example.org"]
+    git(machines.b, *who, "pull", "-q", "--rebase", "origin", "main")
+    assert git(machines.b, "rev-list", "--merges", "--count", "HEAD").strip() == "0"
+    assert machines.insight(machines.b)["reinforcementCount"] == base + 2
+
+
+def test_different_insights_from_both_sides_meet(machines: Machines) -> None:
+    one = as_json(
+        machines.a,
+        "contribute",
+        "--type",
+        "skill",
+        "--claim",
+        "Bisect first",
+        "--confidence",
+        "0.7",
+    )["insight"]["id"]
+    two = as_json(
+        machines.b,
+        "contribute",
+        "--type",
+        "principle",
+        "--claim",
+        "Say no early",
+        "--confidence",
+        "0.8",
+    )["insight"]["id"]
+    chitin(machines.a, "sync")
+    chitin(machines.b, "sync")
+    chitin(machines.a, "sync")
+    for store in (machines.a, machines.b):
+        ids = {i["id"] for i in as_json(store, "list")}
+        assert {one, two} <= ids
+    assert git(machines.a, "rev-parse", "HEAD") == git(machines.b, "rev-parse", "HEAD")
+
+
+def test_an_archive_meets_an_edit_the_insight_stays_archived_with_the_edit(
+    machines: Machines,
+) -> None:
+    chitin(machines.a, "archive", machines.id)
+    chitin(machines.b, "update", machines.id, "--context", "Only in long sessions")
+    chitin(machines.a, "sync")
+    chitin(machines.b, "sync")
+    chitin(machines.a, "sync")
+    for store in (machines.a, machines.b):
+        insight = machines.insight(store)
+        assert insight["archived"] is True
+        assert insight["context"] == "Only in long sessions"
+        assert not list(store.glob(f"insights/*/{machines.id}.md"))
+
+
+def test_a_true_claim_conflict_stops_with_markers_and_resumes(machines: Machines) -> None:
+    chitin(machines.a, "update", machines.id, "--claim", "Ask exactly one question")
+    chitin(machines.b, "update", machines.id, "--claim", "Ask no more than two questions")
+    chitin(machines.a, "sync")
+    pushed = machines.remote_head()
+    stopped = chitin(machines.b, "sync", expect=1)
+    message = stopped.stderr.strip()
+    assert message.startswith("Error: sync stopped: 1 file(s) changed on both sides")
+    assert "claim changed on both sides" in message and "git merge --abort" in message
+    assert machines.remote_head() == pushed  # nothing half-merged was sent
+    assert (machines.b / ".git" / "MERGE_HEAD").exists()
+    path = next(machines.b.glob(f"insights/*/{machines.id}.md"))
+    text = path.read_text()
+    assert "<<<<<<<" in text and "Ask exactly one question" in text
+    assert "Ask no more than two questions" in text
+    assert "both modified" in git(machines.b, "status")
+    again = chitin(machines.b, "sync", expect=1)
+    assert "a merge is in progress" in again.stderr
+
+    resolved = text.split("<<<<<<<")[0] + "Ask one question, two at most.\n"
+    resolved += text.split(">>>>>>>")[1].split("\n", 1)[1]
+    path.write_text(resolved)
+    git(machines.b, "add", str(path))
+    git(machines.b, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--no-edit")
+    chitin(machines.b, "sync")
+    chitin(machines.a, "sync")
+    assert machines.insight(machines.a)["claim"] == "Ask one question, two at most."
+
+
+def test_without_a_remote_it_says_how_to_add_one(tmp_path: Path) -> None:
+    store = tmp_path / "lonely"
+    chitin(store, "init")
+    result = chitin(store, "sync", expect=1)
+    assert "no remote to sync with" in result.stderr
+    assert f"git -C {store} remote add origin <url>" in result.stderr
+    unknown = chitin(store, "sync", "--remote", "upstream", expect=1)
+    assert "no remote named 'upstream'" in unknown.stderr
+
+
+def test_sync_needs_a_store(tmp_path: Path) -> None:
+    result = chitin(tmp_path / "none", "sync", expect=1)
+    assert "run `chitin init` first" in result.stderr
+    assert not (tmp_path / "none" / ".git").exists()
+
+
+def test_init_registers_the_merge_driver_once(tmp_path: Path) -> None:
+    store = tmp_path / "s"
+    chitin(store, "init")
+    attributes = (store / ".gitattributes").read_text().splitlines()
+    assert "insights/**/*.md merge=chitin" in attributes
+    assert git(store, "config", "merge.chitin.driver").strip() == (
+        "chitin merge-driver %O %A %B %P"
+    )
+    commits = git(store, "rev-list", "--count", "HEAD")
+    chitin(store, "init")
+    assert git(store, "rev-list", "--count", "HEAD") == commits
+    assert git(store, "check-attr", "merge", "insights/skill/x.md").strip().endswith("chitin")
+
+
+def test_init_adds_the_driver_to_an_older_store(tmp_path: Path) -> None:
+    store = tmp_path / "old"
+    chitin(store, "init")
+    git(store, "rm", "-q", ".gitattributes")
+    git(store, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "older store")
+    git(store, "config", "--unset", "merge.chitin.driver")
+    chitin(store, "init")
+    assert git(store, "log", "-1", "--format=%s").strip() == (
+        "Merge insight files with chitin's merge driver"
+    )
+    assert git(store, "config", "merge.chitin.driver").strip().startswith("chitin merge-driver")
