@@ -34,6 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "embed-status": ("chitin.cli.embed", "embed_status"),
     "history": ("chitin.cli.log", "history"),
     "changelog": ("chitin.cli.log", "changelog"),
+    "diff": ("chitin.cli.diff", "diff"),
     "sync": ("chitin.cli.sync", "sync"),
     "merge-driver": ("chitin.cli.sync", "merge_driver"),
     "reflect": ("chitin.cli.agent", "reflect"),

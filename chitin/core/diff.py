@@ -1,0 +1,154 @@
+"""``chitin diff``: how the personality changed between two revisions of the store.
+
+The two sides are named the way git names them: nothing (the working tree against
+HEAD), ``REV`` (the working tree against REV), ``A..B`` (commit A against commit B)
+or ``A...B`` (B against its merge base with A, what a pull request changes).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import NamedTuple
+
+from chitin.core.facade import Chitin
+from chitin.core.personality import render_personality
+from chitin.errors import ValidationError
+from chitin.model.diff import WORKING_TREE, Delta, Ends, compare
+from chitin.store import revisions
+from chitin.store.revisions import Unreadable
+
+
+class Spec(NamedTuple):
+    """What the user asked to compare: revision names, None for the working tree."""
+
+    old: str | None
+    new: str | None
+    merge_base: bool = False
+
+
+@dataclass
+class PersonalityDiff:
+    ends: Ends
+    deltas: list[Delta]
+    unreadable: list[Unreadable]
+
+
+@dataclass
+class RenderedDiff:
+    """PERSONALITY.md as ``chitin render`` makes it on each side."""
+
+    ends: Ends
+    old_text: str
+    new_text: str
+    query: str
+    budget: int
+
+
+def parse_spec(text: str | None) -> Spec:
+    """``None`` | ``REV`` | ``A..B`` | ``A...B``; an empty end of a range is HEAD."""
+    if text is None:
+        return Spec("HEAD", None)
+    separator = "..." if "..." in text else ".." if ".." in text else None
+    if separator is None:
+        if not text.strip():
+            raise ValidationError("revision", "the revision is empty (try HEAD~1 or main..HEAD)")
+        return Spec(text, None)
+    old, new = text.split(separator, 1)
+    ends = (old[:1], old[-1:], new[:1], new[-1:])
+    if ".." in old or ".." in new or not (old or new) or "." in ends:
+        raise ValidationError("revision", f"cannot read {text!r} as REV, A..B or A...B")
+    return Spec(old or "HEAD", new or "HEAD", separator == "...")
+
+
+def resolve_ends(chitin: Chitin, spec: Spec, given: bool) -> Ends:
+    """The commits of ``spec``. With no revision given, a store without commits (or
+    without a folder yet) compares its working tree with nothing."""
+    git = chitin.store.git
+    new_label = spec.new or WORKING_TREE
+    if not given and (chitin.missing or _unborn(chitin)):
+        return Ends(None, None, new_label, None)
+    if chitin.missing:
+        raise ValidationError("revision", f"unknown revision {spec.old!r}: there is no store yet")
+    revisions.check_repository(git)
+    old = revisions.resolve(git, spec.old or "HEAD")
+    new = revisions.resolve(git, spec.new) if spec.new is not None else None
+    if spec.merge_base:
+        old = revisions.merge_base(git, old, new or revisions.resolve(git, "HEAD"))
+    return Ends(spec.old, old, new_label, new, spec.merge_base)
+
+
+def _unborn(chitin: Chitin) -> bool:
+    revisions.check_repository(chitin.store.git)
+    return chitin.store.git.head() is None
+
+
+def personality_diff(chitin: Chitin, revision: str | None) -> PersonalityDiff:
+    """Every insight that differs between the two sides, matched by id."""
+    ends = resolve_ends(chitin, parse_spec(revision), revision is not None)
+    if chitin.missing:
+        return PersonalityDiff(ends, [], [])
+    git = chitin.store.git
+    changed = revisions.changed_files(git, ends.old_commit, ends.new_commit)
+    sides = revisions.versions(changed)
+    merged: dict[str, str] = {}
+    if sides.old.keys() - sides.new.keys():  # something is gone: was it merged?
+        newest = ends.new_commit or git.head()
+        if newest is not None:
+            merged = revisions.merged_between(git, ends.old_commit, newest)
+    return PersonalityDiff(ends, compare(sides.old, sides.new, merged), sides.unreadable)
+
+
+def rendered_diff(chitin: Chitin, revision: str | None, query: str, budget: int) -> RenderedDiff:
+    """PERSONALITY.md for ``query`` and ``budget`` on each side, as ``chitin render``
+    gives it at that commit (or for the working tree, as it gives it now)."""
+    ends = resolve_ends(chitin, parse_spec(revision), revision is not None)
+    with tempfile.TemporaryDirectory(prefix="chitin-diff-") as scratch:
+        old = _render_side(chitin, ends.old_commit, Path(scratch) / "old", query, budget)
+        if ends.new_commit is None:
+            new = render_personality(chitin, query, budget).text
+        else:
+            new = _render_side(chitin, ends.new_commit, Path(scratch) / "new", query, budget)
+    return RenderedDiff(ends, old, new, query, budget)
+
+
+class _AtCommit(Chitin):
+    """A store written out from one commit: it renders as the store did at that commit
+    (the commit names the file and its time measures decay), though it has no history."""
+
+    def __init__(self, live: Chitin, root: Path, commit: str | None, when: datetime) -> None:
+        super().__init__(root, live.agent, live.progress)
+        self.env = live.env
+        self._snapshot = (commit, when)
+
+    def snapshot_time(self) -> tuple[str | None, datetime]:
+        return self._snapshot
+
+
+def _render_side(chitin: Chitin, commit: str | None, folder: Path, query: str, budget: int) -> str:
+    git = chitin.store.git
+    if commit is None:  # before the first commit: what `render` gives an empty store
+        empty = Chitin(folder, chitin.agent)
+        try:
+            return render_personality(empty, query, budget).text
+        finally:
+            empty.close()
+    folder.mkdir()
+    revisions.write_snapshot(git, commit, folder)
+    _share_vectors(chitin.root, folder, query)
+    side = _AtCommit(chitin, folder, commit, git.commit_time(commit))
+    try:
+        return render_personality(side, query, budget).text
+    finally:
+        side.close()
+
+
+def _share_vectors(root: Path, folder: Path, query: str) -> None:
+    """Give the snapshot the store's embeddings: rows are keyed by the text they embed,
+    so those still current are reused, and only the others are embedded again."""
+    vectors = root / ".chitin" / "vectors"
+    if query.strip() and vectors.is_dir():
+        shutil.copytree(vectors, folder / ".chitin" / "vectors")

@@ -1,0 +1,219 @@
+"""``chitin diff`` as text for people and as JSON for programs (strings and dicts only)."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from typing import Any
+
+from chitin.model.diff import CATEGORIES, WORKING_TREE, Delta, Ends, ValueChange, counts
+from chitin.model.insight import js_number
+from chitin.store.revisions import Unreadable
+
+NO_CHANGES = "No changes to the personality."
+NO_RENDER_CHANGES = "No changes to PERSONALITY.md."
+SHORT_CLAIM = 72
+SHORT_TEXT = 80
+_TITLES = {
+    "added": "Added",
+    "removed": "Removed",
+    "archived": "Archived",
+    "unarchived": "Unarchived",
+    "merged": "Merged",
+    "changed": "Changed",
+}
+
+
+# ---------------------------------------------------------------- people
+
+
+def human(ends: Ends, deltas: Sequence[Delta]) -> str:
+    """The changes grouped by category, then a summary line."""
+    if not deltas:
+        return NO_CHANGES
+    lines = [f"From {side_name(ends, old=True)} to {side_name(ends, old=False)}:"]
+    for category in CATEGORIES:
+        group = [d for d in deltas if d.category == category]
+        if group:
+            lines.extend(["", f"{_TITLES[category]} ({len(group)}):"])
+            for delta in group:
+                lines.extend(_entry_lines(delta))
+    lines.extend(["", summary(deltas)])
+    return "\n".join(lines)
+
+
+def summary(deltas: Sequence[Delta]) -> str:
+    """``2 added, 1 changed, 1 archived``: the categories that have any, in order."""
+    found = counts(deltas)
+    parts = [f"{found[c]} {c}" for c in CATEGORIES if found[c]]
+    return ", ".join(parts) if parts else NO_CHANGES
+
+
+def side_name(ends: Ends, old: bool) -> str:
+    """A side as people read it: ``HEAD~1 (3234fbe1a2b3)``, ``the working tree``."""
+    label, commit = (ends.old_label, ends.old_commit) if old else (ends.new_label, ends.new_commit)
+    if commit is None:
+        return "the working tree" if not old else "an empty store"
+    if old and ends.merge_base:
+        return f"the merge base of {label} and {ends.new_label} ({commit[:12]})"
+    if label is None or commit.startswith(label):  # a sha needs no second spelling
+        return commit[:12]
+    return f"{label} ({commit[:12]})"
+
+
+def _entry_lines(delta: Delta) -> list[str]:
+    shown = delta.new or delta.old
+    assert shown is not None
+    insight = shown.insight
+    claim = _short(insight.claim, SHORT_CLAIM)
+    if delta.category == "merged":
+        head = f"  {delta.id} → {delta.merged_into}: {claim}"
+    else:
+        head = f"  {delta.id} [{insight.type}]: {claim}"
+    if delta.category in ("added", "removed") and insight.archived:
+        head += " (archived)"
+    return [head, *(f"    {line}" for line in change_lines(delta))]
+
+
+def change_lines(delta: Delta) -> list[str]:
+    """One line per changed field; confidence and reinforcements share a line."""
+    by_field = {change.field: change for change in delta.changes}
+    lines: list[str] = []
+    strength = _strength(by_field.get("confidence"), by_field.get("reinforcements"))
+    for change in delta.changes:
+        if change.field in ("confidence", "reinforcements"):
+            if strength:
+                lines.append(strength)
+                strength = ""
+            continue
+        lines.append(field_line(change))
+    lines.extend(f"evidence: + {line}" for line in delta.evidence)
+    return lines
+
+
+def _strength(confidence: ValueChange | None, reinforcements: ValueChange | None) -> str:
+    parts = []
+    if confidence is not None:
+        parts.append(f"confidence {_value(confidence.old)} → {_value(confidence.new)}")
+    if reinforcements is not None:
+        assert isinstance(reinforcements.old, int) and isinstance(reinforcements.new, int)
+        more = reinforcements.new - reinforcements.old
+        sign = "+" if more > 0 else "−"
+        parts.append(f"{sign}{abs(more)} reinforcement{'' if abs(more) == 1 else 's'}")
+    return ", ".join(parts)
+
+
+def field_line(change: ValueChange) -> str:
+    """``tags: +testing −old``, ``type: skill → trigger``, ``claim: "…" → "…"``."""
+    if change.field == "tags":
+        before, after = _tags(change.old), _tags(change.new)
+        added = [f"+{t}" for t in after if t not in before]
+        removed = [f"−{t}" for t in before if t not in after]
+        return f"tags: {' '.join(added + removed) or '(reordered)'}"
+    return f"{change.field}: {_value(change.old)} → {_value(change.new)}"
+
+
+def _tags(value: object) -> tuple[str, ...]:
+    return value if isinstance(value, tuple) else ()
+
+
+def _value(value: object) -> str:
+    if value is None:
+        return "(none)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return js_number(value)
+    if isinstance(value, str) and " " not in value.strip():
+        return value
+    return f'"{_short(str(value), SHORT_TEXT)}"'
+
+
+def _short(text: str, width: int) -> str:
+    folded = " ".join(text.split())
+    return folded if len(folded) <= width else folded[: width - 1].rstrip() + "…"
+
+
+def problem_lines(unreadable: Sequence[Unreadable], ends: Ends) -> list[str]:
+    """Warnings for the files that could not be read on either side."""
+    return [
+        f"warning: skipped {u.path} in {side_name(ends, old=u.side == 'from')}: {u.error}"
+        for u in unreadable
+    ]
+
+
+# ---------------------------------------------------------------- programs
+
+
+def ends_json(ends: Ends) -> dict[str, Any]:
+    return {
+        "from": ends.old_label,
+        "to": ends.new_label,
+        "fromCommit": ends.old_commit,
+        "toCommit": ends.new_commit,
+        "mergeBase": ends.merge_base,
+    }
+
+
+def to_json(
+    ends: Ends, deltas: Sequence[Delta], unreadable: Sequence[Unreadable]
+) -> dict[str, Any]:
+    """The whole diff: the sides, a count per category, then each category's entries."""
+    data = ends_json(ends)
+    data["summary"] = counts(deltas)
+    for category in CATEGORIES:
+        data[category] = [entry_json(d) for d in deltas if d.category == category]
+    data["unreadable"] = [u._asdict() for u in unreadable]
+    return data
+
+
+def entry_json(delta: Delta) -> dict[str, Any]:
+    """``id``, ``type``, ``claim`` and ``path`` (on the new side, or the old side for
+    removed and merged ones), and what the category adds."""
+    shown = delta.new or delta.old
+    assert shown is not None
+    insight = shown.insight
+    entry: dict[str, Any] = {
+        "id": delta.id,
+        "type": insight.type,
+        "claim": insight.claim,
+        "path": shown.path,
+    }
+    if delta.category == "added":
+        entry.update(confidence=insight.confidence, tags=list(insight.tags))
+    if delta.category in ("added", "removed"):
+        entry["archived"] = insight.archived
+    if delta.category == "merged":
+        entry["into"] = delta.merged_into
+    if delta.old is not None and delta.new is not None:
+        entry["fromPath"] = delta.old.path
+        entry["changes"] = [_change_json(c) for c in delta.changes]
+        entry["evidence"] = list(delta.evidence)
+    return entry
+
+
+def _change_json(change: ValueChange) -> dict[str, Any]:
+    def plain(value: object) -> object:
+        return list(value) if isinstance(value, tuple) else value
+
+    return {"field": change.field, "old": plain(change.old), "new": plain(change.new)}
+
+
+# ---------------------------------------------------------------- PERSONALITY.md
+
+
+def unified(old_text: str, new_text: str, ends: Ends) -> str:
+    """A unified diff of the two renderings, as ``git diff`` shows a file ("" if equal)."""
+    name = "PERSONALITY.md"
+    lines = difflib.unified_diff(
+        old_text.splitlines(keepends=True),
+        new_text.splitlines(keepends=True),
+        fromfile=f"a/{name}\t{_at(ends, old=True)}",
+        tofile=f"b/{name}\t{_at(ends, old=False)}",
+    )
+    return "".join(lines)
+
+
+def _at(ends: Ends, old: bool) -> str:
+    name = side_name(ends, old)
+    return name if name != f"the {WORKING_TREE}" else WORKING_TREE
