@@ -53,9 +53,17 @@ def export(ctx: click.Context, output: Path | None) -> None:
     help="Skip insights whose id, or whose claim (ignoring case and spacing), "
     "the store already has. Without it, an id already in the store is an error.",
 )
+@click.option(
+    "--allow-secret",
+    is_flag=True,
+    help="Import text that looks like a credential (a token, key or password) anyway; "
+    "without it, such an item stops the import.",
+)
 @format_option
 @click.pass_context
-def import_insights(ctx: click.Context, source: str, merge: bool, fmt: str) -> None:
+def import_insights(
+    ctx: click.Context, source: str, merge: bool, allow_secret: bool, fmt: str
+) -> None:
     """Import insights from FILE, in one commit; nothing is written if any item is bad.
 
     \b
@@ -72,12 +80,19 @@ def import_insights(ctx: click.Context, source: str, merge: bool, fmt: str) -> N
     path = Path(source)
     with opened(ctx, reading=False) as chitin:
         if source != "-" and is_database(path):
-            result = interop.import_database(chitin, path, merge=merge, now=now())
+            result = interop.import_database(
+                chitin, path, merge=merge, now=now(), allow_secret=allow_secret
+            )
         else:
             document = _read_json(source)
             origin = "stdin" if source == "-" else path.name
             result = interop.import_document(
-                chitin, document, origin=origin, merge=merge, now=now()
+                chitin,
+                document,
+                origin=origin,
+                merge=merge,
+                now=now(),
+                allow_secret=allow_secret,
             )
     if fmt == "json":
         emit_json(_as_json(result))

@@ -14,6 +14,11 @@ from chitin.errors import ValidationError
 from chitin.model.insight import EVIDENCE_KINDS, PROVENANCES, TYPES, js_number, to_public_dict
 from chitin.render import text
 
+_ALLOW_SECRET_HELP = (
+    "Write text that looks like a credential (a token, key or password) anyway; "
+    "without it, such text is refused."
+)
+
 
 def _match_json(match: Any, full: bool) -> dict[str, Any]:
     data = {
@@ -65,10 +70,18 @@ def _read_stdin_object() -> dict[str, Any]:
     help="Read the whole insight as one JSON object from stdin.",
 )
 @click.option("--force", is_flag=True, help="Skip the duplicate and conflict check.")
+@click.option("--allow-secret", is_flag=True, help=_ALLOW_SECRET_HELP)
 @format_option
 @click.pass_context
 def contribute(
-    ctx: click.Context, /, type_: str | None, from_json: bool, force: bool, fmt: str, **options: Any
+    ctx: click.Context,
+    /,
+    type_: str | None,
+    from_json: bool,
+    force: bool,
+    allow_secret: bool,
+    fmt: str,
+    **options: Any,
 ) -> None:
     """Add an insight. Duplicates and conflicts with stored insights are reported.
 
@@ -92,7 +105,7 @@ def contribute(
                 raise click.UsageError(f"Missing option '--{required}'.")
         fields = given
     with opened(ctx, reading=False) as chitin:
-        result = chitin.contribute(fields, now(), check=not force)
+        result = chitin.contribute(fields, now(), check=not force, allow_secret=allow_secret)
     if fmt == "json":
         emit_json(
             {
@@ -125,16 +138,23 @@ def contribute(
 @click.option("--provenance", metavar="|".join(PROVENANCES), help="New provenance ('' clears it).")
 @click.option("--condition", help="Triggers: new condition.")
 @click.option("--avoid/--no-avoid", default=None, help="Triggers: avoid, or do, the action.")
+@click.option("--allow-secret", is_flag=True, help=_ALLOW_SECRET_HELP)
 @format_option
 @click.pass_context
 def update(
-    ctx: click.Context, /, insight_id: str, type_: str | None, fmt: str, **options: Any
+    ctx: click.Context,
+    /,
+    insight_id: str,
+    type_: str | None,
+    allow_secret: bool,
+    fmt: str,
+    **options: Any,
 ) -> None:
     """Change fields of an insight. An empty value ('') clears an optional field."""
     options["type"] = type_
     changes = {k: v for k, v in options.items() if v is not None}
     with opened(ctx, reading=False) as chitin:
-        result = chitin.update(insight_id, changes, now())
+        result = chitin.update(insight_id, changes, now(), allow_secret=allow_secret)
     if fmt == "json":
         emit_json(to_public_dict(result.insight))
         return
@@ -150,14 +170,22 @@ def update(
 @click.argument("insight_id", metavar="ID")
 @click.option("--source", help="What confirmed it.")
 @click.option("--evidence", metavar="|".join(EVIDENCE_KINDS), help="Kind of evidence.")
+@click.option("--allow-secret", is_flag=True, help=_ALLOW_SECRET_HELP)
 @format_option
 @click.pass_context
 def reinforce(
-    ctx: click.Context, insight_id: str, source: str | None, evidence: str | None, fmt: str
+    ctx: click.Context,
+    insight_id: str,
+    source: str | None,
+    evidence: str | None,
+    allow_secret: bool,
+    fmt: str,
 ) -> None:
     """Record that experience confirmed an insight: confidence rises, the count goes up."""
     with opened(ctx, reading=False) as chitin:
-        result = chitin.reinforce(insight_id, now(), source=source, evidence_kind=evidence)
+        result = chitin.reinforce(
+            insight_id, now(), source=source, evidence_kind=evidence, allow_secret=allow_secret
+        )
     if fmt == "json":
         emit_json(to_public_dict(result.insight))
         return
@@ -202,16 +230,24 @@ def unarchive(ctx: click.Context, insight_id: str, fmt: str) -> None:
 @click.argument("source_id", metavar="SOURCE")
 @click.argument("target_id", metavar="TARGET")
 @click.option("--claim", help="A new claim for the merged insight.")
+@click.option("--allow-secret", is_flag=True, help=_ALLOW_SECRET_HELP)
 @format_option
 @click.pass_context
-def merge(ctx: click.Context, source_id: str, target_id: str, claim: str | None, fmt: str) -> None:
+def merge(
+    ctx: click.Context,
+    source_id: str,
+    target_id: str,
+    claim: str | None,
+    allow_secret: bool,
+    fmt: str,
+) -> None:
     """Fold SOURCE into TARGET and delete SOURCE, in one commit.
 
     TARGET keeps the higher confidence, all tags, both reasonings and the sum of
     reinforcements.
     """
     with opened(ctx, reading=False) as chitin:
-        result = chitin.merge(source_id, target_id, claim or None, now())
+        result = chitin.merge(source_id, target_id, claim or None, now(), allow_secret)
     insight = result.insight
     if fmt == "json":
         emit_json(to_public_dict(insight))

@@ -18,7 +18,7 @@ from chitin.errors import AmbiguousIdError, NotFoundError, StateError, StoreErro
 from chitin.index import usage
 from chitin.index.cache import Cache, Filters, Problem, Progress
 from chitin.index.fulltext import COMMON_TERM_FLOOR, COMMON_TERM_SHARE
-from chitin.model import evidence, ops
+from chitin.model import evidence, ops, secrets
 from chitin.model.ids import check_id, new_id
 from chitin.model.insight import (
     TYPES,
@@ -399,7 +399,17 @@ class Chitin:
 
     # -------------------------------------------------------------- writing
 
-    def contribute(self, fields: Mapping[str, Any], now: str, check: bool = True) -> Contribution:
+    def contribute(
+        self,
+        fields: Mapping[str, Any],
+        now: str,
+        check: bool = True,
+        allow_secret: bool = False,
+    ) -> Contribution:
+        """Add an insight in one commit. Text that looks like a credential is refused
+        (unless ``allow_secret``) before the store is even created."""
+        if not allow_secret:
+            secrets.refuse_secrets(ops.new_insight(fields, "unsaved", now))
         with self.writing() as cache:
             claim = str(fields.get("claim") or "")
             insight = ops.new_insight(fields, new_id(claim, cache.id_exists), now)
@@ -421,7 +431,9 @@ class Chitin:
             self.record_written(cache, {path: insight})
         return Contribution(insight, path, commit, duplicates, found)
 
-    def update(self, ref: str, changes: Mapping[str, Any], now: str) -> Change:
+    def update(
+        self, ref: str, changes: Mapping[str, Any], now: str, allow_secret: bool = False
+    ) -> Change:
         with self.writing() as cache:
             insight_id = self.resolve(ref)
             path = self.path_of(insight_id)
@@ -429,6 +441,8 @@ class Chitin:
             after, notes = ops.updated_insight(before, changes, now)
             if after == before:
                 return Change(before, path, None, before, notes)
+            if not allow_secret:  # the fields it changes; the others are committed already
+                secrets.refuse_secrets(after, before)
             from chitin.model.diff import field_changes
 
             changed = field_changes(before, after)
@@ -445,11 +459,19 @@ class Chitin:
         return Change(after, target, commit, before, notes)
 
     def reinforce(
-        self, ref: str, now: str, source: str | None = None, evidence_kind: str | None = None
+        self,
+        ref: str,
+        now: str,
+        source: str | None = None,
+        evidence_kind: str | None = None,
+        allow_secret: bool = False,
     ) -> Change:
         """One more confirmation, logged in the file's evidence list with a fresh token,
-        so that no two reinforcements are ever the same change (see model/evidence.py)."""
+        so that no two reinforcements are ever the same change (see model/evidence.py).
+        The source goes into the commit, so it is refused if it looks like a credential."""
         kind = check_evidence(evidence_kind)
+        if source and not allow_secret:
+            secrets.refuse_secret_text("source", source)
         with self.writing() as cache:
             insight_id = self.resolve(ref)
             path = self.path_of(insight_id)
@@ -501,7 +523,14 @@ class Chitin:
             self.record_written(cache, {target: moved}, removed=[path])
         return Change(moved, target, commit, insight)
 
-    def merge(self, source_ref: str, target_ref: str, claim: str | None, now: str) -> Change:
+    def merge(
+        self,
+        source_ref: str,
+        target_ref: str,
+        claim: str | None,
+        now: str,
+        allow_secret: bool = False,
+    ) -> Change:
         with self.writing() as cache:
             source_id = self._resolve_role(source_ref, "Source")
             target_id = self._resolve_role(target_ref, "Target")
@@ -509,6 +538,8 @@ class Chitin:
             source, source_layout = self.store.read(source_path)
             target, layout = self.store.read(target_path)
             result = ops.merged(source, target, claim, now)
+            if not allow_secret:
+                secrets.refuse_secrets(result, target)
             layout = layout._replace(
                 evidence=evidence.united(layout.evidence, source_layout.evidence)
             )

@@ -18,6 +18,7 @@ from chitin.core.facade import Chitin
 from chitin.errors import ValidationError
 from chitin.index import usage
 from chitin.index.cache import Cache, Filters
+from chitin.model import secrets
 from chitin.model.ids import new_id
 from chitin.model.insight import Insight
 from chitin.model.interchange import Item, claim_key, export_dict, items_of, read_item
@@ -55,18 +56,27 @@ def export(chitin: Chitin) -> list[dict[str, Any]]:
 
 
 def import_document(
-    chitin: Chitin, document: object, *, origin: str, merge: bool, now: str
+    chitin: Chitin,
+    document: object,
+    *,
+    origin: str,
+    merge: bool,
+    now: str,
+    allow_secret: bool = False,
 ) -> Imported:
     """Import parsed JSON: chitin 1.x's export or seed.json, or our own export."""
     subject = f"Import {{count}} insight(s) from {origin}"
-    return _import(chitin, items_of(document), merge, now, _Plan("import", subject, origin, []))
+    plan = _Plan("import", subject, origin, [], allow_secret)
+    return _import(chitin, items_of(document), merge, now, plan)
 
 
-def import_database(chitin: Chitin, path: Path, *, merge: bool, now: str) -> Imported:
+def import_database(
+    chitin: Chitin, path: Path, *, merge: bool, now: str, allow_secret: bool = False
+) -> Imported:
     """Migrate a chitin 1.x SQLite database: every insight with its id and history."""
     legacy = read_database(path)
     subject = f"Migrate {{count}} insight(s) from chitin 1.x ({path.name})"
-    plan = _Plan("migrate", subject, path.name, legacy.history)
+    plan = _Plan("migrate", subject, path.name, legacy.history, allow_secret)
     result = _import(chitin, legacy.items, merge, now, plan)
     result.generation = legacy.generation
     result.embeddings_left = legacy.embeddings
@@ -78,6 +88,7 @@ class _Plan(NamedTuple):
     subject: str  # with {count}
     origin: str
     history: Sequence[Mapping[str, Any]]
+    allow_secret: bool = False  # import text that looks like a credential, knowingly
 
 
 def _import(
@@ -85,7 +96,9 @@ def _import(
 ) -> Imported:
     # Check every item before the store is even created, then again under the lock,
     # where ids are compared with the store's and fresh ones are made.
-    _checked(lambda: _read_all(raw, now, lambda _: False))
+    items = _checked(lambda: _read_all(raw, now, lambda _: False))
+    if not plan.allow_secret:
+        _refuse_secrets(items)
     with chitin.writing() as cache:
         kept, skipped = _checked(
             lambda: _sort_out(cache, _read_all(raw, now, cache.id_exists), merge)
@@ -111,6 +124,15 @@ def _checked(step: Callable[[], T]) -> T:
         return step()
     except ValidationError as error:
         raise ValidationError(error.field, f"{error}; nothing was imported") from None
+
+
+def _refuse_secrets(items: Sequence[Item]) -> None:
+    """A likely credential in any item stops the whole import, before anything is written."""
+    for index, item in enumerate(items):
+        for field, secret in secrets.secrets_in(item.insight):
+            name = f"items[{index}].{field}"
+            message = secrets.refusal(field, secret.kind)
+            raise ValidationError(name, f"{name}: {message}; nothing was imported")
 
 
 def _read_all(

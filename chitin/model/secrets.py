@@ -1,0 +1,282 @@
+"""Likely credentials in text: what must never reach an insight, and so a commit.
+
+Insights are committed to git and often pushed, and a secret in git history stays
+there even after the file is fixed. So writes refuse text that holds one, and
+``chitin check`` reports any found in the files.
+
+The rules aim at few false alarms. Token formats with a fixed prefix (``ghp_``,
+``AKIA``, ``xoxb-`` …) are matched as they are issued. Generic forms (``Bearer …``,
+``password = …``) need a value that looks random and is not a placeholder, so prose
+about passwords, API keys or tokens passes. A finding names the kind of secret and
+where it is, never the secret itself: messages end up in terminals and CI logs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from typing import NamedTuple
+
+from chitin.errors import ValidationError
+from chitin.model.insight import Insight
+
+
+class Secret(NamedTuple):
+    """A likely credential: what kind, and where in the text (start, end)."""
+
+    kind: str
+    start: int
+    end: int
+
+
+class _Rule(NamedTuple):
+    kind: str
+    # Literal pieces, one of which every match holds: a cheap test (``in``) that spares
+    # most texts the regular expression. ``fold``: look for them in lower case.
+    needles: tuple[str, ...]
+    fold: bool
+    pattern: re.Pattern[str]
+    # Called with the match; False means "not a secret after all" (a placeholder …).
+    accept: Callable[[re.Match[str]], bool]
+
+
+def _always(_: re.Match[str]) -> bool:
+    return True
+
+
+# Token characters; a secret ends where they end (no \b, since '-' and '_' are in it).
+_END = r"(?![A-Za-z0-9_-])"
+
+
+def _random_looking(value: str, minimum: int) -> bool:
+    """Long enough and mixing letters with digits: a generated value, not a word."""
+    return (
+        len(value) >= minimum
+        and any(ch.isdigit() for ch in value)
+        and any(ch.isalpha() for ch in value)
+    )
+
+
+def _group_random(group: int | str, minimum: int) -> Callable[[re.Match[str]], bool]:
+    return lambda match: _random_looking(match.group(group), minimum)
+
+
+_PLACEHOLDER = re.compile(
+    r"""^(?:
+        [$%<{\[(*/~.]                  # $VAR, <password>, {{secret}}, ***, /run/secrets/db …
+      | .*(?:\$\{|\{\{|://)               # ${VAR} or {{var}} inside, or a URL (where it lives)
+      | (.)\1*$                        # xxxxxxxx, 00000000
+      | [A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$  # YOUR_API_KEY: the name of an environment variable
+      | \d{4}-\d{2}-\d{2}               # a date or a time
+      | (?i:your|my|example|sample|dummy|fake|placeholder|redacted|changeme|xxx|test|none|null)
+        [\w.-]*$
+    )""",
+    re.VERBOSE,
+)
+# os.environ["API_KEY"], settings.API_KEY, get_token(): code saying where a secret is.
+_CODE_REFERENCE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$|[(\[]")
+
+
+def _is_placeholder(value: str) -> bool:
+    """``$TOKEN``, ``<password>``, ``********``, ``YOUR_KEY``, ``os.environ[…]`` …"""
+    return bool(_PLACEHOLDER.match(value) or _CODE_REFERENCE.search(value))
+
+
+def _character_classes(value: str) -> int:
+    return sum(
+        (
+            any(ch.islower() for ch in value),
+            any(ch.isupper() for ch in value),
+            any(ch.isdigit() for ch in value),
+            any(not ch.isalnum() for ch in value),
+        )
+    )
+
+
+def _assigned_secret(match: re.Match[str]) -> bool:
+    """``password = "…"`` counts when the value is not trivial: long enough, of at
+    least two kinds of character one of them digits, or three kinds (so "password:
+    required", "token: 4096" and "tokens: short-lived" pass),
+    and not a placeholder or a reference to where the secret really lives."""
+    value = match.group("value")
+    quoted = bool(match.group("quote"))
+    if len(value) < (6 if quoted else 8) or _is_placeholder(value):
+        return False
+    # A digit, or three kinds of character: "short-lived" or "Bearer-only" stay prose.
+    classes = _character_classes(value)
+    return classes >= 3 or (classes >= 2 and any(ch.isdigit() for ch in value))
+
+
+def _url_password(match: re.Match[str]) -> bool:
+    password = match.group("password")
+    return not _is_placeholder(password) and password != match.group("user")
+
+
+_KEY_NAME = (
+    r"[A-Za-z0-9_.-]*"
+    r"(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key"
+    r"|private[_-]?key|auth[_-]?key|credentials?)"
+    r"[A-Za-z0-9_.-]*"
+)
+
+
+def _rule(
+    kind: str,
+    needles: str,
+    pattern: str,
+    accept: Callable[[re.Match[str]], bool] = _always,
+    fold: bool = False,
+) -> _Rule:
+    return _Rule(kind, tuple(needles.split()), fold, re.compile(pattern), accept)
+
+
+# Rules for formats with a fixed prefix come first: when finds overlap, the earlier
+# rule names the secret ("OpenAI-style API key" rather than "password or secret").
+RULES: tuple[_Rule, ...] = (
+    _rule("private key", "PRIVATE", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
+    _rule(
+        "AWS access key", "AKIA ASIA ABIA ACCA", rf"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{{16}}{_END}"
+    ),
+    _rule(
+        "GitHub token",
+        "ghp_ gho_ ghu_ ghs_ ghr_ github_pat_",
+        rf"\b(?:gh[pousr]_[A-Za-z0-9]{{30,}}|github_pat_[A-Za-z0-9_]{{30,}}){_END}",
+    ),
+    _rule("GitLab token", "glpat-", rf"\bglpat-[A-Za-z0-9_-]{{20,}}{_END}"),
+    _rule("Slack token", "xox", rf"\bxox[abposr]-[A-Za-z0-9-]{{10,}}{_END}", _group_random(0, 15)),
+    _rule(
+        "Slack webhook URL",
+        "hooks.slack.com",
+        r"https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]+",
+    ),
+    _rule(
+        "Anthropic API key",
+        "sk-ant-",
+        rf"\bsk-ant-[A-Za-z0-9_-]{{20,}}{_END}",
+        _group_random(0, 27),
+    ),
+    _rule(
+        "OpenAI-style API key",
+        "sk-",
+        rf"\bsk-(?!ant-)(?P<key>[A-Za-z0-9_-]{{20,}}){_END}",
+        _group_random("key", 20),
+    ),
+    _rule("Stripe key", "k_live_ k_test_", rf"\b[sr]k_(?:live|test)_[A-Za-z0-9]{{16,}}{_END}"),
+    _rule("Google API key", "AIza", rf"\bAIza[A-Za-z0-9_-]{{35}}{_END}"),
+    _rule("Hugging Face token", "hf_", rf"\bhf_[A-Za-z0-9]{{30,}}{_END}"),
+    _rule("npm token", "npm_", rf"\bnpm_[A-Za-z0-9]{{36}}{_END}"),
+    _rule("PyPI token", "pypi-", rf"\bpypi-AgE[A-Za-z0-9_-]{{50,}}{_END}"),
+    _rule(
+        "JSON Web Token",
+        "eyJ",
+        rf"\beyJ[A-Za-z0-9_-]{{10,}}\.eyJ[A-Za-z0-9_-]{{10,}}\.[A-Za-z0-9_-]{{10,}}{_END}",
+    ),
+    _rule(
+        "bearer token",
+        "Bearer",
+        r"\bBearer[ \t]+(?P<token>[A-Za-z0-9._~+/-]{16,}=*)(?![A-Za-z0-9._~+/=-])",
+        _group_random("token", 16),
+    ),
+    _rule(
+        "password in a URL",
+        "://",
+        r"\b[A-Za-z][A-Za-z0-9+.-]*://(?P<user>[^\s:/?#@]+):(?P<password>[^\s/?#@]+)@[^\s/?#]+",
+        _url_password,
+    ),
+    _rule(
+        "password or secret",
+        "pass pwd secret token key credential",
+        rf"""(?ix)
+        (?<![A-Za-z0-9_.-]) ["']? {_KEY_NAME} ["']?
+        [ \t]* (?: := | => | = | : ) [ \t]*
+        (?P<quote>["']?) (?P<value>[^\s"',;]+) (?P=quote)
+        """,
+        _assigned_secret,
+        fold=True,
+    ),
+)
+
+
+def find_secrets(text: str) -> list[Secret]:
+    """Every likely credential in ``text``, in order; overlapping finds are reported once
+    (``api_key = "sk-…"`` is an OpenAI-style key, not also an assignment)."""
+    found = sorted(_matches(text), key=lambda s: (s.start, -s.end))
+    kept: list[Secret] = []
+    for secret in found:
+        if not kept or secret.start >= kept[-1].end:
+            kept.append(secret)
+        elif _rank(secret) < _rank(kept[-1]) and secret.end <= kept[-1].end + 1:
+            kept[-1] = secret
+    return kept
+
+
+def _rank(secret: Secret) -> int:
+    return next(i for i, rule in enumerate(RULES) if rule.kind == secret.kind)
+
+
+def _matches(text: str) -> Iterator[Secret]:
+    folded = text.lower()
+    for rule in RULES:
+        haystack = folded if rule.fold else text
+        if not any(needle in haystack for needle in rule.needles):
+            continue
+        for match in rule.pattern.finditer(text):
+            if rule.accept(match):
+                yield Secret(rule.kind, match.start(), match.end())
+
+
+# The fields of an insight a person or an agent writes, in the order they are named.
+GUARDED_FIELDS: tuple[str, ...] = (
+    "claim",
+    "condition",
+    "reasoning",
+    "context",
+    "limitations",
+    "source",
+    "tags",
+)
+
+
+def field_text(insight: Insight, name: str) -> str:
+    value = getattr(insight, name)
+    if name == "tags":
+        return "\n".join(value)
+    return value or ""
+
+
+def secrets_in(insight: Insight, before: Insight | None = None) -> list[tuple[str, Secret]]:
+    """(field, secret) for each likely credential in the guarded fields of ``insight``;
+    with ``before``, only in the fields that differ from it (an update)."""
+    return [
+        (name, secret)
+        for name in GUARDED_FIELDS
+        if before is None or getattr(before, name) != getattr(insight, name)
+        for secret in find_secrets(field_text(insight, name))
+    ]
+
+
+def refuse_secrets(insight: Insight, before: Insight | None = None) -> None:
+    """Raise ValidationError naming the first field that holds a likely credential."""
+    found = secrets_in(insight, before)
+    if found:
+        field, secret = found[0]
+        raise ValidationError(field, refusal(field, secret.kind))
+
+
+def refuse_secret_text(field: str, text: str) -> None:
+    """Raise ValidationError if ``text``, bound for ``field``, holds a likely credential."""
+    found = find_secrets(text)
+    if found:
+        raise ValidationError(field, refusal(field, found[0].kind))
+
+
+def refusal(field: str, kind: str) -> str:
+    """What a write that would commit a credential says (the secret is not repeated)."""
+    return (
+        f"{field} looks like it holds {article(kind)} {kind}; an insight must not contain "
+        "credentials (use --allow-secret if it is not one)"
+    )
+
+
+def article(kind: str) -> str:
+    return "an" if kind[:1].lower() in "aeio" or kind.startswith("npm") else "a"

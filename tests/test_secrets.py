@@ -1,0 +1,315 @@
+"""The secret guard: likely credentials are found, prose is left alone, and no write
+through chitin (contribute, update, import) commits one unless asked to."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Run, commit_count, git
+
+from chitin.errors import ValidationError
+from chitin.model.insight import Insight
+from chitin.model.secrets import RULES, find_secrets, refuse_secrets, secrets_in
+
+# Built from pieces, so that this file holds no string a secret scanner would flag.
+GITHUB = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+AWS = "AKIA" + "IOSFODNN7EXAMPLE"
+SLACK = "xoxb-" + "123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"
+ANTHROPIC = "sk-ant-" + "api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-abcdefAA"
+OPENAI = "sk-" + "proj-Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56"
+GOOGLE = "AIza" + "SyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q"
+STRIPE = "sk_live_" + "51HqLyjWDarjtT1zdp7dcABCDEF"
+JWT = (
+    "eyJhbGciOiJIUzI1NiJ9"
+    + ".eyJzdWIiOiIxMjM0NTY3ODkwIn0"
+    + ".dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+)
+
+SECRETS = [
+    ("-----BEGIN RSA " + "PRIVATE KEY-----\nMIIEowIBAAKCAQEA", "private key"),
+    ("-----BEGIN OPENSSH " + "PRIVATE KEY-----", "private key"),
+    ("-----BEGIN " + "PRIVATE KEY-----", "private key"),
+    ("-----BEGIN PGP " + "PRIVATE KEY BLOCK-----", "private key"),
+    (f"the deploy key is {AWS} for now", "AWS access key"),
+    (f"ASIA{'Y' * 12}2345 is a session key", "AWS access key"),
+    (f"CI uses {GITHUB}", "GitHub token"),
+    ("gho_" + "Zx9" * 12, "GitHub token"),
+    ("github_pat_" + "11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJ", "GitHub token"),
+    ("glpat-" + "AbCdEf1234567890xyzW", "GitLab token"),
+    (f"post with {SLACK}", "Slack token"),
+    ("xoxp-" + "2048-1024-512-0f3e2d1c0b9a", "Slack token"),
+    ("https://hooks.slack.com/services/" + "T0000AAAA/B0000BBBB/XXXXXXXXXXXXXXXXXXXXXXXX", None),
+    (ANTHROPIC, "Anthropic API key"),
+    (f"OPENAI_API_KEY={OPENAI}", "OpenAI-style API key"),
+    ("sk-" + "1234567890abcdefghijklmnopqrstuvwxyzABCDEFGHIJ", "OpenAI-style API key"),
+    (GOOGLE, "Google API key"),
+    (STRIPE, "Stripe key"),
+    ("rk_test_" + "4eC39HqLyjWDarjtT1zdp7dc", "Stripe key"),
+    ("hf_" + "AbCdEfGhIjKlMnOpQrStUvWxYz01234567", "Hugging Face token"),
+    ("npm_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8", "npm token"),
+    ("pypi-" + "AgEIcHlwaS5vcmc" + "A1b2C3d4E5f6G7h8I9j0" * 3, "PyPI token"),
+    (f"session cookie {JWT}", "JSON Web Token"),
+    ("Authorization: Bearer " + "0123456789abcdefABCDEF", "bearer token"),
+    ("curl -H 'Authorization: Bearer " + "tok_9f8e7d6c5b4a3f2e1d0c'", "bearer token"),
+    ("clone https://alice:" + "s3cr3tPass@git.example.com/repo.git", "password in a URL"),
+    ("https://user:" + "pass@host", "password in a URL"),
+    ("postgres://app:" + "Xy7pQ2mN@db.internal:5432/main", "password in a URL"),
+    ('password = "' + 'hunter2x"', "password or secret"),
+    ("api_key: " + "a8f5f167f44f4964e6c998dee827110c", "password or secret"),
+    ("DB_PASSWORD=" + "Tr0ub4dor&3", "password or secret"),
+    ('{"client_secret": "' + '9f8e7d6c5b4a"}', "password or secret"),
+    ("export GITHUB_TOKEN=" + "abc123def456ghi", "password or secret"),
+    ("secret_key => '" + "Q9w8E7r6T5y4'", "password or secret"),
+    ("passwd:" + "Zz9!Zz9!Zz9", "password or secret"),
+]
+
+PROSE = [
+    "never put a password in an insight",
+    "use an API key from the environment",
+    "tokens are counted",
+    "Token: counted per request",
+    "Secret: keep it in the vault",
+    "password: required",
+    "password: at least 12 characters",
+    "max_tokens: 4096",
+    "token_budget=1500",
+    "Access tokens: short-lived, rotate them",
+    'api_key = os.environ["OPENAI_API_KEY"]',
+    "token = $GITHUB_TOKEN",
+    "token=${{ secrets.GITHUB_TOKEN }}",
+    "password: <your password>",
+    "password = ********",
+    "password = xxxxxxxxxx",
+    "api_key: YOUR_API_KEY",
+    "api_key: settings.OPENAI_API_KEY",
+    "export GITHUB_TOKEN=$(gh auth token)",
+    "Authorization: Bearer <token>",
+    "Authorization: Bearer $TOKEN",
+    "Bearer tokens expire after an hour",
+    "https://example.com:8080/path",
+    "ssh://git@github.com/org/repo",
+    "postgres://user@localhost/db",
+    "git clone git@github.com:org/repo.git",
+    "the task-specific sk-learn pipeline",
+    "Ask before running git push --force",
+    "secret_file: /run/secrets/db",
+    "token_url: https://auth.example.com/token",
+    "rotate keys: every 90 days",
+    "AKIA is the prefix of AWS access keys",
+    "ghp_ tokens come from GitHub; revoke leaked ones at once",
+    "Keep the API-key out of logs: secrets belong in a vault",
+    "password_policy: strong",
+    "When the eyJ prefix shows, it is base64 JSON",
+    "credentials: from the keychain",
+    "Prefer passphrases: long and memorable",
+    "last_token_refresh: 2026-11-29T12:00:00Z",
+    "The key: test the failure first",
+    "Passing tests: 1234 of 1300",
+    "Use the -----BEGIN CERTIFICATE----- block as is",
+    "sk- followed by letters is an OpenAI key",
+    "Slack tokens start with xoxb- or xoxp-",
+    "A JWT has three parts separated by dots",
+    "keyboard: shortcut-heavy users prefer vim bindings",
+    "password = secret",
+    "password: hunter",
+]
+
+
+@pytest.mark.parametrize(("text", "kind"), SECRETS, ids=[k or "slack-webhook" for _, k in SECRETS])
+def test_credentials_are_found_and_named(text: str, kind: str | None) -> None:
+    found = find_secrets(text)
+    assert len(found) == 1
+    assert found[0].kind == (kind or "Slack webhook URL")
+
+
+@pytest.mark.parametrize("text", PROSE)
+def test_prose_about_credentials_is_not_a_credential(text: str) -> None:
+    assert find_secrets(text) == []
+
+
+def test_a_find_is_located_and_reported_once() -> None:
+    text = f'Set api_key = "{OPENAI}" and ship.'
+    [found] = find_secrets(text)
+    assert found.kind == "OpenAI-style API key"
+    assert text[found.start : found.end] == OPENAI
+
+
+def test_several_secrets_in_one_text_are_all_found() -> None:
+    kinds = [s.kind for s in find_secrets(f"{AWS} then {GITHUB}\nand {JWT}")]
+    assert kinds == ["AWS access key", "GitHub token", "JSON Web Token"]
+
+
+def test_every_rule_has_an_example_above() -> None:
+    covered = {kind or "Slack webhook URL" for _, kind in SECRETS}
+    assert covered == {rule.kind for rule in RULES}
+
+
+def _insight(**fields: Any) -> Insight:
+    base: dict[str, Any] = {
+        "id": "x",
+        "type": "skill",
+        "claim": "A claim",
+        "confidence": 0.5,
+        "created": "2026-01-01T00:00:00Z",
+        "updated": "2026-01-01T00:00:00Z",
+    }
+    return Insight(**{**base, **fields})
+
+
+@pytest.mark.parametrize(
+    "field", ["claim", "reasoning", "context", "limitations", "source", "condition"]
+)
+def test_every_text_field_is_guarded(field: str) -> None:
+    insight = _insight(**{field: f"see {GITHUB}"})
+    assert [(name, s.kind) for name, s in secrets_in(insight)] == [(field, "GitHub token")]
+    with pytest.raises(ValidationError) as caught:
+        refuse_secrets(insight)
+    assert caught.value.field == field
+    assert str(caught.value) == (
+        f"{field} looks like it holds a GitHub token; an insight must not contain "
+        "credentials (use --allow-secret if it is not one)"
+    )
+    assert GITHUB not in str(caught.value)
+
+
+def test_tags_are_guarded() -> None:
+    assert [n for n, _ in secrets_in(_insight(tags=("ci", AWS)))] == ["tags"]
+
+
+def test_an_update_is_judged_on_the_fields_it_changes() -> None:
+    before = _insight(source=f"from {SLACK}")
+    after = before.with_changes(confidence=0.6)
+    assert secrets_in(after, before) == []
+    changed = before.with_changes(reasoning=f"token {JWT}")
+    assert [n for n, _ in secrets_in(changed, before)] == ["reasoning"]
+
+
+def test_an_article_fits_each_kind() -> None:
+    with pytest.raises(ValidationError, match="holds an AWS access key"):
+        refuse_secrets(_insight(claim=AWS))
+    with pytest.raises(ValidationError, match="holds an OpenAI-style API key"):
+        refuse_secrets(_insight(claim=OPENAI))
+    with pytest.raises(ValidationError, match="holds a password in a URL"):
+        refuse_secrets(_insight(claim="https://bob:" + "Pa55word@example.com"))
+
+
+# ---------------------------------------------------------------- through the CLI
+
+REFUSAL = "an insight must not contain credentials (use --allow-secret if it is not one)"
+
+
+def test_contribute_refuses_a_credential_and_writes_nothing(run: Run, store: Path) -> None:
+    result = run(
+        "contribute", "--type", "skill", "--claim", f"CI uses {GITHUB}",
+        "--confidence", "0.8", expect=1,
+    )  # fmt: skip
+    assert result.stderr == f"Error: claim looks like it holds a GitHub token; {REFUSAL}\n"
+    assert result.stdout == ""
+    assert not store.exists()  # not even the store was created
+
+
+def test_contribute_refuses_a_credential_in_any_field(run: Run, add: Any, store: Path) -> None:
+    add("skill", "Something harmless", 0.6)
+    before = commit_count(store)
+    for flag in ("--reasoning", "--context", "--limitations", "--source", "--tags"):
+        result = run(
+            "contribute", "--type", "skill", "--claim", "Deploy with care",
+            "--confidence", "0.8", flag, f"key {AWS}", expect=1,
+        )  # fmt: skip
+        field = flag.removeprefix("--")
+        assert result.stderr.startswith(f"Error: {field} looks like it holds an AWS access key")
+    trigger = run(
+        "contribute", "--type", "trigger", "--claim", "Rotate the key",
+        "--condition", f"the log shows {SLACK}", "--confidence", "0.8", expect=1,
+    )  # fmt: skip
+    assert trigger.stderr.startswith("Error: condition looks like it holds a Slack token")
+    assert commit_count(store) == before
+    assert len(list((store / "insights").rglob("*.md"))) == 1
+
+
+def test_contribute_json_input_is_guarded_too(run: Run, store: Path) -> None:
+    document = {
+        "type": "skill",
+        "claim": "Connect to the staging database",
+        "confidence": 0.7,
+        "context": "postgres://app:" + "Xy7pQ2mN@db.internal/main",
+    }
+    result = run("contribute", "--json", input=json.dumps(document), expect=1)
+    assert result.stderr == f"Error: context looks like it holds a password in a URL; {REFUSAL}\n"
+    assert not store.exists()
+
+
+def test_allow_secret_writes_it_knowingly(run_json: Any, store: Path) -> None:
+    made = run_json(
+        "contribute", "--type", "skill", "--claim", "Example tokens look like this",
+        "--reasoning", f"e.g. {GITHUB}", "--confidence", "0.5", "--allow-secret",
+    )  # fmt: skip
+    assert made["insight"]["reasoning"] == f"e.g. {GITHUB}"
+    assert made["commit"]
+
+
+def test_update_refuses_a_credential_and_commits_nothing(run: Run, add: Any, store: Path) -> None:
+    made = add("skill", "Deploy on Fridays only with a rollback plan", 0.6)
+    before = commit_count(store)
+    text = (store / "insights" / "skill" / f"{made['id']}.md").read_text()
+    result = run("update", made["id"], "--source", f"chat said {SLACK}", expect=1)
+    assert result.stderr == f"Error: source looks like it holds a Slack token; {REFUSAL}\n"
+    assert commit_count(store) == before
+    assert (store / "insights" / "skill" / f"{made['id']}.md").read_text() == text
+    run("update", made["id"], "--source", f"chat said {SLACK}", "--allow-secret")
+    assert commit_count(store) == before + 1
+    # The credential, now stored knowingly, does not block an unrelated change.
+    run("update", made["id"], "--confidence", "0.7")
+    assert commit_count(store) == before + 2
+
+
+def test_import_names_the_item_and_imports_nothing(run: Run, store: Path, tmp_path: Path) -> None:
+    items = [
+        {"type": "skill", "claim": "First harmless claim"},
+        {"type": "skill", "claim": "Second harmless claim"},
+        {"type": "skill", "claim": "Third harmless claim"},
+        {"type": "skill", "claim": "Fourth claim", "source": f"ticket with {GITHUB}"},
+    ]
+    document = tmp_path / "export.json"
+    document.write_text(json.dumps(items))
+    result = run("import", str(document), expect=1)
+    assert result.stderr == (
+        f"Error: items[3].source: source looks like it holds a GitHub token; {REFUSAL}; "
+        "nothing was imported\n"
+    )
+    assert not store.exists()
+    imported = json.loads(run("import", str(document), "--allow-secret", "--format", "json").stdout)
+    assert imported["imported"] == 4
+
+
+def test_import_from_stdin_is_guarded(run: Run, store: Path) -> None:
+    items = [{"type": "principle", "claim": "Keep it simple", "tags": ["ops", STRIPE]}]
+    result = run("import", "-", input=json.dumps(items), expect=1)
+    assert result.stderr.startswith("Error: items[0].tags: tags looks like it holds a Stripe key")
+    assert commit_count(store) == 0
+
+
+def test_the_secret_never_reaches_a_commit(run: Run, add: Any, store: Path) -> None:
+    add("skill", "A normal insight", 0.6)
+    run("contribute", "--type", "skill", "--claim", f"Use {ANTHROPIC}", "--confidence", "0.5",
+        expect=1)  # fmt: skip
+    log = git(store, "log", "-p", "--all")
+    assert "sk-ant-" not in log
+
+
+def test_reinforce_source_and_merge_claim_are_guarded(run: Run, add: Any, store: Path) -> None:
+    """Both end up in a commit: the source as a trailer, the claim in the file."""
+    one = add("skill", "Pin the versions of build tools", 0.6)["id"]
+    two = add("skill", "Pin tool versions in CI", 0.6)["id"]
+    before = commit_count(store)
+    refused = run("reinforce", one, "--source", f"deploy log {GITHUB}", expect=1)
+    assert refused.stderr == f"Error: source looks like it holds a GitHub token; {REFUSAL}\n"
+    merged = run("merge", two, one, "--claim", f"Pin versions; CI key {AWS}", expect=1)
+    assert merged.stderr.startswith("Error: claim looks like it holds an AWS access key")
+    assert commit_count(store) == before
+    assert "ghp_" not in git(store, "log", "--all", "--format=%B")
+    run("reinforce", one, "--source", f"deploy log {GITHUB}", "--allow-secret")
+    assert commit_count(store) == before + 1
