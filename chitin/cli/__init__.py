@@ -44,6 +44,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "quality": ("chitin.cli.quality", "quality"),
     "quality:score": ("chitin.cli.quality", "quality_score"),
     "skill": ("chitin.cli.skill", "skill"),
+    "check": ("chitin.cli.check", "check"),
 }
 
 

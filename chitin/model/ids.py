@@ -54,3 +54,11 @@ def new_id(claim: str, taken: Callable[[str], bool], token: Callable[[], str] | 
 
 def _random_token() -> str:
     return "".join(secrets.choice(_SUFFIX_ALPHABET) for _ in range(_SUFFIX_LENGTH))
+
+
+def shard_folder(insight_id: str) -> str:
+    """The folder of ``insight_id`` in the sharded layout (``shard: true``): the first
+    byte of its SHA-1, so 256 folders share the files evenly."""
+    import hashlib
+
+    return hashlib.sha1(insight_id.encode()).hexdigest()[:2]

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from chitin.errors import StoreError
+from chitin.model.ids import shard_folder
 from chitin.model.insight import Insight, format_timestamp
 from chitin.store import files, remote
 from chitin.store.files import (
@@ -115,10 +116,7 @@ class Store:
         """
         top = files.ARCHIVE_DIR if archived else files.INSIGHTS_DIR
         if self.config().get("shard") is True:
-            import hashlib
-
-            bucket = hashlib.sha1(insight.id.encode()).hexdigest()[:2]
-            return f"{top}/{insight.type}/{bucket}/{insight.id}.md"
+            return f"{top}/{insight.type}/{shard_folder(insight.id)}/{insight.id}.md"
         return f"{top}/{insight.type}/{insight.id}.md"
 
     @staticmethod

@@ -1,0 +1,78 @@
+"""The check command: validate a store's files, for pre-commit hooks and CI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from chitin.cli.context import emit_json, format_option
+
+
+@click.command(short_help="Validate the store's files (for pre-commit and CI).")
+@click.argument("paths", nargs=-1, metavar="[FILE]...", type=click.Path(path_type=Path))
+@click.option(
+    "--store",
+    "store",
+    type=click.Path(file_okay=False, path_type=Path),
+    metavar="PATH",
+    help="The store to check (also accepted here, after the command, for pre-commit's args).",
+)
+@format_option
+@click.pass_context
+def check(ctx: click.Context, paths: tuple[Path, ...], store: Path | None, fmt: str) -> None:
+    """Validate insight files as they are on disk; exit 1 if any has an error.
+
+    \b
+    Errors: a file that does not parse; a bad type, provenance or confidence;
+    a trigger without a condition; an id that does not match the file's name
+    and folder; an id used twice; a likely credential (token, key, password).
+    Warnings: live insights that nearly duplicate or contradict each other.
+
+    With FILEs (as pre-commit passes them), only those are checked, and their ids
+    against the whole store's; files that are not insight files are ignored.
+    The store is --store if given, else the current folder when it holds
+    insights/ or archive/ (a checkout of a store), else $CHITIN_STORE or the
+    default. Nothing is written.
+    """
+    from chitin.core.check import check_store
+
+    root = store.expanduser().absolute() if store else _store(ctx)
+    report = check_store(root, list(paths) if paths else None)
+    if fmt == "json":
+        emit_json(report.to_json())
+    else:
+        for finding in report.errors + report.warnings:
+            click.echo(finding.line())
+        click.echo(_summary(report.files, len(report.errors), len(report.warnings)))
+    if report.errors:
+        ctx.exit(1)
+
+
+def _store(ctx: click.Context) -> Path:
+    """A linter checks what you stand in: an explicit --store, else the current folder
+    if it is a store's checkout (pre-commit runs hooks at the repository's root), else
+    the store every other command uses."""
+    root = ctx.find_root()
+    if root.params.get("store"):
+        return Path(root.params["store"]).expanduser().absolute()
+    here = Path.cwd()
+    if (here / "insights").is_dir() or (here / "archive").is_dir():
+        return here
+    store: Path = root.obj.store
+    return store
+
+
+def _summary(files: int, errors: int, warnings: int) -> str:
+    if errors:
+        return (
+            f"✗ {_count(errors, 'error')}, {_count(warnings, 'warning')} in {_count(files, 'file')}"
+        )
+    checked = _count(files, "insight file") + " checked"
+    if warnings:
+        return f"✓ {checked}: no errors, {_count(warnings, 'warning')}"
+    return f"✓ {checked}: no problems"
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"

@@ -1,0 +1,93 @@
+"""``chitin check``: validate a store's files as they are on disk.
+
+A linter for files people edit by hand, and for CI on a fresh clone: it reads the
+files themselves, never the cache, and writes nothing (no ``.chitin/``, no commit).
+The rules are in ``chitin.retrieval.lint``; this module finds and reads the files.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from chitin.errors import ChitinError, StoreError
+from chitin.retrieval import lint
+from chitin.retrieval.lint import Checked, Finding
+from chitin.store import files
+
+
+@dataclass
+class Report:
+    files: int
+    errors: list[Finding] = field(default_factory=list)
+    warnings: list[Finding] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "files": self.files,
+            "errors": [f.to_json() for f in self.errors],
+            "warnings": [f.to_json() for f in self.warnings],
+        }
+
+
+def check_store(root: Path, paths: Sequence[Path] | None = None) -> Report:
+    """Check every insight file of the store at ``root``, or only ``paths`` (files
+    anywhere; those that are not insight files of this store are ignored).
+
+    With ``paths`` (what pre-commit passes: the changed files), the per-file rules and
+    the near-duplicate warnings cover those files, and ids are compared with the
+    whole store's.
+    """
+    if not root.is_dir():
+        raise StoreError(f"no store at {root}: the folder does not exist")
+    every = sorted(f"{d}/{n}" for d, folder in files.walk(root).items() for n in folder.names)
+    focus = None if paths is None else _focus(root, paths)
+    checked = [_check(root, path, focus) for path in every]
+    findings = [f for item in checked for f in item.findings]
+    findings += lint.duplicate_ids(checked, focus)
+    live = [item for item in checked if item.insight is not None and not item.insight.archived]
+    findings += lint.related_findings(live, focus)
+    # By file; the sort is stable, so each file's findings keep their order.
+    order = {path: index for index, path in enumerate(every)}
+    findings.sort(key=lambda f: order.get(f.path, len(order)))
+    return Report(
+        files=len(every) if focus is None else len(focus),
+        errors=[f for f in findings if f.severity == lint.ERROR],
+        warnings=[f for f in findings if f.severity == lint.WARNING],
+    )
+
+
+def _focus(root: Path, paths: Sequence[Path]) -> set[str]:
+    """The store-relative insight paths among ``paths``; other files are ignored."""
+    base = os.path.realpath(root)
+    chosen = set()
+    for path in paths:
+        full = os.path.realpath(path)
+        relative = os.path.relpath(full, base).replace(os.sep, "/")
+        if relative.startswith("../") or not files.is_insight_path(relative):
+            continue
+        if not os.path.isfile(full):
+            raise ChitinError(f"no such insight file: {path}")
+        chosen.add(relative)
+    return chosen
+
+
+def _check(root: Path, path: str, focus: set[str] | None) -> Checked:
+    """A file of the focus gets every per-file check; the others are only read for
+    their ids and claims, which the checks across files need."""
+    checked_fully = focus is None or path in focus
+    try:
+        data = (root / path).read_bytes()
+    except OSError as error:
+        reason = f"cannot be read ({error.strerror})"
+        problem = Finding(path, "file", reason, "check its permissions", lint.ERROR, "parse")
+        return Checked(path, None, [problem] if checked_fully else [])
+    if checked_fully:
+        return lint.check_file(path, data)
+    try:
+        return Checked(path, lint.read(path, data.decode("utf-8")), [])
+    except (UnicodeDecodeError, ChitinError):
+        return Checked(path, None, [])

@@ -1,0 +1,543 @@
+"""chitin check: every finding names the file, the field and the fix; errors fail,
+warnings do not; it reads the files themselves and writes nothing."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from click.testing import CliRunner
+from conftest import Run, commit_count, git
+
+from chitin.cli import cli
+from chitin.model.ids import shard_folder
+from chitin.model.terms import jaccard, stemmed_tokens
+from chitin.retrieval import conflicts
+from chitin.retrieval.neighbours import related
+from chitin.store.repository import Store
+
+ROOT = Path(__file__).resolve().parent.parent
+TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+
+
+def insight_text(
+    insight_id: str = "x",
+    kind: str = "skill",
+    claim: str = "A claim worth keeping",
+    front: str = "confidence: 0.8\n",
+    body: str = "",
+) -> str:
+    head = f"id: {insight_id}\n" if insight_id else ""
+    head += f"type: {kind}\n" if kind else ""
+    return f"---\n{head}{front}---\n\n{claim}\n{body}"
+
+
+@pytest.fixture
+def seeded(run: Run, store: Path) -> Path:
+    run("init", "--seed")
+    return store
+
+
+def put(store: Path, path: str, text: str) -> str:
+    target = store / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text)
+    return path
+
+
+def check_json(run: Run, *args: str, expect: int = 0) -> Any:
+    return json.loads(run("check", *args, "--format", "json", expect=expect).stdout)
+
+
+def only(report: Any) -> dict[str, Any]:
+    assert report["warnings"] == []
+    [error] = report["errors"]
+    assert isinstance(error, dict)
+    return error
+
+
+# ---------------------------------------------------------------- a clean store
+
+
+def test_a_clean_store_passes(run: Run, seeded: Path) -> None:
+    count = len(list((seeded / "insights").rglob("*.md")))
+    result = run("check")
+    assert result.stdout == f"✓ {count} insight files checked: no problems\n"
+    assert check_json(run) == {"files": count, "errors": [], "warnings": []}
+
+
+def test_an_empty_store_passes_and_a_missing_one_is_an_error(run: Run, store: Path) -> None:
+    run("init")
+    assert run("check").stdout == "✓ 0 insight files checked: no problems\n"
+    shutil.rmtree(store)
+    result = run("check", expect=1)
+    assert result.stderr == f"Error: no store at {store}: the folder does not exist\n"
+
+
+# ---------------------------------------------------------------- errors, one by one
+
+BROKEN = [
+    # (file text, field, kind, words in the message, the fix)
+    (
+        "no frontmatter here\n",
+        "frontmatter",
+        "parse",
+        "does not start with a '---'",
+        "begin the file with a '---' line, then 'key: value' lines, then '---'",
+    ),
+    (
+        "---\nid: x\ntype: skill\nconfidence: 0.8\n",
+        "frontmatter",
+        "parse",
+        "no closing '---'",
+        "begin the file with a '---' line, then 'key: value' lines, then '---'",
+    ),
+    (
+        insight_text(front="confidence: [0.8\n"),
+        "frontmatter",
+        "parse",
+        "frontmatter YAML does not parse",
+        "correct the YAML between the two '---' lines",
+    ),
+    (
+        insight_text(claim=""),
+        "claim",
+        "invalid",
+        "claim must be a non-empty text",
+        "write the claim as the first paragraph after the closing '---'",
+    ),
+    (
+        insight_text(kind="skil"),
+        "type",
+        "invalid",
+        "invalid type 'skil' (allowed: behavioral, personality, relational, principle, "
+        "skill, trigger)",
+        "set type to one of them",
+    ),
+    (
+        insight_text(front="confidence: 0.8\nprovenance: hearsay\n"),
+        "provenance",
+        "invalid",
+        "invalid provenance 'hearsay'",
+        "set provenance to one of them, or remove the line",
+    ),
+    (
+        insight_text(front="confidence: 1.5\n"),
+        "confidence",
+        "invalid",
+        "confidence must be between 0 and 1, got 1.5",
+        "set confidence to a number from 0 to 1",
+    ),
+    (
+        insight_text(front="confidence: high\n"),
+        "confidence",
+        "invalid",
+        "confidence must be a number from 0 to 1",
+        "set confidence to a number from 0 to 1",
+    ),
+    (
+        insight_text(front="tags:\n- a\n"),
+        "confidence",
+        "invalid",
+        "confidence is missing",
+        "set confidence to a number from 0 to 1",
+    ),
+    (
+        insight_text(kind="trigger"),
+        "condition",
+        "invalid",
+        "a trigger needs a condition",
+        "add a line 'condition: <the situation it is for>'",
+    ),
+    (
+        insight_text(front="confidence: 0.8\ncondition: when tests fail\n"),
+        "condition",
+        "invalid",
+        "condition and avoid apply only to triggers",
+        "remove condition and avoid, or set type: trigger",
+    ),
+    (
+        insight_text(front="confidence: 0.8\ncreated: yesterday\n"),
+        "created",
+        "invalid",
+        "created must be an ISO 8601 time",
+        "write a time such as 2026-11-29T12:00:00Z",
+    ),
+    (
+        insight_text(front="confidence: 0.8\nreinforcements: -1\n"),
+        "reinforcements",
+        "invalid",
+        "reinforcements must be a whole number",
+        "set reinforcements to a whole number, 0 or more",
+    ),
+    (
+        insight_text(insight_id="../escape"),
+        "id",
+        "invalid",
+        "invalid id '../escape'",
+        "use only letters, digits, '-', '_' and '.', and name the file <id>.md",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "field", "kind", "words", "fix"), BROKEN)
+def test_each_broken_file_is_an_error_naming_field_and_fix(
+    run: Run, seeded: Path, text: str, field: str, kind: str, words: str, fix: str
+) -> None:
+    path = put(seeded, "insights/skill/x.md", text)
+    error = only(check_json(run, expect=1))
+    assert (error["path"], error["field"], error["kind"]) == (path, field, kind)
+    assert words in error["message"]
+    assert (error["fix"], error["severity"]) == (fix, "error")
+
+
+def test_the_human_output_is_one_line_per_finding_and_a_summary(run: Run, seeded: Path) -> None:
+    count = len(list((seeded / "insights").rglob("*.md")))
+    put(seeded, "insights/skill/x.md", insight_text(kind="skil"))
+    put(seeded, "insights/skill/y.md", insight_text("y", front="confidence: 2\n"))
+    result = run("check", expect=1)
+    assert result.stdout.splitlines() == [
+        "insights/skill/x.md: type: invalid type 'skil' (allowed: behavioral, personality, "
+        "relational, principle, skill, trigger); fix: set type to one of them",
+        "insights/skill/y.md: confidence: confidence must be between 0 and 1, got 2; "
+        "fix: set confidence to a number from 0 to 1",
+        f"✗ 2 errors, 0 warnings in {count + 2} files",
+    ]
+    assert result.stderr == ""
+
+
+def test_a_file_that_is_not_utf8_is_an_error(run: Run, seeded: Path) -> None:
+    (seeded / "insights" / "skill" / "x.md").write_bytes(b"---\ntype: skill\n\xff\xfe---\n")
+    error = only(check_json(run, expect=1))
+    assert (error["field"], error["message"], error["fix"]) == (
+        "file",
+        "is not UTF-8 text",
+        "save it as UTF-8",
+    )
+
+
+def test_a_file_may_leave_out_its_id_and_type(run: Run, seeded: Path) -> None:
+    put(seeded, "insights/principle/handmade.md", insight_text(insight_id="", kind=""))
+    assert check_json(run)["errors"] == []
+
+
+# ---------------------------------------------------------------- where a file lives
+
+
+def test_an_id_must_match_the_file_name(run: Run, seeded: Path) -> None:
+    put(seeded, "insights/skill/file-name.md", insight_text("other-id"))
+    error = only(check_json(run, expect=1))
+    assert (error["field"], error["kind"]) == ("id", "layout")
+    assert error["message"] == "id 'other-id' does not match the file name file-name.md"
+    assert error["fix"] == "rename the file to other-id.md, or set id: file-name"
+
+
+def test_a_type_must_match_its_folder(run: Run, seeded: Path) -> None:
+    put(seeded, "archive/trigger/x.md", insight_text(kind="skill"))
+    error = only(check_json(run, expect=1))
+    assert (error["path"], error["field"], error["kind"]) == (
+        "archive/trigger/x.md",
+        "type",
+        "layout",
+    )
+    assert error["message"] == "type 'skill' does not match the folder archive/trigger/"
+    assert error["fix"] == "move it to archive/skill/x.md, or set type: trigger"
+
+
+def test_folders_of_ones_own_may_hold_any_type(run: Run, seeded: Path) -> None:
+    """chitin reads insight files anywhere under insights/ (README: sub-folders by
+    person or project); only a type folder must match the type."""
+    put(seeded, "insights/x.md", insight_text())
+    put(seeded, "insights/team-ana/y.md", insight_text("y"))
+    put(seeded, "insights/skill/by-project/z.md", insight_text("z"))
+    report = check_json(run)
+    assert [e for e in report["errors"] if e["kind"] == "layout"] == []
+
+
+def test_a_type_folder_must_hold_its_type(run: Run, seeded: Path) -> None:
+    put(seeded, "insights/principle/y.md", insight_text("y"))
+    report = check_json(run, expect=1)
+    found = [(e["path"], e["field"], e["fix"]) for e in report["errors"]]
+    assert found == [
+        (
+            "insights/principle/y.md",
+            "type",
+            "move it to insights/skill/y.md, or set type: principle",
+        )
+    ]
+
+
+def test_the_sharded_layout_is_accepted_where_the_store_puts_files(run: Run, seeded: Path) -> None:
+    (seeded / "chitin.yaml").write_text("shard: true\n")
+    insight = Store(seeded).read("insights/skill/" + _first_skill(seeded))[0]
+    expected = Store(seeded).path_for(insight)  # what chitin itself writes
+    assert expected.split("/")[2] == shard_folder(insight.id)
+    put(seeded, expected, (seeded / "insights/skill" / _first_skill(seeded)).read_text())
+    (seeded / "insights/skill" / _first_skill(seeded)).unlink()
+    assert check_json(run)["errors"] == []
+    wrong = "00" if shard_folder(insight.id) != "00" else "01"
+    (seeded / expected).rename(_moved(seeded, expected, wrong))
+    error = only(check_json(run, expect=1))
+    assert (error["field"], error["kind"], error["fix"]) == (
+        "path",
+        "layout",
+        f"move it to {expected}",
+    )
+    assert error["message"] == f"{wrong}/ is not the shard folder of this id"
+
+
+def _first_skill(store: Path) -> str:
+    return sorted(p.name for p in (store / "insights" / "skill").glob("*.md"))[0]
+
+
+def _moved(store: Path, path: str, bucket: str) -> Path:
+    parts = path.split("/")
+    target = store.joinpath(*parts[:2], bucket, parts[3])
+    target.parent.mkdir(parents=True)
+    return target
+
+
+def test_a_duplicate_id_is_an_error_on_both_files(run: Run, seeded: Path) -> None:
+    put(seeded, "insights/skill/twin.md", insight_text("twin", claim="Live twin claim"))
+    put(seeded, "archive/skill/twin.md", insight_text("twin", claim="Archived twin"))
+    report = check_json(run, expect=1)
+    assert [(e["path"], e["kind"], e["message"]) for e in report["errors"]] == [
+        (
+            "archive/skill/twin.md",
+            "duplicate-id",
+            "id 'twin' is also used by insights/skill/twin.md",
+        ),
+        (
+            "insights/skill/twin.md",
+            "duplicate-id",
+            "id 'twin' is also used by archive/skill/twin.md",
+        ),
+    ]
+    assert report["errors"][0]["fix"] == (
+        "give one of them another id (and file name), or delete the copy"
+    )
+
+
+# ---------------------------------------------------------------- credentials
+
+
+def test_a_credential_anywhere_in_a_file_is_an_error(run: Run, seeded: Path) -> None:
+    text = insight_text(
+        front="confidence: 0.8\nnotes: 'api_key: a8f5f167f44f4964e6c998dee827110c'\n",
+        body=f"\n## Reasoning\n\nIt worked.\n\n## Deploy notes\n\nuse {TOKEN}\n",
+    )
+    put(seeded, "insights/skill/x.md", text)
+    result = run("check", "--format", "json", expect=1)
+    report = json.loads(result.stdout)
+    assert [(e["field"], e["kind"], e["message"]) for e in report["errors"]] == [
+        ("notes", "secret", "line 5 looks like it holds a password or secret"),
+        ("body", "secret", "line 16 looks like it holds a GitHub token"),
+    ]
+    assert report["errors"][0]["fix"] == (
+        "delete it from the file, and revoke it if it was ever committed or pushed"
+    )
+    assert TOKEN not in result.stdout and "a8f5f167" not in result.stdout
+
+
+def test_a_credential_in_a_file_that_does_not_parse_is_still_found(run: Run, seeded: Path) -> None:
+    put(seeded, "insights/skill/x.md", f"password = 'Tr0ub4dor&3'\n{TOKEN}\n")
+    report = check_json(run, expect=1)
+    assert [(e["field"], e["kind"]) for e in report["errors"]] == [
+        ("frontmatter", "parse"),
+        ("claim", "secret"),
+        ("claim", "secret"),
+    ]
+
+
+def test_a_credential_is_named_by_the_field_that_holds_it(run: Run, seeded: Path) -> None:
+    text = insight_text(
+        claim=f"Call it with {TOKEN}",
+        front="confidence: 0.8\ntags:\n- ci\n- AKIA" + "IOSFODNN7EXAMPLE\n",
+        body="\n## Limitations\n\nNot with Bearer " + "0123456789abcdefABCDEF\n",
+    )
+    put(seeded, "insights/skill/x.md", text)
+    report = check_json(run, expect=1)
+    assert [(e["field"], e["message"]) for e in report["errors"]] == [
+        ("tags", "line 7 looks like it holds an AWS access key"),
+        ("claim", "line 10 looks like it holds a GitHub token"),
+        ("limitations", "line 14 looks like it holds a bearer token"),
+    ]
+
+
+# ---------------------------------------------------------------- warnings
+
+
+def test_near_duplicates_and_conflicts_are_warnings(run: Run, add: Any, store: Path) -> None:
+    first = add("skill", "Keep commit messages short and focused on why", 0.8)
+    second = add("skill", "Always keep commit messages short and focused on why", 0.7, force=True)
+    verbose = add("principle", "Be verbose when you explain code changes", 0.7)
+    concise = add("principle", "Be concise when you explain code changes", 0.7, force=True)
+    add("skill", "Something unrelated about databases and indexes", 0.7)
+    result = run("check")
+    report = json.loads(run("check", "--format", "json").stdout)
+    assert report["errors"] == []
+    assert [(w["kind"], w["severity"], w["field"]) for w in report["warnings"]] == [
+        ("conflict", "warning", "claim"),
+        ("near-duplicate", "warning", "claim"),
+    ]
+    conflict, duplicate = report["warnings"]
+    # A pair is reported once, on the later of its two files.
+    assert conflict["path"] == f"insights/principle/{verbose['id']}.md"
+    assert conflict["message"].startswith(
+        f"claim conflicts with insights/principle/{concise['id']}.md ("
+    )
+    assert '"verbose" ↔ "concise"' in conflict["message"]
+    assert duplicate["path"] == f"insights/skill/{first['id']}.md"  # always-… < keep-…
+    assert duplicate["message"] == (
+        f"claim nearly duplicates insights/skill/{second['id']}.md (82% same words)"
+    )
+    assert duplicate["fix"] == f"fold one into the other: chitin merge {first['id']} {second['id']}"
+    assert result.stdout.splitlines()[-1] == "✓ 5 insight files checked: no errors, 2 warnings"
+    assert ": warning: claim: claim nearly duplicates" in result.stdout
+
+
+def test_archived_insights_raise_no_warnings(run: Run, add: Any) -> None:
+    first = add("skill", "Run the linter before pushing a branch", 0.8)
+    add("skill", "Run the linter before pushing any branch", 0.8, force=True)
+    run("archive", first["id"])
+    assert check_json(run)["warnings"] == []
+
+
+def test_errors_and_warnings_together_exit_1(run: Run, add: Any, store: Path) -> None:
+    add("skill", "Write the failing test before the fix", 0.8)
+    add("skill", "Write the failing test before the fix!", 0.8, force=True)
+    put(store, "insights/skill/x.md", insight_text(kind="skil"))
+    result = run("check", expect=1)
+    assert result.stdout.splitlines()[-1] == "✗ 1 error, 1 warning in 3 files"
+
+
+# ---------------------------------------------------------------- pre-commit: file arguments
+
+
+def test_file_arguments_check_only_those_files(run: Run, seeded: Path) -> None:
+    bad = put(seeded, "insights/skill/bad.md", insight_text("bad", kind="skil"))
+    good = put(seeded, "insights/skill/good.md", insight_text("good", claim="A fine claim"))
+    report = check_json(run, str(seeded / good), str(seeded / "README.md"))
+    assert report == {"files": 1, "errors": [], "warnings": []}
+    assert only(check_json(run, str(seeded / bad), expect=1))["path"] == bad
+
+
+def test_file_arguments_still_find_a_duplicate_id_in_the_whole_store(
+    run: Run, seeded: Path
+) -> None:
+    put(seeded, "archive/skill/twin.md", insight_text("twin", claim="An old one"))
+    new = put(seeded, "insights/skill/twin.md", insight_text("twin", claim="A new one"))
+    error = only(check_json(run, str(seeded / new), expect=1))
+    assert (error["path"], error["message"]) == (
+        new,
+        "id 'twin' is also used by archive/skill/twin.md",
+    )
+
+
+def test_file_arguments_warn_about_pairs_with_those_files_only(
+    run: Run, add: Any, store: Path
+) -> None:
+    add("skill", "Pin dependency versions in every lock file", 0.8)
+    add("skill", "Pin dependency versions in every lock file now", 0.8, force=True)
+    new = put(store, "insights/skill/n.md", insight_text("n", claim="Unrelated words entirely"))
+    assert check_json(run, str(store / new))["warnings"] == []
+    assert len(check_json(run)["warnings"]) == 1
+
+
+def test_a_missing_insight_file_argument_is_an_error(run: Run, seeded: Path) -> None:
+    result = run("check", str(seeded / "insights/skill/gone.md"), expect=1)
+    assert result.stderr == f"Error: no such insight file: {seeded / 'insights/skill/gone.md'}\n"
+
+
+def test_in_a_store_checkout_paths_are_relative_and_no_store_is_needed(
+    seeded: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    put(seeded, "insights/skill/bad.md", insight_text("bad", kind="skil"))
+    # Another store named by the environment is not the one pre-commit means.
+    monkeypatch.setenv("CHITIN_STORE", str(tmp_path / "elsewhere"))
+    monkeypatch.chdir(seeded)
+    runner = CliRunner()
+    result = runner.invoke(cli, ["check", "insights/skill/bad.md", "chitin.yaml", "README.md"])
+    assert result.exit_code == 1
+    assert result.stdout.startswith("insights/skill/bad.md: type: invalid type 'skil'")
+    assert result.stdout.splitlines()[-1] == "✗ 1 error, 0 warnings in 1 file"
+    assert runner.invoke(cli, ["check", "insights/skill/"]).exit_code == 0  # a folder: ignored
+
+
+def test_check_takes_store_after_the_command_too(seeded: Path, tmp_path: Path) -> None:
+    put(seeded, "insights/skill/bad.md", insight_text("bad", kind="skil"))
+    result = CliRunner().invoke(cli, ["check", "--store", str(seeded)])
+    assert result.exit_code == 1 and "insights/skill/bad.md" in result.stdout
+
+
+def test_a_fresh_clone_is_checked_without_a_cache_and_nothing_is_written(
+    run: Run, seeded: Path, tmp_path: Path
+) -> None:
+    put(seeded, "insights/skill/bad.md", insight_text("bad", kind="skil"))
+    git(seeded, "add", "-A")
+    git(seeded, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "bad")
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(seeded), str(clone)], check=True)
+    before = commit_count(clone)
+    result = CliRunner().invoke(cli, ["--store", str(clone), "check", "--format", "json"])
+    assert result.exit_code == 1
+    assert [e["path"] for e in json.loads(result.stdout)["errors"]] == ["insights/skill/bad.md"]
+    assert not (clone / ".chitin").exists()
+    assert commit_count(clone) == before
+    assert git(clone, "status", "--porcelain", "--ignored") == ""
+
+
+def test_the_pre_commit_hook_definition() -> None:
+    [hook] = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    assert hook["id"] == "chitin-check"
+    assert (hook["entry"], hook["language"], hook["pass_filenames"]) == (
+        "chitin check",
+        "python",
+        True,
+    )
+    assert hook["files"] == r"^(insights|archive)/.*\.md$"
+
+
+# ---------------------------------------------------------------- the join is exact
+
+
+def _claims(seed: int, count: int) -> list[str]:
+    """Claims from a small vocabulary with tension words and negations, so that many
+    pairs overlap, oppose, or repeat."""
+    rng = random.Random(seed)
+    words = ["tests", "deploy", "commit", "review", "answers", "code", "users", "logs", "fast"]
+    words += ["verbose", "concise", "ask", "act", "careful", "simple", "complex", "never", "not"]
+    claims = [" ".join(rng.choices(words, k=rng.randint(2, 7))) for _ in range(count)]
+    claims += [c.upper() for c in claims[:5]] + ["Be OK.", "be  ok."]
+    return claims
+
+
+def _every_pair(claims: list[str]) -> set[tuple[int, int, bool]]:
+    found = set()
+    terms = [stemmed_tokens(c) for c in claims]
+    for i in range(len(claims)):
+        for j in range(i + 1, len(claims)):
+            same = " ".join(claims[i].lower().split()) == " ".join(claims[j].lower().split())
+            if jaccard(terms[i], terms[j]) >= conflicts.OVERLAP_WITHOUT_TENSION or same:
+                candidate = conflicts.Candidate(str(j), "", claims[j])
+                duplicates, clashes = conflicts.compare(claims[i], [candidate])
+                if duplicates or clashes:
+                    found.add((i, j, bool(duplicates)))
+    return found
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_indexed_join_finds_exactly_what_comparing_every_pair_finds(seed: int) -> None:
+    claims = _claims(seed, 160)
+    expected = _every_pair(claims)
+    assert expected  # the data really has related pairs
+    assert {(r.first, r.second, r.duplicate) for r in related(claims)} == expected
+    focus = {3, 50, 161}
+    narrowed = {(r.first, r.second, r.duplicate) for r in related(claims, focus)}
+    assert narrowed == {p for p in expected if p[0] in focus or p[1] in focus}
