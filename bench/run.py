@@ -497,6 +497,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("list", "list", _fixed("list")),
     Command("similar", 'similar "<claim>"', lambda b, _g: ["similar", b.sample_claims[1]]),
     Command("export", "export (every insight, to stdout)", _fixed("export")),
+    Command("check", "check (every file, from disk)", _fixed("check")),
+    Command("diff", "diff (working tree against HEAD)", _fixed("diff")),
     Command("contribute", "contribute --type skill", _contribute, fresh=True),
     Command("reinforce", "reinforce <id>", lambda b, _g: ["reinforce", b.sample_ids[2]]),
     Command(

@@ -18,7 +18,7 @@ from chitin.errors import AmbiguousIdError, NotFoundError, StateError, StoreErro
 from chitin.index import usage
 from chitin.index.cache import Cache, Filters, Problem, Progress
 from chitin.index.fulltext import COMMON_TERM_FLOOR, COMMON_TERM_SHARE
-from chitin.model import evidence, ops, secrets
+from chitin.model import evidence, ops
 from chitin.model.ids import check_id, new_id
 from chitin.model.insight import (
     TYPES,
@@ -409,7 +409,7 @@ class Chitin:
         """Add an insight in one commit. Text that looks like a credential is refused
         (unless ``allow_secret``) before the store is even created."""
         if not allow_secret:
-            secrets.refuse_secrets(ops.new_insight(fields, "unsaved", now))
+            _secrets().refuse_secrets(ops.new_insight(fields, "unsaved", now))
         with self.writing() as cache:
             claim = str(fields.get("claim") or "")
             insight = ops.new_insight(fields, new_id(claim, cache.id_exists), now)
@@ -442,7 +442,7 @@ class Chitin:
             if after == before:
                 return Change(before, path, None, before, notes)
             if not allow_secret:  # the fields it changes; the others are committed already
-                secrets.refuse_secrets(after, before)
+                _secrets().refuse_secrets(after, before)
             from chitin.model.diff import field_changes
 
             changed = field_changes(before, after)
@@ -471,7 +471,7 @@ class Chitin:
         The source goes into the commit, so it is refused if it looks like a credential."""
         kind = check_evidence(evidence_kind)
         if source and not allow_secret:
-            secrets.refuse_secret_text("source", source)
+            _secrets().refuse_secret_text("source", source)
         with self.writing() as cache:
             insight_id = self.resolve(ref)
             path = self.path_of(insight_id)
@@ -539,7 +539,7 @@ class Chitin:
             target, layout = self.store.read(target_path)
             result = ops.merged(source, target, claim, now)
             if not allow_secret:
-                secrets.refuse_secrets(result, target)
+                _secrets().refuse_secrets(result, target)
             layout = layout._replace(
                 evidence=evidence.united(layout.evidence, source_layout.evidence)
             )
@@ -612,3 +612,10 @@ def _filters(
 def _short(text: str, width: int = 60) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
+
+
+def _secrets() -> Any:
+    """The credential detector, loaded by writes only: its patterns cost reads ~2 ms."""
+    from chitin.model import secrets
+
+    return secrets

@@ -15,7 +15,6 @@ reinforcements survive a sync, and the merge driver can unite the two logs.
 from __future__ import annotations
 
 import re
-import secrets
 from collections.abc import Iterable
 
 from chitin.model.insight import EVIDENCE_KINDS
@@ -35,6 +34,8 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._@+-]+")
 
 
 def new_token() -> str:
+    import secrets  # only reinforce needs it
+
     return "".join(secrets.choice(TOKEN_ALPHABET) for _ in range(TOKEN_LENGTH))
 
 

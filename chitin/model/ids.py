@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import secrets
 import unicodedata
 from collections.abc import Callable
 
@@ -53,6 +52,8 @@ def new_id(claim: str, taken: Callable[[str], bool], token: Callable[[], str] | 
 
 
 def _random_token() -> str:
+    import secrets  # only writers need it; reads skip its ~3 ms import
+
     return "".join(secrets.choice(_SUFFIX_ALPHABET) for _ in range(_SUFFIX_LENGTH))
 
 
