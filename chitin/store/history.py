@@ -111,10 +111,11 @@ def _log(git: Git, args: list[str], paths: list[str]) -> Iterator[_Commit]:
     for record in output.split(_RECORD)[1:]:
         sha, stamp, author, message, raw = record.split(_UNIT, 4)
         when = format_timestamp(datetime.fromtimestamp(int(stamp), tz=UTC))
-        yield _Commit(sha, when, author, _trailers(message), list(_raw_changes(raw)), message)
+        yield _Commit(sha, when, author, trailers_of(message), list(_raw_changes(raw)), message)
 
 
-def _trailers(message: str) -> dict[str, str]:
+def trailers_of(message: str) -> dict[str, str]:
+    """The ``Chitin-*`` trailers of a commit message, without their prefix."""
     found: dict[str, str] = {}
     for line in message.splitlines():
         if line.startswith(TRAILER_PREFIX) and ": " in line:

@@ -22,7 +22,7 @@ from chitin.errors import ChitinError, StoreError, ValidationError
 from chitin.model.diff import Version
 from chitin.store.files import ARCHIVE_DIR, SCANNED_DIRS, is_insight_path
 from chitin.store.git import Git
-from chitin.store.history import TRAILER_PREFIX
+from chitin.store.history import trailers_of
 from chitin.store.markdown import parse
 
 # Besides the insights, what a rendering of a revision reads from the store root.
@@ -107,20 +107,11 @@ def merged_between(git: Git, old: str | None, new: str) -> dict[str, str]:
     log = git.run(["log", "--reverse", "-z", "--format=%B", *grep, span]).stdout
     merged: dict[str, str] = {}
     for message in log.split("\0"):
-        trailers = _trailers(message)
+        trailers = trailers_of(message)
         if trailers.get("Op") == "merge" and "Merged" in trailers and "Insight" in trailers:
             merged[trailers["Merged"]] = trailers["Insight"]
     # A source merged into a target that was itself merged on: follow to the end.
     return {source: _last(merged, target) for source, target in merged.items()}
-
-
-def _trailers(message: str) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for line in message.splitlines():
-        if line.startswith(TRAILER_PREFIX) and ": " in line:
-            key, value = line[len(TRAILER_PREFIX) :].split(": ", 1)
-            found.setdefault(key, value.strip())
-    return found
 
 
 def _last(merged: dict[str, str], target: str) -> str:
