@@ -238,3 +238,11 @@ def test_init_adds_the_driver_to_an_older_store(tmp_path: Path) -> None:
         "Merge insight files with chitin's merge driver"
     )
     assert git(store, "config", "merge.chitin.driver").strip().startswith("chitin merge-driver")
+
+
+def test_sync_refuses_to_run_when_git_could_not_find_the_merge_driver(
+    machines: Machines, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    result = chitin(machines.a, "sync", expect=1)
+    assert "`chitin` is not on PATH" in result.stderr
