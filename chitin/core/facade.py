@@ -107,7 +107,7 @@ class Chitin:
 
     def close(self) -> None:
         if self._vectors is not None:
-            self._vectors.vectors.close()
+            semantic.close(self._vectors)
             self._vectors = None
         if self._cache is not None:
             self._cache.close()
@@ -325,8 +325,6 @@ class Chitin:
         if picked.provider != semantic.NO_PROVIDER and query.strip():
             try:
                 meaning = self._semantic(picked)
-                if not meaning.vectors.has_query(query):
-                    semantic.warm_up(meaning)  # while the cache syncs
             except ProviderError as error:
                 failure = f"semantic search unavailable ({error}); ranked by text alone"
         found = engine.retrieve(

@@ -258,13 +258,6 @@ class VectorStore:
 
     # -------------------------------------------------------------- query vectors
 
-    def has_query(self, text: str) -> bool:
-        """Whether ``text`` has a stored vector (asked without loading numpy)."""
-        row = self.db.execute(
-            "SELECT 1 FROM queries WHERE identity = ? AND text = ?", (self.identity, text)
-        ).fetchone()
-        return row is not None
-
     def cached_query(self, text: str) -> np.ndarray | None:
         row = self.db.execute(
             "SELECT vector FROM queries WHERE identity = ? AND text = ?", (self.identity, text)

