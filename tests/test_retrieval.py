@@ -166,6 +166,21 @@ def test_matches_rank_first_and_the_strongest_others_fill_the_result() -> None:
     assert ranked[2].score == 0.0 and ranked[2].factors.score > 0
 
 
+def test_candidates_of_no_relevance_match_nothing_and_fill_instead() -> None:
+    """Every candidate at relevance 0 (a blend of nothing) once divided by a top of 0."""
+    a, b = make("candidate a"), make("candidate b", confidence=0.5)
+    strongest = [(strength(a, "general", NOW, Settings()).score, a)]
+    ranked = rank(
+        [(0.0, a), (0.0, b)],
+        strongest,
+        category="general",
+        now=NOW,
+        settings=Settings(),
+        max_results=2,
+    )
+    assert [(r.insight.claim, r.matched, r.score) for r in ranked] == [("candidate a", False, 0.0)]
+
+
 def test_filling_stops_early_once_no_later_insight_can_win() -> None:
     consumed = []
 

@@ -13,7 +13,10 @@ from typing import Any
 import pytest
 from conftest import Run
 
+from chitin.cli.retrieve import NOTHING_MATCHES
 from chitin.providers.local import LocalProvider
+
+SEEDED = 14  # the starter insights of `init --seed`
 
 
 def retrieve_json(run: Run, query: str, *args: str) -> dict[str, Any]:
@@ -46,3 +49,46 @@ def test_the_model_loads_on_the_calling_thread_and_no_thread_is_left(
     assert model_loads and {name for name, _ in model_loads} == {"MainThread"}
     assert all(count == alive for _, count in model_loads)
     assert threading.active_count() == alive
+
+
+ODD_QUERIES = [
+    pytest.param("", id="empty"),
+    pytest.param("   \t ", id="blank"),
+    pytest.param("the of and to is it", id="all stopwords"),
+    pytest.param("list the files in this directory", id="reported"),
+    pytest.param("?!.,;:-- … ¿¡", id="punctuation"),
+    pytest.param("x" * 10_000, id="10000 characters"),
+    pytest.param("deploy " * 1_500, id="1500 words"),
+    pytest.param("日本語でテストを書いてから直す", id="japanese"),
+    pytest.param("Напиши тест, прежде чем исправлять", id="cyrillic"),
+    pytest.param("🦞🦞 🚀", id="emoji"),
+    pytest.param("caf\udcff \udc80build", id="bytes that were not UTF-8"),
+    pytest.param('"quoted" AND OR NOT * ^ col:umn (', id="FTS5 syntax"),
+]
+
+
+@pytest.mark.parametrize("query", ODD_QUERIES)
+def test_any_query_is_answered_with_the_strongest_insights(run: Run, query: str) -> None:
+    run("init", "--seed")
+    found = retrieve_json(run, query, "--explain")
+    assert len(found["insights"]) == SEEDED and found["context"].startswith("### ")
+    rendered = run("render", "--query", query).stdout
+    assert "### " in rendered
+
+
+@pytest.mark.parametrize("query", ["asdf qwer zxcv", "the of and to is it", "?!.,;:", "x" * 10_000])
+def test_a_query_that_means_nothing_matches_nothing(run: Run, query: str) -> None:
+    run("init", "--seed")
+    found = retrieve_json(run, query, "--explain")
+    assert not any(item["matched"] for item in found["insights"])
+    assert all(item["score"] == 0 for item in found["insights"])
+    human = run("retrieve", "--query", query).stdout
+    assert human.splitlines()[0] == NOTHING_MATCHES
+
+
+def test_a_query_that_matches_says_nothing_about_the_fill(run: Run) -> None:
+    run("init", "--seed")
+    found = retrieve_json(run, "reproduce the bug before fixing it", "--explain")
+    assert found["insights"][0]["matched"] and not found["insights"][-1]["matched"]
+    human = run("retrieve", "--query", "reproduce the bug before fixing it").stdout
+    assert NOTHING_MATCHES not in human and human.startswith("### ")

@@ -271,7 +271,7 @@ def _run_claude_code(ctx: click.Context, event: str, stdin: str) -> None:
         return
     with opened(ctx, reading=False) as chitin:
         query = runtime.coding_session_query(details)
-        made = render_personality(chitin, query, PERSONALITY_BUDGET)
+        made = render_personality(chitin, query, PERSONALITY_BUDGET, now=datetime.now(UTC))
     if made.found.degraded:
         note(f"chitin: {made.found.degraded}")
     emit_json(runtime.session_start_output(made.text))

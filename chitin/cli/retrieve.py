@@ -16,6 +16,7 @@ from chitin.retrieval.engine import Retrieval
 from chitin.retrieval.retrieve import Ranked
 
 EMPTY_STORE = "No insights stored yet. Use `chitin contribute` to add some."
+NOTHING_MATCHES = "Nothing stored matches this query; the strongest insights follow."
 FORMATS = ("compact", "full", "json", "markdown")
 
 
@@ -125,7 +126,12 @@ def retrieve(
     if fmt == "json":
         emit_json(_json(found, packed, explain))
         return
-    click.echo(EMPTY_STORE if empty else marshalling.marshal(packed, full))
+    if empty:
+        click.echo(EMPTY_STORE)
+    else:
+        if query.strip() and found.ranked and not any(r.matched for r in found.ranked):
+            click.echo(NOTHING_MATCHES)
+        click.echo(marshalling.marshal(packed, full))
     if explain:
         click.echo(
             "\n".join(
@@ -223,6 +229,7 @@ def render(
             tags=tags,
             min_confidence=_floor(min_confidence),
             template=template,
+            now=datetime.now(UTC),
         )
         _report(chitin, made.found)
     text = made.text

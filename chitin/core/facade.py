@@ -27,6 +27,7 @@ from chitin.model.insight import (
     check_provenance,
     format_timestamp,
     parse_tags,
+    well_formed,
 )
 from chitin.model.terms import stemmed_tokens, tokens
 from chitin.providers import DEFAULT_PROVIDER, ProviderError
@@ -312,9 +313,13 @@ class Chitin:
         types: str | None = None,
         tags: str | None = None,
         min_confidence: float | None = None,
+        decay_at: datetime | None = None,
+        record: bool = True,
     ) -> Retrieval:
-        """The insights that matter for ``query``, best first. Never commits; the
-        retrieval time of each result is noted in .chitin/."""
+        """The insights that matter for ``query``, best first. Never commits; with
+        ``record``, the retrieval time (``now``) of each result is noted in .chitin/.
+        Decay is measured at ``decay_at`` (render: the commit's time), else at ``now``."""
+        query = well_formed(query)
         filters = _filters(types, tags, min_confidence)
         config = self.store.config() if not self.missing else {}  # read and parsed once
         settings = self.settings(config)
@@ -330,7 +335,7 @@ class Chitin:
         found = engine.retrieve(
             self.cache,
             query,
-            now=now,
+            now=decay_at or now,
             settings=settings,
             max_results=max_results,
             filters=filters,
@@ -338,8 +343,10 @@ class Chitin:
         )
         if failure:
             found = found._replace(degraded=failure)
-        stamp = format_timestamp(now)
-        self.usage_recorded = usage.record(self.root, (r.insight.id for r in found.ranked), stamp)
+        if record:
+            stamp = format_timestamp(now)
+            ids = (r.insight.id for r in found.ranked)
+            self.usage_recorded = usage.record(self.root, ids, stamp)
         return found
 
     def _semantic(self, picked: semantic.Choice) -> semantic.Semantic:

@@ -7,9 +7,11 @@ exactly what ``render`` writes.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from chitin.core.facade import Chitin
+from chitin.model.insight import well_formed
 from chitin.render import budget as marshalling
 from chitin.render import personality as templates
 from chitin.retrieval.engine import Retrieval
@@ -35,13 +37,25 @@ def render_personality(
     tags: str | None = None,
     min_confidence: float | None = None,
     template: Path | None = None,
+    now: datetime | None = None,
 ) -> Personality:
     """The file for ``query``. It is a function of the store's commit, the query and
     the budget: decay is measured at the commit's time, so the same three always give
-    the same text, which can then be committed, diffed and cached."""
+    the same text, which can then be committed, diffed and cached.
+
+    ``now`` is when a session asks for it: the insights' retrieval times are noted as
+    then. Without it (another revision's file, for ``diff --render``) nothing is noted."""
+    query = well_formed(query)  # it is printed in the file's header too
     commit, when = chitin.snapshot_time()
     found = chitin.retrieve(
-        query, when, max_results=max_results, types=types, tags=tags, min_confidence=min_confidence
+        query,
+        now or when,
+        max_results=max_results,
+        types=types,
+        tags=tags,
+        min_confidence=min_confidence,
+        decay_at=when,
+        record=now is not None,
     )
     packed = marshalling.pack([ranked.insight for ranked in found.ranked], budget)
     values = {

@@ -304,3 +304,15 @@ def text_hash(text: str) -> str:
     import hashlib
 
     return hashlib.blake2b(text.encode("utf-8"), digest_size=12).hexdigest()
+
+
+def well_formed(text: str) -> str:
+    """``text`` with each lone surrogate (a byte that was not UTF-8, as Python decodes a
+    command line or a file name) replaced by U+FFFD, so that SQLite and the tokenizer
+    can take it: a query is matched as well as it can be, never refused."""
+    if _SURROGATE.search(text) is None:
+        return text
+    return _SURROGATE.sub("\ufffd", text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")

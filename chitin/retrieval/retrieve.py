@@ -49,7 +49,7 @@ def rank(
     ranked = [
         Ranked(insight, score(insight, raw / top, category, now, settings), True)
         for raw, insight in matches
-        if keep(insight)
+        if raw > 0 and keep(insight)  # a relevance of 0 matches nothing (and top > 0)
     ]
     ranked.sort(key=_order)
     ranked = ranked[:max_results]
