@@ -105,7 +105,7 @@ def test_budget_filters_and_explain(run: Run, seeded: Any, store: Path) -> None:
     assert explained["matched"] is True
     human = run("retrieve", "--query", "git bisect", "--explain").stdout
     assert "Scores (the query reads as coding):" in human and "relevance 1.000" in human
-    assert "no text match; fills the result" in human
+    assert "0 (no match; fills the result" in human
 
 
 def test_markdown_is_compact_and_full_adds_details(run: Run, add: Any) -> None:

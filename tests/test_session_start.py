@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -92,3 +93,35 @@ def test_a_query_that_matches_says_nothing_about_the_fill(run: Run) -> None:
     assert found["insights"][0]["matched"] and not found["insights"][-1]["matched"]
     human = run("retrieve", "--query", "reproduce the bug before fixing it").stdout
     assert NOTHING_MATCHES not in human and human.startswith("### ")
+
+
+def test_explain_shows_decay_as_the_half_life_says(run: Run, tmp_path: Path) -> None:
+    """Two insights alike but for provenance and age: the 60-day-old social one (half-life
+    30 days) scores a quarter of the fresh directive."""
+    from datetime import UTC, datetime, timedelta
+
+    def stamp(days: int) -> str:
+        return (datetime.now(UTC) - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    items = [
+        {"id": f"profile-{name}", "type": "skill", "confidence": 0.8, "provenance": name,
+         "claim": f"Profile the slow endpoint before optimizing it ({name})",
+         "createdAt": stamp(days), "updatedAt": stamp(days)}
+        for name, days in (("directive", 0), ("social", 60))
+    ]  # fmt: skip
+    source = tmp_path / "two.json"
+    source.write_text(json.dumps(items))
+    run("import", str(source))
+    found = {i["id"]: i for i in retrieve_json(run, "profile the slow endpoint", "--explain")[
+        "insights"]}  # fmt: skip
+    social, directive = found["profile-social"], found["profile-directive"]
+    assert social["basis"]["halfLifeDays"] == 30 and directive["basis"]["halfLifeDays"] is None
+    assert social["factors"]["decay"] == pytest.approx(0.25, abs=1e-3)
+
+    def strength(item: dict[str, Any]) -> float:  # the score apart from relevance
+        return float(item["score"] / item["factors"]["relevance"])
+
+    assert strength(social) == pytest.approx(strength(directive) / 4, rel=1e-3)
+    human = run("retrieve", "--query", "profile the slow endpoint", "--explain").stdout
+    assert "decay 0.250 = 0.5^(60.0 d / 30 d)" in human
+    assert "decay 1 (directive: never decays)" in human

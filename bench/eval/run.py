@@ -2,6 +2,7 @@
 
     python bench/eval/run.py            # recall@5 and nDCG@10, overall and per kind
     python bench/eval/run.py --shapes   # compare scoring shapes (the evidence for the default)
+    python bench/eval/run.py --text     # the same by text alone (no model)
     python bench/eval/run.py --misses   # list the queries whose targets are not in the top 5
 
 The set holds insights (with ages in days instead of timestamps) and queries, each with
@@ -30,26 +31,38 @@ from typing import Any, NamedTuple
 import yaml
 
 from chitin.core import Chitin
-from chitin.model.insight import Insight, format_timestamp
-from chitin.retrieval.scoring import DEFAULT_SHAPE, ORIGINAL_SHAPE, Shape
+from chitin.model.insight import PROVENANCES, Insight, format_timestamp
+from chitin.retrieval.scoring import DEFAULT_SHAPE, ORIGINAL_SHAPE, RELEVANCE_HALVING, Shape
 from chitin.store.markdown import serialize
 
 DATASET = Path(__file__).resolve().parent / "dataset.yaml"
 NOW = datetime(2026, 11, 29, 12, 0, 0, tzinfo=UTC)
 KINDS = ("plain", "person", "trigger", "paraphrase")
-RELEVANCE_ONLY = Shape(0.0, 0.0, 0.0, 0.0)
-SHAPES: dict[str, Shape] = {
-    "relevance only": RELEVANCE_ONLY,
-    "original (undamped)": ORIGINAL_SHAPE,
-    "default": DEFAULT_SHAPE,
-    "all at a half": Shape(0.5, 0.5, 0.5, 0.5),
-    "all at a quarter": Shape(0.25, 0.25, 0.25, 0.25),
-    "no decay": Shape(
-        DEFAULT_SHAPE.confidence, DEFAULT_SHAPE.reinforcement, DEFAULT_SHAPE.type_boost, 0.0
-    ),
-    "no type boost": Shape(
-        DEFAULT_SHAPE.confidence, DEFAULT_SHAPE.reinforcement, 0.0, DEFAULT_SHAPE.decay
-    ),
+NO_DECAY = {"half_lives": dict.fromkeys(PROVENANCES)}  # chitin.yaml: nothing decays
+
+
+class Variant(NamedTuple):
+    """A way of scoring to compare: a shape, and chitin.yaml settings while it runs."""
+
+    shape: Shape
+    config: dict[str, Any] | None = None
+
+
+PLAIN_RATIO = DEFAULT_SHAPE._replace(relevance_halving=None)
+SHAPES: dict[str, Variant] = {
+    "relevance only": Variant(Shape(0.0, 0.0, 0.0, RELEVANCE_HALVING), NO_DECAY),
+    "original (undamped)": Variant(ORIGINAL_SHAPE),
+    "default": Variant(DEFAULT_SHAPE),
+    "all at a half": Variant(Shape(0.5, 0.5, 0.5, RELEVANCE_HALVING)),
+    "all at a quarter": Variant(Shape(0.25, 0.25, 0.25, RELEVANCE_HALVING)),
+    "no decay": Variant(DEFAULT_SHAPE, NO_DECAY),
+    "no type boost": Variant(DEFAULT_SHAPE._replace(type_boost=0.0)),
+    "plain relevance ratio": Variant(PLAIN_RATIO),
+    "plain ratio, no decay": Variant(PLAIN_RATIO, NO_DECAY),
+    **{
+        f"relevance halving {h}": Variant(DEFAULT_SHAPE._replace(relevance_halving=h))
+        for h in (0.1, 0.05, 0.023)
+    },
 }
 
 
@@ -99,13 +112,20 @@ def build_store(insights: Iterable[Insight], root: Path) -> None:
 
 
 def rankings(
-    root: Path, queries: list[Query], shape: Shape, k: int = 10, mode: str = "text"
+    root: Path,
+    queries: list[Query],
+    shape: Shape,
+    k: int = 10,
+    mode: str = "blend",
+    config: dict[str, Any] | None = None,
 ) -> list[list[str]]:
-    """Each query's top ``k`` ids. ``mode``: "text", or "rrf" / "blend" (hybrid)."""
+    """Each query's top ``k`` ids. ``mode``: "text", or "blend" / "rrf" (hybrid, with
+    the local model); ``config``: more chitin.yaml settings while it runs."""
     shutil.rmtree(root / ".chitin" / "cache.sqlite3", ignore_errors=True)  # shaped strengths
     provider = "none" if mode == "text" else "local"
-    (root / "chitin.yaml").write_text(f"embedding: {{provider: {provider}}}\n")
-    chitin = Chitin(root, shape=shape, fusion="rrf" if mode == "text" else mode)
+    settings = {"embedding": {"provider": provider}, **(config or {})}
+    (root / "chitin.yaml").write_text(yaml.safe_dump(settings))
+    chitin = Chitin(root, shape=shape, fusion="blend" if mode == "text" else mode)
     try:
         return [
             [r.insight.id for r in chitin.retrieve(q.text, NOW, max_results=k).ranked]
@@ -172,23 +192,26 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="compare text-only with hybrid retrieval (rrf and blend fusion)",
     )
+    parser.add_argument(
+        "--text", action="store_true", help="rank by text alone (default: hybrid, blend)"
+    )
     args = parser.parse_args(argv)
     insights, queries = load()
-    runs = {
-        name: (shape, "text")
-        for name, shape in (SHAPES if args.shapes else {"default": DEFAULT_SHAPE}).items()
-    }
+    mode = "text" if args.text else "blend"
+    variants = SHAPES if args.shapes else {"default": Variant(DEFAULT_SHAPE)}
+    runs = {name: (variant, mode) for name, variant in variants.items()}
     if args.hybrid:
         runs = {
-            "text only": (DEFAULT_SHAPE, "text"),
-            "hybrid, rrf": (DEFAULT_SHAPE, "rrf"),
-            "hybrid, blend": (DEFAULT_SHAPE, "blend"),
+            "text only": (Variant(DEFAULT_SHAPE), "text"),
+            "hybrid, rrf": (Variant(DEFAULT_SHAPE), "rrf"),
+            "hybrid, blend": (Variant(DEFAULT_SHAPE), "blend"),
         }
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         build_store(insights, root)
         results = {
-            name: rankings(root, queries, shape, mode=mode) for name, (shape, mode) in runs.items()
+            name: rankings(root, queries, v.shape, mode=mode, config=v.config)
+            for name, (v, mode) in runs.items()
         }
     print(
         f"{len(insights)} insights, {len(queries)} queries "

@@ -156,11 +156,8 @@ def _json(found: Retrieval, packed: marshalling.Packed, explain: bool) -> dict[s
         }
         if explain:
             item["matched"] = ranked.matched
-            item["factors"] = {
-                name: round(value, 6)
-                for name, value in ranked.factors._asdict().items()
-                if name != "score"
-            }
+            item["factors"] = {name: round(getattr(ranked.factors, name), 6) for name in FACTORS}
+            item["basis"] = _basis(ranked)
         insights.append(item)
     return {
         "category": found.category,
@@ -172,16 +169,36 @@ def _json(found: Retrieval, packed: marshalling.Packed, explain: bool) -> dict[s
     }
 
 
+FACTORS = ("relevance", "confidence", "reinforcement", "type_boost", "decay")
+
+
+def _basis(ranked: Ranked) -> dict[str, Any]:
+    """What relevance and decay are made of: the match relative to the best, and the
+    age against the provenance's half-life (None: it never decays)."""
+    f = ranked.factors
+    half_life = f.half_life
+    return {
+        "match": round(f.match, 6),
+        "ageDays": round(f.age_days, 3),
+        "halfLifeDays": half_life,
+    }
+
+
 def _explanation(number: int, ranked: Ranked) -> str:
     f = ranked.factors
+    if f.half_life:
+        decay = f"decay {f.decay:.3f} = 0.5^({f.age_days:.1f} d / {f.half_life:g} d)"
+    else:
+        decay = f"decay 1 ({ranked.insight.provenance or 'no provenance'}: never decays)"
     product = (
         f"confidence {f.confidence:.3f} × reinforcement {f.reinforcement:.3f} × "
-        f"type boost {f.type_boost:.3f} × decay {f.decay:.3f}"
+        f"type boost {f.type_boost:.3f} × {decay}"
     )
     if ranked.matched:
-        head = f"{ranked.score:.3f} = relevance {f.relevance:.3f} × {product}"
+        relevance = f"relevance {f.relevance:.3f} (match {f.match:.3f} of the best)"
+        head = f"{ranked.score:.3g} = {relevance} × {product}"
     else:
-        head = f"0 (no text match; fills the result with strength {f.score:.3f} = {product})"
+        head = f"0 (no match; fills the result with strength {f.score:.3g} = {product})"
     return f"  {number:>2}. {head}\n      [{ranked.insight.type}] {ranked.insight.id}"
 
 

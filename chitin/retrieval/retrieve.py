@@ -84,7 +84,7 @@ def _fill(
         if not keep(insight):
             continue
         factors = strength(insight, category, now, settings)
-        entry = Ranked(insight, factors._replace(relevance=0.0), False)
+        entry = Ranked(insight, factors._replace(relevance=0.0, match=0.0), False)
         position = bisect.bisect(keys, _order(entry))
         keys.insert(position, _order(entry))
         best.insert(position, entry)

@@ -2,22 +2,23 @@
 
     score = relevance × confidence × log2(reinforcements + 2) × type_boost × decay
 
-Relevance is the BM25 score of the query's full-text match, divided by the best
-match's. Every factor of the original is kept, but each one other than relevance is
-damped towards 1 (``Shape``). Undamped, the factors span two orders of magnitude
-and overrule the query. On our evaluation set (bench/eval, 60 queries), nDCG@10 is:
-- 0.536 for the original shape;
-- 0.606 for relevance alone;
-- 0.603 with every factor at a quarter, and 0.588 at a half;
-- 0.608 for the default, which also has the best recall@5 (0.622).
+**Decay** is exactly what the half-lives say: ``0.5 ^ (age_days / half_life)``, by
+provenance (the original's §3.3 table, or chitin.yaml's ``half_lives``), with the age
+measured from the last reinforcement (or creation), read as UTC, and never above 1
+for a future timestamp. It is not damped: a 30-day-old social insight scores half of
+an identical fresh one, so what others told the agent fades unless it is confirmed.
 
-A grid over the four weights peaks at 0.619, with small confidence and type weights
-and no reinforcement or decay. The default keeps all four factors, small, so that they
-re-rank among relevant insights without overruling them.
-``bench/eval/run.py --shapes`` prints the comparison.
+**Relevance** is how well an insight matches the query, relative to the best match
+(``match``, 0..1: BM25, or BM25 blended with meaning; see engine.py), sharpened so
+that age re-ranks among comparably relevant insights instead of overruling the query:
+``relevance = 0.5 ^ ((1 − match) / RELEVANCE_HALVING)``. Every 0.035 of match below
+the best halves the score, as every half-life of age does. With the plain ratio, an
+undamped decay overruled the query: bench/eval's nDCG@10 fell from 0.782 to 0.630.
+Sharpened, it is 0.770 (``bench/eval/run.py --shapes``).
 
-Decay follows the provenance half-lives of the original (§3.3), measured from the last
-reinforcement (or creation), read as UTC, and never above 1 for a future timestamp.
+**Confidence, reinforcement and type boost** are damped towards 1 (``Shape``), so
+each moves a score by a bounded amount: undamped, these three span an order of
+magnitude and strong but irrelevant insights displace relevant ones.
 """
 
 from __future__ import annotations
@@ -55,24 +56,31 @@ SECONDS_PER_DAY = 86_400.0
 
 
 class Shape(NamedTuple):
-    """How much of each factor's distance from 1 is kept: ``f' = 1 + w·(f − 1)``.
+    """How the factors other than decay are shaped.
 
-    1 is the original factor, 0 switches it off. Unlike a power, this bounds what a
-    factor can do: with w = 0.25, confidence and decay move a score by at most 25%,
-    however old an insight is.
+    ``confidence``, ``reinforcement`` and ``type_boost`` keep that much of their
+    factor's distance from 1: ``f' = 1 + w·(f − 1)``. 1 is the original factor, 0
+    switches it off. Unlike a power, this bounds what a factor can do: with w = 0.25,
+    confidence moves a score by at most 25%.
+
+    ``relevance_halving`` is how far below the best match halves a score (module
+    docstring); None is the original's plain ratio. Decay is never shaped.
     """
 
     confidence: float = 1.0
     reinforcement: float = 1.0
     type_boost: float = 1.0
-    decay: float = 1.0
+    relevance_halving: float | None = None
 
 
 ORIGINAL_SHAPE = Shape()
-# Chosen on bench/eval (see the module docstring): relevance leads, the rest re-rank.
-# Confidence moves a score by at most 25%, decay by at most 10%; a type boost of 1.8
-# becomes 1.2; each doubling of log2(reinforcements + 2) adds 10%.
-DEFAULT_SHAPE = Shape(confidence=0.25, reinforcement=0.1, type_boost=0.25, decay=0.1)
+# Chosen on bench/eval: confidence moves a score by at most 25%; a type boost of 1.8
+# becomes 1.2; each doubling of log2(reinforcements + 2) adds 10%; 0.035 of match
+# halves a score (nDCG@10 plateaus there: 0.756 at 0.05, 0.770 at 0.035, 0.766 at 0.023).
+RELEVANCE_HALVING = 0.035
+DEFAULT_SHAPE = Shape(
+    confidence=0.25, reinforcement=0.1, type_boost=0.25, relevance_halving=RELEVANCE_HALVING
+)
 
 
 @dataclass(frozen=True)
@@ -105,7 +113,8 @@ class Settings:
 
 
 class Factors(NamedTuple):
-    """One insight's score and the factors it is the product of."""
+    """One insight's score and the factors it is the product of, with what two of them
+    are made from: ``match`` for relevance, ``age_days`` and ``half_life`` for decay."""
 
     score: float
     relevance: float
@@ -113,15 +122,36 @@ class Factors(NamedTuple):
     reinforcement: float
     type_boost: float
     decay: float
+    match: float = 1.0
+    age_days: float = 0.0
+    half_life: float | None = None
+
+
+def age_in_days(insight: Insight, now: datetime) -> float:
+    """Days since the last reinforcement (or creation); 0 for a time in the future."""
+    since = parse_timestamp("last_reinforced", insight.last_reinforced or insight.created)
+    return max(0.0, (now - since).total_seconds() / SECONDS_PER_DAY)
+
+
+def half_life_of(insight: Insight, half_lives: Mapping[str, float | None]) -> float | None:
+    """Its provenance's half-life in days; None (never decays) without a provenance."""
+    return half_lives.get(insight.provenance) if insight.provenance else None
 
 
 def decay_factor(insight: Insight, now: datetime, half_lives: Mapping[str, float | None]) -> float:
-    half_life = half_lives.get(insight.provenance) if insight.provenance else None
-    if not half_life:
-        return 1.0
-    since = parse_timestamp("last_reinforced", insight.last_reinforced or insight.created)
-    age_days = max(0.0, (now - since).total_seconds() / SECONDS_PER_DAY)
-    return float(0.5 ** (age_days / half_life))
+    """``0.5 ^ (age_days / half_life)``, undamped; 1 for what never decays."""
+    return _halved(age_in_days(insight, now), half_life_of(insight, half_lives))
+
+
+def _halved(distance: float, half: float | None) -> float:
+    return float(0.5 ** (distance / half)) if half else 1.0
+
+
+def relevance_factor(match: float, halving: float | None) -> float:
+    """A match relative to the best (0..1), sharpened: 1 for the best, halved for each
+    ``halving`` below it (the plain ratio for None)."""
+    match = min(1.0, max(0.0, match))
+    return match if halving is None else _halved(1.0 - match, halving)
 
 
 def strength(insight: Insight, category: str, now: datetime, settings: Settings) -> Factors:
@@ -130,17 +160,29 @@ def strength(insight: Insight, category: str, now: datetime, settings: Settings)
     confidence = _damped(insight.confidence, shape.confidence)
     reinforcement = _damped(math.log2(insight.reinforcements + 2), shape.reinforcement)
     boost = shaped_boost(category, insight.type, settings)
-    decay = _damped(decay_factor(insight, now, settings.half_lives), shape.decay)
+    half_life = half_life_of(insight, settings.half_lives)
+    age = age_in_days(insight, now)
+    decay = _halved(age, half_life)
     return Factors(
-        confidence * reinforcement * boost * decay, 1.0, confidence, reinforcement, boost, decay
+        confidence * reinforcement * boost * decay,
+        1.0,
+        confidence,
+        reinforcement,
+        boost,
+        decay,
+        1.0,
+        age,
+        half_life,
     )
 
 
 def score(
-    insight: Insight, relevance: float, category: str, now: datetime, settings: Settings
+    insight: Insight, match: float, category: str, now: datetime, settings: Settings
 ) -> Factors:
+    """The factors for an insight that matches the query ``match`` as well as the best."""
     base = strength(insight, category, now, settings)
-    return base._replace(score=relevance * base.score, relevance=relevance)
+    relevance = relevance_factor(match, settings.shape.relevance_halving)
+    return base._replace(score=relevance * base.score, relevance=relevance, match=match)
 
 
 # ------------------------------------------------------------------ configuration
