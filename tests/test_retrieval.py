@@ -240,10 +240,14 @@ def test_tokens_are_estimated_like_the_original() -> None:
     assert [estimate_tokens(t) for t in ("", "abcd", "abcde", "🦞")] == [0, 1, 2, 1]
 
 
-def test_insights_are_chosen_in_rank_order_and_printed_grouped_by_type() -> None:
+def test_insights_are_chosen_in_rank_order_and_printed_grouped_by_type_best_first() -> None:
     ranked = lines_of(("Use tests", "skill"), ("Be kind", "personality"), ("Use git", "skill"))
     text = marshal(pack(ranked, 1000))
-    assert text == "### Personality\n- Be kind\n\n### Skill\n- Use tests\n- Use git"
+    assert text == "### Skill\n- Use tests\n- Use git\n\n### Personality\n- Be kind"
+    kind_first = lines_of(
+        ("Be kind", "personality"), ("Use tests", "skill"), ("Be calm", "personality")
+    )
+    assert marshal(pack(kind_first, 1000)).startswith("### Personality\n- Be kind\n- Be calm\n")
 
 
 def test_the_budget_is_never_exceeded_and_omissions_are_counted() -> None:

@@ -110,7 +110,11 @@ def retrieve(
     fmt: str,
     explain: bool,
 ) -> None:
-    """Print the insights that matter for QUERY, best first, within a token budget.
+    """Print the insights that matter for QUERY, within a token budget.
+
+    They come grouped by type, best first: the group holding the best insight leads,
+    and each group lists its insights best first. When nothing matches the query, a
+    first line says so and the strongest insights fill the result.
 
     \b
     chitin retrieve --query "fix the flaky login test"

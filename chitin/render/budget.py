@@ -5,7 +5,8 @@ The original's marshalling (reference §3.5), with its defects fixed:
 - a section header is printed only with at least one line under it;
 - insights are chosen in rank order, so the budget goes to the most relevant ones
   (the original filled sections in a fixed type order, and personality insights could
-  crowd out the skills a coding task needed). They are printed grouped by type;
+  crowd out the skills a coding task needed). They are printed grouped by type, best
+  first: the group of the best insight leads, and each group lists its own best first;
 - when insights are left out for the budget, one short line says how many.
 """
 
@@ -15,17 +16,9 @@ import math
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from chitin.model.insight import Insight
+from chitin.model.insight import TYPES, Insight
 
-GROUP_ORDER: tuple[str, ...] = (
-    "personality",
-    "relational",
-    "behavioral",
-    "principle",
-    "skill",
-    "trigger",
-)
-LABELS = {kind: kind.capitalize() for kind in GROUP_ORDER}
+LABELS = {kind: kind.capitalize() for kind in TYPES}
 
 
 class Packed(NamedTuple):
@@ -99,12 +92,15 @@ def _greedy(ranked: Sequence[Insight], budget: int, full: bool) -> list[Insight]
 
 
 def marshal(packed: Packed, full: bool = False) -> str:
-    """The chosen insights grouped by type (fixed order), rank order inside a group."""
-    blocks = []
-    for kind in GROUP_ORDER:
-        members = [i for i in packed.chosen if i.type == kind]
-        if members:
-            blocks.append("\n".join([f"### {LABELS[kind]}", *(line(i, full) for i in members)]))
+    """The chosen insights grouped by type, best first: groups in the order of their best
+    insight, and rank order inside each group."""
+    groups: dict[str, list[Insight]] = {}
+    for insight in packed.chosen:
+        groups.setdefault(insight.type, []).append(insight)
+    blocks = [
+        "\n".join([f"### {LABELS.get(kind, kind)}", *(line(i, full) for i in members)])
+        for kind, members in groups.items()
+    ]
     if packed.note:
         blocks.append(omission_note(packed.omitted))
     return "\n\n".join(blocks)
