@@ -40,6 +40,9 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     for name in ("CHITIN_STORE", "CHITIN_AGENT", *_GIT_IDENTITY_VARS):
         monkeypatch.delenv(name, raising=False)
+    # No test leaves a detached embedding running behind it; the tests of the
+    # background embedding turn it on for themselves.
+    monkeypatch.setenv("CHITIN_BACKGROUND_EMBED", "off")
 
 
 @pytest.fixture

@@ -125,3 +125,289 @@ def test_explain_shows_decay_as_the_half_life_says(run: Run, tmp_path: Path) -> 
     human = run("retrieve", "--query", "profile the slow endpoint", "--explain").stdout
     assert "decay 0.250 = 0.5^(60.0 d / 30 d)" in human
     assert "decay 1 (directive: never decays)" in human
+
+
+# ------------------------------------------------------------------ damaged derived files
+
+# Every file chitin keeps under .chitin/, and the rebuildable state it holds. "-wal"
+# and "-shm" exist while SQLite has a database open; a crash can leave them behind.
+DERIVED_FILES = [
+    "cache.sqlite3",
+    "cache.sqlite3-wal",
+    "cache.sqlite3-shm",
+    "usage.sqlite3",
+    "usage.sqlite3-wal",
+    "vectors/index.sqlite3",
+    "vectors/index.sqlite3-journal",
+    "vectors/matrix.f32",
+    "vectors/model.verified",
+    "reflections.json",
+    "lock",
+    ".gitignore",
+]
+DAMAGE = ("truncated", "random bytes", "a folder")
+
+
+@pytest.fixture(scope="module")
+def populated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A seeded store whose .chitin/ holds every kind of derived file."""
+
+    from click.testing import CliRunner
+
+    from chitin.cli import cli
+
+    root = tmp_path_factory.mktemp("populated") / "store"
+    steps = [
+        ["init", "--seed"],
+        ["retrieve", "--query", "fix the failing test before the release"],
+        ["reflect", "--queue", "--session-key", "agent:main:main", "--reason", "new"],
+    ]
+    for step in steps:
+        result = CliRunner().invoke(cli, ["--store", str(root), *step])
+        assert result.exit_code == 0, result.output
+    return root
+
+
+def damage(path: Path, how: str) -> None:
+    import os
+    import shutil
+
+    if path.is_dir():
+        shutil.rmtree(path)
+    content = path.read_bytes() if path.exists() else b"SQLite format 3\x00" + b"\x01" * 200
+    path.unlink(missing_ok=True)
+    if how == "truncated":
+        path.write_bytes(content[: len(content) // 3])
+    elif how == "random bytes":
+        path.write_bytes(os.urandom(max(len(content), 64)))
+    else:
+        path.mkdir()
+        (path / "inside").write_text("not chitin's")
+
+
+@pytest.mark.parametrize("how", DAMAGE)
+@pytest.mark.parametrize("name", DERIVED_FILES)
+def test_a_damaged_derived_file_is_never_fatal(
+    run: Run, store: Path, populated: Path, name: str, how: str
+) -> None:
+    import shutil
+
+    shutil.copytree(populated, store)
+    expected = retrieve_json(run, "fix the failing test before the release")["insights"]
+    damage(store / ".chitin" / name, how)
+    for command in (["retrieve", "--format", "json"], ["render"]):
+        result = run(command[0], "--query", "fix the failing test before the release", *command[1:])
+        warnings = [line for line in result.stderr.splitlines() if line]
+        assert len(warnings) <= 1, result.stderr
+        assert all(name.split("/")[-1].split("-")[0] in line for line in warnings), warnings
+    after = retrieve_json(run, "fix the failing test before the release")["insights"]
+    assert [i["id"] for i in after] == [i["id"] for i in expected]
+    assert [i["score"] for i in after] == pytest.approx([i["score"] for i in expected], abs=1e-4)
+    again = run("retrieve", "--query", "fix the failing test before the release")
+    assert again.stderr == ""  # rebuilt, or set aside: the warning is said once
+    run(
+        "contribute", "--type", "skill", "--claim", "Check the derived files", "--confidence", "0.6"
+    )
+    run("reflect")
+
+
+# ------------------------------------------------------------------ vectors without a command
+
+
+def test_the_packaged_seed_vectors_are_the_models_own(run: Run, store: Path) -> None:
+    """init --seed leaves the starter insights' vectors behind without loading the model;
+    they must be what the model makes of today's starter texts (scripts/seed_vectors.py)."""
+    import numpy as np
+
+    from chitin.core.background import packaged_vectors
+    from chitin.retrieval.semantic import NO_PROVIDER
+
+    assert NO_PROVIDER != "local"
+    run("init", "--seed")
+    status = json.loads(run("embed-status", "--format", "json").stdout)
+    assert status["embedded"] == status["total"] == SEEDED, "run scripts/seed_vectors.py"
+    from chitin.core import Chitin
+
+    chitin = Chitin(store)
+    try:
+        meaning = chitin._semantic(chitin_choice())
+        fresh = meaning.vectors.fresh()
+        rows = {(i, h) for i, h in fresh.items()}
+        assert rows == set(packaged_vectors()), "run scripts/seed_vectors.py"
+        insights = chitin.cache.by_ids(fresh)
+        from chitin.model.insight import embedding_text
+
+        ids = sorted(fresh)
+        made = meaning.provider.embed([embedding_text(insights[i]) for i in ids])
+        shipped = np.vstack([np.frombuffer(packaged_vectors()[(i, fresh[i])], "<f4") for i in ids])
+        assert np.all(np.sum(made * shipped, axis=1) > 0.9999)
+    finally:
+        chitin.close()
+
+
+def chitin_choice() -> Any:
+    from chitin.retrieval.semantic import Choice
+
+    return Choice("local", None)
+
+
+def export_of(count: int) -> list[dict[str, Any]]:
+    """``count`` distinct insights in the interchange shape, as an import would bring."""
+    topics = ["deploys", "reviews", "tests", "migrations", "incidents", "pairing", "docs"]
+    verbs = ["check", "announce", "split", "measure", "document", "rehearse", "automate"]
+    return [
+        {
+            "type": ("skill", "behavioral", "principle")[n % 3],
+            "claim": f"{verbs[n % 7].capitalize()} the {topics[(n // 7) % 7]} step {n} "
+            f"before the team relies on it",
+            "confidence": 0.5 + (n % 5) / 10,
+            "tags": [topics[n % 7]],
+        }
+        for n in range(count)
+    ]
+
+
+def wait_for_background() -> None:
+    """Until every background embedding this process started has ended."""
+    import os
+
+    from chitin.core import background
+
+    for pid in list(background._spawned):
+        os.waitpid(pid, 0)
+        background._spawned.discard(pid)
+
+
+def test_an_imported_store_is_searched_by_meaning_after_one_session(
+    run: Run, store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """1,000 imported insights: the first session is answered by text at once and starts
+    the background embedding; once it is done, the next session is hybrid."""
+    monkeypatch.setenv("CHITIN_BACKGROUND_EMBED", "on")
+    source = tmp_path / "export.json"
+    source.write_text(json.dumps(export_of(1000)))
+    imported = json.loads(run("import", str(source), "--format", "json").stdout)
+    assert imported["imported"] == 1000 and imported["vectors"]["background"] == "started"
+    first = retrieve_json(run, "rehearse the incidents step before relying on it")
+    assert first["degraded"].startswith("semantic search is being prepared: ")
+    assert "in the background" in first["degraded"] and first["insights"]
+    wait_for_background()
+    assert json.loads(run("embed-status", "--format", "json").stdout)["embedded"] == 1000
+    later = retrieve_json(run, "practise the outage drill first", "--explain")
+    assert later["degraded"] is None
+    assert any(item["matched"] and item["basis"]["match"] > 0 for item in later["insights"])
+    from chitin.core.background import read_status
+
+    assert read_status(store)["state"] == "done" and read_status(store)["embedded"] == 1000
+
+
+def test_background_embedding_can_be_turned_off(
+    run: Run, store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CHITIN_BACKGROUND_EMBED", "on")
+    source = tmp_path / "export.json"
+    source.write_text(json.dumps(export_of(40)))
+    run("init")
+    (store / "chitin.yaml").write_text("embedding: {provider: local, background: false}\n")
+    human = run("import", str(source)).stdout
+    assert "background embedding is off: run `chitin embed`" in human
+    found = retrieve_json(run, "announce the deploys step")
+    assert found["degraded"] == (
+        "40 insight(s) have no vector yet and background embedding is off; "
+        "ranked by text alone (run `chitin embed`)"
+    )
+    assert not (store / ".chitin" / "vectors" / "background.json").exists()
+    assert found["insights"][0]["claim"].startswith("Announce the deploys step")
+
+
+def test_a_failed_background_embedding_is_said_and_not_retried_at_once(
+    run: Run, store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    from chitin.core.background import write_status
+
+    monkeypatch.setenv("CHITIN_BACKGROUND_EMBED", "on")
+    source = tmp_path / "export.json"
+    source.write_text(json.dumps(export_of(40)))
+    run("init")
+    (store / "chitin.yaml").write_text("embedding: {provider: local, background: false}\n")
+    run("import", str(source))
+    (store / "chitin.yaml").unlink()
+    write_status(store, "failed", finished=time.time(), error="the model file is missing")
+    found = retrieve_json(run, "announce the deploys step")
+    assert found["degraded"].startswith(
+        "the background embedding failed (the model file is missing); ranked by text alone"
+    )
+
+
+def test_one_background_embedding_at_a_time(run: Run, store: Path, tmp_path: Path) -> None:
+    import os
+
+    from chitin.core import background
+
+    source = tmp_path / "export.json"
+    source.write_text(json.dumps(export_of(300)))
+    run("import", str(source))  # background off (conftest): nothing embeds yet
+    for _ in range(3):
+        background.spawn(store, os.environ)
+    wait_for_background()
+    assert json.loads(run("embed-status", "--format", "json").stdout)["embedded"] == 300
+    log = (background.folder(store) / background.LOG_FILE).read_text()
+    assert log.count("embedded 300") == 1, log
+    assert log.count("another background embedding is running") + log.count("embedded 0") == 2
+
+
+def named_vectors_are_their_insights_own(store: Path) -> int:
+    """Every vector the sidecar's index names for an insight's current text is the
+    model's embedding of that text: a kill never leaves a row named but unwritten, or
+    written for another insight. Returns how many rows were checked."""
+    import numpy as np
+
+    from chitin.core import Chitin
+    from chitin.model.insight import embedding_text
+
+    chitin = Chitin(store)
+    try:
+        meaning = chitin._semantic(chitin_choice())
+        current = chitin.cache.text_hashes()
+        named = sorted(i for i, h in meaning.vectors.fresh().items() if current.get(i) == h)
+        if not named:
+            return 0
+        insights = chitin.cache.by_ids(named)
+        made = meaning.provider.embed([embedding_text(insights[i]) for i in named])
+        row_of = dict(meaning.vectors.db.execute("SELECT id, row FROM rows"))
+        matrix = meaning.vectors._matrix()
+        assert matrix is not None
+        stored = np.vstack([matrix[row_of[i]] for i in named])
+        assert np.all(np.sum(made * stored, axis=1) > 0.999)
+        return len(named)
+    finally:
+        chitin.close()
+
+
+@pytest.mark.parametrize("signal_name", ["SIGKILL", "SIGINT"])
+def test_an_embedding_killed_at_any_point_leaves_the_sidecar_sound(
+    run: Run, store: Path, tmp_path: Path, signal_name: str
+) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    source = tmp_path / "export.json"
+    source.write_text(json.dumps(export_of(1000)))
+    run("import", str(source))
+    for delay in (0.2, 0.5, 0.8, 1.1, 1.4):  # loading, embedding, saving: anywhere
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "chitin", "--store", str(store), "embed"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        time.sleep(delay)
+        worker.send_signal(getattr(signal, signal_name))
+        worker.wait(timeout=60)
+    checked = named_vectors_are_their_insights_own(store)
+    assert 0 < checked < 1000, "the kills should land partway"
+    run("embed")
+    assert named_vectors_are_their_insights_own(store) == 1000

@@ -127,6 +127,8 @@ def rankings(
     (root / "chitin.yaml").write_text(yaml.safe_dump(settings))
     chitin = Chitin(root, shape=shape, fusion="blend" if mode == "text" else mode)
     try:
+        if mode != "text":
+            chitin.embed(None, None, False)  # more than a retrieve embeds by itself
         return [
             [r.insight.id for r in chitin.retrieve(q.text, NOW, max_results=k).ranked]
             for q in queries

@@ -72,9 +72,12 @@ class ChitinGroup(click.Group):
     ) -> Any:
         argv = list(sys.argv[1:] if args is None else args)
         try:
-            code = super().main(
-                argv, prog_name or "chitin", complete_var, standalone_mode=False, **extra
-            )
+            try:
+                code = super().main(
+                    argv, prog_name or "chitin", complete_var, standalone_mode=False, **extra
+                )
+            finally:
+                _say_notices()
         except click.UsageError as error:
             _fail(_usage_line(error), 2)
         except click.Abort:
@@ -99,6 +102,14 @@ class ChitinGroup(click.Group):
                 1,
             )
         sys.exit(code if isinstance(code, int) else 0)
+
+
+def _say_notices() -> None:
+    """What chitin repaired by itself during the command (chitin.notices), once each."""
+    from chitin.notices import take
+
+    for message in take():
+        click.echo(f"warning: {message}", err=True)
 
 
 def _usage_line(error: click.UsageError) -> str:

@@ -134,3 +134,65 @@ def format_option(function: F) -> F:
         show_default=True,
         help="Output for people, or JSON for programs.",
     )(function)
+
+
+class EmbedProgress:
+    """A progress bar on a terminal, a plain count otherwise (human output only)."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.bar: Any = None
+        self.last = 0
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        if sys.stderr.isatty():
+            if self.bar is None:
+                self.bar = click.progressbar(length=total, label="Embedding", file=sys.stderr)
+                self.bar.__enter__()
+            self.bar.update(done - self.bar.pos)
+        elif done == total or done - self.last >= 1000:
+            click.echo(f"embedded {done}/{total}", err=True)
+            self.last = done
+
+    def finish(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+
+
+def prepare_vectors(chitin: Chitin) -> dict[str, Any]:
+    """After a bulk write (import, migration, seeding), the vectors for semantic search:
+    made now with a progress bar on a terminal (or when they are few), else by the
+    background embedding. What became of them, for the JSON output."""
+    from chitin.core.background import prepare_vectors as prepare
+
+    progress = EmbedProgress(sys.stderr.isatty())
+    try:
+        done = prepare(chitin, os.environ, sys.stderr.isatty(), progress)
+    finally:
+        progress.finish()
+    return {
+        "embedded": done.embedded,
+        "background": done.background.state if done.background else None,
+        "error": done.error or (done.background.detail if done.background else None),
+    }
+
+
+def vectors_line(vectors: dict[str, Any]) -> str | None:
+    """The human line for ``prepare_vectors``'s outcome, if there is anything to say."""
+    background, error = vectors["background"], vectors["error"]
+    if background == "failed":
+        return f"  the background embedding failed ({error}); run `chitin embed`"
+    if error:
+        return f"  no vectors made ({error}); run `chitin embed`"
+    if background == "off":
+        return "  background embedding is off: run `chitin embed` for semantic search"
+    if background:
+        return (
+            "  vectors for semantic search are being made in the background "
+            "(`chitin embed-status` shows how far)"
+        )
+    if vectors["embedded"]:
+        return f"✓ Embedded {vectors['embedded']} insight(s) for semantic search"
+    return None

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import sys
-from typing import Any
-
 import click
 
-from chitin.cli.context import emit_json, format_option, opened
+from chitin.cli.context import EmbedProgress, emit_json, format_option, opened
 from chitin.providers import REGISTRY
 
 
@@ -19,19 +16,35 @@ from chitin.providers import REGISTRY
 )
 @click.option("--model", help="The provider's model (default: the provider's own).")
 @click.option("--force", is_flag=True, help="Embed every insight again.")
+@click.option(
+    "--background-worker",
+    "worker",
+    is_flag=True,
+    hidden=True,  # what a session start runs, detached (core/background.py)
+)
 @format_option
 @click.pass_context
 def embed(
-    ctx: click.Context, provider: str | None, model: str | None, force: bool, fmt: str
+    ctx: click.Context,
+    provider: str | None,
+    model: str | None,
+    force: bool,
+    worker: bool,
+    fmt: str,
 ) -> None:
     """Embed every insight that lacks a current vector (only those: a vector goes stale
     when its text, provider or model changes). A provider or model given here is
     recorded in chitin.yaml.
 
-    The default provider runs offline: no key, no download.
+    The default provider runs offline: no key, no download. A session start that finds
+    many insights without a vector (after an import, or in a fresh clone) runs this in
+    the background by itself; `embedding: {background: false}` in chitin.yaml stops it.
     """
+    if worker:
+        _background(ctx)
+        return
     with opened(ctx, reading=False) as chitin:
-        counter = _Counter(fmt == "human")
+        counter = EmbedProgress(fmt == "human")
         meaning, done = chitin.embed(provider, model, force, counter)
         counter.finish()
         total, fresh, _ = chitin.embed_status()
@@ -54,29 +67,13 @@ def embed(
         )
 
 
-class _Counter:
-    """A progress bar on a terminal, a plain count otherwise (human output only)."""
+def _background(ctx: click.Context) -> None:
+    """The detached run: nothing to say to anyone (its output goes to a log file)."""
+    from chitin.core.background import run_worker
 
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
-        self.bar: Any = None
-        self.last = 0
-
-    def __call__(self, done: int, total: int) -> None:
-        if not self.enabled:
-            return
-        if sys.stderr.isatty():
-            if self.bar is None:
-                self.bar = click.progressbar(length=total, label="Embedding", file=sys.stderr)
-                self.bar.__enter__()
-            self.bar.update(done - self.bar.pos)
-        elif done == total or done - self.last >= 1000:
-            click.echo(f"embedded {done}/{total}", err=True)
-            self.last = done
-
-    def finish(self) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(None, None, None)
+    with opened(ctx, reading=False) as chitin:
+        done = run_worker(chitin)
+    click.echo("another background embedding is running" if done is None else f"embedded {done}")
 
 
 @click.command("embed-status", short_help="How many insights have current vectors.")

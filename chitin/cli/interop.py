@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from chitin.cli.context import emit_json, format_option, now, opened
+from chitin.cli.context import emit_json, format_option, now, opened, prepare_vectors, vectors_line
 from chitin.errors import ChitinError
 
 if TYPE_CHECKING:
@@ -72,7 +72,8 @@ def import_insights(
       - a chitin 1.x database (insights.db, any schema version), migrated with every
         field, its ids and its history (kept in the commit message, shown by history);
       - '-' for JSON on standard input.
-    Embeddings are not copied: `chitin embed` makes them again.
+    Embeddings are not copied; they are made again right after the import: now, with
+    a progress bar, on a terminal, else by a background `chitin embed`.
     """
     from chitin.core import interop
     from chitin.store.legacy import is_database
@@ -94,10 +95,12 @@ def import_insights(
                 now=now(),
                 allow_secret=allow_secret,
             )
+        vectors = prepare_vectors(chitin) if result.insights else None
     if fmt == "json":
-        emit_json(_as_json(result))
+        emit_json({**_as_json(result), "vectors": vectors})
     else:
-        click.echo("\n".join(_summary(result)))
+        said = vectors_line(vectors) if vectors else None
+        click.echo("\n".join([*_summary(result), *([said] if said else [])]))
 
 
 def _read_json(source: str) -> Any:
@@ -143,7 +146,7 @@ def _summary(result: Imported) -> list[str]:
         lines.append(f"  … and {len(result.skipped) - MAX_SKIPPED_LINES} more skipped")
     if result.embeddings_left:
         lines.append(
-            f"  {result.embeddings_left} 1.x embedding(s) were not copied; "
-            "`chitin embed` makes them again"
+            f"  {result.embeddings_left} 1.x embedding(s) were not copied "
+            "(the local model makes them again)"
         )
     return lines

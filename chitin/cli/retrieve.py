@@ -77,11 +77,6 @@ def _report(chitin: Chitin, found: Retrieval) -> None:
     """Say on stderr how the retrieval fell short, if it did."""
     if found.degraded:
         note(f"chitin: {found.degraded}")
-    if found.unembedded:
-        note(
-            f"chitin: {found.unembedded} insight(s) have no current vector and were found "
-            "by text only; run `chitin embed`"
-        )
     if not chitin.usage_recorded:
         note("chitin: could not note retrieval times in .chitin/ (is it writable?)")
 

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import click
 
-from chitin.cli.context import Settings, emit_json, format_option, now, opened
+from chitin.cli.context import (
+    Settings,
+    emit_json,
+    format_option,
+    now,
+    opened,
+    prepare_vectors,
+    vectors_line,
+)
 
 
 @click.command(short_help="Create a store (idempotent).")
@@ -19,12 +27,14 @@ def init(ctx: click.Context, seed: bool, fmt: str) -> None:
     settings: Settings = ctx.find_root().obj
     with opened(ctx, reading=False) as chitin:
         commit, seeded = chitin.init(seed, now())
+        vectors = prepare_vectors(chitin) if seeded else None
     if fmt == "json":
         emit_json(
             {
                 "path": str(settings.store),
                 "created": commit is not None,
                 "seeded": [insight.id for insight in seeded],
+                "vectors": vectors,
             }
         )
         return
@@ -35,3 +45,6 @@ def init(ctx: click.Context, seed: bool, fmt: str) -> None:
             if seeded
             else "  Starter insights already present."
         )
+        said = vectors_line(vectors) if vectors else None
+        if said:
+            click.echo(said)

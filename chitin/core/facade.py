@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from chitin.core import background
 from chitin.errors import AmbiguousIdError, NotFoundError, StateError, StoreError
 from chitin.index import usage
 from chitin.index.cache import Cache, Filters, Problem, Progress
+from chitin.index.db import discard, is_damage
 from chitin.index.fulltext import COMMON_TERM_FLOOR, COMMON_TERM_SHARE
 from chitin.model import evidence, ops
 from chitin.model.ids import check_id, new_id
@@ -44,6 +46,7 @@ from chitin.store.repository import Store, load_file
 # words, or holding an opposing term), those sharing the most words first: it reports
 # a handful of duplicates and at most five conflicts, and the best are among these.
 CONFLICT_CANDIDATES = 200
+T = TypeVar("T")
 
 
 @dataclass
@@ -123,10 +126,33 @@ class Chitin:
     def cache(self) -> Cache:
         """The cache, in step with the files as of the first use in this command."""
         if self._cache is None:
-            git = self.store.git if self.store.git.is_repository() else None
-            self._cache = Cache(self.root, lambda i: base_strength(i, self.shape), git)
-            self._cache.sync(self.progress)
+            self._cache = self._repairing(self._synced_cache)
         return self._cache
+
+    def _synced_cache(self) -> Cache:
+        git = self.store.git if self.store.git.is_repository() else None
+        cache = Cache(self.root, lambda i: base_strength(i, self.shape), git)
+        try:
+            cache.sync(self.progress)
+        except BaseException:
+            cache.close()
+            raise
+        return cache
+
+    def _repairing(self, work: Callable[[], T]) -> T:
+        """``work()``; if the cache turns out damaged on the way (SQLite finds a corrupt
+        page only when it reads it), discard it, rebuild it from the files, and run
+        ``work`` once more."""
+        try:
+            return work()
+        except Exception as error:  # only SQLite's "not a sound database" is caught
+            if not is_damage(error):
+                raise
+            if self._cache is not None:
+                self._cache.close()
+                self._cache = None
+            discard(self.root, error)
+        return work()
 
     @contextlib.contextmanager
     def writing(self) -> Iterator[Cache]:
@@ -332,17 +358,24 @@ class Chitin:
                 meaning = self._semantic(picked)
             except ProviderError as error:
                 failure = f"semantic search unavailable ({error}); ranked by text alone"
-        found = engine.retrieve(
-            self.cache,
-            query,
-            now=decay_at or now,
-            settings=settings,
-            max_results=max_results,
-            filters=filters,
-            semantic=meaning,
+        found = self._repairing(
+            lambda: engine.retrieve(
+                self.cache,
+                query,
+                now=decay_at or now,
+                settings=settings,
+                max_results=max_results,
+                filters=filters,
+                semantic=meaning,
+            )
         )
         if failure:
             found = found._replace(degraded=failure)
+        elif found.unembedded:
+            note = background.waiting_note(
+                self.root, config, self.env, found.unembedded, now.timestamp()
+            )
+            found = found._replace(degraded=note)
         if record:
             stamp = format_timestamp(now)
             ids = (r.insight.id for r in found.ranked)
@@ -368,6 +401,21 @@ class Chitin:
             self._record_choice(picked)
         done, _ = semantic.refresh(self.cache, meaning, None, progress, force)
         return meaning, done
+
+    def adopt_vectors(self, known: Mapping[tuple[str, str], bytes]) -> int:
+        """Take vectors of the local model made elsewhere (see semantic.adopt), when the
+        local model is the one configured."""
+        picked = semantic.choice(self.store.config())
+        if self.missing or not known or picked.provider != DEFAULT_PROVIDER:
+            return 0
+        return semantic.adopt(self.cache, self._semantic(picked), known)
+
+    def unembedded(self) -> int:
+        """How many insights wait for a vector of the configured provider."""
+        picked = semantic.choice(self.store.config())
+        if self.missing or picked.provider == semantic.NO_PROVIDER:
+            return 0
+        return semantic.waiting(self.cache, self._semantic(picked))
 
     def embed_status(self) -> tuple[int, int, str | None]:
         """(live insights, those with a current vector, the sidecar's identity)."""

@@ -443,6 +443,22 @@ class Cache:
         finally:
             self.db.execute("DETACH DATABASE vectors")
 
+    def unembedded(self, index: Path) -> int:
+        """How many insights (archived ones too, as ``refresh`` embeds them) have no row
+        in the vector sidecar at ``index`` for their current text."""
+        where, args = Filters(archived=None).sql("entries.")
+        self.db.execute("ATTACH DATABASE ? AS vectors", (str(index),))
+        try:
+            row = self.db.execute(
+                f"SELECT count(*) FROM entries LEFT JOIN vectors.rows r "
+                f"ON r.id = entries.id AND r.hash = entries.text_hash "
+                f"WHERE {where} AND r.row IS NULL",
+                args,
+            ).fetchone()
+            return int(row[0])
+        finally:
+            self.db.execute("DETACH DATABASE vectors")
+
     def text_hashes(self, filters: Filters = LIVE) -> dict[str, str]:
         """id → hash of the text a vector of it must have embedded."""
         where, args = filters.sql()

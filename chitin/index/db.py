@@ -8,6 +8,8 @@ import os
 import sqlite3
 from pathlib import Path
 
+from chitin.store.files import clear_in_the_way
+
 SCHEMA_VERSION = 7
 CACHE_DIR = ".chitin"
 CACHE_FILE = "cache.sqlite3"
@@ -59,21 +61,43 @@ def open_database(root: Path) -> sqlite3.Connection:
     path = root / CACHE_DIR / CACHE_FILE
     try:
         _prepare_dir(root / CACHE_DIR)
+        for suffix in SIDE_FILES:
+            clear_in_the_way(Path(f"{path}{suffix}"))
         return _connect(path)
-    except sqlite3.DatabaseError:
-        _delete_cache(path)
-        try:
-            return _connect(path)
-        except (sqlite3.DatabaseError, OSError):
-            return _connect(None)
+    except sqlite3.DatabaseError as error:
+        if is_damage(error):
+            discard(root, error)
+            with contextlib.suppress(sqlite3.DatabaseError, OSError):
+                return _connect(path)
+        return _connect(None)  # unwritable or locked: this command keeps it in memory
     except OSError:
         return _connect(None)
+
+
+# SQLite's own files beside a database: its write-ahead log and shared memory index.
+SIDE_FILES = ("", "-wal", "-shm")
+
+
+def is_damage(error: BaseException) -> bool:
+    """Whether ``error`` says the file is not a sound database (corrupt, not a database,
+    malformed), as opposed to a busy, locked or unwritable one (OperationalError and
+    the others), which a rebuild would not cure."""
+    return type(error) is sqlite3.DatabaseError
+
+
+def discard(root: Path, error: BaseException) -> None:
+    """Delete a damaged cache (it is rebuilt from the files), and say so."""
+    from chitin.notices import notice
+
+    _delete_cache(root / CACHE_DIR / CACHE_FILE)
+    notice(f"{CACHE_DIR}/{CACHE_FILE} was damaged ({error}); rebuilt it from the insight files")
 
 
 def _prepare_dir(directory: Path) -> None:
     directory.mkdir(exist_ok=True)
     ignore = directory / ".gitignore"
-    if not ignore.exists():
+    clear_in_the_way(ignore)
+    if not ignore.is_file():
         # The folder ignores itself, even in a repository whose .gitignore forgot it.
         ignore.write_text("*\n", encoding="utf-8")
 
@@ -121,6 +145,6 @@ def _reset_schema(db: sqlite3.Connection) -> None:
 
 
 def _delete_cache(path: Path) -> None:
-    for suffix in ("", "-wal", "-shm"):
+    for suffix in SIDE_FILES:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(f"{path}{suffix}")

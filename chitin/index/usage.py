@@ -7,9 +7,14 @@ rebuilt from the files, so it lives in its own small file that cache rebuilds le
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
+
+from chitin.index.db import SIDE_FILES, is_damage
+from chitin.store.files import clear_in_the_way
 
 USAGE_FILE = "usage.sqlite3"
 _SCHEMA = (
@@ -19,10 +24,45 @@ _SCHEMA = (
 
 
 def _connect(root: Path) -> sqlite3.Connection:
-    db = sqlite3.connect(str(root / ".chitin" / USAGE_FILE), timeout=10, isolation_level=None)
-    db.execute("PRAGMA journal_mode = WAL")
-    db.execute(_SCHEMA)
+    """The usage database. A damaged one is set aside (it cannot be rebuilt from the
+    files, so it is kept for whoever wants to rescue it) and a new one begun."""
+    path = root / ".chitin" / USAGE_FILE
+    for suffix in SIDE_FILES:
+        clear_in_the_way(Path(f"{path}{suffix}"))
+    try:
+        return _open(path)
+    except sqlite3.DatabaseError as error:
+        if not is_damage(error):
+            raise
+        _set_aside(path, error)
+    return _open(path)
+
+
+def _open(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(str(path), timeout=10, isolation_level=None)
+    try:
+        # Durable against a crash of chitin, not of the machine (no fsync per commit):
+        # a session start should not wait on the disk for a retrieval time.
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA synchronous = NORMAL")
+        db.execute(_SCHEMA)
+    except BaseException:
+        db.close()
+        raise
     return db
+
+
+def _set_aside(path: Path, error: sqlite3.DatabaseError) -> None:
+    from chitin.notices import notice
+
+    kept = path.with_name(f"{path.name}.damaged")
+    for suffix in SIDE_FILES:
+        with contextlib.suppress(OSError):
+            os.replace(f"{path}{suffix}", f"{kept}{suffix}")
+    notice(
+        f".chitin/{USAGE_FILE} was damaged ({error}); kept it as {kept.name} and began "
+        "a new one (retrieval times are counted again from now)"
+    )
 
 
 def record(root: Path, ids: Iterable[str], when: str) -> bool:
@@ -36,18 +76,30 @@ def record_times(root: Path, times: Iterable[tuple[str, str]]) -> bool:
     if not rows:
         return True
     try:
-        db = _connect(root)
         try:
+            _write(root, rows)
+        except sqlite3.DatabaseError as error:  # a corrupt page, found only when read
+            if not is_damage(error):
+                raise
+            _set_aside(root / ".chitin" / USAGE_FILE, error)
+            _write(root, rows)
+    except (sqlite3.Error, OSError):
+        return False
+    return True
+
+
+def _write(root: Path, rows: list[tuple[str, str]]) -> None:
+    db = _connect(root)
+    try:
+        with db:  # one transaction for all the rows
+            db.execute("BEGIN")
             db.executemany(
                 "INSERT INTO retrieved (id, last, times) VALUES (?, ?, 1) ON CONFLICT (id) "
                 "DO UPDATE SET last = max(last, excluded.last), times = times + 1",
                 rows,
             )
-        finally:
-            db.close()
-    except (sqlite3.Error, OSError):
-        return False
-    return True
+    finally:
+        db.close()
 
 
 def last_retrieved(root: Path, insight_id: str) -> str | None:

@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from chitin.errors import StoreError
+from chitin.index.db import is_damage
+from chitin.store.files import WriteLock, clear_in_the_way
 
 if TYPE_CHECKING:  # numpy loads only in the commands that use vectors (it takes ~50 ms)
     import numpy as np
@@ -33,6 +35,7 @@ if TYPE_CHECKING:  # numpy loads only in the commands that use vectors (it takes
 FOLDER = "vectors"
 MATRIX = "matrix.f32"
 INDEX = "index.sqlite3"
+LOCK = "lock"
 SCHEMA_VERSION = 3
 QUERY_CACHE_LIMIT = 2000
 
@@ -51,6 +54,10 @@ PRAGMA user_version = {SCHEMA_VERSION};
 """
 
 
+class DamagedVectors(StoreError):
+    """The matrix holds what no embedding can be (random bytes, a half-written file)."""
+
+
 class VectorStore:
     """The sidecar for one store, holding vectors of one provider identity at a time."""
 
@@ -59,7 +66,9 @@ class VectorStore:
         self.identity = identity
         self.dimensions = dimensions
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
+            _make_folder(self.folder)
+            for name in (MATRIX, LOCK, *(INDEX + suffix for suffix in INDEX_SIDE_FILES)):
+                clear_in_the_way(self.folder / name)
             self.db = _open_index(self.folder / INDEX)
             self._adopt_identity()
         except (OSError, sqlite3.Error) as error:
@@ -70,21 +79,40 @@ class VectorStore:
     def close(self) -> None:
         self.db.close()
 
+    def discard(self, error: BaseException) -> None:
+        """Throw every vector away (a damaged index or matrix; they are embedded again),
+        and say so."""
+        from chitin.notices import notice
+
+        self.db.close()
+        _delete_files(self.folder)
+        self.db = _open_index(self.folder / INDEX)
+        self._adopt_identity()
+        notice(f".chitin/{FOLDER} was damaged ({error}); its vectors are made again")
+
     # -------------------------------------------------------------- state
 
     def _adopt_identity(self) -> None:
-        """Rows of another provider, model or dimension are all stale: drop them."""
+        """Rows of another provider, model or dimension are all stale: drop them. So are
+        all rows when the matrix is shorter than the rows its index names. A row half
+        appended by a write that was killed is cut off: no index entry names it yet."""
         stored = self.db.execute("SELECT value FROM meta WHERE key = 'identity'").fetchone()
         # max(row) reads one end of the primary key; count(*) scanned 100,000 rows.
         rows = self.db.execute("SELECT coalesce(max(row) + 1, 0) FROM rows").fetchone()[0]
         matrix = self.folder / MATRIX
         size = matrix.stat().st_size if matrix.exists() else 0
         expected = _row_bytes(self.dimensions)
-        wrong_shape = size % expected != 0 or size < rows * expected
-        if stored is None or stored[0] != self.identity or wrong_shape:
+        short = size < rows * expected
+        if stored is None or stored[0] != self.identity or short:
             with self.db:
                 self._reset()
             matrix.unlink(missing_ok=True)
+            if short and matrix.exists() and stored is not None and stored[0] == self.identity:
+                from chitin.notices import notice
+
+                notice(f".chitin/{FOLDER}/{MATRIX} was cut short; its vectors are made again")
+        elif size % expected:
+            os.truncate(matrix, size - size % expected)
 
     def _reset(self) -> None:
         self.db.execute("DELETE FROM rows")
@@ -111,10 +139,20 @@ class VectorStore:
 
     # -------------------------------------------------------------- writing
 
+    def writing(self) -> WriteLock:
+        """The sidecar's own lock: a write picks free rows, fills them and names them in
+        the index, and two writers (a session start and the background embedding) must
+        not pick the same row. It is held for milliseconds, never while embedding."""
+        return WriteLock(self.folder / LOCK)
+
     def put(self, items: Sequence[tuple[str, str]], vectors: np.ndarray) -> None:
         """Store ``vectors`` for ``items`` (id, content hash), replacing their old rows."""
         if vectors.shape != (len(items), self.dimensions):
             raise ValueError(f"vectors of shape {vectors.shape} for {len(items)} items")
+        with self.writing():
+            self._put(items, vectors)
+
+    def _put(self, items: Sequence[tuple[str, str]], vectors: np.ndarray) -> None:
         slots = self._slots([insight_id for insight_id, _ in items])
         matrix = self.folder / MATRIX
         with open(matrix, "r+b" if matrix.exists() else "w+b") as handle:
@@ -155,7 +193,7 @@ class VectorStore:
 
     def forget(self, ids: Iterable[str]) -> None:
         """Free the rows of insights that are gone."""
-        with self.db:
+        with self.writing(), self.db:
             self._changed()
             self.db.executemany(
                 "UPDATE rows SET id = NULL, hash = NULL WHERE id = ?", [(i,) for i in ids]
@@ -191,6 +229,8 @@ class VectorStore:
             best = top[np.argsort(-scores[top], kind="stable")]
         else:
             best = np.argsort(-scores, kind="stable")
+        if not np.all(np.abs(scores[best]) <= 1.001):  # unit rows; NaN fails too
+            raise DamagedVectors(f"{MATRIX} holds rows that are not unit vectors")
         chosen = [int(numbers[i]) for i in best]
         ids = dict(
             self.db.execute(
@@ -302,21 +342,51 @@ def _row_bytes(dimensions: int) -> int:
     return 4 * dimensions
 
 
+# SQLite's files beside the index: its rollback journal (the default mode) or a log.
+INDEX_SIDE_FILES = ("", "-journal", "-wal", "-shm")
+
+
 def _open_index(path: Path) -> sqlite3.Connection:
-    for attempt in range(2):
-        try:
-            db = sqlite3.connect(str(path), timeout=30)
-            if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
-                db.executescript(
-                    "DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS rows; "
-                    "DROP TABLE IF EXISTS queries; DROP TABLE IF EXISTS hits; "
-                    "DROP TABLE IF EXISTS current;" + _SCHEMA
-                )
-            return db
-        except sqlite3.DatabaseError:
-            if attempt:
-                raise
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
-            (path.parent / MATRIX).unlink(missing_ok=True)
-    raise AssertionError("unreachable")
+    """The index, with the tables of this schema. A file that is not a sound database
+    is replaced by a new one, and the matrix with it (its rows are unknown now)."""
+    try:
+        return _connect_index(path)
+    except sqlite3.DatabaseError as error:
+        if not is_damage(error):
+            raise
+        from chitin.notices import notice
+
+        _delete_files(path.parent)
+        notice(f".chitin/{FOLDER}/{INDEX} was damaged ({error}); its vectors are made again")
+    return _connect_index(path)
+
+
+def _connect_index(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(str(path), timeout=30)
+    try:
+        if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+            db.executescript(
+                "DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS rows; "
+                "DROP TABLE IF EXISTS queries; DROP TABLE IF EXISTS hits; "
+                "DROP TABLE IF EXISTS current;" + _SCHEMA
+            )
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def _make_folder(folder: Path) -> None:
+    """``.chitin/vectors/``, made; a file standing in its place is removed first."""
+    if folder.exists() and not folder.is_dir():
+        from chitin.notices import notice
+
+        folder.unlink()
+        notice(f".chitin/{FOLDER} was a file, not chitin's folder; removed it")
+    folder.mkdir(parents=True, exist_ok=True)
+
+
+def _delete_files(folder: Path) -> None:
+    for name in (MATRIX, *(INDEX + suffix for suffix in INDEX_SIDE_FILES)):
+        with contextlib.suppress(FileNotFoundError):
+            (folder / name).unlink()

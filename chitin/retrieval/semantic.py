@@ -1,8 +1,10 @@
 """Semantic candidates: the vector sidecar kept fresh, and nearest neighbours of a query.
 
-Stale or missing rows are embedded by the command that needs them (only those rows),
-up to AUTO_EMBED_LIMIT at a time; beyond that, ``chitin embed`` does the bulk work
-with a progress bar, and insights without a vector are still found by their text.
+Stale or missing rows are embedded by the command that needs them, only those rows,
+as long as they are few (INLINE_LIMIT: what one session start may embed without being
+slow). Beyond that the query is answered by text, and the caller has the rest embedded
+elsewhere (core/background.py starts a detached ``chitin embed``), so that the next
+session is searched by meaning too.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from typing import Any, NamedTuple
 
 from chitin.errors import StoreError, ValidationError
 from chitin.index.cache import Cache, Filters
-from chitin.index.vectors import VectorStore
+from chitin.index.db import is_damage
+from chitin.index.vectors import DamagedVectors, VectorStore
 from chitin.model.insight import embedding_text
 from chitin.providers import (
     DEFAULT_PROVIDER,
@@ -25,9 +28,14 @@ from chitin.providers import (
     identity,
 )
 
-AUTO_EMBED_LIMIT = 256
+# Stale vectors a retrieve embeds itself, with the query: at 176-640 texts a second on
+# two cores that is 50-180 ms. A contribution or a hand edit stays under it; an import,
+# a migration or a fresh clone goes to the background embedding.
+INLINE_LIMIT = 32
 NEIGHBOURS = 200
-CHUNK = 512  # insights embedded and saved at a time (a crash loses at most this much work)
+# Insights embedded and saved at a time: a kill loses at most this much work (0.2-0.7 s
+# of it), and each save (a flushed matrix, one transaction) costs 2% at 10,000.
+CHUNK = 128
 
 
 class Semantic(NamedTuple):
@@ -65,7 +73,9 @@ def refresh(
     """
     current = cache.text_hashes(Filters(archived=None))
     held = semantic.vectors.fresh()
-    semantic.vectors.forget(i for i in held if i not in current)
+    gone = [i for i in held if i not in current]
+    if gone:
+        semantic.vectors.forget(gone)
     stale = sorted(i for i, h in current.items() if force or held.get(i) != h)
     todo = stale if limit is None else stale[:limit]
     insights = cache.by_ids(todo, Filters(archived=None))
@@ -80,53 +90,90 @@ def refresh(
     return done, len(stale) - done
 
 
+def adopt(cache: Cache, semantic: Semantic, known: Mapping[tuple[str, str], bytes]) -> int:
+    """Take vectors made elsewhere (little-endian float32 bytes, keyed by insight id and
+    the hash of the text they embed) for the insights whose text is still that text.
+    ``init --seed`` so leaves the starter insights' vectors behind without the model."""
+    current = cache.text_hashes(Filters(archived=None))
+    held = semantic.vectors.fresh()
+    items = [(i, h) for (i, h) in known if current.get(i) == h and held.get(i) != h]
+    if not items:
+        return 0
+    import numpy as np
+
+    vectors = np.vstack([np.frombuffer(known[item], dtype="<f4") for item in items])
+    semantic.vectors.put(items, vectors)
+    return len(items)
+
+
+def waiting(cache: Cache, semantic: Semantic) -> int:
+    """How many insights lack a current vector; counted once per state of the store
+    and the sidecar (a join at 100,000 insights costs ~100 ms)."""
+    vectors = semantic.vectors
+    state = f"{cache.generation()}:{vectors.note('generation')}"
+    if vectors.note("counted") == state:
+        return int(vectors.note("waiting") or 0)
+    count = cache.unembedded(vectors.index_path)
+    vectors.remember("waiting", str(count))
+    vectors.remember("counted", state)
+    return count
+
+
 def nearest(
-    cache: Cache, semantic: Semantic, query: str, filters: Filters, strict: bool = False
+    cache: Cache,
+    semantic: Semantic,
+    query: str,
+    filters: Filters,
+    strict: bool = False,
+    inline_limit: int = INLINE_LIMIT,
 ) -> Nearest:
     """Insights nearest to ``query`` in meaning; on a provider failure, none, and why
     (or, ``strict``, the failure itself).
 
-    A store with no vectors at all and more insights than AUTO_EMBED_LIMIT is left to
-    text (and ``chitin embed``): embedding it here would stall a session start.
+    With more than ``inline_limit`` insights waiting for a vector, none are embedded
+    and none are returned: ``unembedded`` says how many wait, and the caller decides
+    what happens to them. A damaged sidecar is thrown away, and says so.
     """
-    vectors = semantic.vectors
-    if vectors.empty():
-        waiting = len(cache.text_hashes(Filters(archived=None)))
-        if waiting > AUTO_EMBED_LIMIT:
-            return Nearest([], None, waiting)
     try:
-        left = _refreshed(cache, semantic)
-        # Hooks repeat the same query; while nothing changed, so does its answer, and it
-        # is given without the model, numpy or a scan of the vectors.
-        state = f"{cache.generation()}:{vectors.note('generation')}:{filters!r}"
-        hits = vectors.known_hits(query, state)
-        if hits is None:
-            vector = vectors.cached_query(query)
-            if vector is None:
-                vector = semantic.provider.embed([query], "query")[0]
-                vectors.cache_query(query, vector, time.time_ns())
-            rows = vectors.known_rows(state)
-            if rows is None:
-                rows = cache.current_vector_rows(vectors.index_path, filters)
-                vectors.keep_rows(state, rows)
-            hits = vectors.nearest(vector, rows, NEIGHBOURS)
-            vectors.keep_hits(query, state, hits)
+        left = waiting(cache, semantic)
+        if left > inline_limit:
+            return Nearest([], None, left)
+        if left:
+            refresh(cache, semantic, inline_limit)
+        return Nearest(_hits(cache, semantic, query, filters), None, 0)
     except ProviderError as error:
         if strict:
             raise
         return Nearest([], f"semantic search unavailable ({error}); ranked by text alone", 0)
-    return Nearest(hits, None, left)
+    except Exception as error:  # only a sidecar that is not sound is caught
+        if not (isinstance(error, DamagedVectors) or is_damage(error)):
+            raise
+        semantic.vectors.discard(error)
+        return Nearest([], "the vector sidecar was damaged and is rebuilt; ranked by text alone", 0)
 
 
-def _refreshed(cache: Cache, semantic: Semantic) -> int:
-    """Embed what went stale since the cache last changed; how many still wait."""
+def _hits(
+    cache: Cache, semantic: Semantic, query: str, filters: Filters
+) -> list[tuple[str, float]]:
+    """The nearest rows to ``query``. Hooks repeat the same query; while nothing
+    changed, so does its answer, and it is given without the model, numpy or a scan of
+    the vectors."""
     vectors = semantic.vectors
-    if vectors.note("refreshed") == f"{cache.generation()}:{vectors.note('generation')}":
-        return int(vectors.note("waiting") or 0)
-    _, left = refresh(cache, semantic, AUTO_EMBED_LIMIT)
-    vectors.remember("waiting", str(left))
-    vectors.remember("refreshed", f"{cache.generation()}:{vectors.note('generation')}")
-    return left
+    state = f"{cache.generation()}:{vectors.note('generation')}:{filters!r}"
+    hits = vectors.known_hits(query, state)
+    if hits is not None:
+        return hits
+    vector = vectors.cached_query(query)
+    if vector is None:
+        vector = semantic.provider.embed([query], "query")[0]
+        vectors.cache_query(query, vector, time.time_ns())
+    rows = vectors.known_rows(state)
+    if rows is None:
+        rows = cache.current_vector_rows(vectors.index_path, filters)
+        vectors.keep_rows(state, rows)
+    hits = vectors.nearest(vector, rows, NEIGHBOURS)
+    vectors.keep_hits(query, state, hits)
+    return hits
 
 
 # ------------------------------------------------------------------ set-up

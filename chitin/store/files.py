@@ -136,6 +136,20 @@ def _walk_dir(directory: str, rel: str, found: dict[str, Folder]) -> None:
         _walk_dir(path, sub_rel, found)
 
 
+def clear_in_the_way(path: Path) -> bool:
+    """Remove a folder standing where chitin keeps a derived file (``.chitin/`` is
+    chitin's own, safe to delete), and say so. True if there was one."""
+    if not path.is_dir() or path.is_symlink():
+        return False
+    import shutil
+
+    from chitin.notices import notice, shown
+
+    shutil.rmtree(path, ignore_errors=True)
+    notice(f"{shown(path)} was a folder, not chitin's file; removed it")
+    return True
+
+
 class WriteLock:
     """An exclusive lock on ``.chitin/lock`` that serializes writers across processes."""
 
@@ -146,9 +160,10 @@ class WriteLock:
 
     def __enter__(self) -> WriteLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        clear_in_the_way(self.path)
         handle = open(self.path, "a+b")
         deadline = time.monotonic() + self.timeout
-        while not _try_lock(handle):
+        while not try_lock(handle):
             if time.monotonic() > deadline:
                 handle.close()
                 raise StoreError(
@@ -161,7 +176,7 @@ class WriteLock:
 
     def __exit__(self, *exc: object) -> None:
         if self._handle is not None:
-            _unlock(self._handle)
+            unlock(self._handle)
             self._handle.close()
             self._handle = None
 
@@ -169,28 +184,28 @@ class WriteLock:
 if sys.platform == "win32":
     import msvcrt
 
-    def _try_lock(handle: IO[bytes]) -> bool:
+    def try_lock(handle: IO[bytes]) -> bool:
         try:
             msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
         except OSError:
             return False
         return True
 
-    def _unlock(handle: IO[bytes]) -> None:
+    def unlock(handle: IO[bytes]) -> None:
         handle.seek(0)
         msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
 
 else:
     import fcntl
 
-    def _try_lock(handle: IO[bytes]) -> bool:
+    def try_lock(handle: IO[bytes]) -> bool:
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             return False
         return True
 
-    def _unlock(handle: IO[bytes]) -> None:
+    def unlock(handle: IO[bytes]) -> None:
         fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 

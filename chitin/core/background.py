@@ -1,0 +1,293 @@
+"""The background embedding: a detached ``chitin embed`` that a session start sets off.
+
+A store with more insights waiting for a vector than one session start may embed (an
+import, a migration, a fresh clone) would otherwise be searched by text for ever, or
+stall the session that embeds it. So the session is answered by text at once, and it
+starts a separate process that embeds the rest; the next session is searched by
+meaning too. The process:
+
+- runs detached (its own session, no terminal, no pipes to the host that started the
+  session start, so no host waits for it), at low priority;
+- runs one at a time: it holds ``.chitin/vectors/background.lock`` for its whole life,
+  and a second one finding it held exits at once;
+- writes the sidecar under the sidecar's own lock, a chunk at a time, so a kill loses
+  at most one chunk and never leaves a row the index trusts but nobody wrote;
+- records how it ended in ``.chitin/vectors/background.json``. After a failure, session
+  starts do not start it again for RETRY_AFTER seconds, and say why.
+
+``embedding: {background: false}`` in chitin.yaml, or ``CHITIN_BACKGROUND_EMBED=off``
+in the environment, turns it off; the session then says to run ``chitin embed``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from chitin.store.files import try_lock, unlock
+
+if TYPE_CHECKING:
+    from chitin.core.facade import Chitin
+    from chitin.index.cache import Progress
+
+LOCK_FILE = "background.lock"
+STATUS_FILE = "background.json"
+LOG_FILE = "background.log"
+RETRY_AFTER = 3600.0  # seconds between attempts after a failed background embedding
+NICENESS = 10
+OFF_WORDS = ("0", "off", "false", "no")
+ENVIRONMENT_SWITCH = "CHITIN_BACKGROUND_EMBED"
+
+
+class Status(NamedTuple):
+    """What a session start may say about the background embedding."""
+
+    state: str  # "started", "running", "failed" or "off"
+    detail: str | None = None  # the error of a failed run
+
+
+class Prepared(NamedTuple):
+    """What became of the vectors after a bulk write (import, migration, seeding)."""
+
+    embedded: int  # embedded now, in the foreground
+    background: Status | None  # or left to the background embedding
+    error: str | None = None  # why neither happened
+
+
+def waiting_note(
+    root: Path, config: Mapping[str, Any], env: Mapping[str, str], count: int, now: float
+) -> str:
+    """What a session start answered by text says about the ``count`` insights that
+    wait for a vector, having started the background embedding if it may."""
+    if not enabled(config, env):
+        return (
+            f"{count} insight(s) have no vector yet and background embedding is off; "
+            "ranked by text alone (run `chitin embed`)"
+        )
+    status = ensure_running(root, env, now)
+    if status.state == "failed":
+        return (
+            f"the background embedding failed ({status.detail}); ranked by text alone "
+            f"(run `chitin embed` to embed {count} insight(s))"
+        )
+    started = "started now" if status.state == "started" else "already running"
+    return (
+        f"semantic search is being prepared: {count} insight(s) are being embedded in the "
+        f"background ({started}); ranked by text alone until then"
+    )
+
+
+def run_worker(chitin: Chitin) -> int | None:
+    """The background embedding itself: every stale vector, at low priority, one run at
+    a time. Returns how many were embedded, or None if another run holds the lock."""
+    root = chitin.root
+    with worker_lock(root) as mine:
+        if not mine:
+            return None
+        lower_priority()
+        write_status(root, "running", started=time.time())
+        try:
+            _, done = chitin.embed(None, None, False)
+        except BaseException as error:
+            write_status(root, "failed", finished=time.time(), error=str(error) or repr(error))
+            raise
+        write_status(root, "done", finished=time.time(), embedded=done)
+        return done
+
+
+def prepare_vectors(
+    chitin: Chitin, env: Mapping[str, str], foreground: bool, progress: Progress | None = None
+) -> Prepared:
+    """After a bulk write, leave vectors behind. The starter insights' come with chitin.
+    The rest are embedded now if someone watches a progress bar (``foreground``); else a
+    few are left to the next retrieve, which embeds them with its query at little cost,
+    and more go to the background embedding."""
+    from chitin.errors import ChitinError
+    from chitin.retrieval import semantic
+
+    config = chitin.store.config()
+    if semantic.choice(config).provider == semantic.NO_PROVIDER:
+        return Prepared(0, None)
+    try:
+        adopted = chitin.adopt_vectors(packaged_vectors())
+        count = chitin.unembedded()
+        if count and foreground:
+            return Prepared(adopted + chitin.embed(None, None, False, progress)[1], None)
+    except ChitinError as error:
+        return Prepared(0, None, str(error))
+    if count <= semantic.INLINE_LIMIT:
+        return Prepared(adopted, None)
+    if not enabled(config, env):
+        return Prepared(adopted, Status("off"))
+    return Prepared(adopted, ensure_running(chitin.root, env, time.time()))
+
+
+SEED_VECTORS = "seed-vectors.json"
+
+
+def packaged_vectors() -> dict[tuple[str, str], bytes]:
+    """The starter insights' vectors that ship with chitin (scripts/seed_vectors.py makes
+    them), keyed by (id, text hash); {} if the file is missing or unreadable."""
+    import base64
+
+    from chitin.providers.local import DIMENSIONS, MODEL
+    from chitin.resources import asset_path
+
+    try:
+        data = json.loads(asset_path(SEED_VECTORS).read_text(encoding="utf-8"))
+        if data.get("identity") != f"local:{MODEL}:{DIMENSIONS}":
+            return {}
+        return {(r["id"], r["hash"]): base64.b64decode(r["vector"]) for r in data["rows"]}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
+
+
+def folder(root: Path) -> Path:
+    return root / ".chitin" / "vectors"
+
+
+def enabled(config: Mapping[str, Any], env: Mapping[str, str]) -> bool:
+    """Off with ``embedding: {background: false}`` or CHITIN_BACKGROUND_EMBED=off."""
+    section = config.get("embedding")
+    if isinstance(section, Mapping) and section.get("background") is False:
+        return False
+    return env.get(ENVIRONMENT_SWITCH, "").strip().lower() not in OFF_WORDS
+
+
+def ensure_running(root: Path, env: Mapping[str, str], now: float) -> Status:
+    """Start the background embedding unless one is running, or one failed lately."""
+    if is_running(root):
+        return Status("running")
+    last = read_status(root)
+    if last.get("state") == "failed" and now - float(last.get("finished") or 0) < RETRY_AFTER:
+        return Status("failed", str(last.get("error") or "unknown error"))
+    try:
+        spawn(root, env)
+    except OSError as error:
+        return Status("failed", f"cannot start it: {error.strerror or error}")
+    return Status("started")
+
+
+def is_running(root: Path) -> bool:
+    """Whether a background embedding holds the lock (a free lock means none is)."""
+    path = folder(root) / LOCK_FILE
+    if not path.is_file():
+        return False
+    try:
+        with open(path, "rb") as handle:
+            if try_lock(handle):
+                unlock(handle)
+                return False
+    except OSError:
+        return False
+    return True
+
+
+def spawn(root: Path, env: Mapping[str, str]) -> None:
+    """Start ``chitin embed --background-worker`` detached, with this interpreter (so it
+    is this chitin, whatever PATH says): a session of its own, stdin from /dev/null, and
+    its output into a log in .chitin/, so that no pipe of the host stays open."""
+    target = folder(root)
+    target.mkdir(parents=True, exist_ok=True)
+    argv = [sys.executable, "-m", "chitin", "--store", str(root.absolute()), "embed"]
+    argv.append("--background-worker")
+    log = str(target / LOG_FILE)
+    if hasattr(os, "posix_spawn"):
+        # posix_spawn, not Popen: no Popen object to outlive (and warn about) a child
+        # that is meant to outlive us, and no fork of a process that may hold threads.
+        _reap()
+        actions = [
+            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 1, log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600),
+            (os.POSIX_SPAWN_DUP2, 1, 2),
+        ]
+        _spawned.add(
+            os.posix_spawn(sys.executable, argv, dict(env), file_actions=actions, setsid=True)
+        )
+        return
+    import subprocess
+
+    with open(log, "ab") as output:  # Windows: a detached process of its own
+        flags = getattr(subprocess, "DETACHED_PROCESS", 0) | getattr(
+            subprocess, "CREATE_NEW_PROCESS_GROUP", 0
+        )
+        _launched.append(
+            subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=output,
+                stderr=output,
+                env=dict(env),
+                creationflags=flags,
+                close_fds=True,
+            )
+        )
+
+
+_spawned: set[int] = set()  # pids of background runs this process started
+_launched: list[Any] = []  # Windows: the Popen objects, kept so they are never collected
+
+
+def _reap() -> None:
+    """Collect the background runs of ours that have ended (a long-lived process, such
+    as a server, would otherwise keep them as zombies)."""
+    for pid in list(_spawned):
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            _spawned.discard(pid)
+
+
+@contextlib.contextmanager
+def worker_lock(root: Path) -> Iterator[bool]:
+    """Hold the background lock for the block; False (and nothing held) if another
+    background embedding holds it."""
+    target = folder(root)
+    target.mkdir(parents=True, exist_ok=True)
+    with open(target / LOCK_FILE, "a+b") as handle:
+        if not try_lock(handle):
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            unlock(handle)
+
+
+def lower_priority() -> None:
+    """Leave the machine to the agent: the embedding may take a minute of CPU."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(NICENESS)
+
+
+def read_status(root: Path) -> dict[str, Any]:
+    """How the last background embedding ended; {} when unknown or unreadable (the
+    file is rewritten by the next run)."""
+    try:
+        data = json.loads((folder(root) / STATUS_FILE).read_bytes())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def write_status(root: Path, state: str, **details: Any) -> None:
+    """Replace the status file atomically; a failure to write it is not worth failing
+    the embedding for."""
+    record = {"state": state, "pid": os.getpid(), **details}
+    path = folder(root) / STATUS_FILE
+    temporary = path.with_name(f".{STATUS_FILE}.{os.getpid()}.tmp")
+    with contextlib.suppress(OSError):
+        if path.is_dir():
+            import shutil
+
+            shutil.rmtree(path)
+        temporary.write_text(json.dumps(record), encoding="utf-8")
+        os.replace(temporary, path)

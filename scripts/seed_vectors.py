@@ -1,0 +1,57 @@
+"""Make chitin/assets/seed-vectors.json: the local model's vectors of the starter insights.
+
+    python scripts/seed_vectors.py
+
+`chitin init --seed` copies them into the new store's sidecar, so a new store is
+searched by meaning from its first retrieve without embedding the starter insights.
+Run this after changing a starter insight's text (tests/test_session_start.py fails
+until then); a vector whose text no longer matches is never used.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import sys
+from pathlib import Path
+
+from chitin.core.background import SEED_VECTORS
+from chitin.model.insight import embedding_text, text_hash
+from chitin.providers.local import DIMENSIONS, MODEL, LocalProvider
+from chitin.resources import asset_path, data_path
+from chitin.store.files import stat_of
+from chitin.store.repository import load_insight
+
+
+def starter_insights() -> list[tuple[str, str]]:
+    """(id, text embedded) of every starter insight, in id order."""
+    source = data_path("insights")
+    found = []
+    for path in sorted(source.rglob("*.md")):
+        relative = path.relative_to(source.parent).as_posix()
+        insight = load_insight(source.parent, relative, stat_of(path))
+        found.append((insight.id, embedding_text(insight)))
+    return sorted(found)
+
+
+def main() -> int:
+    insights = starter_insights()
+    provider = LocalProvider()
+    vectors = provider.embed([text for _, text in insights], "document")
+    rows = [
+        {
+            "id": insight_id,
+            "hash": text_hash(text),
+            "vector": base64.b64encode(vector.astype("<f4").tobytes()).decode("ascii"),
+        }
+        for (insight_id, text), vector in zip(insights, vectors, strict=True)
+    ]
+    document = {"identity": f"local:{MODEL}:{DIMENSIONS}", "rows": rows}
+    target = Path(asset_path(SEED_VECTORS))
+    target.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {len(rows)} vectors to {target}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
