@@ -211,12 +211,9 @@ def failing_chitins(tmp_path: Path) -> dict[str, dict[str, str]]:
     empty = tmp_path / "empty-path"
     empty.mkdir()
     return {
-        "exits 1": {"PATH": f"{erring}{os.pathsep}{os.environ['PATH']}"},
-        "hangs": {
-            "PATH": f"{hanging}{os.pathsep}{os.environ['PATH']}",
-            "CHITIN_HOOK_TIMEOUT_MS": "300",
-        },
-        "missing": {"PATH": str(empty)},
+        "exits 1": {"CHITIN_BIN": str(erring / "chitin")},
+        "hangs": {"CHITIN_BIN": str(hanging / "chitin"), "CHITIN_HOOK_TIMEOUT_MS": "300"},
+        "missing": {"CHITIN_BIN": str(empty / "chitin"), "PATH": str(empty)},
     }
 
 
@@ -242,7 +239,31 @@ def test_failures_are_logged_only_in_debug_mode(
     call_handler(bootstrap_event(tmp_path / "ws"), env, stderr=said)
     call_handler(bootstrap_event(tmp_path / "ws"), {**env, "CHITIN_DEBUG": "1"}, stderr=said)
     assert said[0] == ""
-    assert said[1].startswith("[chitin] chitin render failed") and "boom" in said[1]
+    assert said[1].startswith("[chitin] ") and " render failed" in said[1] and "boom" in said[1]
+
+
+@needs_node
+def test_the_handler_runs_the_installing_chitin_and_falls_back_to_path(
+    call_handler: Callable[..., dict[str, Any]],
+    openclaw_handler: Path,
+    seeded: list[str],
+    tmp_path: Path,
+) -> None:
+    """chitin.json names the chitin that installed the hook; the gateway's PATH need not
+    hold it. When it is gone, `chitin` on PATH runs, and without one the hook is quiet."""
+    recorded = json.loads((openclaw_handler.parent / "chitin.json").read_text())["command"]
+    assert recorded == [str(chitin_dir() / "chitin")]
+    bare = {"PATH": "/usr/bin:/bin"}
+    found = call_handler(bootstrap_event(tmp_path / "ws"), bare)["bootstrapFiles"]
+    assert [f["name"] for f in found] == ["AGENTS.md", "PERSONALITY.md"]
+    gone = {"command": [str(tmp_path / "removed-venv" / "bin" / "chitin")]}
+    (openclaw_handler.parent / "chitin.json").write_text(json.dumps(gone))
+    log = tmp_path / "calls.log"
+    fake = fake_chitin(tmp_path / "on-path", f'echo "$*" >> "{log}"\necho "# From PATH"')
+    on_path = call_handler(bootstrap_event(tmp_path / "ws"), {"PATH": f"{fake}:/usr/bin:/bin"})
+    assert on_path["bootstrapFiles"][-1]["content"].startswith("# From PATH")
+    quiet = call_handler(bootstrap_event(tmp_path / "ws"), bare)
+    assert quiet == {"bootstrapFiles": [AGENTS_MD], "threw": None}
 
 
 @needs_node
@@ -306,7 +327,7 @@ def test_the_hook_pack_declares_itself_to_openclaw(openclaw_handler: Path) -> No
         meta = front["metadata"][key]
         assert meta["emoji"] == "🦞"
         assert meta["events"] == ["agent:bootstrap", "command:new", "command:reset"]
-        assert meta["requires"] == {"bins": ["chitin"]}
+        assert "requires" not in meta  # chitin need not be on the gateway's PATH
     # OpenClaw's frontmatter reader wants metadata as JSON on one line.
     [line] = [line for line in head.splitlines() if line.startswith("metadata:")]
     json.loads(line.removeprefix("metadata:"))
@@ -386,6 +407,10 @@ def project(tmp_path: Path) -> Path:
     return folder
 
 
+# The chitin the hooks run: the one installing them, by absolute path.
+CHITIN = str(chitin_dir() / "chitin")
+
+
 def settings_of(project: Path) -> dict[str, Any]:
     loaded: dict[str, Any] = json.loads((project / ".claude" / "settings.json").read_text())
     return loaded
@@ -397,7 +422,7 @@ def our_commands(settings: dict[str, Any]) -> dict[str, list[str]]:
             hook["command"]
             for group in groups
             for hook in group["hooks"]
-            if hook["command"].startswith("chitin ")
+            if " hooks run claude-code " in hook["command"]
         ]
         for event, groups in settings["hooks"].items()
     }
@@ -412,10 +437,10 @@ def test_install_keeps_everything_that_was_there(run_json: RunJson, project: Pat
     for event, groups in SOMEONE_ELSES["hooks"].items():
         assert hooks[event][: len(groups)] == groups  # theirs first, untouched
     assert our_commands(settings) == {
-        "SessionStart": ["chitin hooks run claude-code session-start || true"],
-        "PreCompact": ["chitin hooks run claude-code reflect || true"],
+        "SessionStart": [f"{CHITIN} hooks run claude-code session-start || true"],
+        "PreCompact": [f"{CHITIN} hooks run claude-code reflect || true"],
         "PostToolUse": [],
-        "SessionEnd": ["chitin hooks run claude-code reflect || true"],
+        "SessionEnd": [f"{CHITIN} hooks run claude-code reflect || true"],
     }
     ours = hooks["SessionStart"][-1]
     assert ours["matcher"] == "startup|resume|clear|compact"
@@ -464,7 +489,7 @@ def test_an_older_install_is_updated_in_place_without_duplicates(
     (project / ".claude" / "settings.json").write_text(json.dumps(settings))
     assert run_json("hooks", "install", "claude-code", "--dir", str(project))["action"] == "updated"
     assert our_commands(settings_of(project))["SessionEnd"] == [
-        "chitin hooks run claude-code reflect || true"
+        f"{CHITIN} hooks run claude-code reflect || true"
     ]
     assert settings_of(project)["hooks"]["SessionEnd"][0]["hooks"][0]["timeout"] > 3
 
@@ -598,9 +623,9 @@ def test_session_end_and_pre_compact_queue_a_reflection(
 def test_a_broken_chitin_never_blocks_claude_code(
     commands: dict[str, str], project: Path, tmp_path: Path, event: str, broken: str
 ) -> None:
-    fake = fake_chitin(tmp_path / "broken", broken)
-    env = {**os.environ, "PATH": f"{fake}{os.pathsep}{os.environ['PATH']}"}
-    result = run_hook(commands[event], project, claude_event(event, project), env)
+    fake = fake_chitin(tmp_path / "broken", broken) / "chitin"
+    command = commands[event].replace(CHITIN, str(fake))  # the installed chitin, broken
+    result = run_hook(command, project, claude_event(event, project), dict(os.environ))
     assert (result.returncode, result.stdout) == (0, "")
 
 
@@ -608,10 +633,25 @@ def test_a_broken_chitin_never_blocks_claude_code(
 def test_a_missing_chitin_never_blocks_claude_code(
     commands: dict[str, str], project: Path, tmp_path: Path, event: str
 ) -> None:
+    """The chitin that installed the hook was removed (its virtual environment deleted)."""
+    command = commands[event].replace(CHITIN, str(tmp_path / "gone" / "bin" / "chitin"))
     empty = tmp_path / "empty-path"
     empty.mkdir()
-    result = run_hook(commands[event], project, claude_event(event, project), {"PATH": str(empty)})
+    result = run_hook(command, project, claude_event(event, project), {"PATH": str(empty)})
     assert (result.returncode, result.stdout) == (0, "")
+
+
+def test_the_hooks_run_the_installing_chitin_without_it_on_path(
+    run: Run, project: Path, host_env: dict[str, str], seeded: list[str], tmp_path: Path
+) -> None:
+    """A chitin in a virtual environment is not on an agent host's PATH."""
+    run("hooks", "install", "claude-code", "--dir", str(project))
+    command = our_commands(settings_of(project))["SessionStart"][0]
+    assert command.startswith(f"{CHITIN} ") and Path(CHITIN).is_absolute()
+    bare = {**host_env, "PATH": "/usr/bin:/bin"}
+    result = run_hook(command, project, claude_event("SessionStart", project), bare)
+    context = json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert sum(claim in context for claim in seeded) >= 3
 
 
 def test_reflect_without_a_store_exits_0_with_one_line(run: Run, store: Path) -> None:
@@ -655,3 +695,35 @@ def test_session_start_without_a_store_gives_the_template_and_creates_nothing(
     context = json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "from an empty store" in context and "chitin contribute" in context
     assert not store.exists()
+
+
+def test_check_says_when_the_chitin_a_hook_runs_is_gone(
+    run: Run, store: Path, tmp_path: Path
+) -> None:
+    """The hooks and the merge driver stay quiet when their chitin disappears (a deleted
+    virtual environment); `chitin check` tells, with the fix."""
+    run("init", "--seed")
+    run("hooks", "install", "claude-code")
+    run("hooks", "install", "openclaw")
+    assert not [line for line in run("check").stdout.splitlines() if "no longer there" in line]
+    gone = str(tmp_path / "old-venv" / "bin" / "chitin")
+    home = tmp_path / "home"
+    settings = home / ".claude" / "settings.json"
+    settings.write_text(settings.read_text().replace(CHITIN, gone))
+    pack = home / ".openclaw" / "hooks" / "chitin" / "chitin.json"
+    pack.write_text(json.dumps({"command": [gone]}))
+    subprocess.run(
+        ["git", "-C", str(store), "config", "merge.chitin.driver", f"{gone} merge-driver %O"],
+        check=True,
+    )
+    result = run("check")
+    found = [line for line in result.stdout.splitlines() if "no longer there" in line]
+    assert len(found) == 3, result.stdout
+    assert f"{settings}: warning: chitin: the Claude Code hooks run {gone}" in found[0]
+    assert "fix: run `chitin hooks install claude-code` with the chitin you use now" in found[0]
+    assert "the OpenClaw hook runs" in found[1] and "git's merge driver runs" in found[2]
+    assert result.stdout.splitlines()[-1].startswith("✓ ") and "3 warnings" in result.stdout
+    run("hooks", "install", "claude-code")
+    run("hooks", "install", "openclaw")
+    run("init")
+    assert "no longer there" not in run("check").stdout

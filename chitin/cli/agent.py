@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from chitin.cli.context import Settings, emit_json, format_option, note, opened
+from chitin.cli.context import Settings, emit_json, format_option, note, opened, running_chitin
 from chitin.model.reflection import REASONS
 
 if TYPE_CHECKING:
@@ -177,13 +177,19 @@ def _dir_option(function: Callable[..., Any]) -> Callable[..., Any]:
 @format_option
 def install(host: str, directory: Path | None, fmt: str) -> None:
     """Install chitin's hook into HOST (openclaw or claude-code). Running it again
-    changes nothing; an older version of the hook is brought up to date."""
+    changes nothing; an older version of the hook is brought up to date.
+
+    The hook runs this very chitin, by its absolute path, so it works even when the
+    host's PATH does not hold chitin's folder (a virtual environment). If that chitin
+    moves or is removed, the hook gives up quietly: install it again from the new one
+    (`chitin check` points it out)."""
     from chitin.core import hooks as setup
 
+    command = running_chitin()
     if host == "openclaw":
-        outcome = setup.install_openclaw(directory or _openclaw_dir())
+        outcome = setup.install_openclaw(directory or _openclaw_dir(), command)
     else:
-        outcome = setup.install_claude_code(directory or Path.home())
+        outcome = setup.install_claude_code(directory or Path.home(), command)
     _report(outcome, fmt)
 
 

@@ -27,7 +27,8 @@ def check(ctx: click.Context, paths: tuple[Path, ...], store: Path | None, fmt: 
     Errors: a file that does not parse; a bad type, provenance or confidence;
     a trigger without a condition; an id that does not match the file's name
     and folder; an id used twice; a likely credential (token, key, password).
-    Warnings: live insights that nearly duplicate or contradict each other.
+    Warnings: live insights that nearly duplicate or contradict each other; and a
+    chitin that git's merge driver or an agent host's hook runs but that is gone.
 
     With FILEs (as pre-commit passes them), only those are checked, and their ids
     against the whole store's; files that are not insight files are ignored.
@@ -35,10 +36,12 @@ def check(ctx: click.Context, paths: tuple[Path, ...], store: Path | None, fmt: 
     insights/ or archive/ (a checkout of a store), else $CHITIN_STORE or the
     default. Nothing is written.
     """
-    from chitin.core.check import check_store
+    from chitin.core.check import check_store, setup_findings
 
     root = store.expanduser().absolute() if store else _store(ctx)
     report = check_store(root, list(paths) if paths else None)
+    home = Path.home()
+    report.warnings.extend(setup_findings(root, home, home / ".openclaw" / "hooks"))
     if fmt == "json":
         emit_json(report.to_json())
     else:

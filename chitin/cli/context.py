@@ -41,6 +41,20 @@ def store_path(option: str | None) -> Path:
     return Path(data_home).expanduser().absolute() / "chitin"
 
 
+def running_chitin() -> tuple[str, ...]:
+    """How to run this very chitin again, by absolute path: what the hooks and git's
+    merge driver are given, since an agent host or git may not have chitin's folder on
+    PATH (a virtual environment). The console script we were started as; else the one
+    beside this interpreter; else this interpreter with ``-m chitin``."""
+    started = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if started is not None and started.name == "chitin" and started.is_file():
+        return (str(started.absolute()),)
+    beside = Path(sys.executable).parent / "chitin"
+    if beside.is_file():
+        return (str(beside),)
+    return (sys.executable, "-m", "chitin")
+
+
 def now() -> str:
     """The time of this invocation, read once."""
     return format_timestamp(datetime.now(UTC))
@@ -58,6 +72,7 @@ def opened(ctx: click.Context, reading: bool = True) -> Iterator[Chitin]:
     chitin = Chitin(settings.store, settings.agent, progress)
     chitin.env = os.environ
     chitin.signature = signature(settings.agent)
+    chitin.command = running_chitin()
     try:
         if reading and chitin.missing:
             note(f"No store at {settings.store} yet (run `chitin init`); showing an empty store.")

@@ -33,7 +33,6 @@ def sync(ctx: click.Context, remote_name: str | None, fmt: str) -> None:
     """
     from chitin.core.sync import sync as run_sync
 
-    _need_chitin_on_path()
     with opened(ctx, reading=False) as chitin:
         result = run_sync(chitin, remote_name)
     for line in result.notes:
@@ -57,19 +56,6 @@ def sync(ctx: click.Context, remote_name: str | None, fmt: str) -> None:
         f"✓ Synced with {where}: received {result.received} commit(s), "
         f"sent {result.sent} commit(s)" + (" (merged)" if result.merge_commit else "")
     )
-
-
-def _need_chitin_on_path() -> None:
-    """git runs the merge driver by name; without it, every insight both sides touched
-    would stop the sync as a conflict, for no reason a user could see."""
-    import shutil
-
-    if shutil.which("chitin") is None:
-        here = Path(sys.argv[0]).resolve().parent
-        raise click.ClickException(
-            "git runs `chitin merge-driver` to merge insight files, but `chitin` is not on "
-            f"PATH; add its folder (perhaps {here}) to PATH, then sync"
-        )
 
 
 @click.command("merge-driver", short_help="git's merge driver for insight files (run by git).")

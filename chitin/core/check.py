@@ -7,7 +7,9 @@ The rules are in ``chitin.retrieval.lint``; this module finds and reads the file
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,6 +60,37 @@ def check_store(root: Path, paths: Sequence[Path] | None = None) -> Report:
         errors=[f for f in findings if f.severity == lint.ERROR],
         warnings=[f for f in findings if f.severity == lint.WARNING],
     )
+
+
+def setup_findings(root: Path, home: Path, openclaw_dir: Path) -> list[Finding]:
+    """Warnings for a chitin that git's merge driver or an agent host's hook runs by
+    absolute path, and that is no longer there (its virtual environment was removed,
+    chitin was reinstalled elsewhere): those hooks give up quietly, so say it here."""
+    from chitin.core import hooks
+    from chitin.store import remote
+    from chitin.store.git import Git
+
+    named = hooks.installed_programs(home, openclaw_dir)
+    git = Git(root)
+    if git.is_repository():
+        driver = remote.configured(git, "merge.chitin.driver")
+        program = driver.split(" merge-driver ")[0] if " merge-driver " in driver else ""
+        with contextlib.suppress(ValueError, IndexError):
+            program = shlex.split(program)[0]
+            where = root / ".git" / "config"
+            named.append(hooks.Installed(where, "git's merge driver runs", program, "chitin init"))
+    return [
+        Finding(
+            str(item.where),
+            "chitin",
+            f"{item.what} {item.program}, which is no longer there, so nothing happens",
+            f"run `{item.fix}` with the chitin you use now",
+            lint.WARNING,
+            "setup",
+        )
+        for item in named
+        if hooks.is_gone(item.program)
+    ]
 
 
 def _focus(root: Path, paths: Sequence[Path]) -> set[str]:

@@ -107,6 +107,7 @@ class Chitin:
         self._vectors: semantic.Semantic | None = None
         self.env: Mapping[str, str] = {}  # API keys and base URLs, given by the CLI
         self.signature = "chitin"  # who@host in the evidence log, given by the CLI
+        self.command: tuple[str, ...] = ("chitin",)  # how git runs the merge driver
         self.usage_recorded = True
 
     def close(self) -> None:
@@ -159,7 +160,7 @@ class Chitin:
         """The store, created if need be and locked, with the cache in step with what
         other writers committed while we waited for the lock."""
         if not self.store.is_initialized():
-            self.store.initialize()
+            self.store.initialize(self.command)
         with self.store.lock():
             if self._cache is None:
                 yield self.cache
@@ -171,7 +172,7 @@ class Chitin:
 
     def init(self, seed: bool, now: str) -> tuple[str | None, list[Insight]]:
         """Create the store (idempotent); with ``seed``, add the starter insights."""
-        commit = self.store.initialize()
+        commit = self.store.initialize(self.command)
         seeded: list[Insight] = []
         if seed:
             seeded = self._seed(now)

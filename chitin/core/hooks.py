@@ -12,8 +12,12 @@ chitin must never block an agent.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
+import re
+import shlex
+from collections.abc import Sequence
 from pathlib import Path, PurePath
 from typing import Any, NamedTuple
 
@@ -22,9 +26,15 @@ from chitin.store.files import atomic_write
 
 OPENCLAW_HOOK = "chitin"  # the folder name, and the hook's name in HOOK.md
 OPENCLAW_FILES: tuple[str, ...] = ("HOOK.md", "handler.js", "package.json")
+# Written at install, beside the pack: the chitin that installed it, by absolute path,
+# for handler.js to run (a gateway's PATH may not hold a virtual environment's chitin).
+OPENCLAW_COMMAND_FILE = "chitin.json"
 
 CLAUDE_SETTINGS = Path(".claude") / "settings.json"
-CLAUDE_COMMAND = "chitin hooks run claude-code"
+CLAUDE_ACTION = "hooks run claude-code"
+# Our entries, whatever chitin they run: ".../chitin hooks run claude-code ...", quoted
+# or not, or "python -m chitin hooks run claude-code ...".
+_OURS = re.compile(r"""chitin['"]?\s+hooks\s+run\s+claude-code\s""")
 
 
 class ClaudeHook(NamedTuple):
@@ -56,28 +66,31 @@ class HookSetupError(ChitinError):
 # ------------------------------------------------------------------ OpenClaw
 
 
-def install_openclaw(hooks_dir: Path) -> Outcome:
-    """Copy the hook pack to ``<hooks_dir>/chitin/``; files already current are left alone."""
+def install_openclaw(hooks_dir: Path, command: Sequence[str]) -> Outcome:
+    """Copy the hook pack to ``<hooks_dir>/chitin/``, with the ``command`` that runs this
+    chitin; files already current are left alone."""
     from chitin.resources import asset_path
 
     target = _hook_folder(hooks_dir)
     wanted = {
         name: asset_path("openclaw", name).read_text(encoding="utf-8") for name in OPENCLAW_FILES
     }
-    present = {name: _read_text(target / name) for name in OPENCLAW_FILES}
+    wanted[OPENCLAW_COMMAND_FILE] = json.dumps({"command": list(command)}, indent=2) + "\n"
+    present = {name: _read_text(target / name) for name in wanted}
     if present == wanted:
         return Outcome("openclaw", "unchanged", target)
     for name, text in wanted.items():
         if present[name] != text:
             _write(target / name, text)
-    fresh = all(text is None for text in present.values())
+    fresh = all(present[name] is None for name in OPENCLAW_FILES)
     return Outcome("openclaw", "installed" if fresh else "updated", target)
 
 
 def uninstall_openclaw(hooks_dir: Path) -> Outcome:
     """Remove our files, and the folder if nothing else is in it."""
     target = _hook_folder(hooks_dir)
-    ours = [target / name for name in OPENCLAW_FILES if (target / name).is_file()]
+    names = (*OPENCLAW_FILES, OPENCLAW_COMMAND_FILE)
+    ours = [target / name for name in names if (target / name).is_file()]
     if not ours:
         return Outcome("openclaw", "absent", target)
     try:
@@ -123,10 +136,10 @@ def claude_settings_path(project_dir: Path) -> Path:
     return project_dir / CLAUDE_SETTINGS
 
 
-def install_claude_code(project_dir: Path) -> Outcome:
+def install_claude_code(project_dir: Path, command: Sequence[str]) -> Outcome:
     path = claude_settings_path(project_dir)
     settings = load_settings(path)
-    merged = with_our_hooks(settings)
+    merged = with_our_hooks(settings, command)
     if merged == settings and path.exists():
         return Outcome("claude-code", "unchanged", path)
     fresh = not any(_is_ours(h) for _, _, h in _all_hooks(settings))
@@ -180,22 +193,24 @@ def dump_settings(settings: dict[str, Any]) -> str:
     return json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
 
 
-def our_entry(hook: ClaudeHook) -> dict[str, Any]:
+def our_entry(hook: ClaudeHook, command: Sequence[str]) -> dict[str, Any]:
+    program = " ".join(shlex.quote(part) for part in command)
     return {
         "type": "command",
-        "command": f"{CLAUDE_COMMAND} {hook.action} || true",
+        "command": f"{program} {CLAUDE_ACTION} {hook.action} || true",
         "timeout": hook.timeout,
     }
 
 
-def our_group(hook: ClaudeHook) -> dict[str, Any]:
+def our_group(hook: ClaudeHook, command: Sequence[str]) -> dict[str, Any]:
     group: dict[str, Any] = {} if hook.matcher is None else {"matcher": hook.matcher}
-    group["hooks"] = [our_entry(hook)]
+    group["hooks"] = [our_entry(hook, command)]
     return group
 
 
-def with_our_hooks(settings: dict[str, Any]) -> dict[str, Any]:
-    """A copy of ``settings`` holding our three entries exactly once each.
+def with_our_hooks(settings: dict[str, Any], command: Sequence[str]) -> dict[str, Any]:
+    """A copy of ``settings`` holding our three entries exactly once each, running
+    ``command`` (this chitin, by absolute path).
 
     An entry of ours already there is brought up to date where it stands; everything
     else keeps its place and content.
@@ -206,13 +221,13 @@ def with_our_hooks(settings: dict[str, Any]) -> dict[str, Any]:
         groups = hooks.setdefault(hook.event, [])
         found = [(g, h) for g, h, entry in _event_hooks(groups) if _is_ours(entry)]
         if not found:
-            groups.append(our_group(hook))
+            groups.append(our_group(hook, command))
             continue
         first_group, first_hook = found[0]
         if len(groups[first_group]["hooks"]) == 1:  # a group of its own: ours entirely
-            groups[first_group] = our_group(hook)
+            groups[first_group] = our_group(hook, command)
         else:
-            groups[first_group]["hooks"][first_hook] = our_entry(hook)
+            groups[first_group]["hooks"][first_hook] = our_entry(hook, command)
         for group, index in reversed(found[1:]):  # copies of ours, from older installs
             del groups[group]["hooks"][index]
         hooks[hook.event] = [g for g in groups if not _emptied(g)]
@@ -270,11 +285,63 @@ def _is_ours(entry: Any) -> bool:
     if not isinstance(entry, dict):
         return False
     command = entry.get("command")
-    return isinstance(command, str) and command.strip().startswith(CLAUDE_COMMAND + " ")
+    return isinstance(command, str) and _OURS.search(command) is not None
 
 
 def _emptied(group: Any) -> bool:
     return isinstance(group, dict) and group.get("hooks") == []
+
+
+# ------------------------------------------------------------------ what is installed
+
+
+class Installed(NamedTuple):
+    """A chitin that a host or git was told to run, and where that is written."""
+
+    where: Path  # the file that names it
+    what: str  # what runs it, for a person: "the OpenClaw hook runs"
+    program: str  # the program run
+    fix: str  # the command that installs it afresh
+
+
+def installed_programs(home: Path, openclaw_dir: Path) -> list[Installed]:
+    """The chitins our hooks run, as the host files name them: Claude Code's user-wide
+    settings and OpenClaw's hook pack. A file that cannot be read names none."""
+    found: list[Installed] = []
+    settings_path = claude_settings_path(home)
+    try:
+        settings = load_settings(settings_path)
+    except HookSetupError:
+        settings = {}
+    for _, _, entry in _all_hooks(settings):
+        if _is_ours(entry):
+            with contextlib.suppress(ValueError, IndexError):
+                program = shlex.split(entry["command"])[0]
+                found.append(
+                    Installed(
+                        settings_path,
+                        "the Claude Code hooks run",
+                        program,
+                        "chitin hooks install claude-code",
+                    )
+                )
+                break
+    recorded = _read_text(openclaw_dir / OPENCLAW_HOOK / OPENCLAW_COMMAND_FILE)
+    with contextlib.suppress(ValueError, TypeError, KeyError, IndexError):
+        program = json.loads(recorded or "")["command"][0]
+        if isinstance(program, str):
+            where = openclaw_dir / OPENCLAW_HOOK / OPENCLAW_COMMAND_FILE
+            found.append(
+                Installed(where, "the OpenClaw hook runs", program, "chitin hooks install openclaw")
+            )
+    return found
+
+
+def is_gone(program: str) -> bool:
+    """A program named by absolute path that is no longer there (one named by PATH is
+    the host's PATH's business)."""
+    path = Path(program)
+    return path.is_absolute() and not path.is_file()
 
 
 # ------------------------------------------------------------------ Claude Code at run time

@@ -45,7 +45,8 @@ def sync(chitin: Chitin, remote_name: str | None) -> Synced:
     if not store.is_initialized():
         raise StoreError(f"no store at {chitin.root}; run `chitin init` first")
     git = store.git
-    remote.register_driver(git)  # a fresh clone has the attributes but not the config
+    # A fresh clone has the attributes but not the config; and the driver is this chitin.
+    remote.register_driver(git, chitin.command)
     with store.lock():
         branch = _branch(git)
         name = _remote(git, branch, remote_name, chitin.root)

@@ -6,6 +6,8 @@ push git refuses is reported, never retried with force.
 
 from __future__ import annotations
 
+import shlex
+from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -18,10 +20,8 @@ MERGE_ATTRIBUTES: tuple[str, ...] = (
     "insights/**/*.md merge=chitin",
     "archive/**/*.md merge=chitin",
 )
-DRIVER_CONFIG: dict[str, str] = {
-    "merge.chitin.name": "chitin: merge insight files field by field",
-    "merge.chitin.driver": "chitin merge-driver %O %A %B %P",
-}
+DRIVER_NAME = "chitin: merge insight files field by field"
+DRIVER_ARGUMENTS = "merge-driver %O %A %B %P"
 
 
 class Attempt(NamedTuple):
@@ -29,16 +29,28 @@ class Attempt(NamedTuple):
     output: str
 
 
-def register_driver(git: Git) -> bool:
-    """Name the driver in the repository's own config (clones do not copy it). True if
-    anything changed."""
+def driver_command(command: Sequence[str]) -> str:
+    """The driver line for git's config: git runs it through the shell."""
+    return " ".join(shlex.quote(part) for part in command) + " " + DRIVER_ARGUMENTS
+
+
+def register_driver(git: Git, command: Sequence[str] = ("chitin",)) -> bool:
+    """Name the driver in the repository's own config (clones do not copy it), run as
+    ``command`` (the running chitin, by absolute path, so git finds it without PATH).
+    True if anything changed."""
     changed = False
-    for key, value in DRIVER_CONFIG.items():
-        current = git.run(["config", "--local", "--get", key], check=False).stdout.strip()
+    wanted = {"merge.chitin.name": DRIVER_NAME, "merge.chitin.driver": driver_command(command)}
+    for key, value in wanted.items():
+        current = configured(git, key)
         if current != value:
             git.run(["config", "--local", key, value])
             changed = True
     return changed
+
+
+def configured(git: Git, key: str) -> str:
+    """A value of the repository's own git config; "" when unset."""
+    return git.run(["config", "--local", "--get", key], check=False).stdout.strip()
 
 
 def missing_attributes(root: Path) -> list[str]:

@@ -55,15 +55,16 @@ class Store:
     def is_initialized(self) -> bool:
         return self.git.is_repository() and (self.root / files.INSIGHTS_DIR).is_dir()
 
-    def initialize(self) -> str | None:
-        """Create the repository and its skeleton; idempotent. Returns the commit made, if any."""
+    def initialize(self, command: Sequence[str] = ("chitin",)) -> str | None:
+        """Create the repository and its skeleton; idempotent. Returns the commit made, if
+        any. ``command`` runs chitin for git's merge driver (best an absolute path)."""
         if self.root.exists() and not self.root.is_dir():
             raise StoreError(f"store path is not a folder: {self.root}")
         self.root.mkdir(parents=True, exist_ok=True)
         if not self.git.is_repository():
             self.git.init()
         (self.root / files.INSIGHTS_DIR).mkdir(exist_ok=True)
-        remote.register_driver(self.git)
+        remote.register_driver(self.git, command)
         writes: dict[str, str | None] = {}
         ignore = _appended(self.root / ".gitignore", [GITIGNORE.strip()])
         if ignore is not None:

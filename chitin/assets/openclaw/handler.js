@@ -7,13 +7,16 @@
 // list (no shell) and a timeout. Every failure is swallowed: the agent always goes on.
 
 import { execFile } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 
 const BUDGET = "5000"; // tokens
 const DEFAULT_TIMEOUT_MS = 5000;
 const PERSONALITY = "PERSONALITY.md";
 const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
+const HERE = path.dirname(fileURLToPath(import.meta.url));
 
 // The first hint whose name appears in the session key says where the agent talks.
 const CHANNEL_HINTS = [
@@ -35,9 +38,27 @@ function timeoutMs() {
   return Number.isFinite(value) && value > 0 ? value : DEFAULT_TIMEOUT_MS;
 }
 
+// The chitin to run: $CHITIN_BIN; else the chitin that installed this hook, by absolute
+// path (chitin.json, written by `chitin hooks install openclaw`), since the gateway's
+// PATH may not hold a virtual environment's chitin; else `chitin` on PATH.
+function chitinCommand() {
+  if (process.env.CHITIN_BIN) return [process.env.CHITIN_BIN];
+  try {
+    const { command } = JSON.parse(readFileSync(path.join(HERE, "chitin.json"), "utf8"));
+    const valid = Array.isArray(command) && command.length > 0;
+    if (valid && command.every((part) => typeof part === "string") && existsSync(command[0])) {
+      return command;
+    }
+  } catch {
+    // not installed by chitin, or unreadable: chitin on PATH
+  }
+  return ["chitin"];
+}
+
 // Run chitin; resolve with its stdout, or with null on any failure. Never rejects.
 function runChitin(args) {
-  const program = process.env.CHITIN_BIN || "chitin";
+  const [program, ...prefix] = chitinCommand();
+  const verb = args[0];
   return new Promise((resolve) => {
     let settled = false;
     let child;
@@ -48,18 +69,18 @@ function runChitin(args) {
       resolve(value);
     };
     const timer = setTimeout(() => {
-      debug(`${program} ${args[0]} took longer than ${timeoutMs()} ms; stopped`);
+      debug(`${program} ${verb} took longer than ${timeoutMs()} ms; stopped`);
       stop(child);
       finish(null);
     }, timeoutMs());
     try {
       child = execFile(
         program,
-        args,
+        [...prefix, ...args],
         { maxBuffer: MAX_OUTPUT_BYTES, windowsHide: true, detached: process.platform !== "win32" },
         (error, stdout, stderr) => {
           if (error) {
-            debug(`${program} ${args[0]} failed: ${error.message}`, String(stderr ?? "").trim());
+            debug(`${program} ${verb} failed: ${error.message}`, String(stderr ?? "").trim());
             finish(null);
           } else {
             finish(String(stdout));
