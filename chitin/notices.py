@@ -14,7 +14,10 @@ long-running front end (a server) takes the pending notices after each request.
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # --version prints the notices too, and must not load pathlib
+    from pathlib import Path
 
 _pending: list[str] = []
 

@@ -8,7 +8,17 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import Run, commit_count, git
+
+
+@pytest.fixture(autouse=True, params=["stat walk", "git status"])
+def sync_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each test twice: small stores stat every file; above WALK_LIMIT files git says
+    what may have changed. Both must see every change."""
+    if request.param == "git status":
+        monkeypatch.setattr("chitin.index.cache.WALK_LIMIT", 0)
+    return str(request.param)
 
 
 def path_of(store: Path, insight: dict[str, Any]) -> Path:
@@ -296,3 +306,32 @@ def test_a_removed_folder_and_a_file_put_in_place_of_a_folder(
     assert len(run_json("list")) == 2
     shutil.rmtree(team)
     assert [i["claim"] for i in run_json("list")] == ["Stays"]
+
+
+def test_an_edit_of_chitin_yaml_is_seen_though_its_settings_are_kept_parsed(
+    run: Run, add: Any, store: Path
+) -> None:
+    """The parsed settings are kept in .chitin/config.json under the file's stat (YAML
+    costs a session start ~20 ms); an edit changes the stat, so it is read again."""
+    import json
+
+    add("relational", "Priya wants a summary first", 0.8, provenance="social")
+    settings = store / "chitin.yaml"
+
+    def half_life() -> Any:
+        found = run("retrieve", "--query", "Priya summary", "--format", "json", "--explain")
+        return json.loads(found.stdout)["insights"][0]["basis"]["halfLifeDays"]
+
+    settings.write_text("half_lives: {social: 45}\n")
+    os.utime(settings, ns=(1_700_000_000_000_000_000,) * 2)  # older than the racy window
+    assert half_life() == 45
+    assert json.loads((store / ".chitin" / "config.json").read_text())["config"] == {
+        "half_lives": {"social": 45}
+    }
+    settings.write_text("half_lives: {social: 46}\n")  # same size
+    os.utime(settings, ns=(1_700_000_000_000_000_000,) * 2)  # and same mtime: ctime moved
+    assert half_life() == 46
+    settings.write_text("half_lives: {social: 47}\n")  # just now: never kept
+    assert half_life() == 47
+    settings.unlink()
+    assert half_life() == 30

@@ -137,3 +137,23 @@ def test_concurrent_writers_are_serialized_and_nothing_is_lost(store: Path) -> N
     assert commit_count(store) == before + 8
     assert len(json.loads(chitin(store, "list", "--format", "json").stdout)) == 5
     assert git(store, "status", "--porcelain") == ""
+
+
+def test_the_process_ends_at_once_with_its_exit_code_and_all_its_output(store: Path) -> None:
+    """main() skips the interpreter's teardown (os._exit): nothing may be lost by it,
+    neither the exit code nor a byte of buffered output."""
+    chitin(store, "init", "--seed")
+    for n in range(40):
+        chitin(store, "contribute", "--type", "skill", "--claim", f"Long output {n} " * 20,
+               "--confidence", "0.5", "--force")  # fmt: skip
+    exported = chitin(store, "export")
+    assert len(json.loads(exported.stdout)) == 54 and exported.stdout.endswith("]\n")
+    missing = chitin(store, "get", "no-such-insight", check=False)
+    assert (missing.returncode, missing.stderr) == (
+        1,
+        "Error: Insight not found: no-such-insight\n",
+    )
+    usage = chitin(store, "--no-such-flag", check=False)
+    assert usage.returncode == 2 and usage.stderr.startswith("Error: No such option")
+    assert git(store, "status", "--porcelain") == ""
+    assert commit_count(store) == 42

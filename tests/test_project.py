@@ -89,8 +89,8 @@ def test_reads_load_neither_numpy_nor_yaml(tmp_path: Path) -> None:
         capture_output=True,
     )
     code = (
-        f"import sys; from chitin.cli import main; sys.argv=['chitin','--store',{str(store)!r},"
-        "'list'];\ntry: main()\nexcept SystemExit: pass\n"
+        f"import sys; from chitin.cli import cli; sys.argv=['chitin','--store',{str(store)!r},"
+        "'list'];\ntry: cli.main()\nexcept SystemExit: pass\n"
         "print([m for m in ('numpy', 'yaml', 'onnxruntime', 'httpx') if m in sys.modules])"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
@@ -99,8 +99,8 @@ def test_reads_load_neither_numpy_nor_yaml(tmp_path: Path) -> None:
 
 def test_version_does_not_load_the_store_or_yaml() -> None:
     code = (
-        "import sys; from chitin.cli import main; sys.argv=['chitin','--version'];\n"
-        "try: main()\nexcept SystemExit: pass\n"
+        "import sys; from chitin.cli import cli; sys.argv=['chitin','--version'];\n"
+        "try: cli.main()\nexcept SystemExit: pass\n"
         "heavy = ('yaml', 'sqlite3', 'subprocess', 'chitin.core')\n"
         "print([m for m in heavy if m in sys.modules])\n"
     )

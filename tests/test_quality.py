@@ -583,8 +583,8 @@ def test_reinforcing_does_not_count_as_a_recall(run: Run, add: Any) -> None:
 
 def test_version_does_not_load_the_quality_modules() -> None:
     code = (
-        "import sys; from chitin.cli import main; sys.argv=['chitin','--version'];\n"
-        "try: main()\nexcept SystemExit: pass\n"
+        "import sys; from chitin.cli import cli; sys.argv=['chitin','--version'];\n"
+        "try: cli.main()\nexcept SystemExit: pass\n"
         "print(sorted(m for m in sys.modules if m.endswith('quality')))\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

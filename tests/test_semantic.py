@@ -158,9 +158,9 @@ def test_a_repeated_query_loads_neither_the_model_nor_numpy(
 
     add("skill", "Profile before optimizing a slow endpoint", 0.8)
     code = (
-        "import sys; from chitin.cli import main\n"
+        "import sys; from chitin.cli import cli\n"
         f"sys.argv = ['chitin', '--store', {str(store)!r}, 'retrieve', '--query', 'slow page']\n"
-        "try: main()\nexcept SystemExit: pass\n"
+        "try: cli.main()\nexcept SystemExit: pass\n"
         "print([m for m in ('numpy', 'onnxruntime') if m in sys.modules])"
     )
 

@@ -142,6 +142,7 @@ DERIVED_FILES = [
     "vectors/matrix.f32",
     "vectors/model.verified",
     "reflections.json",
+    "config.json",
     "lock",
     ".gitignore",
 ]
@@ -151,6 +152,8 @@ DAMAGE = ("truncated", "random bytes", "a folder")
 @pytest.fixture(scope="module")
 def populated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A seeded store whose .chitin/ holds every kind of derived file."""
+
+    import os
 
     from click.testing import CliRunner
 
@@ -165,6 +168,10 @@ def populated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for step in steps:
         result = CliRunner().invoke(cli, ["--store", str(root), *step])
         assert result.exit_code == 0, result.output
+        if step[0] == "init":  # settings older than the racy window, so they are kept
+            (root / "chitin.yaml").write_text("half_lives: {social: 45}\n")
+            os.utime(root / "chitin.yaml", ns=(1_700_000_000_000_000_000,) * 2)
+    assert (root / ".chitin" / "config.json").is_file()
     return root
 
 

@@ -71,7 +71,7 @@ def opened(ctx: click.Context, reading: bool = True) -> Iterator[Chitin]:
     progress = IndexProgress()
     chitin = Chitin(settings.store, settings.agent, progress)
     chitin.env = os.environ
-    chitin.signature = signature(settings.agent)
+    chitin.signer = lambda: signature(settings.agent)
     chitin.command = running_chitin()
     try:
         if reading and chitin.missing:

@@ -9,19 +9,16 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from chitin.core import background
 from chitin.errors import AmbiguousIdError, NotFoundError, StateError, StoreError
 from chitin.index import usage
 from chitin.index.cache import Cache, Filters, Problem, Progress
 from chitin.index.db import discard, is_damage
-from chitin.index.fulltext import COMMON_TERM_FLOOR, COMMON_TERM_SHARE
-from chitin.model import evidence, ops
-from chitin.model.ids import check_id, new_id
+from chitin.model.ids import check_id
 from chitin.model.insight import (
     TYPES,
     Insight,
@@ -32,15 +29,15 @@ from chitin.model.insight import (
     well_formed,
 )
 from chitin.model.terms import stemmed_tokens, tokens
-from chitin.providers import DEFAULT_PROVIDER, ProviderError
-from chitin.retrieval import conflicts, engine, semantic
-from chitin.retrieval.conflicts import Candidate, Match
-from chitin.retrieval.context import detect_category
-from chitin.retrieval.engine import Retrieval
-from chitin.retrieval.scoring import DEFAULT_SHAPE, Settings, Shape, base_strength
-from chitin.store import files, history
-from chitin.store.history import Entry, commit_message
-from chitin.store.repository import Store, load_file
+from chitin.store.repository import Store
+
+if TYPE_CHECKING:  # each loads with the use cases that need it: writers, history,
+    # the conflict check, retrieval (``get`` and ``stats`` need none of them)
+    from chitin.retrieval import semantic
+    from chitin.retrieval.conflicts import Candidate, Match
+    from chitin.retrieval.engine import Retrieval
+    from chitin.retrieval.scoring import Settings, Shape
+    from chitin.store.history import Entry
 
 # contribute's check scores at most this many insights of each kind (overlapping in
 # words, or holding an opposing term), those sharing the most words first: it reports
@@ -94,24 +91,29 @@ class Chitin:
         root: Path,
         agent: str | None = None,
         progress: Progress | None = None,
-        shape: Shape = DEFAULT_SHAPE,
+        shape: Shape | None = None,
         fusion: str = "blend",
     ) -> None:
         self.root = root
         self.agent = agent
         self.progress = progress
         self.shape = shape  # another shape or fusion is for evaluating the scoring only
+        # (None: the default, DEFAULT_SHAPE)
         self.fusion = fusion
         self.store = Store(root, agent)
         self._cache: Cache | None = None
         self._vectors: semantic.Semantic | None = None
         self.env: Mapping[str, str] = {}  # API keys and base URLs, given by the CLI
-        self.signature = "chitin"  # who@host in the evidence log, given by the CLI
+        # who@host in the evidence log, given by the CLI; asked only by reinforce (finding
+        # the user and host name imports getpass and socket)
+        self.signer: Callable[[], str] = lambda: "chitin"
         self.command: tuple[str, ...] = ("chitin",)  # how git runs the merge driver
         self.usage_recorded = True
 
     def close(self) -> None:
         if self._vectors is not None:
+            from chitin.retrieval import semantic
+
             semantic.close(self._vectors)
             self._vectors = None
         if self._cache is not None:
@@ -132,13 +134,19 @@ class Chitin:
 
     def _synced_cache(self) -> Cache:
         git = self.store.git if self.store.git.is_repository() else None
-        cache = Cache(self.root, lambda i: base_strength(i, self.shape), git)
+        cache = Cache(self.root, self._strength, git)
         try:
             cache.sync(self.progress)
         except BaseException:
             cache.close()
             raise
         return cache
+
+    def _strength(self, insight: Insight) -> float:
+        """An insight's query-free strength, for the cache (see scoring.base_strength)."""
+        from chitin.retrieval.scoring import DEFAULT_SHAPE, base_strength
+
+        return base_strength(insight, self.shape or DEFAULT_SHAPE)
 
     def _repairing(self, work: Callable[[], T]) -> T:
         """``work()``; if the cache turns out damaged on the way (SQLite finds a corrupt
@@ -180,6 +188,9 @@ class Chitin:
 
     def _seed(self, now: str) -> list[Insight]:
         from chitin.resources import data_path
+        from chitin.store import files
+        from chitin.store.history import commit_message
+        from chitin.store.repository import load_file
 
         source = data_path("insights")
         with self.writing() as cache:
@@ -260,15 +271,21 @@ class Chitin:
         return Stats(sum(by_type.values()), by_type, round(mean, 6), archived)
 
     def history(self, ref: str, limit: int | None = None) -> tuple[Insight, list[Entry]]:
+        from chitin.store import history
+
         insight = self.get(ref)
         return insight, history.insight_history(self.store.git, self.path_of(insight.id), limit)
 
     def changelog(self, days: int | None, limit: int) -> list[Entry]:
+        from chitin.store import history
+
         if self.missing or not self.store.git.is_repository():
             return []
         return history.changelog(self.store.git, days, limit)
 
     def similar(self, claim: str, threshold: float) -> list[tuple[Candidate, float]]:
+        from chitin.retrieval import conflicts
+
         if self.missing:
             return []
         if threshold <= 0:
@@ -280,6 +297,10 @@ class Chitin:
     def similar_meaning(self, claim: str, threshold: float) -> list[tuple[Candidate, float]]:
         """Insights whose meaning is close to ``claim`` (cosine similarity ≥ threshold),
         through the configured embedding provider; catches paraphrases words miss."""
+        from chitin.providers import DEFAULT_PROVIDER
+        from chitin.retrieval import semantic
+        from chitin.retrieval.conflicts import Candidate
+
         if self.missing:
             return []
         picked = semantic.choice(self.store.config())
@@ -301,12 +322,16 @@ class Chitin:
         bar by one, so nothing that could qualify on the indexed terms is missed.
         With ``limit``, only that many rows sharing the most terms are kept.
         """
+        from chitin.index.fulltext import COMMON_TERM_FLOOR, COMMON_TERM_SHARE
+
         counts, skipped = self.cache.term_matches(terms, COMMON_TERM_SHARE, COMMON_TERM_FLOOR)
         need = max(1, math.ceil(share * len(terms) - 1e-9) - skipped)
         return _most_shared(counts, need, limit)
 
     def _candidates(self, rowids: set[int] | None) -> list[Candidate]:
         """Live insights with these cache rows (all of them for None)."""
+        from chitin.retrieval.conflicts import Candidate
+
         if rowids is not None and not rowids:
             return []
         found = self.cache.select(rowids=rowids)
@@ -315,6 +340,9 @@ class Chitin:
     def _conflict_candidates(self, claim: str) -> list[Candidate]:
         """Insights close enough in words to duplicate ``claim``, or using a term that
         pulls against one of its own."""
+        from chitin.index.fulltext import COMMON_TERM_FLOOR, COMMON_TERM_SHARE
+        from chitin.retrieval import conflicts
+
         terms = stemmed_tokens(claim)
         rows = self._overlapping(terms, conflicts.OVERLAP_WITHOUT_TENSION, CONFLICT_CANDIDATES)
         opposed, _ = self.cache.term_matches(conflicts.opposite_terms(claim), 1.0, 0)
@@ -327,9 +355,14 @@ class Chitin:
 
     def settings(self, config: Mapping[str, Any] | None = None) -> Settings:
         """Scoring settings, with the overrides of the store's chitin.yaml."""
+        from dataclasses import replace
+
+        from chitin.retrieval.scoring import DEFAULT_SHAPE, Settings
+
         if config is None:
             config = self.store.config() if not self.missing else {}
-        return replace(Settings.from_config(config), shape=self.shape, fusion=self.fusion)
+        shape = self.shape or DEFAULT_SHAPE
+        return replace(Settings.from_config(config), shape=shape, fusion=self.fusion)
 
     def retrieve(
         self,
@@ -346,6 +379,11 @@ class Chitin:
         """The insights that matter for ``query``, best first. Never commits; with
         ``record``, the retrieval time (``now``) of each result is noted in .chitin/.
         Decay is measured at ``decay_at`` (render: the commit's time), else at ``now``."""
+        from chitin.providers import ProviderError
+        from chitin.retrieval import engine, semantic
+        from chitin.retrieval.context import detect_category
+        from chitin.retrieval.engine import Retrieval
+
         query = well_formed(query)
         filters = _filters(types, tags, min_confidence)
         config = self.store.config() if not self.missing else {}  # read and parsed once
@@ -373,6 +411,8 @@ class Chitin:
         if failure:
             found = found._replace(degraded=failure)
         elif found.unembedded:
+            from chitin.core import background
+
             note = background.waiting_note(
                 self.root, config, self.env, found.unembedded, now.timestamp()
             )
@@ -384,6 +424,8 @@ class Chitin:
         return found
 
     def _semantic(self, picked: semantic.Choice) -> semantic.Semantic:
+        from chitin.retrieval import semantic
+
         if self._vectors is None:
             self._vectors = semantic.open_semantic(self.root / ".chitin", picked, self.env)
         return self._vectors
@@ -393,6 +435,8 @@ class Chitin:
     ) -> tuple[semantic.Semantic, int]:
         """Embed every insight lacking a current vector (all with ``force``). A provider
         or model named here is recorded in chitin.yaml, in one commit."""
+        from chitin.retrieval import semantic
+
         current = semantic.choice(self.store.config())
         picked = semantic.Choice(
             provider or current.provider, model if model else (None if provider else current.model)
@@ -406,6 +450,9 @@ class Chitin:
     def adopt_vectors(self, known: Mapping[tuple[str, str], bytes]) -> int:
         """Take vectors of the local model made elsewhere (see semantic.adopt), when the
         local model is the one configured."""
+        from chitin.providers import DEFAULT_PROVIDER
+        from chitin.retrieval import semantic
+
         picked = semantic.choice(self.store.config())
         if self.missing or not known or picked.provider != DEFAULT_PROVIDER:
             return 0
@@ -413,6 +460,8 @@ class Chitin:
 
     def unembedded(self) -> int:
         """How many insights wait for a vector of the configured provider."""
+        from chitin.retrieval import semantic
+
         picked = semantic.choice(self.store.config())
         if self.missing or picked.provider == semantic.NO_PROVIDER:
             return 0
@@ -432,6 +481,8 @@ class Chitin:
     def _record_choice(self, picked: semantic.Choice) -> None:
         import yaml
 
+        from chitin.store.history import commit_message
+
         with self.store.lock():
             config = dict(self.store.config())
             config["embedding"] = {k: v for k, v in picked._asdict().items() if v}
@@ -446,10 +497,10 @@ class Chitin:
 
     def snapshot_time(self) -> tuple[str | None, datetime]:
         """The store's commit and its time: what ``render`` is a function of."""
-        commit = None if self.missing else self.store.git.head()
-        if commit is None:
+        found = None if self.missing else self.store.git.head_and_time()
+        if found is None:
             return None, datetime.fromtimestamp(0, tz=UTC)
-        return commit, self.store.git.commit_time(commit)
+        return found
 
     # -------------------------------------------------------------- writing
 
@@ -462,6 +513,10 @@ class Chitin:
     ) -> Contribution:
         """Add an insight in one commit. Text that looks like a credential is refused
         (unless ``allow_secret``) before the store is even created."""
+        from chitin.model import ops
+        from chitin.model.ids import new_id
+        from chitin.retrieval import conflicts
+
         if not allow_secret:
             _secrets().refuse_secrets(ops.new_insight(fields, "unsaved", now))
         with self.writing() as cache:
@@ -488,6 +543,8 @@ class Chitin:
     def update(
         self, ref: str, changes: Mapping[str, Any], now: str, allow_secret: bool = False
     ) -> Change:
+        from chitin.model import ops
+
         with self.writing() as cache:
             insight_id = self.resolve(ref)
             path = self.path_of(insight_id)
@@ -523,6 +580,8 @@ class Chitin:
         """One more confirmation, logged in the file's evidence list with a fresh token,
         so that no two reinforcements are ever the same change (see model/evidence.py).
         The source goes into the commit, so it is refused if it looks like a credential."""
+        from chitin.model import evidence, ops
+
         kind = check_evidence(evidence_kind)
         if source and not allow_secret:
             _secrets().refuse_secret_text("source", source)
@@ -531,7 +590,7 @@ class Chitin:
             path = self.path_of(insight_id)
             before, layout = self.store.read(path)
             after = ops.reinforced(before, now)
-            logged = evidence.entry(now, self.signature, evidence.new_token(), kind)
+            logged = evidence.entry(now, self.signer(), evidence.new_token(), kind)
             layout = layout._replace(evidence=evidence.appended(layout.evidence, logged))
             subject = (
                 f"Reinforce {insight_id}: confidence {before.confidence} → "
@@ -585,6 +644,8 @@ class Chitin:
         now: str,
         allow_secret: bool = False,
     ) -> Change:
+        from chitin.model import evidence, ops
+
         with self.writing() as cache:
             source_id = self._resolve_role(source_ref, "Source")
             target_id = self._resolve_role(target_ref, "Target")
@@ -626,6 +687,8 @@ class Chitin:
         insight_id: str,
         extra: Mapping[str, str | None],
     ) -> str | None:
+        from chitin.store.history import commit_message
+
         trailers = {"Insight": insight_id, **extra, "Agent": self.agent}
         return self.store.apply(writes, commit_message(op, subject, body, trailers))
 

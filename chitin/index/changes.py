@@ -26,10 +26,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from chitin.store import files
+from chitin.store.files import RACY_WINDOW_NS
 from chitin.store.git import Git
-
-# A folder changed this recently may change again within the same mtime tick.
-RACY_WINDOW_NS = 2_000_000_000
 
 
 class Plan(NamedTuple):
@@ -96,6 +94,12 @@ def remember(
         "ON CONFLICT (path) DO UPDATE SET mtime_ns = excluded.mtime_ns",
         list(folders.items()),
     )
+
+
+def forget(db: sqlite3.Connection) -> None:
+    """Drop what git-assisted syncs remember: the next one starts from a full walk."""
+    db.execute("DELETE FROM meta WHERE key = 'head'")
+    db.execute("DELETE FROM watch")
 
 
 def folder_mtime(path: Path, now_ns: int) -> int | None:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from chitin.model.insight import Insight, js_number
-from chitin.retrieval.conflicts import Candidate, Match
-from chitin.store.history import Entry
+
+if TYPE_CHECKING:
+    from chitin.retrieval.conflicts import Candidate, Match
+    from chitin.store.history import Entry
 
 
 def tags_text(insight: Insight) -> str:

@@ -6,7 +6,6 @@ import contextlib
 import os
 import stat
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,6 +32,12 @@ class Folder(NamedTuple):
     stats: list[FileStat]
 
 
+# A file modified this close to the moment its stat is recorded could change again
+# within the same timestamp tick without its stat changing (git calls it "racily
+# clean"). What is recorded of such a file is not trusted the next time.
+RACY_WINDOW_NS = 2_000_000_000
+
+
 def stat_of(path: Path) -> FileStat:
     st = path.stat()
     return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
@@ -45,6 +50,8 @@ def atomic_write(path: Path, text: str, durable: bool = True) -> FileStat:
     also syncs the data to disk before the rename, so a power cut cannot leave an
     empty file behind.
     """
+    import tempfile  # ~8 ms to import, and only writers write
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=".chitin-", suffix=".tmp", dir=path.parent)
     try:

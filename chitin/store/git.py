@@ -4,12 +4,15 @@ identity that works on a machine where nobody ever configured one."""
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from chitin.errors import GitError
+
+if TYPE_CHECKING:  # loaded when git first runs: a small store's reads never start it
+    import subprocess
 
 # Variables that would point git at some other repository or index than the store's.
 _SCRUBBED = (
@@ -48,6 +51,8 @@ class Git:
         check: bool = True,
         text: bool = True,
     ) -> subprocess.CompletedProcess[str]:
+        import subprocess
+
         try:
             result = subprocess.run(
                 ["git", "-C", str(self.root), "-c", "core.quotepath=off", *args],
@@ -132,6 +137,14 @@ class Git:
     def commit_time(self, commit: str) -> datetime:
         stamp = self.run(["show", "-s", "--format=%ct", commit]).stdout.strip()
         return datetime.fromtimestamp(int(stamp), tz=UTC)
+
+    def head_and_time(self) -> tuple[str, datetime] | None:
+        """HEAD's commit and its time, in one run of git; None before the first commit."""
+        result = self.run(["log", "-1", "--format=%H %ct", "HEAD"], check=False)
+        found = result.stdout.split()
+        if result.returncode != 0 or len(found) != 2:
+            return None
+        return found[0], datetime.fromtimestamp(int(found[1]), tz=UTC)
 
     def commit(self, paths: Iterable[str], message: str, bulk: bool = False) -> str | None:
         """Commit exactly ``paths`` (relative to the root) with ``message``.
@@ -264,6 +277,7 @@ def merge_file(ours: str, base: str, theirs: str, labels: tuple[str, str, str]) 
 
     Conflicts are marked in the result as git marks them. No repository is needed.
     """
+    import subprocess
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="chitin-merge-") as folder:

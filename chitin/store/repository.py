@@ -2,24 +2,29 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chitin.errors import StoreError
 from chitin.model.ids import shard_folder
 from chitin.model.insight import Insight, format_timestamp
-from chitin.store import files, remote
+from chitin.store import files
 from chitin.store.files import (
+    RACY_WINDOW_NS,
     FileStat,
     WriteLock,
     atomic_write,
     bulk_write,
+    clear_in_the_way,
     restoring,
     stat_of,
 )
 from chitin.store.git import Git
-from chitin.store.markdown import DEFAULT_LAYOUT, Layout, parse, read_insight, serialize
+
+if TYPE_CHECKING:  # the file format loads when a file is read or written, not before
+    from chitin.store.markdown import Layout
 
 CONFIG_FILE = "chitin.yaml"
 # An operation writing more files than this (an import) writes them in bulk: see
@@ -46,6 +51,7 @@ class Store:
     def __init__(self, root: Path, agent: str | None = None) -> None:
         self.root = root
         self.git = Git(root, agent)
+        self._config: tuple[FileStat, dict[str, Any]] | None = None
 
     # -------------------------------------------------------------- life cycle
 
@@ -61,6 +67,8 @@ class Store:
         if self.root.exists() and not self.root.is_dir():
             raise StoreError(f"store path is not a folder: {self.root}")
         self.root.mkdir(parents=True, exist_ok=True)
+        from chitin.store import remote
+
         if not self.git.is_repository():
             self.git.init()
         (self.root / files.INSIGHTS_DIR).mkdir(exist_ok=True)
@@ -87,21 +95,24 @@ class Store:
         return WriteLock(self.root / ".chitin" / "lock")
 
     def config(self) -> dict[str, Any]:
-        """Settings from ``chitin.yaml`` at the store root (committed, so shared)."""
-        path = self.root / CONFIG_FILE
-        if not path.exists():
-            return {}
-        import yaml
+        """Settings from ``chitin.yaml`` at the store root (committed, so shared).
 
+        Parsing YAML costs a session start ~20 ms of imports, so the parsed settings are
+        kept in ``.chitin/config.json`` under the file's stat, and read from there while
+        the file is unchanged (see ``_remembered``)."""
+        path = self.root / CONFIG_FILE
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as error:
-            raise StoreError(f"{CONFIG_FILE} does not parse: {error}") from None
-        if data is None:
+            stat = stat_of(path)
+        except (FileNotFoundError, NotADirectoryError):
             return {}
-        if not isinstance(data, dict):
-            raise StoreError(f"{CONFIG_FILE} must be a mapping of settings")
-        return data
+        if self._config is not None and self._config[0] == stat:
+            return dict(self._config[1])
+        data = _remembered(self.root, stat)
+        if data is None:
+            data = _parse_config(path)
+            _remember(self.root, stat, data)
+        self._config = (stat, data)
+        return dict(data)
 
     # -------------------------------------------------------------- files
 
@@ -121,8 +132,10 @@ class Store:
         return f"{top}/{insight.type}/{insight.id}.md"
 
     @staticmethod
-    def render(insight: Insight, layout: Layout = DEFAULT_LAYOUT) -> str:
-        return serialize(insight, layout)
+    def render(insight: Insight, layout: Layout | None = None) -> str:
+        from chitin.store.markdown import DEFAULT_LAYOUT, serialize
+
+        return serialize(insight, layout or DEFAULT_LAYOUT)
 
     def stat(self, path: str) -> FileStat:
         return stat_of(self.root / path)
@@ -145,6 +158,61 @@ class Store:
                 else:
                     write(target, text)
             return self.git.commit(writes.keys(), message, bulk=bulk)
+
+
+CONFIG_CACHE = ".chitin/config.json"
+
+
+def _parse_config(path: Path) -> dict[str, Any]:
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as error:
+        raise StoreError(f"{CONFIG_FILE} does not parse: {error}") from None
+    except OSError as error:
+        raise StoreError(f"cannot read {CONFIG_FILE}: {error.strerror or error}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise StoreError(f"{CONFIG_FILE} must be a mapping of settings")
+    return data
+
+
+def _remembered(root: Path, stat: FileStat) -> dict[str, Any] | None:
+    """The settings parsed when chitin.yaml had this ``stat``; None if unknown. A damaged
+    or foreign file reads as unknown, and is written over."""
+    import json
+
+    try:
+        kept = json.loads((root / CONFIG_CACHE).read_bytes())
+        if kept["stat"] == list(stat) and isinstance(kept["config"], dict):
+            return dict(kept["config"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return None
+
+
+def _remember(root: Path, stat: FileStat, data: dict[str, Any]) -> None:
+    """Keep the parsed settings, unless the file is racily recent (it could change again
+    within the same mtime tick) or the settings do not survive JSON as they are."""
+    import json
+    import time
+
+    if stat[0] >= time.time_ns() - RACY_WINDOW_NS:
+        return
+    try:
+        text = json.dumps({"stat": list(stat), "config": data})
+        if json.loads(text)["config"] != data:  # dates, sets, number keys: keep no copy
+            return
+    except (TypeError, ValueError):
+        return
+    target = root / CONFIG_CACHE
+    if not target.parent.is_dir():
+        return  # no .chitin/ yet: a reader does not create it
+    with contextlib.suppress(OSError):
+        clear_in_the_way(target)
+        atomic_write(target, text, durable=False)
 
 
 def _appended(path: Path, lines: Sequence[str]) -> str | None:
@@ -173,12 +241,16 @@ def load_file(root: Path, path: str, stat: FileStat) -> tuple[Insight, Layout]:
     A hand-made file may leave out its id (the file name is used), its type (the
     type folder is used) and its creation time (the file's modification time).
     """
+    from chitin.store.markdown import parse
+
     insight, layout = parse((root / path).read_text(encoding="utf-8"), **_fallbacks(path, stat))
     return insight.with_changes(archived=path.startswith(files.ARCHIVE_DIR + "/")), layout
 
 
 def load_insight(root: Path, path: str, stat: FileStat) -> Insight:
     """The insight at ``path``, for readers such as the cache that never write it back."""
+    from chitin.store.markdown import read_insight
+
     insight = read_insight((root / path).read_text(encoding="utf-8"), **_fallbacks(path, stat))
     return insight.with_changes(archived=path.startswith(files.ARCHIVE_DIR + "/"))
 

@@ -1,0 +1,207 @@
+"""Time two chitins side by side, on the same stores, in one run: before and after.
+
+    python bench/compare.py --before /path/to/old/venv/bin/chitin --sizes 1000,10000
+
+A machine shared with other work drifts by tens of percent within minutes, so the two
+are measured interleaved: before, after, before, after, … on each command, and each
+median is taken over the same stretch of time. The table gives the medians and the
+time beyond ``chitin --version`` (what a command costs over starting the program),
+with the ratio of after to before. Stores come from bench/run.py (bench/stores/).
+
+The commands are those a session start runs: ``get``, ``stats``, ``retrieve`` by text
+(``embedding: {provider: none}``), ``retrieve`` and ``render`` with the local model and
+a query seen before (``repeat``), and, on the starter store of ``init --seed``, a query
+never seen before (``new``), which loads the model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import run as bench  # bench/run.py: the stores and the environment
+
+TEXT = "embedding: {provider: none}\n"
+LOCAL = "embedding: {provider: local}\n"
+
+
+@dataclass
+class Case:
+    """One command to time: ``argv(chitin, run)`` gives its arguments for run ``run``."""
+
+    name: str
+    size: int | None
+    argv: Callable[[str, int], list[str]]
+    config: str | None = None  # chitin.yaml while it runs
+    root: Path | None = None
+
+
+@dataclass
+class Timing:
+    name: str
+    size: int | None
+    before: list[float] = field(default_factory=list)
+    after: list[float] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+
+
+def once(argv: Sequence[str], env: dict[str, str]) -> tuple[float, str | None]:
+    started = time.perf_counter()
+    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    elapsed = (time.perf_counter() - started) * 1000
+    if done.returncode:
+        return elapsed, f"exit {done.returncode}: {done.stderr.decode(errors='replace')[-200:]}"
+    return elapsed, None
+
+
+def interleaved(case: Case, chitins: dict[str, str], runs: int, env: dict[str, str]) -> Timing:
+    """A warm-up of each, then ``runs`` rounds of before and after, alternating which
+    goes first, so that neither always runs on the heels of the other."""
+    timing = Timing(case.name, case.size)
+    config = case.root / "chitin.yaml" if case.root else None
+    if config is not None and case.config:
+        config.write_text(case.config)
+        stamp = time.time_ns() - 10**10  # older than chitin's racy window
+        os.utime(config, ns=(stamp, stamp))
+    try:
+        for label in ("before", "after"):
+            once(case.argv(chitins[label], 0), env)
+        for run in range(1, runs + 1):
+            order = ("before", "after") if run % 2 else ("after", "before")
+            for label in order:
+                elapsed, failure = once(case.argv(chitins[label], run), env)
+                if failure:
+                    timing.failures.append(f"{label}: {failure}")
+                else:
+                    getattr(timing, label).append(elapsed)
+    finally:
+        if config is not None and case.config:
+            config.unlink(missing_ok=True)
+    return timing
+
+
+def store_cases(size: int, root: Path, query: str) -> list[Case]:
+    built = bench.load_marker(size)
+    assert built is not None
+    ident = built.sample_ids[0]
+    at = ["--store", str(root)]
+    return [
+        Case("get", size, lambda c, _r: [c, *at, "get", ident], root=root),
+        Case("stats", size, lambda c, _r: [c, *at, "stats"], root=root),
+        Case(
+            "retrieve (text)",
+            size,
+            lambda c, _r: [c, *at, "retrieve", "--query", query, "--budget", "5000"],
+            TEXT,
+            root,
+        ),
+        Case(
+            "retrieve (model, repeat)",
+            size,
+            lambda c, _r: [c, *at, "retrieve", "--query", query, "--budget", "5000"],
+            LOCAL,
+            root,
+        ),
+        Case(
+            "render (model, repeat)",
+            size,
+            lambda c, _r: [c, *at, "render", "--query", query, "--budget", "5000"],
+            LOCAL,
+            root,
+        ),
+    ]
+
+
+def seeded_cases(folder: Path, chitins: dict[str, str], env: dict[str, str]) -> list[Case]:
+    """A new query each run on the starter store that each chitin makes for itself."""
+    stores = {}
+    for label, program in chitins.items():
+        stores[program] = folder / label
+        subprocess.run(
+            [program, "--store", str(stores[program]), "init", "--seed"],
+            check=True,
+            capture_output=True,
+            env=env,
+        )
+
+    def new_query(program: str, run: int) -> list[str]:
+        query = f"plan step {run} {time.time_ns()} of the release with the team"
+        return [program, "--store", str(stores[program]), "retrieve", "--query", query]
+
+    return [Case("retrieve (model, new query)", len(bench_seed()), new_query)]
+
+
+def bench_seed() -> list[Path]:
+    from chitin.resources import data_path
+
+    return sorted(data_path("insights").rglob("*.md"))
+
+
+def report(timings: list[Timing], version: Timing) -> None:
+    base_before = statistics.median(version.before)
+    base_after = statistics.median(version.after)
+    print(
+        f"\nmedians of whole processes, ms; 'beyond' = minus chitin --version "
+        f"({base_before:.0f} before, {base_after:.0f} after)\n"
+    )
+    head = f"{'command':28} {'size':>7} {'before':>8} {'after':>8} {'beyond: before':>15} "
+    print(head + f"{'after':>7} {'after/before':>13}")
+    for t in timings:
+        if not t.before or not t.after:
+            print(f"{t.name:28} {t.size or '':>7}  failed: {t.failures[:1]}")
+            continue
+        b, a = statistics.median(t.before), statistics.median(t.after)
+        over_b, over_a = b - base_before, a - base_after
+        ratio = f"{over_a / over_b:.2f}" if over_b > 0 else "—"
+        size = f"{t.size:,}" if t.size else ""
+        print(f"{t.name:28} {size:>7} {b:8.0f} {a:8.0f} {over_b:15.0f} {over_a:7.0f} {ratio:>13}")
+    failures = [f for t in timings for f in t.failures]
+    print(f"\nfailed runs: {len(failures)}")
+    for failure in failures[:10]:
+        print(f"  {failure}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--before", required=True, help="the chitin to compare against")
+    parser.add_argument("--after", default=bench.default_chitin(), help="default: the venv's")
+    parser.add_argument("--sizes", type=bench.parse_sizes, default=[1000, 10000])
+    parser.add_argument("--runs", type=int, default=15, help="rounds per command (default 15)")
+    parser.add_argument("--output", type=Path, help="also write the raw timings here (JSON)")
+    args = parser.parse_args(argv)
+    chitins = {"before": str(args.before), "after": str(args.after)}
+    env = bench.child_env(bytecode_cache=True)
+    env["CHITIN_BACKGROUND_EMBED"] = "off"  # nothing may run on behind the timings
+    version_case = Case("--version", None, lambda c, _r: [c, "--version"])
+    version = interleaved(version_case, chitins, args.runs, env)
+    timings: list[Timing] = []
+    for size in args.sizes:
+        built = bench.ensure_store(size, chitins["after"], False, env)
+        bench.ensure_vectors(built.root)
+        query = bench._query(built)
+        for case in store_cases(size, built.root, query):
+            bench.log(f"  {size:>7,}  {case.name}")
+            timings.append(interleaved(case, chitins, args.runs, env))
+    with tempfile.TemporaryDirectory() as folder:
+        for case in seeded_cases(Path(folder), chitins, env):
+            bench.log(f"  starter store  {case.name}")
+            timings.append(interleaved(case, chitins, args.runs, env))
+    report(timings, version)
+    if args.output:
+        raw = [t.__dict__ for t in [version, *timings]]
+        args.output.write_text(json.dumps(raw, indent=1))
+    return 1 if any(t.failures for t in timings) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
