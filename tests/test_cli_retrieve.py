@@ -226,3 +226,27 @@ def test_a_bad_template_placeholder_is_named(run: Run, seeded: Any, tmp_path: Pa
 def test_render_of_a_missing_store_is_an_empty_personality(run: Run, store: Path) -> None:
     result = run("render")
     assert "from an empty store" in result.stdout and not store.exists()
+
+
+def test_matches_the_filters_leave_out_do_not_hide_those_they_keep(
+    run: Run, tmp_path: Path
+) -> None:
+    """The search takes the best rows from the index first, with room to spare, then
+    filters them; 450 archived insights that outrank the live ones must not crowd
+    the live ones out."""
+    archived = [
+        {"type": "skill", "claim": f"Deploy now {n}", "confidence": 0.5, "archived": True}
+        for n in range(450)
+    ]
+    live = [
+        {"type": "skill", "claim": f"Before a deploy, read the runbook and warn team {n}",
+         "confidence": 0.9}
+        for n in range(3)
+    ]  # fmt: skip
+    source = tmp_path / "many.json"
+    source.write_text(json.dumps(archived + live))
+    run("import", str(source))
+    found = json.loads(
+        run("retrieve", "--query", "deploy", "--format", "json", "--explain").stdout
+    )["insights"]
+    assert sorted(i["claim"] for i in found if i["matched"]) == sorted(i["claim"] for i in live)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import heapq
-import json
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -86,6 +85,19 @@ class Filters(NamedTuple):
 
 
 LIVE = Filters()
+
+
+class TextMatch(NamedTuple):
+    """A full-text match: its BM25 relevance, the insight, and its row in the cache."""
+
+    relevance: float
+    insight: Insight
+    rowid: int
+
+
+# The full-text search looks this many times the rows it returns among the best in the
+# index, before filters (archived, type, tags) are applied.
+SEARCH_SLACK = 2
 
 
 class Problem(NamedTuple):
@@ -401,31 +413,51 @@ class Cache:
 
     def search(
         self, expression: str, weights: tuple[float, ...], limit: int, filters: Filters = LIVE
-    ) -> list[tuple[float, Insight]]:
-        """The ``limit`` best BM25 matches of an FTS5 ``expression``, as (score, insight),
-        best first; scores are positive."""
+    ) -> list[TextMatch]:
+        """The ``limit`` best BM25 matches of an FTS5 ``expression``, best first; scores
+        are positive.
+
+        The best rows are found in the index alone, with room to spare, and only those
+        are joined to their insights: joining every match first cost 6 ms of 9 at 10,000
+        insights. When the filters leave fewer than ``limit`` of them, every match is
+        joined, so nothing is missed."""
+        rows = self._search(expression, weights, limit, filters, SEARCH_SLACK * limit)
+        if len(rows) < limit:
+            rows = self._search(expression, weights, limit, filters, None)
+        return [TextMatch(row[0], _to_insight(row[2:]), row[1]) for row in rows]
+
+    def _search(
+        self,
+        expression: str,
+        weights: tuple[float, ...],
+        limit: int,
+        filters: Filters,
+        best: int | None,
+    ) -> list[tuple[Any, ...]]:
         where, args = filters.sql("entries.")
         columns = ", ".join(f"entries.{c}" for c in _INSIGHT_COLUMNS.split(", "))
-        rows = self.db.execute(
-            f"SELECT -bm25(search, {', '.join('?' * len(weights))}) AS relevance, {columns} "
-            f"FROM search JOIN entries ON entries.rowid = search.rowid "
-            f"WHERE search MATCH ? AND {where} ORDER BY relevance DESC, entries.id LIMIT ?",
-            (*weights, expression, *args, limit),
-        )
-        return [(row[0], _to_insight(row[1:])) for row in rows]
+        bm25 = f"-bm25(search, {', '.join('?' * len(weights))})"
+        found = f"SELECT rowid, {bm25} AS relevance FROM search WHERE search MATCH ?"
+        if best is not None:
+            found += " ORDER BY relevance DESC LIMIT ?"
+        return self.db.execute(
+            f"SELECT s.relevance, entries.rowid, {columns} FROM ({found}) s "
+            f"JOIN entries ON entries.rowid = s.rowid "
+            f"WHERE {where} ORDER BY s.relevance DESC, entries.id LIMIT ?",
+            (*weights, expression, *([best] if best is not None else []), *args, limit),
+        ).fetchall()
 
-    def coverage(self, words: Sequence[str], ids: Iterable[str]) -> dict[str, int]:
-        """How many of the query ``words`` each of ``ids`` holds (in any indexed field)."""
-        wanted = json.dumps(list(ids))
-        held: dict[str, int] = {}
+    def coverage(self, words: Sequence[str], rowids: Iterable[int]) -> dict[int, int]:
+        """How many of the query ``words`` each of the rows ``rowids`` holds (in any
+        indexed field), one index lookup per word."""
+        wanted = set(rowids)
+        held: dict[int, int] = {}
         for word in words:
-            rows = self.db.execute(
-                "SELECT entries.id FROM search JOIN entries ON entries.rowid = search.rowid "
-                "WHERE search MATCH ? AND entries.id IN (SELECT value FROM json_each(?))",
-                (f'"{word}"', wanted),
-            )
-            for (insight_id,) in rows:
-                held[insight_id] = held.get(insight_id, 0) + 1
+            for (rowid,) in self.db.execute(
+                "SELECT rowid FROM search WHERE search MATCH ?", (f'"{word}"',)
+            ):
+                if rowid in wanted:
+                    held[rowid] = held.get(rowid, 0) + 1
         return held
 
     def strongest(

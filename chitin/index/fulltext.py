@@ -74,7 +74,9 @@ def query_words(db: sqlite3.Connection, text: str) -> list[str]:
     if not words:
         return []
     stems = _stems(db, words)
-    total = db.execute("SELECT count(*) FROM search").fetchone()[0]
+    # Counting the FTS table itself reads all of it (5 ms at 10,000): the rows it holds
+    # are the readable files', which the entries' index counts at once.
+    total = db.execute("SELECT count(*) FROM entries WHERE error IS NULL").fetchone()[0]
     limit = max(COMMON_TERM_FLOOR, int(total * COMMON_TERM_SHARE))
     wanted = sorted({stem for found in stems.values() for stem in found})
     marks = ", ".join("?" * len(wanted))

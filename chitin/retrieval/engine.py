@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import NamedTuple
 
 from chitin.index import fulltext
-from chitin.index.cache import Cache, Filters
+from chitin.index.cache import Cache, Filters, TextMatch
 from chitin.model.insight import TYPES, Insight
 from chitin.retrieval.context import detect_category
 from chitin.retrieval.retrieve import Ranked, rank
@@ -43,13 +43,14 @@ def retrieve(
     expression = fulltext.expression(words)
     limit = max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * max_results)
     weights = fulltext.weights(settings.relevance_weights)
-    matches = cache.search(expression, weights, limit, filters) if expression else []
+    text = cache.search(expression, weights, limit, filters) if expression else []
+    matches = [(match.relevance, match.insight) for match in text]
     degraded, unembedded = None, 0
     if semantic is not None and query.strip():
         found = nearest(cache, semantic, query, filters)
         degraded, unembedded = found.degraded, found.unembedded
         if found.hits:
-            share = _coverage(cache, matches, words, len(fulltext.content_words(query)))
+            share = _coverage(cache, text, words, len(fulltext.content_words(query)))
             matches = _fused(cache, matches, found.hits, filters, settings.fusion, share)
     boosts = {kind: shaped_boost(category, kind, settings) for kind in TYPES}
     ranked = rank(
@@ -64,15 +65,15 @@ def retrieve(
 
 
 def _coverage(
-    cache: Cache, matches: list[tuple[float, Insight]], words: list[str], asked: int
+    cache: Cache, matches: list[TextMatch], words: list[str], asked: int
 ) -> dict[str, float]:
     """The share of the query's content words each text match holds. BM25 normalised
     by the best match is relative: the best of weak matches (one word of six) would
     count as fully relevant and outweigh a close match in meaning."""
     if not matches or not asked:
         return {}
-    held = cache.coverage(words, [insight.id for _, insight in matches])
-    return {insight.id: held.get(insight.id, 1) / asked for _, insight in matches}
+    held = cache.coverage(words, [match.rowid for match in matches])
+    return {m.insight.id: held.get(m.rowid, 1) / asked for m in matches}
 
 
 RRF_K = 60  # the usual constant of reciprocal rank fusion

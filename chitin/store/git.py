@@ -101,6 +101,7 @@ class Git:
                 "--porcelain=v2",
                 "-z",
                 "--branch",
+                "--no-ahead-behind",  # a synced store has an upstream: never count to it
                 "--untracked-files=no",
                 "--no-renames",
                 "--",
