@@ -335,3 +335,33 @@ def test_an_edit_of_chitin_yaml_is_seen_though_its_settings_are_kept_parsed(
     assert half_life() == 47
     settings.unlink()
     assert half_life() == 30
+
+
+def test_a_prefetched_status_is_used_by_readers_only_and_never_outlives_its_command(
+    run: Run, run_json: Any, add: Any, store: Path, sync_mode: str
+) -> None:
+    """In a store synced by git, reading commands start git status before they load;
+    the status is taken by that command's sync, or dropped when it ends."""
+    from chitin.store import git as git_module
+
+    made = add("skill", "Prefetched claim", 0.6)
+    run_json("list")
+    started: list[str] = []
+    real = git_module.prefetch_status
+
+    def recording(root: Path, paths: Any) -> None:
+        started.append(str(root))
+        real(root, paths)
+
+    original = git_module.prefetch_status
+    git_module.prefetch_status = recording
+    try:
+        path = path_of(store, made)
+        path.write_text(path.read_text().replace("Prefetched claim", "Edited before the read"))
+        assert run_json("get", made["id"])["claim"] == "Edited before the read"
+        run("get", "../not-an-id", expect=1)  # stops before its sync: nothing is left
+        assert git_module._prefetched == {}
+        add("skill", "A writer never prefetches", 0.6)
+    finally:
+        git_module.prefetch_status = original
+    assert started == ([str(store)] * 2 if sync_mode == "git status" else [])

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 import click
 
+from chitin.cli.paths import store_path
 from chitin.core import Chitin
 from chitin.model.insight import format_timestamp
 
@@ -30,15 +31,6 @@ class Settings:
     @classmethod
     def from_environment(cls, store: str | None, debug: bool) -> Settings:
         return cls(store_path(store), os.environ.get("CHITIN_AGENT") or None, debug)
-
-
-def store_path(option: str | None) -> Path:
-    """--store, else $CHITIN_STORE, else ${XDG_DATA_HOME:-~/.local/share}/chitin."""
-    chosen = option or os.environ.get("CHITIN_STORE")
-    if chosen:
-        return Path(chosen).expanduser().absolute()
-    data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(data_home).expanduser().absolute() / "chitin"
 
 
 def running_chitin() -> tuple[str, ...]:

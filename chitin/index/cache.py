@@ -139,7 +139,10 @@ class Cache:
         below WALK_LIMIT files that is quicker than starting git.
         """
         plan = None
-        if self.git is not None and not self._small():
+        by_git = self.git is not None and not self._small()
+        changes.mark_by_git(self.root, by_git)
+        if by_git:
+            assert self.git is not None
             plan = changes.plan(self.db, self.root, self.git)
         if plan is None:
             self._walk_all(progress)

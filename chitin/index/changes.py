@@ -96,6 +96,27 @@ def remember(
     )
 
 
+# Present while syncs ask git: a reading command then starts `git status` before it
+# loads its modules (store.git.prefetch_status), so that git runs meanwhile.
+BY_GIT_MARK = "sync-by-git"
+
+
+def mark_by_git(root: Path, by_git: bool) -> None:
+    """Say whether syncs of this store ask git (one stat when nothing changes)."""
+    mark = root / ".chitin" / BY_GIT_MARK
+    try:
+        if by_git and not mark.is_file():
+            mark.write_bytes(b"")
+        elif not by_git and mark.exists():
+            mark.unlink()
+    except OSError:
+        pass  # an unwritable .chitin/, or a folder in its place: no prefetch, no harm
+
+
+def syncs_by_git(root: Path) -> bool:
+    return (root / ".chitin" / BY_GIT_MARK).is_file()
+
+
 def forget(db: sqlite3.Connection) -> None:
     """Drop what git-assisted syncs remember: the next one starts from a full walk."""
     db.execute("DELETE FROM meta WHERE key = 'head'")
