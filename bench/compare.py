@@ -123,16 +123,19 @@ def store_cases(size: int, root: Path, query: str) -> list[Case]:
 
 
 def seeded_cases(folder: Path, chitins: dict[str, str], env: dict[str, str]) -> list[Case]:
-    """A new query each run on the starter store that each chitin makes for itself."""
+    """A new query each run on the starter store that each chitin makes for itself.
+    ``embed`` first: it prepares the local model for the machine (as the background
+    run does after a first session start), which is how session starts meet it."""
     stores = {}
     for label, program in chitins.items():
         stores[program] = folder / label
-        subprocess.run(
-            [program, "--store", str(stores[program]), "init", "--seed"],
-            check=True,
-            capture_output=True,
-            env=env,
-        )
+        for step in (["init", "--seed"], ["embed"]):
+            subprocess.run(
+                [program, "--store", str(stores[program]), *step],
+                check=True,
+                capture_output=True,
+                env=env,
+            )
 
     def new_query(program: str, run: int) -> list[str]:
         query = f"plan step {run} {time.time_ns()} of the release with the team"

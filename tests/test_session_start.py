@@ -138,7 +138,7 @@ DERIVED_FILES = [
     "usage.sqlite3",
     "usage.sqlite3-wal",
     "vectors/index.sqlite3",
-    "vectors/index.sqlite3-journal",
+    "vectors/index.sqlite3-wal",
     "vectors/matrix.f32",
     "vectors/model.verified",
     "reflections.json",
@@ -418,3 +418,83 @@ def test_an_embedding_killed_at_any_point_leaves_the_sidecar_sound(
     assert 0 < checked < 1000, "the kills should land partway"
     run("embed")
     assert named_vectors_are_their_insights_own(store) == 1000
+
+
+# ------------------------------------------------------------------ the prepared model
+
+
+@pytest.fixture
+def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A machine cache of this test's own, with no prepared model in it yet."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    return cache / "chitin" / "models"
+
+
+@pytest.fixture
+def graphs_loaded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The file each onnxruntime session is made from, in order."""
+    import onnxruntime
+
+    loaded: list[str] = []
+    original = onnxruntime.InferenceSession
+
+    def recording(path: str, *args: Any, **kwargs: Any) -> Any:
+        loaded.append(path)
+        return original(path, *args, **kwargs)
+
+    monkeypatch.setattr(onnxruntime, "InferenceSession", recording)
+    return loaded
+
+
+def test_the_model_is_prepared_once_and_then_loaded_prepared(
+    run: Run, own_cache: Path, graphs_loaded: list[str]
+) -> None:
+    import numpy as np
+
+    from chitin.providers.local import LocalProvider
+
+    run("init", "--seed")
+    shipped = LocalProvider().embed(["reproduce the bug first"], "query")
+    run("retrieve", "--query", "a query never asked before, one")
+    assert not graphs_loaded[-1].startswith(str(own_cache))  # nothing prepared yet
+    run("embed")  # prepares the model even when every vector is current
+    [prepared] = [p for p in own_cache.iterdir() if not p.name.startswith(".")]
+    assert sorted(f.name for f in prepared.iterdir()) == [
+        "model.onnx", "model.weights", "prepared.json"
+    ]  # fmt: skip
+    run("retrieve", "--query", "a query never asked before, two")
+    assert graphs_loaded[-1] == str(prepared / "model.onnx")
+    provider = LocalProvider(prepared_root=own_cache)
+    assert float(np.dot(provider.embed(["reproduce the bug first"], "query")[0], shipped[0])) > (
+        0.9999
+    )
+
+
+@pytest.mark.parametrize("damage_to", ["model.weights", "model.onnx", "prepared.json"])
+def test_a_damaged_prepared_model_is_set_aside_and_the_shipped_one_used(
+    run: Run, own_cache: Path, graphs_loaded: list[str], damage_to: str
+) -> None:
+    run("init", "--seed")
+    run("embed")
+    [prepared] = list(own_cache.iterdir())
+    broken = prepared / damage_to
+    broken.write_bytes(broken.read_bytes()[: broken.stat().st_size // 2] + b"\x00garbage")
+    found = retrieve_json(run, "a query never asked before, three")
+    assert found["degraded"] is None and found["insights"]
+    assert not graphs_loaded[-1].startswith(str(prepared))  # the shipped model answered
+    run("embed")  # and it is prepared again
+    assert (prepared / "prepared.json").is_file()
+    run("retrieve", "--query", "a query never asked before, four")
+    assert graphs_loaded[-1] == str(prepared / "model.onnx")
+
+
+def test_a_session_start_without_a_prepared_model_has_it_prepared_in_the_background(
+    run: Run, own_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CHITIN_BACKGROUND_EMBED", "on")
+    run("init", "--seed")
+    assert retrieve_json(run, "a query never asked before, five")["degraded"] is None
+    wait_for_background()
+    [prepared] = list(own_cache.iterdir())
+    assert (prepared / "prepared.json").is_file()

@@ -1,5 +1,8 @@
 """The background embedding: a detached ``chitin embed`` that a session start sets off.
 
+It also prepares the local model for the machine (providers/prepared.py) when a session
+start had to load it unprepared.
+
 A store with more insights waiting for a vector than one session start may embed (an
 import, a migration, a fresh clone) would otherwise be searched by text for ever, or
 stall the session that embeds it. So the session is answered by text at once, and it
@@ -81,6 +84,17 @@ def waiting_note(
         f"semantic search is being prepared: {count} insight(s) are being embedded in the "
         f"background ({started}); ranked by text alone until then"
     )
+
+
+def prepare_later(
+    root: Path, config: Mapping[str, Any], env: Mapping[str, str], now: float
+) -> None:
+    """A session start met a new query before the local model was prepared for this
+    machine (providers/prepared.py): have the background run prepare it (it embeds
+    anything stale too), so that later session starts load it in a fraction of the
+    time. Nothing is said: this session was answered in full."""
+    if enabled(config, env):
+        ensure_running(root, env, now)
 
 
 def run_worker(chitin: Chitin) -> int | None:

@@ -408,15 +408,17 @@ class Chitin:
                 semantic=meaning,
             )
         )
+        from chitin.core import background
+
         if failure:
             found = found._replace(degraded=failure)
         elif found.unembedded:
-            from chitin.core import background
-
             note = background.waiting_note(
                 self.root, config, self.env, found.unembedded, now.timestamp()
             )
             found = found._replace(degraded=note)
+        elif meaning is not None and getattr(meaning.provider, "unprepared", False):
+            background.prepare_later(self.root, config, self.env, now.timestamp())
         if record:
             stamp = format_timestamp(now)
             ids = (r.insight.id for r in found.ranked)
@@ -445,6 +447,9 @@ class Chitin:
         if picked != current and (provider or model):
             self._record_choice(picked)
         done, _ = semantic.refresh(self.cache, meaning, None, progress, force)
+        prepare = getattr(meaning.provider, "prepare", None)
+        if callable(prepare):  # the local model, made quick to load for session starts
+            prepare()
         return meaning, done
 
     def adopt_vectors(self, known: Mapping[tuple[str, str], bytes]) -> int:

@@ -57,7 +57,17 @@ def _local(
 ) -> Provider:
     from chitin.providers.local import LocalProvider
 
-    return LocalProvider(model, work_folder)
+    return LocalProvider(model, work_folder, model_cache(env))
+
+
+def model_cache(env: Mapping[str, str]) -> Path | None:
+    """Where models prepared for this machine are kept: the user's cache folder
+    (``$XDG_CACHE_HOME``, else ``~/.cache``), under ``chitin/models``; None without
+    either (nothing is prepared then)."""
+    base = env.get("XDG_CACHE_HOME") or (
+        str(Path(env["HOME"]) / ".cache") if env.get("HOME") else None
+    )
+    return Path(base) / "chitin" / "models" if base else None
 
 
 def _voyage(

