@@ -7,10 +7,9 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import click
 
@@ -22,8 +21,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 MAX_PROBLEM_LINES = 10
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(NamedTuple):
     store: Path
     agent: str | None
     debug: bool

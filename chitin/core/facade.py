@@ -9,10 +9,9 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from chitin.errors import AmbiguousIdError, NotFoundError, StateError, StoreError
 from chitin.index import usage
@@ -46,28 +45,29 @@ CONFLICT_CANDIDATES = 200
 T = TypeVar("T")
 
 
-@dataclass
-class Contribution:
+# Results are NamedTuples, not dataclasses: reads would otherwise import dataclasses
+# and build three classes for nothing (~2 ms of a session start).
+
+
+class Contribution(NamedTuple):
     insight: Insight
     path: str
     commit: str | None
-    duplicates: list[Match] = field(default_factory=list)
-    conflicts: list[Match] = field(default_factory=list)
+    duplicates: list[Match]
+    conflicts: list[Match]
 
 
-@dataclass
-class Change:
+class Change(NamedTuple):
     """The result of an operation on an existing insight."""
 
     insight: Insight
     path: str
     commit: str | None
     before: Insight | None = None
-    notes: list[str] = field(default_factory=list)
+    notes: tuple[str, ...] = ()
 
 
-@dataclass
-class Stats:
+class Stats(NamedTuple):
     total: int
     by_type: dict[str, int]
     average_confidence: float
@@ -556,7 +556,7 @@ class Chitin:
             before, layout = self.store.read(path)
             after, notes = ops.updated_insight(before, changes, now)
             if after == before:
-                return Change(before, path, None, before, notes)
+                return Change(before, path, None, before, tuple(notes))
             if not allow_secret:  # the fields it changes; the others are committed already
                 _secrets().refuse_secrets(after, before)
             from chitin.model.diff import field_changes
@@ -572,7 +572,7 @@ class Chitin:
             subject = f"Update {insight_id}: {', '.join(c.field for c in changed) or 'text'}"
             commit = self._commit(writes, "update", subject, body, insight_id, {})
             self.record_written(cache, {target: after}, removed=[path] if target != path else [])
-        return Change(after, target, commit, before, notes)
+        return Change(after, target, commit, before, tuple(notes))
 
     def reinforce(
         self,
@@ -626,7 +626,7 @@ class Chitin:
             assert insight is not None
             path = self.path_of(insight_id)
             if insight.archived == to_archive:
-                return Change(insight, path, None, insight, [f"already {op}d"])
+                return Change(insight, path, None, insight, (f"already {op}d",))
             text = (self.root / path).read_text(encoding="utf-8")
             moved = insight.with_changes(archived=to_archive)
             target = self.store.path_for(moved, archived=to_archive)

@@ -536,20 +536,18 @@ class Cache:
         return found
 
     def counts(self) -> tuple[dict[str, int], float, int]:
-        """(count by type, mean confidence, archived count) of live insights."""
-        by_type = dict(
-            self.db.execute(
-                "SELECT type, count(*) FROM entries WHERE error IS NULL AND archived = 0 "
-                "GROUP BY type"
-            )
-        )
-        mean = self.db.execute(
-            "SELECT avg(confidence) FROM entries WHERE error IS NULL AND archived = 0"
-        ).fetchone()[0]
+        """(count by type, mean confidence, archived count) of live insights: one scan
+        of the covering index for the live ones, one count of the archived."""
+        rows = self.db.execute(
+            "SELECT type, count(*), total(confidence) FROM entries "
+            "WHERE error IS NULL AND archived = 0 GROUP BY type"
+        ).fetchall()
+        live = sum(count for _, count, _ in rows)
+        mean = sum(confidence for _, _, confidence in rows) / live if live else 0.0
         archived = self.db.execute(
             "SELECT count(*) FROM entries WHERE error IS NULL AND archived = 1"
         ).fetchone()[0]
-        return by_type, float(mean or 0.0), int(archived)
+        return {kind: count for kind, count, _ in rows}, float(mean), int(archived)
 
     def term_matches(
         self, terms: Iterable[str], max_share: float, floor: int
