@@ -365,3 +365,37 @@ def test_a_prefetched_status_is_used_by_readers_only_and_never_outlives_its_comm
     finally:
         git_module.prefetch_status = original
     assert started == ([str(store)] * 2 if sync_mode == "git status" else [])
+
+
+def test_render_names_the_commit_it_was_made_from_however_git_keeps_head(
+    run: Run, add: Any, store: Path, tmp_path: Path
+) -> None:
+    """render reads HEAD from git's own files when they are plain (a loose ref, packed
+    refs, a detached HEAD) and asks git otherwise (a worktree); it is always HEAD."""
+
+    def rendered_commit(root: Path) -> str:
+        from click.testing import CliRunner
+
+        from chitin.cli import cli
+
+        text = CliRunner().invoke(cli, ["--store", str(root), "render"]).stdout
+        return text.split("from commit ")[1][:12]
+
+    def head(root: Path) -> str:
+        return git(root, "rev-parse", "HEAD").strip()[:12]
+
+    add("skill", "First claim", 0.6)
+    assert rendered_commit(store) == head(store)
+    add("skill", "Second claim", 0.6)  # HEAD moved: the kept commit time is not used
+    assert rendered_commit(store) == head(store)
+    git(store, "pack-refs", "--all")  # the branch ref now lives in packed-refs only
+    assert not (store / ".git" / "refs" / "heads" / "main").exists()
+    assert rendered_commit(store) == head(store)
+    git(store, "checkout", "-q", "--detach", "HEAD~1")
+    assert rendered_commit(store) == head(store)
+    git(store, "checkout", "-q", "main")
+    (store / ".chitin" / "head-time").write_bytes(b"\xff garbage")
+    assert rendered_commit(store) == head(store)
+    worktree = tmp_path / "worktree"
+    git(store, "worktree", "add", "-q", "--detach", str(worktree), "HEAD~1")
+    assert (worktree / ".git").is_file() and rendered_commit(worktree) == head(worktree)

@@ -143,6 +143,8 @@ DERIVED_FILES = [
     "vectors/model.verified",
     "reflections.json",
     "config.json",
+    "head-time",
+    "sync-by-git",
     "lock",
     ".gitignore",
 ]
@@ -163,6 +165,7 @@ def populated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     steps = [
         ["init", "--seed"],
         ["retrieve", "--query", "fix the failing test before the release"],
+        ["render", "--query", "fix the failing test before the release"],
         ["reflect", "--queue", "--session-key", "agent:main:main", "--reason", "new"],
     ]
     for step in steps:

@@ -502,7 +502,8 @@ class Chitin:
 
     def snapshot_time(self) -> tuple[str | None, datetime]:
         """The store's commit and its time: what ``render`` is a function of."""
-        found = None if self.missing else self.store.git.head_and_time()
+        remembered = self.root / ".chitin" / "head-time"
+        found = None if self.missing else self.store.git.head_and_time(remembered)
         if found is None:
             return None, datetime.fromtimestamp(0, tz=UTC)
         return found

@@ -106,11 +106,12 @@ def mark_by_git(root: Path, by_git: bool) -> None:
     mark = root / ".chitin" / BY_GIT_MARK
     try:
         if by_git and not mark.is_file():
+            files.clear_in_the_way(mark)
             mark.write_bytes(b"")
-        elif not by_git and mark.exists():
+        elif not by_git and mark.exists() and not files.clear_in_the_way(mark):
             mark.unlink()
     except OSError:
-        pass  # an unwritable .chitin/, or a folder in its place: no prefetch, no harm
+        pass  # an unwritable .chitin/: no prefetch, no harm
 
 
 def syncs_by_git(root: Path) -> bool:

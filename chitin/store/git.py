@@ -3,7 +3,9 @@ identity that works on a machine where nobody ever configured one."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -57,6 +59,55 @@ def _status_args(paths: Sequence[str]) -> list[str]:
         "--",
         *paths,
     ]
+
+
+# ------------------------------------------------------------------ HEAD, from git's files
+
+_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
+def read_head(git_dir: Path) -> str | None:
+    """The commit HEAD names, read from a plain ``.git`` folder: HEAD itself (detached),
+    or the loose or packed ref it points to. None whenever that is not plainly so."""
+    try:
+        head = (git_dir / "HEAD").read_text(encoding="ascii").strip()
+        if not head.startswith("ref: "):
+            return head if _OID.fullmatch(head) else None
+        ref = head[5:]
+        if not ref.startswith("refs/") or ".." in ref:
+            return None
+        loose = git_dir / ref
+        if loose.is_file():
+            found = loose.read_text(encoding="ascii").strip()
+            return found if _OID.fullmatch(found) else None
+        for line in (git_dir / "packed-refs").read_text(encoding="ascii").splitlines():
+            oid, _, name = line.partition(" ")
+            if name == ref and _OID.fullmatch(oid):
+                return oid
+    except (OSError, UnicodeDecodeError):
+        return None
+    return None
+
+
+def _remembered_time(path: Path, commit: str) -> datetime | None:
+    try:
+        kept, stamp = path.read_text(encoding="ascii").split()
+        return datetime.fromtimestamp(int(stamp), tz=UTC) if kept == commit else None
+    except (OSError, ValueError, UnicodeDecodeError, OverflowError):
+        return None
+
+
+def _remember_time(path: Path, commit: str, stamp: int) -> None:
+    """Keep the commit's time for the next session start (a lost write costs one git)."""
+    if not path.parent.is_dir():
+        return
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        temporary.write_text(f"{commit} {stamp}\n", encoding="ascii")
+        os.replace(temporary, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
 
 
 # ------------------------------------------------------------------ status, ahead of time
@@ -199,13 +250,26 @@ class Git:
         stamp = self.run(["show", "-s", "--format=%ct", commit]).stdout.strip()
         return datetime.fromtimestamp(int(stamp), tz=UTC)
 
-    def head_and_time(self) -> tuple[str, datetime] | None:
-        """HEAD's commit and its time, in one run of git; None before the first commit."""
+    def head_and_time(self, remembered: Path | None = None) -> tuple[str, datetime] | None:
+        """HEAD's commit and its time; None before the first commit.
+
+        ``render`` asks this at every session start. HEAD is read from the repository's
+        own files when they are the plain kind (a ``.git`` folder, a loose or packed
+        ref), and the commit's time is kept in the file ``remembered`` by commit, so a
+        session start runs no git at all; anything unusual (a worktree, reftable, a
+        damaged file) asks git, which always knows."""
+        commit = read_head(self.root / ".git")
+        kept = _remembered_time(remembered, commit) if commit and remembered else None
+        if commit and kept is not None:
+            return commit, kept
         result = self.run(["log", "-1", "--format=%H %ct", "HEAD"], check=False)
         found = result.stdout.split()
         if result.returncode != 0 or len(found) != 2:
             return None
-        return found[0], datetime.fromtimestamp(int(found[1]), tz=UTC)
+        moment = datetime.fromtimestamp(int(found[1]), tz=UTC)
+        if remembered is not None:
+            _remember_time(remembered, found[0], int(found[1]))
+        return found[0], moment
 
     def commit(self, paths: Iterable[str], message: str, bulk: bool = False) -> str | None:
         """Commit exactly ``paths`` (relative to the root) with ``message``.
