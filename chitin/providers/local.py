@@ -16,7 +16,6 @@ bought was the ~10-20 ms of `git status`.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -212,6 +211,8 @@ def _write_marker(marker: Path, seal: bytes) -> None:
 
 
 def _verify(path: Path) -> None:
+    import hashlib  # only when the model is verified, not whenever a provider is named
+
     digest = hashlib.sha256()
     try:
         with path.open("rb") as handle:
