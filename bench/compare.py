@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -44,6 +45,7 @@ class Case:
     argv: Callable[[str, int], list[str]]
     config: str | None = None  # chitin.yaml while it runs
     root: Path | None = None
+    reset: Callable[[], None] | None = None  # before each run: the state it starts from
 
 
 @dataclass
@@ -75,10 +77,14 @@ def interleaved(case: Case, chitins: dict[str, str], runs: int, env: dict[str, s
         os.utime(config, ns=(stamp, stamp))
     try:
         for label in ("before", "after"):
+            if case.reset:
+                case.reset()
             once(case.argv(chitins[label], 0), env)
         for run in range(1, runs + 1):
             order = ("before", "after") if run % 2 else ("after", "before")
             for label in order:
+                if case.reset:
+                    case.reset()
                 elapsed, failure = once(case.argv(chitins[label], run), env)
                 if failure:
                     timing.failures.append(f"{label}: {failure}")
@@ -120,6 +126,38 @@ def store_cases(size: int, root: Path, query: str) -> list[Case]:
             root,
         ),
     ]
+
+
+def first_session_case(size: int, root: Path, query: str) -> Case:
+    """The first session start on a store never embedded (a fresh clone, an import):
+    its vectors are removed before each run, with background embedding on, so the after
+    answers by text and starts the background run, which is then stopped."""
+
+    def never_embedded() -> None:
+        _stop_background(root)
+        shutil.rmtree(root / ".chitin" / "vectors", ignore_errors=True)
+
+    return Case(
+        "render (first session start)",
+        size,
+        lambda c, _r: [c, "--store", str(root), "render", "--query", query, "--budget", "5000"],
+        LOCAL,
+        root,
+        never_embedded,
+    )
+
+
+def _stop_background(root: Path) -> None:
+    """End every background embedding of ``root`` (it would load the machine meanwhile),
+    and wait until they are gone."""
+    pattern = f"--store {root} embed --background-worker"
+    subprocess.run(["pkill", "-f", "--", pattern], capture_output=True)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        alive = subprocess.run(["pgrep", "-f", "--", pattern], capture_output=True)
+        if alive.returncode != 0:
+            return
+        time.sleep(0.05)
 
 
 def seeded_cases(folder: Path, chitins: dict[str, str], env: dict[str, str]) -> list[Case]:
@@ -181,6 +219,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sizes", type=bench.parse_sizes, default=[1000, 10000])
     parser.add_argument("--runs", type=int, default=15, help="rounds per command (default 15)")
     parser.add_argument("--output", type=Path, help="also write the raw timings here (JSON)")
+    parser.add_argument(
+        "--first-session",
+        action="store_true",
+        help="also time render on a never-embedded store (its vectors removed each run)",
+    )
     args = parser.parse_args(argv)
     chitins = {"before": str(args.before), "after": str(args.after)}
     env = bench.child_env(bytecode_cache=True)
@@ -195,6 +238,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         for case in store_cases(size, built.root, query):
             bench.log(f"  {size:>7,}  {case.name}")
             timings.append(interleaved(case, chitins, args.runs, env))
+        if args.first_session:
+            case = first_session_case(size, built.root, query)
+            bench.log(f"  {size:>7,}  {case.name}")
+            live = {**env, "CHITIN_BACKGROUND_EMBED": "on"}
+            timings.append(interleaved(case, chitins, args.runs, live))
+            _stop_background(built.root)
+            bench.ensure_vectors(built.root)
     with tempfile.TemporaryDirectory() as folder:
         for case in seeded_cases(Path(folder), chitins, env):
             bench.log(f"  starter store  {case.name}")

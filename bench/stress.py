@@ -80,9 +80,7 @@ def judge(done: subprocess.CompletedProcess[str], scenario: Scenario) -> str | N
     return None
 
 
-def stress(
-    chitin: str, scenario: Scenario, command: str, runs: int, jobs: int
-) -> Tally:
+def stress(chitin: str, scenario: Scenario, command: str, runs: int, jobs: int) -> Tally:
     tally = Tally()
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         for elapsed, failure in pool.map(

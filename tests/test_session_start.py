@@ -501,3 +501,25 @@ def test_a_session_start_without_a_prepared_model_has_it_prepared_in_the_backgro
     wait_for_background()
     [prepared] = list(own_cache.iterdir())
     assert (prepared / "prepared.json").is_file()
+
+
+def test_a_sidecar_removed_while_open_is_never_written_through(tmp_path: Path) -> None:
+    """.chitin/ is safe to delete, even while a background embedding has the sidecar
+    open: it must not pick rows by its old index and write them into the new matrix."""
+    import shutil
+
+    import numpy as np
+
+    from chitin.index.vectors import SidecarReplaced, VectorStore
+
+    old = VectorStore(tmp_path, "test:m:3", 3)
+    old.put([("a", "h1")], np.array([[1, 0, 0]], dtype=np.float32))
+    shutil.rmtree(tmp_path / "vectors")
+    new = VectorStore(tmp_path, "test:m:3", 3)
+    new.put([("b", "h2")], np.array([[0, 1, 0]], dtype=np.float32))
+    with pytest.raises(SidecarReplaced):
+        old.put([("c", "h3")], np.array([[0, 0, 1]], dtype=np.float32))
+    assert new.fresh() == {"b": "h2"}
+    assert new.nearest(np.array([0, 1, 0], dtype=np.float32), [0], 5) == [("b", pytest.approx(1.0))]
+    old.close()
+    new.close()

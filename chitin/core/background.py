@@ -33,6 +33,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from chitin.index.vectors import SidecarReplaced
 from chitin.store.files import try_lock, unlock
 
 if TYPE_CHECKING:
@@ -108,6 +109,8 @@ def run_worker(chitin: Chitin) -> int | None:
         write_status(root, "running", started=time.time())
         try:
             _, done = chitin.embed(None, None, False)
+        except SidecarReplaced:
+            return 0  # .chitin/ was deleted under us: whoever made it anew carries on
         except BaseException as error:
             write_status(root, "failed", finished=time.time(), error=str(error) or repr(error))
             raise

@@ -21,7 +21,7 @@ import contextlib
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -54,6 +54,10 @@ PRAGMA user_version = {SCHEMA_VERSION};
 """
 
 
+class SidecarReplaced(StoreError):
+    """The sidecar folder was removed (and perhaps made anew) while it was open."""
+
+
 class DamagedVectors(StoreError):
     """The matrix holds what no embedding can be (random bytes, a half-written file)."""
 
@@ -71,6 +75,7 @@ class VectorStore:
                 clear_in_the_way(self.folder / name)
             self.db = _open_index(self.folder / INDEX)
             self._adopt_identity()
+            self._opened = _file_id(self.folder / INDEX)
         except (OSError, sqlite3.Error) as error:
             raise StoreError(
                 f"the vector sidecar in {self.folder} cannot be used: {error}"
@@ -88,6 +93,7 @@ class VectorStore:
         _delete_files(self.folder)
         self.db = _open_index(self.folder / INDEX)
         self._adopt_identity()
+        self._opened = _file_id(self.folder / INDEX)
         notice(f".chitin/{FOLDER} was damaged ({error}); its vectors are made again")
 
     # -------------------------------------------------------------- state
@@ -139,11 +145,22 @@ class VectorStore:
 
     # -------------------------------------------------------------- writing
 
-    def writing(self) -> WriteLock:
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[None]:
         """The sidecar's own lock: a write picks free rows, fills them and names them in
         the index, and two writers (a session start and the background embedding) must
-        not pick the same row. It is held for milliseconds, never while embedding."""
-        return WriteLock(self.folder / LOCK)
+        not pick the same row. It is held for milliseconds, never while embedding.
+
+        A writer that opened the sidecar before someone removed it (``.chitin/`` is safe
+        to delete) would pick rows by its old index and write them into the new matrix;
+        so a write first checks that the index is still the file it opened."""
+        with WriteLock(self.folder / LOCK):
+            if _file_id(self.folder / INDEX) != self._opened:
+                raise SidecarReplaced(
+                    f"the vector sidecar in {self.folder} was removed or replaced while "
+                    "this command used it; nothing was written to the new one"
+                )
+            yield
 
     def put(self, items: Sequence[tuple[str, str]], vectors: np.ndarray) -> None:
         """Store ``vectors`` for ``items`` (id, content hash), replacing their old rows."""
@@ -379,6 +396,15 @@ def _connect_index(path: Path) -> sqlite3.Connection:
         db.close()
         raise
     return db
+
+
+def _file_id(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of ``path``, None if it is gone."""
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
 
 
 def _make_folder(folder: Path) -> None:
