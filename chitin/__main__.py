@@ -1,3 +1,3 @@
-from chitin.cli import main
+from chitin.console import main
 
 main()

@@ -337,34 +337,49 @@ def test_an_edit_of_chitin_yaml_is_seen_though_its_settings_are_kept_parsed(
     assert half_life() == 30
 
 
-def test_a_prefetched_status_is_used_by_readers_only_and_never_outlives_its_command(
+def test_a_prefetched_status_is_taken_by_its_command_or_ended_with_it(
     run: Run, run_json: Any, add: Any, store: Path, sync_mode: str
 ) -> None:
-    """In a store synced by git, reading commands start git status before they load;
-    the status is taken by that command's sync, or dropped when it ends."""
+    """In a store synced by git, the console starts git status before the CLI loads
+    (chitin/console.py); the command's sync takes that answer, or it is ended."""
+    from chitin import console
     from chitin.store import git as git_module
 
     made = add("skill", "Prefetched claim", 0.6)
     run_json("list")
-    started: list[str] = []
-    real = git_module.prefetch_status
+    path = path_of(store, made)
+    path.write_text(path.read_text().replace("Prefetched claim", "Edited before the read"))
+    argv = ["--store", str(store), "get", made["id"]]
+    console.prefetch(argv, os.environ)
+    assert len(git_module._prefetched) == (1 if sync_mode == "git status" else 0)
+    assert run_json("get", made["id"])["claim"] == "Edited before the read"
+    assert git_module._prefetched == {}  # taken by the sync
+    console.prefetch(["--store", str(store), "get", "../not-an-id"], os.environ)
+    run("get", "../not-an-id", expect=1)  # stops before its sync: the status is ended
+    assert git_module._prefetched == {}
 
-    def recording(root: Path, paths: Any) -> None:
-        started.append(str(root))
-        real(root, paths)
 
-    original = git_module.prefetch_status
-    git_module.prefetch_status = recording
-    try:
-        path = path_of(store, made)
-        path.write_text(path.read_text().replace("Prefetched claim", "Edited before the read"))
-        assert run_json("get", made["id"])["claim"] == "Edited before the read"
-        run("get", "../not-an-id", expect=1)  # stops before its sync: nothing is left
-        assert git_module._prefetched == {}
-        add("skill", "A writer never prefetches", 0.6)
-    finally:
-        git_module.prefetch_status = original
-    assert started == ([str(store)] * 2 if sync_mode == "git status" else [])
+def test_only_reading_commands_prefetch(store: Path, tmp_path: Path) -> None:
+    from chitin.console import reading_store
+
+    env = {"CHITIN_STORE": str(store), "HOME": str(tmp_path)}
+    at = ["--store", str(tmp_path / "other")]
+    assert reading_store(["retrieve", "--query", "x"], env) == store
+    assert reading_store(["--debug", *at, "render"], env) == tmp_path / "other"
+    assert reading_store([f"--store={tmp_path / 'other'}", "stats"], env) == tmp_path / "other"
+    assert reading_store(["hooks", "run", "claude-code", "session-start"], env) == store
+    for writer in (
+        ["contribute", "--type", "skill"],
+        ["reinforce", "x"],
+        ["import", "f.json"],
+        ["embed"],
+        ["hooks", "run", "claude-code", "reflect"],
+        ["--store", "get", "contribute"],  # the store is named "get"
+        ["--version"],
+        ["--unknown", "get"],
+        [],
+    ):
+        assert reading_store(writer, env) is None, writer
 
 
 def test_render_names_the_commit_it_was_made_from_however_git_keeps_head(

@@ -19,11 +19,11 @@ PACKAGE = ROOT / "chitin"
 
 # Each layer may import only from the layers after it in this list (architecture.md).
 LAYERS = [
-    *["cli", "core", "render", "retrieval", "index", "store", "providers", "model"],
+    *["console", "cli", "core", "render", "retrieval", "index", "store", "providers", "model"],
     *["notices", "errors"],
 ]
 # Modules outside the layer scheme: leaves everybody may use.
-SHARED = {"chitin", "chitin.resources"}
+SHARED = {"chitin", "chitin.resources", "chitin.location"}
 
 
 def layer_of(module: str) -> str | None:

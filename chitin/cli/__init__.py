@@ -63,13 +63,6 @@ class ChitinGroup(click.Group):
         assert isinstance(command, click.Command)
         return command
 
-    def resolve_command(
-        self, ctx: click.Context, args: list[str]
-    ) -> tuple[str | None, click.Command | None, list[str]]:
-        if _reads_only(args):
-            _prefetch_status(ctx.params.get("store"))
-        return super().resolve_command(ctx, args)
-
     def main(
         self,
         args: Any = None,
@@ -113,34 +106,8 @@ class ChitinGroup(click.Group):
         sys.exit(code if isinstance(code, int) else 0)
 
 
-# Commands that only read the store (a writer must see what other writers committed
-# while it waited for the lock, so its git status cannot start early).
-READERS = frozenset(
-    {"get", "list", "stats", "similar", "retrieve", "render", "embed-status", "quality",
-     "quality:score", "export"}
-)  # fmt: skip
-
-
-def _reads_only(args: list[str]) -> bool:
-    if not args:
-        return False
-    return args[0] in READERS or args[:4] == ["hooks", "run", "claude-code", "session-start"]
-
-
-def _prefetch_status(store: str | None) -> None:
-    """Start git status now, while the command's modules load, in a store whose syncs
-    ask git (a small store stats its files instead: nothing to start)."""
-    from chitin.cli.paths import store_path
-    from chitin.index.changes import syncs_by_git
-
-    root = store_path(store)
-    if syncs_by_git(root):
-        from chitin.store import files, git
-
-        git.prefetch_status(root, files.SCANNED_DIRS)
-
-
 def _end_prefetches() -> None:
+    """End a git status the console started (chitin/console.py) that nobody asked for."""
     module = sys.modules.get("chitin.store.git")
     if module is not None:
         module.drop_prefetched()

@@ -13,8 +13,8 @@ from typing import Any, NamedTuple, TypeVar
 
 import click
 
-from chitin.cli.paths import store_path
 from chitin.core import Chitin
+from chitin.location import store_path
 from chitin.model.insight import format_timestamp
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -28,7 +28,7 @@ class Settings(NamedTuple):
 
     @classmethod
     def from_environment(cls, store: str | None, debug: bool) -> Settings:
-        return cls(store_path(store), os.environ.get("CHITIN_AGENT") or None, debug)
+        return cls(store_path(store, os.environ), os.environ.get("CHITIN_AGENT") or None, debug)
 
 
 def running_chitin() -> tuple[str, ...]:
