@@ -17,9 +17,10 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from chitin.location import store_path
+if TYPE_CHECKING:  # nothing more loads for --version and other commands that read nothing
+    from pathlib import Path
 
 # Commands that only read the store.
 READERS = frozenset(
@@ -52,6 +53,8 @@ def reading_store(argv: Sequence[str], env: Mapping[str, str]) -> Path | None:
             return None  # --help, --version, or something else: nothing to read
     if not rest or not (rest[0] in READERS or tuple(rest[:4]) == SESSION_START_HOOK):
         return None
+    from chitin.location import store_path
+
     return store_path(store, env)
 
 

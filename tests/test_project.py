@@ -108,6 +108,19 @@ def test_version_does_not_load_the_store_or_yaml() -> None:
     assert result.stdout.strip().splitlines()[-1] == "[]"
 
 
+def test_the_console_script_loads_nothing_more_for_the_version() -> None:
+    """chitin.console looks at the command line before the CLI loads; for --version it
+    must not load even pathlib (it prefetches git status for reading commands only)."""
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "chitin", "--version"],
+        capture_output=True,
+        text=True,
+    )
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines()}
+    assert result.returncode == 0 and "chitin.console" in loaded
+    assert not loaded & {"pathlib", "chitin.location", "sqlite3", "subprocess", "yaml"}
+
+
 @pytest.mark.parametrize("command", list(COMMANDS))
 def test_every_command_has_help_and_is_in_the_readme(command: str) -> None:
     result = CliRunner().invoke(cli, [command, "--help"])
