@@ -134,8 +134,11 @@ def prefetch_status(root: Path, paths: Sequence[str]) -> None:
     import subprocess
 
     try:
+        # One thread: git's default preloads the index with a thread per core, which
+        # competes with the imports it runs beside on a two-core machine for no gain
+        # (the answer is ready before it is needed either way).
         _prefetched[key] = subprocess.Popen(
-            _argv(root, _status_args(paths)),
+            _argv(root, ["-c", "core.preloadIndex=false", *_status_args(paths)]),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
