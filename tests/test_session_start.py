@@ -311,16 +311,21 @@ def test_an_imported_store_is_searched_by_meaning_after_one_session(
     assert read_status(store)["state"] == "done" and read_status(store)["embedded"] == 1000
 
 
-def test_background_embedding_can_be_turned_off(
-    run: Run, store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def forty_waiting(run: Run, store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """40 imported insights without vectors (more than a session start embeds), with
+    background embedding on in the environment and off in chitin.yaml; the import's
+    human output."""
     monkeypatch.setenv("CHITIN_BACKGROUND_EMBED", "on")
     source = tmp_path / "export.json"
     source.write_text(json.dumps(export_of(40)))
     run("init")
     (store / "chitin.yaml").write_text("embedding: {provider: local, background: false}\n")
-    human = run("import", str(source)).stdout
-    assert "background embedding is off: run `chitin embed`" in human
+    return str(run("import", str(source)).stdout)
+
+
+def test_background_embedding_can_be_turned_off(forty_waiting: str, run: Run, store: Path) -> None:
+    assert "background embedding is off: run `chitin embed`" in forty_waiting
     found = retrieve_json(run, "announce the deploys step")
     assert found["degraded"] == (
         "40 insight(s) have no vector yet and background embedding is off; "
@@ -331,24 +336,21 @@ def test_background_embedding_can_be_turned_off(
 
 
 def test_a_failed_background_embedding_is_said_and_not_retried_at_once(
-    run: Run, store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    forty_waiting: str, run: Run, store: Path
 ) -> None:
     import time
 
+    from chitin.core import background
     from chitin.core.background import write_status
 
-    monkeypatch.setenv("CHITIN_BACKGROUND_EMBED", "on")
-    source = tmp_path / "export.json"
-    source.write_text(json.dumps(export_of(40)))
-    run("init")
-    (store / "chitin.yaml").write_text("embedding: {provider: local, background: false}\n")
-    run("import", str(source))
-    (store / "chitin.yaml").unlink()
+    (store / "chitin.yaml").unlink()  # background embedding on
     write_status(store, "failed", finished=time.time(), error="the model file is missing")
+    started = set(background._spawned)
     found = retrieve_json(run, "announce the deploys step")
     assert found["degraded"].startswith(
         "the background embedding failed (the model file is missing); ranked by text alone"
     )
+    assert background._spawned == started  # an hour passes before the next attempt
 
 
 def test_one_background_embedding_at_a_time(run: Run, store: Path, tmp_path: Path) -> None:
