@@ -102,6 +102,7 @@ class Chitin:
         self.fusion = fusion
         self.store = Store(root, agent)
         self._cache: Cache | None = None
+        self._strength_of: Callable[[Insight], float] | None = None
         self._vectors: semantic.Semantic | None = None
         self.env: Mapping[str, str] = {}  # API keys and base URLs, given by the CLI
         # who@host in the evidence log, given by the CLI; asked only by reinforce (finding
@@ -143,10 +144,14 @@ class Chitin:
         return cache
 
     def _strength(self, insight: Insight) -> float:
-        """An insight's query-free strength, for the cache (see scoring.base_strength)."""
-        from chitin.retrieval.scoring import DEFAULT_SHAPE, base_strength
+        """An insight's query-free strength, for the cache (see scoring.base_strength).
+        The scoring module loads with the first row the cache (re)reads, not before."""
+        if self._strength_of is None:
+            from chitin.retrieval.scoring import DEFAULT_SHAPE, base_strength
 
-        return base_strength(insight, self.shape or DEFAULT_SHAPE)
+            shape = self.shape or DEFAULT_SHAPE
+            self._strength_of = lambda found: base_strength(found, shape)
+        return self._strength_of(insight)
 
     def _repairing(self, work: Callable[[], T]) -> T:
         """``work()``; if the cache turns out damaged on the way (SQLite finds a corrupt
