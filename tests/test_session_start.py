@@ -525,3 +525,16 @@ def test_a_sidecar_removed_while_open_is_never_written_through(tmp_path: Path) -
     assert new.nearest(np.array([0, 1, 0], dtype=np.float32), [0], 5) == [("b", pytest.approx(1.0))]
     old.close()
     new.close()
+
+
+def test_similar_by_meaning_says_when_the_vectors_are_not_there_yet(
+    forty_waiting: str, run: Run
+) -> None:
+    """It compares meaning alone, so an unembedded store must not answer "nothing
+    similar"; it says what to run instead."""
+    result = run("similar", "announce the deploys step", "--semantic", expect=1)
+    assert result.stderr == "Error: 40 insight(s) have no vector yet; run `chitin embed` first\n"
+    run("embed")
+    found = json.loads(run("similar", "announce the deploys step", "--semantic",
+                           "--format", "json").stdout)  # fmt: skip
+    assert found and found[0]["claim"].startswith("Announce the deploys step")

@@ -273,9 +273,10 @@ class VectorStore:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return str(row[0]) if row else None
 
-    def remember(self, key: str, value: str) -> None:
+    def remember(self, **notes: str) -> None:
+        """Keep ``notes`` (key → value) in one transaction."""
         with self.db:
-            self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+            self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", notes.items())
 
     def known_hits(self, text: str, state: str) -> list[tuple[str, float]] | None:
         """The nearest rows found for ``text`` when the state was ``state``, if it was."""

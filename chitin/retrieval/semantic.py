@@ -114,8 +114,7 @@ def waiting(cache: Cache, semantic: Semantic) -> int:
     if vectors.note("counted") == state:
         return int(vectors.note("waiting") or 0)
     count = cache.unembedded(vectors.index_path)
-    vectors.remember("waiting", str(count))
-    vectors.remember("counted", state)
+    vectors.remember(waiting=str(count), counted=state)
     return count
 
 
@@ -137,6 +136,10 @@ def nearest(
     try:
         left = waiting(cache, semantic)
         if left > inline_limit:
+            if strict:  # asked for meaning alone (similar --semantic): never an empty answer
+                raise ProviderError(
+                    f"{left} insight(s) have no vector yet; run `chitin embed` first"
+                )
             return Nearest([], None, left)
         if left:
             refresh(cache, semantic, inline_limit)
