@@ -135,6 +135,8 @@ class Chitin:
 
     def _synced_cache(self) -> Cache:
         git = self.store.git if self.store.git.is_repository() else None
+        if git is not None:
+            self.store.recover_if_free()  # a write killed half-way is undone first
         cache = Cache(self.root, self._strength, git)
         try:
             cache.sync(self.progress)
@@ -172,14 +174,19 @@ class Chitin:
     def writing(self) -> Iterator[Cache]:
         """The store, created if need be and locked, with the cache in step with what
         other writers committed while we waited for the lock."""
+        from chitin.store import interrupts
+
         if not self.store.is_initialized():
             self.store.initialize(self.command)
         with self.store.lock():
+            self.store.recover()
             if self._cache is None:
-                yield self.cache
+                cache = self.cache
             else:
-                self._cache.sync(self.progress)  # what others wrote while we waited
-                yield self._cache
+                cache = self._cache
+                cache.sync(self.progress)  # what others wrote while we waited
+            with interrupts.holding():  # Ctrl-C: all of the write or none of it
+                yield cache
 
     # -------------------------------------------------------------- set-up
 
