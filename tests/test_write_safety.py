@@ -373,3 +373,47 @@ def test_a_signal_outside_a_write_behaves_as_python_does() -> None:
         assert signal.getsignal(signal.SIGINT) is not signal.default_int_handler
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     time.sleep(0)
+
+
+def test_a_full_disk_part_way_through_a_write_leaves_nothing(
+    seeded: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    from click.testing import CliRunner
+
+    from chitin.cli import cli
+    from chitin.store import repository
+
+    written = 0
+    original = repository.atomic_write
+
+    def full_after_one(path: Path, text: str, durable: bool = True) -> object:
+        nonlocal written
+        written += 1
+        if written > 1:
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+        return original(path, text, durable)
+
+    monkeypatch.setattr(repository, "atomic_write", full_after_one)
+    source = tmp_path / "three.json"
+    source.write_text(
+        json.dumps(
+            [
+                {
+                    "id": f"full-{n}",
+                    "type": "skill",
+                    "claim": f"Claim number {n} here",
+                    "confidence": 0.5,
+                }
+                for n in range(3)
+            ]
+        )
+    )
+    before = git(seeded, "rev-parse", "HEAD")
+    result = CliRunner().invoke(cli, ["--store", str(seeded), "import", str(source)])
+    assert result.exit_code != 0
+    assert "Traceback" not in result.output
+    assert git(seeded, "rev-parse", "HEAD") == before
+    assert status(seeded) == ""
+    assert not list(seeded.glob("insights/skill/full-*"))
