@@ -192,11 +192,14 @@ _BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 
 def _has_visible(text: str) -> bool:
     """Whether ``text`` holds a letter, digit, punctuation mark or symbol that shows:
-    white space, zero-width and format characters, and lone combining marks do not."""
+    white space, zero-width and format characters, and lone combining marks do not. A
+    private-use or unassigned character counts as visible (a font or a newer Unicode
+    than Python's may draw it)."""
     import unicodedata
 
     return any(
-        unicodedata.category(char)[0] in "LNPS" and char not in _BLANK_LETTERS for char in text
+        (category[0] in "LNPS" or category in ("Co", "Cn")) and char not in _BLANK_LETTERS
+        for char, category in ((c, unicodedata.category(c)) for c in text)
     )
 
 
