@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 import click
 from click.core import ParameterSource
 
+from chitin.cli import bounds
 from chitin.cli.context import emit_json, format_option, opened
 
 # The original's `--json` flag, kept working for old scripts; `--format json` is ours.
@@ -41,7 +42,7 @@ def quality_score(ctx: click.Context, insight_id: str, fmt: str, as_json: bool) 
 @click.option("--stale-only", is_flag=True, help="List only the stale and dormant insights.")
 @click.option(
     "--top",
-    type=click.IntRange(min=1),
+    type=bounds.COUNT,
     default=10,
     show_default=True,
     help="How many of the best insights to list.",

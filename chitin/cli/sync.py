@@ -73,11 +73,19 @@ def merge_driver(base: Path, ours: Path, theirs: Path, path: str) -> None:
     from chitin.store.files import atomic_write
     from chitin.store.merging import merge_texts
 
-    base_text = base.read_text(encoding="utf-8")
+    try:
+        base_text, ours_text, theirs_text = (
+            side.read_text(encoding="utf-8") for side in (base, ours, theirs)
+        )
+    except UnicodeDecodeError:
+        # Not an insight file chitin can read: OURS stays as it is, and git reports the
+        # file as conflicted for a person to resolve.
+        click.echo(f"chitin: {path or ours}: not UTF-8 text; resolve it by hand", err=True)
+        sys.exit(1)
     merged = merge_texts(
         base_text or None,  # git passes an empty base when both sides added the file
-        ours.read_text(encoding="utf-8"),
-        theirs.read_text(encoding="utf-8"),
+        ours_text,
+        theirs_text,
         path or ours.name,
     )
     atomic_write(ours, merged.text)

@@ -17,12 +17,13 @@ from chitin.errors import AmbiguousIdError, NotFoundError, StateError, StoreErro
 from chitin.index import usage
 from chitin.index.cache import Cache, Filters, Problem, Progress
 from chitin.index.db import discard, is_damage
-from chitin.model.ids import check_id
+from chitin.model.ids import check_reference
 from chitin.model.insight import (
     TYPES,
     Insight,
     check_evidence,
     check_provenance,
+    check_text,
     format_timestamp,
     parse_tags,
     well_formed,
@@ -229,7 +230,7 @@ class Chitin:
 
     def resolve(self, ref: str, archived: bool | None = False) -> str:
         """The full id for ``ref`` (an id or a unique prefix of one)."""
-        check_id(ref)
+        check_reference(ref)
         if self.missing:
             raise NotFoundError(f"Insight not found: {ref}")
         matches = self.cache.ids_matching(ref, archived)
@@ -601,6 +602,8 @@ class Chitin:
         from chitin.model import evidence, ops
 
         kind = check_evidence(evidence_kind)
+        if source:
+            check_text("source", source)  # it goes into the commit message
         if source and not allow_secret:
             _secrets().refuse_secret_text("source", source)
         with self.writing() as cache:

@@ -368,11 +368,17 @@ def load_insight(root: Path, path: str, stat: FileStat) -> Insight:
     return insight.with_changes(archived=path.startswith(files.ARCHIVE_DIR + "/"))
 
 
+_LATEST_SECOND = 253402300799.0  # 9999-12-31T23:59:59Z
+
+
 def _fallbacks(path: str, stat: FileStat) -> dict[str, Any]:
     from datetime import UTC, datetime
 
     parts = path.split("/")
-    modified = datetime.fromtimestamp(stat[0] / 1e9, tz=UTC)
+    # A file without a creation time was made when it was last changed, as far as
+    # anyone knows; a modification time outside the years a time may hold is clamped.
+    seconds = min(max(stat[0] / 1e9, 0.0), _LATEST_SECOND)
+    modified = datetime.fromtimestamp(seconds, tz=UTC)
     return {
         "fallback_id": Path(path).stem,
         "fallback_type": parts[1] if len(parts) > 2 else None,
