@@ -38,10 +38,6 @@ if TYPE_CHECKING:  # each loads with the use cases that need it: writers, histor
     from chitin.retrieval.scoring import Settings, Shape
     from chitin.store.history import Entry
 
-# contribute's check scores at most this many insights of each kind (overlapping in
-# words, or holding an opposing term), those sharing the most words first: it reports
-# a handful of duplicates and at most five conflicts, and the best are among these.
-CONFLICT_CANDIDATES = 200
 T = TypeVar("T")
 
 
@@ -328,10 +324,11 @@ class Chitin:
         With ``limit``, only that many rows sharing the most terms are kept.
         """
         from chitin.index.fulltext import COMMON_TERM_FLOOR, COMMON_TERM_SHARE
+        from chitin.retrieval.conflicts import most_shared
 
         counts, skipped = self.cache.term_matches(terms, COMMON_TERM_SHARE, COMMON_TERM_FLOOR)
         need = max(1, math.ceil(share * len(terms) - 1e-9) - skipped)
-        return _most_shared(counts, need, limit)
+        return most_shared(counts, need, limit)
 
     def _candidates(self, rowids: set[int] | None) -> list[Candidate]:
         """Live insights with these cache rows (all of them for None)."""
@@ -344,17 +341,20 @@ class Chitin:
 
     def _conflict_candidates(self, claim: str) -> list[Candidate]:
         """Insights close enough in words to duplicate ``claim``, or using a term that
-        pulls against one of its own."""
+        pulls against one of its own (``check`` chooses the same ones, in memory:
+        chitin.retrieval.neighbours)."""
         from chitin.index.fulltext import COMMON_TERM_FLOOR, COMMON_TERM_SHARE
         from chitin.retrieval import conflicts
 
         terms = stemmed_tokens(claim)
-        rows = self._overlapping(terms, conflicts.OVERLAP_WITHOUT_TENSION, CONFLICT_CANDIDATES)
-        opposed, _ = self.cache.term_matches(conflicts.opposite_terms(claim), 1.0, 0)
-        if len(opposed) > CONFLICT_CANDIDATES:  # prefer those that share the most words
-            shared, _ = self.cache.term_matches(terms, COMMON_TERM_SHARE, COMMON_TERM_FLOOR)
-            opposed = {row: shared.get(row, 0) for row in opposed}
-        return self._candidates(rows | _most_shared(opposed, 0, CONFLICT_CANDIDATES))
+        limit = conflicts.CONFLICT_CANDIDATES
+        rows = self._overlapping(terms, conflicts.OVERLAP_WITHOUT_TENSION, limit)
+        opposed, _ = self.cache.term_matches(conflicts.opposite_of(terms), 1.0, 0)
+
+        def shared(_: object) -> dict[int, int]:
+            return self.cache.term_matches(terms, COMMON_TERM_SHARE, COMMON_TERM_FLOOR)[0]
+
+        return self._candidates(rows | conflicts.choose_opposed(opposed, shared))
 
     # -------------------------------------------------------------- retrieval
 
@@ -715,14 +715,6 @@ class Chitin:
                 cache.forget(path)
             for path, insight in written.items():
                 cache.record(path, insight, self.store.stat(path))
-
-
-def _most_shared(counts: Mapping[int, int], need: int, limit: int | None) -> set[int]:
-    kept = [(shared, row) for row, shared in counts.items() if shared >= need]
-    if limit is not None and len(kept) > limit:
-        kept.sort(reverse=True)
-        kept = kept[:limit]
-    return {row for _, row in kept}
 
 
 def _filters(

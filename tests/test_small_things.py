@@ -1,0 +1,117 @@
+"""Issue 11, items 17 and 18: `check` judges as `contribute` judges, and the smaller
+things a new user met (list, changelog, quality, merged-away ids, README examples)."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Run
+
+from chitin.retrieval import conflicts
+from chitin.retrieval.conflicts import TENSION_PAIRS, TENSION_TERMS, Polarity
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def check_json(run: Run, *args: str) -> Any:
+    return json.loads(run("check", *args, "--format", "json").stdout)
+
+
+# ---------------------------------------------------------------- 17: check as contribute
+
+
+def contribute(run: Run, kind: str, claim: str) -> Any:
+    args = ["contribute", "--type", kind, "--claim", claim, "--confidence", "0.7"]
+    return json.loads(run(*args, "--format", "json").stdout)
+
+
+def warned_pairs(report: Any) -> set[frozenset[str]]:
+    """The pairs of ids a check report warns about."""
+    pairs = set()
+    for warning in report["warnings"]:
+        other = warning["message"].split(" insights/")[1].split(" (")[0]
+        pairs.add(frozenset(Path(p).stem for p in (warning["path"], other)))
+    return pairs
+
+
+def test_check_reports_the_conflict_contribute_warns_about(run: Run, add: Any, store: Path) -> None:
+    concise = add("principle", "Boss values concise brief responses", 0.7)
+    result = contribute(run, "principle", "Boss prefers verbose detailed explanations")
+    [warned] = result["conflicts"]
+    assert warned["id"] == concise["id"] and round(warned["conflictScore"], 2) == 0.62
+    verbose = result["insight"]
+    paths = [f"insights/principle/{i['id']}.md" for i in (concise, verbose)]
+    for args in ((), (str(store / paths[0]),), (str(store / paths[1]),)):
+        report = check_json(run, *args)
+        assert [w["kind"] for w in report["warnings"]] == ["conflict"]
+        assert warned_pairs(report) == {frozenset((concise["id"], verbose["id"]))}
+        assert '"verbose" ↔ "concise"' in report["warnings"][0]["message"]
+    assert run("check").stdout.splitlines()[-1] == (
+        "✓ 2 insight files checked: no errors, 1 warning"
+    )
+
+
+def test_check_warns_about_every_pair_contribute_names_for_the_newest_claim(
+    run: Run, store: Path
+) -> None:
+    claims = [
+        "Keep answers short and concise for the operator",
+        "Explain every step in a verbose and detailed way",
+        "Ask before deleting any branch",
+        "Act without asking on routine formatting fixes",
+        "Be formal in emails to customers",
+        "Casual tone is fine in team chat",
+        "Run the linter before every push",
+        "Never be verbose in commit messages",
+        "Be diplomatic when the operator is upset",
+        "Give thorough reviews of risky changes",
+        "Take a deliberate pace on migrations",
+        "Always keep answers short and concise for the operator",
+    ]
+    ids = [contribute(run, "principle", claim)["insight"]["id"] for claim in claims]
+    newest = contribute(run, "principle", "Be brief, direct and quick with the operator")
+    mine = newest["insight"]["id"]
+    named = {frozenset((mine, m["id"])) for m in newest["conflicts"] + newest["duplicates"]}
+    assert len(named) >= 3
+    everything = warned_pairs(check_json(run))
+    assert {pair for pair in everything if mine in pair} == named
+    assert frozenset((ids[0], ids[-1])) in everything  # the near-duplicate, too
+    focused = warned_pairs(check_json(run, str(store / newest["path"])))
+    assert focused == named
+
+
+def _tension_as_it_was(new: Polarity, old: Polarity) -> list[str]:
+    """``conflicts.tension`` before it looked only at the pairs of the affirmed terms."""
+    reasons = []
+    for first, second in TENSION_PAIRS:
+        balanced = {first, second} <= new.affirmed or {first, second} <= old.affirmed
+        opposed = (first in new.affirmed and second in old.affirmed) or (
+            second in new.affirmed and first in old.affirmed
+        )
+        if opposed and not balanced:
+            reasons.append(f'"{first}" ↔ "{second}"')
+    for term in sorted(TENSION_TERMS):
+        if (term in new.affirmed and term in old.negated) or (
+            term in new.negated and term in old.affirmed
+        ):
+            reasons.append(f'"{term}" ↔ "not {term}"')
+    return reasons
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_tension_gives_the_reasons_it_always_gave(seed: int) -> None:
+    rng = random.Random(seed)
+    terms = sorted(TENSION_TERMS)
+
+    def some() -> Polarity:
+        affirmed = rng.sample(terms, rng.randint(0, 4))
+        negated = rng.sample(terms, rng.randint(0, 2))
+        return Polarity(frozenset(affirmed), frozenset(negated))
+
+    for _ in range(3000):
+        new, old = some(), some()
+        assert conflicts.tension(new, old) == _tension_as_it_was(new, old)
