@@ -489,7 +489,7 @@ def test_changelog_lists_recent_changes_newest_first(run: Run, run_json: Any, ad
     assert len(run_json("changelog", "--limit", "1")) == 1
     assert len(run_json("changelog", "--days", "1")) == 3
     assert run("changelog").stdout.startswith("Recent changes (3):\n\n")
-    assert f"[reinforce] {one['id'][:8]}… 0.6 → 0.62 (reinforce:1)" in run("changelog").stdout
+    assert f"[reinforce] {one['id']} 0.6 → 0.62 (reinforce:1)" in run("changelog").stdout
 
 
 def test_changelog_and_list_on_a_missing_store_are_empty(run: Run, store: Path) -> None:

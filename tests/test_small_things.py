@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Run
+from conftest import Run, git
 
 from chitin.retrieval import conflicts
 from chitin.retrieval.conflicts import TENSION_PAIRS, TENSION_TERMS, Polarity
@@ -115,3 +115,58 @@ def test_tension_gives_the_reasons_it_always_gave(seed: int) -> None:
     for _ in range(3000):
         new, old = some(), some()
         assert conflicts.tension(new, old) == _tension_as_it_was(new, old)
+
+
+# ---------------------------------------------------------------- 18: list shows triggers
+
+
+def test_list_shows_a_trigger_as_a_reflex_with_its_condition(run: Run, add: Any) -> None:
+    avoid = add(
+        "trigger",
+        "weakening the assertion",
+        0.9,
+        condition="a test fails and editing it is quickest",
+        avoid=True,
+    )
+    add("trigger", "re-read the notes", 0.8, condition="the context was compacted")
+    lines = run("list").stdout.splitlines()
+    assert (
+        "  [trigger] When: a test fails and editing it is quickest → avoid: weakening the assertion"
+    ) in lines
+    assert "  [trigger] When: the context was compacted → do: re-read the notes" in lines
+    # The JSON keeps its shape: the claim alone, with condition and avoid beside it.
+    [listed] = [i for i in json.loads(run("list", "--format", "json").stdout) if i["avoid"]]
+    assert listed == avoid
+    assert (listed["claim"], listed["condition"]) == (
+        "weakening the assertion",
+        "a test fails and editing it is quickest",
+    )
+
+
+# ---------------------------------------------------------------- 18: changelog
+
+
+def test_changelog_shows_whole_ids_and_as_many_rows_as_asked(run: Run, store: Path) -> None:
+    run("init", "--seed")
+    made = []
+    for n in range(3):
+        args = ["contribute", "--type", "skill", "--claim", f"Reproduce case {n} in isolation"]
+        made.append(
+            json.loads(run(*args, "--confidence", "0.7", "--format", "json").stdout)["insight"]
+        )
+        # A hand commit under insights/ that holds no insight: a commit without a row.
+        (store / "insights" / "notes.txt").write_text(f"notes {n}\n")
+        git(store, "add", "-A")
+        git(store, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "n")
+    for limit in range(1, 9):
+        result = run("changelog", "--limit", str(limit))
+        rows = result.stdout.splitlines()[2:]
+        assert result.stdout.startswith(f"Recent changes ({limit}):\n\n")
+        assert len(rows) == limit
+        shown = json.loads(run("changelog", "--limit", str(limit), "--format", "json").stdout)
+        assert len(shown) == limit
+    rows = run("changelog", "--limit", "3").stdout.splitlines()[2:]
+    for row, insight in zip(rows, reversed(made), strict=True):
+        assert f'[create] {insight["id"]} "{insight["claim"]}"' in row
+    everything = json.loads(run("changelog", "--limit", "1000", "--format", "json").stdout)
+    assert len(everything) == 14 + 3  # the seed and the contributions: all there are

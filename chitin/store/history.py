@@ -95,12 +95,22 @@ def insight_history(git: Git, path: str, limit: int | None = None) -> list[Entry
 
 
 def changelog(git: Git, days: int | None, limit: int) -> list[Entry]:
-    """The newest ``limit`` changes across the store, newest first."""
-    args = [f"-n{limit}"]
-    if days:
-        args.append(f"--since={days} days ago")
-    per_commit = _entries(git, list(_log(git, args, ["insights", "archive"])))
-    return [entry for entries in per_commit for entry in reversed(entries)][:limit]
+    """The newest ``limit`` changes across the store, newest first.
+
+    A commit can hold several changes (a merge, an import) or none worth a row (a
+    merge of branches, a file that does not parse), so commits are read ``limit`` at a
+    time, then twice as many, until there are ``limit`` rows or no more commits."""
+    since = [f"--since={days} days ago"] if days else []
+    found: list[Entry] = []
+    skip, batch = 0, limit
+    while len(found) < limit:
+        args = [f"-n{batch}", f"--skip={skip}", *since]
+        commits = list(_log(git, args, ["insights", "archive"]))
+        found += [entry for entries in _entries(git, commits) for entry in reversed(entries)]
+        if len(commits) < batch:
+            break
+        skip, batch = skip + batch, batch * 2
+    return found[:limit]
 
 
 def _log(git: Git, args: list[str], paths: list[str]) -> Iterator[_Commit]:
