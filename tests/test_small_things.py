@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import random
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import Run, git
 
+from chitin.model.insight import format_timestamp
 from chitin.retrieval import conflicts
 from chitin.retrieval.conflicts import TENSION_PAIRS, TENSION_TERMS, Polarity
 
@@ -170,3 +172,43 @@ def test_changelog_shows_whole_ids_and_as_many_rows_as_asked(run: Run, store: Pa
         assert f'[create] {insight["id"]} "{insight["claim"]}"' in row
     everything = json.loads(run("changelog", "--limit", "1000", "--format", "json").stdout)
     assert len(everything) == 14 + 3  # the seed and the contributions: all there are
+
+
+# ---------------------------------------------------------------- 18: quality
+
+
+def test_a_brand_new_insight_is_new_not_fading(run: Run, add: Any, store: Path) -> None:
+    made = add("skill", "Reproduce a bug before fixing it", 0.85)
+    [score] = json.loads(run("quality", "--format", "json").stdout)["topInsights"]
+    assert (score["insightId"], score["status"]) == (made["id"], "new")
+    assert "recommendation" not in score
+    report = run("quality").stdout
+    assert "fading" not in report and "⚪ new: 1 (100%)" in report
+    assert run("quality", "score", made["id"]).stdout.startswith("Quality: ")
+    assert "— NEW\n" in run("quality", "score", made["id"]).stdout
+
+
+def test_new_lasts_a_week_since_creation_or_the_last_reinforcement(run: Run, store: Path) -> None:
+    run("init")
+    for name, days in (("week-old-aaaa", 8), ("reinforced-bbbb", 20)):
+        created = format_timestamp(datetime.now(UTC) - timedelta(days=days))
+        folder = store / "insights" / "skill"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{name}.md").write_text(
+            f"---\nid: {name}\ntype: skill\nconfidence: 0.85\ncreated: {created}\n"
+            f"updated: {created}\n---\n\nThe claim of {name}\n"
+        )
+    git(store, "add", "-A")
+    git(store, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "two")
+    run("reinforce", "reinforced-bbbb")
+    report = json.loads(run("quality", "--format", "json").stdout)
+    status = {s["insightId"]: s["status"] for s in report["topInsights"]}
+    assert status == {"week-old-aaaa": "fading", "reinforced-bbbb": "new"}
+    assert report["distribution"] == {
+        "thriving": 0,
+        "healthy": 0,
+        "new": 1,
+        "fading": 1,
+        "stale": 0,
+        "dormant": 0,
+    }
