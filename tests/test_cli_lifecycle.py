@@ -394,8 +394,8 @@ def test_merge_folds_source_into_target_in_one_commit(
     merged = run_json("get", target["id"])
     assert (merged["reasoning"], merged["reinforcementCount"]) == ("TR; SR", 1)
     assert "context" not in merged
-    assert (
-        run("get", source["id"], expect=1).stderr == f"Error: Insight not found: {source['id']}\n"
+    assert run("get", source["id"], expect=1).stderr.startswith(
+        f"Error: no insight {source['id']}; it was merged into {target['id']} ("
     )
     with_claim = run_json("merge", add("skill", "Other", 0.5)["id"], target["id"], "--claim", "New")
     assert with_claim["claim"] == "New"

@@ -212,3 +212,37 @@ def test_new_lasts_a_week_since_creation_or_the_last_reinforcement(run: Run, sto
         "stale": 0,
         "dormant": 0,
     }
+
+
+# ---------------------------------------------------------------- 18: merged-away ids
+
+
+def test_get_and_history_of_a_merged_away_id_name_where_it_went(run: Run, add: Any) -> None:
+    source = add("skill", "Reproduce bugs with a failing test", 0.7)
+    target = add("skill", "Reproduce a bug before fixing it", 0.85, force=True)
+    run("merge", source["id"], target["id"])
+    today = datetime.now(UTC).strftime("%Y-%m-%d")  # the merge's commit date (UTC)
+    for ref in (source["id"], "reproduce-bugs-with"):
+        for command in ("get", "history"):
+            result = run(command, ref, expect=1)
+            assert result.stderr == (
+                f"Error: no insight {ref}; it was merged into {target['id']} ({today})\n"
+            )
+    result = run("merge", "reproduce-bugs", target["id"], expect=1)
+    assert result.stderr == (
+        f"Error: no source insight reproduce-bugs; it was merged into {target['id']} ({today})\n"
+    )
+    # Never merged: as before.
+    assert run("get", "no-such-insight", expect=1).stderr == (
+        "Error: Insight not found: no-such-insight\n"
+    )
+    assert run("merge", "no-such", target["id"], expect=1).stderr == (
+        "Error: Source insight not found: no-such\n"
+    )
+
+
+def test_a_prefix_of_two_merged_away_ids_is_just_not_found(run: Run, add: Any) -> None:
+    target = add("skill", "Keep one insight about commits", 0.8)
+    for claim in ("Commit small changes often", "Commit with clear messages"):
+        run("merge", add("skill", claim, 0.7, force=True)["id"], target["id"])
+    assert run("get", "commit", expect=1).stderr == "Error: Insight not found: commit\n"

@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # each loads with the use cases that need it: writers, histor
     from chitin.retrieval.conflicts import Candidate, Match
     from chitin.retrieval.engine import Retrieval
     from chitin.retrieval.scoring import Settings, Shape
-    from chitin.store.history import Entry
+    from chitin.store.history import Entry, MergedAway
 
 T = TypeVar("T")
 
@@ -216,11 +216,12 @@ class Chitin:
     def problems(self) -> list[Problem]:
         return [] if self.missing else self.cache.problems()
 
-    def resolve(self, ref: str, archived: bool | None = False) -> str:
-        """The full id for ``ref`` (an id or a unique prefix of one)."""
+    def resolve(self, ref: str, archived: bool | None = False, role: str | None = None) -> str:
+        """The full id for ``ref`` (an id or a unique prefix of one). ``role`` names
+        the insight in the error if there is none."""
         check_id(ref)
         if self.missing:
-            raise NotFoundError(f"Insight not found: {ref}")
+            raise NotFoundError(f"{role or 'Insight'} not found: {ref}")
         matches = self.cache.ids_matching(ref, archived)
         ids = sorted({m[0] for m in matches})
         if len(ids) > 1:
@@ -231,7 +232,21 @@ class Chitin:
             raise StateError(f"Insight {ref} is archived; run `chitin unarchive {ref}` first")
         if archived is True and self.cache.ids_matching(ref, False):
             raise StateError(f"Insight {ref} is not archived")
-        raise NotFoundError(f"Insight not found: {ref}")
+        merged = self._merged_away(ref)
+        if merged is not None:
+            what = role.lower() if role else "insight"
+            raise NotFoundError(
+                f"no {what} {ref}; it was merged into {merged.target} ({merged.when[:10]})"
+            )
+        raise NotFoundError(f"{role or 'Insight'} not found: {ref}")
+
+    def _merged_away(self, ref: str) -> MergedAway | None:
+        """The merge that folded ``ref`` into another insight, from git history."""
+        from chitin.store import history
+
+        if not self.store.git.is_repository():
+            return None
+        return history.merged_away(self.store.git, ref)
 
     def get(self, ref: str) -> Insight:
         insight_id = self.resolve(ref, archived=None)
@@ -682,10 +697,7 @@ class Chitin:
         return Change(result, target_path, commit, target)
 
     def _resolve_role(self, ref: str, role: str) -> str:
-        try:
-            return self.resolve(ref)
-        except NotFoundError:
-            raise NotFoundError(f"{role} insight not found: {ref}") from None
+        return self.resolve(ref, role=f"{role} insight")
 
     # -------------------------------------------------------------- helpers
 

@@ -113,6 +113,40 @@ def changelog(git: Git, days: int | None, limit: int) -> list[Entry]:
     return found[:limit]
 
 
+class MergedAway(NamedTuple):
+    """A ``merge`` that folded the insight ``source`` into ``target``, at ``when``."""
+
+    source: str
+    target: str
+    when: str
+
+
+MERGED_SEARCHED = 20  # commits naming a merged-away id that are read, newest first
+
+
+def merged_away(git: Git, ref: str) -> MergedAway | None:
+    """The newest ``merge`` that folded away the insight ``ref`` (an id, or a prefix
+    of only one merged-away id), from its commit's trailers; None if there is none.
+
+    For a "not found" only: git searches every commit message (fast, but not free).
+    """
+    fmt = f"--format={_RECORD}%at{_UNIT}%B"  # before the first commit: no output
+    args = ["log", fmt, "-F", f"--grep={TRAILER_PREFIX}Merged: {ref}", f"-n{MERGED_SEARCHED}"]
+    output = git.run(args, check=False).stdout
+    found: dict[str, MergedAway] = {}
+    for record in output.split(_RECORD)[1:]:
+        stamp, message = record.split(_UNIT, 1)
+        trailers = trailers_of(message)
+        source, target = trailers.get("Merged", ""), trailers.get("Insight", "")
+        if trailers.get("Op") != "merge" or not source.startswith(ref) or not target:
+            continue
+        when = format_timestamp(datetime.fromtimestamp(int(stamp), tz=UTC))
+        found.setdefault(source, MergedAway(source, target, when))  # the newest first
+    if ref in found:
+        return found[ref]
+    return next(iter(found.values())) if len(found) == 1 else None
+
+
 def _log(git: Git, args: list[str], paths: list[str]) -> Iterator[_Commit]:
     if git.head() is None:
         return
