@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import shlex
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -246,3 +247,25 @@ def test_a_prefix_of_two_merged_away_ids_is_just_not_found(run: Run, add: Any) -
     for claim in ("Commit small changes often", "Commit with clear messages"):
         run("merge", add("skill", claim, 0.7, force=True)["id"], target["id"])
     assert run("get", "commit", expect=1).stderr == "Error: Insight not found: commit\n"
+
+
+# ---------------------------------------------------------------- 18: the README's similar
+
+
+def test_the_readmes_similar_examples_find_something(run: Run) -> None:
+    """Run the README's usage examples in order on a fresh `init --seed` store; each
+    `similar` example finds at least one insight with the default thresholds."""
+    usage = (ROOT / "README.md").read_text().split("## Using it", 1)[1]
+    block = usage.split("```sh\n", 1)[1].split("```", 1)[0].replace("\\\n", " ")
+    run("init", "--seed")
+    examples = 0
+    for line in block.splitlines():
+        argv = shlex.split(line, comments=True)
+        assert argv[0] == "chitin"
+        result = run(*argv[1:])
+        if argv[1] == "similar":
+            examples += 1
+            assert result.stdout.startswith("Found "), (line, result.stdout)
+        if argv[1] == "update":  # the examples after it change the store
+            break
+    assert examples == 2
