@@ -56,7 +56,8 @@ def quality(ctx: click.Context, fmt: str, as_json: bool, stale_only: bool, top: 
     quality = 0.30 engagement (reinforcements) + 0.25 freshness (last retrieval)
             + 0.20 maturity (age × engagement) + 0.25 confidence
     Status: thriving ≥ 70%, healthy ≥ 50%; below that by days since last
-    recalled (or created, if never): fading, stale after 30, dormant after 90.
+    recalled (or created, if never): fading, stale after 30, dormant after 90;
+    new instead of fading within 7 days of being created or reinforced.
 
     JSON always holds the whole report; --stale-only shapes the human output.
     """

@@ -37,12 +37,8 @@ if TYPE_CHECKING:  # each loads with the use cases that need it: writers, histor
     from chitin.retrieval.conflicts import Candidate, Match
     from chitin.retrieval.engine import Retrieval
     from chitin.retrieval.scoring import Settings, Shape
-    from chitin.store.history import Entry
+    from chitin.store.history import Entry, MergedAway
 
-# contribute's check scores at most this many insights of each kind (overlapping in
-# words, or holding an opposing term), those sharing the most words first: it reports
-# a handful of duplicates and at most five conflicts, and the best are among these.
-CONFLICT_CANDIDATES = 200
 T = TypeVar("T")
 
 
@@ -228,11 +224,12 @@ class Chitin:
     def problems(self) -> list[Problem]:
         return [] if self.missing else self.cache.problems()
 
-    def resolve(self, ref: str, archived: bool | None = False) -> str:
-        """The full id for ``ref`` (an id or a unique prefix of one)."""
+    def resolve(self, ref: str, archived: bool | None = False, role: str | None = None) -> str:
+        """The full id for ``ref`` (an id or a unique prefix of one). ``role`` names
+        the insight in the error if there is none."""
         check_reference(ref)
         if self.missing:
-            raise NotFoundError(f"Insight not found: {ref}")
+            raise NotFoundError(f"{role or 'Insight'} not found: {ref}")
         matches = self.cache.ids_matching(ref, archived)
         ids = sorted({m[0] for m in matches})
         if len(ids) > 1:
@@ -243,7 +240,21 @@ class Chitin:
             raise StateError(f"Insight {ref} is archived; run `chitin unarchive {ref}` first")
         if archived is True and self.cache.ids_matching(ref, False):
             raise StateError(f"Insight {ref} is not archived")
-        raise NotFoundError(f"Insight not found: {ref}")
+        merged = self._merged_away(ref)
+        if merged is not None:
+            what = role.lower() if role else "insight"
+            raise NotFoundError(
+                f"no {what} {ref}; it was merged into {merged.target} ({merged.when[:10]})"
+            )
+        raise NotFoundError(f"{role or 'Insight'} not found: {ref}")
+
+    def _merged_away(self, ref: str) -> MergedAway | None:
+        """The merge that folded ``ref`` into another insight, from git history."""
+        from chitin.store import history
+
+        if not self.store.git.is_repository():
+            return None
+        return history.merged_away(self.store.git, ref)
 
     def get(self, ref: str) -> Insight:
         insight_id = self.resolve(ref, archived=None)
@@ -336,10 +347,11 @@ class Chitin:
         With ``limit``, only that many rows sharing the most terms are kept.
         """
         from chitin.index.fulltext import COMMON_TERM_FLOOR, COMMON_TERM_SHARE
+        from chitin.retrieval.conflicts import most_shared
 
         counts, skipped = self.cache.term_matches(terms, COMMON_TERM_SHARE, COMMON_TERM_FLOOR)
         need = max(1, math.ceil(share * len(terms) - 1e-9) - skipped)
-        return _most_shared(counts, need, limit)
+        return most_shared(counts, need, limit)
 
     def _candidates(self, rowids: set[int] | None) -> list[Candidate]:
         """Live insights with these cache rows (all of them for None)."""
@@ -352,17 +364,20 @@ class Chitin:
 
     def _conflict_candidates(self, claim: str) -> list[Candidate]:
         """Insights close enough in words to duplicate ``claim``, or using a term that
-        pulls against one of its own."""
+        pulls against one of its own (``check`` chooses the same ones, in memory:
+        chitin.retrieval.neighbours)."""
         from chitin.index.fulltext import COMMON_TERM_FLOOR, COMMON_TERM_SHARE
         from chitin.retrieval import conflicts
 
         terms = stemmed_tokens(claim)
-        rows = self._overlapping(terms, conflicts.OVERLAP_WITHOUT_TENSION, CONFLICT_CANDIDATES)
-        opposed, _ = self.cache.term_matches(conflicts.opposite_terms(claim), 1.0, 0)
-        if len(opposed) > CONFLICT_CANDIDATES:  # prefer those that share the most words
-            shared, _ = self.cache.term_matches(terms, COMMON_TERM_SHARE, COMMON_TERM_FLOOR)
-            opposed = {row: shared.get(row, 0) for row in opposed}
-        return self._candidates(rows | _most_shared(opposed, 0, CONFLICT_CANDIDATES))
+        limit = conflicts.CONFLICT_CANDIDATES
+        rows = self._overlapping(terms, conflicts.OVERLAP_WITHOUT_TENSION, limit)
+        opposed, _ = self.cache.term_matches(conflicts.opposite_of(terms), 1.0, 0)
+
+        def shared(_: object) -> dict[int, int]:
+            return self.cache.term_matches(terms, COMMON_TERM_SHARE, COMMON_TERM_FLOOR)[0]
+
+        return self._candidates(rows | conflicts.choose_opposed(opposed, shared))
 
     # -------------------------------------------------------------- retrieval
 
@@ -692,10 +707,7 @@ class Chitin:
         return Change(result, target_path, commit, target)
 
     def _resolve_role(self, ref: str, role: str) -> str:
-        try:
-            return self.resolve(ref)
-        except NotFoundError:
-            raise NotFoundError(f"{role} insight not found: {ref}") from None
+        return self.resolve(ref, role=f"{role} insight")
 
     # -------------------------------------------------------------- helpers
 
@@ -725,14 +737,6 @@ class Chitin:
                 cache.forget(path)
             for path, insight in written.items():
                 cache.record(path, insight, self.store.stat(path))
-
-
-def _most_shared(counts: Mapping[int, int], need: int, limit: int | None) -> set[int]:
-    kept = [(shared, row) for row, shared in counts.items() if shared >= need]
-    if limit is not None and len(kept) > limit:
-        kept.sort(reverse=True)
-        kept = kept[:limit]
-    return {row for _, row in kept}
 
 
 def _filters(
