@@ -45,6 +45,7 @@ from chitin.model.insight import (
     check_type,
     parse_tags,
 )
+from chitin.store.files import MAX_INSIGHT_BYTES, clipped, too_large
 from chitin.store.frontmatter import read_frontmatter, yaml_scalar
 
 KEY_ORDER: tuple[str, ...] = (
@@ -170,9 +171,12 @@ def parse(
     """
     front, body = _split(text)
     data = read_frontmatter(front)
-    insight = _insight_from(data, body, fallback_id, fallback_type, fallback_time)
-    layout = Layout(_extra_chunks(front), _body_layout(body), _evidence(data.get("evidence")))
-    return insight, layout
+    try:
+        insight = _insight_from(data, body, fallback_id, fallback_type, fallback_time)
+        evidence = _evidence(data.get("evidence"))
+    except ValidationError as error:
+        raise _clipped(error) from None
+    return insight, Layout(_extra_chunks(front), _body_layout(body), evidence)
 
 
 def read_insight(
@@ -180,10 +184,26 @@ def read_insight(
 ) -> Insight:
     """Like ``parse``, without the layout: for readers that never write the file back."""
     front, body = _split(text)
-    return _insight_from(read_frontmatter(front), body, fallback_id, fallback_type, fallback_time)
+    data = read_frontmatter(front)
+    try:
+        return _insight_from(data, body, fallback_id, fallback_type, fallback_time)
+    except ValidationError as error:
+        raise _clipped(error) from None
+
+
+def _clipped(error: ValidationError) -> ValidationError:
+    """The error with what it quotes of the file cut short: a value can be as long as
+    the file, and the message is one line of a warning or of ``chitin check``."""
+    message = str(error)
+    shorter = clipped(message)
+    return error if shorter == message else ValidationError(error.field, shorter)
 
 
 def _split(text: str) -> tuple[str, str]:
+    # Every reader of insight text comes here, whether from a file (files.read_file
+    # refuses a larger one unread) or from git: nothing larger is parsed.
+    if len(text) > MAX_INSIGHT_BYTES:
+        raise ValidationError("file", too_large(len(text.encode("utf-8", "replace"))))
     text = text.lstrip("\ufeff").replace("\r\n", "\n")
     if not text.startswith("---\n"):
         raise ValidationError("frontmatter", "file does not start with a '---' frontmatter line")
