@@ -69,15 +69,21 @@ def merge_driver(base: Path, ours: Path, theirs: Path, path: str) -> None:
 
     Writes the result over OURS. Exits 0 when merged, 1 when both sides changed the
     same field or text differently; the file then holds conflict markers to resolve.
+    A version larger than an insight file may be (1 MB) is not read: OURS is left as
+    it is, for you to resolve.
     """
-    from chitin.store.files import atomic_write
+    from chitin.store.files import UnsafeFile, atomic_write, read_text
     from chitin.store.merging import merge_texts
 
-    base_text = base.read_text(encoding="utf-8")
+    try:
+        base_text, ours_text, theirs_text = (read_text(p) for p in (base, ours, theirs))
+    except UnsafeFile as error:
+        click.echo(f"chitin: {path or ours}: a version is {error}; resolve it by hand", err=True)
+        sys.exit(1)
     merged = merge_texts(
         base_text or None,  # git passes an empty base when both sides added the file
-        ours.read_text(encoding="utf-8"),
-        theirs.read_text(encoding="utf-8"),
+        ours_text,
+        theirs_text,
         path or ours.name,
     )
     atomic_write(ours, merged.text)
