@@ -139,7 +139,10 @@ def test_bad_json_on_stdin(run: Run, store: Path, stdin: str, message: str) -> N
             "No such option '--bogus'. Did you mean '--tags'? (see 'chitin list --help')",
         ),
         (["get"], "Missing argument 'ID'."),
-        (["changelog", "--limit", "0"], "Invalid value for '--limit': 0 is not in the range x>=1."),
+        (
+            ["changelog", "--limit", "0"],
+            "Invalid value for '--limit': 0 is not in the range 1<=x<=1000000.",
+        ),
     ],
 )
 def test_usage_errors_give_one_line_and_exit_2(run: Run, args: list[str], fragment: str) -> None:

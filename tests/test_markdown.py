@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chitin.errors import ValidationError
-from chitin.model.insight import PROVENANCES, TYPES, Insight
+from chitin.model.insight import PROVENANCES, TYPES, Insight, check_claim
 from chitin.resources import data_path
 from chitin.store.frontmatter import yaml_scalar
 from chitin.store.markdown import parse, serialize
@@ -181,6 +181,15 @@ _line = (
 )
 
 
+def _valid_claim(text: str) -> bool:
+    """A claim must show something (not only format characters or combining marks)."""
+    try:
+        check_claim(text)
+    except ValidationError:
+        return False
+    return True
+
+
 @st.composite
 def insights(draw: st.DrawFn) -> Insight:
     kind = draw(st.sampled_from(TYPES))
@@ -189,7 +198,7 @@ def insights(draw: st.DrawFn) -> Insight:
     return Insight(
         id=draw(st.from_regex(r"[a-z0-9][a-z0-9-]{0,20}", fullmatch=True)),
         type=kind,
-        claim=draw(_line),
+        claim=draw(_line.filter(_valid_claim)),
         confidence=draw(st.floats(0, 1).map(lambda c: round(c, 6))),
         created=NOW,
         updated="2026-11-30T01:02:03Z",

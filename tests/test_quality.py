@@ -57,7 +57,7 @@ def scored(last_retrieved: str | None = None, **fields: Any) -> QualityScore:
             0.18,
             "dormant",
         ),
-        ({"created": "2026-03-28T08:00:00Z"}, None, 0.368, "fading"),
+        ({"created": "2026-03-28T08:00:00Z"}, None, 0.368, "new"),  # the original: dormant
     ],
 )
 def test_scores_match_the_originals_observed_values(
@@ -96,19 +96,19 @@ def test_the_originals_messages_stay_where_they_are_true() -> None:
     )
     dormant = scored("2025-12-01T00:00:00Z", confidence=0.5, created="2025-11-01T00:00:00Z")
     assert dormant.recommendation == "Consider archiving — not recalled in 90+ days"
-    new = scored(created="2026-03-28T08:00:00Z")
-    assert new.recommendation == "Never reinforced — validate with experience or archive"
+    fading = scored(created="2026-03-18T08:00:00Z")  # 10 days, never recalled
+    assert fading.recommendation == "Never reinforced — validate with experience or archive"
     assert scored(reinforcements=10).recommendation == (
         "Strong engagement — consider reinforcing to boost confidence"
     )
 
 
-def test_a_brand_new_low_confidence_insight_is_fading_not_dormant() -> None:
+def test_a_brand_new_low_confidence_insight_is_new_not_dormant() -> None:
     # The original called this "dormant — not recalled in 90+ days" (§11.23).
     result = scored(confidence=0.1, created="2026-03-28T08:00:00Z")
     assert result.quality == 0.18
-    assert result.status == "fading"
-    assert result.recommendation == "Never reinforced — validate with experience or archive"
+    assert result.status == "new"
+    assert result.recommendation is None
 
 
 def test_an_86_day_old_never_recalled_insight_is_stale_and_told_so() -> None:
@@ -153,11 +153,13 @@ def test_status_and_text_always_say_what_is_true(
     )
     result = scored(recalled, reinforcements=reinforcements, confidence=confidence, created=created)
     unrecalled = result.days_unrecalled
+    new = age < 7  # these insights have no time of reinforcement: since creation
     text = result.recommendation or ""
     expected = {
         "dormant": unrecalled > 90,
         "stale": 30 < unrecalled <= 90,
-        "fading": unrecalled <= 30,
+        "new": unrecalled <= 30 and new,
+        "fading": unrecalled <= 30 and not new,
         "healthy": True,
         "thriving": True,
     }
@@ -200,7 +202,8 @@ def test_the_report_counts_sorts_and_limits() -> None:
     assert report.distribution == {
         "thriving": 1,
         "healthy": 0,
-        "fading": 1,
+        "new": 1,
+        "fading": 0,
         "stale": 1,
         "dormant": 1,
     }
@@ -355,12 +358,11 @@ def test_the_score_layout_matches_the_originals_observed_output() -> None:
     # the quality just above 0.3925 (exactly 0.3925 would be 0.39249999… in binary).
     result = scored(kind="principle", confidence=0.95, created="2026-03-28T08:59:00Z", id="p-1")
     assert render.score_text(result) == [
-        "Quality: 39.3% — FADING",
+        "Quality: 39.3% — NEW",  # the original: FADING
         "Claim: Test insight claim",
         "Type: principle | Age: 0d",
         "Engagement: 10% | Freshness: 50% | Maturity: 0% | Confidence: 95%",
         "Last recall: never recalled, created 0d ago | ID: p-1",
-        "→ Never reinforced — validate with experience or archive",
     ]
 
 
@@ -440,7 +442,8 @@ def test_the_report_json_has_the_originals_shape(run: Run, aged: Path) -> None:
     assert report["distribution"] == {
         "thriving": 0,
         "healthy": 0,
-        "fading": 1,
+        "new": 1,
+        "fading": 0,
         "stale": 1,
         "dormant": 1,
     }
@@ -492,8 +495,8 @@ def test_top_limits_the_best_insights(run: Run, add: Any) -> None:
     lines = run("quality", "--top", "2").stdout.splitlines()
     listed = lines[lines.index("Top Insights:") + 1 :]
     assert [line for line in listed[: listed.index("")]] == [
-        "  🟡 [39%] Insight number 11 about topic 11",
-        "  🟡 [38%] Insight number 10 about topic 10",
+        "  ⚪ [39%] Insight number 11 about topic 11",
+        "  ⚪ [38%] Insight number 10 about topic 10",
     ]
 
 

@@ -410,7 +410,10 @@ def test_an_embedding_killed_at_any_point_leaves_the_sidecar_sound(
     source = tmp_path / "export.json"
     source.write_text(json.dumps(export_of(1000)))
     run("import", str(source))
-    for delay in (0.2, 0.5, 0.8, 1.1, 1.4):  # loading, embedding, saving: anywhere
+    # Loading, embedding, saving: anywhere. A busy machine loads the model slowly, so
+    # the later kills wait longer, until one has landed after some vectors were saved.
+    checked = 0
+    for number, delay in enumerate((0.2, 0.5, 0.8, 1.1, 1.4, 2.0, 2.6, 3.2, 4.0, 5.0)):
         worker = subprocess.Popen(
             [sys.executable, "-m", "chitin", "--store", str(store), "embed"],
             stdout=subprocess.DEVNULL,
@@ -419,7 +422,9 @@ def test_an_embedding_killed_at_any_point_leaves_the_sidecar_sound(
         time.sleep(delay)
         worker.send_signal(getattr(signal, signal_name))
         worker.wait(timeout=60)
-    checked = named_vectors_are_their_insights_own(store)
+        checked = named_vectors_are_their_insights_own(store)  # sound after every kill
+        if number >= 4 and checked:
+            break
     assert 0 < checked < 1000, "the kills should land partway"
     run("embed")
     assert named_vectors_are_their_insights_own(store) == 1000

@@ -82,15 +82,17 @@ class ChitinGroup(click.Group):
                 _say_notices()
         except click.UsageError as error:
             _fail(_usage_line(error), 2)
-        except click.Abort:
+        except click.Abort as error:
+            if isinstance(error.__context__, KeyboardInterrupt):  # click's wrapping of it
+                _fail_interrupted(error.__context__)
             _fail("Aborted.", 1)
         except click.ClickException as error:
             _fail(f"Error: {error.format_message()}", error.exit_code)
         except BrokenPipeError:
             _silence_stdout()
             sys.exit(0)
-        except KeyboardInterrupt:
-            _fail("Interrupted.", 130)
+        except KeyboardInterrupt as error:
+            _fail_interrupted(error)
         except Exception as error:
             from chitin.errors import ChitinError
 
@@ -104,6 +106,12 @@ class ChitinGroup(click.Group):
                 1,
             )
         sys.exit(code if isinstance(code, int) else 0)
+
+
+def _fail_interrupted(error: KeyboardInterrupt) -> None:
+    """Ctrl-C or SIGTERM: a write it stopped has been undone (store/interrupts.py)."""
+    signum = getattr(error, "signum", 2)  # a write's guard says which signal came
+    _fail("Interrupted: nothing was changed.", 128 + signum)
 
 
 def _end_prefetches() -> None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import click
 from click.core import ParameterSource
 
+from chitin.cli import bounds
 from chitin.cli.context import Settings, emit_json, format_option, note, opened
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ def _files(ctx: click.Context) -> Iterator[Chitin]:
 )
 @click.option(
     "--budget",
-    type=click.IntRange(min=1),
+    type=bounds.BUDGET,
     default=2000,
     show_default=True,
     help="With --render: the token budget, as `chitin render --budget`.",

@@ -116,6 +116,11 @@ def _read_json(source: str) -> Any:
             f"{source} is neither JSON nor a chitin 1.x database: {error.msg} "
             f"at line {error.lineno}, column {error.colno}"
         ) from None
+    except RecursionError:
+        raise ChitinError(f"cannot read {source}: its JSON is nested too deeply") from None
+    except ValueError as error:  # an integer of more than 4,300 digits
+        reason = str(error).split(":")[0]
+        raise ChitinError(f"cannot read {source}: {reason}") from None
 
 
 def _as_json(result: Imported) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from chitin.cli import bounds
 from chitin.cli.context import emit_json, format_option, opened
 from chitin.model.insight import js_number, to_public_dict
 from chitin.render import text
@@ -29,7 +30,7 @@ def _entry_json(number: int, entry: Entry) -> dict[str, Any]:
 
 @click.command(short_help="Show how an insight changed, from git log.")
 @click.argument("insight_id", metavar="ID")
-@click.option("--limit", type=click.IntRange(min=1), help="Only the newest N commits.")
+@click.option("--limit", type=bounds.COUNT, help="Only the newest N commits.")
 @format_option
 @click.pass_context
 def history(ctx: click.Context, insight_id: str, limit: int | None, fmt: str) -> None:
@@ -56,9 +57,9 @@ def history(ctx: click.Context, insight_id: str, limit: int | None, fmt: str) ->
 
 
 @click.command(short_help="Show the newest changes across the store.")
-@click.option("--days", type=click.IntRange(min=1), help="Only changes of the last N days.")
+@click.option("--days", type=bounds.DAYS, help="Only changes of the last N days.")
 @click.option(
-    "--limit", type=click.IntRange(min=1), default=20, show_default=True, help="At most N changes."
+    "--limit", type=bounds.COUNT, default=20, show_default=True, help="At most N changes."
 )
 @format_option
 @click.pass_context

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 import click
 from click.core import ParameterSource
 
+from chitin.cli import bounds
 from chitin.cli.context import emit_json, format_option, opened
 
 # The original's `--json` flag, kept working for old scripts; `--format json` is ours.
@@ -41,7 +42,7 @@ def quality_score(ctx: click.Context, insight_id: str, fmt: str, as_json: bool) 
 @click.option("--stale-only", is_flag=True, help="List only the stale and dormant insights.")
 @click.option(
     "--top",
-    type=click.IntRange(min=1),
+    type=bounds.COUNT,
     default=10,
     show_default=True,
     help="How many of the best insights to list.",
@@ -55,7 +56,8 @@ def quality(ctx: click.Context, fmt: str, as_json: bool, stale_only: bool, top: 
     quality = 0.30 engagement (reinforcements) + 0.25 freshness (last retrieval)
             + 0.20 maturity (age × engagement) + 0.25 confidence
     Status: thriving ≥ 70%, healthy ≥ 50%; below that by days since last
-    recalled (or created, if never): fading, stale after 30, dormant after 90.
+    recalled (or created, if never): fading, stale after 30, dormant after 90;
+    new instead of fading within 7 days of being created or reinforced.
 
     JSON always holds the whole report; --stale-only shapes the human output.
     """

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from chitin.cli import bounds
 from chitin.cli.context import emit_json, note, opened
 from chitin.core import Chitin
 from chitin.model.insight import TYPES, check_confidence
@@ -25,14 +26,14 @@ def _selection_options(function: Any) -> Any:
         [
             click.option(
                 "--budget",
-                type=click.IntRange(min=1),
+                type=bounds.BUDGET,
                 default=2000,
                 show_default=True,
                 help="Most tokens the insights may take (about 4 characters each).",
             ),
             click.option(
                 "--max-results",
-                type=click.IntRange(min=1),
+                type=bounds.COUNT,
                 default=15,
                 show_default=True,
                 help="Most insights to consider.",

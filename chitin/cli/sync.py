@@ -76,9 +76,14 @@ def merge_driver(base: Path, ours: Path, theirs: Path, path: str) -> None:
     from chitin.store.merging import merge_texts
 
     try:
-        base_text, ours_text, theirs_text = (read_text(p) for p in (base, ours, theirs))
+        base_text, ours_text, theirs_text = (read_text(side) for side in (base, ours, theirs))
     except UnsafeFile as error:
         click.echo(f"chitin: {path or ours}: a version is {error}; resolve it by hand", err=True)
+        sys.exit(1)
+    except UnicodeDecodeError:
+        # Not an insight file chitin can read: OURS stays as it is, and git reports the
+        # file as conflicted for a person to resolve.
+        click.echo(f"chitin: {path or ours}: not UTF-8 text; resolve it by hand", err=True)
         sys.exit(1)
     merged = merge_texts(
         base_text or None,  # git passes an empty base when both sides added the file

@@ -37,11 +37,18 @@ def _match_json(match: Any, full: bool) -> dict[str, Any]:
 
 
 def _read_stdin_object() -> dict[str, Any]:
-    raw = sys.stdin.read()
+    try:
+        raw = sys.stdin.read()
+    except UnicodeDecodeError:
+        raise ValidationError("stdin", "stdin must be valid UTF-8 text") from None
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as error:
         raise ValidationError("stdin", f"malformed JSON on stdin: {error}") from None
+    except (ValueError, RecursionError) as error:  # 5,000 digits, or [[[[…]]]] too deep
+        raise ValidationError(
+            "stdin", f"unreadable JSON on stdin: {_first_clause(error)}"
+        ) from None
     if not isinstance(data, dict):
         raise ValidationError(
             "stdin",
@@ -49,6 +56,12 @@ def _read_stdin_object() -> dict[str, Any]:
             '{"type": "skill", "claim": "…", "confidence": 0.8}',
         )
     return data
+
+
+def _first_clause(error: BaseException) -> str:
+    if isinstance(error, RecursionError):
+        return "it is nested too deeply"
+    return str(error).split(";")[0].split(":")[0]
 
 
 @click.command(short_help="Add an insight; duplicates and conflicts are caught.")

@@ -50,8 +50,7 @@ def check_store(root: Path, paths: Sequence[Path] | None = None) -> Report:
     checked = [_check(root, path, focus) for path in every]
     findings = [f for item in checked for f in item.findings]
     findings += lint.duplicate_ids(checked, focus)
-    live = [item for item in checked if item.insight is not None and not item.insight.archived]
-    findings += lint.related_findings(live, focus)
+    findings += lint.related_findings([item for item in checked if item.insight], focus)
     # By file; the sort is stable, so each file's findings keep their order.
     order = {path: index for index, path in enumerate(every)}
     findings.sort(key=lambda f: order.get(f.path, len(order)))

@@ -17,12 +17,13 @@ from chitin.errors import AmbiguousIdError, NotFoundError, StateError, StoreErro
 from chitin.index import usage
 from chitin.index.cache import Cache, Filters, Problem, Progress
 from chitin.index.db import discard, is_damage
-from chitin.model.ids import check_id
+from chitin.model.ids import check_reference
 from chitin.model.insight import (
     TYPES,
     Insight,
     check_evidence,
     check_provenance,
+    check_text,
     format_timestamp,
     parse_tags,
     well_formed,
@@ -36,12 +37,8 @@ if TYPE_CHECKING:  # each loads with the use cases that need it: writers, histor
     from chitin.retrieval.conflicts import Candidate, Match
     from chitin.retrieval.engine import Retrieval
     from chitin.retrieval.scoring import Settings, Shape
-    from chitin.store.history import Entry
+    from chitin.store.history import Entry, MergedAway
 
-# contribute's check scores at most this many insights of each kind (overlapping in
-# words, or holding an opposing term), those sharing the most words first: it reports
-# a handful of duplicates and at most five conflicts, and the best are among these.
-CONFLICT_CANDIDATES = 200
 T = TypeVar("T")
 
 
@@ -135,6 +132,8 @@ class Chitin:
 
     def _synced_cache(self) -> Cache:
         git = self.store.git if self.store.git.is_repository() else None
+        if git is not None:
+            self.store.recover_if_free()  # a write killed half-way is undone first
         cache = Cache(self.root, self._strength, git)
         try:
             cache.sync(self.progress)
@@ -172,14 +171,19 @@ class Chitin:
     def writing(self) -> Iterator[Cache]:
         """The store, created if need be and locked, with the cache in step with what
         other writers committed while we waited for the lock."""
+        from chitin.store import interrupts
+
         if not self.store.is_initialized():
             self.store.initialize(self.command)
         with self.store.lock():
+            self.store.recover()
             if self._cache is None:
-                yield self.cache
+                cache = self.cache
             else:
-                self._cache.sync(self.progress)  # what others wrote while we waited
-                yield self._cache
+                cache = self._cache
+                cache.sync(self.progress)  # what others wrote while we waited
+            with interrupts.holding():  # Ctrl-C: all of the write or none of it
+                yield cache
 
     # -------------------------------------------------------------- set-up
 
@@ -220,11 +224,12 @@ class Chitin:
     def problems(self) -> list[Problem]:
         return [] if self.missing else self.cache.problems()
 
-    def resolve(self, ref: str, archived: bool | None = False) -> str:
-        """The full id for ``ref`` (an id or a unique prefix of one)."""
-        check_id(ref)
+    def resolve(self, ref: str, archived: bool | None = False, role: str | None = None) -> str:
+        """The full id for ``ref`` (an id or a unique prefix of one). ``role`` names
+        the insight in the error if there is none."""
+        check_reference(ref)
         if self.missing:
-            raise NotFoundError(f"Insight not found: {ref}")
+            raise NotFoundError(f"{role or 'Insight'} not found: {ref}")
         matches = self.cache.ids_matching(ref, archived)
         ids = sorted({m[0] for m in matches})
         if len(ids) > 1:
@@ -235,7 +240,21 @@ class Chitin:
             raise StateError(f"Insight {ref} is archived; run `chitin unarchive {ref}` first")
         if archived is True and self.cache.ids_matching(ref, False):
             raise StateError(f"Insight {ref} is not archived")
-        raise NotFoundError(f"Insight not found: {ref}")
+        merged = self._merged_away(ref)
+        if merged is not None:
+            what = role.lower() if role else "insight"
+            raise NotFoundError(
+                f"no {what} {ref}; it was merged into {merged.target} ({merged.when[:10]})"
+            )
+        raise NotFoundError(f"{role or 'Insight'} not found: {ref}")
+
+    def _merged_away(self, ref: str) -> MergedAway | None:
+        """The merge that folded ``ref`` into another insight, from git history."""
+        from chitin.store import history
+
+        if not self.store.git.is_repository():
+            return None
+        return history.merged_away(self.store.git, ref)
 
     def get(self, ref: str) -> Insight:
         insight_id = self.resolve(ref, archived=None)
@@ -328,10 +347,11 @@ class Chitin:
         With ``limit``, only that many rows sharing the most terms are kept.
         """
         from chitin.index.fulltext import COMMON_TERM_FLOOR, COMMON_TERM_SHARE
+        from chitin.retrieval.conflicts import most_shared
 
         counts, skipped = self.cache.term_matches(terms, COMMON_TERM_SHARE, COMMON_TERM_FLOOR)
         need = max(1, math.ceil(share * len(terms) - 1e-9) - skipped)
-        return _most_shared(counts, need, limit)
+        return most_shared(counts, need, limit)
 
     def _candidates(self, rowids: set[int] | None) -> list[Candidate]:
         """Live insights with these cache rows (all of them for None)."""
@@ -344,17 +364,20 @@ class Chitin:
 
     def _conflict_candidates(self, claim: str) -> list[Candidate]:
         """Insights close enough in words to duplicate ``claim``, or using a term that
-        pulls against one of its own."""
+        pulls against one of its own (``check`` chooses the same ones, in memory:
+        chitin.retrieval.neighbours)."""
         from chitin.index.fulltext import COMMON_TERM_FLOOR, COMMON_TERM_SHARE
         from chitin.retrieval import conflicts
 
         terms = stemmed_tokens(claim)
-        rows = self._overlapping(terms, conflicts.OVERLAP_WITHOUT_TENSION, CONFLICT_CANDIDATES)
-        opposed, _ = self.cache.term_matches(conflicts.opposite_terms(claim), 1.0, 0)
-        if len(opposed) > CONFLICT_CANDIDATES:  # prefer those that share the most words
-            shared, _ = self.cache.term_matches(terms, COMMON_TERM_SHARE, COMMON_TERM_FLOOR)
-            opposed = {row: shared.get(row, 0) for row in opposed}
-        return self._candidates(rows | _most_shared(opposed, 0, CONFLICT_CANDIDATES))
+        limit = conflicts.CONFLICT_CANDIDATES
+        rows = self._overlapping(terms, conflicts.OVERLAP_WITHOUT_TENSION, limit)
+        opposed, _ = self.cache.term_matches(conflicts.opposite_of(terms), 1.0, 0)
+
+        def shared(_: object) -> dict[int, int]:
+            return self.cache.term_matches(terms, COMMON_TERM_SHARE, COMMON_TERM_FLOOR)[0]
+
+        return self._candidates(rows | conflicts.choose_opposed(opposed, shared))
 
     # -------------------------------------------------------------- retrieval
 
@@ -594,6 +617,8 @@ class Chitin:
         from chitin.model import evidence, ops
 
         kind = check_evidence(evidence_kind)
+        if source:
+            check_text("source", source)  # it goes into the commit message
         if source and not allow_secret:
             _secrets().refuse_secret_text("source", source)
         with self.writing() as cache:
@@ -682,10 +707,7 @@ class Chitin:
         return Change(result, target_path, commit, target)
 
     def _resolve_role(self, ref: str, role: str) -> str:
-        try:
-            return self.resolve(ref)
-        except NotFoundError:
-            raise NotFoundError(f"{role} insight not found: {ref}") from None
+        return self.resolve(ref, role=f"{role} insight")
 
     # -------------------------------------------------------------- helpers
 
@@ -715,14 +737,6 @@ class Chitin:
                 cache.forget(path)
             for path, insight in written.items():
                 cache.record(path, insight, self.store.stat(path))
-
-
-def _most_shared(counts: Mapping[int, int], need: int, limit: int | None) -> set[int]:
-    kept = [(shared, row) for row, shared in counts.items() if shared >= need]
-    if limit is not None and len(kept) > limit:
-        kept.sort(reverse=True)
-        kept = kept[:limit]
-    return {row for _, row in kept}
 
 
 def _filters(

@@ -20,7 +20,7 @@ from chitin.index import usage
 from chitin.index.cache import Cache, Filters
 from chitin.model import secrets
 from chitin.model.ids import new_id
-from chitin.model.insight import Insight
+from chitin.model.insight import Insight, well_formed
 from chitin.model.interchange import Item, claim_key, export_dict, items_of, read_item
 from chitin.store.history import LEGACY_HISTORY_HEADER, commit_message
 from chitin.store.legacy import read_database
@@ -65,7 +65,7 @@ def import_document(
     allow_secret: bool = False,
 ) -> Imported:
     """Import parsed JSON: chitin 1.x's export or seed.json, or our own export."""
-    subject = f"Import {{count}} insight(s) from {origin}"
+    subject = "Import {count} insight(s) from " + origin
     plan = _Plan("import", subject, origin, [], allow_secret)
     return _import(chitin, items_of(document), merge, now, plan)
 
@@ -75,7 +75,7 @@ def import_database(
 ) -> Imported:
     """Migrate a chitin 1.x SQLite database: every insight with its id and history."""
     legacy = read_database(path)
-    subject = f"Migrate {{count}} insight(s) from chitin 1.x ({path.name})"
+    subject = "Migrate {count} insight(s) from chitin 1.x (" + path.name + ")"
     plan = _Plan("migrate", subject, path.name, legacy.history, allow_secret)
     result = _import(chitin, legacy.items, merge, now, plan)
     result.generation = legacy.generation
@@ -106,6 +106,7 @@ def _import(
         imported = [item.insight for item in kept]
         ids = {insight.id for insight in imported}
         history = [row for row in plan.history if row.get("insightId") in ids]
+        history = _guarded_history(history, plan.allow_secret)
         writes = {
             chitin.store.path_for(i, archived=i.archived): chitin.store.render(i) for i in imported
         }
@@ -191,12 +192,59 @@ def _skip_reason(
     return None
 
 
+def _guarded_history(
+    rows: Sequence[Mapping[str, Any]], allow_secret: bool
+) -> list[Mapping[str, Any]]:
+    """1.x history rows as the migration commit may carry them: text, and without the
+    likely credentials they hold (an old value can hold a token since removed from the
+    insight; git history would keep it forever). Each is replaced by ``[redacted
+    <kind>]``, and a notice says how many; ``--allow-secret`` keeps them."""
+    kept: list[Mapping[str, Any]] = []
+    hidden = 0
+    for row in rows:
+        clean: dict[str, Any] = {}
+        for key, value in row.items():
+            if isinstance(value, bytes):  # a BLOB where 1.x wrote text
+                value = value.decode("utf-8", "replace")
+            if isinstance(value, str) and not allow_secret:
+                value, kinds = secrets.redacted(value)
+                hidden += len(kinds)
+            clean[key] = value
+        kept.append(clean)
+    if hidden:
+        from chitin.notices import notice
+
+        notice(
+            f"{hidden} likely credential(s) in chitin 1.x's history rows were redacted from "
+            "the migration commit (--allow-secret keeps them)"
+        )
+    return kept
+
+
+# Characters that would break a history row's line when the message is read back
+# (str.splitlines breaks at U+0085, U+2028 and U+2029), escaped as JSON allows.
+_LINE_BREAKERS = "\x7f-\x9f\u2028\u2029"
+
+
+def _history_line(row: Mapping[str, Any]) -> str:
+    import re
+
+    line = json.dumps(row, ensure_ascii=False, separators=(",", ":"))
+    return re.sub(f"[{_LINE_BREAKERS}]", lambda m: f"\\u{ord(m.group()):04x}", line)
+
+
 def _message(
     plan: _Plan, imported: list[Insight], history: list[Mapping[str, Any]], agent: str | None
 ) -> str:
     body = [f"- {insight.id}" for insight in imported]
     if history:
         body += ["", LEGACY_HISTORY_HEADER]
-        body += [json.dumps(row, ensure_ascii=False, separators=(",", ":")) for row in history]
-    trailers = {"Source": plan.origin, "Agent": agent}
-    return commit_message(plan.op, plan.subject.format(count=len(imported)), body, trailers)
+        body += [_history_line(row) for row in history]
+    # The file's name goes into the message too: as text git can take (a name that is
+    # not UTF-8 has lone surrogates), and without a credential; not worth refusing for.
+    origin = well_formed(plan.origin)
+    origin = origin if plan.allow_secret else secrets.redacted(origin)[0]
+    trailers = {"Source": origin, "Agent": agent}
+    # Not str.format: a file name may hold braces.
+    subject = plan.subject.replace(plan.origin, origin).replace("{count}", str(len(imported)))
+    return commit_message(plan.op, subject, body, trailers)

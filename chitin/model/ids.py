@@ -14,16 +14,48 @@ _ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _SLUG_MAX = 32
 _SUFFIX_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"  # no 0/o, 1/l look-alikes
 _SUFFIX_LENGTH = 4
+# Names an id may not take. README.md is a folder's description, never an insight (the
+# walk skips it), so an insight of that id would vanish. Windows reserves its device
+# names whatever the extension (con.md is the console), so a clone there would break.
+README = "readme"
+WINDOWS_DEVICES = frozenset(
+    ["con", "prn", "aux", "nul"] + [f"{port}{n}" for port in ("com", "lpt") for n in range(10)]
+)
 
 
 def check_id(value: object) -> str:
+    """An id chitin may write: a safe file name, and not a reserved one."""
+    check_reference(value)
+    assert isinstance(value, str)
+    if is_reserved(value):
+        raise ValidationError(
+            "id",
+            f"invalid id {value!r}: README and the Windows device names "
+            "(CON, PRN, AUX, NUL, COM0-9, LPT0-9) are reserved file names",
+        )
+    return value
+
+
+def check_reference(value: object) -> str:
+    """An id or the prefix of one, as a command names it: a safe file name (a prefix
+    such as ``con`` may be a reserved name and still name ``connect-…``)."""
     if not isinstance(value, str) or not _ID_PATTERN.match(value) or ".." in value:
         raise ValidationError(
             "id",
-            f"invalid id {value!r}: use letters, digits, '-', '_' and '.', "
+            f"invalid id {_shown(value)}: use letters, digits, '-', '_' and '.', "
             "no path separators and no '..'",
         )
     return value
+
+
+def _shown(value: object) -> str:
+    text = repr(value) if not isinstance(value, int) or abs(value) < 10**30 else "(a number)"
+    return text if len(text) <= 80 else text[:77] + "…"
+
+
+def is_reserved(insight_id: str) -> bool:
+    lowered = insight_id.lower()
+    return lowered == README or lowered.split(".", 1)[0] in WINDOWS_DEVICES
 
 
 def slugify(text: str) -> str:
@@ -37,7 +69,8 @@ def slugify(text: str) -> str:
         if len(candidate) > _SLUG_MAX:
             break
         slug = candidate
-    return slug or (words[0][:_SLUG_MAX] if words else "insight")
+    slug = slug or (words[0][:_SLUG_MAX] if words else "insight")
+    return f"{slug}-insight" if is_reserved(slug) else slug
 
 
 def new_id(claim: str, taken: Callable[[str], bool], token: Callable[[], str] | None = None) -> str:

@@ -39,6 +39,13 @@ CONFIDENCE_DIGITS = 6
 
 TEXT_FIELDS: tuple[str, ...] = ("reasoning", "context", "limitations")
 
+# Bounds on every number that enters the store, on every path in (flags, JSON, 1.x
+# databases, hand-edited files, the merge driver): the cache keeps them in SQLite,
+# whose INTEGER is 64 bits, and timestamps must format back to four-digit years.
+MAX_REINFORCEMENTS = 1_000_000_000
+EARLIEST_YEAR = 1970
+LATEST_YEAR = 9999
+
 
 class Insight(NamedTuple):
     """One learned insight. Timestamps are canonical ISO 8601 UTC strings.
@@ -101,8 +108,10 @@ def check_confidence(value: object) -> float:
     """Accept a number or numeric text in [0, 1]; refuse NaN, infinities and words."""
     if isinstance(value, bool):
         number = math.nan
-    elif isinstance(value, int | float):
-        number = float(value)
+    elif isinstance(value, int):
+        number = float(value) if -2 <= value <= 2 else math.inf  # float(10**400) overflows
+    elif isinstance(value, float):
+        number = value
     elif isinstance(value, str):
         try:
             number = float(value.strip())
@@ -112,17 +121,26 @@ def check_confidence(value: object) -> float:
         number = math.nan
     if math.isnan(number):
         raise ValidationError(
-            "confidence", f"confidence must be a number from 0 to 1, got {value!r}"
+            "confidence", f"confidence must be a number from 0 to 1, got {_shown(value)}"
         )
     if not 0.0 <= number <= 1.0:
-        raise ValidationError("confidence", f"confidence must be between 0 and 1, got {value!r}")
+        raise ValidationError(
+            "confidence", f"confidence must be between 0 and 1, got {_shown(value)}"
+        )
     return round(number, CONFIDENCE_DIGITS)
 
 
 def check_claim(value: object) -> str:
+    """A claim: text with at least one visible character (not only white space,
+    zero-width or control characters), and no control characters but newlines."""
     if not isinstance(value, str) or not value.strip():
         raise ValidationError("claim", "claim must be a non-empty text")
-    return value.strip()
+    claim = check_text("claim", value.strip())
+    if not (claim.isascii() or _has_visible(claim)):  # stripped ASCII text is visible
+        raise ValidationError(
+            "claim", "claim must have visible characters, not only invisible or format ones"
+        )
+    return claim
 
 
 def normalize_claim(value: object) -> str:
@@ -136,8 +154,53 @@ def optional_text(name: str, value: object) -> str | None:
         return None
     if not isinstance(value, str):
         raise ValidationError(name, f"{name} must be text, got {type(value).__name__}")
-    stripped = value.strip()
+    stripped = check_text(name, value).strip()
     return stripped or None
+
+
+# What no text field may hold: control characters other than tab and newline, and
+# lone surrogates (bytes that were not UTF-8, as Python decodes a command line).
+# Compiled on first use: reading a store that is in step with its cache needs none.
+_FORBIDDEN: re.Pattern[str] | None = None
+_FORBIDDEN_CLASS = "[^\t\n\x20-\x7e\xa0-\ud7ff\ue000-\U0010ffff]"
+
+
+def check_text(field: str, value: str) -> str:
+    """``value`` if it is valid UTF-8 text without control characters (tab and newline
+    aside; a Windows line end becomes a newline), else a ValidationError naming ``field``."""
+    global _FORBIDDEN
+    if _FORBIDDEN is None:
+        _FORBIDDEN = re.compile(_FORBIDDEN_CLASS)
+    found = _FORBIDDEN.search(value)
+    if found is None:
+        return value
+    if "\r\n" in value:
+        return check_text(field, value.replace("\r\n", "\n"))
+    char = found.group()
+    if "\ud800" <= char <= "\udfff":
+        raise ValidationError(field, f"{field} must be valid UTF-8 text")
+    raise ValidationError(
+        field,
+        f"{field} must not contain control characters (found U+{ord(char):04X}; "
+        "only tab and newline are allowed)",
+    )
+
+
+# Letters and symbols that show nothing: the Hangul fillers and the blank Braille cell.
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
+def _has_visible(text: str) -> bool:
+    """Whether ``text`` holds a letter, digit, punctuation mark or symbol that shows:
+    white space, zero-width and format characters, and lone combining marks do not. A
+    private-use or unassigned character counts as visible (a font or a newer Unicode
+    than Python's may draw it)."""
+    import unicodedata
+
+    return any(
+        (category[0] in "LNPS" or category in ("Co", "Cn")) and char not in _BLANK_LETTERS
+        for char, category in ((c, unicodedata.category(c)) for c in text)
+    )
 
 
 def parse_tags(value: object) -> tuple[str, ...]:
@@ -154,7 +217,11 @@ def parse_tags(value: object) -> tuple[str, ...]:
     seen: set[str] = set()
     for piece in pieces:
         if not isinstance(piece, str | int | float) or isinstance(piece, bool):
-            raise ValidationError("tags", f"tag must be text, got {piece!r}")
+            raise ValidationError("tags", f"tag must be text, got {_shown(piece)}")
+        if isinstance(piece, str):
+            check_text("tags", piece)
+        elif not (isinstance(piece, float) or -(10**18) < piece < 10**18):
+            raise ValidationError("tags", "a tag must be text, not a number that long")
         tag = " ".join(str(piece).split())
         if tag and tag.lower() not in seen:
             seen.add(tag.lower())
@@ -163,11 +230,28 @@ def parse_tags(value: object) -> tuple[str, ...]:
 
 
 def check_reinforcements(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or not 0 <= value <= MAX_REINFORCEMENTS
+    ):
         raise ValidationError(
-            "reinforcements", f"reinforcements must be a whole number ≥ 0, got {value!r}"
+            "reinforcements",
+            f"reinforcements must be a whole number from 0 to {MAX_REINFORCEMENTS}, "
+            f"got {_shown(value)}",
         )
     return value
+
+
+def _shown(value: object) -> str:
+    """``repr(value)`` for a message, short: Python refuses to print an int of more
+    than 4,300 digits, and a message must stay one readable line."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**30:
+        return "a number of more than 30 digits"
+    if isinstance(value, datetime):  # as YAML read it
+        return value.isoformat()
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "…"
 
 
 def check_trigger_fields(kind: str, condition: str | None, avoid: bool) -> None:
@@ -214,7 +298,8 @@ _LEGACY_STAMP = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)?$")
 
 
 def parse_timestamp(name: str, value: object) -> datetime:
-    """Read ISO 8601 (any offset) or chitin 1.x's 'YYYY-MM-DD HH:MM:SS' as UTC."""
+    """Read ISO 8601 (any offset) or chitin 1.x's 'YYYY-MM-DD HH:MM:SS' as UTC, in the
+    years EARLIEST_YEAR to LATEST_YEAR."""
     if isinstance(value, datetime):
         moment = value
     elif isinstance(value, str):
@@ -225,13 +310,26 @@ def parse_timestamp(name: str, value: object) -> datetime:
             moment = datetime.fromisoformat(text)
         except ValueError:
             raise ValidationError(
-                name, f"{name} must be an ISO 8601 time such as 2026-11-29T12:00:00Z, got {value!r}"
+                name,
+                f"{name} must be an ISO 8601 time such as 2026-11-29T12:00:00Z, "
+                f"got {_shown(value)}",
             ) from None
     else:
-        raise ValidationError(name, f"{name} must be a time, got {value!r}")
+        raise ValidationError(name, f"{name} must be a time, got {_shown(value)}")
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)
+    try:
+        moment = moment.astimezone(UTC)
+        in_range = EARLIEST_YEAR <= moment.year <= LATEST_YEAR
+    except OverflowError:  # 9999-12-31T23:00:00-05:00 is in the year 10000
+        in_range = False
+    if not in_range:
+        raise ValidationError(
+            name,
+            f"{name} must be a time in the years {EARLIEST_YEAR} to {LATEST_YEAR}, "
+            f"got {_shown(value)}",
+        )
+    return moment
 
 
 _CANONICAL_STAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")

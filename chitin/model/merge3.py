@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from chitin.model.evidence import united
-from chitin.model.insight import Insight, reinforced_confidence
+from chitin.model.insight import MAX_REINFORCEMENTS, Insight, reinforced_confidence
 
 # Fields merged as plain values: one side's change wins, two different changes conflict.
 SCALAR_FIELDS: tuple[str, ...] = (
@@ -85,7 +85,7 @@ def _count(base: Insight | None, ours: Insight, theirs: Insight) -> int:
     gained = (ours.reinforcements - base.reinforcements) + (
         theirs.reinforcements - base.reinforcements
     )
-    return max(0, base.reinforcements + gained)
+    return min(MAX_REINFORCEMENTS, max(0, base.reinforcements + gained))
 
 
 def _confidence(base: Insight | None, ours: Insight, theirs: Insight) -> float:
@@ -113,7 +113,10 @@ def _confidence(base: Insight | None, ours: Insight, theirs: Insight) -> float:
 
 def _reinforce(confidence: float, steps: int) -> float:
     for _ in range(steps):
-        confidence = reinforced_confidence(confidence)
+        step = reinforced_confidence(confidence)
+        if step == confidence:  # rounded, it reaches a fixed point (1 or just below)
+            break
+        confidence = step
     return confidence
 
 

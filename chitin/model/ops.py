@@ -10,6 +10,7 @@ from typing import Any
 
 from chitin.errors import ValidationError
 from chitin.model.insight import (
+    MAX_REINFORCEMENTS,
     Insight,
     check_confidence,
     check_provenance,
@@ -126,10 +127,11 @@ def _check_bool(name: str, value: Any) -> bool:
 
 
 def reinforced(insight: Insight, now: str) -> Insight:
-    """One more confirmation: confidence moves 5% towards 1 and the count goes up."""
+    """One more confirmation: confidence moves 5% towards 1 and the count goes up (it
+    stays at MAX_REINFORCEMENTS once there, so the file stays readable)."""
     return insight.with_changes(
         confidence=reinforced_confidence(insight.confidence),
-        reinforcements=insight.reinforcements + 1,
+        reinforcements=min(MAX_REINFORCEMENTS, insight.reinforcements + 1),
         last_reinforced=now,
         updated=now,
     )
@@ -152,7 +154,7 @@ def merged(source: Insight, target: Insight, claim: str | None, now: str) -> Ins
         claim=normalize_claim(claim) if claim else target.claim,
         confidence=max(source.confidence, target.confidence),
         tags=tuple(tags),
-        reinforcements=source.reinforcements + target.reinforcements,
+        reinforcements=min(MAX_REINFORCEMENTS, source.reinforcements + target.reinforcements),
         reasoning=reasoning,
         last_reinforced=last,
         updated=now,

@@ -226,6 +226,7 @@ def _matches(text: str) -> Iterator[Secret]:
 
 
 # The fields of an insight a person or an agent writes, in the order they are named.
+# The id too: an import gives it, and it becomes a file name and a commit message.
 GUARDED_FIELDS: tuple[str, ...] = (
     "claim",
     "condition",
@@ -234,6 +235,7 @@ GUARDED_FIELDS: tuple[str, ...] = (
     "limitations",
     "source",
     "tags",
+    "id",
 )
 
 
@@ -268,6 +270,21 @@ def refuse_secret_text(field: str, text: str) -> None:
     found = find_secrets(text)
     if found:
         raise ValidationError(field, refusal(field, found[0].kind))
+
+
+def redacted(text: str) -> tuple[str, list[str]]:
+    """``text`` with each likely credential replaced by ``[redacted <kind>]``, and the
+    kinds replaced, in order: for text that is kept, not refused (1.x history rows)."""
+    found = find_secrets(text)
+    if not found:
+        return text, []
+    pieces: list[str] = []
+    end = 0
+    for secret in found:
+        pieces += [text[end : secret.start], f"[redacted {secret.kind}]"]
+        end = secret.end
+    pieces.append(text[end:])
+    return "".join(pieces), [secret.kind for secret in found]
 
 
 def refusal(field: str, kind: str) -> str:

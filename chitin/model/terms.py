@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Set
 
 _SPLIT = re.compile(r"\W+", re.ASCII)
 MIN_TOKEN_LENGTH = 3
@@ -76,7 +80,7 @@ def stemmed_tokens(text: str) -> set[str]:
     return found | {stem(token) for token in found}
 
 
-def jaccard(first: set[str], second: set[str]) -> float:
+def jaccard(first: Set[str], second: Set[str]) -> float:
     if not first and not second:
         return 0.0
     return len(first & second) / len(first | second)

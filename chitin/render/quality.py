@@ -9,7 +9,14 @@ from chitin.retrieval.quality import STATUSES, QualityReport, QualityScore, fixe
 TITLE = "chitin — Insight Quality Report"
 EMPTY_STORE = "No insights found. Contribute some first!"
 NO_STALE = "✓ No stale or dormant insights found."
-EMOJI = {"thriving": "🟢", "healthy": "🔵", "fading": "🟡", "stale": "🟠", "dormant": "🔴"}
+EMOJI = {
+    "thriving": "🟢",
+    "healthy": "🔵",
+    "new": "⚪",
+    "fading": "🟡",
+    "stale": "🟠",
+    "dormant": "🔴",
+}
 ATTENTION_SHOWN = 5  # stale insights named in the full report; --stale-only lists all
 REPORT_CLAIM_WIDTH = 60
 STALE_CLAIM_WIDTH = 80

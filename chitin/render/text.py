@@ -82,7 +82,7 @@ def detail(insight: Insight, path: str) -> list[str]:
 
 
 def list_entry(insight: Insight) -> str:
-    head = f"  [{insight.type}] {insight.claim}"
+    head = f"  [{insight.type}] {reflex(insight)}"
     if insight.tags:
         head += f" [{', '.join(insight.tags)}]"
     if insight.reinforcements:
@@ -90,6 +90,15 @@ def list_entry(insight: Insight) -> str:
     if insight.provenance:
         head += f" (provenance: {insight.provenance})"
     return f"{head}\n    confidence: {js_number(insight.confidence)} | id: {insight.id}"
+
+
+def reflex(insight: Insight) -> str:
+    """A trigger with a condition reads as a reflex, "When: X → avoid: Y", as in a
+    session's personality (render, retrieve); any other insight is its claim."""
+    if insight.type == "trigger" and insight.condition:
+        action = "avoid" if insight.avoid else "do"
+        return f"When: {insight.condition} → {action}: {insight.claim}"
+    return insight.claim
 
 
 def insight_list(insights: Sequence[Insight], archived: bool) -> str:
@@ -147,7 +156,6 @@ def history_line(entry: Entry) -> str:
 
 def changelog_line(entry: Entry) -> str:
     stamp = entry.changed_at.replace("T", " ").rstrip("Z")
-    short = entry.insight_id[:8] + "…"
     if entry.field == "*":
         text = entry.new if entry.new is not None else entry.old
         body = f'"{text}"' if text is not None else ""
@@ -156,4 +164,4 @@ def changelog_line(entry: Entry) -> str:
     else:
         body = f'{entry.field}: "{entry.old or ""}" → "{entry.new or ""}"'
     suffix = f" ({entry.source})" if entry.source else ""
-    return f"  {stamp}  [{entry.change_type}] {short} {body}{suffix}"
+    return f"  {stamp}  [{entry.change_type}] {entry.insight_id} {body}{suffix}"

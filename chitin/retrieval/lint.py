@@ -266,14 +266,18 @@ def duplicate_ids(checked: Sequence[Checked], focus: Collection[str] | None) -> 
     return found
 
 
-def related_findings(live: Sequence[Checked], focus: Collection[str] | None) -> list[Finding]:
-    """Warnings for live insights that duplicate or contradict one another. Each pair is
-    reported once, on the file of the focus (or the later file)."""
-    insights = [item.insight for item in live if item.insight is not None]
-    paths = [item.path for item in live if item.insight is not None]
+def related_findings(valid: Sequence[Checked], focus: Collection[str] | None) -> list[Finding]:
+    """Warnings for live insights that duplicate or contradict one another, as
+    ``contribute`` would warn about either of them (archived ones count only where the
+    cache counts them). Each pair is reported once, on the file of the focus (or the
+    later file)."""
+    items = [item for item in valid if item.insight is not None]
+    insights = [item.insight for item in items if item.insight is not None]
+    paths = [item.path for item in items]
     positions = None if focus is None else {i for i, p in enumerate(paths) if p in focus}
+    archived = [i for i, insight in enumerate(insights) if insight.archived]
     found = []
-    for pair in related([i.claim for i in insights], positions):
+    for pair in related([i.claim for i in insights], positions, archived):
         here, there = pair.second, pair.first
         if positions is not None and here not in positions:
             here, there = there, here

@@ -9,6 +9,8 @@ scores carry over. Two defects are fixed (reference §11.11, §11.23):
   follows how long the insight has gone unrecalled: days since its last retrieval,
   or, if it was never retrieved, days since it was created. The recommendation
   texts say which of the two it is, so they are true of the insight they describe.
+  An insight created or reinforced in the last NEW_DAYS is "new", not "fading": its
+  engagement and maturity have had no time to grow, so its low score says nothing yet.
 
 Pure functions: the time is a parameter, and nothing here reads files or the clock.
 """
@@ -23,14 +25,15 @@ from typing import NamedTuple
 
 from chitin.model.insight import Insight, parse_timestamp
 
-STATUSES: tuple[str, ...] = ("thriving", "healthy", "fading", "stale", "dormant")
+STATUSES: tuple[str, ...] = ("thriving", "healthy", "new", "fading", "stale", "dormant")
 WEIGHTS = {"engagement": 0.30, "freshness": 0.25, "maturity": 0.20, "confidence": 0.25}
 THRIVING_QUALITY = 0.7
 HEALTHY_QUALITY = 0.5
 STALE_DAYS = 30.0  # unrecalled longer than this: stale
 DORMANT_DAYS = 90.0  # unrecalled longer than this: dormant
 MATURE_DAYS = 90.0  # age at which maturity stops growing
-NEW_DAYS = 7.0  # a never-recalled insight younger than this is still fresh-ish
+NEW_DAYS = 7.0  # a never-recalled insight younger than this is still fresh-ish; one
+# created or reinforced this recently is "new" rather than "fading"
 NEW_FRESHNESS = 0.5
 UNRECALLED_FRESHNESS = 0.1
 UNREINFORCED_ENGAGEMENT = 0.1  # the engagement of an insight never reinforced
@@ -108,7 +111,11 @@ def score(insight: Insight, now: datetime, last_retrieved: str | None) -> Qualit
         + WEIGHTS["confidence"] * insight.confidence,
     )
     unrecalled = age if recall is None else recall
-    status = status_of(quality, unrecalled)
+    learned = age
+    if insight.last_reinforced is not None:  # a count without a time: since creation
+        reinforced = parse_timestamp("last reinforced", insight.last_reinforced)
+        learned = min(age, days_between(reinforced, moment))
+    status = status_of(quality, unrecalled, learned)
     return QualityScore(
         insight_id=insight.id,
         claim=insight.claim,
@@ -142,8 +149,10 @@ def freshness_of(days_since_recall: float | None, age_days: float) -> float:
     return NEW_FRESHNESS if age_days < NEW_DAYS else UNRECALLED_FRESHNESS
 
 
-def status_of(quality: float, days_unrecalled: float) -> str:
-    """Thriving and healthy by quality; below that, by how long it has gone unrecalled.
+def status_of(quality: float, days_unrecalled: float, days_since_learned: float) -> str:
+    """Thriving and healthy by quality; below that, by how long it has gone unrecalled,
+    and "new" rather than "fading" while it was created or reinforced less than
+    NEW_DAYS ago (``days_since_learned``).
 
     The original fell back to "dormant" for any low score without a recorded recall,
     so a brand-new insight was "not recalled in 90+ days" (§11.23).
@@ -156,6 +165,8 @@ def status_of(quality: float, days_unrecalled: float) -> str:
         return "dormant"
     if days_unrecalled > STALE_DAYS:
         return "stale"
+    if days_since_learned < NEW_DAYS:
+        return "new"
     return "fading"
 
 

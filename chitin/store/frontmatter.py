@@ -159,9 +159,11 @@ def load_yaml(text: str, what: str, field: str = "frontmatter", first_line: int 
         raise ValidationError(field, clipped(f"{what} does not parse{where}: {problem}")) from None
     except (ValueError, OverflowError, RecursionError) as error:
         # A value YAML reads but Python cannot hold: a date such as 2026-13-45, an
-        # integer of 5,000 digits.
-        message = f"{what} does not parse: a value cannot be read ({error})"
-        raise ValidationError(field, clipped(message)) from None
+        # integer of 5,000 digits (the words of markdown._unreadable).
+        reason = str(error).split(";")[0].split("\n")[0]
+        raise ValidationError(
+            field, clipped(f"{what} holds a value out of range: {reason}")
+        ) from None
 
 
 def _refuse_aliases(events: Iterable[Any]) -> None:

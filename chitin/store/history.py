@@ -95,12 +95,56 @@ def insight_history(git: Git, path: str, limit: int | None = None) -> list[Entry
 
 
 def changelog(git: Git, days: int | None, limit: int) -> list[Entry]:
-    """The newest ``limit`` changes across the store, newest first."""
-    args = [f"-n{limit}"]
-    if days:
-        args.append(f"--since={days} days ago")
-    per_commit = _entries(git, list(_log(git, args, ["insights", "archive"])))
-    return [entry for entries in per_commit for entry in reversed(entries)][:limit]
+    """The newest ``limit`` changes across the store, newest first.
+
+    A commit can hold several changes (a merge, an import) or none worth a row (a
+    merge of branches, a file that does not parse), so commits are read ``limit`` at a
+    time, then twice as many, until there are ``limit`` rows or no more commits."""
+    since = [f"--since={days} days ago"] if days else []
+    found: list[Entry] = []
+    skip, batch = 0, limit
+    while len(found) < limit:
+        args = [f"-n{batch}", f"--skip={skip}", *since]
+        commits = list(_log(git, args, ["insights", "archive"]))
+        found += [entry for entries in _entries(git, commits) for entry in reversed(entries)]
+        if len(commits) < batch:
+            break
+        skip, batch = skip + batch, batch * 2
+    return found[:limit]
+
+
+class MergedAway(NamedTuple):
+    """A ``merge`` that folded the insight ``source`` into ``target``, at ``when``."""
+
+    source: str
+    target: str
+    when: str
+
+
+MERGED_SEARCHED = 20  # commits naming a merged-away id that are read, newest first
+
+
+def merged_away(git: Git, ref: str) -> MergedAway | None:
+    """The newest ``merge`` that folded away the insight ``ref`` (an id, or a prefix
+    of only one merged-away id), from its commit's trailers; None if there is none.
+
+    For a "not found" only: git searches every commit message (fast, but not free).
+    """
+    fmt = f"--format={_RECORD}%at{_UNIT}%B"  # before the first commit: no output
+    args = ["log", fmt, "-F", f"--grep={TRAILER_PREFIX}Merged: {ref}", f"-n{MERGED_SEARCHED}"]
+    output = git.run(args, check=False).stdout
+    found: dict[str, MergedAway] = {}
+    for record in output.split(_RECORD)[1:]:
+        stamp, message = record.split(_UNIT, 1)
+        trailers = trailers_of(message)
+        source, target = trailers.get("Merged", ""), trailers.get("Insight", "")
+        if trailers.get("Op") != "merge" or not source.startswith(ref) or not target:
+            continue
+        when = format_timestamp(datetime.fromtimestamp(int(stamp), tz=UTC))
+        found.setdefault(source, MergedAway(source, target, when))  # the newest first
+    if ref in found:
+        return found[ref]
+    return next(iter(found.values())) if len(found) == 1 else None
 
 
 def _log(git: Git, args: list[str], paths: list[str]) -> Iterator[_Commit]:

@@ -41,6 +41,7 @@ from chitin.model.insight import (
     check_confidence,
     check_provenance,
     check_reinforcements,
+    check_text,
     check_trigger_fields,
     check_type,
     parse_tags,
@@ -170,10 +171,12 @@ def parse(
     Raises ValidationError naming the field that is wrong.
     """
     front, body = _split(text)
-    data = read_frontmatter(front)
     try:
+        data = read_frontmatter(front)
         insight = _insight_from(data, body, fallback_id, fallback_type, fallback_time)
         evidence = _evidence(data.get("evidence"))
+    except (ValueError, OverflowError) as error:
+        raise _unreadable(error) from None
     except ValidationError as error:
         raise _clipped(error) from None
     return insight, Layout(_extra_chunks(front), _body_layout(body), evidence)
@@ -184,11 +187,21 @@ def read_insight(
 ) -> Insight:
     """Like ``parse``, without the layout: for readers that never write the file back."""
     front, body = _split(text)
-    data = read_frontmatter(front)
     try:
+        data = read_frontmatter(front)
         return _insight_from(data, body, fallback_id, fallback_type, fallback_time)
+    except (ValueError, OverflowError) as error:
+        raise _unreadable(error) from None
     except ValidationError as error:
         raise _clipped(error) from None
+
+
+def _unreadable(error: Exception) -> ValidationError:
+    """A value YAML itself cannot build (``created: 2026-02-30``, a number of 5,000
+    digits): the file is a problem like any invalid one, not a crash of every command."""
+    reason = str(error).split(";")[0].split("\n")[0]
+    message = f"frontmatter YAML holds a value out of range: {reason}"
+    return ValidationError("frontmatter", clipped(message))
 
 
 def _clipped(error: ValidationError) -> ValidationError:
@@ -242,10 +255,14 @@ def _insight_from(
         avoid=avoid,
         reinforcements=check_reinforcements(data.get("reinforcements", 0)),
         last_reinforced=canonical_timestamp("last_reinforced", last) if last else None,
-        reasoning=fields.get("reasoning"),
-        context=fields.get("context"),
-        limitations=fields.get("limitations"),
+        reasoning=_body_text("reasoning", fields.get("reasoning")),
+        context=_body_text("context", fields.get("context")),
+        limitations=_body_text("limitations", fields.get("limitations")),
     )
+
+
+def _body_text(name: str, value: str | None) -> str | None:
+    return None if value is None else check_text(name, value)
 
 
 def _evidence(value: object) -> tuple[str, ...]:
@@ -262,7 +279,7 @@ def _text(name: str, value: object) -> str | None:
         return None
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         raise ValidationError(name, f"{name} must be text, got {value!r}")
-    text = str(value).strip()
+    text = check_text(name, value).strip() if isinstance(value, str) else str(value)
     return text or None
 
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chitin.errors import StoreError
+from chitin.errors import GitError, StoreError
 from chitin.model.ids import shard_folder
 from chitin.model.insight import Insight, format_timestamp
 from chitin.store import files
@@ -21,7 +21,7 @@ from chitin.store.files import (
     restoring,
     stat_of,
 )
-from chitin.store.git import Git
+from chitin.store.git import Git, read_head
 
 if TYPE_CHECKING:  # the file format loads when a file is read or written, not before
     from chitin.store.markdown import Layout
@@ -70,6 +70,7 @@ class Store:
         from chitin.store import remote
 
         if not self.git.is_repository():
+            self._refuse_foreign_repository()
             self.git.init()
         (self.root / files.INSIGHTS_DIR).mkdir(exist_ok=True)
         remote.register_driver(self.git, command)
@@ -91,8 +92,57 @@ class Store:
             subject = "Merge insight files with chitin's merge driver"
         return self.apply(writes, commit_message("init", subject, [], {}))
 
+    def _refuse_foreign_repository(self) -> None:
+        """A store is a repository of its own. A folder that another repository tracks
+        files in, or a bare repository, would get a second repository nested inside
+        it: the first would then see a foreign repository where its files were, and
+        the store's history would start empty. Refuse both, saying what to do."""
+        enclosing = self.git.enclosing()
+        if enclosing is None:
+            return
+        top, bare = enclosing
+        if bare:
+            raise StoreError(
+                f"{self.root} is a bare git repository, which has no files to edit; clone "
+                f"it and use the clone as the store (git clone {self.root} <folder>)"
+            )
+        if self.git.tracks_files():
+            raise StoreError(
+                f"{self.root} is a folder of the git repository {top}, which tracks files "
+                "in it; a chitin store is a repository of its own and cannot commit into "
+                f"another's folder. Keep the store in a repository of its own (git init "
+                f"<folder>, or clone one), or use a folder that {top} does not track"
+            )
+
     def lock(self) -> WriteLock:
         return WriteLock(self.root / ".chitin" / "lock")
+
+    def recover(self) -> None:
+        """Undo a write that was killed half-way (see journal.py); the caller holds the
+        lock. One stat when there is nothing to undo."""
+        from chitin.store import journal
+
+        if not self.git.is_repository() or not journal.pending(self.git):
+            return
+        restored = journal.recover(self.git)
+        if restored:
+            from chitin.notices import notice
+
+            notice(
+                f"undid a chitin write that was interrupted before its commit "
+                f"({len(restored)} file{'s' if len(restored) != 1 else ''} put back as in HEAD)"
+            )
+
+    def recover_if_free(self) -> None:
+        """``recover`` for a reader: only if an interrupted write is noted, and only if
+        no writer holds the lock (a live writer's files are its own business)."""
+        from chitin.store import journal
+
+        if not self.git.is_repository() or not journal.pending(self.git):
+            return
+        lock = WriteLock(self.root / ".chitin" / "lock", timeout=0.0)
+        with contextlib.suppress(StoreError, OSError), lock:
+            self.recover()
 
     def config(self) -> dict[str, Any]:
         """Settings from ``chitin.yaml`` at the store root (committed, so shared).
@@ -143,21 +193,84 @@ class Store:
     def apply(self, writes: Mapping[str, str | None], message: str) -> str | None:
         """Write (text) or delete (None) files, then make one commit of exactly those paths.
 
-        If the commit fails (a hook refuses it, git is missing, …) every file is put
-        back as it was, so nothing is left half-done. Returns the commit id.
+        All or nothing, whatever happens on the way:
+        - a commit that would be lost or mixed into someone's work (a detached HEAD, a
+          rebase or merge in progress) is refused before anything is written;
+        - edits a person made by hand to these files are committed first, as their
+          own commit, so that chitin's commit holds only chitin's change;
+        - if the commit fails (a hook refuses it, gpg cannot sign, git is missing) or
+          Ctrl-C or SIGTERM comes before it, every file and the index are put back as
+          they were (see interrupts.py);
+        - if the process is killed, the journal lets the next command undo it.
+        Returns the commit id.
         """
+        from chitin.store import interrupts, journal
+
+        self.refuse_unsafe_state()
+        self._commit_hand_edits([p for p in writes if (self.root / p).exists()])
         targets = [self.root / path for path in writes]
         bulk = len(writes) > BULK_WRITE
         write = bulk_write if bulk else atomic_write
-        with restoring(targets):
-            for path, text in writes.items():
-                target = self.root / path
-                if text is None:
-                    target.unlink(missing_ok=True)
-                    _prune_empty_parents(target.parent, self.root)
-                else:
-                    write(target, text)
-            return self.git.commit(writes.keys(), message, bulk=bulk)
+        with interrupts.holding() as guard:
+            guard.check()
+            note = journal.begin(self.git, list(writes))
+            try:
+                with restoring(targets):
+                    for path, text in writes.items():
+                        guard.check()
+                        target = self.root / path
+                        if text is None:
+                            target.unlink(missing_ok=True)
+                            _prune_empty_parents(target.parent, self.root)
+                        else:
+                            write(target, text)
+                    commit = self.git.commit(
+                        writes.keys(), message, bulk=bulk, before_commit=guard.check
+                    )
+                    guard.committed()
+            except GitError:
+                if guard.received is not None:  # the signal reached git too: say so
+                    raise interrupts.Interrupted(guard.received) from None
+                raise
+            finally:
+                journal.end(note)
+        return commit
+
+    def refuse_unsafe_state(self) -> None:
+        """Refuse to write where the write would be lost or mixed into other work."""
+        if not self.git.is_repository():
+            return
+        problem = self.git.unsafe_to_commit()
+        if problem is not None:
+            raise StoreError(problem)
+
+    def _commit_hand_edits(self, paths: Sequence[str]) -> None:
+        """Commit what a person changed by hand in ``paths`` (and not yet committed),
+        unless it looks like it holds a credential, or it is in conflict."""
+        if not paths or not (read_head(self.git.git_dir()) or self.git.head()):
+            return  # before the first commit there is nothing to compare with
+        pending = self.git.pending(paths)
+        if not pending:
+            return
+        from chitin.model.secrets import article, find_secrets
+
+        for path, kind in pending.items():
+            if kind == "unmerged":
+                raise StoreError(f"{path} has a merge conflict; resolve it (and git add it) first")
+            found = find_secrets((self.root / path).read_text(encoding="utf-8", errors="replace"))
+            if found:
+                raise StoreError(
+                    f"{path} was edited by hand and looks like it holds "
+                    f"{article(found[0].kind)} {found[0].kind}; "
+                    "chitin commits hand edits before its own change, and will not commit "
+                    "that. Remove it, or commit the file yourself if it is no secret"
+                )
+        from chitin.store.history import commit_message
+
+        names = [Path(path).stem for path in sorted(pending)]
+        subject = f"Edit {', '.join(names[:3])}{' and others' if len(names) > 3 else ''} by hand"
+        body = ["Changes made to the files outside chitin, committed before chitin's own."]
+        self.git.commit(sorted(pending), commit_message("edit", subject, body, {}))
 
 
 CONFIG_CACHE = ".chitin/config.json"
@@ -259,11 +372,17 @@ def load_insight(root: Path, path: str, stat: FileStat) -> Insight:
     return insight.with_changes(archived=path.startswith(files.ARCHIVE_DIR + "/"))
 
 
+_LATEST_SECOND = 253402300799.0  # 9999-12-31T23:59:59Z
+
+
 def _fallbacks(path: str, stat: FileStat) -> dict[str, Any]:
     from datetime import UTC, datetime
 
     parts = path.split("/")
-    modified = datetime.fromtimestamp(stat[0] / 1e9, tz=UTC)
+    # A file without a creation time was made when it was last changed, as far as
+    # anyone knows; a modification time outside the years a time may hold is clamped.
+    seconds = min(max(stat[0] / 1e9, 0.0), _LATEST_SECOND)
+    modified = datetime.fromtimestamp(seconds, tz=UTC)
     return {
         "fallback_id": Path(path).stem,
         "fallback_type": parts[1] if len(parts) > 2 else None,

@@ -1,0 +1,20 @@
+"""The ranges of the numeric flags, shared so that every command bounds them alike.
+
+A number past these is a typo or an attack, never a need: click refuses it as a usage
+error (exit 2) naming the range, before the store is opened.
+"""
+
+from __future__ import annotations
+
+import click
+
+# Insights or commits to show or consider: more than any store holds.
+MAX_COUNT = 1_000_000
+# Tokens a rendered personality may take (about 4 MB of text).
+MAX_BUDGET = 1_000_000
+# Days back in the history: about 270 years.
+MAX_DAYS = 100_000
+
+COUNT = click.IntRange(1, MAX_COUNT)
+BUDGET = click.IntRange(1, MAX_BUDGET)
+DAYS = click.IntRange(1, MAX_DAYS)

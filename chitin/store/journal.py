@@ -1,0 +1,104 @@
+"""The write in progress, on disk, so that a write killed half-way is undone.
+
+A write notes the paths it is about to change in the repository's own folder
+(``.git/chitin-write.json``) before it touches any of them, and removes the note when
+its commit is made or it has put everything back. kill -9 (or a power cut) leaves the
+note behind. The next command that can take the store's lock finds it and makes the
+index and the working tree hold HEAD's version of those paths: HEAD is either the
+state before the write or, if the commit was made, the completed write. Nothing a
+person committed is touched, and chitin's temporary files are removed with it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from chitin.store.git import Git
+
+JOURNAL = "chitin-write.json"
+# How long a git process that outlived a killed chitin may take to finish (it holds
+# the index lock while it works) before its lock is taken to be stale.
+GIT_GRACE_SECONDS = 3.0
+
+
+def path_of(git: Git) -> Path:
+    return git.git_dir() / JOURNAL
+
+
+def pending(git: Git) -> bool:
+    """Whether a write was interrupted and not yet undone (one stat)."""
+    return path_of(git).exists()
+
+
+def begin(git: Git, paths: Sequence[str]) -> Path:
+    """Note the write of ``paths``, durably, before any of them is written."""
+    import json
+
+    journal = path_of(git)
+    temporary = journal.with_name(f"{JOURNAL}.{os.getpid()}.tmp")
+    data = json.dumps({"pid": os.getpid(), "paths": list(paths)})
+    with open(temporary, "w", encoding="utf-8") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, journal)
+    return journal
+
+
+def end(journal: Path) -> None:
+    journal.unlink(missing_ok=True)
+
+
+def recover(git: Git) -> list[str] | None:
+    """Undo the interrupted write, if any; the caller holds the store's lock. Returns
+    the paths put back, or None when there was nothing to undo."""
+    import json
+
+    journal = path_of(git)
+    try:
+        data = json.loads(journal.read_text(encoding="utf-8"))
+        paths = [p for p in data["paths"] if isinstance(p, str) and _inside(p)]
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError):
+        paths = []  # a note cut short by the crash: its write had not begun
+    _wait_for_git(git)
+    git.restore_from_head(paths)
+    _remove_temporary_files(git.root, paths)
+    end(journal)
+    return paths
+
+
+def _inside(path: str) -> bool:
+    parts = path.split("/")
+    return bool(parts) and not path.startswith("/") and ".." not in parts
+
+
+def _wait_for_git(git: Git) -> None:
+    """A git command started by the killed chitin may still be finishing its work: let
+    it, then take a lock it left behind as stale (its owner is gone: we hold the store's
+    lock, and every git command that chitin runs runs under it)."""
+    lock = git.git_dir() / "index.lock"
+    deadline = time.monotonic() + GIT_GRACE_SECONDS
+    while lock.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if lock.exists():
+        from chitin.notices import notice, shown
+
+        with contextlib.suppress(FileNotFoundError):
+            lock.unlink()
+        notice(f"removed {shown(lock)}, left by a git command of an interrupted chitin write")
+
+
+def _remove_temporary_files(root: Path, paths: Sequence[str]) -> None:
+    """The ``.chitin-*.tmp`` files that atomic writes leave when killed mid-write."""
+    for folder in {(root / path).parent for path in paths}:
+        with contextlib.suppress(OSError):
+            for leftover in folder.glob(".chitin-*.tmp"):
+                leftover.unlink(missing_ok=True)

@@ -1,0 +1,271 @@
+"""Issue 11, items 17 and 18: `check` judges as `contribute` judges, and the smaller
+things a new user met (list, changelog, quality, merged-away ids, README examples)."""
+
+from __future__ import annotations
+
+import json
+import random
+import shlex
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Run, git
+
+from chitin.model.insight import format_timestamp
+from chitin.retrieval import conflicts
+from chitin.retrieval.conflicts import TENSION_PAIRS, TENSION_TERMS, Polarity
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def check_json(run: Run, *args: str) -> Any:
+    return json.loads(run("check", *args, "--format", "json").stdout)
+
+
+# ---------------------------------------------------------------- 17: check as contribute
+
+
+def contribute(run: Run, kind: str, claim: str) -> Any:
+    args = ["contribute", "--type", kind, "--claim", claim, "--confidence", "0.7"]
+    return json.loads(run(*args, "--format", "json").stdout)
+
+
+def warned_pairs(report: Any) -> set[frozenset[str]]:
+    """The pairs of ids a check report warns about."""
+    pairs = set()
+    for warning in report["warnings"]:
+        other = warning["message"].split(" insights/")[1].split(" (")[0]
+        pairs.add(frozenset(Path(p).stem for p in (warning["path"], other)))
+    return pairs
+
+
+def test_check_reports_the_conflict_contribute_warns_about(run: Run, add: Any, store: Path) -> None:
+    concise = add("principle", "Boss values concise brief responses", 0.7)
+    result = contribute(run, "principle", "Boss prefers verbose detailed explanations")
+    [warned] = result["conflicts"]
+    assert warned["id"] == concise["id"] and round(warned["conflictScore"], 2) == 0.62
+    verbose = result["insight"]
+    paths = [f"insights/principle/{i['id']}.md" for i in (concise, verbose)]
+    for args in ((), (str(store / paths[0]),), (str(store / paths[1]),)):
+        report = check_json(run, *args)
+        assert [w["kind"] for w in report["warnings"]] == ["conflict"]
+        assert warned_pairs(report) == {frozenset((concise["id"], verbose["id"]))}
+        assert '"verbose" ↔ "concise"' in report["warnings"][0]["message"]
+    assert run("check").stdout.splitlines()[-1] == (
+        "✓ 2 insight files checked: no errors, 1 warning"
+    )
+
+
+def test_check_warns_about_every_pair_contribute_names_for_the_newest_claim(
+    run: Run, store: Path
+) -> None:
+    claims = [
+        "Keep answers short and concise for the operator",
+        "Explain every step in a verbose and detailed way",
+        "Ask before deleting any branch",
+        "Act without asking on routine formatting fixes",
+        "Be formal in emails to customers",
+        "Casual tone is fine in team chat",
+        "Run the linter before every push",
+        "Never be verbose in commit messages",
+        "Be diplomatic when the operator is upset",
+        "Give thorough reviews of risky changes",
+        "Take a deliberate pace on migrations",
+        "Always keep answers short and concise for the operator",
+    ]
+    ids = [contribute(run, "principle", claim)["insight"]["id"] for claim in claims]
+    newest = contribute(run, "principle", "Be brief, direct and quick with the operator")
+    mine = newest["insight"]["id"]
+    named = {frozenset((mine, m["id"])) for m in newest["conflicts"] + newest["duplicates"]}
+    assert len(named) >= 3
+    everything = warned_pairs(check_json(run))
+    assert {pair for pair in everything if mine in pair} == named
+    assert frozenset((ids[0], ids[-1])) in everything  # the near-duplicate, too
+    focused = warned_pairs(check_json(run, str(store / newest["path"])))
+    assert focused == named
+
+
+def _tension_as_it_was(new: Polarity, old: Polarity) -> list[str]:
+    """``conflicts.tension`` before it looked only at the pairs of the affirmed terms."""
+    reasons = []
+    for first, second in TENSION_PAIRS:
+        balanced = {first, second} <= new.affirmed or {first, second} <= old.affirmed
+        opposed = (first in new.affirmed and second in old.affirmed) or (
+            second in new.affirmed and first in old.affirmed
+        )
+        if opposed and not balanced:
+            reasons.append(f'"{first}" ↔ "{second}"')
+    for term in sorted(TENSION_TERMS):
+        if (term in new.affirmed and term in old.negated) or (
+            term in new.negated and term in old.affirmed
+        ):
+            reasons.append(f'"{term}" ↔ "not {term}"')
+    return reasons
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_tension_gives_the_reasons_it_always_gave(seed: int) -> None:
+    rng = random.Random(seed)
+    terms = sorted(TENSION_TERMS)
+
+    def some() -> Polarity:
+        affirmed = rng.sample(terms, rng.randint(0, 4))
+        negated = rng.sample(terms, rng.randint(0, 2))
+        return Polarity(frozenset(affirmed), frozenset(negated))
+
+    for _ in range(3000):
+        new, old = some(), some()
+        assert conflicts.tension(new, old) == _tension_as_it_was(new, old)
+
+
+# ---------------------------------------------------------------- 18: list shows triggers
+
+
+def test_list_shows_a_trigger_as_a_reflex_with_its_condition(run: Run, add: Any) -> None:
+    avoid = add(
+        "trigger",
+        "weakening the assertion",
+        0.9,
+        condition="a test fails and editing it is quickest",
+        avoid=True,
+    )
+    add("trigger", "re-read the notes", 0.8, condition="the context was compacted")
+    lines = run("list").stdout.splitlines()
+    assert (
+        "  [trigger] When: a test fails and editing it is quickest → avoid: weakening the assertion"
+    ) in lines
+    assert "  [trigger] When: the context was compacted → do: re-read the notes" in lines
+    # The JSON keeps its shape: the claim alone, with condition and avoid beside it.
+    [listed] = [i for i in json.loads(run("list", "--format", "json").stdout) if i["avoid"]]
+    assert listed == avoid
+    assert (listed["claim"], listed["condition"]) == (
+        "weakening the assertion",
+        "a test fails and editing it is quickest",
+    )
+
+
+# ---------------------------------------------------------------- 18: changelog
+
+
+def test_changelog_shows_whole_ids_and_as_many_rows_as_asked(run: Run, store: Path) -> None:
+    run("init", "--seed")
+    made = []
+    for n in range(3):
+        args = ["contribute", "--type", "skill", "--claim", f"Reproduce case {n} in isolation"]
+        made.append(
+            json.loads(run(*args, "--confidence", "0.7", "--format", "json").stdout)["insight"]
+        )
+        # A hand commit under insights/ that holds no insight: a commit without a row.
+        (store / "insights" / "notes.txt").write_text(f"notes {n}\n")
+        git(store, "add", "-A")
+        git(store, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "n")
+    for limit in range(1, 9):
+        result = run("changelog", "--limit", str(limit))
+        rows = result.stdout.splitlines()[2:]
+        assert result.stdout.startswith(f"Recent changes ({limit}):\n\n")
+        assert len(rows) == limit
+        shown = json.loads(run("changelog", "--limit", str(limit), "--format", "json").stdout)
+        assert len(shown) == limit
+    rows = run("changelog", "--limit", "3").stdout.splitlines()[2:]
+    for row, insight in zip(rows, reversed(made), strict=True):
+        assert f'[create] {insight["id"]} "{insight["claim"]}"' in row
+    everything = json.loads(run("changelog", "--limit", "1000", "--format", "json").stdout)
+    assert len(everything) == 14 + 3  # the seed and the contributions: all there are
+
+
+# ---------------------------------------------------------------- 18: quality
+
+
+def test_a_brand_new_insight_is_new_not_fading(run: Run, add: Any, store: Path) -> None:
+    made = add("skill", "Reproduce a bug before fixing it", 0.85)
+    [score] = json.loads(run("quality", "--format", "json").stdout)["topInsights"]
+    assert (score["insightId"], score["status"]) == (made["id"], "new")
+    assert "recommendation" not in score
+    report = run("quality").stdout
+    assert "fading" not in report and "⚪ new: 1 (100%)" in report
+    assert run("quality", "score", made["id"]).stdout.startswith("Quality: ")
+    assert "— NEW\n" in run("quality", "score", made["id"]).stdout
+
+
+def test_new_lasts_a_week_since_creation_or_the_last_reinforcement(run: Run, store: Path) -> None:
+    run("init")
+    for name, days in (("week-old-aaaa", 8), ("reinforced-bbbb", 20)):
+        created = format_timestamp(datetime.now(UTC) - timedelta(days=days))
+        folder = store / "insights" / "skill"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{name}.md").write_text(
+            f"---\nid: {name}\ntype: skill\nconfidence: 0.85\ncreated: {created}\n"
+            f"updated: {created}\n---\n\nThe claim of {name}\n"
+        )
+    git(store, "add", "-A")
+    git(store, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "two")
+    run("reinforce", "reinforced-bbbb")
+    report = json.loads(run("quality", "--format", "json").stdout)
+    status = {s["insightId"]: s["status"] for s in report["topInsights"]}
+    assert status == {"week-old-aaaa": "fading", "reinforced-bbbb": "new"}
+    assert report["distribution"] == {
+        "thriving": 0,
+        "healthy": 0,
+        "new": 1,
+        "fading": 1,
+        "stale": 0,
+        "dormant": 0,
+    }
+
+
+# ---------------------------------------------------------------- 18: merged-away ids
+
+
+def test_get_and_history_of_a_merged_away_id_name_where_it_went(run: Run, add: Any) -> None:
+    source = add("skill", "Reproduce bugs with a failing test", 0.7)
+    target = add("skill", "Reproduce a bug before fixing it", 0.85, force=True)
+    run("merge", source["id"], target["id"])
+    today = datetime.now(UTC).strftime("%Y-%m-%d")  # the merge's commit date (UTC)
+    for ref in (source["id"], "reproduce-bugs-with"):
+        for command in ("get", "history"):
+            result = run(command, ref, expect=1)
+            assert result.stderr == (
+                f"Error: no insight {ref}; it was merged into {target['id']} ({today})\n"
+            )
+    result = run("merge", "reproduce-bugs", target["id"], expect=1)
+    assert result.stderr == (
+        f"Error: no source insight reproduce-bugs; it was merged into {target['id']} ({today})\n"
+    )
+    # Never merged: as before.
+    assert run("get", "no-such-insight", expect=1).stderr == (
+        "Error: Insight not found: no-such-insight\n"
+    )
+    assert run("merge", "no-such", target["id"], expect=1).stderr == (
+        "Error: Source insight not found: no-such\n"
+    )
+
+
+def test_a_prefix_of_two_merged_away_ids_is_just_not_found(run: Run, add: Any) -> None:
+    target = add("skill", "Keep one insight about commits", 0.8)
+    for claim in ("Commit small changes often", "Commit with clear messages"):
+        run("merge", add("skill", claim, 0.7, force=True)["id"], target["id"])
+    assert run("get", "commit", expect=1).stderr == "Error: Insight not found: commit\n"
+
+
+# ---------------------------------------------------------------- 18: the README's similar
+
+
+def test_the_readmes_similar_examples_find_something(run: Run) -> None:
+    """Run the README's usage examples in order on a fresh `init --seed` store; each
+    `similar` example finds at least one insight with the default thresholds."""
+    usage = (ROOT / "README.md").read_text().split("## Using it", 1)[1]
+    block = usage.split("```sh\n", 1)[1].split("```", 1)[0].replace("\\\n", " ")
+    run("init", "--seed")
+    examples = 0
+    for line in block.splitlines():
+        argv = shlex.split(line, comments=True)
+        assert argv[0] == "chitin"
+        result = run(*argv[1:])
+        if argv[1] == "similar":
+            examples += 1
+            assert result.stdout.startswith("Found "), (line, result.stdout)
+        if argv[1] == "update":  # the examples after it change the store
+            break
+    assert examples == 2
