@@ -69,14 +69,17 @@ def merge_driver(base: Path, ours: Path, theirs: Path, path: str) -> None:
 
     Writes the result over OURS. Exits 0 when merged, 1 when both sides changed the
     same field or text differently; the file then holds conflict markers to resolve.
+    A version larger than an insight file may be (1 MB) is not read: OURS is left as
+    it is, for you to resolve.
     """
-    from chitin.store.files import atomic_write
+    from chitin.store.files import UnsafeFile, atomic_write, read_text
     from chitin.store.merging import merge_texts
 
     try:
-        base_text, ours_text, theirs_text = (
-            side.read_text(encoding="utf-8") for side in (base, ours, theirs)
-        )
+        base_text, ours_text, theirs_text = (read_text(side) for side in (base, ours, theirs))
+    except UnsafeFile as error:
+        click.echo(f"chitin: {path or ours}: a version is {error}; resolve it by hand", err=True)
+        sys.exit(1)
     except UnicodeDecodeError:
         # Not an insight file chitin can read: OURS stays as it is, and git reports the
         # file as conflicted for a person to resolve.

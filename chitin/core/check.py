@@ -54,6 +54,9 @@ def check_store(root: Path, paths: Sequence[Path] | None = None) -> Report:
     # By file; the sort is stable, so each file's findings keep their order.
     order = {path: index for index, path in enumerate(every)}
     findings.sort(key=lambda f: order.get(f.path, len(order)))
+    if focus is None:
+        findings[:0] = _linked_tops(root)
+    findings = [_bounded(f) for f in findings]
     return Report(
         files=len(every) if focus is None else len(focus),
         errors=[f for f in findings if f.severity == lint.ERROR],
@@ -93,26 +96,56 @@ def setup_findings(root: Path, home: Path, openclaw_dir: Path) -> list[Finding]:
 
 
 def _focus(root: Path, paths: Sequence[Path]) -> set[str]:
-    """The store-relative insight paths among ``paths``; other files are ignored."""
+    """The store-relative insight paths among ``paths``; other files are ignored. A
+    path's folder is resolved, the file itself is not: a symbolic link in the store is
+    checked (and reported), not the file it leads to."""
     base = os.path.realpath(root)
     chosen = set()
     for path in paths:
-        full = os.path.realpath(path)
+        full = os.path.join(os.path.realpath(os.path.dirname(os.path.abspath(path))), path.name)
         relative = os.path.relpath(full, base).replace(os.sep, "/")
-        if relative.startswith("../") or not files.is_insight_path(relative):
+        if relative.startswith("../") or not files.is_listed(Path(base), relative):
             continue
-        if not os.path.isfile(full):
+        if not os.path.lexists(full) or (os.path.isdir(full) and not os.path.islink(full)):
             raise ChitinError(f"no such insight file: {path}")
         chosen.add(relative)
     return chosen
 
 
+def _linked_tops(root: Path) -> list[Finding]:
+    """A top insight folder that is a symbolic link: the walk does not follow it."""
+    return [
+        Finding(
+            f"{top}/",
+            "file",
+            "is a symbolic link, which chitin does not follow: no insight in it is read",
+            f"make {top}/ a folder of the store itself",
+            lint.ERROR,
+            "parse",
+        )
+        for top in files.SCANNED_DIRS
+        if (root / top).is_symlink()
+    ]
+
+
+def _bounded(finding: Finding) -> Finding:
+    """A finding quotes at most a few hundred characters of what a file holds."""
+    field, message, fix = (files.clipped(text) for text in finding[1:4])
+    if (field, message, fix) == finding[1:4]:
+        return finding
+    return finding._replace(field=field, message=message, fix=fix)
+
+
 def _check(root: Path, path: str, focus: set[str] | None) -> Checked:
     """A file of the focus gets every per-file check; the others are only read for
-    their ids and claims, which the checks across files need."""
+    their ids and claims, which the checks across files need. A symbolic link, a file
+    that is not a regular one or a file too large is reported and not read."""
     checked_fully = focus is None or path in focus
     try:
-        data = (root / path).read_bytes()
+        data = files.read_file(root / path)
+    except files.UnsafeFile as error:
+        problem = Finding(path, "file", str(error), error.fix, lint.ERROR, "parse")
+        return Checked(path, None, [problem] if checked_fully else [])
     except OSError as error:
         reason = f"cannot be read ({error.strerror})"
         problem = Finding(path, "file", reason, "check its permissions", lint.ERROR, "parse")

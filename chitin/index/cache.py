@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import heapq
 import os
+import stat as stat_module
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -26,7 +27,7 @@ from chitin.index.db import open_database
 from chitin.model.insight import Insight, embedding_text, text_hash
 from chitin.model.terms import stemmed_tokens
 from chitin.store import files
-from chitin.store.files import RACY_WINDOW_NS, FileStat, Folder
+from chitin.store.files import RACY_WINDOW_NS, FileStat, Folder, clipped
 from chitin.store.git import Git
 
 # Column order equals Insight's field order, so a row becomes an insight in one step.
@@ -123,6 +124,7 @@ class Cache:
         self.strength = strength
         self.git = git
         self._content_changed = False
+        self._folders: dict[str, bool] = {}
         self.db = open_database(root)
 
     def close(self) -> None:
@@ -154,6 +156,7 @@ class Cache:
         ):
             return
         now_ns = time.time_ns()
+        self._folders.clear()  # what files.through_link found, for this sync only
         with self._transaction():
             for folder in plan.gone_folders:
                 self._forget_tree(folder)
@@ -173,8 +176,16 @@ class Cache:
             "SELECT rowid, mtime_ns, ctime_ns, size, inode FROM entries WHERE path = ?", (path,)
         ).fetchone()
         try:
-            stat = files.stat_of(self.root / path)
+            # The path itself, a link not followed, and only below real folders: the
+            # walk's rule (files.walk), for a path that git or the watch list names.
+            stat, mode = files.lstat_of(self.root / path)
+            listed = not stat_module.S_ISDIR(mode)
+            listed = listed and not files.through_link(self.root, path, self._folders)
+            if listed and not files.is_insight_path(path):
+                listed = stat_module.S_ISLNK(mode)
         except (FileNotFoundError, NotADirectoryError):
+            listed = False
+        if not listed:
             if row is not None:
                 self._delete(row[0])
             return
@@ -598,7 +609,7 @@ def _describe(error: BaseException) -> str:
         return "file is not UTF-8 text"
     if isinstance(error, OSError):
         return error.strerror or str(error)
-    return str(error)
+    return clipped(str(error))
 
 
 def _row_values(insight: Insight) -> tuple[Any, ...]:

@@ -62,9 +62,11 @@ def plan(db: sqlite3.Connection, root: Path, git: Git) -> Plan | None:
     untracked = {p for p, flag in watched.items() if flag} | added
     watch = {p: False for p in dirty} | {p: True for p in untracked - committed - dirty}
     check = set(watched) | dirty | committed | listing.added | listing.removed
-    return Plan(
-        head, {p for p in check if files.is_insight_path(p)}, watch, listing.folders, listing.gone
-    )
+    # A path the cache may hold a row for is checked even when it is no longer listed,
+    # so that its row goes (a removed symbolic link to a folder, say).
+    known = listing.removed | set(watched)
+    check = {p for p in check if p in known or files.is_listed(root, p)}
+    return Plan(head, check, watch, listing.folders, listing.gone)
 
 
 def initial_state(root: Path, git: Git) -> tuple[str | None, dict[str, bool]] | None:
@@ -143,12 +145,14 @@ def _folder_changes(db: sqlite3.Connection, root: Path) -> _Listing:
     now_ns = time.time_ns()
     listing = _Listing(set(), set(), {}, set())
     for top in files.SCANNED_DIRS:
-        if top not in known and (root / top).is_dir():
+        if (root / top).is_symlink():
+            files.linked_top(top)  # not followed, as in the walk
+        elif top not in known and (root / top).is_dir():
             _add_tree(root, top, listing, now_ns)
     for folder, mtime in known.items():
         try:
-            current = (root / folder).stat()
-        except FileNotFoundError:
+            current = (root / folder).lstat()  # a folder replaced by a link is gone
+        except (FileNotFoundError, NotADirectoryError):
             listing.gone.add(folder)
             continue
         if not stat_module.S_ISDIR(current.st_mode):
@@ -186,13 +190,16 @@ def _add_tree(root: Path, folder: str, listing: _Listing, now_ns: int) -> None:
 
 
 def _entries(folder: Path) -> tuple[list[str], list[str]]:
+    """The names the walk lists in ``folder`` (files.walk), and its real sub-folders."""
     names, subfolders = [], []
     with os.scandir(folder) as scan:
         for entry in scan:
             if entry.name.startswith("."):
                 continue
-            if entry.is_dir():
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name.endswith(".md"):
+                    continue  # the walk neither lists nor enters a folder named x.md
                 subfolders.append(entry.name)
-            elif files.is_insight_name(entry.name):
+            elif files.is_insight_name(entry.name) or entry.is_symlink():
                 names.append(entry.name)
     return names, subfolders

@@ -43,6 +43,13 @@ def stat_of(path: Path) -> FileStat:
     return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
 
 
+def lstat_of(path: Path) -> tuple[FileStat, int]:
+    """The stat of ``path`` itself, a link not followed, as the walk records it; and
+    its mode."""
+    st = os.lstat(path)
+    return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino), st.st_mode
+
+
 def atomic_write(path: Path, text: str, durable: bool = True) -> FileStat:
     """Write through a temporary file in the same folder, then rename over the target.
 
@@ -116,11 +123,18 @@ def walk(root: Path) -> dict[str, Folder]:
     """Every insight file under insights/ and archive/, by folder (relative, '/').
 
     Hidden files and folders, README.md files and editor temp files are not insights.
+    Nothing is followed: a symbolic link (to a file or a folder, inside the store or
+    out of it, or a loop) and a file that is not a regular one (a FIFO, a socket, a
+    device) are listed with their own ``lstat``, for the reader to refuse and report
+    (see ``read_file``), and no linked folder is entered. The same rule in
+    ``is_listed``, for a single path.
     """
     found: dict[str, Folder] = {}
     for top in SCANNED_DIRS:
         base = root / top
-        if base.is_dir():
+        if base.is_symlink():
+            linked_top(top)
+        elif base.is_dir():
             _walk_dir(str(base), top, found)
     return found
 
@@ -132,15 +146,177 @@ def _walk_dir(directory: str, rel: str, found: dict[str, Folder]) -> None:
         for entry in scan:
             name = entry.name
             if name.endswith(".md"):
-                if is_insight_name(name) and entry.is_file():
-                    st = entry.stat()
+                # Any kind but a folder (known from d_type, without a system call).
+                if is_insight_name(name) and not entry.is_dir(follow_symlinks=False):
+                    st = entry.stat(follow_symlinks=False)
                     folder.names.append(name)
                     folder.stats.append((st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino))
-            elif name[0] != "." and entry.is_dir():
-                subdirs.append((entry.path, f"{rel}/{name}"))
+            elif name[0] != ".":
+                if entry.is_symlink():  # a linked folder is not entered: it is reported
+                    st = entry.stat(follow_symlinks=False)
+                    folder.names.append(name)
+                    folder.stats.append((st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino))
+                elif entry.is_dir(follow_symlinks=False):
+                    subdirs.append((entry.path, f"{rel}/{name}"))
     found[rel] = folder
     for path, sub_rel in subdirs:
         _walk_dir(path, sub_rel, found)
+
+
+def is_listed(root: Path, path: str) -> bool:
+    """Whether the walk may list the store-relative ``path`` (a path git names): an
+    insight path (unless it is a folder, which the reader sees), or a symbolic link of
+    any name in a scanned folder, reported and never followed."""
+    if is_insight_path(path):
+        return True
+    parts = path.split("/")
+    return (
+        len(parts) >= 2
+        and parts[0] in SCANNED_DIRS
+        and not any(part.startswith(".") for part in parts[1:])
+        and os.path.islink(root / path)
+    )
+
+
+def through_link(root: Path, path: str, seen: dict[str, bool] | None = None) -> bool:
+    """Whether a folder on the way to the store-relative ``path`` is a symbolic link, or
+    no folder: a path that git or an older cache names there is not read through it.
+    ``seen`` keeps the answers by folder, for many paths in a few folders."""
+    seen = {} if seen is None else seen
+    parts = path.split("/")
+    for end in range(1, len(parts)):
+        folder = "/".join(parts[:end])
+        if folder not in seen:
+            mode = _lmode(root / folder)
+            seen[folder] = mode is None or not stat.S_ISDIR(mode)
+        if seen[folder]:
+            return True
+    return False
+
+
+def _lmode(path: Path) -> int | None:
+    try:
+        return os.lstat(path).st_mode
+    except OSError:
+        return None
+
+
+def linked_top(top: str) -> None:
+    """Say that a top insight folder is a symbolic link, which is not followed."""
+    from chitin.notices import notice
+
+    notice(f"{top}/ is a symbolic link, which chitin does not follow: its insights are not read")
+
+
+# ---------------------------------------------------------------- reading safely
+
+# No insight file is larger (the largest chitin writes are a few KB, and 10,000
+# reinforcements' evidence lines add ~600 KB). A larger file is reported, not read.
+MAX_INSIGHT_BYTES = 1 << 20
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NOFOLLOW", 0)  # a link swapped in after the lstat is refused
+    | getattr(os, "O_NONBLOCK", 0)  # a FIFO swapped in is opened without waiting
+    | getattr(os, "O_BINARY", 0)
+)
+
+
+class UnsafeFile(StoreError):
+    """A file where an insight file belongs that chitin does not read: a symbolic link,
+    a FIFO, a socket, a device, or one larger than MAX_INSIGHT_BYTES. ``fix`` says what
+    to do about it."""
+
+    def __init__(self, message: str, fix: str) -> None:
+        super().__init__(message)
+        self.fix = fix
+
+
+def read_file(path: Path, limit: int = MAX_INSIGHT_BYTES) -> bytes:
+    """The bytes of the insight file at ``path``, if it is a regular file of at most
+    ``limit`` bytes; else UnsafeFile says what it is. OSError if it cannot be read.
+
+    Links are never followed, and a FIFO is never opened: the kind is checked with
+    ``lstat`` before opening, and again on the open file, which is opened with
+    O_NOFOLLOW|O_NONBLOCK so that a file swapped in between cannot hang the reader
+    either. No more than ``limit`` + 1 bytes are ever read.
+    """
+    _refuse(os.lstat(path), limit)
+    fd = os.open(path, _OPEN_FLAGS)
+    try:
+        st = os.fstat(fd)
+        _refuse(st, limit)
+        # One read of what fstat says, and a byte more to see the end (a regular file
+        # reads short only there); not a buffer of ``limit`` bytes for every file.
+        data = os.read(fd, st.st_size + 1)
+        if len(data) > st.st_size:  # it grew after the fstat: read on, to the limit
+            parts = [data]
+            total = len(data)
+            while total <= limit and (chunk := os.read(fd, limit + 1 - total)):
+                parts.append(chunk)
+                total += len(chunk)
+            data = b"".join(parts)
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise _too_large(len(data), limit)
+    return data
+
+
+def read_text(path: Path, limit: int = MAX_INSIGHT_BYTES) -> str:
+    """``read_file`` as text, the way ``Path.read_text`` reads it (UTF-8, and universal
+    newlines). UnicodeDecodeError if it is not UTF-8."""
+    text = read_file(path, limit).decode("utf-8")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
+def _refuse(st: os.stat_result, limit: int) -> None:
+    mode = st.st_mode
+    if stat.S_ISLNK(mode):
+        raise UnsafeFile(not_regular(mode), "put the file itself there instead, or remove the link")
+    if not stat.S_ISREG(mode):
+        raise UnsafeFile(not_regular(mode), "replace it with a regular insight file, or remove it")
+    if st.st_size > limit:
+        raise _too_large(st.st_size, limit)
+
+
+def not_regular(mode: int) -> str:
+    """What a file of ``mode`` is, said as the reason chitin does not read it."""
+    if stat.S_ISLNK(mode):
+        return "a symbolic link, which chitin does not follow (it could lead out of the store)"
+    if stat.S_ISDIR(mode):
+        return "a folder, not an insight file"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO), not a regular file"
+    if stat.S_ISSOCK(mode):
+        return "a socket, not a regular file"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device, not a regular file"
+    return "not a regular file"
+
+
+# What a message about a file may quote of it: a value read from a hand-made file can
+# be as long as the file, and a message is one line of a warning or of `check`.
+MAX_MESSAGE = 300
+
+
+def clipped(message: str, limit: int = MAX_MESSAGE) -> str:
+    """``message`` cut to ``limit`` characters (an ellipsis says so), on one line."""
+    if len(message) <= limit and "\n" not in message:
+        return message
+    line = " ".join(message[: limit + 1].split())
+    return line if len(line) <= limit and len(message) <= limit else line[: limit - 1] + "…"
+
+
+def too_large(size: int, limit: int = MAX_INSIGHT_BYTES) -> str:
+    return f"{size:,} bytes, more than an insight file may hold ({limit:,}), so it is not read"
+
+
+def _too_large(size: int, limit: int) -> UnsafeFile:
+    return UnsafeFile(
+        too_large(size, limit), f"shorten it to at most {limit:,} bytes, or remove it"
+    )
 
 
 def clear_in_the_way(path: Path) -> bool:

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from chitin.errors import ValidationError
 from chitin.model.evidence import is_entry
 from chitin.model.insight import PROVENANCES, TYPES
+from chitin.store.files import clipped
 
 
 def read_frontmatter(front: str) -> dict[str, Any]:
@@ -129,20 +131,50 @@ def _read_canonical(front: str) -> dict[str, Any] | None:
 
 
 def _load_yaml(front: str) -> dict[str, Any]:
-    import yaml
-
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    try:
-        data = yaml.load(front, Loader=loader)  # a safe loader (C or Python)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" (line {mark.line + 2})" if mark is not None else ""
-        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
-        raise ValidationError(
-            "frontmatter", f"frontmatter YAML does not parse{where}: {problem}"
-        ) from None
+    data = load_yaml(front, "frontmatter YAML")
     if data is None:
         data = {}
     if not isinstance(data, dict):
         raise ValidationError("frontmatter", "frontmatter must be a mapping of keys to values")
     return data
+
+
+def load_yaml(text: str, what: str, field: str = "frontmatter", first_line: int = 2) -> Any:
+    """``text`` read by PyYAML's safe loader (the C one when there is one), refusing
+    anchors and aliases: with them a file of a few hundred bytes can stand for billions
+    of values (the "billion laughs"), and no insight needs them. A ValidationError (of
+    ``field``) names ``what`` did not parse, and where (``text`` begins on line
+    ``first_line`` of its file)."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        if "&" in text or "*" in text:  # else neither can be there: no second pass
+            _refuse_aliases(yaml.parse(text, Loader=loader))
+        return yaml.load(text, Loader=loader)  # a safe loader (C or Python)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" (line {mark.line + first_line})" if mark is not None else ""
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        raise ValidationError(field, clipped(f"{what} does not parse{where}: {problem}")) from None
+    except (ValueError, OverflowError, RecursionError) as error:
+        # A value YAML reads but Python cannot hold: a date such as 2026-13-45, an
+        # integer of 5,000 digits (the words of markdown._unreadable).
+        reason = str(error).split(";")[0].split("\n")[0]
+        raise ValidationError(
+            field, clipped(f"{what} holds a value out of range: {reason}")
+        ) from None
+
+
+def _refuse_aliases(events: Iterable[Any]) -> None:
+    """Stop at the first anchor or alias, before anything is built from them."""
+    import yaml
+
+    for event in events:
+        alias = isinstance(event, yaml.AliasEvent)
+        if alias or getattr(event, "anchor", None) is not None:
+            kind = "an alias (*name)" if alias else "an anchor (&name)"
+            raise yaml.MarkedYAMLError(
+                problem=f"{kind} is not allowed; write each value out in full",
+                problem_mark=event.start_mark,
+            )

@@ -46,6 +46,7 @@ from chitin.model.insight import (
     check_type,
     parse_tags,
 )
+from chitin.store.files import MAX_INSIGHT_BYTES, clipped, too_large
 from chitin.store.frontmatter import read_frontmatter, yaml_scalar
 
 KEY_ORDER: tuple[str, ...] = (
@@ -176,6 +177,8 @@ def parse(
         evidence = _evidence(data.get("evidence"))
     except (ValueError, OverflowError) as error:
         raise _unreadable(error) from None
+    except ValidationError as error:
+        raise _clipped(error) from None
     return insight, Layout(_extra_chunks(front), _body_layout(body), evidence)
 
 
@@ -189,16 +192,31 @@ def read_insight(
         return _insight_from(data, body, fallback_id, fallback_type, fallback_time)
     except (ValueError, OverflowError) as error:
         raise _unreadable(error) from None
+    except ValidationError as error:
+        raise _clipped(error) from None
 
 
 def _unreadable(error: Exception) -> ValidationError:
     """A value YAML itself cannot build (``created: 2026-02-30``, a number of 5,000
     digits): the file is a problem like any invalid one, not a crash of every command."""
     reason = str(error).split(";")[0].split("\n")[0]
-    return ValidationError("frontmatter", f"frontmatter YAML holds a value out of range: {reason}")
+    message = f"frontmatter YAML holds a value out of range: {reason}"
+    return ValidationError("frontmatter", clipped(message))
+
+
+def _clipped(error: ValidationError) -> ValidationError:
+    """The error with what it quotes of the file cut short: a value can be as long as
+    the file, and the message is one line of a warning or of ``chitin check``."""
+    message = str(error)
+    shorter = clipped(message)
+    return error if shorter == message else ValidationError(error.field, shorter)
 
 
 def _split(text: str) -> tuple[str, str]:
+    # Every reader of insight text comes here, whether from a file (files.read_file
+    # refuses a larger one unread) or from git: nothing larger is parsed.
+    if len(text) > MAX_INSIGHT_BYTES:
+        raise ValidationError("file", too_large(len(text.encode("utf-8", "replace"))))
     text = text.lstrip("\ufeff").replace("\r\n", "\n")
     if not text.startswith("---\n"):
         raise ValidationError("frontmatter", "file does not start with a '---' frontmatter line")

@@ -277,11 +277,14 @@ CONFIG_CACHE = ".chitin/config.json"
 
 
 def _parse_config(path: Path) -> dict[str, Any]:
-    import yaml
+    from chitin.errors import ValidationError
+    from chitin.store.frontmatter import load_yaml
 
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as error:
+    try:  # without anchors and aliases, as frontmatter (a pulled file can be a YAML bomb)
+        data = load_yaml(path.read_text(encoding="utf-8"), CONFIG_FILE, "config", first_line=1)
+    except ValidationError as error:
+        raise StoreError(str(error)) from None
+    except UnicodeDecodeError as error:
         raise StoreError(f"{CONFIG_FILE} does not parse: {error}") from None
     except OSError as error:
         raise StoreError(f"cannot read {CONFIG_FILE}: {error.strerror or error}") from None
@@ -352,11 +355,12 @@ def load_file(root: Path, path: str, stat: FileStat) -> tuple[Insight, Layout]:
     """Parse the insight file at ``path`` (relative to ``root``), layout and all.
 
     A hand-made file may leave out its id (the file name is used), its type (the
-    type folder is used) and its creation time (the file's modification time).
+    type folder is used) and its creation time (the file's modification time). A file
+    that is not a regular one, or is too large, is refused (``files.read_file``).
     """
     from chitin.store.markdown import parse
 
-    insight, layout = parse((root / path).read_text(encoding="utf-8"), **_fallbacks(path, stat))
+    insight, layout = parse(files.read_text(root / path), **_fallbacks(path, stat))
     return insight.with_changes(archived=path.startswith(files.ARCHIVE_DIR + "/")), layout
 
 
@@ -364,7 +368,7 @@ def load_insight(root: Path, path: str, stat: FileStat) -> Insight:
     """The insight at ``path``, for readers such as the cache that never write it back."""
     from chitin.store.markdown import read_insight
 
-    insight = read_insight((root / path).read_text(encoding="utf-8"), **_fallbacks(path, stat))
+    insight = read_insight(files.read_text(root / path), **_fallbacks(path, stat))
     return insight.with_changes(archived=path.startswith(files.ARCHIVE_DIR + "/"))
 
 

@@ -20,7 +20,14 @@ from typing import NamedTuple
 
 from chitin.errors import ChitinError, StoreError, ValidationError
 from chitin.model.diff import Version
-from chitin.store.files import ARCHIVE_DIR, SCANNED_DIRS, is_insight_path
+from chitin.store.files import (
+    ARCHIVE_DIR,
+    SCANNED_DIRS,
+    UnsafeFile,
+    is_insight_path,
+    read_file,
+    through_link,
+)
 from chitin.store.git import Git
 from chitin.store.history import trailers_of
 from chitin.store.markdown import parse
@@ -34,11 +41,14 @@ _NULL_SHA = "0" * 40
 
 
 class FileVersions(NamedTuple):
-    """An insight file that differs between the sides: its bytes on each (None: absent)."""
+    """An insight file that differs between the sides: its bytes on each (None: absent),
+    and why the working tree's file was not read, if it was not (a symbolic link, a
+    FIFO, a file too large: see files.read_file)."""
 
     path: str
     old: bytes | None
     new: bytes | None
+    problem: str | None = None
 
 
 class Unreadable(NamedTuple):
@@ -138,8 +148,11 @@ def changed_files(git: Git, old: str | None, new: str | None) -> list[FileVersio
     blobs = git.cat_blobs(sha for pair in records.values() for sha in pair)
     found: list[FileVersions] = []
     for path, (old_sha, new_sha) in sorted(records.items()):
-        after = _from_disk(git.root, path) if new is None else blobs.get(new_sha)
-        found.append(FileVersions(path, blobs.get(old_sha), after))
+        if new is None:
+            after, problem = _from_disk(git.root, path)
+            found.append(FileVersions(path, blobs.get(old_sha), after, problem))
+        else:
+            found.append(FileVersions(path, blobs.get(old_sha), blobs.get(new_sha)))
     return found
 
 
@@ -168,11 +181,17 @@ def _tree_blobs(git: Git, commit: str) -> dict[str, str]:
     return dict(_tree_entries(listed))
 
 
-def _from_disk(root: Path, path: str) -> bytes | None:
+def _from_disk(root: Path, path: str) -> tuple[bytes | None, str | None]:
+    """The file's bytes, as every other command reads them: a symbolic link, a FIFO or
+    a file too large is not read, and the reason is given instead."""
+    if through_link(root, path):
+        return None, None
     try:
-        return (root / path).read_bytes()
+        return read_file(root / path), None
+    except UnsafeFile as error:
+        return None, str(error)
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-        return None
+        return None, None
 
 
 # ---------------------------------------------------------------- parsing
@@ -187,6 +206,8 @@ def versions(changed: Sequence[FileVersions]) -> Sides:
     sides = Sides({}, {}, [])
     parsed: dict[tuple[bytes, str, str | None], Version | str] = {}
     for item in changed:
+        if item.problem is not None:
+            sides.unreadable.append(Unreadable(item.path, "to", item.problem))
         for side, data, into in (("from", item.old, sides.old), ("to", item.new, sides.new)):
             if data is None:
                 continue
