@@ -658,7 +658,9 @@ class Chitin:
             path = self.path_of(insight_id)
             if insight.archived == to_archive:
                 return Change(insight, path, None, insight, (f"already {op}d",))
-            text = (self.root / path).read_text(encoding="utf-8")
+            from chitin.store import files
+
+            text = files.read_text(self.root / path)
             moved = insight.with_changes(archived=to_archive)
             target = self.store.path_for(moved, archived=to_archive)
             commit = self._commit(

@@ -257,7 +257,7 @@ class Store:
         for path, kind in pending.items():
             if kind == "unmerged":
                 raise StoreError(f"{path} has a merge conflict; resolve it (and git add it) first")
-            found = find_secrets((self.root / path).read_text(encoding="utf-8", errors="replace"))
+            found = find_secrets(files.read_file(self.root / path).decode(errors="replace"))
             if found:
                 raise StoreError(
                     f"{path} was edited by hand and looks like it holds "
