@@ -156,9 +156,10 @@ def test_an_unexpected_error_is_one_line_without_traceback(run: Run, monkeypatch
 
     run("init")
     monkeypatch.setattr(core.Chitin, "stats", explode)  # type: ignore[attr-defined]
-    result = run("stats", expect=1)
+    result = run("stats", expect=3)
     assert result.stderr == (
-        "Error: unexpected RuntimeError: disk on fire (run again with --debug for the traceback)\n"
+        "Error: internal error: RuntimeError: disk on fire "
+        "(run again with --debug for the traceback)\n"
     )
     assert "Traceback" not in result.output
 

@@ -92,17 +92,14 @@ class ChitinGroup(click.Group):
         except KeyboardInterrupt:
             _fail("Interrupted.", 130)
         except Exception as error:
-            from chitin.errors import ChitinError
+            from chitin.cli.failures import INTERNAL, describe
 
-            if isinstance(error, ChitinError):
-                _fail(f"Error: {error}", error.exit_code)
-            if "--debug" in argv:
-                raise
-            _fail(
-                f"Error: unexpected {type(error).__name__}: {error} "
-                "(run again with --debug for the traceback)",
-                1,
-            )
+            message, code = describe(error)
+            if code == INTERNAL:
+                if "--debug" in argv:
+                    raise
+                message += " (run again with --debug for the traceback)"
+            _fail(f"Error: {message}", code)
         sys.exit(code if isinstance(code, int) else 0)
 
 
