@@ -9,12 +9,15 @@ import json
 import os
 import shutil
 import sqlite3
+import stat
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import Run
+from chitin.index import db as cache_db
+from tests.conftest import Run, commit_count
 
 QUERY = "fix the failing test before the release"
 AS_ROOT = os.geteuid() == 0
@@ -83,6 +86,303 @@ def use_every_way(run: Run) -> list[Any]:
         run("contribute", "--type", "skill", "--claim", "Name the page", "--confidence", "0.6"),
         run("reinforce", "ask-one"),
     ]  # fmt: skip
+
+
+# ------------------------------------------------------------------ the cache repairs itself
+
+
+def cache_objects() -> list[str]:
+    """The name of every table, index and virtual table of a fresh cache."""
+    fresh = cache_db._connect(None)
+    try:
+        rows = fresh.execute("SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")
+        return sorted(name for (name,) in rows)
+    finally:
+        fresh.close()
+
+
+CACHE_OBJECTS = cache_objects()
+
+
+@pytest.mark.parametrize("name", CACHE_OBJECTS)
+def test_a_table_or_index_dropped_from_the_cache_is_rebuilt(
+    run: Run, seeded: Path, name: str
+) -> None:
+    expected = live_ids(run)
+    cache = seeded / ".chitin" / "cache.sqlite3"
+    kinds = {n: kind for kind, n, _ in schema_objects(cache)}
+    sql(cache, f'DROP {"INDEX" if kinds[name] == "index" else "TABLE"} "{name}"')
+    results = use_every_way(run)
+    said = warnings_of(*results)
+    assert len(said) == 1 and "cache.sqlite3 was damaged" in said[0], said
+    assert f"{name} is missing" in said[0]
+    assert live_ids(run) == sorted([*expected, results[5].stdout.split(": ")[1].split()[0]])
+    assert warnings_of(run("list")) == []  # rebuilt once, for good
+
+
+def test_a_column_dropped_from_the_cache_is_rebuilt(run: Run, seeded: Path) -> None:
+    expected = live_ids(run)
+    sql(seeded / ".chitin" / "cache.sqlite3", "ALTER TABLE entries DROP COLUMN limitations")
+    result = run("list", "--format", "json")
+    assert sorted(i["id"] for i in json.loads(result.stdout)) == expected
+    assert "entries is not as chitin made it" in result.stderr
+    assert warnings_of(run("list")) == []
+
+
+# Every table and index of a cache with a page of its own (virtual tables have none).
+VIRTUAL = ("claim_terms", "claim_vocab", "search", "search_vocab")
+CACHE_PAGES = [name for name in CACHE_OBJECTS if name not in VIRTUAL]
+
+
+@pytest.mark.parametrize("fill", ["zeros", "random bytes"])
+@pytest.mark.parametrize("name", CACHE_PAGES)
+def test_a_damaged_page_behind_a_sound_header_is_rebuilt(
+    run: Run, seeded: Path, name: str, fill: str
+) -> None:
+    """4 KB of a page overwritten, the file's header intact: SQLite opens the file and
+    finds the damage only when a query reads that page, in any command."""
+    import random
+
+    expected = live_ids(run)
+    cache = seeded / ".chitin" / "cache.sqlite3"
+    pages = {n: page for _, n, page in schema_objects(cache)}
+    connection = sqlite3.connect(cache)
+    size = connection.execute("PRAGMA page_size").fetchone()[0]
+    connection.close()
+    noise = bytes(size) if fill == "zeros" else random.Random(name).randbytes(size)
+    with open(cache, "r+b") as handle:
+        handle.seek((pages[name] - 1) * size)
+        handle.write(noise)
+    results = use_every_way(run)
+    said = warnings_of(*results)
+    assert len(said) <= 1 and all("cache.sqlite3 was damaged" in line for line in said), said
+    assert set(expected) <= set(live_ids(run))
+    if said:  # whatever read the page rebuilt the file: nothing damaged is left behind
+        check = sqlite3.connect(cache)
+        assert check.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        check.close()
+    assert warnings_of(run("list")) == []
+
+
+def test_a_page_read_only_by_the_problem_report_is_found_and_rebuilt(
+    run: Run, seeded: Path
+) -> None:
+    """The case of the issue: the index of unreadable files is read after the command
+    did its work; every command failed until .chitin/ was deleted by hand."""
+    cache = seeded / ".chitin" / "cache.sqlite3"
+    page = {n: p for _, n, p in schema_objects(cache)}["entries_errors"]
+    with open(cache, "r+b") as handle:
+        handle.seek((page - 1) * 4096)
+        handle.write(bytes(4096))
+    first = run("list")
+    assert "cache.sqlite3 was damaged" in first.stderr
+    assert "14 insight(s)" in first.stdout
+    assert run("list").stderr == ""
+
+
+@pytest.mark.parametrize("thing", ["a symlink out of the store", "a symlink to a folder", "a FIFO"])
+@pytest.mark.parametrize("name", ["cache.sqlite3", "cache.sqlite3-wal", "usage.sqlite3"])
+def test_a_derived_database_that_is_not_a_regular_file_is_replaced(
+    run: Run, seeded: Path, tmp_path: Path, name: str, thing: str
+) -> None:
+    """SQLite would write through a symlink (outside the store), or never open a FIFO:
+    the cache was kept in memory, rebuilt at every command, for ever."""
+    path = seeded / ".chitin" / name
+    path.unlink(missing_ok=True)
+    outside = tmp_path / "outside"
+    if thing == "a FIFO":
+        os.mkfifo(path)
+    elif thing == "a symlink to a folder":
+        path.symlink_to(seeded / "insights")
+    else:
+        path.symlink_to(outside)
+    first = run("retrieve", "--query", QUERY)
+    assert f".chitin/{name} was not a regular file" in first.stderr
+    assert not outside.exists()
+    assert path.is_file() or not os.path.lexists(path)
+    assert run("retrieve", "--query", QUERY).stderr == ""
+
+
+# ------------------------------------------------------------------ damage met by a write
+
+
+def test_damage_found_after_the_commit_does_not_fail_the_write(
+    run: Run, seeded: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from chitin.index.cache import Cache
+
+    before = commit_count(seeded)
+    original = Cache.record
+
+    def corrupt(self: Cache, *args: Any) -> Any:
+        monkeypatch.setattr(Cache, "record", original)
+        raise sqlite3.DatabaseError("database disk image is malformed")
+
+    monkeypatch.setattr(Cache, "record", corrupt)
+    made = run("contribute", "--type", "skill", "--claim", "Commit first", "--confidence", "0.6")
+    assert made.stdout.startswith("✓ Contributed skill insight")
+    assert "cache.sqlite3 was damaged" in made.stderr
+    assert commit_count(seeded) == before + 1
+    listed = run("list")
+    assert "Commit first" in listed.stdout and listed.stderr == ""
+
+
+def test_damage_found_before_the_commit_makes_one_commit(
+    run: Run, seeded: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from chitin.index.cache import Cache
+
+    before = commit_count(seeded)
+    original = Cache.paths_of
+
+    def corrupt(self: Cache, *args: Any) -> Any:
+        monkeypatch.setattr(Cache, "paths_of", original)
+        raise sqlite3.DatabaseError("database disk image is malformed")
+
+    monkeypatch.setattr(Cache, "paths_of", corrupt)
+    result = run("reinforce", "ask-one", "--format", "json")
+    assert json.loads(result.stdout)["reinforcementCount"] == 1
+    assert "cache.sqlite3 was damaged" in result.stderr
+    assert commit_count(seeded) == before + 1
+
+
+def test_an_unexplained_sqlite_error_has_the_file_checked(
+    run: Run, seeded: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An error that does not say "malformed" (a broken index can raise a constraint
+    failure) is believed to be damage only if PRAGMA quick_check says so."""
+    from chitin.index.cache import Cache
+
+    original = Cache.counts
+
+    def odd(self: Cache) -> Any:
+        raise sqlite3.IntegrityError("UNIQUE constraint failed: entries.path")
+
+    monkeypatch.setattr(Cache, "counts", odd)
+    sound = run("stats", expect=3)  # a sound file: the error is chitin's, reported
+    assert "internal error: IntegrityError" in sound.stderr
+
+    def odd_once(self: Cache) -> Any:
+        monkeypatch.setattr(Cache, "counts", original)
+        path = self.root / ".chitin" / "cache.sqlite3"
+        page = {n: p for _, n, p in schema_objects(path)}["entries_live"]
+        with open(path, "r+b") as handle:
+            handle.seek((page - 1) * 4096)
+            handle.write(bytes(4096))
+        raise sqlite3.IntegrityError("UNIQUE constraint failed: entries.path")
+
+    monkeypatch.setattr(Cache, "counts", odd_once)
+    damaged = run("stats")
+    assert "cache.sqlite3 was damaged" in damaged.stderr
+    assert "Total: 14" in damaged.stdout
+
+
+def test_a_healthy_cache_is_not_integrity_checked_when_opened(
+    run: Run, seeded: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The session start stays fast: quick_check only runs after an unexplained error."""
+    checks: list[object] = []
+    monkeypatch.setattr(cache_db, "_sound", lambda db: checks.append(db) or True, raising=False)
+    run("retrieve", "--query", QUERY)
+    run("list")
+    assert checks == []
+
+
+# ------------------------------------------------------------------ the other SQLite files
+
+
+@pytest.mark.parametrize("name", ["meta", "rows", "queries", "hits", "current"])
+def test_a_table_dropped_from_the_vector_index_is_rebuilt(
+    run: Run, seeded: Path, name: str
+) -> None:
+    expected = json.loads(run("retrieve", "--query", QUERY, "--format", "json").stdout)
+    sql(seeded / ".chitin" / "vectors" / "index.sqlite3", f"DROP TABLE {name}")
+    first = run("retrieve", "--query", QUERY, "--format", "json")
+    assert "index.sqlite3 was damaged" in first.stderr
+    assert "semantic search unavailable" not in first.stderr
+    again = run("retrieve", "--query", QUERY, "--format", "json")
+    assert again.stderr == ""
+    ids = [i["id"] for i in json.loads(again.stdout)["insights"]]
+    assert ids == [i["id"] for i in expected["insights"]]
+
+
+def test_a_damaged_page_of_the_vector_index_is_rebuilt(run: Run, seeded: Path) -> None:
+    index = seeded / ".chitin" / "vectors" / "index.sqlite3"
+    page = {n: p for _, n, p in schema_objects(index)}["meta"]
+    with open(index, "r+b") as handle:
+        handle.seek((page - 1) * 4096)
+        handle.write(bytes(4096))
+    first = run("retrieve", "--query", QUERY)
+    assert "was damaged" in first.stderr and "cannot be used" not in first.stderr
+    assert run("retrieve", "--query", QUERY).stderr == ""
+
+
+def test_a_changed_table_of_the_usage_file_is_set_aside(run: Run, seeded: Path) -> None:
+    usage = seeded / ".chitin" / "usage.sqlite3"
+    sql(usage, "DROP TABLE retrieved", "CREATE TABLE retrieved (id TEXT PRIMARY KEY)")
+    first = run("retrieve", "--query", QUERY)
+    assert "usage.sqlite3 was damaged" in first.stderr
+    assert first.stderr.count("\n") == 1
+    assert (seeded / ".chitin" / "usage.sqlite3.damaged").is_file()
+    assert run("retrieve", "--query", QUERY).stderr == ""
+
+
+# ------------------------------------------------------------------ a read-only store
+
+
+@pytest.fixture
+def read_only_databases(monkeypatch: pytest.MonkeyPatch, seeded: Path) -> Iterator[Path]:
+    """Every SQLite file under the store's .chitin/ opened as a read-only file is: it
+    opens, its reads work, and every write fails with "attempt to write a readonly
+    database" (what a store chmod'ed a-w gives; chmod does not stop root, who runs
+    these tests in some places)."""
+    connect = sqlite3.connect
+    chitin_dir = str(seeded / ".chitin")
+
+    def read_only(database: Any, *args: Any, **options: Any) -> sqlite3.Connection:
+        if isinstance(database, str) and database.startswith(chitin_dir):
+            options["uri"] = True
+            database = f"{Path(database).as_uri()}?mode=ro"
+        return connect(database, *args, **options)
+
+    monkeypatch.setattr(sqlite3, "connect", read_only)
+    yield seeded
+
+
+def test_a_read_only_store_is_read_with_a_warning(
+    run: Run, read_only_databases: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every file's cached stat made stale, so that the cache would have to be written.
+    for path in (read_only_databases / "insights").rglob("*.md"):
+        os.utime(path, ns=(1_600_000_000_000_000_000,) * 2)
+    listed = run("list", "--format", "json")
+    assert len(json.loads(listed.stdout)) == 14
+    assert "cannot be written (attempt to write a readonly database)" in listed.stderr
+    assert "read the insight files without the cache" in listed.stderr
+    assert "ID: ask-one-focused-question-3cf5" in run("get", "ask-one").stdout
+    found = run("retrieve", "--query", QUERY, "--format", "json")
+    assert json.loads(found.stdout)["insights"]
+    assert "internal error" not in found.stderr
+    assert run("stats").stdout.count("14") >= 1
+
+
+@pytest.mark.skipif(AS_ROOT, reason="chmod does not stop root (the test above simulates it)")
+def test_a_store_made_read_only_with_chmod_is_read(run: Run, seeded: Path) -> None:
+    for path in (seeded / "insights").rglob("*.md"):
+        os.utime(path, ns=(1_600_000_000_000_000_000,) * 2)
+    modes = {p: p.stat().st_mode for p in [seeded, *seeded.rglob("*")] if not p.is_symlink()}
+    try:
+        for path in modes:
+            path.chmod(stat.S_IMODE(modes[path]) & ~0o222)
+        assert len(json.loads(run("list", "--format", "json").stdout)) == 14
+        assert json.loads(run("retrieve", "--query", QUERY, "--format", "json").stdout)
+        refused = run(
+            "contribute", "--type", "skill", "--claim", "Not here", "--confidence", "0.5", expect=1
+        )
+        assert refused.stderr.startswith("Error: permission denied: ")
+    finally:
+        for path, mode in modes.items():
+            path.chmod(stat.S_IMODE(mode))
 
 
 # ------------------------------------------------------------------ unexpected errors

@@ -7,6 +7,7 @@ so two agents writing at once are serialized and neither loses its change.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, datetime
@@ -14,9 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from chitin.errors import AmbiguousIdError, NotFoundError, StateError, StoreError
+from chitin.index import db as cache_db
 from chitin.index import usage
 from chitin.index.cache import Cache, Filters, Problem, Progress
-from chitin.index.db import discard, is_damage
 from chitin.model.ids import check_id
 from chitin.model.insight import (
     TYPES,
@@ -43,6 +44,18 @@ if TYPE_CHECKING:  # each loads with the use cases that need it: writers, histor
 # a handful of duplicates and at most five conflicts, and the best are among these.
 CONFLICT_CANDIDATES = 200
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _repaired(method: F) -> F:
+    """A use case that reads the cache: run through ``Chitin.repairing``, so a cache
+    found damaged on the way is rebuilt and the use case run once more."""
+
+    @functools.wraps(method)
+    def run(self: Chitin, *args: Any, **options: Any) -> Any:
+        return self.repairing(lambda: method(self, *args, **options))
+
+    return run  # type: ignore[return-value]
 
 
 # Results are NamedTuples, not dataclasses: reads would otherwise import dataclasses
@@ -110,6 +123,7 @@ class Chitin:
         self.signer: Callable[[], str] = lambda: "chitin"
         self.command: tuple[str, ...] = ("chitin",)  # how git runs the merge driver
         self.usage_recorded = True
+        self._repair_depth = 0  # use cases running inside ``repairing``
 
     def close(self) -> None:
         if self._vectors is not None:
@@ -130,12 +144,22 @@ class Chitin:
     def cache(self) -> Cache:
         """The cache, in step with the files as of the first use in this command."""
         if self._cache is None:
-            self._cache = self._repairing(self._synced_cache)
+            self._cache = self.repairing(self._synced_cache)
         return self._cache
 
     def _synced_cache(self) -> Cache:
         git = self.store.git if self.store.git.is_repository() else None
-        cache = Cache(self.root, self._strength, git)
+        try:
+            return self._sync(Cache(self.root, self._strength, git))
+        except Exception as error:
+            if not cache_db.is_unwritable(error):
+                raise
+            # A read-only store (or a full disk): the files are read into a cache in
+            # memory, for this command. Git could say nothing a full walk does not.
+            cache_db.not_writable(self.root, error)
+        return self._sync(Cache(self.root, self._strength, None, memory=True))
+
+    def _sync(self, cache: Cache) -> Cache:
         try:
             cache.sync(self.progress)
         except BaseException:
@@ -153,20 +177,43 @@ class Chitin:
             self._strength_of = lambda found: base_strength(found, shape)
         return self._strength_of(insight)
 
-    def _repairing(self, work: Callable[[], T]) -> T:
+    def repairing(self, work: Callable[[], T]) -> T:
         """``work()``; if the cache turns out damaged on the way (SQLite finds a corrupt
-        page only when it reads it), discard it, rebuild it from the files, and run
-        ``work`` once more."""
-        try:
+        page only when it reads it, or a table is missing), discard it, rebuild it from
+        the files, and run ``work`` once more. An SQLite error that says nothing of
+        damage has the file checked (``PRAGMA quick_check``) before it is believed.
+
+        Only the outermost use case repairs: one nested in it (``resolve`` inside
+        ``update``) lets the damage through, and the whole use case is run again, so
+        that nothing holds on to the discarded cache. ``work`` must not have committed
+        anything when the damage shows (``record_written`` never lets it through)."""
+        if self._repair_depth:
             return work()
-        except Exception as error:  # only SQLite's "not a sound database" is caught
-            if not is_damage(error):
-                raise
-            if self._cache is not None:
-                self._cache.close()
-                self._cache = None
-            discard(self.root, error)
-        return work()
+        self._repair_depth += 1
+        try:
+            try:
+                return work()
+            except Exception as error:
+                if not self._damaged(error):
+                    raise
+                self._discard_cache(error)
+            return work()
+        finally:
+            self._repair_depth -= 1
+
+    def _damaged(self, error: BaseException) -> bool:
+        if cache_db.is_damage(error):
+            return True
+        if self._cache is not None and self._cache.memory:
+            return cache_db.damage_found(self._cache.db, error)
+        # A connection of its own: what is on disk, not what this one holds in memory.
+        return cache_db.damage_found(self.root / cache_db.CACHE_DIR / cache_db.CACHE_FILE, error)
+
+    def _discard_cache(self, error: BaseException) -> None:
+        if self._cache is not None:
+            self._cache.close()
+            self._cache = None
+        cache_db.discard(self.root, error)
 
     @contextlib.contextmanager
     def writing(self) -> Iterator[Cache]:
@@ -191,6 +238,7 @@ class Chitin:
             seeded = self._seed(now)
         return commit, seeded
 
+    @_repaired
     def _seed(self, now: str) -> list[Insight]:
         from chitin.resources import data_path
         from chitin.store import files
@@ -217,9 +265,11 @@ class Chitin:
 
     # -------------------------------------------------------------- reading
 
+    @_repaired
     def problems(self) -> list[Problem]:
         return [] if self.missing else self.cache.problems()
 
+    @_repaired
     def resolve(self, ref: str, archived: bool | None = False) -> str:
         """The full id for ``ref`` (an id or a unique prefix of one)."""
         check_id(ref)
@@ -237,12 +287,14 @@ class Chitin:
             raise StateError(f"Insight {ref} is not archived")
         raise NotFoundError(f"Insight not found: {ref}")
 
+    @_repaired
     def get(self, ref: str) -> Insight:
         insight_id = self.resolve(ref, archived=None)
         found = self.cache.get(insight_id)
         assert found is not None
         return found
 
+    @_repaired
     def path_of(self, insight_id: str) -> str:
         paths = self.cache.paths_of(insight_id)
         if len(paths) > 1:
@@ -254,6 +306,7 @@ class Chitin:
             raise NotFoundError(f"Insight not found: {insight_id}")
         return paths[0]
 
+    @_repaired
     def list_insights(
         self,
         *,
@@ -268,6 +321,7 @@ class Chitin:
         )
         return [] if self.missing else self.cache.select(filters)
 
+    @_repaired
     def stats(self) -> Stats:
         if self.missing:
             return Stats(0, dict.fromkeys(TYPES, 0), 0.0, 0)
@@ -288,6 +342,7 @@ class Chitin:
             return []
         return history.changelog(self.store.git, days, limit)
 
+    @_repaired
     def similar(self, claim: str, threshold: float) -> list[tuple[Candidate, float]]:
         from chitin.retrieval import conflicts
 
@@ -299,6 +354,7 @@ class Chitin:
             pool = self._candidates(self._overlapping(tokens(claim), threshold))
         return conflicts.similar(claim, pool, threshold)
 
+    @_repaired
     def similar_meaning(self, claim: str, threshold: float) -> list[tuple[Candidate, float]]:
         """Insights whose meaning is close to ``claim`` (cosine similarity ≥ threshold),
         through the configured embedding provider; catches paraphrases words miss."""
@@ -402,7 +458,7 @@ class Chitin:
                 meaning = self._semantic(picked)
             except ProviderError as error:
                 failure = f"semantic search unavailable ({error}); ranked by text alone"
-        found = self._repairing(
+        found = self.repairing(
             lambda: engine.retrieve(
                 self.cache,
                 query,
@@ -437,6 +493,7 @@ class Chitin:
             self._vectors = semantic.open_semantic(self.root / ".chitin", picked, self.env)
         return self._vectors
 
+    @_repaired
     def embed(
         self, provider: str | None, model: str | None, force: bool, progress: Progress | None = None
     ) -> tuple[semantic.Semantic, int]:
@@ -457,6 +514,7 @@ class Chitin:
             prepare()
         return meaning, done
 
+    @_repaired
     def adopt_vectors(self, known: Mapping[tuple[str, str], bytes]) -> int:
         """Take vectors of the local model made elsewhere (see semantic.adopt), when the
         local model is the one configured."""
@@ -468,6 +526,7 @@ class Chitin:
             return 0
         return semantic.adopt(self.cache, self._semantic(picked), known)
 
+    @_repaired
     def unembedded(self) -> int:
         """How many insights wait for a vector of the configured provider."""
         from chitin.retrieval import semantic
@@ -477,6 +536,7 @@ class Chitin:
             return 0
         return semantic.waiting(self.cache, self._semantic(picked))
 
+    @_repaired
     def embed_status(self) -> tuple[int, int, str | None]:
         """(live insights, those with a current vector, the sidecar's identity)."""
         if self.missing:
@@ -515,6 +575,7 @@ class Chitin:
 
     # -------------------------------------------------------------- writing
 
+    @_repaired
     def contribute(
         self,
         fields: Mapping[str, Any],
@@ -551,6 +612,7 @@ class Chitin:
             self.record_written(cache, {path: insight})
         return Contribution(insight, path, commit, duplicates, found)
 
+    @_repaired
     def update(
         self, ref: str, changes: Mapping[str, Any], now: str, allow_secret: bool = False
     ) -> Change:
@@ -580,6 +642,7 @@ class Chitin:
             self.record_written(cache, {target: after}, removed=[path] if target != path else [])
         return Change(after, target, commit, before, tuple(notes))
 
+    @_repaired
     def reinforce(
         self,
         ref: str,
@@ -624,6 +687,7 @@ class Chitin:
     def unarchive(self, ref: str) -> Change:
         return self._move(ref, to_archive=False)
 
+    @_repaired
     def _move(self, ref: str, to_archive: bool) -> Change:
         op = "archive" if to_archive else "unarchive"
         with self.writing() as cache:
@@ -647,6 +711,7 @@ class Chitin:
             self.record_written(cache, {target: moved}, removed=[path])
         return Change(moved, target, commit, insight)
 
+    @_repaired
     def merge(
         self,
         source_ref: str,
@@ -709,12 +774,22 @@ class Chitin:
         written: Mapping[str, Insight],
         removed: list[str] | tuple[str, ...] = (),
     ) -> None:
-        """Tell the cache what we wrote, so the next command need not parse it again."""
-        with cache.batch():
-            for path in removed:
-                cache.forget(path)
-            for path, insight in written.items():
-                cache.record(path, insight, self.store.stat(path))
+        """Tell the cache what we wrote, so the next command need not parse it again.
+
+        The write is committed by now: a cache found damaged here is discarded (the
+        next use rebuilds it from the files), never a failure of the write."""
+        try:
+            with cache.batch():
+                for path in removed:
+                    cache.forget(path)
+                for path, insight in written.items():
+                    cache.record(path, insight, self.store.stat(path))
+        except Exception as error:
+            if not self._damaged(error):
+                raise
+            if cache is not self._cache:
+                cache.close()
+            self._discard_cache(error)
 
 
 def _most_shared(counts: Mapping[int, int], need: int, limit: int | None) -> set[int]:
