@@ -385,6 +385,69 @@ def test_a_store_made_read_only_with_chmod_is_read(run: Run, seeded: Path) -> No
             path.chmod(stat.S_IMODE(mode))
 
 
+# ------------------------------------------------------------------ --output
+
+
+def make(kind: str, where: Path) -> Path:
+    """Something that is not a regular file, at ``where``."""
+    if kind == "a FIFO":
+        os.mkfifo(where)
+    elif kind == "a symlink to a character device":
+        where.symlink_to(os.devnull)
+    elif kind == "a folder":
+        where.mkdir()
+    elif kind == "a symlink to a FIFO":
+        os.mkfifo(where.with_name("pipe"))
+        where.symlink_to(where.with_name("pipe"))
+    return where
+
+
+OUTPUT_COMMANDS = [["render", "--query", QUERY], ["export"]]
+
+
+@pytest.mark.parametrize(
+    "kind", ["a FIFO", "a symlink to a character device", "a folder", "a symlink to a FIFO"]
+)
+@pytest.mark.parametrize("command", OUTPUT_COMMANDS, ids=lambda c: c[0])
+def test_output_refuses_what_is_not_a_regular_file(
+    run: Run, seeded: Path, tmp_path: Path, command: list[str], kind: str
+) -> None:
+    target = make(kind, tmp_path / "out")
+    before = os.lstat(target)
+    result = run(*command, "--output", str(target), expect=2)
+    line = result.stderr.strip()
+    assert "\n" not in line and "--output writes only regular files" in line
+    assert kind.split(" ")[-1] in line or kind.split(" ")[-2] in line
+    after = os.lstat(target)
+    assert (after.st_mode, after.st_ino) == (before.st_mode, before.st_ino)
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize("command", OUTPUT_COMMANDS, ids=lambda c: c[0])
+def test_output_through_a_symlink_replaces_the_file_it_points_to(
+    run: Run, seeded: Path, tmp_path: Path, command: list[str]
+) -> None:
+    real = tmp_path / "kept" / "PERSONALITY.md"
+    real.parent.mkdir()
+    real.write_text("old\n")
+    real.chmod(0o640)
+    link = tmp_path / "link.md"
+    link.symlink_to(real)
+    run(*command, "--output", str(link))
+    assert link.is_symlink() and link.resolve() == real
+    assert real.read_text() == run(*command).stdout
+    assert stat.S_IMODE(real.stat().st_mode) == 0o640
+
+
+def test_output_through_a_symlink_to_nothing_creates_its_target(
+    run: Run, seeded: Path, tmp_path: Path
+) -> None:
+    link = tmp_path / "link.json"
+    link.symlink_to(tmp_path / "made.json")
+    run("export", "--output", str(link))
+    assert link.is_symlink() and len(json.loads((tmp_path / "made.json").read_text())) == 14
+
+
 # ------------------------------------------------------------------ unexpected errors
 
 
