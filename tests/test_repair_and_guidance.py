@@ -448,6 +448,51 @@ def test_output_through_a_symlink_to_nothing_creates_its_target(
     assert link.is_symlink() and len(json.loads((tmp_path / "made.json").read_text())) == 14
 
 
+# ------------------------------------------------------------------ a chitin 1.x database
+
+
+@pytest.fixture
+def legacy_database(tmp_path: Path) -> Path:
+    from tests.test_migrate import GENERATIONS, build
+
+    path = Path.home() / ".config" / "chitin" / "insights.db"
+    path.parent.mkdir(parents=True)
+    build(path, list(GENERATIONS)[-1])
+    return path
+
+
+def hint_for(path: Path) -> str:
+    return f"`chitin import {path}`"
+
+
+def test_a_1x_database_is_suggested_where_the_store_is_empty(
+    run: Run, legacy_database: Path
+) -> None:
+    missing = run("list")
+    assert hint_for(legacy_database) in missing.stderr
+    assert missing.stderr.count("hint:") == 1
+    as_json = run("list", "--format", "json")
+    assert json.loads(as_json.stdout) == [] and hint_for(legacy_database) in as_json.stderr
+    init = run("init")
+    assert hint_for(legacy_database) in init.stderr and "hint:" not in init.stdout
+    empty = run("stats")
+    assert hint_for(legacy_database) in empty.stderr
+    assert hint_for(legacy_database) in run("retrieve", "--query", QUERY).stderr
+    run("import", str(legacy_database))
+    assert "hint:" not in run("list").stderr  # the store holds them now
+
+
+def test_init_suggests_the_1x_database_even_when_it_seeds(run: Run, legacy_database: Path) -> None:
+    result = run("init", "--seed")
+    assert hint_for(legacy_database) in result.stderr
+    assert "hint:" not in run("list").stderr  # not once the store holds insights
+
+
+def test_no_1x_database_no_hint(run: Run) -> None:
+    assert "hint:" not in run("list").stderr
+    assert "hint:" not in run("init").stderr
+
+
 # ------------------------------------------------------------------ unexpected errors
 
 

@@ -67,12 +67,34 @@ def opened(ctx: click.Context, reading: bool = True) -> Iterator[Chitin]:
     try:
         if reading and chitin.missing:
             note(f"No store at {settings.store} yet (run `chitin init`); showing an empty store.")
+        if reading:
+            legacy_hint(chitin)
         yield chitin
         progress.finish()
         report_problems(chitin)
     finally:
         progress.finish()
         chitin.close()
+
+
+# Where chitin 1.x kept its one database (in the home folder, whatever XDG says).
+LEGACY_DATABASE = Path(".config") / "chitin" / "insights.db"
+
+
+def legacy_hint(chitin: Chitin) -> None:
+    """On a store that holds nothing, one line if chitin 1.x's database is where 1.x
+    kept it: the insights the person expects are there, not lost. (One stat when
+    there is no such file, so every read may ask.)"""
+    try:
+        database = Path.home() / LEGACY_DATABASE
+        found = database.is_file()
+    except (OSError, RuntimeError):  # no home folder
+        return
+    if found and chitin.holds_nothing():
+        note(
+            f"hint: chitin 1.x's database is at {database}; "
+            f"`chitin import {database}` brings its insights into this store"
+        )
 
 
 def signature(agent: str | None) -> str:

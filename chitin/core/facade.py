@@ -322,6 +322,14 @@ class Chitin:
         return [] if self.missing else self.cache.select(filters)
 
     @_repaired
+    def holds_nothing(self) -> bool:
+        """No store yet, or one without a single insight file, live or archived."""
+        if self.missing:
+            return True
+        counts, _, archived = self.cache.counts()
+        return not counts and not archived and not self.cache.problems()
+
+    @_repaired
     def stats(self) -> Stats:
         if self.missing:
             return Stats(0, dict.fromkeys(TYPES, 0), 0.0, 0)
