@@ -493,6 +493,36 @@ def test_no_1x_database_no_hint(run: Run) -> None:
     assert "hint:" not in run("init").stderr
 
 
+# ------------------------------------------------------------------ git's safe.directory
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["history", "ask-one"],
+        ["changelog"],
+        ["diff", "HEAD"],
+        ["init"],
+        ["reinforce", "ask-one"],
+        ["contribute", "--type", "skill", "--claim", "Owned elsewhere", "--confidence", "0.5"],
+    ],
+    ids=lambda c: c[0],
+)
+def test_git_refusing_a_store_owned_by_another_user_is_said(
+    run: Run, seeded: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]
+) -> None:
+    before = commit_count(seeded)
+    monkeypatch.setenv("GIT_TEST_ASSUME_DIFFERENT_OWNER", "1")  # honoured by git ≥ 2.35.2
+    result = run(*command, expect=1)
+    assert result.stderr == (
+        f"Error: git refuses to work in {seeded}: the repository is owned by another user "
+        f"(git's safe.directory check). If you trust it, run: "
+        f"git config --global --add safe.directory {seeded}\n"
+    )
+    monkeypatch.delenv("GIT_TEST_ASSUME_DIFFERENT_OWNER")
+    assert commit_count(seeded) == before
+
+
 # ------------------------------------------------------------------ unexpected errors
 
 
