@@ -166,8 +166,8 @@ def test_an_unexpected_error_is_one_line_without_traceback(run: Run, monkeypatch
 
 def test_a_store_path_that_is_a_file_is_an_error(run: Run, store: Path) -> None:
     store.write_text("not a folder")
-    result = run("init", expect=2)
+    result = run("init", expect=1)
     assert result.stderr == (
-        f"Error: Invalid value for '--store': Directory '{store}' is a file. "
-        "(see 'chitin --help')\n"
+        f"Error: the store path {store} is a file, not a folder "
+        "(--store and $CHITIN_STORE name the store's folder)\n"
     )

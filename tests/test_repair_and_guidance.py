@@ -523,6 +523,45 @@ def test_git_refusing_a_store_owned_by_another_user_is_said(
     assert commit_count(seeded) == before
 
 
+# ------------------------------------------------------------------ a store path that is a file
+
+
+def not_a_folder(kind: str, where: Path) -> Path:
+    if kind == "a file":
+        where.write_text("not a folder")
+        return where
+    if kind == "a character device":
+        return Path(os.devnull)
+    os.mkfifo(where)
+    return where
+
+
+@pytest.mark.parametrize("how", ["--store", "CHITIN_STORE"])
+@pytest.mark.parametrize("kind", ["a file", "a character device", "a FIFO (named pipe)"])
+@pytest.mark.parametrize(
+    "command", [["list"], ["stats"], ["init"], ["retrieve", "--query", "x"], ["export"]]
+)
+def test_a_store_path_that_is_not_a_folder_is_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str, kind: str, command: list[str]
+) -> None:
+    from click.testing import CliRunner
+
+    from chitin.cli import cli
+
+    path = not_a_folder(kind, tmp_path / "not-a-store")
+    if how == "CHITIN_STORE":
+        monkeypatch.setenv("CHITIN_STORE", str(path))
+        result = CliRunner().invoke(cli, command)
+    else:
+        result = CliRunner().invoke(cli, ["--store", str(path), *command])
+    assert result.exit_code == 1, result.output
+    assert result.stderr == (
+        f"Error: the store path {path} is {kind}, not a folder "
+        "(--store and $CHITIN_STORE name the store's folder)\n"
+    )
+    assert result.stdout == ""
+
+
 # ------------------------------------------------------------------ unexpected errors
 
 

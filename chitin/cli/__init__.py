@@ -142,7 +142,7 @@ def _silence_stdout() -> None:
 @click.option(
     "--store",
     "store",
-    type=click.Path(file_okay=False, path_type=str),
+    type=click.Path(path_type=str),
     metavar="PATH",
     help="The store to use. Default: $CHITIN_STORE, else ${XDG_DATA_HOME:-~/.local/share}/chitin.",
 )

@@ -137,8 +137,13 @@ class Chitin:
 
     @property
     def missing(self) -> bool:
-        """True when there is no store yet: reads then behave as on an empty store."""
-        return not self.store.exists()
+        """True when there is no store yet: reads then behave as on an empty store.
+        Something else where the store should be (a file, a device) is an error."""
+        if self.store.exists():
+            return False
+        if self.root.exists() or self.root.is_symlink():
+            raise StoreError(_not_a_folder(self.root))
+        return True
 
     @property
     def cache(self) -> Cache:
@@ -219,7 +224,7 @@ class Chitin:
     def writing(self) -> Iterator[Cache]:
         """The store, created if need be and locked, with the cache in step with what
         other writers committed while we waited for the lock."""
-        if not self.store.is_initialized():
+        if self.missing or not self.store.is_initialized():  # (raises for a file there)
             self.store.initialize(self.command)
         with self.store.lock():
             if self._cache is None:
@@ -232,6 +237,7 @@ class Chitin:
 
     def init(self, seed: bool, now: str) -> tuple[str | None, list[Insight]]:
         """Create the store (idempotent); with ``seed``, add the starter insights."""
+        self.missing  # noqa: B018 (raises if something else stands where the store goes)
         commit = self.store.initialize(self.command)
         seeded: list[Insight] = []
         if seed:
@@ -798,6 +804,28 @@ class Chitin:
             if cache is not self._cache:
                 cache.close()
             self._discard_cache(error)
+
+
+def _not_a_folder(root: Path) -> str:
+    import stat
+
+    try:
+        mode = root.stat().st_mode
+    except OSError:
+        kind = "a symlink to nothing"
+    else:
+        kinds = (
+            (stat.S_ISREG, "a file"),
+            (stat.S_ISFIFO, "a FIFO (named pipe)"),
+            (stat.S_ISSOCK, "a socket"),
+            (stat.S_ISCHR, "a character device"),
+            (stat.S_ISBLK, "a block device"),
+        )
+        kind = next((name for test, name in kinds if test(mode)), "not a folder")
+    return (
+        f"the store path {root} is {kind}, not a folder "
+        "(--store and $CHITIN_STORE name the store's folder)"
+    )
 
 
 def _most_shared(counts: Mapping[int, int], need: int, limit: int | None) -> set[int]:
