@@ -370,6 +370,12 @@ def test_a_read_only_store_is_read_with_a_warning(
 def test_a_store_made_read_only_with_chmod_is_read(run: Run, seeded: Path) -> None:
     for path in (seeded / "insights").rglob("*.md"):
         os.utime(path, ns=(1_600_000_000_000_000_000,) * 2)
+    # Another process has the cache open (its write-ahead log is there): SQLite then
+    # opens the read-only file, and only the first write fails.
+    other = sqlite3.connect(seeded / ".chitin" / "cache.sqlite3")
+    other.execute("PRAGMA wal_autocheckpoint = 0")
+    other.execute("INSERT OR REPLACE INTO meta VALUES ('other', 'process')")
+    other.commit()
     modes = {p: p.stat().st_mode for p in [seeded, *seeded.rglob("*")] if not p.is_symlink()}
     try:
         for path in modes:
@@ -383,6 +389,7 @@ def test_a_store_made_read_only_with_chmod_is_read(run: Run, seeded: Path) -> No
     finally:
         for path, mode in modes.items():
             path.chmod(stat.S_IMODE(mode))
+        other.close()
 
 
 # ------------------------------------------------------------------ --output
