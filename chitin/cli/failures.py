@@ -34,7 +34,7 @@ _ADVICE = {
 # ".<name>.<pid>.tmp" files of state written aside, and the scratch folders of merges
 # and diffs.
 _TEMPORARY_FILE = re.compile(r"(?P<folder>[^\s'\"]*/)?\.[^/\s'\"]+\.tmp\b")
-_TEMPORARY_FOLDER = re.compile(r"[^\s'\"]*/chitin-(?:merge|diff)-[^\s'\"]*")
+_TEMPORARY_FOLDER = re.compile(r"[^\s'\"]*/chitin-(?:merge|diff)-[^\s'\":,;]*")
 
 
 def describe(error: BaseException) -> tuple[str, int]:
