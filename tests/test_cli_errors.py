@@ -159,17 +159,18 @@ def test_an_unexpected_error_is_one_line_without_traceback(run: Run, monkeypatch
 
     run("init")
     monkeypatch.setattr(core.Chitin, "stats", explode)  # type: ignore[attr-defined]
-    result = run("stats", expect=1)
+    result = run("stats", expect=3)
     assert result.stderr == (
-        "Error: unexpected RuntimeError: disk on fire (run again with --debug for the traceback)\n"
+        "Error: internal error: RuntimeError: disk on fire "
+        "(run again with --debug for the traceback)\n"
     )
     assert "Traceback" not in result.output
 
 
 def test_a_store_path_that_is_a_file_is_an_error(run: Run, store: Path) -> None:
     store.write_text("not a folder")
-    result = run("init", expect=2)
+    result = run("init", expect=1)
     assert result.stderr == (
-        f"Error: Invalid value for '--store': Directory '{store}' is a file. "
-        "(see 'chitin --help')\n"
+        f"Error: the store path {store} is a file, not a folder "
+        "(--store and $CHITIN_STORE name the store's folder)\n"
     )

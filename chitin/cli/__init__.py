@@ -94,17 +94,14 @@ class ChitinGroup(click.Group):
         except KeyboardInterrupt as error:
             _fail_interrupted(error)
         except Exception as error:
-            from chitin.errors import ChitinError
+            from chitin.cli.failures import INTERNAL, describe
 
-            if isinstance(error, ChitinError):
-                _fail(f"Error: {error}", error.exit_code)
-            if "--debug" in argv:
-                raise
-            _fail(
-                f"Error: unexpected {type(error).__name__}: {error} "
-                "(run again with --debug for the traceback)",
-                1,
-            )
+            message, code = describe(error)
+            if code == INTERNAL:
+                if "--debug" in argv:
+                    raise
+                message += " (run again with --debug for the traceback)"
+            _fail(f"Error: {message}", code)
         sys.exit(code if isinstance(code, int) else 0)
 
 
@@ -153,7 +150,7 @@ def _silence_stdout() -> None:
 @click.option(
     "--store",
     "store",
-    type=click.Path(file_okay=False, path_type=str),
+    type=click.Path(path_type=str),
     metavar="PATH",
     help="The store to use. Default: $CHITIN_STORE, else ${XDG_DATA_HOME:-~/.local/share}/chitin.",
 )

@@ -253,11 +253,13 @@ def run(ctx: click.Context, host: str, event: str) -> None:
         stdin = "" if sys.stdin.isatty() else sys.stdin.read()
         _run_claude_code(ctx, event, stdin)
     except Exception as error:  # a hook must never break its host; say why, once
+        from chitin.cli.failures import describe
+
         if settings.debug:
             import traceback
 
             traceback.print_exc()
-        note(f"chitin: the {event} hook did nothing: {_describe(error)}")
+        note(f"chitin: the {event} hook did nothing: {describe(error)[0]}")
 
 
 def _run_claude_code(ctx: click.Context, event: str, stdin: str) -> None:
@@ -281,11 +283,3 @@ def _run_claude_code(ctx: click.Context, event: str, stdin: str) -> None:
     if made.found.degraded:
         note(f"chitin: {made.found.degraded}")
     emit_json(runtime.session_start_output(made.text))
-
-
-def _describe(error: Exception) -> str:
-    from chitin.errors import ChitinError
-
-    if isinstance(error, ChitinError):
-        return str(error)
-    return f"unexpected {type(error).__name__}: {error}"

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple, TypeVar
 import click
 
 from chitin.core import Chitin
+from chitin.errors import StoreError
 from chitin.location import store_path
 from chitin.model.insight import format_timestamp
 
@@ -66,12 +67,34 @@ def opened(ctx: click.Context, reading: bool = True) -> Iterator[Chitin]:
     try:
         if reading and chitin.missing:
             note(f"No store at {settings.store} yet (run `chitin init`); showing an empty store.")
+        if reading:
+            legacy_hint(chitin)
         yield chitin
         progress.finish()
         report_problems(chitin)
     finally:
         progress.finish()
         chitin.close()
+
+
+# Where chitin 1.x kept its one database (in the home folder, whatever XDG says).
+LEGACY_DATABASE = Path(".config") / "chitin" / "insights.db"
+
+
+def legacy_hint(chitin: Chitin) -> None:
+    """On a store that holds nothing, one line if chitin 1.x's database is where 1.x
+    kept it: the insights the person expects are there, not lost. (One stat when
+    there is no such file, so every read may ask.)"""
+    try:
+        database = Path.home() / LEGACY_DATABASE
+        found = database.is_file()
+    except (OSError, RuntimeError):  # no home folder
+        return
+    if found and chitin.holds_nothing():
+        note(
+            f"hint: chitin 1.x's database is at {database}; "
+            f"`chitin import {database}` brings its insights into this store"
+        )
 
 
 def signature(agent: str | None) -> str:
@@ -139,6 +162,64 @@ def format_option(function: F) -> F:
         show_default=True,
         help="Output for people, or JSON for programs.",
     )(function)
+
+
+def output_option(help: str) -> Callable[[F], F]:
+    """``--output PATH``: a regular file, written atomically (see ``write_output``)."""
+    return click.option(
+        "--output",
+        type=click.Path(path_type=Path),
+        callback=_check_output,
+        metavar="FILE",
+        help=help,
+    )
+
+
+def _check_output(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    """Refuse at once (before any work) an --output that is not a regular file."""
+    if value is not None:
+        try:
+            output_target(value)
+        except StoreError as error:
+            raise click.BadParameter(str(error), ctx, param) from None
+    return value
+
+
+def output_target(path: Path) -> Path:
+    """The regular file ``--output path`` writes: ``path``, or the file a symlink there
+    points to (which is replaced in place, so the link stays a link). Anything else
+    (a folder, FIFO, socket or device, also behind a symlink) is refused: replacing
+    it by a regular file would break what it was, and writing into it could block
+    or reach a device."""
+    import stat
+
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    via = f" (a symlink to {target})" if target != path else ""
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        return target  # a new file
+    except OSError as error:
+        raise StoreError(f"{path}{via} cannot be written: {error.strerror}") from None
+    if stat.S_ISREG(mode):
+        return target
+    kinds = (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    )
+    kind = next((name for test, name in kinds if test(mode)), "not a regular file")
+    raise StoreError(f"{path}{via} is {kind}; --output writes only regular files")
+
+
+def write_output(path: Path, text: str) -> None:
+    """Write ``--output``: atomically, to the regular file ``output_target`` names
+    (checked again: it may have changed while the command ran)."""
+    from chitin.store.files import atomic_write
+
+    atomic_write(output_target(path), text)
 
 
 class EmbedProgress:

@@ -9,7 +9,16 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from chitin.cli.context import emit_json, format_option, now, opened, prepare_vectors, vectors_line
+from chitin.cli.context import (
+    emit_json,
+    format_option,
+    now,
+    opened,
+    output_option,
+    prepare_vectors,
+    vectors_line,
+    write_output,
+)
 from chitin.errors import ChitinError
 
 if TYPE_CHECKING:
@@ -19,11 +28,7 @@ MAX_SKIPPED_LINES = 10
 
 
 @click.command(short_help="Print every insight as JSON (a lossless backup).")
-@click.option(
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write to this file (atomically) instead of stdout.",
-)
+@output_option("Write to this file (atomically) instead of stdout.")
 @click.pass_context
 def export(ctx: click.Context, output: Path | None) -> None:
     """Print every insight as a JSON array, archived ones included.
@@ -39,9 +44,7 @@ def export(ctx: click.Context, output: Path | None) -> None:
     if output is None:
         emit_json(data)
         return
-    from chitin.store.files import atomic_write
-
-    atomic_write(output, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    write_output(output, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     click.echo(f"✓ Exported {len(data)} insight(s) to {output}")
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from chitin.cli import bounds
-from chitin.cli.context import emit_json, note, opened
+from chitin.cli.context import emit_json, note, opened, output_option, write_output
 from chitin.core import Chitin
 from chitin.model.insight import TYPES, check_confidence
 from chitin.render import budget as marshalling
@@ -211,11 +211,7 @@ def _explanation(number: int, ranked: Ranked) -> str:
     help="A string.Template file (default: the store's templates/PERSONALITY.md, "
     "else chitin's own).",
 )
-@click.option(
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write here instead of to stdout.",
-)
+@output_option("Write here (atomically) instead of to stdout.")
 @click.pass_context
 def render(
     ctx: click.Context,
@@ -253,9 +249,7 @@ def render(
     if output is None:
         click.echo(text, nl=False)
         return
-    from chitin.store.files import atomic_write
-
-    atomic_write(output, text)
+    write_output(output, text)
     click.echo(
         f"✓ Wrote {output} ({made.count} insight(s), ~{marshalling.estimate_tokens(text)} tokens)"
     )

@@ -44,7 +44,8 @@ def check_store(root: Path, paths: Sequence[Path] | None = None) -> Report:
     whole store's.
     """
     if not root.is_dir():
-        raise StoreError(f"no store at {root}: the folder does not exist")
+        problem = "it is not a folder" if root.exists() else "the folder does not exist"
+        raise StoreError(f"no store at {root}: {problem}")
     every = sorted(f"{d}/{n}" for d, folder in files.walk(root).items() for n in folder.names)
     focus = None if paths is None else _focus(root, paths)
     checked = [_check(root, path, focus) for path in every]

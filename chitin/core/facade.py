@@ -7,6 +7,7 @@ so two agents writing at once are serialized and neither loses its change.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, datetime
@@ -14,9 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from chitin.errors import AmbiguousIdError, NotFoundError, StateError, StoreError
+from chitin.index import db as cache_db
 from chitin.index import usage
 from chitin.index.cache import Cache, Filters, Problem, Progress
-from chitin.index.db import discard, is_damage
 from chitin.model.ids import check_reference
 from chitin.model.insight import (
     TYPES,
@@ -40,6 +41,18 @@ if TYPE_CHECKING:  # each loads with the use cases that need it: writers, histor
     from chitin.store.history import Entry, MergedAway
 
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _repaired(method: F) -> F:
+    """A use case that reads the cache: run through ``Chitin.repairing``, so a cache
+    found damaged on the way is rebuilt and the use case run once more."""
+
+    @functools.wraps(method)
+    def run(self: Chitin, *args: Any, **options: Any) -> Any:
+        return self.repairing(lambda: method(self, *args, **options))
+
+    return run  # type: ignore[return-value]
 
 
 # Results are NamedTuples, not dataclasses: reads would otherwise import dataclasses
@@ -107,6 +120,7 @@ class Chitin:
         self.signer: Callable[[], str] = lambda: "chitin"
         self.command: tuple[str, ...] = ("chitin",)  # how git runs the merge driver
         self.usage_recorded = True
+        self._repair_depth = 0  # use cases running inside ``repairing``
 
     def close(self) -> None:
         if self._vectors is not None:
@@ -120,21 +134,36 @@ class Chitin:
 
     @property
     def missing(self) -> bool:
-        """True when there is no store yet: reads then behave as on an empty store."""
-        return not self.store.exists()
+        """True when there is no store yet: reads then behave as on an empty store.
+        Something else where the store should be (a file, a device) is an error."""
+        if self.store.exists():
+            return False
+        if self.root.exists() or self.root.is_symlink():
+            raise StoreError(_not_a_folder(self.root))
+        return True
 
     @property
     def cache(self) -> Cache:
         """The cache, in step with the files as of the first use in this command."""
         if self._cache is None:
-            self._cache = self._repairing(self._synced_cache)
+            self._cache = self.repairing(self._synced_cache)
         return self._cache
 
     def _synced_cache(self) -> Cache:
         git = self.store.git if self.store.git.is_repository() else None
         if git is not None:
             self.store.recover_if_free()  # a write killed half-way is undone first
-        cache = Cache(self.root, self._strength, git)
+        try:
+            return self._sync(Cache(self.root, self._strength, git))
+        except Exception as error:
+            if not cache_db.is_unwritable(error):
+                raise
+            # A read-only store (or a full disk): the files are read into a cache in
+            # memory, for this command. Git could say nothing a full walk does not.
+            cache_db.not_writable(self.root, error)
+        return self._sync(Cache(self.root, self._strength, None, memory=True))
+
+    def _sync(self, cache: Cache) -> Cache:
         try:
             cache.sync(self.progress)
         except BaseException:
@@ -152,20 +181,43 @@ class Chitin:
             self._strength_of = lambda found: base_strength(found, shape)
         return self._strength_of(insight)
 
-    def _repairing(self, work: Callable[[], T]) -> T:
+    def repairing(self, work: Callable[[], T]) -> T:
         """``work()``; if the cache turns out damaged on the way (SQLite finds a corrupt
-        page only when it reads it), discard it, rebuild it from the files, and run
-        ``work`` once more."""
-        try:
+        page only when it reads it, or a table is missing), discard it, rebuild it from
+        the files, and run ``work`` once more. An SQLite error that says nothing of
+        damage has the file checked (``PRAGMA quick_check``) before it is believed.
+
+        Only the outermost use case repairs: one nested in it (``resolve`` inside
+        ``update``) lets the damage through, and the whole use case is run again, so
+        that nothing holds on to the discarded cache. ``work`` must not have committed
+        anything when the damage shows (``record_written`` never lets it through)."""
+        if self._repair_depth:
             return work()
-        except Exception as error:  # only SQLite's "not a sound database" is caught
-            if not is_damage(error):
-                raise
-            if self._cache is not None:
-                self._cache.close()
-                self._cache = None
-            discard(self.root, error)
-        return work()
+        self._repair_depth += 1
+        try:
+            try:
+                return work()
+            except Exception as error:
+                if not self._damaged(error):
+                    raise
+                self._discard_cache(error)
+            return work()
+        finally:
+            self._repair_depth -= 1
+
+    def _damaged(self, error: BaseException) -> bool:
+        if cache_db.is_damage(error):
+            return True
+        if self._cache is not None and self._cache.memory:
+            return cache_db.damage_found(self._cache.db, error)
+        # A connection of its own: what is on disk, not what this one holds in memory.
+        return cache_db.damage_found(self.root / cache_db.CACHE_DIR / cache_db.CACHE_FILE, error)
+
+    def _discard_cache(self, error: BaseException) -> None:
+        if self._cache is not None:
+            self._cache.close()
+            self._cache = None
+        cache_db.discard(self.root, error)
 
     @contextlib.contextmanager
     def writing(self) -> Iterator[Cache]:
@@ -173,7 +225,7 @@ class Chitin:
         other writers committed while we waited for the lock."""
         from chitin.store import interrupts
 
-        if not self.store.is_initialized():
+        if self.missing or not self.store.is_initialized():  # (raises for a file there)
             self.store.initialize(self.command)
         with self.store.lock():
             self.store.recover()
@@ -189,12 +241,14 @@ class Chitin:
 
     def init(self, seed: bool, now: str) -> tuple[str | None, list[Insight]]:
         """Create the store (idempotent); with ``seed``, add the starter insights."""
+        self.missing  # noqa: B018 (raises if something else stands where the store goes)
         commit = self.store.initialize(self.command)
         seeded: list[Insight] = []
         if seed:
             seeded = self._seed(now)
         return commit, seeded
 
+    @_repaired
     def _seed(self, now: str) -> list[Insight]:
         from chitin.resources import data_path
         from chitin.store import files
@@ -221,9 +275,11 @@ class Chitin:
 
     # -------------------------------------------------------------- reading
 
+    @_repaired
     def problems(self) -> list[Problem]:
         return [] if self.missing else self.cache.problems()
 
+    @_repaired
     def resolve(self, ref: str, archived: bool | None = False, role: str | None = None) -> str:
         """The full id for ``ref`` (an id or a unique prefix of one). ``role`` names
         the insight in the error if there is none."""
@@ -256,12 +312,14 @@ class Chitin:
             return None
         return history.merged_away(self.store.git, ref)
 
+    @_repaired
     def get(self, ref: str) -> Insight:
         insight_id = self.resolve(ref, archived=None)
         found = self.cache.get(insight_id)
         assert found is not None
         return found
 
+    @_repaired
     def path_of(self, insight_id: str) -> str:
         paths = self.cache.paths_of(insight_id)
         if len(paths) > 1:
@@ -273,6 +331,7 @@ class Chitin:
             raise NotFoundError(f"Insight not found: {insight_id}")
         return paths[0]
 
+    @_repaired
     def list_insights(
         self,
         *,
@@ -287,6 +346,15 @@ class Chitin:
         )
         return [] if self.missing else self.cache.select(filters)
 
+    @_repaired
+    def holds_nothing(self) -> bool:
+        """No store yet, or one without a single insight file, live or archived."""
+        if self.missing:
+            return True
+        counts, _, archived = self.cache.counts()
+        return not counts and not archived and not self.cache.problems()
+
+    @_repaired
     def stats(self) -> Stats:
         if self.missing:
             return Stats(0, dict.fromkeys(TYPES, 0), 0.0, 0)
@@ -307,6 +375,7 @@ class Chitin:
             return []
         return history.changelog(self.store.git, days, limit)
 
+    @_repaired
     def similar(self, claim: str, threshold: float) -> list[tuple[Candidate, float]]:
         from chitin.retrieval import conflicts
 
@@ -318,6 +387,7 @@ class Chitin:
             pool = self._candidates(self._overlapping(tokens(claim), threshold))
         return conflicts.similar(claim, pool, threshold)
 
+    @_repaired
     def similar_meaning(self, claim: str, threshold: float) -> list[tuple[Candidate, float]]:
         """Insights whose meaning is close to ``claim`` (cosine similarity ≥ threshold),
         through the configured embedding provider; catches paraphrases words miss."""
@@ -425,7 +495,7 @@ class Chitin:
                 meaning = self._semantic(picked)
             except ProviderError as error:
                 failure = f"semantic search unavailable ({error}); ranked by text alone"
-        found = self._repairing(
+        found = self.repairing(
             lambda: engine.retrieve(
                 self.cache,
                 query,
@@ -460,6 +530,7 @@ class Chitin:
             self._vectors = semantic.open_semantic(self.root / ".chitin", picked, self.env)
         return self._vectors
 
+    @_repaired
     def embed(
         self, provider: str | None, model: str | None, force: bool, progress: Progress | None = None
     ) -> tuple[semantic.Semantic, int]:
@@ -480,6 +551,7 @@ class Chitin:
             prepare()
         return meaning, done
 
+    @_repaired
     def adopt_vectors(self, known: Mapping[tuple[str, str], bytes]) -> int:
         """Take vectors of the local model made elsewhere (see semantic.adopt), when the
         local model is the one configured."""
@@ -491,6 +563,7 @@ class Chitin:
             return 0
         return semantic.adopt(self.cache, self._semantic(picked), known)
 
+    @_repaired
     def unembedded(self) -> int:
         """How many insights wait for a vector of the configured provider."""
         from chitin.retrieval import semantic
@@ -500,6 +573,7 @@ class Chitin:
             return 0
         return semantic.waiting(self.cache, self._semantic(picked))
 
+    @_repaired
     def embed_status(self) -> tuple[int, int, str | None]:
         """(live insights, those with a current vector, the sidecar's identity)."""
         if self.missing:
@@ -538,6 +612,7 @@ class Chitin:
 
     # -------------------------------------------------------------- writing
 
+    @_repaired
     def contribute(
         self,
         fields: Mapping[str, Any],
@@ -574,6 +649,7 @@ class Chitin:
             self.record_written(cache, {path: insight})
         return Contribution(insight, path, commit, duplicates, found)
 
+    @_repaired
     def update(
         self, ref: str, changes: Mapping[str, Any], now: str, allow_secret: bool = False
     ) -> Change:
@@ -603,6 +679,7 @@ class Chitin:
             self.record_written(cache, {target: after}, removed=[path] if target != path else [])
         return Change(after, target, commit, before, tuple(notes))
 
+    @_repaired
     def reinforce(
         self,
         ref: str,
@@ -649,6 +726,7 @@ class Chitin:
     def unarchive(self, ref: str) -> Change:
         return self._move(ref, to_archive=False)
 
+    @_repaired
     def _move(self, ref: str, to_archive: bool) -> Change:
         op = "archive" if to_archive else "unarchive"
         with self.writing() as cache:
@@ -674,6 +752,7 @@ class Chitin:
             self.record_written(cache, {target: moved}, removed=[path])
         return Change(moved, target, commit, insight)
 
+    @_repaired
     def merge(
         self,
         source_ref: str,
@@ -733,12 +812,44 @@ class Chitin:
         written: Mapping[str, Insight],
         removed: list[str] | tuple[str, ...] = (),
     ) -> None:
-        """Tell the cache what we wrote, so the next command need not parse it again."""
-        with cache.batch():
-            for path in removed:
-                cache.forget(path)
-            for path, insight in written.items():
-                cache.record(path, insight, self.store.stat(path))
+        """Tell the cache what we wrote, so the next command need not parse it again.
+
+        The write is committed by now: a cache found damaged here is discarded (the
+        next use rebuilds it from the files), never a failure of the write."""
+        try:
+            with cache.batch():
+                for path in removed:
+                    cache.forget(path)
+                for path, insight in written.items():
+                    cache.record(path, insight, self.store.stat(path))
+        except Exception as error:
+            if not self._damaged(error):
+                raise
+            if cache is not self._cache:
+                cache.close()
+            self._discard_cache(error)
+
+
+def _not_a_folder(root: Path) -> str:
+    import stat
+
+    try:
+        mode = root.stat().st_mode
+    except OSError:
+        kind = "a symlink to nothing"
+    else:
+        kinds = (
+            (stat.S_ISREG, "a file"),
+            (stat.S_ISFIFO, "a FIFO (named pipe)"),
+            (stat.S_ISSOCK, "a socket"),
+            (stat.S_ISCHR, "a character device"),
+            (stat.S_ISBLK, "a block device"),
+        )
+        kind = next((name for test, name in kinds if test(mode)), "not a folder")
+    return (
+        f"the store path {root} is {kind}, not a folder "
+        "(--store and $CHITIN_STORE name the store's folder)"
+    )
 
 
 def _filters(

@@ -51,7 +51,7 @@ def export(chitin: Chitin) -> list[dict[str, Any]]:
     retrieved = usage.all_last_retrieved(chitin.root)
     return [
         export_dict(insight, retrieved.get(insight.id))
-        for insight in chitin.cache.select(Filters(archived=None))
+        for insight in chitin.repairing(lambda: chitin.cache.select(Filters(archived=None)))
     ]
 
 
@@ -67,7 +67,7 @@ def import_document(
     """Import parsed JSON: chitin 1.x's export or seed.json, or our own export."""
     subject = "Import {count} insight(s) from " + origin
     plan = _Plan("import", subject, origin, [], allow_secret)
-    return _import(chitin, items_of(document), merge, now, plan)
+    return chitin.repairing(lambda: _import(chitin, items_of(document), merge, now, plan))
 
 
 def import_database(
@@ -77,7 +77,7 @@ def import_database(
     legacy = read_database(path)
     subject = "Migrate {count} insight(s) from chitin 1.x (" + path.name + ")"
     plan = _Plan("migrate", subject, path.name, legacy.history, allow_secret)
-    result = _import(chitin, legacy.items, merge, now, plan)
+    result = chitin.repairing(lambda: _import(chitin, legacy.items, merge, now, plan))
     result.generation = legacy.generation
     result.embeddings_left = legacy.embeddings
     return result

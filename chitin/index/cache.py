@@ -115,17 +115,24 @@ class Cache:
     with the archived/error filters SQLite otherwise prefers a scan of entries_live."""
 
     def __init__(
-        self, root: Path, strength: Callable[[Insight], float], git: Git | None = None
+        self,
+        root: Path,
+        strength: Callable[[Insight], float],
+        git: Git | None = None,
+        memory: bool = False,
     ) -> None:
         """``strength`` rates an insight apart from any query; it is kept per row so that
         the strongest insights can be found without computing it for every one. With
-        ``git``, syncs ask git what changed instead of statting every file."""
+        ``git``, syncs ask git what changed instead of statting every file. With
+        ``memory``, the cache lives in memory for this command only (``.chitin/``
+        cannot be written)."""
         self.root = root
         self.strength = strength
         self.git = git
         self._content_changed = False
         self._folders: dict[str, bool] = {}
-        self.db = open_database(root)
+        self.db = open_database(root, memory)
+        self.memory = memory
 
     def close(self) -> None:
         self.db.close()

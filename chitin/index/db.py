@@ -56,21 +56,34 @@ PRAGMA user_version = {SCHEMA_VERSION};
 """
 
 
-def open_database(root: Path) -> sqlite3.Connection:
-    """Open (creating or rebuilding as needed) the cache; in memory if it cannot be written."""
+def open_database(root: Path, memory: bool = False) -> sqlite3.Connection:
+    """Open (creating or rebuilding as needed) the cache; in memory if it cannot be
+    written (or with ``memory``: a read-only store, whose cache turned out unwritable).
+
+    Opening checks the file's tables, indexes and columns against the schema (one
+    read of the schema, not an integrity check): a dropped table or column, or a file
+    of other tables, is damage, and the file is rebuilt. When opening fails for a
+    reason that is neither damage nor an unwritable or busy file, ``PRAGMA
+    quick_check`` decides. A file found damaged later, by the query that reads the
+    page, is rebuilt by the use case that met it (core.facade.Chitin.repairing)."""
     path = root / CACHE_DIR / CACHE_FILE
+    if memory:
+        return _connect(None)
     try:
         _prepare_dir(root / CACHE_DIR)
         for suffix in SIDE_FILES:
-            clear_in_the_way(Path(f"{path}{suffix}"))
+            make_room(Path(f"{path}{suffix}"))
         return _connect(path)
     except sqlite3.DatabaseError as error:
-        if is_damage(error):
+        if is_damage(error) or damage_found(path, error):
             discard(root, error)
             with contextlib.suppress(sqlite3.DatabaseError, OSError):
                 return _connect(path)
+        elif is_unwritable(error):
+            not_writable(root, error)
         return _connect(None)  # unwritable or locked: this command keeps it in memory
-    except OSError:
+    except OSError as error:
+        not_writable(root, error)
         return _connect(None)
 
 
@@ -78,11 +91,93 @@ def open_database(root: Path) -> sqlite3.Connection:
 SIDE_FILES = ("", "-wal", "-shm")
 
 
+def make_room(path: Path) -> None:
+    """Make ``path`` fit for a file of chitin's own under ``.chitin/``: a folder there is
+    removed, and so is a symlink (SQLite would write through it, out of the store), a
+    FIFO, socket or device (it would block, or never be a database), and said so. One
+    ``lstat`` when a regular file or nothing is there, as almost always."""
+    import stat
+
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return
+    if stat.S_ISREG(mode) or (stat.S_ISDIR(mode) and clear_in_the_way(path)):
+        return
+    from chitin.notices import notice, shown
+
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+        notice(f"{shown(path)} was not a regular file (a symlink, FIFO or device); removed it")
+
+
+class DamagedSchema(sqlite3.DatabaseError):
+    """The file is a sound database, but not with the tables chitin made in it."""
+
+
+# What SQLite says when a statement meets a schema without the table, column or index
+# it names: in chitin's own files, a dropped table (or a file of other tables).
+_MISSING = ("no such table", "no such column", "no such index")
+# Result codes (the low byte of an extended code) of a file that cannot be written:
+# read-only, cannot be opened, no permission, disk full.
+_UNWRITABLE_CODES = (8, 14, 3, 13)  # SQLITE_READONLY, _CANTOPEN, _PERM, _FULL
+# errno values of the same: permission, operation not permitted, read-only file system,
+# no space left.
+_UNWRITABLE_ERRNOS = (13, 1, 30, 28)
+
+
 def is_damage(error: BaseException) -> bool:
     """Whether ``error`` says the file is not a sound database (corrupt, not a database,
-    malformed), as opposed to a busy, locked or unwritable one (OperationalError and
-    the others), which a rebuild would not cure."""
-    return type(error) is sqlite3.DatabaseError
+    malformed, or without chitin's tables), as opposed to a busy, locked or unwritable
+    one, which a rebuild would not cure."""
+    if type(error) is sqlite3.DatabaseError or isinstance(error, DamagedSchema):
+        return True
+    return isinstance(error, sqlite3.OperationalError) and str(error).startswith(_MISSING)
+
+
+def is_unwritable(error: BaseException) -> bool:
+    """Whether ``error`` says the file (or its folder, or the disk) cannot be written:
+    a read-only store is still read, through a cache kept in memory."""
+    if isinstance(error, sqlite3.Error):
+        code = getattr(error, "sqlite_errorcode", None)
+        return code is not None and code & 0xFF in _UNWRITABLE_CODES
+    return isinstance(error, OSError) and error.errno in _UNWRITABLE_ERRNOS
+
+
+def damage_found(path: Path | sqlite3.Connection, error: BaseException) -> bool:
+    """After an error that does not say what it is (neither damage nor a busy or
+    unwritable file): whether ``PRAGMA quick_check`` finds the database unsound. Only
+    on such an error: on a healthy cache, opening never pays for a check."""
+    if not isinstance(error, sqlite3.Error) or is_damage(error) or is_unwritable(error):
+        return False
+    if getattr(error, "sqlite_errorcode", 0) & 0xFF in (5, 6):  # SQLITE_BUSY, _LOCKED
+        return False
+    return unsound(path)
+
+
+def unsound(path: Path | sqlite3.Connection) -> bool:
+    """Whether ``PRAGMA quick_check`` finds the database at ``path`` damaged (read by a
+    connection of its own, which sees the file as it is on disk now), or ``path`` is a
+    connection whose database it finds damaged. False when it cannot tell."""
+    try:
+        if isinstance(path, sqlite3.Connection):
+            return not _sound(path)
+        if not path.is_file():
+            return False
+        check = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=5)
+        try:
+            return not _sound(check)
+        finally:
+            check.close()
+    except sqlite3.DatabaseError as found:
+        return is_damage(found)
+    except (sqlite3.Error, OSError):
+        return False
+
+
+def _sound(db: sqlite3.Connection) -> bool:
+    rows = db.execute("PRAGMA quick_check").fetchall()
+    return rows == [("ok",)]
 
 
 def discard(root: Path, error: BaseException) -> None:
@@ -91,6 +186,16 @@ def discard(root: Path, error: BaseException) -> None:
 
     _delete_cache(root / CACHE_DIR / CACHE_FILE)
     notice(f"{CACHE_DIR}/{CACHE_FILE} was damaged ({error}); rebuilt it from the insight files")
+
+
+def not_writable(root: Path, error: BaseException) -> None:
+    """Say that the cache is kept in memory for this command (a read-only store)."""
+    from chitin.notices import notice
+
+    reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+    notice(
+        f"{root / CACHE_DIR} cannot be written ({reason}); read the insight files without the cache"
+    )
 
 
 def _prepare_dir(directory: Path) -> None:
@@ -116,6 +221,8 @@ def _connect(path: Path | None) -> sqlite3.Connection:
         version = db.execute("PRAGMA user_version").fetchone()[0]
         if version != SCHEMA_VERSION:
             _reset_schema(db)
+        else:
+            check_schema(db, _EXPECTED)
     except BaseException:
         db.close()
         raise
@@ -142,6 +249,44 @@ def _reset_schema(db: sqlite3.Connection) -> None:
         if statement.strip():
             db.execute(statement)
     db.execute("COMMIT")
+
+
+# What a sound file holds: each table, index and virtual table of the schema with its
+# definition as SQLite keeps it (the statement's text from CREATE on), and the
+# tables FTS5 keeps behind each full-text table.
+_FTS5_SHADOWS = ("data", "idx", "content", "docsize", "config")
+
+
+def expected_schema(schema: str) -> dict[str, str]:
+    """name → definition of every object the ``CREATE`` statements of ``schema`` make
+    (the FTS5 tables' own tables as "", whose definitions SQLite writes itself)."""
+    expected: dict[str, str] = {}
+    for statement in schema.split(";"):
+        lines = [line for line in statement.strip().splitlines() if not line.startswith("--")]
+        text = "\n".join(lines).strip().replace(" IF NOT EXISTS ", " ", 1)  # not kept
+        if not text.startswith("CREATE "):
+            continue
+        words = text.split()
+        name = words[3] if words[1] == "VIRTUAL" else words[2]
+        expected[name] = text
+        if words[1] == "VIRTUAL" and words[5] == "fts5":
+            expected.update((f"{name}_{shadow}", "") for shadow in _FTS5_SHADOWS)
+    return expected
+
+
+def check_schema(db: sqlite3.Connection, expected: dict[str, str]) -> None:
+    """Raise DamagedSchema unless ``db`` holds every object of ``expected``, as defined
+    there: a dropped table, index or column is damage. One read of the schema SQLite
+    parsed anyway (~30 µs), not an integrity check."""
+    held = dict(db.execute("SELECT name, coalesce(sql, '') FROM sqlite_master"))
+    for name, definition in expected.items():
+        found = held.get(name)
+        if found is None or (definition and found != definition):
+            what = "missing" if found is None else "not as chitin made it"
+            raise DamagedSchema(f"{name} is {what}")
+
+
+_EXPECTED = expected_schema(_SCHEMA)
 
 
 def _delete_cache(path: Path) -> None:

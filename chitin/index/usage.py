@@ -13,14 +13,14 @@ import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 
-from chitin.index.db import SIDE_FILES, is_damage
-from chitin.store.files import clear_in_the_way
+from chitin.index.db import SIDE_FILES, check_schema, expected_schema, is_damage, make_room
 
 USAGE_FILE = "usage.sqlite3"
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS retrieved (id TEXT PRIMARY KEY, last TEXT NOT NULL, "
     "times INTEGER NOT NULL)"
 )
+_EXPECTED = expected_schema(_SCHEMA)
 
 
 def _connect(root: Path) -> sqlite3.Connection:
@@ -28,7 +28,7 @@ def _connect(root: Path) -> sqlite3.Connection:
     files, so it is kept for whoever wants to rescue it) and a new one begun."""
     path = root / ".chitin" / USAGE_FILE
     for suffix in SIDE_FILES:
-        clear_in_the_way(Path(f"{path}{suffix}"))
+        make_room(Path(f"{path}{suffix}"))
     try:
         return _open(path)
     except sqlite3.DatabaseError as error:
@@ -46,6 +46,7 @@ def _open(path: Path) -> sqlite3.Connection:
         db.execute("PRAGMA journal_mode = WAL")
         db.execute("PRAGMA synchronous = NORMAL")
         db.execute(_SCHEMA)
+        check_schema(db, _EXPECTED)  # a table of the same name, with other columns
     except BaseException:
         db.close()
         raise

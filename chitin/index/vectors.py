@@ -26,8 +26,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from chitin.errors import StoreError
-from chitin.index.db import is_damage
-from chitin.store.files import WriteLock, clear_in_the_way
+from chitin.index.db import (
+    check_schema,
+    expected_schema,
+    is_damage,
+    is_unwritable,
+    make_room,
+    unsound,
+)
+from chitin.store.files import WriteLock
 
 if TYPE_CHECKING:  # numpy loads only in the commands that use vectors (it takes ~50 ms)
     import numpy as np
@@ -54,6 +61,9 @@ PRAGMA user_version = {SCHEMA_VERSION};
 """
 
 
+_EXPECTED = expected_schema(_SCHEMA)
+
+
 class SidecarReplaced(StoreError):
     """The sidecar folder was removed (and perhaps made anew) while it was open."""
 
@@ -72,9 +82,14 @@ class VectorStore:
         try:
             _make_folder(self.folder)
             for name in (MATRIX, LOCK, *(INDEX + suffix for suffix in INDEX_SIDE_FILES)):
-                clear_in_the_way(self.folder / name)
+                make_room(self.folder / name)
             self.db = _open_index(self.folder / INDEX)
-            self._adopt_identity()
+            try:
+                self._adopt_identity()
+            except sqlite3.DatabaseError as error:  # a corrupt page, found when read
+                if not is_damage(error):
+                    raise
+                self.discard(error)
             self._opened = _file_id(self.folder / INDEX)
         except (OSError, sqlite3.Error) as error:
             raise StoreError(
@@ -95,6 +110,15 @@ class VectorStore:
         self._adopt_identity()
         self._opened = _file_id(self.folder / INDEX)
         notice(f".chitin/{FOLDER} was damaged ({error}); its vectors are made again")
+
+    def unsound(self) -> bool:
+        """Whether the index is damaged (PRAGMA quick_check, and its tables): asked when
+        an error says "damaged" and it is not known which file it came from."""
+        try:
+            check_schema(self.db, _EXPECTED)
+        except sqlite3.DatabaseError:
+            return True
+        return unsound(self.folder / INDEX)
 
     # -------------------------------------------------------------- state
 
@@ -275,7 +299,7 @@ class VectorStore:
 
     def remember(self, **notes: str) -> None:
         """Keep ``notes`` (key → value) in one transaction."""
-        with self.db:
+        with _noted(), self.db:
             self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", notes.items())
 
     def known_hits(self, text: str, state: str) -> list[tuple[str, float]] | None:
@@ -296,14 +320,14 @@ class VectorStore:
         return numbers.tolist()
 
     def keep_rows(self, state: str, rows: Sequence[int]) -> None:
-        with self.db:
+        with _noted(), self.db:
             self.db.execute("DELETE FROM current")  # one state at a time is enough
             self.db.execute(
                 "INSERT INTO current VALUES (?, ?)", (state, array.array("i", rows).tobytes())
             )
 
     def keep_hits(self, text: str, state: str, found: list[tuple[str, float]]) -> None:
-        with self.db:
+        with _noted(), self.db:
             self.db.execute(
                 "INSERT OR REPLACE INTO hits VALUES (?, ?, ?, ?)",
                 (self.identity, text, state, json.dumps(found)),
@@ -327,7 +351,7 @@ class VectorStore:
         return np.frombuffer(row[0], dtype="<f4")
 
     def cache_query(self, text: str, vector: np.ndarray, stamp: int) -> None:
-        with self.db:
+        with _noted(), self.db:
             self.db.execute(
                 "INSERT OR REPLACE INTO queries VALUES (?, ?, ?, ?)",
                 (self.identity, text, vector.astype("<f4").tobytes(), stamp),
@@ -337,6 +361,17 @@ class VectorStore:
                 "(SELECT rowid FROM queries ORDER BY used DESC LIMIT ?)",
                 (QUERY_CACHE_LIMIT,),
             )
+
+
+@contextlib.contextmanager
+def _noted() -> Iterator[None]:
+    """A note that only saves work next time (a query's vector, its nearest rows): in
+    a sidecar that cannot be written (a read-only store), it is not kept."""
+    try:
+        yield
+    except sqlite3.Error as error:
+        if not is_unwritable(error):
+            raise
 
 
 def stored_identity(chitin_dir: Path) -> tuple[dict[str, str], str | None]:
@@ -393,6 +428,8 @@ def _connect_index(path: Path) -> sqlite3.Connection:
                 "DROP TABLE IF EXISTS queries; DROP TABLE IF EXISTS hits; "
                 "DROP TABLE IF EXISTS current;" + _SCHEMA
             )
+        else:
+            check_schema(db, _EXPECTED)
     except BaseException:
         db.close()
         raise

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from chitin.errors import StoreError, ValidationError
 from chitin.index.cache import Cache, Filters
-from chitin.index.db import is_damage
+from chitin.index.db import is_damage, is_unwritable
 from chitin.index.vectors import DamagedVectors, VectorStore
 from chitin.model.insight import embedding_text
 from chitin.providers import (
@@ -148,9 +148,16 @@ def nearest(
         if strict:
             raise
         return Nearest([], f"semantic search unavailable ({error}); ranked by text alone", 0)
-    except Exception as error:  # only a sidecar that is not sound is caught
+    except Exception as error:  # only a sidecar that is not sound, or not writable
+        if is_unwritable(error):
+            said = f"the vector sidecar cannot be written ({error})"
+            if strict:
+                raise ProviderError(said) from None
+            return Nearest([], f"semantic search unavailable ({said}); ranked by text alone", 0)
         if not (isinstance(error, DamagedVectors) or is_damage(error)):
             raise
+        if not isinstance(error, DamagedVectors) and not semantic.vectors.unsound():
+            raise  # the cache's damage, not the sidecar's: the cache is rebuilt for it
         semantic.vectors.discard(error)
         return Nearest([], "the vector sidecar was damaged and is rebuilt; ranked by text alone", 0)
 

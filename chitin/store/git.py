@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from chitin.errors import GitError
 
@@ -204,8 +204,10 @@ class Git:
             )
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH; chitin stores need git") from None
-        if check and result.returncode != 0:
-            raise GitError(_explain(args, result))
+        if result.returncode != 0 and (check or _DUBIOUS in _said(result)):
+            if _NOT_INSIDE in _said(result) and args[:1] != ["rev-parse"]:
+                self.run(["rev-parse", "--git-dir"], check=False)  # raises if it is ownership
+            raise GitError(_explain(args, result))  # refused ownership: never "no history"
         return result
 
     def _environment(self) -> dict[str, str]:
@@ -551,11 +553,31 @@ def _email_local(name: str) -> str:
     return local.strip("-.") or FALLBACK_NAME
 
 
+# git (2.35.2 on) refuses a repository owned by another user, unless safe.directory
+# names it: every command fails, which must not read as "no history" or "no repository".
+# (`git config --local` says only that it is not inside a repository.)
+_DUBIOUS = "detected dubious ownership in repository at '"
+_NOT_INSIDE = "can only be used inside a git repository"
+
+
+def _said(result: subprocess.CompletedProcess[Any]) -> str:
+    said = result.stderr or ""
+    return said.decode("utf-8", "replace") if isinstance(said, bytes) else str(said)
+
+
 _LOCKED = re.compile(r"Unable to create '(?P<path>[^']+\.lock)': File exists")
 
 
 def _explain(args: Sequence[str], result: subprocess.CompletedProcess[str]) -> str:
     output = (result.stderr or result.stdout or "").strip()
+    if _DUBIOUS in _said(result):
+        said = _said(result)
+        where = said.split(_DUBIOUS, 1)[1].split("'", 1)[0]
+        return (
+            f"git refuses to work in {where}: the repository is owned by another user "
+            f"(git's safe.directory check). If you trust it, run: "
+            f"git config --global --add safe.directory {where}"
+        )
     locked = _LOCKED.search(str(output))
     if locked:
         path = locked["path"]

@@ -1,0 +1,66 @@
+"""How an error that reaches the command line reads: one line, and the exit code.
+
+- chitin's own errors (``chitin.errors``) say what went wrong and what to do: exit 1.
+- An operating-system error whose cause is plain (no permission, a full disk, a
+  read-only file system) names the file: exit 1.
+- Anything else is chitin's fault: ``internal error: <Type>: <message>``, exit 3.
+
+Paths of chitin's own temporary files are never shown: they are gone by the time the
+message is read, and they say nothing the folder holding them does not.
+"""
+
+from __future__ import annotations
+
+import re
+
+INTERNAL = 3
+
+# errno → what it is called here (EACCES, EPERM, ENOSPC, EDQUOT, EROFS).
+_PLAIN_CAUSES = {
+    13: "permission denied",
+    1: "operation not permitted",
+    28: "no space left on device",
+    122: "disk quota exceeded",
+    30: "read-only file system",
+}
+_ADVICE = {
+    13: "check its owner and permissions",
+    1: "check its owner and permissions",
+    28: "free some space and run the command again",
+    122: "free some space and run the command again",
+    30: "the store must be on a writable file system",
+}
+# chitin's temporary files and folders: atomic writes' ".chitin-XXXX.tmp", the
+# ".<name>.<pid>.tmp" files of state written aside, and the scratch folders of merges
+# and diffs.
+_TEMPORARY_FILE = re.compile(r"(?P<folder>[^\s'\"]*/)?\.[^/\s'\"]+\.tmp\b")
+_TEMPORARY_FOLDER = re.compile(r"[^\s'\"]*/chitin-(?:merge|diff)-[^\s'\":,;]*")
+
+
+def describe(error: BaseException) -> tuple[str, int]:
+    """(the line to print after ``Error: ``, the exit code) for ``error``."""
+    from chitin.errors import ChitinError
+
+    if isinstance(error, ChitinError):
+        return str(error), error.exit_code
+    if isinstance(error, OSError) and error.errno in _PLAIN_CAUSES:
+        return _plain(error), 1
+    said = scrubbed(str(error))
+    name = type(error).__name__
+    return (f"internal error: {name}: {said}" if said else f"internal error: {name}"), INTERNAL
+
+
+def _plain(error: OSError) -> str:
+    number = error.errno or 0
+    cause = _PLAIN_CAUSES[number]
+    where = scrubbed(str(error.filename)) if error.filename is not None else ""
+    if error.filename2 is not None:
+        where += f" → {scrubbed(str(error.filename2))}"
+    return f"{cause}: {where} ({_ADVICE[number]})" if where else cause
+
+
+def scrubbed(text: str) -> str:
+    """``text`` with each path of a chitin temporary file replaced by its folder."""
+    text = _TEMPORARY_FOLDER.sub("a temporary folder", text)
+    text = _TEMPORARY_FILE.sub(lambda found: found["folder"] or ".", text)
+    return " ".join(text.split())
