@@ -4,7 +4,9 @@ the user's git configuration or the network."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -112,3 +114,12 @@ def commit_count(store: Path) -> int:
         ["git", "-C", str(store), "rev-list", "--count", "HEAD"], capture_output=True, text=True
     )
     return int(result.stdout.strip() or 0) if result.returncode == 0 else 0
+
+
+def chitin_program() -> str:
+    """The installed ``chitin`` console script, for tests that run it as a process."""
+    beside = Path(sys.executable).parent / "chitin"
+    found = str(beside) if beside.exists() else shutil.which("chitin")
+    if found is None:
+        pytest.fail("the chitin console script is not installed (pip install -e .)")
+    return found

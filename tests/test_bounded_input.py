@@ -8,16 +8,14 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from conftest import Run, commit_count, git
+from conftest import Run, chitin_program, commit_count, git
 
 from chitin.cli import cli
 from chitin.model.ids import check_id, new_id, slugify
@@ -33,14 +31,6 @@ MAX_REINFORCEMENTS = 1_000_000_000  # chitin.model.insight.MAX_REINFORCEMENTS
 def seeded(run: Run, store: Path) -> Path:
     run("init", "--seed")
     return store
-
-
-def chitin_program() -> str:
-    beside = Path(sys.executable).parent / "chitin"
-    found = str(beside) if beside.exists() else shutil.which("chitin")
-    if found is None:
-        pytest.fail("the chitin console script is not installed (pip install -e .)")
-    return found
 
 
 def import_items(run: Run, tmp_path: Path, items: Any, *args: str, expect: int = 0) -> Any:

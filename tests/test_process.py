@@ -4,23 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-from conftest import commit_count, git
+from conftest import chitin_program, commit_count, git
 
 from chitin import __version__
-
-
-def chitin_program() -> str:
-    beside = Path(sys.executable).parent / "chitin"
-    found = str(beside) if beside.exists() else shutil.which("chitin")
-    if found is None:
-        pytest.fail("the chitin console script is not installed (pip install -e .)")
-    return found
 
 
 def chitin(store: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:

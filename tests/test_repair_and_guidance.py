@@ -206,19 +206,24 @@ def test_a_derived_database_that_is_not_a_regular_file_is_replaced(
 # ------------------------------------------------------------------ damage met by a write
 
 
+def damaged_once(monkeypatch: pytest.MonkeyPatch, method: str) -> None:
+    """The cache's ``method`` finds a corrupt page, once (as SQLite says so)."""
+    from chitin.index.cache import Cache
+
+    original = getattr(Cache, method)
+
+    def corrupt(self: Cache, *args: Any) -> Any:
+        monkeypatch.setattr(Cache, method, original)
+        raise sqlite3.DatabaseError("database disk image is malformed")
+
+    monkeypatch.setattr(Cache, method, corrupt)
+
+
 def test_damage_found_after_the_commit_does_not_fail_the_write(
     run: Run, seeded: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from chitin.index.cache import Cache
-
     before = commit_count(seeded)
-    original = Cache.record
-
-    def corrupt(self: Cache, *args: Any) -> Any:
-        monkeypatch.setattr(Cache, "record", original)
-        raise sqlite3.DatabaseError("database disk image is malformed")
-
-    monkeypatch.setattr(Cache, "record", corrupt)
+    damaged_once(monkeypatch, "record")
     made = run("contribute", "--type", "skill", "--claim", "Commit first", "--confidence", "0.6")
     assert made.stdout.startswith("✓ Contributed skill insight")
     assert "cache.sqlite3 was damaged" in made.stderr
@@ -230,16 +235,8 @@ def test_damage_found_after_the_commit_does_not_fail_the_write(
 def test_damage_found_before_the_commit_makes_one_commit(
     run: Run, seeded: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from chitin.index.cache import Cache
-
     before = commit_count(seeded)
-    original = Cache.paths_of
-
-    def corrupt(self: Cache, *args: Any) -> Any:
-        monkeypatch.setattr(Cache, "paths_of", original)
-        raise sqlite3.DatabaseError("database disk image is malformed")
-
-    monkeypatch.setattr(Cache, "paths_of", corrupt)
+    damaged_once(monkeypatch, "paths_of")
     result = run("reinforce", "ask-one", "--format", "json")
     assert json.loads(result.stdout)["reinforcementCount"] == 1
     assert "cache.sqlite3 was damaged" in result.stderr

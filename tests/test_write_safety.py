@@ -14,10 +14,10 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import Run, commit_count, git
 
 from chitin.store import interrupts, journal
 from chitin.store.git import Git
-from tests.conftest import Run, commit_count, git
 
 ROOT = Path(__file__).resolve().parent.parent
 
