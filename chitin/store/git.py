@@ -276,6 +276,11 @@ class Git:
         return result.returncode == 0 and bool(result.stdout)
 
     def head(self) -> str | None:
+        """The commit HEAD names: from git's files when they are the plain kind (no
+        process to start), else from git."""
+        found = read_head(self.git_dir())
+        if found is not None:
+            return found
         result = self.run(["rev-parse", "-q", "--verify", "HEAD"], check=False)
         return result.stdout.strip() or None
 

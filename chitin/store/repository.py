@@ -21,7 +21,7 @@ from chitin.store.files import (
     restoring,
     stat_of,
 )
-from chitin.store.git import Git, read_head
+from chitin.store.git import Git
 
 if TYPE_CHECKING:  # the file format loads when a file is read or written, not before
     from chitin.store.markdown import Layout
@@ -247,7 +247,7 @@ class Store:
     def _commit_hand_edits(self, paths: Sequence[str]) -> None:
         """Commit what a person changed by hand in ``paths`` (and not yet committed),
         unless it looks like it holds a credential, or it is in conflict."""
-        if not paths or not (read_head(self.git.git_dir()) or self.git.head()):
+        if not paths or not self.git.head():
             return  # before the first commit there is nothing to compare with
         pending = self.git.pending(paths)
         if not pending:
