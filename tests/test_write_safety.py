@@ -165,7 +165,19 @@ def test_a_worktree_store_can_be_written(seeded: Path, tmp_path: Path) -> None:
 # ------------------------------------------------------------------ hand edits
 
 
-def test_a_hand_edit_gets_its_own_commit_before_chitins(seeded: Path, run: Run) -> None:
+@pytest.fixture(params=["walk", "git"])
+def sync_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both ways the cache finds changes: statting a small store, or, in a large one,
+    asking git (whose answer also says which files a write must check for hand edits)."""
+    if request.param == "git":
+        monkeypatch.setattr("chitin.index.cache.WALK_LIMIT", 3)
+    return str(request.param)
+
+
+def test_a_hand_edit_gets_its_own_commit_before_chitins(
+    seeded: Path, run: Run, sync_mode: str
+) -> None:
+    run("list")  # the cache knows the store as committed
     path = insight_file(seeded, "lead-with")
     path.write_text(path.read_text().replace("Speak plainly", "Talk plainly"))
     run("reinforce", "lead-with")
@@ -185,7 +197,8 @@ def test_a_hand_edit_gets_its_own_commit_before_chitins(seeded: Path, run: Run) 
     assert status(seeded) == ""
 
 
-def test_a_hand_pasted_token_is_never_committed(seeded: Path, run: Run) -> None:
+def test_a_hand_pasted_token_is_never_committed(seeded: Path, run: Run, sync_mode: str) -> None:
+    run("list")
     path = insight_file(seeded, "lead-with")
     token = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
     path.write_text(path.read_text() + f"\nMy token is {token}\n")
@@ -199,8 +212,9 @@ def test_a_hand_pasted_token_is_never_committed(seeded: Path, run: Run) -> None:
 
 
 def test_a_new_file_made_by_hand_is_committed_before_it_is_reinforced(
-    seeded: Path, run: Run
+    seeded: Path, run: Run, sync_mode: str
 ) -> None:
+    run("list")
     made = seeded / "insights" / "skill" / "by-hand.md"
     made.write_text("---\ntype: skill\nconfidence: 0.6\n---\nWrite the test first.\n")
     run("reinforce", "by-hand")

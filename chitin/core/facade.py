@@ -804,7 +804,8 @@ class Chitin:
         from chitin.store.history import commit_message
 
         trailers = {"Insight": insight_id, **extra, "Agent": self.agent}
-        return self.store.apply(writes, commit_message(op, subject, body, trailers))
+        suspects = self._cache.may_differ_from_head(writes) if self._cache else None
+        return self.store.apply(writes, commit_message(op, subject, body, trailers), suspects)
 
     def record_written(
         self,

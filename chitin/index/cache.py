@@ -133,6 +133,9 @@ class Cache:
         self._folders: dict[str, bool] = {}
         self.db = open_database(root, memory)
         self.memory = memory
+        # The paths that git said differ from HEAD (or are untracked) at the last sync,
+        # when it was asked; None when the sync statted the files instead.
+        self.differing: set[str] | None = None
 
     def close(self) -> None:
         self.db.close()
@@ -148,6 +151,7 @@ class Cache:
         below WALK_LIMIT files that is quicker than starting git.
         """
         plan = None
+        self.differing = None
         by_git = self.git is not None and not self._small()
         changes.mark_by_git(self.root, by_git)
         if by_git:
@@ -158,6 +162,7 @@ class Cache:
             return
         watched = dict(self.db.execute("SELECT path, untracked FROM watch"))
         head = self.db.execute("SELECT value FROM meta WHERE key = 'head'").fetchone()[0]
+        self.differing = set(plan.watch)
         if not (plan.check or plan.folders or plan.gone_folders) and (
             (plan.head or "") == head and plan.watch == {p: bool(u) for p, u in watched.items()}
         ):
@@ -170,6 +175,13 @@ class Cache:
             for path in sorted(plan.check):
                 self._check(path, now_ns)
             changes.remember(self.db, plan.head, plan.watch, plan.folders, plan.gone_folders)
+
+    def may_differ_from_head(self, paths: Iterable[str]) -> list[str] | None:
+        """Those of ``paths`` that may hold uncommitted changes, as the last sync's git
+        status said; None when the sync did not ask git (a small store)."""
+        if self.differing is None:
+            return None
+        return [path for path in paths if path in self.differing]
 
     def _small(self) -> bool:
         """Whether the store holds at most WALK_LIMIT files, as far as the cache knows
@@ -211,6 +223,8 @@ class Cache:
         # store forgets it, so that growing past the limit starts from a full walk.
         large = sum(len(folder.names) for folder in walked.values()) > WALK_LIMIT
         state = changes.initial_state(self.root, self.git) if large and self.git else None
+        if state is not None:
+            self.differing = set(state[1])
         stale_state = state is None and self._has_git_state()
         if not (changed or removed or state or stale_state):
             return  # nothing to write: no transaction, no commit

@@ -190,7 +190,12 @@ class Store:
     def stat(self, path: str) -> FileStat:
         return stat_of(self.root / path)
 
-    def apply(self, writes: Mapping[str, str | None], message: str) -> str | None:
+    def apply(
+        self,
+        writes: Mapping[str, str | None],
+        message: str,
+        suspects: Sequence[str] | None = None,
+    ) -> str | None:
         """Write (text) or delete (None) files, then make one commit of exactly those paths.
 
         All or nothing, whatever happens on the way:
@@ -202,12 +207,16 @@ class Store:
           Ctrl-C or SIGTERM comes before it, every file and the index are put back as
           they were (see interrupts.py);
         - if the process is killed, the journal lets the next command undo it.
-        Returns the commit id.
+
+        ``suspects``, when the caller knows them (the cache's last git status), are the
+        paths that may hold hand edits; the others are not asked about (a ``git status``
+        costs 55 ms at 100,000 files). Returns the commit id.
         """
         from chitin.store import interrupts, journal
 
         self.refuse_unsafe_state()
-        self._commit_hand_edits([p for p in writes if (self.root / p).exists()])
+        asked = writes if suspects is None else [p for p in suspects if p in writes]
+        self._commit_hand_edits([p for p in asked if (self.root / p).exists()])
         targets = [self.root / path for path in writes]
         bulk = len(writes) > BULK_WRITE
         write = bulk_write if bulk else atomic_write
