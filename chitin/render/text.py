@@ -82,7 +82,8 @@ def detail(insight: Insight, path: str) -> list[str]:
 
 
 def list_entry(insight: Insight) -> str:
-    head = f"  [{insight.type}] {reflex(insight)}"
+    # (reflex only for an insight with a condition: list formats 100,000 rows)
+    head = f"  [{insight.type}] {reflex(insight) if insight.condition else insight.claim}"
     if insight.tags:
         head += f" [{', '.join(insight.tags)}]"
     if insight.reinforcements:
