@@ -23,7 +23,9 @@ definitions (tests compare the two on thousands of generated texts):
 
 A character that Python's Unicode tables do not know (general category Cn: assigned in
 a later Unicode version than this Python's, as some emoji are) may be one the library
-knows; for such a text ``encode`` raises ``Unsure``, and the caller asks the library.
+knows, and one added to Unicode after the library's tables (U+0890, Unicode 14) is
+read otherwise by the two; for a text holding either, ``encode`` raises ``Unsure``, and
+the caller asks the library. chitin/providers/unsure.py lists the second kind.
 """
 
 from __future__ import annotations
@@ -84,15 +86,17 @@ class WordPiece:
             self._ids[token] = None if found < 0 else self.text.count(b"\n", 0, found)
         return self._ids[token]
 
-    def encode(self, text: str, limit: int) -> list[int]:
-        """The ids of ``[CLS] text [SEP]``, at most ``limit`` in all."""
+    def encode(self, text: str, limit: int, defer: bool = True) -> list[int]:
+        """The ids of ``[CLS] text [SEP]``, at most ``limit`` in all. Unsure if the
+        text holds a character the library may read otherwise (unless not ``defer``,
+        for scripts/unsure_characters.py, which finds them)."""
         ids = [self.start]
         for piece, special in self._split_specials(text):
             if special:
                 found = self.id_of(piece)
                 ids.append(self.unknown if found is None else found)
                 continue
-            for word in pre_tokenize(normalize(piece)):
+            for word in pre_tokenize(normalize(piece, defer)):
                 ids.extend(self._word(word))
         return [*ids[: limit - 1], self.end]
 
@@ -132,13 +136,25 @@ class WordPiece:
         return pieces
 
 
-def normalize(text: str) -> str:
+def _read_otherwise(char: str) -> bool:
+    """Whether the library's older Unicode tables read ``char`` otherwise than this
+    Python's (chitin/providers/unsure.py, made by scripts/unsure_characters.py)."""
+    from bisect import bisect_right
+
+    from chitin.providers.unsure import ENDS, STARTS
+
+    point = ord(char)
+    at = bisect_right(STARTS, point) - 1
+    return at >= 0 and point <= ENDS[at]
+
+
+def normalize(text: str, defer: bool = True) -> str:
     """BertNormalizer with clean_text, handle_chinese_chars, strip_accents, lowercase."""
     cleaned = []
     for char in text:
         category = unicodedata.category(char)
-        if category == "Cn":
-            raise Unsure(f"U+{ord(char):04X} is not in this Python's Unicode tables")
+        if defer and char >= "\x80" and (category == "Cn" or _read_otherwise(char)):
+            raise Unsure(f"U+{ord(char):04X} may be read otherwise by the library")
         if char in ("\0", "\ufffd") or (char not in KEPT_CONTROLS and category[0] == "C"):
             continue
         if char in WHITE_SPACE:
