@@ -238,12 +238,14 @@ def test_a_kill_9_mid_import_is_undone_by_the_next_command(
         (seeded / path).write_text("---\ntype: skill\nconfidence: 0.5\n---\nHalf written.\n")
     (seeded / "insights" / "skill" / ".chitin-abc.tmp").write_text("partial")
     git(seeded, "add", *paths[:30])
-    (seeded / ".git" / "index.lock").write_text("")  # the git command died with it
+    # the git command died with it, in the middle of its commit
+    for lock in ("index.lock", "HEAD.lock", "refs/heads/main.lock"):
+        (seeded / ".git" / lock).write_text("")
     result = run("list", "--format", "json")
     assert len(json.loads(result.stdout)) == before
     assert "undid a chitin write" in result.stderr
     assert status(seeded) == ""
-    assert not (seeded / ".git" / "index.lock").exists()
+    assert not list((seeded / ".git").rglob("*.lock"))
     assert not (seeded / ".git" / journal.JOURNAL).exists()
     run("contribute", "--type", "skill", "--claim", "Writes work again", "--confidence", "0.5")
 

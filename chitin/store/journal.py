@@ -82,18 +82,32 @@ def _inside(path: str) -> bool:
 
 def _wait_for_git(git: Git) -> None:
     """A git command started by the killed chitin may still be finishing its work: let
-    it, then take a lock it left behind as stale (its owner is gone: we hold the store's
-    lock, and every git command that chitin runs runs under it)."""
-    lock = git.git_dir() / "index.lock"
+    it, then take the locks it left behind as stale (their owner is gone: we hold the
+    store's lock, and every git command that chitin runs runs under it). A commit takes
+    the index's lock, HEAD's and its branch's."""
+    locks = _git_locks(git.git_dir())
     deadline = time.monotonic() + GIT_GRACE_SECONDS
-    while lock.exists() and time.monotonic() < deadline:
+    while any(lock.exists() for lock in locks) and time.monotonic() < deadline:
         time.sleep(0.05)
-    if lock.exists():
-        from chitin.notices import notice, shown
+    for lock in locks:
+        if lock.exists():
+            from chitin.notices import notice, shown
 
-        with contextlib.suppress(FileNotFoundError):
-            lock.unlink()
-        notice(f"removed {shown(lock)}, left by a git command of an interrupted chitin write")
+            with contextlib.suppress(FileNotFoundError):
+                lock.unlink()
+            notice(f"removed {shown(lock)}, left by a git command of an interrupted chitin write")
+
+
+def _git_locks(git_dir: Path) -> list[Path]:
+    locks = [git_dir / "index.lock", git_dir / "HEAD.lock", git_dir / "packed-refs.lock"]
+    try:
+        head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return locks
+    ref = head[5:].strip() if head.startswith("ref:") else ""
+    if ref.startswith("refs/") and ".." not in ref.split("/"):
+        locks.append(git_dir / f"{ref}.lock")
+    return locks
 
 
 def _remove_temporary_files(root: Path, paths: Sequence[str]) -> None:
