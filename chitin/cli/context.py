@@ -203,14 +203,9 @@ def output_target(path: Path) -> Path:
         raise StoreError(f"{path}{via} cannot be written: {error.strerror}") from None
     if stat.S_ISREG(mode):
         return target
-    kinds = (
-        (stat.S_ISDIR, "a folder"),
-        (stat.S_ISFIFO, "a FIFO (named pipe)"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-    )
-    kind = next((name for test, name in kinds if test(mode)), "not a regular file")
+    from chitin.store.files import kind_of
+
+    kind = kind_of(mode, "not a regular file")
     raise StoreError(f"{path}{via} is {kind}; --output writes only regular files")
 
 

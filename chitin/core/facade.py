@@ -832,21 +832,15 @@ class Chitin:
 
 
 def _not_a_folder(root: Path) -> str:
-    import stat
 
     try:
         mode = root.stat().st_mode
     except OSError:
         kind = "a symlink to nothing"
     else:
-        kinds = (
-            (stat.S_ISREG, "a file"),
-            (stat.S_ISFIFO, "a FIFO (named pipe)"),
-            (stat.S_ISSOCK, "a socket"),
-            (stat.S_ISCHR, "a character device"),
-            (stat.S_ISBLK, "a block device"),
-        )
-        kind = next((name for test, name in kinds if test(mode)), "not a folder")
+        from chitin.store.files import kind_of
+
+        kind = kind_of(mode, "not a folder")
     return (
         f"the store path {root} is {kind}, not a folder "
         "(--store and $CHITIN_STORE name the store's folder)"

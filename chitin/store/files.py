@@ -281,6 +281,20 @@ def _refuse(st: os.stat_result, limit: int) -> None:
         raise _too_large(st.st_size, limit)
 
 
+def kind_of(mode: int, otherwise: str) -> str:
+    """What a file of ``mode`` is, for a message that refuses it: "a folder", "a FIFO
+    (named pipe)", … or ``otherwise``."""
+    kinds = (
+        (stat.S_ISREG, "a file"),
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    )
+    return next((name for test, name in kinds if test(mode)), otherwise)
+
+
 def not_regular(mode: int) -> str:
     """What a file of ``mode`` is, said as the reason chitin does not read it."""
     if stat.S_ISLNK(mode):
