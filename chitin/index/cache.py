@@ -33,7 +33,8 @@ from chitin.store.git import Git
 # Column order equals Insight's field order, so a row becomes an insight in one step.
 _INSIGHT_COLUMNS = (
     "id, type, claim, confidence, created, updated, tags, provenance, source, condition, "
-    "avoid, reinforcements, last_reinforced, reasoning, context, limitations, archived"
+    "avoid, reinforcements, last_reinforced, reasoning, context, limitations, archived, "
+    "carapace_id"
 )
 
 
@@ -43,6 +44,7 @@ _ROW_COLUMNS = [
     "strength",
     "text_hash",
 ]
+_INSIGHT_VALUES = len(_ROW_COLUMNS) - 7  # the insight's columns, strength and text hash
 _INSERT = (
     f"INSERT INTO entries ({', '.join(_ROW_COLUMNS)}) VALUES ({', '.join('?' * len(_ROW_COLUMNS))})"
 )
@@ -315,7 +317,7 @@ class Cache:
         rowid: int | None,
     ) -> int:
         """Insert (``rowid`` None) or replace the row for ``path``; its terms are dropped."""
-        values = (None,) * 19
+        values: tuple[Any, ...] = (None,) * _INSIGHT_VALUES
         if insight is not None:
             values = (
                 *_row_values(insight),
@@ -434,6 +436,16 @@ class Cache:
             (insight_id,),
         ).fetchone()
         return _to_insight(row) if row else None
+
+    def shared_as(self, carapace_id: str) -> list[Insight]:
+        """The insights, live or archived, promoted to or imported from that Carapace
+        contribution (a scan: asked once per import, not worth an index)."""
+        rows = self.db.execute(
+            f"SELECT {_INSIGHT_COLUMNS} FROM entries "
+            "WHERE carapace_id = ? AND error IS NULL ORDER BY archived, id",
+            (carapace_id,),
+        )
+        return [_to_insight(row) for row in rows]
 
     def select(self, filters: Filters = LIVE, rowids: Iterable[int] | None = None) -> list[Insight]:
         """Insights newest first (ties by id), filtered in SQL."""
@@ -652,6 +664,7 @@ def _row_values(insight: Insight) -> tuple[Any, ...]:
         insight.context,
         insight.limitations,
         int(insight.archived),
+        insight.carapace_id,
     )
 
 
@@ -689,5 +702,6 @@ def _to_insight(row: tuple[Any, ...]) -> Insight:
             row[14],
             row[15],
             row[16] == 1,
+            row[17],
         ),
     )

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from chitin.store.files import clear_in_the_way
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 CACHE_DIR = ".chitin"
 CACHE_FILE = "cache.sqlite3"
 
@@ -30,7 +30,7 @@ CREATE TABLE entries (
     id TEXT, type TEXT, claim TEXT, confidence REAL, created TEXT, updated TEXT,
     tags TEXT, provenance TEXT, source TEXT, condition TEXT, avoid INTEGER,
     reinforcements INTEGER, last_reinforced TEXT, reasoning TEXT, context TEXT,
-    limitations TEXT, archived INTEGER,
+    limitations TEXT, archived INTEGER, carapace_id TEXT,
     strength REAL,  -- confidence and reinforcements, shaped (retrieval.scoring.base_strength)
     text_hash TEXT  -- of model.insight.embedding_text: what a vector must match to be fresh
 );

@@ -71,6 +71,8 @@ class Insight(NamedTuple):
     context: str | None = None
     limitations: str | None = None
     archived: bool = False
+    # The contribution on Carapace this insight was promoted to or imported from.
+    carapace_id: str | None = None
 
     def with_changes(self, **changes: Any) -> Insight:
         return self._replace(**changes)
@@ -102,6 +104,33 @@ def check_evidence(value: object) -> str | None:
     return (
         None if value is None or value == "" else _check_choice("evidence", value, EVIDENCE_KINDS)
     )
+
+
+# Carapace ids are UUIDs in production and ``test-N`` on a test server; a self-hosted
+# one may use other slugs. The id goes into a URL path and a file, so it is kept to
+# characters that need no escaping anywhere, and may not be a dot segment.
+_CARAPACE_ID: re.Pattern[str] | None = None
+MAX_CARAPACE_ID = 200
+
+
+def check_carapace_id(value: object) -> str | None:
+    """A Carapace contribution id, or None for none (an empty text clears it)."""
+    global _CARAPACE_ID
+    if value is None or value == "":
+        return None
+    if _CARAPACE_ID is None:
+        _CARAPACE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:~-]*")
+    if (
+        not isinstance(value, str)
+        or len(value) > MAX_CARAPACE_ID
+        or not _CARAPACE_ID.fullmatch(value)
+    ):
+        raise ValidationError(
+            "carapace_id",
+            f"invalid Carapace id {_shown(value)} (allowed: 1 to {MAX_CARAPACE_ID} letters, "
+            "digits and . _ : ~ -, starting with a letter or digit)",
+        )
+    return value
 
 
 def check_confidence(value: object) -> float:
@@ -275,6 +304,7 @@ def validate(insight: Insight) -> Insight:
     check_provenance(insight.provenance)
     check_reinforcements(insight.reinforcements)
     check_trigger_fields(insight.type, insight.condition, insight.avoid)
+    check_carapace_id(insight.carapace_id)
     for name in ("created", "updated", "last_reinforced"):
         stamp = getattr(insight, name)
         if stamp is not None:
@@ -375,6 +405,8 @@ def to_public_dict(insight: Insight) -> dict[str, Any]:
         value = getattr(insight, name)
         if value is not None:
             data[name] = value
+    if insight.carapace_id is not None:
+        data["carapaceId"] = insight.carapace_id
     data["avoid"] = insight.avoid
     data["createdAt"] = insight.created
     data["updatedAt"] = insight.updated

@@ -17,6 +17,7 @@ from chitin.model.ids import check_id
 from chitin.model.insight import (
     Insight,
     canonical_timestamp,
+    check_carapace_id,
     check_confidence,
     check_provenance,
     check_reinforcements,
@@ -44,6 +45,7 @@ KNOWN_KEYS: tuple[str, ...] = (
     "source",
     "provenance",
     "condition",
+    "carapaceId",
     "avoid",
     "createdAt",
     "updatedAt",
@@ -139,8 +141,23 @@ def _read(item: Mapping[str, Any], now: str, fresh_id: Callable[[str], str]) -> 
         context=optional_text("context", item.get("context")),
         limitations=optional_text("limitations", item.get("limitations")),
         archived=_flag("archived", item.get("archived")),
+        carapace_id=_carapace_id(item),
     )
     return Item(validate(insight), last_retrieved)
+
+
+def _carapace_id(item: Mapping[str, Any]) -> str | None:
+    """The contribution the item was shared as. chitin 1.x kept no such field: its
+    ``promote`` overwrote ``source`` with ``carapace:<id>``, and ``import-carapace`` set
+    that source too, so an item from 1.x is known by its source."""
+    given = check_carapace_id(item.get("carapaceId"))
+    source = item.get("source")
+    if given is not None or not isinstance(source, str) or not source.startswith("carapace:"):
+        return given
+    try:
+        return check_carapace_id(source.removeprefix("carapace:").strip())
+    except ValidationError:
+        return None
 
 
 def _recall_times(item: Mapping[str, Any]) -> tuple[str | None, str | None]:

@@ -27,6 +27,7 @@ SCALAR_FIELDS: tuple[str, ...] = (
     "claim",
     "provenance",
     "source",
+    "carapace_id",
     "condition",
     "avoid",
     "reasoning",

@@ -141,7 +141,8 @@ def merged(source: Insight, target: Insight, claim: str | None, now: str) -> Ins
     """The original's merge rules (§5.3): the target absorbs the source.
 
     Highest confidence, tags united (target's first), counts added, reasonings joined.
-    The target keeps its other fields.
+    The target keeps its other fields; it takes the source's Carapace id if it has none,
+    so that the merged insight still knows it was shared (or where it came from).
     """
     if source.id == target.id:
         raise ValidationError("source", "Cannot merge an insight with itself")
@@ -157,5 +158,6 @@ def merged(source: Insight, target: Insight, claim: str | None, now: str) -> Ins
         reinforcements=min(MAX_REINFORCEMENTS, source.reinforcements + target.reinforcements),
         reasoning=reasoning,
         last_reinforced=last,
+        carapace_id=target.carapace_id or source.carapace_id,
         updated=now,
     )

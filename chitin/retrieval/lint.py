@@ -100,6 +100,7 @@ _FIXES = {
     "reinforcements": "set reinforcements to a whole number, 0 or more",
     "tags": "list the tags as text, one '- tag' line each",
     "source": "make source one line of text",
+    "carapace_id": "write the contribution's id as Carapace gives it, or remove the line",
     "created": "write a time such as 2026-11-29T12:00:00Z",
     "updated": "write a time such as 2026-11-29T12:00:00Z",
     "last_reinforced": "write a time such as 2026-11-29T12:00:00Z",

@@ -84,6 +84,7 @@ _FAST_VALUES: dict[str, Any] = {
     "confidence": lambda v: float(v) if _CONFIDENCE.fullmatch(v) else None,
     "provenance": _choice(PROVENANCES),
     "source": _safe_text,
+    "carapace_id": _safe_text,
     "condition": _safe_text,
     "avoid": lambda v: {"true": True, "false": False}.get(v),
     "reinforcements": lambda v: int(v) if _COUNT.fullmatch(v) else None,

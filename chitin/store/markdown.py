@@ -37,6 +37,7 @@ from chitin.model.insight import (
     TYPES,
     Insight,
     canonical_timestamp,
+    check_carapace_id,
     check_claim,
     check_confidence,
     check_provenance,
@@ -56,6 +57,7 @@ KEY_ORDER: tuple[str, ...] = (
     "tags",
     "provenance",
     "source",
+    "carapace_id",
     "condition",
     "avoid",
     "reinforcements",
@@ -110,7 +112,7 @@ def _frontmatter_lines(insight: Insight) -> list[str]:
     if insight.tags:
         lines.append("tags:")
         lines.extend(f"- {yaml_scalar(tag)}" for tag in insight.tags)
-    for name in ("provenance", "source", "condition"):
+    for name in ("provenance", "source", "carapace_id", "condition"):
         value = getattr(insight, name)
         if value is not None:
             lines.append(f"{name}: {yaml_scalar(value)}")
@@ -258,6 +260,7 @@ def _insight_from(
         reasoning=_body_text("reasoning", fields.get("reasoning")),
         context=_body_text("context", fields.get("context")),
         limitations=_body_text("limitations", fields.get("limitations")),
+        carapace_id=check_carapace_id(data.get("carapace_id")),
     )
 
 
