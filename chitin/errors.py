@@ -7,6 +7,7 @@ class ChitinError(Exception):
     """Base class: the message tells the user what went wrong and what to do."""
 
     exit_code = 1
+    prefix = "Error"  # how the command line introduces the message
 
 
 class ValidationError(ChitinError):

@@ -42,6 +42,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "hooks": ("chitin.cli.agent", "hooks"),
     "export": ("chitin.cli.interop", "export"),
     "import": ("chitin.cli.interop", "import_insights"),
+    "promote": ("chitin.cli.carapace", "promote"),
+    "import-carapace": ("chitin.cli.carapace", "import_carapace"),
+    "carapace-query": ("chitin.cli.carapace", "query"),
+    "carapace-register": ("chitin.cli.carapace", "register"),
     "quality": ("chitin.cli.quality", "quality"),
     "quality:score": ("chitin.cli.quality", "quality_score"),
     "skill": ("chitin.cli.skill", "skill"),
@@ -101,7 +105,7 @@ class ChitinGroup(click.Group):
                 if "--debug" in argv:
                     raise
                 message += " (run again with --debug for the traceback)"
-            _fail(f"Error: {message}", code)
+            _fail(f"{getattr(error, 'prefix', 'Error')}: {message}", code)
         sys.exit(code if isinstance(code, int) else 0)
 
 

@@ -22,6 +22,7 @@ from chitin.model.ids import check_reference
 from chitin.model.insight import (
     TYPES,
     Insight,
+    check_carapace_id,
     check_evidence,
     check_provenance,
     check_text,
@@ -619,9 +620,11 @@ class Chitin:
         now: str,
         check: bool = True,
         allow_secret: bool = False,
+        carapace_id: str | None = None,
     ) -> Contribution:
         """Add an insight in one commit. Text that looks like a credential is refused
-        (unless ``allow_secret``) before the store is even created."""
+        (unless ``allow_secret``) before the store is even created. ``carapace_id``
+        names the Carapace contribution it is imported from."""
         from chitin.model import ops
         from chitin.model.ids import new_id
         from chitin.retrieval import conflicts
@@ -631,20 +634,24 @@ class Chitin:
         with self.writing() as cache:
             claim = str(fields.get("claim") or "")
             insight = ops.new_insight(fields, new_id(claim, cache.id_exists), now)
+            insight = insight.with_changes(carapace_id=check_carapace_id(carapace_id))
             duplicates: list[Match] = []
             found: list[Match] = []
             if check:
                 pool = self._conflict_candidates(insight.claim)
                 duplicates, found = conflicts.compare(insight.claim, pool)
             path = self.store.path_for(insight)
-            subject = f"Contribute {insight.type}: {_short(insight.claim)}"
+            op, subject = "contribute", f"Contribute {insight.type}: {_short(insight.claim)}"
+            if carapace_id:
+                op = "import-carapace"
+                subject = f"Import {insight.type} from Carapace: {_short(insight.claim)}"
             commit = self._commit(
                 {path: self.store.render(insight)},
-                "contribute",
+                op,
                 subject,
                 [insight.claim],
                 insight.id,
-                {"Source": insight.source},
+                {"Source": insight.source, "Carapace": carapace_id},
             )
             self.record_written(cache, {path: insight})
         return Contribution(insight, path, commit, duplicates, found)
@@ -716,6 +723,32 @@ class Chitin:
                 [],
                 insight_id,
                 {"Source": source, "Evidence": kind},
+            )
+            self.record_written(cache, {path: after})
+        return Change(after, path, commit, before)
+
+    @_repaired
+    def shared_as(self, carapace_id: str) -> list[Insight]:
+        """The insights promoted to, or imported from, that Carapace contribution."""
+        return [] if self.missing else self.cache.shared_as(carapace_id)
+
+    @_repaired
+    def record_promotion(self, ref: str, carapace_id: str) -> Change:
+        """Note in the insight's file the contribution it was promoted to, in one commit.
+        Its ``updated`` time stays: what the insight says has not changed."""
+        with self.writing() as cache:
+            insight_id = self.resolve(ref, archived=None)
+            path = self.path_of(insight_id)
+            before, layout = self.store.read(path)
+            after = before.with_changes(carapace_id=check_carapace_id(carapace_id))
+            subject = f"Promote {insight_id} to Carapace as {carapace_id}"
+            commit = self._commit(
+                {path: self.store.render(after, layout)},
+                "promote",
+                subject,
+                [],
+                insight_id,
+                {"Carapace": carapace_id},
             )
             self.record_written(cache, {path: after})
         return Change(after, path, commit, before)

@@ -74,6 +74,8 @@ class _Commit(NamedTuple):
 _CHANGE_TYPES = {
     "contribute": "create",
     "import": "create",
+    "import-carapace": "create",
+    "promote": "update",
     "migrate": "create",
     "seed": "create",
     "update": "update",

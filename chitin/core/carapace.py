@@ -1,0 +1,303 @@
+"""Carapace use cases: register, query, promote and import.
+
+Everything that can be refused here is refused before the network is touched, so a
+doomed request never uses one of the server's hourly slots: the promotion rules, what
+the server's validation and content scanner would refuse, credentials in the text, an
+insight promoted (or a contribution imported) before.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+from urllib.parse import urlsplit
+
+from chitin.errors import ChitinError, StateError, ValidationError
+from chitin.model import carapace as rules
+from chitin.model.insight import Insight, check_confidence, check_text
+from chitin.notices import notice
+
+if TYPE_CHECKING:
+    from chitin.core.facade import Chitin, Contribution
+    from chitin.providers.carapace import CarapaceClient
+
+
+class Sharing(NamedTuple):
+    """Where Carapace is and what counts as personal, from $CARAPACE_URL and the
+    ``carapace`` section of chitin.yaml."""
+
+    url: str
+    personal_terms: tuple[str, ...]
+
+
+class Registration(NamedTuple):
+    answer: dict[str, Any]  # the server's, without the API key
+    credentials_path: Path
+
+
+class Promotion(NamedTuple):
+    insight: Insight
+    answer: dict[str, Any]
+    overridden: tuple[str, ...]  # what --force lifted
+    commit: str | None
+
+
+class Imported(NamedTuple):
+    contribution: dict[str, Any]
+    result: Contribution
+
+
+# ---------------------------------------------------------------- settings
+
+
+def sharing(chitin: Chitin) -> Sharing:
+    config = {} if chitin.missing else chitin.store.config()
+    section = config.get("carapace") or {}
+    if not isinstance(section, Mapping):
+        raise ValidationError(
+            "carapace", "chitin.yaml: carapace must be a mapping such as {url: …}"
+        )
+    unknown = sorted(set(section) - {"url", "personal_tags"})
+    if unknown:
+        raise ValidationError(
+            "carapace",
+            f"chitin.yaml: unknown carapace setting {unknown[0]!r} (allowed: url, personal_tags)",
+        )
+    url = chitin.env.get("CARAPACE_URL") or section.get("url") or rules.DEFAULT_URL
+    terms = section.get("personal_tags")
+    return Sharing(
+        _checked_url(url),
+        rules.DEFAULT_PERSONAL_TAGS if terms is None else rules.check_personal_terms(terms),
+    )
+
+
+def _checked_url(url: object) -> str:
+    parts = urlsplit(url) if isinstance(url, str) else None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValidationError(
+            "url",
+            f"the Carapace URL must be an http or https URL such as {rules.DEFAULT_URL}, "
+            f"got {url!r} (from $CARAPACE_URL or carapace.url in chitin.yaml)",
+        )
+    if parts.scheme == "http" and not _loopback(parts.hostname):
+        notice(
+            f"the Carapace URL {url} is plain http to another machine: "
+            "the API key travels unencrypted"
+        )
+    return str(url).rstrip("/")
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _client(chitin: Chitin, credentials_path: Path | None) -> CarapaceClient:
+    """A client for the configured server; with the API key when a path is given."""
+    from chitin.providers import credentials
+    from chitin.providers.carapace import CarapaceClient
+
+    key = None
+    if credentials_path is not None:
+        found, warning = credentials.load(credentials_path)
+        if warning:
+            notice(warning)
+        key = found.api_key
+    return CarapaceClient(sharing(chitin).url, key)
+
+
+def _refuse_what_the_server_would(body: Mapping[str, Any], what: str) -> None:
+    """The server's validation and scanner, and credentials in anything sent."""
+    from chitin.model.secrets import find_secrets
+
+    found = rules.refusals(body)
+    if found:
+        raise ValidationError("carapace", f"{what} refused before sending: {found[0]}")
+    for field, value in body.items():
+        texts = value if isinstance(value, list) else [value]
+        for text in texts:
+            secrets = find_secrets(text) if isinstance(text, str) else []
+            if secrets:
+                raise ValidationError(
+                    field,
+                    f"{what} refused before sending: {field} looks like it holds "
+                    f"a {secrets[0].kind}, and nothing like a credential is sent to Carapace",
+                )
+
+
+# ---------------------------------------------------------------- register and query
+
+
+def register(
+    chitin: Chitin, path: Path, home: Path, name: str, description: str | None, now: str
+) -> Registration:
+    from chitin.providers import credentials
+
+    body: dict[str, Any] = {"displayName": check_text("name", name).strip()}
+    if description:
+        body["description"] = check_text("description", description).strip()
+    _refuse_what_the_server_would(body, "the registration")
+    credentials.prepare(path)
+    with _client(chitin, None) as client:
+        answer = client.register(body)
+    key = answer.pop("apiKey", None)
+    if not isinstance(key, str) or not key:
+        raise ValidationError("apiKey", "Carapace registered the agent but sent no API key")
+    agent = answer.get("id") if isinstance(answer.get("id"), str) else None
+    shown = answer.get("displayName")
+    found = credentials.Credentials(key, agent, shown if isinstance(shown, str) else name, now)
+    _save_or_rescue(found, path, home)
+    return Registration(answer, path)
+
+
+def _save_or_rescue(found: Any, path: Path, home: Path) -> None:
+    """Save the key; if its file cannot be written, keep it in another 0600 file and
+    say where, for the server shows a key once only."""
+    from chitin.providers import credentials
+
+    try:
+        credentials.save(path, found)
+        return
+    except (OSError, ChitinError) as error:
+        cause = getattr(error, "strerror", None) or str(error)
+    rescued = credentials.rescue(found, home)
+    agent = found.agent_id or "the agent"
+    if rescued is None:
+        raise credentials.CredentialsError(
+            f"registered {agent}, but its credentials could not be saved to {path} ({cause}), "
+            "nor anywhere else: that API key is lost; register again under another name"
+        )
+    raise credentials.CredentialsError(
+        f"registered {agent}, but its credentials could not be saved to {path} ({cause}); "
+        f"they are in {rescued} (mode 0600): move that file to {path}, "
+        f"or pass --carapace-config {rescued}"
+    )
+
+
+class Question(NamedTuple):
+    text: str
+    context: str | None = None
+    max_results: int = 5
+    min_confidence: float | None = None
+    domain_tags: tuple[str, ...] = ()
+    expand: bool = False
+    search_mode: str = "hybrid"
+
+
+def query(chitin: Chitin, credentials_path: Path, question: Question) -> dict[str, Any]:
+    body = query_body(question)
+    _refuse_what_the_server_would(body, "the question")
+    with _client(chitin, credentials_path) as client:
+        return client.query(body)
+
+
+def query_body(question: Question) -> dict[str, Any]:
+    """The request, in 1.4.5's key order: question, maxResults, searchMode, then the
+    optional keys when given."""
+    text = check_text("question", question.text).strip()
+    if not text:
+        raise ValidationError("question", "the question must not be empty")
+    if not 1 <= question.max_results <= rules.MAX_RESULTS:
+        raise ValidationError("max", f"--max must be from 1 to {rules.MAX_RESULTS}")
+    body: dict[str, Any] = {
+        "question": text,
+        "maxResults": question.max_results,
+        "searchMode": rules.check_search_mode(question.search_mode),
+    }
+    if question.context:
+        body["context"] = check_text("context", question.context)
+    if question.min_confidence is not None:
+        body["minConfidence"] = check_confidence(question.min_confidence)
+    if question.domain_tags:
+        body["domainTags"] = list(question.domain_tags)
+    if question.expand:
+        body["expand"] = True
+    return body
+
+
+# ---------------------------------------------------------------- promote
+
+
+def promote(
+    chitin: Chitin,
+    ref: str,
+    credentials_path: Path,
+    domain_tags: Sequence[str] | None,
+    force: bool,
+) -> Promotion:
+    insight = chitin.get(ref)
+    body = rules.contribution_of(insight, domain_tags)
+    verdict = rules.verdict(insight, sharing(chitin).personal_terms, body)
+    if verdict.blocked or (verdict.overridable and not force):
+        raise NotPromotable(insight.id, verdict)
+    if insight.carapace_id and not force:
+        raise StateError(_shared_before(insight))
+    _refuse_what_the_server_would(body, "the promotion")
+    with _client(chitin, credentials_path) as client:
+        answer = client.contribute(body)
+    carapace_id = rules.contribution_id(answer)
+    try:
+        change = chitin.record_promotion(insight.id, carapace_id)
+    except ChitinError as error:
+        raise StateError(
+            f"promoted to Carapace as {carapace_id}, but recording that in {insight.id} "
+            f"failed: {error}"
+        ) from None
+    return Promotion(change.insight, answer, verdict.overridable, change.commit)
+
+
+def _shared_before(insight: Insight) -> str:
+    if insight.provenance == "external":
+        return (
+            f"Insight {insight.id} came from Carapace (contribution {insight.carapace_id}); "
+            "use --force to share it again"
+        )
+    return (
+        f"Insight {insight.id} was already promoted to Carapace as {insight.carapace_id}; "
+        "use --force to promote it again"
+    )
+
+
+class NotPromotable(ChitinError):
+    """The promotion rules refuse the insight; ``verdict`` says why."""
+
+    def __init__(self, insight_id: str, verdict: rules.Verdict) -> None:
+        reasons = [*verdict.blocked, *verdict.overridable]
+        super().__init__(f"Insight {insight_id} is not promotable: {'; '.join(reasons)}")
+        self.verdict = verdict
+
+
+# ---------------------------------------------------------------- import
+
+
+def import_contribution(
+    chitin: Chitin, contribution_id: str, kind: str, force: bool, now: str
+) -> Imported:
+    from chitin.model.insight import check_carapace_id
+
+    kind = rules.check_import_type(kind)
+    cid = check_carapace_id(contribution_id.strip())
+    if cid is None:
+        raise ValidationError("contribution_id", "the contribution id must not be empty")
+    here = chitin.shared_as(cid)
+    if here:
+        raise StateError(_here_already(here[0], cid))
+    with _client(chitin, None) as client:
+        contribution = client.contribution(cid)
+    fields = rules.insight_fields(contribution, kind)
+    if rules.contribution_id(contribution) != cid:
+        raise ValidationError("id", f"Carapace answered with another contribution for {cid}")
+    result = chitin.contribute(fields, now, check=not force, carapace_id=cid)
+    return Imported(contribution, result)
+
+
+def _here_already(insight: Insight, cid: str) -> str:
+    if insight.provenance == "external":
+        return f"Already imported as Chitin insight: {insight.id}"
+    return f"Contribution {cid} is this store's insight {insight.id}, promoted to Carapace"

@@ -1,0 +1,256 @@
+"""The Carapace HTTP client: four endpoints, one request loop, one error type.
+
+Every failure becomes a ``CarapaceError`` whose text is one line: the server's message
+and code, plus what its ``details`` say (the existing id of a duplicate, the scanner's
+reasons, the rejected fields, the wait of a rate limit). A refused connection, a
+timeout and a body that is not JSON (a proxy's HTML page) read the same way. The API
+key travels only in the Authorization header; it is never part of a message.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+import httpx
+
+from chitin.errors import ChitinError
+
+CONNECT_SECONDS = 10.0
+READ_SECONDS = 30.0
+RETRIES = 3  # attempts after the first, for a 429 or a 5xx
+BACKOFF_SECONDS = 0.5  # doubled after each retry
+MAX_WAIT_SECONDS = 10.0  # a longer Retry-After is reported, not slept through
+MAX_ANSWER_BYTES = 4 * 1024 * 1024
+
+
+class CarapaceError(ChitinError):
+    """Carapace refused or could not be reached. ``code`` is the server's (or ours:
+    NETWORK_ERROR, TIMEOUT, BAD_RESPONSE); ``status`` is the HTTP status, if any."""
+
+    prefix = "Carapace error"
+
+    def __init__(
+        self,
+        message: str,
+        code: str,
+        status: int | None = None,
+        details: Mapping[str, Any] | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        self.message = message
+        self.code = code
+        self.status = status
+        self.details = dict(details or {})
+        self.retry_after = retry_after
+        super().__init__(_line(message, code, self.details, retry_after))
+
+
+def _line(message: str, code: str, details: Mapping[str, Any], wait: float | None) -> str:
+    said = [f"{' '.join(message.split())} ({code})"]
+    existing = details.get("existingId")
+    if isinstance(existing, str):
+        said.append(f"the existing contribution is {existing}")
+    reasons = details.get("reasons")
+    if isinstance(reasons, list) and reasons:
+        said.append("; ".join(str(r) for r in reasons))
+    fields = details.get("fields")
+    if isinstance(fields, list) and fields and "; ".join(map(str, fields)) != message:
+        said.append("; ".join(str(f) for f in fields))
+    if wait is not None:
+        said.append(f"try again in {_duration(wait)}")
+    return ": ".join(said)
+
+
+def _duration(seconds: float) -> str:
+    whole = max(1, round(seconds))
+    minutes, rest = divmod(whole, 60)
+    if not minutes:
+        return f"{rest} s"
+    return f"{minutes} min {rest} s" if rest else f"{minutes} min"
+
+
+class CarapaceClient:
+    """``base_url`` ends in ``/api/v1``; ``api_key`` is needed by ``contribute`` and
+    ``query`` only. ``client`` and ``sleep`` are injected by tests."""
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str | None = None,
+        client: httpx.Client | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self._key = api_key
+        self._client = client or httpx.Client(
+            timeout=httpx.Timeout(READ_SECONDS, connect=CONNECT_SECONDS),
+            follow_redirects=False,  # a redirect would carry the key elsewhere
+        )
+        self._sleep = sleep
+
+    def close(self) -> None:
+        self._client.close()
+
+    def __enter__(self) -> CarapaceClient:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def register(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        return self._request("POST", "/agents", body, auth=False)
+
+    def contribute(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        return self._request("POST", "/contributions", body, auth=True)
+
+    def contribution(self, contribution_id: str) -> dict[str, Any]:
+        return self._request("GET", f"/contributions/{quote(contribution_id, safe='')}", None)
+
+    def query(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        return self._request("POST", "/query", body, auth=True)
+
+    # -------------------------------------------------------------- the loop
+
+    def _request(
+        self, method: str, path: str, body: Mapping[str, Any] | None, auth: bool = False
+    ) -> dict[str, Any]:
+        headers = {"Accept": "application/json"}
+        content = None
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+            # UTF-8 as it is: \\u escapes would grow a non-English text sixfold
+            # against the server's 50 KB limit.
+            content = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        if auth:
+            if not self._key:
+                raise CarapaceError("API key is required", "MISSING_API_KEY")
+            headers["Authorization"] = f"Bearer {self._key}"
+        wait = BACKOFF_SECONDS
+        for attempt in range(RETRIES + 1):
+            response = self._send(method, path, headers, content)
+            status = response.status_code
+            if status < 300:
+                return _answer(response)
+            error = _refusal(response)
+            if not _worth_retrying(error, attempt):
+                raise error
+            self._sleep(error.retry_after if error.retry_after is not None else wait)
+            wait *= 2
+        raise AssertionError("unreachable")
+
+    def _send(
+        self, method: str, path: str, headers: dict[str, str], content: bytes | None
+    ) -> httpx.Response:
+        url = self.base_url + path
+        try:
+            response = self._client.request(method, url, headers=headers, content=content)
+        except httpx.TimeoutException as error:
+            kind = "connect" if isinstance(error, httpx.ConnectTimeout) else "answer"
+            limit = CONNECT_SECONDS if kind == "connect" else READ_SECONDS
+            raise CarapaceError(
+                f"no {kind} from {_host(url)} within {limit:g} s", "TIMEOUT"
+            ) from None
+        except httpx.ConnectError as error:
+            raise CarapaceError(
+                f"cannot connect to {_host(url)}: {_reason(error)}", "NETWORK_ERROR"
+            ) from None
+        except httpx.HTTPError as error:
+            raise CarapaceError(
+                f"the connection to {_host(url)} failed: {_reason(error)}", "NETWORK_ERROR"
+            ) from None
+        return response
+
+
+def _worth_retrying(error: CarapaceError, attempt: int) -> bool:
+    """A 5xx or a 429 is tried again (a 429 only when its wait is short); no other 4xx."""
+    if attempt >= RETRIES or error.status is None:
+        return False
+    if error.status == 429:
+        return error.retry_after is None or error.retry_after <= MAX_WAIT_SECONDS
+    return error.status >= 500
+
+
+def _answer(response: httpx.Response) -> dict[str, Any]:
+    data = _json(response)
+    if not isinstance(data, dict):
+        raise CarapaceError(
+            f"HTTP {response.status_code}, but the answer is {_what(response)}, "
+            "not a Carapace JSON object",
+            "BAD_RESPONSE",
+            response.status_code,
+        )
+    return data
+
+
+def _refusal(response: httpx.Response) -> CarapaceError:
+    status = response.status_code
+    data = _json(response)
+    error = data.get("error") if isinstance(data, dict) else None
+    wait = _retry_after(response, error)
+    if not isinstance(error, dict):
+        reason = response.reason_phrase or "error"
+        return CarapaceError(
+            f"HTTP {status} {reason}, and the answer is {_what(response)}, not Carapace's "
+            "JSON (is a proxy in the way?)",
+            f"HTTP_{status}",
+            status,
+            retry_after=wait,
+        )
+    message = error.get("message")
+    code = error.get("code")
+    details = error.get("details")
+    return CarapaceError(
+        message if isinstance(message, str) and message.strip() else f"HTTP {status}",
+        code if isinstance(code, str) and code.strip() else "API_ERROR",
+        status,
+        details if isinstance(details, dict) else None,
+        wait,
+    )
+
+
+def _retry_after(response: httpx.Response, error: object) -> float | None:
+    if response.status_code != 429:
+        return None
+    said: object = response.headers.get("retry-after")
+    if said is None and isinstance(error, dict) and isinstance(error.get("details"), dict):
+        said = error["details"].get("retryAfter")
+    try:
+        seconds = float(said)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    return seconds if 0 <= seconds < 86_400 * 7 else None
+
+
+def _json(response: httpx.Response) -> object:
+    if len(response.content) > MAX_ANSWER_BYTES:
+        return None
+    try:
+        return json.loads(response.content.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+
+
+def _what(response: httpx.Response) -> str:
+    """What came back instead of JSON, in a few words."""
+    kind = response.headers.get("content-type", "").split(";")[0].strip()
+    if not response.content:
+        return "empty"
+    if "html" in kind or response.content.lstrip()[:1] == b"<":
+        return "an HTML page"
+    return f"{kind or 'text'} that is not JSON"
+
+
+def _host(url: str) -> str:
+    parts = urlsplit(url)
+    return parts.netloc or url
+
+
+def _reason(error: BaseException) -> str:
+    text = " ".join(str(error).split())
+    if "refused" in text.lower():
+        return "connection refused"
+    return text[:200] or type(error).__name__
