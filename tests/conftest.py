@@ -53,6 +53,7 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, machine_cache: Pat
     # No test leaves a detached embedding running behind it; the tests of the
     # background embedding turn it on for themselves.
     monkeypatch.setenv("CHITIN_BACKGROUND_EMBED", "off")
+    monkeypatch.setenv("CARAPACE_URL", "http://127.0.0.1:9/api/v1")  # refused: never the real one
 
 
 @pytest.fixture
@@ -123,3 +124,21 @@ def chitin_program() -> str:
     if found is None:
         pytest.fail("the chitin console script is not installed (pip install -e .)")
     return found
+
+
+# ── Carapace: the loopback test server (issue 12) ─────────────────────────────────
+from collections.abc import Iterator  # noqa: E402  (kept in this block, for merging)
+
+from carapace_server import CarapaceServer  # noqa: E402
+
+
+@pytest.fixture
+def carapace(monkeypatch: pytest.MonkeyPatch) -> Iterator[CarapaceServer]:
+    """A running Carapace test server (tests/carapace_server.py), with $CARAPACE_URL
+    pointing at it; stopped after the test."""
+    with CarapaceServer() as server:
+        monkeypatch.setenv("CARAPACE_URL", server.url)
+        yield server
+
+
+# ── end of Carapace ───────────────────────────────────────────────────────────────
