@@ -149,10 +149,13 @@ class CarapaceClient:
         try:
             response = self._client.request(method, url, headers=headers, content=content)
         except httpx.TimeoutException as error:
-            kind = "connect" if isinstance(error, httpx.ConnectTimeout) else "answer"
-            limit = CONNECT_SECONDS if kind == "connect" else READ_SECONDS
+            connecting = isinstance(error, httpx.ConnectTimeout)
+            timeout = self._client.timeout
+            limit = timeout.connect if connecting else timeout.read
             raise CarapaceError(
-                f"no {kind} from {_host(url)} within {limit:g} s", "TIMEOUT"
+                f"no {'connection' if connecting else 'answer'} from {_host(url)} "
+                f"within {limit or 0:g} s",
+                "TIMEOUT",
             ) from None
         except httpx.ConnectError as error:
             raise CarapaceError(
