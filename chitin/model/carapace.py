@@ -63,13 +63,20 @@ MAX_BODY_BYTES = 50 * 1024
 SEARCH_MODES: tuple[str, ...] = ("vector", "bm25", "hybrid")
 SEARCH_MODE_ALIASES = {"semantic": "vector"}  # chitin 1.4.5 offered "semantic"
 
-# The content scanner's rules, for the fields it reads (claim and reasoning).
-_SCANNED = ("claim", "reasoning")
+# The content scanner reads a contribution's four texts; URLs it refuses in two of them.
+_SCANNED = ("claim", "reasoning", "applicability", "limitations")
+_URL_SCANNED = ("claim", "reasoning")
 _URL = re.compile(r"https?://\S*", re.IGNORECASE)
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/]{40,}={0,2}")
+# The phrases it flags: overriding instructions, system-prompt markers, reassigning the
+# reader's role, and asking for secrets.
 _INJECTION = re.compile(
-    r"ignore (?:all )?(?:previous|prior|above) instructions|\[system\]|you are now an? "
-    r"|reveal (?:your|the) (?:api )?key",
+    r"\b(?:ignore|disregard)\s+(?:(?:all|any|your|the|previous|prior|above)\s+)+"
+    r"(?:instructions|directives|rules|prompts)\b"
+    r"|\[system\]|<<sys>>|<\|im_start\|>"
+    r"|\byou\s+are\s+now\s+an?\s"
+    r"|\b(?:reveal|print|show|output|send|share|leak)\s+(?:your|the)\s+"
+    r"(?:api\s*key|secret|token|password|credentials|system\s*prompt|private\s*key)",
     re.IGNORECASE,
 )
 _ZERO_WIDTH = re.compile("[\u200b\u200c\u200d\u2060\ufeff]")
@@ -254,11 +261,11 @@ def _text_refusals(field: str, value: str) -> Iterable[str]:
         yield f"{field} is {length} characters; Carapace takes at most {limit}"
     if field in ("claim", "displayName", "question") and not value.strip():
         yield f"{field} is blank"
-    if len(_ZERO_WIDTH.findall(value)) > MAX_ZERO_WIDTH:
-        yield f"{field} holds more than {MAX_ZERO_WIDTH} zero-width characters"
     if field not in _SCANNED:
         return
-    url = _URL.search(value)
+    if len(_ZERO_WIDTH.findall(value)) > MAX_ZERO_WIDTH:
+        yield f"{field} holds more than {MAX_ZERO_WIDTH} zero-width characters"
+    url = _URL.search(value) if field in _URL_SCANNED else None
     if url:
         yield f"{field} holds a URL ({_clip(url.group())}), which Carapace's scanner refuses"
     run = _BASE64_RUN.search(value)
