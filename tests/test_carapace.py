@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import stat
 import subprocess
 import threading
@@ -788,3 +789,93 @@ def test_the_installed_program_fails_in_one_line(
     )
     assert failed.returncode == 1 and failed.stderr.count("\n") == 1
     assert "Traceback" not in failed.stderr and "(HTTP_502)" in failed.stderr
+
+
+# ---------------------------------------------------------------- interruptions
+
+
+def started(args: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [chitin_program(), *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+
+
+def wait_for_request(server: CarapaceServer, count: int) -> None:
+    deadline = time.monotonic() + 30
+    while len(server.requests) < count:
+        assert time.monotonic() < deadline, "the request never came"
+        time.sleep(0.01)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_promotion_stopped_while_the_server_answers_changes_nothing(
+    carapace: CarapaceServer, run: Run, add: Any, key: str, store: Path, signum: int
+) -> None:
+    insight_id = well_tested(add, run, "Stop the line when a test flakes")
+    before, commits = insight_file(store, insight_id), commit_count(store)
+    carapace.delay_next(30)
+    env = {**os.environ, "CHITIN_STORE": str(store)}
+    process = started(["promote", insight_id], env)
+    wait_for_request(carapace, len(carapace.requests) + 1)
+    process.send_signal(signum)
+    _, stderr = process.communicate(timeout=60)
+    if signum == signal.SIGINT:  # click puts a new line after the ^C
+        assert process.returncode == 130 and stderr.strip() == "Interrupted: nothing was changed."
+    else:  # outside a write, SIGTERM ends the process as it would any other
+        assert process.returncode == -signum
+    assert insight_file(store, insight_id) == before and commit_count(store) == commits
+    assert git(store, "status", "--porcelain") == ""
+
+
+def test_a_registration_stopped_while_the_server_answers_leaves_no_file(
+    carapace: CarapaceServer, home: Path
+) -> None:
+    carapace.delay_next(30)
+    process = started(["carapace-register", "--name", "Stopped"], dict(os.environ))
+    wait_for_request(carapace, 1)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130 and stderr.strip() == "Interrupted: nothing was changed."
+    assert not credentials_file(home).exists()
+    assert [p.name for p in credentials_file(home).parent.iterdir()] == []  # no temp file
+
+
+def test_a_signal_once_the_server_has_answered_waits_for_the_key_to_be_saved(
+    carapace: CarapaceServer, run: Run, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from chitin.providers import credentials
+
+    real_save = credentials.save
+
+    def interrupted_save(path: Path, found: Any) -> None:
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C arrives while the key is being saved
+        real_save(path, found)
+
+    monkeypatch.setattr(credentials, "save", interrupted_save)
+    result = run("carapace-register", "--name", "Kept")
+    assert json.loads(credentials_file(home).read_text())["display_name"] == "Kept"
+    assert result.stderr == (
+        "warning: SIGINT arrived after the change was committed, so the change is kept\n"
+    )
+
+
+def test_a_signal_once_the_contribution_exists_waits_for_its_id_to_be_recorded(
+    carapace: CarapaceServer, run: Run, add: Any, key: str, store: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    from chitin.core.facade import Chitin
+
+    insight_id = well_tested(add, run, "Record what the server made")
+    real = Chitin.record_promotion
+
+    def interrupted(self: Chitin, ref: str, carapace_id: str) -> Any:
+        os.kill(os.getpid(), signal.SIGTERM)
+        return real(self, ref, carapace_id)
+
+    monkeypatch.setattr(Chitin, "record_promotion", interrupted)
+    result = run("promote", insight_id)
+    assert result.stdout.startswith("✓ Promoted to Carapace: test-1")
+    assert "SIGTERM arrived after the change was committed" in result.stderr
+    assert "carapace_id: test-1\n" in insight_file(store, insight_id)
+    assert git(store, "status", "--porcelain") == ""

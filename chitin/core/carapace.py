@@ -8,8 +8,9 @@ insight promoted (or a contribution imported) before.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import urlsplit
@@ -152,8 +153,21 @@ def register(
     agent = answer.get("id") if isinstance(answer.get("id"), str) else None
     shown = answer.get("displayName")
     found = credentials.Credentials(key, agent, shown if isinstance(shown, str) else name, now)
-    _save_or_rescue(found, path, home)
+    with _finishing():
+        _save_or_rescue(found, path, home)
     return Registration(answer, path)
+
+
+@contextlib.contextmanager
+def _finishing() -> Iterator[None]:
+    """The server has done its part (an agent registered, a contribution created): a
+    Ctrl-C or SIGTERM now waits until the key is saved or the id recorded, and is then
+    reported, since stopping half-way would lose what the server made."""
+    from chitin.store import interrupts
+
+    with interrupts.holding() as guard:
+        guard.committed()
+        yield
 
 
 def _save_or_rescue(found: Any, path: Path, home: Path) -> None:
@@ -243,7 +257,8 @@ def promote(
         answer = client.contribute(body)
     carapace_id = rules.contribution_id(answer)
     try:
-        change = chitin.record_promotion(insight.id, carapace_id)
+        with _finishing():
+            change = chitin.record_promotion(insight.id, carapace_id)
     except ChitinError as error:
         raise StateError(
             f"promoted to Carapace as {carapace_id}, but recording that in {insight.id} "
