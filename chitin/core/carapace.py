@@ -23,6 +23,7 @@ from chitin.notices import notice
 if TYPE_CHECKING:
     from chitin.core.facade import Chitin, Contribution
     from chitin.providers.carapace import CarapaceClient
+    from chitin.providers.credentials import Credentials
 
 
 class Sharing(NamedTuple):
@@ -170,7 +171,7 @@ def _finishing() -> Iterator[None]:
         yield
 
 
-def _save_or_rescue(found: Any, path: Path, home: Path) -> None:
+def _save_or_rescue(found: Credentials, path: Path, home: Path) -> None:
     """Save the key; if its file cannot be written, keep it in another 0600 file and
     say where, for the server shows a key once only."""
     from chitin.providers import credentials

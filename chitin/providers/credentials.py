@@ -15,7 +15,6 @@ import json
 import os
 import stat
 import tempfile
-from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
@@ -175,13 +174,20 @@ def rescue(credentials: Credentials, home: Path) -> Path | None:
     """Where the credentials went when their own path could not take them: a new
     0600 file in the home folder, else in the temporary folder; None if neither could."""
     name = f"carapace-credentials-{credentials.agent_id or 'unsaved'}"
+    data = {k: v for k, v in credentials._asdict().items() if v is not None}
     for folder in (home, Path(tempfile.gettempdir())):
         try:
             descriptor, where = tempfile.mkstemp(dir=folder, prefix=f".{name}-", suffix=".json")
         except OSError:
             continue
-        data: Mapping[str, str] = {k: v for k, v in credentials._asdict().items() if v is not None}
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps(data, indent=2) + "\n")
+        try:
+            with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+                handle.write(json.dumps(data, indent=2) + "\n")
+                handle.flush()
+                os.fsync(handle.fileno())
+        except OSError:  # a full disk: try the next folder
+            with contextlib.suppress(OSError):
+                os.unlink(where)
+            continue
         return Path(where)
     return None
