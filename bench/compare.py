@@ -6,7 +6,9 @@ A machine shared with other work drifts by tens of percent within minutes, so th
 are measured interleaved: before, after, before, after, … on each command, and each
 median is taken over the same stretch of time. The table gives the medians and the
 time beyond ``chitin --version`` (what a command costs over starting the program),
-with the ratio of after to before. Stores come from bench/run.py (bench/stores/).
+with the ratio of after to before. Stores come from bench/run.py (bench/stores/); the
+before runs on a copy of each, so that two builds whose cache schemas differ do not
+rebuild one shared cache at every switch (which made both look ten times slower).
 
 The commands are those a session start runs: ``get``, ``stats``, ``retrieve`` by text
 (``embedding: {provider: none}``), ``retrieve`` and ``render`` with the local model and
@@ -44,7 +46,7 @@ class Case:
     size: int | None
     argv: Callable[[str, int], list[str]]
     config: str | None = None  # chitin.yaml while it runs
-    root: Path | None = None
+    roots: tuple[Path, ...] = ()  # the stores it runs on (one per chitin)
     reset: Callable[[], None] | None = None  # before each run: the state it starts from
 
 
@@ -70,9 +72,9 @@ def interleaved(case: Case, chitins: dict[str, str], runs: int, env: dict[str, s
     """A warm-up of each, then ``runs`` rounds of before and after, alternating which
     goes first, so that neither always runs on the heels of the other."""
     timing = Timing(case.name, case.size)
-    config = case.root / "chitin.yaml" if case.root else None
-    if config is not None and case.config:
-        config.write_text(case.config)
+    configs = [root / "chitin.yaml" for root in case.roots] if case.config else []
+    for config in configs:
+        config.write_text(case.config or "")
         stamp = time.time_ns() - 10**10  # older than chitin's racy window
         os.utime(config, ns=(stamp, stamp))
     try:
@@ -91,58 +93,62 @@ def interleaved(case: Case, chitins: dict[str, str], runs: int, env: dict[str, s
                 else:
                     getattr(timing, label).append(elapsed)
     finally:
-        if config is not None and case.config:
+        for config in configs:
             config.unlink(missing_ok=True)
     return timing
 
 
-def store_cases(size: int, root: Path, query: str) -> list[Case]:
+def store_cases(size: int, roots: dict[str, Path], query: str) -> list[Case]:
+    """The session-start commands; each chitin runs on its own copy of the store
+    (``roots`` maps program → store), so that a cache schema that differs between the
+    two builds is not rebuilt at every switch."""
     built = bench.load_marker(size)
     assert built is not None
     ident = built.sample_ids[0]
-    at = ["--store", str(root)]
+    every = tuple(roots.values())
+
+    def at(c: str) -> list[str]:
+        return [c, "--store", str(roots[c])]
+
+    ask = ["--query", query, "--budget", "5000"]
     return [
-        Case("get", size, lambda c, _r: [c, *at, "get", ident], root=root),
-        Case("stats", size, lambda c, _r: [c, *at, "stats"], root=root),
+        Case("get", size, lambda c, _r: [*at(c), "get", ident], roots=every),
+        Case("stats", size, lambda c, _r: [*at(c), "stats"], roots=every),
+        Case("retrieve (text)", size, lambda c, _r: [*at(c), "retrieve", *ask], TEXT, every),
         Case(
-            "retrieve (text)",
-            size,
-            lambda c, _r: [c, *at, "retrieve", "--query", query, "--budget", "5000"],
-            TEXT,
-            root,
+            "retrieve (model, repeat)", size, lambda c, _r: [*at(c), "retrieve", *ask], LOCAL, every
         ),
-        Case(
-            "retrieve (model, repeat)",
-            size,
-            lambda c, _r: [c, *at, "retrieve", "--query", query, "--budget", "5000"],
-            LOCAL,
-            root,
-        ),
-        Case(
-            "render (model, repeat)",
-            size,
-            lambda c, _r: [c, *at, "render", "--query", query, "--budget", "5000"],
-            LOCAL,
-            root,
-        ),
+        Case("render (model, repeat)", size, lambda c, _r: [*at(c), "render", *ask], LOCAL, every),
     ]
 
 
-def first_session_case(size: int, root: Path, query: str) -> Case:
+def own_copies(root: Path, chitins: dict[str, str], folder: Path) -> dict[str, Path]:
+    """program → store: the built store for the after, a copy of it for the before."""
+    copy = folder / f"before-{root.parent.name}"
+    if not copy.exists():
+        shutil.copytree(root, copy, symlinks=True)
+    return {chitins["after"]: root, chitins["before"]: copy}
+
+
+def first_session_case(size: int, roots: dict[str, Path], query: str) -> Case:
     """The first session start on a store never embedded (a fresh clone, an import):
     its vectors are removed before each run, with background embedding on, so the after
     answers by text and starts the background run, which is then stopped."""
 
     def never_embedded() -> None:
-        _stop_background(root)
-        shutil.rmtree(root / ".chitin" / "vectors", ignore_errors=True)
+        for root in roots.values():
+            _stop_background(root)
+            shutil.rmtree(root / ".chitin" / "vectors", ignore_errors=True)
+
+    def argv(c: str, _r: int) -> list[str]:
+        return [c, "--store", str(roots[c]), "render", "--query", query, "--budget", "5000"]
 
     return Case(
         "render (first session start)",
         size,
-        lambda c, _r: [c, "--store", str(root), "render", "--query", query, "--budget", "5000"],
+        argv,
         LOCAL,
-        root,
+        tuple(roots.values()),
         never_embedded,
     )
 
@@ -231,24 +237,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     version_case = Case("--version", None, lambda c, _r: [c, "--version"])
     version = interleaved(version_case, chitins, args.runs, env)
     timings: list[Timing] = []
+    copies = Path(tempfile.mkdtemp(prefix="chitin-compare-"))
     for size in args.sizes:
         built = bench.ensure_store(size, chitins["after"], False, env)
         bench.ensure_vectors(built.root)
         query = bench._query(built)
-        for case in store_cases(size, built.root, query):
+        roots = own_copies(built.root, chitins, copies)
+        for case in store_cases(size, roots, query):
             bench.log(f"  {size:>7,}  {case.name}")
             timings.append(interleaved(case, chitins, args.runs, env))
         if args.first_session:
-            case = first_session_case(size, built.root, query)
+            case = first_session_case(size, roots, query)
             bench.log(f"  {size:>7,}  {case.name}")
             live = {**env, "CHITIN_BACKGROUND_EMBED": "on"}
             timings.append(interleaved(case, chitins, args.runs, live))
-            _stop_background(built.root)
-            bench.ensure_vectors(built.root)
+            for root in roots.values():
+                _stop_background(root)
+                bench.ensure_vectors(root)
     with tempfile.TemporaryDirectory() as folder:
         for case in seeded_cases(Path(folder), chitins, env):
             bench.log(f"  starter store  {case.name}")
             timings.append(interleaved(case, chitins, args.runs, env))
+    shutil.rmtree(copies, ignore_errors=True)
     report(timings, version)
     if args.output:
         raw = [t.__dict__ for t in [version, *timings]]
