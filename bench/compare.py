@@ -127,6 +127,9 @@ def own_copies(root: Path, chitins: dict[str, str], folder: Path) -> dict[str, P
     copy = folder / f"before-{root.parent.name}"
     if not copy.exists():
         shutil.copytree(root, copy, symlinks=True)
+        # Copied files have new inodes and ctimes: refresh git's index once, or every
+        # `git status` in the copy hashes each file again.
+        subprocess.run(["git", "-C", str(copy), "update-index", "-q", "--refresh"], check=False)
     return {chitins["after"]: root, chitins["before"]: copy}
 
 
