@@ -66,6 +66,7 @@ def prefetch(argv: Sequence[str], env: Mapping[str, str]) -> None:
     from chitin.index.changes import syncs_by_git
 
     if syncs_by_git(root):
-        from chitin.store import files, git
+        from chitin.format.layout import SCANNED_DIRS
+        from chitin.store import git
 
-        git.prefetch_status(root, files.SCANNED_DIRS)
+        git.prefetch_status(root, SCANNED_DIRS)

@@ -18,8 +18,8 @@ from click.testing import CliRunner
 from conftest import Run, chitin_program, commit_count, git
 
 from chitin.cli import cli
+from chitin.format.markdown import parse
 from chitin.model.ids import check_id, new_id, slugify
-from chitin.store.markdown import parse
 
 # Built from pieces, so that this file holds no string a secret scanner would flag.
 GITHUB = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"

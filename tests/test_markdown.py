@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chitin.errors import ValidationError
+from chitin.format.frontmatter import yaml_scalar
+from chitin.format.markdown import parse, serialize
 from chitin.model.insight import PROVENANCES, TYPES, Insight, check_claim
 from chitin.resources import data_path
-from chitin.store.frontmatter import yaml_scalar
-from chitin.store.markdown import parse, serialize
 
 NOW = "2026-11-29T12:00:00Z"
 
@@ -236,7 +236,7 @@ def _as_yaml_reads(front: str) -> object:
 @settings(max_examples=200, deadline=None)
 @given(insights())
 def test_the_fast_reader_agrees_with_yaml(insight: Insight) -> None:
-    from chitin.store.frontmatter import _read_canonical
+    from chitin.format.frontmatter import _read_canonical
 
     front = serialize(insight).split("---\n")[1]
     fast = _read_canonical(front)
@@ -247,7 +247,7 @@ def test_the_fast_reader_agrees_with_yaml(insight: Insight) -> None:
 @settings(max_examples=300, deadline=None)
 @given(_text)
 def test_the_fast_reader_reads_text_as_yaml_does_or_declines(value: str) -> None:
-    from chitin.store.frontmatter import _read_canonical
+    from chitin.format.frontmatter import _read_canonical
 
     for line in (f"source: {yaml_scalar(value)}", f"source: {value}", f"tags:\n- {value}"):
         fast = _read_canonical(line)
@@ -256,7 +256,7 @@ def test_the_fast_reader_reads_text_as_yaml_does_or_declines(value: str) -> None
 
 
 def test_the_fast_reader_takes_canonical_files_and_declines_the_rest() -> None:
-    from chitin.store.frontmatter import _read_canonical
+    from chitin.format.frontmatter import _read_canonical
 
     front = serialize(sample(source="a pairing session")).split("---\n")[1]
     assert _read_canonical(front) == _as_yaml_reads(front)

@@ -10,11 +10,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from chitin.cli import cli
+from chitin.format.markdown import DEFAULT_LAYOUT, Layout, parse, serialize
 from chitin.model import evidence
 from chitin.model.insight import Insight, reinforced_confidence
 from chitin.model.merge3 import Side, merge
 from chitin.model.ops import reinforced
-from chitin.store.markdown import DEFAULT_LAYOUT, Layout, parse, serialize
 from chitin.store.merging import merge_texts
 
 T0, T1, T2 = "2026-11-01T10:00:00Z", "2026-11-02T10:00:00Z", "2026-11-03T10:00:00Z"

@@ -19,7 +19,8 @@ PACKAGE = ROOT / "chitin"
 
 # Each layer may import only from the layers after it in this list (architecture.md).
 LAYERS = [
-    *["console", "cli", "core", "render", "retrieval", "index", "store", "providers", "model"],
+    *["console", "cli", "core", "render", "retrieval", "index", "store", "providers", "format"],
+    "model",
     *["notices", "errors"],
 ]
 # Modules outside the layer scheme: leaves everybody may use.

@@ -305,9 +305,9 @@ def test_the_evaluation_set_keeps_its_quality() -> None:
 
 
 def test_the_strongest_come_in_bound_order_across_types(tmp_path: Path) -> None:
+    from chitin.format.markdown import serialize
     from chitin.index.cache import Cache
     from chitin.retrieval.scoring import base_strength
-    from chitin.store.markdown import serialize
 
     for n, (kind, confidence) in enumerate(
         [("skill", 0.9), ("skill", 0.5), ("personality", 0.8), ("trigger", 0.7)]

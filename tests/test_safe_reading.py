@@ -19,8 +19,9 @@ from typing import Any
 import pytest
 from conftest import Run, git
 
+from chitin.format.frontmatter import read_frontmatter
+from chitin.format.layout import MAX_INSIGHT_BYTES, MAX_MESSAGE
 from chitin.store import files
-from chitin.store.frontmatter import read_frontmatter
 
 OUTSIDE_CLAIM = "Zanzibar quokkas whisper outside the store"
 # Enough for git, Python and chitin's reading commands; far below what a bomb costs.
@@ -312,7 +313,7 @@ def test_a_file_larger_than_the_limit_is_reported_and_not_parsed(
     size = f"{big.stat().st_size:,}"
     assert (
         f"warning: skipped insights/skill/big.md: {size} bytes, more than an insight file "
-        f"may hold ({files.MAX_INSIGHT_BYTES:,}), so it is not read"
+        f"may hold ({MAX_INSIGHT_BYTES:,}), so it is not read"
     ) in listed.stderr
     assert run("get", "big", expect=1).exit_code == 1
     checked = run("check", expect=1)
@@ -320,8 +321,8 @@ def test_a_file_larger_than_the_limit_is_reported_and_not_parsed(
     assert max(len(line) for line in checked.stdout.splitlines()) < 400
     # At the limit, a file is still an insight.
     head = insight_text("big", "A big claim")
-    big.write_text(head + "x" * (files.MAX_INSIGHT_BYTES - len(head.encode())))
-    assert big.stat().st_size == files.MAX_INSIGHT_BYTES
+    big.write_text(head + "x" * (MAX_INSIGHT_BYTES - len(head.encode())))
+    assert big.stat().st_size == MAX_INSIGHT_BYTES
     assert "big" in ids(run, "list")
 
 
@@ -467,7 +468,7 @@ def test_frontmatter_yaml_that_cannot_be_held_is_a_validation_error(
 
     with pytest.raises(ValidationError, match=r"^frontmatter YAML ") as raised:
         read_frontmatter(front)
-    assert problem in str(raised.value) and len(str(raised.value)) <= files.MAX_MESSAGE
+    assert problem in str(raised.value) and len(str(raised.value)) <= MAX_MESSAGE
 
 
 def test_check_and_the_warnings_never_print_a_giant_line(
@@ -482,7 +483,7 @@ def test_check_and_the_warnings_never_print_a_giant_line(
     checked = run("check", "--format", "json", expect=1)
     (error,) = json.loads(checked.stdout)["errors"]
     assert error["path"] == "insights/skill/long.md" and error["message"].endswith("…")
-    assert len(error["message"]) <= files.MAX_MESSAGE
+    assert len(error["message"]) <= MAX_MESSAGE
     human = run("check", expect=1)
     assert max(len(line) for line in human.stdout.splitlines()) < 400
 

@@ -33,7 +33,7 @@ import yaml
 from chitin.core import Chitin
 from chitin.model.insight import PROVENANCES, Insight, format_timestamp
 from chitin.retrieval.scoring import DEFAULT_SHAPE, ORIGINAL_SHAPE, RELEVANCE_HALVING, Shape
-from chitin.store.markdown import serialize
+from chitin.format.markdown import serialize
 
 DATASET = Path(__file__).resolve().parent / "dataset.yaml"
 NOW = datetime(2026, 11, 29, 12, 0, 0, tzinfo=UTC)

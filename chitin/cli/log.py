@@ -8,9 +8,9 @@ import click
 
 from chitin.cli import bounds
 from chitin.cli.context import emit_json, format_option, opened
+from chitin.model.history import Entry
 from chitin.model.insight import js_number, to_public_dict
 from chitin.render import text
-from chitin.store.history import Entry
 
 
 def _entry_json(number: int, entry: Entry) -> dict[str, Any]:

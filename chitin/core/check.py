@@ -2,7 +2,7 @@
 
 A linter for files people edit by hand, and for CI on a fresh clone: it reads the
 files themselves, never the cache, and writes nothing (no ``.chitin/``, no commit).
-The rules are in ``chitin.retrieval.lint``; this module finds and reads the files.
+The rules are in ``chitin.format.lint``; this module finds and reads the files.
 """
 
 from __future__ import annotations
@@ -10,14 +10,15 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from chitin.errors import ChitinError, StoreError
-from chitin.retrieval import lint
-from chitin.retrieval.lint import Checked, Finding
+from chitin.format import layout, lint
+from chitin.format.lint import Checked, Finding
+from chitin.retrieval.neighbours import related
 from chitin.store import files
 
 
@@ -51,7 +52,7 @@ def check_store(root: Path, paths: Sequence[Path] | None = None) -> Report:
     checked = [_check(root, path, focus) for path in every]
     findings = [f for item in checked for f in item.findings]
     findings += lint.duplicate_ids(checked, focus)
-    findings += lint.related_findings([item for item in checked if item.insight], focus)
+    findings += related_findings([item for item in checked if item.insight], focus)
     # By file; the sort is stable, so each file's findings keep their order.
     order = {path: index for index, path in enumerate(every)}
     findings.sort(key=lambda f: order.get(f.path, len(order)))
@@ -124,14 +125,14 @@ def _linked_tops(root: Path) -> list[Finding]:
             lint.ERROR,
             "parse",
         )
-        for top in files.SCANNED_DIRS
+        for top in layout.SCANNED_DIRS
         if (root / top).is_symlink()
     ]
 
 
 def _bounded(finding: Finding) -> Finding:
     """A finding quotes at most a few hundred characters of what a file holds."""
-    field, message, fix = (files.clipped(text) for text in finding[1:4])
+    field, message, fix = (layout.clipped(text) for text in finding[1:4])
     if (field, message, fix) == finding[1:4]:
         return finding
     return finding._replace(field=field, message=message, fix=fix)
@@ -157,3 +158,32 @@ def _check(root: Path, path: str, focus: set[str] | None) -> Checked:
         return Checked(path, lint.read(path, data.decode("utf-8")), [])
     except (UnicodeDecodeError, ChitinError):
         return Checked(path, None, [])
+
+
+def related_findings(valid: Sequence[Checked], focus: Collection[str] | None) -> list[Finding]:
+    """Warnings for live insights that duplicate or contradict one another, as
+    ``contribute`` would warn about either of them (archived ones count only where the
+    cache counts them). Each pair is reported once, on the file of the focus (or the
+    later file)."""
+    items = [item for item in valid if item.insight is not None]
+    insights = [item.insight for item in items if item.insight is not None]
+    paths = [item.path for item in items]
+    positions = None if focus is None else {i for i, p in enumerate(paths) if p in focus}
+    archived = [i for i, insight in enumerate(insights) if insight.archived]
+    found = []
+    for pair in related([i.claim for i in insights], positions, archived):
+        here, there = pair.second, pair.first
+        if positions is not None and here not in positions:
+            here, there = there, here
+        mine, other = insights[here], insights[there]
+        other_path = paths[there]
+        if pair.duplicate:
+            message = f"claim nearly duplicates {other_path} ({pair.similarity:.0%} same words)"
+            fix = f"fold one into the other: chitin merge {mine.id} {other.id}"
+            kind = "near-duplicate"
+        else:
+            message = f"claim conflicts with {other_path} ({pair.reason})"
+            fix = "reconcile them: reword one, give each its context or limitations, or archive one"
+            kind = "conflict"
+        found.append(Finding(paths[here], "claim", message, fix, lint.WARNING, kind))
+    return found

@@ -17,9 +17,8 @@ from typing import NamedTuple
 from chitin.core.facade import Chitin
 from chitin.core.personality import render_personality
 from chitin.errors import ValidationError
-from chitin.model.diff import WORKING_TREE, Delta, Ends, compare
+from chitin.model.diff import WORKING_TREE, Delta, Ends, Unreadable, compare
 from chitin.store import revisions
-from chitin.store.revisions import Unreadable
 
 
 class Spec(NamedTuple):

@@ -35,11 +35,12 @@ from chitin.store.repository import Store
 
 if TYPE_CHECKING:  # each loads with the use cases that need it: writers, history,
     # the conflict check, retrieval (``get`` and ``stats`` need none of them)
+    from chitin.model.history import Entry
     from chitin.retrieval import semantic
     from chitin.retrieval.conflicts import Candidate, Match
     from chitin.retrieval.engine import Retrieval
     from chitin.retrieval.scoring import Settings, Shape
-    from chitin.store.history import Entry, MergedAway
+    from chitin.store.history import MergedAway
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])

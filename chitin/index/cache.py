@@ -22,12 +22,13 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from chitin.errors import ChitinError
+from chitin.format.layout import clipped
 from chitin.index import changes, fulltext
 from chitin.index.db import open_database
 from chitin.model.insight import Insight, embedding_text, text_hash
 from chitin.model.terms import stemmed_tokens
 from chitin.store import files
-from chitin.store.files import RACY_WINDOW_NS, FileStat, Folder, clipped
+from chitin.store.files import RACY_WINDOW_NS, FileStat, Folder
 from chitin.store.git import Git
 
 # Column order equals Insight's field order, so a row becomes an insight in one step.

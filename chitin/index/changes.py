@@ -25,6 +25,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
 
+from chitin.format import layout
 from chitin.store import files
 from chitin.store.files import RACY_WINDOW_NS
 from chitin.store.git import Git
@@ -43,7 +44,7 @@ class Plan(NamedTuple):
 def plan(db: sqlite3.Connection, root: Path, git: Git) -> Plan | None:
     """The paths to check, or None when only a full walk can tell."""
     state = db.execute("SELECT value FROM meta WHERE key = 'head'").fetchone()
-    status = git.status(files.SCANNED_DIRS) if state is not None else None
+    status = git.status(layout.SCANNED_DIRS) if state is not None else None
     if state is None or status is None:
         return None
     head, dirty = status
@@ -52,7 +53,7 @@ def plan(db: sqlite3.Connection, root: Path, git: Git) -> Plan | None:
     if head != before:
         if head is None or before is None:
             return None
-        changed = git.changed_between(before, head, files.SCANNED_DIRS)
+        changed = git.changed_between(before, head, layout.SCANNED_DIRS)
         if changed is None:
             return None
         committed = changed
@@ -71,11 +72,11 @@ def plan(db: sqlite3.Connection, root: Path, git: Git) -> Plan | None:
 
 def initial_state(root: Path, git: Git) -> tuple[str | None, dict[str, bool]] | None:
     """After a full walk: the commit, and the files git does not vouch for."""
-    status = git.status(files.SCANNED_DIRS)
+    status = git.status(layout.SCANNED_DIRS)
     if status is None:
         return None
     head, dirty = status
-    untracked = {p for p in git.untracked(files.SCANNED_DIRS) if files.is_insight_path(p)}
+    untracked = {p for p in git.untracked(layout.SCANNED_DIRS) if files.is_insight_path(p)}
     return head, {p: False for p in dirty} | {p: True for p in untracked - dirty}
 
 
@@ -144,7 +145,7 @@ def _folder_changes(db: sqlite3.Connection, root: Path) -> _Listing:
     known = dict(db.execute("SELECT path, mtime_ns FROM dirs"))
     now_ns = time.time_ns()
     listing = _Listing(set(), set(), {}, set())
-    for top in files.SCANNED_DIRS:
+    for top in layout.SCANNED_DIRS:
         if (root / top).is_symlink():
             files.linked_top(top)  # not followed, as in the walk
         elif top not in known and (root / top).is_dir():

@@ -188,3 +188,11 @@ def counts(deltas: Sequence[Delta]) -> dict[str, int]:
     for delta in deltas:
         found[delta.category] += 1
     return found
+
+
+class Unreadable(NamedTuple):
+    """A file on one side (``"from"`` or ``"to"``) that is not a valid insight."""
+
+    path: str
+    side: str
+    error: str

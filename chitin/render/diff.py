@@ -6,9 +6,8 @@ import difflib
 from collections.abc import Sequence
 from typing import Any
 
-from chitin.model.diff import CATEGORIES, WORKING_TREE, Delta, Ends, ValueChange, counts
+from chitin.model.diff import CATEGORIES, WORKING_TREE, Delta, Ends, Unreadable, ValueChange, counts
 from chitin.model.insight import js_number
-from chitin.store.revisions import Unreadable
 
 NO_CHANGES = "No changes to the personality."
 NO_RENDER_CHANGES = "No changes to PERSONALITY.md."

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 from chitin.model.insight import Insight, js_number
 
 if TYPE_CHECKING:
+    from chitin.model.history import Entry
     from chitin.retrieval.conflicts import Candidate, Match
-    from chitin.store.history import Entry
 
 
 def tags_text(insight: Insight) -> str:

@@ -12,12 +12,11 @@ from pathlib import Path
 from typing import IO, NamedTuple
 
 from chitin.errors import StoreError
-
-# Folders at the store root that hold insight files: live ones and archived ones.
-INSIGHTS_DIR = "insights"
-ARCHIVE_DIR = "archive"
-SCANNED_DIRS = (INSIGHTS_DIR, ARCHIVE_DIR)
-
+from chitin.format.layout import (
+    MAX_INSIGHT_BYTES,
+    SCANNED_DIRS,
+    too_large,
+)
 
 # What tells us a file changed without reading it, as git's index does:
 # (mtime_ns, ctime_ns, size, inode). A plain tuple, because the walk makes 100,000
@@ -210,9 +209,6 @@ def linked_top(top: str) -> None:
 
 # ---------------------------------------------------------------- reading safely
 
-# No insight file is larger (the largest chitin writes are a few KB, and 10,000
-# reinforcements' evidence lines add ~600 KB). A larger file is reported, not read.
-MAX_INSIGHT_BYTES = 1 << 20
 _OPEN_FLAGS = (
     os.O_RDONLY
     | getattr(os, "O_NOFOLLOW", 0)  # a link swapped in after the lstat is refused
@@ -308,23 +304,6 @@ def not_regular(mode: int) -> str:
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
         return "a device, not a regular file"
     return "not a regular file"
-
-
-# What a message about a file may quote of it: a value read from a hand-made file can
-# be as long as the file, and a message is one line of a warning or of `check`.
-MAX_MESSAGE = 300
-
-
-def clipped(message: str, limit: int = MAX_MESSAGE) -> str:
-    """``message`` cut to ``limit`` characters (an ellipsis says so), on one line."""
-    if len(message) <= limit and "\n" not in message:
-        return message
-    line = " ".join(message[: limit + 1].split())
-    return line if len(line) <= limit and len(message) <= limit else line[: limit - 1] + "…"
-
-
-def too_large(size: int, limit: int = MAX_INSIGHT_BYTES) -> str:
-    return f"{size:,} bytes, more than an insight file may hold ({limit:,}), so it is not read"
 
 
 def _too_large(size: int, limit: int) -> UnsafeFile:

@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from chitin.errors import ChitinError
+from chitin.format.markdown import parse
 from chitin.model.diff import field_changes
+from chitin.model.history import Entry
 from chitin.model.insight import Insight, canonical_timestamp, format_timestamp, js_number
 from chitin.store.git import Git
-from chitin.store.markdown import parse
 
 TRAILER_PREFIX = "Chitin-"
 # In a migration commit's message, this line precedes chitin 1.x's history rows, one
@@ -45,20 +46,6 @@ def commit_message(
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
-
-
-class Entry(NamedTuple):
-    """One field change of one insight in one commit, in the original's history shape."""
-
-    insight_id: str
-    field: str
-    old: str | None
-    new: str | None
-    change_type: str
-    changed_at: str
-    source: str | None
-    commit: str
-    author: str
 
 
 class _Commit(NamedTuple):

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chitin.errors import GitError, StoreError
+from chitin.format.layout import ARCHIVE_DIR, INSIGHTS_DIR
 from chitin.model.ids import shard_folder
 from chitin.model.insight import Insight, format_timestamp
 from chitin.store import files
@@ -24,7 +25,7 @@ from chitin.store.files import (
 from chitin.store.git import Git
 
 if TYPE_CHECKING:  # the file format loads when a file is read or written, not before
-    from chitin.store.markdown import Layout
+    from chitin.format.markdown import Layout
 
 CONFIG_FILE = "chitin.yaml"
 # An operation writing more files than this (an import) writes them in bulk: see
@@ -59,7 +60,7 @@ class Store:
         return self.root.is_dir()
 
     def is_initialized(self) -> bool:
-        return self.git.is_repository() and (self.root / files.INSIGHTS_DIR).is_dir()
+        return self.git.is_repository() and (self.root / INSIGHTS_DIR).is_dir()
 
     def initialize(self, command: Sequence[str] = ("chitin",)) -> str | None:
         """Create the repository and its skeleton; idempotent. Returns the commit made, if
@@ -72,7 +73,7 @@ class Store:
         if not self.git.is_repository():
             self._refuse_foreign_repository()
             self.git.init()
-        (self.root / files.INSIGHTS_DIR).mkdir(exist_ok=True)
+        (self.root / INSIGHTS_DIR).mkdir(exist_ok=True)
         remote.register_driver(self.git, command)
         writes: dict[str, str | None] = {}
         ignore = _appended(self.root / ".gitignore", [GITIGNORE.strip()])
@@ -176,14 +177,14 @@ class Store:
         folders named by the id's hash, so that no git tree grows past a few hundred
         entries (each commit rewrites the tree of the folder it touches).
         """
-        top = files.ARCHIVE_DIR if archived else files.INSIGHTS_DIR
+        top = ARCHIVE_DIR if archived else INSIGHTS_DIR
         if self.config().get("shard") is True:
             return f"{top}/{insight.type}/{shard_folder(insight.id)}/{insight.id}.md"
         return f"{top}/{insight.type}/{insight.id}.md"
 
     @staticmethod
     def render(insight: Insight, layout: Layout | None = None) -> str:
-        from chitin.store.markdown import DEFAULT_LAYOUT, serialize
+        from chitin.format.markdown import DEFAULT_LAYOUT, serialize
 
         return serialize(insight, layout or DEFAULT_LAYOUT)
 
@@ -287,7 +288,7 @@ CONFIG_CACHE = ".chitin/config.json"
 
 def _parse_config(path: Path) -> dict[str, Any]:
     from chitin.errors import ValidationError
-    from chitin.store.frontmatter import load_yaml
+    from chitin.format.frontmatter import load_yaml
 
     try:  # without anchors and aliases, as frontmatter (a pulled file can be a YAML bomb)
         data = load_yaml(path.read_text(encoding="utf-8"), CONFIG_FILE, "config", first_line=1)
@@ -367,18 +368,18 @@ def load_file(root: Path, path: str, stat: FileStat) -> tuple[Insight, Layout]:
     type folder is used) and its creation time (the file's modification time). A file
     that is not a regular one, or is too large, is refused (``files.read_file``).
     """
-    from chitin.store.markdown import parse
+    from chitin.format.markdown import parse
 
     insight, layout = parse(files.read_text(root / path), **_fallbacks(path, stat))
-    return insight.with_changes(archived=path.startswith(files.ARCHIVE_DIR + "/")), layout
+    return insight.with_changes(archived=path.startswith(ARCHIVE_DIR + "/")), layout
 
 
 def load_insight(root: Path, path: str, stat: FileStat) -> Insight:
     """The insight at ``path``, for readers such as the cache that never write it back."""
-    from chitin.store.markdown import read_insight
+    from chitin.format.markdown import read_insight
 
     insight = read_insight(files.read_text(root / path), **_fallbacks(path, stat))
-    return insight.with_changes(archived=path.startswith(files.ARCHIVE_DIR + "/"))
+    return insight.with_changes(archived=path.startswith(ARCHIVE_DIR + "/"))
 
 
 _LATEST_SECOND = 253402300799.0  # 9999-12-31T23:59:59Z

@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import NamedTuple
 
 from chitin.errors import ChitinError, StoreError, ValidationError
-from chitin.model.diff import Version
+from chitin.format.layout import ARCHIVE_DIR, SCANNED_DIRS
+from chitin.format.markdown import parse
+from chitin.model.diff import Unreadable, Version
 from chitin.store.files import (
-    ARCHIVE_DIR,
-    SCANNED_DIRS,
     UnsafeFile,
     is_insight_path,
     read_file,
@@ -30,7 +30,6 @@ from chitin.store.files import (
 )
 from chitin.store.git import Git
 from chitin.store.history import trailers_of
-from chitin.store.markdown import parse
 
 # Besides the insights, what a rendering of a revision reads from the store root.
 RENDER_FILES = ("chitin.yaml", "templates/PERSONALITY.md")
@@ -49,14 +48,6 @@ class FileVersions(NamedTuple):
     old: bytes | None
     new: bytes | None
     problem: str | None = None
-
-
-class Unreadable(NamedTuple):
-    """A file on one side (``"from"`` or ``"to"``) that is not a valid insight."""
-
-    path: str
-    side: str
-    error: str
 
 
 class Sides(NamedTuple):

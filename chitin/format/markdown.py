@@ -31,6 +31,8 @@ import re
 from typing import Any, NamedTuple
 
 from chitin.errors import ValidationError
+from chitin.format.frontmatter import read_frontmatter, yaml_scalar
+from chitin.format.layout import MAX_INSIGHT_BYTES, clipped, too_large
 from chitin.model.ids import check_id
 from chitin.model.insight import (
     TEXT_FIELDS,
@@ -47,8 +49,6 @@ from chitin.model.insight import (
     check_type,
     parse_tags,
 )
-from chitin.store.files import MAX_INSIGHT_BYTES, clipped, too_large
-from chitin.store.frontmatter import read_frontmatter, yaml_scalar
 
 KEY_ORDER: tuple[str, ...] = (
     "id",

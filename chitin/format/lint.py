@@ -16,12 +16,11 @@ from itertools import accumulate
 from typing import Any, NamedTuple
 
 from chitin.errors import ValidationError
+from chitin.format.layout import ARCHIVE_DIR
+from chitin.format.markdown import SECTION_TITLES, read_insight
 from chitin.model.ids import check_id, shard_folder
 from chitin.model.insight import TYPES, Insight
 from chitin.model.secrets import article, find_secrets
-from chitin.retrieval.neighbours import related
-from chitin.store.files import ARCHIVE_DIR
-from chitin.store.markdown import SECTION_TITLES, read_insight
 
 ERROR = "error"
 WARNING = "warning"
@@ -264,33 +263,4 @@ def duplicate_ids(checked: Sequence[Checked], focus: Collection[str] | None) -> 
                         "duplicate-id",
                     )
                 )
-    return found
-
-
-def related_findings(valid: Sequence[Checked], focus: Collection[str] | None) -> list[Finding]:
-    """Warnings for live insights that duplicate or contradict one another, as
-    ``contribute`` would warn about either of them (archived ones count only where the
-    cache counts them). Each pair is reported once, on the file of the focus (or the
-    later file)."""
-    items = [item for item in valid if item.insight is not None]
-    insights = [item.insight for item in items if item.insight is not None]
-    paths = [item.path for item in items]
-    positions = None if focus is None else {i for i, p in enumerate(paths) if p in focus}
-    archived = [i for i, insight in enumerate(insights) if insight.archived]
-    found = []
-    for pair in related([i.claim for i in insights], positions, archived):
-        here, there = pair.second, pair.first
-        if positions is not None and here not in positions:
-            here, there = there, here
-        mine, other = insights[here], insights[there]
-        other_path = paths[there]
-        if pair.duplicate:
-            message = f"claim nearly duplicates {other_path} ({pair.similarity:.0%} same words)"
-            fix = f"fold one into the other: chitin merge {mine.id} {other.id}"
-            kind = "near-duplicate"
-        else:
-            message = f"claim conflicts with {other_path} ({pair.reason})"
-            fix = "reconcile them: reword one, give each its context or limitations, or archive one"
-            kind = "conflict"
-        found.append(Finding(paths[here], "claim", message, fix, WARNING, kind))
     return found

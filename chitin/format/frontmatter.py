@@ -16,9 +16,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from chitin.errors import ValidationError
+from chitin.format.layout import clipped
 from chitin.model.evidence import is_entry
 from chitin.model.insight import PROVENANCES, TYPES
-from chitin.store.files import clipped
 
 
 def read_frontmatter(front: str) -> dict[str, Any]:
