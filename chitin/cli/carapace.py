@@ -31,9 +31,9 @@ def credentials_option(function: F) -> F:
 
 
 def _credentials(path: Path | None) -> Path:
-    from chitin.providers.credentials import default_path
+    from chitin.core.carapace import credentials_path
 
-    return path.expanduser() if path is not None else default_path(Path.home())
+    return credentials_path(path, Path.home())
 
 
 def _tags(value: str | None) -> list[str] | None:

@@ -100,6 +100,13 @@ def _loopback(host: str) -> bool:
         return False
 
 
+def credentials_path(given: Path | None, home: Path) -> Path:
+    """--carapace-config, else 1.4.5's ``~/.config/carapace/credentials.json``."""
+    from chitin.providers.credentials import default_path
+
+    return given.expanduser() if given is not None else default_path(home)
+
+
 def _client(chitin: Chitin, credentials_path: Path | None) -> CarapaceClient:
     """A client for the configured server; with the API key when a path is given."""
     from chitin.providers import credentials
