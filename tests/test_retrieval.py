@@ -308,6 +308,7 @@ def test_the_strongest_come_in_bound_order_across_types(tmp_path: Path) -> None:
     from chitin.format.markdown import serialize
     from chitin.index.cache import Cache
     from chitin.retrieval.scoring import base_strength
+    from chitin.store.source import StoreFiles
 
     for n, (kind, confidence) in enumerate(
         [("skill", 0.9), ("skill", 0.5), ("personality", 0.8), ("trigger", 0.7)]
@@ -322,7 +323,7 @@ def test_the_strongest_come_in_bound_order_across_types(tmp_path: Path) -> None:
         path = tmp_path / "insights" / kind / f"c{n}.md"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(serialize(insight))
-    cache = Cache(tmp_path, base_strength)
+    cache = Cache(tmp_path, base_strength, StoreFiles(tmp_path))
     cache.sync()
     factors = {"skill": 1.0, "personality": 2.0, "trigger": 0.5}
     bounds = [(round(b, 4), i.id) for b, i in cache.strongest(factors)]

@@ -32,6 +32,7 @@ from chitin.model.insight import (
 )
 from chitin.model.terms import stemmed_tokens, tokens
 from chitin.store.repository import Store
+from chitin.store.source import StoreFiles
 
 if TYPE_CHECKING:  # each loads with the use cases that need it: writers, history,
     # the conflict check, retrieval (``get`` and ``stats`` need none of them)
@@ -156,14 +157,14 @@ class Chitin:
         if git is not None:
             self.store.recover_if_free()  # a write killed half-way is undone first
         try:
-            return self._sync(Cache(self.root, self._strength, git))
+            return self._sync(Cache(self.root, self._strength, StoreFiles(self.root), git))
         except Exception as error:
             if not cache_db.is_unwritable(error):
                 raise
             # A read-only store (or a full disk): the files are read into a cache in
             # memory, for this command. Git could say nothing a full walk does not.
             cache_db.not_writable(self.root, error)
-        return self._sync(Cache(self.root, self._strength, None, memory=True))
+        return self._sync(Cache(self.root, self._strength, StoreFiles(self.root), memory=True))
 
     def _sync(self, cache: Cache) -> Cache:
         try:

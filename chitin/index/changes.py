@@ -17,7 +17,6 @@ cache has no state yet, the caller walks every file instead.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import stat as stat_module
 import time
@@ -26,9 +25,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from chitin.format import layout
-from chitin.store import files
-from chitin.store.files import RACY_WINDOW_NS
-from chitin.store.git import Git
+from chitin.format.layout import RACY_WINDOW_NS
+from chitin.index.sources import ChangeSource, InsightFiles
 
 
 class Plan(NamedTuple):
@@ -41,7 +39,7 @@ class Plan(NamedTuple):
     gone_folders: set[str]
 
 
-def plan(db: sqlite3.Connection, root: Path, git: Git) -> Plan | None:
+def plan(db: sqlite3.Connection, files: InsightFiles, git: ChangeSource) -> Plan | None:
     """The paths to check, or None when only a full walk can tell."""
     state = db.execute("SELECT value FROM meta WHERE key = 'head'").fetchone()
     status = git.status(layout.SCANNED_DIRS) if state is not None else None
@@ -58,7 +56,7 @@ def plan(db: sqlite3.Connection, root: Path, git: Git) -> Plan | None:
             return None
         committed = changed
     watched = dict(db.execute("SELECT path, untracked FROM watch"))
-    listing = _folder_changes(db, root)
+    listing = _folder_changes(db, files)
     added = listing.added - committed - dirty
     untracked = {p for p, flag in watched.items() if flag} | added
     watch = {p: False for p in dirty} | {p: True for p in untracked - committed - dirty}
@@ -66,17 +64,17 @@ def plan(db: sqlite3.Connection, root: Path, git: Git) -> Plan | None:
     # A path the cache may hold a row for is checked even when it is no longer listed,
     # so that its row goes (a removed symbolic link to a folder, say).
     known = listing.removed | set(watched)
-    check = {p for p in check if p in known or files.is_listed(root, p)}
+    check = {p for p in check if p in known or files.is_listed(p)}
     return Plan(head, check, watch, listing.folders, listing.gone)
 
 
-def initial_state(root: Path, git: Git) -> tuple[str | None, dict[str, bool]] | None:
+def initial_state(git: ChangeSource) -> tuple[str | None, dict[str, bool]] | None:
     """After a full walk: the commit, and the files git does not vouch for."""
     status = git.status(layout.SCANNED_DIRS)
     if status is None:
         return None
     head, dirty = status
-    untracked = {p for p in git.untracked(layout.SCANNED_DIRS) if files.is_insight_path(p)}
+    untracked = {p for p in git.untracked(layout.SCANNED_DIRS) if layout.is_insight_path(p)}
     return head, {p: False for p in dirty} | {p: True for p in untracked - dirty}
 
 
@@ -106,6 +104,8 @@ BY_GIT_MARK = "sync-by-git"
 
 def mark_by_git(root: Path, by_git: bool) -> None:
     """Say whether syncs of this store ask git (one stat when nothing changes)."""
+    from chitin.store import files  # .chitin/'s own files: see the note in db.py
+
     mark = root / ".chitin" / BY_GIT_MARK
     try:
         if by_git and not mark.is_file():
@@ -127,9 +127,9 @@ def forget(db: sqlite3.Connection) -> None:
     db.execute("DELETE FROM watch")
 
 
-def folder_mtime(path: Path, now_ns: int) -> int | None:
+def folder_mtime(files: InsightFiles, folder: str, now_ns: int) -> int | None:
     """A folder's mtime to remember, or None when it is too recent to trust."""
-    mtime = path.stat().st_mtime_ns
+    mtime = files.lstat(folder)[0][0]
     return None if mtime >= now_ns - RACY_WINDOW_NS else mtime
 
 
@@ -140,67 +140,55 @@ class _Listing(NamedTuple):
     gone: set[str]
 
 
-def _folder_changes(db: sqlite3.Connection, root: Path) -> _Listing:
+def _folder_changes(db: sqlite3.Connection, files: InsightFiles) -> _Listing:
     """Files added to or removed from folders whose mtime moved, and new folders."""
     known = dict(db.execute("SELECT path, mtime_ns FROM dirs"))
     now_ns = time.time_ns()
     listing = _Listing(set(), set(), {}, set())
     for top in layout.SCANNED_DIRS:
-        if (root / top).is_symlink():
+        try:
+            mode = files.lstat(top)[1]
+        except OSError:
+            continue
+        if stat_module.S_ISLNK(mode):
             files.linked_top(top)  # not followed, as in the walk
-        elif top not in known and (root / top).is_dir():
-            _add_tree(root, top, listing, now_ns)
+        elif top not in known and stat_module.S_ISDIR(mode):
+            _add_tree(files, top, listing, now_ns)
     for folder, mtime in known.items():
         try:
-            current = (root / folder).lstat()  # a folder replaced by a link is gone
+            stat, mode = files.lstat(folder)  # a folder replaced by a link is gone
         except (FileNotFoundError, NotADirectoryError):
             listing.gone.add(folder)
             continue
-        if not stat_module.S_ISDIR(current.st_mode):
+        if not stat_module.S_ISDIR(mode):
             listing.gone.add(folder)
-        elif current.st_mtime_ns != mtime:
-            _relist(db, root, folder, known, listing, now_ns)
+        elif stat[0] != mtime:
+            _relist(db, files, folder, known, listing, now_ns)
     return listing
 
 
 def _relist(
     db: sqlite3.Connection,
-    root: Path,
+    files: InsightFiles,
     folder: str,
     known: dict[str, int | None],
     listing: _Listing,
     now_ns: int,
 ) -> None:
-    names, subfolders = _entries(root / folder)
+    names, subfolders = files.entries(folder)
     present = {f"{folder}/{name}" for name in names}
     cached = {row[0] for row in db.execute("SELECT path FROM entries WHERE dir = ?", (folder,))}
     listing.added.update(present - cached)
     listing.removed.update(cached - present)
-    listing.folders[folder] = folder_mtime(root / folder, now_ns)
+    listing.folders[folder] = folder_mtime(files, folder, now_ns)
     for sub in subfolders:
         if f"{folder}/{sub}" not in known:
-            _add_tree(root, f"{folder}/{sub}", listing, now_ns)
+            _add_tree(files, f"{folder}/{sub}", listing, now_ns)
 
 
-def _add_tree(root: Path, folder: str, listing: _Listing, now_ns: int) -> None:
-    names, subfolders = _entries(root / folder)
+def _add_tree(files: InsightFiles, folder: str, listing: _Listing, now_ns: int) -> None:
+    names, subfolders = files.entries(folder)
     listing.added.update(f"{folder}/{name}" for name in names)
-    listing.folders[folder] = folder_mtime(root / folder, now_ns)
+    listing.folders[folder] = folder_mtime(files, folder, now_ns)
     for sub in subfolders:
-        _add_tree(root, f"{folder}/{sub}", listing, now_ns)
-
-
-def _entries(folder: Path) -> tuple[list[str], list[str]]:
-    """The names the walk lists in ``folder`` (files.walk), and its real sub-folders."""
-    names, subfolders = [], []
-    with os.scandir(folder) as scan:
-        for entry in scan:
-            if entry.name.startswith("."):
-                continue
-            if entry.is_dir(follow_symlinks=False):
-                if entry.name.endswith(".md"):
-                    continue  # the walk neither lists nor enters a folder named x.md
-                subfolders.append(entry.name)
-            elif files.is_insight_name(entry.name) or entry.is_symlink():
-                names.append(entry.name)
-    return names, subfolders
+        _add_tree(files, f"{folder}/{sub}", listing, now_ns)

@@ -34,6 +34,7 @@ from chitin.index.db import (
     make_room,
     unsound,
 )
+from chitin.index.rows import LIVE, Filters
 from chitin.store.files import WriteLock
 
 if TYPE_CHECKING:  # numpy loads only in the commands that use vectors (it takes ~50 ms)
@@ -459,3 +460,40 @@ def _delete_files(folder: Path) -> None:
     for name in (MATRIX, *(INDEX + suffix for suffix in INDEX_SIDE_FILES)):
         with contextlib.suppress(FileNotFoundError):
             (folder / name).unlink()
+
+
+# ------------------------------------------------------------------ the join with the cache
+
+
+def current_rows(db: sqlite3.Connection, index: Path, filters: Filters = LIVE) -> list[int]:
+    """Rows of the vector sidecar (at ``index``) whose insight in the cache ``db``
+    passes ``filters`` and whose text is still the one embedded: one join, however
+    large the store."""
+    where, args = filters.sql("entries.")
+    db.execute("ATTACH DATABASE ? AS vectors", (str(index),))
+    try:
+        rows = db.execute(
+            f"SELECT r.row FROM vectors.rows r CROSS JOIN entries INDEXED BY entries_id "
+            f"ON entries.id = r.id AND entries.text_hash = r.hash WHERE {where}",
+            args,
+        )
+        return [row for (row,) in rows]
+    finally:
+        db.execute("DETACH DATABASE vectors")
+
+
+def unembedded(db: sqlite3.Connection, index: Path) -> int:
+    """How many insights in the cache ``db`` (archived ones too, as ``refresh`` embeds
+    them) have no row in the vector sidecar at ``index`` for their current text."""
+    where, args = Filters(archived=None).sql("entries.")
+    db.execute("ATTACH DATABASE ? AS vectors", (str(index),))
+    try:
+        row = db.execute(
+            f"SELECT count(*) FROM entries LEFT JOIN vectors.rows r "
+            f"ON r.id = entries.id AND r.hash = entries.text_hash "
+            f"WHERE {where} AND r.row IS NULL",
+            args,
+        ).fetchone()
+        return int(row[0])
+    finally:
+        db.execute("DETACH DATABASE vectors")

@@ -9,32 +9,18 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, NamedTuple
+from typing import IO
 
 from chitin.errors import StoreError
 from chitin.format.layout import (
     MAX_INSIGHT_BYTES,
     SCANNED_DIRS,
+    FileStat,
+    Folder,
+    is_insight_name,
+    is_insight_path,
     too_large,
 )
-
-# What tells us a file changed without reading it, as git's index does:
-# (mtime_ns, ctime_ns, size, inode). A plain tuple, because the walk makes 100,000
-# of them per command in a large store and a NamedTuple costs a Python-level call.
-FileStat = tuple[int, int, int, int]
-
-
-class Folder(NamedTuple):
-    """The insight files of one folder: names and their stats, in the same order."""
-
-    names: list[str]
-    stats: list[FileStat]
-
-
-# A file modified this close to the moment its stat is recorded could change again
-# within the same timestamp tick without its stat changing (git calls it "racily
-# clean"). What is recorded of such a file is not trusted the next time.
-RACY_WINDOW_NS = 2_000_000_000
 
 
 def stat_of(path: Path) -> FileStat:
@@ -100,22 +86,6 @@ def bulk_write(path: Path, text: str) -> None:
             handle.write(text)
     except FileExistsError:
         atomic_write(path, text, durable=False)
-
-
-def is_insight_name(name: str) -> bool:
-    """Insight files end in .md; hidden files and README.md files are not insights."""
-    return name.endswith(".md") and not name.startswith(".") and name.lower() != "readme.md"
-
-
-def is_insight_path(path: str) -> bool:
-    """The same rule for a store-relative path, which must lie in a scanned folder."""
-    parts = path.split("/")
-    return (
-        len(parts) >= 2
-        and parts[0] in SCANNED_DIRS
-        and is_insight_name(parts[-1])
-        and not any(part.startswith(".") for part in parts[1:-1])
-    )
 
 
 def walk(root: Path) -> dict[str, Folder]:

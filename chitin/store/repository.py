@@ -8,13 +8,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chitin.errors import GitError, StoreError
-from chitin.format.layout import ARCHIVE_DIR, INSIGHTS_DIR
+from chitin.format.layout import ARCHIVE_DIR, INSIGHTS_DIR, RACY_WINDOW_NS, FileStat
 from chitin.model.ids import shard_folder
 from chitin.model.insight import Insight, format_timestamp
 from chitin.store import files
 from chitin.store.files import (
-    RACY_WINDOW_NS,
-    FileStat,
     WriteLock,
     atomic_write,
     bulk_write,

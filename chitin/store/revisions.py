@@ -19,12 +19,11 @@ from pathlib import Path
 from typing import NamedTuple
 
 from chitin.errors import ChitinError, StoreError, ValidationError
-from chitin.format.layout import ARCHIVE_DIR, SCANNED_DIRS
+from chitin.format.layout import ARCHIVE_DIR, SCANNED_DIRS, is_insight_path
 from chitin.format.markdown import parse
 from chitin.model.diff import Unreadable, Version
 from chitin.store.files import (
     UnsafeFile,
-    is_insight_path,
     read_file,
     through_link,
 )

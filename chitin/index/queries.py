@@ -1,0 +1,155 @@
+"""The cache's queries over its rows: lookups by id, listings, the strongest, counts.
+(Full-text queries are in ``fulltext.py``, the join with the vector sidecar in
+``vectors.py``.)"""
+
+from __future__ import annotations
+
+import heapq
+import sqlite3
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, NamedTuple
+
+from chitin.index.rows import INSIGHT_COLUMNS, LIVE, Filters, to_insight
+from chitin.model.insight import Insight
+
+
+class Problem(NamedTuple):
+    """An insight file that could not be read, and why."""
+
+    path: str
+    error: str
+
+
+class Queries:
+    """The queries of ``Cache`` (index/cache.py) that read its rows alone.
+
+    Lookups by id say ``INDEXED BY entries_id``: there are no planner statistics, and
+    with the archived/error filters SQLite otherwise prefers a scan of entries_live."""
+
+    db: sqlite3.Connection
+
+    def problems(self) -> list[Problem]:
+        rows = self.db.execute(
+            "SELECT path, error FROM entries WHERE error IS NOT NULL ORDER BY path"
+        )
+        return [Problem(*row) for row in rows]
+
+    def ids_matching(self, prefix: str, archived: bool | None) -> list[tuple[str, bool]]:
+        """(id, archived) of insights whose id is ``prefix``, or else starts with it."""
+        scope, params = Filters(archived=archived).sql()
+        exact = self.db.execute(
+            f"SELECT id, archived FROM entries INDEXED BY entries_id WHERE id = ? AND {scope}",
+            (prefix, *params),
+        ).fetchall()
+        if exact:
+            return [(row[0], bool(row[1])) for row in exact]
+        rows = self.db.execute(
+            f"SELECT id, archived FROM entries INDEXED BY entries_id "
+            f"WHERE id >= ? AND id < ? AND {scope} ORDER BY id",
+            (prefix, prefix + "\U0010ffff", *params),
+        ).fetchall()
+        return [(row[0], bool(row[1])) for row in rows]
+
+    def id_exists(self, insight_id: str) -> bool:
+        row = self.db.execute("SELECT 1 FROM entries WHERE id = ? LIMIT 1", (insight_id,))
+        return row.fetchone() is not None
+
+    def paths_of(self, insight_id: str) -> list[str]:
+        rows = self.db.execute(
+            "SELECT path FROM entries INDEXED BY entries_id "
+            "WHERE id = ? AND error IS NULL ORDER BY path",
+            (insight_id,),
+        )
+        return [row[0] for row in rows]
+
+    def get(self, insight_id: str) -> Insight | None:
+        row = self.db.execute(
+            f"SELECT {INSIGHT_COLUMNS} FROM entries INDEXED BY entries_id "
+            "WHERE id = ? AND error IS NULL ORDER BY archived LIMIT 1",
+            (insight_id,),
+        ).fetchone()
+        return to_insight(row) if row else None
+
+    def shared_as(self, carapace_id: str) -> list[Insight]:
+        """The insights, live or archived, promoted to or imported from that Carapace
+        contribution (a scan: asked once per import, not worth an index)."""
+        rows = self.db.execute(
+            f"SELECT {INSIGHT_COLUMNS} FROM entries "
+            "WHERE carapace_id = ? AND error IS NULL ORDER BY archived, id",
+            (carapace_id,),
+        )
+        return [to_insight(row) for row in rows]
+
+    def select(self, filters: Filters = LIVE, rowids: Iterable[int] | None = None) -> list[Insight]:
+        """Insights newest first (ties by id), filtered in SQL."""
+        where, args = filters.sql()
+        if rowids is not None:
+            where += " AND rowid IN (SELECT value FROM json_each(?))"
+            args.append("[" + ",".join(str(r) for r in rowids) + "]")
+        rows = self.db.execute(
+            f"SELECT {INSIGHT_COLUMNS} FROM entries WHERE {where} ORDER BY created DESC, id", args
+        )
+        return [to_insight(row) for row in rows]
+
+    def strongest(
+        self, type_factors: Mapping[str, float], filters: Filters = LIVE
+    ) -> Iterator[tuple[float, Insight]]:
+        """Insights by stored strength × their type's factor, strongest first, lazily:
+        a caller that knows decay only lowers a score can stop early. One indexed scan
+        per type, merged, so a large store is never sorted as a whole."""
+        where, args = filters.sql()
+        streams = []
+        for kind, factor in type_factors.items():
+            if filters.types and kind not in filters.types:
+                continue
+            rows = self.db.execute(
+                f"SELECT strength, id, {INSIGHT_COLUMNS} FROM entries "
+                f"WHERE {where} AND type = ? ORDER BY strength DESC, id",
+                (*args, kind),
+            )
+            streams.append(_scaled(rows, factor))
+        for bound, _, row in heapq.merge(*streams):
+            yield -bound, to_insight(row)
+
+    def text_hashes(self, filters: Filters = LIVE) -> dict[str, str]:
+        """id → hash of the text a vector of it must have embedded."""
+        where, args = filters.sql()
+        return dict(self.db.execute(f"SELECT id, text_hash FROM entries WHERE {where}", args))
+
+    def by_ids(self, ids: Iterable[str], filters: Filters = LIVE) -> dict[str, Insight]:
+        where, args = filters.sql()
+        wanted = list(ids)
+        found: dict[str, Insight] = {}
+        # INDEXED BY: with the archived/error filters the planner preferred entries_live,
+        # and scanned every live insight per query (85 ms, or seconds, at 100,000).
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            rows = self.db.execute(
+                f"SELECT {INSIGHT_COLUMNS} FROM entries INDEXED BY entries_id WHERE id IN "
+                f"({', '.join('?' * len(chunk))}) AND {where}",
+                (*chunk, *args),
+            )
+            found.update((row[0], to_insight(row)) for row in rows)
+        return found
+
+    def counts(self) -> tuple[dict[str, int], float, int]:
+        """(count by type, mean confidence, archived count) of live insights: one scan
+        of the covering index for the live ones, one count of the archived."""
+        rows = self.db.execute(
+            "SELECT type, count(*), total(confidence) FROM entries "
+            "WHERE error IS NULL AND archived = 0 GROUP BY type"
+        ).fetchall()
+        live = sum(count for _, count, _ in rows)
+        mean = sum(confidence for _, _, confidence in rows) / live if live else 0.0
+        archived = self.db.execute(
+            "SELECT count(*) FROM entries WHERE error IS NULL AND archived = 1"
+        ).fetchone()[0]
+        return {kind: count for kind, count, _ in rows}, float(mean), int(archived)
+
+
+def _scaled(
+    rows: Iterable[tuple[Any, ...]], factor: float
+) -> Iterator[tuple[float, str, tuple[Any, ...]]]:
+    """(−bound, id, insight columns): ascending order is strongest first, ties by id."""
+    for row in rows:
+        yield -row[0] * factor, row[1], row[2:]

@@ -1,0 +1,225 @@
+"""Keeping the cache in step with the files: a walk over every file, or git's word on
+which files may have changed (``changes.py``), and each file compared by its stat.
+
+Every command first calls ``Cache.sync()``, which walks the insight folders and
+compares each folder's fingerprint (a hash over its files' stat data) with the stored
+one. Only folders whose fingerprint changed are compared file by file, and only
+changed files are parsed. So a hand edit, ``git pull``, ``checkout`` or ``revert`` is
+seen by the next command, and a store of 100,000 unchanged insights costs one walk and
+one small query. The files are listed and read by the loader the cache is handed
+(``sources.InsightFiles``), and git is asked through its change source.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import stat as stat_module
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from chitin.errors import ChitinError
+from chitin.format.layout import FileStat, Folder, clipped, is_insight_path
+from chitin.index import changes
+from chitin.index.sources import ChangeSource, InsightFiles
+from chitin.model.insight import Insight
+
+if TYPE_CHECKING:
+    import sqlite3
+
+Progress = Callable[[int, int], None]
+
+
+class Reconciler:
+    """The part of ``Cache`` (index/cache.py) that compares the files with the rows;
+    the rows themselves are written by the cache."""
+
+    root: Path
+    db: sqlite3.Connection
+    files: InsightFiles
+    git: ChangeSource | None
+    # The paths that git said differ from HEAD (or are untracked) at the last sync,
+    # when it was asked; None when the sync statted the files instead.
+    differing: set[str] | None
+    _folders: dict[str, bool]
+
+    def _reconcile(self, progress: Progress | None, walk_limit: int) -> None:
+        """``Cache.sync``: git's plan above ``walk_limit`` files, else a full walk."""
+        plan = None
+        self.differing = None
+        by_git = self.git is not None and not self._small(walk_limit)
+        changes.mark_by_git(self.root, by_git)
+        if by_git:
+            assert self.git is not None
+            plan = changes.plan(self.db, self.files, self.git)
+        if plan is None:
+            self._walk_all(progress, walk_limit)
+            return
+        watched = dict(self.db.execute("SELECT path, untracked FROM watch"))
+        head = self.db.execute("SELECT value FROM meta WHERE key = 'head'").fetchone()[0]
+        self.differing = set(plan.watch)
+        if not (plan.check or plan.folders or plan.gone_folders) and (
+            (plan.head or "") == head and plan.watch == {p: bool(u) for p, u in watched.items()}
+        ):
+            return
+        now_ns = time.time_ns()
+        self._folders.clear()  # what files.through_link found, for this sync only
+        with self._transaction():
+            for folder in plan.gone_folders:
+                self._forget_tree(folder)
+            for path in sorted(plan.check):
+                self._check(path, now_ns)
+            changes.remember(self.db, plan.head, plan.watch, plan.folders, plan.gone_folders)
+
+    def may_differ_from_head(self, paths: Iterable[str]) -> list[str] | None:
+        """Those of ``paths`` that may hold uncommitted changes, as the last sync's git
+        status said; None when the sync did not ask git (a small store)."""
+        if self.differing is None:
+            return None
+        return [path for path in paths if path in self.differing]
+
+    def _small(self, walk_limit: int) -> bool:
+        """Whether the store holds at most ``walk_limit`` files, as far as the cache
+        knows (the highest row id: never fewer than the rows, and read in one step)."""
+        row = self.db.execute("SELECT max(rowid) FROM entries").fetchone()
+        return int(row[0] or 0) <= walk_limit
+
+    def _check(self, path: str, now_ns: int) -> None:
+        """Compare one file with its cached row; read it again if it changed."""
+        row = self.db.execute(
+            "SELECT rowid, mtime_ns, ctime_ns, size, inode FROM entries WHERE path = ?", (path,)
+        ).fetchone()
+        try:
+            # The path itself, a link not followed, and only below real folders: the
+            # walk's rule (files.walk), for a path that git or the watch list names.
+            stat, mode = self.files.lstat(path)
+            listed = not stat_module.S_ISDIR(mode)
+            listed = listed and not self.files.through_link(path, self._folders)
+            if listed and not is_insight_path(path):
+                listed = stat_module.S_ISLNK(mode)
+        except (FileNotFoundError, NotADirectoryError):
+            listed = False
+        if not listed:
+            if row is not None:
+                self._delete(row[0])
+            return
+        if row is None:
+            self._load(path, stat, now_ns, None)
+        elif tuple(row[1:]) != stat:
+            self._load(path, stat, now_ns, row[0])
+
+    def _walk_all(self, progress: Progress | None, walk_limit: int) -> None:
+        walked = self.files.walk()
+        fingerprints = {d: _fingerprint(folder) for d, folder in walked.items()}
+        stored = dict(self.db.execute("SELECT path, fingerprint FROM dirs"))
+        changed = [d for d, fp in fingerprints.items() if stored.get(d) != fp]  # NULL: unknown
+        removed = [d for d in stored if d not in walked]
+        # What git-assisted syncs start from, in a store large enough for them; a small
+        # store forgets it, so that growing past the limit starts from a full walk.
+        large = sum(len(folder.names) for folder in walked.values()) > walk_limit
+        state = changes.initial_state(self.git) if large and self.git else None
+        if state is not None:
+            self.differing = set(state[1])
+        stale_state = state is None and self._has_git_state()
+        if not (changed or removed or state or stale_state):
+            return  # nothing to write: no transaction, no commit
+        now_ns = time.time_ns()
+        total = sum(len(walked[d].names) for d in changed)
+        done = 0
+        with self._transaction():
+            for directory in removed:
+                self._forget_dir(directory)
+            for directory in changed:
+                racy = self._sync_dir(directory, walked[directory], now_ns)
+                done += len(walked[directory].names)
+                if progress is not None:
+                    progress(done, total)
+                fingerprint = None if racy else fingerprints[directory]
+                self.db.execute(
+                    "INSERT INTO dirs (path, fingerprint) VALUES (?, ?) ON CONFLICT (path) "
+                    "DO UPDATE SET fingerprint = excluded.fingerprint",
+                    (directory, fingerprint),
+                )
+            if state is not None:
+                folders = {d: changes.folder_mtime(self.files, d, now_ns) for d in walked}
+                changes.remember(self.db, state[0], state[1], folders)
+            elif stale_state:
+                changes.forget(self.db)
+
+    def _has_git_state(self) -> bool:
+        return self.db.execute("SELECT 1 FROM meta WHERE key = 'head'").fetchone() is not None
+
+    def _sync_dir(self, directory: str, folder: Folder, now_ns: int) -> bool:
+        known = {
+            row[0]: (row[1], tuple(row[2:]))
+            for row in self.db.execute(
+                "SELECT path, rowid, mtime_ns, ctime_ns, size, inode FROM entries WHERE dir = ?",
+                (directory,),
+            )
+        }
+        racy = False
+        seen = set()
+        for name, stat in zip(folder.names, folder.stats, strict=True):
+            path = f"{directory}/{name}"
+            seen.add(path)
+            previous = known.get(path)
+            if previous is None:
+                racy |= self._load(path, stat, now_ns, None)
+            elif previous[1] != stat:
+                racy |= self._load(path, stat, now_ns, previous[0])
+        for path, (rowid, _) in known.items():
+            if path not in seen:
+                self._delete(rowid)
+        return racy
+
+    def _load(self, path: str, stat: FileStat, now_ns: int, rowid: int | None) -> bool:
+        try:
+            insight = self.files.load(path, stat)
+        except (ChitinError, OSError, UnicodeDecodeError) as error:
+            self._store(path, stat, _describe(error), None, rowid)
+            return False
+        return self._store_insight(path, insight, stat, now_ns, rowid)
+
+    # The rows, as the cache writes them.
+
+    def _store_insight(
+        self, path: str, insight: Insight, stat: FileStat, now_ns: int, rowid: int | None
+    ) -> bool:
+        raise NotImplementedError
+
+    def _store(
+        self,
+        path: str,
+        stat: FileStat,
+        error: str | None,
+        insight: Insight | None,
+        rowid: int | None,
+    ) -> int:
+        raise NotImplementedError
+
+    def _delete(self, rowid: int) -> None:
+        raise NotImplementedError
+
+    def _forget_tree(self, folder: str) -> None:
+        raise NotImplementedError
+
+    def _forget_dir(self, directory: str) -> None:
+        raise NotImplementedError
+
+    def _transaction(self) -> contextlib.AbstractContextManager[None]:
+        raise NotImplementedError
+
+
+def _fingerprint(folder: Folder) -> int:
+    # Integers hash the same in every process (unlike str), so this is a stable value.
+    # A rename changes a file's ctime, so names need not take part.
+    return hash(tuple(folder.stats)) & 0x7FFF_FFFF_FFFF_FFFF
+
+
+def _describe(error: BaseException) -> str:
+    if isinstance(error, UnicodeDecodeError):
+        return "file is not UTF-8 text"
+    if isinstance(error, OSError):
+        return error.strerror or str(error)
+    return clipped(str(error))
