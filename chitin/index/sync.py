@@ -181,34 +181,13 @@ class Reconciler:
             return False
         return self._store_insight(path, insight, stat, now_ns, rowid)
 
-    # The rows, as the cache writes them.
-
-    def _store_insight(
-        self, path: str, insight: Insight, stat: FileStat, now_ns: int, rowid: int | None
-    ) -> bool:
-        raise NotImplementedError
-
-    def _store(
-        self,
-        path: str,
-        stat: FileStat,
-        error: str | None,
-        insight: Insight | None,
-        rowid: int | None,
-    ) -> int:
-        raise NotImplementedError
-
-    def _delete(self, rowid: int) -> None:
-        raise NotImplementedError
-
-    def _forget_tree(self, folder: str) -> None:
-        raise NotImplementedError
-
-    def _forget_dir(self, directory: str) -> None:
-        raise NotImplementedError
-
-    def _transaction(self) -> contextlib.AbstractContextManager[None]:
-        raise NotImplementedError
+    # The rows, as the cache (index/cache.py) writes them.
+    _store_insight: Callable[[str, Insight, FileStat, int, int | None], bool]
+    _store: Callable[[str, FileStat, str | None, Insight | None, int | None], int]
+    _delete: Callable[[int], None]
+    _forget_tree: Callable[[str], None]
+    _forget_dir: Callable[[str], None]
+    _transaction: Callable[[], contextlib.AbstractContextManager[None]]
 
 
 def _fingerprint(folder: Folder) -> int:
