@@ -38,15 +38,9 @@ def sync(ctx: click.Context, remote_name: str | None, fmt: str) -> None:
     for line in result.notes:
         note(f"chitin: {line}")
     if fmt == "json":
-        emit_json(
-            {
-                "remote": result.remote,
-                "branch": result.branch,
-                "received": result.received,
-                "sent": result.sent,
-                "mergeCommit": result.merge_commit,
-            }
-        )
+        from chitin.render import shapes
+
+        emit_json(shapes.synced(result))
         return
     where = f"{result.remote}/{result.branch}"
     if not result.received and not result.sent:
