@@ -294,3 +294,91 @@ def test_the_golden_files_are_json() -> None:
     """Each golden file parses: a golden file is a shape, never an error message."""
     for path in GOLDEN.glob("*.json"):
         json.loads(path.read_text(encoding="utf-8"))
+
+
+# ---------------------------------------------------------------- where JSON is built
+
+CHITIN = Path(__file__).parent.parent / "chitin"
+
+
+def _modules(folder: str) -> Iterator[tuple[Path, Any]]:
+    import ast
+
+    for path in sorted((CHITIN / folder).rglob("*.py")):
+        yield path, ast.parse(path.read_text(encoding="utf-8"))
+
+
+def test_every_emit_json_prints_a_shape_of_render_shapes() -> None:
+    """The CLI builds no JSON itself: what it prints is what a function of
+    chitin/render/shapes.py returned."""
+    import ast
+
+    def shaped(value: ast.expr) -> bool:
+        return (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and isinstance(value.func.value, ast.Name)
+            and value.func.value.id == "shapes"
+        )
+
+    built_here = []
+    for path, tree in _modules("cli"):
+        named = {  # data = shapes.export(...), then emit_json(data)
+            target.id
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Assign) and shaped(node.value)
+            for target in node.targets
+            if isinstance(target, ast.Name)
+        }
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id == "emit_json"
+            ):
+                (argument,) = node.args
+                if not (
+                    shaped(argument) or (isinstance(argument, ast.Name) and argument.id in named)
+                ):
+                    built_here.append(f"{path.name}:{node.lineno}")
+    assert not built_here, f"emit_json of a value not built by render/shapes.py: {built_here}"
+
+
+def test_no_json_shape_is_built_below_the_cli_but_in_render_shapes() -> None:
+    """No ``to_json`` (or ``*_json``) function or method in core/, format/, retrieval/
+    or render/ but shapes.py; the interchange format (model/interchange.py, and the
+    insight's and the reflection queue's shapes in model/) is the file format's own."""
+    import ast
+
+    found = []
+    for folder in ("core", "format", "retrieval", "render", "index", "store"):
+        for path, tree in _modules(folder):
+            if path.name == "shapes.py":
+                continue
+            for node in ast.walk(tree):
+                if isinstance(node, ast.FunctionDef) and (
+                    node.name == "to_json" or node.name.endswith("_json")
+                ):
+                    found.append(f"{folder}/{path.name}:{node.name}")
+    assert not found, f"JSON built outside render/shapes.py: {found}"
+
+
+def test_the_cli_writes_files_through_core_not_the_store() -> None:
+    """--output and the merge driver write through core/writes.py: no CLI module
+    imports chitin.store."""
+    import ast
+
+    reaching = []
+    for path, tree in _modules("cli"):
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            reaching += [
+                f"{path.name}:{node.lineno}"
+                for name in names
+                if name == "chitin.store" or name.startswith("chitin.store.")
+            ]
+    assert not reaching, f"cli/ imports chitin.store: {reaching}"

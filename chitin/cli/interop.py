@@ -80,7 +80,7 @@ def import_insights(
     a progress bar, on a terminal, else by a background `chitin embed`.
     """
     from chitin.core import interop
-    from chitin.store.legacy import is_database
+    from chitin.core.interop import is_database
 
     path = Path(source)
     with opened(ctx, reading=False) as chitin:

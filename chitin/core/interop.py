@@ -44,6 +44,13 @@ class Imported:
     embeddings_left: int = 0  # 1.x vectors not copied (they are made again)
 
 
+def is_database(path: Path) -> bool:
+    """Whether ``path`` is a chitin 1.x database (else ``import`` reads it as JSON)."""
+    from chitin.store.legacy import is_database as sqlite_file
+
+    return sqlite_file(path)
+
+
 def export(chitin: Chitin) -> list[tuple[Insight, str | None]]:
     """Every insight, archived ones included, newest first, with when it was last
     retrieved: what an export holds (render/shapes.py gives it the interchange shape)."""
