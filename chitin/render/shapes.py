@@ -28,6 +28,29 @@ if TYPE_CHECKING:
     from chitin.retrieval.quality import QualityReport, QualityScore
     from chitin.retrieval.retrieve import Ranked
 
+    # What shapes read of core's results (core is above render: never imported).
+    class _Synced(Protocol):
+        remote: str
+        branch: str
+        received: int
+        sent: int
+        merge_commit: str | None
+
+    class _Skipped(Protocol):
+        def _asdict(self) -> dict[str, Any]: ...
+
+    class _Imported(Protocol):
+        @property
+        def insights(self) -> Sequence[Insight]: ...
+        @property
+        def skipped(self) -> Sequence[_Skipped]: ...
+        @property
+        def commit(self) -> str | None: ...
+        @property
+        def generation(self) -> str | None: ...
+        @property
+        def history_rows(self) -> int: ...
+
 
 # ---------------------------------------------------------------- insights
 
@@ -278,15 +301,8 @@ def quality_report(report: QualityReport) -> dict[str, Any]:
 
 
 def finding(value: Finding) -> dict[str, Any]:
-    """One problem ``check`` found."""
-    return {
-        "path": value.path,
-        "field": value.field,
-        "message": value.message,
-        "fix": value.fix,
-        "severity": value.severity,
-        "kind": value.kind,
-    }
+    """One problem ``check`` found: each of its fields, by its name."""
+    return value._asdict()
 
 
 def check_report(
@@ -372,14 +388,6 @@ def rendered_diff(ends: Ends, query: str, budget: int, patch: str) -> dict[str, 
 # ---------------------------------------------------------------- sync
 
 
-class _Synced(Protocol):
-    remote: str
-    branch: str
-    received: int
-    sent: int
-    merge_commit: str | None
-
-
 def synced(result: _Synced) -> dict[str, Any]:
     """sync."""
     return {
@@ -400,23 +408,6 @@ def export(rows: Iterable[tuple[Insight, str | None]]) -> list[dict[str, Any]]:
     from chitin.model.interchange import export_dict
 
     return [export_dict(value, retrieved) for value, retrieved in rows]
-
-
-class _Skipped(Protocol):
-    def _asdict(self) -> dict[str, Any]: ...
-
-
-class _Imported(Protocol):
-    @property
-    def insights(self) -> Sequence[Insight]: ...
-    @property
-    def skipped(self) -> Sequence[_Skipped]: ...
-    @property
-    def commit(self) -> str | None: ...
-    @property
-    def generation(self) -> str | None: ...
-    @property
-    def history_rows(self) -> int: ...
 
 
 def imported(result: _Imported, vectors: Any) -> dict[str, Any]:
