@@ -90,12 +90,13 @@ def _check_queue_options(
 
 def _queue(ctx: click.Context, session_key: str, reason: str, fmt: str) -> None:
     from chitin.core import agent
-    from chitin.model.reflection import display_time, to_json
+    from chitin.model.reflection import display_time
+    from chitin.render import shapes
 
     with opened(ctx, reading=False) as chitin:
         marker = agent.queue_reflection(chitin, session_key, reason, datetime.now(UTC))
     if fmt == "json":
-        emit_json({"queued": to_json(marker)})
+        emit_json(shapes.queued(marker))
     else:
         click.echo(
             f"✓ Queued a reflection on {marker.session_key} ({marker.reason}) — "
@@ -105,7 +106,7 @@ def _queue(ctx: click.Context, session_key: str, reason: str, fmt: str) -> None:
 
 def _show(ctx: click.Context, legacy: Path, clear: bool, fmt: str) -> None:
     from chitin.core import agent
-    from chitin.model.reflection import to_json
+    from chitin.render import shapes
 
     with opened(ctx) as chitin:
         found = agent.pending(chitin, legacy, clear)
@@ -113,13 +114,8 @@ def _show(ctx: click.Context, legacy: Path, clear: bool, fmt: str) -> None:
     for path, problem in found.problems:
         note(f"warning: ignored {path}: {problem}")
     if fmt == "json":
-        data: dict[str, Any] = {
-            "pending": [to_json(marker) for marker in found.markers],
-            "stats": stats.to_json(),
-        }
-        if clear:
-            data["cleared"] = found.cleared
-        emit_json(data)
+        counted = shapes.stats(stats.total, stats.by_type, stats.average_confidence, stats.archived)
+        emit_json(shapes.pending(found.markers, counted, found.cleared if clear else None))
         return
     click.echo("\n".join(_pending_lines(found, stats.total, stats.average_confidence, clear)))
 
@@ -227,7 +223,9 @@ _NEXT_STEP = {
 
 def _report(outcome: Outcome, fmt: str) -> None:
     if fmt == "json":
-        emit_json({"host": outcome.host, "action": outcome.action, "path": str(outcome.path)})
+        from chitin.render import shapes
+
+        emit_json(shapes.hook_outcome(outcome.host, outcome.action, str(outcome.path)))
         return
     click.echo(_MESSAGES[outcome.action].format(host=outcome.host, path=outcome.path))
     if outcome.action in ("installed", "updated"):
@@ -266,6 +264,7 @@ def _run_claude_code(ctx: click.Context, event: str, stdin: str) -> None:
     from chitin.core import agent
     from chitin.core import hooks as runtime
     from chitin.core.personality import render_personality
+    from chitin.render import shapes
 
     details = runtime.parse_hook_input(stdin)
     if event == "reflect":
@@ -282,4 +281,4 @@ def _run_claude_code(ctx: click.Context, event: str, stdin: str) -> None:
         made = render_personality(chitin, query, PERSONALITY_BUDGET, now=datetime.now(UTC))
     if made.found.degraded:
         note(f"chitin: {made.found.degraded}")
-    emit_json(runtime.session_start_output(made.text))
+    emit_json(shapes.session_start(made.text))

@@ -13,8 +13,9 @@ from typing import Any, TypeVar
 import click
 
 from chitin.cli.context import emit_json, format_option, note, now, opened
-from chitin.model.insight import TYPES, parse_tags, to_public_dict
+from chitin.model.insight import TYPES, parse_tags
 from chitin.render import carapace as shown
+from chitin.render import shapes
 
 F = TypeVar("F", bound=Callable[..., Any])
 SEARCH_MODES = ("vector", "bm25", "hybrid", "semantic")
@@ -59,7 +60,7 @@ def register(
     with opened(ctx, reading=False) as chitin:
         done = carapace.register(chitin, path, Path.home(), name, description, now())
     if fmt == "json":
-        emit_json({**done.answer, "credentialsPath": str(path)})
+        emit_json(shapes.carapace_registered(done.answer, str(path)))
         return
     click.echo("\n".join(shown.registered_lines(done.answer, path)))
 
@@ -113,7 +114,7 @@ def query(
     with opened(ctx, reading=False) as chitin:
         answer = carapace.query(chitin, _credentials(credentials_path), asked)
     if fmt == "json":
-        emit_json(answer)
+        emit_json(shapes.carapace_answer(answer))
         return
     click.echo("\n".join(shown.query_lines(answer)))
 
@@ -160,7 +161,7 @@ def promote(
             "\n".join(shown.reasons_block("⚠ Promoting with warnings (--force):", done.overridden))
         )
     if fmt == "json":
-        emit_json({"chitin": {"id": done.insight.id}, "carapace": done.answer})
+        emit_json(shapes.promoted(done.insight.id, done.answer))
         return
     click.echo("\n".join(shown.promoted_lines(done.insight, done.answer)))
 
@@ -206,12 +207,7 @@ def import_carapace(
     result = done.result
     if fmt == "json":
         emit_json(
-            {
-                "carapace": {"id": result.insight.carapace_id},
-                "chitin": to_public_dict(result.insight),
-                "conflicts": len(result.conflicts),
-                "duplicates": len(result.duplicates),
-            }
+            shapes.carapace_imported(result.insight, len(result.conflicts), len(result.duplicates))
         )
         return
     lines = shown.imported_lines(result.insight, len(result.conflicts), len(result.duplicates))

@@ -43,7 +43,9 @@ def check(ctx: click.Context, paths: tuple[Path, ...], store: Path | None, fmt: 
     home = Path.home()
     report.warnings.extend(setup_findings(root, home, home / ".openclaw" / "hooks"))
     if fmt == "json":
-        emit_json(report.to_json())
+        from chitin.render import shapes
+
+        emit_json(shapes.check_report(report.files, report.errors, report.warnings))
     else:
         for finding in report.errors + report.warnings:
             click.echo(finding.line())

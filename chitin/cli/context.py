@@ -186,35 +186,17 @@ def _check_output(ctx: click.Context, param: click.Parameter, value: Path | None
 
 
 def output_target(path: Path) -> Path:
-    """The regular file ``--output path`` writes: ``path``, or the file a symlink there
-    points to (which is replaced in place, so the link stays a link). Anything else
-    (a folder, FIFO, socket or device, also behind a symlink) is refused: replacing
-    it by a regular file would break what it was, and writing into it could block
-    or reach a device."""
-    import stat
+    """The regular file ``--output path`` writes (core/writes.py says which)."""
+    from chitin.core.writes import output_target as target
 
-    target = Path(os.path.realpath(path)) if path.is_symlink() else path
-    via = f" (a symlink to {target})" if target != path else ""
-    try:
-        mode = os.stat(target).st_mode
-    except FileNotFoundError:
-        return target  # a new file
-    except OSError as error:
-        raise StoreError(f"{path}{via} cannot be written: {error.strerror}") from None
-    if stat.S_ISREG(mode):
-        return target
-    from chitin.store.files import kind_of
-
-    kind = kind_of(mode, "not a regular file")
-    raise StoreError(f"{path}{via} is {kind}; --output writes only regular files")
+    return target(path)
 
 
 def write_output(path: Path, text: str) -> None:
-    """Write ``--output``: atomically, to the regular file ``output_target`` names
-    (checked again: it may have changed while the command ran)."""
-    from chitin.store.files import atomic_write
+    """Write ``--output``: atomically, through core (core/writes.py)."""
+    from chitin.core.writes import write_output as write
 
-    atomic_write(output_target(path), text)
+    write(path, text)
 
 
 class EmbedProgress:

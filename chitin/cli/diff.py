@@ -77,6 +77,7 @@ def diff(
     """
     from chitin.core import diff as diffing
     from chitin.render import diff as text
+    from chitin.render import shapes
 
     for name in ("query", "budget"):
         if not rendered and ctx.get_parameter_source(name) != ParameterSource.DEFAULT:
@@ -86,8 +87,7 @@ def diff(
             made = diffing.rendered_diff(chitin, revisions, query, budget)
         patch = text.unified(made.old_text, made.new_text, made.ends)
         if fmt == "json":
-            changed = {"query": query, "budget": budget, "changed": bool(patch)}
-            emit_json({**text.ends_json(made.ends), **changed, "diff": patch})
+            emit_json(shapes.rendered_diff(made.ends, query, budget, patch))
         else:
             click.echo(patch or text.NO_RENDER_CHANGES, nl=not patch)
         return
@@ -96,6 +96,6 @@ def diff(
     for line in text.problem_lines(found.unreadable, found.ends):
         note(line)
     if fmt == "json":
-        emit_json(text.to_json(found.ends, found.deltas, found.unreadable))
+        emit_json(shapes.diff(found.ends, found.deltas, found.unreadable))
     else:
         click.echo(text.human(found.ends, found.deltas))

@@ -6,6 +6,7 @@ import click
 
 from chitin.cli.context import EmbedProgress, emit_json, format_option, opened
 from chitin.providers import REGISTRY
+from chitin.render import shapes
 
 
 @click.command(short_help="Embed insights for semantic search.")
@@ -50,15 +51,7 @@ def embed(
         total, fresh, _ = chitin.embed_status()
     p = meaning.provider
     if fmt == "json":
-        emit_json(
-            {
-                "embedded": done,
-                "total": total,
-                "provider": p.name,
-                "model": p.model,
-                "dimensions": p.dimensions,
-            }
-        )
+        emit_json(shapes.embedded(done, total, p.name, p.model, p.dimensions))
     elif done == 0:
         click.echo(f"All {fresh} insight(s) already have current vectors ({p.name}/{p.model}).")
     else:
@@ -86,14 +79,9 @@ def embed_status(ctx: click.Context, fmt: str) -> None:
     provider, model, dimensions = [*held.split(":"), None, None, None][:3] if held else [None] * 3
     if fmt == "json":
         emit_json(
-            {
-                "total": total,
-                "embedded": fresh,
-                "missing": total - fresh,
-                "provider": provider,
-                "model": model,
-                "dimensions": int(dimensions) if dimensions else None,
-            }
+            shapes.embed_status(
+                total, fresh, provider, model, int(dimensions) if dimensions else None
+            )
         )
         return
     shown = f"{provider}/{model}" if provider else "(none — run `chitin embed` to generate)"

@@ -38,9 +38,10 @@ def export(ctx: click.Context, output: Path | None) -> None:
     and times intact, so export → import → export gives the same JSON.
     """
     from chitin.core.interop import export as export_all
+    from chitin.render import shapes
 
     with opened(ctx) as chitin:
-        data = export_all(chitin)
+        data = shapes.export(export_all(chitin))
     if output is None:
         emit_json(data)
         return
@@ -79,7 +80,7 @@ def import_insights(
     a progress bar, on a terminal, else by a background `chitin embed`.
     """
     from chitin.core import interop
-    from chitin.store.legacy import is_database
+    from chitin.core.interop import is_database
 
     path = Path(source)
     with opened(ctx, reading=False) as chitin:
@@ -100,7 +101,9 @@ def import_insights(
             )
         vectors = prepare_vectors(chitin) if result.insights else None
     if fmt == "json":
-        emit_json({**_as_json(result), "vectors": vectors})
+        from chitin.render import shapes
+
+        emit_json(shapes.imported(result, vectors))
     else:
         said = vectors_line(vectors) if vectors else None
         click.echo("\n".join([*_summary(result), *([said] if said else [])]))
@@ -124,18 +127,6 @@ def _read_json(source: str) -> Any:
     except ValueError as error:  # an integer of more than 4,300 digits
         reason = str(error).split(":")[0]
         raise ChitinError(f"cannot read {source}: {reason}") from None
-
-
-def _as_json(result: Imported) -> dict[str, Any]:
-    return {
-        "imported": len(result.insights),
-        "skipped": len(result.skipped),
-        "ids": [insight.id for insight in result.insights],
-        "skippedItems": [s._asdict() for s in result.skipped],
-        "commit": result.commit,
-        "migratedFrom": result.generation,
-        "historyRows": result.history_rows,
-    }
 
 
 def _summary(result: Imported) -> list[str]:

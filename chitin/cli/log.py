@@ -2,30 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from chitin.cli import bounds
 from chitin.cli.context import emit_json, format_option, opened
-from chitin.model.history import Entry
-from chitin.model.insight import js_number, to_public_dict
-from chitin.render import text
-
-
-def _entry_json(number: int, entry: Entry) -> dict[str, Any]:
-    return {
-        "id": number,
-        "insightId": entry.insight_id,
-        "field": entry.field,
-        "oldValue": entry.old,
-        "newValue": entry.new,
-        "changeType": entry.change_type,
-        "changedAt": entry.changed_at,
-        "source": entry.source,
-        "commit": entry.commit,
-        "author": entry.author,
-    }
+from chitin.model.insight import js_number
+from chitin.render import shapes, text
 
 
 @click.command(short_help="Show how an insight changed, from git log.")
@@ -38,12 +20,7 @@ def history(ctx: click.Context, insight_id: str, limit: int | None, fmt: str) ->
     with opened(ctx) as chitin:
         insight, entries = chitin.history(insight_id, limit)
     if fmt == "json":
-        emit_json(
-            {
-                "insight": to_public_dict(insight),
-                "history": [_entry_json(n, e) for n, e in enumerate(entries, 1)],
-            }
-        )
+        emit_json(shapes.history(insight, entries))
         return
     lines = [
         f'[{insight.type}] "{insight.claim}"',
@@ -68,7 +45,7 @@ def changelog(ctx: click.Context, days: int | None, limit: int, fmt: str) -> Non
     with opened(ctx) as chitin:
         entries = chitin.changelog(days, limit)
     if fmt == "json":
-        emit_json([_entry_json(n, e) for n, e in enumerate(entries, 1)])
+        emit_json(shapes.changelog(entries))
     elif not entries:
         click.echo("No recent changes.")
     else:

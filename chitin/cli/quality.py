@@ -24,11 +24,12 @@ def quality_score(ctx: click.Context, insight_id: str, fmt: str, as_json: bool) 
     (engagement, freshness, maturity, confidence), its status and what to do about it."""
     from chitin.core import quality as use_case
     from chitin.render import quality as render
+    from chitin.render import shapes
 
     with opened(ctx) as chitin:
         result = use_case.score(chitin, insight_id, datetime.now(UTC))
     if as_json or fmt == "json":
-        emit_json(render.score_json(result))
+        emit_json(shapes.quality_score(result))
     else:
         click.echo("\n".join(render.score_text(result)))
 
@@ -66,11 +67,12 @@ def quality(ctx: click.Context, fmt: str, as_json: bool, stale_only: bool, top: 
         return
     from chitin.core import quality as use_case
     from chitin.render import quality as render
+    from chitin.render import shapes
 
     with opened(ctx) as chitin:
         result = use_case.report(chitin, datetime.now(UTC), top)
     if as_json or fmt == "json":
-        emit_json(render.report_json(result))
+        emit_json(shapes.quality_report(result))
     elif not result.total:
         click.echo(render.EMPTY_STORE)
     elif stale_only:

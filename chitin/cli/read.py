@@ -5,8 +5,8 @@ from __future__ import annotations
 import click
 
 from chitin.cli.context import emit_json, format_option, opened
-from chitin.model.insight import PROVENANCES, TYPES, check_confidence, to_public_dict
-from chitin.render import text
+from chitin.model.insight import PROVENANCES, TYPES, check_confidence
+from chitin.render import shapes, text
 
 
 @click.command()
@@ -19,7 +19,7 @@ def get(ctx: click.Context, insight_id: str, fmt: str) -> None:
         insight = chitin.get(insight_id)
         path = chitin.path_of(insight.id)
     if fmt == "json":
-        emit_json(to_public_dict(insight))
+        emit_json(shapes.insight(insight))
     else:
         click.echo("\n".join(text.detail(insight, path)))
 
@@ -52,7 +52,7 @@ def list_insights(
             archived=archived,
         )
     if fmt == "json":
-        emit_json([to_public_dict(insight) for insight in found])
+        emit_json(shapes.insights(found))
     else:
         click.echo(text.insight_list(found, archived))
 
@@ -65,7 +65,9 @@ def stats(ctx: click.Context, fmt: str) -> None:
     with opened(ctx) as chitin:
         result = chitin.stats()
     if fmt == "json":
-        emit_json(result.to_json())
+        emit_json(
+            shapes.stats(result.total, result.by_type, result.average_confidence, result.archived)
+        )
     else:
         click.echo(
             "\n".join(
@@ -105,11 +107,6 @@ def similar(ctx: click.Context, claim: str, threshold: str | None, meaning: bool
     with opened(ctx) as chitin:
         results = chitin.similar_meaning(claim, floor) if meaning else chitin.similar(claim, floor)
     if fmt == "json":
-        emit_json(
-            [
-                {"id": c.id, "type": c.type, "claim": c.claim, "similarity": score}
-                for c, score in results
-            ]
-        )
+        emit_json(shapes.similar(results))
     else:
         click.echo("\n".join(text.similar(results)))

@@ -13,6 +13,7 @@ from chitin.cli.context import emit_json, note, opened, output_option, write_out
 from chitin.core import Chitin
 from chitin.model.insight import TYPES, check_confidence
 from chitin.render import budget as marshalling
+from chitin.render import shapes
 from chitin.retrieval.engine import Retrieval
 from chitin.retrieval.retrieve import Ranked
 
@@ -124,7 +125,7 @@ def retrieve(
     full = fmt == "full"
     packed = marshalling.pack([r.insight for r in found.ranked], budget, full)
     if fmt == "json":
-        emit_json(_json(found, packed, explain))
+        emit_json(shapes.retrieval(found, packed, explain))
         return
     if empty:
         click.echo(EMPTY_STORE)
@@ -142,46 +143,6 @@ def retrieve(
                 ]
             )
         )
-
-
-def _json(found: Retrieval, packed: marshalling.Packed, explain: bool) -> dict[str, Any]:
-    context = marshalling.marshal(packed)
-    insights = []
-    for ranked in found.ranked:
-        item: dict[str, Any] = {
-            "id": ranked.insight.id,
-            "type": ranked.insight.type,
-            "claim": ranked.insight.claim,
-            "score": round(ranked.score, 6),
-        }
-        if explain:
-            item["matched"] = ranked.matched
-            item["factors"] = {name: round(getattr(ranked.factors, name), 6) for name in FACTORS}
-            item["basis"] = _basis(ranked)
-        insights.append(item)
-    return {
-        "category": found.category,
-        "insights": insights,
-        "context": context,
-        "tokenEstimate": marshalling.estimate_tokens(context),
-        "omitted": packed.omitted,
-        "degraded": found.degraded,
-    }
-
-
-FACTORS = ("relevance", "confidence", "reinforcement", "type_boost", "decay")
-
-
-def _basis(ranked: Ranked) -> dict[str, Any]:
-    """What relevance and decay are made of: the match relative to the best, and the
-    age against the provenance's half-life (None: it never decays)."""
-    f = ranked.factors
-    half_life = f.half_life
-    return {
-        "match": round(f.match, 6),
-        "ageDays": round(f.age_days, 3),
-        "halfLifeDays": half_life,
-    }
 
 
 def _explanation(number: int, ranked: Ranked) -> str:

@@ -31,14 +31,9 @@ def init(ctx: click.Context, seed: bool, fmt: str) -> None:
         commit, seeded = chitin.init(seed, now())
         vectors = prepare_vectors(chitin) if seeded else None
     if fmt == "json":
-        emit_json(
-            {
-                "path": str(settings.store),
-                "created": commit is not None,
-                "seeded": [insight.id for insight in seeded],
-                "vectors": vectors,
-            }
-        )
+        from chitin.render import shapes
+
+        emit_json(shapes.initialised(str(settings.store), commit is not None, seeded, vectors))
         return
     click.echo(f"✓ Store initialized at {settings.store}")
     if seed:

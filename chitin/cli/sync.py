@@ -38,15 +38,9 @@ def sync(ctx: click.Context, remote_name: str | None, fmt: str) -> None:
     for line in result.notes:
         note(f"chitin: {line}")
     if fmt == "json":
-        emit_json(
-            {
-                "remote": result.remote,
-                "branch": result.branch,
-                "received": result.received,
-                "sent": result.sent,
-                "mergeCommit": result.merge_commit,
-            }
-        )
+        from chitin.render import shapes
+
+        emit_json(shapes.synced(result))
         return
     where = f"{result.remote}/{result.branch}"
     if not result.received and not result.sent:
@@ -72,27 +66,16 @@ def merge_driver(base: Path, ours: Path, theirs: Path, path: str) -> None:
     A version larger than an insight file may be (1 MB) is not read: OURS is left as
     it is, for you to resolve.
     """
-    from chitin.store.files import UnsafeFile, atomic_write, read_text
-    from chitin.store.merging import merge_texts
+    from chitin.core.writes import Unmergeable, merge_file
 
     try:
-        base_text, ours_text, theirs_text = (read_text(side) for side in (base, ours, theirs))
-    except UnsafeFile as error:
-        click.echo(f"chitin: {path or ours}: a version is {error}; resolve it by hand", err=True)
-        sys.exit(1)
-    except UnicodeDecodeError:
+        conflicts = merge_file(base, ours, theirs, path or ours.name)
+    except Unmergeable as error:
         # Not an insight file chitin can read: OURS stays as it is, and git reports the
         # file as conflicted for a person to resolve.
-        click.echo(f"chitin: {path or ours}: not UTF-8 text; resolve it by hand", err=True)
+        click.echo(f"chitin: {path or ours}: {error}; resolve it by hand", err=True)
         sys.exit(1)
-    merged = merge_texts(
-        base_text or None,  # git passes an empty base when both sides added the file
-        ours_text,
-        theirs_text,
-        path or ours.name,
-    )
-    atomic_write(ours, merged.text)
-    if merged.conflicts:
-        what = ", ".join(merged.conflicts).replace("lines", "the text")
+    if conflicts:
+        what = ", ".join(conflicts).replace("lines", "the text")
         click.echo(f"chitin: {path or ours}: {what} changed on both sides", err=True)
         sys.exit(1)

@@ -11,29 +11,13 @@ import click
 from chitin.cli.context import emit_json, format_option, now, opened
 from chitin.core import Change
 from chitin.errors import ValidationError
-from chitin.model.insight import EVIDENCE_KINDS, PROVENANCES, TYPES, js_number, to_public_dict
-from chitin.render import text
+from chitin.model.insight import EVIDENCE_KINDS, PROVENANCES, TYPES, js_number
+from chitin.render import shapes, text
 
 _ALLOW_SECRET_HELP = (
     "Write text that looks like a credential (a token, key or password) anyway; "
     "without it, such text is refused."
 )
-
-
-def _match_json(match: Any, full: bool) -> dict[str, Any]:
-    data = {
-        "id": match.id,
-        "type": match.type,
-        "claim": match.claim,
-        "similarity": match.similarity,
-    }
-    if full:
-        data.update(
-            tensionScore=match.tension_score,
-            tensionReason=match.tension_reason,
-            conflictScore=match.conflict_score,
-        )
-    return data
 
 
 def _read_stdin_object() -> dict[str, Any]:
@@ -121,13 +105,9 @@ def contribute(
         result = chitin.contribute(fields, now(), check=not force, allow_secret=allow_secret)
     if fmt == "json":
         emit_json(
-            {
-                "insight": to_public_dict(result.insight),
-                "conflicts": [_match_json(m, True) for m in result.conflicts],
-                "duplicates": [_match_json(m, False) for m in result.duplicates],
-                "path": result.path,
-                "commit": result.commit,
-            }
+            shapes.contribution(
+                result.insight, result.conflicts, result.duplicates, result.path, result.commit
+            )
         )
         return
     lines = text.contributed(result.insight)
@@ -169,7 +149,7 @@ def update(
     with opened(ctx, reading=False) as chitin:
         result = chitin.update(insight_id, changes, now(), allow_secret=allow_secret)
     if fmt == "json":
-        emit_json(to_public_dict(result.insight))
+        emit_json(shapes.insight(result.insight))
         return
     if result.commit is None:
         click.echo(f"✓ No changes to insight: {result.insight.id}")
@@ -200,7 +180,7 @@ def reinforce(
             insight_id, now(), source=source, evidence_kind=evidence, allow_secret=allow_secret
         )
     if fmt == "json":
-        emit_json(to_public_dict(result.insight))
+        emit_json(shapes.insight(result.insight))
         return
     lines = [f"✓ Reinforced: {result.insight.claim}", f"  Count: {result.insight.reinforcements}"]
     if source:
@@ -212,7 +192,7 @@ def reinforce(
 
 def _moved(result: Change, verb: str, fmt: str) -> None:
     if fmt == "json":
-        emit_json(to_public_dict(result.insight))
+        emit_json(shapes.insight(result.insight))
     elif result.commit is None:
         click.echo(f"✓ Insight already {verb}: {result.insight.id}")
     else:
@@ -263,7 +243,7 @@ def merge(
         result = chitin.merge(source_id, target_id, claim or None, now(), allow_secret)
     insight = result.insight
     if fmt == "json":
-        emit_json(to_public_dict(insight))
+        emit_json(shapes.insight(insight))
         return
     click.echo(
         "\n".join(

@@ -13,7 +13,6 @@ import shlex
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from chitin.errors import ChitinError, StoreError
 from chitin.format import layout, lint
@@ -27,13 +26,6 @@ class Report:
     files: int
     errors: list[Finding] = field(default_factory=list)
     warnings: list[Finding] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "files": self.files,
-            "errors": [f.to_json() for f in self.errors],
-            "warnings": [f.to_json() for f in self.warnings],
-        }
 
 
 def check_store(root: Path, paths: Sequence[Path] | None = None) -> Report:

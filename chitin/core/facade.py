@@ -86,15 +86,6 @@ class Stats(NamedTuple):
     average_confidence: float
     archived: int
 
-    def to_json(self) -> dict[str, Any]:
-        """The shape of ``stats --format json`` (the original's, plus ``archived``)."""
-        return {
-            "total": self.total,
-            "byType": self.by_type,
-            "averageConfidence": self.average_confidence,
-            "archived": self.archived,
-        }
-
 
 class Chitin:
     """One store, opened for one command. ``agent`` names the committer fallback."""

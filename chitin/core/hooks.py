@@ -378,7 +378,3 @@ def reflection_reason(event: dict[str, Any]) -> str:
 def session_key(event: dict[str, Any]) -> str:
     key = event.get("session_id")
     return key.strip() if isinstance(key, str) and key.strip() else "unknown"
-
-
-def session_start_output(text: str) -> dict[str, Any]:
-    return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}

@@ -21,7 +21,7 @@ from chitin.index.cache import Cache, Filters
 from chitin.model import secrets
 from chitin.model.ids import new_id
 from chitin.model.insight import Insight, well_formed
-from chitin.model.interchange import Item, claim_key, export_dict, items_of, read_item
+from chitin.model.interchange import Item, claim_key, items_of, read_item
 from chitin.store.history import LEGACY_HISTORY_HEADER, commit_message
 from chitin.store.legacy import read_database
 
@@ -44,13 +44,21 @@ class Imported:
     embeddings_left: int = 0  # 1.x vectors not copied (they are made again)
 
 
-def export(chitin: Chitin) -> list[dict[str, Any]]:
-    """Every insight, archived ones included, newest first, in the interchange shape."""
+def is_database(path: Path) -> bool:
+    """Whether ``path`` is a chitin 1.x database (else ``import`` reads it as JSON)."""
+    from chitin.store.legacy import is_database as sqlite_file
+
+    return sqlite_file(path)
+
+
+def export(chitin: Chitin) -> list[tuple[Insight, str | None]]:
+    """Every insight, archived ones included, newest first, with when it was last
+    retrieved: what an export holds (render/shapes.py gives it the interchange shape)."""
     if chitin.missing:
         return []
     retrieved = usage.all_last_retrieved(chitin.root)
     return [
-        export_dict(insight, retrieved.get(insight.id))
+        (insight, retrieved.get(insight.id))
         for insight in chitin.repairing(lambda: chitin.cache.select(Filters(archived=None)))
     ]
 

@@ -13,7 +13,7 @@ from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Collection, Iterator, Sequence
 from itertools import accumulate
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from chitin.errors import ValidationError
 from chitin.format.layout import ARCHIVE_DIR
@@ -39,9 +39,6 @@ class Finding(NamedTuple):
     def line(self) -> str:
         marker = "warning: " if self.severity == WARNING else ""
         return f"{self.path}: {marker}{self.field}: {self.message}; fix: {self.fix}"
-
-    def to_json(self) -> dict[str, Any]:
-        return self._asdict()
 
 
 class Checked(NamedTuple):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
-from typing import Any
 
 from chitin.model.diff import CATEGORIES, WORKING_TREE, Delta, Ends, Unreadable, ValueChange, counts
 from chitin.model.insight import js_number
@@ -139,63 +138,6 @@ def problem_lines(unreadable: Sequence[Unreadable], ends: Ends) -> list[str]:
         f"warning: skipped {u.path} in {side_name(ends, old=u.side == 'from')}: {u.error}"
         for u in unreadable
     ]
-
-
-# ---------------------------------------------------------------- programs
-
-
-def ends_json(ends: Ends) -> dict[str, Any]:
-    return {
-        "from": ends.old_label,
-        "to": ends.new_label,
-        "fromCommit": ends.old_commit,
-        "toCommit": ends.new_commit,
-        "mergeBase": ends.merge_base,
-    }
-
-
-def to_json(
-    ends: Ends, deltas: Sequence[Delta], unreadable: Sequence[Unreadable]
-) -> dict[str, Any]:
-    """The whole diff: the sides, a count per category, then each category's entries."""
-    data = ends_json(ends)
-    data["summary"] = counts(deltas)
-    for category in CATEGORIES:
-        data[category] = [entry_json(d) for d in deltas if d.category == category]
-    data["unreadable"] = [u._asdict() for u in unreadable]
-    return data
-
-
-def entry_json(delta: Delta) -> dict[str, Any]:
-    """``id``, ``type``, ``claim`` and ``path`` (on the new side, or the old side for
-    removed and merged ones), and what the category adds."""
-    shown = delta.new or delta.old
-    assert shown is not None
-    insight = shown.insight
-    entry: dict[str, Any] = {
-        "id": delta.id,
-        "type": insight.type,
-        "claim": insight.claim,
-        "path": shown.path,
-    }
-    if delta.category == "added":
-        entry.update(confidence=insight.confidence, tags=list(insight.tags))
-    if delta.category in ("added", "removed"):
-        entry["archived"] = insight.archived
-    if delta.category == "merged":
-        entry["into"] = delta.merged_into
-    if delta.old is not None and delta.new is not None:
-        entry["fromPath"] = delta.old.path
-        entry["changes"] = [_change_json(c) for c in delta.changes]
-        entry["evidence"] = list(delta.evidence)
-    return entry
-
-
-def _change_json(change: ValueChange) -> dict[str, Any]:
-    def plain(value: object) -> object:
-        return list(value) if isinstance(value, tuple) else value
-
-    return {"field": change.field, "old": plain(change.old), "new": plain(change.new)}
 
 
 # ---------------------------------------------------------------- PERSONALITY.md

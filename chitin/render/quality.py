@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from chitin.retrieval.quality import STATUSES, QualityReport, QualityScore, fixed, js_round
 
 TITLE = "chitin — Insight Quality Report"
@@ -20,38 +18,6 @@ EMOJI = {
 ATTENTION_SHOWN = 5  # stale insights named in the full report; --stale-only lists all
 REPORT_CLAIM_WIDTH = 60
 STALE_CLAIM_WIDTH = 80
-
-
-# ---------------------------------------------------------------- JSON
-
-
-def score_json(score: QualityScore) -> dict[str, Any]:
-    """The original's shape; ``lastRetrievedAt`` is ours, after the original's keys."""
-    data: dict[str, Any] = {
-        "insightId": score.insight_id,
-        "claim": score.claim,
-        "type": score.type,
-        "quality": score.quality,
-        "components": score.components._asdict(),
-        "status": score.status,
-    }
-    if score.recommendation is not None:
-        data["recommendation"] = score.recommendation
-    data["daysSinceLastRecall"] = score.days_since_last_recall
-    data["ageInDays"] = score.age_in_days
-    data["lastRetrievedAt"] = score.last_retrieved
-    return data
-
-
-def report_json(report: QualityReport) -> dict[str, Any]:
-    return {
-        "totalInsights": report.total,
-        "averageQuality": report.average_quality,
-        "distribution": dict(report.distribution),
-        "topInsights": [score_json(s) for s in report.top],
-        "staleInsights": [score_json(s) for s in report.stale],
-        "recommendations": list(report.recommendations),
-    }
 
 
 # ---------------------------------------------------------------- human

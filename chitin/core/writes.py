@@ -1,0 +1,75 @@
+"""Files the CLI writes outside the store's insights: an ``--output`` file (render,
+export) and the merge driver's result over git's ``%A``. All of them go through
+``write_file``: atomically, so a reader never sees half a file."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from chitin.errors import ChitinError, StoreError
+
+
+class Unmergeable(ChitinError):
+    """A version of the file the merge driver cannot read: a person resolves it."""
+
+
+def write_file(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (a temporary file renamed over it)."""
+    from chitin.store.files import atomic_write
+
+    atomic_write(path, text)
+
+
+def output_target(path: Path) -> Path:
+    """The regular file ``--output path`` writes: ``path``, or the file a symlink there
+    points to (which is replaced in place, so the link stays a link). Anything else
+    (a folder, FIFO, socket or device, also behind a symlink) is refused: replacing
+    it by a regular file would break what it was, and writing into it could block
+    or reach a device."""
+    import stat
+
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    via = f" (a symlink to {target})" if target != path else ""
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        return target  # a new file
+    except OSError as error:
+        raise StoreError(f"{path}{via} cannot be written: {error.strerror}") from None
+    if stat.S_ISREG(mode):
+        return target
+    from chitin.store.files import kind_of
+
+    kind = kind_of(mode, "not a regular file")
+    raise StoreError(f"{path}{via} is {kind}; --output writes only regular files")
+
+
+def write_output(path: Path, text: str) -> None:
+    """Write ``--output``: atomically, to the regular file ``output_target`` names
+    (checked again: it may have changed while the command ran)."""
+    write_file(output_target(path), text)
+
+
+def merge_file(base: Path, ours: Path, theirs: Path, name: str) -> tuple[str, ...]:
+    """git's merge driver: merge the three versions of one insight file field by field
+    and write the result over ``ours``. The fields changed differently on both sides
+    (the file then holds conflict markers); empty when merged. A version that cannot
+    be read (too large, not UTF-8) raises ``Unmergeable`` and ``ours`` stays as it is."""
+    from chitin.store.files import UnsafeFile, read_text
+    from chitin.store.merging import merge_texts
+
+    try:
+        base_text, ours_text, theirs_text = (read_text(side) for side in (base, ours, theirs))
+    except UnsafeFile as error:
+        raise Unmergeable(f"a version is {error}") from None
+    except UnicodeDecodeError:
+        raise Unmergeable("not UTF-8 text") from None
+    merged = merge_texts(
+        base_text or None,  # git passes an empty base when both sides added the file
+        ours_text,
+        theirs_text,
+        name,
+    )
+    write_file(ours, merged.text)
+    return tuple(merged.conflicts)
