@@ -30,9 +30,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from chitin import __version__ as chitin_version
+from chitin.format.markdown import serialize
 from chitin.model.ids import slugify
 from chitin.model.insight import PROVENANCES, TYPES, Insight, format_timestamp
-from chitin.format.markdown import serialize
 from chitin.store.repository import Store
 
 BENCH_DIR = Path(__file__).resolve().parent

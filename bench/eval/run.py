@@ -31,9 +31,10 @@ from typing import Any, NamedTuple
 import yaml
 
 from chitin.core import Chitin
+from chitin.core import Query as Asked
+from chitin.format.markdown import serialize
 from chitin.model.insight import PROVENANCES, Insight, format_timestamp
 from chitin.retrieval.scoring import DEFAULT_SHAPE, ORIGINAL_SHAPE, RELEVANCE_HALVING, Shape
-from chitin.format.markdown import serialize
 
 DATASET = Path(__file__).resolve().parent / "dataset.yaml"
 NOW = datetime(2026, 11, 29, 12, 0, 0, tzinfo=UTC)
@@ -125,12 +126,12 @@ def rankings(
     provider = "none" if mode == "text" else "local"
     settings = {"embedding": {"provider": provider}, **(config or {})}
     (root / "chitin.yaml").write_text(yaml.safe_dump(settings))
-    chitin = Chitin(root, shape=shape, fusion="blend" if mode == "text" else mode)
+    chitin = Chitin(root, now=NOW, shape=shape, fusion="blend" if mode == "text" else mode)
     try:
         if mode != "text":
-            chitin.embed(None, None, False)  # more than a retrieve embeds by itself
+            chitin.embed()  # more than a retrieve embeds by itself
         return [
-            [r.insight.id for r in chitin.retrieve(q.text, NOW, max_results=k).ranked]
+            [r.insight.id for r in chitin.retrieve(Asked(q.text, max_results=k)).ranked]
             for q in queries
         ]
     finally:

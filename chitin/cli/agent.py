@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -89,12 +88,11 @@ def _check_queue_options(
 
 
 def _queue(ctx: click.Context, session_key: str, reason: str, fmt: str) -> None:
-    from chitin.core import agent
     from chitin.model.reflection import display_time
     from chitin.render import shapes
 
     with opened(ctx, reading=False) as chitin:
-        marker = agent.queue_reflection(chitin, session_key, reason, datetime.now(UTC))
+        marker = chitin.queue_reflection(session_key, reason)
     if fmt == "json":
         emit_json(shapes.queued(marker))
     else:
@@ -105,11 +103,10 @@ def _queue(ctx: click.Context, session_key: str, reason: str, fmt: str) -> None:
 
 
 def _show(ctx: click.Context, legacy: Path, clear: bool, fmt: str) -> None:
-    from chitin.core import agent
     from chitin.render import shapes
 
     with opened(ctx) as chitin:
-        found = agent.pending(chitin, legacy, clear)
+        found = chitin.pending_reflections(legacy, clear)
         stats = chitin.stats()
     for path, problem in found.problems:
         note(f"warning: ignored {path}: {problem}")
@@ -261,24 +258,20 @@ def run(ctx: click.Context, host: str, event: str) -> None:
 
 
 def _run_claude_code(ctx: click.Context, event: str, stdin: str) -> None:
-    from chitin.core import agent
+    from chitin.core import Query
     from chitin.core import hooks as runtime
-    from chitin.core.personality import render_personality
     from chitin.render import shapes
 
     details = runtime.parse_hook_input(stdin)
     if event == "reflect":
         with opened(ctx, reading=False) as chitin:
-            agent.queue_reflection(
-                chitin,
-                runtime.session_key(details),
-                runtime.reflection_reason(details),
-                datetime.now(UTC),
+            chitin.queue_reflection(
+                runtime.session_key(details), runtime.reflection_reason(details)
             )
         return
     with opened(ctx, reading=False) as chitin:
         query = runtime.coding_session_query(details)
-        made = render_personality(chitin, query, PERSONALITY_BUDGET, now=datetime.now(UTC))
+        made = chitin.render(Query(query, budget=PERSONALITY_BUDGET))
     if made.found.degraded:
         note(f"chitin: {made.found.degraded}")
     emit_json(shapes.session_start(made.text))

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 import click
 
-from chitin.cli.context import emit_json, format_option, note, now, opened
+from chitin.cli.context import emit_json, format_option, note, opened
 from chitin.model.insight import TYPES, parse_tags
 from chitin.render import carapace as shown
 from chitin.render import shapes
@@ -54,11 +54,9 @@ def register(
 
     The key is never printed. An existing credentials file is never replaced.
     """
-    from chitin.core import carapace
-
     path = _credentials(credentials_path)
     with opened(ctx, reading=False) as chitin:
-        done = carapace.register(chitin, path, Path.home(), name, description, now())
+        done = chitin.register_carapace(path, name, description, Path.home())
     if fmt == "json":
         emit_json(shapes.carapace_registered(done.answer, str(path)))
         return
@@ -112,7 +110,7 @@ def query(
         search_mode,
     )
     with opened(ctx, reading=False) as chitin:
-        answer = carapace.query(chitin, _credentials(credentials_path), asked)
+        answer = chitin.ask_carapace(_credentials(credentials_path), asked)
     if fmt == "json":
         emit_json(shapes.carapace_answer(answer))
         return
@@ -150,8 +148,8 @@ def promote(
 
     with opened(ctx, reading=False) as chitin:
         try:
-            done = carapace.promote(
-                chitin, insight_id, _credentials(credentials_path), _tags(domain_tags), force
+            done = chitin.promote(
+                insight_id, _credentials(credentials_path), _tags(domain_tags), force
             )
         except carapace.NotPromotable as refused:
             _say_refusal(refused.verdict)
@@ -200,10 +198,8 @@ def import_carapace(
     Reading a contribution needs no credentials (--carapace-config is accepted for
     compatibility). A contribution imported before is refused before any request.
     """
-    from chitin.core import carapace
-
     with opened(ctx, reading=False) as chitin:
-        done = carapace.import_contribution(chitin, contribution_id, type_, force, now())
+        done = chitin.import_contribution(contribution_id, type_, force)
     result = done.result
     if fmt == "json":
         emit_json(

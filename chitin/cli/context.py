@@ -60,10 +60,13 @@ def opened(ctx: click.Context, reading: bool = True) -> Iterator[Chitin]:
     """
     settings: Settings = ctx.find_root().obj
     progress = IndexProgress()
-    chitin = Chitin(settings.store, settings.agent, progress)
-    chitin.env = os.environ
-    chitin.signer = lambda: signature(settings.agent)
-    chitin.command = running_chitin()
+    chitin = Chitin(
+        settings.store,
+        env=os.environ,
+        agent=settings.agent,
+        command=running_chitin(),
+        progress=progress,
+    )
     try:
         if reading and chitin.missing:
             note(f"No store at {settings.store} yet (run `chitin init`); showing an empty store.")
@@ -95,21 +98,6 @@ def legacy_hint(chitin: Chitin) -> None:
             f"hint: chitin 1.x's database is at {database}; "
             f"`chitin import {database}` brings its insights into this store"
         )
-
-
-def signature(agent: str | None) -> str:
-    """Who reinforces, for the evidence log: the agent ($CHITIN_AGENT) or the user, at
-    this host."""
-    import getpass
-    import socket
-
-    from chitin.model.evidence import signature as make
-
-    try:
-        who = agent or getpass.getuser()
-    except (KeyError, OSError):  # a container user with no passwd entry
-        who = "chitin"
-    return make(who, socket.gethostname())
 
 
 class IndexProgress:
@@ -228,11 +216,9 @@ def prepare_vectors(chitin: Chitin) -> dict[str, Any]:
     """After a bulk write (import, migration, seeding), the vectors for semantic search:
     made now with a progress bar on a terminal (or when they are few), else by the
     background embedding. What became of them, for the JSON output."""
-    from chitin.core.background import prepare_vectors as prepare
-
     progress = EmbedProgress(sys.stderr.isatty())
     try:
-        done = prepare(chitin, os.environ, sys.stderr.isatty(), progress)
+        done = chitin.prepare_vectors(sys.stderr.isatty(), progress)
     finally:
         progress.finish()
     return {

@@ -24,7 +24,7 @@ def _files(ctx: click.Context) -> Iterator[Chitin]:
     from chitin.core import Chitin
 
     settings: Settings = ctx.find_root().obj
-    chitin = Chitin(settings.store, settings.agent)
+    chitin = Chitin(settings.store, agent=settings.agent)
     if chitin.missing:
         note(f"No store at {settings.store} yet (run `chitin init`); showing an empty store.")
     try:
@@ -75,7 +75,7 @@ def diff(
     on each side (default: empty query, budget 2000, the store's own template on each
     side); a commit's side is rendered from that commit's files and time.
     """
-    from chitin.core import diff as diffing
+    from chitin.core import Query
     from chitin.render import diff as text
     from chitin.render import shapes
 
@@ -84,7 +84,7 @@ def diff(
             raise click.UsageError(f"--{name} applies only with --render")
     if rendered:
         with opened(ctx) as chitin:
-            made = diffing.rendered_diff(chitin, revisions, query, budget)
+            made = chitin.rendered_diff(revisions, Query(query, budget=budget))
         patch = text.unified(made.old_text, made.new_text, made.ends)
         if fmt == "json":
             emit_json(shapes.rendered_diff(made.ends, query, budget, patch))
@@ -92,7 +92,7 @@ def diff(
             click.echo(patch or text.NO_RENDER_CHANGES, nl=not patch)
         return
     with _files(ctx) as chitin:
-        found = diffing.personality_diff(chitin, revisions)
+        found = chitin.diff(revisions)
     for line in text.problem_lines(found.unreadable, found.ends):
         note(line)
     if fmt == "json":

@@ -46,7 +46,7 @@ def embed(
         return
     with opened(ctx, reading=False) as chitin:
         counter = EmbedProgress(fmt == "human")
-        meaning, done = chitin.embed(provider, model, force, counter)
+        meaning, done = chitin.embed(provider, model, force=force, progress=counter)
         counter.finish()
         total, fresh, _ = chitin.embed_status()
     p = meaning.provider
@@ -62,10 +62,9 @@ def embed(
 
 def _background(ctx: click.Context) -> None:
     """The detached run: nothing to say to anyone (its output goes to a log file)."""
-    from chitin.core.background import run_worker
 
     with opened(ctx, reading=False) as chitin:
-        done = run_worker(chitin)
+        done = chitin.run_embed_worker()
     click.echo("another background embedding is running" if done is None else f"embedded {done}")
 
 

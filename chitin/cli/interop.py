@@ -12,7 +12,6 @@ import click
 from chitin.cli.context import (
     emit_json,
     format_option,
-    now,
     opened,
     output_option,
     prepare_vectors,
@@ -37,11 +36,10 @@ def export(ctx: click.Context, output: Path | None) -> None:
     archived). `chitin import` reads it back with ids, provenance, conditions, counts
     and times intact, so export → import → export gives the same JSON.
     """
-    from chitin.core.interop import export as export_all
     from chitin.render import shapes
 
     with opened(ctx) as chitin:
-        data = shapes.export(export_all(chitin))
+        data = shapes.export(chitin.export())
     if output is None:
         emit_json(data)
         return
@@ -79,25 +77,17 @@ def import_insights(
     Embeddings are not copied; they are made again right after the import: now, with
     a progress bar, on a terminal, else by a background `chitin embed`.
     """
-    from chitin.core import interop
     from chitin.core.interop import is_database
 
     path = Path(source)
     with opened(ctx, reading=False) as chitin:
         if source != "-" and is_database(path):
-            result = interop.import_database(
-                chitin, path, merge=merge, now=now(), allow_secret=allow_secret
-            )
+            result = chitin.import_database(path, merge=merge, allow_secret=allow_secret)
         else:
             document = _read_json(source)
             origin = "stdin" if source == "-" else path.name
-            result = interop.import_document(
-                chitin,
-                document,
-                origin=origin,
-                merge=merge,
-                now=now(),
-                allow_secret=allow_secret,
+            result = chitin.import_document(
+                document, origin=origin, merge=merge, allow_secret=allow_secret
             )
         vectors = prepare_vectors(chitin) if result.insights else None
     if fmt == "json":

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import click
 from click.core import ParameterSource
 
@@ -22,12 +20,11 @@ _json_alias = click.option("--json", "as_json", is_flag=True, hidden=True)
 def quality_score(ctx: click.Context, insight_id: str, fmt: str, as_json: bool) -> None:
     """Score one insight (ID or a unique prefix): its quality, the four components
     (engagement, freshness, maturity, confidence), its status and what to do about it."""
-    from chitin.core import quality as use_case
     from chitin.render import quality as render
     from chitin.render import shapes
 
     with opened(ctx) as chitin:
-        result = use_case.score(chitin, insight_id, datetime.now(UTC))
+        result = chitin.quality_score(insight_id)
     if as_json or fmt == "json":
         emit_json(shapes.quality_score(result))
     else:
@@ -65,12 +62,11 @@ def quality(ctx: click.Context, fmt: str, as_json: bool, stale_only: bool, top: 
     if ctx.invoked_subcommand is not None:
         _refuse_options_before(ctx)
         return
-    from chitin.core import quality as use_case
     from chitin.render import quality as render
     from chitin.render import shapes
 
     with opened(ctx) as chitin:
-        result = use_case.report(chitin, datetime.now(UTC), top)
+        result = chitin.quality_report(top)
     if as_json or fmt == "json":
         emit_json(shapes.quality_report(result))
     elif not result.total:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import click
 
+from chitin.cli import bounds
 from chitin.cli.context import emit_json, format_option, opened
-from chitin.model.insight import PROVENANCES, TYPES, check_confidence
+from chitin.model.insight import PROVENANCES, TYPES, check_confidence, parse_tags
 from chitin.render import shapes, text
 
 
@@ -45,8 +46,8 @@ def list_insights(
     floor = check_confidence(min_confidence) if min_confidence is not None else None
     with opened(ctx) as chitin:
         found = chitin.list_insights(
-            types=types,
-            tags=tags,
+            types=bounds.comma_list(types),
+            tags=parse_tags(tags),
             provenance=provenance or None,
             min_confidence=floor,
             archived=archived,

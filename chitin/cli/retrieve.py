@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -10,8 +9,8 @@ import click
 
 from chitin.cli import bounds
 from chitin.cli.context import emit_json, note, opened, output_option, write_output
-from chitin.core import Chitin
-from chitin.model.insight import TYPES, check_confidence
+from chitin.core import Query
+from chitin.model.insight import TYPES, check_confidence, parse_tags
 from chitin.render import budget as marshalling
 from chitin.render import shapes
 from chitin.retrieval.engine import Retrieval
@@ -50,36 +49,30 @@ def _selection_options(function: Any) -> Any:
     return function
 
 
-def _retrieve(
-    chitin: Chitin,
+def _query(
     query: str,
-    now: datetime,
+    budget: int,
     max_results: int,
     types: str | None,
     tags: str | None,
     min_confidence: str | None,
-) -> Retrieval:
-    found = chitin.retrieve(
+) -> Query:
+    """The flags, parsed: comma lists into tuples, the confidence into a number."""
+    return Query(
         query,
-        now,
-        max_results=max_results,
-        types=types,
-        tags=tags,
-        min_confidence=_floor(min_confidence),
+        max_results,
+        bounds.comma_list(types),
+        parse_tags(tags),
+        check_confidence(min_confidence) if min_confidence is not None else None,
+        budget,
     )
-    _report(chitin, found)
-    return found
 
 
-def _floor(min_confidence: str | None) -> float | None:
-    return check_confidence(min_confidence) if min_confidence is not None else None
-
-
-def _report(chitin: Chitin, found: Retrieval) -> None:
+def _report(found: Retrieval) -> None:
     """Say on stderr how the retrieval fell short, if it did."""
     if found.degraded:
         note(f"chitin: {found.degraded}")
-    if not chitin.usage_recorded:
+    if not found.recorded:
         note("chitin: could not note retrieval times in .chitin/ (is it writable?)")
 
 
@@ -118,9 +111,8 @@ def retrieve(
     chitin retrieve --query "reply to Priya's review" --budget 500 --format json
     """
     with opened(ctx) as chitin:
-        found = _retrieve(
-            chitin, query, datetime.now(UTC), max_results, types, tags, min_confidence
-        )
+        found = chitin.retrieve(_query(query, budget, max_results, types, tags, min_confidence))
+        _report(found)
         empty = not found.ranked and chitin.stats().total == 0
     full = fmt == "full"
     packed = marshalling.pack([r.insight for r in found.ranked], budget, full)
@@ -191,21 +183,10 @@ def render(
     three always give the same bytes (time-dependent decay is measured at the commit's
     time), so it can be committed, diffed and cached.
     """
-    from chitin.core.personality import render_personality
-
+    asked = _query(query, budget, max_results, types, tags, min_confidence)
     with opened(ctx) as chitin:
-        made = render_personality(
-            chitin,
-            query,
-            budget,
-            max_results=max_results,
-            types=types,
-            tags=tags,
-            min_confidence=_floor(min_confidence),
-            template=template,
-            now=datetime.now(UTC),
-        )
-        _report(chitin, made.found)
+        made = chitin.render(asked, template=template)
+        _report(made.found)
     text = made.text
     if output is None:
         click.echo(text, nl=False)

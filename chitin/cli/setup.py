@@ -9,7 +9,6 @@ from chitin.cli.context import (
     emit_json,
     format_option,
     legacy_hint,
-    now,
     opened,
     prepare_vectors,
     vectors_line,
@@ -28,7 +27,7 @@ def init(ctx: click.Context, seed: bool, fmt: str) -> None:
     settings: Settings = ctx.find_root().obj
     with opened(ctx, reading=False) as chitin:
         legacy_hint(chitin)  # before the seeds: the store held nothing of the person's
-        commit, seeded = chitin.init(seed, now())
+        commit, seeded = chitin.init(seed)
         vectors = prepare_vectors(chitin) if seeded else None
     if fmt == "json":
         from chitin.render import shapes

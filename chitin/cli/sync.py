@@ -31,10 +31,9 @@ def sync(ctx: click.Context, remote_name: str | None, fmt: str) -> None:
     git -C ~/.local/share/chitin remote add origin git@github.com:me/personality.git
     chitin sync
     """
-    from chitin.core.sync import sync as run_sync
 
     with opened(ctx, reading=False) as chitin:
-        result = run_sync(chitin, remote_name)
+        result = chitin.sync(remote_name)
     for line in result.notes:
         note(f"chitin: {line}")
     if fmt == "json":

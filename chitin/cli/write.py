@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from chitin.cli.context import emit_json, format_option, now, opened
+from chitin.cli.context import emit_json, format_option, opened
 from chitin.core import Change
 from chitin.errors import ValidationError
 from chitin.model.insight import EVIDENCE_KINDS, PROVENANCES, TYPES, js_number
@@ -102,7 +102,7 @@ def contribute(
                 raise click.UsageError(f"Missing option '--{required}'.")
         fields = given
     with opened(ctx, reading=False) as chitin:
-        result = chitin.contribute(fields, now(), check=not force, allow_secret=allow_secret)
+        result = chitin.contribute(fields, check=not force, allow_secret=allow_secret)
     if fmt == "json":
         emit_json(
             shapes.contribution(
@@ -147,7 +147,7 @@ def update(
     options["type"] = type_
     changes = {k: v for k, v in options.items() if v is not None}
     with opened(ctx, reading=False) as chitin:
-        result = chitin.update(insight_id, changes, now(), allow_secret=allow_secret)
+        result = chitin.update(insight_id, changes, allow_secret=allow_secret)
     if fmt == "json":
         emit_json(shapes.insight(result.insight))
         return
@@ -177,7 +177,7 @@ def reinforce(
     """Record that experience confirmed an insight: confidence rises, the count goes up."""
     with opened(ctx, reading=False) as chitin:
         result = chitin.reinforce(
-            insight_id, now(), source=source, evidence_kind=evidence, allow_secret=allow_secret
+            insight_id, source=source, evidence_kind=evidence, allow_secret=allow_secret
         )
     if fmt == "json":
         emit_json(shapes.insight(result.insight))
@@ -240,7 +240,7 @@ def merge(
     reinforcements.
     """
     with opened(ctx, reading=False) as chitin:
-        result = chitin.merge(source_id, target_id, claim or None, now(), allow_secret)
+        result = chitin.merge(source_id, target_id, claim or None, allow_secret=allow_secret)
     insight = result.insight
     if fmt == "json":
         emit_json(shapes.insight(insight))

@@ -1,10 +1,8 @@
-"""The library facade: one method per use case, composing store, index and rules.
+"""The use cases, composed into ``Chitin`` (``facade``): the life cycle, reading,
+retrieval and rendering, embedding, each in its module over one opened store
+(``session``); the modules beside them hold use cases that stand apart from the
+insight life cycle (import and export, sync, reflection, quality, hooks)."""
 
-``Chitin`` (in ``facade``) is the entry point; the modules beside it hold use cases
-that stand apart from the insight life cycle (import and export, reflection, quality,
-hooks) and work through a ``Chitin``.
-"""
+from chitin.core.facade import Change, Chitin, Contribution, Query, Stats
 
-from chitin.core.facade import Change, Chitin, Contribution, Stats
-
-__all__ = ["Change", "Chitin", "Contribution", "Stats"]
+__all__ = ["Change", "Chitin", "Contribution", "Query", "Stats"]

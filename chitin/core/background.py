@@ -108,7 +108,7 @@ def run_worker(chitin: Chitin) -> int | None:
         lower_priority()
         write_status(root, "running", started=time.time())
         try:
-            _, done = chitin.embed(None, None, False)
+            _, done = chitin.embed()
         except SidecarReplaced:
             return 0  # .chitin/ was deleted under us: whoever made it anew carries on
         except BaseException as error:
@@ -135,7 +135,7 @@ def prepare_vectors(
         adopted = chitin.adopt_vectors(packaged_vectors())
         count = chitin.unembedded()
         if count and foreground:
-            return Prepared(adopted + chitin.embed(None, None, False, progress)[1], None)
+            return Prepared(adopted + chitin.embed(progress=progress)[1], None)
     except ChitinError as error:
         return Prepared(0, None, str(error))
     if count <= semantic.INLINE_LIMIT:

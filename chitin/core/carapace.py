@@ -299,9 +299,7 @@ class NotPromotable(ChitinError):
 # ---------------------------------------------------------------- import
 
 
-def import_contribution(
-    chitin: Chitin, contribution_id: str, kind: str, force: bool, now: str
-) -> Imported:
+def import_contribution(chitin: Chitin, contribution_id: str, kind: str, force: bool) -> Imported:
     from chitin.model.insight import check_carapace_id
 
     kind = rules.check_import_type(kind)
@@ -316,7 +314,7 @@ def import_contribution(
     fields = rules.insight_fields(contribution, kind)
     if rules.contribution_id(contribution) != cid:
         raise ValidationError("id", f"Carapace answered with another contribution for {cid}")
-    result = chitin.contribute(fields, now, check=not force, carapace_id=cid)
+    result = chitin.contribute(fields, check=not force, carapace_id=cid)
     return Imported(contribution, result)
 
 

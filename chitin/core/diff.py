@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 from chitin.core.facade import Chitin
 from chitin.core.personality import render_personality
+from chitin.core.retrieving import Query
 from chitin.errors import ValidationError
 from chitin.model.diff import WORKING_TREE, Delta, Ends, Unreadable, compare
 from chitin.store import revisions
@@ -108,7 +109,7 @@ def rendered_diff(chitin: Chitin, revision: str | None, query: str, budget: int)
     with tempfile.TemporaryDirectory(prefix="chitin-diff-") as scratch:
         old = _render_side(chitin, ends.old_commit, Path(scratch) / "old", query, budget)
         if ends.new_commit is None:
-            new = render_personality(chitin, query, budget).text
+            new = render_personality(chitin, Query(query, budget=budget)).text
         else:
             new = _render_side(chitin, ends.new_commit, Path(scratch) / "new", query, budget)
     return RenderedDiff(ends, old, new, query, budget)
@@ -119,8 +120,9 @@ class _AtCommit(Chitin):
     (the commit names the file and its time measures decay), though it has no history."""
 
     def __init__(self, live: Chitin, root: Path, commit: str | None, when: datetime) -> None:
-        super().__init__(root, live.agent, live.progress)
-        self.env = live.env
+        super().__init__(
+            root, env=live.env, agent=live.agent, command=live.command, progress=live.progress
+        )
         self._snapshot = (commit, when)
 
     def snapshot_time(self) -> tuple[str | None, datetime]:
@@ -130,9 +132,9 @@ class _AtCommit(Chitin):
 def _render_side(chitin: Chitin, commit: str | None, folder: Path, query: str, budget: int) -> str:
     git = chitin.store.git
     if commit is None:  # before the first commit: what `render` gives an empty store
-        empty = Chitin(folder, chitin.agent)
+        empty = Chitin(folder, env=chitin.env, agent=chitin.agent)
         try:
-            return render_personality(empty, query, budget).text
+            return render_personality(empty, Query(query, budget=budget)).text
         finally:
             empty.close()
     folder.mkdir()
@@ -140,7 +142,7 @@ def _render_side(chitin: Chitin, commit: str | None, folder: Path, query: str, b
     _share_vectors(chitin.root, folder, query)
     side = _AtCommit(chitin, folder, commit, git.commit_time(commit))
     try:
-        return render_personality(side, query, budget).text
+        return render_personality(side, Query(query, budget=budget)).text
     finally:
         side.close()
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from chitin.core.facade import Chitin
+from chitin.core.retrieving import Query, Retrieving
 from chitin.model.insight import well_formed
 from chitin.render import budget as marshalling
 from chitin.render import personality as templates
@@ -28,14 +28,9 @@ class Personality:
 
 
 def render_personality(
-    chitin: Chitin,
-    query: str,
-    budget: int,
+    chitin: Retrieving,
+    query: Query,
     *,
-    max_results: int = 15,
-    types: str | None = None,
-    tags: str | None = None,
-    min_confidence: float | None = None,
     template: Path | None = None,
     now: datetime | None = None,
 ) -> Personality:
@@ -45,23 +40,15 @@ def render_personality(
 
     ``now`` is when a session asks for it: the insights' retrieval times are noted as
     then. Without it (another revision's file, for ``diff --render``) nothing is noted."""
-    query = well_formed(query)  # it is printed in the file's header too
+    query = query._replace(text=well_formed(query.text))  # it is printed in the header too
+    budget = query.budget
     commit, when = chitin.snapshot_time()
-    found = chitin.retrieve(
-        query,
-        now or when,
-        max_results=max_results,
-        types=types,
-        tags=tags,
-        min_confidence=min_confidence,
-        decay_at=when,
-        record=now is not None,
-    )
+    found = chitin.retrieve_at(query, now or when, decay_at=when, record=now is not None)
     packed = marshalling.pack([ranked.insight for ranked in found.ranked], budget)
     values = {
-        "header": templates.header(commit, query, budget),
+        "header": templates.header(commit, query.text, budget),
         "insights": marshalling.marshal(packed),
-        "query": query or "(none)",
+        "query": query.text or "(none)",
         "budget": budget,
         "commit": commit or "",
         "category": found.category,

@@ -24,6 +24,7 @@ class Retrieval(NamedTuple):
     ranked: list[Ranked]
     degraded: str | None  # why retrieval fell back to something weaker, if it did
     unembedded: int = 0  # insights found by text only, for want of a current vector
+    recorded: bool = True  # False: the retrieval times could not be noted in .chitin/
 
 
 def retrieve(

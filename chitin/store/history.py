@@ -48,6 +48,73 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+# ------------------------------------------------ the wording of chitin's own commits
+# What each operation says in its subject and body; the readers below parse it back
+# (the op and the trailers; the subjects are for people reading ``git log``).
+
+
+class Words(NamedTuple):
+    op: str
+    subject: str
+    body: list[str]
+
+
+def short(text: str, width: int = 60) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
+
+
+def seed_words(ids: Sequence[str]) -> Words:
+    return Words("seed", f"Seed {len(ids)} starter insights", [f"- {i}" for i in ids])
+
+
+def contribute_words(insight: Insight, imported: bool) -> Words:
+    """A new insight; ``imported``: from a Carapace contribution."""
+    if imported:
+        subject = f"Import {insight.type} from Carapace: {short(insight.claim)}"
+        return Words("import-carapace", subject, [insight.claim])
+    subject = f"Contribute {insight.type}: {short(insight.claim)}"
+    return Words("contribute", subject, [insight.claim])
+
+
+def update_words(insight_id: str, before: Insight, after: Insight) -> Words:
+    changed = field_changes(before, after)
+    body = [f"{c.field}: {short(c.old or '')!r} → {short(c.new or '')!r}" for c in changed]
+    subject = f"Update {insight_id}: {', '.join(c.field for c in changed) or 'text'}"
+    return Words("update", subject, body)
+
+
+def reinforce_words(insight_id: str, before: Insight, after: Insight) -> Words:
+    subject = (
+        f"Reinforce {insight_id}: confidence {before.confidence} → "
+        f"{after.confidence} ({after.reinforcements}×)"
+    )
+    return Words("reinforce", subject, [])
+
+
+def promote_words(insight_id: str, carapace_id: str) -> Words:
+    return Words("promote", f"Promote {insight_id} to Carapace as {carapace_id}", [])
+
+
+def move_words(insight_id: str, claim: str, to_archive: bool) -> Words:
+    op = "archive" if to_archive else "unarchive"
+    return Words(op, f"{op.capitalize()} {insight_id}: {short(claim)}", [])
+
+
+def merge_words(source_id: str, target_id: str, source_claim: str, result_claim: str) -> Words:
+    body = [f"merged: {source_claim}", f"into: {result_claim}"]
+    return Words("merge", f"Merge {source_id} into {target_id}", body)
+
+
+def embedding_words(provider: str, model: str | None) -> Words:
+    return Words("config", f"Embed with {provider}" + (f"/{model}" if model else ""), [])
+
+
+def worded(words: Words, trailers: Mapping[str, str | None]) -> str:
+    """The commit message for ``words``."""
+    return commit_message(words.op, words.subject, words.body, trailers)
+
+
 class _Commit(NamedTuple):
     sha: str
     when: str

@@ -163,6 +163,17 @@ class Store:
         self._config = (stat, data)
         return dict(data)
 
+    def set_config(self, key: str, value: Any, message: str) -> str | None:
+        """Set one top-level setting of ``chitin.yaml``, the others kept, in one
+        commit under the store lock. Returns the commit made."""
+        import yaml
+
+        with self.lock():
+            config = dict(self.config())
+            config[key] = value
+            text = yaml.safe_dump(config, sort_keys=False, default_flow_style=False)
+            return self.apply({CONFIG_FILE: text}, message)
+
     # -------------------------------------------------------------- files
 
     def read(self, path: str) -> tuple[Insight, Layout]:

@@ -1,0 +1,83 @@
+"""Embedding: vectors of the insights for semantic search, made by the configured
+provider (chitin.yaml's ``embedding``), and how many are current."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from chitin.core.session import Session, repaired
+
+if TYPE_CHECKING:
+    from chitin.index.cache import Progress
+    from chitin.retrieval import semantic
+
+
+class Embedding(Session):
+    @repaired
+    def embed(
+        self,
+        provider: str | None = None,
+        model: str | None = None,
+        *,
+        force: bool = False,
+        progress: Progress | None = None,
+    ) -> tuple[semantic.Semantic, int]:
+        """Embed every insight lacking a current vector (all with ``force``). A provider
+        or model named here is recorded in chitin.yaml, in one commit. Returns the
+        model used and how many insights it embedded."""
+        from chitin.retrieval import semantic
+
+        current = semantic.choice(self.store.config())
+        picked = semantic.Choice(
+            provider or current.provider, model if model else (None if provider else current.model)
+        )
+        meaning = self._semantic(picked)
+        if picked != current and (provider or model):
+            self._record_choice(picked)
+        done, _ = semantic.refresh(self.cache, meaning, None, progress, force)
+        prepare = getattr(meaning.provider, "prepare", None)
+        if callable(prepare):  # the local model, made quick to load for session starts
+            prepare()
+        return meaning, done
+
+    @repaired
+    def adopt_vectors(self, known: Mapping[tuple[str, str], bytes]) -> int:
+        """Take vectors of the local model made elsewhere (see semantic.adopt), when the
+        local model is the one configured."""
+        from chitin.providers import DEFAULT_PROVIDER
+        from chitin.retrieval import semantic
+
+        picked = semantic.choice(self.store.config())
+        if self.missing or not known or picked.provider != DEFAULT_PROVIDER:
+            return 0
+        return semantic.adopt(self.cache, self._semantic(picked), known)
+
+    @repaired
+    def unembedded(self) -> int:
+        """How many insights wait for a vector of the configured provider."""
+        from chitin.retrieval import semantic
+
+        picked = semantic.choice(self.store.config())
+        if self.missing or picked.provider == semantic.NO_PROVIDER:
+            return 0
+        return semantic.waiting(self.cache, self._semantic(picked))
+
+    @repaired
+    def embed_status(self) -> tuple[int, int, str | None]:
+        """(live insights, those with a current vector, the sidecar's identity)."""
+        if self.missing:
+            return 0, 0, None
+        from chitin.index.vectors import stored_identity
+
+        current = self.cache.text_hashes()
+        held, name = stored_identity(self.root / ".chitin")
+        fresh = sum(1 for i, h in current.items() if held.get(i) == h)
+        return len(current), fresh, name
+
+    def _record_choice(self, picked: semantic.Choice) -> None:
+        from chitin.store.history import embedding_words, worded
+
+        chosen = {k: v for k, v in picked._asdict().items() if v}
+        words = embedding_words(picked.provider, picked.model)
+        self.store.set_config("embedding", chosen, worded(words, {}))

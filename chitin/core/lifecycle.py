@@ -1,0 +1,271 @@
+"""The life cycle of an insight: contribute, update, reinforce, promote, archive and
+unarchive, merge; each is one commit, worded by ``chitin.store.history``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from chitin.core.reading import Reading
+from chitin.core.session import repaired, secrets
+from chitin.model.insight import Insight, check_carapace_id, check_evidence, check_text
+
+if TYPE_CHECKING:
+    from chitin.retrieval.conflicts import Match
+    from chitin.store.history import Words
+
+
+class Contribution(NamedTuple):
+    insight: Insight
+    path: str
+    commit: str | None
+    duplicates: list[Match]
+    conflicts: list[Match]
+
+
+class Change(NamedTuple):
+    """The result of an operation on an existing insight."""
+
+    insight: Insight
+    path: str
+    commit: str | None
+    before: Insight | None = None
+    notes: tuple[str, ...] = ()
+
+
+class Lifecycle(Reading):
+    def init(self, seed: bool = False) -> tuple[str | None, list[Insight]]:
+        """Create the store (idempotent); with ``seed``, add the starter insights.
+        Returns the commit made, if any, and the insights seeded."""
+        self.missing  # noqa: B018 (raises if something else stands where the store goes)
+        commit = self.store.initialize(self.command)
+        seeded: list[Insight] = []
+        if seed:
+            seeded = self._seed(self.timestamp())
+        return commit, seeded
+
+    @repaired
+    def _seed(self, now: str) -> list[Insight]:
+        from chitin.resources import data_path
+        from chitin.store import files
+        from chitin.store.history import seed_words, worded
+        from chitin.store.repository import load_file
+
+        source = data_path("insights")
+        with self.writing() as cache:
+            fresh: list[tuple[Insight, Any]] = []
+            for file in sorted(source.rglob("*.md")):
+                rel = file.relative_to(source.parent).as_posix()
+                insight, layout = load_file(source.parent, rel, files.stat_of(file))
+                if not cache.id_exists(insight.id):
+                    fresh.append((insight.with_changes(created=now, updated=now), layout))
+            writes = {self.store.path_for(i): self.store.render(i, lay) for i, lay in fresh}
+            if not writes:
+                return []
+            self.store.apply(writes, worded(seed_words([i.id for i, _ in fresh]), {}))
+            self.record_written(cache, {self.store.path_for(i): i for i, _ in fresh})
+        return [i for i, _ in fresh]
+
+    @repaired
+    def contribute(
+        self,
+        fields: Mapping[str, Any],
+        *,
+        check: bool = True,
+        allow_secret: bool = False,
+        carapace_id: str | None = None,
+    ) -> Contribution:
+        """Add an insight in one commit. Text that looks like a credential is refused
+        (unless ``allow_secret``) before the store is even created. ``carapace_id``
+        names the Carapace contribution it is imported from. With ``check``, the
+        stored insights it duplicates or conflicts with are returned too."""
+        from chitin.model import ops
+        from chitin.model.ids import new_id
+        from chitin.retrieval import conflicts
+        from chitin.retrieval.candidates import conflict_candidates
+        from chitin.store.history import contribute_words
+
+        now = self.timestamp()
+        if not allow_secret:
+            secrets().refuse_secrets(ops.new_insight(fields, "unsaved", now))
+        with self.writing() as cache:
+            claim = str(fields.get("claim") or "")
+            insight = ops.new_insight(fields, new_id(claim, cache.id_exists), now)
+            insight = insight.with_changes(carapace_id=check_carapace_id(carapace_id))
+            duplicates: list[Match] = []
+            found: list[Match] = []
+            if check:
+                pool = conflict_candidates(self.cache, insight.claim)
+                duplicates, found = conflicts.compare(insight.claim, pool)
+            path = self.store.path_for(insight)
+            commit = self._commit(
+                {path: self.store.render(insight)},
+                contribute_words(insight, bool(carapace_id)),
+                insight.id,
+                {"Source": insight.source, "Carapace": carapace_id},
+            )
+            self.record_written(cache, {path: insight})
+        return Contribution(insight, path, commit, duplicates, found)
+
+    @repaired
+    def update(self, ref: str, changes: Mapping[str, Any], *, allow_secret: bool = False) -> Change:
+        """Change the fields named in ``changes`` (an empty value clears an optional one)."""
+        from chitin.model import ops
+        from chitin.store.history import update_words
+
+        with self.writing() as cache:
+            insight_id = self.resolve(ref)
+            path = self.path_of(insight_id)
+            before, layout = self.store.read(path)
+            after, notes = ops.updated_insight(before, changes, self.timestamp())
+            if after == before:
+                return Change(before, path, None, before, tuple(notes))
+            if not allow_secret:  # the fields it changes; the others are committed already
+                secrets().refuse_secrets(after, before)
+            target = self.store.path_for(after) if after.type != before.type else path
+            writes: dict[str, str | None] = {target: self.store.render(after, layout)}
+            if target != path:
+                writes[path] = None
+            commit = self._commit(writes, update_words(insight_id, before, after), insight_id, {})
+            self.record_written(cache, {target: after}, removed=[path] if target != path else [])
+        return Change(after, target, commit, before, tuple(notes))
+
+    @repaired
+    def reinforce(
+        self,
+        ref: str,
+        *,
+        source: str | None = None,
+        evidence_kind: str | None = None,
+        allow_secret: bool = False,
+    ) -> Change:
+        """One more confirmation, logged in the file's evidence list with a fresh token,
+        so that no two reinforcements are ever the same change (see model/evidence.py).
+        The source goes into the commit, so it is refused if it looks like a credential."""
+        from chitin.model import evidence, ops
+        from chitin.store.history import reinforce_words
+
+        kind = check_evidence(evidence_kind)
+        if source:
+            check_text("source", source)  # it goes into the commit message
+        if source and not allow_secret:
+            secrets().refuse_secret_text("source", source)
+        with self.writing() as cache:
+            insight_id = self.resolve(ref)
+            path = self.path_of(insight_id)
+            before, layout = self.store.read(path)
+            now = self.timestamp()
+            after = ops.reinforced(before, now)
+            logged = evidence.entry(now, self.signer(), evidence.new_token(), kind)
+            layout = layout._replace(evidence=evidence.appended(layout.evidence, logged))
+            commit = self._commit(
+                {path: self.store.render(after, layout)},
+                reinforce_words(insight_id, before, after),
+                insight_id,
+                {"Source": source, "Evidence": kind},
+            )
+            self.record_written(cache, {path: after})
+        return Change(after, path, commit, before)
+
+    @repaired
+    def record_promotion(self, ref: str, carapace_id: str) -> Change:
+        """Note in the insight's file the contribution it was promoted to, in one commit.
+        Its ``updated`` time stays: what the insight says has not changed."""
+        from chitin.store.history import promote_words
+
+        with self.writing() as cache:
+            insight_id = self.resolve(ref, archived=None)
+            path = self.path_of(insight_id)
+            before, layout = self.store.read(path)
+            after = before.with_changes(carapace_id=check_carapace_id(carapace_id))
+            commit = self._commit(
+                {path: self.store.render(after, layout)},
+                promote_words(insight_id, carapace_id),
+                insight_id,
+                {"Carapace": carapace_id},
+            )
+            self.record_written(cache, {path: after})
+        return Change(after, path, commit, before)
+
+    def archive(self, ref: str) -> Change:
+        """Move the insight to the archive: kept, but no longer retrieved."""
+        return self._move(ref, to_archive=True)
+
+    def unarchive(self, ref: str) -> Change:
+        return self._move(ref, to_archive=False)
+
+    @repaired
+    def _move(self, ref: str, to_archive: bool) -> Change:
+        from chitin.store.history import move_words
+
+        with self.writing() as cache:
+            insight_id = self.resolve(ref, archived=None)
+            insight = cache.get(insight_id)
+            assert insight is not None
+            path = self.path_of(insight_id)
+            if insight.archived == to_archive:
+                op = "archive" if to_archive else "unarchive"
+                return Change(insight, path, None, insight, (f"already {op}d",))
+            from chitin.store import files
+
+            text = files.read_text(self.root / path)
+            moved = insight.with_changes(archived=to_archive)
+            target = self.store.path_for(moved, archived=to_archive)
+            commit = self._commit(
+                {target: text, path: None},
+                move_words(insight_id, insight.claim, to_archive),
+                insight_id,
+                {},
+            )
+            self.record_written(cache, {target: moved}, removed=[path])
+        return Change(moved, target, commit, insight)
+
+    @repaired
+    def merge(
+        self,
+        source_ref: str,
+        target_ref: str,
+        claim: str | None = None,
+        *,
+        allow_secret: bool = False,
+    ) -> Change:
+        """Fold the source insight into the target (``claim``: the merged wording)."""
+        from chitin.model import evidence, ops
+        from chitin.store.history import merge_words
+
+        with self.writing() as cache:
+            source_id = self._resolve_role(source_ref, "Source")
+            target_id = self._resolve_role(target_ref, "Target")
+            source_path, target_path = self.path_of(source_id), self.path_of(target_id)
+            source, source_layout = self.store.read(source_path)
+            target, layout = self.store.read(target_path)
+            result = ops.merged(source, target, claim, self.timestamp())
+            if not allow_secret:
+                secrets().refuse_secrets(result, target)
+            layout = layout._replace(
+                evidence=evidence.united(layout.evidence, source_layout.evidence)
+            )
+            commit = self._commit(
+                {target_path: self.store.render(result, layout), source_path: None},
+                merge_words(source_id, target_id, source.claim, result.claim),
+                target_id,
+                {"Merged": source_id},
+            )
+            self.record_written(cache, {target_path: result}, removed=[source_path])
+        return Change(result, target_path, commit, target)
+
+    def _resolve_role(self, ref: str, role: str) -> str:
+        return self.resolve(ref, role=f"{role} insight")
+
+    def _commit(
+        self,
+        writes: Mapping[str, str | None],
+        words: Words,
+        insight_id: str,
+        extra: Mapping[str, str | None],
+    ) -> str | None:
+        from chitin.store.history import worded
+
+        trailers = {"Insight": insight_id, **extra, "Agent": self.agent}
+        suspects = self._cache.may_differ_from_head(writes) if self._cache else None
+        return self.store.apply(writes, worded(words, trailers), suspects)

@@ -1,0 +1,192 @@
+"""Reading the store: one insight by id or prefix, lists, counts, history, and the
+insights that say much the same as a claim."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, NamedTuple
+
+from chitin.core.session import Session, repaired
+from chitin.errors import AmbiguousIdError, NotFoundError, StateError, StoreError
+from chitin.index.cache import Filters, Problem
+from chitin.model.ids import check_reference
+from chitin.model.insight import TYPES, Insight, check_provenance
+
+if TYPE_CHECKING:
+    from chitin.model.history import Entry
+    from chitin.retrieval.conflicts import Candidate
+    from chitin.store.history import MergedAway
+
+# Results are NamedTuples, not dataclasses: reads would otherwise import dataclasses
+# and build three classes for nothing (~2 ms of a session start).
+
+
+class Stats(NamedTuple):
+    total: int
+    by_type: dict[str, int]
+    average_confidence: float
+    archived: int
+
+
+class Reading(Session):
+    @repaired
+    def problems(self) -> list[Problem]:
+        """The insight files that could not be read (each is skipped)."""
+        return [] if self.missing else self.cache.problems()
+
+    @repaired
+    def resolve(self, ref: str, archived: bool | None = False, role: str | None = None) -> str:
+        """The full id for ``ref`` (an id or a unique prefix of one). ``role`` names
+        the insight in the error if there is none."""
+        check_reference(ref)
+        if self.missing:
+            raise NotFoundError(f"{role or 'Insight'} not found: {ref}")
+        matches = self.cache.ids_matching(ref, archived)
+        ids = sorted({m[0] for m in matches})
+        if len(ids) > 1:
+            raise AmbiguousIdError(ref, ids)
+        if ids:
+            return ids[0]
+        if archived is False and self.cache.ids_matching(ref, True):
+            raise StateError(f"Insight {ref} is archived; run `chitin unarchive {ref}` first")
+        if archived is True and self.cache.ids_matching(ref, False):
+            raise StateError(f"Insight {ref} is not archived")
+        merged = self._merged_away(ref)
+        if merged is not None:
+            what = role.lower() if role else "insight"
+            raise NotFoundError(
+                f"no {what} {ref}; it was merged into {merged.target} ({merged.when[:10]})"
+            )
+        raise NotFoundError(f"{role or 'Insight'} not found: {ref}")
+
+    def _merged_away(self, ref: str) -> MergedAway | None:
+        """The merge that folded ``ref`` into another insight, from git history."""
+        from chitin.store import history
+
+        if not self.store.git.is_repository():
+            return None
+        return history.merged_away(self.store.git, ref)
+
+    @repaired
+    def get(self, ref: str) -> Insight:
+        """The insight ``ref`` names (an id or a unique prefix), live or archived."""
+        insight_id = self.resolve(ref, archived=None)
+        found = self.cache.get(insight_id)
+        assert found is not None
+        return found
+
+    @repaired
+    def path_of(self, insight_id: str) -> str:
+        """The insight's file, relative to the store."""
+        paths = self.cache.paths_of(insight_id)
+        if len(paths) > 1:
+            raise StoreError(
+                f"id {insight_id} is used by {len(paths)} files "
+                f"({', '.join(paths)}); rename one of them"
+            )
+        if not paths:
+            raise NotFoundError(f"Insight not found: {insight_id}")
+        return paths[0]
+
+    @repaired
+    def list_insights(
+        self,
+        *,
+        types: Iterable[str] = (),
+        tags: Iterable[str] = (),
+        provenance: str | None = None,
+        min_confidence: float | None = None,
+        archived: bool = False,
+    ) -> list[Insight]:
+        """The insights that pass the filters (no types or tags: any)."""
+        filters = filters_of(types, tags, min_confidence, archived)._replace(
+            provenance=check_provenance(provenance)
+        )
+        return [] if self.missing else self.cache.select(filters)
+
+    @repaired
+    def holds_nothing(self) -> bool:
+        """No store yet, or one without a single insight file, live or archived."""
+        if self.missing:
+            return True
+        counts, _, archived = self.cache.counts()
+        return not counts and not archived and not self.cache.problems()
+
+    @repaired
+    def stats(self) -> Stats:
+        if self.missing:
+            return Stats(0, dict.fromkeys(TYPES, 0), 0.0, 0)
+        counts, mean, archived = self.cache.counts()
+        by_type = {kind: counts.get(kind, 0) for kind in TYPES}
+        return Stats(sum(by_type.values()), by_type, round(mean, 6), archived)
+
+    def history(self, ref: str, limit: int | None = None) -> tuple[Insight, list[Entry]]:
+        """The insight and its changes, newest first, from git's log."""
+        from chitin.store import history
+
+        insight = self.get(ref)
+        return insight, history.insight_history(self.store.git, self.path_of(insight.id), limit)
+
+    def changelog(self, days: int | None = None, limit: int = 50) -> list[Entry]:
+        """The store's changes, newest first (``days``: only those of the last days)."""
+        from chitin.store import history
+
+        if self.missing or not self.store.git.is_repository():
+            return []
+        return history.changelog(self.store.git, days, limit)
+
+    @repaired
+    def similar(self, claim: str, threshold: float) -> list[tuple[Candidate, float]]:
+        """Insights sharing at least ``threshold`` of ``claim``'s words (Jaccard)."""
+        from chitin.retrieval import conflicts
+        from chitin.retrieval.candidates import similar_candidates
+
+        if self.missing:
+            return []
+        return conflicts.similar(claim, similar_candidates(self.cache, claim, threshold), threshold)
+
+    @repaired
+    def similar_meaning(self, claim: str, threshold: float) -> list[tuple[Candidate, float]]:
+        """Insights whose meaning is close to ``claim`` (cosine similarity ≥ threshold),
+        through the configured embedding provider; catches paraphrases words miss."""
+        from chitin.providers import DEFAULT_PROVIDER
+        from chitin.retrieval import semantic
+        from chitin.retrieval.conflicts import Candidate
+
+        if self.missing:
+            return []
+        picked = semantic.choice(self.store.config())
+        if picked.provider == semantic.NO_PROVIDER:
+            picked = semantic.Choice(DEFAULT_PROVIDER, None)
+        found = semantic.nearest(self.cache, self._semantic(picked), claim, Filters(), strict=True)
+        insights = self.cache.by_ids(i for i, _ in found.hits)
+        return [
+            (Candidate(i, insights[i].type, insights[i].claim), score)
+            for i, score in found.hits
+            if i in insights and score >= threshold
+        ]
+
+    @repaired
+    def shared_as(self, carapace_id: str) -> list[Insight]:
+        """The insights promoted to, or imported from, that Carapace contribution."""
+        return [] if self.missing else self.cache.shared_as(carapace_id)
+
+
+def filters_of(
+    types: Iterable[str],
+    tags: Iterable[str],
+    min_confidence: float | None,
+    archived: bool = False,
+) -> Filters:
+    """Filters from types and tags, validated (a single string is one value)."""
+    from chitin.model.insight import check_type, parse_tags
+
+    kinds = tuple(check_type(t.strip()) for t in _values(types) if t.strip())
+    chosen = parse_tags(list(_values(tags)))
+    return Filters(archived=archived, types=kinds, min_confidence=min_confidence, tags=chosen)
+
+
+def _values(given: Iterable[str] | None) -> tuple[str, ...]:
+    if not given:
+        return ()
+    return (given,) if isinstance(given, str) else tuple(given)

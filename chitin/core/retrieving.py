@@ -1,0 +1,129 @@
+"""Retrieval and rendering: the insights that matter for a query, best first, and
+PERSONALITY.md made of them. This is the session start: keep its imports lazy."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from chitin.core.reading import Reading, filters_of
+from chitin.index import usage
+from chitin.model.insight import format_timestamp, well_formed
+
+if TYPE_CHECKING:
+    from chitin.core.personality import Personality
+    from chitin.retrieval.engine import Retrieval
+    from chitin.retrieval.scoring import Settings
+
+
+class Query(NamedTuple):
+    """What a retrieval or a render is asked: the situation in words, the filters,
+    and how much may come back (``budget``: tokens, about 4 characters each)."""
+
+    text: str = ""
+    max_results: int = 15
+    types: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    min_confidence: float | None = None
+    budget: int = 2000
+
+
+def as_query(query: Query | str) -> Query:
+    return Query(query) if isinstance(query, str) else query
+
+
+class Retrieving(Reading):
+    def settings(self, config: Mapping[str, Any] | None = None) -> Settings:
+        """Scoring settings, with the overrides of the store's chitin.yaml."""
+        from dataclasses import replace
+
+        from chitin.retrieval.scoring import DEFAULT_SHAPE, Settings
+
+        if config is None:
+            config = self.store.config() if not self.missing else {}
+        shape = self.shape or DEFAULT_SHAPE
+        return replace(Settings.from_config(config), shape=shape, fusion=self.fusion)
+
+    def retrieve(self, query: Query | str, *, record: bool = True) -> Retrieval:
+        """The insights that matter for ``query``, best first. Never commits; with
+        ``record``, the retrieval time (``now()``) of each result is noted in .chitin/."""
+        return self.retrieve_at(as_query(query), self.now(), record=record)
+
+    def retrieve_at(
+        self,
+        query: Query,
+        now: datetime,
+        *,
+        decay_at: datetime | None = None,
+        record: bool = True,
+    ) -> Retrieval:
+        """``retrieve`` as of ``now``; decay is measured at ``decay_at`` (render: the
+        commit's time), else at ``now``."""
+        from chitin.providers import ProviderError
+        from chitin.retrieval import engine, semantic
+        from chitin.retrieval.context import detect_category
+        from chitin.retrieval.engine import Retrieval
+
+        text = well_formed(query.text)
+        filters = filters_of(query.types, query.tags, query.min_confidence)
+        config = self.store.config() if not self.missing else {}  # read and parsed once
+        settings = self.settings(config)
+        if self.missing:
+            return Retrieval(detect_category(text), [], None)
+        picked = semantic.choice(config)
+        meaning, failure = None, None
+        if picked.provider != semantic.NO_PROVIDER and text.strip():
+            try:
+                meaning = self._semantic(picked)
+            except ProviderError as error:
+                failure = f"semantic search unavailable ({error}); ranked by text alone"
+        found = self.repairing(
+            lambda: engine.retrieve(
+                self.cache,
+                text,
+                now=decay_at or now,
+                settings=settings,
+                max_results=query.max_results,
+                filters=filters,
+                semantic=meaning,
+            )
+        )
+        from chitin.core import background
+
+        if failure:
+            found = found._replace(degraded=failure)
+        elif found.unembedded:
+            note = background.waiting_note(
+                self.root, config, self.env, found.unembedded, now.timestamp()
+            )
+            found = found._replace(degraded=note)
+        elif meaning is not None and getattr(meaning.provider, "unprepared", False):
+            background.prepare_later(self.root, config, self.env, now.timestamp())
+        if record:
+            stamp = format_timestamp(now)
+            ids = (r.insight.id for r in found.ranked)
+            found = found._replace(recorded=usage.record(self.root, ids, stamp))
+        return found
+
+    def render(
+        self, query: Query | str = "", *, template: Path | None = None, record: bool = True
+    ) -> Personality:
+        """PERSONALITY.md for ``query``: a function of the store's commit, the query and
+        its budget (decay is measured at the commit's time), so the same three always
+        give the same text. ``template``: a string.Template file (default: the store's
+        templates/PERSONALITY.md, else chitin's own)."""
+        from chitin.core import personality
+
+        return personality.render_personality(
+            self, as_query(query), template=template, now=self.now() if record else None
+        )
+
+    def snapshot_time(self) -> tuple[str | None, datetime]:
+        """The store's commit and its time: what ``render`` is a function of."""
+        remembered = self.root / ".chitin" / "head-time"
+        found = None if self.missing else self.store.git.head_and_time(remembered)
+        if found is None:
+            return None, datetime.fromtimestamp(0, tz=UTC)
+        return found

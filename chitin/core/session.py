@@ -1,0 +1,301 @@
+"""One store opened for use: its cache, kept in step with the files and repaired when
+found damaged, the write lock, and the embedding model. The use cases
+(``reading``, ``lifecycle``, ``retrieving``, ``embedding``) build on it.
+
+Writers hold the store lock from the moment they read until their commit is made,
+so two agents writing at once are serialized and neither loses its change.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Self, TypeVar
+
+from chitin.errors import StoreError
+from chitin.index import db as cache_db
+from chitin.index.cache import Cache, Progress
+from chitin.model.insight import Insight, format_timestamp
+from chitin.store.repository import Store
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    from chitin.retrieval import semantic
+    from chitin.retrieval.scoring import Shape
+    from chitin.store.git import Git
+
+T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
+Clock = Callable[[], datetime]
+
+
+def repaired(method: F) -> F:
+    """A use case that reads the cache: run through ``Session.repairing``, so a cache
+    found damaged on the way is rebuilt and the use case run once more."""
+
+    @functools.wraps(method)
+    def run(self: Session, *args: Any, **options: Any) -> Any:
+        return self.repairing(lambda: method(self, *args, **options))
+
+    return run  # type: ignore[return-value]
+
+
+class Session:
+    """One store, opened for one caller; see ``chitin.Chitin`` for the arguments."""
+
+    def __init__(
+        self,
+        store: Path | str | None = None,
+        *,
+        now: datetime | Clock | None = None,
+        env: Mapping[str, str] | None = None,
+        agent: str | None = None,
+        command: Sequence[str] = ("chitin",),
+        signer: Callable[[], str] | None = None,
+        progress: Progress | None = None,
+        shape: Shape | None = None,
+        fusion: str = "blend",
+    ) -> None:
+        from chitin.location import store_path
+
+        self.env: Mapping[str, str] = os.environ if env is None else env
+        self.root = Path(store) if store is not None else store_path(None, self.env)
+        self.agent = agent if agent is not None else (self.env.get("CHITIN_AGENT") or None)
+        self._clock: Clock = _clock(now)
+        self.command = tuple(command)  # how git runs the merge driver
+        # who@host in the evidence log; asked only by reinforce (finding the user and
+        # host name imports getpass and socket)
+        self.signer: Callable[[], str] = signer or (lambda: signature(self.agent))
+        self.progress = progress
+        self.shape = shape  # another shape or fusion is for evaluating the scoring only
+        # (None: the default, DEFAULT_SHAPE)
+        self.fusion = fusion
+        self.store = Store(self.root, self.agent)
+        self._cache: Cache | None = None
+        self._strength_of: Callable[[Insight], float] | None = None
+        self._vectors: semantic.Semantic | None = None
+        self._repair_depth = 0  # use cases running inside ``repairing``
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the cache and the embedding model (the instance may be used again:
+        they open anew)."""
+        if self._vectors is not None:
+            from chitin.retrieval import semantic
+
+            semantic.close(self._vectors)
+            self._vectors = None
+        if self._cache is not None:
+            self._cache.close()
+            self._cache = None
+
+    def now(self) -> datetime:
+        """The time, by the clock given at construction."""
+        return self._clock()
+
+    def timestamp(self) -> str:
+        """``now()`` as the files write it."""
+        return format_timestamp(self._clock())
+
+    @property
+    def missing(self) -> bool:
+        """True when there is no store yet: reads then behave as on an empty store.
+        Something else where the store should be (a file, a device) is an error."""
+        if self.store.exists():
+            return False
+        if self.root.exists() or self.root.is_symlink():
+            raise StoreError(_not_a_folder(self.root))
+        return True
+
+    @property
+    def cache(self) -> Cache:
+        """The cache, in step with the files as of the first use in this command."""
+        if self._cache is None:
+            self._cache = self.repairing(self._synced_cache)
+        return self._cache
+
+    def _synced_cache(self) -> Cache:
+        git = self.store.git if self.store.git.is_repository() else None
+        if git is not None:
+            self.store.recover_if_free()  # a write killed half-way is undone first
+        try:
+            return self._sync(self._open_cache(git, memory=False))
+        except Exception as error:
+            if not cache_db.is_unwritable(error):
+                raise
+            # A read-only store (or a full disk): the files are read into a cache in
+            # memory, for this command. Git could say nothing a full walk does not.
+            cache_db.not_writable(self.root, error)
+        return self._sync(self._open_cache(None, memory=True))
+
+    def _open_cache(self, git: Git | None, memory: bool) -> Cache:
+        """The one place the cache is made: it is handed the store's files and, in a
+        git store, git as the source of what changed."""
+        from chitin.store.source import StoreFiles
+
+        return Cache(self.root, self._strength, StoreFiles(self.root), git, memory=memory)
+
+    def _sync(self, cache: Cache) -> Cache:
+        try:
+            cache.sync(self.progress)
+        except BaseException:
+            cache.close()
+            raise
+        return cache
+
+    def _strength(self, insight: Insight) -> float:
+        """An insight's query-free strength, for the cache (see scoring.base_strength).
+        The scoring module loads with the first row the cache (re)reads, not before."""
+        if self._strength_of is None:
+            from chitin.retrieval.scoring import DEFAULT_SHAPE, base_strength
+
+            shape = self.shape or DEFAULT_SHAPE
+            self._strength_of = lambda found: base_strength(found, shape)
+        return self._strength_of(insight)
+
+    def repairing(self, work: Callable[[], T]) -> T:
+        """``work()``; if the cache turns out damaged on the way (SQLite finds a corrupt
+        page only when it reads it, or a table is missing), discard it, rebuild it from
+        the files, and run ``work`` once more. An SQLite error that says nothing of
+        damage has the file checked (``PRAGMA quick_check``) before it is believed.
+
+        Only the outermost use case repairs: one nested in it (``resolve`` inside
+        ``update``) lets the damage through, and the whole use case is run again, so
+        that nothing holds on to the discarded cache. ``work`` must not have committed
+        anything when the damage shows (``record_written`` never lets it through)."""
+        if self._repair_depth:
+            return work()
+        self._repair_depth += 1
+        try:
+            try:
+                return work()
+            except Exception as error:
+                if not self._damaged(error):
+                    raise
+                self._discard_cache(error)
+            return work()
+        finally:
+            self._repair_depth -= 1
+
+    def _damaged(self, error: BaseException) -> bool:
+        if cache_db.is_damage(error):
+            return True
+        if self._cache is not None and self._cache.memory:
+            return cache_db.damage_found(self._cache.db, error)
+        # A connection of its own: what is on disk, not what this one holds in memory.
+        return cache_db.damage_found(self.root / cache_db.CACHE_DIR / cache_db.CACHE_FILE, error)
+
+    def _discard_cache(self, error: BaseException) -> None:
+        if self._cache is not None:
+            self._cache.close()
+            self._cache = None
+        cache_db.discard(self.root, error)
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[Cache]:
+        """The store, created if need be and locked, with the cache in step with what
+        other writers committed while we waited for the lock."""
+        from chitin.store import interrupts
+
+        if self.missing or not self.store.is_initialized():  # (raises for a file there)
+            self.store.initialize(self.command)
+        with self.store.lock():
+            self.store.recover()
+            if self._cache is None:
+                cache = self.cache
+            else:
+                cache = self._cache
+                cache.sync(self.progress)  # what others wrote while we waited
+            with interrupts.holding():  # Ctrl-C: all of the write or none of it
+                yield cache
+
+    def record_written(
+        self,
+        cache: Cache,
+        written: Mapping[str, Insight],
+        removed: list[str] | tuple[str, ...] = (),
+    ) -> None:
+        """Tell the cache what we wrote, so the next command need not parse it again.
+
+        The write is committed by now: a cache found damaged here is discarded (the
+        next use rebuilds it from the files), never a failure of the write."""
+        try:
+            with cache.batch():
+                for path in removed:
+                    cache.forget(path)
+                for path, insight in written.items():
+                    cache.record(path, insight, self.store.stat(path))
+        except Exception as error:
+            if not self._damaged(error):
+                raise
+            if cache is not self._cache:
+                cache.close()
+            self._discard_cache(error)
+
+    def _semantic(self, picked: semantic.Choice) -> semantic.Semantic:
+        from chitin.retrieval import semantic
+
+        if self._vectors is None:
+            self._vectors = semantic.open_semantic(self.root / ".chitin", picked, self.env)
+        return self._vectors
+
+
+def _clock(now: datetime | Clock | None) -> Clock:
+    if now is None:
+        return lambda: datetime.now(UTC)
+    if isinstance(now, datetime):
+        fixed = now if now.tzinfo is not None else now.replace(tzinfo=UTC)
+        return lambda: fixed
+    return now
+
+
+def signature(agent: str | None) -> str:
+    """Who reinforces, for the evidence log: the agent ($CHITIN_AGENT) or the user, at
+    this host."""
+    import getpass
+    import socket
+
+    from chitin.model.evidence import signature as make
+
+    try:
+        who = agent or getpass.getuser()
+    except (KeyError, OSError):  # a container user with no passwd entry
+        who = "chitin"
+    return make(who, socket.gethostname())
+
+
+def _not_a_folder(root: Path) -> str:
+    try:
+        mode = root.stat().st_mode
+    except OSError:
+        kind = "a symlink to nothing"
+    else:
+        from chitin.store.files import kind_of
+
+        kind = kind_of(mode, "not a folder")
+    return (
+        f"the store path {root} is {kind}, not a folder "
+        "(--store and $CHITIN_STORE name the store's folder)"
+    )
+
+
+def secrets() -> Any:
+    """The credential detector, loaded by writes only: its patterns cost reads ~2 ms."""
+    from chitin.model import secrets as detector
+
+    return detector

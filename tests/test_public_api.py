@@ -1,0 +1,143 @@
+"""The public Python API: ``from chitin import Chitin``, configured at construction,
+a context manager, typed arguments, values back, nothing printed (issue 13, item 1)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+FIXED = datetime(2026, 3, 4, 5, 6, 7, tzinfo=UTC)
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def readme_example() -> str:
+    text = README.read_text(encoding="utf-8")
+    found = re.search(r"<!-- python-example -->\n```python\n(.*?)```", text, re.S)
+    assert found, "README's 'Use it from Python' example is missing"
+    return found.group(1)
+
+
+def test_the_readme_example_runs(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    exec(compile(readme_example(), "README.md", "exec"), {"store": store})
+    assert capsys.readouterr().out.startswith("not found: ")
+    assert (store / ".git").is_dir()
+
+
+def test_all_lists_the_public_names() -> None:
+    import chitin
+    from chitin.core.facade import Chitin
+    from chitin.errors import ChitinError
+
+    assert "Chitin" in chitin.__all__ and "Query" in chitin.__all__
+    assert chitin.Chitin is Chitin
+    assert chitin.ChitinError is ChitinError
+    for name in chitin.__all__:
+        assert getattr(chitin, name) is not None
+    with pytest.raises(AttributeError):
+        _ = chitin.NoSuchThing  # type: ignore[attr-defined]
+
+
+def test_the_package_is_typed() -> None:
+    import chitin
+
+    assert (Path(chitin.__file__).parent / "py.typed").is_file()
+
+
+def test_importing_chitin_loads_no_use_case() -> None:
+    code = "import sys, chitin; print(sorted(m for m in sys.modules if m.startswith('chitin.')))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def test_it_is_configured_at_construction(store: Path) -> None:
+    from chitin import Chitin
+
+    with Chitin(store=store, now=FIXED, env={"CHITIN_AGENT": "tester"}) as chitin:
+        assert chitin.agent == "tester"
+        added = chitin.contribute(
+            {"type": "skill", "confidence": 0.7, "claim": "Name the clock once."}
+        )
+        assert added.insight.created == "2026-03-04T05:06:07Z"
+        changed = chitin.reinforce(added.insight.id)
+        assert changed.insight.updated == "2026-03-04T05:06:07Z"
+    log = subprocess.run(
+        ["git", "-C", str(store), "log", "-1", "--format=%B"], capture_output=True, text=True
+    ).stdout
+    assert "Chitin-Agent: tester" in log
+
+
+def test_a_clock_is_asked_for_each_operation(store: Path) -> None:
+    from chitin import Chitin
+
+    times = iter([FIXED, FIXED.replace(year=2027)])
+    with Chitin(store, now=lambda: next(times)) as chitin:
+        first = chitin.contribute(
+            {"type": "skill", "confidence": 0.7, "claim": "First of two."}, check=False
+        )
+        second = chitin.contribute(
+            {"type": "skill", "confidence": 0.7, "claim": "Second of two."}, check=False
+        )
+    assert first.insight.created.startswith("2026-")
+    assert second.insight.created.startswith("2027-")
+
+
+def test_the_context_manager_closes_the_cache(store: Path) -> None:
+    from chitin import Chitin
+
+    with Chitin(store, now=FIXED) as chitin:
+        chitin.contribute({"type": "skill", "confidence": 0.7, "claim": "Closed on the way out."})
+        assert chitin.stats().total == 1
+        assert chitin._cache is not None
+    assert chitin._cache is None
+
+
+def test_methods_take_typed_values(store: Path) -> None:
+    from chitin import Chitin, Query, ValidationError
+
+    with Chitin(store, now=FIXED) as chitin:
+        chitin.contribute(
+            {"type": "skill", "confidence": 0.7, "claim": "Typed skill", "tags": ["a"]}, check=False
+        )
+        chitin.contribute(
+            {
+                "type": "trigger",
+                "confidence": 0.7,
+                "claim": "Typed trigger",
+                "condition": "when typing",
+            },
+            check=False,
+        )
+        assert len(chitin.list_insights(types=["skill", "trigger"])) == 2
+        assert [i.claim for i in chitin.list_insights(tags=("a",))] == ["Typed skill"]
+        with pytest.raises(ValidationError):  # a CLI comma list is not split
+            chitin.list_insights(types="skill,trigger")
+        found = chitin.retrieve(Query("typed", types=("trigger",)))
+        assert [r.insight.claim for r in found.ranked] == ["Typed trigger"]
+        assert found.recorded
+
+
+def test_nothing_is_printed_and_errors_are_chitin_errors(
+    store: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    from chitin import Chitin, ChitinError, NotFoundError
+
+    with Chitin(store, now=FIXED, env=os.environ) as chitin:
+        chitin.init(seed=True)
+        made = chitin.contribute(
+            {"type": "skill", "confidence": 0.7, "claim": "Say nothing on stdout."}
+        )
+        chitin.retrieve("stdout")
+        chitin.render("stdout")
+        chitin.archive(made.insight.id)
+        chitin.stats()
+        with pytest.raises(NotFoundError) as raised:
+            chitin.get("missing-one")
+    assert isinstance(raised.value, ChitinError)
+    assert capfd.readouterr() == ("", "")
