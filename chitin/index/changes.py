@@ -104,7 +104,7 @@ BY_GIT_MARK = "sync-by-git"
 
 def mark_by_git(root: Path, by_git: bool) -> None:
     """Say whether syncs of this store ask git (one stat when nothing changes)."""
-    from chitin.store import files  # .chitin/'s own files: see the note in db.py
+    from chitin.store import files  # clear_in_the_way, for .chitin/'s own mark (not yet handed in)
 
     mark = root / ".chitin" / BY_GIT_MARK
     try:
