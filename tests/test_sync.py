@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -98,7 +99,8 @@ def test_identical_reinforcements_in_the_same_second_both_count(
 ) -> None:
     """Same second, same author, same message: without the evidence token the two
     commits would be one and the same, and a reinforcement would vanish."""
-    monkeypatch.setattr("chitin.cli.context.now", lambda: "2026-11-30T09:00:00Z")
+    moment = datetime(2026, 11, 30, 9, tzinfo=UTC)
+    monkeypatch.setattr("chitin.cli.context.now", lambda: moment)
     for role in ("AUTHOR", "COMMITTER"):
         monkeypatch.setenv(f"GIT_{role}_DATE", "2026-11-30T09:00:00Z")
     base = machines.insight(machines.a)["reinforcementCount"]

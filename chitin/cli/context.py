@@ -16,7 +16,6 @@ import click
 from chitin.core import Chitin
 from chitin.errors import StoreError
 from chitin.location import store_path
-from chitin.model.insight import format_timestamp
 
 F = TypeVar("F", bound=Callable[..., Any])
 MAX_PROBLEM_LINES = 10
@@ -46,9 +45,9 @@ def running_chitin() -> tuple[str, ...]:
     return (sys.executable, "-m", "chitin")
 
 
-def now() -> str:
-    """The time of this invocation, read once."""
-    return format_timestamp(datetime.now(UTC))
+def now() -> datetime:
+    """The time of this invocation, read once: every operation of the command uses it."""
+    return datetime.now(UTC)
 
 
 @contextmanager
@@ -62,6 +61,7 @@ def opened(ctx: click.Context, reading: bool = True) -> Iterator[Chitin]:
     progress = IndexProgress()
     chitin = Chitin(
         settings.store,
+        now=now(),
         env=os.environ,
         agent=settings.agent,
         command=running_chitin(),
