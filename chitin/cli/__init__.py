@@ -83,6 +83,7 @@ class ChitinGroup(click.Group):
                 )
             finally:
                 _end_prefetches()
+                _release_signals()
                 _say_notices()
         except click.UsageError as error:
             _fail(_usage_line(error), 2)
@@ -113,6 +114,20 @@ def _fail_interrupted(error: KeyboardInterrupt) -> None:
     """Ctrl-C or SIGTERM: a write it stopped has been undone (store/interrupts.py)."""
     signum = getattr(error, "signum", 2)  # a write's guard says which signal came
     _fail("Interrupted: nothing was changed.", 128 + signum)
+
+
+# The console script ends its process right after the command (``main``): it keeps
+# noting signals to the end, so that one in the last milliseconds after a commit is
+# not taken for an interruption of the write. In-process callers get Python's back.
+_process_ends_after_command = False
+
+
+def _release_signals() -> None:
+    """The command has said what it did: a signal that came after its commit is
+    reported, and signals act as usual again (store/interrupts.py)."""
+    module = sys.modules.get("chitin.store.interrupts")
+    if module is not None:
+        module.release(restore=not _process_ends_after_command)
 
 
 def _end_prefetches() -> None:
@@ -186,6 +201,8 @@ def main() -> None:
     ~15 ms of a session start here, for memory the operating system takes back anyway.
     So the process flushes its output and ends at once. In-process callers (tests,
     other programs) call ``cli.main`` and keep their interpreter."""
+    global _process_ends_after_command
+    _process_ends_after_command = True
     try:
         cli.main()
         code: int = 0

@@ -57,6 +57,9 @@ def opened(ctx: click.Context, reading: bool = True) -> Iterator[Chitin]:
     Readers hear on stderr when there is no store yet; every command names the
     insight files it had to skip because they do not parse.
     """
+    from chitin.core.session import finish_commands_once_committed
+
+    finish_commands_once_committed()  # cli/__init__.py releases at the command's end
     settings: Settings = ctx.find_root().obj
     progress = IndexProgress()
     chitin = Chitin(

@@ -255,6 +255,16 @@ class Session:
         return self._vectors
 
 
+def finish_commands_once_committed() -> None:
+    """For a front end that runs one command per call and then says what it did (the
+    CLI): once a write is committed, a signal waits until the front end has finished
+    the command (it calls ``store.interrupts.release``), so that it is neither cut
+    short nor told that nothing changed."""
+    from chitin.store import interrupts
+
+    interrupts.finish_commands()
+
+
 def _clock(now: datetime | Clock | None) -> Clock:
     if now is None:
         return lambda: datetime.now(UTC)

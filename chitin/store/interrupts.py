@@ -69,6 +69,18 @@ class Guard:
 
 
 _active: list[Guard] = []
+# A front end that says so (the CLI) keeps a committed write's guard until it has
+# finished the command (printed what it did), so that a signal after the commit can
+# neither cut the command short nor make it claim that nothing changed.
+_finish_after_commit = False
+_kept: list[Guard] = []
+
+
+def finish_commands() -> None:
+    """Called by a front end whose command ends with ``release()``: from a write's
+    commit to that call, signals are noted, not raised."""
+    global _finish_after_commit
+    _finish_after_commit = True
 
 
 @contextlib.contextmanager
@@ -86,14 +98,35 @@ def holding() -> Iterator[Guard]:
         yield guard
     finally:
         _active.pop()
-        guard.uninstall()
+        if guard.is_committed and guard.received is None and _finish_after_commit:
+            _kept.append(guard)  # released by the front end when the command is done
+        else:
+            guard.uninstall()
     if guard.received is not None:
         if not guard.is_committed:
             raise Interrupted(guard.received)
-        from chitin.notices import notice
+        _report_late(guard.received)
 
-        name = signal.Signals(guard.received).name
-        notice(f"{name} arrived after the change was committed, so the change is kept")
+
+def release(restore: bool = True) -> None:
+    """The command is done: a signal that came after a commit is reported, and (with
+    ``restore``) signals act as usual again. A process about to end keeps noting them
+    (``restore=False``): a signal in its last milliseconds changes nothing, and must
+    not be reported as an interruption of a write that was kept."""
+    for guard in _kept:
+        if guard.received is not None:
+            _report_late(guard.received)
+            guard.received = None
+    if restore:
+        while _kept:
+            _kept.pop().uninstall()
+
+
+def _report_late(signum: int) -> None:
+    from chitin.notices import notice
+
+    name = signal.Signals(signum).name
+    notice(f"{name} arrived after the change was committed, so the change is kept")
 
 
 def current() -> Guard | None:
