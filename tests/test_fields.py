@@ -22,7 +22,7 @@ from chitin.retrieval import scoring
 from chitin.store import legacy
 
 T0, T1 = "2026-11-01T10:00:00Z", "2026-11-02T10:00:00Z"
-POSITIONS = tuple(name for name in Field._fields if name.endswith("_at"))
+POSITIONS = tuple(name for name in Field.__slots__ if name.endswith("_at"))
 
 # An insight with every field set to something other than its default.
 FULL = Insight(
