@@ -18,7 +18,7 @@ from typing import Any
 from chitin.errors import ValidationError
 from chitin.format.layout import clipped
 from chitin.model.evidence import is_entry
-from chitin.model.insight import PROVENANCES, TYPES
+from chitin.model.fields import COUNT, FILE_FIELDS, FLAG, LIST, NUMBER, TEXT, TIME, WORD
 
 
 def read_frontmatter(front: str) -> dict[str, Any]:
@@ -78,25 +78,24 @@ def _choice(allowed: tuple[str, ...]) -> Any:
     return lambda value: value if value in allowed else None
 
 
+# A reader of one value of each form, in chitin's own spelling; None: not sure.
+_FAST_FORMS: dict[str, Any] = {
+    TEXT: _safe_text,
+    NUMBER: lambda v: float(v) if _CONFIDENCE.fullmatch(v) else None,
+    FLAG: lambda v: {"true": True, "false": False}.get(v),
+    COUNT: lambda v: int(v) if _COUNT.fullmatch(v) else None,
+    TIME: lambda v: v if _STAMP.fullmatch(v) else None,
+}
 _FAST_VALUES: dict[str, Any] = {
-    "id": _safe_text,
-    "type": _choice(TYPES),
-    "confidence": lambda v: float(v) if _CONFIDENCE.fullmatch(v) else None,
-    "provenance": _choice(PROVENANCES),
-    "source": _safe_text,
-    "carapace_id": _safe_text,
-    "condition": _safe_text,
-    "avoid": lambda v: {"true": True, "false": False}.get(v),
-    "reinforcements": lambda v: int(v) if _COUNT.fullmatch(v) else None,
-    "created": lambda v: v if _STAMP.fullmatch(v) else None,
-    "updated": lambda v: v if _STAMP.fullmatch(v) else None,
-    "last_reinforced": lambda v: v if _STAMP.fullmatch(v) else None,
+    field.name: _choice(field.choices) if field.form == WORD else _FAST_FORMS[field.form]
+    for field in FILE_FIELDS
+    if field.form != LIST
 }
 
 
 # Block lists of plain scalars: tags, and the evidence log (model/evidence.py).
 _FAST_LISTS: dict[str, Any] = {
-    "tags:": _safe_text,
+    **{f"{field.name}:": _safe_text for field in FILE_FIELDS if field.form == LIST},
     "evidence:": lambda v: v if is_entry(v) else None,
 }
 

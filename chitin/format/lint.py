@@ -18,6 +18,7 @@ from typing import NamedTuple
 from chitin.errors import ValidationError
 from chitin.format.layout import ARCHIVE_DIR
 from chitin.format.markdown import SECTION_TITLES, read_insight
+from chitin.model.fields import FIELDS
 from chitin.model.ids import check_id, shard_folder
 from chitin.model.insight import TYPES, Insight
 from chitin.model.secrets import article, find_secrets
@@ -86,21 +87,7 @@ def _error(path: str, field: str, message: str, fix: str, kind: str = "parse") -
     return Finding(path, field, message, fix, ERROR, kind)
 
 
-_FIXES = {
-    "type": "set type to one of them",
-    "provenance": "set provenance to one of them, or remove the line",
-    "confidence": "set confidence to a number from 0 to 1",
-    "claim": "write the claim as the first paragraph after the closing '---'",
-    "avoid": "set avoid to true or false",
-    "id": "use only letters, digits, '-', '_' and '.', and name the file <id>.md",
-    "reinforcements": "set reinforcements to a whole number, 0 or more",
-    "tags": "list the tags as text, one '- tag' line each",
-    "source": "make source one line of text",
-    "carapace_id": "write the contribution's id as Carapace gives it, or remove the line",
-    "created": "write a time such as 2026-11-29T12:00:00Z",
-    "updated": "write a time such as 2026-11-29T12:00:00Z",
-    "last_reinforced": "write a time such as 2026-11-29T12:00:00Z",
-}
+_FIXES = {field.name: field.fix for field in FIELDS if field.fix is not None}
 
 
 def _fix(error: ValidationError) -> str:

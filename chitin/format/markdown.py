@@ -33,6 +33,7 @@ from typing import Any, NamedTuple
 from chitin.errors import ValidationError
 from chitin.format.frontmatter import read_frontmatter, yaml_scalar
 from chitin.format.layout import MAX_INSIGHT_BYTES, clipped, too_large
+from chitin.model.fields import FILE_FIELDS, FLAG, LIST, NUMBER, SECTION_FIELDS, TEXT
 from chitin.model.ids import check_id
 from chitin.model.insight import (
     TEXT_FIELDS,
@@ -50,27 +51,9 @@ from chitin.model.insight import (
     parse_tags,
 )
 
-KEY_ORDER: tuple[str, ...] = (
-    "id",
-    "type",
-    "confidence",
-    "tags",
-    "provenance",
-    "source",
-    "carapace_id",
-    "condition",
-    "avoid",
-    "reinforcements",
-    "created",
-    "updated",
-    "last_reinforced",
-    "evidence",
-)
-SECTION_TITLES: dict[str, str] = {
-    "reasoning": "Reasoning",
-    "context": "Context",
-    "limitations": "Limitations",
-}
+# The frontmatter's keys in the order they are written, then the evidence log.
+KEY_ORDER: tuple[str, ...] = (*(field.name for field in FILE_FIELDS), "evidence")
+SECTION_TITLES: dict[str, str] = {field.name: field.title or "" for field in SECTION_FIELDS}
 _CLAIM = ("claim", "")
 
 
@@ -104,26 +87,27 @@ def serialize(insight: Insight, layout: Layout = DEFAULT_LAYOUT) -> str:
 
 
 def _frontmatter_lines(insight: Insight) -> list[str]:
-    lines = [
-        f"id: {yaml_scalar(insight.id)}",
-        f"type: {insight.type}",
-        f"confidence: {insight.confidence!r}",
-    ]
-    if insight.tags:
-        lines.append("tags:")
-        lines.extend(f"- {yaml_scalar(tag)}" for tag in insight.tags)
-    for name in ("provenance", "source", "carapace_id", "condition"):
+    lines: list[str] = []
+    for name, form in _WRITTEN:
         value = getattr(insight, name)
-        if value is not None:
+        if value is None or (name == "avoid" and insight.type != "trigger"):
+            continue  # absent; avoid is written for triggers only
+        if form == LIST:
+            if value:
+                lines.append(f"{name}:")
+                lines.extend(f"- {yaml_scalar(item)}" for item in value)
+        elif form == TEXT:
             lines.append(f"{name}: {yaml_scalar(value)}")
-    if insight.type == "trigger":
-        lines.append(f"avoid: {'true' if insight.avoid else 'false'}")
-    lines.append(f"reinforcements: {insight.reinforcements}")
-    lines.append(f"created: {insight.created}")
-    lines.append(f"updated: {insight.updated}")
-    if insight.last_reinforced is not None:
-        lines.append(f"last_reinforced: {insight.last_reinforced}")
+        elif form == NUMBER:
+            lines.append(f"{name}: {value!r}")
+        elif form == FLAG:
+            lines.append(f"{name}: {'true' if value else 'false'}")
+        else:  # words, counts and timestamps are written as they are
+            lines.append(f"{name}: {value}")
     return lines
+
+
+_WRITTEN: tuple[tuple[str, str], ...] = tuple((field.name, field.form) for field in FILE_FIELDS)
 
 
 def _body_parts(insight: Insight, layout: Layout) -> list[str]:
@@ -257,11 +241,14 @@ def _insight_from(
         avoid=avoid,
         reinforcements=check_reinforcements(data.get("reinforcements", 0)),
         last_reinforced=canonical_timestamp("last_reinforced", last) if last else None,
-        reasoning=_body_text("reasoning", fields.get("reasoning")),
-        context=_body_text("context", fields.get("context")),
-        limitations=_body_text("limitations", fields.get("limitations")),
+        **_sections(fields),
         carapace_id=check_carapace_id(data.get("carapace_id")),
     )
+
+
+def _sections(fields: dict[str, str | None]) -> dict[str, Any]:
+    """The body's sections, checked, by field name (all of them, None when absent)."""
+    return {name: _body_text(name, fields.get(name)) for name in TEXT_FIELDS}
 
 
 def _body_text(name: str, value: str | None) -> str | None:

@@ -7,24 +7,11 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
+from chitin.model.fields import COMPARED, HISTORY
 from chitin.model.insight import Insight, js_number
 
 # The order in which changed fields are reported (the original's, plus type).
-DIFF_FIELDS: tuple[str, ...] = (
-    "claim",
-    "reasoning",
-    "context",
-    "limitations",
-    "confidence",
-    "tags",
-    "source",
-    "carapace_id",
-    "provenance",
-    "condition",
-    "avoid",
-    "type",
-    "reinforcement_count",
-)
+DIFF_FIELDS: tuple[str, ...] = HISTORY  # model/fields.py
 
 
 class FieldChange(NamedTuple):
@@ -68,21 +55,7 @@ CATEGORIES: tuple[str, ...] = ("added", "removed", "archived", "unarchived", "me
 # The fields compared, under their names in the file format, in the order reported.
 # Timestamps are left out: every operation moves ``updated``, and ``last_reinforced``
 # moves with ``reinforcements``, which is reported.
-COMPARED_FIELDS: tuple[str, ...] = (
-    "type",
-    "claim",
-    "confidence",
-    "reinforcements",
-    "tags",
-    "provenance",
-    "source",
-    "carapace_id",
-    "condition",
-    "avoid",
-    "reasoning",
-    "context",
-    "limitations",
-)
+COMPARED_FIELDS: tuple[str, ...] = COMPARED  # model/fields.py
 
 FieldValue = str | float | int | bool | tuple[str, ...] | None
 WORKING_TREE = "working tree"

@@ -12,23 +12,10 @@ from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
 from chitin.errors import ValidationError
+from chitin.model.fields import JSON_FIELDS, LIST, SECTION_FIELDS
+from chitin.model.fields import PROVENANCES as PROVENANCES
+from chitin.model.fields import TYPES as TYPES
 
-TYPES: tuple[str, ...] = (
-    "behavioral",
-    "personality",
-    "relational",
-    "principle",
-    "skill",
-    "trigger",
-)
-PROVENANCES: tuple[str, ...] = (
-    "directive",
-    "observation",
-    "social",
-    "correction",
-    "reflection",
-    "external",
-)
 EVIDENCE_KINDS: tuple[str, ...] = ("external", "internal", "social")
 
 # The original's reinforcement step: move 5% of the remaining distance towards 1.
@@ -37,7 +24,8 @@ CONFIDENCE_ADJUSTMENT_RATE = 0.05
 # such as 0.9097500000000001 (original §11.24).
 CONFIDENCE_DIGITS = 6
 
-TEXT_FIELDS: tuple[str, ...] = ("reasoning", "context", "limitations")
+# The body's sections, in the order they are written (model/fields.py).
+TEXT_FIELDS: tuple[str, ...] = tuple(field.name for field in SECTION_FIELDS)
 
 # Bounds on every number that enters the store, on every path in (flags, JSON, 1.x
 # databases, hand-edited files, the merge driver): the cache keeps them in SQLite,
@@ -393,28 +381,19 @@ def js_number(value: float | int) -> str:
 
 
 def to_public_dict(insight: Insight) -> dict[str, Any]:
-    """The original's JSON shape (camelCase, absent fields omitted) plus our extra keys."""
-    data: dict[str, Any] = {"id": insight.id, "type": insight.type, "claim": insight.claim}
-    for name in TEXT_FIELDS:
+    """The original's JSON shape (camelCase, absent fields omitted) plus our extra keys,
+    in the order of model/fields.py's ``json_at``."""
+    data: dict[str, Any] = {}
+    for name, key, is_list in _PUBLIC_KEYS:
         value = getattr(insight, name)
         if value is not None:
-            data[name] = value
-    data["confidence"] = insight.confidence
-    data["tags"] = list(insight.tags)
-    for name in ("source", "provenance", "condition"):
-        value = getattr(insight, name)
-        if value is not None:
-            data[name] = value
-    if insight.carapace_id is not None:
-        data["carapaceId"] = insight.carapace_id
-    data["avoid"] = insight.avoid
-    data["createdAt"] = insight.created
-    data["updatedAt"] = insight.updated
-    data["reinforcementCount"] = insight.reinforcements
-    if insight.last_reinforced is not None:
-        data["lastReinforcedAt"] = insight.last_reinforced
-    data["archived"] = insight.archived
+            data[key] = list(value) if is_list else value
     return data
+
+
+_PUBLIC_KEYS: tuple[tuple[str, str, bool], ...] = tuple(
+    (field.name, field.json, field.form == LIST) for field in JSON_FIELDS
+)
 
 
 # ---------------------------------------------------------------- embedding

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from chitin.errors import ValidationError
+from chitin.model.fields import INTERCHANGE, LAST_RETRIEVED_AFTER, LAST_RETRIEVED_KEY
 from chitin.model.ids import check_id
 from chitin.model.insight import (
     Insight,
@@ -33,27 +34,8 @@ from chitin.model.insight import (
 # The original's import default for an item without a confidence (§2.17).
 DEFAULT_CONFIDENCE = 0.5
 
-KNOWN_KEYS: tuple[str, ...] = (
-    "id",
-    "type",
-    "claim",
-    "reasoning",
-    "context",
-    "limitations",
-    "confidence",
-    "tags",
-    "source",
-    "provenance",
-    "condition",
-    "carapaceId",
-    "avoid",
-    "createdAt",
-    "updatedAt",
-    "reinforcementCount",
-    "lastRetrievedAt",
-    "lastReinforcedAt",
-    "archived",
-)
+# Every key an item may have, in the order export writes them (model/fields.py).
+KNOWN_KEYS: tuple[str, ...] = tuple(key for key, _ in INTERCHANGE)
 
 
 class Item(NamedTuple):
@@ -71,8 +53,8 @@ def export_dict(insight: Insight, last_retrieved: str | None) -> dict[str, Any]:
     ordered: dict[str, Any] = {}
     for key, value in data.items():
         ordered[key] = value
-        if key == "reinforcementCount":
-            ordered["lastRetrievedAt"] = last_retrieved
+        if key == LAST_RETRIEVED_AFTER.json:
+            ordered[LAST_RETRIEVED_KEY] = last_retrieved
     return ordered
 
 

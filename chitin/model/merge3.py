@@ -18,22 +18,11 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from chitin.model.evidence import united
+from chitin.model.fields import MERGED_AS_SCALAR
 from chitin.model.insight import MAX_REINFORCEMENTS, Insight, reinforced_confidence
 
 # Fields merged as plain values: one side's change wins, two different changes conflict.
-SCALAR_FIELDS: tuple[str, ...] = (
-    "id",
-    "type",
-    "claim",
-    "provenance",
-    "source",
-    "carapace_id",
-    "condition",
-    "avoid",
-    "reasoning",
-    "context",
-    "limitations",
-)
+SCALAR_FIELDS: tuple[str, ...] = MERGED_AS_SCALAR  # model/fields.py
 
 
 class Side(NamedTuple):

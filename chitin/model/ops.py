@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from chitin.errors import ValidationError
+from chitin.model.fields import EDITABLE
 from chitin.model.insight import (
     MAX_REINFORCEMENTS,
     Insight,
@@ -23,19 +24,8 @@ from chitin.model.insight import (
     validate,
 )
 
-CONTRIBUTE_FIELDS: tuple[str, ...] = (
-    "type",
-    "claim",
-    "confidence",
-    "reasoning",
-    "context",
-    "limitations",
-    "tags",
-    "source",
-    "provenance",
-    "condition",
-    "avoid",
-)
+# What contribute and update accept, in the order an error lists them (model/fields.py).
+CONTRIBUTE_FIELDS: tuple[str, ...] = EDITABLE
 UPDATE_FIELDS: tuple[str, ...] = CONTRIBUTE_FIELDS
 
 

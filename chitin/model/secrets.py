@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from chitin.errors import ValidationError
+from chitin.model.fields import GUARDED
 from chitin.model.insight import Insight
 
 
@@ -227,16 +228,7 @@ def _matches(text: str) -> Iterator[Secret]:
 
 # The fields of an insight a person or an agent writes, in the order they are named.
 # The id too: an import gives it, and it becomes a file name and a commit message.
-GUARDED_FIELDS: tuple[str, ...] = (
-    "claim",
-    "condition",
-    "reasoning",
-    "context",
-    "limitations",
-    "source",
-    "tags",
-    "id",
-)
+GUARDED_FIELDS: tuple[str, ...] = GUARDED  # model/fields.py
 
 
 def field_text(insight: Insight, name: str) -> str:

@@ -30,6 +30,7 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from chitin.errors import ValidationError
+from chitin.model.fields import SEARCH_WEIGHTS
 from chitin.model.insight import PROVENANCES, TYPES, Insight, parse_timestamp
 from chitin.retrieval.context import CATEGORIES, TYPE_BOOSTS, type_boost
 
@@ -44,14 +45,7 @@ HALF_LIVES: dict[str, float | None] = {
     "external": 180.0,
 }
 # BM25 weights of the indexed fields: a claim or a trigger's situation says most.
-RELEVANCE_WEIGHTS: dict[str, float] = {
-    "claim": 4.0,
-    "condition": 3.0,
-    "tags": 2.0,
-    "context": 1.5,
-    "reasoning": 1.0,
-    "limitations": 0.5,
-}
+RELEVANCE_WEIGHTS: dict[str, float] = dict(SEARCH_WEIGHTS)  # model/fields.py
 SECONDS_PER_DAY = 86_400.0
 
 

@@ -16,28 +16,12 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from chitin.errors import StoreError
+from chitin.model.fields import INTERCHANGE
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
 # insights column → interchange key, in the original's JSON key order (§1.2).
-_COLUMNS: dict[str, str] = {
-    "id": "id",
-    "type": "type",
-    "claim": "claim",
-    "reasoning": "reasoning",
-    "context": "context",
-    "limitations": "limitations",
-    "confidence": "confidence",
-    "tags": "tags",
-    "source": "source",
-    "provenance": "provenance",
-    "condition": "condition",
-    "avoid": "avoid",
-    "created_at": "createdAt",
-    "updated_at": "updatedAt",
-    "reinforcement_count": "reinforcementCount",
-    "last_retrieved_at": "lastRetrievedAt",
-}
+_COLUMNS: dict[str, str] = {column: key for key, column in INTERCHANGE if column is not None}
 _HISTORY_COLUMNS: dict[str, str] = {
     "id": "id",
     "insight_id": "insightId",
