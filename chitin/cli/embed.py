@@ -5,14 +5,14 @@ from __future__ import annotations
 import click
 
 from chitin.cli.context import EmbedProgress, emit_json, format_option, opened
-from chitin.providers import REGISTRY
+from chitin.core.embedding import provider_names
 from chitin.render import shapes
 
 
 @click.command(short_help="Embed insights for semantic search.")
 @click.option(
     "--provider",
-    metavar="|".join(REGISTRY),
+    metavar="|".join(provider_names()),
     help="Embedding provider (default: chitin.yaml's, else local).",
 )
 @click.option("--model", help="The provider's model (default: the provider's own).")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -13,8 +13,9 @@ from chitin.core import Query
 from chitin.model.insight import TYPES, check_confidence, parse_tags
 from chitin.render import budget as marshalling
 from chitin.render import shapes
-from chitin.retrieval.engine import Retrieval
-from chitin.retrieval.retrieve import Ranked
+
+if TYPE_CHECKING:
+    from chitin import Ranked, Retrieval
 
 EMPTY_STORE = "No insights stored yet. Use `chitin contribute` to add some."
 NOTHING_MATCHES = "Nothing stored matches this query; the strongest insights follow."

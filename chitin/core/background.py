@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from chitin.index.vectors import SidecarReplaced
-from chitin.store.files import try_lock, unlock
+from chitin.lockfile import try_lock, unlock
 
 if TYPE_CHECKING:
     from chitin.core.facade import Chitin

@@ -81,3 +81,10 @@ class Embedding(Session):
         chosen = {k: v for k, v in picked._asdict().items() if v}
         words = embedding_words(picked.provider, picked.model)
         self.store.set_config("embedding", chosen, worded(words, {}))
+
+
+def provider_names() -> tuple[str, ...]:
+    """The embedding providers a store may choose (chitin.yaml, ``embed --provider``)."""
+    from chitin.providers import REGISTRY
+
+    return tuple(REGISTRY)

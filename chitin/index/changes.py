@@ -104,14 +104,14 @@ BY_GIT_MARK = "sync-by-git"
 
 def mark_by_git(root: Path, by_git: bool) -> None:
     """Say whether syncs of this store ask git (one stat when nothing changes)."""
-    from chitin.store import files  # clear_in_the_way, for .chitin/'s own mark (not yet handed in)
+    from chitin.lockfile import clear_in_the_way
 
     mark = root / ".chitin" / BY_GIT_MARK
     try:
         if by_git and not mark.is_file():
-            files.clear_in_the_way(mark)
+            clear_in_the_way(mark)
             mark.write_bytes(b"")
-        elif not by_git and mark.exists() and not files.clear_in_the_way(mark):
+        elif not by_git and mark.exists() and not clear_in_the_way(mark):
             mark.unlink()
     except OSError:
         pass  # an unwritable .chitin/: no prefetch, no harm

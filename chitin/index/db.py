@@ -8,7 +8,8 @@ import os
 import sqlite3
 from pathlib import Path
 
-from chitin.store.files import clear_in_the_way
+from chitin.lockfile import clear_in_the_way
+from chitin.model.fields import SEARCHED
 
 SCHEMA_VERSION = 8
 CACHE_DIR = ".chitin"
@@ -48,7 +49,7 @@ CREATE VIRTUAL TABLE claim_terms USING fts5 (
 CREATE VIRTUAL TABLE claim_vocab USING fts5vocab (claim_terms, row);
 -- Retrieval: BM25 over the text fields, weighted per column at query time.
 CREATE VIRTUAL TABLE search USING fts5 (
-    claim, condition, tags, context, reasoning, limitations,
+    {", ".join(SEARCHED)},
     tokenize = "porter unicode61 remove_diacritics 2"
 );
 CREATE VIRTUAL TABLE search_vocab USING fts5vocab (search, row);

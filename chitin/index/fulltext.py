@@ -15,10 +15,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from chitin.index.rows import LIVE, Filters, to_insight
+from chitin.model.fields import SEARCHED
 from chitin.model.insight import Insight
 
-COLUMNS: tuple[str, ...] = ("claim", "condition", "tags", "context", "reasoning", "limitations")
-INSERT = f"INSERT INTO search (rowid, {', '.join(COLUMNS)}) VALUES ({', '.join('?' * 7)})"
+# The insight's full-text fields, as model/fields.py names them (its `search_at`).
+COLUMNS: tuple[str, ...] = SEARCHED
+INSERT = (
+    f"INSERT INTO search (rowid, {', '.join(COLUMNS)}) "
+    f"VALUES ({', '.join('?' * (len(COLUMNS) + 1))})"
+)
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 MAX_QUERY_WORDS = 48
 # A term found in more than max(COMMON_TERM_FLOOR, COMMON_TERM_SHARE × insights) of them
@@ -43,15 +48,15 @@ STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 
 def document(insight: Insight) -> tuple[str, ...]:
-    """The text of each indexed column, in COLUMNS order."""
-    return (
-        insight.claim,
-        insight.condition or "",
-        " ".join(insight.tags),
-        insight.context or "",
-        insight.reasoning or "",
-        insight.limitations or "",
-    )
+    """The text of each indexed column, in COLUMNS order (a list, such as the tags,
+    as its items joined by spaces; an absent text as empty)."""
+    return tuple(_text(getattr(insight, column)) for column in COLUMNS)
+
+
+def _text(value: str | tuple[str, ...] | None) -> str:
+    if isinstance(value, tuple):
+        return " ".join(value)
+    return value or ""
 
 
 def weights(relevance_weights: Mapping[str, float]) -> tuple[float, ...]:

@@ -35,7 +35,7 @@ from chitin.index.db import (
     unsound,
 )
 from chitin.index.rows import LIVE, Filters
-from chitin.store.files import WriteLock
+from chitin.lockfile import WriteLock
 
 if TYPE_CHECKING:  # numpy loads only in the commands that use vectors (it takes ~50 ms)
     import numpy as np

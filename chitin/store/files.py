@@ -5,11 +5,8 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
 
 from chitin.errors import StoreError
 from chitin.format.layout import (
@@ -280,79 +277,6 @@ def _too_large(size: int, limit: int) -> UnsafeFile:
     return UnsafeFile(
         too_large(size, limit), f"shorten it to at most {limit:,} bytes, or remove it"
     )
-
-
-def clear_in_the_way(path: Path) -> bool:
-    """Remove a folder standing where chitin keeps a derived file (``.chitin/`` is
-    chitin's own, safe to delete), and say so. True if there was one."""
-    if not path.is_dir() or path.is_symlink():
-        return False
-    import shutil
-
-    from chitin.notices import notice, shown
-
-    shutil.rmtree(path, ignore_errors=True)
-    notice(f"{shown(path)} was a folder, not chitin's file; removed it")
-    return True
-
-
-class WriteLock:
-    """An exclusive lock on ``.chitin/lock`` that serializes writers across processes."""
-
-    def __init__(self, path: Path, timeout: float = 60.0) -> None:
-        self.path = path
-        self.timeout = timeout
-        self._handle: IO[bytes] | None = None
-
-    def __enter__(self) -> WriteLock:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        clear_in_the_way(self.path)
-        handle = open(self.path, "a+b")
-        deadline = time.monotonic() + self.timeout
-        while not try_lock(handle):
-            if time.monotonic() > deadline:
-                handle.close()
-                raise StoreError(
-                    f"another chitin process has held the store lock for {self.timeout:.0f} s "
-                    f"({self.path}); try again when it has finished"
-                )
-            time.sleep(0.02)
-        self._handle = handle
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._handle is not None:
-            unlock(self._handle)
-            self._handle.close()
-            self._handle = None
-
-
-if sys.platform == "win32":
-    import msvcrt
-
-    def try_lock(handle: IO[bytes]) -> bool:
-        try:
-            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
-        except OSError:
-            return False
-        return True
-
-    def unlock(handle: IO[bytes]) -> None:
-        handle.seek(0)
-        msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
-
-else:
-    import fcntl
-
-    def try_lock(handle: IO[bytes]) -> bool:
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return False
-        return True
-
-    def unlock(handle: IO[bytes]) -> None:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 @contextlib.contextmanager

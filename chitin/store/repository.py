@@ -9,17 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 from chitin.errors import GitError, StoreError
 from chitin.format.layout import ARCHIVE_DIR, INSIGHTS_DIR, RACY_WINDOW_NS, FileStat
+from chitin.lockfile import WriteLock, clear_in_the_way
 from chitin.model.ids import shard_folder
 from chitin.model.insight import Insight, format_timestamp
 from chitin.store import files
-from chitin.store.files import (
-    WriteLock,
-    atomic_write,
-    bulk_write,
-    clear_in_the_way,
-    restoring,
-    stat_of,
-)
+from chitin.store.files import atomic_write, bulk_write, restoring, stat_of
 from chitin.store.git import Git
 
 if TYPE_CHECKING:  # the file format loads when a file is read or written, not before
