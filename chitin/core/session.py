@@ -212,6 +212,9 @@ class Session:
         other writers committed while we waited for the lock."""
         from chitin.store import interrupts
 
+        if _finish_commands:
+            interrupts.finish_commands()
+
         if self.missing or not self.store.is_initialized():  # (raises for a file there)
             self.store.initialize(self.command)
         with self.store.lock():
@@ -255,14 +258,17 @@ class Session:
         return self._vectors
 
 
+_finish_commands = False
+
+
 def finish_commands_once_committed() -> None:
     """For a front end that runs one command per call and then says what it did (the
     CLI): once a write is committed, a signal waits until the front end has finished
     the command (it calls ``store.interrupts.release``), so that it is neither cut
-    short nor told that nothing changed."""
-    from chitin.store import interrupts
-
-    interrupts.finish_commands()
+    short nor told that nothing changed. (Noted here, and passed on by the first
+    write: a read need not load the signal machinery.)"""
+    global _finish_commands
+    _finish_commands = True
 
 
 def _clock(now: datetime | Clock | None) -> Clock:
