@@ -19,11 +19,15 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
+    from chitin.core.carapace import CarapaceQuestion, NotPromotable, carapace_credentials_path
+    from chitin.core.embedding import provider_names
     from chitin.core.facade import Chitin
+    from chitin.core.hooks import install_hook, uninstall_hook
     from chitin.core.lifecycle import Change, Contribution
     from chitin.core.personality import Personality
     from chitin.core.reading import Stats
     from chitin.core.retrieving import Query
+    from chitin.core.writes import Unmergeable, merge_file, output_target, write_output
     from chitin.errors import (
         AmbiguousIdError,
         ChitinError,
@@ -55,10 +59,23 @@ _EXPORTS = {
     "StateError": "chitin.errors",
     "StoreError": "chitin.errors",
     "GitError": "chitin.errors",
+    # What front ends need beside a store: hook installers, Carapace's credentials and
+    # question, the writer of files outside the store, the merge driver's merge.
+    "install_hook": "chitin.core.hooks",
+    "uninstall_hook": "chitin.core.hooks",
+    "carapace_credentials_path": "chitin.core.carapace",
+    "CarapaceQuestion": "chitin.core.carapace",
+    "NotPromotable": "chitin.core.carapace",
+    "output_target": "chitin.core.writes",
+    "write_output": "chitin.core.writes",
+    "merge_file": "chitin.core.writes",
+    "Unmergeable": "chitin.core.writes",
+    "provider_names": "chitin.core.embedding",
 }
 
 __all__ = [
     "AmbiguousIdError",
+    "CarapaceQuestion",
     "Change",
     "Chitin",
     "ChitinError",
@@ -66,6 +83,7 @@ __all__ = [
     "GitError",
     "Insight",
     "NotFoundError",
+    "NotPromotable",
     "Personality",
     "Query",
     "Ranked",
@@ -73,8 +91,16 @@ __all__ = [
     "StateError",
     "Stats",
     "StoreError",
+    "Unmergeable",
     "ValidationError",
     "__version__",
+    "carapace_credentials_path",
+    "install_hook",
+    "merge_file",
+    "output_target",
+    "provider_names",
+    "uninstall_hook",
+    "write_output",
 ]
 
 

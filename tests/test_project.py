@@ -228,3 +228,37 @@ def test_the_wheel_carries_the_starter_insights_and_the_template(tmp_path: Path)
     assert hook_pack >= {"HOOK.md", "handler.js", "package.json"}
     assert all(f"chitin/assets/openclaw/{name}" in names for name in hook_pack)
     assert not any(n.startswith(("tests/", "bench/")) for n in names)
+
+
+def _runtime_imports(path: Path) -> list[tuple[str, str]]:
+    """(module, name) of each ``from … import`` outside ``if TYPE_CHECKING:`` blocks."""
+    tree = ast.parse(path.read_text())
+    typing_only = {
+        id(child)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+        for statement in node.body
+        for child in ast.walk(statement)
+    }
+    return [
+        (node.module, alias.name)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module and id(node) not in typing_only
+        for alias in node.names
+    ]
+
+
+def test_the_cli_calls_nothing_but_the_public_api() -> None:
+    """What the CLI takes from the library at run time is public: named in
+    ``chitin.__all__`` (types it only annotates with may come from anywhere in core)."""
+    import chitin
+
+    reached = [
+        f"{name.rsplit('.', 1)[-1]}.py: {module}.{imported}"
+        for name, path in modules()
+        if layer_of(name) == "cli"
+        for module, imported in _runtime_imports(path)
+        if (module == "chitin" or module.startswith("chitin.core"))
+        and imported not in chitin.__all__
+    ]
+    assert reached == []

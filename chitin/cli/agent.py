@@ -176,14 +176,9 @@ def install(host: str, directory: Path | None, fmt: str) -> None:
     host's PATH does not hold chitin's folder (a virtual environment). If that chitin
     moves or is removed, the hook gives up quietly: install it again from the new one
     (`chitin check` points it out)."""
-    from chitin.core import hooks as setup
+    from chitin import install_hook
 
-    command = running_chitin()
-    if host == "openclaw":
-        outcome = setup.install_openclaw(directory or _openclaw_dir(), command)
-    else:
-        outcome = setup.install_claude_code(directory or Path.home(), command)
-    _report(outcome, fmt)
+    _report(install_hook(host, directory or _default_dir(host), running_chitin()), fmt)
 
 
 @hooks.command(short_help="Remove chitin's hook from openclaw or claude-code.")
@@ -192,17 +187,13 @@ def install(host: str, directory: Path | None, fmt: str) -> None:
 @format_option
 def uninstall(host: str, directory: Path | None, fmt: str) -> None:
     """Remove chitin's hook from HOST, and nothing else: other hooks and settings stay."""
-    from chitin.core import hooks as setup
+    from chitin import uninstall_hook
 
-    if host == "openclaw":
-        outcome = setup.uninstall_openclaw(directory or _openclaw_dir())
-    else:
-        outcome = setup.uninstall_claude_code(directory or Path.home())
-    _report(outcome, fmt)
+    _report(uninstall_hook(host, directory or _default_dir(host)), fmt)
 
 
-def _openclaw_dir() -> Path:
-    return Path.home() / ".openclaw" / "hooks"
+def _default_dir(host: str) -> Path:
+    return Path.home() / ".openclaw" / "hooks" if host == "openclaw" else Path.home()
 
 
 _MESSAGES = {
@@ -258,20 +249,14 @@ def run(ctx: click.Context, host: str, event: str) -> None:
 
 
 def _run_claude_code(ctx: click.Context, event: str, stdin: str) -> None:
-    from chitin.core import Query
-    from chitin.core import hooks as runtime
     from chitin.render import shapes
 
-    details = runtime.parse_hook_input(stdin)
     if event == "reflect":
         with opened(ctx, reading=False) as chitin:
-            chitin.queue_reflection(
-                runtime.session_key(details), runtime.reflection_reason(details)
-            )
+            chitin.claude_code_reflect(stdin)
         return
     with opened(ctx, reading=False) as chitin:
-        query = runtime.coding_session_query(details)
-        made = chitin.render(Query(query, budget=PERSONALITY_BUDGET))
+        made = chitin.claude_code_session_start(stdin, PERSONALITY_BUDGET)
     if made.found.degraded:
         note(f"chitin: {made.found.degraded}")
     emit_json(shapes.session_start(made.text))

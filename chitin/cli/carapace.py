@@ -32,9 +32,9 @@ def credentials_option(function: F) -> F:
 
 
 def _credentials(path: Path | None) -> Path:
-    from chitin.core.carapace import credentials_path
+    from chitin import carapace_credentials_path
 
-    return credentials_path(path, Path.home())
+    return carapace_credentials_path(path, Path.home())
 
 
 def _tags(value: str | None) -> list[str] | None:
@@ -97,10 +97,10 @@ def query(
     The server accepts --expand and --search-mode but, at the time of writing, does
     not act on them; chitin sends them so that it will when the server does.
     """
-    from chitin.core import carapace
+    from chitin import CarapaceQuestion
     from chitin.model.insight import check_confidence
 
-    asked = carapace.Question(
+    asked = CarapaceQuestion(
         question,
         context,
         max_results,
@@ -144,14 +144,14 @@ def promote(
     carapace.personal_tags) may appear in what is sent. The Carapace id is recorded in
     the insight's file, in one commit.
     """
-    from chitin.core import carapace
+    from chitin import NotPromotable
 
     with opened(ctx, reading=False) as chitin:
         try:
             done = chitin.promote(
                 insight_id, _credentials(credentials_path), _tags(domain_tags), force
             )
-        except carapace.NotPromotable as refused:
+        except NotPromotable as refused:
             _say_refusal(refused.verdict)
             ctx.exit(1)
     if done.overridden:

@@ -36,12 +36,10 @@ def check(ctx: click.Context, paths: tuple[Path, ...], store: Path | None, fmt: 
     insights/ or archive/ (a checkout of a store), else $CHITIN_STORE or the
     default. Nothing is written.
     """
-    from chitin.core.check import check_store, setup_findings
+    from chitin import Chitin
 
     root = store.expanduser().absolute() if store else _store(ctx)
-    report = check_store(root, list(paths) if paths else None)
-    home = Path.home()
-    report.warnings.extend(setup_findings(root, home, home / ".openclaw" / "hooks"))
+    report = Chitin(root).check(list(paths) if paths else None, home=Path.home())
     if fmt == "json":
         from chitin.render import shapes
 

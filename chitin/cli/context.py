@@ -57,9 +57,6 @@ def opened(ctx: click.Context, reading: bool = True) -> Iterator[Chitin]:
     Readers hear on stderr when there is no store yet; every command names the
     insight files it had to skip because they do not parse.
     """
-    from chitin.core.session import finish_commands_once_committed
-
-    finish_commands_once_committed()  # cli/__init__.py releases at the command's end
     settings: Settings = ctx.find_root().obj
     progress = IndexProgress()
     chitin = Chitin(
@@ -69,6 +66,7 @@ def opened(ctx: click.Context, reading: bool = True) -> Iterator[Chitin]:
         agent=settings.agent,
         command=running_chitin(),
         progress=progress,
+        finishes_commands=True,  # cli/__init__.py releases signals at the command's end
     )
     try:
         if reading and chitin.missing:
@@ -178,14 +176,14 @@ def _check_output(ctx: click.Context, param: click.Parameter, value: Path | None
 
 def output_target(path: Path) -> Path:
     """The regular file ``--output path`` writes (core/writes.py says which)."""
-    from chitin.core.writes import output_target as target
+    from chitin import output_target as target
 
     return target(path)
 
 
 def write_output(path: Path, text: str) -> None:
     """Write ``--output``: atomically, through core (core/writes.py)."""
-    from chitin.core.writes import write_output as write
+    from chitin import write_output as write
 
     write(path, text)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
+from chitin import provider_names
 from chitin.cli.context import EmbedProgress, emit_json, format_option, opened
-from chitin.core.embedding import provider_names
 from chitin.render import shapes
 
 

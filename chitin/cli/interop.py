@@ -77,11 +77,9 @@ def import_insights(
     Embeddings are not copied; they are made again right after the import: now, with
     a progress bar, on a terminal, else by a background `chitin embed`.
     """
-    from chitin.core.interop import is_database
-
     path = Path(source)
     with opened(ctx, reading=False) as chitin:
-        if source != "-" and is_database(path):
+        if source != "-" and chitin.is_database(path):
             result = chitin.import_database(path, merge=merge, allow_secret=allow_secret)
         else:
             document = _read_json(source)

@@ -65,7 +65,7 @@ def merge_driver(base: Path, ours: Path, theirs: Path, path: str) -> None:
     A version larger than an insight file may be (1 MB) is not read: OURS is left as
     it is, for you to resolve.
     """
-    from chitin.core.writes import Unmergeable, merge_file
+    from chitin import Unmergeable, merge_file
 
     try:
         conflicts = merge_file(base, ours, theirs, path or ours.name)

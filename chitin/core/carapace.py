@@ -100,7 +100,7 @@ def _loopback(host: str) -> bool:
         return False
 
 
-def credentials_path(given: Path | None, home: Path) -> Path:
+def carapace_credentials_path(given: Path | None, home: Path) -> Path:
     """--carapace-config, else 1.4.5's ``~/.config/carapace/credentials.json``."""
     from chitin.providers.credentials import default_path
 
@@ -202,7 +202,7 @@ def _save_or_rescue(found: Credentials, path: Path, home: Path) -> None:
     )
 
 
-class Question(NamedTuple):
+class CarapaceQuestion(NamedTuple):
     text: str
     context: str | None = None
     max_results: int = 5
@@ -212,14 +212,14 @@ class Question(NamedTuple):
     search_mode: str = "hybrid"
 
 
-def query(chitin: Chitin, credentials_path: Path, question: Question) -> dict[str, Any]:
+def query(chitin: Chitin, credentials_path: Path, question: CarapaceQuestion) -> dict[str, Any]:
     body = query_body(question)
     _refuse_what_the_server_would(body, "the question")
     with _client(chitin, credentials_path) as client:
         return client.query(body)
 
 
-def query_body(question: Question) -> dict[str, Any]:
+def query_body(question: CarapaceQuestion) -> dict[str, Any]:
     """The request, in 1.4.5's key order: question, maxResults, searchMode, then the
     optional keys when given."""
     text = check_text("question", question.text).strip()

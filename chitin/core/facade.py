@@ -20,10 +20,12 @@ from chitin.core.retrieving import Query, Retrieving
 if TYPE_CHECKING:
     from chitin.core.agent import Pending
     from chitin.core.background import Prepared
+    from chitin.core.carapace import CarapaceQuestion, Promotion, Registration
     from chitin.core.carapace import Imported as CarapaceImport
-    from chitin.core.carapace import Promotion, Question, Registration
+    from chitin.core.check import Report
     from chitin.core.diff import PersonalityDiff, RenderedDiff
     from chitin.core.interop import Imported
+    from chitin.core.personality import Personality
     from chitin.core.sync import Synced
     from chitin.index.cache import Progress
     from chitin.model.insight import Insight
@@ -71,6 +73,40 @@ class Chitin(Lifecycle, Retrieving, Embedding):
             now=self.timestamp(),
             allow_secret=allow_secret,
         )
+
+    @staticmethod
+    def is_database(path: Path) -> bool:
+        """Whether ``path`` is a chitin 1.x database (rather than an export's JSON)."""
+        from chitin.core.interop import is_database
+
+        return is_database(path)
+
+    def check(self, paths: Sequence[Path] | None = None, home: Path | None = None) -> Report:
+        """The insight files as they are on disk (only ``paths``, if given) against the
+        rules; with ``home``, also the hooks and merge driver that run a chitin that is
+        gone. Reads the files, not the cache, and writes nothing."""
+        from chitin.core.check import check_store, setup_findings
+
+        report = check_store(self.root, list(paths) if paths is not None else None)
+        if home is not None:
+            openclaw = home / ".openclaw" / "hooks"
+            report.warnings.extend(setup_findings(self.root, home, openclaw))
+        return report
+
+    def claude_code_session_start(self, event: str, budget: int) -> Personality:
+        """Claude Code's SessionStart hook: the personality for the session that its
+        event (the JSON text on the hook's stdin) describes."""
+        from chitin.core import hooks
+
+        query = hooks.coding_session_query(hooks.parse_hook_input(event))
+        return self.render(Query(query, budget=budget))
+
+    def claude_code_reflect(self, event: str) -> None:
+        """Claude Code's SessionEnd/PreCompact hook: queue the session for reflection."""
+        from chitin.core import hooks
+
+        details = hooks.parse_hook_input(event)
+        self.queue_reflection(hooks.session_key(details), hooks.reflection_reason(details))
 
     def import_database(
         self, path: Path, *, merge: bool = False, allow_secret: bool = False
@@ -139,7 +175,7 @@ class Chitin(Lifecycle, Retrieving, Embedding):
         home = Path.home() if home is None else home
         return carapace.register(self, credentials, home, name, description, self.timestamp())
 
-    def ask_carapace(self, credentials: Path, question: Question) -> dict[str, Any]:
+    def ask_carapace(self, credentials: Path, question: CarapaceQuestion) -> dict[str, Any]:
         from chitin.core import carapace
 
         return carapace.query(self, credentials, question)

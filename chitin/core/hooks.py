@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path, PurePath
 from typing import Any, NamedTuple
 
-from chitin.errors import ChitinError
+from chitin.errors import ChitinError, ValidationError
 from chitin.store.files import atomic_write
 
 OPENCLAW_HOOK = "chitin"  # the folder name, and the hook's name in HOOK.md
@@ -378,3 +378,22 @@ def reflection_reason(event: dict[str, Any]) -> str:
 def session_key(event: dict[str, Any]) -> str:
     key = event.get("session_id")
     return key.strip() if isinstance(key, str) and key.strip() else "unknown"
+
+
+def install_hook(host: str, folder: Path, command: Sequence[str]) -> Outcome:
+    """Install chitin's hook for ``host`` (openclaw: its hooks folder; claude-code: the
+    folder whose .claude/settings.json to change), running ``command``."""
+    if host == "openclaw":
+        return install_openclaw(folder, command)
+    if host == "claude-code":
+        return install_claude_code(folder, command)
+    raise ValidationError("host", f"unknown host {host!r} (allowed: openclaw, claude-code)")
+
+
+def uninstall_hook(host: str, folder: Path) -> Outcome:
+    """Remove chitin's hook for ``host`` from ``folder``, and nothing else."""
+    if host == "openclaw":
+        return uninstall_openclaw(folder)
+    if host == "claude-code":
+        return uninstall_claude_code(folder)
+    raise ValidationError("host", f"unknown host {host!r} (allowed: openclaw, claude-code)")

@@ -60,7 +60,12 @@ class Session:
         progress: Progress | None = None,
         shape: Shape | None = None,
         fusion: str = "blend",
+        finishes_commands: bool = False,
     ) -> None:
+        """``finishes_commands``: for a front end that runs one command per call and
+        then says what it did (the CLI). Once a write is committed, a signal waits until
+        the front end has finished the command (it calls ``store.interrupts.release``),
+        so that the command is neither cut short nor told that nothing changed."""
         from chitin.location import store_path
 
         self.env: Mapping[str, str] = os.environ if env is None else env
@@ -80,6 +85,7 @@ class Session:
         self._strength_of: Callable[[Insight], float] | None = None
         self._vectors: semantic.Semantic | None = None
         self._repair_depth = 0  # use cases running inside ``repairing``
+        self.finishes_commands = finishes_commands
 
     def __enter__(self) -> Self:
         return self
@@ -212,7 +218,7 @@ class Session:
         other writers committed while we waited for the lock."""
         from chitin.store import interrupts
 
-        if _finish_commands:
+        if self.finishes_commands:
             interrupts.finish_commands()
 
         if self.missing or not self.store.is_initialized():  # (raises for a file there)
@@ -256,19 +262,6 @@ class Session:
         if self._vectors is None:
             self._vectors = semantic.open_semantic(self.root / ".chitin", picked, self.env)
         return self._vectors
-
-
-_finish_commands = False
-
-
-def finish_commands_once_committed() -> None:
-    """For a front end that runs one command per call and then says what it did (the
-    CLI): once a write is committed, a signal waits until the front end has finished
-    the command (it calls ``store.interrupts.release``), so that it is neither cut
-    short nor told that nothing changed. (Noted here, and passed on by the first
-    write: a read need not load the signal machinery.)"""
-    global _finish_commands
-    _finish_commands = True
 
 
 def _clock(now: datetime | Clock | None) -> Clock:
