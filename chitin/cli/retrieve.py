@@ -12,7 +12,6 @@ from chitin.cli.context import emit_json, note, opened, output_option, write_out
 from chitin.core import Query
 from chitin.model.insight import TYPES, check_confidence, parse_tags
 from chitin.render import budget as marshalling
-from chitin.render import shapes
 
 if TYPE_CHECKING:
     from chitin import Ranked, Retrieval
@@ -118,6 +117,8 @@ def retrieve(
     full = fmt == "full"
     packed = marshalling.pack([r.insight for r in found.ranked], budget, full)
     if fmt == "json":
+        from chitin.render import shapes  # JSON only: the session start's text needs none
+
         emit_json(shapes.retrieval(found, packed, explain))
         return
     if empty:
