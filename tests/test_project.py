@@ -24,7 +24,9 @@ ALLOWED: dict[str, set[str]] = {
     # The console script's start: it starts git's status early for reading commands
     # whose cache syncs by git (it asks the index, then the store's git wrapper).
     "console": {"cli", "index", "store", "format"},
-    "cli": {"core", "render", "model"},
+    "cli": {"server", "core", "render", "model"},
+    # The MCP server: a front end beside the CLI, on the same public API.
+    "server": {"core", "render", "model"},
     "core": {"render", "retrieval", "index", "store", "providers", "format", "model"},
     "render": {"retrieval", "format", "model"},
     "retrieval": {"index", "providers", "format", "model"},
@@ -248,15 +250,17 @@ def _runtime_imports(path: Path) -> list[tuple[str, str]]:
     ]
 
 
-def test_the_cli_calls_nothing_but_the_public_api() -> None:
-    """What the CLI takes from the library at run time is public: named in
-    ``chitin.__all__`` (types it only annotates with may come from anywhere in core)."""
+@pytest.mark.parametrize("front_end", ["cli", "server"])
+def test_the_front_ends_call_nothing_but_the_public_api(front_end: str) -> None:
+    """What the CLI and the MCP server take from the library at run time is public:
+    named in ``chitin.__all__`` (types they only annotate with may come from anywhere
+    in core)."""
     import chitin
 
     reached = [
         f"{name.rsplit('.', 1)[-1]}.py: {module}.{imported}"
         for name, path in modules()
-        if layer_of(name) == "cli"
+        if layer_of(name) == front_end
         for module, imported in _runtime_imports(path)
         if (module == "chitin" or module.startswith("chitin.core"))
         and imported not in chitin.__all__

@@ -50,6 +50,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "quality:score": ("chitin.cli.quality", "quality_score"),
     "skill": ("chitin.cli.skill", "skill"),
     "check": ("chitin.cli.check", "check"),
+    "mcp": ("chitin.cli.mcp", "mcp"),
 }
 
 
@@ -99,7 +100,7 @@ class ChitinGroup(click.Group):
         except KeyboardInterrupt as error:
             _fail_interrupted(error)
         except Exception as error:
-            from chitin.cli.failures import INTERNAL, describe
+            from chitin.render.failures import INTERNAL, describe
 
             message, code = describe(error)
             if code == INTERNAL:

@@ -10,13 +10,12 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from chitin.cli.context import Settings, emit_json, format_option, note, opened, running_chitin
-from chitin.model.reflection import REASONS
+from chitin.model.reflection import LEGACY_QUEUE, REASONS
 
 if TYPE_CHECKING:
     from chitin.core.agent import Pending
     from chitin.core.hooks import Outcome
 
-LEGACY_QUEUE = Path(".config") / "chitin" / "pending-reflection.json"
 HOSTS = ("openclaw", "claude-code")
 PERSONALITY_BUDGET = 5000  # tokens, as the original hook asked for
 
@@ -239,7 +238,7 @@ def run(ctx: click.Context, host: str, event: str) -> None:
         stdin = "" if sys.stdin.isatty() else sys.stdin.read()
         _run_claude_code(ctx, event, stdin)
     except Exception as error:  # a hook must never break its host; say why, once
-        from chitin.cli.failures import describe
+        from chitin.render.failures import describe
 
         if settings.debug:
             import traceback

@@ -8,12 +8,7 @@ from __future__ import annotations
 
 import click
 
-# Insights or commits to show or consider: more than any store holds.
-MAX_COUNT = 1_000_000
-# Tokens a rendered personality may take (about 4 MB of text).
-MAX_BUDGET = 1_000_000
-# Days back in the history: about 270 years.
-MAX_DAYS = 100_000
+from chitin.model.bounds import MAX_BUDGET, MAX_COUNT, MAX_DAYS
 
 COUNT = click.IntRange(1, MAX_COUNT)
 BUDGET = click.IntRange(1, MAX_BUDGET)

@@ -18,7 +18,6 @@ from chitin.errors import StoreError
 from chitin.location import store_path
 
 F = TypeVar("F", bound=Callable[..., Any])
-MAX_PROBLEM_LINES = 10
 
 
 class Settings(NamedTuple):
@@ -127,11 +126,10 @@ class IndexProgress:
 
 def report_problems(chitin: Chitin) -> None:
     """Name each file that could not be read; the command still did its work."""
-    problems = chitin.problems()
-    for problem in problems[:MAX_PROBLEM_LINES]:
-        note(f"warning: skipped {problem.path}: {problem.error}")
-    if len(problems) > MAX_PROBLEM_LINES:
-        note(f"warning: … and {len(problems) - MAX_PROBLEM_LINES} more unreadable file(s)")
+    from chitin.render.text import problem_lines
+
+    for line in problem_lines(chitin.problems()):
+        note(line)
 
 
 def note(message: str) -> None:

@@ -42,6 +42,28 @@ class Embedding(Session):
         return meaning, done
 
     @repaired
+    def warm(self) -> None:
+        """Have ready what a retrieval needs, before it is asked (a server between
+        requests): the cache in step, and a local embedding model loaded. Nothing is
+        embedded or written; a provider that cannot be had is left to the retrieval
+        that meets it, which says so."""
+        from chitin.providers import ProviderError
+        from chitin.retrieval import semantic
+
+        if self.missing:
+            return
+        self.cache  # noqa: B018 - opened and synced
+        picked = semantic.choice(self.store.config())
+        if picked.provider == semantic.NO_PROVIDER:
+            return
+        try:
+            warm = getattr(self._semantic(picked).provider, "warm", None)
+            if callable(warm):  # the local model; a remote one has nothing to load
+                warm()
+        except ProviderError:
+            return
+
+    @repaired
     def adopt_vectors(self, known: Mapping[tuple[str, str], bytes]) -> int:
         """Take vectors of the local model made elsewhere (see semantic.adopt), when the
         local model is the one configured."""

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from chitin.retrieval import semantic
     from chitin.retrieval.scoring import Shape
     from chitin.store.git import Git
+    from chitin.store.watch import Watcher
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -85,6 +86,8 @@ class Session:
         self._strength_of: Callable[[Insight], float] | None = None
         self._vectors: semantic.Semantic | None = None
         self._repair_depth = 0  # use cases running inside ``repairing``
+        self._watcher: Watcher | None = None  # set up by the first ``refresh``
+        self._cache_file: tuple[int, int] | None = None  # the cache file opened
         self.finishes_commands = finishes_commands
 
     def __enter__(self) -> Self:
@@ -109,6 +112,37 @@ class Session:
         if self._cache is not None:
             self._cache.close()
             self._cache = None
+        if self._watcher is not None:
+            self._watcher.close()
+            self._watcher = None
+
+    def refresh(self) -> None:
+        """For a caller that serves many requests with one instance (the MCP server):
+        whatever changed on disk since the last use (another process's write, a ``git
+        pull``, a hand edit) is seen by the next one. Cheap when the operating system
+        can say that nothing changed (store/watch.py); else one cache sync, as the
+        start of a command makes. A ``.chitin/`` that was removed or replaced meanwhile
+        is opened anew."""
+        from chitin.format.layout import SCANNED_DIRS
+        from chitin.store.watch import Watcher
+
+        cache = self._cache
+        if cache is not None and not cache.memory and self._cache_replaced():
+            self.close()
+        if self._watcher is None:
+            self._watcher = Watcher(self.root, SCANNED_DIRS)
+        if self._watcher.changed() and self._cache is not None:
+            self.repairing(self._resync)
+
+    def _cache_replaced(self) -> bool:
+        return _file_identity(self._cache_path()) != self._cache_file
+
+    def _resync(self) -> None:
+        if self._cache is not None:
+            self._cache.sync(self.progress)
+
+    def _cache_path(self) -> Path:
+        return self.root / cache_db.CACHE_DIR / cache_db.CACHE_FILE
 
     def now(self) -> datetime:
         """The time, by the clock given at construction."""
@@ -154,7 +188,9 @@ class Session:
         git store, git as the source of what changed."""
         from chitin.store.source import StoreFiles
 
-        return Cache(self.root, self._strength, StoreFiles(self.root), git, memory=memory)
+        cache = Cache(self.root, self._strength, StoreFiles(self.root), git, memory=memory)
+        self._cache_file = None if memory else _file_identity(self._cache_path())
+        return cache
 
     def _sync(self, cache: Cache) -> Cache:
         try:
@@ -271,6 +307,14 @@ def _clock(now: datetime | Clock | None) -> Clock:
         fixed = now if now.tzinfo is not None else now.replace(tzinfo=UTC)
         return lambda: fixed
     return now
+
+
+def _file_identity(path: Path) -> tuple[int, int] | None:
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
 
 
 def signature(agent: str | None) -> str:

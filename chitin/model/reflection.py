@@ -17,6 +17,8 @@ from chitin.errors import ValidationError
 # new and reset come from OpenClaw's /new and /reset (as in the original); compact
 # and end from Claude Code's PreCompact and SessionEnd hooks.
 REASONS: tuple[str, ...] = ("new", "reset", "compact", "end")
+# Where chitin 1.4.5 queued reflections, below the home folder: read (and cleared) too.
+LEGACY_QUEUE = ".config/chitin/pending-reflection.json"
 MAX_PENDING = 10
 UNKNOWN = "unknown"
 

@@ -121,6 +121,12 @@ class LocalProvider:
             self._tokenizer = tokenizer
         return [encoding.ids for encoding in self._tokenizer.encode_batch(list(texts))]
 
+    def warm(self) -> None:
+        """Load the model and the query tokenizer now, and run them once (the first run
+        sets up onnxruntime's buffers): a process that serves many queries (the MCP
+        server) then answers its first one as quickly as the others."""
+        self.embed(["warm"], "query")
+
     def close(self) -> None:
         """Let go of the model now, while the interpreter is whole: onnxruntime's worker
         threads are then joined by its own destructor, not torn down at exit."""

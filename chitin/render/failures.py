@@ -1,4 +1,4 @@
-"""How an error that reaches the command line reads: one line, and the exit code.
+"""How an error reads for the person: one line, and the exit code a command gives.
 
 - chitin's own errors (``chitin.errors``) say what went wrong and what to do: exit 1.
 - An operating-system error whose cause is plain (no permission, a full disk, a

@@ -1,0 +1,56 @@
+"""``chitin mcp``: the store served to MCP clients (Claude Desktop, Claude Code,
+Cursor, …) over stdio, by the official MCP SDK (``pip install 'chitin[mcp]'``).
+
+One process answers a whole client session: the store is opened once, the embedding
+model is loaded once (while the client is still listing the tools), and every request
+first sees what changed on disk since the last one. Writes are the CLI's: one commit
+each, under the store's lock.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Mapping
+from pathlib import Path
+
+INSTALL = "pip install 'chitin[mcp]'"
+
+
+class MissingSDK(Exception):
+    """The MCP SDK is not installed (it is an optional extra)."""
+
+
+def check_sdk() -> None:
+    """Raise MissingSDK, naming the install command, when the SDK cannot be imported."""
+    import importlib.util
+
+    try:
+        found = importlib.util.find_spec("mcp.server.mcpserver") is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        raise MissingSDK(f"chitin mcp needs the MCP SDK, an optional extra: {INSTALL}")
+
+
+def serve(store: Path, env: Mapping[str, str], agent: str | None, command: tuple[str, ...]) -> None:
+    """Serve ``store`` over stdin and stdout until the client closes them, or until
+    SIGTERM or SIGINT: the request in progress is finished first (a write is never
+    cut short), then the process ends."""
+    from chitin import Chitin
+    from chitin.server.app import build
+    from chitin.server.worker import StoreWorker
+
+    worker = StoreWorker(lambda: Chitin(store, env=env, agent=agent, command=command))
+    server = build(worker)
+    previous = signal.signal(signal.SIGTERM, _as_interrupt)
+    try:
+        server.run("stdio")
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        worker.close()
+
+
+def _as_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt

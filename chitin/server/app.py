@@ -1,0 +1,136 @@
+"""The MCP server itself: the tools (tools.py), two resources and a prompt, on the
+official SDK's ``MCPServer``, over stdio.
+
+Arguments of the wrong JSON type are refused by the SDK before a tool runs; its
+message (pydantic's, several lines) is reworded here into chitin's one line, so that
+every refusal an agent reads is worded alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
+from pydantic import ValidationError as ArgumentError
+
+from chitin import __version__
+from chitin.server import prompts, tools
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import Context
+    from mcp.types import CallToolResult, InputRequiredResult
+
+    from chitin import Chitin
+    from chitin.server.worker import StoreWorker
+
+INSTRUCTIONS = """\
+chitin keeps how you work best: insights (lessons, reflexes, preferences) that you \
+earned by doing the work, kept as Markdown files in a git repository.
+- At the start of a task, call `retrieve` with what you are about to do, and follow \
+what it returns (the triggers whose situation fits, first).
+- When you learn a lesson (a correction, a lasting instruction, a pattern seen \
+several times, a technique that worked), check `similar`, then `contribute` it or \
+`reinforce` the insight that already says it.
+- Never store secrets, credentials or private data.
+- At a quiet moment, use the `reflect` prompt on the sessions that ended."""
+
+# pydantic's error types, by the start of their name: what the argument must be.
+_EXPECTED = {
+    "int": "a whole number",
+    "float": "a number",
+    "string": "a text",
+    "bool": "true or false",
+    "list": "a list",
+    "dict": "an object",
+}
+
+
+class ChitinServer(MCPServer[Any]):
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as error:
+            if isinstance(error.__cause__, ArgumentError):
+                return tools.failure(f"Error: {argument_problem(error.__cause__)}")
+            raise
+
+
+def argument_problem(error: ArgumentError) -> str:
+    """The first thing wrong with a tool's arguments, in one line."""
+    first = error.errors()[0]
+    where = [str(part) for part in first["loc"]]
+    name = where[0] + "".join(f"[{part}]" for part in where[1:]) if where else "arguments"
+    if first["type"] == "missing":
+        return f"{name} is required"
+    expected = _EXPECTED.get(first["type"].split("_")[0])
+    if expected is None:
+        return f"{name}: {first['msg']}"
+    return f"{name} must be {expected}, got {first.get('input')!r}"
+
+
+def build(worker: StoreWorker) -> ChitinServer:
+    @asynccontextmanager
+    async def lifespan(server: MCPServer[Any]) -> AsyncIterator[None]:
+        worker.start_warming()  # the model loads while the client looks at the tools
+        yield
+
+    server = ChitinServer(
+        "chitin",
+        title="chitin",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        log_level="WARNING",
+        lifespan=lifespan,
+    )
+    tools.register(server, worker)
+    _resources(server, worker)
+    prompts.register(server, worker)
+    return server
+
+
+def _resources(server: ChitinServer, worker: StoreWorker) -> None:
+    @server.resource(
+        "personality://current",
+        name="personality",
+        title="PERSONALITY.md",
+        description="The insights for a session, rendered as `chitin render` writes "
+        "PERSONALITY.md (the strongest ones, within 2,000 tokens).",
+        mime_type="text/markdown",
+    )
+    async def personality() -> str:
+        return str(await _read(worker, lambda chitin: chitin.render().text))
+
+    @server.resource(
+        "insight://{id}",
+        name="insight",
+        title="An insight's file",
+        description="One insight's Markdown file as it is on disk (YAML frontmatter, then "
+        "its sections). The id may be any unique prefix.",
+        mime_type="text/markdown",
+    )
+    async def insight(id: str) -> str:
+        return str(await _read(worker, lambda chitin: insight_file(chitin, id)))
+
+
+def insight_file(chitin: Chitin, ref: str) -> str:
+    found = chitin.get(ref)
+    return (chitin.root / chitin.path_of(found.id)).read_text(encoding="utf-8")
+
+
+async def _read(worker: StoreWorker, work: Any) -> Any:
+    """A resource's content; chitin's errors as the SDK's resource errors (one line)."""
+    from chitin.errors import AmbiguousIdError, ChitinError, NotFoundError
+    from chitin.render.failures import describe
+
+    try:
+        value, _ = await worker.run(work)
+    except (NotFoundError, AmbiguousIdError) as error:
+        raise ResourceNotFoundError(str(error)) from None
+    except (ChitinError, OSError) as error:
+        raise ResourceError(describe(error)[0]) from None
+    return value

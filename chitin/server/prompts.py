@@ -1,0 +1,64 @@
+"""The ``reflect`` prompt: end-of-session reflection, in the words of SKILL.md.
+
+The guidance is SKILL.md's own sections, read from the shipped file, so that the
+skill and the prompt never drift apart; the prompt adds what is pending now.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+    from chitin import Chitin
+    from chitin.server.worker import StoreWorker
+
+# SKILL.md's sections that guide a reflection, in the order the prompt gives them.
+SECTIONS = ("The reflection loop", "When to contribute", "How to contribute", "Keep insights true")
+
+LEAD = """\
+Reflect on the sessions that ended, and keep what you learned as chitin insights.
+
+Every `chitin <command>` below is also a tool of this server, by the same name and \
+with the same options: `chitin similar "…" --semantic` is `similar` with `semantic: \
+true`, and `chitin reflect --clear` is `reflect` with `clear: true`."""
+
+
+def register(server: MCPServer[Any], worker: StoreWorker) -> None:
+    @server.prompt(
+        "reflect",
+        title="Reflect on ended sessions",
+        description="Walk through the sessions waiting for reflection: contribute what "
+        "you learned, reinforce what proved true, then clear the queue.",
+    )
+    async def reflect() -> str:
+        pending, _ = await worker.run(pending_lines)
+        return "\n\n".join([LEAD, pending, *skill_sections(SECTIONS)])
+
+
+def pending_lines(chitin: Chitin) -> str:
+    from chitin.model.reflection import display_time
+    from chitin.server.tools import pending
+
+    found = pending(chitin)
+    if not found.markers:
+        return (
+            "No session is waiting for reflection now; reflect on this session, if "
+            "anything in it is worth keeping."
+        )
+    lines = [f"{len(found.markers)} session(s) wait for reflection:"]
+    lines += [f"- {m.session_key} ({m.reason}), {display_time(m)}" for m in found.markers]
+    return "\n".join(lines)
+
+
+def skill_sections(titles: tuple[str, ...]) -> list[str]:
+    """The sections of the shipped SKILL.md with these titles, each as it is written."""
+    from chitin.resources import asset_path
+
+    text = asset_path("SKILL.md").read_text(encoding="utf-8")
+    sections = {}
+    for part in text.split("\n## ")[1:]:
+        title, _, body = part.partition("\n")
+        sections[title.strip()] = f"## {title.strip()}\n{body.rstrip()}"
+    return [sections[title] for title in titles if title in sections]
