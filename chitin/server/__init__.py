@@ -12,6 +12,7 @@ from __future__ import annotations
 import signal
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 INSTALL = "pip install 'chitin[mcp]'"
 
@@ -36,21 +37,36 @@ def serve(store: Path, env: Mapping[str, str], agent: str | None, command: tuple
     """Serve ``store`` over stdin and stdout until the client closes them, or until
     SIGTERM or SIGINT: the request in progress is finished first (a write is never
     cut short), then the process ends."""
+    import anyio
+
     from chitin import Chitin
     from chitin.server.app import build
     from chitin.server.worker import StoreWorker
 
     worker = StoreWorker(lambda: Chitin(store, env=env, agent=agent, command=command))
-    server = build(worker)
-    previous = signal.signal(signal.SIGTERM, _as_interrupt)
     try:
-        server.run("stdio")
-    except KeyboardInterrupt:
+        anyio.run(_serve_until_stopped, build(worker))
+    except KeyboardInterrupt:  # Ctrl-C before the server listened for it
         pass
     finally:
-        signal.signal(signal.SIGTERM, previous)
         worker.close()
 
 
-def _as_interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
+STOPPING = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
+async def _serve_until_stopped(server: Any) -> None:
+    """The server, until its client closes stdin or a signal asks it to stop."""
+    import anyio
+
+    async with anyio.create_task_group() as group:
+
+        async def stop_on_signal() -> None:
+            with anyio.open_signal_receiver(*STOPPING) as signals:
+                async for _ in signals:
+                    group.cancel_scope.cancel()
+                    return
+
+        group.start_soon(stop_on_signal)
+        await server.run_stdio_async()
+        group.cancel_scope.cancel()

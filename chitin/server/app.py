@@ -17,6 +17,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from pydantic import ValidationError as ArgumentError
 
 from chitin import __version__
+from chitin.errors import ValidationError
 from chitin.server import prompts, tools
 
 if TYPE_CHECKING:
@@ -52,12 +53,16 @@ class ChitinServer(MCPServer[Any]):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
+        """A tool's answer; whatever it raised, the line the CLI prints for it."""
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as error:
-            if isinstance(error.__cause__, ArgumentError):
-                return tools.failure(f"Error: {argument_problem(error.__cause__)}")
-            raise
+            cause = error.__cause__
+            if isinstance(cause, ArgumentError):
+                return tools.failure(ValidationError("arguments", argument_problem(cause)))
+            if cause is None:  # the SDK's own refusal: an unknown tool
+                raise
+            return tools.failure(cause)
 
 
 def argument_problem(error: ArgumentError) -> str:

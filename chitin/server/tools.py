@@ -41,50 +41,50 @@ FOLDS = ToolAnnotations(
 )
 
 
-def _one_of(values: tuple[str, ...], description: str) -> Any:
-    return Field(description=description, json_schema_extra={"enum": list(values)})
+def _enum(values: tuple[str, ...]) -> Any:
+    return Field(json_schema_extra={"enum": list(values)})
 
 
-def _many_of(values: tuple[str, ...], description: str) -> Any:
-    return Field(description=description, json_schema_extra={"items": {"enum": list(values)}})
+def _bounds(low: float, high: float) -> Any:
+    return Field(json_schema_extra={"minimum": low, "maximum": high})
 
 
-def _range(low: float, high: float, description: str) -> Any:
-    return Field(description=description, json_schema_extra={"minimum": low, "maximum": high})
+def _about(description: str) -> Any:
+    return Field(description=description)
 
+
+# What the arguments may be; the schema says so, chitin checks it (see the doc above).
+TypeName = Annotated[str, _enum(TYPES)]
+ProvenanceName = Annotated[str, _enum(PROVENANCES)]
+EvidenceName = Annotated[str, _enum(EVIDENCE_KINDS)]
+Fraction = Annotated[float, _bounds(0, 1)]
+Count = Annotated[int, _bounds(1, MAX_COUNT)]
+Budget = Annotated[int, _bounds(1, MAX_BUDGET)]
+Days = Annotated[int, _bounds(1, MAX_DAYS)]
 
 # The arguments several tools share.
-Id = Annotated[str, Field(description="The insight's id, or any unique prefix of it.")]
-Confidence = Annotated[float, _range(0, 1, "How sure, from 0 to 1.")]
-Tags = Annotated[list[str], Field(description='Tags, such as ["testing", "git"].')]
-Types = Annotated[list[str], _many_of(TYPES, "Only insights of these types.")]
-Provenance = Annotated[str, _one_of(PROVENANCES, "How it was learned.")]
+Id = Annotated[str, _about("The insight's id, or any unique prefix of it.")]
+Types = Annotated[list[TypeName] | None, _about("Only insights of these types.")]
+AnyTags = Annotated[list[str] | None, _about("Only insights with any of these tags.")]
+MinConfidence = Annotated[Fraction | None, _about("Only insights at least this confident.")]
 AllowSecret = Annotated[
-    bool,
-    Field(description="Write text that looks like a credential anyway (refused without it)."),
+    bool, _about("Write text that looks like a credential anyway (refused without it).")
 ]
 
 
-def check_range(name: str, value: int | None, high: int) -> int | None:
+def check_range(name: str, value: int | None, high: int) -> None:
     """The CLI's bound on a count or budget, with click's wording."""
     if value is not None and not 1 <= value <= high:
         raise ValidationError(
             name, f"Invalid value for '{name}': {value} is not in the range 1<=x<={high}."
         )
-    return value
 
 
 async def answer(worker: StoreWorker, work: Callable[[Chitin], Any]) -> CallToolResult:
     """``work`` on the store's thread, as a tool's result: the JSON as the command prints
-    it (and as structured content), with chitin's warnings in a second block; a failure
-    is the command's error line."""
-    from chitin.render.failures import describe
-
-    try:
-        value, warnings = await worker.run(work)
-    except Exception as error:
-        message, _ = describe(error)
-        return failure(f"{getattr(error, 'prefix', 'Error')}: {message}")
+    it (and as structured content), with chitin's warnings in a second block. (A
+    failure is worded by app.py, wherever in the tool it is raised.)"""
+    value, warnings = await worker.run(work)
     texts = [
         json.dumps(value, indent=2, ensure_ascii=False),
         *(["\n".join(warnings)] * bool(warnings)),
@@ -94,7 +94,12 @@ async def answer(worker: StoreWorker, work: Callable[[Chitin], Any]) -> CallTool
     return CallToolResult(content=content, structured_content=structured)
 
 
-def failure(line: str) -> CallToolResult:
+def failure(error: BaseException) -> CallToolResult:
+    """A tool's failure, in the line the CLI prints for it."""
+    from chitin.render.failures import describe
+
+    message, _ = describe(error)
+    line = f"{getattr(error, 'prefix', 'Error')}: {message}"
     return CallToolResult(content=[TextContent(type="text", text=line)], is_error=True)
 
 
@@ -108,22 +113,18 @@ def _tools(worker: StoreWorker) -> list[tuple[Callable[..., Any], ToolAnnotation
     from chitin.render import shapes
 
     async def retrieve(
-        query: Annotated[str, Field(description="What you are about to do, in your words.")],
+        query: Annotated[str, _about("What you are about to do, in your own words.")],
         budget: Annotated[
-            int, _range(1, MAX_BUDGET, "Most tokens the context may take (~4 characters each).")
+            Budget, _about("Most tokens the context may take (~4 chars each).")
         ] = 2000,
-        max_results: Annotated[int, _range(1, MAX_COUNT, "Most insights to consider.")] = 15,
-        types: Types | None = None,
-        tags: Annotated[
-            list[str] | None, Field(description="Only insights with any of these.")
-        ] = None,
-        min_confidence: Annotated[
-            float | None, _range(0, 1, "Only insights this confident.")
-        ] = None,
+        max_results: Annotated[Count, _about("Most insights to consider.")] = 15,
+        types: Types = None,
+        tags: AnyTags = None,
+        min_confidence: MinConfidence = None,
         full: Annotated[
-            bool, Field(description="Give each insight's context, reasoning and limitations.")
+            bool, _about("Give each insight's context, reasoning, limitations.")
         ] = False,
-        explain: Annotated[bool, Field(description="Give every factor of every score.")] = False,
+        explain: Annotated[bool, _about("Give every factor of every score.")] = False,
     ) -> CallToolResult:
         """The insights that matter for what you are about to do, best first, within a
         token budget. Call it at the start of a task, describing the task. `context` is
@@ -133,13 +134,15 @@ def _tools(worker: StoreWorker) -> list[tuple[Callable[..., Any], ToolAnnotation
         from chitin.model.insight import check_confidence, parse_tags
         from chitin.render import budget as marshalling
 
+        check_range("budget", budget, MAX_BUDGET)
+        check_range("max_results", max_results, MAX_COUNT)
         asked = Query(
             query,
-            check_range("max_results", max_results, MAX_COUNT) or 15,
+            max_results,
             tuple(types or ()),
             parse_tags(tags),
             check_confidence(min_confidence) if min_confidence is not None else None,
-            check_range("budget", budget, MAX_BUDGET) or 2000,
+            budget,
         )
 
         def work(chitin: Chitin) -> dict[str, Any]:
@@ -150,24 +153,18 @@ def _tools(worker: StoreWorker) -> list[tuple[Callable[..., Any], ToolAnnotation
         return await answer(worker, work)
 
     async def contribute(
-        type: Annotated[str, _one_of(TYPES, "The kind of insight.")],
-        claim: Annotated[str, Field(description="The insight itself: one sentence of guidance.")],
-        confidence: Confidence,
-        reasoning: Annotated[str | None, Field(description="How you arrived at it.")] = None,
-        context: Annotated[str | None, Field(description="When it applies.")] = None,
-        limitations: Annotated[str | None, Field(description="When it breaks down.")] = None,
-        tags: Tags | None = None,
-        source: Annotated[str | None, Field(description="The experience it came from.")] = None,
-        provenance: Provenance | None = None,
-        condition: Annotated[
-            str | None, Field(description='Triggers only: the situation ("when …").')
-        ] = None,
-        avoid: Annotated[
-            bool | None, Field(description="Triggers only: the claim is what not to do.")
-        ] = None,
-        force: Annotated[
-            bool, Field(description="Skip the check for duplicates and conflicts.")
-        ] = False,
+        type: Annotated[TypeName, _about("The kind of insight.")],
+        claim: Annotated[str, _about("The insight itself: one sentence of guidance.")],
+        confidence: Annotated[Fraction, _about("How sure you are, from 0 to 1.")],
+        reasoning: Annotated[str | None, _about("How you arrived at it.")] = None,
+        context: Annotated[str | None, _about("When it applies.")] = None,
+        limitations: Annotated[str | None, _about("When it breaks down.")] = None,
+        tags: Annotated[list[str] | None, _about('Tags, such as ["testing", "git"].')] = None,
+        source: Annotated[str | None, _about("The experience it came from.")] = None,
+        provenance: Annotated[ProvenanceName | None, _about("How it was learned.")] = None,
+        condition: Annotated[str | None, _about('Triggers only: the situation ("when …").')] = None,
+        avoid: Annotated[bool | None, _about("Triggers only: the claim is what not to do.")] = None,
+        force: Annotated[bool, _about("Skip the check for duplicates and conflicts.")] = False,
         allow_secret: AllowSecret = False,
     ) -> CallToolResult:
         """Record a lesson you learned as a new insight (one git commit). Check with
@@ -200,13 +197,12 @@ def _tools(worker: StoreWorker) -> list[tuple[Callable[..., Any], ToolAnnotation
 
     async def reinforce(
         id: Id,
-        source: Annotated[str | None, Field(description="What confirmed it.")] = None,
+        source: Annotated[str | None, _about("What confirmed it.")] = None,
         evidence: Annotated[
-            str | None,
-            _one_of(
-                EVIDENCE_KINDS,
+            EvidenceName | None,
+            _about(
                 "external: a result or another person confirmed it; internal: your own "
-                "check; social: someone said so.",
+                "check; social: someone said so."
             ),
         ] = None,
         allow_secret: AllowSecret = False,
@@ -223,25 +219,24 @@ def _tools(worker: StoreWorker) -> list[tuple[Callable[..., Any], ToolAnnotation
         return await answer(worker, work)
 
     async def similar(
-        claim: Annotated[str, Field(description="The claim to compare with the stored ones.")],
+        claim: Annotated[str, _about("The claim to compare with the stored ones.")],
         threshold: Annotated[
-            float | None,
-            _range(0, 1, "Lowest similarity to give (default 0.2 in words, 0.5 in meaning)."),
+            Fraction | None, _about("Lowest similarity to give (default 0.2; 0.5 in meaning).")
         ] = None,
         semantic: Annotated[
-            bool, Field(description="Compare meaning (embeddings) instead of shared words.")
+            bool, _about("Compare meaning (embeddings), not shared words.")
         ] = False,
     ) -> CallToolResult:
         """Stored insights close to a claim: by shared words (Jaccard), or with
         `semantic`, by meaning. Ask before you contribute, to find what is already known."""
-        from chitin.model.insight import check_confidence
+        from chitin.model.insight import check_confidence, js_number
 
         floor = (0.5 if semantic else 0.2) if threshold is None else threshold
         try:
             checked = check_confidence(floor)
         except ValidationError:
             raise ValidationError(
-                "threshold", f"threshold must be a number from 0 to 1, got {floor!r}"
+                "threshold", f"threshold must be a number from 0 to 1, got {js_number(floor)}"
             ) from None
 
         def work(chitin: Chitin) -> list[dict[str, Any]]:
@@ -255,15 +250,11 @@ def _tools(worker: StoreWorker) -> list[tuple[Callable[..., Any], ToolAnnotation
         return await answer(worker, lambda chitin: shapes.insight(chitin.get(id)))
 
     async def list_insights(
-        types: Types | None = None,
-        tags: Annotated[
-            list[str] | None, Field(description="Only insights with any of these.")
-        ] = None,
-        provenance: Provenance | None = None,
-        min_confidence: Annotated[
-            float | None, _range(0, 1, "Only insights this confident.")
-        ] = None,
-        archived: Annotated[bool, Field(description="List archived insights instead.")] = False,
+        types: Types = None,
+        tags: AnyTags = None,
+        provenance: Annotated[ProvenanceName | None, _about("Only this provenance.")] = None,
+        min_confidence: MinConfidence = None,
+        archived: Annotated[bool, _about("List archived insights instead.")] = False,
     ) -> CallToolResult:
         """Insights, newest first; the filters combine."""
         from chitin.model.insight import check_confidence, parse_tags
@@ -285,22 +276,21 @@ def _tools(worker: StoreWorker) -> list[tuple[Callable[..., Any], ToolAnnotation
 
     async def update(
         id: Id,
-        type: Annotated[str | None, _one_of(TYPES, "A new type (moves the file).")] = None,
-        claim: Annotated[str | None, Field(description="A new claim.")] = None,
-        confidence: Annotated[float | None, _range(0, 1, "A new confidence.")] = None,
-        reasoning: Annotated[str | None, Field(description="New reasoning; '' clears it.")] = None,
-        context: Annotated[str | None, Field(description="New context; '' clears it.")] = None,
-        limitations: Annotated[
-            str | None, Field(description="New limitations; '' clears them.")
-        ] = None,
-        tags: Annotated[list[str] | None, Field(description="New tags; [] clears them.")] = None,
-        source: Annotated[str | None, Field(description="New source; '' clears it.")] = None,
+        type: Annotated[TypeName | None, _about("A new type (moves the file).")] = None,
+        claim: Annotated[str | None, _about("A new claim.")] = None,
+        confidence: Annotated[Fraction | None, _about("A new confidence, from 0 to 1.")] = None,
+        reasoning: Annotated[str | None, _about("New reasoning; '' clears it.")] = None,
+        context: Annotated[str | None, _about("New context; '' clears it.")] = None,
+        limitations: Annotated[str | None, _about("New limitations; '' clears them.")] = None,
+        tags: Annotated[list[str] | None, _about("New tags; [] clears them.")] = None,
+        source: Annotated[str | None, _about("New source; '' clears it.")] = None,
         provenance: Annotated[
-            str | None, _one_of((*PROVENANCES, ""), "New provenance; '' clears it.")
+            Annotated[str, _enum((*PROVENANCES, ""))] | None,
+            _about("New provenance; '' clears it."),
         ] = None,
-        condition: Annotated[str | None, Field(description="Triggers: a new condition.")] = None,
+        condition: Annotated[str | None, _about("Triggers: a new condition.")] = None,
         avoid: Annotated[
-            bool | None, Field(description="Triggers: avoid (true) or do (false) the action.")
+            bool | None, _about("Triggers: avoid (true) or do (false) the action.")
         ] = None,
         allow_secret: AllowSecret = False,
     ) -> CallToolResult:
@@ -339,9 +329,9 @@ def _tools(worker: StoreWorker) -> list[tuple[Callable[..., Any], ToolAnnotation
         return await answer(worker, lambda chitin: shapes.insight(chitin.unarchive(id).insight))
 
     async def merge(
-        source: Annotated[str, Field(description="The insight to fold in; it is deleted.")],
-        target: Annotated[str, Field(description="The insight that stays.")],
-        claim: Annotated[str | None, Field(description="A new claim for the merged one.")] = None,
+        source: Annotated[str, _about("The insight to fold in (id or prefix); it is deleted.")],
+        target: Annotated[str, _about("The insight that stays (id or prefix).")],
+        claim: Annotated[str | None, _about("A new claim for the merged insight.")] = None,
         allow_secret: AllowSecret = False,
     ) -> CallToolResult:
         """Fold a duplicate (`source`) into the insight that stays (`target`), in one
@@ -356,7 +346,7 @@ def _tools(worker: StoreWorker) -> list[tuple[Callable[..., Any], ToolAnnotation
 
     async def history(
         id: Id,
-        limit: Annotated[int | None, _range(1, MAX_COUNT, "Only the newest N commits.")] = None,
+        limit: Annotated[Count | None, _about("Only the newest N commits.")] = None,
     ) -> CallToolResult:
         """How an insight changed, oldest first, from git log (hand edits included)."""
         check_range("limit", limit, MAX_COUNT)
@@ -368,8 +358,8 @@ def _tools(worker: StoreWorker) -> list[tuple[Callable[..., Any], ToolAnnotation
         return await answer(worker, work)
 
     async def changelog(
-        days: Annotated[int | None, _range(1, MAX_DAYS, "Only the last N days.")] = None,
-        limit: Annotated[int, _range(1, MAX_COUNT, "At most N changes.")] = 20,
+        days: Annotated[Days | None, _about("Only the changes of the last N days.")] = None,
+        limit: Annotated[Count, _about("At most N changes.")] = 20,
     ) -> CallToolResult:
         """The newest changes across the store, newest first, from git log."""
         check_range("days", days, MAX_DAYS)
@@ -378,7 +368,7 @@ def _tools(worker: StoreWorker) -> list[tuple[Callable[..., Any], ToolAnnotation
 
     async def reflect(
         clear: Annotated[
-            bool, Field(description="Empty the queue after listing it (when you are done).")
+            bool, _about("Empty the queue after listing it (when you are done).")
         ] = False,
     ) -> CallToolResult:
         """The sessions that ended and wait for reflection, with the store's counts. For

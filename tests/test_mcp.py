@@ -1,0 +1,585 @@
+"""``chitin mcp`` (issue 14), driven by the MCP SDK's own client over stdio, against
+the installed ``chitin`` as a subprocess: the tools, resources and prompt a client
+sees, every tool's answer against its command's JSON, bad calls against the CLI's
+messages, changes made under a running server, and what the process writes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+from conftest import Run, chitin_program, commit_count, git
+from mcp import Client, StdioServerParameters
+from mcp.shared.exceptions import MCPError
+
+from chitin.model.insight import EVIDENCE_KINDS, PROVENANCES, TYPES
+
+TOOLS = {
+    "retrieve",
+    "contribute",
+    "reinforce",
+    "similar",
+    "get",
+    "list",
+    "update",
+    "archive",
+    "unarchive",
+    "merge",
+    "history",
+    "changelog",
+    "reflect",
+    "stats",
+}
+READ_ONLY = {"retrieve", "similar", "get", "list", "history", "changelog", "stats"}
+
+
+def _params(store: Path, extra_env: dict[str, str] | None = None) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=chitin_program(),
+        args=["--store", str(store), "mcp"],
+        env={**os.environ, **(extra_env or {})},
+    )
+
+
+def serve(store: Path, body: Callable[[Client], Awaitable[Any]], **env: str) -> Any:
+    """Run ``body(client)`` in one client session with ``chitin mcp`` on ``store``."""
+
+    async def session() -> Any:
+        async with Client(_params(store, env)) as client:
+            return await body(client)
+
+    return anyio.run(session)
+
+
+class Called:
+    """A tool's result: the JSON of its first block, its text, and whether it failed."""
+
+    def __init__(self, result: Any) -> None:
+        self.failed = bool(result.is_error)
+        self.blocks = [block.text for block in result.content]
+        self.text = self.blocks[0]
+        self.structured = result.structured_content
+
+    @property
+    def json(self) -> Any:
+        assert not self.failed, self.text
+        return json.loads(self.text)
+
+
+async def call(client: Client, tool: str, **arguments: Any) -> Called:
+    return Called(await client.call_tool(tool, arguments))
+
+
+def cli_error(run: Run, *args: str, input: str | None = None) -> str:
+    """The one line the CLI prints for a failing command."""
+    result = run(*args, input=input, expect=None)
+    assert result.exit_code in (1, 2), result.output
+    return result.stderr.strip().splitlines()[0].split(" (see 'chitin")[0]
+
+
+# ------------------------------------------------------------------ what a client sees
+
+
+def test_a_client_sees_the_tools_resources_and_prompt(store: Path, run: Run) -> None:
+    run("init")
+
+    async def look(client: Client) -> Any:
+        return (
+            (await client.list_tools()).tools,
+            (await client.list_resources()).resources,
+            (await client.list_resource_templates()).resource_templates,
+            (await client.list_prompts()).prompts,
+            client.instructions,
+        )
+
+    tools, resources, templates, prompts, instructions = serve(store, look)
+    by_name = {tool.name: tool for tool in tools}
+    assert set(by_name) == TOOLS
+    for name, tool in by_name.items():
+        assert tool.description and len(tool.description) > 40, name
+        assert tool.annotations is not None
+        assert tool.annotations.read_only_hint is (name in READ_ONLY), name
+        assert tool.annotations.open_world_hint is False
+    assert by_name["archive"].annotations.destructive_hint is True
+    assert by_name["merge"].annotations.destructive_hint is True
+    assert by_name["contribute"].annotations.destructive_hint is False
+    assert by_name["update"].annotations.idempotent_hint is True
+
+    contribute = by_name["contribute"].input_schema
+    assert contribute["required"] == ["type", "claim", "confidence"]
+    properties = contribute["properties"]
+    assert properties["type"]["enum"] == list(TYPES)
+    assert (properties["confidence"]["minimum"], properties["confidence"]["maximum"]) == (0, 1)
+    assert properties["provenance"]["anyOf"][0]["enum"] == list(PROVENANCES)
+    assert {"reasoning", "context", "limitations", "tags", "source", "condition", "avoid"} <= set(
+        properties
+    )
+    reinforce = by_name["reinforce"].input_schema["properties"]
+    assert reinforce["evidence"]["anyOf"][0]["enum"] == list(EVIDENCE_KINDS)
+    retrieve = by_name["retrieve"].input_schema
+    assert retrieve["required"] == ["query"]
+    assert retrieve["properties"]["budget"]["minimum"] == 1
+    assert retrieve["properties"]["types"]["anyOf"][0]["items"]["enum"] == list(TYPES)
+
+    assert [str(r.uri) for r in resources] == ["personality://current"]
+    assert [t.uri_template for t in templates] == ["insight://{id}"]
+    assert [p.name for p in prompts] == ["reflect"]
+    assert instructions is not None and "retrieve" in instructions
+
+
+# ------------------------------------------------------------------ every tool
+
+
+def test_every_tool_answers_as_its_command(store: Path, run: Run) -> None:
+    run("init")
+    commits = commit_count(store)
+    run("reflect", "--queue", "--session-key", "agent:main:1", "--reason", "new")
+
+    async def work(client: Client) -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        made = await call(
+            client,
+            "contribute",
+            type="skill",
+            claim="Reproduce a flaky test in a loop before changing it",
+            confidence=0.7,
+            tags=["testing", "flaky"],
+            provenance="observation",
+            reasoning="Two fixes missed the race.",
+        )
+        seen["contribute"] = made.json
+        assert made.structured == made.json
+        twin = await call(
+            client,
+            "contribute",
+            type="skill",
+            claim="Reproduce a flaky test in a loop before changing anything",
+            confidence=0.6,
+        )
+        seen["twin"] = twin.json
+        trigger = await call(
+            client,
+            "contribute",
+            type="trigger",
+            claim="weakening the assertion",
+            condition="a test fails and editing it is quickest",
+            avoid=True,
+            confidence=0.9,
+        )
+        seen["trigger"] = trigger.json
+        first = made.json["insight"]["id"]
+        seen["similar"] = (await call(client, "similar", claim="reproduce a flaky test")).json
+        seen["get"] = (await call(client, "get", id=first[:-2])).json
+        seen["list"] = (await call(client, "list", types=["skill"])).json
+        seen["update"] = (
+            await call(client, "update", id=first, limitations="Not for tests of timing")
+        ).json
+        seen["reinforce"] = (
+            await call(client, "reinforce", id=first, evidence="internal", source="ran it")
+        ).json
+        seen["history"] = (await call(client, "history", id=first)).json
+        seen["changelog"] = (await call(client, "changelog", days=1)).json
+        seen["archive"] = (await call(client, "archive", id=trigger.json["insight"]["id"])).json
+        seen["unarchive"] = (await call(client, "unarchive", id=trigger.json["insight"]["id"])).json
+        seen["merge"] = (
+            await call(client, "merge", source=twin.json["insight"]["id"], target=first)
+        ).json
+        seen["retrieve"] = (
+            await call(client, "retrieve", query="fix the flaky test", budget=500)
+        ).json
+        seen["stats"] = (await call(client, "stats")).json
+        seen["reflect"] = (await call(client, "reflect")).json
+        seen["reflect-clear"] = (await call(client, "reflect", clear=True)).json
+        seen["reflect-after"] = (await call(client, "reflect")).json
+        return seen
+
+    seen = serve(store, work)
+    first = seen["contribute"]["insight"]["id"]
+    trigger = seen["trigger"]["insight"]["id"]
+    # Each write is one commit, as the CLI makes it: 3 contributions, update, reinforce,
+    # archive, unarchive, merge.
+    assert commit_count(store) == commits + 8
+    assert seen["contribute"]["path"] == f"insights/skill/{first}.md"
+    assert seen["twin"]["duplicates"][0]["id"] == first
+    assert seen["trigger"]["insight"]["avoid"] is True
+    assert seen["similar"][0]["id"] == first
+    assert seen["update"]["limitations"] == "Not for tests of timing"
+    assert seen["reinforce"]["reinforcementCount"] == 1
+    assert seen["archive"]["archived"] is True and seen["unarchive"]["archived"] is False
+    assert seen["merge"]["reinforcementCount"] >= 1
+    assert first in [r["id"] for r in seen["retrieve"]["insights"]]
+    assert seen["retrieve"]["context"] and seen["retrieve"]["tokenEstimate"] <= 500
+    assert seen["reflect"]["pending"][0]["sessionKey"] == "agent:main:1"
+    assert seen["reflect-clear"]["cleared"] == 1
+    assert seen["reflect-after"]["pending"] == []
+
+    # The answers are the commands' own JSON, byte for byte where time cannot differ.
+    def cli(*args: str) -> Any:
+        return json.loads(run(*args, "--format", "json").stdout)
+
+    assert seen["stats"] == cli("stats")
+    assert seen["merge"] == cli("get", first)
+    assert seen["history"]["insight"] == seen["reinforce"]
+    told = seen["history"]["history"]
+    assert len(told) == 3 and told == cli("history", first)["history"][:3]
+    made_then = [seen["twin"]["insight"], seen["contribute"]["insight"]]  # the same second:
+    assert sorted(seen["list"], key=str) == sorted(made_then, key=str)  # in either order
+    assert seen["get"] == seen["contribute"]["insight"]
+    assert {entry["insightId"] for entry in seen["changelog"]} >= {first, trigger}
+
+
+# ------------------------------------------------------------------ bad calls
+
+
+def test_bad_calls_fail_with_the_clis_messages(store: Path, run: Run, add: Any) -> None:
+    known = add("skill", "Write the failing test first", 0.8)["id"]
+    commits = commit_count(store)
+    stdin_missing_claim = json.dumps({"type": "skill", "confidence": 0.5})
+    stdin_high = json.dumps({"type": "skill", "claim": "A claim", "confidence": 2})
+    stdin_bad_type = json.dumps({"type": "skil", "claim": "A claim", "confidence": 0.5})
+    expected = {
+        "unknown id": cli_error(run, "get", "nope"),
+        "confidence 2": cli_error(run, "contribute", "--json", input=stdin_high),
+        "missing claim": cli_error(run, "contribute", "--json", input=stdin_missing_claim),
+        "bad type": cli_error(run, "contribute", "--json", input=stdin_bad_type),
+        "bad filter": cli_error(run, "retrieve", "--query", "x", "--type", "skill,nope"),
+        "bad evidence": cli_error(run, "reinforce", known, "--evidence", "hearsay"),
+        "bad provenance": cli_error(run, "list", "--provenance", "rumour"),
+        "merge itself": cli_error(run, "merge", known, known),
+    }
+
+    async def bad(client: Client) -> dict[str, Called]:
+        calls = {
+            "unknown id": ("get", {"id": "nope"}),
+            "confidence 2": ("contribute", {"type": "skill", "claim": "A claim", "confidence": 2}),
+            "missing claim": ("contribute", {"type": "skill", "confidence": 0.5}),
+            "bad type": ("contribute", {"type": "skil", "claim": "A claim", "confidence": 0.5}),
+            "bad filter": ("retrieve", {"query": "x", "types": ["skill", "nope"]}),
+            "bad threshold": ("similar", {"claim": "x", "threshold": 2}),
+            "bad evidence": ("reinforce", {"id": known, "evidence": "hearsay"}),
+            "bad provenance": ("list", {"provenance": "rumour"}),
+            "merge itself": ("merge", {"source": known, "target": known}),
+            "budget 0": ("retrieve", {"query": "x", "budget": 0}),
+            "words for a number": (
+                "contribute",
+                {"type": "skill", "claim": "c", "confidence": "high"},
+            ),
+            "a number for a text": ("get", {"id": 5}),
+            "tags not a list": (
+                "contribute",
+                {"type": "skill", "claim": "c", "confidence": 0.5, "tags": {"a": 1}},
+            ),
+            "unknown tool": ("forget", {}),
+        }
+        answers = {name: await call(client, tool, **args) for name, (tool, args) in calls.items()}
+        answers["still serving"] = await call(client, "get", id=known)
+        return answers
+
+    answers = serve(store, bad)
+    for name, line in expected.items():
+        assert answers[name].failed, name
+        assert answers[name].blocks == [line], name
+    assert answers["bad threshold"].text == ("Error: threshold must be a number from 0 to 1, got 2")
+    assert answers["budget 0"].text == (
+        "Error: Invalid value for 'budget': 0 is not in the range 1<=x<=1000000."
+    )
+    assert answers["words for a number"].text == "Error: confidence must be a number, got 'high'"
+    assert answers["a number for a text"].text == "Error: id must be a text, got 5"
+    assert answers["tags not a list"].text == "Error: tags must be a list, got {'a': 1}"
+    assert answers["unknown tool"].failed and "forget" in answers["unknown tool"].text
+    assert not answers["still serving"].failed
+    assert commit_count(store) == commits  # nothing was written by any of them
+    for answer in answers.values():
+        assert "\n" not in answer.text or not answer.failed
+        assert "Traceback" not in answer.text
+
+
+# ------------------------------------------------------------------ changes under it
+
+
+def test_the_server_sees_changes_made_under_it(store: Path, run: Run, add: Any) -> None:
+    """A CLI write from another process, a hand edit, a git operation and a removed
+    .chitin/ are all seen by the next request."""
+    known = add("skill", "Keep commits small and focused", 0.8)
+    path = store / "insights" / "skill" / f"{known['id']}.md"
+
+    def elsewhere(*args: str) -> str:
+        done = subprocess.run(
+            [chitin_program(), "--store", str(store), *args],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return done.stdout
+
+    async def session(client: Client) -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        first = await call(client, "retrieve", query="deploy the service to production")
+        seen["before"] = [r["id"] for r in first.json["insights"]]
+        made = json.loads(
+            elsewhere(
+                "contribute",
+                "--type",
+                "principle",
+                "--claim",
+                "Deploy to production only after the staging checks pass",
+                "--confidence",
+                "0.9",
+                "--format",
+                "json",
+            )
+        )["insight"]["id"]
+        seen["made"] = made
+        after = await call(client, "retrieve", query="deploy the service to production")
+        seen["after"] = [r["id"] for r in after.json["insights"]]
+        path.write_text(path.read_text().replace("small and focused", "small and reviewed"))
+        seen["edited"] = (await call(client, "get", id=known["id"])).json["claim"]
+        git(store, "rm", "-q", f"insights/principle/{made}.md")
+        git(store, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "drop it")
+        seen["removed"] = (await call(client, "get", id=made)).text
+        import shutil
+
+        shutil.rmtree(store / ".chitin")
+        seen["without cache"] = (await call(client, "stats")).json["total"]
+        return seen
+
+    seen = serve(store, session)
+    assert seen["made"] not in seen["before"]
+    assert seen["after"][0] == seen["made"]
+    assert seen["edited"] == "Keep commits small and reviewed"
+    assert seen["removed"] == f"Error: Insight not found: {seen['made']}"
+    assert seen["without cache"] == 1
+
+
+def test_writes_from_the_server_and_the_cli_at_once_are_all_kept(store: Path, run: Run) -> None:
+    """Every write is one commit under the store's lock, whoever makes it."""
+    run("init")
+    commits = commit_count(store)
+
+    def cli_writes() -> None:
+        for n in range(6):
+            subprocess.run(
+                [chitin_program(), "--store", str(store), "contribute", "--type", "skill",
+                 "--claim", f"Command line lesson number {n} about topic {n * 7}",
+                 "--confidence", "0.6", "--force"],
+                check=True, capture_output=True,
+            )  # fmt: skip
+
+    async def server_writes(client: Client) -> list[Called]:
+        writer = threading.Thread(target=cli_writes)
+        writer.start()
+        made = [
+            await call(
+                client,
+                "contribute",
+                type="behavioral",
+                claim=f"Server lesson number {n} about subject {n * 11}",
+                confidence=0.6,
+                force=True,
+            )
+            for n in range(6)
+        ]
+        await anyio.to_thread.run_sync(writer.join)
+        return made
+
+    made = serve(store, server_writes)
+    assert all(not m.failed for m in made)
+    assert commit_count(store) == commits + 12
+    assert len(list((store / "insights").rglob("*.md"))) == 12
+    assert git(store, "status", "--porcelain") == ""
+
+
+# ------------------------------------------------------------------ resources, prompt
+
+
+def test_the_resources_serve_personality_md_and_insight_files(
+    store: Path, run: Run, add: Any
+) -> None:
+    known = add("personality", "Lead with the answer, then the detail", 0.9)
+    file_text = (store / "insights" / "personality" / f"{known['id']}.md").read_text()
+
+    async def read(client: Client) -> dict[str, Any]:
+        found = {
+            "personality": (await client.read_resource("personality://current")).contents[0],
+            "insight": (await client.read_resource(f"insight://{known['id'][:10]}")).contents[0],
+        }
+        try:
+            await client.read_resource("insight://no-such-insight")
+        except MCPError as error:
+            found["missing"] = str(error)
+        return found
+
+    found = serve(store, read)
+    assert found["personality"].text == run("render").stdout
+    assert found["personality"].mime_type == "text/markdown"
+    assert found["insight"].text == file_text
+    assert "Insight not found: no-such-insight" in found["missing"]
+
+
+def test_the_reflect_prompt_lists_what_waits_in_skill_md_s_words(store: Path, run: Run) -> None:
+    run("init")
+    run("reflect", "--queue", "--session-key", "agent:main:telegram:7", "--reason", "reset")
+
+    async def ask(client: Client) -> str:
+        prompt = await client.get_prompt("reflect")
+        return prompt.messages[0].content.text
+
+    text = serve(store, ask)
+    skill = (Path(__file__).parents[1] / "chitin" / "assets" / "SKILL.md").read_text()
+    loop = skill[skill.index("## The reflection loop") :].split("\n## ")[0].rstrip()
+    assert "agent:main:telegram:7 (reset)" in text
+    assert loop in text
+    assert "## When to contribute" in text
+
+
+def test_a_file_that_does_not_parse_is_named_beside_the_answer(
+    store: Path, run: Run, add: Any
+) -> None:
+    add("skill", "Prefer small pull requests", 0.8)
+    (store / "insights" / "skill" / "broken.md").write_text("---\nclaim: [unclosed\n---\n")
+
+    async def ask(client: Client) -> Called:
+        return await call(client, "list")
+
+    listed = serve(store, ask)
+    assert not listed.failed and len(listed.json) == 1
+    assert listed.blocks[1].startswith("warning: skipped insights/skill/broken.md:")
+
+
+# ------------------------------------------------------------------ the process
+
+
+def _raw_server(store: Path, **env: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [chitin_program(), "--store", str(store), "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, **env},
+    )
+
+
+def _send(process: subprocess.Popen[bytes], message: dict[str, Any]) -> None:
+    assert process.stdin is not None
+    process.stdin.write((json.dumps(message) + "\n").encode())
+    process.stdin.flush()
+
+
+def _request(n: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": n, "method": method, "params": params}
+
+
+INITIALIZE = _request(
+    0,
+    "initialize",
+    {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
+)
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+def _tool(n: int, name: str, **arguments: Any) -> dict[str, Any]:
+    return _request(n, "tools/call", {"name": name, "arguments": arguments})
+
+
+def test_stdout_carries_nothing_but_the_protocol(store: Path, run: Run, add: Any) -> None:
+    """Every line the server writes on stdout is a JSON-RPC message, whatever chitin
+    has to say (a skipped file, a repaired cache) and whatever git prints."""
+    add("skill", "Read the error message before searching the web", 0.8)
+    (store / "insights" / "skill" / "broken.md").write_text("not frontmatter at all\n")
+    (store / ".chitin" / "cache.sqlite3").write_bytes(b"garbage" * 100)
+    process = _raw_server(store)
+    for message in (
+        INITIALIZE,
+        INITIALIZED,
+        _request(1, "tools/list", {}),
+        _tool(2, "retrieve", query="debug an error"),
+        _tool(3, "contribute", type="skill", claim="Check the logs first", confidence=0.7),
+        _tool(4, "get", id="nope"),
+        _tool(5, "history", id="read-the-error"),
+        _request(6, "resources/read", {"uri": "personality://current"}),
+        _request(7, "prompts/get", {"name": "reflect"}),
+    ):
+        _send(process, message)
+    out, err = process.communicate(timeout=60)
+    lines = out.decode().splitlines()
+    messages = [json.loads(line) for line in lines]  # each line parses
+    assert all(m["jsonrpc"] == "2.0" for m in messages)
+    assert sorted(m["id"] for m in messages if "id" in m) == list(range(8))
+    assert process.returncode == 0
+    assert b"Traceback" not in err
+
+
+def test_sigterm_finishes_the_write_in_progress_and_ends(store: Path, run: Run) -> None:
+    """SIGTERM (how a client stops its server) at any point of a stream of writes:
+    the process ends, every answered write is in the store, each one commit, and the
+    store is left clean."""
+    run("init")
+    for delay in (0.0, 0.05, 0.15, 0.3):
+        process = _raw_server(store)
+        _send(process, INITIALIZE)
+        _send(process, INITIALIZED)
+        for n in range(1, 30):
+            claim = f"Lesson {n} of run {delay} on subject {n * 13}"
+            _send(process, _tool(n, "contribute", type="skill", claim=claim, confidence=0.5))
+        assert process.stdout is not None
+        process.stdout.readline()  # the initialize answer
+        time.sleep(delay)
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=60)
+        assert process.returncode in (0, -signal.SIGTERM), err
+        answered = [json.loads(line) for line in out.decode().splitlines()]
+        for answer in answered:
+            made = json.loads(answer["result"]["content"][0]["text"])["insight"]["id"]
+            assert (store / "insights" / "skill" / f"{made}.md").is_file()
+        assert b"Traceback" not in err
+        assert git(store, "status", "--porcelain") == ""
+        assert not (store / ".git" / "index.lock").exists()
+    files = len(list((store / "insights").rglob("*.md")))
+    assert commit_count(store) == files + 1  # each insight its commit, plus init's
+    assert run("check").exit_code == 0
+
+
+def test_without_the_sdk_chitin_mcp_names_the_install(tmp_path: Path, store: Path) -> None:
+    shadow = tmp_path / "shadow"
+    (shadow / "mcp").mkdir(parents=True)
+    (shadow / "mcp" / "__init__.py").write_text("")  # an mcp without its server
+    done = subprocess.run(
+        [chitin_program(), "--store", str(store), "mcp"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(shadow)},
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr == (
+        "Error: chitin mcp needs the MCP SDK, an optional extra: pip install 'chitin[mcp]'\n"
+    )
+
+
+def test_the_cli_does_not_load_the_sdk(store: Path, add: Any) -> None:
+    """The extra costs the CLI nothing: no command but ``mcp`` imports it."""
+    add("skill", "Name the branch after the issue", 0.8)
+    for command in (["retrieve", "--query", "x"], ["contribute", "--help"], ["--help"]):
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "chitin", "--store", str(store), *command],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
+        assert "chitin.cli" in loaded  # the import times were read
+        assert not {m for m in loaded if m.split(".")[0] in ("mcp", "pydantic", "anyio")}
