@@ -83,6 +83,8 @@ def test_imports_follow_the_allow_table(name: str, path: Path) -> None:
         other = layer_of(imported)
         assert other is None or other in allowed, f"{name} imports {imported}"
         assert not (imported == "click" and own != "cli")
+        # The MCP SDK (an optional extra) and its pydantic: the MCP server only.
+        assert not (imported.split(".")[0] in ("mcp", "pydantic") and own != "server")
 
 
 def _calls(path: Path, names: set[str]) -> list[str]:
