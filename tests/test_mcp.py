@@ -583,3 +583,38 @@ def test_the_cli_does_not_load_the_sdk(store: Path, add: Any) -> None:
         loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
         assert "chitin.cli" in loaded  # the import times were read
         assert not {m for m in loaded if m.split(".")[0] in ("mcp", "pydantic", "anyio")}
+
+
+def test_a_missing_store_reads_empty_and_the_first_write_makes_it(store: Path) -> None:
+    async def session(client: Client) -> tuple[Called, Called, Called]:
+        empty = await call(client, "retrieve", query="anything at all")
+        made = await call(client, "contribute", type="skill", claim="Start small", confidence=0.6)
+        found = await call(client, "retrieve", query="start small")
+        return empty, made, found
+
+    empty, made, found = serve(store, session)
+    assert empty.json["insights"] == [] and empty.json["degraded"] is None
+    assert not made.failed and (store / ".git").is_dir()
+    assert commit_count(store) == 2  # the store's first commit, then the insight's
+    assert [r["id"] for r in found.json["insights"]] == [made.json["insight"]["id"]]
+
+
+def test_a_store_that_cannot_be_opened_fails_each_call_and_the_server_lives(
+    tmp_path: Path,
+) -> None:
+    not_a_folder = tmp_path / "store-file"
+    not_a_folder.write_text("I am a file\n")
+
+    async def session(client: Client) -> tuple[Called, Called, int]:
+        first = await call(client, "stats")
+        again = await call(client, "retrieve", query="x")
+        return first, again, len((await client.list_tools()).tools)
+
+    first, again, tools = serve(not_a_folder, session)
+    expected = (
+        f"Error: the store path {not_a_folder} is a file, not a folder "
+        "(--store and $CHITIN_STORE name the store's folder)"
+    )
+    assert first.failed and first.text == expected
+    assert again.failed and again.text == expected
+    assert tools == len(TOOLS)
