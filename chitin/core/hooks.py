@@ -81,7 +81,7 @@ def install_openclaw(hooks_dir: Path, command: Sequence[str]) -> Outcome:
         return Outcome("openclaw", "unchanged", target)
     for name, text in wanted.items():
         if present[name] != text:
-            _write(target / name, text)
+            write_text(target / name, text)
     fresh = all(present[name] is None for name in OPENCLAW_FILES)
     return Outcome("openclaw", "installed" if fresh else "updated", target)
 
@@ -119,7 +119,7 @@ def _read_text(path: Path) -> str | None:
         return ""  # unreadable: differs from what we ship, so it is written over
 
 
-def _write(path: Path, text: str) -> None:
+def write_text(path: Path, text: str) -> None:
     """Replace ``path`` atomically, keeping its permissions; through a symlink (a
     settings file kept with the user's dotfiles), the file it points to is replaced."""
     target = path.resolve() if path.is_symlink() else path
@@ -143,7 +143,7 @@ def install_claude_code(project_dir: Path, command: Sequence[str]) -> Outcome:
     if merged == settings and path.exists():
         return Outcome("claude-code", "unchanged", path)
     fresh = not any(_is_ours(h) for _, _, h in _all_hooks(settings))
-    _write(path, dump_settings(merged))
+    write_text(path, dump_settings(merged))
     return Outcome("claude-code", "installed" if fresh else "updated", path)
 
 
@@ -155,29 +155,13 @@ def uninstall_claude_code(project_dir: Path) -> Outcome:
     kept = without_our_hooks(settings)
     if kept == settings:
         return Outcome("claude-code", "absent", path)
-    _write(path, dump_settings(kept))
+    write_text(path, dump_settings(kept))
     return Outcome("claude-code", "removed", path)
 
 
 def load_settings(path: Path) -> dict[str, Any]:
     """The settings as they are, or an error naming what is wrong (nothing is written)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError) as error:
-        raise HookSetupError(f"cannot read {path}: {error}") from None
-    if not text.strip():
-        return {}
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise HookSetupError(
-            f"{path} is not valid JSON ({error.msg} at line {error.lineno} column "
-            f"{error.colno}); fix it and run again (nothing was written)"
-        ) from None
-    if not isinstance(data, dict):
-        raise HookSetupError(f"{path} must hold a JSON object; nothing was written")
+    data = read_json_object(path)
     hooks = data.get("hooks", {})
     if not isinstance(hooks, dict):
         raise HookSetupError(f'"hooks" in {path} must be an object; nothing was written')
@@ -187,6 +171,57 @@ def load_settings(path: Path) -> dict[str, Any]:
                 f'"hooks.{hook.event}" in {path} must be a list; nothing was written'
             )
     return data
+
+
+def read_json_object(path: Path) -> dict[str, Any]:
+    """The JSON object a host's configuration file holds (``{}`` when the file is
+    missing or blank), or a HookSetupError of one line naming the file and exactly what
+    is wrong with it, so that nothing is written over it. A key given twice in one
+    object is refused too: writing the file back would silently drop one of them."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except UnicodeDecodeError as error:
+        raise HookSetupError(
+            f"{path} is not UTF-8 text (at byte {error.start}); fix it and run again "
+            "(nothing was written)"
+        ) from None
+    except OSError as error:
+        raise HookSetupError(
+            f"cannot read {path}: {error.strerror or error} (nothing was written)"
+        ) from None
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text, object_pairs_hook=_unique_keys)
+    except json.JSONDecodeError as error:
+        raise HookSetupError(
+            f"{path} is not valid JSON ({error.msg} at line {error.lineno} column "
+            f"{error.colno}); fix it and run again (nothing was written)"
+        ) from None
+    except _RepeatedKey as repeated:
+        raise HookSetupError(
+            f'{path} gives the key "{repeated.key}" twice in one object; remove one and '
+            "run again (nothing was written)"
+        ) from None
+    if not isinstance(data, dict):
+        raise HookSetupError(f"{path} must hold a JSON object; nothing was written")
+    return data
+
+
+class _RepeatedKey(Exception):
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise _RepeatedKey(key)
+        found[key] = value
+    return found
 
 
 def dump_settings(settings: dict[str, Any]) -> str:
