@@ -599,3 +599,46 @@ def test_the_installed_chitin_writes_itself_into_the_entry(tmp_path: Path, home:
         [entry["command"], "--version"], capture_output=True, text=True, timeout=60
     )
     assert version.returncode == 0 and version.stdout.strip()
+
+
+def test_the_entry_starts_chitins_server_on_the_named_store(tmp_path: Path, home: Path) -> None:
+    """The entry as a client uses it: its command, arguments and env start `chitin mcp`
+    (through the SDK's own stdio client), which serves the store named at install, not
+    the default one. Needs the server (chitin/server, the `mcp` extra)."""
+    pytest.importorskip("mcp")
+    from chitin.cli import COMMANDS
+
+    if "mcp" not in COMMANDS:
+        pytest.skip("`chitin mcp` is not in this tree")
+    import anyio
+    from mcp import Client, StdioServerParameters
+
+    program = chitin_program()
+    env = {**os.environ, "HOME": str(home)}
+    env.pop("CHITIN_STORE", None)
+    store, project = tmp_path / "served", tmp_path / "billing"
+
+    def chitin(*args: str) -> str:
+        done = subprocess.run(
+            [program, *args], capture_output=True, text=True, env=env, timeout=120
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    chitin("--store", str(store), "init")
+    chitin("--store", str(store), "contribute", "--type", "skill", "--confidence", "0.8",
+           "--claim", "Run the billing tests before pushing.")  # fmt: skip
+    chitin("--store", str(store), "hooks", "install", "claude-code-mcp", "--dir", str(project))
+    entry = read_json(project / ".mcp.json")["mcpServers"]["chitin"]
+    assert entry["env"] == {"CHITIN_STORE": str(store)} and entry["type"] == "stdio"
+    params = StdioServerParameters(
+        command=entry["command"], args=entry["args"], env={**env, **entry["env"]}
+    )
+
+    async def ask() -> Any:
+        async with Client(params) as client:
+            return await client.call_tool("stats", {})
+
+    result = anyio.run(ask)
+    assert not result.is_error, result.content
+    assert json.loads(result.content[0].text)["total"] == 1  # the named store's insight
