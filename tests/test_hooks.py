@@ -538,7 +538,7 @@ def test_a_malformed_settings_file_is_an_error_and_left_alone(
 
 
 def test_an_unknown_host_is_a_usage_error(run: Run) -> None:
-    result = run("hooks", "install", "cursor", expect=2)
+    result = run("hooks", "install", "windsurf", expect=2)
     assert "'openclaw', 'claude-code'" in result.stderr
 
 

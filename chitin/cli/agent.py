@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -16,7 +17,8 @@ if TYPE_CHECKING:
     from chitin.core.agent import Pending
     from chitin.core.hooks import Outcome
 
-HOSTS = ("openclaw", "claude-code")
+HOSTS = ("openclaw", "claude-code", "claude-desktop", "cursor", "claude-code-mcp")
+MCP_CLIENTS = ("claude-desktop", "cursor", "claude-code-mcp")  # chitin's MCP server
 PERSONALITY_BUDGET = 5000  # tokens, as the original hook asked for
 
 
@@ -134,21 +136,29 @@ def _pending_lines(found: Pending, total: int, average: float, clear: bool) -> l
 # ------------------------------------------------------------------ hooks
 
 
-@click.group(short_help="Install the hooks that bring chitin into agent hosts.")
+@click.group(short_help="Install chitin into agent hosts: hooks and MCP server entries.")
 def hooks() -> None:
-    """Install (or uninstall) the hooks that bring chitin into an agent host.
+    """Install (or uninstall) what brings chitin into an agent host.
 
     \b
-    openclaw     PERSONALITY.md at agent bootstrap; a reflection marker on /new, /reset
-    claude-code  the insights at SessionStart; a reflection marker on SessionEnd and
-                 PreCompact
+    openclaw         PERSONALITY.md at agent bootstrap; a reflection marker on
+                     /new, /reset
+    claude-code      the insights at SessionStart; a reflection marker on
+                     SessionEnd and PreCompact
+    claude-desktop   chitin's MCP server (`chitin mcp`) in Claude Desktop's
+                     claude_desktop_config.json
+    cursor           chitin's MCP server in ~/.cursor/mcp.json (or a project's
+                     .cursor/mcp.json)
+    claude-code-mcp  chitin's MCP server in ~/.claude.json (or a project's .mcp.json)
 
     A failing or missing chitin never blocks the host: the hooks give up quietly.
+    The MCP server needs the SDK: pip install 'chitin[mcp]'.
 
     \b
     chitin hooks install openclaw
     chitin hooks install claude-code --dir ~/code/my-project
-    chitin hooks uninstall claude-code
+    chitin --store ~/work-store hooks install cursor
+    chitin hooks uninstall claude-desktop
     """
 
 
@@ -159,64 +169,135 @@ def _dir_option(function: Callable[..., Any]) -> Callable[..., Any]:
         type=click.Path(file_okay=False, path_type=Path),
         metavar="PATH",
         help="openclaw: the hooks folder (default ~/.openclaw/hooks). claude-code: the "
-        "folder whose .claude/settings.json to change (default ~, for every project).",
+        "folder whose .claude/settings.json to change (default ~, for every project). "
+        "claude-desktop: the folder holding claude_desktop_config.json (default: "
+        "Claude's, ~/Library/Application Support/Claude on macOS, "
+        "${XDG_CONFIG_HOME:-~/.config}/Claude on Linux). cursor: the project whose "
+        ".cursor/mcp.json to change (default ~/.cursor/mcp.json, every project). "
+        "claude-code-mcp: the project whose .mcp.json to change (default ~/.claude.json, "
+        "every project).",
     )(function)
 
 
-@hooks.command(short_help="Install chitin's hook into openclaw or claude-code.")
+@hooks.command(short_help="Install chitin's hook or MCP server into an agent host.")
 @click.argument("host", type=click.Choice(HOSTS))
 @_dir_option
 @format_option
-def install(host: str, directory: Path | None, fmt: str) -> None:
-    """Install chitin's hook into HOST (openclaw or claude-code). Running it again
-    changes nothing; an older version of the hook is brought up to date.
+@click.pass_context
+def install(ctx: click.Context, host: str, directory: Path | None, fmt: str) -> None:
+    """Install chitin into HOST: openclaw or claude-code (hooks), claude-desktop,
+    cursor or claude-code-mcp (chitin's MCP server). Running it again changes
+    nothing; an older install is brought up to date, and everything else in the
+    host's files stays as it is.
 
-    The hook runs this very chitin, by its absolute path, so it works even when the
+    The host runs this very chitin, by its absolute path, so it works even when the
     host's PATH does not hold chitin's folder (a virtual environment). If that chitin
-    moves or is removed, the hook gives up quietly: install it again from the new one
-    (`chitin check` points it out)."""
+    moves or is removed, install it again from the new one (`chitin check` points it
+    out).
+
+    The MCP server entry is named "chitin" and runs `chitin mcp`. Named with the
+    global --store (or $CHITIN_STORE), the store is written into the entry, so the
+    server serves it; otherwise the server serves the default store, as chitin does.
+    A file that is not valid JSON, or a "chitin" server that is not chitin's, is left
+    alone with an error."""
     from chitin import install_hook
 
-    _report(install_hook(host, directory or _default_dir(host), running_chitin()), fmt)
+    store = _named_store(ctx) if host in MCP_CLIENTS else None
+    outcome = install_hook(
+        host,
+        directory or _default_dir(host),
+        running_chitin(),
+        store=store,
+        home=Path.home(),
+        platform=sys.platform,
+        env=os.environ,
+    )
+    _report(outcome, fmt, store)
 
 
-@hooks.command(short_help="Remove chitin's hook from openclaw or claude-code.")
+@hooks.command(short_help="Remove chitin's hook or MCP server from an agent host.")
 @click.argument("host", type=click.Choice(HOSTS))
 @_dir_option
 @format_option
 def uninstall(host: str, directory: Path | None, fmt: str) -> None:
-    """Remove chitin's hook from HOST, and nothing else: other hooks and settings stay."""
+    """Remove chitin's hook or MCP server entry from HOST, and nothing else: other
+    hooks, servers and settings stay (an emptied "mcpServers" object stays too)."""
     from chitin import uninstall_hook
 
-    _report(uninstall_hook(host, directory or _default_dir(host)), fmt)
+    outcome = uninstall_hook(
+        host,
+        directory or _default_dir(host),
+        home=Path.home(),
+        platform=sys.platform,
+        env=os.environ,
+    )
+    _report(outcome, fmt, None)
 
 
-def _default_dir(host: str) -> Path:
+def _default_dir(host: str) -> Path | None:
+    """The folder to install into when --dir is not given; None for the MCP clients,
+    whose user-wide files core finds (they are not all in one folder)."""
+    if host in MCP_CLIENTS:
+        return None
     return Path.home() / ".openclaw" / "hooks" if host == "openclaw" else Path.home()
 
 
+def _named_store(ctx: click.Context) -> Path | None:
+    """The store, when it was named (the global --store, or $CHITIN_STORE): the MCP
+    server is told to serve it. Otherwise None: the server finds the default store
+    as every chitin command does."""
+    settings: Settings = ctx.find_root().obj
+    named = ctx.find_root().params.get("store") or os.environ.get("CHITIN_STORE")
+    return settings.store if named else None
+
+
 _MESSAGES = {
-    "installed": "✓ Installed the chitin hook for {host} in {path}",
-    "updated": "✓ Updated the chitin hook for {host} in {path}",
-    "unchanged": "✓ The chitin hook for {host} is already installed in {path}; nothing changed",
-    "removed": "✓ Removed the chitin hook for {host} from {path}",
-    "absent": "The chitin hook for {host} is not installed in {path}; nothing changed",
+    "installed": "✓ Installed {what} for {host} in {path}",
+    "updated": "✓ Updated {what} for {host} in {path}",
+    "unchanged": "✓ {What} for {host} is already installed in {path}; nothing changed",
+    "removed": "✓ Removed {what} for {host} from {path}",
+    "absent": "{What} for {host} is not installed in {path}; nothing changed",
 }
 _NEXT_STEP = {
     "openclaw": "  Next: `openclaw hooks enable chitin`, then restart the gateway.",
     "claude-code": "  New Claude Code sessions pick it up (see /hooks).",
+    "claude-desktop": "  Next: quit Claude Desktop and start it again; it starts the server.",
+    "cursor": "  Next: in Cursor's Settings → MCP, check that chitin is on (refresh it).",
+    "claude-code-mcp": "  New Claude Code sessions start the server (a project's .mcp.json "
+    "asks for your approval once); see /mcp.",
 }
 
 
-def _report(outcome: Outcome, fmt: str) -> None:
+def _report(outcome: Outcome, fmt: str, store: Path | None) -> None:
     if fmt == "json":
         from chitin.render import shapes
 
         emit_json(shapes.hook_outcome(outcome.host, outcome.action, str(outcome.path)))
         return
-    click.echo(_MESSAGES[outcome.action].format(host=outcome.host, path=outcome.path))
+    mcp = outcome.host in MCP_CLIENTS
+    what, what_first = (
+        ("chitin's MCP server",) * 2 if mcp else ("the chitin hook", "The chitin hook")
+    )
+    line = _MESSAGES[outcome.action].format(
+        what=what, What=what_first, host=outcome.host, path=outcome.path
+    )
+    click.echo(line)
     if outcome.action in ("installed", "updated"):
+        if mcp:
+            served = f"the store at {store}" if store else "the default store, as chitin does"
+            click.echo(f"  It serves {served}.")
         click.echo(_NEXT_STEP[outcome.host])
+    if mcp and outcome.action in ("installed", "updated", "unchanged"):
+        _say_if_no_sdk()
+
+
+def _say_if_no_sdk() -> None:
+    """The entry runs `chitin mcp`, which needs the MCP SDK in this chitin's
+    environment: say so now rather than when the client fails to start it."""
+    import importlib.util
+
+    if importlib.util.find_spec("mcp") is None:
+        note("warning: the MCP SDK is not installed here; run: pip install 'chitin[mcp]'")
 
 
 @hooks.command(short_help="What the Claude Code hooks run (reads the event on stdin).")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -58,7 +58,9 @@ def check_store(root: Path, paths: Sequence[Path] | None = None) -> Report:
     )
 
 
-def setup_findings(root: Path, home: Path, openclaw_dir: Path) -> list[Finding]:
+def setup_findings(
+    root: Path, home: Path, openclaw_dir: Path, env: Mapping[str, str] | None = None
+) -> list[Finding]:
     """Warnings for a chitin that git's merge driver or an agent host's hook runs by
     absolute path, and that is no longer there (its virtual environment was removed,
     chitin was reinstalled elsewhere): those hooks give up quietly, so say it here."""
@@ -66,7 +68,7 @@ def setup_findings(root: Path, home: Path, openclaw_dir: Path) -> list[Finding]:
     from chitin.store import remote
     from chitin.store.git import Git
 
-    named = hooks.installed_programs(home, openclaw_dir)
+    named = hooks.installed_programs(home, openclaw_dir, env)
     git = Git(root)
     if git.is_repository():
         driver = remote.configured(git, "merge.chitin.driver")

@@ -83,14 +83,14 @@ class Chitin(Lifecycle, Retrieving, Embedding):
 
     def check(self, paths: Sequence[Path] | None = None, home: Path | None = None) -> Report:
         """The insight files as they are on disk (only ``paths``, if given) against the
-        rules; with ``home``, also the hooks and merge driver that run a chitin that is
-        gone. Reads the files, not the cache, and writes nothing."""
+        rules; with ``home``, also the hooks, MCP server entries and merge driver that
+        run a chitin that is gone. Reads the files, not the cache, and writes nothing."""
         from chitin.core.check import check_store, setup_findings
 
         report = check_store(self.root, list(paths) if paths is not None else None)
         if home is not None:
             openclaw = home / ".openclaw" / "hooks"
-            report.warnings.extend(setup_findings(self.root, home, openclaw))
+            report.warnings.extend(setup_findings(self.root, home, openclaw, self.env))
         return report
 
     def claude_code_session_start(self, event: str, budget: int) -> Personality:

@@ -5,6 +5,9 @@
 - Claude Code: three entries merged into a settings.json, next to whatever else is
   there. Our entries are recognised by their command, so installing again changes
   nothing and uninstalling removes only them.
+- The MCP clients (Claude Desktop, Cursor, Claude Code's MCP servers): an entry for
+  ``chitin mcp`` in their JSON files, in ``chitin.core.mcp_clients``, which shares this
+  module's reading and writing of JSON files.
 
 Every host command ends in ``|| true`` or swallows its errors: a missing or broken
 chitin must never block an agent.
@@ -17,7 +20,7 @@ import copy
 import json
 import re
 import shlex
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePath
 from typing import Any, NamedTuple
 
@@ -81,7 +84,7 @@ def install_openclaw(hooks_dir: Path, command: Sequence[str]) -> Outcome:
         return Outcome("openclaw", "unchanged", target)
     for name, text in wanted.items():
         if present[name] != text:
-            _write(target / name, text)
+            write_text(target / name, text)
     fresh = all(present[name] is None for name in OPENCLAW_FILES)
     return Outcome("openclaw", "installed" if fresh else "updated", target)
 
@@ -119,7 +122,7 @@ def _read_text(path: Path) -> str | None:
         return ""  # unreadable: differs from what we ship, so it is written over
 
 
-def _write(path: Path, text: str) -> None:
+def write_text(path: Path, text: str) -> None:
     """Replace ``path`` atomically, keeping its permissions; through a symlink (a
     settings file kept with the user's dotfiles), the file it points to is replaced."""
     target = path.resolve() if path.is_symlink() else path
@@ -143,7 +146,7 @@ def install_claude_code(project_dir: Path, command: Sequence[str]) -> Outcome:
     if merged == settings and path.exists():
         return Outcome("claude-code", "unchanged", path)
     fresh = not any(_is_ours(h) for _, _, h in _all_hooks(settings))
-    _write(path, dump_settings(merged))
+    write_text(path, dump_settings(merged))
     return Outcome("claude-code", "installed" if fresh else "updated", path)
 
 
@@ -155,29 +158,13 @@ def uninstall_claude_code(project_dir: Path) -> Outcome:
     kept = without_our_hooks(settings)
     if kept == settings:
         return Outcome("claude-code", "absent", path)
-    _write(path, dump_settings(kept))
+    write_text(path, dump_settings(kept))
     return Outcome("claude-code", "removed", path)
 
 
 def load_settings(path: Path) -> dict[str, Any]:
     """The settings as they are, or an error naming what is wrong (nothing is written)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError) as error:
-        raise HookSetupError(f"cannot read {path}: {error}") from None
-    if not text.strip():
-        return {}
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise HookSetupError(
-            f"{path} is not valid JSON ({error.msg} at line {error.lineno} column "
-            f"{error.colno}); fix it and run again (nothing was written)"
-        ) from None
-    if not isinstance(data, dict):
-        raise HookSetupError(f"{path} must hold a JSON object; nothing was written")
+    data = read_json_object(path)
     hooks = data.get("hooks", {})
     if not isinstance(hooks, dict):
         raise HookSetupError(f'"hooks" in {path} must be an object; nothing was written')
@@ -187,6 +174,57 @@ def load_settings(path: Path) -> dict[str, Any]:
                 f'"hooks.{hook.event}" in {path} must be a list; nothing was written'
             )
     return data
+
+
+def read_json_object(path: Path) -> dict[str, Any]:
+    """The JSON object a host's configuration file holds (``{}`` when the file is
+    missing or blank), or a HookSetupError of one line naming the file and exactly what
+    is wrong with it, so that nothing is written over it. A key given twice in one
+    object is refused too: writing the file back would silently drop one of them."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except UnicodeDecodeError as error:
+        raise HookSetupError(
+            f"{path} is not UTF-8 text (at byte {error.start}); fix it and run again "
+            "(nothing was written)"
+        ) from None
+    except OSError as error:
+        raise HookSetupError(
+            f"cannot read {path}: {error.strerror or error} (nothing was written)"
+        ) from None
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text, object_pairs_hook=_unique_keys)
+    except json.JSONDecodeError as error:
+        raise HookSetupError(
+            f"{path} is not valid JSON ({error.msg} at line {error.lineno} column "
+            f"{error.colno}); fix it and run again (nothing was written)"
+        ) from None
+    except _RepeatedKey as repeated:
+        raise HookSetupError(
+            f'{path} gives the key "{repeated.key}" twice in one object; remove one and '
+            "run again (nothing was written)"
+        ) from None
+    if not isinstance(data, dict):
+        raise HookSetupError(f"{path} must hold a JSON object; nothing was written")
+    return data
+
+
+class _RepeatedKey(Exception):
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise _RepeatedKey(key)
+        found[key] = value
+    return found
 
 
 def dump_settings(settings: dict[str, Any]) -> str:
@@ -304,9 +342,16 @@ class Installed(NamedTuple):
     fix: str  # the command that installs it afresh
 
 
-def installed_programs(home: Path, openclaw_dir: Path) -> list[Installed]:
+def installed_programs(
+    home: Path, openclaw_dir: Path, env: Mapping[str, str] | None = None
+) -> list[Installed]:
     """The chitins our hooks run, as the host files name them: Claude Code's user-wide
-    settings and OpenClaw's hook pack. A file that cannot be read names none."""
+    settings, OpenClaw's hook pack, and the MCP clients' user-wide files (found with
+    ``env``'s $XDG_CONFIG_HOME). A file that cannot be read names none."""
+    import sys
+
+    from chitin.core import mcp_clients
+
     found: list[Installed] = []
     settings_path = claude_settings_path(home)
     try:
@@ -334,6 +379,7 @@ def installed_programs(home: Path, openclaw_dir: Path) -> list[Installed]:
             found.append(
                 Installed(where, "the OpenClaw hook runs", program, "chitin hooks install openclaw")
             )
+    found += mcp_clients.installed_programs(home, sys.platform, {} if env is None else env)
     return found
 
 
@@ -380,20 +426,75 @@ def session_key(event: dict[str, Any]) -> str:
     return key.strip() if isinstance(key, str) and key.strip() else "unknown"
 
 
-def install_hook(host: str, folder: Path, command: Sequence[str]) -> Outcome:
-    """Install chitin's hook for ``host`` (openclaw: its hooks folder; claude-code: the
-    folder whose .claude/settings.json to change), running ``command``."""
-    if host == "openclaw":
-        return install_openclaw(folder, command)
-    if host == "claude-code":
-        return install_claude_code(folder, command)
-    raise ValidationError("host", f"unknown host {host!r} (allowed: openclaw, claude-code)")
+HOSTS: tuple[str, ...] = ("openclaw", "claude-code", "claude-desktop", "cursor", "claude-code-mcp")
+MCP_CLIENTS: tuple[str, ...] = ("claude-desktop", "cursor", "claude-code-mcp")
 
 
-def uninstall_hook(host: str, folder: Path) -> Outcome:
-    """Remove chitin's hook for ``host`` from ``folder``, and nothing else."""
+def install_hook(
+    host: str,
+    folder: Path | None,
+    command: Sequence[str],
+    *,
+    store: Path | None = None,
+    home: Path | None = None,
+    platform: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Outcome:
+    """Install chitin's hook for ``host``, running ``command`` (this chitin).
+
+    ``folder``: for openclaw its hooks folder; for claude-code the folder whose
+    .claude/settings.json to change. For the MCP clients (claude-desktop, cursor,
+    claude-code-mcp; see chitin.core.mcp_clients) the server entry goes into the
+    client's user-wide file, found from ``home``, ``platform`` (``sys.platform``) and
+    ``env`` ($XDG_CONFIG_HOME), or with ``folder`` into that folder's file; ``store``
+    given, the server serves that store."""
+    if host in MCP_CLIENTS:
+        from chitin.core import mcp_clients
+
+        path = _client_file(host, folder, home, platform, env)
+        return mcp_clients.install(host, path, command, store)
     if host == "openclaw":
-        return uninstall_openclaw(folder)
-    if host == "claude-code":
-        return uninstall_claude_code(folder)
-    raise ValidationError("host", f"unknown host {host!r} (allowed: openclaw, claude-code)")
+        return install_openclaw(_folder(host, folder), command)
+    return install_claude_code(_folder(host, folder), command)
+
+
+def uninstall_hook(
+    host: str,
+    folder: Path | None,
+    *,
+    home: Path | None = None,
+    platform: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Outcome:
+    """Remove chitin's hook for ``host`` (found as install_hook finds it), and nothing else."""
+    if host in MCP_CLIENTS:
+        from chitin.core import mcp_clients
+
+        return mcp_clients.uninstall(host, _client_file(host, folder, home, platform, env))
+    if host == "openclaw":
+        return uninstall_openclaw(_folder(host, folder))
+    return uninstall_claude_code(_folder(host, folder))
+
+
+def _folder(host: str, folder: Path | None) -> Path:
+    if host not in HOSTS:
+        raise ValidationError("host", f"unknown host {host!r} (allowed: {', '.join(HOSTS)})")
+    if folder is None:
+        raise ValidationError("folder", f"{host} needs the folder to install into")
+    return folder
+
+
+def _client_file(
+    host: str,
+    folder: Path | None,
+    home: Path | None,
+    platform: str | None,
+    env: Mapping[str, str] | None,
+) -> Path:
+    import sys
+
+    from chitin.core import mcp_clients
+
+    return mcp_clients.config_path(
+        host, folder, home or Path.home(), platform or sys.platform, {} if env is None else env
+    )
