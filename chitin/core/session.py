@@ -135,7 +135,7 @@ class Session:
             self.repairing(self._resync)
 
     def _cache_replaced(self) -> bool:
-        return _file_identity(self._cache_path()) != self._cache_file
+        return cache_db.file_identity(self._cache_path()) != self._cache_file
 
     def _resync(self) -> None:
         if self._cache is not None:
@@ -189,7 +189,7 @@ class Session:
         from chitin.store.source import StoreFiles
 
         cache = Cache(self.root, self._strength, StoreFiles(self.root), git, memory=memory)
-        self._cache_file = None if memory else _file_identity(self._cache_path())
+        self._cache_file = None if memory else cache_db.file_identity(self._cache_path())
         return cache
 
     def _sync(self, cache: Cache) -> Cache:
@@ -307,14 +307,6 @@ def _clock(now: datetime | Clock | None) -> Clock:
         fixed = now if now.tzinfo is not None else now.replace(tzinfo=UTC)
         return lambda: fixed
     return now
-
-
-def _file_identity(path: Path) -> tuple[int, int] | None:
-    try:
-        found = path.stat()
-    except OSError:
-        return None
-    return found.st_dev, found.st_ino
 
 
 def signature(agent: str | None) -> str:

@@ -294,3 +294,13 @@ def _delete_cache(path: Path) -> None:
     for suffix in SIDE_FILES:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(f"{path}{suffix}")
+
+
+def file_identity(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of ``path``, None if it is gone: tells a file that was removed
+    (or replaced) while open from the one that was opened."""
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino

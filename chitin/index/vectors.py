@@ -29,6 +29,7 @@ from chitin.errors import StoreError
 from chitin.index.db import (
     check_schema,
     expected_schema,
+    file_identity,
     is_damage,
     is_unwritable,
     make_room,
@@ -91,7 +92,7 @@ class VectorStore:
                 if not is_damage(error):
                     raise
                 self.discard(error)
-            self._opened = _file_id(self.folder / INDEX)
+            self._opened = file_identity(self.folder / INDEX)
         except (OSError, sqlite3.Error) as error:
             raise StoreError(
                 f"the vector sidecar in {self.folder} cannot be used: {error}"
@@ -109,7 +110,7 @@ class VectorStore:
         _delete_files(self.folder)
         self.db = _open_index(self.folder / INDEX)
         self._adopt_identity()
-        self._opened = _file_id(self.folder / INDEX)
+        self._opened = file_identity(self.folder / INDEX)
         notice(f".chitin/{FOLDER} was damaged ({error}); its vectors are made again")
 
     def unsound(self) -> bool:
@@ -180,7 +181,7 @@ class VectorStore:
         to delete) would pick rows by its old index and write them into the new matrix;
         so a write first checks that the index is still the file it opened."""
         with WriteLock(self.folder / LOCK):
-            if _file_id(self.folder / INDEX) != self._opened:
+            if file_identity(self.folder / INDEX) != self._opened:
                 raise SidecarReplaced(
                     f"the vector sidecar in {self.folder} was removed or replaced while "
                     "this command used it; nothing was written to the new one"
@@ -435,15 +436,6 @@ def _connect_index(path: Path) -> sqlite3.Connection:
         db.close()
         raise
     return db
-
-
-def _file_id(path: Path) -> tuple[int, int] | None:
-    """(device, inode) of ``path``, None if it is gone."""
-    try:
-        found = path.stat()
-    except OSError:
-        return None
-    return found.st_dev, found.st_ino
 
 
 def _make_folder(folder: Path) -> None:

@@ -72,6 +72,28 @@ AllowSecret = Annotated[
 ]
 
 
+# The arguments of contribute and update that are the insight's fields, by name.
+INSIGHT_FIELDS = (
+    "type",
+    "claim",
+    "confidence",
+    "reasoning",
+    "context",
+    "limitations",
+    "tags",
+    "source",
+    "provenance",
+    "condition",
+    "avoid",
+)
+
+
+def _given(arguments: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
+    """The fields among a tool's ``arguments`` (its ``locals()``) that were given: what
+    the CLI's flags or ``--json`` would pass on."""
+    return {name: arguments[name] for name in names if arguments[name] is not None}
+
+
 def check_range(name: str, value: int | None, high: int) -> None:
     """The CLI's bound on a count or budget, with click's wording."""
     if value is not None and not 1 <= value <= high:
@@ -172,20 +194,7 @@ def _tools(worker: StoreWorker) -> list[tuple[Callable[..., Any], ToolAnnotation
         lists stored insights it duplicates or conflicts with: merge a duplicate into the
         known one, and resolve a conflict (update, merge or archive one of them). Never
         put secrets, credentials or private data in an insight."""
-        given = {
-            "type": type,
-            "claim": claim,
-            "confidence": confidence,
-            "reasoning": reasoning,
-            "context": context,
-            "limitations": limitations,
-            "tags": tags,
-            "source": source,
-            "provenance": provenance,
-            "condition": condition,
-            "avoid": avoid,
-        }
-        fields = {k: v for k, v in given.items() if v is not None}
+        fields = _given(locals(), INSIGHT_FIELDS)
 
         def work(chitin: Chitin) -> dict[str, Any]:
             made = chitin.contribute(fields, check=not force, allow_secret=allow_secret)
@@ -297,20 +306,7 @@ def _tools(worker: StoreWorker) -> list[tuple[Callable[..., Any], ToolAnnotation
         """Change fields of an insight (one git commit; none if nothing changes). Sharpen
         its context or limitations when it misled you once; lower its confidence when
         it proved less sure."""
-        given = {
-            "type": type,
-            "claim": claim,
-            "confidence": confidence,
-            "reasoning": reasoning,
-            "context": context,
-            "limitations": limitations,
-            "tags": tags,
-            "source": source,
-            "provenance": provenance,
-            "condition": condition,
-            "avoid": avoid,
-        }
-        changes = {k: v for k, v in given.items() if v is not None}
+        changes = _given(locals(), INSIGHT_FIELDS)
         if tags == []:
             changes["tags"] = ""  # what clears them, as the CLI's --tags ''
 
