@@ -618,3 +618,22 @@ def test_a_store_that_cannot_be_opened_fails_each_call_and_the_server_lives(
     assert first.failed and first.text == expected
     assert again.failed and again.text == expected
     assert tools == len(TOOLS)
+
+
+def test_a_cache_repaired_before_the_first_request_is_said_with_its_answer(
+    store: Path, add: Any
+) -> None:
+    """The warm-up (or the request itself) rebuilds a damaged cache; the person hears
+    of it once, with the first answer, as after a command."""
+    add("skill", "Bisect before guessing at a regression", 0.8)
+    (store / ".chitin" / "cache.sqlite3").write_bytes(b"not a database" * 100)
+
+    async def ask(client: Client) -> list[Called]:
+        return [await call(client, "stats"), await call(client, "stats")]
+
+    first, second = serve(store, ask)
+    assert first.json["total"] == 1
+    assert len(first.blocks) == 2
+    assert first.blocks[1].startswith("warning: .chitin/cache.sqlite3 was damaged (")
+    assert first.blocks[1].endswith("rebuilt it from the insight files")
+    assert second.blocks == [second.text]  # said once

@@ -117,12 +117,16 @@ async def answer(worker: StoreWorker, work: Callable[[Chitin], Any]) -> CallTool
 
 
 def failure(error: BaseException) -> CallToolResult:
-    """A tool's failure, in the line the CLI prints for it."""
+    """A tool's failure, in the line the CLI prints for it, and what chitin had to say
+    on the way (requests run one at a time, so the notices are this one's)."""
+    from chitin.notices import take
     from chitin.render.failures import describe
 
     message, _ = describe(error)
-    line = f"{getattr(error, 'prefix', 'Error')}: {message}"
-    return CallToolResult(content=[TextContent(type="text", text=line)], is_error=True)
+    texts = [f"{getattr(error, 'prefix', 'Error')}: {message}"]
+    if notices := take():
+        texts.append("\n".join(f"warning: {line}" for line in notices))
+    return CallToolResult(content=[TextContent(type="text", text=t) for t in texts], is_error=True)
 
 
 def register(server: MCPServer[Any], worker: StoreWorker) -> None:

@@ -54,17 +54,14 @@ class StoreWorker:
     def _call(self, work: Callable[[Chitin], T]) -> tuple[T, list[str]]:
         from chitin.notices import take
 
-        take()  # what a warm-up or an earlier request left is not this one's to say
         try:
             chitin = self._opened()
             chitin.refresh()
             value = work(chitin)
             warnings = _problems(chitin)
         except REQUEST_ERRORS:
-            take()
-            raise
+            raise  # (the failure's answer says the notices too: tools.failure)
         except BaseException:
-            take()
             self._close()
             raise
         return value, [*warnings, *(f"warning: {line}" for line in take())]
@@ -75,16 +72,13 @@ class StoreWorker:
         return self._chitin
 
     def _warm(self) -> None:
-        from chitin.notices import take
-
+        """(What it repairs on the way, the first request says.)"""
         try:
             chitin = self._opened()
             chitin.refresh()
             chitin.warm()
         except Exception:  # a warm-up is a favour: the first request meets the failure
             self._close()
-        finally:
-            take()
 
     def _close(self) -> None:
         if self._chitin is not None:
