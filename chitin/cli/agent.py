@@ -117,7 +117,7 @@ def _session(marker: Marker) -> str:
     """The session key, and the ended session's id when the marker has one."""
     if marker.session_id is None:
         return marker.session_key
-    return f"{marker.session_key} (session {marker.session_id})"
+    return f"{marker.session_key}, session {marker.session_id}"
 
 
 def _show(ctx: click.Context, legacy: Path, clear: bool, fmt: str) -> None:
