@@ -109,7 +109,10 @@ def main(argv: list[str]) -> int:
         print(target)
         return 0
     seconds = install(target)
-    print(f"install_openclaw: installed openclaw {OPENCLAW} and node {NODE} in {seconds:.0f} s", file=sys.stderr)
+    print(
+        f"install_openclaw: installed openclaw {OPENCLAW} and node {NODE} in {seconds:.0f} s",
+        file=sys.stderr,
+    )
     print(target)
     return 0
 

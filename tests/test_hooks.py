@@ -63,21 +63,26 @@ DRIVER = """\
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 
-const [handlerPath, eventPath, times] = process.argv.slice(2);
+const [handlerPath, eventPath, times, fresh] = process.argv.slice(2);
 const { default: handler } = await import(pathToFileURL(handlerPath).href);
 const event = JSON.parse(readFileSync(eventPath, "utf8"));
 event.timestamp = new Date();
 event.messages = [];
+const given = event.context?.bootstrapFiles;
 let threw = null;
+const lists = [];
 for (let n = 0; n < Number(times); n++) {
+  // "fresh": a new copy of the list on every run, as the real OpenClaw does
+  if (fresh === "fresh" && Array.isArray(given)) event.context.bootstrapFiles = [...given];
   try {
     await handler(event);
   } catch (error) {
     threw = String(error);
   }
+  lists.push(event.context?.bootstrapFiles ?? null);
 }
 const bootstrapFiles = event.context?.bootstrapFiles ?? null;
-process.stdout.write(JSON.stringify({ bootstrapFiles, threw }));
+process.stdout.write(JSON.stringify({ bootstrapFiles, threw, lists }));
 """
 
 
@@ -101,12 +106,14 @@ def call_handler(
         env: dict[str, str] | None = None,
         times: int = 1,
         stderr: list[str] | None = None,
+        fresh: bool = False,
     ) -> dict[str, Any]:
         event_file = tmp_path / "event.json"
         event_file.write_text(json.dumps(event))
         assert NODE is not None
+        args = [str(openclaw_handler), str(event_file), str(times), "fresh" if fresh else ""]
         result = subprocess.run(
-            [NODE, str(driver), str(openclaw_handler), str(event_file), str(times)],
+            [NODE, str(driver), *args],
             capture_output=True,
             text=True,
             env={**host_env, **(env or {})},
@@ -116,6 +123,8 @@ def call_handler(
         if stderr is not None:
             stderr.append(result.stderr)
         found: dict[str, Any] = json.loads(result.stdout)
+        if not fresh:
+            del found["lists"]
         return found
 
     return call
@@ -161,6 +170,22 @@ def test_bootstrap_twice_adds_one_personality_md(
 ) -> None:
     files = call_handler(bootstrap_event(tmp_path / "ws"), times=2)["bootstrapFiles"]
     assert [f["name"] for f in files] == ["AGENTS.md", "PERSONALITY.md"]
+
+
+@needs_node
+def test_fresh_lists_of_one_session_render_once(
+    call_handler: Callable[..., dict[str, Any]], tmp_path: Path
+) -> None:
+    """The real OpenClaw hands the hook a new copy of its cached list on every run
+    (tests/test_openclaw_host.py): each gets PERSONALITY.md, chitin runs once."""
+    log = tmp_path / "calls.log"
+    fake = fake_chitin(tmp_path / "fake", f'echo "$*" >> "{log}"\necho "# From the fake"')
+    env = {"CHITIN_BIN": str(fake / "chitin")}
+    found = call_handler(bootstrap_event(tmp_path / "ws"), env, times=3, fresh=True)
+    assert [[f["name"] for f in files] for files in found["lists"]] == [
+        ["AGENTS.md", "PERSONALITY.md"]
+    ] * 3
+    assert len(log.read_text().splitlines()) == 1
 
 
 @needs_node

@@ -105,9 +105,9 @@ def drive(host: Host, *steps: dict[str, Any]) -> list[dict[str, Any]]:
     steps_file, result_file = folder / "steps.json", folder / "result.json"
     steps_file.write_text(json.dumps({"workspaceDir": str(host.workspace), "steps": steps}))
     result_file.unlink(missing_ok=True)
+    node, package = str(host.openclaw.node), str(host.openclaw.package)
     done = subprocess.run(
-        [str(host.openclaw.node), str(DRIVER), str(host.openclaw.package)]
-        + [str(steps_file), str(result_file)],
+        [node, str(DRIVER), package, str(steps_file), str(result_file)],
         capture_output=True,
         text=True,
         env=host.env,
@@ -206,9 +206,9 @@ def test_plugins_install_then_new_reset_and_auto_reset_queue_the_ended_sessions(
     queue the chat's key and the ended session's id, which `chitin reflect` lists."""
     run("init", "--seed")
     run("hooks", "install", "openclaw", "--dir", str(tmp_path / "pack"))
+    openclaw_cli = [str(host.openclaw.node), str(host.openclaw.package / "openclaw.mjs")]
     installed = subprocess.run(
-        [str(host.openclaw.node), str(host.openclaw.package / "openclaw.mjs"), "plugins"]
-        + ["install", "--force", str(tmp_path / "pack" / "chitin")],
+        [*openclaw_cli, "plugins", "install", "--force", str(tmp_path / "pack" / "chitin")],
         capture_output=True,
         text=True,
         env={**host.env, "PATH": f"{host.openclaw.node.parent}:/usr/bin:/bin"},
@@ -235,3 +235,95 @@ def test_plugins_install_then_new_reset_and_auto_reset_queue_the_ended_sessions(
     ]
     shown = run("reflect").stdout
     assert f"• {SESSION}, session s-3 (daily)" in shown
+
+
+# ---------------------------------------------------------------- without node
+
+
+@pytest.mark.parametrize(
+    ("variables", "folder"),
+    [
+        ({"OPENCLAW_STATE_DIR": "{tmp}/state"}, "{tmp}/state/hooks"),
+        (
+            {"OPENCLAW_STATE_DIR": "~/oc", "OPENCLAW_CONFIG_PATH": "{tmp}/x/c.json"},
+            "{home}/oc/hooks",
+        ),
+        ({"OPENCLAW_CONFIG_PATH": "{tmp}/conf/openclaw.json"}, "{tmp}/conf/hooks"),
+        ({"OPENCLAW_HOME": "{tmp}/ochome"}, "{tmp}/ochome/.openclaw/hooks"),
+        ({"OPENCLAW_HOME": "{tmp}/ochome", "OPENCLAW_STATE_DIR": "~/s"}, "{tmp}/ochome/s/hooks"),
+        ({}, "{home}/.openclaw/hooks"),
+    ],
+    ids=["state-dir", "state-dir-wins", "config-path", "openclaw-home", "home-tilde", "default"],
+)
+def test_install_and_check_find_openclaws_folder_as_openclaw_does(
+    run: Run,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    variables: dict[str, str],
+    folder: str,
+) -> None:
+    """Item 4: the folder OpenClaw's resolveConfigDir gives (read in its dist), for
+    `chitin hooks install openclaw` and for `chitin check`."""
+    home = tmp_path / "home"
+    for name in ("OPENCLAW_STATE_DIR", "OPENCLAW_CONFIG_PATH", "OPENCLAW_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value.format(tmp=tmp_path, home=home))
+    expected = Path(folder.format(tmp=tmp_path, home=home)) / "chitin"
+    assert f"in {expected}\n" in run("hooks", "install", "openclaw").stdout
+    run("init")
+    recorded = expected / "hooks" / "chitin" / "chitin.json"
+    recorded.write_text(json.dumps({"command": [str(tmp_path / "gone" / "chitin")]}))
+    said = run("check").stdout
+    assert f"{recorded}: warning: chitin: the OpenClaw hook runs" in said
+
+
+def test_an_install_of_the_older_layout_is_brought_up_to_date(run: Run, tmp_path: Path) -> None:
+    """Item 5: the pack used to be HOOK.md, handler.js, package.json and chitin.json in
+    one folder; installing again leaves the new layout only (OpenClaw would otherwise
+    load the old handler too, or not the new one)."""
+    pack = tmp_path / "hooks" / "chitin"
+    pack.mkdir(parents=True)
+    for name in ("HOOK.md", "handler.js", "chitin.json"):
+        (pack / name).write_text("old\n")
+    (pack / "package.json").write_text('{"name": "chitin-openclaw-hook", "type": "module"}\n')
+    (pack / "notes.txt").write_text("mine\n")
+    said = run("hooks", "install", "openclaw", "--dir", str(tmp_path / "hooks")).stdout
+    assert said.startswith("✓ Updated the chitin hook for openclaw")
+    files = sorted(str(p.relative_to(pack)) for p in pack.rglob("*") if p.is_file())
+    assert files == [
+        "hooks/chitin/HOOK.md",
+        "hooks/chitin/chitin.json",
+        "hooks/chitin/handler.js",
+        "notes.txt",
+        "package.json",
+    ]
+    assert json.loads((pack / "package.json").read_text())["openclaw"]["hooks"] == [
+        "./hooks/chitin"
+    ]
+    assert (
+        "nothing changed" in run("hooks", "install", "openclaw", "--dir", str(pack.parent)).stdout
+    )
+
+
+def test_a_marker_keeps_the_ended_sessions_id(run: Run, store: Path) -> None:
+    """Item 7: --session-id is kept beside the chat's key; a marker without one (every
+    1.4.5 marker) keeps 1.4.5's three fields."""
+    run("init")
+    run("reflect", "--queue", "--session-key", "k", "--session-id", " s-9 ", "--reason", "idle")
+    run("reflect", "--queue", "--session-key", "plain", "--reason", "end")
+    written = json.loads((store / ".chitin" / "reflections.json").read_text())
+    assert written[0] == {
+        "sessionKey": "k",
+        "timestamp": written[0]["timestamp"],
+        "reason": "idle",
+        "sessionId": "s-9",
+    }
+    assert list(written[1]) == ["sessionKey", "timestamp", "reason"]
+    assert "  • k, session s-9 (idle) — " in run("reflect").stdout
+    usage = run("reflect", "--session-id", "x", expect=2)
+    assert "--session-key, --session-id and --reason go with --queue" in usage.stderr
+    empty = run(
+        "reflect", "--queue", "--session-key", "k", "--session-id", " ", "--reason", "new", expect=1
+    )
+    assert "session id cannot be empty" in empty.stderr

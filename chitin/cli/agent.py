@@ -59,8 +59,9 @@ def reflect(
     """Show the sessions that ended and are worth reflecting on, with the store's state.
 
     Agent hooks queue a marker when a session ends (OpenClaw's /new, /reset and daily
-    or idle resets, Claude Code's SessionEnd and PreCompact). Later, the agent reviews them: contribute what it
-    learned, reinforce what proved itself, then run `chitin reflect --clear`.
+    or idle resets, Claude Code's SessionEnd and PreCompact). Later, the agent reviews
+    them: contribute what it learned, reinforce what proved itself, then run
+    `chitin reflect --clear`.
 
     \b
     chitin reflect
