@@ -63,21 +63,26 @@ DRIVER = """\
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 
-const [handlerPath, eventPath, times] = process.argv.slice(2);
+const [handlerPath, eventPath, times, fresh] = process.argv.slice(2);
 const { default: handler } = await import(pathToFileURL(handlerPath).href);
 const event = JSON.parse(readFileSync(eventPath, "utf8"));
 event.timestamp = new Date();
 event.messages = [];
+const given = event.context?.bootstrapFiles;
 let threw = null;
+const lists = [];
 for (let n = 0; n < Number(times); n++) {
+  // "fresh": a new copy of the list on every run, as the real OpenClaw does
+  if (fresh === "fresh" && Array.isArray(given)) event.context.bootstrapFiles = [...given];
   try {
     await handler(event);
   } catch (error) {
     threw = String(error);
   }
+  lists.push(event.context?.bootstrapFiles ?? null);
 }
 const bootstrapFiles = event.context?.bootstrapFiles ?? null;
-process.stdout.write(JSON.stringify({ bootstrapFiles, threw }));
+process.stdout.write(JSON.stringify({ bootstrapFiles, threw, lists }));
 """
 
 
@@ -85,7 +90,7 @@ process.stdout.write(JSON.stringify({ bootstrapFiles, threw }));
 def openclaw_handler(run: Run, tmp_path: Path) -> Path:
     """The handler that `chitin hooks install openclaw --dir` wrote."""
     run("hooks", "install", "openclaw", "--dir", str(tmp_path / "openclaw-hooks"))
-    return tmp_path / "openclaw-hooks" / "chitin" / "handler.js"
+    return tmp_path / "openclaw-hooks" / "chitin" / "hooks" / "chitin" / "handler.js"
 
 
 @pytest.fixture
@@ -101,12 +106,14 @@ def call_handler(
         env: dict[str, str] | None = None,
         times: int = 1,
         stderr: list[str] | None = None,
+        fresh: bool = False,
     ) -> dict[str, Any]:
         event_file = tmp_path / "event.json"
         event_file.write_text(json.dumps(event))
         assert NODE is not None
+        args = [str(openclaw_handler), str(event_file), str(times), "fresh" if fresh else ""]
         result = subprocess.run(
-            [NODE, str(driver), str(openclaw_handler), str(event_file), str(times)],
+            [NODE, str(driver), *args],
             capture_output=True,
             text=True,
             env={**host_env, **(env or {})},
@@ -116,6 +123,8 @@ def call_handler(
         if stderr is not None:
             stderr.append(result.stderr)
         found: dict[str, Any] = json.loads(result.stdout)
+        if not fresh:
+            del found["lists"]
         return found
 
     return call
@@ -161,6 +170,22 @@ def test_bootstrap_twice_adds_one_personality_md(
 ) -> None:
     files = call_handler(bootstrap_event(tmp_path / "ws"), times=2)["bootstrapFiles"]
     assert [f["name"] for f in files] == ["AGENTS.md", "PERSONALITY.md"]
+
+
+@needs_node
+def test_fresh_lists_of_one_session_render_once(
+    call_handler: Callable[..., dict[str, Any]], tmp_path: Path
+) -> None:
+    """The real OpenClaw hands the hook a new copy of its cached list on every run
+    (tests/test_openclaw_host.py): each gets PERSONALITY.md, chitin runs once."""
+    log = tmp_path / "calls.log"
+    fake = fake_chitin(tmp_path / "fake", f'echo "$*" >> "{log}"\necho "# From the fake"')
+    env = {"CHITIN_BIN": str(fake / "chitin")}
+    found = call_handler(bootstrap_event(tmp_path / "ws"), env, times=3, fresh=True)
+    assert [[f["name"] for f in files] for files in found["lists"]] == [
+        ["AGENTS.md", "PERSONALITY.md"]
+    ] * 3
+    assert len(log.read_text().splitlines()) == 1
 
 
 @needs_node
@@ -326,12 +351,19 @@ def test_the_hook_pack_declares_itself_to_openclaw(openclaw_handler: Path) -> No
     for key in ("openclaw", "clawdbot"):
         meta = front["metadata"][key]
         assert meta["emoji"] == "🦞"
-        assert meta["events"] == ["agent:bootstrap", "command:new", "command:reset"]
+        assert meta["events"] == [
+            "agent:bootstrap",
+            "command:new",
+            "command:reset",
+            "session:auto-reset",
+        ]
         assert "requires" not in meta  # chitin need not be on the gateway's PATH
     # OpenClaw's frontmatter reader wants metadata as JSON on one line.
     [line] = [line for line in head.splitlines() if line.startswith("metadata:")]
     json.loads(line.removeprefix("metadata:"))
-    assert json.loads((folder / "package.json").read_text())["type"] == "module"
+    package = json.loads((folder.parent.parent / "package.json").read_text())
+    assert package["type"] == "module"  # handler.js is an ES module
+    assert package["openclaw"] == {"hooks": ["./hooks/chitin"]}  # as `plugins install` wants
     handler = openclaw_handler.read_text()
     assert "execSync" not in handler and "Personal/chitin" not in handler
     assert "export default" in handler
@@ -343,16 +375,17 @@ def test_installing_openclaw_again_changes_nothing(
     hooks = tmp_path / "hooks"
     first = run_json("hooks", "install", "openclaw", "--dir", str(hooks))
     assert first == {"host": "openclaw", "action": "installed", "path": str(hooks / "chitin")}
-    stamps = {p.name: p.stat().st_mtime_ns for p in (hooks / "chitin").iterdir()}
+    stamps = {p: p.stat().st_mtime_ns for p in (hooks / "chitin").rglob("*") if p.is_file()}
+    assert len(stamps) == 4
     again = run("hooks", "install", "openclaw", "--dir", str(hooks)).stdout
     assert "already installed" in again and "nothing changed" in again
-    assert {p.name: p.stat().st_mtime_ns for p in (hooks / "chitin").iterdir()} == stamps
+    assert {p: p.stat().st_mtime_ns for p in stamps} == stamps
 
 
 def test_installing_openclaw_repairs_a_changed_file(run_json: RunJson, tmp_path: Path) -> None:
     hooks = tmp_path / "hooks"
     run_json("hooks", "install", "openclaw", "--dir", str(hooks))
-    handler = hooks / "chitin" / "handler.js"
+    handler = hooks / "chitin" / "hooks" / "chitin" / "handler.js"
     shipped = handler.read_text()
     handler.write_text("// edited\n")
     assert run_json("hooks", "install", "openclaw", "--dir", str(hooks))["action"] == "updated"
@@ -376,7 +409,8 @@ def test_uninstalling_openclaw_removes_only_our_files(run_json: RunJson, tmp_pat
 
 def test_the_default_openclaw_folder_is_in_the_home(run: Run, tmp_path: Path) -> None:
     run("hooks", "install", "openclaw")
-    assert (tmp_path / "home" / ".openclaw" / "hooks" / "chitin" / "handler.js").is_file()
+    pack = tmp_path / "home" / ".openclaw" / "hooks" / "chitin"
+    assert (pack / "hooks" / "chitin" / "handler.js").is_file()
 
 
 # ================================================================ Claude Code
@@ -475,7 +509,7 @@ def test_new_files_are_readable_like_any_other(run: Run, tmp_path: Path) -> None
     run("hooks", "install", "claude-code", "--dir", str(tmp_path / "p"))
     run("hooks", "install", "openclaw", "--dir", str(tmp_path / "hooks"))
     written = [tmp_path / "p" / ".claude" / "settings.json"]
-    written += list((tmp_path / "hooks" / "chitin").iterdir())
+    written += [p for p in (tmp_path / "hooks" / "chitin").rglob("*") if p.is_file()]
     assert {stat.S_IMODE(path.stat().st_mode) for path in written} == {0o644}
 
 
@@ -710,7 +744,7 @@ def test_check_says_when_the_chitin_a_hook_runs_is_gone(
     home = tmp_path / "home"
     settings = home / ".claude" / "settings.json"
     settings.write_text(settings.read_text().replace(CHITIN, gone))
-    pack = home / ".openclaw" / "hooks" / "chitin" / "chitin.json"
+    pack = home / ".openclaw" / "hooks" / "chitin" / "hooks" / "chitin" / "chitin.json"
     pack.write_text(json.dumps({"command": [gone]}))
     subprocess.run(
         ["git", "-C", str(store), "config", "merge.chitin.driver", f"{gone} merge-driver %O"],

@@ -228,8 +228,9 @@ def test_the_wheel_carries_the_starter_insights_and_the_template(tmp_path: Path)
     assert starters and starters == packaged
     assert "chitin/_data/templates/PERSONALITY.md" in names
     assert "chitin/assets/SKILL.md" in names
-    hook_pack = {p.name for p in (PACKAGE / "assets" / "openclaw").iterdir()}
-    assert hook_pack >= {"HOOK.md", "handler.js", "package.json"}
+    shipped = PACKAGE / "assets" / "openclaw"
+    hook_pack = {p.relative_to(shipped).as_posix() for p in shipped.rglob("*") if p.is_file()}
+    assert hook_pack >= {"hooks/chitin/HOOK.md", "hooks/chitin/handler.js", "package.json"}
     assert all(f"chitin/assets/openclaw/{name}" in names for name in hook_pack)
     assert not any(n.startswith(("tests/", "bench/")) for n in names)
 

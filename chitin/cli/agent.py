@@ -16,6 +16,7 @@ from chitin.model.reflection import LEGACY_QUEUE, REASONS
 if TYPE_CHECKING:
     from chitin.core.agent import Pending
     from chitin.core.hooks import Outcome
+    from chitin.model.reflection import Marker
 
 HOSTS = ("openclaw", "claude-code", "claude-desktop", "cursor", "claude-code-mcp")
 MCP_CLIENTS = ("claude-desktop", "cursor", "claude-code-mcp")  # chitin's MCP server
@@ -28,6 +29,12 @@ PERSONALITY_BUDGET = 5000  # tokens, as the original hook asked for
 @click.command(short_help="Sessions waiting for reflection: show, queue or clear them.")
 @click.option("--queue", "queue_it", is_flag=True, help="Add a marker (what the hooks do).")
 @click.option("--session-key", metavar="KEY", help="With --queue: the session that ended.")
+@click.option(
+    "--session-id",
+    metavar="ID",
+    help="With --queue: the id of the session that ended, when KEY names the chat "
+    "(OpenClaw keeps one key per chat across /new and resets).",
+)
 @click.option("--reason", type=click.Choice(REASONS), help="With --queue: why it ended.")
 @click.option("--clear", is_flag=True, help="Empty the queue after showing it.")
 @click.option(
@@ -43,6 +50,7 @@ def reflect(
     ctx: click.Context,
     queue_it: bool,
     session_key: str | None,
+    session_id: str | None,
     reason: str | None,
     clear: bool,
     pending_path: Path | None,
@@ -50,9 +58,10 @@ def reflect(
 ) -> None:
     """Show the sessions that ended and are worth reflecting on, with the store's state.
 
-    Agent hooks queue a marker when a session ends (OpenClaw's /new and /reset, Claude
-    Code's SessionEnd and PreCompact). Later, the agent reviews them: contribute what it
-    learned, reinforce what proved itself, then run `chitin reflect --clear`.
+    Agent hooks queue a marker when a session ends (OpenClaw's /new, /reset and daily
+    or idle resets, Claude Code's SessionEnd and PreCompact). Later, the agent reviews
+    them: contribute what it learned, reinforce what proved itself, then run
+    `chitin reflect --clear`.
 
     \b
     chitin reflect
@@ -62,10 +71,10 @@ def reflect(
     if queue_it:
         _check_queue_options(ctx, session_key, reason, clear, pending_path)
         assert session_key is not None and reason is not None
-        _queue(ctx, session_key, reason, fmt)
+        _queue(ctx, session_key, reason, session_id, fmt)
         return
-    if session_key is not None or reason is not None:
-        raise click.UsageError("--session-key and --reason go with --queue", ctx)
+    if session_key is not None or reason is not None or session_id is not None:
+        raise click.UsageError("--session-key, --session-id and --reason go with --queue", ctx)
     _show(ctx, pending_path or Path.home() / LEGACY_QUEUE, clear, fmt)
 
 
@@ -88,19 +97,28 @@ def _check_queue_options(
         )
 
 
-def _queue(ctx: click.Context, session_key: str, reason: str, fmt: str) -> None:
+def _queue(
+    ctx: click.Context, session_key: str, reason: str, session_id: str | None, fmt: str
+) -> None:
     from chitin.model.reflection import display_time
     from chitin.render import shapes
 
     with opened(ctx, reading=False) as chitin:
-        marker = chitin.queue_reflection(session_key, reason)
+        marker = chitin.queue_reflection(session_key, reason, session_id)
     if fmt == "json":
         emit_json(shapes.queued(marker))
     else:
         click.echo(
-            f"✓ Queued a reflection on {marker.session_key} ({marker.reason}) — "
+            f"✓ Queued a reflection on {_session(marker)} ({marker.reason}) — "
             f"{display_time(marker)}"
         )
+
+
+def _session(marker: Marker) -> str:
+    """The session key, and the ended session's id when the marker has one."""
+    if marker.session_id is None:
+        return marker.session_key
+    return f"{marker.session_key}, session {marker.session_id}"
 
 
 def _show(ctx: click.Context, legacy: Path, clear: bool, fmt: str) -> None:
@@ -124,7 +142,7 @@ def _pending_lines(found: Pending, total: int, average: float, clear: bool) -> l
 
     if found.markers:
         lines = [f"{len(found.markers)} pending reflection(s):", ""]
-        lines += [f"  • {m.session_key} ({m.reason}) — {display_time(m)}" for m in found.markers]
+        lines += [f"  • {_session(m)} ({m.reason}) — {display_time(m)}" for m in found.markers]
     else:
         lines = ["No pending reflections."]
     lines += ["", f"Current state: {total} insight(s), avg confidence {fixed(average, 2)}"]
@@ -142,7 +160,7 @@ def hooks() -> None:
 
     \b
     openclaw         PERSONALITY.md at agent bootstrap; a reflection marker on
-                     /new, /reset
+                     /new, /reset and daily or idle resets
     claude-code      the insights at SessionStart; a reflection marker on
                      SessionEnd and PreCompact
     claude-desktop   chitin's MCP server (`chitin mcp`) in Claude Desktop's
@@ -168,7 +186,8 @@ def _dir_option(function: Callable[..., Any]) -> Callable[..., Any]:
         "directory",
         type=click.Path(file_okay=False, path_type=Path),
         metavar="PATH",
-        help="openclaw: the hooks folder (default ~/.openclaw/hooks). claude-code: the "
+        help="openclaw: the hooks folder (default: OpenClaw's, $OPENCLAW_STATE_DIR/hooks, "
+        "else beside $OPENCLAW_CONFIG_PATH, else ~/.openclaw/hooks). claude-code: the "
         "folder whose .claude/settings.json to change (default ~, for every project). "
         "claude-desktop: the folder holding claude_desktop_config.json (default: "
         "Claude's, ~/Library/Application Support/Claude on macOS, "
@@ -235,11 +254,12 @@ def uninstall(host: str, directory: Path | None, fmt: str) -> None:
 
 
 def _default_dir(host: str) -> Path | None:
-    """The folder to install into when --dir is not given; None for the MCP clients,
-    whose user-wide files core finds (they are not all in one folder)."""
-    if host in MCP_CLIENTS:
+    """The folder to install into when --dir is not given; None for openclaw and the
+    MCP clients, whose folders core finds (OpenClaw's from $OPENCLAW_STATE_DIR,
+    $OPENCLAW_CONFIG_PATH or the home, as OpenClaw does)."""
+    if host in MCP_CLIENTS or host == "openclaw":
         return None
-    return Path.home() / ".openclaw" / "hooks" if host == "openclaw" else Path.home()
+    return Path.home()
 
 
 def _named_store(ctx: click.Context) -> Path | None:

@@ -67,13 +67,15 @@ def _empty(queue: QueueFile) -> None:
         raise StoreError(f"cannot clear {queue.path}: {error.strerror or error}") from None
 
 
-def queue_reflection(chitin: Chitin, session_key: str, reason: str, now: datetime) -> Marker:
+def queue_reflection(
+    chitin: Chitin, session_key: str, reason: str, now: datetime, session_id: str | None = None
+) -> Marker:
     """Add a marker to the store's queue, keeping the newest ten.
 
     Under the store lock, so two hooks firing at once both land. An unusable queue
     file is left as it is rather than replaced: it may hold markers worth reading.
     """
-    marker = new_marker(session_key, reason, now)
+    marker = new_marker(session_key, reason, now, session_id)
     if chitin.missing:
         raise StoreError(f"no store at {chitin.root}; run `chitin init` first")
     path = queue_path(chitin.root)

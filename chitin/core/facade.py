@@ -89,7 +89,9 @@ class Chitin(Lifecycle, Retrieving, Embedding):
 
         report = check_store(self.root, list(paths) if paths is not None else None)
         if home is not None:
-            openclaw = home / ".openclaw" / "hooks"
+            from chitin.core.hooks import openclaw_hooks_dir
+
+            openclaw = openclaw_hooks_dir(home, self.env)
             report.warnings.extend(setup_findings(self.root, home, openclaw, self.env))
         return report
 
@@ -197,11 +199,14 @@ class Chitin(Lifecycle, Retrieving, Embedding):
 
     # ---------------------------------------------------------- reflection
 
-    def queue_reflection(self, session_key: str, reason: str) -> Marker:
-        """Note that a session wants reflecting on (what agent hooks do)."""
+    def queue_reflection(
+        self, session_key: str, reason: str, session_id: str | None = None
+    ) -> Marker:
+        """Note that a session wants reflecting on (what agent hooks do); ``session_id``
+        names the session that ended where ``session_key`` names the chat."""
         from chitin.core import agent
 
-        return agent.queue_reflection(self, session_key, reason, self.now())
+        return agent.queue_reflection(self, session_key, reason, self.now(), session_id)
 
     def pending_reflections(self, legacy: Path | None = None, clear: bool = False) -> Pending:
         from chitin.core import agent

@@ -1,7 +1,9 @@
 """Installing chitin's hooks into agent hosts, and what the Claude Code hooks read.
 
-- OpenClaw: a hook folder (HOOK.md, handler.js, package.json) copied from
-  ``chitin/assets/openclaw/`` into OpenClaw's managed hooks folder.
+- OpenClaw: a hook pack (package.json naming ``hooks/chitin/``, which holds HOOK.md
+  and handler.js) copied from ``chitin/assets/openclaw/`` into OpenClaw's managed
+  hooks folder, found as OpenClaw finds it (``openclaw_hooks_dir``). The same folder
+  installs with OpenClaw's own ``openclaw plugins install``.
 - Claude Code: three entries merged into a settings.json, next to whatever else is
   there. Our entries are recognised by their command, so installing again changes
   nothing and uninstalling removes only them.
@@ -27,11 +29,19 @@ from typing import Any, NamedTuple
 from chitin.errors import ChitinError, ValidationError
 from chitin.store.files import atomic_write
 
-OPENCLAW_HOOK = "chitin"  # the folder name, and the hook's name in HOOK.md
-OPENCLAW_FILES: tuple[str, ...] = ("HOOK.md", "handler.js", "package.json")
-# Written at install, beside the pack: the chitin that installed it, by absolute path,
+OPENCLAW_HOOK = "chitin"  # the pack's folder (its package name), and the hook's name
+# The pack, as OpenClaw's `plugins install` wants it: package.json's "openclaw.hooks"
+# names the folder that holds HOOK.md and handler.js.
+OPENCLAW_FILES: tuple[str, ...] = (
+    "package.json",
+    "hooks/chitin/HOOK.md",
+    "hooks/chitin/handler.js",
+)
+# Written at install, beside handler.js: the chitin that installed it, by absolute path,
 # for handler.js to run (a gateway's PATH may not hold a virtual environment's chitin).
-OPENCLAW_COMMAND_FILE = "chitin.json"
+OPENCLAW_COMMAND_FILE = "hooks/chitin/chitin.json"
+# What chitin before issue 15 installed at the pack's top: removed by an install.
+OPENCLAW_OLD_FILES: tuple[str, ...] = ("HOOK.md", "handler.js", "chitin.json")
 
 CLAUDE_SETTINGS = Path(".claude") / "settings.json"
 CLAUDE_ACTION = "hooks run claude-code"
@@ -69,38 +79,77 @@ class HookSetupError(ChitinError):
 # ------------------------------------------------------------------ OpenClaw
 
 
+def openclaw_hooks_dir(home: Path, env: Mapping[str, str]) -> Path:
+    """OpenClaw's managed hooks folder, as OpenClaw 2026.9 resolves it (its
+    resolveConfigDir): ``$OPENCLAW_STATE_DIR/hooks``, else the folder of
+    ``$OPENCLAW_CONFIG_PATH`` + ``/hooks``, else ``<home>/.openclaw/hooks``, where home
+    is ``$OPENCLAW_HOME`` if set. A leading ``~`` means that home."""
+    import os.path
+
+    explicit = (env.get("OPENCLAW_HOME") or "").strip()
+    if explicit in ("undefined", "null"):
+        explicit = ""
+    base = Path(os.path.abspath(_expand_home(explicit, home))) if explicit else home
+
+    def resolved(value: str) -> Path:
+        return Path(os.path.abspath(_expand_home(value, base)))
+
+    state = (env.get("OPENCLAW_STATE_DIR") or "").strip()
+    if state:
+        return resolved(state) / "hooks"
+    config = (env.get("OPENCLAW_CONFIG_PATH") or "").strip()
+    if config:
+        return resolved(config).parent / "hooks"
+    return base / ".openclaw" / "hooks"
+
+
+def _expand_home(value: str, home: Path) -> str:
+    if value == "~" or value.startswith(("~/", "~\\")):
+        return str(home) + value[1:]
+    return value
+
+
 def install_openclaw(hooks_dir: Path, command: Sequence[str]) -> Outcome:
     """Copy the hook pack to ``<hooks_dir>/chitin/``, with the ``command`` that runs this
-    chitin; files already current are left alone."""
+    chitin; files already current are left alone, and the files of the older layout
+    (HOOK.md and handler.js at the pack's top) are removed."""
     from chitin.resources import asset_path
 
     target = _hook_folder(hooks_dir)
     wanted = {
-        name: asset_path("openclaw", name).read_text(encoding="utf-8") for name in OPENCLAW_FILES
+        name: asset_path("openclaw", *name.split("/")).read_text(encoding="utf-8")
+        for name in OPENCLAW_FILES
     }
     wanted[OPENCLAW_COMMAND_FILE] = json.dumps({"command": list(command)}, indent=2) + "\n"
     present = {name: _read_text(target / name) for name in wanted}
-    if present == wanted:
+    old = [target / name for name in OPENCLAW_OLD_FILES if (target / name).is_file()]
+    if present == wanted and not old:
         return Outcome("openclaw", "unchanged", target)
     for name, text in wanted.items():
         if present[name] != text:
             write_text(target / name, text)
-    fresh = all(present[name] is None for name in OPENCLAW_FILES)
+    try:
+        for path in old:
+            path.unlink()
+    except OSError as error:
+        raise HookSetupError(f"cannot remove {path}: {error.strerror or error}") from None
+    fresh = all(present[name] is None for name in OPENCLAW_FILES) and not old
     return Outcome("openclaw", "installed" if fresh else "updated", target)
 
 
 def uninstall_openclaw(hooks_dir: Path) -> Outcome:
-    """Remove our files, and the folder if nothing else is in it."""
+    """Remove our files (of either layout), and the folders left empty."""
     target = _hook_folder(hooks_dir)
-    names = (*OPENCLAW_FILES, OPENCLAW_COMMAND_FILE)
+    names = (*OPENCLAW_FILES, OPENCLAW_COMMAND_FILE, *OPENCLAW_OLD_FILES)
     ours = [target / name for name in names if (target / name).is_file()]
     if not ours:
         return Outcome("openclaw", "absent", target)
     try:
         for path in ours:
             path.unlink()
-        if not any(target.iterdir()):
-            target.rmdir()
+        for folder in (target / "hooks" / OPENCLAW_HOOK, target / "hooks", target):
+            if folder.is_dir() and not any(folder.iterdir()):
+                folder.rmdir()
     except OSError as error:
         raise HookSetupError(f"cannot remove {target}: {error.strerror or error}") from None
     return Outcome("openclaw", "removed", target)
@@ -371,14 +420,18 @@ def installed_programs(
                     )
                 )
                 break
-    recorded = _read_text(openclaw_dir / OPENCLAW_HOOK / OPENCLAW_COMMAND_FILE)
-    with contextlib.suppress(ValueError, TypeError, KeyError, IndexError):
-        program = json.loads(recorded or "")["command"][0]
-        if isinstance(program, str):
-            where = openclaw_dir / OPENCLAW_HOOK / OPENCLAW_COMMAND_FILE
-            found.append(
-                Installed(where, "the OpenClaw hook runs", program, "chitin hooks install openclaw")
-            )
+    for name in (OPENCLAW_COMMAND_FILE, "chitin.json"):  # this layout's, then the older one's
+        where = openclaw_dir / OPENCLAW_HOOK / name
+        recorded = _read_text(where)
+        with contextlib.suppress(ValueError, TypeError, KeyError, IndexError):
+            program = json.loads(recorded or "")["command"][0]
+            if isinstance(program, str):
+                found.append(
+                    Installed(
+                        where, "the OpenClaw hook runs", program, "chitin hooks install openclaw"
+                    )
+                )
+                break
     found += mcp_clients.installed_programs(home, sys.platform, {} if env is None else env)
     return found
 
@@ -442,7 +495,8 @@ def install_hook(
 ) -> Outcome:
     """Install chitin's hook for ``host``, running ``command`` (this chitin).
 
-    ``folder``: for openclaw its hooks folder; for claude-code the folder whose
+    ``folder``: for openclaw its hooks folder (default: OpenClaw's, found from ``home``
+    and ``env`` as OpenClaw finds it, see openclaw_hooks_dir); for claude-code the folder whose
     .claude/settings.json to change. For the MCP clients (claude-desktop, cursor,
     claude-code-mcp; see chitin.core.mcp_clients) the server entry goes into the
     client's user-wide file, found from ``home``, ``platform`` (``sys.platform``) and
@@ -454,7 +508,7 @@ def install_hook(
         path = _client_file(host, folder, home, platform, env)
         return mcp_clients.install(host, path, command, store)
     if host == "openclaw":
-        return install_openclaw(_folder(host, folder), command)
+        return install_openclaw(_openclaw_folder(folder, home, env), command)
     return install_claude_code(_folder(host, folder), command)
 
 
@@ -472,8 +526,15 @@ def uninstall_hook(
 
         return mcp_clients.uninstall(host, _client_file(host, folder, home, platform, env))
     if host == "openclaw":
-        return uninstall_openclaw(_folder(host, folder))
+        return uninstall_openclaw(_openclaw_folder(folder, home, env))
     return uninstall_claude_code(_folder(host, folder))
+
+
+def _openclaw_folder(folder: Path | None, home: Path | None, env: Mapping[str, str] | None) -> Path:
+    """``folder``, else OpenClaw's managed hooks folder for ``env`` (openclaw_hooks_dir)."""
+    if folder is not None:
+        return folder
+    return openclaw_hooks_dir(home or Path.home(), {} if env is None else env)
 
 
 def _folder(host: str, folder: Path | None) -> Path:

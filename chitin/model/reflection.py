@@ -2,7 +2,10 @@
 
 A queue file is a JSON array of ``{"sessionKey", "timestamp", "reason"}`` objects,
 newest last, the last ``MAX_PENDING`` kept (chitin 1.4.5's pending-reflection.json,
-reference §6.1). Everything here is pure: parsing, validation and serialization.
+reference §6.1). A marker may also hold ``"sessionId"``: the id of the session that
+ended, where the host gives one apart from the chat's key (OpenClaw's
+``previousSessionEntry.sessionId``); a marker without it (all of 1.4.5's) reads as
+before. Everything here is pure: parsing, validation and serialization.
 """
 
 from __future__ import annotations
@@ -14,9 +17,10 @@ from typing import Any, NamedTuple
 
 from chitin.errors import ValidationError
 
-# new and reset come from OpenClaw's /new and /reset (as in the original); compact
-# and end from Claude Code's PreCompact and SessionEnd hooks.
-REASONS: tuple[str, ...] = ("new", "reset", "compact", "end")
+# new and reset come from OpenClaw's /new and /reset (as in the original), daily and
+# idle from its automatic resets (session:auto-reset); compact and end from Claude
+# Code's PreCompact and SessionEnd hooks.
+REASONS: tuple[str, ...] = ("new", "reset", "daily", "idle", "compact", "end")
 # Where chitin 1.4.5 queued reflections, below the home folder: read (and cleared) too.
 LEGACY_QUEUE = ".config/chitin/pending-reflection.json"
 MAX_PENDING = 10
@@ -27,6 +31,7 @@ class Marker(NamedTuple):
     session_key: str
     timestamp: str | None  # as written (ISO 8601, ms, Z); None when the file had none
     reason: str
+    session_id: str | None = None  # the session that ended, when the key names a chat
 
 
 class Parsed(NamedTuple):
@@ -57,8 +62,17 @@ def marker_timestamp(moment: datetime) -> str:
     return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
 
 
-def new_marker(session_key: str, reason: str, now: datetime) -> Marker:
-    return Marker(check_session_key(session_key), marker_timestamp(now), check_reason(reason))
+def new_marker(
+    session_key: str, reason: str, now: datetime, session_id: str | None = None
+) -> Marker:
+    ended = None
+    if session_id is not None:
+        ended = session_id.strip()
+        if not ended:
+            raise ValidationError("sessionId", "the session id cannot be empty")
+    return Marker(
+        check_session_key(session_key), marker_timestamp(now), check_reason(reason), ended
+    )
 
 
 def parse_queue(text: str) -> Parsed:
@@ -81,10 +95,12 @@ def parse_queue(text: str) -> Parsed:
 def _marker_from(item: dict[str, Any]) -> Marker:
     """Lenient about the fields of an object: what is missing reads as unknown."""
     key, stamp, reason = item.get("sessionKey"), item.get("timestamp"), item.get("reason")
+    ended = item.get("sessionId")
     return Marker(
         UNKNOWN if key is None else str(key),
         stamp if isinstance(stamp, str) else None,
         UNKNOWN if reason is None else str(reason),
+        str(ended) if isinstance(ended, (str, int)) and str(ended).strip() else None,
     )
 
 
@@ -101,11 +117,15 @@ def appended(markers: list[Marker], marker: Marker) -> list[Marker]:
 
 
 def to_json(marker: Marker) -> dict[str, Any]:
-    return {
+    """1.4.5's three fields; ``sessionId`` after them when the marker has one."""
+    data: dict[str, Any] = {
         "sessionKey": marker.session_key,
         "timestamp": marker.timestamp,
         "reason": marker.reason,
     }
+    if marker.session_id is not None:
+        data["sessionId"] = marker.session_id
+    return data
 
 
 def serialize(markers: Iterable[Marker]) -> str:
