@@ -336,7 +336,7 @@ def run(ctx: click.Context, host: str, event: str) -> None:
     """
     settings: Settings = ctx.find_root().obj
     try:
-        stdin = "" if sys.stdin.isatty() else sys.stdin.read()
+        stdin = "" if sys.stdin.isatty() else _read_stdin()
         _run_claude_code(ctx, event, stdin)
     except Exception as error:  # a hook must never break its host; say why, once
         from chitin.render.failures import describe
@@ -346,6 +346,16 @@ def run(ctx: click.Context, host: str, event: str) -> None:
 
             traceback.print_exc()
         note(f"chitin: the {event} hook did nothing: {describe(error)[0]}")
+
+
+def _read_stdin() -> str:
+    """The event text; bytes that are not UTF-8 read as U+FFFD, so that a garbled
+    event still starts the session with the insights (as any unreadable event does)."""
+    raw = getattr(sys.stdin, "buffer", None)
+    if raw is None:
+        return sys.stdin.read()
+    data: bytes = raw.read()
+    return data.decode("utf-8", "replace")
 
 
 def _run_claude_code(ctx: click.Context, event: str, stdin: str) -> None:

@@ -97,11 +97,24 @@ class Chitin(Lifecycle, Retrieving, Embedding):
 
     def claude_code_session_start(self, event: str, budget: int) -> Personality:
         """Claude Code's SessionStart hook: the personality for the session that its
-        event (the JSON text on the hook's stdin) describes."""
+        event (the JSON text on the hook's stdin) describes, within ``budget`` tokens
+        and, whole, within ``hooks.CLAUDE_CONTEXT_LIMIT`` characters (under Claude
+        Code's cap for a hook's context): the budget is lowered to fit."""
         from chitin.core import hooks
+        from chitin.core.personality import characters
 
         query = hooks.coding_session_query(hooks.parse_hook_input(event))
-        return self.render(Query(query, budget=budget))
+        limit = hooks.CLAUDE_CONTEXT_LIMIT
+        made = self.render(Query(query, budget=min(budget, limit // 4)), limit=limit)
+        if characters(made.text) > limit:
+            from chitin.notices import notice
+
+            notice(
+                f"the PERSONALITY.md template alone is {characters(made.text)} characters, "
+                f"over the {limit} kept for Claude Code's context (it shows a preview of "
+                f"more than {hooks.CLAUDE_CONTEXT_CAP}); shorten the template"
+            )
+        return made
 
     def claude_code_reflect(self, event: str) -> None:
         """Claude Code's SessionEnd/PreCompact hook: queue the session for reflection."""

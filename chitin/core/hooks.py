@@ -44,6 +44,13 @@ OPENCLAW_COMMAND_FILE = "hooks/chitin/chitin.json"
 OPENCLAW_OLD_FILES: tuple[str, ...] = ("HOOK.md", "handler.js", "chitin.json")
 
 CLAUDE_SETTINGS = Path(".claude") / "settings.json"
+# Claude Code caps the strings a hook's output puts into the context (additionalContext,
+# systemMessage, plain stdout) at 10,000 characters; a longer one is saved to a file
+# and the session sees a 2,000-character preview and the file's path
+# (code.claude.com/docs/en/hooks, "JSON output"). The SessionStart context is kept
+# within CLAUDE_CONTEXT_LIMIT, well under that cap: the token budget is lowered to fit.
+CLAUDE_CONTEXT_CAP = 10_000
+CLAUDE_CONTEXT_LIMIT = 8_000
 CLAUDE_ACTION = "hooks run claude-code"
 # Our entries, whatever chitin they run: ".../chitin hooks run claude-code ...", quoted
 # or not, or "python -m chitin hooks run claude-code ...".
@@ -476,7 +483,10 @@ def reflection_reason(event: dict[str, Any]) -> str:
 
 def session_key(event: dict[str, Any]) -> str:
     key = event.get("session_id")
-    return key.strip() if isinstance(key, str) and key.strip() else "unknown"
+    if not isinstance(key, str) or not key.strip():
+        return "unknown"
+    # JSON may carry a lone surrogate ("\ud800"), which no file can hold: replaced.
+    return key.strip().encode("utf-8", "replace").decode("utf-8")
 
 
 HOSTS: tuple[str, ...] = ("openclaw", "claude-code", "claude-desktop", "cursor", "claude-code-mcp")

@@ -33,31 +33,60 @@ def render_personality(
     *,
     template: Path | None = None,
     now: datetime | None = None,
+    limit: int | None = None,
 ) -> Personality:
     """The file for ``query``. It is a function of the store's commit, the query and
     the budget: decay is measured at the commit's time, so the same three always give
     the same text, which can then be committed, diffed and cached.
 
     ``now`` is when a session asks for it: the insights' retrieval times are noted as
-    then. Without it (another revision's file, for ``diff --render``) nothing is noted."""
+    then. Without it (another revision's file, for ``diff --render``) nothing is noted.
+
+    ``limit``: the most characters (UTF-16 code units, as a JavaScript host counts
+    them) the whole file may take, template included. The budget is then lowered
+    until it fits: the insights take at most four characters per token of budget, so
+    the budget becomes at most (limit - the template's own characters) / 4, and the
+    header names the budget used. A template longer than the limit alone is left as
+    it is (the caller can tell by the text's length)."""
     query = query._replace(text=well_formed(query.text))  # it is printed in the header too
     budget = query.budget
     commit, when = chitin.snapshot_time()
     found = chitin.retrieve_at(query, now or when, decay_at=when, record=now is not None)
-    packed = marshalling.pack([ranked.insight for ranked in found.ranked], budget)
-    values = {
-        "header": templates.header(commit, query.text, budget),
-        "insights": marshalling.marshal(packed),
-        "query": query.text or "(none)",
-        "budget": budget,
-        "commit": commit or "",
-        "category": found.category,
-        "count": len(packed.chosen),
-        "omitted": packed.omitted,
-    }
+    insights = [ranked.insight for ranked in found.ranked]
     path = template or default_template(chitin.root)
-    text = templates.render(path.read_text(encoding="utf-8"), values, str(path))
+    template_text = path.read_text(encoding="utf-8")
+
+    def filled(budget: int, packed: marshalling.Packed | None) -> str:
+        values = {
+            "header": templates.header(commit, query.text, budget),
+            "insights": marshalling.marshal(packed) if packed else "",
+            "query": query.text or "(none)",
+            "budget": budget,
+            "commit": commit or "",
+            "category": found.category,
+            "count": len(packed.chosen) if packed else 0,
+            "omitted": packed.omitted if packed else len(insights),
+        }
+        return templates.render(template_text, values, str(path))
+
+    packed = marshalling.pack(insights, budget)
+    text = filled(budget, packed)
+    if limit is not None and characters(text) > limit:
+        # The insights take at most 4 characters a token; the rest is the template's.
+        budget = min(budget, max(0, (limit - characters(filled(budget, None))) // 4))
+        packed = marshalling.pack(insights, budget)
+        text = filled(budget, packed)
+        while characters(text) > limit and budget > 0:  # a count grown by a digit
+            budget = max(0, budget - max(1, (characters(text) - limit + 3) // 4))
+            packed = marshalling.pack(insights, budget)
+            text = filled(budget, packed)
     return Personality(text, len(packed.chosen), found)
+
+
+def characters(text: str) -> int:
+    """The length of ``text`` as JavaScript counts it (UTF-16 code units), which is
+    how Claude Code measures the context a hook adds."""
+    return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)
 
 
 def default_template(root: Path) -> Path:

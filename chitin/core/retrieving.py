@@ -108,16 +108,26 @@ class Retrieving(Reading):
         return found
 
     def render(
-        self, query: Query | str = "", *, template: Path | None = None, record: bool = True
+        self,
+        query: Query | str = "",
+        *,
+        template: Path | None = None,
+        record: bool = True,
+        limit: int | None = None,
     ) -> Personality:
         """PERSONALITY.md for ``query``: a function of the store's commit, the query and
         its budget (decay is measured at the commit's time), so the same three always
         give the same text. ``template``: a string.Template file (default: the store's
-        templates/PERSONALITY.md, else chitin's own)."""
+        templates/PERSONALITY.md, else chitin's own). ``limit``: the most characters
+        the whole text may take; the budget is lowered to fit it (an agent host's cap)."""
         from chitin.core import personality
 
         return personality.render_personality(
-            self, as_query(query), template=template, now=self.now() if record else None
+            self,
+            as_query(query),
+            template=template,
+            now=self.now() if record else None,
+            limit=limit,
         )
 
     def snapshot_time(self) -> tuple[str | None, datetime]:
