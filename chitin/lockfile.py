@@ -35,7 +35,13 @@ class WriteLock:
         self._handle: IO[bytes] | None = None
 
     def __enter__(self) -> WriteLock:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError):  # a file where the folder goes
+            raise StoreError(
+                f"{self.path.parent} is not a folder, so writers cannot take their lock "
+                "there; it holds only chitin's derived data: remove it and run again"
+            ) from None
         clear_in_the_way(self.path)
         handle = open(self.path, "a+b")
         deadline = time.monotonic() + self.timeout

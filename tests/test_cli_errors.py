@@ -174,3 +174,32 @@ def test_a_store_path_that_is_a_file_is_an_error(run: Run, store: Path) -> None:
         f"Error: the store path {store} is a file, not a folder "
         "(--store and $CHITIN_STORE name the store's folder)\n"
     )
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["contribute", "--type", "skill", "--claim", "Start small", "--confidence", "0.5"],
+        ["reflect", "--queue", "--session-key", "agent:main:1", "--reason", "end"],
+    ],
+    ids=["contribute", "reflect --queue"],
+)
+def test_a_file_where_chitin_keeps_its_folder_stops_a_write_with_one_line(
+    run: Run, store: Path, command: list[str]
+) -> None:
+    """Not `internal error: FileExistsError`: the line says what is in the way, that
+    it holds only derived data, and what to do; nothing is written."""
+    run("init")
+    commits = commit_count(store)
+    (store / ".chitin").mkdir(exist_ok=True)
+    import shutil
+
+    shutil.rmtree(store / ".chitin")
+    (store / ".chitin").write_text("a file in the way\n")
+    result = run(*command, expect=1)
+    assert result.stderr == (
+        f"Error: {store / '.chitin'} is not a folder, so writers cannot take their lock "
+        "there; it holds only chitin's derived data: remove it and run again\n"
+    )
+    assert commit_count(store) == commits
+    assert (store / ".chitin").read_text() == "a file in the way\n"
