@@ -334,7 +334,9 @@ def summary(queries: Sequence[Query], ranked: Sequence[Sequence[str]]) -> dict[s
     """Mean figures per group."""
     scores = per_query(queries, ranked)
     return {
-        group: Measures(*(statistics.fmean(getattr(scores[n], m) for n in members) for m in METRICS))
+        group: Measures(
+            *(statistics.fmean(getattr(scores[n], m) for n in members) for m in METRICS)
+        )
         for group, members in groups(queries).items()
     }
 
@@ -377,7 +379,9 @@ def compare(
     a, b = per_query(queries, first), per_query(queries, second)
     return {
         group: {
-            m: paired_bootstrap([getattr(a[n], m) for n in members], [getattr(b[n], m) for n in members])
+            m: paired_bootstrap(
+                [getattr(a[n], m) for n in members], [getattr(b[n], m) for n in members]
+            )
             for m in METRICS
         }
         for group, members in groups(queries).items()
@@ -450,7 +454,7 @@ def _compare_table(
         f"A = {first}, B = {second}; B - A with its paired bootstrap 95% interval "
         f"({RESAMPLES:,} resamples of the queries, seed {SEED}); * = the interval excludes 0",
         "",
-        f"{'kind':14}{'metric':9}{'A':>7}{'B':>7}{'B - A':>8}   95% interval",
+        f"{'kind':17}{'metric':9}{'A':>7}{'B':>7}{'B - A':>8}   95% interval",
     ]
     for group, metrics in result.items():
         for n, m in enumerate(METRICS):
@@ -458,7 +462,7 @@ def _compare_table(
             label = f"{group} ({counts[group]})" if n == 0 else ""
             mark = " *" if i.outside_noise else ""
             lines.append(
-                f"{label:14}{METRIC_NAMES[m]:9}{i.a:7.3f}{i.b:7.3f}{i.diff:+8.3f}   "
+                f"{label:17}{METRIC_NAMES[m]:9}{i.a:7.3f}{i.b:7.3f}{i.diff:+8.3f}   "
                 f"[{i.low:+.3f}, {i.high:+.3f}]{mark}"
             )
     return "\n".join(lines)
@@ -513,7 +517,9 @@ def main(argv: list[str] | None = None) -> int:
         names = list(args.compare)
         unknown = [n for n in names if n not in VARIANTS and not Path(n).is_file()]
         if unknown:
-            parser.error(f"unknown variant {unknown[0]!r} (allowed: {', '.join(VARIANTS)}, or a file)")
+            parser.error(
+                f"unknown variant {unknown[0]!r} (allowed: {', '.join(VARIANTS)}, or a file)"
+            )
         runs = {n: VARIANTS[n] for n in names if n in VARIANTS}
     elif args.shapes:
         mode = "text" if args.text else "blend"
@@ -522,7 +528,9 @@ def main(argv: list[str] | None = None) -> int:
         runs = {"text only": VARIANTS["text"], "hybrid, rrf": VARIANTS["rrf"]}
         runs["hybrid, blend"] = VARIANTS["default"]
     else:
-        runs = {"text only" if args.text else "default": VARIANTS["text" if args.text else "default"]}
+        runs = {
+            "text only" if args.text else "default": VARIANTS["text" if args.text else "default"]
+        }
 
     started = time.perf_counter()
     results: dict[str, Run] = {}
@@ -547,12 +555,17 @@ def main(argv: list[str] | None = None) -> int:
         each = 1000 * r.query_seconds / max(1, len(queries))
         embedded = f"embedded {r.embedded} in {r.embed_seconds:.1f} s, " if r.embedded else ""
         weaker = f", {r.degraded} degraded" if r.degraded else ""
-        print(f"{name}: {embedded}{len(queries)} queries in {r.query_seconds:.1f} s "
-              f"({each:.0f} ms each){weaker}")
+        print(
+            f"{name}: {embedded}{len(queries)} queries in {r.query_seconds:.1f} s "
+            f"({each:.0f} ms each){weaker}"
+        )
     print(f"whole run: {total:.1f} s")
     if args.compare:
         first, second = args.compare
-        print("\n" + _compare_table(first, second, compare(queries, ranked[first], ranked[second]), counts))
+        print(
+            "\n"
+            + _compare_table(first, second, compare(queries, ranked[first], ranked[second]), counts)
+        )
     surfaced = triggers_surfaced(queries, next(iter(ranked.values())))
     if surfaced:
         print(f"\ntrigger queries whose trigger is in the top 5: {sum(surfaced)}/{len(surfaced)}")
