@@ -4,6 +4,7 @@ bench/eval/dataset.yaml (``--dataset``).
     python bench/eval/run.py                    # nDCG@10, recall@10, MRR, per kind (hybrid)
     python bench/eval/run.py --text             # the same by text alone (no model)
     python bench/eval/run.py --compare text default  # paired bootstrap CIs of B - A
+    python bench/eval/run.py --variants "not embedded" text default  # side by side
     python bench/eval/run.py --shapes           # compare scoring shapes
     python bench/eval/run.py --misses           # queries whose answer is not in the top 5
     python bench/eval/run.py --save run.json    # keep per-query rankings, to compare later
@@ -26,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import shutil
 import statistics
 import sys
@@ -91,6 +93,7 @@ VARIANTS: dict[str, tuple[str, Variant]] = {
     "default": ("blend", Variant(DEFAULT_SHAPE)),
     "text": ("text", Variant(DEFAULT_SHAPE)),
     "rrf": ("rrf", Variant(DEFAULT_SHAPE)),
+    "not embedded": ("fresh", Variant(DEFAULT_SHAPE)),
     **{name: ("blend", variant) for name, variant in SHAPES.items() if name != "default"},
 }
 
@@ -247,17 +250,22 @@ def run(
     mode: str = "blend",
     config: dict[str, Any] | None = None,
 ) -> Run:
-    """Each query's top ``k`` ids. ``mode``: "text", or "blend" / "rrf" (hybrid, with
-    the local model, after embedding every insight); ``config``: more chitin.yaml
-    settings while it runs."""
+    """Each query's top ``k`` ids. ``mode``: "text"; "blend" or "rrf" (hybrid, with the
+    local model, after embedding every insight); or "fresh" (hybrid as a store that was
+    never embedded answers: its vectors removed, no embed first, so a store larger than
+    retrieval's inline limit is answered by text). ``config``: more chitin.yaml settings
+    while it runs. Background embedding is off (CHITIN_BACKGROUND_EMBED) unless set."""
+    os.environ.setdefault("CHITIN_BACKGROUND_EMBED", "off")  # no process left behind
     shutil.rmtree(root / ".chitin" / "cache.sqlite3", ignore_errors=True)  # shaped strengths
+    if mode == "fresh":
+        shutil.rmtree(root / ".chitin" / "vectors", ignore_errors=True)
     provider = "none" if mode == "text" else "local"
     settings = {"embedding": {"provider": provider}, **(config or {})}
     (root / "chitin.yaml").write_text(yaml.safe_dump(settings))
-    chitin = Chitin(root, now=NOW, shape=shape, fusion="blend" if mode == "text" else mode)
+    chitin = Chitin(root, now=NOW, shape=shape, fusion="rrf" if mode == "rrf" else "blend")
     try:
         started = time.perf_counter()
-        embedded = chitin.embed()[1] if mode != "text" else 0  # retrieve alone would not
+        embedded = chitin.embed()[1] if mode in ("blend", "rrf") else 0  # retrieve would not
         embedding = time.perf_counter() - started
         ranked, degraded = [], 0
         for q in queries:
@@ -505,6 +513,9 @@ def main(argv: list[str] | None = None) -> int:
         help=f"paired bootstrap of B - A; each a variant ({', '.join(VARIANTS)}) "
         "or a file saved by --save",
     )
+    parser.add_argument(
+        "--variants", nargs="+", metavar="NAME", help="figures of these variants, side by side"
+    )
     parser.add_argument("--misses", action="store_true", help="list queries missing an answer")
     parser.add_argument("--save", type=Path, help="write the (last) run's rankings as JSON")
     args = parser.parse_args(argv)
@@ -521,6 +532,11 @@ def main(argv: list[str] | None = None) -> int:
                 f"unknown variant {unknown[0]!r} (allowed: {', '.join(VARIANTS)}, or a file)"
             )
         runs = {n: VARIANTS[n] for n in names if n in VARIANTS}
+    elif args.variants:
+        unknown = [n for n in args.variants if n not in VARIANTS]
+        if unknown:
+            parser.error(f"unknown variant {unknown[0]!r} (allowed: {', '.join(VARIANTS)})")
+        runs = {n: VARIANTS[n] for n in args.variants}
     elif args.shapes:
         mode = "text" if args.text else "blend"
         runs = {name: (mode, variant) for name, variant in SHAPES.items()}
