@@ -1,29 +1,40 @@
-"""Evaluate retrieval on the labelled set in bench/eval/dataset.yaml.
+"""Evaluate retrieval on a labelled set: bench/eval/agent-store.yaml (by default) or
+bench/eval/dataset.yaml (``--dataset``).
 
-    python bench/eval/run.py            # recall@5 and nDCG@10, overall and per kind
-    python bench/eval/run.py --shapes   # compare scoring shapes (the evidence for the default)
-    python bench/eval/run.py --text     # the same by text alone (no model)
-    python bench/eval/run.py --misses   # list the queries whose targets are not in the top 5
+    python bench/eval/run.py                    # nDCG@10, recall@10, MRR, per kind (hybrid)
+    python bench/eval/run.py --text             # the same by text alone (no model)
+    python bench/eval/run.py --compare text default  # paired bootstrap CIs of B - A
+    python bench/eval/run.py --variants "not embedded" text default  # side by side
+    python bench/eval/run.py --shapes           # compare scoring shapes
+    python bench/eval/run.py --misses           # queries whose answer is not in the top 5
+    python bench/eval/run.py --save run.json    # keep per-query rankings, to compare later
 
-The set holds insights (with ages in days instead of timestamps) and queries, each with
-the ids that should come back, best first. Query kinds: plain, person (about a named
-person), trigger (describes a trigger's situation; the trigger must come back) and
-paraphrase (shares at most one content word with its targets).
+A set holds insights (with ages in days instead of timestamps) and queries with graded
+labels: 2 = the answer, 1 = useful. dataset.yaml lists ids best first instead: its first
+id is read as grade 2 and the others as grade 1. Query kinds: plain (lexical), person
+(about a named person), trigger (a situation that should fire a trigger) and paraphrase
+(shares at most one content word with each of its grade-2 targets: checked when the set
+is loaded, see ``paraphrase_overlap``).
 
 Each run builds a fresh store from the set in a temporary folder and queries it through
-the real retrieval code (chitin.core), at a fixed moment, so figures are reproducible.
+the real retrieval code (chitin.core), at a fixed moment; hybrid variants embed the whole
+store with the local model first. Bootstrap resamples use a fixed seed, so figures are
+reproducible.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
+import os
 import shutil
 import statistics
 import sys
 import tempfile
+import time
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -33,13 +44,23 @@ import yaml
 from chitin.core import Chitin
 from chitin.core import Query as Asked
 from chitin.format.markdown import serialize
+from chitin.index.fulltext import STOPWORDS
+from chitin.model.fields import SEARCHED
 from chitin.model.insight import PROVENANCES, Insight, format_timestamp
+from chitin.model.terms import stem, tokens
 from chitin.retrieval.scoring import DEFAULT_SHAPE, ORIGINAL_SHAPE, RELEVANCE_HALVING, Shape
 
-DATASET = Path(__file__).resolve().parent / "dataset.yaml"
+HERE = Path(__file__).resolve().parent
+DATASET = HERE / "dataset.yaml"  # the first, small set (load()'s default, as tests use it)
+AGENT_STORE = HERE / "agent-store.yaml"  # the larger, harder set (the command's default)
 NOW = datetime(2026, 11, 29, 12, 0, 0, tzinfo=UTC)
 KINDS = ("plain", "person", "trigger", "paraphrase")
+GROUPS = ("all", *KINDS)
 NO_DECAY = {"half_lives": dict.fromkeys(PROVENANCES)}  # chitin.yaml: nothing decays
+ANSWER, USEFUL = 2, 1
+CUTOFF = 10  # nDCG@10, recall@10, MRR over the top 10
+RESAMPLES = 10_000
+SEED = 16
 
 
 class Variant(NamedTuple):
@@ -65,24 +86,49 @@ SHAPES: dict[str, Variant] = {
         for h in (0.1, 0.05, 0.023)
     },
 }
+# What --compare accepts: a mode ("text", "blend" = hybrid, "rrf") and a Variant. Every
+# SHAPES entry is also a hybrid variant under its own name. A new idea to measure gets
+# an entry here (or is compared as a saved run of another checkout: --save, then a path).
+VARIANTS: dict[str, tuple[str, Variant]] = {
+    "default": ("blend", Variant(DEFAULT_SHAPE)),
+    "text": ("text", Variant(DEFAULT_SHAPE)),
+    "rrf": ("rrf", Variant(DEFAULT_SHAPE)),
+    "not embedded": ("fresh", Variant(DEFAULT_SHAPE)),
+    **{name: ("blend", variant) for name, variant in SHAPES.items() if name != "default"},
+}
 
 
 class Query(NamedTuple):
     text: str
     kind: str
-    relevant: list[str]
+    relevant: list[str]  # the labelled ids, answers first (in the set's order)
+    grades: dict[str, int] = {}  # noqa: RUF012 - id -> 2 (the answer) or 1 (useful)
 
 
-class Scores(NamedTuple):
-    recall_at_5: float
-    ndcg_at_10: float
+class SetError(ValueError):
+    """The labelled set is malformed: the run refuses it."""
+
+
+# ------------------------------------------------------------------ the set
 
 
 def load(path: Path = DATASET) -> tuple[list[Insight], list[Query]]:
+    """The set's insights and queries, checked (``check``): a SetError if it breaks a rule."""
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     insights = [_insight(item) for item in data["insights"]]
-    queries = [Query(q["query"], q["kind"], list(q["relevant"])) for q in data["queries"]]
+    queries = [_query(q) for q in data["queries"]]
+    check(insights, queries)
     return insights, queries
+
+
+def _query(item: dict[str, Any]) -> Query:
+    labels = item["relevant"]
+    if isinstance(labels, Mapping):  # graded: {id: 2 or 1}
+        grades = {str(k): int(v) for k, v in labels.items()}
+    else:  # dataset.yaml: ids best first; the first is the answer, the rest useful
+        grades = {str(k): ANSWER if n == 0 else USEFUL for n, k in enumerate(labels)}
+    ordered = sorted(grades, key=lambda i: -grades[i])  # stable: answers first, set order
+    return Query(item["query"], item["kind"], ordered, grades)
 
 
 def _insight(item: dict[str, Any]) -> Insight:
@@ -105,6 +151,77 @@ def _insight(item: dict[str, Any]) -> Insight:
     )
 
 
+def content_words(text: str) -> set[str]:
+    """``text``'s words of 3+ letters (chitin.model.terms) that are not stopwords (the
+    full-text index's list: words retrieval never looks up)."""
+    return {word for word in tokens(text.replace("'", "")) if word not in STOPWORDS}
+
+
+def searched_text(insight: Insight) -> str:
+    """Everything the full-text index searches of ``insight`` (claim, condition, tags,
+    context, reasoning, limitations)."""
+    parts = []
+    for name in SEARCHED:
+        value = getattr(insight, name)
+        parts.append(" ".join(value) if isinstance(value, tuple) else value or "")
+    return " ".join(parts)
+
+
+def _forms(word: str) -> set[str]:
+    return {word, stem(word)}
+
+
+def _same_word(first: str, second: str) -> bool:
+    """The same word, by chitin's stemming (chitin.model.terms.stem) of either side, or
+    one form a prefix of the other's of 4+ letters: the suffix rules miss some pairs
+    ("total" -> "tot", "totals" -> "total"), so the check errs on the strict side."""
+    for a in _forms(first):
+        for b in _forms(second):
+            short, long = sorted((a, b), key=len)
+            if short == long or (len(short) >= 4 and long.startswith(short)):
+                return True
+    return False
+
+
+def paraphrase_overlap(query: str, target: Insight) -> list[str]:
+    """The query's content words that ``target``'s searched text shares (see
+    ``_same_word``)."""
+    theirs = content_words(searched_text(target))
+    return sorted(w for w in content_words(query) if any(_same_word(w, t) for t in theirs))
+
+
+def check(insights: Sequence[Insight], queries: Sequence[Query]) -> None:
+    """Refuse a set with a duplicate id, an unknown kind, a label naming no insight, a
+    grade other than 1 or 2, a query without an answer, or a paraphrase sharing more
+    than one content word with one of its answers."""
+    by_id: dict[str, Insight] = {}
+    for insight in insights:
+        if insight.id in by_id:
+            raise SetError(f"duplicate insight id {insight.id!r}")
+        by_id[insight.id] = insight
+    problems = []
+    for q in queries:
+        if q.kind not in KINDS:
+            problems.append(f"{q.text!r}: unknown kind {q.kind!r} (allowed: {', '.join(KINDS)})")
+        unknown = [i for i in q.grades if i not in by_id]
+        if unknown:
+            problems.append(f"{q.text!r}: labels name no insight: {', '.join(unknown)}")
+        if any(g not in (ANSWER, USEFUL) for g in q.grades.values()):
+            problems.append(f"{q.text!r}: grades must be 2 (the answer) or 1 (useful)")
+        if ANSWER not in q.grades.values():
+            problems.append(f"{q.text!r}: no label of grade 2")
+        if q.kind == "paraphrase":
+            for target in (i for i, g in q.grades.items() if g == ANSWER and i in by_id):
+                shared = paraphrase_overlap(q.text, by_id[target])
+                if len(shared) > 1:
+                    problems.append(
+                        f"{q.text!r}: a paraphrase may share one content word with "
+                        f"{target}, shares {len(shared)}: {', '.join(shared)}"
+                    )
+    if problems:
+        raise SetError("the labelled set breaks its rules:\n  " + "\n  ".join(problems))
+
+
 def build_store(insights: Iterable[Insight], root: Path) -> None:
     for insight in insights:
         path = root / "insights" / insight.type / f"{insight.id}.md"
@@ -112,30 +229,179 @@ def build_store(insights: Iterable[Insight], root: Path) -> None:
         path.write_text(serialize(insight), encoding="utf-8")
 
 
+# ------------------------------------------------------------------ running
+
+
+class Run(NamedTuple):
+    """One variant's answers: each query's top ids, and what the run cost."""
+
+    ranked: list[list[str]]
+    embedded: int  # insights embedded by this run (0: text, or vectors already there)
+    embed_seconds: float
+    query_seconds: float
+    degraded: int  # queries answered by something weaker than asked (a failure, no vectors)
+
+
+def run(
+    root: Path,
+    queries: list[Query],
+    shape: Shape,
+    k: int = CUTOFF,
+    mode: str = "blend",
+    config: dict[str, Any] | None = None,
+) -> Run:
+    """Each query's top ``k`` ids. ``mode``: "text"; "blend" or "rrf" (hybrid, with the
+    local model, after embedding every insight); or "fresh" (hybrid as a store that was
+    never embedded answers: its vectors removed, no embed first, so a store larger than
+    retrieval's inline limit is answered by text). ``config``: more chitin.yaml settings
+    while it runs. Background embedding is off (CHITIN_BACKGROUND_EMBED) unless set."""
+    os.environ.setdefault("CHITIN_BACKGROUND_EMBED", "off")  # no process left behind
+    shutil.rmtree(root / ".chitin" / "cache.sqlite3", ignore_errors=True)  # shaped strengths
+    if mode == "fresh":
+        shutil.rmtree(root / ".chitin" / "vectors", ignore_errors=True)
+    provider = "none" if mode == "text" else "local"
+    settings = {"embedding": {"provider": provider}, **(config or {})}
+    (root / "chitin.yaml").write_text(yaml.safe_dump(settings))
+    chitin = Chitin(root, now=NOW, shape=shape, fusion="rrf" if mode == "rrf" else "blend")
+    try:
+        started = time.perf_counter()
+        embedded = chitin.embed()[1] if mode in ("blend", "rrf") else 0  # retrieve would not
+        embedding = time.perf_counter() - started
+        ranked, degraded = [], 0
+        for q in queries:
+            found = chitin.retrieve(Asked(q.text, max_results=k), record=False)
+            ranked.append([r.insight.id for r in found.ranked])
+            degraded += mode != "text" and bool(found.degraded or found.unembedded)
+        return Run(ranked, embedded, embedding, time.perf_counter() - started - embedding, degraded)
+    finally:
+        chitin.close()
+
+
 def rankings(
     root: Path,
     queries: list[Query],
     shape: Shape,
-    k: int = 10,
+    k: int = CUTOFF,
     mode: str = "blend",
     config: dict[str, Any] | None = None,
 ) -> list[list[str]]:
-    """Each query's top ``k`` ids. ``mode``: "text", or "blend" / "rrf" (hybrid, with
-    the local model); ``config``: more chitin.yaml settings while it runs."""
-    shutil.rmtree(root / ".chitin" / "cache.sqlite3", ignore_errors=True)  # shaped strengths
-    provider = "none" if mode == "text" else "local"
-    settings = {"embedding": {"provider": provider}, **(config or {})}
-    (root / "chitin.yaml").write_text(yaml.safe_dump(settings))
-    chitin = Chitin(root, now=NOW, shape=shape, fusion="blend" if mode == "text" else mode)
-    try:
-        if mode != "text":
-            chitin.embed()  # more than a retrieve embeds by itself
-        return [
-            [r.insight.id for r in chitin.retrieve(Asked(q.text, max_results=k)).ranked]
-            for q in queries
-        ]
-    finally:
-        chitin.close()
+    """``run``'s rankings alone."""
+    return run(root, queries, shape, k, mode, config).ranked
+
+
+# ------------------------------------------------------------------ metrics
+
+
+class Measures(NamedTuple):
+    """One query's figures: graded nDCG@10, recall@10 (of every labelled id) and the
+    reciprocal rank of the first answer (grade 2) in the top 10, 0 if none is there."""
+
+    ndcg: float
+    recall: float
+    rr: float
+
+
+METRICS = ("ndcg", "recall", "rr")
+METRIC_NAMES = {"ndcg": "nDCG@10", "recall": "R@10", "rr": "MRR"}
+
+
+def gain(grade: int) -> float:
+    """Exponential gain: an answer (2) counts 3, a useful one (1) counts 1."""
+    return float(2**grade - 1)
+
+
+def graded_ndcg(ranked: Sequence[str], grades: Mapping[str, int], k: int = CUTOFF) -> float:
+    dcg = sum(gain(grades.get(i, 0)) / math.log2(n + 2) for n, i in enumerate(ranked[:k]))
+    best = sorted(grades.values(), reverse=True)[:k]
+    ideal = sum(gain(g) / math.log2(n + 2) for n, g in enumerate(best))
+    return dcg / ideal
+
+
+def measures(ranked: Sequence[str], q: Query, k: int = CUTOFF) -> Measures:
+    top = ranked[:k]
+    recall = len(set(top) & set(q.grades)) / len(q.grades)
+    first = next((n for n, i in enumerate(top, 1) if q.grades.get(i) == ANSWER), None)
+    return Measures(graded_ndcg(ranked, q.grades, k), recall, 1 / first if first else 0.0)
+
+
+def per_query(queries: Sequence[Query], ranked: Sequence[Sequence[str]]) -> list[Measures]:
+    return [measures(r, q) for q, r in zip(queries, ranked, strict=True)]
+
+
+def groups(queries: Sequence[Query]) -> dict[str, list[int]]:
+    """Query positions by group: "all", then each kind present."""
+    found: dict[str, list[int]] = {"all": list(range(len(queries)))}
+    for kind in KINDS:
+        members = [n for n, q in enumerate(queries) if q.kind == kind]
+        if members:
+            found[kind] = members
+    return found
+
+
+def summary(queries: Sequence[Query], ranked: Sequence[Sequence[str]]) -> dict[str, Measures]:
+    """Mean figures per group."""
+    scores = per_query(queries, ranked)
+    return {
+        group: Measures(
+            *(statistics.fmean(getattr(scores[n], m) for n in members) for m in METRICS)
+        )
+        for group, members in groups(queries).items()
+    }
+
+
+class Interval(NamedTuple):
+    """A paired difference (B - A) of a mean, with its bootstrap 95% interval."""
+
+    a: float
+    b: float
+    diff: float
+    low: float
+    high: float
+
+    @property
+    def outside_noise(self) -> bool:
+        return self.low > 0 or self.high < 0
+
+
+def paired_bootstrap(
+    a: Sequence[float], b: Sequence[float], resamples: int = RESAMPLES, seed: int = SEED
+) -> Interval:
+    """Resample queries with replacement (the same ones for A and B) ``resamples`` times
+    and take the 2.5th and 97.5th percentiles of the mean difference."""
+    import numpy as np
+
+    first, second = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    diffs = second - first
+    picks = np.random.default_rng(seed).integers(0, len(diffs), size=(resamples, len(diffs)))
+    means = diffs[picks].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    return Interval(
+        float(first.mean()), float(second.mean()), float(diffs.mean()), float(low), float(high)
+    )
+
+
+def compare(
+    queries: Sequence[Query], first: Sequence[Sequence[str]], second: Sequence[Sequence[str]]
+) -> dict[str, dict[str, Interval]]:
+    """Per group and metric, B - A with its paired bootstrap interval."""
+    a, b = per_query(queries, first), per_query(queries, second)
+    return {
+        group: {
+            m: paired_bootstrap(
+                [getattr(a[n], m) for n in members], [getattr(b[n], m) for n in members]
+            )
+            for m in METRICS
+        }
+        for group, members in groups(queries).items()
+    }
+
+
+# --------------------------------------------- the first set's figures (tests use them)
+
+
+class Scores(NamedTuple):
+    recall_at_5: float
+    ndcg_at_10: float
 
 
 def recall_at(ranked: list[str], relevant: list[str], k: int) -> float:
@@ -151,6 +417,7 @@ def ndcg_at(ranked: list[str], relevant: list[str], k: int) -> float:
 
 
 def evaluate(queries: list[Query], ranked: list[list[str]]) -> dict[str, Scores]:
+    """Recall@5 and binary nDCG@10, the figures quoted before graded labels."""
     by_kind: dict[str, list[Scores]] = defaultdict(list)
     for query, result in zip(queries, ranked, strict=True):
         scores = Scores(recall_at(result, query.relevant, 5), ndcg_at(result, query.relevant, 10))
@@ -171,64 +438,175 @@ def triggers_surfaced(queries: list[Query], ranked: list[list[str]], k: int = 5)
     ]
 
 
-def _table(rows: dict[str, dict[str, Scores]]) -> str:
-    kinds = ["all", *KINDS]
-    head = f"{'':22}" + "".join(f"{kind:>20}" for kind in kinds)
-    sub = f"{'':22}" + "".join(f"{'R@5  nDCG@10':>20}" for _ in kinds)
+# ------------------------------------------------------------------ output
+
+
+def _summary_table(rows: Mapping[str, Mapping[str, Measures]], counts: Mapping[str, int]) -> str:
+    present = [g for g in GROUPS if g in counts]
+    head = f"{'':24}" + "".join(f"{f'{g} ({counts[g]})':>22}" for g in present)
+    sub = f"{'':24}" + "".join(f"{'nDCG   R@10    MRR':>22}" for _ in present)
     lines = [head, sub]
     for name, scores in rows.items():
         cells = "".join(
-            f"{scores[k].recall_at_5:>11.3f}{scores[k].ndcg_at_10:>9.3f}"
-            for k in kinds
-            if k in scores
+            f"{'':4}{scores[g].ndcg:6.3f}{scores[g].recall:6.3f}{scores[g].rr:6.3f}"
+            for g in present
         )
-        lines.append(f"{name:22}{cells}")
+        lines.append(f"{name[:24]:24}{cells}")
     return "\n".join(lines)
 
 
+def _compare_table(
+    first: str, second: str, result: Mapping[str, Mapping[str, Interval]], counts: Mapping[str, int]
+) -> str:
+    lines = [
+        f"A = {first}, B = {second}; B - A with its paired bootstrap 95% interval "
+        f"({RESAMPLES:,} resamples of the queries, seed {SEED}); * = the interval excludes 0",
+        "",
+        f"{'kind':17}{'metric':9}{'A':>7}{'B':>7}{'B - A':>8}   95% interval",
+    ]
+    for group, metrics in result.items():
+        for n, m in enumerate(METRICS):
+            i = metrics[m]
+            label = f"{group} ({counts[group]})" if n == 0 else ""
+            mark = " *" if i.outside_noise else ""
+            lines.append(
+                f"{label:17}{METRIC_NAMES[m]:9}{i.a:7.3f}{i.b:7.3f}{i.diff:+8.3f}   "
+                f"[{i.low:+.3f}, {i.high:+.3f}]{mark}"
+            )
+    return "\n".join(lines)
+
+
+def _misses(queries: Sequence[Query], ranked: Sequence[Sequence[str]], k: int = 5) -> str:
+    lines = []
+    for q, r in zip(queries, ranked, strict=True):
+        answers = [i for i in q.relevant if q.grades[i] == ANSWER]
+        if all(i in r[:k] for i in answers):
+            continue
+        where = ", ".join(f"{i} @{r.index(i) + 1 if i in r else '-'}" for i in answers)
+        lines.append(f"\n[{q.kind}] {q.text}\n  answer {where}\n  got    {list(r[:k])}")
+    return "".join(lines) or "\n(none)"
+
+
+def _saved(path: Path, queries: Sequence[Query]) -> list[list[str]]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if [q["query"] for q in data["queries"]] != [q.text for q in queries]:
+        raise SetError(f"{path}: its queries are not this set's (run --save on the same set)")
+    return [q["ranked"] for q in data["queries"]]
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--shapes", action="store_true", help="compare scoring shapes")
-    parser.add_argument("--misses", action="store_true", help="list queries missing targets")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument(
-        "--hybrid",
-        action="store_true",
-        help="compare text-only with hybrid retrieval (rrf and blend fusion)",
+        "--dataset", type=Path, default=AGENT_STORE, help="the labelled set (agent-store.yaml)"
     )
     parser.add_argument(
         "--text", action="store_true", help="rank by text alone (default: hybrid, blend)"
     )
+    parser.add_argument("--shapes", action="store_true", help="compare scoring shapes")
+    parser.add_argument(
+        "--hybrid", action="store_true", help="compare text-only with hybrid (rrf and blend)"
+    )
+    parser.add_argument(
+        "--compare",
+        nargs=2,
+        metavar=("A", "B"),
+        help=f"paired bootstrap of B - A; each a variant ({', '.join(VARIANTS)}) "
+        "or a file saved by --save",
+    )
+    parser.add_argument(
+        "--variants", nargs="+", metavar="NAME", help="figures of these variants, side by side"
+    )
+    parser.add_argument("--misses", action="store_true", help="list queries missing an answer")
+    parser.add_argument("--save", type=Path, help="write the (last) run's rankings as JSON")
     args = parser.parse_args(argv)
-    insights, queries = load()
-    mode = "text" if args.text else "blend"
-    variants = SHAPES if args.shapes else {"default": Variant(DEFAULT_SHAPE)}
-    runs = {name: (variant, mode) for name, variant in variants.items()}
-    if args.hybrid:
+    try:
+        insights, queries = load(args.dataset)
+    except SetError as error:
+        print(f"Error: {args.dataset}: {error}", file=sys.stderr)
+        return 1
+    if args.compare:
+        names = list(args.compare)
+        unknown = [n for n in names if n not in VARIANTS and not Path(n).is_file()]
+        if unknown:
+            parser.error(
+                f"unknown variant {unknown[0]!r} (allowed: {', '.join(VARIANTS)}, or a file)"
+            )
+        runs = {n: VARIANTS[n] for n in names if n in VARIANTS}
+    elif args.variants:
+        unknown = [n for n in args.variants if n not in VARIANTS]
+        if unknown:
+            parser.error(f"unknown variant {unknown[0]!r} (allowed: {', '.join(VARIANTS)})")
+        runs = {n: VARIANTS[n] for n in args.variants}
+    elif args.shapes:
+        mode = "text" if args.text else "blend"
+        runs = {name: (mode, variant) for name, variant in SHAPES.items()}
+    elif args.hybrid:
+        runs = {"text only": VARIANTS["text"], "hybrid, rrf": VARIANTS["rrf"]}
+        runs["hybrid, blend"] = VARIANTS["default"]
+    else:
         runs = {
-            "text only": (Variant(DEFAULT_SHAPE), "text"),
-            "hybrid, rrf": (Variant(DEFAULT_SHAPE), "rrf"),
-            "hybrid, blend": (Variant(DEFAULT_SHAPE), "blend"),
+            "text only" if args.text else "default": VARIANTS["text" if args.text else "default"]
         }
+
+    started = time.perf_counter()
+    results: dict[str, Run] = {}
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         build_store(insights, root)
-        results = {
-            name: rankings(root, queries, v.shape, mode=mode, config=v.config)
-            for name, (v, mode) in runs.items()
-        }
+        for name, (mode, v) in runs.items():
+            results[name] = run(root, queries, v.shape, mode=mode, config=v.config)
+    total = time.perf_counter() - started
+    ranked = {name: r.ranked for name, r in results.items()}
+    if args.compare:
+        ranked = {n: ranked[n] if n in ranked else _saved(Path(n), queries) for n in args.compare}
+
+    counts = {g: len(members) for g, members in groups(queries).items()}
     print(
-        f"{len(insights)} insights, {len(queries)} queries "
-        f"({', '.join(f'{sum(q.kind == k for q in queries)} {k}' for k in KINDS)})\n"
+        f"{args.dataset.name}: {len(insights)} insights, {len(queries)} queries "
+        f"({', '.join(f'{counts.get(k, 0)} {k}' for k in KINDS)}); at {NOW:%Y-%m-%d}\n"
     )
-    print(_table({name: evaluate(queries, ranked) for name, ranked in results.items()}))
-    surfaced = triggers_surfaced(queries, next(iter(results.values())))
-    print(f"\ntrigger queries whose trigger is in the top 5: {sum(surfaced)}/{len(surfaced)}")
+    print(_summary_table({n: summary(queries, r) for n, r in ranked.items()}, counts))
+    print()
+    for name, r in results.items():
+        each = 1000 * r.query_seconds / max(1, len(queries))
+        embedded = f"embedded {r.embedded} in {r.embed_seconds:.1f} s, " if r.embedded else ""
+        weaker = f", {r.degraded} degraded" if r.degraded else ""
+        print(
+            f"{name}: {embedded}{len(queries)} queries in {r.query_seconds:.1f} s "
+            f"({each:.0f} ms each){weaker}"
+        )
+    print(f"whole run: {total:.1f} s")
+    if args.compare:
+        first, second = args.compare
+        print(
+            "\n"
+            + _compare_table(first, second, compare(queries, ranked[first], ranked[second]), counts)
+        )
+    surfaced = triggers_surfaced(queries, next(iter(ranked.values())))
+    if surfaced:
+        print(f"\ntrigger queries whose trigger is in the top 5: {sum(surfaced)}/{len(surfaced)}")
     if args.misses:
-        for query, ranked in zip(queries, list(results.values())[-1], strict=True):
-            if recall_at(ranked, query.relevant, 5) < 1:
-                print(
-                    f"\n[{query.kind}] {query.text}\n  want {query.relevant}\n  got  {ranked[:5]}"
-                )
+        name, last = list(ranked.items())[-1]
+        print(f"\nqueries whose answers (grade 2) are not all in the top 5, by {name}:")
+        print(_misses(queries, last))
+    if args.save:
+        name, last = list(ranked.items())[-1]
+        args.save.write_text(
+            json.dumps(
+                {
+                    "dataset": args.dataset.name,
+                    "variant": name,
+                    "now": NOW.isoformat(),
+                    "queries": [
+                        {"query": q.text, "kind": q.kind, "ranked": r}
+                        for q, r in zip(queries, last, strict=True)
+                    ],
+                },
+                indent=1,
+            )
+            + "\n",
+            encoding="utf-8",
+        )
     return 0
 
 
