@@ -2,7 +2,7 @@
 their rules, a paraphrase that shares two content words is refused, graded metrics and
 the paired bootstrap say what they should.
 
-    pytest -q -p no:cacheprovider bench/eval/test_run.py
+    pytest -q -p no:cacheprovider tests/test_eval_harness.py
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench" / "eval"))
 import run as evaluation
 
 from chitin.model.insight import TYPES
