@@ -195,3 +195,26 @@ def test_without_a_refresh_an_instance_keeps_its_view(store: Path, add: Any) -> 
         assert chitin.get(first).claim == "Keep commits small"
         path.write_text(path.read_text().replace("Keep commits small", "Keep commits tiny"))
         assert chitin.get(first).claim == "Keep commits small"
+
+
+def test_a_long_lived_instance_notes_every_retrieval_through_one_connection(
+    store: Path, add: Any
+) -> None:
+    """Retrieval times survive the instance's open connection: each retrieval is
+    noted at once, for another process to read, and a removed .chitin/ is made anew."""
+    from datetime import UTC, datetime
+
+    from chitin.index import usage
+
+    first = add("skill", "Keep commits small", 0.8)["id"]
+    times = [datetime(2026, 12, 1, hour, tzinfo=UTC) for hour in (9, 10, 11)]
+    with Chitin(store, now=lambda: times.pop(0)) as chitin:
+        assert chitin.retrieve("keep commits small").recorded
+        assert usage.last_retrieved(store, first) == "2026-12-01T09:00:00Z"  # as others read it
+        assert chitin.retrieve("keep commits small").recorded
+        assert usage.last_retrieved(store, first) == "2026-12-01T10:00:00Z"
+        shutil.rmtree(store / ".chitin")
+        chitin.refresh()
+        found = chitin.retrieve("keep commits small")
+        assert found.recorded and [r.insight.id for r in found.ranked] == [first]
+        assert usage.last_retrieved(store, first) == "2026-12-01T11:00:00Z"

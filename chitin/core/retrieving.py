@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from chitin.core.reading import Reading, filters_of
-from chitin.index import usage
 from chitin.model.insight import format_timestamp, well_formed
 
 if TYPE_CHECKING:
@@ -104,7 +103,7 @@ class Retrieving(Reading):
         if record:
             stamp = format_timestamp(now)
             ids = (r.insight.id for r in found.ranked)
-            found = found._replace(recorded=usage.record(self.root, ids, stamp))
+            found = found._replace(recorded=self.retrieval_times().record(ids, stamp))
         return found
 
     def render(

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from chitin.errors import StoreError
 from chitin.index import db as cache_db
+from chitin.index import usage
 from chitin.index.cache import Cache, Progress
 from chitin.model.insight import Insight, format_timestamp
 from chitin.store.repository import Store
@@ -88,6 +89,7 @@ class Session:
         self._repair_depth = 0  # use cases running inside ``repairing``
         self._watcher: Watcher | None = None  # set up by the first ``refresh``
         self._cache_file: tuple[int, int] | None = None  # the cache file opened
+        self._usage: usage.Recorder | None = None  # retrieval times, once recorded
         self.finishes_commands = finishes_commands
 
     def __enter__(self) -> Self:
@@ -115,6 +117,15 @@ class Session:
         if self._watcher is not None:
             self._watcher.close()
             self._watcher = None
+        if self._usage is not None:
+            self._usage.close()
+            self._usage = None
+
+    def retrieval_times(self) -> usage.Recorder:
+        """Where retrievals are noted; its connection stays open until ``close``."""
+        if self._usage is None:
+            self._usage = usage.Recorder(self.root)
+        return self._usage
 
     def refresh(self) -> None:
         """For a caller that serves many requests with one instance (the MCP server):

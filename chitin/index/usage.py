@@ -13,7 +13,14 @@ import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 
-from chitin.index.db import SIDE_FILES, check_schema, expected_schema, is_damage, make_room
+from chitin.index.db import (
+    SIDE_FILES,
+    check_schema,
+    expected_schema,
+    file_identity,
+    is_damage,
+    make_room,
+)
 
 USAGE_FILE = "usage.sqlite3"
 _SCHEMA = (
@@ -66,32 +73,47 @@ def _set_aside(path: Path, error: sqlite3.DatabaseError) -> None:
     )
 
 
-def record(root: Path, ids: Iterable[str], when: str) -> bool:
-    """Note that ``ids`` were retrieved at ``when``. False if it could not be written."""
-    return record_times(root, ((insight_id, when) for insight_id in ids))
+class Recorder:
+    """Retrieval times, written through one connection that stays open until
+    ``close``. A command records once and closes; a process that retrieves many times
+    (the MCP server) pays the opening, and the checkpoint of the WAL that the last
+    connection's close makes, once rather than at every retrieval."""
 
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._db: sqlite3.Connection | None = None
+        self._opened: tuple[int, int] | None = None
 
-def record_times(root: Path, times: Iterable[tuple[str, str]]) -> bool:
-    """Note each (id, time) retrieval; an earlier time never replaces a later one."""
-    rows = list(times)
-    if not rows:
-        return True
-    try:
+    def record(self, ids: Iterable[str], when: str) -> bool:
+        """Note that ``ids`` were retrieved at ``when``. False if it could not be written."""
+        return self.record_times((insight_id, when) for insight_id in ids)
+
+    def record_times(self, times: Iterable[tuple[str, str]]) -> bool:
+        """Note each (id, time) retrieval; an earlier time never replaces a later one."""
+        rows = list(times)
+        if not rows:
+            return True
         try:
-            _write(root, rows)
-        except sqlite3.DatabaseError as error:  # a corrupt page, found only when read
-            if not is_damage(error):
-                raise
-            _set_aside(root / ".chitin" / USAGE_FILE, error)
-            _write(root, rows)
-    except (sqlite3.Error, OSError):
-        return False
-    return True
+            try:
+                self._write(rows)
+            except sqlite3.DatabaseError as error:  # a corrupt page, found only when read
+                if not is_damage(error):
+                    raise
+                self.close()
+                _set_aside(self._path(), error)
+                self._write(rows)
+        except (sqlite3.Error, OSError):
+            self.close()
+            return False
+        return True
 
+    def close(self) -> None:
+        if self._db is not None:
+            db, self._db = self._db, None
+            db.close()
 
-def _write(root: Path, rows: list[tuple[str, str]]) -> None:
-    db = _connect(root)
-    try:
+    def _write(self, rows: list[tuple[str, str]]) -> None:
+        db = self._connection()
         with db:  # one transaction for all the rows
             db.execute("BEGIN")
             db.executemany(
@@ -99,8 +121,33 @@ def _write(root: Path, rows: list[tuple[str, str]]) -> None:
                 "DO UPDATE SET last = max(last, excluded.last), times = times + 1",
                 rows,
             )
+
+    def _connection(self) -> sqlite3.Connection:
+        """The open connection; a new one if the file was removed or replaced since
+        (``.chitin/`` is safe to delete, even under a running server)."""
+        if self._db is not None and file_identity(self._path()) != self._opened:
+            self.close()
+        if self._db is None:
+            self._db = _connect(self.root)
+            self._opened = file_identity(self._path())
+        return self._db
+
+    def _path(self) -> Path:
+        return self.root / ".chitin" / USAGE_FILE
+
+
+def record(root: Path, ids: Iterable[str], when: str) -> bool:
+    """Note that ``ids`` were retrieved at ``when``. False if it could not be written."""
+    return record_times(root, ((insight_id, when) for insight_id in ids))
+
+
+def record_times(root: Path, times: Iterable[tuple[str, str]]) -> bool:
+    """Note each (id, time) retrieval, through a connection of its own."""
+    recorder = Recorder(root)
+    try:
+        return recorder.record_times(times)
     finally:
-        db.close()
+        recorder.close()
 
 
 def last_retrieved(root: Path, insight_id: str) -> str | None:
