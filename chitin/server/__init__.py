@@ -9,10 +9,14 @@ each, under the store's lock.
 
 from __future__ import annotations
 
+import os
 import signal
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from chitin.server.worker import StoreWorker
 
 INSTALL = "pip install 'chitin[mcp]'"
 
@@ -45,7 +49,7 @@ def serve(store: Path, env: Mapping[str, str], agent: str | None, command: tuple
 
     worker = StoreWorker(lambda: Chitin(store, env=env, agent=agent, command=command))
     try:
-        anyio.run(_serve_until_stopped, build(worker))
+        anyio.run(_serve_until_stopped, build(worker), worker)
     except KeyboardInterrupt:  # Ctrl-C before the server listened for it
         pass
     finally:
@@ -53,9 +57,10 @@ def serve(store: Path, env: Mapping[str, str], agent: str | None, command: tuple
 
 
 STOPPING = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+ANSWER_DRAIN = 0.2  # seconds for the last answer to reach stdout after its work ends
 
 
-async def _serve_until_stopped(server: Any) -> None:
+async def _serve_until_stopped(server: Any, worker: StoreWorker) -> None:
     """The server, until its client closes stdin or a signal asks it to stop."""
     import anyio
 
@@ -64,8 +69,15 @@ async def _serve_until_stopped(server: Any) -> None:
         async def stop_on_signal() -> None:
             with anyio.open_signal_receiver(*STOPPING) as signals:
                 async for _ in signals:
-                    group.cancel_scope.cancel()
-                    return
+                    # The request in progress finishes (a write is never cut short),
+                    # and its answer is given the moment the SDK needs to write it
+                    # (milliseconds). Then the process ends here: the SDK reads stdin on
+                    # a thread that no cancellation reaches, so a graceful return would
+                    # wait for the client's next line, which a client that sent SIGTERM
+                    # never sends.
+                    await anyio.to_thread.run_sync(worker.close)
+                    await anyio.sleep(ANSWER_DRAIN)
+                    os._exit(0)
 
         group.start_soon(stop_on_signal)
         await server.run_stdio_async()

@@ -33,10 +33,13 @@ class StoreWorker:
         self._thread = concurrent.futures.ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="chitin-store"
         )
+        self._stopping = False
 
     async def run(self, work: Callable[[Chitin], T]) -> tuple[T, list[str]]:
         """``work(chitin)`` on the store's thread, and what chitin had to say on the
         way (``warning: …`` lines: files it skipped, derived data it repaired)."""
+        if self._stopping:  # the process is about to end: no answer, so no half-written one
+            await asyncio.Event().wait()
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._thread, self._call, work)
 
@@ -45,7 +48,11 @@ class StoreWorker:
         self._thread.submit(self._warm)
 
     def close(self) -> None:
-        """Finish the request in progress, then close the store."""
+        """Finish the request in progress, then close the store; later requests wait,
+        unanswered, for the process to end."""
+        if self._stopping:
+            return
+        self._stopping = True
         self._thread.submit(self._close)
         self._thread.shutdown(wait=True)
 
