@@ -158,6 +158,7 @@ def check_stderr(outcome: Outcome, session: jsonrpc.Session) -> None:
     if match:
         start = max(0, match.start() - 200)
         outcome.fail("traceback", text[start : match.end() + 300])
+        outcome.notes["stderr"] = text[-6000:]
     elif text.strip():
         outcome.notes["stderr"] = text.strip()[-300:]
 
@@ -229,16 +230,18 @@ def session_run(
 def _session_calls(
     outcome: Outcome, session: jsonrpc.Session, number: int, missing: bool, timeout: float
 ) -> None:
-    answers = [("initialize", session.initialize(timeout))]
-    session.notify("notifications/initialized")
-    found = session.call("retrieve", {"query": fresh_query(number)}, timeout)
-    answers.append(("retrieve", found))
-    page = session.request("resources/read", {"uri": "personality://current"}, timeout)
-    answers.append(("personality", page))
-    for name, answer in answers:
+
+    def judged(name: str, answer: jsonrpc.Answer) -> jsonrpc.Answer:
         outcome.ms[name] = (answer.arrived - session.started) * 1000
         if answer.error:
             outcome.fail("error result", f"{name}: {answer.error}")
+        return answer
+
+    judged("initialize", session.initialize(timeout))
+    session.notify("notifications/initialized")
+    found = judged("retrieve", session.call("retrieve", {"query": fresh_query(number)}, timeout))
+    uri = {"uri": "personality://current"}
+    page = judged("personality", session.request("resources/read", uri, timeout))
     if missing:
         return
     data = found.structured
@@ -454,7 +457,7 @@ def report(outcomes: list[Outcome], kinds: Sequence[str], title: str) -> int:
                 if values:
                     parts.append(f"{name} {statistics.median(values):.0f}")
             print(f"  {mode}: " + ", ".join(parts))
-    noisy = [o for o in outcomes if "stderr" in o.notes]
+    noisy = [o for o in outcomes if "stderr" in o.notes and "traceback" not in o.failures]
     if noisy:
         print(f"\nruns with other stderr output (not failures): {len(noisy)}, e.g.")
         print(f"  {noisy[0].notes['stderr'][-200:]!r}")
@@ -500,6 +503,62 @@ def save(outcomes: list[Outcome], args: argparse.Namespace, extra: dict[str, Any
     return path
 
 
+# ---------------------------------------------------------------- self-check
+
+# What bench/fake_chitin.py does wrong in each run, and so what must be caught there.
+SESSION_FAULTS: dict[tuple[int, bool], set[str]] = {
+    (0, False): {"stray stdout line", "traceback", "leftover process", "empty context",
+                 "non-zero exit"},
+    (1, True): {"missing store created"},
+    (2, False): {"error result", "no answer", "no exit"},
+    (3, True): set(),  # no fault: nothing may be reported
+}  # fmt: skip
+SIGNAL_FAULTS: dict[tuple[int, str], set[str]] = {
+    (100, "SIGTERM"): {"no exit", "not clean after SIGTERM", "dirty tree", "stray stdout line",
+                       "traceback", "leftover process"},
+    (101, "SIGKILL"): {"answered write missing", "index.lock left", "next command failed",
+                       "check failed"},
+    (102, "SIGTERM"): {"error result", "commits != insights written", "stray stdout line",
+                       "traceback", "leftover process"},
+    (103, "SIGKILL"): {"no answer"},
+}  # fmt: skip
+
+
+def self_check(env: dict[str, str]) -> int:
+    """Run both modes against bench/fake_chitin.py: every kind of failure must be caught
+    where it was planted, and the run without a fault must pass."""
+    rows: list[tuple[str, set[str], set[str], bool]] = []
+    with tempfile.TemporaryDirectory(prefix="chitin-stress-mcp-check-") as folder:
+        work = Path(folder)
+        program = work / "chitin"
+        fake = Path(__file__).resolve().parent / "fake_chitin.py"
+        program.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{fake}" "$@"\n')
+        program.chmod(0o755)
+        base = work / "base"
+        prepare(str(program), base, env)
+        caught: set[str] = set()
+        for (number, missing), wanted in SESSION_FAULTS.items():
+            got = set(session_run(str(program), base, work, number, missing, env, 3).failures)
+            caught |= got
+            clean = bool(wanted) or not got  # the run without a fault reports nothing
+            rows.append((f"session run {number}", wanted, got, wanted <= got and clean))
+        spans = measure_stream(str(program), base, work, env)
+        for (number, kind), wanted in SIGNAL_FAULTS.items():
+            delay = spans[-1][1]  # after the faults are planted
+            got = set(signal_run(str(program), base, work, number, kind, delay, env, 3).failures)
+            caught |= got
+            rows.append((f"signal run {number} ({kind})", wanted, got, wanted <= got))
+    print("\n| fake run | must be caught | caught | |\n|---|---|---|---|")
+    for name, wanted, got, ok in rows:
+        listed = ", ".join(sorted(wanted)) or "(nothing)"
+        print(f"| {name} | {listed} | {', '.join(sorted(got)) or '(nothing)'} | "
+              f"{'ok' if ok else 'MISSED'} |")  # fmt: skip
+    unplanted = (set(SESSION_KINDS) | set(SIGNAL_KINDS)) - caught
+    if unplanted:
+        print(f"never caught: {', '.join(sorted(unplanted))}")
+    return 0 if all(row[3] for row in rows) and not unplanted else 1
+
+
 # ---------------------------------------------------------------- main
 
 
@@ -514,7 +573,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--timeout", type=float, default=60.0, help="per answer (s)")
     parser.add_argument("--seed", type=int, default=14, help="random seed of the kill moments")
+    parser.add_argument(
+        "--kill",
+        choices=("both", "SIGTERM", "SIGKILL"),
+        default="both",
+        help="the signal of --signals runs (default: both, in turn)",
+    )
+    parser.add_argument(
+        "--self-check",
+        action="store_true",
+        help="run against bench/fake_chitin.py, which plants every fault: each must be caught",
+    )
     args = parser.parse_args(argv)
+    if args.self_check:
+        return self_check(bench.child_env(bytecode_cache=True))
     program = args.chitin or shutil.which("chitin")
     if program is None:
         raise SystemExit("no chitin on PATH: install chitin or pass --chitin PATH")
@@ -531,9 +603,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             each = ", ".join(f"{(end - start) * 1000:.0f}" for start, end in spans)
             bench.log(f"an uninterrupted stream of {STREAM} contributes, ms each: {each}")
             chosen = random.Random(args.seed)
+            kills = ("SIGTERM", "SIGKILL") if args.kill == "both" else (args.kill,)
             plan = [
-                (n, "SIGTERM" if n % 2 == 0 else "SIGKILL", kill_moment(chosen, spans))
-                for n in range(args.runs)
+                (n, kills[n % len(kills)], kill_moment(chosen, spans)) for n in range(args.runs)
             ]
 
             def one(item: tuple[int, str, float]) -> Outcome:
