@@ -15,7 +15,7 @@ of a small store (the starter store of ``init --seed``, embedded), or, every
 - ``empty context``: on the non-empty store, a retrieve without context or insights,
   or a PERSONALITY.md without one insight;
 - ``stray stdout line``: a line on stdout that is not a JSON-RPC message;
-- ``no exit``: still running ``--timeout`` seconds after stdin closed;
+- ``no exit``: still running ``--exit-timeout`` seconds after stdin closed;
 - ``non-zero exit``;
 - ``leftover process``: a process of the server's group, or naming its store, still
   alive 3 s after it exited;
@@ -196,6 +196,7 @@ def session_run(
     missing: bool,
     env: dict[str, str],
     timeout: float,
+    exit_timeout: float,
 ) -> Outcome:
     outcome = Outcome(number, "missing" if missing else "store")
     store = work / f"r{number:04d}.{'missing' if missing else 'store'}"
@@ -209,9 +210,9 @@ def session_run(
     except OSError as error:  # the pipe broke: the server is gone
         outcome.fail("no answer", f"{type(error).__name__}: {error}")
     closed = time.perf_counter()
-    outcome.exit_code = session.close(timeout)
+    outcome.exit_code = session.close(exit_timeout)
     if outcome.exit_code is None:
-        outcome.fail("no exit", f"still running {timeout:.0f} s after stdin closed")
+        outcome.fail("no exit", f"still running {exit_timeout:.0f} s after stdin closed")
         session.kill()
     else:
         outcome.ms["exit"] = (time.perf_counter() - closed) * 1000
@@ -335,6 +336,7 @@ def signal_run(
     delay: float,
     env: dict[str, str],
     timeout: float,
+    exit_timeout: float,
 ) -> Outcome:
     outcome = Outcome(number, kind)
     outcome.notes["delay_s"] = round(delay, 3)
@@ -362,9 +364,13 @@ def signal_run(
     if not fired.is_set():  # the stream outran the delay: the signal meets an idle server
         outcome.notes["idle when signalled"] = True
     timer.join()
-    outcome.exit_code = session.wait(timeout)
+    outcome.exit_code = session.wait(exit_timeout)
     if outcome.exit_code is None:
-        outcome.fail("no exit", f"still running {timeout:.0f} s after {kind}")
+        # Does it end once its stdin is closed (it waits for the client), or not at all?
+        ends = session.close(5) is not None
+        how = "it ended once stdin was closed" if ends else "nor once stdin was closed"
+        outcome.fail("no exit", f"still running {exit_timeout:.0f} s after {kind}; {how}")
+        outcome.notes["ends when stdin closes"] = ends
         session.kill()
     outcome.notes.update(sent=sent, answered=len(answered))
     check_leftovers(outcome, session, store, grace=3 if kind == "SIGTERM" else 10)
@@ -538,14 +544,14 @@ def self_check(env: dict[str, str]) -> int:
         prepare(str(program), base, env)
         caught: set[str] = set()
         for (number, missing), wanted in SESSION_FAULTS.items():
-            got = set(session_run(str(program), base, work, number, missing, env, 3).failures)
+            got = set(session_run(str(program), base, work, number, missing, env, 3, 3).failures)
             caught |= got
             clean = bool(wanted) or not got  # the run without a fault reports nothing
             rows.append((f"session run {number}", wanted, got, wanted <= got and clean))
         spans = measure_stream(str(program), base, work, env)
         for (number, kind), wanted in SIGNAL_FAULTS.items():
             delay = spans[-1][1]  # after the faults are planted
-            got = set(signal_run(str(program), base, work, number, kind, delay, env, 3).failures)
+            got = set(signal_run(str(program), base, work, number, kind, delay, env, 3, 3).failures)
             caught |= got
             rows.append((f"signal run {number} ({kind})", wanted, got, wanted <= got))
     print("\n| fake run | must be caught | caught | |\n|---|---|---|---|")
@@ -572,6 +578,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--missing-every", type=int, default=10, help="every Nth session on a missing store"
     )
     parser.add_argument("--timeout", type=float, default=60.0, help="per answer (s)")
+    parser.add_argument(
+        "--exit-timeout",
+        type=float,
+        default=20.0,
+        help="for the exit after stdin closed or a signal (s; default 20)",
+    )
     parser.add_argument("--seed", type=int, default=14, help="random seed of the kill moments")
     parser.add_argument(
         "--kill",
@@ -609,7 +621,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             ]
 
             def one(item: tuple[int, str, float]) -> Outcome:
-                return signal_run(program, base, work, *item, env, args.timeout)
+                return signal_run(program, base, work, *item, env, args.timeout, args.exit_timeout)
 
             items: list[Any] = plan
             kinds, title = SIGNAL_KINDS, f"Signals during contributes: {program}"
@@ -618,7 +630,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             items = [(n, n % every == every - 1) for n in range(args.runs)]
 
             def one(item: tuple[int, bool]) -> Outcome:  # type: ignore[misc]
-                return session_run(program, base, work, *item, env, args.timeout)
+                return session_run(program, base, work, *item, env, args.timeout, args.exit_timeout)
 
             kinds, title = SESSION_KINDS, f"Session starts: {program}"
         outcomes: list[Outcome] = []
