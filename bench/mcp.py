@@ -16,7 +16,9 @@ Measured, on the synthetic stores of bench/run.py (``--sizes``, default 1000,100
 - **warm**: one real stdio session per store. After its start, one retrieve and a
   pause (``--settle``, 2 s: the warm-up is over, and no file is within chitin's 2 s
   "racily clean" window), then ``--repeats`` round trips of ``tools/call retrieve``
-  for each of: the same query again (``repeat``); a new query each call (``new``);
+  for each of: the same query again (``repeat``); a new query each call (``new``, in
+  the store's made-up words; ``new-english``, an English task description, which
+  matches no stored word and is answered by meaning alone);
   the same query after a hand edit of one insight's confidence (``edit-confidence``)
   or of its claim (``edit-claim``, which also re-embeds that insight); a query for
   the claim that ``chitin contribute`` (another process, untimed) has just written
@@ -60,7 +62,16 @@ CONFIGS = {
     "local": "embedding: {provider: local}\n",
     "none": "embedding: {provider: none}\n",
 }
-WARM_KINDS = ("repeat", "new", "edit-confidence", "edit-claim", "contribute")
+WARM_KINDS = ("repeat", "new", "new-english", "edit-confidence", "edit-claim", "contribute")
+# An agent's task descriptions, in English: none of their words is in the synthetic
+# stores, so they are answered by meaning alone (with an empty text search).
+_DOING = ("fix", "review", "refactor", "debug", "document", "test", "plan", "speed up",
+          "clean up", "explain", "port", "split")  # fmt: skip
+_WHAT = ("the failing release pipeline", "the pull request for the parser",
+         "the changelog for the next version", "the database layer", "the slow build on CI",
+         "the migration of the config files", "the flaky network test",
+         "the command line options", "the error messages of the installer",
+         "the caching of search results", "the login flow", "the nightly backup job")  # fmt: skip
 START_PHASES = ("initialize", "tools/list", "first call", "exit")
 TARGET_START_MS = 1000.0  # issue 14: server start to first answer
 TARGET_WARM_MS = 20.0  # issue 14: a warm retrieve at 10,000 insights
@@ -163,6 +174,13 @@ def query_for(built: bench.BuiltStore) -> str:
 def new_query(built: bench.BuiltStore, generator: bench.Generator) -> str:
     """A task description never asked before: the usual words and a fresh claim."""
     return f"{query_for(built)} {generator.claim()}"
+
+
+def english_query(number: int) -> str:
+    """The ``number``-th English task description (all differ)."""
+    doing, what = _DOING[number % len(_DOING)], _WHAT[(number // len(_DOING)) % len(_WHAT)]
+    again = number // (len(_DOING) * len(_WHAT))
+    return f"{doing} {what}" + (f" once more ({again})" if again else "")
 
 
 # ---------------------------------------------------------------- the start
@@ -305,11 +323,11 @@ def bench_warm(
     local: InProcess | None = None,
 ) -> WarmSession:
     """One session: the start, a retrieve, a pause, then ``repeats`` calls of each kind.
-    With ``local``, each ``repeat`` and ``new`` call is followed (or, every other call,
+    With ``local``, each ``repeat`` and ``new…`` call is followed (or, every other call,
     preceded) by the same retrieve in this process, on a copy of its own."""
     result = WarmSession(program.label, built.size, {kind: [] for kind in WARM_KINDS})
     if local is not None:
-        result.ms.update({f"{kind} {IN_PROCESS}": [] for kind in ("repeat", "new")})
+        result.ms.update({f"{kind} {IN_PROCESS}": [] for kind in ("repeat", "new", "new-english")})
     generator = bench.claim_generator(built.size)
     session = jsonrpc.Session([program.chitin, "--store", str(root), "mcp"], env).start()
     same = query_for(built)
@@ -325,7 +343,9 @@ def bench_warm(
         for number in range(repeats):
             if before is not None:
                 before(number)
-            asked = query if kind != "new" else new_query(built, generator)
+            asked = {"new": new_query(built, generator), "new-english": english_query(number)}.get(
+                kind, query
+            )
             beside = local is not None and f"{kind} {IN_PROCESS}" in result.ms
             if beside and number % 2 and local is not None:
                 result.ms[f"{kind} {IN_PROCESS}"].append(local.retrieve(asked))
@@ -361,6 +381,7 @@ def bench_warm(
         time.sleep(settle)
         time_it("repeat", same)
         time_it("new", same)
+        time_it("new-english", same)
         time_it("edit-confidence", same, lambda n: edit_confidence(targets[n % len(targets)], n))
         time_it("edit-claim", same, lambda n: edit_claim(targets[n % len(targets)], n))
         for number in range(repeats):
@@ -474,7 +495,7 @@ def verdicts(starts: list[StartRun], sessions: list[WarmSession]) -> list[dict[s
     for session in sessions:
         if session.size != TARGET_WARM_SIZE:
             continue
-        for kind in ("repeat", "new"):
+        for kind in ("repeat", "new", "new-english"):
             values = session.ms[kind]
             median = statistics.median(values) if values else None
             found.append(
@@ -607,7 +628,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 local = None
                 if args.in_process:
                     local = InProcess(
-                        own_copy(built.root, work / f"in-process-{size}", config), env
+                        own_copy(built.root, work / f"in-process-{program.label}-{size}", config),
+                        env,
                     )
                 try:
                     sessions.append(
