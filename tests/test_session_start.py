@@ -6,7 +6,9 @@ a failing command's output. These tests hold the properties that keep it alive.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import shutil
 import threading
 from pathlib import Path
 from typing import Any
@@ -398,6 +400,20 @@ def named_vectors_are_their_insights_own(store: Path) -> int:
         chitin.close()
 
 
+def _saved_vectors(store: Path) -> int:
+    """How many vectors the sidecar names, read as another process would."""
+    import sqlite3
+
+    index = store / ".chitin" / "vectors" / "index.sqlite3"
+    if not index.exists():
+        return 0
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{index}?mode=ro", uri=True)) as db:
+            return int(db.execute("SELECT count(*) FROM rows WHERE id IS NOT NULL").fetchone()[0])
+    except sqlite3.Error:  # being made: not yet
+        return 0
+
+
 @pytest.mark.parametrize("signal_name", ["SIGKILL", "SIGINT"])
 def test_an_embedding_killed_at_any_point_leaves_the_sidecar_sound(
     run: Run, store: Path, tmp_path: Path, signal_name: str
@@ -410,21 +426,35 @@ def test_an_embedding_killed_at_any_point_leaves_the_sidecar_sound(
     source = tmp_path / "export.json"
     source.write_text(json.dumps(export_of(1000)))
     run("import", str(source))
+
     # Loading, embedding, saving: anywhere. A busy machine loads the model slowly, so
     # the later kills wait longer, until one has landed after some vectors were saved.
-    checked = 0
-    for number, delay in enumerate((0.2, 0.5, 0.8, 1.1, 1.4, 2.0, 2.6, 3.2, 4.0, 5.0)):
-        worker = subprocess.Popen(
+    def embedding() -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
             [sys.executable, "-m", "chitin", "--store", str(store), "embed"],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
+
+    checked = 0
+    for number, delay in enumerate((0.2, 0.5, 0.8, 1.1, 1.4, 2.0, 2.6, 3.2, 4.0, 5.0)):
+        worker = embedding()
         time.sleep(delay)
         worker.send_signal(getattr(signal, signal_name))
         worker.wait(timeout=60)
         checked = named_vectors_are_their_insights_own(store)  # sound after every kill
         if number >= 4 and checked:
             break
+    if not 0 < checked < 1000:
+        # A machine so busy that no timed kill landed after a save: one more, sent as
+        # soon as the sidecar holds vectors (so the kill lands partway on any machine).
+        shutil.rmtree(store / ".chitin" / "vectors")
+        worker = embedding()
+        while worker.poll() is None and not _saved_vectors(store):
+            time.sleep(0.02)
+        worker.send_signal(getattr(signal, signal_name))
+        worker.wait(timeout=60)
+        checked = named_vectors_are_their_insights_own(store)
     assert 0 < checked < 1000, "the kills should land partway"
     run("embed")
     assert named_vectors_are_their_insights_own(store) == 1000
