@@ -600,6 +600,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sessions: list[WarmSession] = []
     for program in programs:
         bench.log(f"{program.label}: {program.chitin} (python {program.python})")
+    bench.STORES_DIR.mkdir(parents=True, exist_ok=True)  # a fresh clone has none yet
     work = Path(tempfile.mkdtemp(prefix="mcp-", dir=bench.STORES_DIR))
     try:
         floor: Path | None = None
