@@ -253,6 +253,45 @@ def test_every_character_the_two_read_otherwise_is_deferred(
             same_ids(tokenizers_pair, text)
 
 
+def test_an_indexed_vocabulary_gives_the_same_ids() -> None:
+    """WordPiece.index (a warmed server's tokenizer): a dictionary instead of scans of
+    the vocabulary's text, with the same ids for every text, unknown pieces included."""
+    import sys
+    from pathlib import Path
+
+    from chitin.providers.local import MAX_TOKENS, SPECIAL_TOKENS, VOCABULARY
+    from chitin.providers.wordpiece import WordPiece
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench" / "eval"))
+    import run as evaluation
+
+    from chitin.model.insight import embedding_text
+
+    insights, queries = evaluation.load()
+    texts = [embedding_text(i) for i in insights] + [q.text for q in queries]
+    texts += [*TRICKY, "Klazi grintutflist ##ing [MASK] ☃"]
+    scanned, indexed = (WordPiece.load(VOCABULARY, SPECIAL_TOKENS) for _ in range(2))
+    indexed.index()
+    assert indexed.id_of("[UNK]") == scanned.id_of("[UNK]") and indexed.id_of("zzzzq") is None
+    for text in texts:
+        assert indexed.encode(text, MAX_TOKENS) == scanned.encode(text, MAX_TOKENS), text
+
+
+def test_a_warmed_provider_embeds_as_a_session_start_does() -> None:
+    """warm() loads the optimised graph and indexes the tokenizer, for a server's many
+    queries; a query's vector is the one a session start's light load gives."""
+    from chitin.providers.local import LocalProvider
+
+    cold, warmed = LocalProvider(), LocalProvider()
+    warmed.warm()
+    assert warmed._optimised and cold._session is None
+    texts = ["reproduce the bug before fixing it", "Klazi grintutflist soskuvoot"]
+    first = np.vstack([cold.embed([t], "query") for t in texts])
+    assert not cold._optimised  # a few texts: the light load
+    second = np.vstack([warmed.embed([t], "query") for t in texts])
+    assert np.all(np.sum(first * second, axis=1) > 0.9999)
+
+
 def test_the_vocabulary_file_is_the_tokenizers() -> None:
     """scripts/vocabulary.py makes it; it must hold exactly tokenizer.json's vocabulary."""
     from chitin.providers.local import TOKENIZER, VOCABULARY

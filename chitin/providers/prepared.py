@@ -50,21 +50,28 @@ def find(target: Path, sha256: str) -> Path | None:
     return None
 
 
-def session_options(runtime: Any, optimised: bool) -> Any:
-    """Options for loading a prepared graph: nothing left to optimise; for a few texts,
-    no prepacking of the weights either (it costs ~45 ms and saves ~13 ms a run)."""
+def base_options(runtime: Any, spinning: bool) -> Any:
+    """Options every session starts from: errors only in the log, and whether the
+    threads spin between runs (local.Load says when they should)."""
     options = runtime.SessionOptions()
     options.log_severity_level = 3
+    options.add_session_config_entry("session.intra_op.allow_spinning", str(int(spinning)))
+    return options
+
+
+def session_options(runtime: Any, optimised: bool, spinning: bool) -> Any:
+    """Options for loading a prepared graph: nothing left to optimise; for a few texts,
+    no prepacking of the weights either (it costs ~45 ms and saves ~13 ms a run)."""
+    options = base_options(runtime, spinning)
     options.graph_optimization_level = runtime.GraphOptimizationLevel.ORT_DISABLE_ALL
     if not optimised:
         options.add_session_config_entry("session.disable_prepacking", "1")
     return options
 
 
-def preparing_options(runtime: Any, scratch: Path) -> Any:
+def preparing_options(runtime: Any, scratch: Path, spinning: bool) -> Any:
     """Options that optimise the shipped graph and save the result into ``scratch``."""
-    options = runtime.SessionOptions()
-    options.log_severity_level = 3
+    options = base_options(runtime, spinning)
     options.graph_optimization_level = runtime.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
     options.optimized_model_filepath = str(scratch / GRAPH)
     options.add_session_config_entry(
