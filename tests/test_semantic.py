@@ -144,6 +144,25 @@ def test_the_vector_store_replaces_frees_and_reuses_rows(tmp_path: Path) -> None
     other.close()
 
 
+def test_the_remembered_queries_are_the_newest_few(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Query vectors and nearest rows are kept for the QUERY_CACHE_LIMIT queries
+    written last; a query written again counts as new."""
+    from chitin.index import vectors
+
+    monkeypatch.setattr(vectors, "QUERY_CACHE_LIMIT", 3)
+    store = VectorStore(tmp_path, "test:m:3", 3)
+    vector = np.array([1, 0, 0], dtype=np.float32)
+    for text in ("q1", "q2", "q3", "q4", "q2", "q5"):
+        store.cache_query(text, vector, 0)
+        store.keep_hits(text, "state", [("a", 1.0)])
+    kept = {t for t in ("q1", "q2", "q3", "q4", "q5") if store.cached_query(t) is not None}
+    assert kept == {"q2", "q4", "q5"}
+    assert {t for t in kept | {"q1", "q3"} if store.known_hits(t, "state")} == kept
+    store.close()
+
+
 def test_retrieval_never_commits_vectors(run: Run, add: Any, store: Path) -> None:
     add("skill", "Anything at all", 0.8)
     retrieve_json(run, "anything")
