@@ -148,6 +148,43 @@ def test_the_cache_reads_a_store_it_is_handed_without_any_file(tmp_path: Path) -
         cache.close()
 
 
+def test_an_answer_is_remembered_until_the_content_changes_in_any_process(
+    tmp_path: Path,
+) -> None:
+    """Cache.remembered: the MCP server answers a repeated query without searching
+    again, and searches again once the cache's content changed, whoever changed it."""
+    from chitin.index.cache import REMEMBERED_ANSWERS
+
+    files = MemoryFiles()
+    files.put("insights/skill/i1.md", make(1))
+    cache, other = synced(Cache(tmp_path, strength, files)), Cache(tmp_path, strength, files)
+    found: list[str] = []
+
+    def search() -> list[str]:
+        found.append("searched")
+        return [m.insight.id for m in cache.search('"rebasing"', (1.0,) * 6, 5)]
+
+    try:
+        assert cache.remembered("q", search) == cache.remembered("q", search) == ["i1"]
+        assert len(found) == 1
+        files.put("insights/skill/i2.md", make(2))
+        other.sync()  # another process's cache, on the same file
+        assert sorted(cache.remembered("q", search)) == ["i1", "i2"] and len(found) == 2
+        other.sync()  # nothing changed: the same generation, the answer still holds
+        cache.remembered("q", search)
+        assert len(found) == 2
+        with cache.batch():  # mid-transaction the generation may not say what changed
+            cache.remembered("q", search)
+        assert len(found) == 3
+        for key in range(REMEMBERED_ANSWERS):  # the oldest answer makes room
+            cache.remembered(key, lambda: [])
+        cache.remembered("q", search)
+        assert len(found) == 4
+    finally:
+        cache.close()
+        other.close()
+
+
 def test_a_change_in_the_loader_is_seen_and_only_it_is_read_again(tmp_path: Path) -> None:
     files = MemoryFiles()
     for number in (1, 2, 3):

@@ -187,6 +187,34 @@ def test_a_long_lived_instance_sees_changes_after_a_refresh(
         assert chitin.stats().total == 1
 
 
+def test_a_repeated_query_sees_every_change_to_what_it_found(
+    store: Path, add: Any, run: Run, watching: str
+) -> None:
+    """A long-lived instance remembers a query's text matches (Cache.remembered); a
+    hand edit, another writer's insight and an archive each change the next answer."""
+    first = add("skill", "Rebase the feature branch before merging", 0.8)["id"]
+    path = store / "insights" / "skill" / f"{first}.md"
+
+    def found(chitin: Chitin) -> list[str]:
+        return [r.insight.claim for r in chitin.retrieve("rebase the branch").ranked]
+
+    with Chitin(store) as chitin:
+        chitin.refresh()
+        assert found(chitin) == found(chitin) == ["Rebase the feature branch before merging"]
+        path.write_text(path.read_text().replace("feature branch", "topic branch"))
+        chitin.refresh()
+        assert found(chitin) == ["Rebase the topic branch before merging"]
+        second = add("skill", "Rebase often on a long-lived branch", 0.9)["id"]
+        chitin.refresh()
+        assert sorted(found(chitin)) == [
+            "Rebase often on a long-lived branch",
+            "Rebase the topic branch before merging",
+        ]
+        run("archive", second)
+        chitin.refresh()
+        assert found(chitin) == ["Rebase the topic branch before merging"]
+
+
 def test_without_a_refresh_an_instance_keeps_its_view(store: Path, add: Any) -> None:
     """What ``refresh`` is for: a command's instance reads the files once."""
     first = add("skill", "Keep commits small", 0.8)["id"]

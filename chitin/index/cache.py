@@ -16,9 +16,10 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from chitin.format.layout import RACY_WINDOW_NS, FileStat
 from chitin.index import fulltext
@@ -44,6 +45,11 @@ __all__ = ["LIVE", "Cache", "Filters", "Problem", "Progress", "TextMatch"]
 # Up to this many insight files, a sync stats them all (~6 µs each here) rather than ask
 # `git status`, which costs ~14 ms to start at any size (measured at 1,000 and 10,000).
 WALK_LIMIT = 2000
+# Answers a Cache keeps for repeated queries (Cache.remembered): each holds up to a few
+# hundred insights, ~1 MB at most, and an agent's session repeats few queries.
+REMEMBERED_ANSWERS = 16
+
+T = TypeVar("T")
 
 
 class Cache(Reconciler, Queries):
@@ -71,6 +77,8 @@ class Cache(Reconciler, Queries):
         self.db = open_database(root, memory)
         self.memory = memory
         self.differing: set[str] | None = None
+        self._remembered: OrderedDict[Hashable, Any] = OrderedDict()
+        self._remembered_in = ""  # the generation those answers were found in
 
     def close(self) -> None:
         self.db.close()
@@ -184,6 +192,26 @@ class Cache(Reconciler, Queries):
         """A token that changes whenever the cache's content may have changed."""
         row = self.db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
         return str(row[0]) if row else ""
+
+    def remembered(self, key: Hashable, find: Callable[[], T]) -> T:
+        """``find()``, or what it gave for ``key`` while the cache's content has not
+        changed since (by any process: the generation is read each time). A process
+        that answers many queries, the MCP server, then answers a repeated one without
+        searching again. Within a transaction the content may differ from what the
+        generation says, so nothing is remembered there."""
+        generation = self.generation()
+        if not generation or self.db.in_transaction:
+            return find()
+        if generation != self._remembered_in:
+            self._remembered.clear()
+            self._remembered_in = generation
+        if key in self._remembered:
+            self._remembered.move_to_end(key)
+            return cast(T, self._remembered[key])
+        value = self._remembered[key] = find()
+        if len(self._remembered) > REMEMBERED_ANSWERS:
+            self._remembered.popitem(last=False)
+        return value
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:

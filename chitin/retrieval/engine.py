@@ -40,19 +40,20 @@ def retrieve(
     """Full-text matches, fused with the nearest insights in meaning when ``semantic``
     is given, then ranked by the scoring formula."""
     category = detect_category(query)
-    words = fulltext.query_words(cache.db, query)
-    expression = fulltext.expression(words)
     limit = max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * max_results)
     weights = fulltext.weights(settings.relevance_weights)
-    text = cache.search(expression, weights, limit, filters) if expression else []
-    matches = [(match.relevance, match.insight) for match in text]
+    fusing = semantic is not None and bool(query.strip())
+    text = cache.remembered(
+        ("text", query, limit, weights, filters, fusing),
+        lambda: _text(cache, query, limit, weights, filters, fusing),
+    )
+    matches = [(match.relevance, match.insight) for match in text.matches]
     degraded, unembedded = None, 0
-    if semantic is not None and query.strip():
+    if semantic is not None and fusing:
         found = nearest(cache, semantic, query, filters)
         degraded, unembedded = found.degraded, found.unembedded
         if found.hits:
-            share = _coverage(cache, text, words, len(fulltext.content_words(query)))
-            matches = _fused(cache, matches, found.hits, filters, settings.fusion, share)
+            matches = _fused(cache, matches, found.hits, filters, settings.fusion, text.share)
     boosts = {kind: shaped_boost(category, kind, settings) for kind in TYPES}
     ranked = rank(
         matches,
@@ -63,6 +64,30 @@ def retrieve(
         max_results=max_results,
     )
     return Retrieval(category, ranked, degraded, unembedded)
+
+
+class TextFound(NamedTuple):
+    matches: list[TextMatch]
+    share: dict[str, float]  # id → the part of the query a match covers (see _coverage)
+
+
+def _text(
+    cache: Cache,
+    query: str,
+    limit: int,
+    weights: tuple[float, ...],
+    filters: Filters,
+    fusing: bool,
+) -> TextFound:
+    """The query's full-text matches, best first, and (when they are to be fused with
+    matches in meaning) the share of the query each covers."""
+    words = fulltext.query_words(cache.db, query)
+    expression = fulltext.expression(words)
+    if not expression:
+        return TextFound([], {})
+    text = cache.search(expression, weights, limit, filters)
+    asked = len(fulltext.content_words(query))
+    return TextFound(text, _coverage(cache, text, words, asked) if fusing else {})
 
 
 def _coverage(
