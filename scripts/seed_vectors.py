@@ -16,35 +16,38 @@ import sys
 from pathlib import Path
 
 from chitin.core.background import SEED_VECTORS
-from chitin.model.insight import embedding_text, text_hash
+from chitin.model.insight import embedding_text, embedding_texts, text_hash
 from chitin.providers.local import DIMENSIONS, MODEL, LocalProvider
 from chitin.resources import asset_path, data_path
 from chitin.store.files import stat_of
 from chitin.store.repository import load_insight
 
 
-def starter_insights() -> list[tuple[str, str]]:
-    """(id, text embedded) of every starter insight, in id order."""
+def starter_parts() -> list[tuple[str, str, int, str]]:
+    """(id, hash of its embedding text, part, text of the part) of every starter
+    insight's parts, in id order."""
     source = data_path("insights")
     found = []
     for path in sorted(source.rglob("*.md")):
         relative = path.relative_to(source.parent).as_posix()
         insight = load_insight(source.parent, relative, stat_of(path))
-        found.append((insight.id, embedding_text(insight)))
+        digest = text_hash(embedding_text(insight))
+        found += [(insight.id, digest, n, text) for n, text in enumerate(embedding_texts(insight))]
     return sorted(found)
 
 
 def main() -> int:
-    insights = starter_insights()
+    parts = starter_parts()
     provider = LocalProvider()
-    vectors = provider.embed([text for _, text in insights], "document")
+    vectors = provider.embed([text for *_, text in parts], "document")
     rows = [
         {
             "id": insight_id,
-            "hash": text_hash(text),
+            "hash": digest,
+            "part": part,
             "vector": base64.b64encode(vector.astype("<f4").tobytes()).decode("ascii"),
         }
-        for (insight_id, text), vector in zip(insights, vectors, strict=True)
+        for (insight_id, digest, part, _), vector in zip(parts, vectors, strict=True)
     ]
     document = {"identity": f"local:{MODEL}:{DIMENSIONS}", "rows": rows}
     target = Path(asset_path(SEED_VECTORS))

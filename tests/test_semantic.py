@@ -129,19 +129,38 @@ def test_a_damaged_matrix_is_discarded_and_rebuilt(run: Run, add: Any, store: Pa
 
 def test_the_vector_store_replaces_frees_and_reuses_rows(tmp_path: Path) -> None:
     store = VectorStore(tmp_path, "test:m:3", 3)
-    store.put([("a", "h1"), ("b", "h2")], np.eye(3, dtype=np.float32)[:2])
-    store.put([("a", "h3")], np.array([[0, 0, 1]], dtype=np.float32))
+    store.put([("a", "h1", 0), ("b", "h2", 0)], np.eye(3, dtype=np.float32)[:2])
+    store.put([("a", "h3", 0)], np.array([[0, 0, 1]], dtype=np.float32))
     assert store.fresh() == {"a": "h3", "b": "h2"}
     hits = store.nearest(np.array([0, 0, 1], dtype=np.float32), [0, 1], 5)
     assert hits[0] == ("a", pytest.approx(1.0)) and hits[1][0] == "b"
     assert store.nearest(np.array([0, 0, 1], dtype=np.float32), [], 5) == []
     store.forget(["b"])
-    store.put([("c", "h4")], np.array([[1, 0, 0]], dtype=np.float32))
+    store.put([("c", "h4", 0)], np.array([[1, 0, 0]], dtype=np.float32))
     assert (tmp_path / "vectors" / MATRIX).stat().st_size == 2 * 3 * 4  # b's row reused
     store.close()
     other = VectorStore(tmp_path, "test:other:3", 3)  # another model: every row is stale
     assert other.fresh() == {}
     other.close()
+
+
+def test_an_insight_is_as_near_as_its_nearest_part(tmp_path: Path) -> None:
+    """A trigger's condition has a row of its own (part 1): the insight is found by the
+    better of its parts, once, and parts it no longer has are freed when it is put again."""
+    store = VectorStore(tmp_path, "test:m:3", 3)
+    x, y, z = np.eye(3, dtype=np.float32)
+    parts = [("t", "h1", 0), ("t", "h1", 1), ("s", "h2", 0)]
+    store.put(parts, np.vstack([x, y, z * 0.6 + x * 0.8]))
+    assert store.fresh() == {"t": "h1", "s": "h2"} and store.count() == 2
+    near_y = store.nearest(y, [0, 1, 2], 5)
+    assert near_y == [("t", pytest.approx(1.0)), ("s", pytest.approx(0.0, abs=1e-6))]
+    near_x = store.nearest(x, [0, 1, 2], 5)
+    assert near_x == [("t", pytest.approx(1.0)), ("s", pytest.approx(0.8))]
+    store.put([("t", "h3", 0)], np.array([z]))  # no condition now: its part 1 is freed
+    assert dict(store.nearest(y, [0, 1, 2], 5)) == {"t": 0.0, "s": pytest.approx(0, abs=1e-6)}
+    store.put([("u", "h4", 0)], np.array([y]))
+    assert (tmp_path / "vectors" / MATRIX).stat().st_size == 3 * 3 * 4  # t's part 1 reused
+    store.close()
 
 
 def test_the_remembered_queries_are_the_newest_few(

@@ -244,14 +244,18 @@ def test_the_packaged_seed_vectors_are_the_models_own(run: Run, store: Path) -> 
     try:
         meaning = chitin._semantic(chitin_choice())
         fresh = meaning.vectors.fresh()
-        rows = {(i, h) for i, h in fresh.items()}
-        assert rows == set(packaged_vectors()), "run scripts/seed_vectors.py"
         insights = chitin.cache.by_ids(fresh)
-        from chitin.model.insight import embedding_text
+        from chitin.model.insight import embedding_texts
 
-        ids = sorted(fresh)
-        made = meaning.provider.embed([embedding_text(insights[i]) for i in ids])
-        shipped = np.vstack([np.frombuffer(packaged_vectors()[(i, fresh[i])], "<f4") for i in ids])
+        parts = [
+            (i, fresh[i], n, text)
+            for i in sorted(fresh)
+            for n, text in enumerate(embedding_texts(insights[i]))
+        ]
+        assert {p[:3] for p in parts} == set(packaged_vectors()), "run scripts/seed_vectors.py"
+        assert any(n == 1 for _, _, n, _ in parts), "a starter trigger's condition has a vector"
+        made = meaning.provider.embed([text for *_, text in parts])
+        shipped = np.vstack([np.frombuffer(packaged_vectors()[p[:3]], "<f4") for p in parts])
         assert np.all(np.sum(made * shipped, axis=1) > 0.9999)
     finally:
         chitin.close()
@@ -374,12 +378,12 @@ def test_one_background_embedding_at_a_time(run: Run, store: Path, tmp_path: Pat
 
 def named_vectors_are_their_insights_own(store: Path) -> int:
     """Every vector the sidecar's index names for an insight's current text is the
-    model's embedding of that text: a kill never leaves a row named but unwritten, or
-    written for another insight. Returns how many rows were checked."""
+    model's embedding of that text, part by part: a kill never leaves a row named but
+    unwritten, or written for another insight. Returns how many insights were checked."""
     import numpy as np
 
     from chitin.core import Chitin
-    from chitin.model.insight import embedding_text
+    from chitin.model.insight import embedding_texts
 
     chitin = Chitin(store)
     try:
@@ -389,11 +393,13 @@ def named_vectors_are_their_insights_own(store: Path) -> int:
         if not named:
             return 0
         insights = chitin.cache.by_ids(named)
-        made = meaning.provider.embed([embedding_text(insights[i]) for i in named])
-        row_of = dict(meaning.vectors.db.execute("SELECT id, row FROM rows"))
+        parts = [(i, n, t) for i in named for n, t in enumerate(embedding_texts(insights[i]))]
+        made = meaning.provider.embed([text for *_, text in parts])
+        rows = meaning.vectors.db.execute("SELECT id, part, row FROM rows WHERE id IS NOT NULL")
+        row_of = {(i, n): row for i, n, row in rows}
         matrix = meaning.vectors._matrix()
         assert matrix is not None
-        stored = np.vstack([matrix[row_of[i]] for i in named])
+        stored = np.vstack([matrix[row_of[i, n]] for i, n, _ in parts])
         assert np.all(np.sum(made * stored, axis=1) > 0.999)
         return len(named)
     finally:
@@ -409,7 +415,8 @@ def _saved_vectors(store: Path) -> int:
         return 0
     try:
         with contextlib.closing(sqlite3.connect(f"file:{index}?mode=ro", uri=True)) as db:
-            return int(db.execute("SELECT count(*) FROM rows WHERE id IS NOT NULL").fetchone()[0])
+            named = db.execute("SELECT count(*) FROM rows WHERE id IS NOT NULL AND part = 0")
+            return int(named.fetchone()[0])
     except sqlite3.Error:  # being made: not yet
         return 0
 
@@ -550,12 +557,12 @@ def test_a_sidecar_removed_while_open_is_never_written_through(tmp_path: Path) -
     from chitin.index.vectors import SidecarReplaced, VectorStore
 
     old = VectorStore(tmp_path, "test:m:3", 3)
-    old.put([("a", "h1")], np.array([[1, 0, 0]], dtype=np.float32))
+    old.put([("a", "h1", 0)], np.array([[1, 0, 0]], dtype=np.float32))
     shutil.rmtree(tmp_path / "vectors")
     new = VectorStore(tmp_path, "test:m:3", 3)
-    new.put([("b", "h2")], np.array([[0, 1, 0]], dtype=np.float32))
+    new.put([("b", "h2", 0)], np.array([[0, 1, 0]], dtype=np.float32))
     with pytest.raises(SidecarReplaced):
-        old.put([("c", "h3")], np.array([[0, 0, 1]], dtype=np.float32))
+        old.put([("c", "h3", 0)], np.array([[0, 0, 1]], dtype=np.float32))
     assert new.fresh() == {"b": "h2"}
     assert new.nearest(np.array([0, 1, 0], dtype=np.float32), [0], 5) == [("b", pytest.approx(1.0))]
     old.close()

@@ -148,9 +148,9 @@ def prepare_vectors(
 SEED_VECTORS = "seed-vectors.json"
 
 
-def packaged_vectors() -> dict[tuple[str, str], bytes]:
+def packaged_vectors() -> dict[tuple[str, str, int], bytes]:
     """The starter insights' vectors that ship with chitin (scripts/seed_vectors.py makes
-    them), keyed by (id, text hash); {} if the file is missing or unreadable."""
+    them), keyed by (id, text hash, part); {} if the file is missing or unreadable."""
     import base64
 
     from chitin.providers.local import DIMENSIONS, MODEL
@@ -160,7 +160,8 @@ def packaged_vectors() -> dict[tuple[str, str], bytes]:
         data = json.loads(asset_path(SEED_VECTORS).read_text(encoding="utf-8"))
         if data.get("identity") != f"local:{MODEL}:{DIMENSIONS}":
             return {}
-        return {(r["id"], r["hash"]): base64.b64decode(r["vector"]) for r in data["rows"]}
+        rows = data["rows"]
+        return {(r["id"], r["hash"], int(r["part"])): base64.b64decode(r["vector"]) for r in rows}
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return {}
 

@@ -64,7 +64,7 @@ class Embedding(Session):
             return
 
     @repaired
-    def adopt_vectors(self, known: Mapping[tuple[str, str], bytes]) -> int:
+    def adopt_vectors(self, known: Mapping[tuple[str, str, int], bytes]) -> int:
         """Take vectors of the local model made elsewhere (see semantic.adopt), when the
         local model is the one configured."""
         from chitin.providers import DEFAULT_PROVIDER

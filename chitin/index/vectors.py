@@ -1,9 +1,14 @@
-"""The vector sidecar: one float32 row per insight, under ``.chitin/vectors/``.
+"""The vector sidecar: float32 rows of the insights' texts, under ``.chitin/vectors/``.
+
+Each insight has a row for its whole text (part 0), and a trigger one more for its
+condition alone (part 1, see ``model.insight.embedding_texts``): an insight's cosine to
+a query is its best part's.
 
 - ``matrix.f32`` holds the rows, raw and row-major. It is memory-mapped, so a search
   over 100,000 rows reads no more than the dot products need.
-- ``index.sqlite3`` says which insight each row belongs to, the content hash of the
-  text it embedded, and the provider identity (``provider:model:dimensions``) of every
+- ``index.sqlite3`` says which insight and part each row belongs to, the content hash
+  of the insight's text (``embedding_text``, which holds every part), and the provider
+  identity (``provider:model:dimensions``) of every
   row.
 
 A row is stale when its insight's text changed, or when the provider or the model
@@ -41,16 +46,19 @@ from chitin.lockfile import WriteLock
 if TYPE_CHECKING:  # numpy loads only in the commands that use vectors (it takes ~50 ms)
     import numpy as np
 
+Part = tuple[str, str, int]  # (insight id, hash of its embedding text, part)
+
 FOLDER = "vectors"
 MATRIX = "matrix.f32"
 INDEX = "index.sqlite3"
 LOCK = "lock"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4  # 4: parts (a sidecar of 3 is dropped, and made again)
 QUERY_CACHE_LIMIT = 2000
 
 _SCHEMA = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
-CREATE TABLE rows (row INTEGER PRIMARY KEY, id TEXT UNIQUE, hash TEXT);
+CREATE TABLE rows (row INTEGER PRIMARY KEY, id TEXT, part INTEGER, hash TEXT,
+                   UNIQUE (id, part));
 CREATE TABLE queries (identity TEXT, text TEXT, vector BLOB, used INTEGER,
                       PRIMARY KEY (identity, text));
 -- The nearest rows found for a query, valid while the state they were found in holds.
@@ -158,11 +166,13 @@ class VectorStore:
         )
 
     def fresh(self) -> dict[str, str]:
-        """id → content hash of every row this identity holds."""
-        return dict(self.db.execute("SELECT id, hash FROM rows WHERE id IS NOT NULL"))
+        """id → content hash of every insight embedded (its parts are written together)."""
+        return dict(self.db.execute("SELECT id, hash FROM rows WHERE id IS NOT NULL AND part = 0"))
 
     def count(self) -> int:
-        return int(self.db.execute("SELECT count(*) FROM rows WHERE id IS NOT NULL").fetchone()[0])
+        """How many insights have vectors."""
+        found = self.db.execute("SELECT count(*) FROM rows WHERE id IS NOT NULL AND part = 0")
+        return int(found.fetchone()[0])
 
     def empty(self) -> bool:
         """No vector at all (cheaper than ``count() == 0`` on a large sidecar)."""
@@ -188,15 +198,17 @@ class VectorStore:
                 )
             yield
 
-    def put(self, items: Sequence[tuple[str, str]], vectors: np.ndarray) -> None:
-        """Store ``vectors`` for ``items`` (id, content hash), replacing their old rows."""
+    def put(self, items: Sequence[Part], vectors: np.ndarray) -> None:
+        """Store ``vectors`` for ``items`` (id, content hash, part), replacing their old
+        rows. Every part of an insight is given at once: the parts it had before and is
+        not given now are freed."""
         if vectors.shape != (len(items), self.dimensions):
             raise ValueError(f"vectors of shape {vectors.shape} for {len(items)} items")
         with self.writing():
             self._put(items, vectors)
 
-    def _put(self, items: Sequence[tuple[str, str]], vectors: np.ndarray) -> None:
-        slots = self._slots([insight_id for insight_id, _ in items])
+    def _put(self, items: Sequence[Part], vectors: np.ndarray) -> None:
+        slots = self._slots([(insight_id, part) for insight_id, _, part in items])
         matrix = self.folder / MATRIX
         with open(matrix, "r+b" if matrix.exists() else "w+b") as handle:
             for row, vector in zip(slots, vectors, strict=True):
@@ -204,29 +216,38 @@ class VectorStore:
                 handle.write(vector.astype("<f4").tobytes())
             handle.flush()
             os.fsync(handle.fileno())
+        parts = {insight_id: 0 for insight_id, _, _ in items}
+        for insight_id, _, part in items:
+            parts[insight_id] = max(parts[insight_id], part + 1)
         with self.db:
             self._changed()
             self.db.executemany(
-                "INSERT OR REPLACE INTO rows (row, id, hash) VALUES (?, ?, ?)",
+                "UPDATE rows SET id = NULL, part = NULL, hash = NULL WHERE id = ? AND part >= ?",
+                parts.items(),
+            )
+            self.db.executemany(
+                "INSERT OR REPLACE INTO rows (row, id, part, hash) VALUES (?, ?, ?, ?)",
                 [
-                    (row, insight_id, digest)
-                    for row, (insight_id, digest) in zip(slots, items, strict=True)
+                    (row, insight_id, part, digest)
+                    for row, (insight_id, digest, part) in zip(slots, items, strict=True)
                 ],
             )
 
-    def _slots(self, ids: Sequence[str]) -> list[int]:
-        """A row for each id: its own, a freed one, or a new one at the end."""
-        own = dict(
-            self.db.execute(
-                f"SELECT id, row FROM rows WHERE id IN ({', '.join('?' * len(ids))})", list(ids)
+    def _slots(self, keys: Sequence[tuple[str, int]]) -> list[int]:
+        """A row for each (id, part): its own, a freed one, or a new one at the end."""
+        ids = sorted({insight_id for insight_id, _ in keys})
+        own = {
+            (insight_id, part): row
+            for insight_id, part, row in self.db.execute(
+                f"SELECT id, part, row FROM rows WHERE id IN ({', '.join('?' * len(ids))})", ids
             )
-        )
+        }
         free = [r for (r,) in self.db.execute("SELECT row FROM rows WHERE id IS NULL ORDER BY row")]
         end = self.db.execute("SELECT coalesce(max(row) + 1, 0) FROM rows").fetchone()[0]
         slots = []
-        for insight_id in ids:
-            if insight_id in own:
-                slots.append(own[insight_id])
+        for key in keys:
+            if key in own:
+                slots.append(own[key])
             elif free:
                 slots.append(free.pop(0))
             else:
@@ -239,7 +260,8 @@ class VectorStore:
         with self.writing(), self.db:
             self._changed()
             self.db.executemany(
-                "UPDATE rows SET id = NULL, hash = NULL WHERE id = ?", [(i,) for i in ids]
+                "UPDATE rows SET id = NULL, part = NULL, hash = NULL WHERE id = ?",
+                [(i,) for i in ids],
             )
 
     # -------------------------------------------------------------- reading
@@ -251,7 +273,8 @@ class VectorStore:
     def nearest(
         self, query: np.ndarray, rows: Sequence[int], limit: int
     ) -> list[tuple[str, float]]:
-        """The ``limit`` rows among ``rows`` most similar to ``query``, as (id, cosine).
+        """The insights of the ``limit`` rows among ``rows`` most similar to ``query``,
+        as (id, cosine of its best part), best first.
 
         ``rows`` are the rows still current for the insights a query may return
         (``Cache.current_vector_rows``), so stale rows are never used.
@@ -277,12 +300,16 @@ class VectorStore:
         chosen = [int(numbers[i]) for i in best]
         ids = dict(
             self.db.execute(
-                f"SELECT row, id FROM rows WHERE row IN ({', '.join('?' * len(chosen))})", chosen
+                f"SELECT row, id FROM rows WHERE row IN ({', '.join('?' * len(chosen))}) "
+                "AND id IS NOT NULL",
+                chosen,
             )
         )
-        return [
-            (ids[row], float(scores[i])) for row, i in zip(chosen, best, strict=True) if row in ids
-        ]
+        found: dict[str, float] = {}  # best first: an insight's first row is its best part
+        for row, i in zip(chosen, best, strict=True):
+            if row in ids:
+                found.setdefault(ids[row], float(scores[i]))
+        return list(found.items())
 
     def _matrix(self) -> np.ndarray | None:
         path = self.folder / MATRIX
@@ -485,7 +512,7 @@ def unembedded(db: sqlite3.Connection, index: Path) -> int:
     try:
         row = db.execute(
             f"SELECT count(*) FROM entries LEFT JOIN vectors.rows r "
-            f"ON r.id = entries.id AND r.hash = entries.text_hash "
+            f"ON r.id = entries.id AND r.part = 0 AND r.hash = entries.text_hash "
             f"WHERE {where} AND r.row IS NULL",
             args,
         ).fetchone()

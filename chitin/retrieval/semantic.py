@@ -17,8 +17,8 @@ from typing import Any, NamedTuple
 from chitin.errors import StoreError, ValidationError
 from chitin.index.cache import Cache, Filters
 from chitin.index.db import is_damage, is_unwritable
-from chitin.index.vectors import DamagedVectors, VectorStore
-from chitin.model.insight import embedding_text
+from chitin.index.vectors import DamagedVectors, Part, VectorStore
+from chitin.model.insight import embedding_texts
 from chitin.providers import (
     DEFAULT_PROVIDER,
     REGISTRY,
@@ -82,28 +82,30 @@ def refresh(
     done = 0
     for start in range(0, len(todo), CHUNK):
         chunk = [insights[i] for i in todo[start : start + CHUNK] if i in insights]
-        vectors = semantic.provider.embed([embedding_text(i) for i in chunk], "document")
-        semantic.vectors.put([(i.id, current[i.id]) for i in chunk], vectors)
+        parts = [(i.id, text, part) for i in chunk for part, text in enumerate(embedding_texts(i))]
+        vectors = semantic.provider.embed([text for _, text, _ in parts], "document")
+        semantic.vectors.put([(i, current[i], part) for i, _, part in parts], vectors)
         done += len(chunk)
         if progress is not None:
             progress(done, len(todo))
     return done, len(stale) - done
 
 
-def adopt(cache: Cache, semantic: Semantic, known: Mapping[tuple[str, str], bytes]) -> int:
-    """Take vectors made elsewhere (little-endian float32 bytes, keyed by insight id and
-    the hash of the text they embed) for the insights whose text is still that text.
-    ``init --seed`` so leaves the starter insights' vectors behind without the model."""
+def adopt(cache: Cache, semantic: Semantic, known: Mapping[Part, bytes]) -> int:
+    """Take vectors made elsewhere (little-endian float32 bytes, keyed by insight id,
+    the hash of its embedding text and part) for the insights whose text is still that
+    text. ``init --seed`` so leaves the starter insights' vectors behind without the
+    model. Returns how many insights were given vectors."""
     current = cache.text_hashes(Filters(archived=None))
     held = semantic.vectors.fresh()
-    items = [(i, h) for (i, h) in known if current.get(i) == h and held.get(i) != h]
+    items = [(i, h, p) for (i, h, p) in known if current.get(i) == h and held.get(i) != h]
     if not items:
         return 0
     import numpy as np
 
     vectors = np.vstack([np.frombuffer(known[item], dtype="<f4") for item in items])
     semantic.vectors.put(items, vectors)
-    return len(items)
+    return len({insight_id for insight_id, _, _ in items})
 
 
 def waiting(cache: Cache, semantic: Semantic) -> int:
