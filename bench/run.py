@@ -544,6 +544,7 @@ def ensure_vectors(root: Path) -> None:
 
     from chitin.core import Chitin
     from chitin.index.cache import Filters
+    from chitin.model.insight import embedding_texts
     from chitin.retrieval import semantic
 
     chitin = Chitin(root)
@@ -551,7 +552,13 @@ def ensure_vectors(root: Path) -> None:
         meaning = chitin._semantic(semantic.choice({}))
         held = meaning.vectors.fresh()
         current = chitin.cache.text_hashes(Filters(archived=None))
-        todo = [(i, h) for i, h in current.items() if held.get(i) != h]
+        stale = [i for i, h in current.items() if held.get(i) != h]
+        insights = chitin.cache.by_ids(stale, Filters(archived=None))
+        todo = [  # every part of an insight (a trigger's condition has a row of its own)
+            (i, current[i], part)
+            for i in stale
+            for part, _ in enumerate(embedding_texts(insights[i]))
+        ]
         rng = np.random.default_rng(SEED)
         for start in range(0, len(todo), 20000):
             chunk = todo[start : start + 20000]
