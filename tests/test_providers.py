@@ -6,10 +6,13 @@ from __future__ import annotations
 import json
 import unicodedata
 from collections.abc import Callable
+from pathlib import Path
 
 import httpx
 import numpy as np
 import pytest
+from conftest import Run
+from ollama_server import OllamaServer
 
 from chitin.providers import ProviderError, create, identity
 from chitin.providers.remote import OpenAIProvider, VoyageProvider
@@ -311,3 +314,62 @@ def test_a_query_embeds_alike_by_either_tokenizer() -> None:
     alone = np.vstack([provider.embed([t], "query") for t in texts])  # the plain tokenizer
     together = provider.embed(texts, "document")  # the library, optimised graph
     assert np.all(np.sum(alone * together, axis=1) > 0.9999)
+
+
+# ------------------------------------------------------------------ a stronger model, via Ollama
+
+
+def test_a_store_is_embedded_and_searched_through_ollama(
+    run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The OpenAI-compatible provider against a server speaking Ollama's /v1/embeddings:
+    no key needed, every text and the query go to the model named, in batches, and the
+    store is then searched by meaning (README, "A stronger model")."""
+    with OllamaServer() as ollama:
+        monkeypatch.setenv("OPENAI_BASE_URL", ollama.url)
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        run("init")
+        for claim in ("Profile the slow endpoint before optimising", "Keep commits small"):
+            run("contribute", "--type", "skill", "--claim", claim, "--confidence", "0.8")
+        embedded = json.loads(
+            run(
+                "embed", "--provider", "openai", "--model", "nomic-embed-text", "--format", "json"
+            ).stdout
+        )
+        assert embedded["embedded"] == 2
+        status = json.loads(run("embed-status", "--format", "json").stdout)
+        assert status["embedded"] == status["total"] == 2
+        found = json.loads(
+            run("retrieve", "--query", "the endpoint is slow", "--format", "json").stdout
+        )
+    assert "degraded" not in found or not found["degraded"]
+    assert found["insights"][0]["claim"].startswith("Profile")
+    texts = [text for _, body in ollama.requests for text in body["input"]]
+    assert {body["model"] for _, body in ollama.requests} == {"nomic-embed-text"}
+    assert "Keep commits small" in texts and "the endpoint is slow" in texts
+    assert {auth for auth, _ in ollama.requests} == {None}  # no key, no header
+
+
+def test_a_model_ollama_has_not_pulled_is_a_one_line_error(
+    run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with OllamaServer(pulled=("nomic-embed-text",)) as ollama:
+        monkeypatch.setenv("OPENAI_BASE_URL", ollama.url)
+        monkeypatch.setenv("OPENAI_API_KEY", "ollama")  # ignored by Ollama, sent as given
+        run("init")
+        run("contribute", "--type", "skill", "--claim", "Keep commits small", "--confidence", "0.8")
+        result = run("embed", "--provider", "openai", "--model", "mxbai-embed-large", expect=1)
+    assert result.stderr == (
+        'Error: OpenAI API error (404): model "mxbai-embed-large" not found, try pulling it first\n'
+    )
+    assert ollama.requests[0][0] == "Bearer ollama"
+    assert "Traceback" not in result.stderr
+
+
+def test_without_an_endpoint_of_ones_own_the_openai_key_is_needed() -> None:
+    with pytest.raises(ProviderError, match="Missing API key for openai: set OPENAI_API_KEY"):
+        create("openai", env={})
+    provider = create(
+        "openai", "nomic-embed-text", env={"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
+    )
+    assert isinstance(provider, OpenAIProvider) and provider.key == ""

@@ -51,13 +51,16 @@ class HTTPProvider:
     def from_environment(
         cls, model: str | None, env: Mapping[str, str], client: httpx.Client | None
     ) -> HTTPProvider:
+        """The provider as the environment sets it up. The key is needed for the
+        provider's own service; an endpoint of one's own (``*_BASE_URL``, such as a local
+        Ollama, which takes no key) may go without."""
         key = env.get(cls.key_variable, "").strip()
-        if not key:
+        base = env.get(f"{cls.key_variable.split('_')[0]}_BASE_URL", "").strip()
+        if not key and not base:
             raise ProviderError(
                 f"Missing API key for {cls.name}: set {cls.key_variable} environment variable"
             )
-        base = env.get(f"{cls.key_variable.split('_')[0]}_BASE_URL") or cls.default_url
-        return cls(model or cls.default_model, key, base, client)
+        return cls(model or cls.default_model, key, base or cls.default_url, client)
 
     @property
     def dimensions(self) -> int:
@@ -86,10 +89,9 @@ class HTTPProvider:
         wait = BACKOFF_SECONDS
         for attempt in range(RETRIES + 1):
             try:
+                headers = {"Authorization": f"Bearer {self.key}"} if self.key else {}
                 response = self.client.post(
-                    f"{self.base_url}/embeddings",
-                    json=body,
-                    headers={"Authorization": f"Bearer {self.key}"},
+                    f"{self.base_url}/embeddings", json=body, headers=headers
                 )
             except httpx.HTTPError as error:
                 raise ProviderError(f"{self.label} API unreachable: {error}") from None

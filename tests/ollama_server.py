@@ -1,0 +1,98 @@
+"""A loopback server that speaks Ollama's OpenAI-compatible embeddings endpoint.
+
+``POST /v1/embeddings`` with ``{"model", "input"}`` (a string or a list of strings)
+answers ``{"object": "list", "data": [{"object": "embedding", "embedding": [...],
+"index": n}], "model", "usage"}``, as Ollama does. A model that was never pulled is
+a 404 with OpenAI's error shape and Ollama's words (``model "x" not found, try
+pulling it first``); a body that is not JSON, or has no input, is a 400. Ollama needs
+no API key and ignores one.
+
+Stand-in for the model: a bag of lower-cased words hashed into ``dimensions`` buckets,
+so texts that share words are near and the rest are not. ``requests`` keeps every
+body received, with its Authorization header.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+MODELS = {"nomic-embed-text": 768, "mxbai-embed-large": 1024}
+
+
+def bag_of_words(text: str, dimensions: int) -> list[float]:
+    vector = [0.0] * dimensions
+    for word in re.findall(r"[a-z0-9]+", text.lower()):
+        vector[int(hashlib.blake2b(word.encode(), digest_size=4).hexdigest(), 16) % dimensions] += 1
+    if not any(vector):
+        vector[0] = 1.0
+    return vector
+
+
+class OllamaServer:
+    def __init__(self, pulled: tuple[str, ...] = ("nomic-embed-text",)) -> None:
+        self.pulled = pulled
+        self.requests: list[tuple[str | None, dict[str, Any]]] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *_: object) -> None:  # quiet
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length)
+                status, body = server.answer(self.path, self.headers.get("Authorization"), raw)
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.http.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.http.server_address[1]}/v1"
+
+    def __enter__(self) -> OllamaServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.http.shutdown()
+        self.http.server_close()
+
+    def answer(self, path: str, authorization: str | None, raw: bytes) -> tuple[int, Any]:
+        if path != "/v1/embeddings":
+            return 404, {"error": "404 page not found"}
+        try:
+            body = json.loads(raw)
+        except ValueError as error:
+            return 400, _error(
+                f"invalid character in request body: {error}", "invalid_request_error"
+            )
+        self.requests.append((authorization, body))
+        model, given = body.get("model"), body.get("input")
+        if not given:
+            return 400, _error("invalid input", "invalid_request_error")
+        if model not in self.pulled:
+            return 404, _error(f'model "{model}" not found, try pulling it first', "api_error")
+        texts = [given] if isinstance(given, str) else list(given)
+        data = [
+            {"object": "embedding", "embedding": bag_of_words(t, MODELS[model]), "index": n}
+            for n, t in enumerate(texts)
+        ]
+        tokens = sum(len(t.split()) for t in texts)
+        usage = {"prompt_tokens": tokens, "total_tokens": tokens}
+        return 200, {"object": "list", "data": data, "model": model, "usage": usage}
+
+
+def _error(message: str, kind: str) -> dict[str, Any]:
+    return {"error": {"message": message, "type": kind, "param": None, "code": None}}
