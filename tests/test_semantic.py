@@ -227,6 +227,23 @@ def test_meaning_alone_finds_an_insight_that_shares_no_word_with_the_query(
     assert not any(item["matched"] for item in text_only["insights"])
 
 
+def test_one_stray_word_of_a_long_query_is_not_a_match_when_meaning_is_searched(
+    run: Run, add: Any, store: Path
+) -> None:
+    """A text match on one content word of six or more is noise beside the query's
+    meaning (engine.MIN_SHARE): hybrid retrieval does not count it; by text alone, with
+    nothing better to go on, it still counts."""
+    stray = add("skill", "Name each Kubernetes namespace after the team that owns it", 0.9)
+    near = add("skill", "Taste the soup before adding more salt", 0.6)
+    query = "slow roasting garlic and basil for a tomato soup namespace"
+    hybrid = {item["id"]: item for item in retrieve_json(run, query, "--explain")["insights"]}
+    assert hybrid[near["id"]]["matched"]
+    assert not hybrid[stray["id"]]["matched"]
+    (store / "chitin.yaml").write_text("embedding: {provider: none}\n")
+    text_only = {item["id"]: item for item in retrieve_json(run, query, "--explain")["insights"]}
+    assert text_only[stray["id"]]["matched"]
+
+
 def test_similar_semantic_catches_a_paraphrase_that_shares_no_word(run: Run, add: Any) -> None:
     target = add("skill", "Reproduce a bug before fixing it", 0.6)
     add("personality", "Dry humour lands better than forced jokes", 0.95)

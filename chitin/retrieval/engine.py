@@ -109,6 +109,12 @@ TEXT_WEIGHT = 0.3  # blend: the share of text relevance (bench/eval: 0.2 to 0.6 
 # within 0.17-0.25 of their nearest insight with all-MiniLM-L6-v2; on bench/eval a floor
 # of 0.25 ranks as well as none (nDCG@10 0.782 against 0.776; 0.3 loses, 0.751).
 MIN_SIMILARITY = 0.25
+# A text match holding less than this share of the query's content words (one word of
+# five or more) is not fused: for a paraphrase, the best such hit is noise, and the
+# meaning of the query finds the insight if it is near. bench/eval/agent-store.yaml:
+# nDCG@10 +0.008 [+0.002, +0.016], paraphrases +0.025 [+0.002, +0.056], the same at any
+# share from 0.17 to 0.25 (docs/design.md §6b). Text-only retrieval keeps every match.
+MIN_SHARE = 0.2
 
 
 def _fused(
@@ -122,6 +128,7 @@ def _fused(
     """One relevance per candidate from its text rank and its meaning rank; ``share``
     is the part of the query each text match covers (see _coverage)."""
     meaning = [(i, cosine) for i, cosine in meaning if cosine >= MIN_SIMILARITY]
+    text = [(raw, insight) for raw, insight in text if share.get(insight.id, 1.0) >= MIN_SHARE]
     insights = {insight.id: insight for _, insight in text}
     missing = [i for i, _ in meaning if i not in insights]
     insights.update(cache.by_ids(missing, filters))
