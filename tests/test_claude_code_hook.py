@@ -247,9 +247,9 @@ def test_the_context_stays_well_under_claude_codes_cap_at_a_large_store(
 
 
 def test_the_limit_is_the_one_the_readme_names() -> None:
-    from chitin.core import hooks
+    from chitin.core import claude_code
 
-    assert (hooks.CLAUDE_CONTEXT_CAP, hooks.CLAUDE_CONTEXT_LIMIT) == (
+    assert (claude_code.CLAUDE_CONTEXT_CAP, claude_code.CLAUDE_CONTEXT_LIMIT) == (
         CLAUDE_CONTEXT_CAP,
         CLAUDE_CONTEXT_LIMIT,
     )

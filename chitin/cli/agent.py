@@ -15,7 +15,7 @@ from chitin.model.reflection import LEGACY_QUEUE, REASONS
 
 if TYPE_CHECKING:
     from chitin.core.agent import Pending
-    from chitin.core.hooks import Outcome
+    from chitin.core.host_files import Outcome
     from chitin.model.reflection import Marker
 
 HOSTS = ("openclaw", "claude-code", "claude-desktop", "cursor", "claude-code-mcp")

@@ -65,6 +65,7 @@ def setup_findings(
     absolute path, and that is no longer there (its virtual environment was removed,
     chitin was reinstalled elsewhere): those hooks give up quietly, so say it here."""
     from chitin.core import hooks
+    from chitin.core.host_files import Installed, is_gone
     from chitin.store import remote
     from chitin.store.git import Git
 
@@ -76,7 +77,7 @@ def setup_findings(
         with contextlib.suppress(ValueError, IndexError):
             program = shlex.split(program)[0]
             where = root / ".git" / "config"
-            named.append(hooks.Installed(where, "git's merge driver runs", program, "chitin init"))
+            named.append(Installed(where, "git's merge driver runs", program, "chitin init"))
     return [
         Finding(
             str(item.where),
@@ -87,7 +88,7 @@ def setup_findings(
             "setup",
         )
         for item in named
-        if hooks.is_gone(item.program)
+        if is_gone(item.program)
     ]
 
 

@@ -89,7 +89,7 @@ class Chitin(Lifecycle, Retrieving, Embedding):
 
         report = check_store(self.root, list(paths) if paths is not None else None)
         if home is not None:
-            from chitin.core.hooks import openclaw_hooks_dir
+            from chitin.core.openclaw import openclaw_hooks_dir
 
             openclaw = openclaw_hooks_dir(home, self.env)
             report.warnings.extend(setup_findings(self.root, home, openclaw, self.env))
@@ -98,13 +98,13 @@ class Chitin(Lifecycle, Retrieving, Embedding):
     def claude_code_session_start(self, event: str, budget: int) -> Personality:
         """Claude Code's SessionStart hook: the personality for the session that its
         event (the JSON text on the hook's stdin) describes, within ``budget`` tokens
-        and, whole, within ``hooks.CLAUDE_CONTEXT_LIMIT`` characters (under Claude
+        and, whole, within ``claude_code.CLAUDE_CONTEXT_LIMIT`` characters (under Claude
         Code's cap for a hook's context): the budget is lowered to fit."""
-        from chitin.core import hooks
+        from chitin.core import claude_code
         from chitin.core.personality import characters
 
-        query = hooks.coding_session_query(hooks.parse_hook_input(event))
-        limit = hooks.CLAUDE_CONTEXT_LIMIT
+        query = claude_code.coding_session_query(claude_code.parse_hook_input(event))
+        limit = claude_code.CLAUDE_CONTEXT_LIMIT
         made = self.render(Query(query, budget=min(budget, limit // 4)), limit=limit)
         if characters(made.text) > limit:
             from chitin.notices import notice
@@ -112,16 +112,18 @@ class Chitin(Lifecycle, Retrieving, Embedding):
             notice(
                 f"the PERSONALITY.md template alone is {characters(made.text)} characters, "
                 f"over the {limit} kept for Claude Code's context (it shows a preview of "
-                f"more than {hooks.CLAUDE_CONTEXT_CAP}); shorten the template"
+                f"more than {claude_code.CLAUDE_CONTEXT_CAP}); shorten the template"
             )
         return made
 
     def claude_code_reflect(self, event: str) -> None:
         """Claude Code's SessionEnd/PreCompact hook: queue the session for reflection."""
-        from chitin.core import hooks
+        from chitin.core import claude_code
 
-        details = hooks.parse_hook_input(event)
-        self.queue_reflection(hooks.session_key(details), hooks.reflection_reason(details))
+        details = claude_code.parse_hook_input(event)
+        self.queue_reflection(
+            claude_code.session_key(details), claude_code.reflection_reason(details)
+        )
 
     def import_database(
         self, path: Path, *, merge: bool = False, allow_secret: bool = False

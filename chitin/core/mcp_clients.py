@@ -39,7 +39,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from chitin.core.hooks import HookSetupError, Installed, Outcome, read_json_object, write_text
+from chitin.core.host_files import (
+    HookSetupError,
+    Installed,
+    Outcome,
+    read_json_object,
+    write_text,
+)
 
 SERVER = "chitin"  # our key in mcpServers
 SERVERS = "mcpServers"

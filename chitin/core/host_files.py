@@ -1,0 +1,115 @@
+"""The files of agent hosts that chitin writes its entries into: read strictly, so that
+a broken file is refused rather than written over, and replaced atomically.
+
+Shared by the installers of every host (``chitin.core.openclaw``,
+``chitin.core.claude_code``, ``chitin.core.mcp_clients``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from chitin.errors import ChitinError
+from chitin.store.files import atomic_write
+
+
+class Outcome(NamedTuple):
+    """What an install or uninstall did: installed, updated, unchanged, removed or absent."""
+
+    host: str
+    action: str
+    path: Path
+
+
+class HookSetupError(ChitinError):
+    """A host's hook folder or settings file cannot be used as it is."""
+
+
+class Installed(NamedTuple):
+    """A chitin that a host or git was told to run, and where that is written."""
+
+    where: Path  # the file that names it
+    what: str  # what runs it, for a person: "the OpenClaw hook runs"
+    program: str  # the program run
+    fix: str  # the command that installs it afresh
+
+
+def is_gone(program: str) -> bool:
+    """A program named by absolute path that is no longer there (one named by PATH is
+    the host's PATH's business)."""
+    path = Path(program)
+    return path.is_absolute() and not path.is_file()
+
+
+def read_json_object(path: Path) -> dict[str, Any]:
+    """The JSON object a host's configuration file holds (``{}`` when the file is
+    missing or blank), or a HookSetupError of one line naming the file and exactly what
+    is wrong with it, so that nothing is written over it. A key given twice in one
+    object is refused too: writing the file back would silently drop one of them."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except UnicodeDecodeError as error:
+        raise HookSetupError(
+            f"{path} is not UTF-8 text (at byte {error.start}); fix it and run again "
+            "(nothing was written)"
+        ) from None
+    except OSError as error:
+        raise HookSetupError(
+            f"cannot read {path}: {error.strerror or error} (nothing was written)"
+        ) from None
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text, object_pairs_hook=_unique_keys)
+    except json.JSONDecodeError as error:
+        raise HookSetupError(
+            f"{path} is not valid JSON ({error.msg} at line {error.lineno} column "
+            f"{error.colno}); fix it and run again (nothing was written)"
+        ) from None
+    except _RepeatedKey as repeated:
+        raise HookSetupError(
+            f'{path} gives the key "{repeated.key}" twice in one object; remove one and '
+            "run again (nothing was written)"
+        ) from None
+    if not isinstance(data, dict):
+        raise HookSetupError(f"{path} must hold a JSON object; nothing was written")
+    return data
+
+
+class _RepeatedKey(Exception):
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise _RepeatedKey(key)
+        found[key] = value
+    return found
+
+
+def read_text(path: Path) -> str | None:
+    """``path``'s text; None when it is missing, "" when it cannot be read (so that it
+    differs from any text we would write, and is written over)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def write_text(path: Path, text: str) -> None:
+    """Replace ``path`` atomically, keeping its permissions; through a symlink (a
+    settings file kept with the user's dotfiles), the file it points to is replaced."""
+    target = path.resolve() if path.is_symlink() else path
+    try:
+        atomic_write(target, text)
+    except OSError as error:
+        raise HookSetupError(f"cannot write {path}: {error.strerror or error}") from None
