@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 import shutil
 import subprocess
 from collections import Counter
@@ -503,7 +504,7 @@ def test_the_pre_commit_hook_definition() -> None:
         "python",
         True,
     )
-    assert hook["files"] == r"^(insights|archive)/.*\.md$"
+    assert hook["files"] == r"^((insights|archive)/.*\.md|chitin\.yaml)$"
 
 
 # ---------------------------------------------------------------- judged as contribute judges
@@ -580,3 +581,109 @@ def test_check_finds_what_contribute_would_report_for_either_claim(
     focus = {3, 50, 161, 7}
     narrowed = {(r.first, r.second, r.duplicate) for r in related(claims, focus, archived)}
     assert narrowed == {p for p in expected if p[0] in focus or p[1] in focus}
+
+
+# ---------------------------------------------------------------- chitin.yaml
+
+SETTINGS_CASES = [
+    (
+        "embedding: {provider: none\n",
+        "chitin.yaml: file: does not parse (line 2): ",
+        "parse",
+    ),
+    (
+        "- a list\n",
+        "chitin.yaml: file: must be a mapping of settings; fix: correct the YAML",
+        "parse",
+    ),
+    (
+        "half_lives: {social: -3}\n",
+        "chitin.yaml: half_lives: social must be a positive number, got -3; "
+        "fix: correct the value, or remove the setting to have its default",
+        "invalid",
+    ),
+    (
+        "type_boosts: {coding: {skill: x}}\n",
+        "chitin.yaml: type_boosts: coding.skill must be a positive number, got 'x'",
+        "invalid",
+    ),
+    (
+        "relevance_weights: {colour: 1}\n",
+        "chitin.yaml: relevance_weights: unknown key 'colour' (allowed: ",
+        "invalid",
+    ),
+    (
+        "embedding: {provider: nonsense}\n",
+        "chitin.yaml: embedding: provider: unknown provider 'nonsense' "
+        "(allowed: local, voyage, openai, none)",
+        "invalid",
+    ),
+    (
+        "embedding: {background: 'no'}\n",
+        "chitin.yaml: embedding: background must be true or false, got 'no'",
+        "invalid",
+    ),
+    (
+        "carapace: {url: 'ftp://example.com'}\n",
+        "chitin.yaml: carapace: the Carapace URL must be an http or https URL",
+        "invalid",
+    ),
+    ("shard: 1\n", "chitin.yaml: shard: must be true or false, got 1", "invalid"),
+]
+
+
+@pytest.mark.parametrize(("settings", "line", "kind"), SETTINGS_CASES)
+def test_a_setting_chitin_cannot_use_is_an_error(
+    run: Run, seeded: Path, settings: str, line: str, kind: str
+) -> None:
+    (seeded / "chitin.yaml").write_text(settings)
+    result = run("check", expect=1)
+    assert result.stdout.startswith(line)
+    assert result.stdout.splitlines()[-1].startswith("✗ 1 error, 0 warnings")
+    assert only(check_json(run, expect=1))["kind"] == kind
+    assert not (seeded / ".chitin" / "config.json").exists()  # read from the file itself
+
+
+def test_a_setting_nobody_reads_is_a_warning(run: Run, seeded: Path) -> None:
+    (seeded / "chitin.yaml").write_text(
+        "shard: false\nhalf_live: {social: 3}\nembedding: {provider: none, modle: x}\n"
+    )
+    result = run("check")
+    assert result.stdout.splitlines()[:2] == [
+        "chitin.yaml: warning: embedding: modle is not a setting chitin reads "
+        "(allowed: provider, model, background); fix: correct the name, or remove it",
+        "chitin.yaml: warning: half_live: is not a setting chitin reads (allowed: half_lives, "
+        "type_boosts, relevance_weights, embedding, carapace, shard); "
+        "fix: correct the name, or remove it",
+    ]
+    assert [w["kind"] for w in check_json(run)["warnings"]] == ["unknown-setting"] * 2
+
+
+def test_a_store_without_chitin_yaml_or_with_every_setting_passes(run: Run, seeded: Path) -> None:
+    assert "chitin.yaml" not in run("check").stdout
+    (seeded / "chitin.yaml").write_text(
+        "half_lives: {social: 20, directive: null}\n"
+        "type_boosts: {coding: {skill: 2}}\n"
+        "relevance_weights: {tags: 2}\n"
+        "embedding: {provider: none, model: x, background: false}\n"
+        "carapace: {url: 'https://example.com/api/v1', personal_tags: [mel]}\n"
+        "shard: true\n"
+    )
+    assert check_json(run) == {"files": check_json(run)["files"], "errors": [], "warnings": []}
+
+
+def test_pre_commit_checks_chitin_yaml_when_it_is_among_the_changed_files(
+    seeded: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (seeded / "chitin.yaml").write_text("shard: maybe\n")
+    put(seeded, "insights/skill/good.md", insight_text("good"))
+    monkeypatch.chdir(seeded)
+    runner = CliRunner()
+    assert runner.invoke(cli, ["check", "insights/skill/good.md"]).exit_code == 0
+    result = runner.invoke(cli, ["check", "insights/skill/good.md", "chitin.yaml"])
+    assert result.exit_code == 1
+    assert result.stdout.startswith("chitin.yaml: shard: must be true or false, got 'maybe'")
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    assert re.search(hooks[0]["files"], "chitin.yaml")
+    assert re.search(hooks[0]["files"], "insights/skill/good.md")
+    assert not re.search(hooks[0]["files"], "docs/chitin.yaml")

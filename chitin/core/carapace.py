@@ -55,7 +55,12 @@ class Imported(NamedTuple):
 
 
 def sharing(chitin: Chitin) -> Sharing:
-    config = {} if chitin.missing else chitin.store.config()
+    return sharing_of({} if chitin.missing else chitin.store.config(), chitin.env)
+
+
+def sharing_of(config: Mapping[str, Any], env: Mapping[str, str]) -> Sharing:
+    """The Carapace settings of chitin.yaml's ``carapace`` section (and $CARAPACE_URL),
+    or a ValidationError naming what is wrong."""
     section = config.get("carapace") or {}
     if not isinstance(section, Mapping):
         raise ValidationError(
@@ -67,7 +72,7 @@ def sharing(chitin: Chitin) -> Sharing:
             "carapace",
             f"chitin.yaml: unknown carapace setting {unknown[0]!r} (allowed: url, personal_tags)",
         )
-    url = chitin.env.get("CARAPACE_URL") or section.get("url") or rules.DEFAULT_URL
+    url = env.get("CARAPACE_URL") or section.get("url") or rules.DEFAULT_URL
     terms = section.get("personal_tags")
     return Sharing(
         _checked_url(url),

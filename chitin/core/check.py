@@ -50,6 +50,8 @@ def check_store(root: Path, paths: Sequence[Path] | None = None) -> Report:
     findings.sort(key=lambda f: order.get(f.path, len(order)))
     if focus is None:
         findings[:0] = _linked_tops(root)
+    if paths is None or _names_settings(root, paths):
+        findings[:0] = settings_findings(root)
     findings = [_bounded(f) for f in findings]
     return Report(
         files=len(every) if focus is None else len(focus),
@@ -90,6 +92,44 @@ def setup_findings(
         for item in named
         if is_gone(item.program)
     ]
+
+
+def settings_findings(root: Path) -> list[Finding]:
+    """What is wrong with the store's chitin.yaml, read from the file itself (not the
+    parsed copy in .chitin/): an error for what does not parse or what a setting's
+    reader refuses, a warning for a setting nobody reads."""
+    from chitin.core import settings
+    from chitin.store.repository import CONFIG_FILE, parse_config
+
+    name = CONFIG_FILE
+    if not (root / name).exists():
+        return []
+    try:
+        config = parse_config(root / name)
+    except StoreError as error:
+        message = str(error).removeprefix(f"{name} ")
+        return [Finding(name, "file", message, "correct the YAML", lint.ERROR, "parse")]
+    return [
+        Finding(
+            name,
+            problem.setting,
+            problem.message,
+            "correct the value, or remove the setting to have its default"
+            if problem.severe
+            else "correct the name, or remove it",
+            lint.ERROR if problem.severe else lint.WARNING,
+            "invalid" if problem.severe else "unknown-setting",
+        )
+        for problem in settings.problems(config)
+    ]
+
+
+def _names_settings(root: Path, paths: Sequence[Path]) -> bool:
+    """Whether ``paths`` (a pre-commit's changed files) include the store's chitin.yaml."""
+    from chitin.store.repository import CONFIG_FILE
+
+    wanted = os.path.realpath(root / CONFIG_FILE)
+    return any(os.path.realpath(path) == wanted for path in paths)
 
 
 def _focus(root: Path, paths: Sequence[Path]) -> set[str]:

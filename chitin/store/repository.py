@@ -152,7 +152,7 @@ class Store:
             return dict(self._config[1])
         data = _remembered(self.root, stat)
         if data is None:
-            data = _parse_config(path)
+            data = parse_config(path)
             _remember(self.root, stat, data)
         self._config = (stat, data)
         return dict(data)
@@ -289,7 +289,9 @@ class Store:
 CONFIG_CACHE = ".chitin/config.json"
 
 
-def _parse_config(path: Path) -> dict[str, Any]:
+def parse_config(path: Path) -> dict[str, Any]:
+    """The settings ``path`` (a chitin.yaml) holds, or a StoreError of one line naming
+    what is wrong with the file."""
     from chitin.errors import ValidationError
     from chitin.format.frontmatter import load_yaml
 

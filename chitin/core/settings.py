@@ -1,0 +1,113 @@
+"""chitin.yaml's settings, checked in one place.
+
+Each setting is read where it is used: the scoring tables in ``retrieval.scoring``, the
+embedding provider in ``retrieval.semantic``, Carapace in ``core.carapace``, the file
+layout in ``store.repository``. Each reader refuses what it cannot use. This module
+asks every one of them about its own section, so that ``chitin check`` names every
+problem of a hand-edited file at once, and unknown settings (a misspelt name, read by
+nobody) are named too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
+
+from chitin.errors import ChitinError
+from chitin.store.repository import CONFIG_FILE
+
+PREFIX = f"{CONFIG_FILE}: "
+EMBEDDING_KEYS = ("provider", "model", "background")
+
+
+class Problem(NamedTuple):
+    setting: str  # the top-level name, or "" for the whole file
+    message: str  # without the file's name
+    severe: bool  # an error (a reader refuses it), else a warning (nobody reads it)
+
+
+def problems(config: Mapping[str, Any]) -> list[Problem]:
+    """What is wrong with ``config`` (a parsed chitin.yaml), setting by setting, in the
+    order of ``SETTINGS``; then the settings nobody reads."""
+    found = []
+    for name, check in SETTINGS.items():
+        if name not in config:
+            continue
+        try:
+            unread = check({name: config[name]})
+        except ChitinError as error:
+            found.append(Problem(name, _without_name(name, str(error)), True))
+        else:
+            found += [Problem(name, message, False) for message in unread]
+    found += [
+        Problem(str(name), f"is not a setting chitin reads (allowed: {', '.join(SETTINGS)})", False)
+        for name in config
+        if name not in SETTINGS
+    ]
+    return found
+
+
+# Each check raises a ChitinError for what its reader refuses, and returns what its
+# reader ignores (a misspelt key): the one is an error, the other a warning.
+
+
+def _scoring(config: Mapping[str, Any]) -> list[str]:
+    from chitin.retrieval.scoring import Settings
+
+    Settings.from_config(config)  # it refuses unknown names itself
+    return []
+
+
+def _embedding(config: Mapping[str, Any]) -> list[str]:
+    from chitin.errors import ValidationError
+    from chitin.retrieval import semantic
+
+    semantic.choice(config)
+    section = config["embedding"] or {}
+    if not isinstance(section.get("background", False), bool):
+        raise ValidationError(
+            "embedding",
+            f"embedding.background must be true or false, got {section['background']!r}",
+        )
+    allowed = ", ".join(EMBEDDING_KEYS)
+    return [
+        f"{key} is not a setting chitin reads (allowed: {allowed})"
+        for key in section
+        if key not in EMBEDDING_KEYS
+    ]
+
+
+def _carapace(config: Mapping[str, Any]) -> list[str]:
+    from chitin.core.carapace import sharing_of
+
+    sharing_of(config, {})  # it refuses unknown keys itself
+    return []
+
+
+def _shard(config: Mapping[str, Any]) -> list[str]:
+    from chitin.errors import ValidationError
+
+    if not isinstance(config["shard"], bool):
+        raise ValidationError("shard", f"shard must be true or false, got {config['shard']!r}")
+    return []
+
+
+SETTINGS: dict[str, Callable[[Mapping[str, Any]], list[str]]] = {
+    "half_lives": _scoring,
+    "type_boosts": _scoring,
+    "relevance_weights": _scoring,
+    "embedding": _embedding,
+    "carapace": _carapace,
+    "shard": _shard,
+}
+
+
+def _without_name(name: str, message: str) -> str:
+    """A reader's message as a finding of setting ``name`` says it: without the file's
+    name and the setting's, which the finding gives ("half_lives.social must be …"
+    becomes "social must be …")."""
+    message = message.removeprefix(PREFIX)
+    for lead in (f"{name}.", f"{name}: ", f"{name} "):
+        if message.startswith(lead):
+            return message[len(lead) :]
+    return message
