@@ -179,9 +179,90 @@ def test_chitin_yaml_overrides_scoring(run: Run, seeded: Any, store: Path) -> No
         "relevance_weights: {tags: 50}\nembedding: {provider: none}\n"
     )
     assert ids(retrieve_json(run, "testing"))[0] == seeded["tdd"]["id"]
-    (store / "chitin.yaml").write_text("half_lives: {gossip: 3}\n")
-    result = run("retrieve", "--query", "x", expect=1)
-    assert result.stderr.startswith("Error: chitin.yaml: half_lives: unknown provenance 'gossip'")
+
+
+TEXT_ONLY = "embedding: {provider: none}\n"
+
+
+@pytest.mark.parametrize(
+    ("settings", "degraded", "warning"),
+    [
+        (
+            TEXT_ONLY + "half_lives: {gossip: 3}\n",
+            None,
+            "warning: chitin.yaml: half_lives: unknown provenance 'gossip' (allowed: ",
+        ),
+        (
+            TEXT_ONLY + "relevance_weights: {tags: -1}\n",
+            None,
+            "warning: chitin.yaml: relevance_weights.tags must be a positive number, got -1; "
+            "the default scoring settings are used",
+        ),
+        (
+            "embedding: {provider: none\n",
+            "chitin.yaml does not parse (line 2): ",
+            None,
+        ),
+        (
+            "embedding: {provider: nonsense}\n",
+            "semantic search unavailable (chitin.yaml: embedding.provider: unknown provider "
+            "'nonsense' (allowed: local, voyage, openai, none)); ranked by text alone",
+            None,
+        ),
+        (
+            "embedding: 5\nhalf_lives: {social: 0}\n",
+            "semantic search unavailable (chitin.yaml: embedding must be a mapping",
+            "warning: chitin.yaml: half_lives.social must be a positive number, got 0",
+        ),
+    ],
+)
+def test_a_broken_chitin_yaml_never_stops_a_session_start(
+    run: Run,
+    seeded: Any,
+    store: Path,
+    settings: str,
+    degraded: str | None,
+    warning: str | None,
+) -> None:
+    """What the settings cannot give is set aside and said: broken scoring tables give
+    the defaults, a broken provider or file gives text alone; the ranking is then the
+    one the defaults give by text."""
+    text_only(store)
+    expected = retrieve_json(run, "testing the build")
+    (store / "chitin.yaml").write_text(settings)
+    result = run("retrieve", "--query", "testing the build", "--format", "json")
+    found = json.loads(result.stdout)
+    assert ids(found) == ids(expected) and ids(found)
+    if degraded is None:
+        assert found["degraded"] is None
+    else:
+        assert found["degraded"].startswith(degraded)
+        assert f"chitin: {degraded}" in result.stderr
+    if warning is not None:
+        assert warning in result.stderr
+    assert len(result.stderr.splitlines()) == (degraded is not None) + (warning is not None)
+    rendered = run("render", "--query", "testing the build", "--output", str(store.parent / "P.md"))
+    assert rendered.stderr == result.stderr
+    assert "Write the failing test" in (store.parent / "P.md").read_text()
+
+
+def test_a_write_still_refuses_a_chitin_yaml_that_does_not_parse(
+    run: Run, seeded: Any, store: Path
+) -> None:
+    (store / "chitin.yaml").write_text("embedding: {provider: none\n")
+    before = commit_count(store)
+    result = run(
+        "contribute",
+        "--type",
+        "skill",
+        "--claim",
+        "Keep diffs small",
+        "--confidence",
+        "0.7",
+        expect=1,
+    )
+    assert result.stderr.startswith("Error: chitin.yaml does not parse (line 2): ")
+    assert len(result.stderr.splitlines()) == 1 and commit_count(store) == before
 
 
 # ------------------------------------------------------------------ render

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from chitin.core.reading import Reading, filters_of
+from chitin.errors import ValidationError
 from chitin.model.insight import format_timestamp, well_formed
 
 if TYPE_CHECKING:
@@ -45,6 +46,34 @@ class Retrieving(Reading):
         shape = self.shape or DEFAULT_SHAPE
         return replace(Settings.from_config(config), shape=shape, fusion=self.fusion)
 
+    # A retrieval answers whatever chitin.yaml holds: it is the session start, which must
+    # not fail for a hand edit. What it cannot use is set aside and said, and `chitin
+    # check` names it; the commands that change settings still refuse a broken file.
+
+    def _retrieval_config(self) -> tuple[Mapping[str, Any], str | None]:
+        """The settings, or none and why: a file that does not parse names no provider
+        either, so the retrieval goes by text alone."""
+        from chitin.errors import StoreError
+
+        if self.missing:
+            return {}, None
+        try:
+            return self.store.config(), None
+        except StoreError as error:
+            return {}, (
+                f"{error}; ranked by text alone, with the default settings "
+                "(chitin check names the problem)"
+            )
+
+    def _retrieval_settings(self, config: Mapping[str, Any]) -> Settings:
+        try:
+            return self.settings(config)
+        except ValidationError as error:
+            from chitin.notices import notice
+
+            notice(f"{error}; the default scoring settings are used (chitin check names it)")
+            return self.settings({})
+
     def retrieve(self, query: Query | str, *, record: bool = True) -> Retrieval:
         """The insights that matter for ``query``, best first. Never commits; with
         ``record``, the retrieval time (``now()``) of each result is noted in .chitin/."""
@@ -67,12 +96,16 @@ class Retrieving(Reading):
 
         text = well_formed(query.text)
         filters = filters_of(query.types, query.tags, query.min_confidence)
-        config = self.store.config() if not self.missing else {}  # read and parsed once
-        settings = self.settings(config)
+        config, failure = self._retrieval_config()  # read and parsed once
+        settings = self._retrieval_settings(config)
         if self.missing:
             return Retrieval(detect_category(text), [], None)
-        picked = semantic.choice(config)
-        meaning, failure = None, None
+        picked, meaning = semantic.Choice(semantic.NO_PROVIDER, None), None
+        if failure is None:
+            try:
+                picked = semantic.choice(config)
+            except ValidationError as error:
+                failure = f"semantic search unavailable ({error}); ranked by text alone"
         if picked.provider != semantic.NO_PROVIDER and text.strip():
             try:
                 meaning = self._semantic(picked)
