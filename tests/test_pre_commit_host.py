@@ -1,0 +1,158 @@
+"""chitin's pre-commit hook inside the real pre-commit.
+
+pre-commit clones this repository, reads its .pre-commit-hooks.yaml, and installs
+chitin into an environment of its own with pip, as it does for a user. No test reaches
+the network, so that pip installs from the wheels scripts/fetch_wheels.py downloaded
+(run by .ci/run before the tests; the fixture runs it too, and reuses the folder), with
+``--no-index``. The environments are made once per session.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import Run, commit_count, git
+
+ROOT = Path(__file__).resolve().parent.parent
+FETCHER = ROOT / "scripts" / "fetch_wheels.py"
+PRE_COMMIT = Path(sys.executable).parent / "pre-commit"
+# The environment before the tests' fixtures make a private home and cache: the wheels
+# live in the machine's cache, reused across runs.
+OUTER_ENV = dict(os.environ)
+IDENTITY = {
+    "GIT_AUTHOR_NAME": "Dev",
+    "GIT_AUTHOR_EMAIL": "dev@example.com",
+    "GIT_COMMITTER_NAME": "Dev",
+    "GIT_COMMITTER_EMAIL": "dev@example.com",
+}
+BAD_INSIGHT = "---\nid: bad\ntype: skil\nconfidence: 0.8\n---\n\nA claim worth keeping\n"
+GOOD_INSIGHT = BAD_INSIGHT.replace("type: skil", "type: skill")
+
+
+@pytest.fixture(scope="session")
+def wheels() -> Path:
+    """The wheels pip may use. Without them (no network), a developer's run skips these
+    tests, saying why; CI's fails."""
+    result = subprocess.run(
+        [sys.executable, str(FETCHER)], capture_output=True, text=True, env=OUTER_ENV, timeout=900
+    )
+    if result.returncode != 0:
+        reason = f"the wheels could not be fetched: {result.stderr.strip()[-800:]}"
+        if OUTER_ENV.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return Path(result.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="session")
+def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("pre-commit")
+
+
+@pytest.fixture
+def repository(run: Run, store: Path) -> Path:
+    """A personality repository: a seeded store, as its owner keeps it in git."""
+    run("init", "--seed")
+    return store
+
+
+def pre_commit(
+    repository: Path, wheels: Path, home: Path, *args: str
+) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        **IDENTITY,
+        "PRE_COMMIT_HOME": str(home),
+        "PIP_NO_INDEX": "1",
+        "PIP_FIND_LINKS": str(wheels),
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+    }
+    return subprocess.run(
+        [str(PRE_COMMIT), *args],
+        cwd=repository,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
+
+
+def commit(repository: Path, wheels: Path, home: Path) -> subprocess.CompletedProcess[str]:
+    """``git commit`` as its owner runs it, with pre-commit's git hook installed."""
+    env = {
+        **os.environ,
+        **IDENTITY,
+        "PRE_COMMIT_HOME": str(home),
+        "PIP_NO_INDEX": "1",
+        "PIP_FIND_LINKS": str(wheels),
+    }
+    git(repository, "add", "-A")
+    return subprocess.run(
+        ["git", "-C", str(repository), "commit", "-m", "Edit insights by hand"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
+
+
+def test_a_commit_with_a_broken_insight_or_setting_is_refused_until_fixed(
+    repository: Path, wheels: Path, pre_commit_home: Path
+) -> None:
+    head = git(ROOT, "rev-parse", "HEAD").strip()  # the hook as committed here
+    (repository / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {ROOT}\n    rev: {head}\n    hooks:\n      - id: chitin-check\n"
+    )
+    installed = pre_commit(repository, wheels, pre_commit_home, "install")
+    assert installed.returncode == 0, installed.stderr
+    (repository / "insights" / "skill" / "bad.md").write_text(BAD_INSIGHT)
+    (repository / "chitin.yaml").write_text("half_lives: {social: -3}\n")
+    before = commit_count(repository)
+
+    refused = commit(repository, wheels, pre_commit_home)
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    output = refused.stdout + refused.stderr
+    assert "chitin check" in output and "Failed" in output
+    assert "chitin.yaml: half_lives: social must be a positive number, got -3" in output
+    assert "insights/skill/bad.md: type: invalid type 'skil'" in output
+    assert commit_count(repository) == before
+
+    (repository / "insights" / "skill" / "bad.md").write_text(GOOD_INSIGHT)
+    (repository / "chitin.yaml").write_text("half_lives: {social: 3}\n")
+    accepted = commit(repository, wheels, pre_commit_home)
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+    output = accepted.stdout + accepted.stderr  # git shows the hook's lines on stderr
+    assert "chitin check" in output and "Passed" in output
+    assert commit_count(repository) == before + 1
+
+
+def test_the_hook_checks_only_the_files_it_names(
+    repository: Path, wheels: Path, pre_commit_home: Path
+) -> None:
+    """try-repo: this checkout's hook definition as it is now, uncommitted edits too."""
+    (repository / "insights" / "skill" / "bad.md").write_text(BAD_INSIGHT)
+    (repository / "notes.md").write_text("not an insight\n")
+    git(repository, "add", "-A")
+
+    elsewhere = pre_commit(
+        repository, wheels, pre_commit_home, "try-repo", str(ROOT), "chitin-check",
+        "--files", "notes.md", "README.md",
+    )  # fmt: skip
+    assert elsewhere.returncode == 0, elsewhere.stdout + elsewhere.stderr
+    assert "(no files to check)" in elsewhere.stdout and "Skipped" in elsewhere.stdout
+
+    every = pre_commit(
+        repository, wheels, pre_commit_home, "try-repo", str(ROOT), "chitin-check", "--all-files"
+    )
+    assert every.returncode == 1
+    findings = [
+        line for line in every.stdout.splitlines() if ": fix: " in line or "; fix: " in line
+    ]
+    assert findings == [
+        "insights/skill/bad.md: type: invalid type 'skil' (allowed: behavioral, personality, "
+        "relational, principle, skill, trigger); fix: set type to one of them"
+    ]
