@@ -2,10 +2,11 @@
 
 Each setting is read where it is used: the scoring tables in ``retrieval.scoring``, the
 embedding provider in ``retrieval.semantic``, Carapace in ``core.carapace``, the file
-layout in ``store.repository``. Each reader refuses what it cannot use. This module
-asks every one of them about its own section, so that ``chitin check`` names every
-problem of a hand-edited file at once, and unknown settings (a misspelt name, read by
-nobody) are named too.
+layout in ``store.repository``. Each reader refuses what it cannot use, and this
+module asks every one of them about its own section, so that ``chitin check`` refuses
+exactly what a command would. Two readers take any value and read a wrong one as
+"off" (``shard``, ``embedding.background``): their rule is here. Settings nobody reads
+(a misspelt name) are named too.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ EMBEDDING_KEYS = ("provider", "model", "background")
 
 
 class Problem(NamedTuple):
-    setting: str  # the top-level name, or "" for the whole file
+    setting: str  # the top-level name
     message: str  # without the file's name
     severe: bool  # an error (a reader refuses it), else a warning (nobody reads it)
 
