@@ -504,7 +504,7 @@ def test_the_pre_commit_hook_definition() -> None:
         "python",
         True,
     )
-    assert hook["files"] == r"^((insights|archive)/.*\.md|chitin\.yaml)$"
+    assert hook["files"] == r"^((insights|archive)/.*\.md|chitin\.yaml|templates/PERSONALITY\.md)$"
 
 
 # ---------------------------------------------------------------- judged as contribute judges
@@ -687,3 +687,30 @@ def test_pre_commit_checks_chitin_yaml_when_it_is_among_the_changed_files(
     assert re.search(hooks[0]["files"], "chitin.yaml")
     assert re.search(hooks[0]["files"], "insights/skill/good.md")
     assert not re.search(hooks[0]["files"], "docs/chitin.yaml")
+
+
+@pytest.mark.parametrize(
+    ("template", "message"),
+    [
+        (b"$header\n$insight\n", "unknown placeholder $insight (allowed: $header, "),
+        (b"caf\xe9 $insights\n", "is not UTF-8 text (at byte 3)"),
+    ],
+)
+def test_a_template_that_render_would_set_aside_is_an_error(
+    run: Run, seeded: Path, monkeypatch: pytest.MonkeyPatch, template: bytes, message: str
+) -> None:
+    (seeded / "templates").mkdir()
+    (seeded / "templates" / "PERSONALITY.md").write_bytes(template)
+    error = only(check_json(run, expect=1))
+    assert (error["path"], error["field"], error["kind"]) == (
+        "templates/PERSONALITY.md",
+        "template",
+        "invalid",
+    )
+    assert error["message"].startswith(message)
+    monkeypatch.chdir(seeded)
+    runner = CliRunner()
+    assert runner.invoke(cli, ["check", "chitin.yaml"]).exit_code == 0  # not named: not read
+    assert runner.invoke(cli, ["check", "templates/PERSONALITY.md"]).exit_code == 1
+    (seeded / "templates" / "PERSONALITY.md").write_text("$count for $query:\n$insights\n")
+    assert runner.invoke(cli, ["check"]).exit_code == 0

@@ -304,6 +304,33 @@ def test_a_bad_template_placeholder_is_named(run: Run, seeded: Any, tmp_path: Pa
     )
 
 
+@pytest.mark.parametrize(
+    ("template", "said"),
+    [
+        (b"$header\n$insight\n", "unknown placeholder $insight (allowed: $header, "),
+        (b"costs ${insights\n", "Invalid placeholder in string: line 1, col 7 (write $$ "),
+        (b"caf\xe9 $insights\n", "is not UTF-8 text (at byte 3)"),
+    ],
+)
+def test_a_broken_store_template_gives_way_to_chitins_own(
+    run: Run, seeded: Any, store: Path, tmp_path: Path, template: bytes, said: str
+) -> None:
+    """The store's own template is read at every session start: broken, it is set
+    aside and said, and chitin's own is used. A --template given is refused."""
+    expected = run("render", "--query", "git").stdout
+    (store / "templates").mkdir()
+    (store / "templates" / "PERSONALITY.md").write_bytes(template)
+    result = run("render", "--query", "git")
+    assert result.stdout == expected
+    [line] = result.stderr.splitlines()
+    own = store / "templates" / "PERSONALITY.md"
+    assert line.startswith(f"warning: {own}") and said in line
+    assert line.endswith("; chitin's own template is used instead")
+    refused = run("render", "--template", str(own), expect=1)
+    assert refused.stderr.startswith(f"Error: {own}") and said in refused.stderr
+    assert len(refused.stderr.splitlines()) == 1
+
+
 def test_render_of_a_missing_store_is_an_empty_personality(run: Run, store: Path) -> None:
     result = run("render")
     assert "from an empty store" in result.stdout and not store.exists()

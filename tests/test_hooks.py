@@ -696,14 +696,16 @@ def test_reflect_without_a_store_exits_0_with_one_line(run: Run, store: Path) ->
     assert not store.exists()
 
 
-def test_a_broken_template_gives_no_context_and_one_line(run: Run, store: Path) -> None:
+def test_a_broken_template_gives_chitins_own_and_one_line(run: Run, store: Path) -> None:
+    """The session start goes on: the store's template is set aside, and said."""
     run("init", "--seed")
+    fine = json.loads(run("hooks", "run", "claude-code", "session-start", input="{}").stdout)
     (store / "templates").mkdir()
     (store / "templates" / "PERSONALITY.md").write_text("$nonsense\n")
     result = run("hooks", "run", "claude-code", "session-start", input="{}")
-    assert result.stdout == ""
+    assert json.loads(result.stdout) == fine
     [line] = result.stderr.splitlines()
-    assert "unknown placeholder $nonsense" in line
+    assert "unknown placeholder $nonsense" in line and "chitin's own template is used" in line
 
 
 @pytest.mark.parametrize("stdin", ["", "not json", "[1, 2]"])

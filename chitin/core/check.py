@@ -50,7 +50,12 @@ def check_store(root: Path, paths: Sequence[Path] | None = None) -> Report:
     findings.sort(key=lambda f: order.get(f.path, len(order)))
     if focus is None:
         findings[:0] = _linked_tops(root)
-    if paths is None or _names_settings(root, paths):
+    from chitin.core.personality import STORE_TEMPLATE
+    from chitin.store.repository import CONFIG_FILE
+
+    if paths is None or _named(root, paths, STORE_TEMPLATE):
+        findings[:0] = template_findings(root)
+    if paths is None or _named(root, paths, CONFIG_FILE):
         findings[:0] = settings_findings(root)
     findings = [_bounded(f) for f in findings]
     return Report(
@@ -124,11 +129,27 @@ def settings_findings(root: Path) -> list[Finding]:
     ]
 
 
-def _names_settings(root: Path, paths: Sequence[Path]) -> bool:
-    """Whether ``paths`` (a pre-commit's changed files) include the store's chitin.yaml."""
-    from chitin.store.repository import CONFIG_FILE
+def template_findings(root: Path) -> list[Finding]:
+    """The store's own PERSONALITY.md template, if it cannot be read or filled: an
+    error, though render and the hooks then use chitin's own and go on."""
+    from chitin.core.personality import STORE_TEMPLATE
+    from chitin.render import personality as templates
 
-    wanted = os.path.realpath(root / CONFIG_FILE)
+    path = root / STORE_TEMPLATE
+    if not path.is_file():
+        return []
+    try:
+        templates.check(templates.read(str(path)), STORE_TEMPLATE)
+    except ChitinError as error:
+        message = str(error).removeprefix(f"{STORE_TEMPLATE}: ").removeprefix(f"{path} ")
+        fix = "correct it, or remove it to have chitin's own"
+        return [Finding(STORE_TEMPLATE, "template", message, fix, lint.ERROR, "invalid")]
+    return []
+
+
+def _named(root: Path, paths: Sequence[Path], relative: str) -> bool:
+    """Whether ``paths`` (a pre-commit's changed files) include the store's ``relative``."""
+    wanted = os.path.realpath(root / relative)
     return any(os.path.realpath(path) == wanted for path in paths)
 
 

@@ -11,6 +11,7 @@ from datetime import datetime
 from pathlib import Path
 
 from chitin.core.retrieving import Query, Retrieving
+from chitin.errors import ValidationError
 from chitin.model.insight import well_formed
 from chitin.render import budget as marshalling
 from chitin.render import personality as templates
@@ -53,8 +54,7 @@ def render_personality(
     commit, when = chitin.snapshot_time()
     found = chitin.retrieve_at(query, now or when, decay_at=when, record=now is not None)
     insights = [ranked.insight for ranked in found.ranked]
-    path = template or default_template(chitin.root)
-    template_text = path.read_text(encoding="utf-8")
+    path, template_text = template_of(chitin.root, template)
 
     def filled(budget: int, packed: marshalling.Packed | None) -> str:
         values = {
@@ -89,11 +89,29 @@ def characters(text: str) -> int:
     return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)
 
 
-def default_template(root: Path) -> Path:
-    """The store's own templates/PERSONALITY.md, else the one that ships with chitin."""
-    own = root / "templates" / "PERSONALITY.md"
+STORE_TEMPLATE = "templates/PERSONALITY.md"
+
+
+def template_of(root: Path, given: Path | None) -> tuple[Path, str]:
+    """The template to fill, and its text: ``given`` (``--template``), which must be
+    usable; else the store's own ``templates/PERSONALITY.md``; else chitin's.
+
+    The store's own is a hand-edited file read at every session start, which must not
+    fail for it: when it cannot be read or filled, chitin's own is used, and a notice
+    says why (``chitin check`` names it too)."""
+    if given is not None:
+        return given, templates.read(str(given))
+    own = root / STORE_TEMPLATE
     if own.is_file():
-        return own
+        try:
+            text = templates.read(str(own))
+            templates.check(text, str(own))
+            return own, text
+        except ValidationError as error:
+            from chitin.notices import notice
+
+            notice(f"{error}; chitin's own template is used instead")
     from chitin.resources import data_path
 
-    return data_path("templates") / "PERSONALITY.md"
+    shipped = data_path("templates") / "PERSONALITY.md"
+    return shipped, shipped.read_text(encoding="utf-8")

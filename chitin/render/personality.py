@@ -32,6 +32,26 @@ def header(commit: str | None, query: str, budget: int) -> str:
     )
 
 
+def check(template_text: str, source: str) -> None:
+    """Raise the error that rendering ``template_text`` would (source: its file)."""
+    render(template_text, dict.fromkeys(PLACEHOLDERS, ""), source)
+
+
+def read(path: str) -> str:
+    """A template file's text, or a ValidationError of one line saying why not."""
+    try:
+        with open(path, encoding="utf-8") as file:
+            return file.read()
+    except UnicodeDecodeError as error:
+        raise ValidationError(
+            "template", f"{path} is not UTF-8 text (at byte {error.start})"
+        ) from None
+    except OSError as error:
+        raise ValidationError(
+            "template", f"cannot read {path}: {error.strerror or error}"
+        ) from None
+
+
 def render(template_text: str, values: dict[str, object], source: str) -> str:
     """Fill ``template_text``; an unknown or malformed placeholder names itself."""
     try:
