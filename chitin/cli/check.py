@@ -21,17 +21,21 @@ from chitin.cli.context import emit_json, format_option
 @format_option
 @click.pass_context
 def check(ctx: click.Context, paths: tuple[Path, ...], store: Path | None, fmt: str) -> None:
-    """Validate insight files as they are on disk; exit 1 if any has an error.
+    """Validate insight files, chitin.yaml and the PERSONALITY.md template as they
+    are on disk; exit 1 if any has an error.
 
     \b
     Errors: a file that does not parse; a bad type, provenance or confidence;
     a trigger without a condition; an id that does not match the file's name
-    and folder; an id used twice; a likely credential (token, key, password).
-    Warnings: live insights that nearly duplicate or contradict each other; and a
-    chitin that git's merge driver or an agent host's hook runs but that is gone.
+    and folder; an id used twice; a likely credential (token, key, password);
+    a chitin.yaml setting chitin cannot use; a template render cannot fill.
+    Warnings: live insights that nearly duplicate or contradict each other; a
+    chitin.yaml setting nothing reads; and a chitin that git's merge driver or
+    an agent host's hook runs but that is gone.
 
     With FILEs (as pre-commit passes them), only those are checked, and their ids
-    against the whole store's; files that are not insight files are ignored.
+    against the whole store's; other files (but chitin.yaml and
+    templates/PERSONALITY.md) are ignored.
     The store is --store if given, else the current folder when it holds
     insights/ or archive/ (a checkout of a store), else $CHITIN_STORE or the
     default. Nothing is written.
