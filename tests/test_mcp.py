@@ -419,7 +419,13 @@ def test_the_resources_serve_personality_md_and_insight_files(
         return found
 
     found = serve(store, read)
-    assert found["personality"].text == run("render").stdout
+    # `chitin render`'s text, but for the closing instructions: the agent acts through
+    # the server's tools, not a shell (issue 24).
+    rendered, served = run("render").stdout, found["personality"].text
+    assert "call chitin's `reinforce` tool with that id" in served
+    assert "chitin reinforce <id>" in rendered and "chitin reinforce" not in served
+    cut = rendered.index("Each insight starts with its id")
+    assert served[:cut] == rendered[:cut]
     assert found["personality"].mime_type == "text/markdown"
     assert found["insight"].text == file_text
     assert "Insight not found: no-such-insight" in found["missing"]

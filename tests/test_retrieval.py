@@ -179,20 +179,28 @@ def test_settings_read_overrides_and_refuse_bad_ones() -> None:
 # ------------------------------------------------------------------ ranking
 
 
+def by_type(insights: list[Insight], settings: Settings | None = None):  # type: ignore[no-untyped-def]
+    """``Cache.strongest`` for one type at a time, as ``rank`` asks it."""
+    settings = settings or Settings()
+
+    def strongest(kind: str) -> list[tuple[float, Insight]]:
+        return sorted(
+            ((strength(i, "general", NOW, settings).score, i) for i in insights if i.type == kind),
+            key=lambda pair: -pair[0],
+        )
+
+    return strongest
+
+
 def test_matches_rank_first_and_the_strongest_others_fill_the_result() -> None:
     a, b = make("match a"), make("match b", confidence=0.5)
-    fillers = [make(f"filler {n}", confidence=0.5 + n / 10) for n in range(4)]
-    settings = Settings()
-    strongest = sorted(
-        ((strength(i, "general", NOW, settings).score, i) for i in fillers),
-        key=lambda pair: -pair[0],
-    )
+    fillers = [make(f"filler {n}", confidence=0.5 + n / 10, type="principle") for n in range(4)]
     ranked = rank(
         [(8.0, a), (4.0, b)],
-        strongest,
+        by_type(fillers),
         category="general",
         now=NOW,
-        settings=settings,
+        settings=Settings(),
         max_results=4,
     )
     assert [r.insight.claim for r in ranked] == ["match a", "match b", "filler 3", "filler 2"]
@@ -201,13 +209,69 @@ def test_matches_rank_first_and_the_strongest_others_fill_the_result() -> None:
     assert ranked[2].score == 0.0 and ranked[2].factors.score > 0
 
 
+def test_only_the_types_that_hold_whatever_the_task_fill_in_their_order() -> None:
+    """Filler is principle, then personality, then behavioral: never the strongest skill
+    or trigger that the query does not touch, however strong (issue 24)."""
+    stored = [
+        make("a strong skill", confidence=0.99),
+        make("a strong trigger", confidence=0.99, type="trigger"),
+        make("a relational one", confidence=0.99, type="relational"),
+        make("be curious", confidence=0.6, type="personality"),
+        make("check the facts", confidence=0.7, type="behavioral"),
+        make("say what you verified", confidence=0.5, type="principle"),
+    ]
+    ranked = rank(
+        [], by_type(stored), category="general", now=NOW, settings=Settings(), max_results=15
+    )
+    assert [r.insight.claim for r in ranked] == [
+        "say what you verified",
+        "be curious",
+        "check the facts",
+    ]
+    assert not any(r.matched for r in ranked)
+
+
+def test_a_filter_that_allows_no_filling_type_fills_with_what_it_asked_for() -> None:
+    stored = [make("a skill"), make("a principle", type="principle")]
+    ranked = rank(
+        [],
+        by_type(stored),
+        category="general",
+        now=NOW,
+        settings=Settings(),
+        max_results=5,
+        allowed=("skill",),
+    )
+    assert [r.insight.claim for r in ranked] == ["a skill"]
+
+
+def test_a_match_that_scores_under_a_billionth_is_no_match() -> None:
+    """A weak match of an insight long faded: noise, not a match (issue 24)."""
+    best = make("the best")
+    faint = make(
+        "a faint echo",
+        provenance="social",
+        created="2024-11-29T12:00:00Z",
+        updated="2024-11-29T12:00:00Z",
+    )
+    ranked = rank(
+        [(10.0, best), (1.0, faint)],
+        by_type([]),
+        category="general",
+        now=NOW,
+        settings=Settings(),
+        max_results=5,
+    )
+    assert [r.insight.claim for r in ranked] == ["the best"]
+    assert all(round(r.score, 6) > 0 for r in ranked if r.matched)
+
+
 def test_candidates_of_no_relevance_match_nothing_and_fill_instead() -> None:
     """Every candidate at relevance 0 (a blend of nothing) once divided by a top of 0."""
-    a, b = make("candidate a"), make("candidate b", confidence=0.5)
-    strongest = [(strength(a, "general", NOW, Settings()).score, a)]
+    a, b = make("candidate a", type="principle"), make("candidate b", confidence=0.5)
     ranked = rank(
         [(0.0, a), (0.0, b)],
-        strongest,
+        by_type([a]),
         category="general",
         now=NOW,
         settings=Settings(),
@@ -219,13 +283,13 @@ def test_candidates_of_no_relevance_match_nothing_and_fill_instead() -> None:
 def test_filling_stops_early_once_no_later_insight_can_win() -> None:
     consumed = []
 
-    def strongest():  # type: ignore[no-untyped-def]
+    def strongest(kind: str):  # type: ignore[no-untyped-def]
         for n in range(1000):
             consumed.append(n)
-            insight = make(f"i{n}", confidence=0.9 - n / 2000)
+            insight = make(f"i{n}", confidence=0.9 - n / 2000, type=kind)
             yield strength(insight, "general", NOW, Settings()).score, insight
 
-    rank([], strongest(), category="general", now=NOW, settings=Settings(), max_results=3)
+    rank([], strongest, category="general", now=NOW, settings=Settings(), max_results=3)
     assert len(consumed) < 10
 
 

@@ -115,7 +115,7 @@ def retrieve(
         _report(found)
         empty = not found.ranked and chitin.stats().total == 0
     full = fmt == "full"
-    packed = marshalling.pack([r.insight for r in found.ranked], budget, full)
+    packed = marshalling.pack([r.insight for r in found.ranked], budget, full, found.short_ids)
     if fmt == "json":
         from chitin.render import shapes  # JSON only: the session start's text needs none
 
@@ -154,7 +154,18 @@ def _explanation(number: int, ranked: Ranked) -> str:
         head = f"{ranked.score:.3g} = {relevance} × {product}"
     else:
         head = f"0 (no match; fills the result with strength {f.score:.3g} = {product})"
-    return f"  {number:>2}. {head}\n      [{ranked.insight.type}] {ranked.insight.id}"
+    lines = [f"  {number:>2}. {head}", f"      [{ranked.insight.type}] {ranked.insight.id}"]
+    if ranked.also_covers:
+        lines.append(
+            f"      also covers {', '.join(ranked.also_covers)}: the same lesson, not shown "
+            f"twice (chitin merge {ranked.also_covers[0]} {ranked.insight.id} folds them)"
+        )
+    if ranked.outweighs:
+        lines.append(
+            f"      left out {', '.join(ranked.outweighs)}: contradicts this one, which is "
+            "stronger (chitin update or chitin archive resolves it)"
+        )
+    return "\n".join(lines)
 
 
 @click.command(short_help="Write PERSONALITY.md from the insights for a query.")

@@ -6,6 +6,10 @@ exactly what ``render`` writes.
 
 from __future__ import annotations
 
+import os
+import shlex
+import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -35,6 +39,7 @@ def render_personality(
     template: Path | None = None,
     now: datetime | None = None,
     limit: int | None = None,
+    mcp: bool = False,
 ) -> Personality:
     """The file for ``query``. It is a function of the store's commit, the query and
     the budget: decay is measured at the commit's time, so the same three always give
@@ -48,13 +53,17 @@ def render_personality(
     until it fits: the insights take at most four characters per token of budget, so
     the budget becomes at most (limit - the template's own characters) / 4, and the
     header names the budget used. A template longer than the limit alone is left as
-    it is (the caller can tell by the text's length)."""
+    it is (the caller can tell by the text's length).
+
+    ``mcp``: the agent reads it through the MCP server, and acts through its tools;
+    else through its shell, running the chitin that rendered it."""
     query = query._replace(text=well_formed(query.text))  # it is printed in the header too
     budget = query.budget
     commit, when = chitin.snapshot_time()
     found = chitin.retrieve_at(query, now or when, decay_at=when, record=now is not None)
     insights = [ranked.insight for ranked in found.ranked]
     path, template_text = template_of(chitin.root, template)
+    command_line = shell_command(chitin.command, chitin.env.get("PATH"))
 
     def filled(budget: int, packed: marshalling.Packed | None) -> str:
         values = {
@@ -66,21 +75,42 @@ def render_personality(
             "category": found.category,
             "count": len(packed.chosen) if packed else 0,
             "omitted": packed.omitted if packed else len(insights),
+            "actions": templates.actions(None if mcp else command_line),
         }
         return templates.render(template_text, values, str(path))
 
-    packed = marshalling.pack(insights, budget)
+    packed = marshalling.pack(insights, budget, labels=found.short_ids)
     text = filled(budget, packed)
     if limit is not None and characters(text) > limit:
         # The insights take at most 4 characters a token; the rest is the template's.
         budget = min(budget, max(0, (limit - characters(filled(budget, None))) // 4))
-        packed = marshalling.pack(insights, budget)
+        packed = marshalling.pack(insights, budget, labels=found.short_ids)
         text = filled(budget, packed)
         while characters(text) > limit and budget > 0:  # a count grown by a digit
             budget = max(0, budget - max(1, (characters(text) - limit + 3) // 4))
-            packed = marshalling.pack(insights, budget)
+            packed = marshalling.pack(insights, budget, labels=found.short_ids)
             text = filled(budget, packed)
     return Personality(text, len(packed.chosen), found)
+
+
+def shell_command(program: Sequence[str], path: str | None) -> str:
+    """How an agent's shell runs this chitin: ``chitin`` when that name on ``path``
+    (its PATH) is this very program; else the program itself by absolute path, as the
+    hooks run it (a chitin in a virtual environment is often not on the agent's PATH)."""
+    if tuple(program) == ("chitin",):
+        return "chitin"
+    if len(program) == 1:
+        found = shutil.which("chitin", path=path) if path else None
+        if found is not None and _same_file(found, program[0]):
+            return "chitin"
+    return shlex.join(program)
+
+
+def _same_file(first: str, second: str) -> bool:
+    try:
+        return os.path.samefile(first, second)
+    except OSError:
+        return False
 
 
 def characters(text: str) -> int:

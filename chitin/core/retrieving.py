@@ -146,12 +146,15 @@ class Retrieving(Reading):
         template: Path | None = None,
         record: bool = True,
         limit: int | None = None,
+        mcp: bool = False,
     ) -> Personality:
         """PERSONALITY.md for ``query``: a function of the store's commit, the query and
         its budget (decay is measured at the commit's time), so the same three always
         give the same text. ``template``: a string.Template file (default: the store's
         templates/PERSONALITY.md, else chitin's own). ``limit``: the most characters
-        the whole text may take; the budget is lowered to fit it (an agent host's cap)."""
+        the whole text may take; the budget is lowered to fit it (an agent host's cap).
+        ``mcp``: it is for an MCP client, whose agent acts through chitin's tools (the
+        closing instructions name them, not commands)."""
         from chitin.core import personality
 
         return personality.render_personality(
@@ -160,6 +163,7 @@ class Retrieving(Reading):
             template=template,
             now=self.now() if record else None,
             limit=limit,
+            mcp=mcp,
         )
 
     def snapshot_time(self) -> tuple[str | None, datetime]:

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import heapq
+import itertools
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
@@ -49,6 +50,31 @@ class Queries:
             (prefix, prefix + "\U0010ffff", *params),
         ).fetchall()
         return [(row[0], bool(row[1])) for row in rows]
+
+    def short_ids(self, ids: Iterable[str], shortest: int) -> dict[str, str]:
+        """Each id's shortest prefix, of at least ``shortest`` characters, that starts
+        no other id of the store (live, archived or unreadable), so that any command
+        taking an id resolves it whatever its scope. Only an id's two neighbours in
+        sorted order can share a longer prefix with it: two lookups of the id index."""
+        short = {}
+        for insight_id in ids:
+            neighbours = [
+                self.db.execute(
+                    f"SELECT id FROM entries INDEXED BY entries_id WHERE id {op} ? "
+                    f"ORDER BY id {order} LIMIT 1",
+                    (insight_id,),
+                ).fetchone()
+                for op, order in (("<", "DESC"), (">", "ASC"))
+            ]
+            shared = max(
+                (_shared_prefix(insight_id, row[0]) for row in neighbours if row),
+                default=0,
+            )
+            length = max(shortest, shared + 1)
+            while insight_id[length - 1 : length] == "-":  # "run-c" reads better than "run-"
+                length += 1
+            short[insight_id] = insight_id[:length]
+        return short
 
     def id_exists(self, insight_id: str) -> bool:
         row = self.db.execute("SELECT 1 FROM entries WHERE id = ? LIMIT 1", (insight_id,))
@@ -153,3 +179,9 @@ def _scaled(
     """(−bound, id, insight columns): ascending order is strongest first, ties by id."""
     for row in rows:
         yield -row[0] * factor, row[1], row[2:]
+
+
+def _shared_prefix(first: str, second: str) -> int:
+    """How many leading characters two ids share."""
+    same = itertools.takewhile(lambda pair: pair[0] == pair[1], zip(first, second, strict=False))
+    return sum(1 for _ in same)

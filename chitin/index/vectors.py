@@ -26,6 +26,7 @@ import contextlib
 import json
 import os
 import sqlite3
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -310,6 +311,31 @@ class VectorStore:
             if row in ids:
                 found.setdefault(ids[row], float(scores[i]))
         return list(found.items())
+
+    def whole_vector(self, insight_id: str, digest: str) -> array.array[float] | None:
+        """The row of an insight's whole text (part 0), if it is current (``digest``:
+        the hash of its embedding text), read without numpy: a session start that
+        compares a few insights with each other need not load it (retrieval's
+        ``selection``)."""
+        found = self.db.execute(
+            "SELECT row FROM rows WHERE id = ? AND part = 0 AND hash = ?", (insight_id, digest)
+        ).fetchone()
+        if found is None:
+            return None
+        size = _row_bytes(self.dimensions)
+        try:
+            with open(self.folder / MATRIX, "rb") as handle:
+                handle.seek(found[0] * size)
+                data = handle.read(size)
+        except OSError:
+            return None
+        if len(data) != size:
+            return None
+        vector = array.array("f")
+        vector.frombytes(data)
+        if sys.byteorder == "big":  # the matrix is little-endian float32
+            vector.byteswap()
+        return vector
 
     def _matrix(self) -> np.ndarray | None:
         path = self.folder / MATRIX

@@ -7,13 +7,17 @@ The original's marshalling (reference §3.5), with its defects fixed:
   (the original filled sections in a fixed type order, and personality insights could
   crowd out the skills a coding task needed). They are printed grouped by type, best
   first: the group of the best insight leads, and each group lists its own best first;
-- when insights are left out for the budget, one short line says how many.
+- when insights are left out for the budget, one short line says how many;
+- each line starts with the insight's short id (``[abcd]``, the shortest prefix that
+  names it), so the agent can reinforce or correct what it reads; the ids count in
+  the budget like every other character.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import NamedTuple
 
 from chitin.model.insight import TYPES, Insight
@@ -21,13 +25,19 @@ from chitin.model.insight import TYPES, Insight
 LABELS = {kind: kind.capitalize() for kind in TYPES}
 
 
+Labels = Mapping[str, str]  # id → what the line shows of it (its short id)
+NO_LABELS: Labels = MappingProxyType({})
+
+
 class Packed(NamedTuple):
-    """The insights that fit, in rank order, how many were left out, and whether the
-    line saying so fits too (in a budget too small even for that, it is dropped)."""
+    """The insights that fit, in rank order, how many were left out, whether the line
+    saying so fits too (in a budget too small even for that, it is dropped), and the
+    label each line starts with."""
 
     chosen: list[Insight]
     omitted: int
     note: bool = False
+    labels: Labels = NO_LABELS
 
 
 def estimate_tokens(text: str) -> int:
@@ -36,13 +46,15 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(units / 4)
 
 
-def line(insight: Insight, full: bool = False) -> str:
-    """One insight as a Markdown bullet; a trigger with a condition reads as a reflex."""
+def line(insight: Insight, full: bool = False, label: str | None = None) -> str:
+    """One insight as a Markdown bullet, after its ``label`` (its short id) if it has
+    one; a trigger with a condition reads as a reflex."""
+    head = f"- [{label}] " if label else "- "
     if insight.type == "trigger" and insight.condition:
         action = "avoid" if insight.avoid else "do"
-        text = f"- When: {insight.condition} → {action}: {insight.claim}"
+        text = f"{head}When: {insight.condition} → {action}: {insight.claim}"
     else:
-        text = f"- {insight.claim}"
+        text = f"{head}{insight.claim}"
     if full:
         for label, value in (
             ("Context", insight.context),
@@ -62,25 +74,27 @@ def omission_note(count: int) -> str:
     return f"({count} more insight{'s' if count != 1 else ''} left out to fit the token budget)"
 
 
-def pack(ranked: Sequence[Insight], budget: int, full: bool = False) -> Packed:
+def pack(
+    ranked: Sequence[Insight], budget: int, full: bool = False, labels: Labels = NO_LABELS
+) -> Packed:
     """Choose insights in rank order while their lines (and the header of a new section)
     fit in ``budget``; reserve room for the omission note when anything is left out."""
-    chosen = _greedy(ranked, budget, full)
+    chosen = _greedy(ranked, budget, full, labels)
     if len(chosen) == len(ranked):
-        return Packed(chosen, 0)
+        return Packed(chosen, 0, labels=labels)
     room = budget - _cost(omission_note(len(ranked))) - 1  # the note and its blank line
     if room < 0:
-        return Packed(chosen, len(ranked) - len(chosen))
-    chosen = _greedy(ranked, room, full)
-    return Packed(chosen, len(ranked) - len(chosen), note=True)
+        return Packed(chosen, len(ranked) - len(chosen), labels=labels)
+    chosen = _greedy(ranked, room, full, labels)
+    return Packed(chosen, len(ranked) - len(chosen), note=True, labels=labels)
 
 
-def _greedy(ranked: Sequence[Insight], budget: int, full: bool) -> list[Insight]:
+def _greedy(ranked: Sequence[Insight], budget: int, full: bool, labels: Labels) -> list[Insight]:
     chosen: list[Insight] = []
     sections: set[str] = set()
     used = 0
     for insight in ranked:
-        cost = _cost(line(insight, full))
+        cost = _cost(line(insight, full, labels.get(insight.id)))
         if insight.type not in sections:
             # A new section: its header, and the blank line that separates sections.
             cost += _cost(f"### {LABELS.get(insight.type, insight.type)}") + (1 if sections else 0)
@@ -98,7 +112,12 @@ def marshal(packed: Packed, full: bool = False) -> str:
     for insight in packed.chosen:
         groups.setdefault(insight.type, []).append(insight)
     blocks = [
-        "\n".join([f"### {LABELS.get(kind, kind)}", *(line(i, full) for i in members)])
+        "\n".join(
+            [
+                f"### {LABELS.get(kind, kind)}",
+                *(line(i, full, packed.labels.get(i.id)) for i in members),
+            ]
+        )
         for kind, members in groups.items()
     ]
     if packed.note:

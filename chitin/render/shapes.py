@@ -174,8 +174,12 @@ def retrieval(found: Retrieval, packed: Packed, explain: bool) -> dict[str, Any]
             "id": item.insight.id,
             "type": item.insight.type,
             "claim": item.insight.claim,
-            "score": round(item.score, 6),
+            "score": score_number(item.score),
         }
+        if item.also_covers:
+            data["alsoCovers"] = list(item.also_covers)
+        if item.outweighs:
+            data["outweighs"] = list(item.outweighs)
         if explain:
             data["matched"] = item.matched
             data["factors"] = {
@@ -191,6 +195,13 @@ def retrieval(found: Retrieval, packed: Packed, explain: bool) -> dict[str, Any]
         "omitted": packed.omitted,
         "degraded": found.degraded,
     }
+
+
+def score_number(score: float) -> float:
+    """A score to six decimals; a tiny one (a weak match) to three significant digits
+    instead, so that no match reads as a score of 0."""
+    rounded = round(score, 6)
+    return rounded if rounded or not score else float(f"{score:.3g}")
 
 
 def _basis(ranked: Ranked) -> dict[str, Any]:

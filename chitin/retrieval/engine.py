@@ -2,29 +2,38 @@
 
 from __future__ import annotations
 
+import array
+import operator
+from collections.abc import Mapping
 from datetime import datetime
+from types import MappingProxyType
 from typing import NamedTuple
 
 from chitin.index import fulltext
 from chitin.index.cache import Cache, Filters, TextMatch
-from chitin.model.insight import TYPES, Insight
+from chitin.model.insight import TYPES, Insight, embedding_text, text_hash
 from chitin.retrieval.context import detect_category
 from chitin.retrieval.retrieve import Ranked, rank
 from chitin.retrieval.scoring import Settings, shaped_boost
+from chitin.retrieval.selection import Cosine
 from chitin.retrieval.semantic import Semantic, nearest
 
 # How many full-text matches are scored: far more than are shown, so that the
 # damped factors can re-rank among them, and few enough to stay fast at 100,000.
 MIN_CANDIDATES = 200
 CANDIDATES_PER_RESULT = 10
+SHORT_ID = 4  # the fewest characters of an id shown to the agent
 
 
 class Retrieval(NamedTuple):
     category: str
     ranked: list[Ranked]
     degraded: str | None  # why retrieval fell back to something weaker, if it did
-    unembedded: int = 0  # insights found by text only, for want of a current vector
+    unembedded: int = 0  # insights left without a current vector
     recorded: bool = True  # False: the retrieval times could not be noted in .chitin/
+    # id → the shortest prefix that names it (SHORT_ID characters at least): what the
+    # agent reads beside each insight, and types to reinforce or correct it.
+    short_ids: Mapping[str, str] = MappingProxyType({})
 
 
 def retrieve(
@@ -57,13 +66,42 @@ def retrieve(
     boosts = {kind: shaped_boost(category, kind, settings) for kind in TYPES}
     ranked = rank(
         matches,
-        cache.strongest(boosts, filters),
+        lambda kind: cache.strongest({kind: boosts[kind]}, filters),
         category=category,
         now=now,
         settings=settings,
         max_results=max_results,
+        cosine=_cosines(semantic),
+        allowed=filters.types or TYPES,
     )
-    return Retrieval(category, ranked, degraded, unembedded)
+    short = cache.short_ids((r.insight.id for r in ranked), SHORT_ID)
+    return Retrieval(category, ranked, degraded, unembedded, short_ids=short)
+
+
+def _cosines(semantic: Semantic | None) -> Cosine:
+    """How close two insights are in meaning, by their stored vectors (None where
+    either has no current one): what ``selection`` judges a repeated lesson by."""
+    if semantic is None:
+        return lambda _a, _b: None
+    vectors: dict[str, array.array[float] | None] = {}
+
+    def cosine(a: Insight, b: Insight) -> float | None:
+        first, second = vector(a), vector(b)
+        if first is None or second is None:
+            return None
+        return float(sum(map(operator.mul, first, second)))  # unit vectors (see ``vector``)
+
+    def vector(insight: Insight) -> array.array[float] | None:
+        if insight.id not in vectors:
+            digest = text_hash(embedding_text(insight))
+            found = semantic.vectors.whole_vector(insight.id, digest)
+            # A row that is not a unit vector is damage (the search sets the sidecar
+            # aside for it): it compares with nothing.
+            unit = found is not None and abs(sum(x * x for x in found) - 1.0) < 1e-3
+            vectors[insight.id] = found if unit else None
+        return vectors[insight.id]
+
+    return cosine
 
 
 class TextFound(NamedTuple):

@@ -116,7 +116,7 @@ def _resources(server: ChitinServer, worker: StoreWorker) -> None:
         mime_type="text/markdown",
     )
     async def personality() -> str:
-        return str(await _read(worker, lambda chitin: chitin.render().text))
+        return str(await _read(worker, lambda chitin: chitin.render(mcp=True).text))
 
     @server.resource(
         "insight://{id}",

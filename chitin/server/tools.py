@@ -173,7 +173,9 @@ def _tools(worker: StoreWorker) -> list[tuple[Callable[..., Any], ToolAnnotation
 
         def work(chitin: Chitin) -> dict[str, Any]:
             found = chitin.retrieve(asked)
-            packed = marshalling.pack([r.insight for r in found.ranked], asked.budget, full)
+            packed = marshalling.pack(
+                [r.insight for r in found.ranked], asked.budget, full, found.short_ids
+            )
             return shapes.retrieval(found, packed, explain)
 
         return await answer(worker, work)
