@@ -244,9 +244,11 @@ def test_a_hand_made_file_that_does_not_parse_is_named_with_its_fix(run: Run, st
     assert refused.startswith("Error: insights/skill/odd.md exists but cannot be read: ")
 
 
+@pytest.mark.parametrize("walk_limit", [2000, 0], ids=["stat walk", "git status"])
 def test_a_conflict_written_by_hand_is_seen_by_a_cache_that_knew_the_file(
-    run: Run, store: Path, add: Any
+    run: Run, store: Path, add: Any, walk_limit: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr("chitin.index.cache.WALK_LIMIT", walk_limit)
     made = add("skill", "Prefer small pull requests", 0.8)
     path = store / "insights" / "skill" / f"{made['id']}.md"
     assert run("list").stderr == ""
@@ -254,5 +256,39 @@ def test_a_conflict_written_by_hand_is_seen_by_a_cache_that_knew_the_file(
         "Prefer small pull requests", "<<<<<<< ours\nPrefer small\n=======\nPrefer tiny\n>>>>>>> x"
     )
     path.write_text(text)
-    listed = run("list", "--format", "json")
-    assert json.loads(listed.stdout) == [] and "holds git conflict markers" in listed.stderr
+    for _ in range(2):
+        listed = run("list", "--format", "json")
+        assert json.loads(listed.stdout) == [] and "holds git conflict markers" in listed.stderr
+
+
+def test_the_mcp_server_skips_a_conflicted_file_and_says_so(
+    run: Run, store: Path, add: Any
+) -> None:
+    from mcp import Client
+    from mcp.shared.exceptions import MCPError
+    from test_mcp import Called, call, serve
+
+    kept = add("skill", "Prefer small pull requests", 0.8)
+    torn = add("skill", "Run the linter before pushing", 0.8)
+    path = store / "insights" / "skill" / f"{torn['id']}.md"
+    path.write_text(
+        path.read_text().replace("Run the linter", "<<<<<<< a\nRun\n=======\n>>>>>>> b\n")
+    )
+
+    async def ask(client: Client) -> tuple[Called, Called, str, str]:
+        listed = await call(client, "list")
+        got = await call(client, "get", id=torn["id"])
+        personality = (await client.read_resource("personality://current")).contents[0]
+        try:
+            await client.read_resource(f"insight://{torn['id']}")
+            refused = ""
+        except MCPError as error:
+            refused = str(error)
+        return listed, got, personality.text, refused
+
+    listed, got, personality, refused = serve(store, ask)
+    assert [item["id"] for item in listed.json] == [kept["id"]]
+    assert listed.blocks[1].startswith(f"warning: skipped {path.relative_to(store)}: holds git")
+    assert got.failed and "exists but cannot be read: holds git conflict markers" in got.text
+    assert "<<<<<<<" not in personality and "Prefer small pull requests" in personality
+    assert "exists but cannot be read" in refused
