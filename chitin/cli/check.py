@@ -25,10 +25,11 @@ def check(ctx: click.Context, paths: tuple[Path, ...], store: Path | None, fmt: 
     are on disk; exit 1 if any has an error.
 
     \b
-    Errors: a file that does not parse; a bad type, provenance or confidence;
-    a trigger without a condition; an id that does not match the file's name
-    and folder; an id used twice; a likely credential (token, key, password);
-    a chitin.yaml setting chitin cannot use; a template render cannot fill.
+    Errors: a file that does not parse or holds git's conflict markers; a bad
+    type, provenance or confidence; a trigger without a condition; an id that
+    does not match the file's name and folder; an id used twice; a likely
+    credential (token, key, password); a chitin.yaml setting chitin cannot
+    use; a template render cannot fill.
     Warnings: live insights that nearly duplicate or contradict each other; a
     chitin.yaml setting nothing reads; and a chitin that git's merge driver or
     an agent host's hook runs but that is gone.

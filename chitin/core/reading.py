@@ -51,6 +51,7 @@ class Reading(Session):
             raise StateError(f"Insight {ref} is archived; run `chitin unarchive {ref}` first")
         if archived is True and self.cache.ids_matching(ref, False):
             raise StateError(f"Insight {ref} is not archived")
+        self._refuse_unreadable(ref)
         merged = self._merged_away(ref)
         if merged is not None:
             what = role.lower() if role else "insight"
@@ -58,6 +59,14 @@ class Reading(Session):
                 f"no {what} {ref}; it was merged into {merged.target} ({merged.when[:10]})"
             )
         raise NotFoundError(f"{role or 'Insight'} not found: {ref}")
+
+    def _refuse_unreadable(self, ref: str) -> None:
+        """A file named after ``ref`` that does not read: say that it is there and why
+        it is skipped, rather than that there is no such insight."""
+        named = [p for p in self.cache.problems() if _file_id(p.path).startswith(ref)]
+        exact = [p for p in named if _file_id(p.path) == ref]
+        for path, error in (exact or named)[:1]:
+            raise StoreError(f"{path} exists but cannot be read: {error}")
 
     def _merged_away(self, ref: str) -> MergedAway | None:
         """The merge that folded ``ref`` into another insight, from git history."""
@@ -184,6 +193,11 @@ def filters_of(
     kinds = tuple(check_type(t.strip()) for t in _values(types) if t.strip())
     chosen = parse_tags(list(_values(tags)))
     return Filters(archived=archived, types=kinds, min_confidence=min_confidence, tags=chosen)
+
+
+def _file_id(path: str) -> str:
+    """The id a file is named after (``insights/skill/<id>.md``)."""
+    return path.rsplit("/", 1)[-1].removesuffix(".md")
 
 
 def _values(given: Iterable[str] | None) -> tuple[str, ...]:

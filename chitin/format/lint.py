@@ -16,6 +16,7 @@ from itertools import accumulate
 from typing import NamedTuple
 
 from chitin.errors import ValidationError
+from chitin.format.conflicts import ConflictMarkers
 from chitin.format.layout import ARCHIVE_DIR
 from chitin.format.markdown import SECTION_TITLES, read_insight
 from chitin.model.fields import FIELDS
@@ -35,7 +36,8 @@ class Finding(NamedTuple):
     message: str
     fix: str
     severity: str  # ERROR or WARNING
-    kind: str  # parse, invalid, layout, duplicate-id, secret, near-duplicate, conflict
+    # parse, invalid, merge-conflict, layout, duplicate-id, secret, near-duplicate, conflict
+    kind: str
 
     def line(self) -> str:
         marker = "warning: " if self.severity == WARNING else ""
@@ -64,8 +66,7 @@ def check_file(path: str, data: bytes) -> Checked:
         insight = read(path, text)
     except ValidationError as error:
         # A file that does not parse may still hold a credential: it is scanned too.
-        kind = "parse" if error.field == "frontmatter" else "invalid"
-        problem = _error(path, error.field, str(error), _fix(error), kind)
+        problem = _error(path, error.field, str(error), fix_for(error), _kind(error))
         return Checked(path, None, [problem, *secret_findings(path, text)])
     return Checked(path, insight, [*layout_findings(path, insight), *secret_findings(path, text)])
 
@@ -90,7 +91,17 @@ def _error(path: str, field: str, message: str, fix: str, kind: str = "parse") -
 _FIXES = {field.name: field.fix for field in FIELDS if field.fix is not None}
 
 
-def _fix(error: ValidationError) -> str:
+def _kind(error: ValidationError) -> str:
+    if isinstance(error, ConflictMarkers):
+        return "merge-conflict"
+    return "parse" if error.field == "frontmatter" else "invalid"
+
+
+def fix_for(error: ValidationError) -> str:
+    """What to do about a file that does not read: the fix ``chitin check`` gives, and
+    the one every reader's warning gives (index/sync.py)."""
+    if isinstance(error, ConflictMarkers):
+        return error.fix
     message = str(error)
     if error.field == "frontmatter":
         if "YAML" in message or "mapping" in message:

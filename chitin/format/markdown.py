@@ -31,6 +31,7 @@ import re
 from typing import Any, NamedTuple
 
 from chitin.errors import ValidationError
+from chitin.format.conflicts import escape_markers, refuse_markers, unescape_markers
 from chitin.format.frontmatter import read_frontmatter, yaml_scalar
 from chitin.format.layout import MAX_INSIGHT_BYTES, clipped, too_large
 from chitin.model.fields import FILE_FIELDS, FLAG, LIST, NUMBER, SECTION_FIELDS, TEXT
@@ -132,11 +133,12 @@ def _body_parts(insight: Insight, layout: Layout) -> list[str]:
 
 def _escape(text: str) -> str:
     # A line starting with "## " would open a section; "\## " reads back as "## ".
-    return re.sub(r"(?m)^(\\*)## ", r"\\\1## ", text)
+    # One starting with a git conflict marker would make the file unreadable.
+    return escape_markers(re.sub(r"(?m)^(\\*)## ", r"\\\1## ", text))
 
 
 def _unescape(text: str) -> str:
-    return re.sub(r"(?m)^\\(\\*## )", r"\1", text)
+    return unescape_markers(re.sub(r"(?m)^\\(\\*## )", r"\1", text))
 
 
 # ---------------------------------------------------------------- reading
@@ -204,6 +206,9 @@ def _split(text: str) -> tuple[str, str]:
     if len(text) > MAX_INSIGHT_BYTES:
         raise ValidationError("file", too_large(len(text.encode("utf-8", "replace"))))
     text = text.lstrip("\ufeff").replace("\r\n", "\n")
+    # Before any other rule: a conflicted file can hold a valid insight's shape, and
+    # one that does not is better told by its markers than by what they broke.
+    refuse_markers(text)
     if not text.startswith("---\n"):
         raise ValidationError("frontmatter", "file does not start with a '---' frontmatter line")
     end = _FENCE.search(text, 4)

@@ -11,7 +11,7 @@ from pathlib import Path
 from chitin.lockfile import clear_in_the_way
 from chitin.model.fields import SEARCHED
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9  # 9: files with conflict markers are errors, and errors carry a fix
 CACHE_DIR = ".chitin"
 CACHE_FILE = "cache.sqlite3"
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from chitin.errors import ChitinError
+from chitin.errors import ChitinError, ValidationError
 from chitin.format.layout import FileStat, Folder, clipped, is_insight_path
 from chitin.index import changes
 from chitin.index.sources import ChangeSource, InsightFiles
@@ -197,8 +197,16 @@ def _fingerprint(folder: Folder) -> int:
 
 
 def _describe(error: BaseException) -> str:
+    """What is wrong with a file and what to do about it, as every read's warning says
+    it (and ``chitin check`` says the same fix)."""
     if isinstance(error, UnicodeDecodeError):
-        return "file is not UTF-8 text"
+        return "file is not UTF-8 text; fix: save it as UTF-8"
     if isinstance(error, OSError):
-        return error.strerror or str(error)
-    return clipped(str(error))
+        return f"{error.strerror or error}; fix: check its permissions"
+    fix = getattr(error, "fix", None)  # an unsafe file (store/files.py) says its own
+    if fix is None and isinstance(error, ValidationError):
+        from chitin.format.lint import fix_for  # only when a file does not read
+
+        fix = fix_for(error)
+    reason = clipped(str(error))
+    return f"{reason}; fix: {fix}" if fix else reason

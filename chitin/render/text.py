@@ -168,13 +168,15 @@ def changelog_line(entry: Entry) -> str:
     return f"  {stamp}  [{entry.change_type}] {entry.insight_id} {body}{suffix}"
 
 
-# Unreadable files named after a command; the rest are counted.
-MAX_PROBLEM_LINES = 10
+# Unreadable files named after a command; the rest are counted, not to flood the
+# agent's session start (chitin check lists them all).
+MAX_PROBLEM_LINES = 3
 
 
 def problem_lines(problems: Sequence[tuple[str, str]]) -> list[str]:
     """``warning:`` lines for the insight files (path, error) a command had to skip."""
     lines = [f"warning: skipped {path}: {error}" for path, error in problems[:MAX_PROBLEM_LINES]]
     if len(problems) > MAX_PROBLEM_LINES:
-        lines.append(f"warning: … and {len(problems) - MAX_PROBLEM_LINES} more unreadable file(s)")
+        more = len(problems) - MAX_PROBLEM_LINES
+        lines.append(f"warning: … and {more} more unreadable file(s); run `chitin check`")
     return lines

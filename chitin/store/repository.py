@@ -219,6 +219,7 @@ class Store:
         from chitin.store import interrupts, journal
 
         self.refuse_unsafe_state()
+        files.refuse_conflicted(self.root, writes)
         asked = writes if suspects is None else [p for p in suspects if p in writes]
         self._commit_hand_edits([p for p in asked if (self.root / p).exists()])
         targets = [self.root / path for path in writes]
