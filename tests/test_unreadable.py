@@ -268,7 +268,7 @@ def test_the_mcp_server_skips_a_conflicted_file_and_says_so(
     from mcp.shared.exceptions import MCPError
     from test_mcp import Called, call, serve
 
-    kept = add("skill", "Prefer small pull requests", 0.8)
+    kept = add("principle", "Prefer small pull requests", 0.8)  # fills a query-less render
     torn = add("skill", "Run the linter before pushing", 0.8)
     path = store / "insights" / "skill" / f"{torn['id']}.md"
     path.write_text(
