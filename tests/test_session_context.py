@@ -1,0 +1,195 @@
+"""What the agent reads at session start: every line something it can act on, one line
+per lesson, one side of a contradiction, and no filler (issue 24)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from conftest import Run, chitin_program
+
+LINE = re.compile(r"^- \[([a-z0-9-]+)\] ", re.MULTILINE)
+README_TRIGGER = ("a test fails and editing it is quickest", "weakening the assertion")
+
+
+def retrieve_json(run: Run, query: str, *args: str) -> dict[str, Any]:
+    return json.loads(run("retrieve", "--query", query, "--format", "json", *args).stdout)
+
+
+def seeded_with_the_readme_examples(run: Run, add: Any) -> None:
+    """The quick start's store, then the README's own examples: two of them repeat a
+    starter insight, in other words."""
+    run("init", "--seed")
+    add("skill", "Reproduce a bug before fixing it", 0.85, provenance="correction")
+    add(
+        "trigger",
+        README_TRIGGER[1],
+        0.9,
+        condition=README_TRIGGER[0],
+        avoid=True,
+    )
+
+
+# ------------------------------------------------------------------ ids
+
+
+def test_every_line_carries_a_short_id_that_the_commands_accept(run: Run, add: Any) -> None:
+    seeded_with_the_readme_examples(run, add)
+    text = run("retrieve", "--query", "the login test fails on CI").stdout
+    rendered = run("render", "--query", "debugging session").stdout
+    for output in (text, rendered):
+        shown = LINE.findall(output)
+        assert shown and len(shown) == output.count("\n- ")  # every line, no other
+        for short in shown:
+            assert len(short) >= 4 and not short.endswith("-")
+            found = json.loads(run("get", short, "--format", "json").stdout)
+            assert found["id"].startswith(short)
+    first = LINE.findall(rendered)[0]
+    reinforced = run("reinforce", first).stdout
+    assert reinforced.startswith("✓ Reinforced")
+
+
+def test_a_short_id_grows_until_it_names_one_insight(run: Run, add: Any) -> None:
+    run("init")
+    one = add("principle", "Check the facts before answering", 0.9)
+    two = add("principle", "Check the figures twice before sending them", 0.8)
+    assert one["id"].startswith("check-the-fa") and two["id"].startswith("check-the-fi")
+    shown = LINE.findall(retrieve_run(run, "check before answering"))
+    assert sorted(shown) == ["check-the-fa", "check-the-fi"]
+
+
+def retrieve_run(run: Run, query: str) -> str:
+    return str(run("retrieve", "--query", query).stdout)
+
+
+def test_the_json_context_counts_the_ids_in_its_token_estimate(run: Run, add: Any) -> None:
+    seeded_with_the_readme_examples(run, add)
+    found = retrieve_json(run, "the login test fails on CI")
+    assert LINE.search(found["context"])
+    assert found["tokenEstimate"] == -(-len(found["context"]) // 4)
+
+
+def test_the_closing_instructions_name_the_chitin_the_agent_can_run(
+    run: Run, store: Path, tmp_path: Path
+) -> None:
+    """On the agent's PATH, `chitin`; otherwise the chitin that rendered it, by its
+    absolute path, as the hooks run it."""
+    run("init", "--seed")
+    program = chitin_program()
+
+    def rendered(path: str) -> str:
+        env = {**os.environ, "PATH": path}
+        result = subprocess.run(
+            [program, "--store", str(store), "render", "--query", "coding session"],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+        )
+        return result.stdout
+
+    elsewhere = rendered("/usr/bin:/bin")
+    assert f"`{program} reinforce <id>`" in elsewhere
+    assert f"`{program} contribute`" in elsewhere
+    on_path = rendered(f"{Path(program).parent}{os.pathsep}/usr/bin:/bin")
+    assert "`chitin reinforce <id>`" in on_path and program not in on_path
+
+
+# ------------------------------------------------------------------ duplicates
+
+
+def test_the_readme_examples_do_not_repeat_the_starter_insights(run: Run, add: Any) -> None:
+    seeded_with_the_readme_examples(run, add)
+    found = retrieve_json(run, "the login test fails on CI", "--explain")
+    triggers = [i for i in found["insights"] if i["type"] == "trigger" and "assert" in i["claim"]]
+    assert len(triggers) == 1
+    assert len(triggers[0]["alsoCovers"]) == 1
+    assert found["context"].count("assertion") == 1
+    debugging = run("render", "--query", "debugging session").stdout
+    assert debugging.lower().count("reproduce a bug") == 1
+    human = run("retrieve", "--query", "the login test fails on CI", "--explain").stdout
+    assert "also covers" in human and "chitin merge" in human
+
+
+def test_the_strongest_of_a_repeated_lesson_is_the_one_shown(run: Run, add: Any) -> None:
+    run("init")
+    weak = add("skill", "Pin the versions of dependencies", 0.5)
+    strong = add("skill", "pin the versions of dependencies.", 0.95)
+    found = retrieve_json(run, "pin dependency versions")
+    assert [i["id"] for i in found["insights"]] == [strong["id"]]
+    assert found["insights"][0]["alsoCovers"] == [weak["id"]]
+
+
+def test_alike_insights_that_say_different_things_both_stay(run: Run, add: Any) -> None:
+    run("init")
+    add("skill", "Squash commits on feature branches before merging", 0.8)
+    add("skill", "Never squash commits on the release branch", 0.8)
+    add("skill", "Run the fast tests before every commit", 0.8)
+    add("skill", "Run the slow integration tests before every release", 0.8)
+    found = retrieve_json(run, "committing and releasing")
+    assert len(found["insights"]) == 4
+    assert not any("alsoCovers" in i for i in found["insights"])
+
+
+# ------------------------------------------------------------------ filler
+
+
+def test_filler_is_principle_personality_then_behavioral_and_never_a_stray_skill(
+    run: Run, add: Any
+) -> None:
+    seeded_with_the_readme_examples(run, add)
+    found = retrieve_json(run, "the login test fails on CI", "--explain")
+    fillers = [i for i in found["insights"] if not i["matched"]]
+    assert fillers and {i["type"] for i in fillers} <= {"principle", "personality", "behavioral"}
+    order = {"principle": 0, "personality": 1, "behavioral": 2}
+    assert [order[i["type"]] for i in fillers] == sorted(order[i["type"]] for i in fillers)
+    assert all(i["score"] > 0 for i in found["insights"] if i["matched"])
+    assert all(i["score"] == 0 for i in fillers)
+    assert len(found["insights"]) <= 15
+
+
+def test_max_results_is_an_upper_bound(run: Run, add: Any) -> None:
+    seeded_with_the_readme_examples(run, add)
+    found = retrieve_json(run, "deploy the kubernetes cluster", "--max-results", "3")
+    assert 1 <= len(found["insights"]) <= 3
+
+
+def test_a_hosts_session_start_query_gets_a_useful_personality(run: Run) -> None:
+    """Claude Code's and OpenClaw's queries name a project, a channel or an agent: they
+    match little, and the personality is what fills the rest."""
+    run("init", "--seed")
+    for query in ("coding session in the project billing-service", "chat with Ana on Telegram"):
+        text = run("render", "--query", query).stdout
+        assert "### Principle" in text and "### Personality" in text
+        assert len(LINE.findall(text)) >= 5
+
+
+# ------------------------------------------------------------------ contradictions
+
+
+def test_only_the_stronger_side_of_a_known_contradiction_reaches_the_agent(
+    run: Run, add: Any
+) -> None:
+    run("init", "--seed")
+    verbose = add("personality", "Be verbose and explain every step", 0.5, provenance="social")
+    found = retrieve_json(run, "explain the change to the user", "--explain")
+    shown = {i["id"]: i for i in found["insights"]}
+    assert verbose["id"] not in shown
+    plainly = next(i for i in shown.values() if i["claim"].startswith("Speak plainly"))
+    assert plainly["outweighs"] == [verbose["id"]]
+    assert "Be verbose" not in found["context"]
+    human = run("retrieve", "--query", "explain the change to the user", "--explain").stdout
+    assert f"left out {verbose['id']}: contradicts this one, which is stronger" in human
+
+
+def test_a_trigger_and_its_opposite_for_one_situation_show_the_stronger(run: Run, add: Any) -> None:
+    run("init")
+    condition = "the deploy fails on a Friday evening"
+    add("trigger", "roll back at once", 0.9, condition=condition)
+    weaker = add("trigger", "roll back at once", 0.5, condition=condition, avoid=True)
+    found = retrieve_json(run, "the deploy failed on friday evening")
+    assert len(found["insights"]) == 1 and found["insights"][0]["outweighs"] == [weaker["id"]]
