@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from chitin.errors import GitError, StoreError
 from chitin.format.layout import ARCHIVE_DIR, INSIGHTS_DIR, RACY_WINDOW_NS, FileStat
 from chitin.lockfile import WriteLock, clear_in_the_way
+from chitin.model.bounds import MAX_INSIGHT_BYTES, refuse_oversized
 from chitin.model.ids import shard_folder
 from chitin.model.insight import Insight, format_timestamp
 from chitin.store import files
@@ -187,9 +188,16 @@ class Store:
 
     @staticmethod
     def render(insight: Insight, layout: Layout | None = None) -> str:
+        """The file's text; refused (before anything is written) when it would be
+        larger than a reader takes, for such a file would be committed and then never
+        read again. Every write of an insight comes through here."""
         from chitin.format.markdown import DEFAULT_LAYOUT, serialize
 
-        return serialize(insight, layout or DEFAULT_LAYOUT)
+        layout = layout or DEFAULT_LAYOUT
+        text = serialize(insight, layout)
+        if len(text) * 4 > MAX_INSIGHT_BYTES:  # only then can it be too large in UTF-8
+            refuse_oversized(len(text.encode("utf-8")), _sizes(insight, layout))
+        return text
 
     def stat(self, path: str) -> FileStat:
         return stat_of(self.root / path)
@@ -354,6 +362,17 @@ def _appended(path: Path, lines: Sequence[str]) -> str | None:
         return None
     separator = "" if not existing or existing.endswith("\n") else "\n"
     return existing + separator + "\n".join(missing) + "\n"
+
+
+def _sizes(insight: Insight, layout: Layout) -> dict[str, int]:
+    """The bytes each text of ``insight`` takes in its file: what a refusal names."""
+    from chitin.model.fields import GUARDED
+    from chitin.model.secrets import field_text
+
+    sizes = {name: len(field_text(insight, name).encode("utf-8")) for name in GUARDED}
+    sizes["evidence"] = sum(len(line.encode("utf-8")) + 3 for line in layout.evidence)
+    sizes["frontmatter"] = sum(len(chunk.encode("utf-8")) for chunk in layout.extra_keys)
+    return sizes
 
 
 def _prune_empty_parents(directory: Path, root: Path) -> None:
