@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from chitin.index.vectors import SidecarReplaced
-from chitin.lockfile import try_lock, unlock
+from chitin.lockfile import derived_folder, try_lock, unlock
 
 if TYPE_CHECKING:
     from chitin.core.facade import Chitin
@@ -167,7 +167,7 @@ def packaged_vectors() -> dict[tuple[str, str, int], bytes]:
 
 
 def folder(root: Path) -> Path:
-    return root / ".chitin" / "vectors"
+    return derived_folder(root) / "vectors"
 
 
 def enabled(config: Mapping[str, Any], env: Mapping[str, str]) -> bool:

@@ -18,6 +18,7 @@ from chitin.core.facade import Chitin
 from chitin.core.personality import render_personality
 from chitin.core.retrieving import Query
 from chitin.errors import ValidationError
+from chitin.lockfile import derived_folder
 from chitin.model.diff import WORKING_TREE, Delta, Ends, Unreadable, compare
 from chitin.store import revisions
 
@@ -150,6 +151,6 @@ def _render_side(chitin: Chitin, commit: str | None, folder: Path, query: str, b
 def _share_vectors(root: Path, folder: Path, query: str) -> None:
     """Give the snapshot the store's embeddings: rows are keyed by the text they embed,
     so those still current are reused, and only the others are embedded again."""
-    vectors = root / ".chitin" / "vectors"
+    vectors = derived_folder(root) / "vectors"
     if query.strip() and vectors.is_dir():
         shutil.copytree(vectors, folder / ".chitin" / "vectors")

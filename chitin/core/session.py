@@ -20,6 +20,7 @@ from chitin.errors import StoreError
 from chitin.index import db as cache_db
 from chitin.index import usage
 from chitin.index.cache import Cache, Progress
+from chitin.lockfile import derived_folder
 from chitin.model.insight import Insight, format_timestamp
 from chitin.store.repository import Store
 
@@ -153,7 +154,7 @@ class Session:
             self._cache.sync(self.progress)
 
     def _cache_path(self) -> Path:
-        return self.root / cache_db.CACHE_DIR / cache_db.CACHE_FILE
+        return derived_folder(self.root) / cache_db.CACHE_FILE
 
     def now(self) -> datetime:
         """The time, by the clock given at construction."""
@@ -251,7 +252,7 @@ class Session:
         if self._cache is not None and self._cache.memory:
             return cache_db.damage_found(self._cache.db, error)
         # A connection of its own: what is on disk, not what this one holds in memory.
-        return cache_db.damage_found(self.root / cache_db.CACHE_DIR / cache_db.CACHE_FILE, error)
+        return cache_db.damage_found(derived_folder(self.root) / cache_db.CACHE_FILE, error)
 
     def _discard_cache(self, error: BaseException) -> None:
         if self._cache is not None:
@@ -307,7 +308,7 @@ class Session:
         from chitin.retrieval import semantic
 
         if self._vectors is None:
-            self._vectors = semantic.open_semantic(self.root / ".chitin", picked, self.env)
+            self._vectors = semantic.open_semantic(derived_folder(self.root), picked, self.env)
         return self._vectors
 
 

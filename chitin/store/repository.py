@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from chitin.errors import GitError, StoreError
 from chitin.format.layout import ARCHIVE_DIR, INSIGHTS_DIR, RACY_WINDOW_NS, FileStat
-from chitin.lockfile import WriteLock, clear_in_the_way
+from chitin.lockfile import WriteLock, clear_in_the_way, derived_folder
 from chitin.model.bounds import MAX_INSIGHT_BYTES, refuse_oversized
 from chitin.model.ids import shard_folder
 from chitin.model.insight import Insight, format_timestamp
@@ -24,7 +24,9 @@ CONFIG_FILE = "chitin.yaml"
 # An operation writing more files than this (an import) writes them in bulk: see
 # files.bulk_write and Git.commit.
 BULK_WRITE = 100
-GITIGNORE = ".chitin/\n"
+# No trailing slash: ".chitin/" matches only a folder, and a committed link or file
+# named .chitin must be ignored too (see lockfile.derived_folder).
+GITIGNORE = ".chitin\n"
 STORE_README = """\
 # chitin store
 
@@ -109,7 +111,7 @@ class Store:
             )
 
     def lock(self) -> WriteLock:
-        return WriteLock(self.root / ".chitin" / "lock")
+        return WriteLock(derived_folder(self.root) / "lock")
 
     def recover(self) -> None:
         """Undo a write that was killed half-way (see journal.py); the caller holds the
@@ -134,7 +136,7 @@ class Store:
 
         if not self.git.is_repository() or not journal.pending(self.git):
             return
-        lock = WriteLock(self.root / ".chitin" / "lock", timeout=0.0)
+        lock = WriteLock(derived_folder(self.root) / "lock", timeout=0.0)
         with contextlib.suppress(StoreError, OSError), lock:
             self.recover()
 
@@ -294,7 +296,7 @@ class Store:
         self.git.commit(sorted(pending), commit_message("edit", subject, body, {}))
 
 
-CONFIG_CACHE = ".chitin/config.json"
+CONFIG_CACHE = "config.json"  # in .chitin/
 
 
 def parse_config(path: Path) -> dict[str, Any]:
@@ -324,7 +326,7 @@ def _remembered(root: Path, stat: FileStat) -> dict[str, Any] | None:
     import json
 
     try:
-        kept = json.loads((root / CONFIG_CACHE).read_bytes())
+        kept = json.loads((derived_folder(root) / CONFIG_CACHE).read_bytes())
         if kept["stat"] == list(stat) and isinstance(kept["config"], dict):
             return dict(kept["config"])
     except (OSError, ValueError, KeyError, TypeError):
@@ -346,7 +348,7 @@ def _remember(root: Path, stat: FileStat, data: dict[str, Any]) -> None:
             return
     except (TypeError, ValueError):
         return
-    target = root / CONFIG_CACHE
+    target = derived_folder(root) / CONFIG_CACHE
     if not target.parent.is_dir():
         return  # no .chitin/ yet: a reader does not create it
     with contextlib.suppress(OSError):
