@@ -122,7 +122,11 @@ class _AtCommit(Chitin):
 
     def __init__(self, live: Chitin, root: Path, commit: str | None, when: datetime) -> None:
         super().__init__(
-            root, env=live.env, agent=live.agent, command=live.command, progress=live.progress
+            root,
+            env=live.env,
+            agent=live.agent_given,
+            command=live.command,
+            progress=live.progress,
         )
         self._snapshot = (commit, when)
 
@@ -133,7 +137,7 @@ class _AtCommit(Chitin):
 def _render_side(chitin: Chitin, commit: str | None, folder: Path, query: str, budget: int) -> str:
     git = chitin.store.git
     if commit is None:  # before the first commit: what `render` gives an empty store
-        empty = Chitin(folder, env=chitin.env, agent=chitin.agent)
+        empty = Chitin(folder, env=chitin.env, agent=chitin.agent_given)
         try:
             return render_personality(empty, Query(query, budget=budget)).text
         finally:

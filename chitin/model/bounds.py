@@ -18,6 +18,10 @@ MAX_BUDGET = 1_000_000
 # Days back in the history: about 270 years.
 MAX_DAYS = 100_000
 
+# Characters of an agent's name ($CHITIN_AGENT): it is written into every commit's
+# author, e-mail and trailer, and into evidence lines.
+MAX_AGENT = 100
+
 # No insight file is larger (the largest chitin writes are a few KB, and 10,000
 # reinforcements' evidence lines add ~600 KB). A larger file is reported, not read;
 # so none is written.
