@@ -24,19 +24,20 @@ def derived_folder(root: Path) -> Path:
     Every path into it is made here. A link there (committed, so it arrives by git
     clone or sync, for .gitignore's ``.chitin/`` did not match a link) would take the
     cache, the lock and the vectors wherever it points: it is never followed, but
-    removed (its target untouched) and said once. So is a file there. If it cannot
-    be removed, nothing is written through it."""
+    removed (its target untouched), replaced by a folder and said once; if it cannot
+    be removed, the command stops. A file there is left alone (it may be someone's):
+    writers refuse it in one line (lockfile.WriteLock), readers use no cache."""
     folder = root / DERIVED_DIR
     try:
         mode = os.lstat(folder).st_mode
     except OSError:  # missing (made when needed), or the store itself is not there
         return folder
-    if not stat.S_ISDIR(mode):
-        _replace(folder, "a link" if stat.S_ISLNK(mode) else "a file")
+    if stat.S_ISLNK(mode):
+        _replace_link(folder)
     return folder
 
 
-def _replace(folder: Path, what: str) -> None:
+def _replace_link(folder: Path) -> None:
     from chitin.notices import notice
 
     try:
@@ -44,10 +45,10 @@ def _replace(folder: Path, what: str) -> None:
         folder.mkdir()
     except OSError as error:
         raise StoreError(
-            f"{folder} is {what}, not chitin's folder, and cannot be removed "
+            f"{folder} is a link, not chitin's folder, and cannot be removed "
             f"({error.strerror or error}): remove it, and run again"
         ) from None
-    notice(f"{DERIVED_DIR} was {what}, not chitin's folder: replaced it with an empty folder")
+    notice(f"{DERIVED_DIR} was a link, not chitin's folder: replaced it with an empty folder")
 
 
 def clear_in_the_way(path: Path) -> bool:

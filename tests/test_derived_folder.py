@@ -51,13 +51,14 @@ def test_a_cloned_chitin_link_is_replaced_never_followed(tmp_path: Path) -> None
     assert code == 0 and ".chitin" not in said  # said once: the next command is quiet
 
 
-def test_a_file_named_chitin_is_replaced_too(run: Run, store: Path) -> None:
+def test_a_file_named_chitin_is_left_alone_and_reported(run: Run, store: Path) -> None:
     run("init")
     subprocess.run(["rm", "-rf", str(store / ".chitin")], check=True)
     (store / ".chitin").write_text("not a folder")
-    result = run("list")
-    assert ".chitin was a file" in result.stderr
-    assert (store / ".chitin").is_dir()
+    run("list")  # a reader uses no cache (a writer refuses: test_cli_errors.py)
+    assert (store / ".chitin").read_text() == "not a folder"
+    result = run("check", expect=1)
+    assert ".chitin: file: is not a folder" in result.output
 
 
 def test_check_reports_a_chitin_link_and_follows_nothing(tmp_path: Path) -> None:
