@@ -34,6 +34,7 @@ def output_target(path: Path) -> Path:
     try:
         mode = os.stat(target).st_mode
     except FileNotFoundError:
+        _refuse_missing_folder(path, target)
         return target  # a new file
     except OSError as error:
         raise StoreError(f"{path}{via} cannot be written: {error.strerror}") from None
@@ -43,6 +44,17 @@ def output_target(path: Path) -> Path:
 
     kind = kind_of(mode, "not a regular file")
     raise StoreError(f"{path}{via} is {kind}; --output writes only regular files")
+
+
+def _refuse_missing_folder(path: Path, target: Path) -> None:
+    """A new file goes into a folder that exists: a typo in --output must not make a
+    tree of folders somewhere (as `>` in a shell would not)."""
+    folder = target.parent
+    if not folder.is_dir():
+        what = "is not a folder" if folder.exists() else "does not exist"
+        raise StoreError(
+            f"cannot write {path}: the folder {folder} {what} (--output makes no folders)"
+        )
 
 
 def write_output(path: Path, text: str) -> None:

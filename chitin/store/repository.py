@@ -62,7 +62,10 @@ class Store:
         any. ``command`` runs chitin for git's merge driver (best an absolute path)."""
         if self.root.exists() and not self.root.is_dir():
             raise StoreError(f"store path is not a folder: {self.root}")
-        self.root.mkdir(parents=True, exist_ok=True)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise StoreError(_cannot_create(self.root, error)) from None
         from chitin.store import remote
 
         if not self.git.is_repository():
@@ -364,6 +367,15 @@ def _appended(path: Path, lines: Sequence[str]) -> str | None:
         return None
     separator = "" if not existing or existing.endswith("\n") else "\n"
     return existing + separator + "\n".join(missing) + "\n"
+
+
+def _cannot_create(root: Path, error: OSError) -> str:
+    """Why the store's folder cannot be made, naming a file that stands in its path
+    (``$XDG_DATA_HOME`` or ``--store`` naming a file, say)."""
+    blocker = next((p for p in root.parents if p.exists() and not p.is_dir()), None)
+    if blocker is not None:
+        return f"cannot create the store at {root}: {blocker} is a file, not a folder"
+    return f"cannot create the store at {root}: {error.strerror or error}"
 
 
 def _sizes(insight: Insight, layout: Layout) -> dict[str, int]:
