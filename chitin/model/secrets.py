@@ -40,6 +40,9 @@ class _Rule(NamedTuple):
     pattern: re.Pattern[str]
     # Called with the match; False means "not a secret after all" (a placeholder …).
     accept: Callable[[re.Match[str]], bool]
+    # The shortest text a match fits in: for rules without needles, a cheap test that
+    # spares the many short texts (a claim, a tag) the regular expression.
+    shortest: int = 0
 
 
 def _always(_: re.Match[str]) -> bool:
@@ -128,8 +131,9 @@ def _rule(
     pattern: str,
     accept: Callable[[re.Match[str]], bool] = _always,
     fold: bool = False,
+    shortest: int = 0,
 ) -> _Rule:
-    return _Rule(kind, tuple(needles.split()), fold, re.compile(pattern), accept)
+    return _Rule(kind, tuple(needles.split()), fold, re.compile(pattern), accept, shortest)
 
 
 # Rules for formats with a fixed prefix come first: when finds overlap, the earlier
@@ -138,12 +142,14 @@ RULES: tuple[_Rule, ...] = (
     _rule(
         "private key", "PRIVATE", r"-----(?:BEGIN|END) (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
     ),
-    # The body of a PEM key without its BEGIN line: lines of exactly 64 base64
-    # characters, two or more in a row, or the DER start ("MII…") of a key.
+    # The body of a PEM key without its BEGIN line: the DER start ("MII…") of a key,
+    # or lines of exactly 64 base64 characters, two or more in a row.
+    _rule("PEM key body", "MII", r"\bMII[A-Za-z0-9+/]{61,}={0,2}"),
     _rule(
         "PEM key body",
         "",
-        r"(?m)(?:^[ \t>]*[A-Za-z0-9+/]{64}[ \t]*\n){2}|\bMII[A-Za-z0-9+/]{61,}={0,2}",
+        r"(?m)(?:^[ \t>]*[A-Za-z0-9+/]{64}[ \t]*\n){2}",
+        shortest=129,
     ),
     _rule(
         "AWS access key", "AKIA ASIA ABIA ACCA", rf"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{{16}}{_END}"
@@ -158,6 +164,7 @@ RULES: tuple[_Rule, ...] = (
         "",
         r"(?<![A-Za-z0-9/+=])(?P<key>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
         lambda match: _generated_40(match.group("key")),
+        shortest=40,
     ),
     _rule("GitLab token", "glpat-", rf"\bglpat-[A-Za-z0-9_-]{{20,}}{_END}"),
     _rule("Slack token", "xox", rf"\bxox[abposr]-[A-Za-z0-9-]{{10,}}{_END}", _group_random(0, 15)),
@@ -282,6 +289,8 @@ def _matches(text: str) -> Iterator[Secret]:
     folded = text.lower()
     for rule in RULES:
         haystack = folded if rule.fold else text
+        if len(text) < rule.shortest:
+            continue
         if rule.needles and not any(needle in haystack for needle in rule.needles):
             continue
         for match in rule.pattern.finditer(text):
