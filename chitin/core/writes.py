@@ -63,6 +63,19 @@ def write_output(path: Path, text: str) -> None:
     write_file(output_target(path), text)
 
 
+def _refuse_oversized(text: str) -> None:
+    """Two versions within the limit can merge into one over it (both sides' evidence
+    lines): such a file would never be read again, so a person resolves it."""
+    from chitin.model.bounds import MAX_INSIGHT_BYTES
+
+    size = len(text.encode("utf-8"))
+    if size > MAX_INSIGHT_BYTES:
+        raise Unmergeable(
+            f"the merged file would be {size:,} bytes, more than an insight file may hold "
+            f"({MAX_INSIGHT_BYTES:,})"
+        )
+
+
 def merge_file(base: Path, ours: Path, theirs: Path, name: str) -> tuple[str, ...]:
     """git's merge driver: merge the three versions of one insight file field by field
     and write the result over ``ours``. The fields changed differently on both sides
@@ -83,5 +96,6 @@ def merge_file(base: Path, ours: Path, theirs: Path, name: str) -> tuple[str, ..
         theirs_text,
         name,
     )
+    _refuse_oversized(merged.text)
     write_file(ours, merged.text)
     return tuple(merged.conflicts)
