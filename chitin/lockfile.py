@@ -1,15 +1,54 @@
-"""The lock that serialises chitin's writers, and the clearing of a folder that stands
-where chitin keeps one of its own files. A leaf: the store locks itself with it, and
-the index its derived files in ``.chitin/``."""
+"""The lock that serialises chitin's writers, the ``.chitin/`` folder they and the
+index keep their files in, and the clearing of a folder that stands where chitin keeps
+one of its own files. A leaf: the store locks itself with it, and the index its
+derived files in ``.chitin/``."""
 
 from __future__ import annotations
 
+import os
+import stat
 import sys
 import time
 from pathlib import Path
 from typing import IO
 
 from chitin.errors import StoreError
+
+# The folder of derived data at the store root: git-ignored, chitin's own.
+DERIVED_DIR = ".chitin"
+
+
+def derived_folder(root: Path) -> Path:
+    """``root/.chitin``, which is only ever a plain folder (made when first needed).
+
+    Every path into it is made here. A link there (committed, so it arrives by git
+    clone or sync, for .gitignore's ``.chitin/`` did not match a link) would take the
+    cache, the lock and the vectors wherever it points: it is never followed, but
+    removed (its target untouched), replaced by a folder and said once; if it cannot
+    be removed, the command stops. A file there is left alone (it may be someone's):
+    writers refuse it in one line (lockfile.WriteLock), readers use no cache."""
+    folder = root / DERIVED_DIR
+    try:
+        mode = os.lstat(folder).st_mode
+    except OSError:  # missing (made when needed), or the store itself is not there
+        return folder
+    if stat.S_ISLNK(mode):
+        _replace_link(folder)
+    return folder
+
+
+def _replace_link(folder: Path) -> None:
+    from chitin.notices import notice
+
+    try:
+        folder.unlink()
+        folder.mkdir()
+    except OSError as error:
+        raise StoreError(
+            f"{folder} is a link, not chitin's folder, and cannot be removed "
+            f"({error.strerror or error}): remove it, and run again"
+        ) from None
+    notice(f"{DERIVED_DIR} was a link, not chitin's folder: replaced it with an empty folder")
 
 
 def clear_in_the_way(path: Path) -> bool:

@@ -27,7 +27,8 @@ the real server at that commit. ``expand`` and ``searchMode`` are accepted and
 ignored (as the real handler does); like every request, they are in ``requests``.
 
 Test hooks: ``requests`` (everything received), ``fail_next``, ``delay_next``,
-``close_next``, ``limits`` and an injectable ``clock`` (see ``ManualClock``),
+``close_next``, ``stream_next`` (a hostile answer written by hand: ``endless_body``,
+``gzip_bomb``, ``drip``), ``limits`` and an injectable ``clock`` (see ``ManualClock``),
 ``add_agent``/``add_contribution`` to seed state without HTTP, ``errors`` (any
 unexpected exception in the server, answered 500). The ``carapace`` fixture in
 conftest.py yields a running server with ``$CARAPACE_URL`` pointing at it.
@@ -171,6 +172,7 @@ class _Thrown(Exception):
 class _Fault:
     reply: _Reply | None  # None: close the connection without an answer
     times: int
+    writer: Writer | None = None  # writes the whole answer itself (a hostile server)
 
 
 @dataclass
@@ -510,6 +512,13 @@ class CarapaceServer:
         with self._lock:
             self._faults.append(_Fault(None, times))
 
+    def stream_next(self, writer: Writer, times: int = 1) -> None:
+        """Let ``writer`` write the whole answer (status line, headers, body) to the
+        next ``times`` requests: how a hostile server misbehaves. The connection is
+        closed after it."""
+        with self._lock:
+            self._faults.append(_Fault(None, times, writer))
+
     def delay_next(self, seconds: float, times: int = 1) -> None:
         """Wait ``seconds`` before handling each of the next ``times`` requests (stopping
         the server cuts the wait short). The request is recorded on arrival."""
@@ -565,6 +574,10 @@ class CarapaceServer:
             handler.close_connection = True  # no keep-alive while stopping
         if fault is None:
             handler.write(self._answer(request, handler.client_address[0]))
+        elif fault.writer is not None:
+            handler.close_connection = True
+            with contextlib.suppress(OSError):  # the client gave up: that is the point
+                fault.writer(handler, self._stopping)
         elif fault.reply is None:
             handler.close_connection = True  # the socket closes without an answer
         else:
@@ -911,6 +924,69 @@ def _take(queue: list[_Queued]) -> _Queued | None:
     if head.times <= 0:
         queue.pop(0)
     return head
+
+
+# ── Hostile answers (for stream_next) ──
+
+#: Writes a whole answer to the handler's socket; the event is set when the server stops.
+Writer = Callable[["_Handler", threading.Event], None]
+
+
+def _head(handler: _Handler, headers: Mapping[str, str]) -> None:
+    handler.send_response(200)
+    for name, value in {"Content-Type": "application/json", **headers}.items():
+        handler.send_header(name, value)
+    handler.end_headers()
+
+
+def endless_body(limit: int = 64 * 1024 * 1024) -> Writer:
+    """JSON that never ends (no Content-Length; in truth it stops at ``limit`` bytes, so
+    that a client that reads it all still finishes)."""
+
+    def write(handler: _Handler, stopping: threading.Event) -> None:
+        _head(handler, {"Connection": "close"})
+        handler.wfile.write(b'{"results": [')
+        chunk = b'"' + b"a" * 65_000 + b'", '
+        for _ in range(limit // len(chunk)):
+            if stopping.is_set():
+                return
+            handler.wfile.write(chunk)
+
+    return write
+
+
+def gzip_bomb(inflated: int = 64 * 1024 * 1024) -> Writer:
+    """A gzip body of about 64 KB that inflates to ``inflated`` bytes of JSON."""
+    import zlib
+
+    packer = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    parts = [packer.compress(b'{"results": [], "padding": "')]
+    block = b" " * (1024 * 1024)
+    parts += [packer.compress(block) for _ in range(inflated // len(block))]
+    parts.append(packer.compress(b'"}') + packer.flush())
+    body = b"".join(parts)
+
+    def write(handler: _Handler, stopping: threading.Event) -> None:
+        _head(handler, {"Content-Encoding": "gzip", "Content-Length": str(len(body))})
+        handler.wfile.write(body)
+
+    return write
+
+
+def drip(every: float, count: int) -> Writer:
+    """A valid answer sent one byte every ``every`` seconds (each read succeeds in time;
+    only a deadline for the whole answer ends it), cut off after ``count`` bytes."""
+    body = json.dumps({"results": [], "totalMatches": 0, "padding": " " * 10_000}).encode()
+
+    def write(handler: _Handler, stopping: threading.Event) -> None:
+        _head(handler, {"Content-Length": str(len(body))})
+        for byte in body[:count]:
+            handler.wfile.write(bytes([byte]))
+            handler.wfile.flush()
+            if stopping.wait(every):
+                return
+
+    return write
 
 
 # ── HTTP plumbing ───────────────────────────────────────────────────────────────────

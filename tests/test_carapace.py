@@ -745,7 +745,7 @@ def test_the_url_comes_from_the_environment_then_chitin_yaml(
     assert bad.startswith("Error: the Carapace URL must be an http or https URL")
     (store / "chitin.yaml").write_text("carapace:\n  urls: x\n")
     assert (
-        "unknown carapace setting 'urls' (allowed: url, personal_tags)"
+        "unknown carapace setting 'urls' (allowed: url, personal_tags, timeout)"
         in run("carapace-query", "x", expect=1).stderr
     )
 

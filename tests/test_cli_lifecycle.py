@@ -22,7 +22,7 @@ def test_init_creates_a_repository_that_ignores_the_cache(run: Run, store: Path)
     result = run("init")
     assert result.stdout == f"✓ Store initialized at {store}\n"
     assert (store / ".git").is_dir() and (store / "insights").is_dir()
-    assert ".chitin/" in (store / ".gitignore").read_text().splitlines()
+    assert ".chitin" in (store / ".gitignore").read_text().splitlines()
     assert commit_count(store) == 1
     run("init")  # idempotent: nothing new to commit
     assert commit_count(store) == 1

@@ -198,3 +198,22 @@ def test_an_empty_base_means_both_sides_added_the_file(tmp_path: Path) -> None:
     args = [str(tmp_path / n) for n in ("base", "ours", "theirs")]
     assert CliRunner().invoke(cli, ["merge-driver", *args]).exit_code == 0
     assert read((tmp_path / "ours").read_text())[0].reinforcements == 3
+
+
+def test_a_merge_too_large_for_an_insight_file_is_left_to_a_person(tmp_path: Path) -> None:
+    """Each side is within the limit, both together are not (issue 27): the result
+    would never be read again, so OURS stays as it was and git reports a conflict."""
+    from chitin.model.bounds import MAX_INSIGHT_BYTES
+
+    half = MAX_INSIGHT_BYTES * 3 // 5
+    base = text(BASE)
+    ours = base + "\n## Notes\n\n" + "ours: keep the draft\n" * (half // 21)
+    theirs = base + "\n## More\n\n" + "theirs: ask again first\n" * (half // 24)
+    for name, content in {"base": base, "ours": ours, "theirs": theirs}.items():
+        (tmp_path / name).write_text(content)
+    args = [str(tmp_path / n) for n in ("base", "ours", "theirs")]
+    result = CliRunner().invoke(cli, ["merge-driver", *args, PATH])
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"chitin: {PATH}: the merged file would be ")
+    assert f"({MAX_INSIGHT_BYTES:,}); resolve it by hand" in result.stderr
+    assert (tmp_path / "ours").read_text() == ours

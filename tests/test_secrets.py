@@ -12,7 +12,7 @@ from conftest import Run, commit_count, git
 
 from chitin.errors import ValidationError
 from chitin.model.insight import Insight
-from chitin.model.secrets import RULES, find_secrets, refuse_secrets, secrets_in
+from chitin.model.secrets import RULES, find_secrets, redacted, refuse_secrets, secrets_in
 
 # Built from pieces, so that this file holds no string a secret scanner would flag.
 GITHUB = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
@@ -64,6 +64,16 @@ SECRETS = [
     ("export GITHUB_TOKEN=" + "abc123def456ghi", "password or secret"),
     ("secret_key => '" + "Q9w8E7r6T5y4'", "password or secret"),
     ("passwd:" + "Zz9!Zz9!Zz9", "password or secret"),
+    # Issue 27: a bare AWS secret key, a PEM body without its BEGIN line, its END line,
+    # `pw=`, and a token with an invisible character inside.
+    ("aws_secret wJalrXUtnFEMI/K7MDENG/" + "bPxRfiCYEXAMPLEKEY", "AWS secret access key"),
+    ("secret: 9Xk2mQ7vLp3RtY8w" + "Zc1Nb4Hf6Jd0Sg5Ae2Ui7Ko1", "AWS secret access key"),
+    ("MIIEvQIBADANBgkqhkiG9w0BAQEFAASC" + "BKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj", "PEM key body"),
+    ("  " + "Ab+/" * 16 + "\n  " + "Cd9/" * 16 + "\n", "PEM key body"),
+    ("-----END RSA " + "PRIVATE KEY-----", "private key"),
+    ("login with pw=" + "Hunter2xyz9 then", "password or secret"),
+    ("CI uses ghp_\u200b" + GITHUB[4:], "GitHub token"),
+    ("CI uses " + GITHUB[:10] + "\u2060\u00ad" + GITHUB[10:], "GitHub token"),
 ]
 
 PROSE = [
@@ -115,6 +125,13 @@ PROSE = [
     "keyboard: shortcut-heavy users prefer vim bindings",
     "password = secret",
     "password: hunter",
+    "fixed in commit 3f786850e387550fdab836ed7e6dc881de23001b",
+    "see packages/Core2/src/Components/ButtonGrou",
+    "AbstractSingletonProxyFactoryBeanImpl2ab extends it",
+    "src/main/java/com/Example/Project1/Utils",
+    "pw: required",
+    "the pw field is hashed",
+    "Use the -----END CERTIFICATE----- line too",
 ]
 
 
@@ -135,6 +152,13 @@ def test_a_find_is_located_and_reported_once() -> None:
     [found] = find_secrets(text)
     assert found.kind == "OpenAI-style API key"
     assert text[found.start : found.end] == OPENAI
+
+
+def test_a_find_behind_invisible_characters_is_located_in_the_original() -> None:
+    text = f"ok \u200b\u200b then {GITHUB[:6]}\u200b{GITHUB[6:]} end"
+    [found] = find_secrets(text)
+    assert text[found.start : found.end] == f"{GITHUB[:6]}\u200b{GITHUB[6:]}"
+    assert redacted(text)[0] == "ok \u200b\u200b then [redacted GitHub token] end"
 
 
 def test_several_secrets_in_one_text_are_all_found() -> None:

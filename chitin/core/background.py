@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from chitin.index.vectors import SidecarReplaced
-from chitin.lockfile import try_lock, unlock
+from chitin.lockfile import derived_folder, try_lock, unlock
 
 if TYPE_CHECKING:
     from chitin.core.facade import Chitin
@@ -122,9 +122,9 @@ def prepare_vectors(
     chitin: Chitin, env: Mapping[str, str], foreground: bool, progress: Progress | None = None
 ) -> Prepared:
     """After a bulk write, leave vectors behind. The starter insights' come with chitin.
-    The rest are embedded now if someone watches a progress bar (``foreground``); else a
-    few are left to the next retrieve, which embeds them with its query at little cost,
-    and more go to the background embedding."""
+    The rest are embedded now if someone watches a progress bar (``foreground``) or if
+    they are few (what a retrieve would embed inline: left to it, ``embed-status``
+    would say none were made); more go to the background embedding."""
     from chitin.errors import ChitinError
     from chitin.retrieval import semantic
 
@@ -134,11 +134,11 @@ def prepare_vectors(
     try:
         adopted = chitin.adopt_vectors(packaged_vectors())
         count = chitin.unembedded()
-        if count and foreground:
+        if count and (foreground or count <= semantic.INLINE_LIMIT):
             return Prepared(adopted + chitin.embed(progress=progress)[1], None)
     except ChitinError as error:
         return Prepared(0, None, str(error))
-    if count <= semantic.INLINE_LIMIT:
+    if not count:
         return Prepared(adopted, None)
     if not enabled(config, env):
         return Prepared(adopted, Status("off"))
@@ -167,7 +167,7 @@ def packaged_vectors() -> dict[tuple[str, str, int], bytes]:
 
 
 def folder(root: Path) -> Path:
-    return root / ".chitin" / "vectors"
+    return derived_folder(root) / "vectors"
 
 
 def enabled(config: Mapping[str, Any], env: Mapping[str, str]) -> bool:

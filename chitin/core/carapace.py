@@ -32,6 +32,7 @@ class Sharing(NamedTuple):
 
     url: str
     personal_terms: tuple[str, ...]
+    timeout: float = rules.DEFAULT_TIMEOUT  # seconds a whole command may take
 
 
 class Registration(NamedTuple):
@@ -66,17 +67,20 @@ def sharing_of(config: Mapping[str, Any], env: Mapping[str, str]) -> Sharing:
         raise ValidationError(
             "carapace", "chitin.yaml: carapace must be a mapping such as {url: …}"
         )
-    unknown = sorted(set(section) - {"url", "personal_tags"})
+    unknown = sorted(set(section) - {"url", "personal_tags", "timeout"})
     if unknown:
         raise ValidationError(
             "carapace",
-            f"chitin.yaml: unknown carapace setting {unknown[0]!r} (allowed: url, personal_tags)",
+            f"chitin.yaml: unknown carapace setting {unknown[0]!r} "
+            "(allowed: url, personal_tags, timeout)",
         )
     url = env.get("CARAPACE_URL") or section.get("url") or rules.DEFAULT_URL
     terms = section.get("personal_tags")
+    timeout = env.get("CARAPACE_TIMEOUT") or section.get("timeout")
     return Sharing(
         _checked_url(url),
         rules.DEFAULT_PERSONAL_TAGS if terms is None else rules.check_personal_terms(terms),
+        rules.DEFAULT_TIMEOUT if timeout is None else rules.check_timeout(timeout),
     )
 
 
@@ -123,7 +127,8 @@ def _client(chitin: Chitin, credentials_path: Path | None) -> CarapaceClient:
         if warning:
             notice(warning)
         key = found.api_key
-    return CarapaceClient(sharing(chitin).url, key)
+    settings = sharing(chitin)
+    return CarapaceClient(settings.url, key, deadline=settings.timeout)
 
 
 def _refuse_what_the_server_would(body: Mapping[str, Any], what: str) -> None:
@@ -152,6 +157,7 @@ def register(
     chitin: Chitin, path: Path, home: Path, name: str, description: str | None, now: str
 ) -> Registration:
     from chitin.providers import credentials
+    from chitin.providers.carapace import redacted
 
     body: dict[str, Any] = {"displayName": check_text("name", name).strip()}
     if description:
@@ -163,6 +169,7 @@ def register(
     key = answer.pop("apiKey", None)
     if not isinstance(key, str) or not key:
         raise ValidationError("apiKey", "Carapace registered the agent but sent no API key")
+    answer = redacted(answer, key)  # the key is shown nowhere, even if said twice
     agent = answer.get("id") if isinstance(answer.get("id"), str) else None
     shown = answer.get("displayName")
     found = credentials.Credentials(key, agent, shown if isinstance(shown, str) else name, now)
@@ -221,7 +228,16 @@ def query(chitin: Chitin, credentials_path: Path, question: CarapaceQuestion) ->
     body = query_body(question)
     _refuse_what_the_server_would(body, "the question")
     with _client(chitin, credentials_path) as client:
-        return client.query(body)
+        answer = client.query(body)
+    return _at_most(answer, question.max_results)
+
+
+def _at_most(answer: dict[str, Any], count: int) -> dict[str, Any]:
+    """The answer with no more results than were asked for, whatever the server sent."""
+    results = answer.get("results")
+    if isinstance(results, list) and len(results) > count:
+        answer = {**answer, "results": results[:count]}
+    return answer
 
 
 def query_body(question: CarapaceQuestion) -> dict[str, Any]:

@@ -49,7 +49,7 @@ def check_store(root: Path, paths: Sequence[Path] | None = None) -> Report:
     order = {path: index for index, path in enumerate(every)}
     findings.sort(key=lambda f: order.get(f.path, len(order)))
     if focus is None:
-        findings[:0] = _linked_tops(root)
+        findings[:0] = _linked_tops(root) + _derived_not_a_folder(root)
     from chitin.core.personality import STORE_TEMPLATE
     from chitin.store.repository import CONFIG_FILE
 
@@ -183,6 +183,29 @@ def _linked_tops(root: Path) -> list[Finding]:
         )
         for top in layout.SCANNED_DIRS
         if (root / top).is_symlink()
+    ]
+
+
+def _derived_not_a_folder(root: Path) -> list[Finding]:
+    """``.chitin`` that is a link or a file (committed, it arrives by clone or sync):
+    chitin never follows it and replaces it with a folder, and says so here."""
+    from chitin.lockfile import DERIVED_DIR
+
+    where = root / DERIVED_DIR
+    if not where.is_symlink() and (where.is_dir() or not where.exists()):
+        return []
+    what = "a symbolic link" if where.is_symlink() else "not a folder"
+    return [
+        Finding(
+            DERIVED_DIR,
+            "file",
+            f"is {what}, where chitin keeps its derived data: it is never followed, and "
+            "the next command replaces it with a folder",
+            f"remove it (`git rm --cached {DERIVED_DIR}` if it is committed), and have "
+            f"`{DERIVED_DIR}` (no trailing slash) in .gitignore",
+            lint.ERROR,
+            "parse",
+        )
     ]
 
 

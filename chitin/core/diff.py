@@ -18,6 +18,7 @@ from chitin.core.facade import Chitin
 from chitin.core.personality import render_personality
 from chitin.core.retrieving import Query
 from chitin.errors import ValidationError
+from chitin.lockfile import derived_folder
 from chitin.model.diff import WORKING_TREE, Delta, Ends, Unreadable, compare
 from chitin.store import revisions
 
@@ -121,7 +122,11 @@ class _AtCommit(Chitin):
 
     def __init__(self, live: Chitin, root: Path, commit: str | None, when: datetime) -> None:
         super().__init__(
-            root, env=live.env, agent=live.agent, command=live.command, progress=live.progress
+            root,
+            env=live.env,
+            agent=live.agent_given,
+            command=live.command,
+            progress=live.progress,
         )
         self._snapshot = (commit, when)
 
@@ -132,7 +137,7 @@ class _AtCommit(Chitin):
 def _render_side(chitin: Chitin, commit: str | None, folder: Path, query: str, budget: int) -> str:
     git = chitin.store.git
     if commit is None:  # before the first commit: what `render` gives an empty store
-        empty = Chitin(folder, env=chitin.env, agent=chitin.agent)
+        empty = Chitin(folder, env=chitin.env, agent=chitin.agent_given)
         try:
             return render_personality(empty, Query(query, budget=budget)).text
         finally:
@@ -150,6 +155,6 @@ def _render_side(chitin: Chitin, commit: str | None, folder: Path, query: str, b
 def _share_vectors(root: Path, folder: Path, query: str) -> None:
     """Give the snapshot the store's embeddings: rows are keyed by the text they embed,
     so those still current are reused, and only the others are embedded again."""
-    vectors = root / ".chitin" / "vectors"
+    vectors = derived_folder(root) / "vectors"
     if query.strip() and vectors.is_dir():
         shutil.copytree(vectors, folder / ".chitin" / "vectors")

@@ -38,6 +38,7 @@ class Lifecycle(Reading):
         """Create the store (idempotent); with ``seed``, add the starter insights.
         Returns the commit made, if any, and the insights seeded."""
         self.missing  # noqa: B018 (raises if something else stands where the store goes)
+        self.agent  # noqa: B018 (a bad $CHITIN_AGENT is refused before any commit)
         commit = self.store.initialize(self.command)
         seeded: list[Insight] = []
         if seed:

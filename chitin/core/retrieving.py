@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from chitin.core.reading import Reading, filters_of
 from chitin.errors import ValidationError
+from chitin.lockfile import derived_folder
 from chitin.model.insight import format_timestamp, well_formed
 
 if TYPE_CHECKING:
@@ -168,7 +169,7 @@ class Retrieving(Reading):
 
     def snapshot_time(self) -> tuple[str | None, datetime]:
         """The store's commit and its time: what ``render`` is a function of."""
-        remembered = self.root / ".chitin" / "head-time"
+        remembered = derived_folder(self.root) / "head-time"
         found = None if self.missing else self.store.git.head_and_time(remembered)
         if found is None:
             return None, datetime.fromtimestamp(0, tz=UTC)

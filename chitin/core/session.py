@@ -16,10 +16,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 
-from chitin.errors import StoreError
+from chitin.errors import StoreError, ValidationError
 from chitin.index import db as cache_db
 from chitin.index import usage
 from chitin.index.cache import Cache, Progress
+from chitin.lockfile import derived_folder
 from chitin.model.insight import Insight, format_timestamp
 from chitin.store.repository import Store
 
@@ -72,7 +73,10 @@ class Session:
 
         self.env: Mapping[str, str] = os.environ if env is None else env
         self.root = Path(store) if store is not None else store_path(None, self.env)
-        self.agent = agent if agent is not None else (self.env.get("CHITIN_AGENT") or None)
+        # As given (or from $CHITIN_AGENT), checked when a write needs it: a bad name
+        # must not reach a commit, and must not stop a command that only reads.
+        self.agent_given = agent if agent is not None else (self.env.get("CHITIN_AGENT") or None)
+        self._agent_problem = _agent_problem(self.agent_given)
         self._clock: Clock = _clock(now)
         self.command = tuple(command)  # how git runs the merge driver
         # who@host in the evidence log; asked only by reinforce (finding the user and
@@ -82,7 +86,7 @@ class Session:
         self.shape = shape  # another shape or fusion is for evaluating the scoring only
         # (None: the default, DEFAULT_SHAPE)
         self.fusion = fusion
-        self.store = Store(self.root, self.agent)
+        self.store = Store(self.root, None if self._agent_problem else self.agent_given)
         self._cache: Cache | None = None
         self._strength_of: Callable[[Insight], float] | None = None
         self._vectors: semantic.Semantic | None = None
@@ -91,6 +95,13 @@ class Session:
         self._cache_file: tuple[int, int] | None = None  # the cache file opened
         self._usage: usage.Recorder | None = None  # retrieval times, once recorded
         self.finishes_commands = finishes_commands
+
+    @property
+    def agent(self) -> str | None:
+        """The agent's name, for a commit: a ValidationError if it may not be one."""
+        if self._agent_problem is not None:
+            raise self._agent_problem
+        return self.agent_given
 
     def __enter__(self) -> Self:
         return self
@@ -153,7 +164,7 @@ class Session:
             self._cache.sync(self.progress)
 
     def _cache_path(self) -> Path:
-        return self.root / cache_db.CACHE_DIR / cache_db.CACHE_FILE
+        return derived_folder(self.root) / cache_db.CACHE_FILE
 
     def now(self) -> datetime:
         """The time, by the clock given at construction."""
@@ -251,7 +262,7 @@ class Session:
         if self._cache is not None and self._cache.memory:
             return cache_db.damage_found(self._cache.db, error)
         # A connection of its own: what is on disk, not what this one holds in memory.
-        return cache_db.damage_found(self.root / cache_db.CACHE_DIR / cache_db.CACHE_FILE, error)
+        return cache_db.damage_found(derived_folder(self.root) / cache_db.CACHE_FILE, error)
 
     def _discard_cache(self, error: BaseException) -> None:
         if self._cache is not None:
@@ -268,6 +279,7 @@ class Session:
         if self.finishes_commands:
             interrupts.finish_commands()
 
+        self.agent  # noqa: B018 (a bad $CHITIN_AGENT is refused before any commit)
         if self.missing or not self.store.is_initialized():  # (raises for a file there)
             self.store.initialize(self.command)
         with self.store.lock():
@@ -307,7 +319,7 @@ class Session:
         from chitin.retrieval import semantic
 
         if self._vectors is None:
-            self._vectors = semantic.open_semantic(self.root / ".chitin", picked, self.env)
+            self._vectors = semantic.open_semantic(derived_folder(self.root), picked, self.env)
         return self._vectors
 
 
@@ -318,6 +330,17 @@ def _clock(now: datetime | Clock | None) -> Clock:
         fixed = now if now.tzinfo is not None else now.replace(tzinfo=UTC)
         return lambda: fixed
     return now
+
+
+def _agent_problem(agent: str | None) -> ValidationError | None:
+    from chitin.model.secrets import check_agent
+
+    try:
+        if agent is not None:
+            check_agent(agent)
+    except ValidationError as problem:
+        return problem
+    return None
 
 
 def signature(agent: str | None) -> str:

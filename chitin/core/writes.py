@@ -34,6 +34,7 @@ def output_target(path: Path) -> Path:
     try:
         mode = os.stat(target).st_mode
     except FileNotFoundError:
+        _refuse_missing_folder(path, target)
         return target  # a new file
     except OSError as error:
         raise StoreError(f"{path}{via} cannot be written: {error.strerror}") from None
@@ -45,10 +46,34 @@ def output_target(path: Path) -> Path:
     raise StoreError(f"{path}{via} is {kind}; --output writes only regular files")
 
 
+def _refuse_missing_folder(path: Path, target: Path) -> None:
+    """A new file goes into a folder that exists: a typo in --output must not make a
+    tree of folders somewhere (as `>` in a shell would not)."""
+    folder = target.parent
+    if not folder.is_dir():
+        what = "is not a folder" if folder.exists() else "does not exist"
+        raise StoreError(
+            f"cannot write {path}: the folder {folder} {what} (--output makes no folders)"
+        )
+
+
 def write_output(path: Path, text: str) -> None:
     """Write ``--output``: atomically, to the regular file ``output_target`` names
     (checked again: it may have changed while the command ran)."""
     write_file(output_target(path), text)
+
+
+def _refuse_oversized(text: str) -> None:
+    """Two versions within the limit can merge into one over it (both sides' evidence
+    lines): such a file would never be read again, so a person resolves it."""
+    from chitin.model.bounds import MAX_INSIGHT_BYTES
+
+    size = len(text.encode("utf-8"))
+    if size > MAX_INSIGHT_BYTES:
+        raise Unmergeable(
+            f"the merged file would be {size:,} bytes, more than an insight file may hold "
+            f"({MAX_INSIGHT_BYTES:,})"
+        )
 
 
 def merge_file(base: Path, ours: Path, theirs: Path, name: str) -> tuple[str, ...]:
@@ -71,5 +96,6 @@ def merge_file(base: Path, ours: Path, theirs: Path, name: str) -> tuple[str, ..
         theirs_text,
         name,
     )
+    _refuse_oversized(merged.text)
     write_file(ours, merged.text)
     return tuple(merged.conflicts)

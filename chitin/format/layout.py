@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+# The readers here enforce model/bounds.py's limit, which the writers check too.
+from chitin.model.bounds import MAX_INSIGHT_BYTES as MAX_INSIGHT_BYTES
+
 # Folders at the store root that hold insight files: live ones and archived ones.
 INSIGHTS_DIR = "insights"
 ARCHIVE_DIR = "archive"
 SCANNED_DIRS = (INSIGHTS_DIR, ARCHIVE_DIR)
-
-# No insight file is larger (the largest chitin writes are a few KB, and 10,000
-# reinforcements' evidence lines add ~600 KB). A larger file is reported, not read.
-MAX_INSIGHT_BYTES = 1 << 20
 
 
 # What a message about a file may quote of it: a value read from a hand-made file can

@@ -104,9 +104,9 @@ BY_GIT_MARK = "sync-by-git"
 
 def mark_by_git(root: Path, by_git: bool) -> None:
     """Say whether syncs of this store ask git (one stat when nothing changes)."""
-    from chitin.lockfile import clear_in_the_way
+    from chitin.lockfile import clear_in_the_way, derived_folder
 
-    mark = root / ".chitin" / BY_GIT_MARK
+    mark = derived_folder(root) / BY_GIT_MARK
     try:
         if by_git and not mark.is_file():
             clear_in_the_way(mark)

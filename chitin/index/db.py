@@ -8,7 +8,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from chitin.lockfile import clear_in_the_way
+from chitin.lockfile import clear_in_the_way, derived_folder
 from chitin.model.fields import SEARCHED
 
 SCHEMA_VERSION = 9  # 9: files with conflict markers are errors, and errors carry a fix
@@ -67,7 +67,7 @@ def open_database(root: Path, memory: bool = False) -> sqlite3.Connection:
     reason that is neither damage nor an unwritable or busy file, ``PRAGMA
     quick_check`` decides. A file found damaged later, by the query that reads the
     page, is rebuilt by the use case that met it (core.facade.Chitin.repairing)."""
-    path = root / CACHE_DIR / CACHE_FILE
+    path = derived_folder(root) / CACHE_FILE
     if memory:
         return _connect(None)
     try:

@@ -21,6 +21,7 @@ from chitin.index.db import (
     is_damage,
     make_room,
 )
+from chitin.lockfile import derived_folder
 
 USAGE_FILE = "usage.sqlite3"
 _SCHEMA = (
@@ -33,7 +34,7 @@ _EXPECTED = expected_schema(_SCHEMA)
 def _connect(root: Path) -> sqlite3.Connection:
     """The usage database. A damaged one is set aside (it cannot be rebuilt from the
     files, so it is kept for whoever wants to rescue it) and a new one begun."""
-    path = root / ".chitin" / USAGE_FILE
+    path = derived_folder(root) / USAGE_FILE
     for suffix in SIDE_FILES:
         make_room(Path(f"{path}{suffix}"))
     try:
@@ -133,7 +134,7 @@ class Recorder:
         return self._db
 
     def _path(self) -> Path:
-        return self.root / ".chitin" / USAGE_FILE
+        return derived_folder(self.root) / USAGE_FILE
 
 
 def record(root: Path, ids: Iterable[str], when: str) -> bool:
@@ -160,7 +161,7 @@ def all_last_retrieved(root: Path) -> dict[str, str]:
 
 
 def _read(root: Path, sql: str, args: tuple[str, ...]) -> dict[str, str]:
-    if not (root / ".chitin" / USAGE_FILE).exists():
+    if not (derived_folder(root) / USAGE_FILE).exists():
         return {}
     try:
         db = _connect(root)

@@ -60,6 +60,10 @@ MAX_TAGS = 20
 MAX_TAG_LENGTH = 100
 MAX_RESULTS = 20
 MAX_BODY_BYTES = 50 * 1024
+# Seconds a whole Carapace command may take, retries and waits included: a server
+# that answers a byte at a time must not hold a session start.
+DEFAULT_TIMEOUT = 60.0
+MAX_TIMEOUT = 3600.0
 SEARCH_MODES: tuple[str, ...] = ("vector", "bm25", "hybrid")
 SEARCH_MODE_ALIASES = {"semantic": "vector"}  # chitin 1.4.5 offered "semantic"
 
@@ -163,6 +167,22 @@ def check_personal_terms(value: object) -> tuple[str, ...]:
             f"such as [{', '.join(DEFAULT_PERSONAL_TAGS)}]",
         )
     return terms
+
+
+def check_timeout(value: object) -> float:
+    """$CARAPACE_TIMEOUT or chitin.yaml's ``carapace.timeout``: seconds, 1 to 3600."""
+    try:
+        seconds = float(value) if isinstance(value, (int, float, str)) else float("nan")
+    except ValueError:
+        seconds = float("nan")
+    if isinstance(value, bool) or not 1 <= seconds <= MAX_TIMEOUT:
+        raise ValidationError(
+            "carapace.timeout",
+            f"the Carapace timeout must be a number of seconds from 1 to {MAX_TIMEOUT:g}, "
+            f"got {str(value)[:40]!r} (from $CARAPACE_TIMEOUT or carapace.timeout "
+            "in chitin.yaml)",
+        )
+    return seconds
 
 
 # ---------------------------------------------------------------- mapping

@@ -14,6 +14,7 @@ where it is, never the secret itself: messages end up in terminals and CI logs.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
@@ -39,6 +40,9 @@ class _Rule(NamedTuple):
     pattern: re.Pattern[str]
     # Called with the match; False means "not a secret after all" (a placeholder …).
     accept: Callable[[re.Match[str]], bool]
+    # The shortest text a match fits in: for rules without needles, a cheap test that
+    # spares the many short texts (a claim, a tag) the regular expression.
+    shortest: int = 0
 
 
 def _always(_: re.Match[str]) -> bool:
@@ -115,7 +119,7 @@ def _url_password(match: re.Match[str]) -> bool:
 
 _KEY_NAME = (
     r"[A-Za-z0-9_.-]*"
-    r"(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key"
+    r"(?:password|passwd|passphrase|pwd|pw|secret|token|api[_-]?key|apikey|access[_-]?key"
     r"|private[_-]?key|auth[_-]?key|credentials?)"
     r"[A-Za-z0-9_.-]*"
 )
@@ -127,14 +131,26 @@ def _rule(
     pattern: str,
     accept: Callable[[re.Match[str]], bool] = _always,
     fold: bool = False,
+    shortest: int = 0,
 ) -> _Rule:
-    return _Rule(kind, tuple(needles.split()), fold, re.compile(pattern), accept)
+    return _Rule(kind, tuple(needles.split()), fold, re.compile(pattern), accept, shortest)
 
 
 # Rules for formats with a fixed prefix come first: when finds overlap, the earlier
 # rule names the secret ("OpenAI-style API key" rather than "password or secret").
 RULES: tuple[_Rule, ...] = (
-    _rule("private key", "PRIVATE", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
+    _rule(
+        "private key", "PRIVATE", r"-----(?:BEGIN|END) (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+    ),
+    # The body of a PEM key without its BEGIN line: the DER start ("MII…") of a key,
+    # or lines of exactly 64 base64 characters, two or more in a row.
+    _rule("PEM key body", "MII", r"\bMII[A-Za-z0-9+/]{61,}={0,2}"),
+    _rule(
+        "PEM key body",
+        "",
+        r"(?m)(?:^[ \t>]*[A-Za-z0-9+/]{64}[ \t]*\n){2}",
+        shortest=129,
+    ),
     _rule(
         "AWS access key", "AKIA ASIA ABIA ACCA", rf"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{{16}}{_END}"
     ),
@@ -142,6 +158,13 @@ RULES: tuple[_Rule, ...] = (
         "GitHub token",
         "ghp_ gho_ ghu_ ghs_ ghr_ github_pat_",
         rf"\b(?:gh[pousr]_[A-Za-z0-9]{{30,}}|github_pat_[A-Za-z0-9_]{{30,}}){_END}",
+    ),
+    _rule(
+        "AWS secret access key",
+        "",
+        r"(?<![A-Za-z0-9/+=])(?P<key>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+        lambda match: _generated_40(match.group("key")),
+        shortest=40,
     ),
     _rule("GitLab token", "glpat-", rf"\bglpat-[A-Za-z0-9_-]{{20,}}{_END}"),
     _rule("Slack token", "xox", rf"\bxox[abposr]-[A-Za-z0-9-]{{10,}}{_END}", _group_random(0, 15)),
@@ -186,7 +209,7 @@ RULES: tuple[_Rule, ...] = (
     ),
     _rule(
         "password or secret",
-        "pass pwd secret token key credential",
+        "pass pw secret token key credential",
         rf"""(?ix)
         (?<![A-Za-z0-9_.-]) ["']? {_KEY_NAME} ["']?
         [ \t]* (?: := | => | = | : ) [ \t]*
@@ -198,10 +221,57 @@ RULES: tuple[_Rule, ...] = (
 )
 
 
+_WORDS = re.compile(r"[a-z]{4,}")
+
+
+def _generated_40(value: str) -> bool:
+    """40 characters as AWS generates a secret key: both cases and a digit, many
+    different characters, and no words (not a path, a hex hash or an identifier).
+    About 1.5% of generated keys fail this; prose almost never passes it."""
+    return (
+        any(ch.isdigit() for ch in value)
+        and sum(ch.isupper() for ch in value) >= 3
+        and sum(ch.islower() for ch in value) >= 3
+        and len(set(value)) >= 20
+        and len(_WORDS.findall(value)) < 3
+    )
+
+
+# Characters that show as nothing (zero-width spaces and joiners, the soft hyphen,
+# direction marks): a token with one inside still works once pasted, so it is looked
+# at without them. And compatibility forms (full-width letters) as their plain ones.
+def _normalised(text: str) -> tuple[str, list[int]]:
+    """``text`` as the rules read it, and for each of its characters the index of the
+    character of ``text`` it came from (so that a find is located in the original)."""
+    if text.isascii():
+        return text, []
+    out: list[str] = []
+    where: list[int] = []
+    for index, ch in enumerate(text):
+        if ch.isascii():
+            out.append(ch)
+            where.append(index)
+        elif unicodedata.category(ch) != "Cf":
+            plain = unicodedata.normalize("NFKC", ch)
+            out.extend(plain)
+            where.extend([index] * len(plain))
+    return "".join(out), where
+
+
 def find_secrets(text: str) -> list[Secret]:
     """Every likely credential in ``text``, in order; overlapping finds are reported once
-    (``api_key = "sk-…"`` is an OpenAI-style key, not also an assignment)."""
-    found = sorted(_matches(text), key=lambda s: (s.start, -s.end))
+    (``api_key = "sk-…"`` is an OpenAI-style key, not also an assignment). Invisible
+    characters are ignored, so a token with one inside is still found."""
+    clean, where = _normalised(text)
+    found = _unique(_matches(clean))
+    if not where:
+        return found
+    located = [Secret(s.kind, where[s.start], where[s.end - 1] + 1 if s.end else 0) for s in found]
+    return located
+
+
+def _unique(matches: Iterator[Secret]) -> list[Secret]:
+    found = sorted(matches, key=lambda s: (s.start, -s.end))
     kept: list[Secret] = []
     for secret in found:
         if not kept or secret.start >= kept[-1].end:
@@ -219,7 +289,9 @@ def _matches(text: str) -> Iterator[Secret]:
     folded = text.lower()
     for rule in RULES:
         haystack = folded if rule.fold else text
-        if not any(needle in haystack for needle in rule.needles):
+        if len(text) < rule.shortest:
+            continue
+        if rule.needles and not any(needle in haystack for needle in rule.needles):
             continue
         for match in rule.pattern.finditer(text):
             if rule.accept(match):
@@ -277,6 +349,29 @@ def redacted(text: str) -> tuple[str, list[str]]:
         end = secret.end
     pieces.append(text[end:])
     return "".join(pieces), [secret.kind for secret in found]
+
+
+def check_agent(name: str) -> str:
+    """``name`` ($CHITIN_AGENT), which goes into every commit's author, e-mail and
+    trailer: one short line, holding no credential; else a ValidationError."""
+    from chitin.model.bounds import MAX_AGENT
+
+    problem = None
+    if len(name) > MAX_AGENT:
+        problem = f"is {len(name):,} characters long (at most {MAX_AGENT})"
+    elif any(unicodedata.category(ch) in ("Cc", "Cf") for ch in name):
+        problem = "holds a control or invisible character (a line break, a zero-width space …)"
+    else:
+        found = find_secrets(name)
+        if found:
+            problem = f"looks like it holds {article(found[0].kind)} {found[0].kind}"
+    if problem is not None:
+        raise ValidationError(
+            "agent",
+            f"$CHITIN_AGENT {problem}; it names the author of every commit, so it must be a "
+            f"short name such as my-agent (1 to {MAX_AGENT} characters, no credentials)",
+        )
+    return name
 
 
 def refusal(field: str, kind: str) -> str:

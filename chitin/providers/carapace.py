@@ -4,7 +4,13 @@ Every failure becomes a ``CarapaceError`` whose text is one line: the server's m
 and code, plus what its ``details`` say (the existing id of a duplicate, the scanner's
 reasons, the rejected fields, the wait of a rate limit). A refused connection, a
 timeout and a body that is not JSON (a proxy's HTML page) read the same way. The API
-key travels only in the Authorization header; it is never part of a message.
+key travels only in the Authorization header; it is never part of a message, and
+where a server echoes it (in an error, in a result) it is redacted before anyone sees
+the answer.
+
+The server is not trusted: the whole command has a deadline (retries and waits
+included), and an answer is read streamed, capped before it is read in full and
+while it is inflated (see bounded_http.py).
 """
 
 from __future__ import annotations
@@ -12,12 +18,21 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote, urlsplit
 
 import httpx
 
 from chitin.errors import ChitinError
+from chitin.providers.bounded_http import (
+    ACCEPTED_ENCODINGS,
+    Answer,
+    Deadline,
+    TooLarge,
+    TooSlow,
+    UnknownEncoding,
+    read_answer,
+)
 
 CONNECT_SECONDS = 10.0
 READ_SECONDS = 30.0
@@ -25,6 +40,8 @@ RETRIES = 3  # attempts after the first, for a 429 or a 5xx
 BACKOFF_SECONDS = 0.5  # doubled after each retry
 MAX_WAIT_SECONDS = 10.0  # a longer Retry-After is reported, not slept through
 MAX_ANSWER_BYTES = 4 * 1024 * 1024
+DEADLINE_SECONDS = 60.0  # for a whole command: $CARAPACE_TIMEOUT or carapace.timeout
+REDACTED_KEY = "[redacted API key]"
 
 
 class CarapaceError(ChitinError):
@@ -83,9 +100,11 @@ class CarapaceClient:
         api_key: str | None = None,
         client: httpx.Client | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        deadline: float = DEADLINE_SECONDS,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self._key = api_key
+        self._deadline = Deadline(deadline)
         self._client = client or httpx.Client(
             timeout=httpx.Timeout(READ_SECONDS, connect=CONNECT_SECONDS),
             follow_redirects=False,  # a redirect would carry the key elsewhere
@@ -118,7 +137,7 @@ class CarapaceClient:
     def _request(
         self, method: str, path: str, body: Mapping[str, Any] | None, auth: bool = False
     ) -> dict[str, Any]:
-        headers = {"Accept": "application/json"}
+        headers = {"Accept": "application/json", "Accept-Encoding": ACCEPTED_ENCODINGS}
         content = None
         if body is not None:
             headers["Content-Type"] = "application/json"
@@ -131,26 +150,57 @@ class CarapaceClient:
             headers["Authorization"] = f"Bearer {self._key}"
         wait = BACKOFF_SECONDS
         for attempt in range(RETRIES + 1):
-            response = self._send(method, path, headers, content)
-            status = response.status_code
-            if status < 300:
-                return _answer(response)
-            error = _refusal(response)
-            if not _worth_retrying(error, attempt):
+            answer = self._send(method, path, headers, content)
+            if answer.status < 300:
+                return redacted(_answer(answer), self._key)
+            error = self._without_key(_refusal(answer))
+            pause = error.retry_after if error.retry_after is not None else wait
+            if not _worth_retrying(error, attempt) or pause >= self._deadline.left():
                 raise error
-            self._sleep(error.retry_after if error.retry_after is not None else wait)
+            self._sleep(pause)
             wait *= 2
         raise AssertionError("unreachable")
 
+    def _without_key(self, error: CarapaceError) -> CarapaceError:
+        """The error with the API key redacted wherever the server echoed it."""
+        if not self._key or self._key not in str(error) + json.dumps(error.details):
+            return error
+        return CarapaceError(
+            redacted(error.message, self._key),
+            redacted(error.code, self._key),
+            error.status,
+            redacted(error.details, self._key),
+            error.retry_after,
+        )
+
     def _send(
         self, method: str, path: str, headers: dict[str, str], content: bytes | None
-    ) -> httpx.Response:
+    ) -> Answer:
         url = self.base_url + path
+        timeout = self._timeout(url)
         try:
-            response = self._client.request(method, url, headers=headers, content=content)
+            with self._client.stream(
+                method, url, headers=headers, content=content, timeout=timeout
+            ) as response:
+                return read_answer(response, MAX_ANSWER_BYTES, self._deadline)
+        except TooSlow:
+            raise self._late(url) from None
+        except TooLarge:
+            raise CarapaceError(
+                f"the answer from {_host(url)} is larger than {MAX_ANSWER_BYTES:,} bytes; "
+                "it was not read further",
+                "BAD_RESPONSE",
+            ) from None
+        except UnknownEncoding as error:
+            raise CarapaceError(
+                f"the answer from {_host(url)} is compressed as {str(error)[:40]!r}, which "
+                f"chitin does not read (it asks for {ACCEPTED_ENCODINGS})",
+                "BAD_RESPONSE",
+            ) from None
         except httpx.TimeoutException as error:
+            if self._deadline.passed():
+                raise self._late(url) from None
             connecting = isinstance(error, httpx.ConnectTimeout)
-            timeout = self._client.timeout
             limit = timeout.connect if connecting else timeout.read
             raise CarapaceError(
                 f"no {'connection' if connecting else 'answer'} from {_host(url)} "
@@ -165,7 +215,27 @@ class CarapaceClient:
             raise CarapaceError(
                 f"the connection to {_host(url)} failed: {_reason(error)}", "NETWORK_ERROR"
             ) from None
-        return response
+
+    def _timeout(self, url: str) -> httpx.Timeout:
+        """The client's own timeouts, cut to what is left of the deadline."""
+        left = self._deadline.left()
+        if left <= 0:
+            raise self._late(url)
+        own = self._client.timeout
+        return httpx.Timeout(
+            min(own.read or READ_SECONDS, left),
+            connect=min(own.connect or CONNECT_SECONDS, left),
+            write=min(own.write or READ_SECONDS, left),
+            pool=min(own.pool or CONNECT_SECONDS, left),
+        )
+
+    def _late(self, url: str) -> CarapaceError:
+        return CarapaceError(
+            f"no complete answer from {_host(url)} within {self._deadline.seconds:g} s, "
+            "the time a Carapace command may take (set $CARAPACE_TIMEOUT or "
+            "carapace.timeout in chitin.yaml)",
+            "TIMEOUT",
+        )
 
 
 def _worth_retrying(error: CarapaceError, attempt: int) -> bool:
@@ -177,27 +247,26 @@ def _worth_retrying(error: CarapaceError, attempt: int) -> bool:
     return error.status >= 500
 
 
-def _answer(response: httpx.Response) -> dict[str, Any]:
-    data = _json(response)
+def _answer(answer: Answer) -> dict[str, Any]:
+    data = _json(answer)
     if not isinstance(data, dict):
         raise CarapaceError(
-            f"HTTP {response.status_code}, but the answer is {_what(response)}, "
-            "not a Carapace JSON object",
+            f"HTTP {answer.status}, but the answer is {_what(answer)}, not a Carapace JSON object",
             "BAD_RESPONSE",
-            response.status_code,
+            answer.status,
         )
     return data
 
 
-def _refusal(response: httpx.Response) -> CarapaceError:
-    status = response.status_code
-    data = _json(response)
+def _refusal(answer: Answer) -> CarapaceError:
+    status = answer.status
+    data = _json(answer)
     error = data.get("error") if isinstance(data, dict) else None
-    wait = _retry_after(response, error)
+    wait = _retry_after(answer, error)
     if not isinstance(error, dict):
-        reason = response.reason_phrase or "error"
+        reason = answer.reason or "error"
         return CarapaceError(
-            f"HTTP {status} {reason}, and the answer is {_what(response)}, not Carapace's "
+            f"HTTP {status} {reason}, and the answer is {_what(answer)}, not Carapace's "
             "JSON (is a proxy in the way?)",
             f"HTTP_{status}",
             status,
@@ -215,10 +284,10 @@ def _refusal(response: httpx.Response) -> CarapaceError:
     )
 
 
-def _retry_after(response: httpx.Response, error: object) -> float | None:
-    if response.status_code != 429:
+def _retry_after(answer: Answer, error: object) -> float | None:
+    if answer.status != 429:
         return None
-    said: object = response.headers.get("retry-after")
+    said: object = answer.retry_after
     if said is None and isinstance(error, dict) and isinstance(error.get("details"), dict):
         said = error["details"].get("retryAfter")
     try:
@@ -228,23 +297,38 @@ def _retry_after(response: httpx.Response, error: object) -> float | None:
     return seconds if 0 <= seconds < 86_400 * 7 else None
 
 
-def _json(response: httpx.Response) -> object:
-    if len(response.content) > MAX_ANSWER_BYTES:
-        return None
+def _json(answer: Answer) -> object:
     try:
-        return json.loads(response.content.decode("utf-8"))
+        return json.loads(answer.body.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
 
 
-def _what(response: httpx.Response) -> str:
+def _what(answer: Answer) -> str:
     """What came back instead of JSON, in a few words."""
-    kind = response.headers.get("content-type", "").split(";")[0].strip()
-    if not response.content:
+    kind = answer.content_type.split(";")[0].strip()
+    if not answer.body:
         return "empty"
-    if "html" in kind or response.content.lstrip()[:1] == b"<":
+    if "html" in kind or answer.body.lstrip()[:1] == b"<":
         return "an HTML page"
     return f"{kind or 'text'} that is not JSON"
+
+
+Redactable = TypeVar("Redactable")
+
+
+def redacted(value: Redactable, key: str | None) -> Redactable:
+    """``value`` (a server's JSON) with the API key replaced wherever it appears, in
+    any string at any depth: a server that echoes it must not make chitin print it."""
+    if not key:
+        return value
+    if isinstance(value, str):
+        return value.replace(key, REDACTED_KEY)  # type: ignore[return-value]
+    if isinstance(value, dict):
+        return {redacted(k, key): redacted(v, key) for k, v in value.items()}  # type: ignore[return-value]
+    if isinstance(value, list):
+        return [redacted(item, key) for item in value]  # type: ignore[return-value]
+    return value
 
 
 def _host(url: str) -> str:

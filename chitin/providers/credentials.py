@@ -173,7 +173,8 @@ def _write_exclusive(path: Path, content: bytes) -> None:
 def rescue(credentials: Credentials, home: Path) -> Path | None:
     """Where the credentials went when their own path could not take them: a new
     0600 file in the home folder, else in the temporary folder; None if neither could."""
-    name = f"carapace-credentials-{credentials.agent_id or 'unsaved'}"
+    # Never named after the agent id: that is the server's text ("../" and all).
+    name = "carapace-credentials"
     data = {k: v for k, v in credentials._asdict().items() if v is not None}
     for folder in (home, Path(tempfile.gettempdir())):
         try:

@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
+from chitin.lockfile import derived_folder
 from chitin.model.reflection import Marker, parse_queue, serialize
 from chitin.store.files import atomic_write
 
 # Inside the git-ignored .chitin/: a queue is machine-local, like the cache.
-QUEUE_FILE = Path(".chitin") / "reflections.json"
+QUEUE_FILE = "reflections.json"
 
 
 class QueueFile(NamedTuple):
@@ -25,7 +26,7 @@ class QueueFile(NamedTuple):
 
 
 def queue_path(root: Path) -> Path:
-    return root / QUEUE_FILE
+    return derived_folder(root) / QUEUE_FILE
 
 
 def read_queue(path: Path) -> QueueFile:

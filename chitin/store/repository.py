@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from chitin.errors import GitError, StoreError
 from chitin.format.layout import ARCHIVE_DIR, INSIGHTS_DIR, RACY_WINDOW_NS, FileStat
-from chitin.lockfile import WriteLock, clear_in_the_way
+from chitin.lockfile import WriteLock, clear_in_the_way, derived_folder
+from chitin.model.bounds import MAX_INSIGHT_BYTES, refuse_oversized
 from chitin.model.ids import shard_folder
 from chitin.model.insight import Insight, format_timestamp
 from chitin.store import files
@@ -23,7 +24,9 @@ CONFIG_FILE = "chitin.yaml"
 # An operation writing more files than this (an import) writes them in bulk: see
 # files.bulk_write and Git.commit.
 BULK_WRITE = 100
-GITIGNORE = ".chitin/\n"
+# No trailing slash: ".chitin/" matches only a folder, and a committed link or file
+# named .chitin must be ignored too (see lockfile.derived_folder).
+GITIGNORE = ".chitin\n"
 STORE_README = """\
 # chitin store
 
@@ -59,7 +62,10 @@ class Store:
         any. ``command`` runs chitin for git's merge driver (best an absolute path)."""
         if self.root.exists() and not self.root.is_dir():
             raise StoreError(f"store path is not a folder: {self.root}")
-        self.root.mkdir(parents=True, exist_ok=True)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise StoreError(_cannot_create(self.root, error)) from None
         from chitin.store import remote
 
         if not self.git.is_repository():
@@ -108,7 +114,7 @@ class Store:
             )
 
     def lock(self) -> WriteLock:
-        return WriteLock(self.root / ".chitin" / "lock")
+        return WriteLock(derived_folder(self.root) / "lock")
 
     def recover(self) -> None:
         """Undo a write that was killed half-way (see journal.py); the caller holds the
@@ -133,7 +139,7 @@ class Store:
 
         if not self.git.is_repository() or not journal.pending(self.git):
             return
-        lock = WriteLock(self.root / ".chitin" / "lock", timeout=0.0)
+        lock = WriteLock(derived_folder(self.root) / "lock", timeout=0.0)
         with contextlib.suppress(StoreError, OSError), lock:
             self.recover()
 
@@ -187,9 +193,16 @@ class Store:
 
     @staticmethod
     def render(insight: Insight, layout: Layout | None = None) -> str:
+        """The file's text; refused (before anything is written) when it would be
+        larger than a reader takes, for such a file would be committed and then never
+        read again. Every write of an insight comes through here."""
         from chitin.format.markdown import DEFAULT_LAYOUT, serialize
 
-        return serialize(insight, layout or DEFAULT_LAYOUT)
+        layout = layout or DEFAULT_LAYOUT
+        text = serialize(insight, layout)
+        if len(text) * 4 > MAX_INSIGHT_BYTES:  # only then can it be too large in UTF-8
+            refuse_oversized(len(text.encode("utf-8")), _sizes(insight, layout))
+        return text
 
     def stat(self, path: str) -> FileStat:
         return stat_of(self.root / path)
@@ -287,7 +300,7 @@ class Store:
         self.git.commit(sorted(pending), commit_message("edit", subject, body, {}))
 
 
-CONFIG_CACHE = ".chitin/config.json"
+CONFIG_CACHE = "config.json"  # in .chitin/
 
 
 def parse_config(path: Path) -> dict[str, Any]:
@@ -317,7 +330,7 @@ def _remembered(root: Path, stat: FileStat) -> dict[str, Any] | None:
     import json
 
     try:
-        kept = json.loads((root / CONFIG_CACHE).read_bytes())
+        kept = json.loads((derived_folder(root) / CONFIG_CACHE).read_bytes())
         if kept["stat"] == list(stat) and isinstance(kept["config"], dict):
             return dict(kept["config"])
     except (OSError, ValueError, KeyError, TypeError):
@@ -339,7 +352,7 @@ def _remember(root: Path, stat: FileStat, data: dict[str, Any]) -> None:
             return
     except (TypeError, ValueError):
         return
-    target = root / CONFIG_CACHE
+    target = derived_folder(root) / CONFIG_CACHE
     if not target.parent.is_dir():
         return  # no .chitin/ yet: a reader does not create it
     with contextlib.suppress(OSError):
@@ -355,6 +368,26 @@ def _appended(path: Path, lines: Sequence[str]) -> str | None:
         return None
     separator = "" if not existing or existing.endswith("\n") else "\n"
     return existing + separator + "\n".join(missing) + "\n"
+
+
+def _cannot_create(root: Path, error: OSError) -> str:
+    """Why the store's folder cannot be made, naming a file that stands in its path
+    (``$XDG_DATA_HOME`` or ``--store`` naming a file, say)."""
+    blocker = next((p for p in root.parents if p.exists() and not p.is_dir()), None)
+    if blocker is not None:
+        return f"cannot create the store at {root}: {blocker} is a file, not a folder"
+    return f"cannot create the store at {root}: {error.strerror or error}"
+
+
+def _sizes(insight: Insight, layout: Layout) -> dict[str, int]:
+    """The bytes each text of ``insight`` takes in its file: what a refusal names."""
+    from chitin.model.fields import GUARDED
+    from chitin.model.secrets import field_text
+
+    sizes = {name: len(field_text(insight, name).encode("utf-8")) for name in GUARDED}
+    sizes["evidence"] = sum(len(line.encode("utf-8")) + 3 for line in layout.evidence)
+    sizes["frontmatter"] = sum(len(chunk.encode("utf-8")) for chunk in layout.extra_keys)
+    return sizes
 
 
 def _prune_empty_parents(directory: Path, root: Path) -> None:

@@ -1,0 +1,145 @@
+"""A Carapace server that is not to be trusted (issue 27, items 3 and 4): an endless
+body, a gzip bomb, a server that drips a byte at a time, one that sends more results
+than asked for, one that echoes the API key, and one whose agent id holds ``../``.
+Each ends in one line, within the command's deadline, with nothing leaked."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from carapace_server import CarapaceServer, drip, endless_body, gzip_bomb
+from conftest import Run
+
+from chitin.providers.carapace import MAX_ANSWER_BYTES
+
+
+def credentials_file(home: Path) -> Path:
+    return home / ".config" / "carapace" / "credentials.json"
+
+
+@pytest.fixture
+def key(carapace: CarapaceServer, run: Run, tmp_path: Path) -> str:
+    run("init")
+    run("carapace-register", "--name", "Test Bot", "--format", "json")
+    return str(json.loads(credentials_file(tmp_path / "home").read_text())["api_key"])
+
+
+def one_line_error(run: Run, *args: str) -> str:
+    result = run(*args, expect=1)
+    assert result.stdout == "" and result.stderr.count("\n") == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    return result.stderr.strip()
+
+
+def result_of(claim: str, number: int = 1) -> dict[str, Any]:
+    return {
+        "id": f"hostile-{number}", "claim": claim, "confidence": 0.8, "domainTags": [],
+        "contributor": {"id": "a", "displayName": "A", "trustScore": 0.5},
+        "relevance": 0.9,
+    }  # fmt: skip
+
+
+def test_an_endless_body_is_cut_off_at_the_cap(
+    carapace: CarapaceServer, run: Run, key: str
+) -> None:
+    carapace.stream_next(endless_body())
+    line = one_line_error(run, "carapace-query", "anything")
+    assert f"is larger than {MAX_ANSWER_BYTES:,} bytes" in line and "(BAD_RESPONSE)" in line
+
+
+def test_a_gzip_bomb_is_not_inflated_past_the_cap(
+    carapace: CarapaceServer, run: Run, key: str
+) -> None:
+    carapace.stream_next(gzip_bomb())
+    line = one_line_error(run, "carapace-query", "anything")
+    assert f"is larger than {MAX_ANSWER_BYTES:,} bytes" in line
+
+
+def test_a_compressed_answer_within_the_cap_is_read(
+    carapace: CarapaceServer, run: Run, key: str
+) -> None:
+    carapace.stream_next(gzip_bomb(inflated=1024 * 1024))
+    assert run("carapace-query", "anything").stdout.endswith("No results found.\n")
+    asked = carapace.requests[-1].header("Accept-Encoding") or ""
+    assert "br" not in asked and "gzip" in asked  # only what chitin inflates itself
+
+
+def test_a_drip_fed_answer_ends_at_the_command_deadline(
+    carapace: CarapaceServer, run: Run, key: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CARAPACE_TIMEOUT", "1")
+    # Each byte comes well within the 30 s read timeout; the whole would take 10 s,
+    # and is cut off at 4 s (so that a client without a deadline ends too).
+    carapace.stream_next(drip(every=0.1, count=40))
+    line = one_line_error(run, "carapace-query", "anything")
+    assert line.startswith("Carapace error: no complete answer from 127.0.0.1:")
+    assert "within 1 s" in line and line.endswith("(TIMEOUT)")
+
+
+def test_the_deadline_is_checked_and_bounded(
+    carapace: CarapaceServer, run: Run, key: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for bad in ("0", "soon", "99999"):
+        monkeypatch.setenv("CARAPACE_TIMEOUT", bad)
+        line = one_line_error(run, "carapace-query", "anything")
+        assert "the Carapace timeout must be a number of seconds from 1 to 3600" in line
+    monkeypatch.setenv("CARAPACE_TIMEOUT", "5")
+    run("carapace-query", "anything")
+
+
+def test_max_is_honoured_whatever_the_server_sends(
+    carapace: CarapaceServer, run: Run, key: str
+) -> None:
+    flood = {"results": [result_of(f"Claim {n}", n) for n in range(3000)], "totalMatches": 3000}
+    carapace.fail_next(200, flood)
+    shown = json.loads(run("carapace-query", "anything", "--max", "5", "--format", "json").stdout)
+    assert [r["id"] for r in shown["results"]] == [f"hostile-{n}" for n in range(5)]
+    carapace.fail_next(200, flood)
+    text = run("carapace-query", "anything", "--max", "3").stdout
+    assert "hostile-2" in text and "hostile-3" not in text
+
+
+def test_an_echoed_key_is_never_printed(carapace: CarapaceServer, run: Run, key: str) -> None:
+    carapace.fail_next(
+        401, {"error": {"code": "UNAUTHORIZED", "message": f"Invalid API key Bearer {key}",
+                        "details": {"fields": [f"key {key}"]}}},
+    )  # fmt: skip
+    line = one_line_error(run, "carapace-query", "anything")
+    assert key not in line and "[redacted API key]" in line
+    echoed = {"results": [result_of(f"Your key is {key}")], "totalMatches": 1, "note": key}
+    for fmt in ("human", "json"):
+        carapace.fail_next(200, echoed)
+        result = run("carapace-query", "anything", "--format", fmt)
+        assert key not in result.stdout + result.stderr
+        assert "[redacted API key]" in result.stdout
+
+
+def test_a_registration_answer_that_repeats_the_key_shows_it_nowhere(
+    carapace: CarapaceServer, run: Run, tmp_path: Path
+) -> None:
+    run("init")
+    secret = "chk_" + "Zq8" * 12
+    carapace.fail_next(
+        201, {"id": "agent-1", "displayName": "Bot", "apiKey": secret,
+              "message": f"store {secret} safely"},
+    )  # fmt: skip
+    for fmt in ("human", "json"):
+        if fmt == "json":
+            credentials_file(tmp_path / "home").unlink()
+            carapace.fail_next(201, {"id": "agent-1", "apiKey": secret, "echo": secret})
+        result = run("carapace-register", "--name", "Bot", "--format", fmt)
+        assert secret not in result.stdout + result.stderr
+        assert json.loads(credentials_file(tmp_path / "home").read_text())["api_key"] == secret
+
+
+def test_a_rescue_file_is_never_named_after_the_server_s_agent_id(tmp_path: Path) -> None:
+    from chitin.providers.credentials import Credentials, rescue
+
+    home = tmp_path / "home"
+    rescued = rescue(Credentials("chk_k", "../../../escaped"), home)
+    assert rescued is not None and rescued.parent == home
+    assert "escaped" not in rescued.name and ".." not in rescued.name
+    assert not list(tmp_path.parent.glob("*escaped*")) and not list(tmp_path.glob("*escaped*"))
