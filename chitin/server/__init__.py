@@ -6,10 +6,11 @@ importing the SDK took most of a second, longer than some clients wait for the
 handshake (docs/design.md, "MCP start-up"). The SDK's own client is what the tests
 hold the server to.
 
-One process answers a whole client session: the handshake is answered before the
-store is opened, the store is opened once, the embedding model is loaded once (while
-the client is still listing the tools), and every request first sees what changed on
-disk since the last one. Writes are the CLI's: one commit each, under the store's lock.
+One process answers a whole client session: the store is opened once and the
+embedding model loaded once, on the store's thread from the moment the server starts,
+while the handshake and the listings are answered without them; every request first
+sees what changed on disk since the last one. Writes are the CLI's: one commit
+each, under the store's lock.
 """
 
 from __future__ import annotations
@@ -50,6 +51,11 @@ def serve(
     worker = StoreWorker(open_store)
     server = Server(worker, out.reply)
     _stop_on_signals(worker, out)
+    # The store opens and the model loads on the store's thread from the start: the
+    # handshake and the listings need neither, and are answered meanwhile (measured in
+    # docs/design.md, "MCP start-up": no later answer to `initialize`, an earlier first
+    # `retrieve`).
+    worker.start_warming()
     try:
         _read_until_closed(stdin, server, out)
     finally:

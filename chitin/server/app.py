@@ -79,7 +79,6 @@ class Server:
         self.worker = worker
         self.reply = reply
         self._tools: list[dict[str, Any]] | None = None
-        self._warming = False
         self.pending: set[Ident] = set()  # handed to the store's thread, not answered
         self.cancelled: set[Ident] = set()
 
@@ -104,17 +103,6 @@ class Server:
             answer = _internal(error)
         if answer is not None:
             self.reply(request.ident, answer)
-        if request.method == "tools/list":
-            self._warm()
-
-    def _warm(self) -> None:
-        """The first listing of the tools, once answered, starts the warm-up (worker.py),
-        which loads the model while the client goes on: every client lists the tools
-        right after the handshake, and a warm-up any earlier would compete with the
-        handshake's answer for the machine's cores."""
-        if not self._warming:
-            self._warming = True
-            self.worker.start_warming()
 
     # ------------------------------------------------------------------ the methods
 
