@@ -99,6 +99,7 @@ def test_a_lone_surrogate_in_an_argument_is_refused_in_one_line(store: Path) -> 
         ('[{"jsonrpc":"2.0","id":7,"method":"ping"}]', -32600, None),
         ('"hello"', -32600, None),
         ("{not json", -32700, None),
+        ("[" * 100_000 + "]" * 100_000, -32700, None),
         ('{"jsonrpc":"2.0","id":7,"method":"ping","params":{"a":NaN}}', -32700, None),
         ('{"jsonrpc":"2.0","id":7,"method":"no/such/method"}', -32601, 7),
         ('{"jsonrpc":"2.0","id":7,"method":"prompts/get","params":{"name":"nope"}}', -32602, 7),
@@ -188,3 +189,18 @@ def test_well_typed_arguments_still_work(store: Path) -> None:
     )
     assert [a["result"]["isError"] for a in answers] == [False, False]
     assert err == ""
+
+
+def test_a_line_that_is_not_utf8_is_a_parse_error(store: Path) -> None:
+    lines = [json.dumps(INITIALIZE).encode(), b'{"jsonrpc":"2.0","id":7,"method":"\xff\xfe"}',
+             b'{"jsonrpc":"2.0","id":8,"method":"ping"}']  # fmt: skip
+    done = subprocess.run(
+        [chitin_program(), "--store", str(store), "mcp"],
+        input=b"\n".join(lines) + b"\n",
+        capture_output=True,
+        timeout=120,
+    )
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [a["id"] for a in answers] == [0, None, 8]
+    assert answers[1]["error"]["code"] == -32700
+    assert done.returncode == 0 and done.stderr == b""

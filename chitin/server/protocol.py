@@ -68,6 +68,8 @@ def read(line: bytes) -> Message:
         value = json.loads(line, parse_constant=_not_json)
     except ValueError as error:  # UnicodeDecodeError included
         return Refusal(None, ProtocolError(PARSE_ERROR, f"Parse error: {_first_line(error)}"))
+    except RecursionError:
+        return Refusal(None, ProtocolError(PARSE_ERROR, "Parse error: nested too deeply"))
     if isinstance(value, list):
         return _refuse(None, "a batch (a JSON array) is not supported; send one message a line")
     if not isinstance(value, dict):
