@@ -204,3 +204,19 @@ def test_a_line_that_is_not_utf8_is_a_parse_error(store: Path) -> None:
     assert [a["id"] for a in answers] == [0, None, 8]
     assert answers[1]["error"]["code"] == -32700
     assert done.returncode == 0 and done.stderr == b""
+
+
+def test_a_cancelled_request_that_waits_is_neither_run_nor_answered(store: Path) -> None:
+    """The warm-up (opening the store, loading the model) runs first on the store's
+    thread, for hundreds of milliseconds; the cancellation, in the same write as the
+    request, is read within microseconds: the request is still waiting."""
+    contribute = call(1, "contribute", '{"type":"skill","claim":"Never kept","confidence":0.5}')
+    answers, err = exchange(
+        store,
+        contribute,
+        '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}',
+        call(2, "stats", "{}"),
+    )
+    assert [a["id"] for a in answers] == [2]
+    assert json.loads(answers[0]["result"]["content"][0]["text"])["total"] == 0
+    assert err == ""

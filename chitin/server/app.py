@@ -192,9 +192,17 @@ class Server:
         answer: Callable[[Any, list[str]], dict[str, Any]],
         failure: Callable[[BaseException], dict[str, Any] | ProtocolError],
     ) -> None:
-        """``work`` on the store's thread, answered there: a request the client
-        cancelled meanwhile is not answered (the specification's rule)."""
+        """``work`` on the store's thread, answered there. A request the client
+        cancels is not answered (the specification's rule): not run if it still waits,
+        its answer dropped if it runs (a write is never cut short)."""
         ident = request.ident
+
+        def wanted() -> bool:
+            if ident in self.cancelled:
+                self.cancelled.discard(ident)
+                self.pending.discard(ident)
+                return False
+            return True
 
         def done(value: Any, warnings: list[str], error: BaseException | None) -> None:
             self.pending.discard(ident)
@@ -208,7 +216,7 @@ class Server:
             self.reply(ident, said)
 
         self.pending.add(ident)
-        self.worker.submit(work, done)
+        self.worker.submit(work, done, wanted)
 
 
 def _text(request: Request, name: str) -> str:

@@ -40,11 +40,12 @@ class StoreWorker:
         self._thread = threading.Thread(target=self._serve, name="chitin-store", daemon=True)
         self._thread.start()
 
-    def submit(self, work: Callable[[Chitin], Any], done: Done) -> None:
+    def submit(self, work: Callable[[Chitin], Any], done: Done, wanted: Callable[[], bool]) -> None:
         """Run ``work(chitin)`` on the store's thread, after the jobs before it, then
-        ``done(value, warnings, None)`` or ``done(None, [], error)`` there."""
+        ``done(value, warnings, None)`` or ``done(None, [], error)`` there; unless, when
+        its turn comes, it is no longer ``wanted`` (its request was cancelled)."""
         if not self._stopping:
-            self._jobs.put(lambda: self._run(work, done))
+            self._jobs.put(lambda: self._run(work, done) if wanted() else None)
 
     def start_warming(self) -> None:
         """Load the model and sync the cache now, between requests (see Chitin.warm)."""
