@@ -153,7 +153,7 @@ class Server:
         try:
             work = tools.tools()[name](**arguments.checked(schema, given))
         except Exception as error:
-            self.reply(request.ident, tools.failure(error))
+            self.reply(request.ident, tools.failure(error, ran=False))
             return
         self._run(request, work, tools.answer, tools.failure)
 

@@ -76,15 +76,17 @@ def answer(value: Any, warnings: list[str]) -> dict[str, Any]:
     return {"content": _blocks(texts), "structuredContent": structured, "isError": False}
 
 
-def failure(error: BaseException) -> dict[str, Any]:
+def failure(error: BaseException, ran: bool = True) -> dict[str, Any]:
     """A tool's failure, in the line the CLI prints for it, and what chitin had to say
-    on the way (requests run one at a time, so the notices are this one's)."""
+    on the way (requests run one at a time on the store's thread, so the notices are
+    this one's). A call refused before it ran (``ran`` false: its arguments) says
+    none: they belong to the work in progress, or to the next answer."""
     from chitin.notices import take
     from chitin.render.failures import describe
 
     message, _ = describe(error)
     texts = [f"{getattr(error, 'prefix', 'Error')}: {message}"]
-    if notices := take():
+    if ran and (notices := take()):
         texts.append("\n".join(f"warning: {line}" for line in notices))
     return {"content": _blocks(texts), "isError": True}
 
