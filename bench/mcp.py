@@ -11,8 +11,9 @@ Measured, on the synthetic stores of bench/run.py (``--sizes``, default 1000,100
   response; then, stdin closed, until the process has exited. ``--runs`` fresh
   processes (default 11) after one untimed warm-up; median, min, max.
 - **floor**: the same for a bare SDK server (``MCPServer`` with one trivial tool, run by
-  the same Python as the chitin), and ``chitin --version`` (the CLI without the SDK):
-  what of the start is the SDK's import, and what is chitin's.
+  the same Python as the chitin, which needs the ``mcp`` extra), and ``chitin
+  --version``: what a start on the SDK would cost at least (chitin's server no longer
+  imports it: issue 28), and what is chitin's own.
 - **warm**: one real stdio session per store. After its start, one retrieve and a
   pause (``--settle``, 2 s: the warm-up is over, and no file is within chitin's 2 s
   "racily clean" window), then ``--repeats`` round trips of ``tools/call retrieve``
@@ -73,7 +74,9 @@ _WHAT = ("the failing release pipeline", "the pull request for the parser",
          "the command line options", "the error messages of the installer",
          "the caching of search results", "the login flow", "the nightly backup job")  # fmt: skip
 START_PHASES = ("initialize", "tools/list", "first call", "exit")
-TARGET_START_MS = 1000.0  # issue 14: server start to first answer
+# issue 28: from the spawn to each answer of a client's session start (issue 14 asked
+# for 1,000 ms to the first answer).
+TARGET_START_MS = {"initialize": 300.0, "tools/list": 400.0, "first call": 900.0}
 TARGET_WARM_MS = 20.0  # issue 14: a warm retrieve at 10,000 insights
 TARGET_WARM_SIZE = 10000
 
@@ -481,17 +484,18 @@ def _kind_order(kind: str) -> tuple[int, str]:
 def verdicts(starts: list[StartRun], sessions: list[WarmSession]) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
     for program, size in sorted({(s.program, s.size) for s in starts if s.size}):
-        times = [s.ms["initialize"] for s in starts if (s.program, s.size) == (program, size)
-                 if "initialize" in s.ms]  # fmt: skip
-        median = statistics.median(times) if times else None
-        found.append(
-            {
-                "what": f"{program}: start to the initialize answer @{size:,}",
-                "limit_ms": TARGET_START_MS,
-                "median_ms": median,
-                "pass": median is not None and median <= TARGET_START_MS,
-            }
-        )
+        for phase, limit in TARGET_START_MS.items():
+            times = [s.ms[phase] for s in starts if (s.program, s.size) == (program, size)
+                     if phase in s.ms]  # fmt: skip
+            median = statistics.median(times) if times else None
+            found.append(
+                {
+                    "what": f"{program}: start to the {phase} answer @{size:,}",
+                    "limit_ms": limit,
+                    "median_ms": median,
+                    "pass": median is not None and median <= limit,
+                }
+            )
     for session in sessions:
         if session.size != TARGET_WARM_SIZE:
             continue
@@ -510,7 +514,7 @@ def verdicts(starts: list[StartRun], sessions: list[WarmSession]) -> list[dict[s
 
 
 def print_verdicts(found: list[dict[str, Any]]) -> None:
-    print("\n### Targets (issue 14)\n")
+    print("\n### Targets (issues 14 and 28)\n")
     print("| what | target | median | |")
     print("|---|---:|---:|---|")
     for v in found:

@@ -570,22 +570,31 @@ def test_sigterm_finishes_the_write_in_progress_and_ends(store: Path, run: Run) 
     assert run("check").exit_code == 0
 
 
-def test_without_the_sdk_chitin_mcp_names_the_install(tmp_path: Path, store: Path) -> None:
+def test_serving_needs_neither_the_sdk_nor_pydantic(tmp_path: Path, store: Path) -> None:
+    """The server is chitin's own (a second of the SDK's import was most of its
+    start): with the SDK, pydantic and anyio unimportable, a session still works, and
+    a session imports none of them."""
     shadow = tmp_path / "shadow"
-    (shadow / "mcp").mkdir(parents=True)
-    (shadow / "mcp" / "__init__.py").write_text("")  # an mcp without its server
+    for package in ("mcp", "pydantic", "anyio"):
+        (shadow / package).mkdir(parents=True)
+        (shadow / package / "__init__.py").write_text(f"raise ImportError('no {package}')\n")
+    lines = [INITIALIZE, INITIALIZED, _request(1, "tools/list", {}), _tool(2, "stats")]
     done = subprocess.run(
-        [chitin_program(), "--store", str(store), "mcp"],
+        [sys.executable, "-X", "importtime", "-m", "chitin", "--store", str(store), "mcp"],
+        input="".join(json.dumps(line) + "\n" for line in lines),
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": str(shadow)},
-        stdin=subprocess.DEVNULL,
+        timeout=120,
     )
-    assert done.returncode == 1
-    assert done.stdout == ""
-    assert done.stderr == (
-        "Error: chitin mcp needs the MCP SDK, an optional extra: pip install 'chitin[mcp]'\n"
-    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [a["id"] for a in answers] == [0, 1, 2]
+    assert len(answers[1]["result"]["tools"]) == len(TOOLS)
+    assert json.loads(answers[2]["result"]["content"][0]["text"])["total"] == 0
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
+    assert "chitin.server.app" in loaded  # the import times were read
+    assert not {m for m in loaded if m.split(".")[0] in ("mcp", "pydantic", "anyio")}
 
 
 def test_the_cli_does_not_load_the_sdk(store: Path, add: Any) -> None:

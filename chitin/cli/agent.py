@@ -170,7 +170,6 @@ def hooks() -> None:
     claude-code-mcp  chitin's MCP server in ~/.claude.json (or a project's .mcp.json)
 
     A failing or missing chitin never blocks the host: the hooks give up quietly.
-    The MCP server needs the SDK: pip install 'chitin[mcp]'.
 
     \b
     chitin hooks install openclaw
@@ -307,17 +306,6 @@ def _report(outcome: Outcome, fmt: str, store: Path | None) -> None:
             served = f"the store at {store}" if store else "the default store, as chitin does"
             click.echo(f"  It serves {served}.")
         click.echo(_NEXT_STEP[outcome.host])
-    if mcp and outcome.action in ("installed", "updated", "unchanged"):
-        _say_if_no_sdk()
-
-
-def _say_if_no_sdk() -> None:
-    """The entry runs `chitin mcp`, which needs the MCP SDK in this chitin's
-    environment: say so now rather than when the client fails to start it."""
-    import importlib.util
-
-    if importlib.util.find_spec("mcp") is None:
-        note("warning: the MCP SDK is not installed here; run: pip install 'chitin[mcp]'")
 
 
 @hooks.command(short_help="What the Claude Code hooks run (reads the event on stdin).")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from typing import BinaryIO
 
 import click
 
@@ -14,7 +16,7 @@ from chitin.cli.context import Settings, note, running_chitin
 def mcp(ctx: click.Context) -> None:
     """Serve the store over stdio to an MCP client, which starts this command itself:
     `chitin hooks install claude-desktop` (or cursor, claude-code-mcp) writes the
-    client's entry. Needs the MCP SDK: pip install 'chitin[mcp]'.
+    client's entry.
 
     The tools are the commands an agent uses (retrieve, contribute, reinforce,
     similar, get, list, update, archive, unarchive, merge, history, changelog,
@@ -25,18 +27,29 @@ def mcp(ctx: click.Context) -> None:
     One process serves the whole client session: the embedding model loads once,
     and every request sees what changed on disk since the last one.
     """
-    from chitin.server import MissingSDK, check_sdk, serve
+    from chitin.server import serve
 
-    try:
-        check_sdk()
-    except MissingSDK as error:
-        raise click.ClickException(str(error)) from None
     settings: Settings = ctx.find_root().obj
     if sys.stdin.isatty():
         note(
             "chitin mcp speaks the Model Context Protocol on stdin and stdout, for an "
             "MCP client to start it (see `chitin hooks install --help`); Ctrl-C ends it."
         )
-    import os
+    serve(
+        settings.store,
+        os.environ,
+        settings.agent,
+        running_chitin(),
+        (sys.stdin.buffer, _protocol_stdout()),
+    )
 
-    serve(settings.store, os.environ, settings.agent, running_chitin())
+
+def _protocol_stdout() -> BinaryIO:
+    """The protocol's own handle on stdout; file descriptor 1 itself then points at
+    stderr, so that nothing else (a library's print, git's output) can put a line
+    into the protocol."""
+    sys.stdout.flush()
+    private = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return os.fdopen(private, "wb")

@@ -1,9 +1,15 @@
 """``chitin mcp``: the store served to MCP clients (Claude Desktop, Claude Code,
-Cursor, …) over stdio, by the official MCP SDK (``pip install 'chitin[mcp]'``).
+Cursor, …) over stdio: newline-delimited JSON-RPC 2.0, as MCP's stdio transport says.
 
-One process answers a whole client session: the store is opened once, the embedding
-model is loaded once (while the client is still listing the tools), and every request
-first sees what changed on disk since the last one. Writes are the CLI's: one commit
+The protocol layer is chitin's own (protocol.py, app.py), not the official SDK's:
+importing the SDK took most of a second, longer than some clients wait for the
+handshake (docs/design.md, "MCP start-up"). The SDK's own client is what the tests
+hold the server to.
+
+One process answers a whole client session: the store is opened once and the
+embedding model loaded once, on the store's thread from the moment the server starts,
+while the handshake and the listings are answered without them; every request first
+sees what changed on disk since the last one. Writes are the CLI's: one commit
 each, under the store's lock.
 """
 
@@ -11,74 +17,114 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from chitin.server.worker import StoreWorker
-
-INSTALL = "pip install 'chitin[mcp]'"
-
-
-class MissingSDK(Exception):
-    """The MCP SDK is not installed (it is an optional extra)."""
-
-
-def check_sdk() -> None:
-    """Raise MissingSDK, naming the install command, when the SDK cannot be imported."""
-    import importlib.util
-
-    try:
-        found = importlib.util.find_spec("mcp.server.mcpserver") is not None
-    except (ImportError, ValueError):
-        found = False
-    if not found:
-        raise MissingSDK(f"chitin mcp needs the MCP SDK, an optional extra: {INSTALL}")
-
-
-def serve(store: Path, env: Mapping[str, str], agent: str | None, command: tuple[str, ...]) -> None:
-    """Serve ``store`` over stdin and stdout until the client closes them, or until
-    SIGTERM or SIGINT: the request in progress is finished first (a write is never
-    cut short), then the process ends."""
-    import anyio
-
-    from chitin import Chitin
-    from chitin.server.app import build
-    from chitin.server.worker import StoreWorker
-
-    worker = StoreWorker(lambda: Chitin(store, env=env, agent=agent, command=command))
-    try:
-        anyio.run(_serve_until_stopped, build(worker), worker)
-    except KeyboardInterrupt:  # Ctrl-C before the server listened for it
-        pass
-    finally:
-        worker.close()
-
+from typing import IO, Any
 
 STOPPING = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
-ANSWER_DRAIN = 0.2  # seconds for the last answer to reach stdout after its work ends
+# The one notification that changes anything; the others (initialized, …) need nothing.
+CANCELLED = "notifications/cancelled"
 
 
-async def _serve_until_stopped(server: Any, worker: StoreWorker) -> None:
-    """The server, until its client closes stdin or a signal asks it to stop."""
-    import anyio
+def serve(
+    store: Path,
+    env: Mapping[str, str],
+    agent: str | None,
+    command: tuple[str, ...],
+    streams: tuple[IO[bytes], IO[bytes]],
+) -> None:
+    """Serve ``store`` over ``streams`` (stdin, and a stdout that nothing else writes
+    to) until the client closes stdin (the requests read so far are answered first), or
+    until SIGTERM, SIGINT or SIGHUP (the request in progress is finished and answered;
+    a write is never cut short), then return."""
+    from chitin.server.app import Server
+    from chitin.server.worker import StoreWorker
 
-    async with anyio.create_task_group() as group:
+    def open_store() -> Any:
+        from chitin import Chitin  # on the store's thread, after the handshake's answer
 
-        async def stop_on_signal() -> None:
-            with anyio.open_signal_receiver(*STOPPING) as signals:
-                async for _ in signals:
-                    # The request in progress finishes (a write is never cut short),
-                    # and its answer is given the moment the SDK needs to write it
-                    # (milliseconds). Then the process ends here: the SDK reads stdin on
-                    # a thread that no cancellation reaches, so a graceful return would
-                    # wait for the client's next line, which a client that sent SIGTERM
-                    # never sends.
-                    await anyio.to_thread.run_sync(worker.close)
-                    await anyio.sleep(ANSWER_DRAIN)
-                    os._exit(0)
+        return Chitin(store, env=env, agent=agent, command=command)
 
-        group.start_soon(stop_on_signal)
-        await server.run_stdio_async()
-        group.cancel_scope.cancel()
+    stdin, stdout = streams
+    out = Output(stdout)
+    worker = StoreWorker(open_store)
+    server = Server(worker, out.reply)
+    _stop_on_signals(worker, out)
+    # The store opens and the model loads on the store's thread from the start: the
+    # handshake and the listings need neither, and are answered meanwhile (measured in
+    # docs/design.md, "MCP start-up": no later answer to `initialize`, an earlier first
+    # `retrieve`).
+    worker.start_warming()
+    try:
+        _read_until_closed(stdin, server, out)
+    finally:
+        worker.finish()
+        out.flush()
+
+
+def _read_until_closed(stdin: IO[bytes], server: Any, out: Output) -> None:
+    from chitin.server import protocol
+
+    while line := stdin.readline():
+        message = protocol.read(line)
+        if isinstance(message, protocol.Request):
+            server.handle(message)
+        elif isinstance(message, protocol.Refusal):
+            out.send(protocol.error(message.ident, message.error))
+        elif isinstance(message, protocol.Notification) and message.method == CANCELLED:
+            server.cancel(message.params.get("requestId"))
+
+
+class Output:
+    """stdout, one whole message a line, from whichever thread answers."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self._stream = stream
+        self._lock = threading.Lock()
+        self._gone = False
+
+    def reply(self, ident: Any, answer: Any) -> None:
+        from chitin.server import protocol
+
+        if isinstance(answer, protocol.ProtocolError):
+            self.send(protocol.error(ident, answer))
+        else:
+            self.send(protocol.result(ident, answer))
+
+    def send(self, message: dict[str, Any]) -> None:
+        from chitin.server.protocol import encode
+
+        data = encode(message)
+        with self._lock:
+            if self._gone:
+                return
+            try:
+                self._stream.write(data)
+                self._stream.flush()
+            except OSError:  # the client has gone: nobody is left to answer
+                self._gone = True
+
+    def flush(self) -> None:
+        with self._lock:
+            try:
+                self._stream.flush()
+            except OSError:
+                self._gone = True
+
+
+def _stop_on_signals(worker: Any, out: Output) -> None:
+    """On a signal: finish the request in progress (its answer is written), drop the
+    others, and end the process. Not in the handler itself: it runs on the thread that
+    reads stdin, which may hold the output's lock that the answer needs."""
+
+    def stop() -> None:
+        worker.stop()
+        out.flush()
+        os._exit(0)
+
+    def handler(number: int, frame: Any) -> None:
+        threading.Thread(target=stop, name="chitin-stop", daemon=True).start()
+
+    for number in STOPPING:
+        signal.signal(number, handler)

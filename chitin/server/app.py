@@ -1,29 +1,40 @@
-"""The MCP server itself: the tools (tools.py), two resources and a prompt, on the
-official SDK's ``MCPServer``, over stdio.
+"""The MCP server itself: what each method answers (the tools of tools.py, two
+resources, the reflect prompt), as MCP's handshake-era revisions (2024-11-05 to
+2025-11-25) define them.
 
-Arguments of the wrong JSON type are refused by the SDK before a tool runs; its
-message (pydantic's, several lines) is reworded here into chitin's one line, so that
-every refusal an agent reads is worded alike.
+Answers that need no store (the handshake, the listings, ping) are given at once, on
+the thread that reads stdin; the others are handed to the store's thread
+(worker.py), in order, and answered from there. ``reply`` writes an answer; this
+module never writes anything else.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
-from pydantic import ValidationError as ArgumentError
-
 from chitin import __version__
-from chitin.errors import ValidationError
-from chitin.server import prompts, tools
+from chitin.server import arguments, prompts
+from chitin.server.protocol import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    METHOD_NOT_FOUND,
+    Ident,
+    ProtocolError,
+    Request,
+    lone_surrogate,
+)
 
 if TYPE_CHECKING:
-    from mcp.server.mcpserver import Context
-    from mcp.types import CallToolResult, InputRequiredResult
-
     from chitin import Chitin
     from chitin.server.worker import StoreWorker
+
+Reply = Callable[[Ident, "dict[str, Any] | ProtocolError"], None]
+
+# The revisions reached by the `initialize` handshake, oldest first. A client that asks
+# for another one is offered the newest (the specification's negotiation).
+PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 
 INSTRUCTIONS = """\
 chitin keeps how you work best: insights (lessons, reflexes, preferences) that you \
@@ -36,98 +47,186 @@ several times, a technique that worked), check `similar`, then `contribute` it o
 - Never store secrets, credentials or private data.
 - At a quiet moment, use the `reflect` prompt on the sessions that ended."""
 
-# pydantic's error types, by the start of their name: what the argument must be.
-_EXPECTED = {
-    "int": "a whole number",
-    "float": "a number",
-    "string": "a text",
-    "bool": "true or false",
-    "list": "a list",
-    "dict": "an object",
+CAPABILITIES = {
+    "prompts": {"listChanged": False},
+    "resources": {"listChanged": False, "subscribe": False},
+    "tools": {"listChanged": False},
 }
+MARKDOWN = "text/markdown"
+PERSONALITY = {
+    "description": "The insights for a session, rendered as `chitin render` writes "
+    "PERSONALITY.md (the strongest ones, within 2,000 tokens).",
+    "mimeType": MARKDOWN,
+    "name": "personality",
+    "title": "PERSONALITY.md",
+    "uri": "personality://current",
+}
+INSIGHT_TEMPLATE = {
+    "description": "One insight's Markdown file as it is on disk (YAML frontmatter, then "
+    "its sections). The id may be any unique prefix.",
+    "mimeType": MARKDOWN,
+    "name": "insight",
+    "title": "An insight's file",
+    "uriTemplate": "insight://{id}",
+}
+INSIGHT_URI = re.compile(r"insight://(?P<id>[^/?#]+)\Z")
 
 
-class ChitinServer(MCPServer[Any]):
-    def __init__(self, worker: StoreWorker, **settings: Any) -> None:
-        super().__init__(**settings)
+class Server:
+    """One client session: the methods, over a store worker and a way to reply."""
+
+    def __init__(self, worker: StoreWorker, reply: Reply) -> None:
         self.worker = worker
-        self._warming = False
+        self.reply = reply
+        self._tools: list[dict[str, Any]] | None = None
+        self.pending: set[Ident] = set()  # handed to the store's thread, not answered
+        self.cancelled: set[Ident] = set()
 
-    async def list_tools(self) -> list[Any]:
-        """The tools; the first listing also starts the warm-up (StoreWorker), which
-        loads the model while the client goes on. Not before: on two cores its imports
-        would hold up the answer to ``initialize`` by a third of a second at 10,000
-        insights, and every client lists the tools right after it."""
-        if not self._warming:
-            self._warming = True
-            self.worker.start_warming()
-        return await super().list_tools()
+    def cancel(self, ident: Any) -> None:
+        """notifications/cancelled: a request still waiting or running gets no answer
+        (a write in progress still finishes: worker.py)."""
+        if ident in self.pending:
+            self.cancelled.add(ident)
 
-    async def call_tool(
-        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
-    ) -> CallToolResult | InputRequiredResult:
-        """A tool's answer; whatever it raised, the line the CLI prints for it."""
+    def handle(self, request: Request) -> None:
+        """Answer ``request``, now or from the store's thread; exactly once."""
+        method = METHODS.get(request.method)
+        if method is None:
+            problem = ProtocolError(METHOD_NOT_FOUND, f"Method not found: {request.method}")
+            self.reply(request.ident, problem)
+            return
         try:
-            return await super().call_tool(name, arguments, context)
-        except ToolError as error:
-            cause = error.__cause__
-            if isinstance(cause, ArgumentError):
-                return tools.failure(ValidationError("arguments", argument_problem(cause)))
-            if cause is None:  # the SDK's own refusal: an unknown tool
-                raise
-            return tools.failure(cause)
+            answer = method(self, request)
+        except ProtocolError as problem:
+            answer = problem
+        except Exception as error:  # a defect: said in one line, the session goes on
+            answer = _internal(error)
+        if answer is not None:
+            self.reply(request.ident, answer)
+
+    # ------------------------------------------------------------------ the methods
+
+    def initialize(self, request: Request) -> dict[str, Any]:
+        asked = request.params.get("protocolVersion")
+        if not isinstance(asked, str):
+            raise ProtocolError(INVALID_PARAMS, "initialize: protocolVersion must be a string")
+        return {
+            "capabilities": CAPABILITIES,
+            "instructions": INSTRUCTIONS,
+            "protocolVersion": asked if asked in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[-1],
+            "serverInfo": {"name": "chitin", "title": "chitin", "version": __version__},
+        }
+
+    def ping(self, request: Request) -> dict[str, Any]:
+        return {}
+
+    def list_tools(self, request: Request) -> dict[str, Any]:
+        from chitin.server.tools import listing
+
+        if self._tools is None:
+            self._tools = listing()
+        return {"tools": self._tools}
+
+    def list_resources(self, request: Request) -> dict[str, Any]:
+        return {"resources": [PERSONALITY]}
+
+    def list_templates(self, request: Request) -> dict[str, Any]:
+        return {"resourceTemplates": [INSIGHT_TEMPLATE]}
+
+    def list_prompts(self, request: Request) -> dict[str, Any]:
+        return {"prompts": [prompts.LISTED]}
+
+    def call_tool(self, request: Request) -> None:
+        from chitin.server import tools
+
+        name = _text(request, "name")
+        given = request.params.get("arguments", {})
+        if given is None:
+            given = {}
+        if not isinstance(given, dict):
+            raise ProtocolError(INVALID_PARAMS, "tools/call: arguments must be an object")
+        schema = next((t["inputSchema"] for t in self.list_tools(request)["tools"]
+                       if t["name"] == name), None)  # fmt: skip
+        if schema is None:  # as the SDK answered it: the agent reads which tool
+            self.reply(request.ident, tools.refusal(f"Unknown tool: {name}"))
+            return
+        try:
+            work = tools.tools()[name](**arguments.checked(schema, given))
+        except Exception as error:
+            self.reply(request.ident, tools.failure(error, ran=False))
+            return
+        self._run(request, work, tools.answer, tools.failure)
+
+    def read_resource(self, request: Request) -> None:
+        uri = _text(request, "uri")
+        if uri == PERSONALITY["uri"]:
+            work: Callable[[Chitin], str] = lambda chitin: chitin.render(mcp=True).text  # noqa: E731
+        elif found := INSIGHT_URI.match(uri):
+            ref = found["id"]
+            work = lambda chitin: insight_file(chitin, ref)  # noqa: E731
+        else:
+            raise ProtocolError(INVALID_PARAMS, f"Unknown resource: {uri}", {"uri": uri})
+
+        def contents(text: str, warnings: list[str]) -> dict[str, Any]:
+            return {"contents": [{"uri": uri, "mimeType": MARKDOWN, "text": text}]}
+
+        self._run(request, work, contents, lambda error: _resource_error(error, uri))
+
+    def get_prompt(self, request: Request) -> None:
+        name = _text(request, "name")
+        if name != prompts.LISTED["name"]:
+            raise ProtocolError(INVALID_PARAMS, f"Unknown prompt: {name}")
+
+        def message(text: str, warnings: list[str]) -> dict[str, Any]:
+            said = {"role": "user", "content": {"type": "text", "text": text}}
+            return {"description": prompts.LISTED["description"], "messages": [said]}
+
+        self._run(request, prompts.reflection, message, _internal)
+
+    # ------------------------------------------------------------------ on the store
+
+    def _run(
+        self,
+        request: Request,
+        work: Callable[[Chitin], Any],
+        answer: Callable[[Any, list[str]], dict[str, Any]],
+        failure: Callable[[BaseException], dict[str, Any] | ProtocolError],
+    ) -> None:
+        """``work`` on the store's thread, answered there. A request the client
+        cancels is not answered (the specification's rule): not run if it still waits,
+        its answer dropped if it runs (a write is never cut short)."""
+        ident = request.ident
+
+        def wanted() -> bool:
+            if ident in self.cancelled:
+                self.cancelled.discard(ident)
+                self.pending.discard(ident)
+                return False
+            return True
+
+        def done(value: Any, warnings: list[str], error: BaseException | None) -> None:
+            self.pending.discard(ident)
+            if ident in self.cancelled:
+                self.cancelled.discard(ident)
+                return
+            try:
+                said = failure(error) if error is not None else answer(value, warnings)
+            except Exception as defect:
+                said = _internal(defect)
+            self.reply(ident, said)
+
+        self.pending.add(ident)
+        self.worker.submit(work, done, wanted)
 
 
-def argument_problem(error: ArgumentError) -> str:
-    """The first thing wrong with a tool's arguments, in one line."""
-    first = error.errors()[0]
-    where = [str(part) for part in first["loc"]]
-    name = where[0] + "".join(f"[{part}]" for part in where[1:]) if where else "arguments"
-    if first["type"] == "missing":
-        return f"{name} is required"
-    expected = _EXPECTED.get(first["type"].split("_")[0])
-    if expected is None:
-        return f"{name}: {first['msg']}"
-    return f"{name} must be {expected}, got {first.get('input')!r}"
-
-
-def build(worker: StoreWorker) -> ChitinServer:
-    server = ChitinServer(
-        worker,
-        name="chitin",
-        title="chitin",
-        version=__version__,
-        instructions=INSTRUCTIONS,
-        log_level="WARNING",
-    )
-    tools.register(server, worker)
-    _resources(server, worker)
-    prompts.register(server, worker)
-    return server
-
-
-def _resources(server: ChitinServer, worker: StoreWorker) -> None:
-    @server.resource(
-        "personality://current",
-        name="personality",
-        title="PERSONALITY.md",
-        description="The insights for a session, rendered as `chitin render` writes "
-        "PERSONALITY.md (the strongest ones, within 2,000 tokens).",
-        mime_type="text/markdown",
-    )
-    async def personality() -> str:
-        return str(await _read(worker, lambda chitin: chitin.render(mcp=True).text))
-
-    @server.resource(
-        "insight://{id}",
-        name="insight",
-        title="An insight's file",
-        description="One insight's Markdown file as it is on disk (YAML frontmatter, then "
-        "its sections). The id may be any unique prefix.",
-        mime_type="text/markdown",
-    )
-    async def insight(id: str) -> str:
-        return str(await _read(worker, lambda chitin: insight_file(chitin, id)))
+def _text(request: Request, name: str) -> str:
+    """A parameter that must be a string of text, or the -32602 that says it is not."""
+    value = request.params.get(name)
+    if not isinstance(value, str):
+        raise ProtocolError(INVALID_PARAMS, f"{request.method}: {name} must be a string")
+    if problem := lone_surrogate(value, name):
+        raise ProtocolError(INVALID_PARAMS, f"{request.method}: {problem}")
+    return value
 
 
 def insight_file(chitin: Chitin, ref: str) -> str:
@@ -135,15 +234,30 @@ def insight_file(chitin: Chitin, ref: str) -> str:
     return (chitin.root / chitin.path_of(found.id)).read_text(encoding="utf-8")
 
 
-async def _read(worker: StoreWorker, work: Any) -> Any:
-    """A resource's content; chitin's errors as the SDK's resource errors (one line)."""
-    from chitin.errors import AmbiguousIdError, ChitinError, NotFoundError
+def _resource_error(error: BaseException, uri: str) -> ProtocolError:
+    """A resource's failure as the SDK gave it: an unknown insight is invalid params
+    (naming the uri); the store's own failures are internal errors, in one line."""
+    from chitin.errors import AmbiguousIdError, NotFoundError
+
+    if isinstance(error, NotFoundError | AmbiguousIdError):
+        return ProtocolError(INVALID_PARAMS, str(error), {"uri": uri})
+    return _internal(error)
+
+
+def _internal(error: BaseException) -> ProtocolError:
     from chitin.render.failures import describe
 
-    try:
-        value, _ = await worker.run(work)
-    except (NotFoundError, AmbiguousIdError) as error:
-        raise ResourceNotFoundError(str(error)) from None
-    except (ChitinError, OSError) as error:
-        raise ResourceError(describe(error)[0]) from None
-    return value
+    return ProtocolError(INTERNAL_ERROR, describe(error)[0].splitlines()[0])
+
+
+METHODS: dict[str, Callable[[Server, Request], Any]] = {
+    "initialize": Server.initialize,
+    "ping": Server.ping,
+    "tools/list": Server.list_tools,
+    "tools/call": Server.call_tool,
+    "resources/list": Server.list_resources,
+    "resources/templates/list": Server.list_templates,
+    "resources/read": Server.read_resource,
+    "prompts/list": Server.list_prompts,
+    "prompts/get": Server.get_prompt,
+}

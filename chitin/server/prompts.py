@@ -9,10 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from mcp.server.mcpserver import MCPServer
-
     from chitin import Chitin
-    from chitin.server.worker import StoreWorker
 
 # SKILL.md's sections that guide a reflection, in the order the prompt gives them.
 SECTIONS = ("The reflection loop", "When to contribute", "How to contribute", "Keep insights true")
@@ -25,16 +22,19 @@ with the same options: `chitin similar "…" --semantic` is `similar` with `sema
 true`, and `chitin reflect --clear` is `reflect` with `clear: true`."""
 
 
-def register(server: MCPServer[Any], worker: StoreWorker) -> None:
-    @server.prompt(
-        "reflect",
-        title="Reflect on ended sessions",
-        description="Walk through the sessions waiting for reflection: contribute what "
-        "you learned, reinforce what proved true, then clear the queue.",
-    )
-    async def reflect() -> str:
-        pending, _ = await worker.run(pending_lines)
-        return "\n\n".join([LEAD, pending, *skill_sections(SECTIONS)])
+# The prompt as ``prompts/list`` gives it.
+LISTED: dict[str, Any] = {
+    "arguments": [],
+    "description": "Walk through the sessions waiting for reflection: contribute what "
+    "you learned, reinforce what proved true, then clear the queue.",
+    "name": "reflect",
+    "title": "Reflect on ended sessions",
+}
+
+
+def reflection(chitin: Chitin) -> str:
+    """The prompt's text: what it asks, what waits now, and SKILL.md's guidance."""
+    return "\n\n".join([LEAD, pending_lines(chitin), *skill_sections(SECTIONS)])
 
 
 def pending_lines(chitin: Chitin) -> str:

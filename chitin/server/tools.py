@@ -1,75 +1,38 @@
 """The MCP tools: one per command an agent uses, answering with that command's JSON
 (``chitin <command> --format json``) and failing with its one-line messages.
 
-The schema of each tool says what its arguments may be (types, allowed values,
-ranges); chitin itself checks them, as it checks the CLI's flags, so that an agent
-reads the same message a person would (``Error: confidence must be between 0 and 1,
-got 2``). The SDK checks only the JSON types (see app.py for how it words those).
+What a client sees of each tool (its name, description, input schema and
+annotations) is data, in tools.json beside this file: the listing the MCP SDK
+generated from these functions' signatures when chitin served on it, kept byte for
+byte. arguments.py checks the JSON types against it; chitin itself checks the
+allowed values and ranges, as it checks the CLI's flags, so that an agent reads the
+same message a person would (``Error: confidence must be between 0 and 1, got 2``).
+
+Each tool checks its arguments where it is called and returns the work to do on the
+store's thread (worker.py); the server runs it and answers with ``answer``.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated, Any
-
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import Field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from chitin.errors import ValidationError
 from chitin.model.bounds import MAX_BUDGET, MAX_COUNT, MAX_DAYS
-from chitin.model.insight import EVIDENCE_KINDS, PROVENANCES, TYPES
 
 if TYPE_CHECKING:
-    from mcp.server.mcpserver import MCPServer
-
     from chitin import Chitin
-    from chitin.server.worker import StoreWorker
 
-READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-ADDS = ToolAnnotations(
-    read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
-)
-SETS = ToolAnnotations(
-    read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
-)
-RESTORES = ToolAnnotations(
-    read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
-)
-FOLDS = ToolAnnotations(
-    read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False
-)
+Work = Callable[["Chitin"], Any]
 
 
-def _enum(values: tuple[str, ...]) -> Any:
-    return Field(json_schema_extra={"enum": list(values)})
-
-
-def _bounds(low: float, high: float) -> Any:
-    return Field(json_schema_extra={"minimum": low, "maximum": high})
-
-
-def _about(description: str) -> Any:
-    return Field(description=description)
-
-
-# What the arguments may be; the schema says so, chitin checks it (see the doc above).
-TypeName = Annotated[str, _enum(TYPES)]
-ProvenanceName = Annotated[str, _enum(PROVENANCES)]
-EvidenceName = Annotated[str, _enum(EVIDENCE_KINDS)]
-Fraction = Annotated[float, _bounds(0, 1)]
-Count = Annotated[int, _bounds(1, MAX_COUNT)]
-Budget = Annotated[int, _bounds(1, MAX_BUDGET)]
-Days = Annotated[int, _bounds(1, MAX_DAYS)]
-
-# The arguments several tools share.
-Id = Annotated[str, _about("The insight's id, or any unique prefix of it.")]
-Types = Annotated[list[TypeName] | None, _about("Only insights of these types.")]
-AnyTags = Annotated[list[str] | None, _about("Only insights with any of these tags.")]
-MinConfidence = Annotated[Fraction | None, _about("Only insights at least this confident.")]
-AllowSecret = Annotated[
-    bool, _about("Write text that looks like a credential anyway (refused without it).")
-]
+def listing() -> list[dict[str, Any]]:
+    """The tools as ``tools/list`` gives them (tools.json)."""
+    text = Path(__file__).with_name("tools.json").read_text(encoding="utf-8")
+    found: list[dict[str, Any]] = json.loads(text)
+    return found
 
 
 # The arguments of contribute and update that are the insight's fields, by name.
@@ -102,60 +65,60 @@ def check_range(name: str, value: int | None, high: int) -> None:
         )
 
 
-async def answer(worker: StoreWorker, work: Callable[[Chitin], Any]) -> CallToolResult:
-    """``work`` on the store's thread, as a tool's result: the JSON as the command prints
-    it (and as structured content), with chitin's warnings in a second block. (A
-    failure is worded by app.py, wherever in the tool it is raised.)"""
-    value, warnings = await worker.run(work)
+def answer(value: Any, warnings: list[str]) -> dict[str, Any]:
+    """A tool's result: the JSON as the command prints it (and as structured
+    content), with chitin's warnings in a second block."""
     texts = [
         json.dumps(value, indent=2, ensure_ascii=False),
         *(["\n".join(warnings)] * bool(warnings)),
     ]
-    content: list[Any] = [TextContent(type="text", text=text) for text in texts]
     structured = value if isinstance(value, dict) else {"result": value}
-    return CallToolResult(content=content, structured_content=structured)
+    return {"content": _blocks(texts), "structuredContent": structured, "isError": False}
 
 
-def failure(error: BaseException) -> CallToolResult:
+def failure(error: BaseException, ran: bool = True) -> dict[str, Any]:
     """A tool's failure, in the line the CLI prints for it, and what chitin had to say
-    on the way (requests run one at a time, so the notices are this one's)."""
+    on the way (requests run one at a time on the store's thread, so the notices are
+    this one's). A call refused before it ran (``ran`` false: its arguments) says
+    none: they belong to the work in progress, or to the next answer."""
     from chitin.notices import take
     from chitin.render.failures import describe
 
     message, _ = describe(error)
     texts = [f"{getattr(error, 'prefix', 'Error')}: {message}"]
-    if notices := take():
+    if ran and (notices := take()):
         texts.append("\n".join(f"warning: {line}" for line in notices))
-    return CallToolResult(content=[TextContent(type="text", text=t) for t in texts], is_error=True)
+    return {"content": _blocks(texts), "isError": True}
 
 
-def register(server: MCPServer[Any], worker: StoreWorker) -> None:
-    """Add every tool to ``server``."""
-    for tool, hints, name in _tools(worker):
-        server.add_tool(tool, name=name, annotations=hints, structured_output=False)
+def refusal(text: str) -> dict[str, Any]:
+    """A tool call refused before any tool ran (an unknown tool), as a tool's error."""
+    return {"content": _blocks([text]), "isError": True}
 
 
-def _tools(worker: StoreWorker) -> list[tuple[Callable[..., Any], ToolAnnotations, str]]:
+def _blocks(texts: list[str]) -> list[dict[str, Any]]:
+    return [{"type": "text", "text": text} for text in texts]
+
+
+def tools() -> dict[str, Callable[..., Work]]:
+    """Every tool by its name: called with its checked arguments, it returns the work
+    to run on the store's thread (or raises ValidationError)."""
+    return {name: tool for tool, name in _tools()}
+
+
+def _tools() -> list[tuple[Callable[..., Work], str]]:
     from chitin.render import shapes
 
-    async def retrieve(
-        query: Annotated[str, _about("What you are about to do, in your own words.")],
-        budget: Annotated[
-            Budget, _about("Most tokens the context may take (~4 chars each).")
-        ] = 2000,
-        max_results: Annotated[Count, _about("Most insights to consider.")] = 15,
-        types: Types = None,
-        tags: AnyTags = None,
-        min_confidence: MinConfidence = None,
-        full: Annotated[
-            bool, _about("Give each insight's context, reasoning, limitations.")
-        ] = False,
-        explain: Annotated[bool, _about("Give every factor of every score.")] = False,
-    ) -> CallToolResult:
-        """The insights that matter for what you are about to do, best first, within a
-        token budget. Call it at the start of a task, describing the task. `context` is
-        the text to read (grouped by type); `insights` lists their ids and scores, which
-        `reinforce`, `update` and `get` take. Follow the triggers whose situation fits."""
+    def retrieve(
+        query: str,
+        budget: int,
+        max_results: int,
+        types: list[str] | None,
+        tags: list[str] | None,
+        min_confidence: float | None,
+        full: bool,
+        explain: bool,
+    ) -> Work:
         from chitin import Query
         from chitin.model.insight import check_confidence, parse_tags
         from chitin.render import budget as marshalling
@@ -178,28 +141,23 @@ def _tools(worker: StoreWorker) -> list[tuple[Callable[..., Any], ToolAnnotation
             )
             return shapes.retrieval(found, packed, explain)
 
-        return await answer(worker, work)
+        return work
 
-    async def contribute(
-        type: Annotated[TypeName, _about("The kind of insight.")],
-        claim: Annotated[str, _about("The insight itself: one sentence of guidance.")],
-        confidence: Annotated[Fraction, _about("How sure you are, from 0 to 1.")],
-        reasoning: Annotated[str | None, _about("How you arrived at it.")] = None,
-        context: Annotated[str | None, _about("When it applies.")] = None,
-        limitations: Annotated[str | None, _about("When it breaks down.")] = None,
-        tags: Annotated[list[str] | None, _about('Tags, such as ["testing", "git"].')] = None,
-        source: Annotated[str | None, _about("The experience it came from.")] = None,
-        provenance: Annotated[ProvenanceName | None, _about("How it was learned.")] = None,
-        condition: Annotated[str | None, _about('Triggers only: the situation ("when …").')] = None,
-        avoid: Annotated[bool | None, _about("Triggers only: the claim is what not to do.")] = None,
-        force: Annotated[bool, _about("Skip the check for duplicates and conflicts.")] = False,
-        allow_secret: AllowSecret = False,
-    ) -> CallToolResult:
-        """Record a lesson you learned as a new insight (one git commit). Check with
-        `similar` first: if it is already known, `reinforce` that one instead. The answer
-        lists stored insights it duplicates or conflicts with: merge a duplicate into the
-        known one, and resolve a conflict (update, merge or archive one of them). Never
-        put secrets, credentials or private data in an insight."""
+    def contribute(
+        type: str,
+        claim: str,
+        confidence: float,
+        reasoning: str | None,
+        context: str | None,
+        limitations: str | None,
+        tags: list[str] | None,
+        source: str | None,
+        provenance: str | None,
+        condition: str | None,
+        avoid: bool | None,
+        force: bool,
+        allow_secret: bool,
+    ) -> Work:
         fields = _given(locals(), INSIGHT_FIELDS)
 
         def work(chitin: Chitin) -> dict[str, Any]:
@@ -208,22 +166,9 @@ def _tools(worker: StoreWorker) -> list[tuple[Callable[..., Any], ToolAnnotation
                 made.insight, made.conflicts, made.duplicates, made.path, made.commit
             )
 
-        return await answer(worker, work)
+        return work
 
-    async def reinforce(
-        id: Id,
-        source: Annotated[str | None, _about("What confirmed it.")] = None,
-        evidence: Annotated[
-            EvidenceName | None,
-            _about(
-                "external: a result or another person confirmed it; internal: your own "
-                "check; social: someone said so."
-            ),
-        ] = None,
-        allow_secret: AllowSecret = False,
-    ) -> CallToolResult:
-        """Record that experience confirmed an insight: its confidence rises by 5% of the
-        distance to 1 and its count goes up (one git commit)."""
+    def reinforce(id: str, source: str | None, evidence: str | None, allow_secret: bool) -> Work:
 
         def work(chitin: Chitin) -> dict[str, Any]:
             changed = chitin.reinforce(
@@ -231,19 +176,9 @@ def _tools(worker: StoreWorker) -> list[tuple[Callable[..., Any], ToolAnnotation
             )
             return shapes.insight(changed.insight)
 
-        return await answer(worker, work)
+        return work
 
-    async def similar(
-        claim: Annotated[str, _about("The claim to compare with the stored ones.")],
-        threshold: Annotated[
-            Fraction | None, _about("Lowest similarity to give (default 0.2; 0.5 in meaning).")
-        ] = None,
-        semantic: Annotated[
-            bool, _about("Compare meaning (embeddings), not shared words.")
-        ] = False,
-    ) -> CallToolResult:
-        """Stored insights close to a claim: by shared words (Jaccard), or with
-        `semantic`, by meaning. Ask before you contribute, to find what is already known."""
+    def similar(claim: str, threshold: float | None, semantic: bool) -> Work:
         from chitin.model.insight import check_confidence, js_number
 
         floor = (0.5 if semantic else 0.2) if threshold is None else threshold
@@ -258,20 +193,18 @@ def _tools(worker: StoreWorker) -> list[tuple[Callable[..., Any], ToolAnnotation
             found = (chitin.similar_meaning if semantic else chitin.similar)(claim, checked)
             return shapes.similar(found)
 
-        return await answer(worker, work)
+        return work
 
-    async def get(id: Id) -> CallToolResult:
-        """One insight, live or archived, with every field."""
-        return await answer(worker, lambda chitin: shapes.insight(chitin.get(id)))
+    def get(id: str) -> Work:
+        return lambda chitin: shapes.insight(chitin.get(id))
 
-    async def list_insights(
-        types: Types = None,
-        tags: AnyTags = None,
-        provenance: Annotated[ProvenanceName | None, _about("Only this provenance.")] = None,
-        min_confidence: MinConfidence = None,
-        archived: Annotated[bool, _about("List archived insights instead.")] = False,
-    ) -> CallToolResult:
-        """Insights, newest first; the filters combine."""
+    def list_insights(
+        types: list[str] | None,
+        tags: list[str] | None,
+        provenance: str | None,
+        min_confidence: float | None,
+        archived: bool,
+    ) -> Work:
         from chitin.model.insight import check_confidence, parse_tags
 
         floor = check_confidence(min_confidence) if min_confidence is not None else None
@@ -287,31 +220,23 @@ def _tools(worker: StoreWorker) -> list[tuple[Callable[..., Any], ToolAnnotation
             )
             return shapes.insights(found)
 
-        return await answer(worker, work)
+        return work
 
-    async def update(
-        id: Id,
-        type: Annotated[TypeName | None, _about("A new type (moves the file).")] = None,
-        claim: Annotated[str | None, _about("A new claim.")] = None,
-        confidence: Annotated[Fraction | None, _about("A new confidence, from 0 to 1.")] = None,
-        reasoning: Annotated[str | None, _about("New reasoning; '' clears it.")] = None,
-        context: Annotated[str | None, _about("New context; '' clears it.")] = None,
-        limitations: Annotated[str | None, _about("New limitations; '' clears them.")] = None,
-        tags: Annotated[list[str] | None, _about("New tags; [] clears them.")] = None,
-        source: Annotated[str | None, _about("New source; '' clears it.")] = None,
-        provenance: Annotated[
-            Annotated[str, _enum((*PROVENANCES, ""))] | None,
-            _about("New provenance; '' clears it."),
-        ] = None,
-        condition: Annotated[str | None, _about("Triggers: a new condition.")] = None,
-        avoid: Annotated[
-            bool | None, _about("Triggers: avoid (true) or do (false) the action.")
-        ] = None,
-        allow_secret: AllowSecret = False,
-    ) -> CallToolResult:
-        """Change fields of an insight (one git commit; none if nothing changes). Sharpen
-        its context or limitations when it misled you once; lower its confidence when
-        it proved less sure."""
+    def update(
+        id: str,
+        type: str | None,
+        claim: str | None,
+        confidence: float | None,
+        reasoning: str | None,
+        context: str | None,
+        limitations: str | None,
+        tags: list[str] | None,
+        source: str | None,
+        provenance: str | None,
+        condition: str | None,
+        avoid: bool | None,
+        allow_secret: bool,
+    ) -> Work:
         changes = _given(locals(), INSIGHT_FIELDS)
         if tags == []:
             changes["tags"] = ""  # what clears them, as the CLI's --tags ''
@@ -319,86 +244,57 @@ def _tools(worker: StoreWorker) -> list[tuple[Callable[..., Any], ToolAnnotation
         def work(chitin: Chitin) -> dict[str, Any]:
             return shapes.insight(chitin.update(id, changes, allow_secret=allow_secret).insight)
 
-        return await answer(worker, work)
+        return work
 
-    async def archive(id: Id) -> CallToolResult:
-        """Retire an insight that is wrong or obsolete: its file moves to archive/ and it
-        is no longer retrieved (`unarchive` brings it back; its history stays)."""
-        return await answer(worker, lambda chitin: shapes.insight(chitin.archive(id).insight))
+    def archive(id: str) -> Work:
+        return lambda chitin: shapes.insight(chitin.archive(id).insight)
 
-    async def unarchive(id: Id) -> CallToolResult:
-        """Bring an archived insight back, to be retrieved again."""
-        return await answer(worker, lambda chitin: shapes.insight(chitin.unarchive(id).insight))
+    def unarchive(id: str) -> Work:
+        return lambda chitin: shapes.insight(chitin.unarchive(id).insight)
 
-    async def merge(
-        source: Annotated[str, _about("The insight to fold in (id or prefix); it is deleted.")],
-        target: Annotated[str, _about("The insight that stays (id or prefix).")],
-        claim: Annotated[str | None, _about("A new claim for the merged insight.")] = None,
-        allow_secret: AllowSecret = False,
-    ) -> CallToolResult:
-        """Fold a duplicate (`source`) into the insight that stays (`target`), in one
-        commit: the target keeps the higher confidence, all tags, both reasonings and
-        the sum of reinforcements."""
+    def merge(source: str, target: str, claim: str | None, allow_secret: bool) -> Work:
 
         def work(chitin: Chitin) -> dict[str, Any]:
             merged = chitin.merge(source, target, claim or None, allow_secret=allow_secret)
             return shapes.insight(merged.insight)
 
-        return await answer(worker, work)
+        return work
 
-    async def history(
-        id: Id,
-        limit: Annotated[Count | None, _about("Only the newest N commits.")] = None,
-    ) -> CallToolResult:
-        """How an insight changed, oldest first, from git log (hand edits included)."""
+    def history(id: str, limit: int | None) -> Work:
         check_range("limit", limit, MAX_COUNT)
 
         def work(chitin: Chitin) -> dict[str, Any]:
             insight, entries = chitin.history(id, limit)
             return shapes.history(insight, entries)
 
-        return await answer(worker, work)
+        return work
 
-    async def changelog(
-        days: Annotated[Days | None, _about("Only the changes of the last N days.")] = None,
-        limit: Annotated[Count, _about("At most N changes.")] = 20,
-    ) -> CallToolResult:
-        """The newest changes across the store, newest first, from git log."""
+    def changelog(days: int | None, limit: int) -> Work:
         check_range("days", days, MAX_DAYS)
         check_range("limit", limit, MAX_COUNT)
-        return await answer(worker, lambda c: shapes.changelog(c.changelog(days, limit)))
+        return lambda c: shapes.changelog(c.changelog(days, limit))
 
-    async def reflect(
-        clear: Annotated[
-            bool, _about("Empty the queue after listing it (when you are done).")
-        ] = False,
-    ) -> CallToolResult:
-        """The sessions that ended and wait for reflection, with the store's counts. For
-        each: what went well, what were you corrected on, what did you do twice? Then
-        contribute what is new, reinforce what was confirmed, and call `reflect` with
-        `clear` (the `reflect` prompt walks you through it)."""
-        return await answer(worker, lambda chitin: pending_shape(chitin, clear))
+    def reflect(clear: bool) -> Work:
+        return lambda chitin: pending_shape(chitin, clear)
 
-    async def stats() -> CallToolResult:
-        """How many insights of each type the store holds, their average confidence, and
-        how many are archived."""
-        return await answer(worker, stats_shape)
+    def stats() -> Work:
+        return stats_shape
 
     return [
-        (retrieve, READ, "retrieve"),
-        (contribute, ADDS, "contribute"),
-        (reinforce, ADDS, "reinforce"),
-        (similar, READ, "similar"),
-        (get, READ, "get"),
-        (list_insights, READ, "list"),
-        (update, SETS, "update"),
-        (archive, SETS, "archive"),
-        (unarchive, RESTORES, "unarchive"),
-        (merge, FOLDS, "merge"),
-        (history, READ, "history"),
-        (changelog, READ, "changelog"),
-        (reflect, SETS, "reflect"),
-        (stats, READ, "stats"),
+        (retrieve, "retrieve"),
+        (contribute, "contribute"),
+        (reinforce, "reinforce"),
+        (similar, "similar"),
+        (get, "get"),
+        (list_insights, "list"),
+        (update, "update"),
+        (archive, "archive"),
+        (unarchive, "unarchive"),
+        (merge, "merge"),
+        (history, "history"),
+        (changelog, "changelog"),
+        (reflect, "reflect"),
+        (stats, "stats"),
     ]
 
 

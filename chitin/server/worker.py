@@ -2,17 +2,17 @@
 
 A ``Chitin`` holds SQLite connections and, once it has retrieved by meaning, the
 loaded embedding model: it belongs to one thread. Requests are handed to that thread
-and run one after another, each first seeing what changed on disk since the last
-(``Chitin.refresh``). A write is never cut short by a cancelled request: the thread
-finishes it, and only the answer is dropped.
+and run one after another, in the order they came, each first seeing what changed on
+disk since the last (``Chitin.refresh``). A write is never cut short: ``stop`` lets
+the request in progress finish (and answer), and drops the ones still waiting.
 """
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
+import queue
+import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from chitin.errors import AmbiguousIdError, NotFoundError, StateError, ValidationError
 
@@ -25,38 +25,69 @@ T = TypeVar("T")
 # other failure closes it, so that the next request opens the store anew.
 REQUEST_ERRORS = (ValidationError, NotFoundError, AmbiguousIdError, StateError)
 
+# What a job hands back: its value and chitin's warnings, or what it raised.
+Done = Callable[[Any, list[str], BaseException | None], None]
+_LAST = None  # the queue's last item: close the store, end the thread
+
 
 class StoreWorker:
     def __init__(self, open_store: Callable[[], Chitin]) -> None:
         self._open_store = open_store
         self._chitin: Chitin | None = None
-        self._thread = concurrent.futures.ThreadPoolExecutor(
-            max_workers=1, thread_name_prefix="chitin-store"
-        )
+        self._jobs: queue.Queue[Callable[[], None] | None] = queue.Queue()
         self._stopping = False
+        self._ended = False
+        self._thread = threading.Thread(target=self._serve, name="chitin-store", daemon=True)
+        self._thread.start()
 
-    async def run(self, work: Callable[[Chitin], T]) -> tuple[T, list[str]]:
-        """``work(chitin)`` on the store's thread, and what chitin had to say on the
-        way (``warning: …`` lines: files it skipped, derived data it repaired)."""
-        if self._stopping:  # the process is about to end: no answer, so no half-written one
-            await asyncio.Event().wait()
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._thread, self._call, work)
+    def submit(self, work: Callable[[Chitin], Any], done: Done, wanted: Callable[[], bool]) -> None:
+        """Run ``work(chitin)`` on the store's thread, after the jobs before it, then
+        ``done(value, warnings, None)`` or ``done(None, [], error)`` there; unless, when
+        its turn comes, it is no longer ``wanted`` (its request was cancelled)."""
+        if not self._stopping:
+            self._jobs.put(lambda: self._run(work, done) if wanted() else None)
 
     def start_warming(self) -> None:
         """Load the model and sync the cache now, between requests (see Chitin.warm)."""
-        self._thread.submit(self._warm)
+        if not self._stopping:
+            self._jobs.put(self._warm)
 
-    def close(self) -> None:
-        """Finish the request in progress, then close the store; later requests wait,
-        unanswered, for the process to end."""
-        if self._stopping:
-            return
+    def finish(self) -> None:
+        """Run every job handed in so far, then close the store (stdin has ended)."""
+        self._end()
+
+    def stop(self) -> None:
+        """Finish the job in progress, drop those waiting, close the store (a signal)."""
         self._stopping = True
-        self._thread.submit(self._close)
-        self._thread.shutdown(wait=True)
+        while True:
+            try:
+                self._jobs.get_nowait()
+            except queue.Empty:
+                break
+        self._end()
+
+    def _end(self) -> None:
+        if not self._ended:
+            self._ended = True
+            self._stopping = True
+            self._jobs.put(_LAST)
+        if threading.current_thread() is not self._thread:
+            self._thread.join()
 
     # -------------------------------------------------------------- on the thread
+
+    def _serve(self) -> None:
+        while (job := self._jobs.get()) is not _LAST:
+            job()
+        self._close()
+
+    def _run(self, work: Callable[[Chitin], Any], done: Done) -> None:
+        try:
+            value, warnings = self._call(work)
+        except BaseException as error:  # the answer says it; the thread goes on
+            done(None, [], error)
+        else:
+            done(value, warnings, None)
 
     def _call(self, work: Callable[[Chitin], T]) -> tuple[T, list[str]]:
         from chitin.notices import take

@@ -1,0 +1,222 @@
+"""``chitin mcp`` on the wire (issue 27 item 10): raw JSON-RPC lines, as a careless or
+hostile client may write them. Every request gets exactly one answer, with the code
+JSON-RPC 2.0 and the MCP specification give it; notifications get none; argument
+types are checked as the tool schemas say; nothing reaches stderr as a traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import chitin_program
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
+}
+INITIALIZED = '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+
+
+def exchange(store: Path, *lines: str) -> tuple[list[dict[str, Any]], str]:
+    """The answers to ``lines`` (after the handshake), in order, and stderr."""
+    done = subprocess.run(
+        [chitin_program(), "--store", str(store), "mcp"],
+        input="\n".join([json.dumps(INITIALIZE), INITIALIZED, *lines]) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ},
+    )
+    assert done.returncode == 0, done.stderr
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert answers[0]["id"] == 0 and "result" in answers[0]
+    return answers[1:], done.stderr
+
+
+def call(ident: int, tool: str, arguments: str) -> str:
+    """A tools/call line whose arguments are written as raw JSON text."""
+    return (
+        f'{{"jsonrpc":"2.0","id":{ident},"method":"tools/call",'
+        f'"params":{{"name":"{tool}","arguments":{arguments}}}}}'
+    )
+
+
+def tool_error(answer: dict[str, Any]) -> str:
+    result = answer["result"]
+    assert result["isError"] is True, result
+    [block] = result["content"]
+    return str(block["text"])
+
+
+def test_a_lone_surrogate_in_an_argument_is_refused_in_one_line(store: Path) -> None:
+    answers, err = exchange(
+        store,
+        call(1, "contribute", r'{"type":"skill","claim":"\udcff bad","confidence":0.5}'),
+        call(2, "retrieve", r'{"query":"x","tags":["ok","\ud800"]}'),
+        call(3, "get", r'{"id":"a\udfffb"}'),
+        '{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"insight://\\udcff"}}',
+        call(5, "stats", "{}"),
+    )
+    assert [a["id"] for a in answers] == [1, 2, 3, 4, 5]
+    assert tool_error(answers[0]) == (
+        "Error: claim holds a lone surrogate escape (\\udcff), which is not a character"
+    )
+    assert tool_error(answers[1]).startswith("Error: tags[1] holds a lone surrogate")
+    assert tool_error(answers[2]).startswith("Error: id holds a lone surrogate")
+    assert answers[3]["error"]["code"] == -32602
+    assert "lone surrogate" in answers[3]["error"]["message"]
+    assert answers[4]["result"]["isError"] is False
+    assert not list((store / "insights").rglob("*.md")) if (store / "insights").exists() else True
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("line", "code", "ident"),
+    [
+        ('{"jsonrpc":"2.0","id":7,"method":"tools/list","params":"x"}', -32600, 7),
+        ('{"jsonrpc":"2.0","id":7,"method":"tools/list","params":null}', -32600, 7),
+        ('{"jsonrpc":"2.0","id":7,"method":"tools/list","params":3}', -32600, 7),
+        ('{"jsonrpc":"2.0","id":7,"method":"tools/list","params":[1]}', -32602, 7),
+        ('{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}', -32600, None),
+        ('{"jsonrpc":"2.0","id":null,"method":"tools/list"}', -32600, None),
+        ('{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}', -32600, None),
+        ('{"jsonrpc":"2.0","id":true,"method":"tools/list"}', -32600, None),
+        ('{"jsonrpc":"1.0","id":7,"method":"tools/list"}', -32600, 7),
+        ('{"id":7,"method":"tools/list"}', -32600, 7),
+        ('{"jsonrpc":"2.0","id":7,"method":5}', -32600, 7),
+        ('{"jsonrpc":"2.0","id":7}', -32600, 7),
+        ("[]", -32600, None),
+        ('[{"jsonrpc":"2.0","id":7,"method":"ping"}]', -32600, None),
+        ('"hello"', -32600, None),
+        ("{not json", -32700, None),
+        ("[" * 100_000 + "]" * 100_000, -32700, None),
+        ('{"jsonrpc":"2.0","id":7,"method":"ping","params":{"a":NaN}}', -32700, None),
+        ('{"jsonrpc":"2.0","id":7,"method":"no/such/method"}', -32601, 7),
+        ('{"jsonrpc":"2.0","id":7,"method":"prompts/get","params":{"name":"nope"}}', -32602, 7),
+        ('{"jsonrpc":"2.0","id":7,"method":"prompts/get","params":{}}', -32602, 7),
+        ('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"arguments":{}}}', -32602, 7),
+        (call(7, "stats", '"x"'), -32602, 7),
+        ('{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":5}}', -32602, 7),
+        ('{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"x://y"}}', -32602, 7),
+        ('{"jsonrpc":"2.0","id":"s","method":"initialize","params":{}}', -32602, "s"),
+    ],
+)
+def test_a_malformed_request_gets_one_error_with_the_specs_code(
+    store: Path, line: str, code: int, ident: Any
+) -> None:
+    answers, err = exchange(store, line, '{"jsonrpc":"2.0","id":99,"method":"ping"}')
+    assert len(answers) == 2, answers
+    error, pong = answers
+    assert error["jsonrpc"] == "2.0" and error["id"] == ident
+    assert error["error"]["code"] == code
+    message = error["error"]["message"]
+    assert message and "\n" not in message and "Traceback" not in message
+    assert pong == {"jsonrpc": "2.0", "id": 99, "result": {}}
+    assert "Traceback" not in err and err == ""
+
+
+def test_notifications_and_client_responses_get_no_answer(store: Path) -> None:
+    answers, err = exchange(
+        store,
+        '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":42}}',
+        '{"jsonrpc":"2.0","method":"notifications/no-such-thing"}',
+        '{"jsonrpc":"2.0","method":"notifications/initialized","params":"odd"}',
+        '{"jsonrpc":"2.0","id":5,"result":{}}',
+        '{"jsonrpc":"2.0","id":6,"error":{"code":1,"message":"m"}}',
+        '{"jsonrpc":"2.0","id":99,"method":"ping"}',
+    )
+    assert answers == [{"jsonrpc": "2.0", "id": 99, "result": {}}]
+    assert err == ""
+
+
+def test_an_unknown_prompt_is_invalid_params_without_a_traceback(store: Path) -> None:
+    answers, err = exchange(
+        store, '{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"nope"}}'
+    )
+    assert answers[0]["error"]["code"] == -32602
+    assert answers[0]["error"]["message"] == "Unknown prompt: nope"
+    assert err == ""
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "message"),
+    [
+        ("retrieve", '{"query":"x","budget":"500"}', "budget must be a whole number, got '500'"),
+        ("retrieve", '{"query":"x","full":"true"}', "full must be true or false, got 'true'"),
+        ("retrieve", '{"query":"x","budget":2.5}', "budget must be a whole number, got 2.5"),
+        ("retrieve", '{"query":"x","budget":true}', "budget must be a whole number, got True"),
+        ("retrieve", '{"query":"x","full":1}', "full must be true or false, got 1"),
+        ("retrieve", '{"query":"x","min_confidence":"0.8"}',
+         "min_confidence must be a number, got '0.8'"),
+        ("retrieve", '{"query":"x","types":"skill"}', "types must be a list, got 'skill'"),
+        ("retrieve", '{"query":"x","types":["skill",3]}', "types[1] must be a text, got 3"),
+        ("retrieve", '{"query":null}', "query must be a text, got None"),
+        ("retrieve", "{}", "query is required"),
+        ("contribute", '{"type":"skill","claim":"c","confidence":"0.8"}',
+         "confidence must be a number, got '0.8'"),
+        ("contribute", '{"type":"skill","claim":"c","confidence":true}',
+         "confidence must be a number, got True"),
+        ("contribute", '{"type":"skill","claim":"c","confidence":0.5,"avoid":"false"}',
+         "avoid must be true or false, got 'false'"),
+        ("similar", '{"claim":"c","semantic":"yes"}', "semantic must be true or false, got 'yes'"),
+        ("changelog", '{"limit":"3"}', "limit must be a whole number, got '3'"),
+    ],
+)  # fmt: skip
+def test_argument_types_are_checked_as_the_schema_says(
+    store: Path, tool: str, arguments: str, message: str
+) -> None:
+    answers, err = exchange(store, call(1, tool, arguments))
+    assert tool_error(answers[0]) == f"Error: {message}"
+    assert err == ""
+
+
+def test_well_typed_arguments_still_work(store: Path) -> None:
+    """A whole number written as 2000.0 is a whole number (JSON Schema's integer)."""
+    answers, err = exchange(
+        store,
+        call(1, "retrieve", '{"query":"x","budget":2000.0,"full":true,"min_confidence":1}'),
+        call(2, "changelog", '{"limit":3,"days":null}'),
+    )
+    assert [a["result"]["isError"] for a in answers] == [False, False]
+    assert err == ""
+
+
+def test_a_line_that_is_not_utf8_is_a_parse_error(store: Path) -> None:
+    lines = [json.dumps(INITIALIZE).encode(), b'{"jsonrpc":"2.0","id":7,"method":"\xff\xfe"}',
+             b'{"jsonrpc":"2.0","id":8,"method":"ping"}']  # fmt: skip
+    done = subprocess.run(
+        [chitin_program(), "--store", str(store), "mcp"],
+        input=b"\n".join(lines) + b"\n",
+        capture_output=True,
+        timeout=120,
+    )
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [a["id"] for a in answers] == [0, None, 8]
+    assert answers[1]["error"]["code"] == -32700
+    assert done.returncode == 0 and done.stderr == b""
+
+
+def test_a_cancelled_request_that_waits_is_neither_run_nor_answered(store: Path) -> None:
+    """The warm-up (opening the store, loading the model) runs first on the store's
+    thread, for hundreds of milliseconds; the cancellation, in the same write as the
+    request, is read within microseconds: the request is still waiting."""
+    contribute = call(1, "contribute", '{"type":"skill","claim":"Never kept","confidence":0.5}')
+    answers, err = exchange(
+        store,
+        contribute,
+        '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}',
+        call(2, "stats", "{}"),
+    )
+    assert [a["id"] for a in answers] == [2]
+    assert json.loads(answers[0]["result"]["content"][0]["text"])["total"] == 0
+    assert err == ""
