@@ -227,6 +227,22 @@ def test_meaning_alone_finds_an_insight_that_shares_no_word_with_the_query(
     assert not any(item["matched"] for item in text_only["insights"])
 
 
+def test_a_query_near_the_reasoning_alone_finds_its_insight(run: Run, add: Any) -> None:
+    """The reasoning has a vector of its own: a query that says why ("they will hold me
+    to any number") is near the reasoning and far from the claim it explains, which
+    dilutes it in the whole text's vector (0.26 here, against 0.40 for the reasoning and
+    0.33 for an insight about numbers)."""
+    target = add(
+        "skill",
+        "Give estimates as a range of days with the assumptions listed, never one figure.",
+        0.8,
+        reasoning="A single number is heard as a promise, and people plan around it.",
+    )
+    add("skill", "Phone numbers are stored in international format.", 0.8)
+    found = retrieve_json(run, "they'll hold me to any number I give", "--explain")
+    assert found["insights"][0]["id"] == target["id"]
+
+
 def test_one_stray_word_of_a_long_query_is_not_a_match_when_meaning_is_searched(
     run: Run, add: Any, store: Path
 ) -> None:
@@ -242,6 +258,33 @@ def test_one_stray_word_of_a_long_query_is_not_a_match_when_meaning_is_searched(
     (store / "chitin.yaml").write_text("embedding: {provider: none}\n")
     text_only = {item["id"]: item for item in retrieve_json(run, query, "--explain")["insights"]}
     assert text_only[stray["id"]]["matched"]
+
+
+def test_a_word_most_insights_hold_weighs_little_in_a_text_match(
+    run: Run, add: Any, store: Path
+) -> None:
+    """Each query word counts by how rare it is in the store (inverse document
+    frequency): "asked" is in most insights here, so an insight sharing only it with
+    "someone asked me to hurry up" holds far less than a third of the query and is not
+    a match when meaning is searched; one sharing the rare "hurry" is. By text alone,
+    every match still counts."""
+    common = [
+        add("relational", claim, 0.8)
+        for claim in (
+            "Sofia asked for the customer's account id with every bug report.",
+            "Dana asked that architecture decisions be written down.",
+            "Kenji asked to review every change to authentication.",
+            "Ben asked to be added as a reviewer on billing changes.",
+        )
+    ]
+    rare = add("skill", "Never hurry a database migration.", 0.8)
+    query = "someone asked me to hurry up"
+    hybrid = {item["id"]: item for item in retrieve_json(run, query, "--explain")["insights"]}
+    assert hybrid[rare["id"]]["matched"]
+    assert not any(hybrid[one["id"]]["matched"] for one in common)
+    (store / "chitin.yaml").write_text("embedding: {provider: none}\n")
+    text_only = {item["id"]: item for item in retrieve_json(run, query, "--explain")["insights"]}
+    assert all(text_only[one["id"]]["matched"] for one in common)
 
 
 def test_similar_semantic_catches_a_paraphrase_that_shares_no_word(run: Run, add: Any) -> None:

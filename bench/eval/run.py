@@ -83,7 +83,7 @@ SHAPES: dict[str, Variant] = {
     "plain ratio, no decay": Variant(PLAIN_RATIO, NO_DECAY),
     **{
         f"relevance halving {h}": Variant(DEFAULT_SHAPE._replace(relevance_halving=h))
-        for h in (0.1, 0.05, 0.023)
+        for h in (0.1, 0.05, 0.035)
     },
 }
 # What --compare accepts: a mode ("text", "blend" = hybrid, "rrf") and a Variant. Every

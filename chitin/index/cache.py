@@ -17,7 +17,7 @@ import contextlib
 import os
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -227,8 +227,8 @@ class Cache(Reconciler, Queries):
         """The ``limit`` best BM25 matches of an FTS5 ``expression`` (fulltext.search)."""
         return fulltext.search(self.db, expression, weights, limit, filters)
 
-    def coverage(self, words: Sequence[str], rowids: Iterable[int]) -> dict[int, int]:
-        """How many of the query ``words`` each of the rows ``rowids`` holds."""
+    def coverage(self, words: Mapping[str, float], rowids: Iterable[int]) -> dict[int, float]:
+        """The summed weights of the query ``words`` each of the rows ``rowids`` holds."""
         return fulltext.coverage(self.db, words, rowids)
 
     def term_matches(

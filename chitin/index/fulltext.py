@@ -9,6 +9,7 @@ the situation an insight is for.
 
 from __future__ import annotations
 
+import math
 import re
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
@@ -75,12 +76,27 @@ def content_words(text: str) -> list[str]:
 
 
 def query_words(db: sqlite3.Connection, text: str) -> list[str]:
+    """The words of ``text`` worth looking up (``query_terms``)."""
+    return query_terms(db, text).words
+
+
+class QueryTerms(NamedTuple):
+    """A query's words worth looking up, and what each of its content words says."""
+
+    words: list[str]
+    # Each content word's inverse document frequency, log((insights + 1) / (holders + 0.5)):
+    # a match on "invoice" says more than one on "asked" or "someone".
+    weights: dict[str, float]
+
+
+def query_terms(db: sqlite3.Connection, text: str) -> QueryTerms:
     """The words of ``text`` worth looking up: no stopwords, and none whose stem is too
     common (COMMON_TERM_SHARE): an OR over those would rank most of the store (the FTS5
-    trap measured at 65 ms for 100,000 insights) while telling little."""
+    trap measured at 65 ms for 100,000 insights) while telling little. And the weight
+    of every content word, from the same look-up of the index's vocabulary."""
     words = content_words(text)
     if not words:
-        return []
+        return QueryTerms([], {})
     stems = _stems(db, words)
     # Counting the FTS table itself reads all of it (5 ms at 10,000): the rows it holds
     # are the readable files', which the entries' index counts at once.
@@ -89,12 +105,18 @@ def query_words(db: sqlite3.Connection, text: str) -> list[str]:
     wanted = sorted({stem for found in stems.values() for stem in found})
     marks = ", ".join("?" * len(wanted))
     rows = db.execute(f"SELECT term, doc FROM search_vocab WHERE term IN ({marks})", wanted)
-    frequency = dict(rows) if wanted else {}
-    return [
+    frequency: dict[str, int] = dict(rows) if wanted else {}
+    looked_up = [
         word
         for index, word in enumerate(words, 1)
         if stems.get(index) and all(0 < frequency.get(s, 0) <= limit for s in stems[index])
     ]
+    holders = {
+        word: max((frequency.get(s, 0) for s in stems.get(index, ())), default=0)
+        for index, word in enumerate(words, 1)
+    }
+    weights = {word: math.log((total + 1) / (held + 0.5)) for word, held in holders.items()}
+    return QueryTerms(looked_up, weights)
 
 
 def _stems(db: sqlite3.Connection, words: Sequence[str]) -> dict[int, set[str]]:
@@ -175,15 +197,17 @@ def _search(
     ).fetchall()
 
 
-def coverage(db: sqlite3.Connection, words: Sequence[str], rowids: Iterable[int]) -> dict[int, int]:
-    """How many of the query ``words`` each of the rows ``rowids`` holds (in any
-    indexed field), one index lookup per word."""
+def coverage(
+    db: sqlite3.Connection, words: Mapping[str, float], rowids: Iterable[int]
+) -> dict[int, float]:
+    """The summed weights of the query ``words`` each of the rows ``rowids`` holds (in
+    any indexed field), one index lookup per word."""
     wanted = set(rowids)
-    held: dict[int, int] = {}
-    for word in words:
+    held: dict[int, float] = {}
+    for word, weight in words.items():
         for (rowid,) in db.execute("SELECT rowid FROM search WHERE search MATCH ?", (f'"{word}"',)):
             if rowid in wanted:
-                held[rowid] = held.get(rowid, 0) + 1
+                held[rowid] = held.get(rowid, 0.0) + weight
     return held
 
 

@@ -1,8 +1,8 @@
 """The vector sidecar: float32 rows of the insights' texts, under ``.chitin/vectors/``.
 
-Each insight has a row for its whole text (part 0), and a trigger one more for its
-condition alone (part 1, see ``model.insight.embedding_texts``): an insight's cosine to
-a query is its best part's.
+Each insight has a row for its whole text (part 0), and one more for each of a
+trigger's condition and the reasoning alone, when it has them (parts 1, 2, see
+``model.insight.embedding_texts``): an insight's cosine to a query is its best part's.
 
 - ``matrix.f32`` holds the rows, raw and row-major. It is memory-mapped, so a search
   over 100,000 rows reads no more than the dot products need.
@@ -53,7 +53,9 @@ FOLDER = "vectors"
 MATRIX = "matrix.f32"
 INDEX = "index.sqlite3"
 LOCK = "lock"
-SCHEMA_VERSION = 4  # 4: parts (a sidecar of 3 is dropped, and made again)
+# 4: parts; 5: the reasoning is a part too. A sidecar of an older version is dropped
+# and made again, once: its rows lack the parts of insights whose text did not change.
+SCHEMA_VERSION = 5
 QUERY_CACHE_LIMIT = 2000
 
 _SCHEMA = f"""

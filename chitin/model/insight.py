@@ -413,14 +413,17 @@ def embedding_text(insight: Insight) -> str:
 
 def embedding_texts(insight: Insight) -> tuple[str, ...]:
     """The texts an insight is found by in meaning, each a part with a vector of its
-    own: the whole (``embedding_text``), and a trigger's condition alone. A situation
-    ("I forgot to run the linter again") is nearer to the condition it fires on ("I
-    make the same mistake twice") than to the condition diluted by the claim, context
-    and reasoning: on bench/eval/agent-store.yaml the condition's own vector lifts the
-    trigger queries' nDCG@10 by 0.06 (docs/design.md). Each part is in
-    ``embedding_text``, so its hash says when any of them is stale."""
-    whole = embedding_text(insight)
-    return (whole, insight.condition) if insight.condition else (whole,)
+    own: the whole (``embedding_text``), a trigger's condition alone, and the reasoning
+    alone. A situation ("I forgot to run the linter again") is nearer to the condition
+    it fires on ("I make the same mistake twice") than to the condition diluted by the
+    claim, context and reasoning: on bench/eval/agent-store.yaml the condition's own
+    vector lifts the trigger queries' nDCG@10 by 0.06. Likewise a query that says why
+    ("nobody owns up when they get told off") is near the reasoning ("blame makes people
+    hide mistakes") and far from the claim it explains (docs/design.md §6b). Each part
+    is in ``embedding_text``, so its hash says when any of them is stale."""
+    parts = [embedding_text(insight)]
+    parts.extend(p for p in (insight.condition, insight.reasoning) if p)
+    return tuple(parts)
 
 
 def text_hash(text: str) -> str:

@@ -119,25 +119,30 @@ def _text(
 ) -> TextFound:
     """The query's full-text matches, best first, and (when they are to be fused with
     matches in meaning) the share of the query each covers."""
-    words = fulltext.query_words(cache.db, query)
-    expression = fulltext.expression(words)
+    terms = fulltext.query_terms(cache.db, query)
+    expression = fulltext.expression(terms.words)
     if not expression:
         return TextFound([], {})
     text = cache.search(expression, weights, limit, filters)
-    asked = len(fulltext.content_words(query))
-    return TextFound(text, _coverage(cache, text, words, asked) if fusing else {})
+    return TextFound(text, _coverage(cache, text, terms) if fusing else {})
 
 
 def _coverage(
-    cache: Cache, matches: list[TextMatch], words: list[str], asked: int
+    cache: Cache, matches: list[TextMatch], terms: fulltext.QueryTerms
 ) -> dict[str, float]:
-    """The share of the query's content words each text match holds. BM25 normalised
-    by the best match is relative: the best of weak matches (one word of six) would
-    count as fully relevant and outweigh a close match in meaning."""
-    if not matches or not asked:
+    """The share of the query's content words each text match holds, each word weighed
+    by its inverse document frequency. BM25 normalised by the best match is relative:
+    the best of weak matches (one word of six) would count as fully relevant and
+    outweigh a close match in meaning. And a match on an everyday word ("asked",
+    "someone") is weaker than one on a rare word: counted alike, "someone asked me to
+    hurry up" was a third matched by any insight saying "asked" (docs/design.md §6b)."""
+    asked = sum(terms.weights.values())
+    if not matches or asked <= 0:
         return {}
-    held = cache.coverage(words, [match.rowid for match in matches])
-    return {m.insight.id: held.get(m.rowid, 1) / asked for m in matches}
+    looked_up = {word: terms.weights[word] for word in terms.words}
+    held = cache.coverage(looked_up, [match.rowid for match in matches])
+    least = min(looked_up.values(), default=0.0)  # a match whose words stem otherwise
+    return {m.insight.id: held.get(m.rowid, least) / asked for m in matches}
 
 
 RRF_K = 60  # the usual constant of reciprocal rank fusion

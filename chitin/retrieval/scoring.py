@@ -11,7 +11,7 @@ an identical fresh one, so what others told the agent fades unless it is confirm
 **Relevance** is how well an insight matches the query, relative to the best match
 (``match``, 0..1: BM25, or BM25 blended with meaning; see engine.py), sharpened so
 that age re-ranks among comparably relevant insights instead of overruling the query:
-``relevance = 0.5 ^ ((1 − match) / RELEVANCE_HALVING)``. Every 0.035 of match below
+``relevance = 0.5 ^ ((1 − match) / RELEVANCE_HALVING)``. Every 0.023 of match below
 the best halves the score, as every half-life of age does. With the plain ratio, an
 undamped decay overruled the query: bench/eval's nDCG@10 fell from 0.782 to 0.630.
 Sharpened, it is 0.770 (``bench/eval/run.py --shapes``).
@@ -69,9 +69,11 @@ class Shape(NamedTuple):
 
 ORIGINAL_SHAPE = Shape()
 # Chosen on bench/eval: confidence moves a score by at most 25%; a type boost of 1.8
-# becomes 1.2; each doubling of log2(reinforcements + 2) adds 10%; 0.035 of match
-# halves a score (nDCG@10 plateaus there: 0.756 at 0.05, 0.770 at 0.035, 0.766 at 0.023).
-RELEVANCE_HALVING = 0.035
+# becomes 1.2; each doubling of log2(reinforcements + 2) adds 10%; 0.023 of match
+# halves a score. When first chosen, nDCG@10 plateaued between 0.035 and 0.023 (0.756
+# at 0.05, 0.770 at 0.035, 0.766 at 0.023); with the reasoning's vectors and weighted
+# text shares, 0.023 lifts paraphrases (docs/design.md §6b).
+RELEVANCE_HALVING = 0.023
 DEFAULT_SHAPE = Shape(
     confidence=0.25, reinforcement=0.1, type_boost=0.25, relevance_halving=RELEVANCE_HALVING
 )
