@@ -245,25 +245,17 @@ def test_a_filter_that_allows_no_filling_type_fills_with_what_it_asked_for() -> 
     assert [r.insight.claim for r in ranked] == ["a skill"]
 
 
-def test_a_match_that_scores_under_a_billionth_is_no_match() -> None:
-    """A weak match of an insight long faded: noise, not a match (issue 24)."""
-    best = make("the best")
-    faint = make(
-        "a faint echo",
-        provenance="social",
-        created="2024-11-29T12:00:00Z",
-        updated="2024-11-29T12:00:00Z",
-    )
-    ranked = rank(
-        [(10.0, best), (1.0, faint)],
-        by_type([]),
-        category="general",
-        now=NOW,
-        settings=Settings(),
-        max_results=5,
-    )
-    assert [r.insight.claim for r in ranked] == ["the best"]
-    assert all(round(r.score, 6) > 0 for r in ranked if r.matched)
+def test_a_weak_match_never_reads_as_a_score_of_0() -> None:
+    """Relevance halves every 0.023 of match below the best: a weak match scores
+    1e-12, and six decimals would print it as 0, the fillers' score (issue 24)."""
+    from chitin.render.shapes import score_number
+
+    assert [score_number(s) for s in (1.0234567, 0.000392, 9.0312e-13, 0.0)] == [
+        1.023457,
+        0.000392,
+        9.03e-13,
+        0.0,
+    ]
 
 
 def test_candidates_of_no_relevance_match_nothing_and_fill_instead() -> None:

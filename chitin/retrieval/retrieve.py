@@ -43,10 +43,6 @@ class Ranked(NamedTuple):
 # this order: how to judge and how to be hold whatever the task; a skill or a trigger
 # that the query does not touch is noise in the agent's context.
 FILLING = ("principle", "personality", "behavioral")
-# A match scoring under a billionth (its relevance some thirty halvings below the best
-# match's) is noise: no match, and no filler either. (A floor of a millionth lost
-# useful matches: bench/eval/agent-store.yaml's plain queries, R@10 0.977 -> 0.912.)
-MIN_SCORE = 1e-9
 # How many matches per line of the result are weighed for it: a stronger insight that
 # says the same as a line, or contradicts it, may rank this far below it.
 CONSIDERED = 3
@@ -73,7 +69,6 @@ def rank(
         for raw, insight in matches
         if raw > 0  # a relevance of 0 matches nothing (and top > 0)
     ]
-    ranked = [r for r in ranked if r.factors.score >= MIN_SCORE]
     ranked.sort(key=_order)
     chosen = select(ranked[: max_results * CONSIDERED], max_results, cosine)
     for kind in _filling(allowed):
