@@ -427,6 +427,12 @@ def imported(result: _Imported, vectors: Any) -> dict[str, Any]:
 # ---------------------------------------------------------------- hooks
 
 
+def where(store: str, source: str, exists: bool) -> dict[str, Any]:
+    """where: the store, how it was found (option, environment, folder, default), and
+    whether a store is there yet."""
+    return {"store": store, "source": source, "exists": exists}
+
+
 def hook_outcome(host: str, action: str, path: str) -> dict[str, Any]:
     """hooks install, hooks uninstall."""
     return {"host": host, "action": action, "path": path}
