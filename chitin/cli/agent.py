@@ -214,14 +214,19 @@ def install(ctx: click.Context, host: str, directory: Path | None, fmt: str) -> 
     moves or is removed, install it again from the new one (`chitin check` points it
     out).
 
-    The MCP server entry is named "chitin" and runs `chitin mcp`. Named with the
-    global --store (or $CHITIN_STORE), the store is written into the entry, so the
-    server serves it; otherwise the server serves the default store, as chitin does.
-    A file that is not valid JSON, or a "chitin" server that is not chitin's, is left
-    alone with an error."""
+    The store is bound as chitin finds it here (`chitin where`): a store named by
+    --store or $CHITIN_STORE, or the one you stand in, is written into what the host
+    runs (`chitin --store PATH hooks run …` for Claude Code, chitin.json for OpenClaw,
+    $CHITIN_STORE in an MCP server entry), since the host runs chitin in a folder and
+    environment of its own. Otherwise the host's chitin uses the default store. The
+    line printed says which; `chitin check` warns when a bound store is gone.
+
+    The MCP server entry is named "chitin" and runs `chitin mcp`. A file that is not
+    valid JSON, or a "chitin" server that is not chitin's, is left alone with an
+    error."""
     from chitin import install_hook
 
-    store = _named_store(ctx) if host in MCP_CLIENTS else None
+    store = _named_store(ctx)
     outcome = install_hook(
         host,
         directory or _default_dir(host),
@@ -231,7 +236,7 @@ def install(ctx: click.Context, host: str, directory: Path | None, fmt: str) -> 
         platform=sys.platform,
         env=os.environ,
     )
-    _report(outcome, fmt, store)
+    _report(outcome, fmt, store, directory)
 
 
 @hooks.command(short_help="Remove chitin's hook or MCP server from an agent host.")
@@ -240,7 +245,9 @@ def install(ctx: click.Context, host: str, directory: Path | None, fmt: str) -> 
 @format_option
 def uninstall(host: str, directory: Path | None, fmt: str) -> None:
     """Remove chitin's hook or MCP server entry from HOST, and nothing else: other
-    hooks, servers and settings stay (an emptied "mcpServers" object stays too)."""
+    hooks, servers and settings stay (an emptied "mcpServers" object stays too).
+    From OpenClaw's own hooks folder, the entry `openclaw hooks enable chitin` wrote
+    into openclaw.json is removed too."""
     from chitin import uninstall_hook
 
     outcome = uninstall_hook(
@@ -250,7 +257,7 @@ def uninstall(host: str, directory: Path | None, fmt: str) -> None:
         platform=sys.platform,
         env=os.environ,
     )
-    _report(outcome, fmt, None)
+    _report(outcome, fmt, None, directory)
 
 
 def _default_dir(host: str) -> Path | None:
@@ -263,12 +270,11 @@ def _default_dir(host: str) -> Path | None:
 
 
 def _named_store(ctx: click.Context) -> Path | None:
-    """The store, when it was named (the global --store, or $CHITIN_STORE): the MCP
-    server is told to serve it. Otherwise None: the server finds the default store
-    as every chitin command does."""
+    """The store, unless it is the default one (named by --store or $CHITIN_STORE, or
+    the one you stand in): what the host runs is told it. None: the host's chitin
+    finds its store as every chitin command does."""
     settings: Settings = ctx.find_root().obj
-    named = ctx.find_root().params.get("store") or os.environ.get("CHITIN_STORE")
-    return settings.store if named else None
+    return settings.store if settings.located.named else None
 
 
 _MESSAGES = {
@@ -279,20 +285,32 @@ _MESSAGES = {
     "absent": "{What} for {host} is not installed in {path}; nothing changed",
 }
 _NEXT_STEP = {
-    "openclaw": "  Next: `openclaw hooks enable chitin`, then restart the gateway.",
+    "openclaw": "  Next: `openclaw hooks enable chitin`, then restart the gateway "
+    "(only the gateway loads hooks: `openclaw agent --local` does not).",
     "claude-code": "  New Claude Code sessions pick it up (see /hooks).",
     "claude-desktop": "  Next: quit Claude Desktop and start it again; it starts the server.",
     "cursor": "  Next: in Cursor's Settings → MCP, check that chitin is on (refresh it).",
     "claude-code-mcp": "  New Claude Code sessions start the server (a project's .mcp.json "
     "asks for your approval once); see /mcp.",
 }
+# A pack written into a folder of one's choice is installed by OpenClaw's own installer.
+_OPENCLAW_PACK_STEP = (
+    "  Next: `openclaw plugins install --force {path}` (it installs and enables the "
+    "pack), then restart the gateway."
+)
 
 
-def _report(outcome: Outcome, fmt: str, store: Path | None) -> None:
+def _report(outcome: Outcome, fmt: str, store: Path | None, directory: Path | None) -> None:
+    installing = outcome.action in ("installed", "updated", "unchanged")
     if fmt == "json":
         from chitin.render import shapes
 
-        emit_json(shapes.hook_outcome(outcome.host, outcome.action, str(outcome.path)))
+        path = str(outcome.path)
+        if installing:
+            bound = str(store) if store else None
+            emit_json(shapes.hook_installed(outcome.host, outcome.action, path, bound))
+        else:
+            emit_json(shapes.hook_outcome(outcome.host, outcome.action, path))
         return
     mcp = outcome.host in MCP_CLIENTS
     what, what_first = (
@@ -302,13 +320,29 @@ def _report(outcome: Outcome, fmt: str, store: Path | None) -> None:
         what=what, What=what_first, host=outcome.host, path=outcome.path
     )
     click.echo(line)
+    if installing:
+        click.echo(_store_line(store, mcp))
     if outcome.action in ("installed", "updated"):
-        if mcp:
-            served = f"the store at {store}" if store else "the default store, as chitin does"
-            click.echo(f"  It serves {served}.")
-        click.echo(_NEXT_STEP[outcome.host])
-    if mcp and outcome.action in ("installed", "updated", "unchanged"):
+        click.echo(_next_step(outcome, directory))
+    if mcp and installing:
         _say_if_no_sdk()
+
+
+def _store_line(store: Path | None, mcp: bool) -> str:
+    """Which store the host's chitin uses, as bound at install."""
+    uses = "It serves" if mcp else "It uses"
+    if store is not None:
+        return f"  {uses} the store at {store}."
+    return (
+        f"  {uses} the default store (or $CHITIN_STORE where the host runs it); "
+        "`chitin --store PATH hooks install …` binds another."
+    )
+
+
+def _next_step(outcome: Outcome, directory: Path | None) -> str:
+    if outcome.host == "openclaw" and directory is not None:
+        return _OPENCLAW_PACK_STEP.format(path=outcome.path)
+    return _NEXT_STEP[outcome.host]
 
 
 def _say_if_no_sdk() -> None:

@@ -434,8 +434,13 @@ def where(store: str, source: str, exists: bool) -> dict[str, Any]:
 
 
 def hook_outcome(host: str, action: str, path: str) -> dict[str, Any]:
-    """hooks install, hooks uninstall."""
+    """hooks uninstall (and what hooks install says beside the store)."""
     return {"host": host, "action": action, "path": path}
+
+
+def hook_installed(host: str, action: str, path: str, store: str | None) -> dict[str, Any]:
+    """hooks install: also the store it bound (None: the default one)."""
+    return {**hook_outcome(host, action, path), "store": store}
 
 
 # ---------------------------------------------------------------- Carapace
