@@ -65,19 +65,27 @@ def insights(values: Iterable[Insight]) -> list[dict[str, Any]]:
     return [to_public_dict(value) for value in values]
 
 
+def score(value: float) -> float:
+    """A similarity or conflict score, to the precision its text shows (a whole
+    percent, JavaScript's toFixed(0) of the percentage, exact ties up): 0.79 for 79%."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    return float(Decimal(value).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+
+
 def match(found: Match, full: bool) -> dict[str, Any]:
     """A stored insight close to a new one: a duplicate, or (``full``) a conflict."""
     data = {
         "id": found.id,
         "type": found.type,
         "claim": found.claim,
-        "similarity": found.similarity,
+        "similarity": score(found.similarity),
     }
     if full:
         data.update(
-            tensionScore=found.tension_score,
+            tensionScore=score(found.tension_score),
             tensionReason=found.tension_reason,
-            conflictScore=found.conflict_score,
+            conflictScore=score(found.conflict_score),
         )
     return data
 
@@ -102,7 +110,8 @@ def contribution(
 def similar(results: Iterable[tuple[Candidate, float]]) -> list[dict[str, Any]]:
     """similar (in words or in meaning)."""
     return [
-        {"id": c.id, "type": c.type, "claim": c.claim, "similarity": score} for c, score in results
+        {"id": c.id, "type": c.type, "claim": c.claim, "similarity": score(value)}
+        for c, value in results
     ]
 
 
