@@ -51,6 +51,7 @@ class Reading(Session):
             raise StateError(f"Insight {ref} is archived; run `chitin unarchive {ref}` first")
         if archived is True and self.cache.ids_matching(ref, False):
             raise StateError(f"Insight {ref} is not archived")
+        self._refuse_unreadable(ref)
         merged = self._merged_away(ref)
         if merged is not None:
             what = role.lower() if role else "insight"
@@ -58,6 +59,22 @@ class Reading(Session):
                 f"no {what} {ref}; it was merged into {merged.target} ({merged.when[:10]})"
             )
         raise NotFoundError(f"{role or 'Insight'} not found: {ref}")
+
+    def _refuse_unreadable(self, ref: str) -> None:
+        """No insight has ``ref``, but a file named for it (the id, or one it is a prefix
+        of) is there and cannot be read (it does not parse, it is a symbolic link, …):
+        say so, with the reason the cache recorded, rather than "not found"."""
+        from pathlib import PurePosixPath
+
+        found = [p for p in self.cache.problems() if PurePosixPath(p.path).stem.startswith(ref)]
+        exact = [p for p in found if PurePosixPath(p.path).stem == ref]
+        if not found:
+            return
+        path, error = (exact or found)[0]
+        raise StoreError(
+            f"the insight file for {ref}, {path}, is there but cannot be read: {error}; "
+            "fix it (`chitin check` shows every problem with its fix), or move it away"
+        )
 
     def _merged_away(self, ref: str) -> MergedAway | None:
         """The merge that folded ``ref`` into another insight, from git history."""
