@@ -91,6 +91,11 @@ def test_a_misspelt_command_gets_did_you_mean() -> None:
         "Error: No such command 'retreive'. Did you mean 'retrieve'? (see 'chitin --help')\n"
     )
     assert "Did you mean" not in chitin("zzzz").stderr
+    nested = chitin("hooks", "instal", "claude-code")
+    assert nested.exit_code == 2
+    assert nested.stderr.startswith(
+        "Error: No such command 'instal'. Did you mean 'install' or 'uninstall'?"
+    )
 
 
 def test_the_console_finds_the_store_by_the_same_rule(

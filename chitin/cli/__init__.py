@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from chitin import __version__
-from chitin.cli.global_options import DEBUG_HELP, STORE_HELP
+from chitin.cli.global_options import DEBUG_HELP, STORE_HELP, SuggestingGroup
 
 # name → (module, function). The order here is the order of ``chitin --help``.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -56,7 +56,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-class ChitinGroup(click.Group):
+class ChitinGroup(SuggestingGroup):
     """Loads commands on demand and turns every failure into one line and an exit code."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -73,13 +73,8 @@ class ChitinGroup(click.Group):
     def resolve_command(
         self, ctx: click.Context, args: list[str]
     ) -> tuple[str | None, click.Command | None, list[str]]:
-        from chitin.cli.global_options import resolved, unknown_command
+        from chitin.cli.global_options import resolved
 
-        name = args[0] if args else ""
-        if name and not name.startswith("-") and name not in COMMANDS:
-            error = unknown_command(name, COMMANDS)
-            error.ctx = ctx
-            raise error
         return resolved(ctx, super().resolve_command(ctx, args))  # type: ignore[no-any-return]
 
     def main(

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from chitin.cli.context import Settings, emit_json, format_option, note, opened, running_chitin
+from chitin.cli.global_options import SuggestingGroup
 from chitin.model.reflection import LEGACY_QUEUE, REASONS
 
 if TYPE_CHECKING:
@@ -154,7 +155,10 @@ def _pending_lines(found: Pending, total: int, average: float, clear: bool) -> l
 # ------------------------------------------------------------------ hooks
 
 
-@click.group(short_help="Install chitin into agent hosts: hooks and MCP server entries.")
+@click.group(
+    cls=SuggestingGroup,
+    short_help="Install chitin into agent hosts: hooks and MCP server entries.",
+)
 def hooks() -> None:
     """Install (or uninstall) what brings chitin into an agent host.
 

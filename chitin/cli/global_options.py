@@ -3,7 +3,6 @@ git and the best Python CLIs accept them; and "did you mean" for a misspelled co
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from typing import Any
 
@@ -63,11 +62,27 @@ def _late_debug(ctx: click.Context, param: click.Parameter, value: bool) -> None
 
 def unknown_command(name: str, known: Iterable[str]) -> click.UsageError:
     """The usage error for a command chitin does not have, with the nearest ones."""
+    import difflib  # only for a misspelt command: --version loads nothing more
+
     close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.7)
     message = f"No such command '{name}'."
     if close:
         message += " Did you mean " + " or ".join(f"'{c}'" for c in close) + "?"
     return click.UsageError(message)
+
+
+class SuggestingGroup(click.Group):
+    """A group whose unknown command gets the nearest ones ("did you mean")."""
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and name not in self.list_commands(ctx):
+            error = unknown_command(name, self.list_commands(ctx))
+            error.ctx = ctx
+            raise error
+        return super().resolve_command(ctx, args)
 
 
 def resolved(ctx: click.Context, result: Any) -> Any:
