@@ -12,15 +12,14 @@ import click
 
 from chitin.cli.context import Settings, emit_json, format_option, note, opened, running_chitin
 from chitin.cli.global_options import SuggestingGroup
+from chitin.cli.hook_report import MCP_CLIENTS, report
 from chitin.model.reflection import LEGACY_QUEUE, REASONS
 
 if TYPE_CHECKING:
     from chitin.core.agent import Pending
-    from chitin.core.host_files import Outcome
     from chitin.model.reflection import Marker
 
 HOSTS = ("openclaw", "claude-code", "claude-desktop", "cursor", "claude-code-mcp")
-MCP_CLIENTS = ("claude-desktop", "cursor", "claude-code-mcp")  # chitin's MCP server
 PERSONALITY_BUDGET = 5000  # tokens, as the original hook asked for
 
 
@@ -240,7 +239,7 @@ def install(ctx: click.Context, host: str, directory: Path | None, fmt: str) -> 
         platform=sys.platform,
         env=os.environ,
     )
-    _report(outcome, fmt, store, directory)
+    report(outcome, fmt, store, directory)
 
 
 @hooks.command(short_help="Remove chitin's hook or MCP server from an agent host.")
@@ -261,7 +260,7 @@ def uninstall(host: str, directory: Path | None, fmt: str) -> None:
         platform=sys.platform,
         env=os.environ,
     )
-    _report(outcome, fmt, None, directory)
+    report(outcome, fmt, None, directory)
 
 
 def _default_dir(host: str) -> Path | None:
@@ -279,83 +278,6 @@ def _named_store(ctx: click.Context) -> Path | None:
     finds its store as every chitin command does."""
     settings: Settings = ctx.find_root().obj
     return settings.store if settings.located.named else None
-
-
-_MESSAGES = {
-    "installed": "✓ Installed {what} for {host} in {path}",
-    "updated": "✓ Updated {what} for {host} in {path}",
-    "unchanged": "✓ {What} for {host} is already installed in {path}; nothing changed",
-    "removed": "✓ Removed {what} for {host} from {path}",
-    "absent": "{What} for {host} is not installed in {path}; nothing changed",
-}
-_NEXT_STEP = {
-    "openclaw": "  Next: `openclaw hooks enable chitin`, then restart the gateway "
-    "(only the gateway loads hooks: `openclaw agent --local` does not).",
-    "claude-code": "  New Claude Code sessions pick it up (see /hooks).",
-    "claude-desktop": "  Next: quit Claude Desktop and start it again; it starts the server.",
-    "cursor": "  Next: in Cursor's Settings → MCP, check that chitin is on (refresh it).",
-    "claude-code-mcp": "  New Claude Code sessions start the server (a project's .mcp.json "
-    "asks for your approval once); see /mcp.",
-}
-# A pack written into a folder of one's choice is installed by OpenClaw's own installer.
-_OPENCLAW_PACK_STEP = (
-    "  Next: `openclaw plugins install --force {path}` (it installs and enables the "
-    "pack), then restart the gateway."
-)
-
-
-def _report(outcome: Outcome, fmt: str, store: Path | None, directory: Path | None) -> None:
-    installing = outcome.action in ("installed", "updated", "unchanged")
-    if fmt == "json":
-        from chitin.render import shapes
-
-        path = str(outcome.path)
-        if installing:
-            bound = str(store) if store else None
-            emit_json(shapes.hook_installed(outcome.host, outcome.action, path, bound))
-        else:
-            emit_json(shapes.hook_outcome(outcome.host, outcome.action, path))
-        return
-    mcp = outcome.host in MCP_CLIENTS
-    what, what_first = (
-        ("chitin's MCP server",) * 2 if mcp else ("the chitin hook", "The chitin hook")
-    )
-    line = _MESSAGES[outcome.action].format(
-        what=what, What=what_first, host=outcome.host, path=outcome.path
-    )
-    click.echo(line)
-    if installing:
-        click.echo(_store_line(store, mcp))
-    if outcome.action in ("installed", "updated"):
-        click.echo(_next_step(outcome, directory))
-    if mcp and installing:
-        _say_if_no_sdk()
-
-
-def _store_line(store: Path | None, mcp: bool) -> str:
-    """Which store the host's chitin uses, as bound at install."""
-    uses = "It serves" if mcp else "It uses"
-    if store is not None:
-        return f"  {uses} the store at {store}."
-    return (
-        f"  {uses} the default store (or $CHITIN_STORE where the host runs it); "
-        "`chitin --store PATH hooks install …` binds another."
-    )
-
-
-def _next_step(outcome: Outcome, directory: Path | None) -> str:
-    if outcome.host == "openclaw" and directory is not None:
-        return _OPENCLAW_PACK_STEP.format(path=outcome.path)
-    return _NEXT_STEP[outcome.host]
-
-
-def _say_if_no_sdk() -> None:
-    """The entry runs `chitin mcp`, which needs the MCP SDK in this chitin's
-    environment: say so now rather than when the client fails to start it."""
-    import importlib.util
-
-    if importlib.util.find_spec("mcp") is None:
-        note("warning: the MCP SDK is not installed here; run: pip install 'chitin[mcp]'")
 
 
 @hooks.command(short_help="What the Claude Code hooks run (reads the event on stdin).")
