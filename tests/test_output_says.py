@@ -37,3 +37,15 @@ def test_the_rounding_is_javascripts_tofixed() -> None:
     assert confidence_change(1.0, 1.0) == "1 → 1"
     assert confidence_change(0.9999, 0.99990005) == "0.9999 → 0.99990005"  # below 1e-6
     assert confidence_change(0.99991, 0.9999145) == "0.99991 → 0.999915"
+
+
+def test_json_numbers_are_rounded_as_their_text(run: Run, add: Any, run_json: Any) -> None:
+    add("skill", "Write the failing test before the fix", 0.8)
+    add("skill", "Keep commits small and single purpose", 0.675)
+    assert "  Average confidence: 0.74\n" in run("stats").stdout  # 0.7375, toFixed(2)
+    assert run_json("stats")["averageConfidence"] == 0.74
+    found = run_json("similar", "write the failing test first", "--threshold", "0")
+    shown = run("similar", "write the failing test first", "--threshold", "0").stdout
+    for item in found:
+        assert f"[{round(item['similarity'] * 100)}%]" in shown
+        assert item["similarity"] == round(item["similarity"], 2)

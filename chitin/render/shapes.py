@@ -66,8 +66,8 @@ def insights(values: Iterable[Insight]) -> list[dict[str, Any]]:
 
 
 def score(value: float) -> float:
-    """A similarity or conflict score, to the precision its text shows (a whole
-    percent, JavaScript's toFixed(0) of the percentage, exact ties up): 0.79 for 79%."""
+    """A similarity, conflict score or average, to the precision its text shows (a
+    whole percent, or toFixed(2); JavaScript's rounding, exact ties up): 0.79 for 79%."""
     from decimal import ROUND_HALF_UP, Decimal
 
     return float(Decimal(value).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
@@ -116,11 +116,12 @@ def similar(results: Iterable[tuple[Candidate, float]]) -> list[dict[str, Any]]:
 
 
 def stats(total: int, by_type: Mapping[str, int], average: float, archived: int) -> dict[str, Any]:
-    """stats: the original's shape, plus ``archived``."""
+    """stats: the original's shape, plus ``archived``; the average to two decimals, as
+    its text shows it (toFixed(2))."""
     return {
         "total": total,
         "byType": by_type,
-        "averageConfidence": average,
+        "averageConfidence": score(average),
         "archived": archived,
     }
 
