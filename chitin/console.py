@@ -39,7 +39,8 @@ def main() -> None:
 
 def reading_store(argv: Sequence[str], env: Mapping[str, str]) -> Path | None:
     """The store that ``chitin <argv>`` will only read, or None: a writer, a command
-    line it does not recognise, or one that reads no store."""
+    line it does not recognise, or one that reads no store. Found by the rule every
+    command uses (chitin/location.py), with a --store after the command too."""
     store: str | None = None
     rest = list(argv)
     while rest and rest[0].startswith("-"):
@@ -53,9 +54,27 @@ def reading_store(argv: Sequence[str], env: Mapping[str, str]) -> Path | None:
             return None  # --help, --version, or something else: nothing to read
     if not rest or not (rest[0] in READERS or tuple(rest[:4]) == SESSION_START_HOOK):
         return None
-    from chitin.location import store_path
+    store = _late_store(rest[1:]) or store
+    from pathlib import Path
 
-    return store_path(store, env)
+    from chitin.location import locate
+
+    try:
+        here = Path.cwd()
+    except OSError:  # the folder was removed under us: no store there
+        here = None
+    return locate(store, env, here).path
+
+
+def _late_store(args: Sequence[str]) -> str | None:
+    """The last --store given after the command (click takes the last one too)."""
+    found = None
+    for index, arg in enumerate(args):
+        if arg == "--store" and index + 1 < len(args):
+            found = args[index + 1]
+        elif arg.startswith("--store="):
+            found = arg.split("=", 1)[1]
+    return found
 
 
 def prefetch(argv: Sequence[str], env: Mapping[str, str]) -> None:

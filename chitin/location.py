@@ -1,16 +1,84 @@
-"""Where the store is, by the rules every front end shares (a leaf: the console asks it
-before anything else loads)."""
+"""Where the store is, by the one rule every front end shares (a leaf: the console asks
+it before anything else loads).
+
+As git finds a repository: the store named (``--store``, else ``$CHITIN_STORE``); else
+the folder you stand in, or the nearest one above it, that is a store; else the default
+store, ``${XDG_DATA_HOME:-~/.local/share}/chitin``. A folder is a store when it holds an
+``insights/`` folder and ``.git`` (a git repository's top, or a worktree's): what
+``chitin init`` makes, and what a clone of a store is.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import NamedTuple
+
+# How the store was found, for `chitin where` and the hooks' installers.
+OPTION, ENVIRONMENT, FOLDER, DEFAULT = "option", "environment", "folder", "default"
+MARKS = ("insights", ".git")  # what makes a folder a store (see is_store)
+
+
+class Located(NamedTuple):
+    path: Path
+    source: str  # OPTION, ENVIRONMENT, FOLDER or DEFAULT
+
+    @property
+    def named(self) -> bool:
+        """Whether the store is other than the default one: a host that runs chitin
+        elsewhere (another folder, another environment) must be told it."""
+        return self.source != DEFAULT
+
+    def reason(self) -> str:
+        """Why this store, in a few words."""
+        return {
+            OPTION: "named by --store",
+            ENVIRONMENT: "named by $CHITIN_STORE",
+            FOLDER: "the store this folder is in (it holds insights/ and .git)",
+            DEFAULT: "the default store (no --store, no $CHITIN_STORE, no store here)",
+        }[self.source]
+
+
+def locate(option: str | None, env: Mapping[str, str], here: Path | None) -> Located:
+    """The store, by the rule above; ``here`` is the current folder (None: not asked)."""
+    if option:
+        return Located(_absolute(option), OPTION)
+    if env.get("CHITIN_STORE"):
+        return Located(_absolute(env["CHITIN_STORE"]), ENVIRONMENT)
+    found = enclosing_store(here) if here is not None else None
+    if found is not None:
+        return Located(found, FOLDER)
+    return Located(default_store(env), DEFAULT)
 
 
 def store_path(option: str | None, env: Mapping[str, str]) -> Path:
-    """--store, else $CHITIN_STORE, else ${XDG_DATA_HOME:-~/.local/share}/chitin."""
-    chosen = option or env.get("CHITIN_STORE")
-    if chosen:
-        return Path(chosen).expanduser().absolute()
+    """--store, else $CHITIN_STORE, else the default store: the library's rule, which
+    does not look at the current folder (a program's folder is no option of its)."""
+    return locate(option, env, None).path
+
+
+def default_store(env: Mapping[str, str]) -> Path:
+    """${XDG_DATA_HOME:-~/.local/share}/chitin."""
     data_home = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(data_home).expanduser().absolute() / "chitin"
+
+
+def is_store(folder: Path) -> bool:
+    """A folder holding insights/ and .git (a folder, or a worktree's file)."""
+    try:
+        return (folder / MARKS[0]).is_dir() and (folder / MARKS[1]).exists()
+    except OSError:  # unreadable: not one we can use
+        return False
+
+
+def enclosing_store(here: Path) -> Path | None:
+    """``here`` or the nearest folder above it that is a store."""
+    start = here.absolute()
+    for folder in (start, *start.parents):
+        if is_store(folder):
+            return folder
+    return None
+
+
+def _absolute(path: str) -> Path:
+    return Path(path).expanduser().absolute()

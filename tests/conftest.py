@@ -54,6 +54,9 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, machine_cache: Pat
     # background embedding turn it on for themselves.
     monkeypatch.setenv("CHITIN_BACKGROUND_EMBED", "off")
     monkeypatch.setenv("CARAPACE_URL", "http://127.0.0.1:9/api/v1")  # refused: never the real one
+    # Commands find the store you stand in (chitin/location.py): this source checkout
+    # holds insights/ and .git, so tests stand in a folder of their own.
+    monkeypatch.chdir(tmp_path)
 
 
 @pytest.fixture

@@ -462,15 +462,21 @@ def test_in_a_store_checkout_paths_are_relative_and_no_store_is_needed(
     seeded: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     put(seeded, "insights/skill/bad.md", insight_text("bad", kind="skil"))
-    # Another store named by the environment is not the one pre-commit means.
-    monkeypatch.setenv("CHITIN_STORE", str(tmp_path / "elsewhere"))
-    monkeypatch.chdir(seeded)
+    monkeypatch.chdir(seeded / "insights")  # a store is found from its folders too
     runner = CliRunner()
-    result = runner.invoke(cli, ["check", "insights/skill/bad.md", "chitin.yaml", "README.md"])
+    result = runner.invoke(cli, ["check", "skill/bad.md", "../chitin.yaml", "../README.md"])
     assert result.exit_code == 1
     assert result.stdout.startswith("insights/skill/bad.md: type: invalid type 'skil'")
     assert result.stdout.splitlines()[-1] == "✗ 1 error, 0 warnings in 1 file"
-    assert runner.invoke(cli, ["check", "insights/skill/"]).exit_code == 0  # a folder: ignored
+    assert runner.invoke(cli, ["check", "skill/"]).exit_code == 0  # a folder: ignored
+    # $CHITIN_STORE comes first, as for every command; pre-commit's hook names the
+    # checkout it runs in (.pre-commit-hooks.yaml: `chitin check --store .`).
+    monkeypatch.setenv("CHITIN_STORE", str(tmp_path / "elsewhere"))
+    monkeypatch.chdir(seeded)
+    entry = (Path(__file__).parent.parent / ".pre-commit-hooks.yaml").read_text()
+    assert "entry: chitin check --store .\n" in entry
+    result = runner.invoke(cli, ["check", "--store", ".", "insights/skill/bad.md"])
+    assert result.exit_code == 1 and result.stdout.startswith("insights/skill/bad.md: type:")
 
 
 def test_check_takes_store_after_the_command_too(seeded: Path, tmp_path: Path) -> None:
@@ -500,7 +506,7 @@ def test_the_pre_commit_hook_definition() -> None:
     [hook] = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     assert hook["id"] == "chitin-check"
     assert (hook["entry"], hook["language"], hook["pass_filenames"]) == (
-        "chitin check",
+        "chitin check --store .",
         "python",
         True,
     )

@@ -15,7 +15,10 @@ from typing import Any
 
 import pytest
 import yaml
+from click.testing import CliRunner
 from conftest import Run
+
+from chitin.cli import cli
 
 NODE = shutil.which("node")
 BASH = shutil.which("bash") or "/bin/bash"
@@ -87,9 +90,11 @@ process.stdout.write(JSON.stringify({ bootstrapFiles, threw, lists }));
 
 
 @pytest.fixture
-def openclaw_handler(run: Run, tmp_path: Path) -> Path:
-    """The handler that `chitin hooks install openclaw --dir` wrote."""
-    run("hooks", "install", "openclaw", "--dir", str(tmp_path / "openclaw-hooks"))
+def openclaw_handler(tmp_path: Path) -> Path:
+    """The handler that `chitin hooks install openclaw --dir` wrote, with no store bound
+    (the host's $CHITIN_STORE chooses it)."""
+    hooks = str(tmp_path / "openclaw-hooks")
+    assert CliRunner().invoke(cli, ["hooks", "install", "openclaw", "--dir", hooks]).exit_code == 0
     return tmp_path / "openclaw-hooks" / "chitin" / "hooks" / "chitin" / "handler.js"
 
 
@@ -370,11 +375,12 @@ def test_the_hook_pack_declares_itself_to_openclaw(openclaw_handler: Path) -> No
 
 
 def test_installing_openclaw_again_changes_nothing(
-    run: Run, run_json: RunJson, tmp_path: Path
+    run: Run, run_json: RunJson, tmp_path: Path, store: Path
 ) -> None:
     hooks = tmp_path / "hooks"
     first = run_json("hooks", "install", "openclaw", "--dir", str(hooks))
-    assert first == {"host": "openclaw", "action": "installed", "path": str(hooks / "chitin")}
+    path = str(hooks / "chitin")
+    assert first == {"host": "openclaw", "action": "installed", "path": path, "store": str(store)}
     stamps = {p: p.stat().st_mtime_ns for p in (hooks / "chitin").rglob("*") if p.is_file()}
     assert len(stamps) == 4
     again = run("hooks", "install", "openclaw", "--dir", str(hooks)).stdout
@@ -462,7 +468,9 @@ def our_commands(settings: dict[str, Any]) -> dict[str, list[str]]:
     }
 
 
-def test_install_keeps_everything_that_was_there(run_json: RunJson, project: Path) -> None:
+def test_install_keeps_everything_that_was_there(
+    run_json: RunJson, project: Path, store: Path
+) -> None:
     done = run_json("hooks", "install", "claude-code", "--dir", str(project))
     assert done["action"] == "installed"
     settings = settings_of(project)
@@ -470,11 +478,12 @@ def test_install_keeps_everything_that_was_there(run_json: RunJson, project: Pat
     hooks = settings["hooks"]
     for event, groups in SOMEONE_ELSES["hooks"].items():
         assert hooks[event][: len(groups)] == groups  # theirs first, untouched
+    program = f"{CHITIN} --store {store}"  # the store named at install (issue 28)
     assert our_commands(settings) == {
-        "SessionStart": [f"{CHITIN} hooks run claude-code session-start || true"],
-        "PreCompact": [f"{CHITIN} hooks run claude-code reflect || true"],
+        "SessionStart": [f"{program} hooks run claude-code session-start || true"],
+        "PreCompact": [f"{program} hooks run claude-code reflect || true"],
         "PostToolUse": [],
-        "SessionEnd": [f"{CHITIN} hooks run claude-code reflect || true"],
+        "SessionEnd": [f"{program} hooks run claude-code reflect || true"],
     }
     ours = hooks["SessionStart"][-1]
     assert ours["matcher"] == "startup|resume|clear|compact"
@@ -514,7 +523,7 @@ def test_new_files_are_readable_like_any_other(run: Run, tmp_path: Path) -> None
 
 
 def test_an_older_install_is_updated_in_place_without_duplicates(
-    run_json: RunJson, project: Path
+    run_json: RunJson, project: Path, store: Path
 ) -> None:
     run_json("hooks", "install", "claude-code", "--dir", str(project))
     settings = settings_of(project)
@@ -523,7 +532,7 @@ def test_an_older_install_is_updated_in_place_without_duplicates(
     (project / ".claude" / "settings.json").write_text(json.dumps(settings))
     assert run_json("hooks", "install", "claude-code", "--dir", str(project))["action"] == "updated"
     assert our_commands(settings_of(project))["SessionEnd"] == [
-        f"{CHITIN} hooks run claude-code reflect || true"
+        f"{CHITIN} --store {store} hooks run claude-code reflect || true"
     ]
     assert settings_of(project)["hooks"]["SessionEnd"][0]["hooks"][0]["timeout"] > 3
 
@@ -747,7 +756,7 @@ def test_check_says_when_the_chitin_a_hook_runs_is_gone(
     settings = home / ".claude" / "settings.json"
     settings.write_text(settings.read_text().replace(CHITIN, gone))
     pack = home / ".openclaw" / "hooks" / "chitin" / "hooks" / "chitin" / "chitin.json"
-    pack.write_text(json.dumps({"command": [gone]}))
+    pack.write_text(json.dumps({"command": [gone], "store": str(store)}))
     subprocess.run(
         ["git", "-C", str(store), "config", "merge.chitin.driver", f"{gone} merge-driver %O"],
         check=True,
@@ -756,7 +765,8 @@ def test_check_says_when_the_chitin_a_hook_runs_is_gone(
     found = [line for line in result.stdout.splitlines() if "no longer there" in line]
     assert len(found) == 3, result.stdout
     assert f"{settings}: warning: chitin: the Claude Code hooks run {gone}" in found[0]
-    assert "fix: run `chitin hooks install claude-code` with the chitin you use now" in found[0]
+    fix = f"fix: run `chitin --store {store} hooks install claude-code` with the chitin you use"
+    assert fix in found[0]
     assert "the OpenClaw hook runs" in found[1] and "git's merge driver runs" in found[2]
     assert result.stdout.splitlines()[-1].startswith("✓ ") and "3 warnings" in result.stdout
     run("hooks", "install", "claude-code")

@@ -191,6 +191,7 @@ def _build(out: Outputs, carapace: CarapaceServer, tmp_path: Path) -> None:
     out.run("quality", "quality", "--format", "json")
     out.run("quality-score", "quality:score", tdd, "--format", "json")
     out.run("check", "check", "--format", "json")
+    out.run("where", "where", "--format", "json")
 
     reason = ("--session-key", "agent:main:golden:1", "--reason", "new")
     out.run("reflect-queue", "reflect", "--queue", *reason, "--format", "json")

@@ -172,7 +172,7 @@ def test_install_writes_the_users_file_and_creates_its_folders(
     path = user_file(home, client)
     assert not path.parent.exists() or client == "claude-code-mcp"
     done = bare_json("hooks", "install", client)
-    assert done == {"host": client, "action": "installed", "path": str(path)}
+    assert done == {"host": client, "action": "installed", "path": str(path), "store": None}
     assert read_json(path) == {"mcpServers": {"chitin": ours(client)}}
 
 
@@ -202,7 +202,7 @@ def test_install_keeps_every_other_server_and_key_in_order(
 ) -> None:
     client, path, option = existing
     done = bare_json("hooks", "install", client, *option)
-    assert done == {"host": client, "action": "installed", "path": str(path)}
+    assert done == {"host": client, "action": "installed", "path": str(path), "store": None}
     data = read_json(path)
     assert list(data) == ["globalShortcut", "mcpServers", "theme"]
     assert data["globalShortcut"] == "Ctrl+Space" and data["theme"] == "dark"
@@ -501,9 +501,15 @@ def test_the_json_output_has_the_shape_of_every_host(bare_json: RunJson, tmp_pat
         bare_json("hooks", command, "claude-code-mcp", "--dir", str(project))
         for command in ("install", "install", "uninstall", "uninstall")
     ]
+    installed = {"store": None}  # hooks install says which store it bound (issue 28)
     assert actions == [
-        {"host": "claude-code-mcp", "action": action, "path": path}
-        for action in ("installed", "unchanged", "removed", "absent")
+        {"host": "claude-code-mcp", "action": action, "path": path, **extra}
+        for action, extra in (
+            ("installed", installed),
+            ("unchanged", installed),
+            ("removed", {}),
+            ("absent", {}),
+        )
     ]
 
 
@@ -592,7 +598,12 @@ def test_the_installed_chitin_writes_itself_into_the_entry(tmp_path: Path, home:
     )
     assert done.returncode == 0, done.stderr
     path = project / ".cursor" / "mcp.json"
-    assert json.loads(done.stdout) == {"host": "cursor", "action": "installed", "path": str(path)}
+    assert json.loads(done.stdout) == {
+        "host": "cursor",
+        "action": "installed",
+        "path": str(path),
+        "store": None,
+    }
     entry = read_json(path)["mcpServers"]["chitin"]
     assert entry == {"command": str(Path(program).absolute()), "args": ["mcp"]}
     version = subprocess.run(

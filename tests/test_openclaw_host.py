@@ -153,7 +153,10 @@ def test_openclaw_loads_the_pack_from_its_state_dir_and_runs_chitin_bin(
     assert files["AGENTS.md"] == "# Agents\n\nBe helpful."  # OpenClaw trims what it injects
     assert files["PERSONALITY.md"] == rendered(run).strip()
     assert first["bootstrapFiles"][-1] == "PERSONALITY.md" and not first["warnings"]
-    assert calls(host) == [f"render --query {QUERY} --budget 5000"]
+    # the store named at install ($CHITIN_STORE here) is passed on (issue 28)
+    assert calls(host) == [
+        f"--store {host.env['CHITIN_STORE']} render --query {QUERY} --budget 5000"
+    ]
 
 
 def test_a_session_renders_once_until_the_store_changes(host: Host, run: Run) -> None:
@@ -175,7 +178,7 @@ def test_a_session_renders_once_until_the_store_changes(host: Host, run: Run) ->
     assert prompt(first)["PERSONALITY.md"] == prompt(second)["PERSONALITY.md"]
     assert new_claim not in prompt(second)["PERSONALITY.md"]
     assert new_claim in prompt(third)["PERSONALITY.md"]
-    assert [line.split()[0] for line in calls(host)] == ["render", "render"]
+    assert [line.split()[2] for line in calls(host)] == ["render", "render"]
 
 
 def test_sub_agent_and_cron_sessions_get_no_personality_and_cost_no_render(
@@ -195,7 +198,8 @@ def test_sub_agent_and_cron_sessions_get_no_personality_and_cost_no_render(
     assert list(prompt(sub)) == ["AGENTS.md"]
     assert "PERSONALITY.md" not in prompt(cron) and "SOUL.md" in prompt(cron)
     assert "PERSONALITY.md" in prompt(main)
-    assert calls(host) == [f"render --query {QUERY} --budget 5000"]  # the main session's
+    main_session = f"--store {host.env['CHITIN_STORE']} render --query {QUERY} --budget 5000"
+    assert calls(host) == [main_session]
 
 
 def test_plugins_install_then_new_reset_and_auto_reset_queue_the_ended_sessions(

@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from chitin import __version__
+from chitin.cli.global_options import DEBUG_HELP, STORE_HELP, SuggestingGroup
 
 # name → (module, function). The order here is the order of ``chitin --help``.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -51,10 +52,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "skill": ("chitin.cli.skill", "skill"),
     "check": ("chitin.cli.check", "check"),
     "mcp": ("chitin.cli.mcp", "mcp"),
+    "where": ("chitin.cli.where", "where"),
 }
 
 
-class ChitinGroup(click.Group):
+class ChitinGroup(SuggestingGroup):
     """Loads commands on demand and turns every failure into one line and an exit code."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -67,6 +69,13 @@ class ChitinGroup(click.Group):
         command = getattr(importlib.import_module(target[0]), target[1])
         assert isinstance(command, click.Command)
         return command
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        from chitin.cli.global_options import resolved
+
+        return resolved(ctx, super().resolve_command(ctx, args))  # type: ignore[no-any-return]
 
     def main(
         self,
@@ -172,9 +181,9 @@ def _silence_stdout() -> None:
     "store",
     type=click.Path(path_type=str),
     metavar="PATH",
-    help="The store to use. Default: $CHITIN_STORE, else ${XDG_DATA_HOME:-~/.local/share}/chitin.",
+    help=STORE_HELP,
 )
-@click.option("--debug", is_flag=True, help="Show the traceback of unexpected errors.")
+@click.option("--debug", is_flag=True, help=DEBUG_HELP)
 @click.pass_context
 def cli(ctx: click.Context, store: str | None, debug: bool) -> None:
     """chitin keeps how an agent works best: learned insights, as Markdown files in git.
@@ -186,7 +195,11 @@ def cli(ctx: click.Context, store: str | None, debug: bool) -> None:
     Confirm: chitin reinforce <id>
     Browse:  chitin list, chitin get <id>, chitin history <id>
 
-    Ids may be shortened to any unique prefix.
+    Ids may be shortened to any unique prefix. --store and --debug may also follow
+    the command. The store is found as git finds a repository: --store, else
+    $CHITIN_STORE, else the folder you stand in or the nearest above it that holds
+    insights/ and .git (a store, or a clone of one), else the default store;
+    `chitin where` says which.
     """
     from chitin.cli.context import Settings
 

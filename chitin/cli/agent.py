@@ -11,15 +11,15 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from chitin.cli.context import Settings, emit_json, format_option, note, opened, running_chitin
+from chitin.cli.global_options import SuggestingGroup
+from chitin.cli.hook_report import MCP_CLIENTS, report
 from chitin.model.reflection import LEGACY_QUEUE, REASONS
 
 if TYPE_CHECKING:
     from chitin.core.agent import Pending
-    from chitin.core.host_files import Outcome
     from chitin.model.reflection import Marker
 
 HOSTS = ("openclaw", "claude-code", "claude-desktop", "cursor", "claude-code-mcp")
-MCP_CLIENTS = ("claude-desktop", "cursor", "claude-code-mcp")  # chitin's MCP server
 PERSONALITY_BUDGET = 5000  # tokens, as the original hook asked for
 
 
@@ -154,7 +154,10 @@ def _pending_lines(found: Pending, total: int, average: float, clear: bool) -> l
 # ------------------------------------------------------------------ hooks
 
 
-@click.group(short_help="Install chitin into agent hosts: hooks and MCP server entries.")
+@click.group(
+    cls=SuggestingGroup,
+    short_help="Install chitin into agent hosts: hooks and MCP server entries.",
+)
 def hooks() -> None:
     """Install (or uninstall) what brings chitin into an agent host.
 
@@ -213,14 +216,19 @@ def install(ctx: click.Context, host: str, directory: Path | None, fmt: str) -> 
     moves or is removed, install it again from the new one (`chitin check` points it
     out).
 
-    The MCP server entry is named "chitin" and runs `chitin mcp`. Named with the
-    global --store (or $CHITIN_STORE), the store is written into the entry, so the
-    server serves it; otherwise the server serves the default store, as chitin does.
-    A file that is not valid JSON, or a "chitin" server that is not chitin's, is left
-    alone with an error."""
+    The store is bound as chitin finds it here (`chitin where`): a store named by
+    --store or $CHITIN_STORE, or the one you stand in, is written into what the host
+    runs (`chitin --store PATH hooks run …` for Claude Code, chitin.json for OpenClaw,
+    $CHITIN_STORE in an MCP server entry), since the host runs chitin in a folder and
+    environment of its own. Otherwise the host's chitin uses the default store. The
+    line printed says which; `chitin check` warns when a bound store is gone.
+
+    The MCP server entry is named "chitin" and runs `chitin mcp`. A file that is not
+    valid JSON, or a "chitin" server that is not chitin's, is left alone with an
+    error."""
     from chitin import install_hook
 
-    store = _named_store(ctx) if host in MCP_CLIENTS else None
+    store = _named_store(ctx)
     outcome = install_hook(
         host,
         directory or _default_dir(host),
@@ -230,7 +238,7 @@ def install(ctx: click.Context, host: str, directory: Path | None, fmt: str) -> 
         platform=sys.platform,
         env=os.environ,
     )
-    _report(outcome, fmt, store)
+    report(outcome, fmt, store, directory)
 
 
 @hooks.command(short_help="Remove chitin's hook or MCP server from an agent host.")
@@ -239,7 +247,9 @@ def install(ctx: click.Context, host: str, directory: Path | None, fmt: str) -> 
 @format_option
 def uninstall(host: str, directory: Path | None, fmt: str) -> None:
     """Remove chitin's hook or MCP server entry from HOST, and nothing else: other
-    hooks, servers and settings stay (an emptied "mcpServers" object stays too)."""
+    hooks, servers and settings stay (an emptied "mcpServers" object stays too).
+    From OpenClaw's own hooks folder, the entry `openclaw hooks enable chitin` wrote
+    into openclaw.json is removed too."""
     from chitin import uninstall_hook
 
     outcome = uninstall_hook(
@@ -249,7 +259,7 @@ def uninstall(host: str, directory: Path | None, fmt: str) -> None:
         platform=sys.platform,
         env=os.environ,
     )
-    _report(outcome, fmt, None)
+    report(outcome, fmt, None, directory)
 
 
 def _default_dir(host: str) -> Path | None:
@@ -262,50 +272,11 @@ def _default_dir(host: str) -> Path | None:
 
 
 def _named_store(ctx: click.Context) -> Path | None:
-    """The store, when it was named (the global --store, or $CHITIN_STORE): the MCP
-    server is told to serve it. Otherwise None: the server finds the default store
-    as every chitin command does."""
+    """The store, unless it is the default one (named by --store or $CHITIN_STORE, or
+    the one you stand in): what the host runs is told it. None: the host's chitin
+    finds its store as every chitin command does."""
     settings: Settings = ctx.find_root().obj
-    named = ctx.find_root().params.get("store") or os.environ.get("CHITIN_STORE")
-    return settings.store if named else None
-
-
-_MESSAGES = {
-    "installed": "✓ Installed {what} for {host} in {path}",
-    "updated": "✓ Updated {what} for {host} in {path}",
-    "unchanged": "✓ {What} for {host} is already installed in {path}; nothing changed",
-    "removed": "✓ Removed {what} for {host} from {path}",
-    "absent": "{What} for {host} is not installed in {path}; nothing changed",
-}
-_NEXT_STEP = {
-    "openclaw": "  Next: `openclaw hooks enable chitin`, then restart the gateway.",
-    "claude-code": "  New Claude Code sessions pick it up (see /hooks).",
-    "claude-desktop": "  Next: quit Claude Desktop and start it again; it starts the server.",
-    "cursor": "  Next: in Cursor's Settings → MCP, check that chitin is on (refresh it).",
-    "claude-code-mcp": "  New Claude Code sessions start the server (a project's .mcp.json "
-    "asks for your approval once); see /mcp.",
-}
-
-
-def _report(outcome: Outcome, fmt: str, store: Path | None) -> None:
-    if fmt == "json":
-        from chitin.render import shapes
-
-        emit_json(shapes.hook_outcome(outcome.host, outcome.action, str(outcome.path)))
-        return
-    mcp = outcome.host in MCP_CLIENTS
-    what, what_first = (
-        ("chitin's MCP server",) * 2 if mcp else ("the chitin hook", "The chitin hook")
-    )
-    line = _MESSAGES[outcome.action].format(
-        what=what, What=what_first, host=outcome.host, path=outcome.path
-    )
-    click.echo(line)
-    if outcome.action in ("installed", "updated"):
-        if mcp:
-            served = f"the store at {store}" if store else "the default store, as chitin does"
-            click.echo(f"  It serves {served}.")
-        click.echo(_NEXT_STEP[outcome.host])
+    return settings.store if settings.located.named else None
 
 
 @hooks.command(short_help="What the Claude Code hooks run (reads the event on stdin).")

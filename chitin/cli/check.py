@@ -37,9 +37,10 @@ def check(ctx: click.Context, paths: tuple[Path, ...], store: Path | None, fmt: 
     With FILEs (as pre-commit passes them), only those are checked, and their ids
     against the whole store's; other files (but chitin.yaml and
     templates/PERSONALITY.md) are ignored.
-    The store is --store if given, else the current folder when it holds
-    insights/ or archive/ (a checkout of a store), else $CHITIN_STORE or the
-    default. Nothing is written.
+    The store is found as by every command (`chitin where`): --store, else
+    $CHITIN_STORE, else the store you stand in (this folder or the nearest above
+    it holding insights/ and .git, such as a clone), else the default. Nothing is
+    written.
     """
     from chitin import Chitin
 
@@ -58,16 +59,9 @@ def check(ctx: click.Context, paths: tuple[Path, ...], store: Path | None, fmt: 
 
 
 def _store(ctx: click.Context) -> Path:
-    """A linter checks what you stand in: an explicit --store, else the current folder
-    if it is a store's checkout (pre-commit runs hooks at the repository's root), else
-    the store every other command uses."""
-    root = ctx.find_root()
-    if root.params.get("store"):
-        return Path(root.params["store"]).expanduser().absolute()
-    here = Path.cwd()
-    if (here / "insights").is_dir() or (here / "archive").is_dir():
-        return here
-    store: Path = root.obj.store
+    """The store every command uses here (chitin/location.py): a linter run in a
+    store's checkout (pre-commit runs hooks at the repository's top) checks it."""
+    store: Path = ctx.find_root().obj.store
     return store
 
 

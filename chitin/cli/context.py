@@ -15,7 +15,7 @@ import click
 
 from chitin.core import Chitin
 from chitin.errors import StoreError
-from chitin.location import store_path
+from chitin.location import Located, locate
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -24,10 +24,20 @@ class Settings(NamedTuple):
     store: Path
     agent: str | None
     debug: bool
+    located: Located  # the store, and how it was found (chitin/location.py)
 
     @classmethod
     def from_environment(cls, store: str | None, debug: bool) -> Settings:
-        return cls(store_path(store, os.environ), os.environ.get("CHITIN_AGENT") or None, debug)
+        located = locate(store, os.environ, current_folder())
+        return cls(located.path, os.environ.get("CHITIN_AGENT") or None, debug, located)
+
+
+def current_folder() -> Path | None:
+    """The folder chitin runs in; None when it was removed under us (no store there)."""
+    try:
+        return Path.cwd()
+    except OSError:
+        return None
 
 
 def running_chitin() -> tuple[str, ...]:

@@ -22,9 +22,12 @@ from chitin.cli.context import (
 def init(ctx: click.Context, seed: bool, fmt: str) -> None:
     """Create a store: a git repository with insights/ and a git-ignored .chitin/.
 
-    Running it again is safe: it only adds what is missing.
+    Running it again is safe: it only adds what is missing, and says so.
     """
+    from chitin.location import is_store
+
     settings: Settings = ctx.find_root().obj
+    existed = is_store(settings.store)
     with opened(ctx, reading=False) as chitin:
         legacy_hint(chitin)  # before the seeds: the store held nothing of the person's
         commit, seeded = chitin.init(seed)
@@ -34,7 +37,7 @@ def init(ctx: click.Context, seed: bool, fmt: str) -> None:
 
         emit_json(shapes.initialised(str(settings.store), commit is not None, seeded, vectors))
         return
-    click.echo(f"✓ Store initialized at {settings.store}")
+    click.echo(_done(str(settings.store), existed, commit))
     if seed:
         click.echo(
             f"✓ Seeded {len(seeded)} starter insight(s)"
@@ -44,3 +47,12 @@ def init(ctx: click.Context, seed: bool, fmt: str) -> None:
         said = vectors_line(vectors) if vectors else None
         if said:
             click.echo(said)
+
+
+def _done(path: str, existed: bool, commit: str | None) -> str:
+    """What init did: made a store, completed one, or found one complete."""
+    if not existed:
+        return f"✓ Store initialized at {path}"
+    if commit is None:
+        return f"✓ {path} is already a store; nothing to do"
+    return f"✓ {path} was already a store; added what it lacked (commit {commit[:8]})"

@@ -182,7 +182,15 @@ def reinforce(
     if fmt == "json":
         emit_json(shapes.insight(result.insight))
         return
-    lines = [f"✓ Reinforced: {result.insight.claim}", f"  Count: {result.insight.reinforcements}"]
+    from chitin.render.text import confidence_change
+
+    new = result.insight
+    old = result.before.confidence if result.before is not None else new.confidence
+    lines = [
+        f"✓ Reinforced: {new.claim}",
+        f"  Confidence: {confidence_change(old, new.confidence)}",
+        f"  Count: {new.reinforcements}",
+    ]
     if source:
         lines.append(f"  Source: {source}")
     if evidence:

@@ -13,12 +13,16 @@ import shlex
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from chitin.errors import ChitinError, StoreError
 from chitin.format import layout, lint
 from chitin.format.lint import Checked, Finding
 from chitin.retrieval.neighbours import related
 from chitin.store import files
+
+if TYPE_CHECKING:
+    from chitin.core.host_files import Installed
 
 
 @dataclass
@@ -85,7 +89,7 @@ def setup_findings(
             program = shlex.split(program)[0]
             where = root / ".git" / "config"
             named.append(Installed(where, "git's merge driver runs", program, "chitin init"))
-    return [
+    gone = [
         Finding(
             str(item.where),
             "chitin",
@@ -97,6 +101,27 @@ def setup_findings(
         for item in named
         if is_gone(item.program)
     ]
+    return gone + [_store_gone(item) for item in named if item.store and _not_store(item.store)]
+
+
+def _not_store(folder: str) -> bool:
+    from chitin.location import is_store
+
+    return not is_store(Path(folder))
+
+
+def _store_gone(item: Installed) -> Finding:
+    """A hook bound at install to a store that is no longer one (moved, removed): the
+    host's sessions would start from an empty store."""
+    return Finding(
+        str(item.where),
+        "store",
+        f"{item.what} chitin on the store {item.store}, which is no longer there (no "
+        "insights/ and .git), so its sessions see an empty store",
+        "run `chitin --store <the store> hooks install …` again for the store you use now",
+        lint.WARNING,
+        "setup",
+    )
 
 
 def settings_findings(root: Path) -> list[Finding]:

@@ -33,9 +33,11 @@ CLAUDE_SETTINGS = Path(".claude") / "settings.json"
 CLAUDE_CONTEXT_CAP = 10_000
 CLAUDE_CONTEXT_LIMIT = 8_000
 CLAUDE_ACTION = "hooks run claude-code"
-# Our entries, whatever chitin they run: ".../chitin hooks run claude-code ...", quoted
-# or not, or "python -m chitin hooks run claude-code ...".
-_OURS = re.compile(r"""chitin['"]?\s+hooks\s+run\s+claude-code\s""")
+# Our entries, whatever chitin and store they run: ".../chitin hooks run claude-code
+# ...", quoted or not, or "python -m chitin hooks run claude-code ...", with a
+# "--store <folder>" before "hooks" when a store was named at install.
+_STORE = r"""--store\s+(?:'[^']*'|"[^"]*"|\S+)\s+"""
+_OURS = re.compile(rf"""chitin['"]?\s+(?:{_STORE})?hooks\s+run\s+claude-code\s""")
 
 
 class ClaudeHook(NamedTuple):
@@ -56,10 +58,15 @@ def claude_settings_path(project_dir: Path) -> Path:
     return project_dir / CLAUDE_SETTINGS
 
 
-def install_claude_code(project_dir: Path, command: Sequence[str]) -> Outcome:
+def install_claude_code(
+    project_dir: Path, command: Sequence[str], store: Path | None = None
+) -> Outcome:
+    """Our entries in the project's settings.json, running ``command``; with ``store``,
+    they run ``command --store <store>``: Claude Code runs hooks in the session's
+    folder and environment, where chitin would find another store, or the default."""
     path = claude_settings_path(project_dir)
     settings = load_settings(path)
-    merged = with_our_hooks(settings, command)
+    merged = with_our_hooks(settings, with_store(command, store))
     if merged == settings and path.exists():
         return Outcome("claude-code", "unchanged", path)
     fresh = not any(_is_ours(h) for _, _, h in _all_hooks(settings))
@@ -91,6 +98,11 @@ def load_settings(path: Path) -> dict[str, Any]:
                 f'"hooks.{hook.event}" in {path} must be a list; nothing was written'
             )
     return data
+
+
+def with_store(command: Sequence[str], store: Path | None) -> tuple[str, ...]:
+    """``command``, told the store when one was named at install."""
+    return (*command, "--store", str(store)) if store is not None else tuple(command)
 
 
 def dump_settings(settings: dict[str, Any]) -> str:
@@ -207,10 +219,19 @@ def installed_program(home: Path) -> Installed | None:
     for _, _, entry in _all_hooks(settings):
         if _is_ours(entry):
             with contextlib.suppress(ValueError, IndexError):
-                program = shlex.split(entry["command"])[0]
-                return Installed(
-                    path, "the Claude Code hooks run", program, "chitin hooks install claude-code"
-                )
+                argv = shlex.split(entry["command"])
+                store = _store_of(argv)
+                named = f"--store {shlex.quote(store)} " if store else ""
+                fix = f"chitin {named}hooks install claude-code"
+                return Installed(path, "the Claude Code hooks run", argv[0], fix, store)
+    return None
+
+
+def _store_of(argv: list[str]) -> str | None:
+    """The store an entry's command names (``--store X`` before ``hooks``), if any."""
+    before = argv[: argv.index("hooks")] if "hooks" in argv else argv
+    if "--store" in before[:-1]:
+        return before[before.index("--store") + 1]
     return None
 
 

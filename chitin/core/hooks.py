@@ -41,16 +41,17 @@ def install_hook(
     .claude/settings.json to change. For the MCP clients (claude-desktop, cursor,
     claude-code-mcp; see chitin.core.mcp_clients) the server entry goes into the
     client's user-wide file, found from ``home``, ``platform`` (``sys.platform``) and
-    ``env`` ($XDG_CONFIG_HOME), or with ``folder`` into that folder's file; ``store``
-    given, the server serves that store."""
+    ``env`` ($XDG_CONFIG_HOME), or with ``folder`` into that folder's file. ``store``
+    given, what the host runs is told that store, for every host (a host runs chitin
+    in a folder and an environment of its own, where chitin would find another one)."""
     if host in MCP_CLIENTS:
         from chitin.core import mcp_clients
 
         path = _client_file(host, folder, home, platform, env)
         return mcp_clients.install(host, path, command, store)
     if host == "openclaw":
-        return openclaw.install_openclaw(_openclaw_folder(folder, home, env), command)
-    return claude_code.install_claude_code(_folder(host, folder), command)
+        return openclaw.install_openclaw(_openclaw_folder(folder, home, env), command, store)
+    return claude_code.install_claude_code(_folder(host, folder), command, store)
 
 
 def uninstall_hook(
@@ -61,13 +62,16 @@ def uninstall_hook(
     platform: str | None = None,
     env: Mapping[str, str] | None = None,
 ) -> Outcome:
-    """Remove chitin's hook for ``host`` (found as install_hook finds it), and nothing else."""
+    """Remove chitin's hook for ``host`` (found as install_hook finds it), and nothing else.
+    From OpenClaw's own hooks folder, the entry `openclaw hooks enable chitin` wrote into
+    its openclaw.json goes too."""
     if host in MCP_CLIENTS:
         from chitin.core import mcp_clients
 
         return mcp_clients.uninstall(host, _client_file(host, folder, home, platform, env))
     if host == "openclaw":
-        return openclaw.uninstall_openclaw(_openclaw_folder(folder, home, env))
+        hooks_dir = _openclaw_folder(folder, home, env)
+        return openclaw.uninstall_openclaw(hooks_dir, _openclaw_config(hooks_dir, home, env))
     return claude_code.uninstall_claude_code(_folder(host, folder))
 
 
@@ -76,6 +80,17 @@ def _openclaw_folder(folder: Path | None, home: Path | None, env: Mapping[str, s
     if folder is not None:
         return folder
     return openclaw.openclaw_hooks_dir(home or Path.home(), {} if env is None else env)
+
+
+def _openclaw_config(
+    hooks_dir: Path, home: Path | None, env: Mapping[str, str] | None
+) -> Path | None:
+    """OpenClaw's openclaw.json when ``hooks_dir`` is OpenClaw's own hooks folder (the
+    one it enables hooks from); None for another folder (a pack to install elsewhere)."""
+    managed = _openclaw_folder(None, home, env)
+    if hooks_dir.absolute() != managed.absolute():
+        return None
+    return openclaw.openclaw_config_file(home or Path.home(), {} if env is None else env)
 
 
 def _folder(host: str, folder: Path | None) -> Path:

@@ -34,6 +34,7 @@ class Installed(NamedTuple):
     what: str  # what runs it, for a person: "the OpenClaw hook runs"
     program: str  # the program run
     fix: str  # the command that installs it afresh
+    store: str | None = None  # the store it is told to use, if one was named at install
 
 
 def is_gone(program: str) -> bool:

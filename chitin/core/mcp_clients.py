@@ -263,6 +263,7 @@ def installed_programs(home: Path, platform: str, env: Mapping[str, str]) -> lis
                 f"the {client.title} MCP server entry runs",
                 entry["command"],
                 f"chitin {named}hooks install {client.name}",
+                store if isinstance(store, str) and store else None,
             )
         )
     return found

@@ -7,12 +7,22 @@ folder installs with OpenClaw's own ``openclaw plugins install``.
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
+import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from chitin.core.host_files import HookSetupError, Installed, Outcome, read_text, write_text
+from chitin.core.host_files import (
+    HookSetupError,
+    Installed,
+    Outcome,
+    read_json_object,
+    read_text,
+    write_text,
+)
 
+OPENCLAW_CONFIG = "openclaw.json"  # OpenClaw's settings, beside its hooks folder
 OPENCLAW_HOOK = "chitin"  # the pack's folder (its package name), and the hook's name
 # The pack, as OpenClaw's `plugins install` wants it: package.json's "openclaw.hooks"
 # names the folder that holds HOOK.md and handler.js.
@@ -52,16 +62,28 @@ def openclaw_hooks_dir(home: Path, env: Mapping[str, str]) -> Path:
     return base / ".openclaw" / "hooks"
 
 
+def openclaw_config_file(home: Path, env: Mapping[str, str]) -> Path:
+    """OpenClaw's openclaw.json, as OpenClaw 2026.9 resolves it (resolveConfigPath):
+    ``$OPENCLAW_CONFIG_PATH``, else openclaw.json beside the managed hooks folder."""
+    import os.path
+
+    config = (env.get("OPENCLAW_CONFIG_PATH") or "").strip()
+    if config:
+        return Path(os.path.abspath(_expand_home(config, home)))
+    return openclaw_hooks_dir(home, env).parent / OPENCLAW_CONFIG
+
+
 def _expand_home(value: str, home: Path) -> str:
     if value == "~" or value.startswith(("~/", "~\\")):
         return str(home) + value[1:]
     return value
 
 
-def install_openclaw(hooks_dir: Path, command: Sequence[str]) -> Outcome:
+def install_openclaw(hooks_dir: Path, command: Sequence[str], store: Path | None = None) -> Outcome:
     """Copy the hook pack to ``<hooks_dir>/chitin/``, with the ``command`` that runs this
-    chitin; files already current are left alone, and the files of the older layout
-    (HOOK.md and handler.js at the pack's top) are removed."""
+    chitin and the ``store`` named at install (the gateway runs in a folder and an
+    environment of its own); files already current are left alone, and the files of
+    the older layout (HOOK.md and handler.js at the pack's top) are removed."""
     from chitin.resources import asset_path
 
     target = _hook_folder(hooks_dir)
@@ -69,7 +91,10 @@ def install_openclaw(hooks_dir: Path, command: Sequence[str]) -> Outcome:
         name: asset_path("openclaw", *name.split("/")).read_text(encoding="utf-8")
         for name in OPENCLAW_FILES
     }
-    wanted[OPENCLAW_COMMAND_FILE] = json.dumps({"command": list(command)}, indent=2) + "\n"
+    recorded: dict[str, object] = {"command": list(command)}
+    if store is not None:
+        recorded["store"] = str(store)
+    wanted[OPENCLAW_COMMAND_FILE] = json.dumps(recorded, indent=2) + "\n"
     present = {name: read_text(target / name) for name in wanted}
     old = [target / name for name in OPENCLAW_OLD_FILES if (target / name).is_file()]
     if present == wanted and not old:
@@ -86,13 +111,15 @@ def install_openclaw(hooks_dir: Path, command: Sequence[str]) -> Outcome:
     return Outcome("openclaw", "installed" if fresh else "updated", target)
 
 
-def uninstall_openclaw(hooks_dir: Path) -> Outcome:
-    """Remove our files (of either layout), and the folders left empty."""
+def uninstall_openclaw(hooks_dir: Path, config: Path | None = None) -> Outcome:
+    """Remove our files (of either layout), the folders left empty, and the entry that
+    `openclaw hooks enable chitin` wrote into ``config`` (openclaw.json), if given."""
     target = _hook_folder(hooks_dir)
     names = (*OPENCLAW_FILES, OPENCLAW_COMMAND_FILE, *OPENCLAW_OLD_FILES)
     ours = [target / name for name in names if (target / name).is_file()]
+    disabled = config is not None and _forget_enabled(config)
     if not ours:
-        return Outcome("openclaw", "absent", target)
+        return Outcome("openclaw", "removed" if disabled else "absent", target)
     try:
         for path in ours:
             path.unlink()
@@ -102,6 +129,22 @@ def uninstall_openclaw(hooks_dir: Path) -> Outcome:
     except OSError as error:
         raise HookSetupError(f"cannot remove {target}: {error.strerror or error}") from None
     return Outcome("openclaw", "removed", target)
+
+
+def _forget_enabled(config: Path) -> bool:
+    """Remove ``hooks.internal.entries.chitin`` from openclaw.json, and nothing else;
+    whether it was there. A file that is not plain JSON (OpenClaw also reads JSON5) is
+    refused, as every host file is: nothing is written over it."""
+    data = read_json_object(config)
+    entries: object = data
+    for key in ("hooks", "internal", "entries"):
+        entries = entries.get(key) if isinstance(entries, dict) else None
+    if not isinstance(entries, dict) or OPENCLAW_HOOK not in entries:
+        return False
+    kept = copy.deepcopy(data)
+    del kept["hooks"]["internal"]["entries"][OPENCLAW_HOOK]
+    write_text(config, json.dumps(kept, indent=2, ensure_ascii=False) + "\n")
+    return True
 
 
 def _hook_folder(hooks_dir: Path) -> Path:
@@ -117,9 +160,11 @@ def installed_program(hooks_dir: Path) -> Installed | None:
         where = hooks_dir / OPENCLAW_HOOK / name
         recorded = read_text(where)
         with contextlib.suppress(ValueError, TypeError, KeyError, IndexError):
-            program = json.loads(recorded or "")["command"][0]
+            data = json.loads(recorded or "")
+            program, store = data["command"][0], data.get("store")
             if isinstance(program, str):
-                return Installed(
-                    where, "the OpenClaw hook runs", program, "chitin hooks install openclaw"
-                )
+                store = store if isinstance(store, str) and store else None
+                named = f"--store {shlex.quote(store)} " if store else ""
+                fix = f"chitin {named}hooks install openclaw"
+                return Installed(where, "the OpenClaw hook runs", program, fix, store)
     return None

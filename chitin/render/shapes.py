@@ -65,19 +65,27 @@ def insights(values: Iterable[Insight]) -> list[dict[str, Any]]:
     return [to_public_dict(value) for value in values]
 
 
+def score(value: float) -> float:
+    """A similarity, conflict score or average, to the precision its text shows (a
+    whole percent, or toFixed(2); JavaScript's rounding, exact ties up): 0.79 for 79%."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    return float(Decimal(value).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+
+
 def match(found: Match, full: bool) -> dict[str, Any]:
     """A stored insight close to a new one: a duplicate, or (``full``) a conflict."""
     data = {
         "id": found.id,
         "type": found.type,
         "claim": found.claim,
-        "similarity": found.similarity,
+        "similarity": score(found.similarity),
     }
     if full:
         data.update(
-            tensionScore=found.tension_score,
+            tensionScore=score(found.tension_score),
             tensionReason=found.tension_reason,
-            conflictScore=found.conflict_score,
+            conflictScore=score(found.conflict_score),
         )
     return data
 
@@ -102,16 +110,18 @@ def contribution(
 def similar(results: Iterable[tuple[Candidate, float]]) -> list[dict[str, Any]]:
     """similar (in words or in meaning)."""
     return [
-        {"id": c.id, "type": c.type, "claim": c.claim, "similarity": score} for c, score in results
+        {"id": c.id, "type": c.type, "claim": c.claim, "similarity": score(value)}
+        for c, value in results
     ]
 
 
 def stats(total: int, by_type: Mapping[str, int], average: float, archived: int) -> dict[str, Any]:
-    """stats: the original's shape, plus ``archived``."""
+    """stats: the original's shape, plus ``archived``; the average to two decimals, as
+    its text shows it (toFixed(2))."""
     return {
         "total": total,
         "byType": by_type,
-        "averageConfidence": average,
+        "averageConfidence": score(average),
         "archived": archived,
     }
 
@@ -438,9 +448,20 @@ def imported(result: _Imported, vectors: Any) -> dict[str, Any]:
 # ---------------------------------------------------------------- hooks
 
 
+def where(store: str, source: str, exists: bool) -> dict[str, Any]:
+    """where: the store, how it was found (option, environment, folder, default), and
+    whether a store is there yet."""
+    return {"store": store, "source": source, "exists": exists}
+
+
 def hook_outcome(host: str, action: str, path: str) -> dict[str, Any]:
-    """hooks install, hooks uninstall."""
+    """hooks uninstall (and what hooks install says beside the store)."""
     return {"host": host, "action": action, "path": path}
+
+
+def hook_installed(host: str, action: str, path: str, store: str | None) -> dict[str, Any]:
+    """hooks install: also the store it bound (None: the default one)."""
+    return {**hook_outcome(host, action, path), "store": store}
 
 
 # ---------------------------------------------------------------- Carapace

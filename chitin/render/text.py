@@ -17,7 +17,7 @@ def tags_text(insight: Insight) -> str:
 
 
 def contributed(insight: Insight) -> list[str]:
-    line = f"  confidence: {js_number(insight.confidence)} | tags: {tags_text(insight)}"
+    line = f"  confidence: {confidence(insight.confidence)} | tags: {tags_text(insight)}"
     if insight.provenance:
         line += f" | provenance: {insight.provenance}"
     lines = [f"✓ Contributed {insight.type} insight: {insight.id}", f'  "{insight.claim}"', line]
@@ -69,7 +69,7 @@ def detail(insight: Insight, path: str) -> list[str]:
         if value:
             lines.append(f"  {label}: {value}")
     lines.append(
-        f"  Confidence: {js_number(insight.confidence)} | Reinforced: {insight.reinforcements}x"
+        f"  Confidence: {confidence(insight.confidence)} | Reinforced: {insight.reinforcements}x"
     )
     lines.append(f"  Tags: {tags_text(insight)}")
     if insight.provenance:
@@ -90,7 +90,7 @@ def list_entry(insight: Insight) -> str:
         head += f" ({insight.reinforcements}×)"
     if insight.provenance:
         head += f" (provenance: {insight.provenance})"
-    return f"{head}\n    confidence: {js_number(insight.confidence)} | id: {insight.id}"
+    return f"{head}\n    confidence: {confidence(insight.confidence)} | id: {insight.id}"
 
 
 def reflex(insight: Insight) -> str:
@@ -121,6 +121,23 @@ def stats(total: int, average: float, by_type: dict[str, int], archived: int) ->
     if archived:
         lines.append(f"  Archived: {archived}")
     return lines
+
+
+def confidence(value: float, digits: int = 2) -> str:
+    """A confidence for people, to two decimals as 1.4.5 writes its average confidence
+    (toFixed(2)), printed as a JavaScript number: 0.91, 0.8, 1. The files and the JSON
+    keep the exact value (up to six decimals)."""
+    return js_number(float(fixed(value, digits)))
+
+
+def confidence_change(old: float, new: float) -> str:
+    """``old → new``: three decimals (a reinforcement moves a confidence by 5% of
+    what is left to 1, often less than 0.01), more if it takes more to show the move."""
+    for digits in range(3, 7):
+        before, after = confidence(old, digits), confidence(new, digits)
+        if before != after or old == new:
+            return f"{before} → {after}"
+    return f"{js_number(old)} → {js_number(new)}"
 
 
 def fixed(value: float, digits: int) -> str:

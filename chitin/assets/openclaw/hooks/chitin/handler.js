@@ -7,6 +7,8 @@
 //
 // chitin runs asynchronously (the gateway is never blocked), with its arguments as a
 // list (no shell) and a timeout. Every failure is swallowed: the agent always goes on.
+// After a failure or a timeout, chitin is not run again for that store for a while
+// (BACKOFF_MS), so a broken or hanging chitin costs the turns at most one timeout.
 
 import { execFile } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
@@ -19,6 +21,8 @@ const BUDGET = "5000"; // tokens
 // a few seconds (tests/test_openclaw_host.py); this leaves room for a slow, busy machine
 // without keeping a session waiting long when chitin hangs.
 const DEFAULT_TIMEOUT_MS = 15000;
+// How long a failed or timed-out chitin is left alone, per store.
+const DEFAULT_BACKOFF_MS = 5 * 60 * 1000;
 const PERSONALITY = "PERSONALITY.md";
 const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -38,32 +42,79 @@ function debug(...args) {
   if (process.env.CHITIN_DEBUG) console.error("[chitin]", ...args);
 }
 
+function milliseconds(name, fallback, least = 1) {
+  const value = Number.parseInt(process.env[name] ?? "", 10);
+  return Number.isFinite(value) && value >= least ? value : fallback;
+}
+
 function timeoutMs() {
-  const value = Number.parseInt(process.env.CHITIN_HOOK_TIMEOUT_MS ?? "", 10);
-  return Number.isFinite(value) && value > 0 ? value : DEFAULT_TIMEOUT_MS;
+  return milliseconds("CHITIN_HOOK_TIMEOUT_MS", DEFAULT_TIMEOUT_MS);
+}
+
+// What `chitin hooks install openclaw` recorded beside this file (chitin.json): the
+// chitin that installed the hook, and the store named at install, if any.
+function installed() {
+  try {
+    const data = JSON.parse(readFileSync(path.join(HERE, "chitin.json"), "utf8"));
+    return data && typeof data === "object" ? data : {};
+  } catch {
+    return {}; // not installed by chitin, or unreadable
+  }
 }
 
 // The chitin to run: $CHITIN_BIN; else the chitin that installed this hook, by absolute
-// path (chitin.json, written by `chitin hooks install openclaw`), since the gateway's
-// PATH may not hold a virtual environment's chitin; else `chitin` on PATH.
+// path, since the gateway's PATH may not hold a virtual environment's chitin; else
+// `chitin` on PATH.
 function chitinCommand() {
   if (process.env.CHITIN_BIN) return [process.env.CHITIN_BIN];
-  try {
-    const { command } = JSON.parse(readFileSync(path.join(HERE, "chitin.json"), "utf8"));
-    const valid = Array.isArray(command) && command.length > 0;
-    if (valid && command.every((part) => typeof part === "string") && existsSync(command[0])) {
-      return command;
-    }
-  } catch {
-    // not installed by chitin, or unreadable: chitin on PATH
+  const { command } = installed();
+  const valid = Array.isArray(command) && command.length > 0;
+  if (valid && command.every((part) => typeof part === "string") && existsSync(command[0])) {
+    return command;
   }
   return ["chitin"];
 }
 
-// Run chitin; resolve with its stdout, or with null on any failure. Never rejects.
-function runChitin(args) {
+// The store named at install: chitin is told it, since the gateway runs in a folder and
+// an environment of its own.
+function boundStore() {
+  const { store } = installed();
+  return typeof store === "string" && store ? store : null;
+}
+
+// Per store: the time before which chitin is not run again, after it failed there.
+const backingOff = new Map();
+
+function resting(store) {
+  const until = backingOff.get(store);
+  if (until === undefined) return false;
+  if (Date.now() < until) return true;
+  backingOff.delete(store);
+  return false;
+}
+
+function backOff(store) {
+  const wait = milliseconds("CHITIN_HOOK_BACKOFF_MS", DEFAULT_BACKOFF_MS, 0); // 0: no back-off
+  if (wait === 0) return;
+  backingOff.set(store, Date.now() + wait);
+  debug(`not running chitin for ${store} for the next ${Math.round(wait / 1000)} s`);
+}
+
+// Run chitin; resolve with its stdout, or with null on any failure (and then leave the
+// store alone for a while). Never rejects.
+async function runChitin(args) {
+  const store = storeFolder();
+  if (resting(store)) return null;
+  const bound = boundStore();
+  const answer = await runOnce(bound ? ["--store", bound, ...args] : args);
+  if (answer === null) backOff(store);
+  else backingOff.delete(store);
+  return answer;
+}
+
+function runOnce(args) {
   const [program, ...prefix] = chitinCommand();
-  const verb = args[0];
+  const verb = args[0] === "--store" ? args[2] : args[0];
   return new Promise((resolve) => {
     let settled = false;
     let child;
@@ -145,14 +196,36 @@ function isTrimmedSession(sessionKey) {
   return scoped[2].startsWith("subagent:") || scoped[2].startsWith("cron:");
 }
 
-// The store chitin will use, by chitin's own rule (chitin/location.py): $CHITIN_STORE,
-// else ${XDG_DATA_HOME:-~/.local/share}/chitin.
+// The store chitin will use, by chitin's own rule (chitin/location.py): the one named
+// at install; else $CHITIN_STORE; else the gateway's folder or the nearest above it
+// that holds insights/ and .git; else ${XDG_DATA_HOME:-~/.local/share}/chitin.
 function storeFolder() {
   const home = os.homedir();
   const expand = (value) => (value === "~" || value.startsWith("~/") ? home + value.slice(1) : value);
-  if (process.env.CHITIN_STORE) return path.resolve(expand(process.env.CHITIN_STORE));
+  const named = boundStore() || process.env.CHITIN_STORE;
+  if (named) return path.resolve(expand(named));
+  let here = null;
+  try {
+    here = enclosingStore(process.cwd());
+  } catch {
+    // the gateway's folder is gone: no store there
+  }
+  if (here) return here;
   const data = process.env.XDG_DATA_HOME || path.join(home, ".local", "share");
   return path.join(path.resolve(expand(data)), "chitin");
+}
+
+function enclosingStore(start) {
+  for (let folder = path.resolve(start); ; folder = path.dirname(folder)) {
+    try {
+      if (statSync(path.join(folder, "insights")).isDirectory() && existsSync(path.join(folder, ".git"))) {
+        return folder;
+      }
+    } catch {
+      // no insights/ here
+    }
+    if (path.dirname(folder) === folder) return null;
+  }
 }
 
 function readTrimmed(file) {

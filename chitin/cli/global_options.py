@@ -1,0 +1,93 @@
+"""The global options, accepted after the command too (``chitin list --store X``), as
+git and the best Python CLIs accept them; and "did you mean" for a misspelled command."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import click
+
+STORE_HELP = (
+    "The store to use. Without it: $CHITIN_STORE; else the store you stand in (this "
+    "folder or the nearest above it holding insights/ and .git); else "
+    "${XDG_DATA_HOME:-~/.local/share}/chitin. `chitin where` says which, and why."
+)
+DEBUG_HELP = "Show the traceback of unexpected errors."
+_MARK = "_chitin_global_options"  # set on a command once it has them
+
+
+def with_global_options(command: click.Command) -> click.Command:
+    """Give ``command`` (and, for a group, each command under it) ``--store`` and
+    ``--debug``, unless it has options of those names already (``check --store``)."""
+    if getattr(command, _MARK, False):
+        return command
+    names = {name for param in command.params for name in getattr(param, "opts", ())}
+    if "--store" not in names:
+        command.params.append(
+            click.Option(
+                ["--store"], metavar="PATH", expose_value=False, callback=_late_store,
+                help="The store to use (as `chitin --store`).",
+            )
+        )  # fmt: skip
+    if "--debug" not in names:
+        command.params.append(
+            click.Option(
+                ["--debug"], is_flag=True, expose_value=False, callback=_late_debug,
+                help=DEBUG_HELP,
+            )
+        )  # fmt: skip
+    setattr(command, _MARK, True)
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            with_global_options(sub)
+    return command
+
+
+def _late_store(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    """``--store`` after the command: the store of this invocation, as if given first."""
+    if value:
+        from chitin.cli.context import Settings
+
+        root = ctx.find_root()
+        settings: Settings = root.obj
+        root.obj = Settings.from_environment(value, settings.debug)
+
+
+def _late_debug(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value:
+        root = ctx.find_root()
+        root.obj = root.obj._replace(debug=True)
+
+
+def unknown_command(name: str, known: Iterable[str]) -> click.UsageError:
+    """The usage error for a command chitin does not have, with the nearest ones."""
+    import difflib  # only for a misspelt command: --version loads nothing more
+
+    close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.7)
+    message = f"No such command '{name}'."
+    if close:
+        message += " Did you mean " + " or ".join(f"'{c}'" for c in close) + "?"
+    return click.UsageError(message)
+
+
+class SuggestingGroup(click.Group):
+    """A group whose unknown command gets the nearest ones ("did you mean")."""
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and name not in self.list_commands(ctx):
+            error = unknown_command(name, self.list_commands(ctx))
+            error.ctx = ctx
+            raise error
+        return super().resolve_command(ctx, args)
+
+
+def resolved(ctx: click.Context, result: Any) -> Any:
+    """click's resolve_command result, with the command given its global options."""
+    name, command, rest = result
+    if command is not None:
+        with_global_options(command)
+    return name, command, rest

@@ -1,0 +1,193 @@
+"""Issue 28, items 2 and 3: the hooks keep the store named at install, for every host,
+and say which; `chitin check` warns when it is gone; OpenClaw's hook backs off after a
+failure, and its uninstall and next step are right."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+from test_hooks import (
+    BASH,
+    DRIVER,
+    NODE,
+    bootstrap_event,
+    chitin_dir,
+    claude_event,
+    fake_chitin,
+    needs_node,
+)
+
+from chitin.cli import cli
+
+
+def chitin(*args: str) -> Result:
+    result = CliRunner().invoke(cli, list(args))
+    assert result.exit_code == 0, result.output
+    return result
+
+
+@pytest.fixture
+def personality(tmp_path: Path) -> Path:
+    """A store with one insight of its own, not the default store."""
+    store = tmp_path / "personality"
+    chitin("--store", str(store), "init")
+    claim = "Answer the billing team in their own channel"
+    chitin("--store", str(store), "contribute", "--type", "relational", "--claim", claim,
+           "--confidence", "0.9")  # fmt: skip
+    return store
+
+
+def session_start(project: Path, env: dict[str, str]) -> str:
+    """Run the SessionStart command of project's settings.json as Claude Code does:
+    a shell in the project's folder, with the host's environment."""
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    done = subprocess.run(
+        [BASH, "-c", command], cwd=project, capture_output=True, text=True, env=env,
+        input=json.dumps(claude_event("SessionStart", project, source="startup")), timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    context: str = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    return context
+
+
+def host_env() -> dict[str, str]:
+    """A host's environment: no $CHITIN_STORE of its own."""
+    env = {**os.environ, "PATH": f"{chitin_dir()}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env.pop("CHITIN_STORE", None)
+    return env
+
+
+def test_claude_code_runs_the_store_named_at_install(personality: Path, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    said = chitin("--store", str(personality), "hooks", "install", "claude-code",
+                  "--dir", str(project)).stdout  # fmt: skip
+    assert f"It uses the store at {personality}." in said
+    assert "billing team" in session_start(project, host_env())
+    # installed without a store: the host's chitin finds its own (here, the default)
+    said = chitin("hooks", "install", "claude-code", "--dir", str(project)).stdout
+    assert (
+        "It uses the default store" in said
+        and "--store" not in (project / ".claude" / "settings.json").read_text()
+    )
+    assert "billing team" not in session_start(project, host_env())
+
+
+def test_the_store_you_stand_in_is_bound_too(
+    personality: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(personality / "insights")
+    done = json.loads(
+        chitin(
+            "hooks", "install", "openclaw", "--dir", str(tmp_path / "oc"), "--format", "json"
+        ).stdout
+    )
+    assert done["store"] == str(personality)
+    recorded = tmp_path / "oc" / "chitin" / "hooks" / "chitin" / "chitin.json"
+    assert json.loads(recorded.read_text())["store"] == str(personality)
+    monkeypatch.setenv("CHITIN_STORE", str(tmp_path / "env-store"))
+    cursor = chitin("hooks", "install", "cursor", "--dir", str(tmp_path / "p"), "--format", "json")
+    assert json.loads(cursor.stdout)["store"] == str(tmp_path / "env-store")
+
+
+def test_check_warns_when_a_hooks_store_is_gone(personality: Path, tmp_path: Path) -> None:
+    chitin("--store", str(personality), "hooks", "install", "claude-code", "--dir",
+           str(tmp_path / "home"))  # fmt: skip
+    chitin("--store", str(personality), "hooks", "install", "openclaw")
+    assert "is no longer there" not in chitin("--store", str(personality), "check").stdout
+    moved = tmp_path / "moved"
+    personality.rename(moved)
+    result = CliRunner().invoke(cli, ["--store", str(moved), "check"])
+    found = [line for line in result.stdout.splitlines() if "chitin on the store" in line]
+    assert len(found) == 2, result.stdout
+    assert found[0].startswith(f"{tmp_path / 'home' / '.claude' / 'settings.json'}: warning:")
+    assert f"the Claude Code hooks run chitin on the store {personality}, which is" in found[0]
+    assert "fix: run `chitin --store <the store> hooks install …` again" in found[0]
+    assert "the OpenClaw hook runs chitin on the store" in found[1]
+
+
+# ================================================================ OpenClaw
+
+
+def run_handler(handler: Path, tmp_path: Path, env: dict[str, str], times: int) -> str:
+    """Bootstrap ``times`` sessions in one node process (one gateway); its stderr."""
+    driver = tmp_path / "driver.mjs"
+    driver.write_text(DRIVER)
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps(bootstrap_event(tmp_path / "ws")))
+    assert NODE is not None
+    done = subprocess.run(
+        [NODE, str(driver), str(handler), str(event), str(times), "fresh"],
+        capture_output=True, text=True, env={**host_env(), **env}, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return done.stderr
+
+
+def installed_pack(tmp_path: Path, *options: str) -> Path:
+    chitin(*options, "hooks", "install", "openclaw", "--dir", str(tmp_path / "oc"))
+    return tmp_path / "oc" / "chitin" / "hooks" / "chitin" / "handler.js"
+
+
+@needs_node
+def test_openclaw_passes_the_bound_store(personality: Path, tmp_path: Path) -> None:
+    log = tmp_path / "calls.log"
+    fake = fake_chitin(tmp_path / "fake", f'echo "$*" >> "{log}"\necho "# From the fake"')
+    handler = installed_pack(tmp_path, "--store", str(personality))
+    run_handler(handler, tmp_path, {"CHITIN_BIN": str(fake / "chitin")}, 1)
+    assert log.read_text().startswith(f"--store {personality} render --query ")
+
+
+@needs_node
+def test_a_hanging_chitin_costs_one_timeout_then_the_hook_backs_off(tmp_path: Path) -> None:
+    log = tmp_path / "calls.log"
+    hanging = fake_chitin(tmp_path / "hanging", f'echo "$*" >> "{log}"\nsleep 60')
+    handler = installed_pack(tmp_path)
+    env = {"CHITIN_BIN": str(hanging / "chitin"), "CHITIN_HOOK_TIMEOUT_MS": "300",
+           "CHITIN_DEBUG": "1"}  # fmt: skip
+    said = run_handler(handler, tmp_path, env, 3)
+    assert len(log.read_text().splitlines()) == 1  # three turns, one run of chitin
+    assert said.count("not running chitin for ") == 1
+    assert "for the next 300 s" in said
+    log.unlink()
+    run_handler(handler, tmp_path, {**env, "CHITIN_HOOK_BACKOFF_MS": "0"}, 3)
+    assert len(log.read_text().splitlines()) == 3  # no back-off: tried every turn
+
+
+def test_the_next_step_fits_the_folder(tmp_path: Path) -> None:
+    elsewhere = chitin("hooks", "install", "openclaw", "--dir", str(tmp_path / "pack")).stdout
+    pack = tmp_path / "pack" / "chitin"
+    assert f"Next: `openclaw plugins install --force {pack}`" in elsewhere
+    assert "hooks enable" not in elsewhere
+    managed = chitin("hooks", "install", "openclaw").stdout
+    assert "Next: `openclaw hooks enable chitin`, then restart the gateway" in managed
+    assert "`openclaw agent --local` does not" in managed
+
+
+def test_uninstall_removes_the_enable_entry_and_nothing_else(tmp_path: Path) -> None:
+    chitin("hooks", "install", "openclaw")
+    config = tmp_path / "home" / ".openclaw" / "openclaw.json"
+    theirs: dict[str, Any] = {
+        "agents": {"defaults": {"model": "x"}},
+        "hooks": {"internal": {"enabled": True, "entries": {
+            "chitin": {"enabled": True}, "session-memory": {"enabled": True}}}},
+    }  # fmt: skip
+    config.write_text(json.dumps(theirs))
+    said = chitin("hooks", "uninstall", "openclaw").stdout
+    assert said.startswith("✓ Removed the chitin hook for openclaw")
+    del theirs["hooks"]["internal"]["entries"]["chitin"]
+    assert json.loads(config.read_text()) == theirs
+    assert not (tmp_path / "home" / ".openclaw" / "hooks" / "chitin").exists()
+    again = chitin("hooks", "uninstall", "openclaw").stdout
+    assert again.startswith("The chitin hook for openclaw is not installed")
+    # the entry alone (the files removed by hand) still goes
+    theirs["hooks"]["internal"]["entries"]["chitin"] = {"enabled": True}
+    config.write_text(json.dumps(theirs))
+    assert chitin("hooks", "uninstall", "openclaw").stdout.startswith("✓ Removed")
+    assert "chitin" not in json.loads(config.read_text())["hooks"]["internal"]["entries"]

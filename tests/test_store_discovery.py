@@ -1,0 +1,109 @@
+"""Issue 28, item 4: every command finds the store by one rule, as git finds a
+repository (--store, $CHITIN_STORE, the store you stand in, the default), and says
+which with `chitin where`; global options follow the command too."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from chitin.cli import cli
+from chitin.console import reading_store
+from tests.conftest import Run
+
+
+def chitin(*args: str) -> Result:
+    return CliRunner().invoke(cli, list(args))
+
+
+def where(*args: str) -> dict[str, object]:
+    result = chitin(*args, "where", "--format", "json")
+    assert result.exit_code == 0, result.output
+    data: dict[str, object] = json.loads(result.stdout)
+    return data
+
+
+@pytest.fixture
+def clone(run: Run, store: Path) -> Path:
+    run("init")
+    claim = "Reproduce the bug first"
+    run("contribute", "--type", "skill", "--claim", claim, "--confidence", "0.8")
+    return store
+
+
+def test_standing_in_a_store_or_below_it_every_command_uses_it(
+    clone: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(clone / "insights")
+    assert where() == {"store": str(clone), "source": "folder", "exists": True}
+    listed = chitin("list", "--format", "json")
+    assert [i["claim"] for i in json.loads(listed.stdout)] == ["Reproduce the bug first"]
+    assert "No store at" not in listed.stderr
+    assert chitin("check").exit_code == 0  # the same store as list's
+    human = chitin("where").stdout.splitlines()
+    assert human == [str(clone), "  the store this folder is in (it holds insights/ and .git)"]
+
+
+def test_a_folder_with_insights_but_no_git_is_not_a_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "notes" / "insights").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "notes")
+    found = where()
+    assert found["source"] == "default" and found["exists"] is False
+    assert found["store"] == str(tmp_path / "home" / "data" / "chitin")
+    assert "no store there yet" in chitin("where").stdout
+
+
+def test_the_named_store_comes_before_the_folder(
+    clone: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(clone)
+    monkeypatch.setenv("CHITIN_STORE", str(tmp_path / "env-store"))
+    assert where() == {"store": str(tmp_path / "env-store"), "source": "environment",
+                       "exists": False}  # fmt: skip
+    named = where("--store", str(tmp_path / "opt"))
+    assert named["store"] == str(tmp_path / "opt") and named["source"] == "option"
+
+
+def test_global_options_follow_the_command_too(clone: Path, tmp_path: Path) -> None:
+    listed = chitin("list", "--store", str(clone), "--format", "json")
+    assert listed.exit_code == 0, listed.output
+    assert len(json.loads(listed.stdout)) == 1
+    assert chitin("where", "--store", str(clone)).stdout.startswith(str(clone))
+    # the last one wins, as click takes the last of an option given twice
+    later = chitin("--store", str(tmp_path / "first"), "stats", "--store", str(clone),
+                   "--format", "json")  # fmt: skip
+    assert json.loads(later.stdout)["total"] == 1
+    assert chitin("stats", "--debug", "--store", str(clone)).exit_code == 0
+    installed = chitin("hooks", "install", "claude-code", "--dir", str(tmp_path / "p"),
+                       "--store", str(clone))  # fmt: skip
+    assert installed.exit_code == 0, installed.output
+
+
+def test_a_misspelt_command_gets_did_you_mean() -> None:
+    result = chitin("retreive")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "Error: No such command 'retreive'. Did you mean 'retrieve'? (see 'chitin --help')\n"
+    )
+    assert "Did you mean" not in chitin("zzzz").stderr
+    nested = chitin("hooks", "instal", "claude-code")
+    assert nested.exit_code == 2
+    assert nested.stderr.startswith(
+        "Error: No such command 'instal'. Did you mean 'install' or 'uninstall'?"
+    )
+
+
+def test_the_console_finds_the_store_by_the_same_rule(
+    clone: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(clone / "insights")
+    assert reading_store(["list"], {}) == clone
+    assert reading_store(["list", "--store", str(tmp_path / "x")], {}) == tmp_path / "x"
+    assert reading_store(["list", f"--store={tmp_path / 'y'}"], {}) == tmp_path / "y"
+    assert reading_store(["list"], {"CHITIN_STORE": str(tmp_path / "e")}) == tmp_path / "e"
+    assert reading_store(["contribute"], {}) is None

@@ -1,0 +1,51 @@
+"""Issue 28, item 5: an insight whose file a hand edit broke is named, not missing:
+the commands that take an id say that the file exists, why it does not parse, and how
+to fix it, on every run (not only on the first after the edit)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Run
+
+BROKEN = "---\nid: {id}\ntype: skill\nclaim: [unclosed\n---\n"
+
+
+@pytest.fixture
+def broken(run: Run, add: Any, store: Path) -> str:
+    made = add("skill", "Reproduce the bug before fixing it", 0.8)
+    (store / "insights" / "skill" / f"{made['id']}.md").write_text(BROKEN.format(id=made["id"]))
+    insight_id: str = made["id"]
+    return insight_id
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["get"], ["reinforce"], ["update", "--claim", "New"], ["archive"], ["history"]],
+    ids=lambda c: c[0],
+)
+def test_a_broken_file_is_named_with_its_reason_and_fix(
+    run: Run, broken: str, command: list[str]
+) -> None:
+    for _ in range(2):  # every time, not only the first command after the edit
+        result = run(command[0], broken, *command[1:], expect=1)
+        line = result.stderr.splitlines()[-1]
+        assert line.startswith(
+            f"Error: the insight file for {broken}, insights/skill/{broken}.md, is there but "
+            "cannot be read: frontmatter YAML does not parse (line 5)"
+        )
+        assert line.endswith("; fix it (`chitin check` shows every problem with its fix), "
+                             "or move it away")  # fmt: skip
+        assert "not found" not in result.stderr
+
+
+def test_a_prefix_of_a_broken_file_is_named_too(run: Run, broken: str) -> None:
+    result = run("get", broken[:8], expect=1)
+    named = f"the insight file for {broken[:8]}, insights/skill/{broken}.md, is there"
+    assert named in result.stderr
+
+
+def test_an_id_with_no_file_is_still_not_found(run: Run, broken: str) -> None:
+    assert run("get", "zzz", expect=1).stderr.endswith("Error: Insight not found: zzz\n")
