@@ -418,8 +418,8 @@ def test_render_compares_what_render_gave_at_each_commit(
     patch = run("diff", "--render", "HEAD~3..HEAD").stdout
     expected = difflib.unified_diff(before.splitlines(True), after.splitlines(True))
     assert hunks(patch) == hunks("".join(expected))
-    assert "-- Read the surrounding code first" in patch
-    assert "+- Separate what you verified from what you assumed" in patch
+    assert re.search(r"^-- \[read\] Read the surrounding code first$", patch, re.M)
+    assert re.search(r"^\+- \[sepa\] Separate what you verified from what", patch, re.M)
     head = git(store, "rev-parse", "HEAD").strip()
     assert patch.splitlines()[1] == f"+++ b/PERSONALITY.md\tHEAD ({head[:12]})"
     assert (
@@ -429,17 +429,19 @@ def test_render_compares_what_render_gave_at_each_commit(
 
 def test_render_of_the_working_tree_and_json(run: Run, two: Any, store: Path) -> None:
     first, _ = two
-    assert run("diff", "--render").stdout == "No changes to PERSONALITY.md.\n"
+    query = ("--query", "reproduce the bug")  # a skill shows only for a query it matches
+    assert run("diff", "--render", *query).stdout == "No changes to PERSONALITY.md.\n"
     path = store / rel(store, first)
     path.write_text(path.read_text().replace("Reproduce a bug", "Reproduce each bug"))
-    patch = run("diff", "--render").stdout
-    assert "-- Reproduce a bug before fixing it\n" in patch
-    assert "+- Reproduce each bug before fixing it\n" in patch
+    patch = run("diff", "--render", *query).stdout
+    assert "-- [repr] Reproduce a bug before fixing it\n" in patch
+    assert "+- [repr] Reproduce each bug before fixing it\n" in patch
     assert patch.splitlines()[1] == "+++ b/PERSONALITY.md\tworking tree"
-    data = json.loads(run("diff", "--render", "--format", "json", "--budget", "500").stdout)
-    assert data["changed"] is True and data["budget"] == 500 and data["query"] == ""
+    data = json.loads(run("diff", "--render", *query, "--format", "json", "--budget", "500").stdout)
+    assert data["changed"] is True and data["budget"] == 500
+    assert data["query"] == "reproduce the bug"
     assert data["from"] == "HEAD" and data["to"] == "working tree"
-    assert "+- Reproduce each bug before fixing it\n" in data["diff"]
+    assert "+- [repr] Reproduce each bug before fixing it\n" in data["diff"]
 
 
 def test_render_uses_each_sides_template_and_budget(run: Run, two: Any, store: Path) -> None:
@@ -447,19 +449,22 @@ def test_render_uses_each_sides_template_and_budget(run: Run, two: Any, store: P
     (store / "templates" / "PERSONALITY.md").write_text("# Mine ($count)\n$insights\n")
     git(store, "add", "templates")
     git(store, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "template")
-    patch = run("diff", "--render", "HEAD~1..HEAD", "--budget", "12").stdout
-    assert "+# Mine (1)\n" in patch  # 12 tokens hold one of the two insights
+    query = ("--query", "reproduce the bug, reading the code")
+    patch = run("diff", "--render", "HEAD~1..HEAD", "--budget", "28", *query).stdout
+    assert "+# Mine (1)\n" in patch  # 28 tokens hold one of the two insights, ids included
     assert re.search(r"^-# Personality$", patch, re.M)
-    assert "within 12 tokens" in patch
+    assert "within 28 tokens" in patch
 
 
 def test_render_of_a_store_without_commits(run: Run, store: Path) -> None:
     store.mkdir()
     git(store, "init", "-q")
-    (store / "insights" / "skill").mkdir(parents=True)
-    (store / "insights" / "skill" / "x.md").write_text("---\nconfidence: 0.5\n---\n\nA claim.\n")
+    (store / "insights" / "principle").mkdir(parents=True)
+    (store / "insights" / "principle" / "x.md").write_text(
+        "---\nconfidence: 0.5\n---\n\nA claim.\n"
+    )
     patch = run("diff", "--render").stdout
-    assert "+- A claim.\n" in patch
+    assert "+- [x] A claim.\n" in patch
     assert patch.splitlines()[0] == "--- a/PERSONALITY.md\tan empty store"
 
 
