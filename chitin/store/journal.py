@@ -36,13 +36,15 @@ def pending(git: Git) -> bool:
     return path_of(git).exists()
 
 
-def begin(git: Git, paths: Sequence[str]) -> Path:
-    """Note the write of ``paths``, durably, before any of them is written."""
+def begin(git: Git, paths: Sequence[str], operation: str = "write") -> Path:
+    """Note the write of ``paths``, durably, before any of them is written. A sync
+    (``operation="sync"``) notes the paths its merge may touch: undoing it also ends
+    the merge git was making."""
     import json
 
     journal = path_of(git)
     temporary = journal.with_name(f"{JOURNAL}.{os.getpid()}.tmp")
-    data = json.dumps({"pid": os.getpid(), "paths": list(paths)})
+    data = json.dumps({"pid": os.getpid(), "paths": list(paths), "op": operation})
     with open(temporary, "w", encoding="utf-8") as handle:
         handle.write(data)
         handle.flush()
@@ -61,18 +63,44 @@ def recover(git: Git) -> list[str] | None:
     import json
 
     journal = path_of(git)
+    operation = "write"
     try:
         data = json.loads(journal.read_text(encoding="utf-8"))
         paths = [p for p in data["paths"] if isinstance(p, str) and _inside(p)]
+        operation = str(data.get("op", "write"))
     except FileNotFoundError:
         return None
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         paths = []  # a note cut short by the crash: its write had not begun
-    _wait_for_git(git)
-    git.restore_from_head(paths)
+    if operation == "sync":
+        undo_merge(git, paths)
+    else:
+        _wait_for_git(git)
+        git.restore_from_head(paths)
     _remove_temporary_files(git.root, paths)
     end(journal)
     return paths
+
+
+# What git keeps while a merge is under way; a sync that did not finish leaves none.
+MERGE_STATE = ("MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "AUTO_MERGE", "MERGE_RR")
+
+
+def undo_merge(git: Git, paths: Sequence[str]) -> None:
+    """End a merge that sync started and did not finish (a conflict, a kill, a signal):
+    git's merge state goes, and the index and the working tree hold HEAD's version of
+    ``paths`` (the paths the merge could touch), which is the store before the sync, or
+    the merge commit if it was made."""
+    _wait_for_git(git)
+    git_dir = git.git_dir()
+    for name in MERGE_STATE:
+        with contextlib.suppress(FileNotFoundError, IsADirectoryError):
+            (git_dir / name).unlink()
+    # A merge driver's inputs, which git writes in the working tree's top folder.
+    for leftover in git.root.glob(".merge_file_*"):
+        with contextlib.suppress(OSError):
+            leftover.unlink()
+    git.restore_from_head(paths)
 
 
 def _inside(path: str) -> bool:
@@ -100,6 +128,10 @@ def _wait_for_git(git: Git) -> None:
 
 def _git_locks(git_dir: Path) -> list[Path]:
     locks = [git_dir / "index.lock", git_dir / "HEAD.lock", git_dir / "packed-refs.lock"]
+    # A fetch updates the remote-tracking refs (and ORIG_HEAD, FETCH_HEAD) under locks.
+    locks += [git_dir / "ORIG_HEAD.lock", git_dir / "FETCH_HEAD.lock"]
+    with contextlib.suppress(OSError):
+        locks += sorted((git_dir / "refs" / "remotes").rglob("*.lock"))
     try:
         head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
     except (OSError, UnicodeDecodeError):

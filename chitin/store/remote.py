@@ -108,3 +108,46 @@ def merging(git: Git) -> bool:
 def unmerged_paths(git: Git) -> list[str]:
     result = git.run(["diff", "--name-only", "-z", "--diff-filter=U"])
     return sorted(path for path in result.stdout.split("\0") if path)
+
+
+def changed_since_base(git: Git, theirs: str) -> list[str]:
+    """The paths ``theirs`` changed since it parted from HEAD: all a merge may touch."""
+    base = git.run(["merge-base", "HEAD", theirs], check=False).stdout.strip()
+    if not base:  # unrelated histories: any path of theirs
+        listed = git.run(["ls-tree", "-r", "-z", "--name-only", theirs]).stdout
+        return sorted(p for p in listed.split("\0") if p)
+    changed = git.changed_between(base, theirs, [])
+    return sorted(changed or ())
+
+
+def stage(git: Git, path: str, number: int) -> bytes | None:
+    """One side of a conflicted path as the merge found it (2: ours, 3: theirs), or
+    None when that side deleted it."""
+    result = git.run(["show", f":{number}:{path}"], check=False, text=False)
+    if result.returncode != 0:
+        return None
+    data = result.stdout
+    return data if isinstance(data, bytes) else str(data).encode()
+
+
+def settle(git: Git, path: str, text: bytes | None) -> None:
+    """Take ``text`` (None: no file) as the merged version of a conflicted path."""
+    from chitin.store.files import atomic_write
+
+    target = git.root / path
+    if text is None:
+        target.unlink(missing_ok=True)
+    else:
+        atomic_write(target, text.decode("utf-8", "replace"))
+    git.run(["update-index", "--add", "--remove", "-z", "--stdin"], input=path)
+
+
+def commit_merge(git: Git, message: str) -> None:
+    """Commit the merge in progress, its conflicts settled (any identity will do)."""
+    git.ensure_identity()
+    git.run(["commit", "-q", "--no-edit", "-F", "-"], input=message)
+
+
+def last_lines(output: str) -> str:
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    return "; ".join(lines[-3:]) or "git gave no reason"

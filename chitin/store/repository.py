@@ -220,7 +220,7 @@ class Store:
 
         self.refuse_unsafe_state()
         asked = writes if suspects is None else [p for p in suspects if p in writes]
-        self._commit_hand_edits([p for p in asked if (self.root / p).exists()])
+        self.commit_hand_edits([p for p in asked if (self.root / p).exists()])
         targets = [self.root / path for path in writes]
         bulk = len(writes) > BULK_WRITE
         write = bulk_write if bulk else atomic_write
@@ -257,7 +257,7 @@ class Store:
         if problem is not None:
             raise StoreError(problem)
 
-    def _commit_hand_edits(self, paths: Sequence[str]) -> None:
+    def commit_hand_edits(self, paths: Sequence[str]) -> None:
         """Commit what a person changed by hand in ``paths`` (and not yet committed),
         unless it looks like it holds a credential, or it is in conflict."""
         if not paths or not self.git.head():
