@@ -67,7 +67,7 @@ def sync(chitin: Chitin, remote_name: str | None, resume: Resume | None = None) 
     remote.register_driver(git, chitin.command)
     if chitin.finishes_commands:
         interrupts.finish_commands()
-    with store.lock():
+    with store.lock() as held:
         store.recover()  # a sync or write killed half-way is undone first
         branch = _branch(git)
         name = _remote(git, branch, remote_name, chitin.root)
@@ -81,18 +81,24 @@ def sync(chitin: Chitin, remote_name: str | None, resume: Resume | None = None) 
                 "run `chitin init` once to add it to .gitattributes"
             )
         with interrupts.holding() as guard:
-            return _rounds(chitin, name, branch, result, choose, guard)
+            return _rounds(chitin, (name, branch, held.fileno()), result, choose, guard)
 
 
 def _rounds(
-    chitin: Chitin, name: str, branch: str, result: Synced, choose: Chooser, guard: interrupts.Guard
+    chitin: Chitin,
+    where: tuple[str, str, int],
+    result: Synced,
+    choose: Chooser,
+    guard: interrupts.Guard,
 ) -> Synced:
     """Fetch, merge, push, until the push is taken. A signal stops it before the merge
-    (nothing changed), or after it (the merge is kept, nothing is pushed)."""
+    (nothing changed), or after it (the merge is kept, nothing is pushed). ``where``:
+    the remote, the branch and the store lock's descriptor."""
     git = chitin.store.git
+    name, branch, _ = where
     for _ in range(PUSH_ATTEMPTS):
         _fetch(git, name, guard)
-        _integrate(chitin, name, branch, result, choose, guard)
+        _integrate(chitin, where, result, choose, guard)
         if guard.received is not None:
             result.notes.append("interrupted after the merge was committed: nothing was pushed")
             return result
@@ -219,9 +225,14 @@ def _remote(git: Git, branch: str, wanted: str | None, root: object) -> str:
 
 
 def _integrate(
-    chitin: Chitin, name: str, branch: str, result: Synced, choose: Chooser, guard: interrupts.Guard
+    chitin: Chitin,
+    where: tuple[str, str, int],
+    result: Synced,
+    choose: Chooser,
+    guard: interrupts.Guard,
 ) -> None:
     git = chitin.store.git
+    name, branch, held = where
     theirs = remote.resolve(git, f"refs/remotes/{name}/{branch}")
     if theirs is None:
         return  # the remote has no such branch yet: the push creates it
@@ -229,7 +240,7 @@ def _integrate(
         return
     message = f"Sync with {name}/{branch}\n\nChitin-Op: sync\n"
     try:
-        merged = integrate(chitin.store, theirs, message, choose, (name, branch))
+        merged = integrate(chitin.store, theirs, message, choose, (name, branch), held)
     except Stopped as stop:
         detail = "; ".join(stop.reasons) or _named(stop.paths)
         raise SyncConflict(

@@ -190,7 +190,10 @@ class Git:
         input: str | bytes | None = None,
         check: bool = True,
         text: bool = True,
+        holding: int | None = None,
     ) -> subprocess.CompletedProcess[str]:
+        """``holding``: the store lock's descriptor, for a git command that must keep
+        the lock while it runs, even after a kill of chitin alone (see WriteLock)."""
         import subprocess
 
         try:
@@ -201,6 +204,7 @@ class Git:
                 text=text,
                 env=self._environment(),
                 check=False,
+                pass_fds=() if holding is None else (holding,),
             )
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH; chitin stores need git") from None

@@ -43,10 +43,16 @@ class Stopped(StateError):
 
 
 def integrate(
-    store: Store, theirs: str, message: str, choose: Chooser, where: tuple[str, str]
+    store: Store,
+    theirs: str,
+    message: str,
+    choose: Chooser,
+    where: tuple[str, str],
+    holding: int | None = None,
 ) -> Merged:
     """Merge the commit ``theirs`` into HEAD, committing the merge; ``where`` is (remote,
-    branch), kept with a conflict. Raises ``Stopped`` on a conflict ``choose`` does not
+    branch), kept with a conflict; ``holding``, the store lock's descriptor, is held by
+    git's processes too (WriteLock.fileno). Raises ``Stopped`` on a conflict ``choose`` does not
     settle (the store is back at HEAD), StateError when git refuses to merge."""
     git = store.git
     head = git.head()
@@ -57,7 +63,7 @@ def integrate(
     store.commit_hand_edits(paths)
     note = journal.begin(git, paths, "sync")
     try:
-        _merge(store, theirs, message, choose, where)
+        _merge(store, theirs, message, choose, where, holding)
     except BaseException:
         journal.undo_merge(git, paths)
         raise
@@ -68,10 +74,15 @@ def integrate(
 
 
 def _merge(
-    store: Store, theirs: str, message: str, choose: Chooser, where: tuple[str, str]
+    store: Store,
+    theirs: str,
+    message: str,
+    choose: Chooser,
+    where: tuple[str, str],
+    holding: int | None,
 ) -> None:
     git = store.git
-    attempt = remote.merge(git, theirs, message)
+    attempt = remote.merge(git, theirs, message, holding)
     if attempt.ok:
         return
     unmerged = remote.unmerged_paths(git)
@@ -93,7 +104,7 @@ def _merge(
         stopped = conflicts.Stopped(where[0], where[1], theirs, tuple(sorted(unsettled)))
         conflicts.save(git, stopped, unsettled)
         raise Stopped(sorted(unsettled), reasons)
-    remote.commit_merge(git, message)
+    remote.commit_merge(git, message, holding)
 
 
 def _marked(store: Store, path: str) -> bytes:

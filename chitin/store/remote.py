@@ -89,9 +89,18 @@ def fetch(git: Git, remote: str) -> None:
         raise GitError(f"cannot fetch from {remote}: {error}") from None
 
 
-def merge(git: Git, ref: str, message: str) -> Attempt:
+# A merge's own `gc --auto` would run in the background, holding the store's lock (see
+# ``merge``) for as long as it takes: the next commit of a write starts it instead.
+_NO_GC = ["-c", "gc.auto=0"]
+
+
+def merge(git: Git, ref: str, message: str, holding: int | None = None) -> Attempt:
+    """Merge ``ref``; ``holding`` (the store lock's descriptor) goes to git, so that a
+    git that outlives a killed chitin keeps the lock until it is done."""
     git.ensure_identity()  # a merge commit needs an author, as any commit does
-    result = git.run(["merge", "--no-edit", "-m", message, ref], check=False)
+    result = git.run(
+        [*_NO_GC, "merge", "--no-edit", "-m", message, ref], check=False, holding=holding
+    )
     return Attempt(result.returncode == 0, (result.stdout + result.stderr).strip())
 
 
@@ -142,10 +151,10 @@ def settle(git: Git, path: str, text: bytes | None) -> None:
     git.run(["update-index", "--add", "--remove", "-z", "--stdin"], input=path)
 
 
-def commit_merge(git: Git, message: str) -> None:
+def commit_merge(git: Git, message: str, holding: int | None = None) -> None:
     """Commit the merge in progress, its conflicts settled (any identity will do)."""
     git.ensure_identity()
-    git.run(["commit", "-q", "--no-edit", "-F", "-"], input=message)
+    git.run([*_NO_GC, "commit", "-q", "--no-edit", "-F", "-"], input=message, holding=holding)
 
 
 def last_lines(output: str) -> str:

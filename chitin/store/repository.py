@@ -20,6 +20,9 @@ if TYPE_CHECKING:  # the file format loads when a file is read or written, not b
     from chitin.format.markdown import Layout
 
 CONFIG_FILE = "chitin.yaml"
+# How long a reader that finds an interrupted write waits for the store's lock, to undo
+# it, before it reads the files as they are.
+READER_WAIT_SECONDS = 1.0
 # An operation writing more files than this (an import) writes them in bulk: see
 # files.bulk_write and Git.commit.
 BULK_WRITE = 100
@@ -133,7 +136,9 @@ class Store:
 
         if not self.git.is_repository() or not journal.pending(self.git):
             return
-        lock = WriteLock(self.root / ".chitin" / "lock", timeout=0.0)
+        # A git command that outlived a killed sync holds the lock until it is done (it
+        # is handed the lock, see WriteLock.fileno): a moment's wait lets it finish.
+        lock = WriteLock(self.root / ".chitin" / "lock", timeout=READER_WAIT_SECONDS)
         with contextlib.suppress(StoreError, OSError), lock:
             self.recover()
 
