@@ -403,6 +403,7 @@ class Git:
             present.extend(self._tracked(gone))
         if not present:
             return None
+        before = self.head()
         try:
             # Exact paths through stdin: an import may name more than fits in argv, and
             # `git add` would match each as a pathspec against every file (6 s for 10,000).
@@ -420,9 +421,25 @@ class Git:
             if self._other_changes_staged(present):
                 return self._commit_only(present, message)
             return self._commit_index(["commit", "-q", "--no-edit", "-F", "-"], message)
+        except GitError:
+            made = self._made_since(before)
+            if made is not None:
+                return made
+            self.unstage(present)
+            raise
         except BaseException:
             self.unstage(present)
             raise
+
+    def _made_since(self, before: str | None) -> str | None:
+        """The commit that a failed ``git commit`` made all the same, if it did: git
+        killed (Ctrl-C reaches it too) or failing after it moved HEAD. We hold the
+        store's lock, so a new HEAD whose parent is ``before`` is that commit."""
+        after = self.head()
+        if after is None or after == before:
+            return None
+        parent = self.run(["rev-parse", "-q", "--verify", f"{after}^"], check=False)
+        return after if parent.stdout.strip() == (before or "") else None
 
     def unstage(self, paths: Sequence[str]) -> None:
         """Put HEAD's version of ``paths`` back in the index (none, for a path HEAD
