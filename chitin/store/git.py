@@ -404,32 +404,69 @@ class Git:
         if not present:
             return None
         before = self.head()
+        kept = self._keep_index()
         try:
-            # Exact paths through stdin: an import may name more than fits in argv, and
-            # `git add` would match each as a pathspec against every file (6 s for 10,000).
-            packed = ["-c", "core.bigFileThreshold=1"] if bulk else []
-            self.run(
-                [*packed, "update-index", "--add", "--remove", "-z", "--stdin"],
-                input="\0".join(present),
-            )
-            self.ensure_identity()
-            if before_commit is not None:
-                before_commit()
-            # `git commit -- paths` builds a temporary index: 350 ms at 100,000 files
-            # against 150 ms for a plain commit of the index. The plain commit is right
-            # only when nothing but our paths is staged, which one comparison tells.
-            if self._other_changes_staged(present):
-                return self._commit_only(present, message)
-            return self._commit_index(["commit", "-q", "--no-edit", "-F", "-"], message)
+            return self._stage_and_commit(present, message, bulk, before_commit)
         except GitError:
             made = self._made_since(before)
             if made is not None:
                 return made
-            self.unstage(present)
+            self._put_back(present, kept)
             raise
         except BaseException:
-            self.unstage(present)
+            self._put_back(present, kept)
             raise
+        finally:
+            if kept is not None:
+                kept.unlink(missing_ok=True)
+
+    def _stage_and_commit(
+        self,
+        present: list[str],
+        message: str,
+        bulk: bool,
+        before_commit: Callable[[], None] | None,
+    ) -> str | None:
+        # Exact paths through stdin: an import may name more than fits in argv, and
+        # `git add` would match each as a pathspec against every file (6 s for 10,000).
+        packed = ["-c", "core.bigFileThreshold=1"] if bulk else []
+        self.run(
+            [*packed, "update-index", "--add", "--remove", "-z", "--stdin"],
+            input="\0".join(present),
+        )
+        self.ensure_identity()
+        if before_commit is not None:
+            before_commit()
+        # `git commit -- paths` builds a temporary index: 350 ms at 100,000 files
+        # against 150 ms for a plain commit of the index. The plain commit is right
+        # only when nothing but our paths is staged, which one comparison tells.
+        if self._other_changes_staged(present):
+            return self._commit_only(present, message)
+        return self._commit_index(["commit", "-q", "--no-edit", "-F", "-"], message)
+
+    def _keep_index(self) -> Path | None:
+        """A second name for the index as it is before staging: putting it back is then
+        a rename, which needs no free space, where `git reset` writes a whole new index
+        (on a full disk it fails, and the change stayed staged). None where the file
+        system will not link it (``unstage`` is used then)."""
+        index = self.git_dir() / "index"
+        kept = self.git_dir() / f"chitin-index-{os.getpid()}"
+        try:
+            kept.unlink(missing_ok=True)
+            os.link(index, kept)
+        except OSError:
+            return None
+        return kept
+
+    def _put_back(self, paths: list[str], kept: Path | None) -> None:
+        """Unstage ``paths`` after a failed commit: the index as it was before."""
+        if kept is not None:
+            try:
+                os.replace(kept, self.git_dir() / "index")
+                return
+            except OSError:
+                pass
+        self.unstage(paths)
 
     def _made_since(self, before: str | None) -> str | None:
         """The commit that a failed ``git commit`` made all the same, if it did: git

@@ -45,11 +45,15 @@ def begin(git: Git, paths: Sequence[str], operation: str = "write") -> Path:
     journal = path_of(git)
     temporary = journal.with_name(f"{JOURNAL}.{os.getpid()}.tmp")
     data = json.dumps({"pid": os.getpid(), "paths": list(paths), "op": operation})
-    with open(temporary, "w", encoding="utf-8") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, journal)
+    try:
+        with open(temporary, "w", encoding="utf-8") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, journal)
+    except BaseException:  # a full disk: the write stops here, and leaves nothing
+        temporary.unlink(missing_ok=True)
+        raise
     return journal
 
 
@@ -78,6 +82,8 @@ def recover(git: Git) -> list[str] | None:
         _wait_for_git(git)
         git.restore_from_head(paths)
     _remove_temporary_files(git.root, paths)
+    for leftover in git.git_dir().glob("chitin-index-*"):  # Git.commit's copy of the index
+        leftover.unlink(missing_ok=True)
     end(journal)
     return paths
 
