@@ -99,6 +99,7 @@ def _rounds(
     for _ in range(PUSH_ATTEMPTS):
         _fetch(git, name, guard)
         _integrate(chitin, where, result, choose, guard)
+        guard.check()  # a signal, and nothing merged: nothing changed
         if guard.received is not None:
             result.notes.append("interrupted after the merge was committed: nothing was pushed")
             return result
@@ -237,6 +238,7 @@ def _integrate(
     if theirs is None:
         return  # the remote has no such branch yet: the push creates it
     if not remote.count(git, f"HEAD..{theirs}"):
+        conflicts.clear(git)  # merged meanwhile (by git itself): nothing is left to settle
         return
     message = f"Sync with {name}/{branch}\n\nChitin-Op: sync\n"
     try:
