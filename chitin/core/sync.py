@@ -177,16 +177,15 @@ def _named(paths: tuple[str, ...] | list[str]) -> str:
 
 def _how_to_finish(git: Git, paths: tuple[str, ...] | list[str]) -> str:
     first = paths[0].rsplit("/", 1)[-1].removesuffix(".md")
-    where = (
-        conflicts.text_path(git.root, paths[0]).parent
-        if len(paths) == 1
-        else (git.root / conflicts.FOLDER)
-    )
+    if len(paths) == 1:
+        edit = f"Edit {conflicts.text_path(git.root, paths[0])}"
+    else:
+        edit = f"Edit the marked files under {git.root / conflicts.FOLDER}"
     return (
-        f"the store keeps your last committed version meanwhile. Edit the marked "
-        f"file(s) in {where} into the version to keep and run `chitin sync --continue`; "
-        f"or keep one side per insight: `chitin sync --ours {first}` (or --theirs); "
-        "`chitin sync --abort` forgets the incoming change"
+        f"the store keeps your last committed version meanwhile. {edit} into the "
+        "version to keep and run `chitin sync --continue`; or keep one side per insight: "
+        f"`chitin sync --ours {first}` (or --theirs); `chitin sync --abort` forgets the "
+        "incoming change"
     )
 
 
