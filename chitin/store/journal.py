@@ -25,6 +25,9 @@ JOURNAL = "chitin-write.json"
 # How long a git process that outlived a killed chitin may take to finish (it holds
 # the index lock while it works) before its lock is taken to be stale.
 GIT_GRACE_SECONDS = 3.0
+# How long a reader that finds an interrupted write waits for the store's lock, to undo
+# it, before it reads the files as they are.
+READER_WAIT_SECONDS = 1.0
 
 
 def path_of(git: Git) -> Path:
@@ -34,6 +37,16 @@ def path_of(git: Git) -> Path:
 def pending(git: Git) -> bool:
     """Whether a write was interrupted and not yet undone (one stat)."""
     return path_of(git).exists()
+
+
+def operation(git: Git) -> str:
+    """What the noted write was: "sync", or "write" (also for a note that does not read)."""
+    import json
+
+    try:
+        return str(json.loads(path_of(git).read_text(encoding="utf-8")).get("op", "write"))
+    except (OSError, ValueError, AttributeError):
+        return "write"
 
 
 def begin(git: Git, paths: Sequence[str], operation: str = "write") -> Path:
@@ -59,6 +72,25 @@ def begin(git: Git, paths: Sequence[str], operation: str = "write") -> Path:
 
 def end(journal: Path) -> None:
     journal.unlink(missing_ok=True)
+
+
+def recover_and_say(git: Git) -> None:
+    """``recover``, and a notice of what was undone."""
+    from chitin.notices import notice
+
+    syncing = operation(git) == "sync"
+    restored = recover(git)
+    if syncing:
+        notice(
+            "ended a chitin sync that was interrupted: no merge is left in progress, and "
+            "the store is at its last commit; run `chitin sync` again to finish it"
+        )
+    elif restored:
+        plural = "s" if len(restored) != 1 else ""
+        notice(
+            f"undid a chitin write that was interrupted before its commit "
+            f"({len(restored)} file{plural} put back as in HEAD)"
+        )
 
 
 def recover(git: Git) -> list[str] | None:

@@ -20,9 +20,6 @@ if TYPE_CHECKING:  # the file format loads when a file is read or written, not b
     from chitin.format.markdown import Layout
 
 CONFIG_FILE = "chitin.yaml"
-# How long a reader that finds an interrupted write waits for the store's lock, to undo
-# it, before it reads the files as they are.
-READER_WAIT_SECONDS = 1.0
 # An operation writing more files than this (an import) writes them in bulk: see
 # files.bulk_write and Git.commit.
 BULK_WRITE = 100
@@ -120,14 +117,7 @@ class Store:
 
         if not self.git.is_repository() or not journal.pending(self.git):
             return
-        restored = journal.recover(self.git)
-        if restored:
-            from chitin.notices import notice
-
-            notice(
-                f"undid a chitin write that was interrupted before its commit "
-                f"({len(restored)} file{'s' if len(restored) != 1 else ''} put back as in HEAD)"
-            )
+        journal.recover_and_say(self.git)
 
     def recover_if_free(self) -> None:
         """``recover`` for a reader: only if an interrupted write is noted, and only if
@@ -138,7 +128,7 @@ class Store:
             return
         # A git command that outlived a killed sync holds the lock until it is done (it
         # is handed the lock, see WriteLock.fileno): a moment's wait lets it finish.
-        lock = WriteLock(self.root / ".chitin" / "lock", timeout=READER_WAIT_SECONDS)
+        lock = WriteLock(self.root / ".chitin" / "lock", timeout=journal.READER_WAIT_SECONDS)
         with contextlib.suppress(StoreError, OSError), lock:
             self.recover()
 
