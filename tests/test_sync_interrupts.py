@@ -93,3 +93,19 @@ def test_a_sync_killed_mid_merge_leaves_a_store_that_works(
     contribute(machines.b, "Still writable")
     chitin(machines.b, "sync")
     assert json.loads(chitin(machines.b, "list", "--format", "json").stdout)
+
+
+def test_a_fetch_killed_with_its_git_leaves_no_lock_behind(machines: Machines) -> None:
+    """The state a sync killed (with its process group) mid-fetch leaves: its note in
+    the journal, and git's lock on the remote-tracking ref it was updating."""
+    contribute(machines.a, "Read the log before the code")
+    chitin(machines.a, "sync")
+    note = {"pid": 1, "paths": [], "op": "sync"}
+    (machines.b / ".git" / "chitin-write.json").write_text(json.dumps(note))
+    lock = machines.b / ".git" / "refs" / "remotes" / "origin" / "main.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    lock.write_text("")
+    result = chitin(machines.b, "sync")
+    assert "ended a chitin sync that was interrupted" in result.stderr
+    assert not lock.exists() and not (machines.b / ".git" / "chitin-write.json").exists()
+    assert "Read the log before the code" in chitin(machines.b, "list").stdout

@@ -8,11 +8,13 @@ on meanwhile is retried after another fetch and merge; it is never forced.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from chitin.core.facade import Chitin
 from chitin.errors import ChitinError, StateError, StoreError
-from chitin.store import conflicts, interrupts, remote
+from chitin.store import conflicts, interrupts, journal, remote
 from chitin.store.git import Git
 from chitin.store.integrating import Chooser, Stopped, integrate
 
@@ -95,25 +97,38 @@ def _rounds(
     (nothing changed), or after it (the merge is kept, nothing is pushed). ``where``:
     the remote, the branch and the store lock's descriptor."""
     git = chitin.store.git
-    name, branch, _ = where
+    name, branch, held = where
     for _ in range(PUSH_ATTEMPTS):
-        _fetch(git, name, guard)
+        with _noted(git):
+            _fetch(git, name, held, guard)
         _integrate(chitin, where, result, choose, guard)
         guard.check()  # a signal, and nothing merged: nothing changed
         if guard.received is not None:
             result.notes.append("interrupted after the merge was committed: nothing was pushed")
             return result
-        if _send(git, name, branch, result, guard):
-            return result
+        with _noted(git):
+            if _send(git, (name, branch, held), result, guard):
+                return result
     raise StoreError(
         f"{name} kept moving while we pushed; run `chitin sync` again (nothing was lost)"
     )
 
 
-def _fetch(git: Git, name: str, guard: interrupts.Guard) -> None:
+@contextlib.contextmanager
+def _noted(git: Git) -> Iterator[None]:
+    """A fetch or a push, noted in the journal (with no paths): killed, it can leave a
+    lock on a remote-tracking ref, which the next command then removes."""
+    note = journal.begin(git, [], "sync")
+    try:
+        yield
+    finally:
+        journal.end(note)
+
+
+def _fetch(git: Git, name: str, held: int, guard: interrupts.Guard) -> None:
     guard.check()
     try:
-        remote.fetch(git, name)
+        remote.fetch(git, name, held)
     except StoreError:
         guard.check()  # Ctrl-C reaches git's own process too: say so, not git's failure
         raise
@@ -258,15 +273,15 @@ def _integrate(
     result.merge_commit = merged.merge_commit
 
 
-def _send(git: Git, name: str, branch: str, result: Synced, guard: interrupts.Guard) -> bool:
+def _send(git: Git, where: tuple[str, str, int], result: Synced, guard: interrupts.Guard) -> bool:
+    name, branch, held = where
     theirs = f"refs/remotes/{name}/{branch}"
     known = remote.resolve(git, theirs) is not None
     outgoing = remote.count(git, f"{theirs}..HEAD" if known else "HEAD")
     if not outgoing:
         return True
-    attempt = remote.push(
-        git, name, branch, set_upstream=remote.upstream_remote(git, branch) is None
-    )
+    upstream = remote.upstream_remote(git, branch)
+    attempt = remote.push(git, name, branch, set_upstream=upstream is None, holding=held)
     if attempt.ok:
         result.sent += outgoing
         return True

@@ -41,12 +41,23 @@ def pending(git: Git) -> bool:
 
 def operation(git: Git) -> str:
     """What the noted write was: "sync", or "write" (also for a note that does not read)."""
+    return str(_noted(git).get("op", "write"))
+
+
+def touches_files(git: Git) -> bool:
+    """Whether the noted write may have changed files (a sync's fetch or push does not;
+    a note that does not read may have)."""
+    return bool(_noted(git).get("paths", True))
+
+
+def _noted(git: Git) -> dict[str, object]:
     import json
 
     try:
-        return str(json.loads(path_of(git).read_text(encoding="utf-8")).get("op", "write"))
-    except (OSError, ValueError, AttributeError):
-        return "write"
+        data = json.loads(path_of(git).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def begin(git: Git, paths: Sequence[str], operation: str = "write") -> Path:

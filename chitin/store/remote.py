@@ -82,16 +82,18 @@ def count(git: Git, revisions: str) -> int:
     return int(git.run(["rev-list", "--count", revisions]).stdout.strip() or 0)
 
 
-def fetch(git: Git, remote: str) -> None:
+# A fetch's or merge's own `gc --auto` (or maintenance) would run in the background,
+# holding the store's lock (see ``merge``) for as long as it takes: the next commit of
+# a write starts it instead.
+_NO_GC = ["-c", "gc.auto=0", "-c", "maintenance.auto=false"]
+
+
+def fetch(git: Git, remote: str, holding: int | None = None) -> None:
+    """Fetch ``remote``; ``holding`` as for ``merge``."""
     try:
-        git.run(["fetch", "--quiet", "--no-tags", remote])
+        git.run([*_NO_GC, "fetch", "--quiet", "--no-tags", remote], holding=holding)
     except GitError as error:
         raise GitError(f"cannot fetch from {remote}: {error}") from None
-
-
-# A merge's own `gc --auto` would run in the background, holding the store's lock (see
-# ``merge``) for as long as it takes: the next commit of a write starts it instead.
-_NO_GC = ["-c", "gc.auto=0"]
 
 
 def merge(git: Git, ref: str, message: str, holding: int | None = None) -> Attempt:
@@ -104,9 +106,12 @@ def merge(git: Git, ref: str, message: str, holding: int | None = None) -> Attem
     return Attempt(result.returncode == 0, (result.stdout + result.stderr).strip())
 
 
-def push(git: Git, remote: str, branch: str, set_upstream: bool) -> Attempt:
+def push(
+    git: Git, remote: str, branch: str, set_upstream: bool, holding: int | None = None
+) -> Attempt:
+    """Push HEAD to ``branch``; ``holding`` as for ``merge``."""
     args = ["push", "--porcelain", *(["-u"] if set_upstream else []), remote]
-    result = git.run([*args, f"HEAD:refs/heads/{branch}"], check=False)
+    result = git.run([*args, f"HEAD:refs/heads/{branch}"], check=False, holding=holding)
     return Attempt(result.returncode == 0, (result.stdout + result.stderr).strip())
 
 

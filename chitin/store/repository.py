@@ -126,9 +126,9 @@ class Store:
 
         if not self.git.is_repository() or not journal.pending(self.git):
             return
-        # A git command that outlived a killed sync holds the lock until it is done (it
-        # is handed the lock, see WriteLock.fileno): a moment's wait lets it finish.
-        lock = WriteLock(self.root / ".chitin" / "lock", timeout=journal.READER_WAIT_SECONDS)
+        # A git merge outliving a killed sync holds the lock till done (WriteLock.fileno)
+        wait = journal.READER_WAIT_SECONDS if journal.touches_files(self.git) else 0.0
+        lock = WriteLock(self.root / ".chitin" / "lock", timeout=wait)
         with contextlib.suppress(StoreError, OSError), lock:
             self.recover()
 
