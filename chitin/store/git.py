@@ -404,17 +404,17 @@ class Git:
         if not present:
             return None
         before = self.head()
-        kept = self._keep_index()
+        kept = self.keep_index()
         try:
             return self._stage_and_commit(present, message, bulk, before_commit)
         except GitError:
             made = self._made_since(before)
             if made is not None:
                 return made
-            self._put_back(present, kept)
+            self.put_back(present, kept)
             raise
         except BaseException:
-            self._put_back(present, kept)
+            self.put_back(present, kept)
             raise
         finally:
             if kept is not None:
@@ -444,7 +444,7 @@ class Git:
             return self._commit_only(present, message)
         return self._commit_index(["commit", "-q", "--no-edit", "-F", "-"], message)
 
-    def _keep_index(self) -> Path | None:
+    def keep_index(self) -> Path | None:
         """A second name for the index as it is before staging: putting it back is then
         a rename, which needs no free space, where `git reset` writes a whole new index
         (on a full disk it fails, and the change stayed staged). None where the file
@@ -458,7 +458,7 @@ class Git:
             return None
         return kept
 
-    def _put_back(self, paths: list[str], kept: Path | None) -> None:
+    def put_back(self, paths: Sequence[str], kept: Path | None) -> None:
         """Unstage ``paths`` after a failed commit: the index as it was before."""
         if kept is not None:
             try:
@@ -493,9 +493,13 @@ class Git:
     def restore_from_head(self, paths: Sequence[str]) -> None:
         """Make the index and the working tree hold HEAD's version of ``paths``: a
         path HEAD lacks is removed from both. For a write interrupted by kill -9."""
-        self.unstage(paths)
         head = self.head()
         known = set(self._tracked_in(head, list(paths))) if head else set()
+        for path in paths:  # first: on a full disk, what they free lets the rest work
+            if path not in known:
+                with contextlib.suppress(FileNotFoundError, IsADirectoryError):
+                    (self.root / path).unlink()
+        self.unstage(paths)
         if known:
             with self._path_list(sorted(known)) as listing:
                 self.run(
@@ -507,10 +511,6 @@ class Git:
                         "--pathspec-file-nul",
                     ]
                 )
-        for path in paths:
-            if path not in known:
-                with contextlib.suppress(FileNotFoundError, IsADirectoryError):
-                    (self.root / path).unlink()
 
     def _tracked_in(self, commit: str, paths: list[str]) -> list[str]:
         found: list[str] = []
@@ -525,8 +525,8 @@ class Git:
         """A NUL-separated list of ``paths`` in a file of the repository's own folder,
         for the commands whose stdin is taken (or that read pathspecs only so)."""
         listing = self.git_dir() / f"chitin-pathspec-{os.getpid()}"
-        listing.write_text("\0".join(paths), encoding="utf-8")
         try:
+            listing.write_text("\0".join(paths), encoding="utf-8")
             yield listing
         finally:
             listing.unlink(missing_ok=True)
@@ -651,7 +651,15 @@ def _explain(args: Sequence[str], result: subprocess.CompletedProcess[str]) -> s
         )
     lines = [line for line in str(output).splitlines() if line.strip()]
     reason = "; ".join(lines[-3:]) if lines else f"exit code {result.returncode}"
-    return f"git {args[0] if args else ''} failed: {reason}"
+    return f"git {_command_name(args)} failed: {reason}"
+
+
+def _command_name(args: Sequence[str]) -> str:
+    """The git command in ``args``, past any ``-c key=value`` before it."""
+    rest = list(args)
+    while rest[:1] == ["-c"]:
+        rest = rest[2:]
+    return rest[0] if rest else ""
 
 
 def merge_file(ours: str, base: str, theirs: str, labels: tuple[str, str, str]) -> tuple[str, int]:

@@ -15,6 +15,7 @@ A conflict is not left to git either: the conflicted texts are kept for the pers
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from chitin.errors import StateError
@@ -62,15 +63,28 @@ def integrate(
     # undoing the merge can never take it away.
     store.commit_hand_edits(paths)
     note = journal.begin(git, paths, "sync")
+    kept = git.keep_index()  # put back by a rename: see Git.keep_index
     try:
         _merge(store, theirs, message, choose, where, holding)
     except BaseException:
-        journal.undo_merge(git, paths)
+        _undo(store, paths, note, kept)
         raise
     finally:
-        journal.end(note)
+        if kept is not None:
+            kept.unlink(missing_ok=True)
+    journal.end(note)
     after = git.head()
     return Merged(incoming, None if after in (theirs, head) else after)
+
+
+def _undo(store: Store, paths: list[str], note: Path, kept: Path | None) -> None:
+    """Undo the merge now; if that fails too (a full disk), the note stays, and the next
+    command undoes it."""
+    try:
+        journal.undo_merge(store.git, paths, kept)
+    except Exception:  # the merge's own error is the one to tell
+        return
+    journal.end(note)
 
 
 def _merge(

@@ -125,8 +125,9 @@ def recover(git: Git) -> list[str] | None:
         _wait_for_git(git)
         git.restore_from_head(paths)
     _remove_temporary_files(git.root, paths)
-    for leftover in git.git_dir().glob("chitin-index-*"):  # Git.commit's copy of the index
-        leftover.unlink(missing_ok=True)
+    for pattern in ("chitin-index-*", "chitin-pathspec-*"):  # Git's own files, if left
+        for leftover in git.git_dir().glob(pattern):
+            leftover.unlink(missing_ok=True)
     end(journal)
     return paths
 
@@ -135,11 +136,12 @@ def recover(git: Git) -> list[str] | None:
 MERGE_STATE = ("MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "AUTO_MERGE", "MERGE_RR")
 
 
-def undo_merge(git: Git, paths: Sequence[str]) -> None:
+def undo_merge(git: Git, paths: Sequence[str], kept: Path | None = None) -> None:
     """End a merge that sync started and did not finish (a conflict, a kill, a signal):
     git's merge state goes, and the index and the working tree hold HEAD's version of
     ``paths`` (the paths the merge could touch), which is the store before the sync, or
-    the merge commit if it was made."""
+    the merge commit if it was made. ``kept``: the index from before the merge
+    (Git.keep_index), put back first."""
     _wait_for_git(git)
     git_dir = git.git_dir()
     for name in MERGE_STATE:
@@ -149,6 +151,9 @@ def undo_merge(git: Git, paths: Sequence[str]) -> None:
     for leftover in git.root.glob(".merge_file_*"):
         with contextlib.suppress(OSError):
             leftover.unlink()
+    if kept is not None:
+        with contextlib.suppress(OSError):
+            os.replace(kept, git_dir / "index")
     git.restore_from_head(paths)
 
 
