@@ -109,3 +109,56 @@ def test_a_fetch_killed_with_its_git_leaves_no_lock_behind(machines: Machines) -
     assert "ended a chitin sync that was interrupted" in result.stderr
     assert not lock.exists() and not (machines.b / ".git" / "chitin-write.json").exists()
     assert "Read the log before the code" in chitin(machines.b, "list").stdout
+
+
+def test_a_sync_on_a_full_disk_merges_all_or_nothing(machines: Machines, tmp_path: Path) -> None:
+    import shutil
+
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small tmpfs needs root")
+    incoming = [
+        {"id": f"inc-{n:03d}", "type": "skill", "claim": f"Incoming insight {n}", "confidence": 0.6}
+        for n in range(60)
+    ]
+    (tmp_path / "incoming.json").write_text(json.dumps(incoming))
+    chitin(machines.a, "import", str(tmp_path / "incoming.json"))
+    chitin(machines.a, "sync")
+    contribute(machines.b, "Keep steps small")
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(disk)]).returncode:
+        pytest.skip("mount -t tmpfs failed here (a container without the capability)")
+    try:
+        for free_kb in (600, 400, 300, 260, 200, 0):
+            store = disk / "store"
+            shutil.rmtree(store, ignore_errors=True)
+            shutil.copytree(machines.b, store, symlinks=True)
+            remote = tmp_path / f"remote-{free_kb}.git"
+            shutil.copytree(machines.remote, remote)
+            git(store, "remote", "set-url", "origin", str(remote))
+            _sync_with_free_space(store, disk / "filler", free_kb)
+    finally:
+        shutil.rmtree(disk / "store", ignore_errors=True)
+        subprocess.run(["umount", str(disk)], check=False)
+
+
+def _sync_with_free_space(store: Path, filler: Path, free_kb: int) -> None:
+    as_json(store, "list")
+    left = os.statvfs(filler.parent)
+    with open(filler, "wb") as handle:
+        handle.write(b"\0" * max(left.f_bavail * left.f_frsize - free_kb * 1024, 0))
+    before = git(store, "rev-parse", "HEAD")
+    result = subprocess.run(
+        [sys.executable, "-m", "chitin", "--store", str(store), "sync"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    # What the failed sync left, before any other command repairs anything:
+    assert git(store, "--no-optional-locks", "status", "--porcelain") == "", free_kb
+    assert not list((store / ".git").glob("chitin-*")), free_kb
+    assert not (store / ".git" / "MERGE_HEAD").exists(), free_kb
+    filler.unlink()
+    merged = git(store, "rev-parse", "HEAD") != before
+    assert merged == (result.returncode == 0), (free_kb, result.stderr)
+    assert "Traceback" not in result.stderr and result.returncode in (0, 1), result.stderr
