@@ -1,13 +1,14 @@
 """Kill chitin's writes at many points and check that nothing is ever half-done.
 
-Each trial copies a prepared store, starts one write (contribute, reinforce, merge or
-import) as a fresh process, and after a random delay within that write's measured
+Each trial copies a prepared store, starts one write (contribute, reinforce, merge,
+import or sync) as a fresh process, and after a random delay within that write's measured
 length sends it SIGINT, SIGTERM or SIGKILL, or SIGKILL to its whole process group (so
 that a git command dies with it and leaves its lock behind). Then it runs `chitin list`,
 which must recover whatever the kill left, and checks:
 
 - the index and the working tree hold exactly HEAD's state (`git status` is empty);
-- HEAD is the commit before the write, or one commit after it: the write's own;
+- HEAD is the commit before the write, or one commit after it: the write's own (for
+  sync, the merge of the remote's branch, whose first parent is the commit before);
 - the insights listed are those of HEAD: before the write, or with all of it;
 - a write that exited 0 committed, and one that said it was interrupted did not;
 - no journal and no git lock is left, and the next write succeeds.
@@ -35,9 +36,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
 
-OPERATIONS = ("contribute", "reinforce", "merge", "import")
+OPERATIONS = ("contribute", "reinforce", "merge", "import", "sync")
 SIGNALS = ("SIGINT", "SIGTERM", "SIGKILL", "SIGKILL-group")
 IMPORTED = 400  # the import writes this many files: long enough to be hit mid-way
+INCOMING = 200  # the remote holds this many insights the store has not yet merged
 
 
 class Trial(NamedTuple):
@@ -107,7 +109,32 @@ def prepare(work: Path, env: dict[str, str]) -> Path:
     result = chitin(base, "import", str(source), env=env)
     assert result.returncode == 0, result.stderr
     (work / "new.json").write_text(json.dumps(exported(IMPORTED, "new")))
+    _diverge(work, base, env)
     return base
+
+
+def _diverge(work: Path, base: Path, env: dict[str, str]) -> None:
+    """A remote (remote.git, copied into each trial) that has INCOMING insights the base
+    store lacks, while the base has a commit of its own: its sync makes a merge."""
+    remote, other = work / "remote.git", work / "other"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True, env=env)
+    git(base, "remote", "add", "origin", str(remote))
+    assert chitin(base, "sync", env=env).returncode == 0
+    subprocess.run(["git", "clone", "-q", str(remote), str(other)], check=True, env=env)
+    (work / "incoming.json").write_text(json.dumps(exported(INCOMING, "incoming")))
+    for args in (("import", str(work / "incoming.json")), ("sync",)):
+        result = chitin(other, *args, env=env)
+        assert result.returncode == 0, result.stderr
+    claim = ("--claim", "Write the plan down before a long change")
+    local = chitin(base, "contribute", "--type", "skill", *claim, "--confidence", "0.6", env=env)
+    assert local.returncode == 0, local.stderr
+
+
+def copy_store(base: Path, store: Path) -> None:
+    """The base store, with a remote of its own (a sync pushes to it)."""
+    shutil.copytree(base, store, symlinks=True)
+    shutil.copytree(base.parent / "remote.git", store.parent / f"{store.name}.git")
+    git(store, "remote", "set-url", "origin", str(store.parent / f"{store.name}.git"))
 
 
 def command_of(operation: str, work: Path) -> list[str]:
@@ -127,12 +154,15 @@ def command_of(operation: str, work: Path) -> list[str]:
         return ["reinforce", "base-00007", "--source", "a bench run"]
     if operation == "merge":
         return ["merge", "base-00011", "base-00012"]
+    if operation == "sync":
+        return ["sync"]
     return ["import", str(work / "new.json")]
 
 
 def expected_change(operation: str) -> int:
     """How the number of live insights changes when the write completes."""
-    return {"contribute": 1, "reinforce": 0, "merge": -1, "import": IMPORTED}[operation]
+    changes = {"contribute": 1, "reinforce": 0, "merge": -1, "import": IMPORTED}
+    return changes.get(operation, INCOMING)
 
 
 def listed(store: Path, env: dict[str, str]) -> tuple[int, list[str]]:
@@ -144,11 +174,12 @@ def listed(store: Path, env: dict[str, str]) -> tuple[int, list[str]]:
 
 def run_trial(trial: Trial, base: Path, work: Path, env: dict[str, str]) -> Outcome:
     store = work / f"trial-{trial.number}"
-    shutil.copytree(base, store, symlinks=True)
+    copy_store(base, store)
     try:
         return _attack(trial, store, work, env)
     finally:
         shutil.rmtree(store, ignore_errors=True)
+        shutil.rmtree(work / f"trial-{trial.number}.git", ignore_errors=True)
 
 
 def _attack(trial: Trial, store: Path, work: Path, env: dict[str, str]) -> Outcome:
@@ -202,9 +233,11 @@ def _attack(trial: Trial, store: Path, work: Path, env: dict[str, str]) -> Outco
         problems.append(f"said it was interrupted (exit {code}) but the write was committed")
     if "Traceback" in stderr:
         problems.append("printed a traceback")
-    for leftover in (".git/chitin-write.json", ".git/index.lock"):
+    for leftover in (".git/chitin-write.json", ".git/index.lock", ".git/MERGE_HEAD"):
         if (store / leftover).exists():
             problems.append(f"{leftover} left behind")
+    if list(store.glob(".merge_file_*")):
+        problems.append("git's .merge_file_* left behind")
     follow = chitin(
         store,
         "contribute",
@@ -234,7 +267,7 @@ def measure(base: Path, work: Path, env: dict[str, str]) -> dict[str, float]:
     lengths: dict[str, float] = {}
     for operation in OPERATIONS:
         store = work / f"measure-{operation}"
-        shutil.copytree(base, store, symlinks=True)
+        copy_store(base, store)
         started = time.perf_counter()
         result = chitin(store, *command_of(operation, work), env=env)
         lengths[operation] = time.perf_counter() - started

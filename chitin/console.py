@@ -31,9 +31,12 @@ SESSION_START_HOOK = ("hooks", "run", "claude-code", "session-start")
 
 
 def main() -> None:
-    prefetch(sys.argv[1:], os.environ)
-    from chitin.cli import main as run_cli
-
+    try:
+        prefetch(sys.argv[1:], os.environ)
+        from chitin.cli import main as run_cli
+    except KeyboardInterrupt:  # Ctrl-C while chitin loads: no command has begun
+        sys.stderr.write("Interrupted: nothing was changed.\n")
+        sys.exit(130)
     run_cli()
 
 

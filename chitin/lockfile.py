@@ -95,6 +95,12 @@ class WriteLock:
         self._handle = handle
         return self
 
+    def fileno(self) -> int:
+        """The locked file's descriptor. A child process handed it holds the lock with
+        us, and on after us if we are killed: the next writer waits for it to end."""
+        assert self._handle is not None, "the lock is not held"
+        return self._handle.fileno()
+
     def __exit__(self, *exc: object) -> None:
         if self._handle is not None:
             unlock(self._handle)

@@ -170,33 +170,74 @@ def test_an_archive_meets_an_edit_the_insight_stays_archived_with_the_edit(
         assert not list(store.glob(f"insights/*/{machines.id}.md"))
 
 
-def test_a_true_claim_conflict_stops_with_markers_and_resumes(machines: Machines) -> None:
+def _claim_conflict(machines: Machines) -> tuple[str, Path]:
+    """Both machines change the claim differently; a syncs first, b's sync stops."""
     chitin(machines.a, "update", machines.id, "--claim", "Ask exactly one question")
     chitin(machines.b, "update", machines.id, "--claim", "Ask no more than two questions")
     chitin(machines.a, "sync")
     pushed = machines.remote_head()
+    head = git(machines.b, "rev-parse", "HEAD").strip()
     stopped = chitin(machines.b, "sync", expect=1)
     message = stopped.stderr.strip()
-    assert message.startswith("Error: sync stopped: 1 file(s) changed on both sides")
-    assert "claim changed on both sides" in message and "git merge --abort" in message
+    assert message.startswith("Error: sync stopped: 1 insight file(s) changed on both sides")
+    assert "claim changed on both sides" in message and "chitin sync --continue" in message
     assert machines.remote_head() == pushed  # nothing half-merged was sent
-    assert (machines.b / ".git" / "MERGE_HEAD").exists()
+    # The store is as it was: no merge state, a clean tree, b's version served.
+    assert git(machines.b, "rev-parse", "HEAD").strip() == head
+    assert not (machines.b / ".git" / "MERGE_HEAD").exists()
+    assert git(machines.b, "status", "--porcelain") == ""
+    assert machines.insight(machines.b)["claim"] == "Ask no more than two questions"
     path = next(machines.b.glob(f"insights/*/{machines.id}.md"))
-    text = path.read_text()
-    assert "<<<<<<<" in text and "Ask exactly one question" in text
-    assert "Ask no more than two questions" in text
-    assert "both modified" in git(machines.b, "status")
-    again = chitin(machines.b, "sync", expect=1)
-    assert "a merge is in progress" in again.stderr
+    edited = machines.b / ".chitin" / "conflicts" / path.relative_to(machines.b)
+    assert "<<<<<<<" in edited.read_text() and "Ask exactly one question" in edited.read_text()
+    return pushed, edited
 
+
+def test_a_true_claim_conflict_stops_and_continues_without_git_knowledge(
+    machines: Machines,
+) -> None:
+    # No git identity here (conftest): chitin commits the merge anyway.
+    assert "user." not in git(machines.b, "config", "--list")
+    _, edited = _claim_conflict(machines)
+    again = chitin(machines.b, "sync", expect=1)
+    assert "a sync stopped on a conflict" in again.stderr
+    chitin(machines.b, "reinforce", machines.id)  # the store stays writable meanwhile
+    premature = chitin(machines.b, "sync", "--continue", expect=1)
+    assert "still holds conflict markers" in premature.stderr
+
+    text = edited.read_text()
     resolved = text.split("<<<<<<<")[0] + "Ask one question, two at most.\n"
     resolved += text.split(">>>>>>>")[1].split("\n", 1)[1]
-    path.write_text(resolved)
-    git(machines.b, "add", str(path))
-    git(machines.b, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--no-edit")
-    chitin(machines.b, "sync")
+    edited.write_text(resolved)
+    chitin(machines.b, "sync", "--continue")
+    assert not edited.exists() and not (machines.b / ".git" / "chitin-sync.json").exists()
+    assert git(machines.b, "status", "--porcelain") == ""
     chitin(machines.a, "sync")
     assert machines.insight(machines.a)["claim"] == "Ask one question, two at most."
+    parents = git(machines.a, "log", "-1", "--format=%P", "HEAD").split()
+    assert len(parents) == 2
+
+
+@pytest.mark.parametrize(("side", "claim"), [("--ours", "two"), ("--theirs", "one")])
+def test_a_conflict_is_settled_per_insight_by_one_side(
+    machines: Machines, side: str, claim: str
+) -> None:
+    _claim_conflict(machines)
+    wrong = chitin(machines.b, "sync", side, "nosuchid", expect=1)
+    assert "'nosuchid' is not in conflict" in wrong.stderr
+    chitin(machines.b, "sync", side, machines.id)
+    chitin(machines.a, "sync")
+    for store in (machines.a, machines.b):
+        assert claim in machines.insight(store)["claim"]
+        assert git(store, "status", "--porcelain") == ""
+
+
+def test_a_stopped_sync_can_be_forgotten(machines: Machines) -> None:
+    _claim_conflict(machines)
+    chitin(machines.b, "sync", "--abort")
+    assert not (machines.b / ".chitin" / "conflicts").exists()
+    assert "nothing to abort" in chitin(machines.b, "sync", "--abort", expect=1).stderr
+    assert "changed on both sides" in chitin(machines.b, "sync", expect=1).stderr
 
 
 def test_without_a_remote_it_says_how_to_add_one(tmp_path: Path) -> None:

@@ -17,23 +17,54 @@ from chitin.cli.context import emit_json, format_option, note, opened
     metavar="NAME",
     help="The remote (default: the branch's upstream, else origin, else the only one).",
 )
+@click.option(
+    "--continue",
+    "resume",
+    is_flag=True,
+    help="Finish a sync a conflict stopped, with the files you edited in .chitin/conflicts/.",
+)
+@click.option(
+    "--ours",
+    multiple=True,
+    metavar="ID",
+    help="Settle this conflicted insight by keeping this store's version (repeatable).",
+)
+@click.option(
+    "--theirs",
+    multiple=True,
+    metavar="ID",
+    help="Settle this conflicted insight by taking the remote's version (repeatable).",
+)
+@click.option("--abort", is_flag=True, help="Forget a sync a conflict stopped.")
 @format_option
 @click.pass_context
-def sync(ctx: click.Context, remote_name: str | None, fmt: str) -> None:
+def sync(
+    ctx: click.Context,
+    remote_name: str | None,
+    resume: bool,
+    ours: tuple[str, ...],
+    theirs: tuple[str, ...],
+    abort: bool,
+    fmt: str,
+) -> None:
     """Share the store with other machines through a git remote: fetch, merge, push.
 
     Insight files are merged field by field by chitin's merge driver: reinforcements
     made on two machines add up, tags are united, the latest times win. A claim or
-    text changed differently on both sides stops the sync with conflict markers in
-    the file, for you to resolve. It never force-pushes and never rewrites commits.
+    text changed differently on both sides stops the sync: nothing is merged, the
+    store keeps its last committed version, and each conflicted file waits, with
+    conflict markers, in .chitin/conflicts/. Edit it and run `chitin sync --continue`,
+    or keep one side with `--ours ID` or `--theirs ID`. It never force-pushes and
+    never rewrites commits.
 
     \b
     git -C ~/.local/share/chitin remote add origin git@github.com:me/personality.git
     chitin sync
     """
-
+    if abort and (resume or ours or theirs):
+        raise click.UsageError("--abort cannot be combined with --continue, --ours or --theirs")
     with opened(ctx, reading=False) as chitin:
-        result = chitin.sync(remote_name)
+        result = chitin.sync(remote_name, resume=resume, ours=ours, theirs=theirs, abort=abort)
     for line in result.notes:
         note(f"chitin: {line}")
     if fmt == "json":
@@ -41,6 +72,8 @@ def sync(ctx: click.Context, remote_name: str | None, fmt: str) -> None:
 
         emit_json(shapes.synced(result))
         return
+    if abort:
+        return  # its note said what it did
     where = f"{result.remote}/{result.branch}"
     if not result.received and not result.sent:
         click.echo(f"✓ Already in sync with {where}")

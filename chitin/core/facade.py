@@ -149,11 +149,24 @@ class Chitin(Lifecycle, Retrieving, Embedding):
 
     # ---------------------------------------------------------- sync, quality, diff
 
-    def sync(self, remote: str | None = None) -> Synced:
-        """Pull and push the store's git remote, merging insight files field by field."""
+    def sync(
+        self,
+        remote: str | None = None,
+        *,
+        resume: bool = False,
+        ours: Sequence[str] = (),
+        theirs: Sequence[str] = (),
+        abort: bool = False,
+    ) -> Synced:
+        """Pull and push the store's git remote, merging insight files field by field.
+
+        A conflict stops the sync (``SyncConflict``) with the store at its last commit;
+        then ``resume`` takes the person's edited files, ``ours``/``theirs`` (ids or
+        paths) take one side, and ``abort`` forgets the stopped sync."""
         from chitin.core import sync
 
-        return sync.sync(self, remote)
+        how = sync.Resume(resume, tuple(ours), tuple(theirs), abort)
+        return sync.sync(self, remote, how)
 
     def quality_report(self, top: int | None = None) -> QualityReport:
         """The insights that most need attention (``top`` of them), and the store's mean."""

@@ -309,11 +309,23 @@ class Session:
                 for path, insight in written.items():
                     cache.record(path, insight, self.store.stat(path))
         except Exception as error:
+            if cache_db.is_unwritable(error):  # a full disk: the next sync catches up
+                self._let_go(cache, error)
+                return
             if not self._damaged(error):
                 raise
             if cache is not self._cache:
                 cache.close()
             self._discard_cache(error)
+
+    def _let_go(self, cache: Cache, error: BaseException) -> None:
+        """Close a cache that cannot record a committed write (the disk is full). Its
+        rows are as before the write, and the files say otherwise: the next command's
+        sync (or this one's next use, in memory if need be) brings it up to date."""
+        cache.close()
+        if cache is self._cache:
+            self._cache = None
+        cache_db.not_writable(self.root, error)
 
     def _semantic(self, picked: semantic.Choice) -> semantic.Semantic:
         from chitin.retrieval import semantic

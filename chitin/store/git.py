@@ -190,7 +190,10 @@ class Git:
         input: str | bytes | None = None,
         check: bool = True,
         text: bool = True,
+        holding: int | None = None,
     ) -> subprocess.CompletedProcess[str]:
+        """``holding``: the store lock's descriptor, for a git command that must keep
+        the lock while it runs, even after a kill of chitin alone (see WriteLock)."""
         import subprocess
 
         try:
@@ -201,6 +204,7 @@ class Git:
                 text=text,
                 env=self._environment(),
                 check=False,
+                pass_fds=() if holding is None else (holding,),
             )
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH; chitin stores need git") from None
@@ -399,26 +403,80 @@ class Git:
             present.extend(self._tracked(gone))
         if not present:
             return None
+        before = self.head()
+        kept = self.keep_index()
         try:
-            # Exact paths through stdin: an import may name more than fits in argv, and
-            # `git add` would match each as a pathspec against every file (6 s for 10,000).
-            packed = ["-c", "core.bigFileThreshold=1"] if bulk else []
-            self.run(
-                [*packed, "update-index", "--add", "--remove", "-z", "--stdin"],
-                input="\0".join(present),
-            )
-            self.ensure_identity()
-            if before_commit is not None:
-                before_commit()
-            # `git commit -- paths` builds a temporary index: 350 ms at 100,000 files
-            # against 150 ms for a plain commit of the index. The plain commit is right
-            # only when nothing but our paths is staged, which one comparison tells.
-            if self._other_changes_staged(present):
-                return self._commit_only(present, message)
-            return self._commit_index(["commit", "-q", "--no-edit", "-F", "-"], message)
-        except BaseException:
-            self.unstage(present)
+            return self._stage_and_commit(present, message, bulk, before_commit)
+        except GitError:
+            made = self._made_since(before)
+            if made is not None:
+                return made
+            self.put_back(present, kept)
             raise
+        except BaseException:
+            self.put_back(present, kept)
+            raise
+        finally:
+            if kept is not None:
+                kept.unlink(missing_ok=True)
+
+    def _stage_and_commit(
+        self,
+        present: list[str],
+        message: str,
+        bulk: bool,
+        before_commit: Callable[[], None] | None,
+    ) -> str | None:
+        # Exact paths through stdin: an import may name more than fits in argv, and
+        # `git add` would match each as a pathspec against every file (6 s for 10,000).
+        packed = ["-c", "core.bigFileThreshold=1"] if bulk else []
+        self.run(
+            [*packed, "update-index", "--add", "--remove", "-z", "--stdin"],
+            input="\0".join(present),
+        )
+        self.ensure_identity()
+        if before_commit is not None:
+            before_commit()
+        # `git commit -- paths` builds a temporary index: 350 ms at 100,000 files
+        # against 150 ms for a plain commit of the index. The plain commit is right
+        # only when nothing but our paths is staged, which one comparison tells.
+        if self._other_changes_staged(present):
+            return self._commit_only(present, message)
+        return self._commit_index(["commit", "-q", "--no-edit", "-F", "-"], message)
+
+    def keep_index(self) -> Path | None:
+        """A second name for the index as it is before staging: putting it back is then
+        a rename, which needs no free space, where `git reset` writes a whole new index
+        (on a full disk it fails, and the change stayed staged). None where the file
+        system will not link it (``unstage`` is used then)."""
+        index = self.git_dir() / "index"
+        kept = self.git_dir() / f"chitin-index-{os.getpid()}"
+        try:
+            kept.unlink(missing_ok=True)
+            os.link(index, kept)
+        except OSError:
+            return None
+        return kept
+
+    def put_back(self, paths: Sequence[str], kept: Path | None) -> None:
+        """Unstage ``paths`` after a failed commit: the index as it was before."""
+        if kept is not None:
+            try:
+                os.replace(kept, self.git_dir() / "index")
+                return
+            except OSError:
+                pass
+        self.unstage(paths)
+
+    def _made_since(self, before: str | None) -> str | None:
+        """The commit that a failed ``git commit`` made all the same, if it did: git
+        killed (Ctrl-C reaches it too) or failing after it moved HEAD. We hold the
+        store's lock, so a new HEAD whose parent is ``before`` is that commit."""
+        after = self.head()
+        if after is None or after == before:
+            return None
+        parent = self.run(["rev-parse", "-q", "--verify", f"{after}^"], check=False)
+        return after if parent.stdout.strip() == (before or "") else None
 
     def unstage(self, paths: Sequence[str]) -> None:
         """Put HEAD's version of ``paths`` back in the index (none, for a path HEAD
@@ -435,9 +493,13 @@ class Git:
     def restore_from_head(self, paths: Sequence[str]) -> None:
         """Make the index and the working tree hold HEAD's version of ``paths``: a
         path HEAD lacks is removed from both. For a write interrupted by kill -9."""
-        self.unstage(paths)
         head = self.head()
         known = set(self._tracked_in(head, list(paths))) if head else set()
+        for path in paths:  # first: on a full disk, what they free lets the rest work
+            if path not in known:
+                with contextlib.suppress(FileNotFoundError, IsADirectoryError):
+                    (self.root / path).unlink()
+        self.unstage(paths)
         if known:
             with self._path_list(sorted(known)) as listing:
                 self.run(
@@ -449,10 +511,6 @@ class Git:
                         "--pathspec-file-nul",
                     ]
                 )
-        for path in paths:
-            if path not in known:
-                with contextlib.suppress(FileNotFoundError, IsADirectoryError):
-                    (self.root / path).unlink()
 
     def _tracked_in(self, commit: str, paths: list[str]) -> list[str]:
         found: list[str] = []
@@ -467,8 +525,8 @@ class Git:
         """A NUL-separated list of ``paths`` in a file of the repository's own folder,
         for the commands whose stdin is taken (or that read pathspecs only so)."""
         listing = self.git_dir() / f"chitin-pathspec-{os.getpid()}"
-        listing.write_text("\0".join(paths), encoding="utf-8")
         try:
+            listing.write_text("\0".join(paths), encoding="utf-8")
             yield listing
         finally:
             listing.unlink(missing_ok=True)
@@ -593,7 +651,15 @@ def _explain(args: Sequence[str], result: subprocess.CompletedProcess[str]) -> s
         )
     lines = [line for line in str(output).splitlines() if line.strip()]
     reason = "; ".join(lines[-3:]) if lines else f"exit code {result.returncode}"
-    return f"git {args[0] if args else ''} failed: {reason}"
+    return f"git {_command_name(args)} failed: {reason}"
+
+
+def _command_name(args: Sequence[str]) -> str:
+    """The git command in ``args``, past any ``-c key=value`` before it."""
+    rest = list(args)
+    while rest[:1] == ["-c"]:
+        rest = rest[2:]
+    return rest[0] if rest else ""
 
 
 def merge_file(ours: str, base: str, theirs: str, labels: tuple[str, str, str]) -> tuple[str, int]:

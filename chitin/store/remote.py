@@ -82,22 +82,36 @@ def count(git: Git, revisions: str) -> int:
     return int(git.run(["rev-list", "--count", revisions]).stdout.strip() or 0)
 
 
-def fetch(git: Git, remote: str) -> None:
+# A fetch's or merge's own `gc --auto` (or maintenance) would run in the background,
+# holding the store's lock (see ``merge``) for as long as it takes: the next commit of
+# a write starts it instead.
+_NO_GC = ["-c", "gc.auto=0", "-c", "maintenance.auto=false"]
+
+
+def fetch(git: Git, remote: str, holding: int | None = None) -> None:
+    """Fetch ``remote``; ``holding`` as for ``merge``."""
     try:
-        git.run(["fetch", "--quiet", "--no-tags", remote])
+        git.run([*_NO_GC, "fetch", "--quiet", "--no-tags", remote], holding=holding)
     except GitError as error:
         raise GitError(f"cannot fetch from {remote}: {error}") from None
 
 
-def merge(git: Git, ref: str, message: str) -> Attempt:
+def merge(git: Git, ref: str, message: str, holding: int | None = None) -> Attempt:
+    """Merge ``ref``; ``holding`` (the store lock's descriptor) goes to git, so that a
+    git that outlives a killed chitin keeps the lock until it is done."""
     git.ensure_identity()  # a merge commit needs an author, as any commit does
-    result = git.run(["merge", "--no-edit", "-m", message, ref], check=False)
+    result = git.run(
+        [*_NO_GC, "merge", "--no-edit", "-m", message, ref], check=False, holding=holding
+    )
     return Attempt(result.returncode == 0, (result.stdout + result.stderr).strip())
 
 
-def push(git: Git, remote: str, branch: str, set_upstream: bool) -> Attempt:
+def push(
+    git: Git, remote: str, branch: str, set_upstream: bool, holding: int | None = None
+) -> Attempt:
+    """Push HEAD to ``branch``; ``holding`` as for ``merge``."""
     args = ["push", "--porcelain", *(["-u"] if set_upstream else []), remote]
-    result = git.run([*args, f"HEAD:refs/heads/{branch}"], check=False)
+    result = git.run([*args, f"HEAD:refs/heads/{branch}"], check=False, holding=holding)
     return Attempt(result.returncode == 0, (result.stdout + result.stderr).strip())
 
 
@@ -108,3 +122,46 @@ def merging(git: Git) -> bool:
 def unmerged_paths(git: Git) -> list[str]:
     result = git.run(["diff", "--name-only", "-z", "--diff-filter=U"])
     return sorted(path for path in result.stdout.split("\0") if path)
+
+
+def changed_since_base(git: Git, theirs: str) -> list[str]:
+    """The paths ``theirs`` changed since it parted from HEAD: all a merge may touch."""
+    base = git.run(["merge-base", "HEAD", theirs], check=False).stdout.strip()
+    if not base:  # unrelated histories: any path of theirs
+        listed = git.run(["ls-tree", "-r", "-z", "--name-only", theirs]).stdout
+        return sorted(p for p in listed.split("\0") if p)
+    changed = git.changed_between(base, theirs, [])
+    return sorted(changed or ())
+
+
+def stage(git: Git, path: str, number: int) -> bytes | None:
+    """One side of a conflicted path as the merge found it (2: ours, 3: theirs), or
+    None when that side deleted it."""
+    result = git.run(["show", f":{number}:{path}"], check=False, text=False)
+    if result.returncode != 0:
+        return None
+    data = result.stdout
+    return data if isinstance(data, bytes) else str(data).encode()
+
+
+def settle(git: Git, path: str, text: bytes | None) -> None:
+    """Take ``text`` (None: no file) as the merged version of a conflicted path."""
+    from chitin.store.files import atomic_write
+
+    target = git.root / path
+    if text is None:
+        target.unlink(missing_ok=True)
+    else:
+        atomic_write(target, text.decode("utf-8", "replace"))
+    git.run(["update-index", "--add", "--remove", "-z", "--stdin"], input=path)
+
+
+def commit_merge(git: Git, message: str, holding: int | None = None) -> None:
+    """Commit the merge in progress, its conflicts settled (any identity will do)."""
+    git.ensure_identity()
+    git.run([*_NO_GC, "commit", "-q", "--no-edit", "-F", "-"], input=message, holding=holding)
+
+
+def last_lines(output: str) -> str:
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    return "; ".join(lines[-3:]) or "git gave no reason"

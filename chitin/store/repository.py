@@ -123,14 +123,7 @@ class Store:
 
         if not self.git.is_repository() or not journal.pending(self.git):
             return
-        restored = journal.recover(self.git)
-        if restored:
-            from chitin.notices import notice
-
-            notice(
-                f"undid a chitin write that was interrupted before its commit "
-                f"({len(restored)} file{'s' if len(restored) != 1 else ''} put back as in HEAD)"
-            )
+        journal.recover_and_say(self.git)
 
     def recover_if_free(self) -> None:
         """``recover`` for a reader: only if an interrupted write is noted, and only if
@@ -139,7 +132,9 @@ class Store:
 
         if not self.git.is_repository() or not journal.pending(self.git):
             return
-        lock = WriteLock(derived_folder(self.root) / "lock", timeout=0.0)
+        # A git merge outliving a killed sync holds the lock till done (WriteLock.fileno)
+        wait = journal.READER_WAIT_SECONDS if journal.touches_files(self.git) else 0.0
+        lock = WriteLock(derived_folder(self.root) / "lock", timeout=wait)
         with contextlib.suppress(StoreError, OSError), lock:
             self.recover()
 
@@ -234,7 +229,7 @@ class Store:
         self.refuse_unsafe_state()
         files.refuse_conflicted(self.root, writes)
         asked = writes if suspects is None else [p for p in suspects if p in writes]
-        self._commit_hand_edits([p for p in asked if (self.root / p).exists()])
+        self.commit_hand_edits([p for p in asked if (self.root / p).exists()])
         targets = [self.root / path for path in writes]
         bulk = len(writes) > BULK_WRITE
         write = bulk_write if bulk else atomic_write
@@ -271,7 +266,7 @@ class Store:
         if problem is not None:
             raise StoreError(problem)
 
-    def _commit_hand_edits(self, paths: Sequence[str]) -> None:
+    def commit_hand_edits(self, paths: Sequence[str]) -> None:
         """Commit what a person changed by hand in ``paths`` (and not yet committed),
         unless it looks like it holds a credential, or it is in conflict."""
         if not paths or not self.git.head():

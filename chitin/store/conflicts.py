@@ -1,0 +1,102 @@
+"""A sync stopped by a conflict, kept until a chitin command finishes it.
+
+git would leave the store mid-merge, with conflict markers in the insight files: every
+read would then meet a file that does not parse, every write would refuse, and the fix
+(``git add``, ``git commit``) needs git knowledge and a git identity. Instead sync
+ends git's merge, so the store stays at its last commit (the conflicted insights keep
+their last committed version), and keeps here what it needs to finish the merge later:
+
+- ``.git/chitin-sync.json``: the commit that was being merged and the paths in conflict;
+- ``.chitin/conflicts/<path>``: each conflicted file with git's markers, for a person
+  to edit into the version to keep.
+
+``chitin sync --continue`` (or ``--ours``/``--theirs`` per insight) merges that commit
+again and takes the edited files (or the chosen side) for those paths.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from chitin.errors import StateError
+from chitin.store.files import atomic_write
+
+if TYPE_CHECKING:
+    from chitin.store.git import Git
+
+RECORD = "chitin-sync.json"
+FOLDER = ".chitin/conflicts"
+MARKERS = ("<<<<<<< ", ">>>>>>> ")
+
+
+class Stopped(NamedTuple):
+    remote: str
+    branch: str
+    theirs: str  # the commit whose merge stopped
+    paths: tuple[str, ...]
+
+
+def record_path(git: Git) -> Path:
+    return git.git_dir() / RECORD
+
+
+def text_path(root: Path, path: str) -> Path:
+    """Where the person edits the conflicted file ``path``."""
+    return root / FOLDER / path
+
+
+def load(git: Git) -> Stopped | None:
+    """The stopped sync, or None. A record that does not read is taken as none: the
+    next sync merges again and stops again if it must."""
+    try:
+        data = json.loads(record_path(git).read_text(encoding="utf-8"))
+        paths = tuple(str(p) for p in data["paths"])
+        return Stopped(str(data["remote"]), str(data["branch"]), str(data["theirs"]), paths)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def save(git: Git, stopped: Stopped, texts: dict[str, bytes]) -> None:
+    """Keep the conflicted texts (written first) and the record (last, atomically)."""
+    folder = git.root / FOLDER
+    if folder.exists():
+        shutil.rmtree(folder, ignore_errors=True)
+    for path, text in texts.items():
+        target = text_path(git.root, path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(text)
+    data = {"remote": stopped.remote, "branch": stopped.branch, "theirs": stopped.theirs}
+    data["paths"] = list(stopped.paths)  # type: ignore[assignment]
+    atomic_write(record_path(git), json.dumps(data), durable=True)
+
+
+def clear(git: Git) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        record_path(git).unlink()
+    shutil.rmtree(git.root / FOLDER, ignore_errors=True)
+
+
+def edited(root: Path, path: str) -> bytes:
+    """The person's version of a conflicted file. Refuses a text that is gone (say
+    ``.chitin/`` was removed) or that still holds conflict markers."""
+    target = text_path(root, path)
+    stem = Path(path).stem
+    try:
+        data = target.read_bytes()
+    except FileNotFoundError:
+        raise StateError(
+            f"{target} is gone, so there is no edited version of {path}; keep one side "
+            f"(chitin sync --ours {stem}, or --theirs {stem}) or run `chitin sync --abort` "
+            "and sync again"
+        ) from None
+    if any(line.startswith(MARKERS) for line in data.decode("utf-8", "replace").splitlines()):
+        raise StateError(
+            f"{target} still holds conflict markers (<<<<<<< … >>>>>>>); edit it into the "
+            f"version to keep, or keep one side: chitin sync --ours {stem} "
+            f"(or --theirs {stem})"
+        )
+    return data

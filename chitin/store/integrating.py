@@ -1,0 +1,137 @@
+"""sync's merge as a journaled write: all of it, or the store as it was.
+
+``git merge`` writes the index and the working tree file by file, then commits. Killed
+on the way (by a signal to the process group, or by SIGPIPE once its reader, chitin,
+is gone) it leaves its locks, its merge state and a half-merged working tree, which
+every later command then trips over. So the merge runs under the write journal
+(journal.py) with the paths it may touch: whatever stops it, the next command (or
+this one, on a failure it sees) ends git's merge state and puts those paths back as
+HEAD holds them, which is the store before the sync or the merge commit.
+
+A conflict is not left to git either: the conflicted texts are kept for the person
+(conflicts.py), and the store goes back to its last commit, readable and writable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from chitin.errors import StateError
+from chitin.store import conflicts, journal, remote
+
+if TYPE_CHECKING:
+    from chitin.store.repository import Store
+
+# How a conflicted path is to be settled: "ours", "theirs", "edited" (the person's
+# version in .chitin/conflicts/), or None: not settled, the sync stops there.
+Chooser = Callable[[str], str | None]
+
+
+class Merged(NamedTuple):
+    received: int  # commits merged in
+    merge_commit: str | None  # None for a fast-forward
+
+
+class Stopped(StateError):
+    """Files changed on both sides and nothing settles them: kept for the person."""
+
+    def __init__(self, paths: list[str], reasons: list[str]) -> None:
+        super().__init__(", ".join(paths))
+        self.paths = paths
+        self.reasons = reasons
+
+
+def integrate(
+    store: Store,
+    theirs: str,
+    message: str,
+    choose: Chooser,
+    where: tuple[str, str],
+    holding: int | None = None,
+) -> Merged:
+    """Merge the commit ``theirs`` into HEAD, committing the merge; ``where`` is (remote,
+    branch), kept with a conflict; ``holding``, the store lock's descriptor, is held by
+    git's processes too (WriteLock.fileno). Raises ``Stopped`` on a conflict ``choose`` does not
+    settle (the store is back at HEAD), StateError when git refuses to merge."""
+    git = store.git
+    head = git.head()
+    incoming = remote.count(git, f"HEAD..{theirs}")
+    paths = remote.changed_since_base(git, theirs)
+    # A hand edit in the merge's way is committed first, as every write does, so that
+    # undoing the merge can never take it away.
+    store.commit_hand_edits(paths)
+    note = journal.begin(git, paths, "sync")
+    kept = git.keep_index()  # put back by a rename: see Git.keep_index
+    try:
+        _merge(store, theirs, message, choose, where, holding)
+    except BaseException:
+        _undo(store, paths, note, kept)
+        raise
+    finally:
+        if kept is not None:
+            kept.unlink(missing_ok=True)
+    journal.end(note)
+    after = git.head()
+    return Merged(incoming, None if after in (theirs, head) else after)
+
+
+def _undo(store: Store, paths: list[str], note: Path, kept: Path | None) -> None:
+    """Undo the merge now; if that fails too (a full disk), the note stays, and the next
+    command undoes it."""
+    try:
+        journal.undo_merge(store.git, paths, kept)
+    except Exception:  # the merge's own error is the one to tell
+        return
+    journal.end(note)
+
+
+def _merge(
+    store: Store,
+    theirs: str,
+    message: str,
+    choose: Chooser,
+    where: tuple[str, str],
+    holding: int | None,
+) -> None:
+    git = store.git
+    attempt = remote.merge(git, theirs, message, holding)
+    if attempt.ok:
+        return
+    unmerged = remote.unmerged_paths(git)
+    if not unmerged:  # git refused before merging, or failed on the way
+        raise StateError(f"cannot merge {where[0]}/{where[1]}: {remote.last_lines(attempt.output)}")
+    unsettled: dict[str, bytes] = {}
+    for path in unmerged:
+        how = choose(path)
+        if how is None:
+            unsettled[path] = _marked(store, path)
+        else:
+            remote.settle(git, path, _version(store, path, how))
+    if unsettled:
+        reasons = [
+            line.removeprefix("chitin: ")
+            for line in attempt.output.splitlines()
+            if "chitin: " in line
+        ]
+        stopped = conflicts.Stopped(where[0], where[1], theirs, tuple(sorted(unsettled)))
+        conflicts.save(git, stopped, unsettled)
+        raise Stopped(sorted(unsettled), reasons)
+    remote.commit_merge(git, message, holding)
+
+
+def _marked(store: Store, path: str) -> bytes:
+    """The conflicted file as git left it: with markers (or one side's version, when
+    the other side deleted it)."""
+    try:
+        return (store.root / path).read_bytes()
+    except (FileNotFoundError, IsADirectoryError):
+        return b""
+
+
+def _version(store: Store, path: str, how: str) -> bytes | None:
+    """The text that settles ``path`` (None: the file goes)."""
+    if how == "edited":
+        return conflicts.edited(store.root, path)
+    return remote.stage(store.git, path, 2 if how == "ours" else 3)
