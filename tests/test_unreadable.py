@@ -105,7 +105,7 @@ def chitin(store: Path, *args: str, expect: int | None = 0, stdin: str | None = 
 
 @pytest.fixture
 def conflicted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, str, Path]:
-    """A store where `chitin sync` stopped on a claim both machines changed: (the
+    """A store where `git pull` stopped on a claim both machines changed: (the
     store, the insight's id, its file). Two clones of one bare repository; git runs
     the installed chitin as its merge driver."""
     scripts = str(Path(sys.executable).parent)
@@ -121,7 +121,15 @@ def conflicted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, s
     chitin(a, "update", insight_id, "--claim", OURS)
     chitin(b, "update", insight_id, "--claim", THEIRS)
     chitin(a, "sync")
-    assert "sync stopped" in chitin(b, "sync", expect=1).stderr
+    # A plain `git pull` (chitin sync keeps the store at its last commit on a conflict,
+    # and its markers in .chitin/conflicts/): git's merge, with chitin's merge driver.
+    pulled = subprocess.run(
+        ["git", "-C", str(b), "-c", "user.name=t", "-c", "user.email=t@t", "pull", "-q",
+         "--no-rebase", "origin", "main"],
+        capture_output=True,
+        text=True,
+    )  # fmt: skip
+    assert pulled.returncode != 0 and "CONFLICT" in pulled.stdout + pulled.stderr
     path = next(b.glob(f"insights/*/{insight_id}.md"))
     assert "<<<<<<<" in path.read_text()
     return b, insight_id, path
