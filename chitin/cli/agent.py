@@ -170,7 +170,7 @@ def hooks() -> None:
     claude-code-mcp  chitin's MCP server in ~/.claude.json (or a project's .mcp.json)
 
     A failing or missing chitin never blocks the host: the hooks give up quietly.
-    The MCP server needs the SDK: pip install 'chitin[mcp]'.
+    The MCP server needs the SDK: pip install 'chitin-personality[mcp]'.
 
     \b
     chitin hooks install openclaw
@@ -317,7 +317,7 @@ def _say_if_no_sdk() -> None:
     import importlib.util
 
     if importlib.util.find_spec("mcp") is None:
-        note("warning: the MCP SDK is not installed here; run: pip install 'chitin[mcp]'")
+        note("warning: the MCP SDK is not installed here; run: pip install 'chitin-personality[mcp]'")
 
 
 @hooks.command(short_help="What the Claude Code hooks run (reads the event on stdin).")

@@ -14,7 +14,7 @@ from chitin.cli.context import Settings, note, running_chitin
 def mcp(ctx: click.Context) -> None:
     """Serve the store over stdio to an MCP client, which starts this command itself:
     `chitin hooks install claude-desktop` (or cursor, claude-code-mcp) writes the
-    client's entry. Needs the MCP SDK: pip install 'chitin[mcp]'.
+    client's entry. Needs the MCP SDK: pip install 'chitin-personality[mcp]'.
 
     The tools are the commands an agent uses (retrieve, contribute, reinforce,
     similar, get, list, update, archive, unarchive, merge, history, changelog,

@@ -1,5 +1,5 @@
 """``chitin mcp``: the store served to MCP clients (Claude Desktop, Claude Code,
-Cursor, …) over stdio, by the official MCP SDK (``pip install 'chitin[mcp]'``).
+Cursor, …) over stdio, by the official MCP SDK (``pip install 'chitin-personality[mcp]'``).
 
 One process answers a whole client session: the store is opened once, the embedding
 model is loaded once (while the client is still listing the tools), and every request
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from chitin.server.worker import StoreWorker
 
-INSTALL = "pip install 'chitin[mcp]'"
+INSTALL = "pip install 'chitin-personality[mcp]'"
 
 
 class MissingSDK(Exception):
