@@ -9,6 +9,8 @@ runs from outside the clone, in a fresh home, with that venv's ``chitin`` on PAT
 
 from __future__ import annotations
 
+import importlib.metadata
+import json
 import os
 import re
 import subprocess
@@ -16,12 +18,16 @@ import sys
 import tomllib
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
+from conftest import Run, chitin_program
 
 import chitin
 
 ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "chitin"
 FETCHER = ROOT / "scripts" / "fetch_wheels.py"
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 DISTRIBUTION = PYPROJECT["project"]["name"]
@@ -164,3 +170,89 @@ def test_the_wheel_names_the_distribution_and_its_extras(wheel: Path) -> None:
     assert f"Name: {DISTRIBUTION}\n" in metadata and f"Version: {version}\n" in metadata
     assert "Provides-Extra: mcp\n" in metadata
     assert "Requires-Python: >=3.11\n" in metadata
+
+
+# ------------------------------------------------------------------ one version
+
+
+def mcp_server_info(store: Path) -> dict[str, Any]:
+    """``chitin mcp``'s answer to a client's ``initialize``: its serverInfo."""
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"},
+        },
+    }
+    done = subprocess.run(
+        [chitin_program(), "--store", str(store), "mcp"],
+        input=json.dumps(initialize) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    [answer] = [json.loads(line) for line in done.stdout.splitlines()]
+    info: dict[str, Any] = answer["result"]["serverInfo"]
+    return info
+
+
+def front_matter(path: Path) -> dict[str, Any]:
+    found: dict[str, Any] = yaml.safe_load(path.read_text(encoding="utf-8").split("---\n")[1])
+    return found
+
+
+def test_every_place_that_states_the_version_states_the_same(run: Run, store: Path) -> None:
+    """The package, ``chitin --version``, the MCP server's serverInfo, the OpenClaw pack
+    (as shipped and as installed), SKILL.md as printed and the changelog's latest
+    release: one version, the one in chitin/__init__.py."""
+    pytest.importorskip("mcp")
+    version = chitin.__version__
+    assert re.fullmatch(r"\d+\.\d+\.\d+", version)
+    assert importlib.metadata.version(DISTRIBUTION) == version
+    printed = subprocess.run([chitin_program(), "--version"], capture_output=True, text=True)
+    assert printed.stdout == f"{version}\n"
+    info = mcp_server_info(store)
+    assert (info["name"], info["version"]) == ("chitin", version)
+
+    pack = PACKAGE / "assets" / "openclaw"
+    assert json.loads((pack / "package.json").read_text())["version"] == version
+    assert front_matter(pack / "hooks" / "chitin" / "HOOK.md")["version"] == version
+    hooks = store.parent / "openclaw-hooks"
+    run("hooks", "install", "openclaw", "--dir", str(hooks))
+    [installed] = hooks.rglob("package.json")
+    assert json.loads(installed.read_text())["version"] == version
+
+    skill = run("skill").stdout
+    assert yaml.safe_load(skill.split("---\n")[1])["version"] == version
+    assert latest_release() == version
+
+
+def changelog() -> str:
+    return (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+
+
+def latest_release() -> str:
+    """The first version section under [Unreleased]."""
+    found = re.search(r"^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}$", changelog(), re.M)
+    assert found, "CHANGELOG.md has no release section"
+    return found.group(1)
+
+
+def test_the_changelog_keeps_a_changelog() -> None:
+    text = changelog()
+    assert text.startswith("# Changelog\n")
+    assert "https://keepachangelog.com/en/1.1.0/" in text
+    assert "https://semver.org/spec/v2.0.0.html" in text
+    sections = re.findall(r"^## \[([^\]]+)\](?: - (\d{4}-\d{2}-\d{2}))?$", text, re.M)
+    assert sections[0] == ("Unreleased", "")
+    releases = sections[1:]
+    assert releases and all(date for _, date in releases)
+    versions = [tuple(int(n) for n in v.split(".")) for v, _ in releases]
+    assert versions == sorted(versions, reverse=True), "newest release first"
+    dates = [date for _, date in releases]
+    assert dates == sorted(dates, reverse=True)
+    kinds = set(re.findall(r"^### (.+)$", text, re.M))
+    assert kinds <= {"Added", "Changed", "Deprecated", "Removed", "Fixed", "Security"}
