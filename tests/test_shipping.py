@@ -13,6 +13,7 @@ import importlib.metadata
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -28,6 +29,8 @@ import chitin
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "chitin"
+WORKFLOWS = ROOT / ".github" / "workflows"
+SCRIPTS = ROOT / "scripts"
 FETCHER = ROOT / "scripts" / "fetch_wheels.py"
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 DISTRIBUTION = PYPROJECT["project"]["name"]
@@ -256,3 +259,79 @@ def test_the_changelog_keeps_a_changelog() -> None:
     assert dates == sorted(dates, reverse=True)
     kinds = set(re.findall(r"^### (.+)$", text, re.M))
     assert kinds <= {"Added", "Changed", "Deprecated", "Removed", "Fixed", "Security"}
+
+
+# ------------------------------------------------------------------ release.yml
+
+
+def workflow(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load((WORKFLOWS / name).read_text(encoding="utf-8"))
+    data["on"] = data.pop(True) if True in data else data["on"]  # YAML 1.1 reads `on` as true
+    return data
+
+
+def job_script(job: dict[str, Any]) -> str:
+    return "\n".join(step.get("run", "") for step in job["steps"])
+
+
+def job_uses(job: dict[str, Any]) -> list[str]:
+    return [step["uses"] for step in job["steps"] if "uses" in step]
+
+
+def test_a_tag_builds_checks_tests_the_wheel_and_then_publishes() -> None:
+    release = workflow("release.yml")
+    assert release["on"] == {"push": {"tags": ["v*"]}}
+    assert release["permissions"] == {"contents": "read"}
+    build, test, publish = (release["jobs"][name] for name in ("build", "test", "publish"))
+
+    script = job_script(build)
+    assert "python -m build" in script and "twine check --strict dist/*" in script
+    assert '"$TAG" != "v$version"' in script and "CHANGELOG.md" in script
+    assert any(u.startswith("actions/upload-artifact@") for u in job_uses(build))
+
+    assert test["needs"] == "build"
+    assert test["strategy"]["matrix"]["python-version"] == ["3.11", "3.12", "3.13"]
+    script = job_script(test)
+    assert '"$RUNNER_TEMP/venv/bin/python" -m pip install "$(echo dist/*.whl)[test]"' in script
+    assert "site-packages" in script  # the suite imports the installed chitin
+    assert script.rstrip().endswith("\npytest")  # not `python -m pytest`: no checkout on sys.path
+
+    assert publish["needs"] == ["build", "test"]
+    assert publish["permissions"] == {"id-token": "write"}
+    assert publish["environment"]["name"] == "pypi"
+    assert publish["environment"]["url"] == f"https://pypi.org/project/{DISTRIBUTION}/"
+    assert job_uses(publish)[-1] == "pypa/gh-action-pypi-publish@release/v1"
+    text = (WORKFLOWS / "release.yml").read_text(encoding="utf-8")
+    assert "password" not in text and "secrets." not in text  # trusted publishing only
+
+
+@pytest.mark.parametrize("name", ["ci.yml", "release.yml", "personality.yml", "insights.yml"])
+def test_workflows_pin_actions_and_keep_expressions_out_of_scripts(name: str) -> None:
+    text = (WORKFLOWS / name).read_text(encoding="utf-8")
+    for action, ref in re.findall(r"uses:\s*([\w-]+/[\w-]+)@(\S+)", text):
+        assert re.fullmatch(r"(release/)?v\d+", ref), f"{action}@{ref} is not a major version"
+    for job in workflow(name)["jobs"].values():
+        for item in job.get("steps", []):
+            assert "${{" not in item.get("run", ""), item.get("name")
+
+
+def linted(tool: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """``tool`` on this checkout; skipped, saying so, where it is not installed."""
+    program = shutil.which(tool)
+    if program is None:
+        reason = f"{tool} is not installed here; CI's lint of the workflows needs it"
+        print(reason)
+        pytest.skip(reason)
+    return subprocess.run([program, *args], cwd=ROOT, capture_output=True, text=True)
+
+
+def test_the_workflows_pass_actionlint() -> None:
+    linted("shellcheck", "--version")  # actionlint checks run: scripts with it
+    done = linted("actionlint")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_ci_scripts_pass_shellcheck() -> None:
+    scripts = [".ci/run", *sorted(str(p.relative_to(ROOT)) for p in SCRIPTS.glob("*.sh"))]
+    done = linted("shellcheck", *scripts)
+    assert done.returncode == 0, done.stdout + done.stderr
