@@ -335,3 +335,44 @@ def test_the_ci_scripts_pass_shellcheck() -> None:
     scripts = [".ci/run", *sorted(str(p.relative_to(ROOT)) for p in SCRIPTS.glob("*.sh"))]
     done = linted("shellcheck", *scripts)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+# ------------------------------------------------------------------ .ci/run's Pythons
+
+
+def other_pythons(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["bash", str(SCRIPTS / "other_pythons.sh"), *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=60,
+    )
+
+
+def test_ci_run_tests_the_other_pythons_first_and_the_whole_suite_last() -> None:
+    lines = [line for line in (ROOT / ".ci" / "run").read_text().splitlines() if line.strip()]
+    assert lines[-1].endswith("pip install -e '.[test]' && pytest")  # its summary closes CI
+    assert lines.index("bash scripts/other_pythons.sh") < len(lines) - 1
+    step = next(s for s in workflow("ci.yml")["jobs"]["test"]["steps"] if "run" in s)
+    assert step["env"] == {"CHITIN_CI_OTHER_PYTHONS": "off"}  # the matrix has a job each
+
+
+def test_a_python_that_cannot_be_had_is_skipped_with_a_line_saying_so() -> None:
+    done = other_pythons("3.99")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == (
+        "Python 3.99: skipped (not in pyenv's versions, no python3.99 on PATH)\n"
+    )
+    off = other_pythons(CHITIN_CI_OTHER_PYTHONS="off")
+    assert off.stdout == "Other Pythons: not run here (CHITIN_CI_OTHER_PYTHONS=off)\n"
+
+
+def test_the_other_pythons_subset_names_test_files_that_exist() -> None:
+    script = (SCRIPTS / "other_pythons.sh").read_text()
+    subset = re.search(r"^SUBSET=\(\n(.*?)^\)", script, re.S | re.M)
+    assert subset
+    files = subset.group(1).split()
+    assert len(files) >= 5 and all((ROOT / name).is_file() for name in files)
+    supported = re.search(r"^SUPPORTED=\((.*)\)$", script, re.M)
+    assert supported and supported.group(1).split() == ["3.11", "3.12", "3.13"]
