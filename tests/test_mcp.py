@@ -578,7 +578,8 @@ def test_without_the_sdk_chitin_mcp_names_the_install(tmp_path: Path, store: Pat
     assert done.returncode == 1
     assert done.stdout == ""
     assert done.stderr == (
-        "Error: chitin mcp needs the MCP SDK, an optional extra: pip install 'chitin-personality[mcp]'\n"
+        "Error: chitin mcp needs the MCP SDK, an optional extra: "
+        "pip install 'chitin-personality[mcp]'\n"
     )
 
 

@@ -317,7 +317,9 @@ def _say_if_no_sdk() -> None:
     import importlib.util
 
     if importlib.util.find_spec("mcp") is None:
-        note("warning: the MCP SDK is not installed here; run: pip install 'chitin-personality[mcp]'")
+        note(
+            "warning: the MCP SDK is not installed here; run: pip install 'chitin-personality[mcp]'"
+        )
 
 
 @hooks.command(short_help="What the Claude Code hooks run (reads the event on stdin).")
