@@ -215,7 +215,7 @@ def test_the_wheel_carries_the_starter_insights_and_the_template(tmp_path: Path)
         check=True,
         capture_output=True,
     )
-    wheel = next(tmp_path.glob("chitin-*.whl"))
+    wheel = next(tmp_path.glob("chitin_personality-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     starters = {
         p.relative_to(ROOT / "insights").as_posix() for p in (ROOT / "insights").rglob("*.md")
