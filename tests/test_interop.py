@@ -301,3 +301,28 @@ def test_history_of_an_imported_insight_starts_at_the_import(
     entries = run_json("history", "da70590d")["history"]
     assert [e["changeType"] for e in entries] == ["create"]
     assert entries[0]["newValue"] == "Boss values concise responses"
+
+
+def test_an_export_with_two_insights_of_one_claim_comes_back_whole(
+    run: Run, run_json: Callable[..., Any], tmp_path: Path
+) -> None:
+    """Issue 25: without --merge nothing is skipped, whatever the claims."""
+    document = [
+        {
+            "id": "strong-aaaa",
+            "type": "skill",
+            "claim": "Reproduce a bug before fixing it",
+            "confidence": 0.81,
+            "reinforcementCount": 1,
+        },
+        {
+            "id": "weak-bbbb",
+            "type": "skill",
+            "claim": "Reproduce a bug before fixing it",
+            "confidence": 0.6,
+        },
+    ]
+    result = run_json("import", str(write(tmp_path, "export.json", document)))
+    assert result["imported"] == 2 and result["skipped"] == 0
+    kept = {i["id"]: i for i in run_json("list")}
+    assert kept["strong-aaaa"]["reinforcementCount"] == 1 and "weak-bbbb" in kept

@@ -175,7 +175,8 @@ def _sort_out(cache: Cache, items: list[Item], merge: bool) -> tuple[list[Item],
             skipped.append(Skipped(index, insight.id, reason))
             continue
         seen_ids[insight.id] = index
-        claims.add(claim_key(insight.claim))
+        if merge:  # without --merge, two items of the same claim are both kept
+            claims.add(claim_key(insight.claim))
         kept.append(item)
     return kept, skipped
 
