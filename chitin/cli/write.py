@@ -66,7 +66,11 @@ def _first_clause(error: BaseException) -> str:
     is_flag=True,
     help="Read the whole insight as one JSON object from stdin.",
 )
-@click.option("--force", is_flag=True, help="Skip the duplicate and conflict check.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Write it even if the store has it already; skip the duplicate and conflict check.",
+)
 @click.option("--allow-secret", is_flag=True, help=_ALLOW_SECRET_HELP)
 @format_option
 @click.pass_context
@@ -106,7 +110,12 @@ def contribute(
     if fmt == "json":
         emit_json(
             shapes.contribution(
-                result.insight, result.conflicts, result.duplicates, result.path, result.commit
+                result.insight,
+                result.conflicts,
+                result.duplicates,
+                result.path,
+                result.commit,
+                result.degraded,
             )
         )
         return

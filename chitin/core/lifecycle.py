@@ -21,6 +21,7 @@ class Contribution(NamedTuple):
     commit: str | None
     duplicates: list[Match]
     conflicts: list[Match]
+    degraded: str | None = None  # why duplicates were judged by words alone, if they were
 
 
 class Change(NamedTuple):
@@ -77,12 +78,12 @@ class Lifecycle(Reading):
     ) -> Contribution:
         """Add an insight in one commit. Text that looks like a credential is refused
         (unless ``allow_secret``) before the store is even created. ``carapace_id``
-        names the Carapace contribution it is imported from. With ``check``, the
-        stored insights it duplicates or conflicts with are returned too."""
+        names the Carapace contribution it is imported from. With ``check``, an exact
+        duplicate of a stored insight is refused (DuplicateError) before anything is
+        written, and the stored insights it nearly duplicates or conflicts with are
+        returned (chitin.retrieval.door)."""
         from chitin.model import ops
         from chitin.model.ids import new_id
-        from chitin.retrieval import conflicts
-        from chitin.retrieval.candidates import conflict_candidates
         from chitin.store.history import contribute_words
 
         now = self.timestamp()
@@ -92,11 +93,7 @@ class Lifecycle(Reading):
             claim = str(fields.get("claim") or "")
             insight = ops.new_insight(fields, new_id(claim, cache.id_exists), now)
             insight = insight.with_changes(carapace_id=check_carapace_id(carapace_id))
-            duplicates: list[Match] = []
-            found: list[Match] = []
-            if check:
-                pool = conflict_candidates(self.cache, insight.claim)
-                duplicates, found = conflicts.compare(insight.claim, pool)
+            judged = self._judged(insight) if check else None
             path = self.store.path_for(insight)
             commit = self._commit(
                 {path: self.store.render(insight)},
@@ -105,7 +102,46 @@ class Lifecycle(Reading):
                 {"Source": insight.source, "Carapace": carapace_id},
             )
             self.record_written(cache, {path: insight})
-        return Contribution(insight, path, commit, duplicates, found)
+        if judged is None:
+            return Contribution(insight, path, commit, [], [])
+        return Contribution(insight, path, commit, *judged)
+
+    def _judged(self, insight: Insight) -> tuple[list[Match], list[Match], str | None]:
+        """The stored insights a new one nearly duplicates or conflicts with, and why
+        the judgement read words alone if it did; an exact duplicate is refused."""
+        from chitin.errors import DuplicateError
+        from chitin.retrieval import door
+        from chitin.retrieval.judgement import side_of
+
+        side = side_of(insight)
+        same = door.exact_duplicates(self.cache, side)
+        if same:
+            known = same[0].id
+            raise DuplicateError(
+                known,
+                f"already known as {known}: run `chitin reinforce {known}` to strengthen it "
+                "(--force writes a second copy anyway)",
+            )
+        meaning, why_not = self._meaning()
+        found = door.examine(self.cache, side, meaning, why_not)
+        if found.degraded:
+            from chitin.notices import notice
+
+            notice(found.degraded)
+        return found.duplicates, found.conflicts, found.degraded
+
+    def _meaning(self) -> tuple[Any, str | None]:
+        """The store's embedding provider and vectors, or None and why not."""
+        from chitin.providers import ProviderError
+        from chitin.retrieval import semantic
+
+        picked = semantic.choice(self.store.config())
+        if picked.provider == semantic.NO_PROVIDER:
+            return None, "embedding is off (provider: none): duplicates judged by words alone"
+        try:
+            return self._semantic(picked), None
+        except ProviderError as error:
+            return None, f"no vectors ({error}): duplicates judged by words alone"
 
     @repaired
     def update(self, ref: str, changes: Mapping[str, Any], *, allow_secret: bool = False) -> Change:

@@ -79,6 +79,8 @@ def match(found: Match, full: bool) -> dict[str, Any]:
             tensionReason=found.tension_reason,
             conflictScore=found.conflict_score,
         )
+    if found.basis:  # after 1.4.5's keys: what the similarity is, "meaning" or "words"
+        data["basis"] = found.basis
     return data
 
 
@@ -88,6 +90,7 @@ def contribution(
     duplicates: Sequence[Match],
     path: str,
     commit: str | None,
+    degraded: str | None = None,
 ) -> dict[str, Any]:
     """contribute."""
     return {
@@ -96,6 +99,7 @@ def contribution(
         "duplicates": [match(m, False) for m in duplicates],
         "path": path,
         "commit": commit,
+        "degraded": degraded,
     }
 
 
@@ -450,11 +454,15 @@ def promoted(insight_id: str, answer: Any) -> dict[str, Any]:
     return {"chitin": {"id": insight_id}, "carapace": answer}
 
 
-def carapace_imported(made: Insight, conflicts: int, duplicates: int) -> dict[str, Any]:
-    """import-carapace."""
+def carapace_imported(
+    made: Insight, conflicts: Sequence[Match], duplicates: Sequence[Match]
+) -> dict[str, Any]:
+    """import-carapace: 1.4.5's counts, then the stored insights they are (issue 25)."""
     return {
         "carapace": {"id": made.carapace_id},
         "chitin": to_public_dict(made),
-        "conflicts": conflicts,
-        "duplicates": duplicates,
+        "conflicts": len(conflicts),
+        "duplicates": len(duplicates),
+        "conflictIds": [m.id for m in conflicts],
+        "duplicateIds": [m.id for m in duplicates],
     }

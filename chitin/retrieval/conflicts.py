@@ -125,6 +125,7 @@ class Match(NamedTuple):
     tension_score: float
     tension_reason: str
     conflict_score: float
+    basis: str = ""  # judged by "meaning" (with vectors) or "words" (judgement.py)
 
 
 class Polarity(NamedTuple):

@@ -190,12 +190,15 @@ def _tools(worker: StoreWorker) -> list[tuple[Callable[..., Any], ToolAnnotation
         provenance: Annotated[ProvenanceName | None, _about("How it was learned.")] = None,
         condition: Annotated[str | None, _about('Triggers only: the situation ("when …").')] = None,
         avoid: Annotated[bool | None, _about("Triggers only: the claim is what not to do.")] = None,
-        force: Annotated[bool, _about("Skip the check for duplicates and conflicts.")] = False,
+        force: Annotated[
+            bool, _about("Write it even if already stored; skip the duplicate/conflict check.")
+        ] = False,
         allow_secret: AllowSecret = False,
     ) -> CallToolResult:
         """Record a lesson you learned as a new insight (one git commit). Check with
-        `similar` first: if it is already known, `reinforce` that one instead. The answer
-        lists stored insights it duplicates or conflicts with: merge a duplicate into the
+        `similar` first: if it is already known, `reinforce` that one instead (an exact
+        duplicate is refused, naming the stored one). The answer
+        lists stored insights it nearly duplicates or conflicts with: merge a duplicate into the
         known one, and resolve a conflict (update, merge or archive one of them). Never
         put secrets, credentials or private data in an insight."""
         fields = _given(locals(), INSIGHT_FIELDS)
@@ -203,7 +206,12 @@ def _tools(worker: StoreWorker) -> list[tuple[Callable[..., Any], ToolAnnotation
         def work(chitin: Chitin) -> dict[str, Any]:
             made = chitin.contribute(fields, check=not force, allow_secret=allow_secret)
             return shapes.contribution(
-                made.insight, made.conflicts, made.duplicates, made.path, made.commit
+                made.insight,
+                made.conflicts,
+                made.duplicates,
+                made.path,
+                made.commit,
+                made.degraded,
             )
 
         return await answer(worker, work)
