@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from chitin.core.personality import Personality
     from chitin.core.sync import Synced
     from chitin.index.cache import Progress
-    from chitin.model.insight import Insight
+    from chitin.model.interchange import Exported
     from chitin.model.reflection import Marker
     from chitin.retrieval.quality import QualityReport, QualityScore
 
@@ -52,9 +52,10 @@ class Chitin(Lifecycle, Retrieving, Embedding):
 
     # ---------------------------------------------------------- interop
 
-    def export(self) -> list[tuple[Insight, str | None]]:
+    def export(self) -> list[Exported]:
         """Every insight, live and archived, newest first, with when it was last
-        retrieved (render/shapes.py gives it the interchange shape)."""
+        retrieved, its evidence log and its history (render/shapes.py gives it the
+        interchange shape)."""
         from chitin.core import interop
 
         return interop.export(self)

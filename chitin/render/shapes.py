@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from chitin.format.lint import Finding
     from chitin.model.diff import Delta, Ends, Unreadable, ValueChange
     from chitin.model.history import Entry
+    from chitin.model.interchange import Exported
     from chitin.model.reflection import Marker
     from chitin.render.budget import Packed
     from chitin.retrieval.conflicts import Candidate, Match
@@ -406,12 +407,12 @@ def synced(result: _Synced) -> dict[str, Any]:
 # ---------------------------------------------------------------- export, import
 
 
-def export(rows: Iterable[tuple[Insight, str | None]]) -> list[dict[str, Any]]:
-    """export: each insight (with when it was last retrieved) in the interchange shape
-    that import reads back (model/interchange.py owns it)."""
+def export(rows: Iterable[Exported]) -> list[dict[str, Any]]:
+    """export: each insight (with when it was last retrieved, its evidence and history)
+    in the interchange shape that import reads back (model/interchange.py owns it)."""
     from chitin.model.interchange import export_dict
 
-    return [export_dict(value, retrieved) for value, retrieved in rows]
+    return [export_dict(*row) for row in rows]
 
 
 def imported(result: _Imported, vectors: Any) -> dict[str, Any]:

@@ -282,7 +282,9 @@ def _commit_entries(
     if old is None and new is None:
         return []
     if old is None:
-        legacy = _legacy_rows(commit.message).get(insight_id, []) if op == "migrate" else []
+        # A migration and an import carry the insight's earlier history in the message.
+        carried = op in ("migrate", "import")
+        legacy = _legacy_rows(commit.message).get(insight_id, []) if carried else []
         if legacy:
             return [_legacy_entry(row, commit) for row in legacy]
         return [entry("*", None, new.claim if new else None, None, "create")]
