@@ -146,6 +146,13 @@ def _opposition(a: Side, b: Side, mine: Stance, theirs: Stance) -> tuple[str, in
     return "", 0
 
 
+def takes_a_side(side: Side) -> bool:
+    """Whether the insight could oppose another: a conflict always has one such side
+    (negated or "avoid", a pole of the lexicon, or "X over Y")."""
+    read = _stance(side)
+    return _negated(side, read) or bool(read.poles) or read.preference is not None
+
+
 def _negated(side: Side, read: Stance) -> bool:
     """A trigger's "avoid" negates its response; a negated condition ("the tests do
     not pass") does not change what the trigger says to do, so only the claim counts."""

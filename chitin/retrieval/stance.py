@@ -197,7 +197,7 @@ def words_of(text: str) -> list[str]:
     return _WORD.findall(_CONTRACTION.sub(" not", text.lower()))
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=1 << 18)  # check judges every claim of a store, often
 def stance(text: str) -> Stance:
     sequence = words_of(text)
     main = _main_clause(text)
@@ -232,6 +232,10 @@ def _pole(word: str) -> str | None:
 def _preference(text: str) -> tuple[str, str] | None:
     found = _PREFERENCE.search(text.lower())
     return None if found is None else (root(found.group(1)), root(found.group(2)))
+
+
+def opposite_poles(pole: str) -> frozenset[str]:
+    return _OPPOSITE.get(pole, frozenset())
 
 
 def opposed_poles(first: frozenset[str], second: frozenset[str]) -> list[tuple[str, str]]:
