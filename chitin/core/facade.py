@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chitin.core.embedding import Embedding
-from chitin.core.lifecycle import Change, Contribution, Lifecycle
+from chitin.core.lifecycle import Change, Contribution, Deduped, Lifecycle
 from chitin.core.reading import Stats
 from chitin.core.retrieving import Query, Retrieving
 
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from chitin.model.reflection import Marker
     from chitin.retrieval.quality import QualityReport, QualityScore
 
-__all__ = ["Change", "Chitin", "Contribution", "Query", "Stats"]
+__all__ = ["Change", "Chitin", "Contribution", "Deduped", "Query", "Stats"]
 
 
 class Chitin(Lifecycle, Retrieving, Embedding):
@@ -81,6 +81,15 @@ class Chitin(Lifecycle, Retrieving, Embedding):
         from chitin.core.interop import is_database
 
         return is_database(path)
+
+    def dedupe(self, apply: bool = False) -> list[Deduped]:
+        """The store's clusters of duplicates, strongest first, each with the ``chitin
+        merge`` that folds it into its strongest member; with ``apply``, merged so,
+        one commit per cluster (``Deduped.change`` is then the merge)."""
+        from chitin.core import dedupe
+
+        found = dedupe.duplicate_clusters(self)
+        return dedupe.apply(self, found) if apply else found
 
     def check(self, paths: Sequence[Path] | None = None, home: Path | None = None) -> Report:
         """The insight files as they are on disk (only ``paths``, if given) against the

@@ -3,7 +3,7 @@ unarchive, merge; each is one commit, worded by ``chitin.store.history``."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from chitin.core.reading import Reading
@@ -32,6 +32,17 @@ class Change(NamedTuple):
     commit: str | None
     before: Insight | None = None
     notes: tuple[str, ...] = ()
+
+
+class Deduped(NamedTuple):
+    """A cluster of duplicates (``Chitin.dedupe``): the insight that stays, those
+    folded into it, and the ``chitin merge`` that does it (``change``: once done)."""
+
+    keep: Insight
+    others: tuple[Insight, ...]
+    exact: bool  # all the same insight, not only near duplicates
+    command: str
+    change: Change | None = None
 
 
 class Lifecycle(Reading):
@@ -259,35 +270,46 @@ class Lifecycle(Reading):
     @repaired
     def merge(
         self,
-        source_ref: str,
+        source_ref: str | Sequence[str],
         target_ref: str,
         claim: str | None = None,
         *,
         allow_secret: bool = False,
     ) -> Change:
-        """Fold the source insight into the target (``claim``: the merged wording)."""
+        """Fold the source insight (or each of several, in order) into the target, in
+        one commit (``claim``: the merged wording)."""
+        from chitin.errors import ValidationError
         from chitin.model import evidence, ops
         from chitin.store.history import merge_words
 
+        refs = [source_ref] if isinstance(source_ref, str) else list(source_ref)
         with self.writing() as cache:
-            source_id = self._resolve_role(source_ref, "Source")
+            source_ids = [self._resolve_role(ref, "Source") for ref in refs]
             target_id = self._resolve_role(target_ref, "Target")
-            source_path, target_path = self.path_of(source_id), self.path_of(target_id)
-            source, source_layout = self.store.read(source_path)
+            if len(set(source_ids)) != len(source_ids):
+                raise ValidationError("source", "Each source insight can be merged only once")
+            target_path = self.path_of(target_id)
             target, layout = self.store.read(target_path)
-            result = ops.merged(source, target, claim, self.timestamp())
+            result, logs, paths, claims = target, [layout.evidence], [], []
+            for number, source_id in enumerate(source_ids, 1):
+                paths.append(self.path_of(source_id))
+                source, source_layout = self.store.read(paths[-1])
+                wording = claim if number == len(source_ids) else None
+                result = ops.merged(source, result, wording, self.timestamp())
+                logs.append(source_layout.evidence)
+                claims.append(source.claim)
             if not allow_secret:
                 secrets().refuse_secrets(result, target)
-            layout = layout._replace(
-                evidence=evidence.united(layout.evidence, source_layout.evidence)
-            )
+            layout = layout._replace(evidence=evidence.united(*logs))
+            writes: dict[str, str | None] = {target_path: self.store.render(result, layout)}
+            writes.update(dict.fromkeys(paths))
             commit = self._commit(
-                {target_path: self.store.render(result, layout), source_path: None},
-                merge_words(source_id, target_id, source.claim, result.claim),
+                writes,
+                merge_words(", ".join(source_ids), target_id, claims, result.claim),
                 target_id,
-                {"Merged": source_id},
+                {"Merged": ", ".join(source_ids)},
             )
-            self.record_written(cache, {target_path: result}, removed=[source_path])
+            self.record_written(cache, {target_path: result}, removed=paths)
         return Change(result, target_path, commit, target)
 
     def _resolve_role(self, ref: str, role: str) -> str:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from chitin.model.interchange import Exported
     from chitin.model.reflection import Marker
     from chitin.render.budget import Packed
+    from chitin.render.text import Cluster
     from chitin.retrieval.conflicts import Candidate, Match
     from chitin.retrieval.engine import Retrieval
     from chitin.retrieval.quality import QualityReport, QualityScore
@@ -453,6 +454,23 @@ def carapace_answer(answer: Any) -> Any:
 def promoted(insight_id: str, answer: Any) -> dict[str, Any]:
     """promote."""
     return {"chitin": {"id": insight_id}, "carapace": answer}
+
+
+def dedupe(found: Sequence[Cluster], applied: bool) -> dict[str, Any]:
+    """dedupe: the clusters, strongest first; with --apply, each merge's commit."""
+    return {
+        "clusters": [
+            {
+                "keep": to_public_dict(c.keep),
+                "duplicates": [to_public_dict(o) for o in c.others],
+                "exact": c.exact,
+                "command": c.command,
+                "commit": c.change.commit if c.change is not None else None,
+            }
+            for c in found
+        ],
+        "applied": applied,
+    }
 
 
 def carapace_imported(
