@@ -15,6 +15,9 @@ if TYPE_CHECKING:
     from chitin.store.history import Words
 
 
+_EMBEDDING_OFF = "embedding is off (provider: none): duplicates judged by words alone"
+
+
 class Contribution(NamedTuple):
     insight: Insight
     path: str
@@ -135,7 +138,7 @@ class Lifecycle(Reading):
             )
         meaning, why_not = self._meaning()
         found = door.examine(self.cache, side, meaning, why_not)
-        if found.degraded:
+        if found.degraded and found.degraded != _EMBEDDING_OFF:  # said once, when chosen
             from chitin.notices import notice
 
             notice(found.degraded)
@@ -148,7 +151,7 @@ class Lifecycle(Reading):
 
         picked = semantic.choice(self.store.config())
         if picked.provider == semantic.NO_PROVIDER:
-            return None, "embedding is off (provider: none): duplicates judged by words alone"
+            return None, _EMBEDDING_OFF
         try:
             return self._semantic(picked), None
         except ProviderError as error:

@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     from chitin.index.cache import Cache
     from chitin.retrieval.semantic import Semantic
 
-JUDGED = 40  # candidates embedded with the new insight (40 short texts: ~0.1 s)
+JUDGED = 16  # candidates embedded with the new insight, at most
+FAR = 0.3  # below this cosine of stored vectors and share of topic words: not judged
 NEIGHBOURS = 20  # nearest stored insights by meaning added to the word candidates
 
 
@@ -70,8 +71,8 @@ def examine(cache: Cache, side: Side, semantic: Semantic | None, why_not: str | 
     from chitin.providers import ProviderError
 
     try:
-        degraded = _add_neighbours(cache, semantic, side, pool)
-        chosen = _closest(side, pool.values())[:JUDGED]
+        near, degraded = _neighbours(cache, semantic, side, pool)
+        chosen = _closest(side, pool.values(), near)[:JUDGED]
         texts = [judged_text(side)] + [judged_text(side_of(i)) for i in chosen]
         vectors = semantic.provider.embed(texts, "document")
     except ProviderError as error:
@@ -84,9 +85,11 @@ def examine(cache: Cache, side: Side, semantic: Semantic | None, why_not: str | 
     return _found(verdicts, degraded)
 
 
-def _add_neighbours(
+def _neighbours(
     cache: Cache, semantic: Semantic, side: Side, pool: dict[str, Insight]
-) -> str | None:
+) -> tuple[dict[str, float], str | None]:
+    """Add the nearest stored insights by meaning to ``pool``; their cosine (of the
+    stored vectors, a first guess), and why meaning was not complete, if it was not."""
     from chitin.index.cache import Filters
     from chitin.retrieval.semantic import nearest
 
@@ -94,25 +97,31 @@ def _add_neighbours(
     ids = [i for i, _ in near.hits[:NEIGHBOURS] if i not in pool]
     pool.update(cache.by_ids(ids))
     if near.degraded:
-        return near.degraded
+        return {}, near.degraded
     if near.unembedded:
-        return (
+        return {}, (
             f"{near.unembedded} insight(s) have no vector yet (`chitin embed`): "
             "duplicates among them are found by words only"
         )
-    return None
+    return dict(near.hits), None
 
 
-def _closest(side: Side, insights: Iterable[Insight]) -> list[Insight]:
-    """Word candidates first by the share of topic words they hold."""
+def _closest(side: Side, insights: Iterable[Insight], near: dict[str, float]) -> list[Insight]:
+    """The candidates worth embedding, most alike first: by the stored vectors' cosine
+    or the share of topic words, whichever says more; those far by both are left out
+    (a verdict needs a cosine of 0.5, or a quarter of the topic words)."""
     mine = stance(judged_text(side)).topic
 
-    def shared(insight: Insight) -> float:
+    def alike(insight: Insight) -> float:
         theirs = stance(judged_text(side_of(insight))).topic
         union = mine | theirs
-        return len(mine & theirs) / len(union) if union else 1.0
+        shared = len(mine & theirs) / len(union) if union else 1.0
+        return max(shared, near.get(insight.id, 0.0))
 
-    return sorted(insights, key=lambda i: (-shared(i), strength(i)))
+    scored = [(alike(i), i) for i in insights]
+    kept = [(score, i) for score, i in scored if score >= FAR or not near]
+    kept.sort(key=lambda pair: (-pair[0], strength(pair[1])))
+    return [i for _, i in kept]
 
 
 def _found(verdicts: Sequence[tuple[Insight, Verdict]], degraded: str | None) -> Found:
