@@ -286,10 +286,12 @@ class VectorStore:
 
         numbers = np.asarray(rows, dtype=np.int64)
         numbers = numbers[numbers < matrix.shape[0]]
-        if len(numbers) * 2 > matrix.shape[0]:  # most rows: one pass, no 150 MB copy
-            scores = (matrix @ query.astype(np.float32))[numbers]
-        else:
-            scores = matrix[numbers] @ query.astype(np.float32)
+        # A damaged matrix (NaN, huge values) is caught just below, not warned about.
+        with np.errstate(invalid="ignore", over="ignore"):
+            if len(numbers) * 2 > matrix.shape[0]:  # most rows: one pass, no 150 MB copy
+                scores = (matrix @ query.astype(np.float32))[numbers]
+            else:
+                scores = matrix[numbers] @ query.astype(np.float32)
         if len(scores) > limit:  # the best `limit` in O(n), then only those sorted
             top = np.argpartition(-scores, limit)[:limit]
             best = top[np.argsort(-scores[top], kind="stable")]

@@ -39,6 +39,8 @@ from chitin.retrieval.judgement import (
 from chitin.retrieval.stance import opposite_poles, stance
 
 CANDIDATES = 32  # neighbours looked at in each posting list looked up
+# A conflict needs a quarter of the topic words: looked for through the rarest few.
+CONFLICT_WORDS = 4
 
 
 class Cluster(NamedTuple):
@@ -78,7 +80,11 @@ def _join_near(sides: Sequence[Side], index: _Index, found: _Union) -> None:
         for j in index.near(i, WORDS_DUPLICATE, earlier_only=True):
             if found.root(i) == found.root(j):
                 continue
-            close = _overlap(topics[i], topics[j]) >= WORDS_DUPLICATE
+            sizes = sorted((len(topics[i]), len(topics[j])))
+            # Jaccard ≤ the smaller size over the larger: most candidates stop here.
+            close = sizes[0] >= WORDS_DUPLICATE * sizes[1] and (
+                _overlap(topics[i], topics[j]) >= WORDS_DUPLICATE
+            )
             if close and judge(sides[i], sides[j], None).kind == DUPLICATE:
                 found.join(i, j)
 
@@ -114,11 +120,17 @@ def _clashes(sides: Sequence[Side], index: _Index, head: dict[int, int]) -> list
     """Conflicts, once per pair of clusters, between their strongest members."""
     found: dict[tuple[int, int], Clash] = {}
     poles = _PoleIndex([stance(judged_text(s)).poles for s in sides])
+    topics = index.topics
     need = TOPIC_OVERLAP / 2  # the lowest topic overlap judge accepts for a conflict
     for i, side in enumerate(sides):
         if not takes_a_side(side):
             continue
-        for j in chain(index.near(i, need, earlier_only=False), poles.opposed(i)):
+        near = (
+            j
+            for j in index.near(i, need, earlier_only=False, words=CONFLICT_WORDS)
+            if _overlap(topics[i], topics[j]) >= need
+        )
+        for j in chain(near, poles.opposed(i)):
             first, second = sorted((head.get(i, i), head.get(j, j)))
             if first == second or (first, second) in found:
                 continue
@@ -129,8 +141,12 @@ def _clashes(sides: Sequence[Side], index: _Index, head: dict[int, int]) -> list
 
 
 def _overlap(first: frozenset[str], second: frozenset[str]) -> float:
-    union = len(first | second)
-    return len(first & second) / union if union else 1.0
+    """Jaccard, without building the union (this runs millions of times)."""
+    small, large = sorted((len(first), len(second)))
+    if not large:
+        return 1.0
+    shared = len(first & second) if small else 0
+    return shared / (small + large - shared)
 
 
 class _Union:
@@ -168,7 +184,9 @@ class _Index:
             for word in topic:
                 self.postings[word].append(position)
 
-    def near(self, i: int, threshold: float, earlier_only: bool) -> Iterator[int]:
+    def near(
+        self, i: int, threshold: float, earlier_only: bool, words: int | None = None
+    ) -> Iterator[int]:
         """Candidates that may share ``threshold`` of insight i's topic words: up to
         CANDIDATES neighbours (before it, or on both sides) in each posting list of
         its rarest words."""
@@ -177,6 +195,8 @@ class _Index:
             return
         rarest = sorted(topic, key=lambda word: (self.frequency[word], word))
         prefix = len(rarest) - math.ceil(threshold * len(rarest) - 1e-9) + 1
+        if words is not None:
+            prefix = min(prefix, words)
         seen: set[int] = set()
         for word in rarest[:prefix]:
             posting = self.postings[word]

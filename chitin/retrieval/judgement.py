@@ -24,6 +24,7 @@ are in docs/design.md).
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, NamedTuple
 
@@ -74,6 +75,7 @@ def judged_text(side: Side) -> str:
     return f"When {side.condition}: {side.claim}" if side.condition else side.claim
 
 
+@functools.lru_cache(maxsize=1 << 18)  # check and dedupe compare each claim often
 def normalized(text: str | None) -> str:
     """Case, spacing and punctuation aside."""
     return " ".join(_PUNCTUATION.sub(" ", (text or "").casefold()).split())
