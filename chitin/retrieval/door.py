@@ -12,7 +12,7 @@ alone, and ``degraded`` says why.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from chitin.model.insight import Insight
 from chitin.retrieval.conflicts import MAX_CONFLICTS, Match
@@ -74,7 +74,7 @@ def examine(cache: Cache, side: Side, semantic: Semantic | None, why_not: str | 
         near, degraded = _neighbours(cache, semantic, side, pool)
         chosen = _closest(side, pool.values(), near)[:JUDGED]
         texts = [judged_text(side)] + [judged_text(side_of(i)) for i in chosen]
-        vectors = semantic.provider.embed(texts, "document")
+        vectors = _embedded(semantic, texts)
     except ProviderError as error:
         why = f"no vectors ({error}): duplicates and conflicts judged by words alone"
         return _found([(i, judge(side, side_of(i), None)) for i in pool.values()], why)
@@ -83,6 +83,20 @@ def examine(cache: Cache, side: Side, semantic: Semantic | None, why_not: str | 
         (i, judge(side, side_of(i), float(c))) for i, c in zip(chosen, cosines, strict=True)
     ]
     return _found(verdicts, degraded)
+
+
+def _embedded(semantic: Semantic, texts: list[str]) -> Any:
+    """The texts' vectors, a few at a time: more than LIGHT_LOAD_TEXTS at once would
+    have the local model load again, optimised (~300 ms), for a few dozen texts."""
+    import numpy as np
+
+    from chitin.providers.local import LIGHT_LOAD_TEXTS
+
+    parts = [
+        semantic.provider.embed(texts[at : at + LIGHT_LOAD_TEXTS], "document")
+        for at in range(0, len(texts), LIGHT_LOAD_TEXTS)
+    ]
+    return np.vstack(parts)
 
 
 def _neighbours(
