@@ -4,18 +4,14 @@ things a new user met (list, changelog, quality, merged-away ids, README example
 from __future__ import annotations
 
 import json
-import random
 import shlex
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import pytest
 from conftest import Run, git
 
 from chitin.model.insight import format_timestamp
-from chitin.retrieval import conflicts
-from chitin.retrieval.conflicts import TENSION_PAIRS, TENSION_TERMS, Polarity
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -88,42 +84,6 @@ def test_check_warns_about_every_pair_contribute_names_for_the_newest_claim(
     assert members == {frozenset((mine, ids[2])), frozenset((ids[0], ids[1]))}
     [clash] = [w for w in report["warnings"] if w["kind"] == "conflict"]
     assert '"brief" ↔ "long"' in clash["message"] or '"brief" ↔ "thorough"' in clash["message"]
-
-
-def _tension_as_it_was(new: Polarity, old: Polarity) -> list[str]:
-    """``conflicts.tension`` before it looked only at the pairs of the affirmed terms."""
-    reasons = []
-    for first, second in TENSION_PAIRS:
-        balanced = {first, second} <= new.affirmed or {first, second} <= old.affirmed
-        opposed = (first in new.affirmed and second in old.affirmed) or (
-            second in new.affirmed and first in old.affirmed
-        )
-        if opposed and not balanced:
-            reasons.append(f'"{first}" ↔ "{second}"')
-    for term in sorted(TENSION_TERMS):
-        if (term in new.affirmed and term in old.negated) or (
-            term in new.negated and term in old.affirmed
-        ):
-            reasons.append(f'"{term}" ↔ "not {term}"')
-    return reasons
-
-
-@pytest.mark.parametrize("seed", range(3))
-def test_tension_gives_the_reasons_it_always_gave(seed: int) -> None:
-    rng = random.Random(seed)
-    terms = sorted(TENSION_TERMS)
-
-    def some() -> Polarity:
-        affirmed = rng.sample(terms, rng.randint(0, 4))
-        negated = rng.sample(terms, rng.randint(0, 2))
-        return Polarity(frozenset(affirmed), frozenset(negated))
-
-    for _ in range(3000):
-        new, old = some(), some()
-        assert conflicts.tension(new, old) == _tension_as_it_was(new, old)
-
-
-# ---------------------------------------------------------------- 18: list shows triggers
 
 
 def test_list_shows_a_trigger_as_a_reflex_with_its_condition(run: Run, add: Any) -> None:
