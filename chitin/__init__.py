@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from chitin.core.embedding import provider_names
     from chitin.core.facade import Chitin
     from chitin.core.hooks import install_hook, uninstall_hook
-    from chitin.core.lifecycle import Change, Contribution
+    from chitin.core.lifecycle import Change, Contribution, Deduped
     from chitin.core.personality import Personality
     from chitin.core.reading import Stats
     from chitin.core.retrieving import Query
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from chitin.errors import (
         AmbiguousIdError,
         ChitinError,
+        DuplicateError,
         GitError,
         NotFoundError,
         StateError,
@@ -46,6 +47,7 @@ _EXPORTS = {
     "Chitin": "chitin.core.facade",
     "Change": "chitin.core.lifecycle",
     "Contribution": "chitin.core.lifecycle",
+    "Deduped": "chitin.core.lifecycle",
     "Personality": "chitin.core.personality",
     "Query": "chitin.core.retrieving",
     "Stats": "chitin.core.reading",
@@ -53,6 +55,7 @@ _EXPORTS = {
     "Retrieval": "chitin.retrieval.engine",
     "Ranked": "chitin.retrieval.retrieve",
     "ChitinError": "chitin.errors",
+    "DuplicateError": "chitin.errors",
     "ValidationError": "chitin.errors",
     "NotFoundError": "chitin.errors",
     "AmbiguousIdError": "chitin.errors",
@@ -80,6 +83,8 @@ __all__ = [
     "Chitin",
     "ChitinError",
     "Contribution",
+    "Deduped",
+    "DuplicateError",
     "GitError",
     "Insight",
     "NotFoundError",

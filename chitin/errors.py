@@ -34,6 +34,14 @@ class AmbiguousIdError(ChitinError):
         self.matches = matches
 
 
+class DuplicateError(ChitinError):
+    """The insight is already stored: ``existing`` is the id of the stored one."""
+
+    def __init__(self, existing: str, message: str) -> None:
+        super().__init__(message)
+        self.existing = existing
+
+
 class StateError(ChitinError):
     """The operation does not fit the insight's current state (e.g. archived)."""
 

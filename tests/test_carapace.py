@@ -582,19 +582,22 @@ def test_import_checks_its_type_first_and_needs_no_credentials(
 def test_import_detects_duplicates_and_conflicts_as_contribute_does(
     carapace: CarapaceServer, run: Run, run_json: Json, add: Any
 ) -> None:
-    add("skill", "Always write tests before the code", 0.9)
+    known = add("skill", "Always write tests before the code", 0.9)
     theirs = carapace.add_contribution(
         carapace.add_agent("O"), "Never write tests before the code", 0.8
     )
     result = run_json("import-carapace", theirs.id)
-    assert result["conflicts"] == 1
-    human = run(
-        "import-carapace",
-        carapace.add_contribution(
-            carapace.add_agent("P"), "Always write tests before the code!", 0.8
-        ).id,
-    ).stdout
-    assert "possible duplicate(s)" in human
+    assert result["conflicts"] == 1 and result["conflictIds"] == [known["id"]]
+    near = carapace.add_contribution(
+        carapace.add_agent("P"), "Write the tests first, then the code", 0.8
+    )
+    human = run("import-carapace", near.id).stdout
+    assert f"already known as {known['id']}; reinforce it instead?" in human
+    same = carapace.add_contribution(
+        carapace.add_agent("Q"), "Always write tests before the code!", 0.8
+    )
+    refused = run("import-carapace", same.id, expect=1)
+    assert f"already known as {known['id']}: run `chitin reinforce {known['id']}`" in refused.stderr
 
 
 def test_an_import_of_this_stores_own_promotion_is_refused_before_any_request(

@@ -171,8 +171,28 @@ def test_contribute_reports_duplicates_and_conflicts(run: Run, add: Any, run_jso
         "tensionScore",
         "tensionReason",
         "conflictScore",
+        "basis",
     ]
     assert '"verbose" ↔ "concise"' in conflict["tensionReason"]
+    assert conflict["basis"] == "meaning" and verbose["degraded"] is None
+    near = run_json(
+        "contribute",
+        "--type",
+        "relational",
+        "--claim",
+        "The boss likes brief, concise answers",
+        "--confidence",
+        "0.8",
+    )
+    assert [d["id"] for d in near["duplicates"]] == [first["id"]]
+    assert [c["id"] for c in near["conflicts"]] == [verbose["insight"]["id"]]
+
+
+def test_an_exact_duplicate_is_refused_before_anything_is_written(
+    run: Run, add: Any, run_json: Any, store: Path
+) -> None:
+    first = add("relational", "Boss values concise brief responses", 0.9)
+    before = commit_count(store)
     again = run(
         "contribute",
         "--type",
@@ -181,8 +201,13 @@ def test_contribute_reports_duplicates_and_conflicts(run: Run, add: Any, run_jso
         "Boss values concise, brief responses.",
         "--confidence",
         "0.9",
-    ).stdout
-    assert f"already known as {first['id']}; reinforce it instead?" in again
+        expect=1,
+    )
+    assert again.stderr == (
+        f"Error: already known as {first['id']}: run `chitin reinforce {first['id']}` "
+        "to strengthen it (--force writes a second copy anyway)\n"
+    )
+    assert commit_count(store) == before and len(run_json("list")) == 1
     forced = run_json(
         "contribute",
         "--type",
@@ -194,6 +219,27 @@ def test_contribute_reports_duplicates_and_conflicts(run: Run, add: Any, run_jso
         "--force",
     )
     assert forced["duplicates"] == [] and forced["conflicts"] == []
+    assert len(run_json("list")) == 2
+
+
+def test_a_trigger_is_the_same_by_condition_response_and_avoid(run: Run, run_json: Any) -> None:
+    trigger = ["contribute", "--type", "trigger", "--confidence", "0.9"]
+    spec = ["--condition", "a test fails", "--claim", "weakening the assertion"]
+    made = run_json(*trigger, *spec, "--avoid")["insight"]
+    refused = run(
+        *trigger,
+        "--condition",
+        "A test fails.",
+        "--claim",
+        "Weakening the assertion",
+        "--avoid",
+        expect=1,
+    )
+    assert f"already known as {made['id']}" in refused.stderr
+    opposite = run_json(*trigger, *spec)  # the same, to do: a conflict, not a duplicate
+    assert [c["id"] for c in opposite["conflicts"]] == [made["id"]]
+    assert opposite["conflicts"][0]["tensionReason"] == "do ↔ avoid"
+    assert opposite["duplicates"] == []
 
 
 # ------------------------------------------------------------------ ids

@@ -137,7 +137,8 @@ def test_the_lists_of_the_model_are_the_tables_projections() -> None:
 def test_the_interchange_keys_are_the_json_keys_with_last_retrieved_after_the_count() -> None:
     keys = [fields.BY_NAME[name].json for name in projection("json_at")]
     keys.insert(keys.index("reinforcementCount") + 1, "lastRetrievedAt")
-    assert tuple(keys) == interchange.KNOWN_KEYS
+    # Then what a backup holds beside the fields (issue 25).
+    assert (*keys, "evidence", "history") == interchange.KNOWN_KEYS
 
 
 def test_the_legacy_columns_are_the_fields_1x_had_in_json_order() -> None:
@@ -210,11 +211,14 @@ def test_the_frontmatter_lines_are_in_the_tables_order() -> None:
 
 
 def test_json_with_every_field_reads_back_the_same() -> None:
-    data = interchange.export_dict(FULL, T1)
+    evidence = ("2026-01-02T00:00:00Z agent@host abcd",)
+    history = ({"field": "*", "oldValue": None, "newValue": FULL.claim, "changeType": "create",
+                "changedAt": T1, "source": None},)  # fmt: skip
+    data = interchange.export_dict(FULL, T1, evidence, history)
     assert tuple(data) == interchange.KNOWN_KEYS
     assert list(to_public_dict(FULL)) == [f.json for f in interchange_fields()]
     item = interchange.read_item(data, 0, T1, lambda claim: "unused")
-    assert item == interchange.Item(FULL, T1)
+    assert item == interchange.Item(FULL, T1, evidence, ({"insightId": FULL.id, **history[0]},))
 
 
 def interchange_fields() -> list[Field]:

@@ -301,3 +301,71 @@ def test_history_of_an_imported_insight_starts_at_the_import(
     entries = run_json("history", "da70590d")["history"]
     assert [e["changeType"] for e in entries] == ["create"]
     assert entries[0]["newValue"] == "Boss values concise responses"
+
+
+def test_an_export_with_two_insights_of_one_claim_comes_back_whole(
+    run: Run, run_json: Callable[..., Any], tmp_path: Path
+) -> None:
+    """Issue 25: without --merge nothing is skipped, whatever the claims."""
+    document = [
+        {
+            "id": "strong-aaaa",
+            "type": "skill",
+            "claim": "Reproduce a bug before fixing it",
+            "confidence": 0.81,
+            "reinforcementCount": 1,
+        },
+        {
+            "id": "weak-bbbb",
+            "type": "skill",
+            "claim": "Reproduce a bug before fixing it",
+            "confidence": 0.6,
+        },
+    ]
+    result = run_json("import", str(write(tmp_path, "export.json", document)))
+    assert result["imported"] == 2 and result["skipped"] == 0
+    kept = {i["id"]: i for i in run_json("list")}
+    assert kept["strong-aaaa"]["reinforcementCount"] == 1 and "weak-bbbb" in kept
+
+
+def test_a_backup_restores_counts_evidence_and_history_whatever_the_claims(
+    run: Run, run_json: Callable[..., Any], store: Path, tmp_path: Path
+) -> None:
+    """Issue 25: two insights of one claim, one reinforced with a merge in its history,
+    come back whole into an empty store, and export the same again."""
+    weak = run_json(*ADD, "Reproduce a bug before fixing it", "--confidence", "0.6")["insight"]
+    strong = run_json(*ADD, "Reproduce a bug before fixing it", "--confidence", "0.8", "--force")
+    strong_id = strong["insight"]["id"]
+    other = run_json(*ADD, "Reproduce the issue first", "--confidence", "0.5", "--force")
+    run("merge", other["insight"]["id"], strong_id)
+    run("reinforce", strong_id, "--source", "the login fix")
+    exported = run("export").stdout
+    items = {item["id"]: item for item in json.loads(exported)}
+    assert len(items[strong_id]["evidence"]) == 1
+    assert [row["changeType"] for row in items[strong_id]["history"]] == [
+        "create", "merge", "reinforce",
+    ]  # fmt: skip
+
+    restored = tmp_path / "restored"
+    path = write(tmp_path, "backup.json", json.loads(exported))
+    from click.testing import CliRunner
+
+    from chitin.cli import cli
+
+    def other_store(*args: str) -> str:
+        result = CliRunner().invoke(cli, ["--store", str(restored), *args])
+        assert result.exit_code == 0, result.output
+        return result.stdout
+
+    assert json.loads(other_store("import", str(path), "--format", "json"))["skipped"] == 0
+    assert other_store("export") == exported
+    kept = {i["id"]: i for i in json.loads(other_store("list", "--format", "json"))}
+    assert set(kept) == {weak["id"], strong_id}
+    assert kept[strong_id]["reinforcementCount"] == 1 and kept[strong_id]["confidence"] == 0.81
+    history = json.loads(other_store("history", strong_id, "--format", "json"))["history"]
+    assert [e["changeType"] for e in history] == ["create", "merge", "reinforce"]
+    file = next((restored / "insights").rglob(f"{strong_id}.md")).read_text()
+    assert "evidence:" in file
+
+
+ADD = ("contribute", "--type", "skill", "--claim")

@@ -168,6 +168,7 @@ def _build(out: Outputs, carapace: CarapaceServer, tmp_path: Path) -> None:
         "--type", "skill", "--claim", "Write a failing test first, then the fix",
         "--confidence", "0.6", "--tags", "bugs", "--force",
     )["insight"]["id"]  # fmt: skip
+    out.run("dedupe", "dedupe", "--format", "json")
     out.run("merge", "merge", dup, tdd, "--format", "json")
     out.run("list", "list", "--format", "json")
     out.run("stats", "stats", "--format", "json")

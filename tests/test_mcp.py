@@ -255,6 +255,16 @@ def test_bad_calls_fail_with_the_clis_messages(store: Path, run: Run, add: Any) 
         "bad evidence": cli_error(run, "reinforce", known, "--evidence", "hearsay"),
         "bad provenance": cli_error(run, "list", "--provenance", "rumour"),
         "merge itself": cli_error(run, "merge", known, known),
+        "exact duplicate": cli_error(
+            run,
+            "contribute",
+            "--type",
+            "skill",
+            "--claim",
+            "write the failing test first!",
+            "--confidence",
+            "0.5",
+        ),
     }
 
     async def bad(client: Client) -> dict[str, Called]:
@@ -268,6 +278,10 @@ def test_bad_calls_fail_with_the_clis_messages(store: Path, run: Run, add: Any) 
             "bad evidence": ("reinforce", {"id": known, "evidence": "hearsay"}),
             "bad provenance": ("list", {"provenance": "rumour"}),
             "merge itself": ("merge", {"source": known, "target": known}),
+            "exact duplicate": (
+                "contribute",
+                {"type": "skill", "claim": "write the failing test first!", "confidence": 0.5},
+            ),
             "budget 0": ("retrieve", {"query": "x", "budget": 0}),
             "words for a number": (
                 "contribute",

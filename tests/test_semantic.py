@@ -46,8 +46,9 @@ def test_a_paraphrase_finds_its_seed_insight_first(run: Run, paraphrase: str, se
 def test_embed_status_and_only_stale_rows_are_embedded_again(
     run: Run, add: Any, store: Path
 ) -> None:
-    one = add("skill", "Profile before optimizing a slow endpoint", 0.8)
-    add("skill", "Write the failing test first", 0.8)
+    # --force: no duplicate check, which would embed the stored one by the way.
+    one = add("skill", "Profile before optimizing a slow endpoint", 0.8, force=True)
+    add("skill", "Write the failing test first", 0.8, force=True)
     status = json.loads(run("embed-status", "--format", "json").stdout)
     assert status == {
         "total": 2,

@@ -4,18 +4,14 @@ things a new user met (list, changelog, quality, merged-away ids, README example
 from __future__ import annotations
 
 import json
-import random
 import shlex
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import pytest
 from conftest import Run, git
 
 from chitin.model.insight import format_timestamp
-from chitin.retrieval import conflicts
-from chitin.retrieval.conflicts import TENSION_PAIRS, TENSION_TERMS, Polarity
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -45,14 +41,15 @@ def test_check_reports_the_conflict_contribute_warns_about(run: Run, add: Any, s
     concise = add("principle", "Boss values concise brief responses", 0.7)
     result = contribute(run, "principle", "Boss prefers verbose detailed explanations")
     [warned] = result["conflicts"]
-    assert warned["id"] == concise["id"] and round(warned["conflictScore"], 2) == 0.62
+    assert warned["id"] == concise["id"] and warned["conflictScore"] > 0.7  # 0.3·cos + 0.7
     verbose = result["insight"]
     paths = [f"insights/principle/{i['id']}.md" for i in (concise, verbose)]
     for args in ((), (str(store / paths[0]),), (str(store / paths[1]),)):
         report = check_json(run, *args)
         assert [w["kind"] for w in report["warnings"]] == ["conflict"]
         assert warned_pairs(report) == {frozenset((concise["id"], verbose["id"]))}
-        assert '"verbose" ↔ "concise"' in report["warnings"][0]["message"]
+        assert '"verbose"' in report["warnings"][0]["message"]
+        assert '"concise"' in report["warnings"][0]["message"]
     assert run("check").stdout.splitlines()[-1] == (
         "✓ 2 insight files checked: no errors, 1 warning"
     )
@@ -61,66 +58,32 @@ def test_check_reports_the_conflict_contribute_warns_about(run: Run, add: Any, s
 def test_check_warns_about_every_pair_contribute_names_for_the_newest_claim(
     run: Run, store: Path
 ) -> None:
+    """The same judgement: check judges by words, as contribute does without vectors."""
+    contribute(run, "principle", "Run the linter before every push")
+    (store / "chitin.yaml").write_text("embedding:\n  provider: none\n")
     claims = [
-        "Keep answers short and concise for the operator",
-        "Explain every step in a verbose and detailed way",
-        "Ask before deleting any branch",
-        "Act without asking on routine formatting fixes",
+        "Keep answers thorough for the operator",
+        "Keep answers long for the operator",
+        "Always keep answers brief for the operator",
         "Be formal in emails to customers",
-        "Casual tone is fine in team chat",
-        "Run the linter before every push",
         "Never be verbose in commit messages",
-        "Be diplomatic when the operator is upset",
-        "Give thorough reviews of risky changes",
-        "Take a deliberate pace on migrations",
-        "Always keep answers short and concise for the operator",
     ]
     ids = [contribute(run, "principle", claim)["insight"]["id"] for claim in claims]
-    newest = contribute(run, "principle", "Be brief, direct and quick with the operator")
+    newest = contribute(run, "principle", "Keep answers brief for the operator")
     mine = newest["insight"]["id"]
+    assert newest["degraded"] is not None
     named = {frozenset((mine, m["id"])) for m in newest["conflicts"] + newest["duplicates"]}
-    assert len(named) >= 3
-    everything = warned_pairs(check_json(run))
-    assert {pair for pair in everything if mine in pair} == named
-    assert frozenset((ids[0], ids[-1])) in everything  # the near-duplicate, too
-    focused = warned_pairs(check_json(run, str(store / newest["path"])))
-    assert focused == named
-
-
-def _tension_as_it_was(new: Polarity, old: Polarity) -> list[str]:
-    """``conflicts.tension`` before it looked only at the pairs of the affirmed terms."""
-    reasons = []
-    for first, second in TENSION_PAIRS:
-        balanced = {first, second} <= new.affirmed or {first, second} <= old.affirmed
-        opposed = (first in new.affirmed and second in old.affirmed) or (
-            second in new.affirmed and first in old.affirmed
-        )
-        if opposed and not balanced:
-            reasons.append(f'"{first}" ↔ "{second}"')
-    for term in sorted(TENSION_TERMS):
-        if (term in new.affirmed and term in old.negated) or (
-            term in new.negated and term in old.affirmed
-        ):
-            reasons.append(f'"{term}" ↔ "not {term}"')
-    return reasons
-
-
-@pytest.mark.parametrize("seed", range(3))
-def test_tension_gives_the_reasons_it_always_gave(seed: int) -> None:
-    rng = random.Random(seed)
-    terms = sorted(TENSION_TERMS)
-
-    def some() -> Polarity:
-        affirmed = rng.sample(terms, rng.randint(0, 4))
-        negated = rng.sample(terms, rng.randint(0, 2))
-        return Polarity(frozenset(affirmed), frozenset(negated))
-
-    for _ in range(3000):
-        new, old = some(), some()
-        assert conflicts.tension(new, old) == _tension_as_it_was(new, old)
-
-
-# ---------------------------------------------------------------- 18: list shows triggers
+    assert named == {frozenset((mine, i)) for i in ids[:3]}
+    report = check_json(run)
+    # Duplicates are clusters ("thorough" and "long" are one too), and the conflict
+    # between two clusters is one warning.
+    clusters = [w for w in report["warnings"] if w["kind"] == "near-duplicate"]
+    members = {
+        frozenset((Path(w["path"]).stem, w["message"].split("/")[-1][:-3])) for w in clusters
+    }
+    assert members == {frozenset((mine, ids[2])), frozenset((ids[0], ids[1]))}
+    [clash] = [w for w in report["warnings"] if w["kind"] == "conflict"]
+    assert '"brief" ↔ "long"' in clash["message"] or '"brief" ↔ "thorough"' in clash["message"]
 
 
 def test_list_shows_a_trigger_as_a_reflex_with_its_condition(run: Run, add: Any) -> None:

@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "archive": ("chitin.cli.write", "archive"),
     "unarchive": ("chitin.cli.write", "unarchive"),
     "merge": ("chitin.cli.write", "merge"),
+    "dedupe": ("chitin.cli.dedupe", "dedupe"),
     "list": ("chitin.cli.read", "list_insights"),
     "stats": ("chitin.cli.read", "stats"),
     "similar": ("chitin.cli.read", "similar"),

@@ -202,9 +202,7 @@ def import_carapace(
         done = chitin.import_contribution(contribution_id, type_, force)
     result = done.result
     if fmt == "json":
-        emit_json(
-            shapes.carapace_imported(result.insight, len(result.conflicts), len(result.duplicates))
-        )
+        emit_json(shapes.carapace_imported(result.insight, result.conflicts, result.duplicates))
         return
-    lines = shown.imported_lines(result.insight, len(result.conflicts), len(result.duplicates))
+    lines = shown.imported_lines(result.insight, result.conflicts, result.duplicates)
     click.echo("\n".join(lines))

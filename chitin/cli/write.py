@@ -66,7 +66,11 @@ def _first_clause(error: BaseException) -> str:
     is_flag=True,
     help="Read the whole insight as one JSON object from stdin.",
 )
-@click.option("--force", is_flag=True, help="Skip the duplicate and conflict check.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Write it even if the store has it already; skip the duplicate and conflict check.",
+)
 @click.option("--allow-secret", is_flag=True, help=_ALLOW_SECRET_HELP)
 @format_option
 @click.pass_context
@@ -106,7 +110,12 @@ def contribute(
     if fmt == "json":
         emit_json(
             shapes.contribution(
-                result.insight, result.conflicts, result.duplicates, result.path, result.commit
+                result.insight,
+                result.conflicts,
+                result.duplicates,
+                result.path,
+                result.commit,
+                result.degraded,
             )
         )
         return
@@ -227,8 +236,8 @@ def unarchive(ctx: click.Context, insight_id: str, fmt: str) -> None:
         _moved(chitin.unarchive(insight_id), "unarchived", fmt)
 
 
-@click.command(short_help="Fold one insight into another, in one commit.")
-@click.argument("source_id", metavar="SOURCE")
+@click.command(short_help="Fold one insight (or several) into another, in one commit.")
+@click.argument("source_ids", metavar="SOURCE...", nargs=-1, required=True)
 @click.argument("target_id", metavar="TARGET")
 @click.option("--claim", help="A new claim for the merged insight.")
 @click.option("--allow-secret", is_flag=True, help=_ALLOW_SECRET_HELP)
@@ -236,19 +245,21 @@ def unarchive(ctx: click.Context, insight_id: str, fmt: str) -> None:
 @click.pass_context
 def merge(
     ctx: click.Context,
-    source_id: str,
+    source_ids: tuple[str, ...],
     target_id: str,
     claim: str | None,
     allow_secret: bool,
     fmt: str,
 ) -> None:
-    """Fold SOURCE into TARGET and delete SOURCE, in one commit.
+    """Fold SOURCE into TARGET and delete SOURCE, in one commit. Several sources are
+    folded in turn, still in one commit (what `chitin dedupe` suggests).
 
-    TARGET keeps the higher confidence, all tags, both reasonings and the sum of
-    reinforcements.
+    TARGET keeps the highest confidence, all tags, every reasoning and evidence line,
+    and the sum of reinforcements.
     """
+    sources: str | list[str] = source_ids[0] if len(source_ids) == 1 else list(source_ids)
     with opened(ctx, reading=False) as chitin:
-        result = chitin.merge(source_id, target_id, claim or None, allow_secret=allow_secret)
+        result = chitin.merge(sources, target_id, claim or None, allow_secret=allow_secret)
     insight = result.insight
     if fmt == "json":
         emit_json(shapes.insight(insight))

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 from chitin.errors import ChitinError, StoreError
 from chitin.format import layout, lint
 from chitin.format.lint import Checked, Finding
-from chitin.retrieval.neighbours import related
+from chitin.model.insight import Insight
+from chitin.retrieval.clusters import Cluster
 from chitin.store import files
 
 if TYPE_CHECKING:
@@ -265,29 +266,58 @@ def _check(root: Path, path: str, focus: set[str] | None) -> Checked:
 
 
 def related_findings(valid: Sequence[Checked], focus: Collection[str] | None) -> list[Finding]:
-    """Warnings for live insights that duplicate or contradict one another, as
-    ``contribute`` would warn about either of them (archived ones count only where the
-    cache counts them). Each pair is reported once, on the file of the focus (or the
-    later file)."""
-    items = [item for item in valid if item.insight is not None]
+    """Warnings for live insights that duplicate or contradict one another, judged as
+    ``contribute`` judges them (by words: check reads no vectors): one line per
+    cluster of duplicates, on its strongest file, and one per conflicting pair of
+    clusters. With ``focus``, only those touching a file of the focus, on that file."""
+    from chitin.retrieval.clusters import group
+    from chitin.retrieval.door import strength
+    from chitin.retrieval.judgement import side_of
+
+    items = [i for i in valid if i.insight is not None and not i.insight.archived]
     insights = [item.insight for item in items if item.insight is not None]
     paths = [item.path for item in items]
-    positions = None if focus is None else {i for i, p in enumerate(paths) if p in focus}
-    archived = [i for i, insight in enumerate(insights) if insight.archived]
+    grouping = group([side_of(i) for i in insights], [strength(i) for i in insights])
     found = []
-    for pair in related([i.claim for i in insights], positions, archived):
-        here, there = pair.second, pair.first
-        if positions is not None and here not in positions:
-            here, there = there, here
-        mine, other = insights[here], insights[there]
-        other_path = paths[there]
-        if pair.duplicate:
-            message = f"claim nearly duplicates {other_path} ({pair.similarity:.0%} same words)"
-            fix = f"fold one into the other: chitin merge {mine.id} {other.id}"
-            kind = "near-duplicate"
-        else:
-            message = f"claim conflicts with {other_path} ({pair.reason})"
+    for cluster in grouping.clusters:
+        here = _reported_on(cluster.members, paths, focus)
+        if here is not None:
+            found.append(_cluster_finding(cluster, here, insights, paths))
+    for clash in grouping.clashes:
+        here = _reported_on((clash.second, clash.first), paths, focus)
+        if here is not None:
+            there = clash.first if here == clash.second else clash.second
+            message = f"claim conflicts with {paths[there]} ({clash.reason})"
             fix = "reconcile them: reword one, give each its context or limitations, or archive one"
-            kind = "conflict"
-        found.append(Finding(paths[here], "claim", message, fix, lint.WARNING, kind))
+            found.append(Finding(paths[here], "claim", message, fix, lint.WARNING, "conflict"))
     return found
+
+
+def _reported_on(
+    members: Sequence[int], paths: Sequence[str], focus: Collection[str] | None
+) -> int | None:
+    """The member whose file a finding goes on: the first, or the first in the focus
+    (None if none is)."""
+    if focus is None:
+        return members[0]
+    return next((m for m in members if paths[m] in focus), None)
+
+
+_NAMED = 3  # other files a cluster's line names
+
+
+def _cluster_finding(
+    cluster: Cluster, here: int, insights: Sequence[Insight], paths: Sequence[str]
+) -> Finding:
+    others = [m for m in cluster.members if m != here]
+    named = ", ".join(paths[m] for m in others[:_NAMED])
+    more = f" and {len(others) - _NAMED} more" if len(others) > _NAMED else ""
+    how = "repeats" if cluster.exact else "nearly duplicates"
+    message = f"claim {how} {len(others)} other file(s): {named}{more}"
+    keep = insights[cluster.members[0]].id
+    if len(cluster.members) == 2:
+        other = insights[cluster.members[1]].id
+        fix = f"fold one into the other: chitin merge {other} {keep}"
+    else:
+        fix = f"fold them into the strongest, {keep}: chitin dedupe --apply"
+    return Finding(paths[here], "claim", message, fix, lint.WARNING, "near-duplicate")

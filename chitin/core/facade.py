@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chitin.core.embedding import Embedding
-from chitin.core.lifecycle import Change, Contribution, Lifecycle
+from chitin.core.lifecycle import Change, Contribution, Deduped, Lifecycle
 from chitin.core.reading import Stats
 from chitin.core.retrieving import Query, Retrieving
 
@@ -28,11 +28,11 @@ if TYPE_CHECKING:
     from chitin.core.personality import Personality
     from chitin.core.sync import Synced
     from chitin.index.cache import Progress
-    from chitin.model.insight import Insight
+    from chitin.model.interchange import Exported
     from chitin.model.reflection import Marker
     from chitin.retrieval.quality import QualityReport, QualityScore
 
-__all__ = ["Change", "Chitin", "Contribution", "Query", "Stats"]
+__all__ = ["Change", "Chitin", "Contribution", "Deduped", "Query", "Stats"]
 
 
 class Chitin(Lifecycle, Retrieving, Embedding):
@@ -52,9 +52,10 @@ class Chitin(Lifecycle, Retrieving, Embedding):
 
     # ---------------------------------------------------------- interop
 
-    def export(self) -> list[tuple[Insight, str | None]]:
+    def export(self) -> list[Exported]:
         """Every insight, live and archived, newest first, with when it was last
-        retrieved (render/shapes.py gives it the interchange shape)."""
+        retrieved, its evidence log and its history (render/shapes.py gives it the
+        interchange shape)."""
         from chitin.core import interop
 
         return interop.export(self)
@@ -80,6 +81,15 @@ class Chitin(Lifecycle, Retrieving, Embedding):
         from chitin.core.interop import is_database
 
         return is_database(path)
+
+    def dedupe(self, apply: bool = False) -> list[Deduped]:
+        """The store's clusters of duplicates, strongest first, each with the ``chitin
+        merge`` that folds it into its strongest member; with ``apply``, merged so,
+        one commit per cluster (``Deduped.change`` is then the merge)."""
+        from chitin.core import dedupe
+
+        found = dedupe.duplicate_clusters(self)
+        return dedupe.apply(self, found) if apply else found
 
     def check(self, paths: Sequence[Path] | None = None, home: Path | None = None) -> Report:
         """The insight files as they are on disk (only ``paths``, if given) against the

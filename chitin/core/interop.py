@@ -21,7 +21,7 @@ from chitin.index.cache import Cache, Filters
 from chitin.model import secrets
 from chitin.model.ids import new_id
 from chitin.model.insight import Insight, well_formed
-from chitin.model.interchange import Item, claim_key, items_of, read_item
+from chitin.model.interchange import Exported, Item, claim_key, items_of, read_item
 from chitin.store.history import LEGACY_HISTORY_HEADER, commit_message
 from chitin.store.legacy import read_database
 
@@ -51,16 +51,48 @@ def is_database(path: Path) -> bool:
     return sqlite_file(path)
 
 
-def export(chitin: Chitin) -> list[tuple[Insight, str | None]]:
+def export(chitin: Chitin) -> list[Exported]:
     """Every insight, archived ones included, newest first, with when it was last
-    retrieved: what an export holds (render/shapes.py gives it the interchange shape)."""
+    retrieved, its file's evidence log and its history: what an export holds
+    (render/shapes.py gives it the interchange shape)."""
     if chitin.missing:
         return []
     retrieved = usage.all_last_retrieved(chitin.root)
+    insights = chitin.repairing(lambda: chitin.cache.select(Filters(archived=None)))
+    history = _histories(chitin)
     return [
-        (insight, retrieved.get(insight.id))
-        for insight in chitin.repairing(lambda: chitin.cache.select(Filters(archived=None)))
+        Exported(i, retrieved.get(i.id), _evidence_of(chitin, i), tuple(history.get(i.id, ())))
+        for i in insights
     ]
+
+
+def _evidence_of(chitin: Chitin, insight: Insight) -> tuple[str, ...]:
+    return chitin.store.read(chitin.path_of(insight.id))[1].evidence
+
+
+def _histories(chitin: Chitin) -> dict[str, list[dict[str, Any]]]:
+    """Every insight's history, oldest first, as 1.x history rows (one pass of git log)."""
+    from chitin.store import history
+
+    if not chitin.store.git.is_repository():
+        return {}
+    rows: dict[str, list[dict[str, Any]]] = {}
+    for entry in reversed(history.changelog(chitin.store.git, None, _EVERY_CHANGE)):
+        rows.setdefault(entry.insight_id, []).append(
+            {
+                "insightId": entry.insight_id,
+                "field": entry.field,
+                "oldValue": entry.old,
+                "newValue": entry.new,
+                "changeType": entry.change_type,
+                "changedAt": entry.changed_at,
+                "source": entry.source,
+            }
+        )
+    return rows
+
+
+_EVERY_CHANGE = 2**31 - 1  # git log -n takes an int
 
 
 def import_document(
@@ -114,9 +146,13 @@ def _import(
         imported = [item.insight for item in kept]
         ids = {insight.id for insight in imported}
         history = [row for row in plan.history if row.get("insightId") in ids]
+        history += [row for item in kept for row in item.history]
         history = _guarded_history(history, plan.allow_secret)
         writes = {
-            chitin.store.path_for(i, archived=i.archived): chitin.store.render(i) for i in imported
+            chitin.store.path_for(item.insight, archived=item.insight.archived): _rendered(
+                chitin, item
+            )
+            for item in kept
         }
         commit = None
         if writes:
@@ -126,6 +162,12 @@ def _import(
     times = [(item.insight.id, item.last_retrieved) for item in kept if item.last_retrieved]
     usage.record_times(chitin.root, times)
     return Imported(imported, skipped, commit, len(history))
+
+
+def _rendered(chitin: Chitin, item: Item) -> str:
+    from chitin.format.markdown import Layout
+
+    return chitin.store.render(item.insight, Layout(evidence=item.evidence))
 
 
 def _checked(step: Callable[[], T]) -> T:
@@ -175,7 +217,8 @@ def _sort_out(cache: Cache, items: list[Item], merge: bool) -> tuple[list[Item],
             skipped.append(Skipped(index, insight.id, reason))
             continue
         seen_ids[insight.id] = index
-        claims.add(claim_key(insight.claim))
+        if merge:  # without --merge, two items of the same claim are both kept
+            claims.add(claim_key(insight.claim))
         kept.append(item)
     return kept, skipped
 

@@ -3,7 +3,7 @@ unarchive, merge; each is one commit, worded by ``chitin.store.history``."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from chitin.core.reading import Reading
@@ -15,12 +15,16 @@ if TYPE_CHECKING:
     from chitin.store.history import Words
 
 
+_EMBEDDING_OFF = "embedding is off (provider: none): duplicates judged by words alone"
+
+
 class Contribution(NamedTuple):
     insight: Insight
     path: str
     commit: str | None
     duplicates: list[Match]
     conflicts: list[Match]
+    degraded: str | None = None  # why duplicates were judged by words alone, if they were
 
 
 class Change(NamedTuple):
@@ -31,6 +35,17 @@ class Change(NamedTuple):
     commit: str | None
     before: Insight | None = None
     notes: tuple[str, ...] = ()
+
+
+class Deduped(NamedTuple):
+    """A cluster of duplicates (``Chitin.dedupe``): the insight that stays, those
+    folded into it, and the ``chitin merge`` that does it (``change``: once done)."""
+
+    keep: Insight
+    others: tuple[Insight, ...]
+    exact: bool  # all the same insight, not only near duplicates
+    command: str
+    change: Change | None = None
 
 
 class Lifecycle(Reading):
@@ -78,12 +93,12 @@ class Lifecycle(Reading):
     ) -> Contribution:
         """Add an insight in one commit. Text that looks like a credential is refused
         (unless ``allow_secret``) before the store is even created. ``carapace_id``
-        names the Carapace contribution it is imported from. With ``check``, the
-        stored insights it duplicates or conflicts with are returned too."""
+        names the Carapace contribution it is imported from. With ``check``, an exact
+        duplicate of a stored insight is refused (DuplicateError) before anything is
+        written, and the stored insights it nearly duplicates or conflicts with are
+        returned (chitin.retrieval.door)."""
         from chitin.model import ops
         from chitin.model.ids import new_id
-        from chitin.retrieval import conflicts
-        from chitin.retrieval.candidates import conflict_candidates
         from chitin.store.history import contribute_words
 
         now = self.timestamp()
@@ -93,11 +108,7 @@ class Lifecycle(Reading):
             claim = str(fields.get("claim") or "")
             insight = ops.new_insight(fields, new_id(claim, cache.id_exists), now)
             insight = insight.with_changes(carapace_id=check_carapace_id(carapace_id))
-            duplicates: list[Match] = []
-            found: list[Match] = []
-            if check:
-                pool = conflict_candidates(self.cache, insight.claim)
-                duplicates, found = conflicts.compare(insight.claim, pool)
+            judged = self._judged(insight) if check else None
             path = self.store.path_for(insight)
             commit = self._commit(
                 {path: self.store.render(insight)},
@@ -106,7 +117,46 @@ class Lifecycle(Reading):
                 {"Source": insight.source, "Carapace": carapace_id},
             )
             self.record_written(cache, {path: insight})
-        return Contribution(insight, path, commit, duplicates, found)
+        if judged is None:
+            return Contribution(insight, path, commit, [], [])
+        return Contribution(insight, path, commit, *judged)
+
+    def _judged(self, insight: Insight) -> tuple[list[Match], list[Match], str | None]:
+        """The stored insights a new one nearly duplicates or conflicts with, and why
+        the judgement read words alone if it did; an exact duplicate is refused."""
+        from chitin.errors import DuplicateError
+        from chitin.retrieval import door
+        from chitin.retrieval.judgement import side_of
+
+        side = side_of(insight)
+        same = door.exact_duplicates(self.cache, side)
+        if same:
+            known = same[0].id
+            raise DuplicateError(
+                known,
+                f"already known as {known}: run `chitin reinforce {known}` to strengthen it "
+                "(--force writes a second copy anyway)",
+            )
+        meaning, why_not = self._meaning()
+        found = door.examine(self.cache, side, meaning, why_not)
+        if found.degraded and found.degraded != _EMBEDDING_OFF:  # said once, when chosen
+            from chitin.notices import notice
+
+            notice(found.degraded)
+        return found.duplicates, found.conflicts, found.degraded
+
+    def _meaning(self) -> tuple[Any, str | None]:
+        """The store's embedding provider and vectors, or None and why not."""
+        from chitin.providers import ProviderError
+        from chitin.retrieval import semantic
+
+        picked = semantic.choice(self.store.config())
+        if picked.provider == semantic.NO_PROVIDER:
+            return None, _EMBEDDING_OFF
+        try:
+            return self._semantic(picked), None
+        except ProviderError as error:
+            return None, f"no vectors ({error}): duplicates judged by words alone"
 
     @repaired
     def update(self, ref: str, changes: Mapping[str, Any], *, allow_secret: bool = False) -> Change:
@@ -224,35 +274,46 @@ class Lifecycle(Reading):
     @repaired
     def merge(
         self,
-        source_ref: str,
+        source_ref: str | Sequence[str],
         target_ref: str,
         claim: str | None = None,
         *,
         allow_secret: bool = False,
     ) -> Change:
-        """Fold the source insight into the target (``claim``: the merged wording)."""
+        """Fold the source insight (or each of several, in order) into the target, in
+        one commit (``claim``: the merged wording)."""
+        from chitin.errors import ValidationError
         from chitin.model import evidence, ops
         from chitin.store.history import merge_words
 
+        refs = [source_ref] if isinstance(source_ref, str) else list(source_ref)
         with self.writing() as cache:
-            source_id = self._resolve_role(source_ref, "Source")
+            source_ids = [self._resolve_role(ref, "Source") for ref in refs]
             target_id = self._resolve_role(target_ref, "Target")
-            source_path, target_path = self.path_of(source_id), self.path_of(target_id)
-            source, source_layout = self.store.read(source_path)
+            if len(set(source_ids)) != len(source_ids):
+                raise ValidationError("source", "Each source insight can be merged only once")
+            target_path = self.path_of(target_id)
             target, layout = self.store.read(target_path)
-            result = ops.merged(source, target, claim, self.timestamp())
+            result, logs, paths, claims = target, [layout.evidence], [], []
+            for number, source_id in enumerate(source_ids, 1):
+                paths.append(self.path_of(source_id))
+                source, source_layout = self.store.read(paths[-1])
+                wording = claim if number == len(source_ids) else None
+                result = ops.merged(source, result, wording, self.timestamp())
+                logs.append(source_layout.evidence)
+                claims.append(source.claim)
             if not allow_secret:
                 secrets().refuse_secrets(result, target)
-            layout = layout._replace(
-                evidence=evidence.united(layout.evidence, source_layout.evidence)
-            )
+            layout = layout._replace(evidence=evidence.united(*logs))
+            writes: dict[str, str | None] = {target_path: self.store.render(result, layout)}
+            writes.update(dict.fromkeys(paths))
             commit = self._commit(
-                {target_path: self.store.render(result, layout), source_path: None},
-                merge_words(source_id, target_id, source.claim, result.claim),
+                writes,
+                merge_words(", ".join(source_ids), target_id, claims, result.claim),
                 target_id,
-                {"Merged": source_id},
+                {"Merged": ", ".join(source_ids)},
             )
-            self.record_written(cache, {target_path: result}, removed=[source_path])
+            self.record_written(cache, {target_path: result}, removed=paths)
         return Change(result, target_path, commit, target)
 
     def _resolve_role(self, ref: str, role: str) -> str:

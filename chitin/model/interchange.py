@@ -34,27 +34,51 @@ from chitin.model.insight import (
 # The original's import default for an item without a confidence (§2.17).
 DEFAULT_CONFIDENCE = 0.5
 
-# Every key an item may have, in the order export writes them (model/fields.py).
-KNOWN_KEYS: tuple[str, ...] = tuple(key for key, _ in INTERCHANGE)
+# Every key an item may have, in the order export writes them (model/fields.py), then
+# what a backup needs beside the fields: the file's evidence log and the insight's
+# history, as 1.x history rows (issue 25: an export restores every insight whole).
+EVIDENCE_KEY, HISTORY_KEY = "evidence", "history"
+KNOWN_KEYS: tuple[str, ...] = (*(key for key, _ in INTERCHANGE), EVIDENCE_KEY, HISTORY_KEY)
+HISTORY_ROW_KEYS = ("field", "oldValue", "newValue", "changeType", "changedAt", "source")
 
 
-class Item(NamedTuple):
-    """One imported insight, and when it was last retrieved (kept outside git)."""
+class Exported(NamedTuple):
+    """One insight of an export, with what a backup keeps beside its fields."""
 
     insight: Insight
     last_retrieved: str | None
+    evidence: tuple[str, ...] = ()
+    history: tuple[Mapping[str, Any], ...] = ()
 
 
-def export_dict(insight: Insight, last_retrieved: str | None) -> dict[str, Any]:
-    """The public shape, with ``lastRetrievedAt`` in the original's place when known."""
+class Item(NamedTuple):
+    """One imported insight, and when it was last retrieved (kept outside git), its
+    evidence log and its history rows (each with ``insightId``)."""
+
+    insight: Insight
+    last_retrieved: str | None
+    evidence: tuple[str, ...] = ()
+    history: tuple[Mapping[str, Any], ...] = ()
+
+
+def export_dict(
+    insight: Insight,
+    last_retrieved: str | None,
+    evidence: Sequence[str] = (),
+    history: Sequence[Mapping[str, Any]] = (),
+) -> dict[str, Any]:
+    """The public shape, with ``lastRetrievedAt`` in the original's place when known,
+    and the evidence log and history rows last, when there are any."""
     data = to_public_dict(insight)
-    if last_retrieved is None:
-        return data
     ordered: dict[str, Any] = {}
     for key, value in data.items():
         ordered[key] = value
-        if key == LAST_RETRIEVED_AFTER.json:
+        if key == LAST_RETRIEVED_AFTER.json and last_retrieved is not None:
             ordered[LAST_RETRIEVED_KEY] = last_retrieved
+    if evidence:
+        ordered[EVIDENCE_KEY] = list(evidence)
+    if history:
+        ordered[HISTORY_KEY] = [{k: row.get(k) for k in HISTORY_ROW_KEYS} for row in history]
     return ordered
 
 
@@ -125,7 +149,38 @@ def _read(item: Mapping[str, Any], now: str, fresh_id: Callable[[str], str]) -> 
         archived=_flag("archived", item.get("archived")),
         carapace_id=_carapace_id(item),
     )
-    return Item(validate(insight), last_retrieved)
+    made = validate(insight)
+    history = _history(item.get(HISTORY_KEY), made.id)
+    return Item(made, last_retrieved, _evidence(item.get(EVIDENCE_KEY)), history)
+
+
+def _evidence(value: object) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValidationError(
+            EVIDENCE_KEY, "evidence must be a list of lines, one per reinforcement"
+        )
+    return tuple(optional_text(EVIDENCE_KEY, v) or "" for v in value)
+
+
+def _history(value: object, insight_id: str) -> tuple[Mapping[str, Any], ...]:
+    """History rows, each for this insight, with only the keys a row has (text or null)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, Mapping) for v in value):
+        raise ValidationError(HISTORY_KEY, "history must be a list of objects (history rows)")
+    rows = []
+    for row in value:
+        for key, field in row.items():
+            if key not in HISTORY_ROW_KEYS or not (field is None or isinstance(field, str)):
+                raise ValidationError(
+                    HISTORY_KEY,
+                    f"history rows hold text or null under {', '.join(HISTORY_ROW_KEYS)}; "
+                    f"got {key!r}",
+                )
+        rows.append({"insightId": insight_id, **{k: row.get(k) for k in HISTORY_ROW_KEYS}})
+    return tuple(rows)
 
 
 def _carapace_id(item: Mapping[str, Any]) -> str | None:

@@ -9,9 +9,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chitin.model.insight import Insight, js_number
+
+if TYPE_CHECKING:
+    from chitin.retrieval.conflicts import Match
 
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 SHOWN_TEXT = 150
@@ -113,15 +116,21 @@ def reasons_block(title: str, reasons: Sequence[str]) -> list[str]:
     return [title, *(f"  - {reason}" for reason in reasons), ""]
 
 
-def imported_lines(insight: Insight, conflicts: int, duplicates: int) -> list[str]:
+def imported_lines(
+    insight: Insight, conflicts: Sequence[Match], duplicates: Sequence[Match]
+) -> list[str]:
+    """The imported insight, then its duplicates and conflicts named as contribute
+    names them (the stored claims are this store's own, not the server's)."""
+    from chitin.render.text import conflicts_block, duplicates_block
+
     lines = [
         f"✓ Imported from Carapace: {insight.id}",
-        f'  "{insight.claim}"',
+        f'  "{shown(insight.claim)}"',
         f"  Type: {insight.type} | Confidence: {js_number(insight.confidence)}",
         f"  Source: {insight.source}",
     ]
     if duplicates:
-        lines += ["", f"⚠ {duplicates} possible duplicate(s) of existing insights."]
+        lines += duplicates_block(duplicates)
     if conflicts:
-        lines += ["", f"⚠ {conflicts} potential conflict(s) with existing insights."]
+        lines += conflicts_block(conflicts)
     return lines

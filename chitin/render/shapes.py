@@ -21,8 +21,10 @@ if TYPE_CHECKING:
     from chitin.format.lint import Finding
     from chitin.model.diff import Delta, Ends, Unreadable, ValueChange
     from chitin.model.history import Entry
+    from chitin.model.interchange import Exported
     from chitin.model.reflection import Marker
     from chitin.render.budget import Packed
+    from chitin.render.text import Cluster
     from chitin.retrieval.conflicts import Candidate, Match
     from chitin.retrieval.engine import Retrieval
     from chitin.retrieval.quality import QualityReport, QualityScore
@@ -87,6 +89,8 @@ def match(found: Match, full: bool) -> dict[str, Any]:
             tensionReason=found.tension_reason,
             conflictScore=score(found.conflict_score),
         )
+    if found.basis:  # after 1.4.5's keys: what the similarity is, "meaning" or "words"
+        data["basis"] = found.basis
     return data
 
 
@@ -96,6 +100,7 @@ def contribution(
     duplicates: Sequence[Match],
     path: str,
     commit: str | None,
+    degraded: str | None = None,
 ) -> dict[str, Any]:
     """contribute."""
     return {
@@ -104,6 +109,7 @@ def contribution(
         "duplicates": [match(m, False) for m in duplicates],
         "path": path,
         "commit": commit,
+        "degraded": degraded,
     }
 
 
@@ -423,12 +429,12 @@ def synced(result: _Synced) -> dict[str, Any]:
 # ---------------------------------------------------------------- export, import
 
 
-def export(rows: Iterable[tuple[Insight, str | None]]) -> list[dict[str, Any]]:
-    """export: each insight (with when it was last retrieved) in the interchange shape
-    that import reads back (model/interchange.py owns it)."""
+def export(rows: Iterable[Exported]) -> list[dict[str, Any]]:
+    """export: each insight (with when it was last retrieved, its evidence and history)
+    in the interchange shape that import reads back (model/interchange.py owns it)."""
     from chitin.model.interchange import export_dict
 
-    return [export_dict(value, retrieved) for value, retrieved in rows]
+    return [export_dict(*row) for row in rows]
 
 
 def imported(result: _Imported, vectors: Any) -> dict[str, Any]:
@@ -482,11 +488,32 @@ def promoted(insight_id: str, answer: Any) -> dict[str, Any]:
     return {"chitin": {"id": insight_id}, "carapace": answer}
 
 
-def carapace_imported(made: Insight, conflicts: int, duplicates: int) -> dict[str, Any]:
-    """import-carapace."""
+def dedupe(found: Sequence[Cluster], applied: bool) -> dict[str, Any]:
+    """dedupe: the clusters, strongest first; with --apply, each merge's commit."""
+    return {
+        "clusters": [
+            {
+                "keep": to_public_dict(c.keep),
+                "duplicates": [to_public_dict(o) for o in c.others],
+                "exact": c.exact,
+                "command": c.command,
+                "commit": c.change.commit if c.change is not None else None,
+            }
+            for c in found
+        ],
+        "applied": applied,
+    }
+
+
+def carapace_imported(
+    made: Insight, conflicts: Sequence[Match], duplicates: Sequence[Match]
+) -> dict[str, Any]:
+    """import-carapace: 1.4.5's counts, then the stored insights they are (issue 25)."""
     return {
         "carapace": {"id": made.carapace_id},
         "chitin": to_public_dict(made),
-        "conflicts": conflicts,
-        "duplicates": duplicates,
+        "conflicts": len(conflicts),
+        "duplicates": len(duplicates),
+        "conflictIds": [m.id for m in conflicts],
+        "duplicateIds": [m.id for m in duplicates],
     }

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from chitin.model.insight import Insight, js_number
 
@@ -49,6 +49,51 @@ def conflicts_block(matches: Sequence[Match]) -> list[str]:
             f"    id: {match.id}",
         ]
     lines += ["", "  Consider: chitin merge, chitin update, or chitin archive to resolve."]
+    return lines
+
+
+class _Merged(Protocol):
+    @property
+    def commit(self) -> str | None: ...
+
+
+class Cluster(Protocol):
+    """A cluster of duplicates as dedupe gives it (chitin.core.lifecycle.Deduped)."""
+
+    @property
+    def keep(self) -> Insight: ...
+    @property
+    def others(self) -> Sequence[Insight]: ...
+    @property
+    def exact(self) -> bool: ...
+    @property
+    def command(self) -> str: ...
+    @property
+    def change(self) -> _Merged | None: ...
+
+
+def dedupe_lines(found: Sequence[Cluster], applied: bool) -> list[str]:
+    """dedupe: one block per cluster, strongest first, then a summary."""
+    if not found:
+        return ["✓ No duplicates found."]
+    lines: list[str] = []
+    for cluster in found:
+        how = "same insight" if cluster.exact else "near duplicates"
+        keep = cluster.keep
+        lines += [
+            f"[{keep.type}] {keep.claim}",
+            f"  keep: {keep.id} ({keep.reinforcements}×, confidence "
+            f"{js_number(keep.confidence)}) | {len(cluster.others)} {how}:",
+        ]
+        lines += [f'    {other.id}: "{other.claim}"' for other in cluster.others]
+        if cluster.change is not None:
+            lines.append(f"  ✓ merged into {keep.id} ({(cluster.change.commit or '')[:8]})")
+        else:
+            lines.append(f"  run: {cluster.command}")
+        lines.append("")
+    folded = sum(len(c.others) for c in found)
+    verb = "merged" if applied else "to merge"
+    lines.append(f"{len(found)} cluster(s), {folded} duplicate(s) {verb}")
     return lines
 
 

@@ -163,7 +163,12 @@ def _tools() -> list[tuple[Callable[..., Work], str]]:
         def work(chitin: Chitin) -> dict[str, Any]:
             made = chitin.contribute(fields, check=not force, allow_secret=allow_secret)
             return shapes.contribution(
-                made.insight, made.conflicts, made.duplicates, made.path, made.commit
+                made.insight,
+                made.conflicts,
+                made.duplicates,
+                made.path,
+                made.commit,
+                made.degraded,
             )
 
         return work

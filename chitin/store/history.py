@@ -101,9 +101,12 @@ def move_words(insight_id: str, claim: str, to_archive: bool) -> Words:
     return Words(op, f"{op.capitalize()} {insight_id}: {short(claim)}", [])
 
 
-def merge_words(source_id: str, target_id: str, source_claim: str, result_claim: str) -> Words:
-    body = [f"merged: {source_claim}", f"into: {result_claim}"]
-    return Words("merge", f"Merge {source_id} into {target_id}", body)
+def merge_words(
+    source_ids: str, target_id: str, source_claims: Sequence[str], result_claim: str
+) -> Words:
+    """``source_ids``: one id, or several joined by ", " (``dedupe``'s merges)."""
+    body = [*(f"merged: {claim}" for claim in source_claims), f"into: {result_claim}"]
+    return Words("merge", f"Merge {source_ids} into {target_id}", body)
 
 
 def embedding_words(provider: str, model: str | None) -> Words:
@@ -193,11 +196,13 @@ def merged_away(git: Git, ref: str) -> MergedAway | None:
     for record in output.split(_RECORD)[1:]:
         stamp, message = record.split(_UNIT, 1)
         trailers = trailers_of(message)
-        source, target = trailers.get("Merged", ""), trailers.get("Insight", "")
-        if trailers.get("Op") != "merge" or not source.startswith(ref) or not target:
+        target = trailers.get("Insight", "")
+        if trailers.get("Op") != "merge" or not target:
             continue
         when = format_timestamp(datetime.fromtimestamp(int(stamp), tz=UTC))
-        found.setdefault(source, MergedAway(source, target, when))  # the newest first
+        for source in trailers.get("Merged", "").split(", "):  # several: dedupe's merges
+            if source.startswith(ref):
+                found.setdefault(source, MergedAway(source, target, when))  # newest first
     if ref in found:
         return found[ref]
     return next(iter(found.values())) if len(found) == 1 else None
@@ -282,7 +287,9 @@ def _commit_entries(
     if old is None and new is None:
         return []
     if old is None:
-        legacy = _legacy_rows(commit.message).get(insight_id, []) if op == "migrate" else []
+        # A migration and an import carry the insight's earlier history in the message.
+        carried = op in ("migrate", "import")
+        legacy = _legacy_rows(commit.message).get(insight_id, []) if carried else []
         if legacy:
             return [_legacy_entry(row, commit) for row in legacy]
         return [entry("*", None, new.claim if new else None, None, "create")]

@@ -1,0 +1,30 @@
+"""``chitin dedupe``: the store's duplicate clusters, and merging them."""
+
+from __future__ import annotations
+
+import click
+
+from chitin.cli.context import emit_json, format_option, opened
+from chitin.render import shapes, text
+
+
+@click.command(short_help="List duplicate clusters; --apply merges each into its strongest.")
+@click.option(
+    "--apply", "apply_", is_flag=True, help="Merge every cluster, one commit per cluster."
+)
+@format_option
+@click.pass_context
+def dedupe(ctx: click.Context, apply_: bool, fmt: str) -> None:
+    """List the store's clusters of duplicate insights, strongest first, each with the
+    `chitin merge` that folds it into its strongest member (most reinforced, then most
+    confident). With --apply, run those merges: one commit per cluster, keeping every
+    reinforcement, tag and evidence line, as merge does.
+
+    Duplicates are judged as contribute judges them, by words (check finds the same).
+    """
+    with opened(ctx, reading=not apply_) as chitin:
+        found = chitin.dedupe(apply=apply_)
+    if fmt == "json":
+        emit_json(shapes.dedupe(found, apply_))
+        return
+    click.echo("\n".join(text.dedupe_lines(found, apply_)))

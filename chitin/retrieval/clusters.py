@@ -1,0 +1,227 @@
+"""Duplicate clusters and conflicts across a whole store, by ``judgement.judge``
+(``check`` and ``dedupe``), without comparing every pair.
+
+Insights that are the same insight (``exact_key``) are grouped by that key. Near
+duplicates and conflicts need a share of topic words in common, so each insight is
+compared only with candidates from an inverted index of its topic words: the rarest
+ones (the prefix filter of set-similarity joins: two sets with Jaccard ≥ t share one
+of the first ``|A| − ⌈t·|A|⌉ + 1`` of A's words, rarest first), and in each of those
+posting lists at most CANDIDATES neighbours. Duplicates are joined with union-find, so
+a cluster of 20,000 near-identical insights is found through chains of neighbours,
+in time linear in the store, not quadratic. A conflict needs an opposing stance, so
+only insights that take one (negated, "avoid", a pole of the antonym lexicon, "X over
+Y") look for them, and a conflict is reported once per pair of clusters.
+
+The cap trades completeness for bounded time: a pair sharing only words that more
+than CANDIDATES other insights hold may be missed (bench/check_scale.py).
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left
+from collections import Counter, defaultdict
+from collections.abc import Iterator, Sequence
+from itertools import chain, islice
+from typing import NamedTuple
+
+from chitin.retrieval.judgement import (
+    CONFLICT,
+    DUPLICATE,
+    TOPIC_OVERLAP,
+    WORDS_DUPLICATE,
+    Side,
+    exact_key,
+    judge,
+    judged_text,
+    takes_a_side,
+)
+from chitin.retrieval.stance import opposite_poles, stance
+
+CANDIDATES = 32  # neighbours looked at in each posting list looked up
+# A conflict needs a quarter of the topic words: looked for through the rarest few.
+CONFLICT_WORDS = 4
+
+
+class Cluster(NamedTuple):
+    members: tuple[int, ...]  # positions, strongest first
+    exact: bool  # every member is the same insight (exact_key)
+
+
+class Clash(NamedTuple):
+    first: int  # the strongest member of one cluster (or a single insight)
+    second: int
+    reason: str
+
+
+class Grouping(NamedTuple):
+    clusters: list[Cluster]  # strongest first
+    clashes: list[Clash]
+
+
+def group(sides: Sequence[Side], strength: Sequence[tuple[object, ...]]) -> Grouping:
+    """The duplicate clusters (two members or more) and the conflicts among ``sides``,
+    judged by words (``judge`` without a cosine). ``strength[i]`` orders the insights,
+    strongest (smallest) first."""
+    found = _Union(len(sides))
+    topics = [stance(judged_text(side)).topic for side in sides]
+    _join_exact(sides, found)
+    index = _Index(topics)
+    _join_near(sides, index, found)
+    clusters = _clusters(sides, found, strength)
+    head = {m: c.members[0] for c in clusters for m in c.members}
+    return Grouping(clusters, _clashes(sides, index, head))
+
+
+def _join_near(sides: Sequence[Side], index: _Index, found: _Union) -> None:
+    """Join each insight to the near duplicates among its candidates (by words)."""
+    topics = index.topics
+    for i in range(len(sides)):
+        for j in index.near(i, WORDS_DUPLICATE, earlier_only=True):
+            if found.root(i) == found.root(j):
+                continue
+            sizes = sorted((len(topics[i]), len(topics[j])))
+            # Jaccard ≤ the smaller size over the larger: most candidates stop here.
+            close = sizes[0] >= WORDS_DUPLICATE * sizes[1] and (
+                _overlap(topics[i], topics[j]) >= WORDS_DUPLICATE
+            )
+            if close and judge(sides[i], sides[j], None).kind == DUPLICATE:
+                found.join(i, j)
+
+
+def _join_exact(sides: Sequence[Side], found: _Union) -> None:
+    first: dict[tuple[str, ...], int] = {}
+    for i, side in enumerate(sides):
+        key = exact_key(side)
+        if key in first:
+            found.join(first[key], i)
+        else:
+            first[key] = i
+
+
+def _clusters(
+    sides: Sequence[Side], found: _Union, strength: Sequence[tuple[object, ...]]
+) -> list[Cluster]:
+    members: dict[int, list[int]] = defaultdict(list)
+    for i in range(len(sides)):
+        members[found.root(i)].append(i)
+    made = []
+    for chosen in members.values():
+        if len(chosen) < 2:
+            continue
+        chosen.sort(key=lambda i: strength[i])
+        same = len({exact_key(sides[i]) for i in chosen}) == 1
+        made.append(Cluster(tuple(chosen), same))
+    made.sort(key=lambda c: (strength[c.members[0]], -len(c.members)))
+    return made
+
+
+def _clashes(sides: Sequence[Side], index: _Index, head: dict[int, int]) -> list[Clash]:
+    """Conflicts, once per pair of clusters, between their strongest members."""
+    found: dict[tuple[int, int], Clash] = {}
+    poles = _PoleIndex([stance(judged_text(s)).poles for s in sides])
+    topics = index.topics
+    need = TOPIC_OVERLAP / 2  # the lowest topic overlap judge accepts for a conflict
+    for i, side in enumerate(sides):
+        if not takes_a_side(side):
+            continue
+        near = (
+            j
+            for j in index.near(i, need, earlier_only=False, words=CONFLICT_WORDS)
+            if _overlap(topics[i], topics[j]) >= need
+        )
+        for j in chain(near, poles.opposed(i)):
+            first, second = sorted((head.get(i, i), head.get(j, j)))
+            if first == second or (first, second) in found:
+                continue
+            verdict = judge(side, sides[j], None)
+            if verdict.kind == CONFLICT:
+                found[(first, second)] = Clash(first, second, verdict.reason)
+    return [found[key] for key in sorted(found)]
+
+
+def _overlap(first: frozenset[str], second: frozenset[str]) -> float:
+    """Jaccard, without building the union (this runs millions of times)."""
+    small, large = sorted((len(first), len(second)))
+    if not large:
+        return 1.0
+    shared = len(first & second) if small else 0
+    return shared / (small + large - shared)
+
+
+class _Union:
+    """Union-find over positions, by size, with path halving."""
+
+    def __init__(self, size: int) -> None:
+        self.parent = list(range(size))
+        self.size = [1] * size
+
+    def root(self, i: int) -> int:
+        parent = self.parent
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    def join(self, i: int, j: int) -> None:
+        a, b = self.root(i), self.root(j)
+        if a == b:
+            return
+        if self.size[a] < self.size[b]:
+            a, b = b, a
+        self.parent[b] = a
+        self.size[a] += self.size[b]
+
+
+class _Index:
+    """Posting lists of topic words, ascending positions; words rarest first."""
+
+    def __init__(self, topics: Sequence[frozenset[str]]) -> None:
+        self.topics = topics
+        self.frequency = Counter(chain.from_iterable(topics))
+        self.postings: dict[str, list[int]] = defaultdict(list)
+        for position, topic in enumerate(topics):
+            for word in topic:
+                self.postings[word].append(position)
+
+    def near(
+        self, i: int, threshold: float, earlier_only: bool, words: int | None = None
+    ) -> Iterator[int]:
+        """Candidates that may share ``threshold`` of insight i's topic words: up to
+        CANDIDATES neighbours (before it, or on both sides) in each posting list of
+        its rarest words."""
+        topic = self.topics[i]
+        if not topic:
+            return
+        rarest = sorted(topic, key=lambda word: (self.frequency[word], word))
+        prefix = len(rarest) - math.ceil(threshold * len(rarest) - 1e-9) + 1
+        if words is not None:
+            prefix = min(prefix, words)
+        seen: set[int] = set()
+        for word in rarest[:prefix]:
+            posting = self.postings[word]
+            at = bisect_left(posting, i)
+            window = posting[max(0, at - CANDIDATES) : at]
+            if not earlier_only:
+                window += posting[at + 1 : at + 1 + CANDIDATES]
+            for j in window:
+                if j not in seen:
+                    seen.add(j)
+                    yield j
+
+
+class _PoleIndex:
+    """Who holds each pole of the antonym lexicon, for claims whose topic is nothing
+    but their stance ("be brief" against "be thorough")."""
+
+    def __init__(self, poles: Sequence[frozenset[str]]) -> None:
+        self.poles = poles
+        self.holding: dict[str, list[int]] = defaultdict(list)
+        for position, held in enumerate(poles):
+            for pole in held:
+                self.holding[pole].append(position)
+
+    def opposed(self, i: int) -> Iterator[int]:
+        for pole in self.poles[i]:
+            for other in opposite_poles(pole):
+                yield from islice(self.holding.get(other, ()), 2 * CANDIDATES)

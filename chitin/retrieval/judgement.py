@@ -1,0 +1,163 @@
+"""Are two insights one lesson, two opposing ones, or neither? (pure rules)
+
+``judge(a, b, cosine)`` is the one judgement behind ``contribute``'s report, ``check``,
+``dedupe`` and retrieval's collapsing of duplicates. ``cosine`` is the similarity of
+the two insights' ``judged_text`` under the local model (all-MiniLM-L6-v2), or None
+where no vectors can be had: the judgement then reads words alone, and says so in
+``basis``.
+
+- **Exact duplicate**: the same type and the same claim, case, spacing and punctuation
+  aside; for triggers, the same condition, response and do/avoid.
+- **Conflict**: the same topic, and opposing stances: one negated and the other not
+  (for triggers, "avoid" counts as a negation), opposite poles of the antonym lexicon
+  (``stance.ANTONYMS``), or a preference turned around ("X over Y" against "Y over X").
+  The same topic is the same content words (Jaccard ≥ TOPIC_OVERLAP, the opposing
+  words aside), or a cosine of at least TOPIC_COSINE; with two opposing pairs or more,
+  half that overlap or a cosine of WEAK_TOPIC_COSINE.
+- **Near duplicate**: no opposing stance, and a cosine of at least DUPLICATE_COSINE
+  (or of SUPPORTED_COSINE with TOPIC_OVERLAP of the content words); without vectors,
+  WORDS_DUPLICATE of the content words.
+
+The thresholds were chosen on bench/dedup/pairs.yaml (bench/dedup/run.py; the figures
+are in docs/design.md).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any, NamedTuple
+
+from chitin.retrieval.stance import Stance, opposed_poles, stance
+
+DUPLICATE = "duplicate"
+CONFLICT = "conflict"
+NONE = ""
+
+MEANING = "meaning"  # judged with the cosine of the two texts
+WORDS = "words"  # no vectors: judged by words alone
+
+DUPLICATE_COSINE = 0.70
+SUPPORTED_COSINE = 0.65
+TOPIC_COSINE = 0.70
+WEAK_TOPIC_COSINE = 0.5
+TOPIC_OVERLAP = 0.5
+WORDS_DUPLICATE = 0.7
+# Conflicts read from "X over Y" need the rest of the topic to match too.
+_PUNCTUATION = re.compile(r"[^\w\s]")
+
+
+class Side(NamedTuple):
+    """What the judgement reads of an insight."""
+
+    type: str
+    claim: str
+    condition: str | None = None
+    avoid: bool = False
+
+
+class Verdict(NamedTuple):
+    kind: str  # DUPLICATE, CONFLICT or NONE
+    similarity: float  # the cosine (basis MEANING) or the content words' Jaccard
+    reason: str  # why: "same claim", "same meaning", "not X ↔ X", '"brief" ↔ "thorough"'
+    exact: bool = False
+    basis: str = MEANING
+
+
+def side_of(insight: Any) -> Side:
+    """The Side of anything with type, claim, condition and avoid (an Insight)."""
+    return Side(insight.type, insight.claim, insight.condition, bool(insight.avoid))
+
+
+def judged_text(side: Side) -> str:
+    """The text whose embedding ``cosine`` compares: the claim, and a trigger's
+    condition (a response means little without the situation it answers)."""
+    return f"When {side.condition}: {side.claim}" if side.condition else side.claim
+
+
+@functools.lru_cache(maxsize=1 << 18)  # check and dedupe compare each claim often
+def normalized(text: str | None) -> str:
+    """Case, spacing and punctuation aside."""
+    return " ".join(_PUNCTUATION.sub(" ", (text or "").casefold()).split())
+
+
+def exact_key(side: Side) -> tuple[str, ...]:
+    """Two insights with the same key are the same insight (``contribute`` refuses it)."""
+    if side.type == "trigger":
+        return (side.type, normalized(side.condition), normalized(side.claim), str(side.avoid))
+    return (side.type, normalized(side.claim))
+
+
+def judge(a: Side, b: Side, cosine: float | None) -> Verdict:
+    """The verdict on two insights (symmetric)."""
+    basis = WORDS if cosine is None else MEANING
+    if exact_key(a) == exact_key(b):
+        return Verdict(DUPLICATE, 1.0, "same claim", True, basis)
+    mine, theirs = _stance(a), _stance(b)
+    overlap = _overlap(mine.topic, theirs.topic)
+    # Rounded: the last digits of a cosine differ between CPUs (and say nothing).
+    similarity = overlap if cosine is None else round(cosine, 4)
+    reason, cues = _opposition(a, b, mine, theirs)
+    if reason:
+        kind = CONFLICT if _same_topic(overlap, cosine, cues) else NONE
+        return Verdict(kind, similarity, reason, False, basis)
+    if _duplicate(overlap, cosine):
+        return Verdict(
+            DUPLICATE, similarity, "same meaning" if cosine else "same words", False, basis
+        )
+    return Verdict(NONE, similarity, "", False, basis)
+
+
+def _same_topic(overlap: float, cosine: float | None, cues: int) -> bool:
+    """Opposing claims are a conflict only about the same thing. Several opposing
+    pairs ("concise, brief" against "detailed, verbose") are evidence enough of a
+    shared topic for a lower bar."""
+    if cues >= 2:
+        return overlap >= TOPIC_OVERLAP / 2 or (cosine is not None and cosine >= WEAK_TOPIC_COSINE)
+    return overlap >= TOPIC_OVERLAP or (cosine is not None and cosine >= TOPIC_COSINE)
+
+
+def _duplicate(overlap: float, cosine: float | None) -> bool:
+    if cosine is None:
+        return overlap >= WORDS_DUPLICATE
+    return cosine >= DUPLICATE_COSINE or (cosine >= SUPPORTED_COSINE and overlap >= TOPIC_OVERLAP)
+
+
+def _stance(side: Side) -> Stance:
+    return stance(judged_text(side))
+
+
+def _overlap(first: frozenset[str], second: frozenset[str]) -> float:
+    if not first and not second:
+        return 1.0  # "be brief" and "be thorough": nothing but the stance
+    return len(first & second) / len(first | second)
+
+
+def _opposition(a: Side, b: Side, mine: Stance, theirs: Stance) -> tuple[str, int]:
+    """Why the two take opposing stances ("" if they do not), and how many cues say so."""
+    if _negated(a, mine) != _negated(b, theirs):
+        if a.type == "trigger" and b.type == "trigger" and a.avoid != b.avoid:
+            return "do ↔ avoid", 1
+        return "negated ↔ affirmed", 1
+    poles = opposed_poles(mine.poles, theirs.poles)
+    if poles:
+        return ", ".join(f'"{x}" ↔ "{y}"' for x, y in poles), len(poles)
+    if mine.preference and theirs.preference and mine.preference == theirs.preference[::-1]:
+        first, second = mine.preference
+        return f'"{first} over {second}" ↔ "{second} over {first}"', 1
+    return "", 0
+
+
+def takes_a_side(side: Side) -> bool:
+    """Whether the insight could oppose another: a conflict always has one such side
+    (negated or "avoid", a pole of the lexicon, or "X over Y")."""
+    read = _stance(side)
+    return _negated(side, read) or bool(read.poles) or read.preference is not None
+
+
+def _negated(side: Side, read: Stance) -> bool:
+    """A trigger's "avoid" negates its response; a negated condition ("the tests do
+    not pass") does not change what the trigger says to do, so only the claim counts."""
+    if side.type != "trigger":
+        return read.negated
+    return stance(side.claim).negated != side.avoid

@@ -1,0 +1,250 @@
+"""What a claim says about its topic, read by pure rules: its content words (the
+topic), whether it is negated, which poles of a small hand-made antonym lexicon it
+takes, and which way a "X over Y" preference points.
+
+Meaning (a sentence embedding) tells whether two claims are about the same thing, but
+antonyms embed close ("be brief" and "be thorough": cosine 0.46; "prefer small
+commits" and "prefer large commits": 0.93), so the stance is read here, from words.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import NamedTuple
+
+from chitin.model.terms import stem
+
+# Opposite poles, by root (see ``root``). Kept small and general on purpose: a pair
+# here turns two same-topic claims into a conflict, so a pair that is not a real
+# opposition costs precision on every claim that uses it.
+ANTONYMS: tuple[tuple[str, str], ...] = (
+    ("brief", "thorough"),
+    ("brief", "detail"),
+    ("brief", "long"),
+    ("brief", "verbose"),
+    ("concise", "detail"),
+    ("concise", "verbose"),
+    ("concise", "thorough"),
+    ("concise", "long"),
+    ("concise", "elaborate"),
+    ("terse", "verbose"),
+    ("terse", "wordy"),
+    ("short", "long"),
+    ("short", "detail"),
+    ("short", "verbose"),
+    ("small", "large"),
+    ("small", "big"),
+    ("few", "many"),
+    ("more", "less"),
+    ("more", "fewer"),
+    ("increase", "decrease"),
+    ("raise", "lower"),
+    ("before", "after"),
+    ("first", "last"),
+    ("early", "late"),
+    ("morning", "afternoon"),
+    ("morning", "evening"),
+    ("fast", "slow"),
+    ("quick", "slow"),
+    ("fast", "silent"),
+    ("loud", "quiet"),
+    ("loud", "silent"),
+    ("formal", "casual"),
+    ("formal", "informal"),
+    ("polite", "blunt"),
+    ("cautious", "bold"),
+    ("cautious", "reckless"),
+    ("careful", "reckless"),
+    ("safe", "risky"),
+    ("simple", "complex"),
+    ("simple", "complicat"),
+    ("minimal", "comprehensive"),
+    ("strict", "lenient"),
+    ("strict", "loose"),
+    ("strict", "flexible"),
+    ("rigid", "flexible"),
+    ("proactive", "passive"),
+    ("proactive", "reactive"),
+    ("active", "passive"),
+    ("accept", "reject"),
+    ("allow", "forbid"),
+    ("allow", "block"),
+    ("enable", "disable"),
+    ("include", "omit"),
+    ("include", "exclude"),
+    ("add", "remove"),
+    ("optimistic", "pessimistic"),
+    ("tab", "space"),
+    ("dark", "light"),
+    ("public", "private"),
+    ("sync", "async"),
+    ("synchronous", "asynchronous"),
+    ("manual", "automat"),
+    ("independent", "supervis"),
+    ("autonomous", "supervis"),
+    ("like", "dislike"),
+    ("love", "hate"),
+    ("like", "hate"),
+    ("enjoy", "dislike"),
+    ("enjoy", "hate"),
+    ("love", "dislike"),
+    ("prefer", "dislike"),
+    ("prefer", "hate"),
+    ("want", "dislike"),
+    ("always", "rarely"),
+    ("often", "rarely"),
+    ("often", "seldom"),
+)
+_OPPOSITE: dict[str, frozenset[str]] = {}
+for _first, _second in ANTONYMS:
+    _OPPOSITE[_first] = _OPPOSITE.get(_first, frozenset()) | {_second}
+    _OPPOSITE[_second] = _OPPOSITE.get(_second, frozenset()) | {_first}
+POLES: frozenset[str] = frozenset(_OPPOSITE)
+
+# Words that turn a claim's stance around. "avoid" says "do not"; "instead" does not
+# ("do X instead of Y" affirms X), nor does "stop" (more often "when it stops working").
+NEGATORS = frozenset(
+    {"not", "no", "never", "without", "avoid", "nor", "cannot", "neither", "nobody"}
+)
+# Words that carry no topic: function words, and verbs and modals every advice uses
+# ("use", "keep", "should"). A claim's topic is what is left.
+_FILLER_WORDS = """a an the and or but of to in on at by for with from into onto as is are be been
+    being was were it its this that these those you your yours we our they their them he
+    she his her i me my do does did done doing have has had having can could should would
+    will shall may might must need needs always also just very so than then there here
+    when while if what which who whom whose how why all any each every some such own same
+    use using used keep kept make made get got give put let try take way thing things one
+    rather instead only even still about up out over"""
+FILLER = frozenset(_FILLER_WORDS.split())
+MAIN_REACH = 5
+_SITUATION = frozenset({"when", "if", "whenever", "once", "while", "before", "after", "unless"})
+_CONTRACTION = re.compile(r"n['’]t\b", re.IGNORECASE)
+_WORD = re.compile(r"[a-z0-9]+")
+_PREFERENCE = re.compile(
+    r"\b([a-z0-9]+)\s+(?:over|rather than|instead of)\s+(?:the\s+|a\s+)?([a-z0-9]+)"
+)
+# The irregular forms a suffix rule cannot reach, by the root they belong to.
+_IRREGULAR = {
+    "brevity": "brief",
+    "briefly": "brief",
+    "detailed": "detail",
+    "details": "detail",
+    "verbosity": "verbose",
+    "lengthy": "long",
+    "longer": "long",
+    "shorter": "short",
+    "larger": "large",
+    "bigger": "big",
+    "smaller": "small",
+    "afterwards": "after",
+    "afterward": "after",
+    "later": "late",
+    "earlier": "early",
+    "faster": "fast",
+    "quickly": "quick",
+    "slowly": "slow",
+    "loudly": "loud",
+    "quietly": "quiet",
+    "silently": "silent",
+    "dislikes": "dislike",
+    "disliked": "dislike",
+    "likes": "like",
+    "liked": "like",
+    "loves": "love",
+    "hates": "hate",
+    "enjoys": "enjoy",
+    "prefers": "prefer",
+    "preferred": "prefer",
+    "wants": "want",
+    "wanted": "want",
+    "spaces": "space",
+    "tabs": "tab",
+    "avoiding": "avoid",
+    "avoids": "avoid",
+    "stopping": "stop",
+    "never": "never",
+    "always": "always",
+}
+
+
+class Stance(NamedTuple):
+    """What the rules read of one claim."""
+
+    topic: frozenset[str]  # content roots, without negators, filler or poles
+    poles: frozenset[str]  # the antonym poles it uses
+    negated: bool  # an odd number of negators
+    preference: tuple[str, str] | None  # "X over Y", as roots
+
+
+@functools.lru_cache(maxsize=65536)
+def root(word: str) -> str:
+    """A word's root: the shared stemmer, then a final "e" and a doubled last
+    consonant dropped, so that "rebase" and "rebasing", "commit" and "committing"
+    meet."""
+    mapped = _IRREGULAR.get(word)
+    if mapped is not None:
+        return mapped
+    found = stem(word)
+    if len(found) > 4 and found.endswith("e"):
+        found = found[:-1]
+    if len(found) > 4 and found[-1] == found[-2] and found[-1] not in "aeiouls":
+        found = found[:-1]
+    return found
+
+
+def words_of(text: str) -> list[str]:
+    return _WORD.findall(_CONTRACTION.sub(" not", text.lower()))
+
+
+@functools.lru_cache(maxsize=1 << 18)  # check judges every claim of a store, often
+def stance(text: str) -> Stance:
+    sequence = words_of(text)
+    main = _main_clause(text)
+    negators = sum(1 for word in main if word in NEGATORS or root(word) in NEGATORS)
+    kept = [word for word in sequence if word not in NEGATORS]
+    poles = frozenset(p for p in (_pole(word) for word in kept) if p)
+    roots = {root(word) for word in kept if not _pole(word)}
+    topic = frozenset(r for r in roots if r not in FILLER and r not in NEGATORS and len(r) >= 2)
+    return Stance(topic, poles, negators % 2 == 1, _preference(text))
+
+
+def _main_clause(text: str) -> list[str]:
+    """The words that carry a claim's stance: the first MAIN_REACH words of its main
+    clause. A negation further on qualifies a detail ("…before confirming that the
+    test, not the code, is wrong") and does not turn the advice around; a leading
+    "when …," or "if …," clause is a situation, not the advice."""
+    head, comma, rest = text.partition(",")
+    opening = words_of(head)[:1]
+    if comma and opening and opening[0] in _SITUATION:
+        return words_of(rest)[:MAIN_REACH]
+    return words_of(text)[:MAIN_REACH]
+
+
+def _pole(word: str) -> str | None:
+    """The lexicon's pole a word takes ("larger": "large"), if any."""
+    for form in (word, _IRREGULAR.get(word), stem(word), root(word)):
+        if form in POLES:
+            return form
+    return None
+
+
+def _preference(text: str) -> tuple[str, str] | None:
+    found = _PREFERENCE.search(text.lower())
+    return None if found is None else (root(found.group(1)), root(found.group(2)))
+
+
+def opposite_poles(pole: str) -> frozenset[str]:
+    return _OPPOSITE.get(pole, frozenset())
+
+
+def opposed_poles(first: frozenset[str], second: frozenset[str]) -> list[tuple[str, str]]:
+    """Pole pairs one claim takes and the other opposes: a pole of the first whose
+    opposite the second uses, where neither uses both (a claim naming both poles,
+    "balance brevity and detail", takes no side)."""
+    found = []
+    for pole in sorted(first - second):
+        for other in sorted(_OPPOSITE[pole] & second):
+            if other not in first:
+                found.append((pole, other))
+    return found

@@ -1,0 +1,75 @@
+"""chitin dedupe (issue 25): the duplicate clusters of a store, strongest first, each
+with the merge that resolves it; --apply merges them, one commit per cluster."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from conftest import Run, commit_count
+
+
+def make(add: Any, claim: str, confidence: float) -> str:
+    return str(add("skill", claim, confidence, force=True)["id"])
+
+
+def test_clusters_strongest_first_each_with_its_merge(run: Run, add: Any, run_json: Any) -> None:
+    weak = make(add, "Deploy service 1 after the smoke tests pass", 0.6)
+    strong = make(add, "Deploy service 2 after the smoke tests pass", 0.9)
+    middle = make(add, "Deploy service 3 after the smoke tests pass", 0.7)
+    make(add, "Use mocks in unit tests", 0.5)
+    original = make(add, "Use mocks in unit tests.", 0.8)
+    make(add, "Something else entirely about databases", 0.7)
+    found = run_json("dedupe")
+    assert found["applied"] is False
+    first, second = found["clusters"]
+    assert first["keep"]["id"] == strong and [d["id"] for d in first["duplicates"]] == [
+        middle,
+        weak,
+    ]
+    assert first["command"] == f"chitin merge {middle} {weak} {strong}"
+    assert first["exact"] is False and first["commit"] is None
+    assert second["keep"]["id"] == original and second["exact"] is True
+    human = run("dedupe").stdout
+    assert f"  run: chitin merge {middle} {weak} {strong}" in human
+    assert human.splitlines()[-1] == "2 cluster(s), 3 duplicate(s) to merge"
+
+
+def test_apply_merges_each_cluster_in_one_commit_keeping_reinforcements_and_evidence(
+    run: Run, add: Any, run_json: Any, store: Path
+) -> None:
+    keep = make(add, "Deploy service 1 after the smoke tests pass", 0.9)
+    other = make(add, "Deploy service 2 after the smoke tests pass", 0.6)
+    third = make(add, "Deploy service 3 after the smoke tests pass", 0.5)
+    run("reinforce", other)
+    run("reinforce", third)
+    run("reinforce", keep)
+    run("reinforce", keep)
+    before = commit_count(store)
+    applied = run_json("dedupe", "--apply")
+    assert applied["applied"] is True and len(applied["clusters"]) == 1
+    assert commit_count(store) == before + 1
+    merged = run_json("get", keep)
+    assert merged["reinforcementCount"] == 4 and merged["confidence"] == max(
+        merged["confidence"], 0.9
+    )
+    text = next(store.rglob(f"{keep}.md")).read_text()
+    assert text.count("\n- ") >= 4  # every evidence line of the three
+    assert run_json("dedupe")["clusters"] == []
+    assert "merged into" in run("get", other, expect=1).stderr
+    history = run_json("history", keep)["history"]
+    assert history[-1]["source"] == f"merge:{other}, {third}"
+
+
+def test_merge_takes_several_sources_in_one_commit(
+    run: Run, add: Any, run_json: Any, store: Path
+) -> None:
+    one = make(add, "Keep the changelog current", 0.6)
+    two = make(add, "Keep a changelog", 0.7)
+    target = make(add, "Update the changelog with every release", 0.8)
+    before = commit_count(store)
+    run("merge", one, two, target)
+    assert commit_count(store) == before + 1
+    assert [i["id"] for i in run_json("list")] == [target]
+    refused = run("merge", one, expect=2)
+    assert "Missing argument 'SOURCE...'" in refused.stderr

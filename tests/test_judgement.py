@@ -1,0 +1,107 @@
+"""The duplicate and conflict judgement (chitin.retrieval.judgement), as pure rules:
+the cosine is given, so these run without the model."""
+
+from __future__ import annotations
+
+import pytest
+
+from chitin.retrieval.judgement import (
+    CONFLICT,
+    DUPLICATE,
+    MEANING,
+    NONE,
+    WORDS,
+    Side,
+    exact_key,
+    judge,
+)
+from chitin.retrieval.stance import stance
+
+
+def skill(claim: str) -> Side:
+    return Side("skill", claim)
+
+
+def trigger(condition: str, claim: str, avoid: bool) -> Side:
+    return Side("trigger", claim, condition, avoid)
+
+
+def test_an_exact_duplicate_ignores_case_spacing_and_punctuation() -> None:
+    verdict = judge(
+        skill("Reproduce a bug before fixing it"), skill("reproduce a bug  before fixing it!"), None
+    )
+    assert verdict.kind == DUPLICATE and verdict.exact and verdict.reason == "same claim"
+    assert exact_key(skill("a b")) != exact_key(Side("principle", "a b"))
+
+
+def test_a_trigger_is_the_same_by_condition_response_and_avoid() -> None:
+    avoid = trigger("a test fails", "weakening the assertion", True)
+    assert judge(avoid, trigger("A test fails.", "Weakening the assertion", True), None).exact
+    do = judge(avoid, trigger("a test fails", "weakening the assertion", False), 1.0)
+    assert (do.kind, do.reason, do.exact) == (CONFLICT, "do ↔ avoid", False)
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "cosine"),
+    [
+        ("Reproduce a bug before fixing it", "Reproduce the bug before you fix it", 0.87),
+        ("Keep commits small and focused", "Make small commits that each do one thing", 0.84),
+    ],
+)
+def test_a_paraphrase_is_a_duplicate_by_meaning_never_a_conflict(
+    first: str, second: str, cosine: float
+) -> None:
+    verdict = judge(skill(first), skill(second), cosine)
+    assert (verdict.kind, verdict.basis, verdict.exact) == (DUPLICATE, MEANING, False)
+    assert verdict.similarity == cosine
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "cosine", "reason"),
+    [
+        ("Be brief", "Be thorough", 0.46, '"brief" ↔ "thorough"'),
+        ("Prefer small commits", "Prefer large commits", 0.93, '"small" ↔ "large"'),
+        ("Use mocks in unit tests", "Don't use mocks in unit tests", 0.89, "negated ↔ affirmed"),
+        ("Sam likes phone calls", "Sam dislikes phone calls", 0.88, '"like" ↔ "dislike"'),
+        ("Lee prefers email over Slack", "Lee prefers Slack over email", 0.99, "over"),
+    ],
+)
+def test_opposing_stances_on_one_topic_are_conflicts(
+    first: str, second: str, cosine: float, reason: str
+) -> None:
+    verdict = judge(skill(first), skill(second), cosine)
+    assert verdict.kind == CONFLICT and reason in verdict.reason
+    assert judge(skill(second), skill(first), cosine).kind == CONFLICT  # symmetric
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "cosine"),
+    [
+        ("Be concise in chat", "Be thorough in design documents", 0.21),  # other topics
+        ("Run the linter before pushing", "Run the formatter before pushing", 0.60),
+        ("Reproduce a bug before fixing it", "Add a regression test after fixing a bug", 0.62),
+        ("Boss prefers morning standups", "TDD means writing tests first", -0.01),
+    ],
+)
+def test_compatible_and_unrelated_claims_are_neither(
+    first: str, second: str, cosine: float
+) -> None:
+    assert judge(skill(first), skill(second), cosine).kind == NONE
+
+
+def test_a_negation_in_a_detail_does_not_turn_the_advice_around() -> None:
+    detail = "Weakening the assertion before confirming that the test, not the code, is wrong"
+    assert not stance(detail).negated
+    assert stance("When the build breaks, do not push").negated
+    assert stance("Never install packages without asking").negated is False  # two negators
+
+
+def test_without_vectors_the_judgement_reads_words_and_says_so() -> None:
+    near = judge(
+        skill("Run the tests before you push"), skill("Run all the tests before pushing"), None
+    )
+    assert (near.kind, near.basis) == (DUPLICATE, WORDS)
+    assert judge(skill("Be brief"), skill("Be thorough"), None).kind == CONFLICT
+    assert (
+        judge(skill("Use type hints"), skill("Python code carries annotations"), None).kind == NONE
+    )
