@@ -6,9 +6,9 @@ as the same lesson, which as a contradiction (chitin/retrieval/selection.py).
 
 A wrong fold hides an insight from the agent, so what matters most is how rarely a
 compatible or unrelated pair is folded; then how many duplicates and conflicts are.
-Each pair is judged as retrieval judges two ranked insights: the statements of
-``selection.statement`` and the cosine of the two insights' whole-text vectors from the
-local model (all-MiniLM-L6-v2), as the vector sidecar holds them.
+Each pair is judged as retrieval judges two ranked insights (``selection.relation``),
+with the cosine of the two insights' whole-text vectors from the local model
+(all-MiniLM-L6-v2), as the vector sidecar holds them.
 """
 
 from __future__ import annotations
@@ -50,14 +50,8 @@ def judge(pairs: list[dict[str, Any]]) -> list[str]:
     vectors = model.embed(texts, "document")
     verdicts = []
     for n, (a, b) in enumerate(sides):
-        cosine = float(vectors[2 * n] @ vectors[2 * n + 1]) if a.type == b.type else None
-        first, second = selection.statement(a), selection.statement(b)
-        if selection.same_lesson(a, b, first, second, cosine):
-            verdicts.append("duplicate")
-        elif selection.contradicts(a, b, first, second, cosine):
-            verdicts.append("conflict")
-        else:
-            verdicts.append("")
+        cosine = float(vectors[2 * n] @ vectors[2 * n + 1])
+        verdicts.append(selection.relation(a, b, cosine) if a.type == b.type else "")
     return verdicts
 
 

@@ -357,11 +357,15 @@ def test_matches_the_filters_leave_out_do_not_hide_those_they_keep(
         {"type": "skill", "claim": f"Deploy now {n}", "confidence": 0.5, "archived": True}
         for n in range(450)
     ]
+    # Three different lessons (the same one thrice would be one line of the result).
     live = [
-        {"type": "skill", "claim": f"Before a deploy, read the runbook and warn team {n}",
-         "confidence": 0.9}
-        for n in range(3)
-    ]  # fmt: skip
+        {"type": "skill", "claim": claim, "confidence": 0.9}
+        for claim in (
+            "Before a deploy, read the runbook",
+            "Warn the on-call team before a deploy",
+            "Deploy behind a feature flag where one exists",
+        )
+    ]
     source = tmp_path / "many.json"
     source.write_text(json.dumps(archived + live))
     run("import", str(source))

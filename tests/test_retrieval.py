@@ -193,8 +193,11 @@ def by_type(insights: list[Insight], settings: Settings | None = None):  # type:
 
 
 def test_matches_rank_first_and_the_strongest_others_fill_the_result() -> None:
-    a, b = make("match a"), make("match b", confidence=0.5)
-    fillers = [make(f"filler {n}", confidence=0.5 + n / 10, type="principle") for n in range(4)]
+    a, b = make("rebase before pushing"), make("squash fixups on review", confidence=0.5)
+    fillers = [
+        make(claim, confidence=0.5 + n / 10, type="principle")
+        for n, claim in enumerate(("say so early", "check facts", "own mistakes", "ask once"))
+    ]
     ranked = rank(
         [(8.0, a), (4.0, b)],
         by_type(fillers),
@@ -203,7 +206,12 @@ def test_matches_rank_first_and_the_strongest_others_fill_the_result() -> None:
         settings=Settings(),
         max_results=4,
     )
-    assert [r.insight.claim for r in ranked] == ["match a", "match b", "filler 3", "filler 2"]
+    assert [r.insight.claim for r in ranked] == [
+        "rebase before pushing",
+        "squash fixups on review",
+        "ask once",
+        "own mistakes",
+    ]
     assert [r.matched for r in ranked] == [True, True, False, False]
     assert ranked[0].factors.match == 1.0 and ranked[1].factors.match == 0.5
     assert ranked[2].score == 0.0 and ranked[2].factors.score > 0
@@ -386,3 +394,58 @@ def test_the_strongest_come_in_bound_order_across_types(tmp_path: Path) -> None:
     cache.close()
     assert [i for _, i in bounds] == ["c2", "c0", "c1", "c3"]
     assert [b for b, _ in bounds] == sorted((b for b, _ in bounds), reverse=True)
+
+
+# ------------------------------------------------------------------ selection
+
+
+def test_the_stronger_of_two_alike_takes_the_better_place() -> None:
+    from chitin.retrieval.selection import select
+
+    weak = make("Reproduce a bug before fixing it", id="weak", confidence=0.5)
+    strong = make(
+        "Reproduce a bug with a minimal failing case before changing any code to fix it",
+        id="strong",
+        confidence=0.95,
+    )
+    other = make("Keep commits small", id="other", type="principle")
+    ranked = rank(
+        [(9.0, weak), (8.0, other), (3.0, strong)],
+        by_type([]),
+        category="general",
+        now=NOW,
+        settings=Settings(),
+        max_results=2,
+        cosine=lambda a, b: 0.7 if {a.id, b.id} == {"weak", "strong"} else 0.1,
+    )
+    assert [(r.insight.id, r.also_covers) for r in ranked] == [
+        ("strong", ("weak",)),
+        ("other", ()),
+    ]
+    assert ranked[0].factors.match == 1.0  # the place's relevance, not its own
+    assert select(ranked, 2, lambda a, b: 0.7) == ranked  # already one line per lesson
+
+
+def test_insights_of_different_types_are_never_folded() -> None:
+    from chitin.retrieval.selection import select
+
+    skill = make("Reproduce a bug before fixing it", id="skill")
+    principle = make("Reproduce a bug before fixing it", id="principle", type="principle")
+    ranked = [
+        rank([(9.0, i)], by_type([]), category="general", now=NOW, settings=Settings(),
+             max_results=1)[0]
+        for i in (skill, principle)
+    ]  # fmt: skip
+    assert [r.insight.id for r in select(ranked, 5, lambda a, b: 1.0)] == ["skill", "principle"]
+
+
+def test_a_restatement_needs_its_words_and_its_meaning() -> None:
+    from chitin.retrieval.selection import restates
+
+    short = make("Reproduce a bug before fixing it")
+    long = make("Reproduce a bug with a minimal failing case before changing any code to fix it")
+    unrelated = make("Fix the flaky login test before the release")
+    assert restates(short, long, 0.7) and restates(long, short, 0.7)
+    assert not restates(short, long, 0.5)  # far in meaning
+    assert not restates(short, long, None)  # no vectors: no restatement by words alone
+    assert not restates(short, unrelated, 0.7)  # "reproduce" is not in it

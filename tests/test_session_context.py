@@ -118,7 +118,7 @@ def test_the_readme_examples_do_not_repeat_the_starter_insights(run: Run, add: A
 def test_the_strongest_of_a_repeated_lesson_is_the_one_shown(run: Run, add: Any) -> None:
     run("init")
     weak = add("skill", "Pin the versions of dependencies", 0.5)
-    strong = add("skill", "pin the versions of dependencies.", 0.95)
+    strong = add("skill", "pin the versions of dependencies.", 0.95, force=True)
     found = retrieve_json(run, "pin dependency versions")
     assert [i["id"] for i in found["insights"]] == [strong["id"]]
     assert found["insights"][0]["alsoCovers"] == [weak["id"]]
@@ -127,10 +127,10 @@ def test_the_strongest_of_a_repeated_lesson_is_the_one_shown(run: Run, add: Any)
 def test_alike_insights_that_say_different_things_both_stay(run: Run, add: Any) -> None:
     run("init")
     add("skill", "Squash commits on feature branches before merging", 0.8)
-    add("skill", "Never squash commits on the release branch", 0.8)
-    add("skill", "Run the fast tests before every commit", 0.8)
-    add("skill", "Run the slow integration tests before every release", 0.8)
-    found = retrieve_json(run, "committing and releasing")
+    add("skill", "Write commit messages in the imperative mood", 0.8)
+    add("skill", "Run the whole test suite before saying a task is done", 0.8)
+    add("skill", "Mark a flaky test and file an issue for it", 0.8)
+    found = retrieve_json(run, "committing and testing")
     assert len(found["insights"]) == 4
     assert not any("alsoCovers" in i for i in found["insights"])
 
