@@ -97,9 +97,7 @@ class _Line:
         folded.extend(other.also_covers if kind == DUPLICATE else other.outweighs)
 
     def result(self) -> Ranked:
-        return self.ranked._replace(
-            also_covers=tuple(self.covers), outweighs=tuple(self.outweighs)
-        )
+        return self.ranked._replace(also_covers=tuple(self.covers), outweighs=tuple(self.outweighs))
 
 
 def placed(incoming: Ranked, place: Ranked) -> Ranked:
