@@ -153,7 +153,7 @@ def test_openclaw_loads_the_pack_from_its_state_dir_and_runs_chitin_bin(
     assert files["AGENTS.md"] == "# Agents\n\nBe helpful."  # OpenClaw trims what it injects
     assert files["PERSONALITY.md"] == rendered(run).strip()
     assert first["bootstrapFiles"][-1] == "PERSONALITY.md" and not first["warnings"]
-    assert calls(host) == [f"render --query {QUERY} --budget 5000"]
+    assert calls(host) == [f"render --query {QUERY} --budget 5000 --session {SESSION}"]
 
 
 def test_a_session_renders_once_until_the_store_changes(host: Host, run: Run) -> None:
@@ -195,7 +195,9 @@ def test_sub_agent_and_cron_sessions_get_no_personality_and_cost_no_render(
     assert list(prompt(sub)) == ["AGENTS.md"]
     assert "PERSONALITY.md" not in prompt(cron) and "SOUL.md" in prompt(cron)
     assert "PERSONALITY.md" in prompt(main)
-    assert calls(host) == [f"render --query {QUERY} --budget 5000"]  # the main session's
+    assert calls(host) == [
+        f"render --query {QUERY} --budget 5000 --session {SESSION}"
+    ]  # the main session's
 
 
 def test_plugins_install_then_new_reset_and_auto_reset_queue_the_ended_sessions(
@@ -322,7 +324,7 @@ def test_a_marker_keeps_the_ended_sessions_id(run: Run, store: Path) -> None:
     assert list(written[1]) == ["sessionKey", "timestamp", "reason"]
     assert "  • k, session s-9 (idle) — " in run("reflect").stdout
     usage = run("reflect", "--session-id", "x", expect=2)
-    assert "--session-key, --session-id and --reason go with --queue" in usage.stderr
+    assert "--session-key, --session-id, --transcript" in usage.stderr
     empty = run(
         "reflect", "--queue", "--session-key", "k", "--session-id", " ", "--reason", "new", expect=1
     )

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from chitin.cli.context import Settings, emit_json, format_option, note, opened, running_chitin
-from chitin.model.reflection import LEGACY_QUEUE, REASONS
+from chitin.model.reflection import LEGACY_QUEUE, REASONS, Where
 
 if TYPE_CHECKING:
     from chitin.core.agent import Pending
@@ -35,6 +35,20 @@ PERSONALITY_BUDGET = 5000  # tokens, as the original hook asked for
     help="With --queue: the id of the session that ended, when KEY names the chat "
     "(OpenClaw keeps one key per chat across /new and resets).",
 )
+@click.option(
+    "--transcript",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="PATH",
+    help="With --queue: the session's events as JSON lines (Claude Code's "
+    "transcript_path, an OpenClaw session file), read for the digest.",
+)
+@click.option(
+    "--agent-database",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="PATH",
+    help="With --queue and --session-id: OpenClaw's agent database holding the "
+    "session's events (read only).",
+)
 @click.option("--reason", type=click.Choice(REASONS), help="With --queue: why it ended.")
 @click.option("--clear", is_flag=True, help="Empty the queue after showing it.")
 @click.option(
@@ -51,6 +65,8 @@ def reflect(
     queue_it: bool,
     session_key: str | None,
     session_id: str | None,
+    transcript: Path | None,
+    agent_database: Path | None,
     reason: str | None,
     clear: bool,
     pending_path: Path | None,
@@ -71,10 +87,21 @@ def reflect(
     if queue_it:
         _check_queue_options(ctx, session_key, reason, clear, pending_path)
         assert session_key is not None and reason is not None
-        _queue(ctx, session_key, reason, session_id, fmt)
+        if agent_database is not None and session_id is None:
+            raise click.UsageError("--agent-database needs --session-id", ctx)
+        where = Where(
+            str(transcript.absolute()) if transcript else None,
+            str(agent_database.absolute()) if agent_database else None,
+        )
+        _queue(ctx, session_key, reason, session_id, where, fmt)
         return
-    if session_key is not None or reason is not None or session_id is not None:
-        raise click.UsageError("--session-key, --session-id and --reason go with --queue", ctx)
+    given = (session_key, reason, session_id, transcript, agent_database)
+    if any(value is not None for value in given):
+        raise click.UsageError(
+            "--session-key, --session-id, --transcript, --agent-database and --reason "
+            "go with --queue",
+            ctx,
+        )
     _show(ctx, pending_path or Path.home() / LEGACY_QUEUE, clear, fmt)
 
 
@@ -98,13 +125,18 @@ def _check_queue_options(
 
 
 def _queue(
-    ctx: click.Context, session_key: str, reason: str, session_id: str | None, fmt: str
+    ctx: click.Context,
+    session_key: str,
+    reason: str,
+    session_id: str | None,
+    where: Where,
+    fmt: str,
 ) -> None:
     from chitin.model.reflection import display_time
     from chitin.render import shapes
 
     with opened(ctx, reading=False) as chitin:
-        marker = chitin.queue_reflection(session_key, reason, session_id)
+        marker = chitin.queue_reflection(session_key, reason, session_id, where)
     if fmt == "json":
         emit_json(shapes.queued(marker))
     else:

@@ -7,14 +7,22 @@ markers an old hook wrote are not lost.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from chitin.core.facade import Chitin
 from chitin.errors import StoreError
-from chitin.model.reflection import Marker, appended, new_marker, oldest_first
-from chitin.store.reflections import QueueFile, queue_path, read_queue, write_queue
+from chitin.model.reflection import NOWHERE, Marker, Where, appended, new_marker, oldest_first
+from chitin.store.reflections import (
+    QueueFile,
+    queue_path,
+    read_queue,
+    read_session_note,
+    write_queue,
+    write_session_note,
+)
 
 
 @dataclass
@@ -68,14 +76,24 @@ def _empty(queue: QueueFile) -> None:
 
 
 def queue_reflection(
-    chitin: Chitin, session_key: str, reason: str, now: datetime, session_id: str | None = None
+    chitin: Chitin,
+    session_key: str,
+    reason: str,
+    now: datetime,
+    session_id: str | None = None,
+    where: Where = NOWHERE,
 ) -> Marker:
     """Add a marker to the store's queue, keeping the newest ten.
 
     Under the store lock, so two hooks firing at once both land. An unusable queue
     file is left as it is rather than replaced: it may hold markers worth reading.
     """
-    marker = new_marker(session_key, reason, now, session_id)
+    if not where.injected and chitin.root.is_dir():
+        noted = read_session_note(chitin.root, session_id or session_key)
+        if not noted and session_id:  # OpenClaw notes a bootstrap by the chat's key
+            noted = read_session_note(chitin.root, session_key)
+        where = where._replace(injected=tuple(noted))
+    marker = new_marker(session_key, reason, now, session_id, where)
     if chitin.missing:
         raise StoreError(f"no store at {chitin.root}; run `chitin init` first")
     path = queue_path(chitin.root)
@@ -91,3 +109,12 @@ def queue_reflection(
         except OSError as error:
             raise StoreError(f"cannot write {path}: {error.strerror or error}") from None
     return marker
+
+
+def note_session_start(chitin: Chitin, session: str, injected: list[str]) -> None:
+    """Note what a session was given at its start, for its marker when it ends. Only
+    in a store that exists, and never at the cost of the session's start."""
+    if chitin.missing or not session.strip() or session == "unknown":
+        return
+    with contextlib.suppress(OSError):
+        write_session_note(chitin.root, session.strip(), injected)

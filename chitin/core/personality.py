@@ -26,6 +26,7 @@ class Personality:
     text: str
     count: int
     found: Retrieval
+    ids: tuple[str, ...] = ()  # the insights in the text, in its order
 
 
 def render_personality(
@@ -80,7 +81,7 @@ def render_personality(
             budget = max(0, budget - max(1, (characters(text) - limit + 3) // 4))
             packed = marshalling.pack(insights, budget)
             text = filled(budget, packed)
-    return Personality(text, len(packed.chosen), found)
+    return Personality(text, len(packed.chosen), found, tuple(i.id for i in packed.chosen))
 
 
 def characters(text: str) -> int:
