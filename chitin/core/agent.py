@@ -13,7 +13,8 @@ from datetime import datetime
 from pathlib import Path
 
 from chitin.core.facade import Chitin
-from chitin.errors import StoreError
+from chitin.errors import ChitinError, NotFoundError, StoreError
+from chitin.model.digest import Digest, make_digest
 from chitin.model.reflection import NOWHERE, Marker, Where, appended, new_marker, oldest_first
 from chitin.store.reflections import (
     QueueFile,
@@ -23,6 +24,7 @@ from chitin.store.reflections import (
     write_queue,
     write_session_note,
 )
+from chitin.store.transcripts import read_agent_database, read_transcript
 
 
 @dataclass
@@ -118,3 +120,69 @@ def note_session_start(chitin: Chitin, session: str, injected: list[str]) -> Non
         return
     with contextlib.suppress(OSError):
         write_session_note(chitin.root, session.strip(), injected)
+
+
+# ------------------------------------------------------------------ digests
+
+
+@dataclass
+class SessionDigest:
+    """One pending session's digest; ``digest`` is None when its marker does not say
+    where the session's events are (chitin 1.x's markers, OpenClaw without either)."""
+
+    marker: Marker
+    digest: Digest | None
+    warning: str | None = None
+
+
+def digests(chitin: Chitin, markers: list[Marker], characters: int) -> list[SessionDigest]:
+    """A digest of each session whose events can be found, read where they are."""
+    return [_digest(chitin, marker, characters) for marker in markers]
+
+
+def _digest(chitin: Chitin, marker: Marker, characters: int) -> SessionDigest:
+    if marker.transcript is not None:
+        read = read_transcript(Path(marker.transcript))
+    elif marker.agent_database is not None and marker.session_id is not None:
+        read = read_agent_database(Path(marker.agent_database), marker.session_id)
+    else:
+        return SessionDigest(marker, None)
+    label = f"session {marker.session_id or marker.session_key}"
+    made = make_digest(read.turns, _claims(chitin, marker.injected), label, characters)
+    return SessionDigest(marker, made, read.warning)
+
+
+def _claims(chitin: Chitin, ids: tuple[str, ...]) -> dict[str, str | None]:
+    """Each injected insight's claim; None for one no longer in the store."""
+    claims: dict[str, str | None] = {}
+    for insight_id in ids:
+        try:
+            claims[insight_id] = None if chitin.missing else chitin.get(insight_id).claim
+        except ChitinError:
+            claims[insight_id] = None
+    return claims
+
+
+def done(chitin: Chitin, legacy: Path | None, session: str) -> int:
+    """Remove the markers of ``session`` (its key or its id) from every queue; how many
+    went. Under the store lock, as clearing is."""
+    wanted = session.strip()
+    queues = [] if chitin.missing else [queue_path(chitin.root)]
+    if legacy is not None:
+        queues.append(legacy)
+    removed = 0
+    with contextlib.ExitStack() as stack:
+        if not chitin.missing:
+            stack.enter_context(chitin.store.lock())
+        for path in queues:
+            current = read_queue(path)
+            kept = [m for m in current.markers if wanted not in (m.session_key, m.session_id)]
+            if len(kept) != len(current.markers):
+                removed += len(current.markers) - len(kept)
+                try:
+                    write_queue(path, kept)
+                except OSError as error:
+                    raise StoreError(f"cannot write {path}: {error.strerror or error}") from None
+    if not removed:
+        raise NotFoundError(f"no pending reflection on session {wanted!r}; see `chitin reflect`")
+    return removed

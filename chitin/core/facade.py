@@ -18,7 +18,7 @@ from chitin.core.reading import Stats
 from chitin.core.retrieving import Query, Retrieving
 
 if TYPE_CHECKING:
-    from chitin.core.agent import Pending
+    from chitin.core.agent import Pending, SessionDigest
     from chitin.core.background import Prepared
     from chitin.core.carapace import CarapaceQuestion, Promotion, Registration
     from chitin.core.carapace import Imported as CarapaceImport
@@ -241,6 +241,19 @@ class Chitin(Lifecycle, Retrieving, Embedding):
         from chitin.core import agent
 
         agent.note_session_start(self, session, injected)
+
+    def reflection_digests(self, markers: list[Marker], characters: int) -> list[SessionDigest]:
+        """A digest of each marker's session, read where the host keeps it, each
+        within about ``characters`` characters."""
+        from chitin.core import agent
+
+        return agent.digests(self, markers, characters)
+
+    def reflection_done(self, session: str, legacy: Path | None = None) -> int:
+        """Remove the markers of one session (its key or id) from the queues."""
+        from chitin.core import agent
+
+        return agent.done(self, legacy, session)
 
     def pending_reflections(self, legacy: Path | None = None, clear: bool = False) -> Pending:
         from chitin.core import agent
