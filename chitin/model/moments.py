@@ -53,7 +53,7 @@ CORRECTION_RULES = re.compile(
     r"\bnot what I (?:asked|meant|wanted|said)\b|\bthat'?s wrong\b|\byou (?:broke|deleted|"
     r"removed|forgot|missed|ignored|skipped|changed)\b|\b(?:do not|don'?t) (?:do|use|touch|"
     r"change|add|remove|delete|run|commit|push|modify|edit|create|install|rename|move|mock)\b|"
-    r"^actually\b(?! (?:it|that|this) (?:works|worked|is fine|looks))|\bactually,? (?:use|do|"
+    r"^actually\b(?!,? (?:it|that|this) (?:works|worked|is|looks|was))|\bactually,? (?:use|do|"
     r"don'?t|let'?s|we|I want|please|it should|change|make)\b|\binstead\b|\brather than\b|"
     r"\bstop (?:doing|using|changing|adding|editing|touching|that|it)\b|\bswitch (?:to|back)\b|"
     r"\b(?:please )?(?:go back|roll back|put it back|revert (?:that|it|this))\b",
@@ -157,12 +157,15 @@ def _result_after(turns: Sequence[Turn], index: int) -> Turn | None:
 
 
 def _intended(turns: Sequence[Turn], index: int) -> bool:
-    """Whether the words around the failure say it was meant (a red test first)."""
+    """Whether the words around the failure say it was meant (a red test first): what
+    was said since the previous tool result, and the agent's next words."""
     before = []
     for turn in reversed(turns[:index]):
+        if turn.role == RESULT:
+            break
         if turn.role in (AGENT, USER):
             before.append(turn.text)
-        if turn.role == USER or len(before) >= 3:
+        if turn.role == USER:
             break
     after = next((t.text for t in turns[index + 1 : index + 4] if t.role == AGENT), "")
     return any(INTENDED_FAILURE.search(text) for text in (*before, after))

@@ -41,7 +41,7 @@ def digest_lines(
 
 
 def _moment_lines(digest: Digest) -> list[str]:
-    if not digest.moments:
+    if not digest.moments and not digest.omitted:
         return [f"{INDENT}No corrections, stated preferences or recoveries found."]
     lines = [f"{INDENT}Moments:"]
     for moment in digest.moments:
