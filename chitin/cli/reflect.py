@@ -172,10 +172,12 @@ def _session(marker: Marker) -> str:
 
 
 def _done(ctx: click.Context, session: str, legacy: Path, fmt: str) -> None:
+    from chitin.render import shapes
+
     with opened(ctx, reading=False) as chitin:
         removed = chitin.reflection_done(session, legacy)
     if fmt == "json":
-        emit_json({"done": session.strip(), "removed": removed})
+        emit_json(shapes.reflected(session.strip(), removed))
     else:
         click.echo(f"✓ Reflected on {session.strip()}: {removed} marker(s) removed")
 

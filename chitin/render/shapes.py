@@ -269,6 +269,11 @@ def pending(
     return data
 
 
+def reflected(session: str, removed: int) -> dict[str, Any]:
+    """reflect --done: the session, and how many of its markers went."""
+    return {"done": session, "removed": removed}
+
+
 # ---------------------------------------------------------------- quality
 
 
