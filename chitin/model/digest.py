@@ -169,7 +169,10 @@ def _touch(turns: Sequence[Turn], insight_id: str, claim: str | None) -> Touch:
 def _fit(moments: list[Moment], touches: list[Touch], characters: int) -> list[Moment]:
     """The moments, in order, that fit in ``characters`` beside the insights and the
     commands (each moment also costs its command)."""
-    spent = 300 + sum(len(t.claim or "") // 2 + len(t.quote) + 140 for t in touches)
+    spent = 300 + sum(
+        len(t.claim or "") // 2 + len(t.quote) + 140 if t.numbers else len(t.id) + 2
+        for t in touches
+    )
     shown: list[Moment] = []
     for moment in moments:
         cost = len(moment.quote) + len(moment.then) + 220

@@ -63,20 +63,22 @@ def _moment(moment: Moment) -> list[str]:
 
 
 def _touch_lines(touches: list[Touch]) -> list[str]:
+    """The touched insights with their claim and where; the others by id, on one line."""
     if not touches:
         return []
     lines = [f"{INDENT}Insights given at the start:"]
     for touch in touches:
-        if touch.claim is None:
-            lines.append(f"{INDENT}• {touch.id}: no longer in the store")
-            continue
-        claim = _said(touch.claim[:160])
-        if touch.numbers:
+        if touch.claim is not None and touch.numbers:
             where = ", ".join(str(n) for n in touch.numbers)
+            claim = _said(touch.claim[:160])
             lines.append(f"{INDENT}• {touch.id} {claim}: touched at message(s) {where}")
             lines.append(f"{INDENT}    {_said(touch.quote)}")
-        else:
-            lines.append(f"{INDENT}• {touch.id} {claim}: not touched")
+    untouched = [t.id for t in touches if t.claim is not None and not t.numbers]
+    gone = [t.id for t in touches if t.claim is None]
+    if untouched:
+        lines.append(f"{INDENT}• not touched: {', '.join(untouched)}")
+    if gone:
+        lines.append(f"{INDENT}• no longer in the store: {', '.join(gone)}")
     return lines
 
 
