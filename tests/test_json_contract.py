@@ -197,7 +197,7 @@ def _build(out: Outputs, carapace: CarapaceServer, tmp_path: Path) -> None:
     legacy = str(tmp_path / "no-legacy-queue.json")
     out.run("reflect", "reflect", "--pending-path", legacy, "--format", "json")
     out.run("reflect-clear", "reflect", "--clear", "--pending-path", legacy, "--format", "json")
-    for host in ("claude-code", "openclaw"):
+    for host in ("claude-code", "openclaw-real"):
         _digest_of(out, host, legacy)
 
     hooks = str(tmp_path / "openclaw-hooks")
@@ -251,8 +251,8 @@ def golden_outputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
         yield out
 
 
-# A session of bench/reflect/ (issue 26): the real Claude Code's transcript, and the
-# same session as an OpenClaw session file.
+# A session of bench/reflect/ (issue 26), as the real Claude Code wrote its transcript
+# and as the real OpenClaw kept its events (its session file's lines).
 DIGESTED = Path(__file__).resolve().parent.parent / "bench" / "reflect" / "sessions"
 
 

@@ -62,7 +62,8 @@ class _Turn(BaseHTTPRequestHandler):
             blocks.append(({"type": "text", "text": ""}, _text(step["text"])))
         if "bash" in step:
             number = self.server.taken
-            block = {"type": "tool_use", "id": f"toolu_{number:04d}", "name": "Bash", "input": {}}
+            name = _shell_tool(body["tools"])
+            block = {"type": "tool_use", "id": f"toolu_{number:04d}", "name": name, "input": {}}
             arguments = {"command": step["bash"], "description": "run it"}
             delta = {"type": "input_json_delta", "partial_json": json.dumps(arguments)}
             blocks.append((block, delta))
@@ -98,6 +99,12 @@ class _Turn(BaseHTTPRequestHandler):
 
     def log_message(self, *args: Any) -> None:
         pass
+
+
+def _shell_tool(tools: list[dict[str, Any]]) -> str:
+    """The host's shell tool: Claude Code's ``Bash``, OpenClaw's ``exec``."""
+    names = [str(tool.get("name")) for tool in tools]
+    return next((n for n in ("Bash", "exec", "bash") if n in names), "Bash")
 
 
 def _text(text: str) -> dict[str, str]:

@@ -4,6 +4,7 @@ from the scenario, its transcript kept as Claude Code wrote it, and the same ses
 written as an OpenClaw session file (version 4) with the real tool outputs.
 
     python bench/reflect/make.py            # writes bench/reflect/sessions/ and labels.json
+    python bench/reflect/make.py --convert  # only the OpenClaw files, from the kept ones
 
 Offline: the model is on 127.0.0.1, the tool calls run in a scratch folder.
 """
@@ -123,15 +124,38 @@ def _openclaw_messages(message: dict[str, Any]) -> list[dict[str, Any]]:
                     "arguments": {"command": block["input"].get("command", "")}}  # fmt: skip
             found.append({"role": "assistant", "content": [call]})
         elif block.get("type") == "tool_result":
-            text = block.get("content")
-            text = text if isinstance(text, str) else json.dumps(text)
-            found.append({"role": "toolResult", "toolCallId": block["tool_use_id"],
-                          "toolName": "exec", "isError": bool(block.get("is_error")),
-                          "content": [{"type": "text", "text": text}]})  # fmt: skip
+            found.append(_exec_result(block))
     return found
 
 
+def _exec_result(block: dict[str, Any]) -> dict[str, Any]:
+    """A Bash result as OpenClaw's exec tool records one: the exit code in ``details``
+    and said at the end of the text, ``isError`` false (as the real OpenClaw does)."""
+    text = block.get("content")
+    text = text if isinstance(text, str) else json.dumps(text)
+    code = 0
+    first, _, rest = text.partition("\n")
+    if block.get("is_error") and first.startswith("Exit code "):
+        code, text = int(first.removeprefix("Exit code ")), rest
+        text += f"\n\n(Command exited with code {code})"
+    elif block.get("is_error"):
+        code = 1
+    return {"role": "toolResult", "toolCallId": block["tool_use_id"], "toolName": "exec",
+            "content": [{"type": "text", "text": text}],
+            "details": {"status": "completed", "exitCode": code}, "isError": False}  # fmt: skip
+
+
+def convert() -> None:
+    for number, item in enumerate(SCENARIOS):
+        transcript = SESSIONS / "claude-code" / f"{item['name']}.jsonl"
+        oc = as_openclaw(transcript, f"oc-{number:03d}")
+        (SESSIONS / "openclaw" / f"{item['name']}.jsonl").write_text(oc)
+
+
 def main() -> None:
+    if sys.argv[1:] == ["--convert"]:
+        convert()
+        return
     claude = claude_program()
     model = Model()
     threading.Thread(target=model.serve_forever, daemon=True).start()

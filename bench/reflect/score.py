@@ -24,7 +24,8 @@ from chitin.store.transcripts import read_transcript
 
 HERE = Path(__file__).resolve().parent
 SECRETS = ("ghp_Zq8Lr2Xv5Nw1Ty7Ub4Mc9Kd3Pe6Hf0Ja2Sg", "AKIAQWERTYUIOPASDFGH")
-HOSTS = ("claude-code", "openclaw")
+# openclaw: converted from Claude Code's; openclaw-real: played by the real OpenClaw.
+HOSTS = ("claude-code", "openclaw", "openclaw-real")
 
 
 def score(characters: int) -> dict[str, object]:

@@ -10,8 +10,9 @@ Two hosts' formats, told apart line by line, so a file of either reads the same 
 - OpenClaw's session file, version 4 (also the rows of its ``transcript_events``):
   ``{"type": "message", "timestamp", "message": {"role", "content"}}`` with roles
   ``user``, ``assistant`` (blocks ``text`` and ``toolCall`` with ``arguments``),
-  ``toolResult`` (``isError``) and ``bashExecution`` (``command``, ``output``,
-  ``exitCode``); the header (``type: "session"``) and other entries are not messages.
+  ``toolResult`` (``isError``, or for its exec tool a non-zero ``details.exitCode``)
+  and ``bashExecution`` (``command``, ``output``, ``exitCode``); the header
+  (``type: "session"``) and other entries are not messages.
 
 Pure: values in, values out.
 """
@@ -101,7 +102,10 @@ def _openclaw_turns(message: dict[str, Any], number: int, time: str | None) -> l
                 turns.append(Turn(number, time, CALL, text, tool=str(block.get("name", ""))))
         return turns
     if role == "toolResult":
-        failed = message.get("isError") is True
+        # OpenClaw's exec reports a command's non-zero exit in details, not isError.
+        details = message.get("details")
+        code = details.get("exitCode") if isinstance(details, dict) else None
+        failed = message.get("isError") is True or (type(code) is int and code != 0)
         name = str(message.get("toolName", ""))
         return [Turn(number, time, RESULT, _clip(_content_text(content)), failed, name)]
     if role == "bashExecution":
