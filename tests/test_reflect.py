@@ -79,7 +79,7 @@ def test_json_shows_the_markers_and_the_same_stats_as_the_stats_command(
 ) -> None:
     queue(run, "k1", "compact")
     shown = run_json("reflect")
-    assert list(shown) == ["pending", "stats"]
+    assert list(shown) == ["pending", "stats", "digests"]  # digests: issue 26
     [marker] = shown["pending"]
     assert list(marker) == ["sessionKey", "timestamp", "reason"]
     assert marker["sessionKey"] == "k1" and marker["reason"] == "compact"
