@@ -5,6 +5,7 @@ masked, bounded, and robust against whatever the transcript file holds."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -252,7 +253,12 @@ def test_an_unreadable_transcript_gives_one_warning(
     folder.mkdir()
     queue_with(store, transcript=str(folder))
     warning, digest = one_warning(run, run_json)
-    assert "a-folder.jsonl" in warning and digest["messages"] == 0
+    assert "a-folder.jsonl is not a regular file" in warning and digest["messages"] == 0
+    fifo = tmp_path / "a-pipe.jsonl"
+    os.mkfifo(fifo)  # opening it would wait for a writer forever
+    queue_with(store, transcript=str(fifo))
+    warning, _ = one_warning(run, run_json)
+    assert "a-pipe.jsonl is not a regular file" in warning
 
 
 @pytest.mark.usefixtures("seeded")

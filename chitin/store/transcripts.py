@@ -44,10 +44,10 @@ class _Tally:
 def read_transcript(path: Path, window: int = WINDOW) -> Read:
     """The turns of a JSONL transcript (Claude Code's, or an OpenClaw session file)."""
     tally = _Tally()
+    if path.exists() and not path.is_file():  # a folder, or a FIFO that would block
+        return Read([], f"{path} is not a regular file")
     try:
         with path.open("rb") as handle:
-            if not path.is_file():
-                return Read([], f"{path} is not a file")
             turns = _turns(_lines(handle, window, tally), tally)
     except FileNotFoundError:
         return Read([], f"{path} is gone (the host may have removed it)")
@@ -59,6 +59,8 @@ def read_transcript(path: Path, window: int = WINDOW) -> Read:
 def read_agent_database(path: Path, session_id: str) -> Read:
     """The turns of one session's events in OpenClaw's agent database."""
     if not path.is_file():
+        if path.exists():
+            return Read([], f"{path} is not a regular file")
         return Read([], f"{path} is gone (the host may have removed it)")
     tally = _Tally()
     compressed = 0
