@@ -90,6 +90,18 @@ SESSION = [
         ("That actually worked, thanks.", None),
         ("It always fails on Mondays, odd.", None),
         ("Looks good to me.", None),
+        ("Please use pnpm, not npm.", CORRECTION),
+        ("Why did you delete the fixtures?", CORRECTION),
+        ("Wait, that's the wrong file.", CORRECTION),
+        ("Prefer small functions over long ones.", PREFERENCE),
+        ("In this repo, we use tabs.", PREFERENCE),
+        ("Stop the server when you are done.", None),
+        ("Wait for CI before merging.", None),
+        ("No problem at all.", None),
+        ("no, that's fine", None),
+        ("Don't worry about it.", None),
+        ("Never mind.", None),
+        ("Actually it works now.", None),
     ],
 )
 def test_what_a_user_says_is_a_correction_a_preference_or_neither(

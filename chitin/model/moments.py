@@ -38,6 +38,8 @@ PREFERENCE_RULES = re.compile(
     r"\bgoing forward\b|\bin (?:the )?future,|\bas a rule\b|\bplease (?:do not|don'?t|never)\b|"
     r"\bmake sure (?:you |to )|\bremember (?:to|that)\b|\b(?:our|the) convention\b|"
     r"\bI (?:like|want) (?:it|you) to (?:always|never)\b|\bI (?:always|never) want\b|"
+    r"\bI(?:'d| would) like you to (?:always|never)\b|^prefer\b|\bby default,? (?:use|"
+    r"run|write|prefer)\b|\bin this (?:repo|project|codebase),? we\b|"
     rf"(?:^|[.!;:,]\s*|\b(?:please|you should|you must|we|you) )(?:always|never) {_VERBS}\b",
     _I,
 )
@@ -47,7 +49,10 @@ _SAYS_NO = (
     r"(?:fine|great|perfect|good|ok|okay|right|correct|exactly))"
 )
 CORRECTION_RULES = re.compile(
-    _SAYS_NO + r"|^(?:stop|wait|hold on|hang on|undo|revert)\b(?! for\b)|"
+    _SAYS_NO + r"|^(?:stop|wait|hold on|hang on)\s*[.,!:;—-]|^wait a (?:sec|second|minute|"
+    r"moment)\b|^(?:undo|revert)\b|\buse [\w.@/-]+(?: [\w.@/-]+)?,? not [\w.@/-]+|"
+    r"\bwhy did you\b|\bthat'?s (?:incorrect|the wrong)\b|\bnot what I want\b|"
+    r"\byou should(?:n'?t| not)? have\b|"
     r"^(?:wrong|incorrect|not (?:that|like that|quite|this|there|yet))\b|"
     r"\bI (?:said|told you|asked (?:you )?(?:for|to))\b|\bthat'?s not (?:what|how|right|it)\b|"
     r"\bnot what I (?:asked|meant|wanted|said)\b|\bthat'?s wrong\b|\byou (?:broke|deleted|"
@@ -64,7 +69,10 @@ INTENDED_FAILURE = re.compile(
     r"that )?(?:it |this |that |the (?:new )?tests? |them |they )?(?:to )?(?:fail|error|"
     r"break|be red|go red|not pass)|\bas expected\b|\b(?:red|failing) (?:test|phase|first)\b|"
     r"\bconfirm(?:s|ing)? (?:that )?(?:it|the (?:new )?test|this) (?:fails|is red)\b|"
-    r"\bfails? for the right reason\b|\bred before green\b|\bsee it fail\b",
+    r"\bfails? for the right reason\b|\bred before green\b|\b(?:see|watch) it fail\b|"
+    r"\b(?:verify|check|make sure) (?:that )?(?:it|the (?:new )?test|this) fails\b|"
+    r"\bfail(?:s|ing)? first\b|\b(?:deliberately|on purpose|intentionally)\b|"
+    r"\bfails? as intended\b",
     _I,
 )
 
