@@ -203,7 +203,3 @@ def ready_commands(moments: list[Moment], touches: list[Touch], label: str) -> l
 
 def _arg(text: str) -> str:
     return shlex.quote(quote(text, 200))
-
-
-def role_name(role: str) -> str:
-    return {USER: "user", AGENT: "agent", CALL: "tool call"}.get(role, role)
