@@ -506,3 +506,50 @@ def test_garbage_stdin_queues_an_unknown_session(
     assert (done.returncode, done.stdout) == (0, b""), done.stderr.decode()
     [marker] = pending(run_json)
     assert marker["sessionKey"] == "unknown"
+
+
+# ----------------------------------------------------------------- where the session is
+
+
+def test_the_marker_names_the_transcript_and_the_insights_the_session_was_given(
+    commands: dict[str, str],
+    project: Path,
+    store: Path,
+    tmp_path: Path,
+    seeded: list[str],
+    run_json: RunJson,
+) -> None:
+    """Issue 26: SessionStart notes which insights it gave; SessionEnd's marker carries
+    them, and the transcript_path Claude Code handed over (left where it is)."""
+    home = tmp_path / "home"
+    start = run_command(
+        commands["SessionStart"], json.dumps(start_event(project, home, "startup")),
+        store=store, cwd=project,
+    )  # fmt: skip
+    context = session_context(start)
+    end = json.dumps(event("SessionEnd", project, home, reason="other"))
+    assert run_command(commands["SessionEnd"], end, store=store, cwd=project).returncode == 0
+    [marker] = pending(run_json)
+    assert marker["transcript"] == event("SessionEnd", project, home)["transcript_path"]
+    given = marker["injected"]
+    claims = {i["id"]: i["claim"] for i in run_json("list")}
+    assert given and set(given) <= set(claims)
+    assert all(claims[i] in context for i in given)
+    assert not Path(marker["transcript"]).exists()  # nothing was copied or made
+
+
+def test_a_pre_compact_marker_names_the_transcript_and_an_event_without_one_none(
+    commands: dict[str, str],
+    project: Path,
+    store: Path,
+    tmp_path: Path,
+    seeded: list[str],
+    run_json: RunJson,
+) -> None:
+    compact = event("PreCompact", project, tmp_path / "home", trigger="auto")
+    bare: dict[str, Any] = {**event("SessionEnd", project, tmp_path / "h"), "transcript_path": 7}
+    for sent in (compact, bare):
+        run_command(commands[sent["hook_event_name"]], json.dumps(sent), store=store, cwd=project)
+    first, second = pending(run_json)
+    assert first["transcript"] == compact["transcript_path"]
+    assert "transcript" not in second and "injected" not in second

@@ -203,7 +203,8 @@ def test_the_duplicate_guard_comes_before_chitin_runs(
     files = call_handler(bootstrap_event(tmp_path / "ws", []), env, times=3)["bootstrapFiles"]
     assert [f["content"] for f in files] == ["# From the fake\n"]
     assert log.read_text().splitlines() == [
-        "render --query agent: main, telegram chat, workspace ws --budget 5000"
+        "render --query agent: main, telegram chat, workspace ws --budget 5000 "
+        "--session agent:main:telegram:42"
     ]
     present = [{"name": "PERSONALITY.md", "path": "/p", "content": "old", "missing": False}]
     log.unlink()
@@ -773,3 +774,28 @@ def test_check_says_when_the_chitin_a_hook_runs_is_gone(
     run("hooks", "install", "openclaw")
     run("init")
     assert "no longer there" not in run("check").stdout
+
+
+@needs_node
+def test_a_reset_names_the_ended_sessions_file_or_its_agent_database(
+    call_handler: Callable[..., dict[str, Any]],
+    seeded: list[str],
+    run_json: RunJson,
+    tmp_path: Path,
+) -> None:
+    """Issue 26: the session file OpenClaw hands over (previousSessionEntry.sessionFile)
+    goes into the marker; without one, the agent's database, where it exists."""
+    state = tmp_path / "oc-state"
+    env = {"OPENCLAW_STATE_DIR": str(state)}
+    ended = {"sessionId": "s-1", "sessionFile": str(tmp_path / "s-1.jsonl")}
+    event = {"type": "command", "action": "new", "sessionKey": "agent:ops:telegram:7"}
+    call_handler({**event, "context": {"previousSessionEntry": ended}}, env)
+    call_handler({**event, "context": {"previousSessionEntry": {"sessionId": "s-2"}}}, env)
+    database = state / "agents" / "ops" / "agent" / "openclaw-agent.sqlite"
+    database.parent.mkdir(parents=True)
+    database.write_bytes(b"")
+    call_handler({**event, "context": {"previousSessionEntry": {"sessionId": "s-3"}}}, env)
+    first, second, third = run_json("reflect")["pending"]
+    assert first["transcript"] == ended["sessionFile"] and "agentDatabase" not in first
+    assert "transcript" not in second and "agentDatabase" not in second
+    assert third["agentDatabase"] == str(database) and third["sessionId"] == "s-3"

@@ -199,6 +199,8 @@ def _build(out: Outputs, carapace: CarapaceServer, tmp_path: Path) -> None:
     legacy = str(tmp_path / "no-legacy-queue.json")
     out.run("reflect", "reflect", "--pending-path", legacy, "--format", "json")
     out.run("reflect-clear", "reflect", "--clear", "--pending-path", legacy, "--format", "json")
+    for host in ("claude-code", "openclaw-real"):
+        _digest_of(out, host, legacy)
 
     hooks = str(tmp_path / "openclaw-hooks")
     out.run("hooks-install", "hooks", "install", "openclaw", "--dir", hooks, "--format", "json")
@@ -249,6 +251,25 @@ def golden_outputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
         out = Outputs(tmp_path, tmp_path / "store")
         _build(out, carapace, tmp_path)
         yield out
+
+
+# A session of bench/reflect/ (issue 26), as the real Claude Code wrote its transcript
+# and as the real OpenClaw kept its events (its session file's lines).
+DIGESTED = Path(__file__).resolve().parent.parent / "bench" / "reflect" / "sessions"
+
+
+def _digest_of(out: Outputs, host: str, legacy: str) -> None:
+    """reflect's digest of one session in ``host``'s format, with the insights its
+    start was given (noted by render --session)."""
+    transcript = out.tmp_path / f"{host}.jsonl"
+    transcript.write_bytes((DIGESTED / host / "list-then-correct.jsonl").read_bytes())
+    session = f"golden-{host}"
+    out.run(None, "render", "--query", "list the files in tests", "--budget", "200",
+            "--session", session)  # fmt: skip
+    out.run(None, "reflect", "--queue", "--session-key", session, "--transcript",
+            str(transcript), "--reason", "end")  # fmt: skip
+    out.run(f"reflect-digest-{host}", "reflect", "--pending-path", legacy, "--format", "json")
+    out.run(None, "reflect", "--done", session)
 
 
 def test_every_json_output_matches_its_golden_file(golden_outputs: Outputs) -> None:

@@ -153,9 +153,11 @@ def test_openclaw_loads_the_pack_from_its_state_dir_and_runs_chitin_bin(
     assert files["AGENTS.md"] == "# Agents\n\nBe helpful."  # OpenClaw trims what it injects
     assert files["PERSONALITY.md"] == rendered(run).strip()
     assert first["bootstrapFiles"][-1] == "PERSONALITY.md" and not first["warnings"]
-    # the store named at install ($CHITIN_STORE here) is passed on (issue 28)
+    # the store named at install ($CHITIN_STORE here) is passed on (issue 28), and the
+    # session, whose insights its reflection looks back on (issue 26)
     assert calls(host) == [
-        f"--store {host.env['CHITIN_STORE']} render --query {QUERY} --budget 5000"
+        f"--store {host.env['CHITIN_STORE']} render --query {QUERY} --budget 5000 "
+        f"--session {SESSION}"
     ]
 
 
@@ -198,7 +200,10 @@ def test_sub_agent_and_cron_sessions_get_no_personality_and_cost_no_render(
     assert list(prompt(sub)) == ["AGENTS.md"]
     assert "PERSONALITY.md" not in prompt(cron) and "SOUL.md" in prompt(cron)
     assert "PERSONALITY.md" in prompt(main)
-    main_session = f"--store {host.env['CHITIN_STORE']} render --query {QUERY} --budget 5000"
+    main_session = (
+        f"--store {host.env['CHITIN_STORE']} render --query {QUERY} --budget 5000 "
+        f"--session {SESSION}"
+    )
     assert calls(host) == [main_session]
 
 
@@ -326,8 +331,73 @@ def test_a_marker_keeps_the_ended_sessions_id(run: Run, store: Path) -> None:
     assert list(written[1]) == ["sessionKey", "timestamp", "reason"]
     assert "  • k, session s-9 (idle) — " in run("reflect").stdout
     usage = run("reflect", "--session-id", "x", expect=2)
-    assert "--session-key, --session-id and --reason go with --queue" in usage.stderr
+    assert "--session-key, --session-id, --transcript" in usage.stderr
     empty = run(
         "reflect", "--queue", "--session-key", "k", "--session-id", " ", "--reason", "new", expect=1
     )
     assert "session id cannot be empty" in empty.stderr
+
+
+# ---------------------------------------------------------------- issue 26: the digest
+
+
+def agent_turns(host: Host, session: str, script: list[dict[str, Any]]) -> None:
+    """Each user message an `openclaw agent --local` turn of one session, against the
+    loopback model of bench/reflect/loopback.py (a provider of OpenClaw's config)."""
+    import threading
+
+    sys.path.insert(0, str(ROOT / "bench" / "reflect"))
+    from loopback import Model
+
+    model = Model()
+    threading.Thread(target=model.serve_forever, daemon=True).start()
+    model.load(script)
+    config_file = host.state / "openclaw.json"
+    config = json.loads(config_file.read_text()) if config_file.exists() else {}
+    scripted = {"id": "scripted", "name": "Scripted", "reasoning": False, "input": ["text"],
+                "contextWindow": 200000, "maxTokens": 4096,
+                "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}}  # fmt: skip
+    provider = {"baseUrl": model.url, "apiKey": "sk-loopback", "api": "anthropic-messages",
+                "models": [scripted]}  # fmt: skip
+    config["models"] = {"mode": "merge", "providers": {"loop": provider}}
+    config["agents"] = {"defaults": {"model": {"primary": "loop/scripted"},
+                                     "workspace": str(host.workspace)}}  # fmt: skip
+    config_file.write_text(json.dumps(config))
+    cli = [str(host.openclaw.node), str(host.openclaw.package / "openclaw.mjs")]
+    try:
+        for exchange in script:
+            done = subprocess.run(
+                [*cli, "agent", "--local", "-m", exchange["user"], "--session-id", session,
+                 "--agent", "main", "--json"],
+                capture_output=True, text=True, env=host.env, cwd=host.workspace, timeout=300,
+            )  # fmt: skip
+            assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    finally:
+        model.shutdown()
+        model.server_close()
+
+
+def test_a_real_openclaw_session_is_digested_from_its_agent_database(host: Host, run: Run) -> None:
+    """Issue 26, end to end: two turns of a session in the real OpenClaw (its exec tool
+    runs the commands), then /new; the hook's marker names the agent database and the
+    ended session, and `chitin reflect` digests OpenClaw's own events, read-only."""
+    run("init", "--seed")
+    install_pack(host)
+    (host.workspace / "tests").mkdir()
+    script = [
+        {"user": "List the tests, please.",
+         "steps": [{"bash": "ls missing-folder"}, {"bash": "ls tests"}, {"text": "Listed."}]},
+        {"user": "No, don't list folders; read AGENTS.md instead.",
+         "steps": [{"bash": "cat AGENTS.md"}, {"text": "Read it."}]},
+    ]  # fmt: skip
+    agent_turns(host, "s-real", script)
+    database = host.state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    drive(host, {"do": "new", "sessionKey": SESSION, "previousSessionId": "s-real"})
+    [marker] = json.loads(run("reflect", "--format", "json").stdout)["pending"]
+    assert (marker["sessionId"], marker["agentDatabase"]) == ("s-real", str(database))
+    [digest] = json.loads(run("reflect", "--format", "json").stdout)["digests"]
+    assert [(m["kind"], m["quote"][:24]) for m in digest["moments"]] == [
+        ("recovery", "exec: ls missing-folder "),
+        ("correction", "No, don't list folders; "),
+    ]
+    assert digest["warning"] is None and "chitin reflect --done s-real" in digest["commands"]

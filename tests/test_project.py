@@ -135,12 +135,13 @@ def test_only_the_store_writes_insight_files() -> None:
 
 
 def test_only_the_chosen_modules_touch_click_subprocess_and_sqlite() -> None:
-    # sqlite3 also reads chitin 1.x's database, which is a store (the old one).
+    # sqlite3 also reads chitin 1.x's database, which is a store (the old one), and
+    # OpenClaw's agent database, read-only, for a session's events (issue 26).
     owners = {
         "click": ("chitin.cli",),
         # git through one module; and the detached background embedding (on Windows)
         "subprocess": ("chitin.store.git", "chitin.core.background"),
-        "sqlite3": ("chitin.index", "chitin.store.legacy"),
+        "sqlite3": ("chitin.index", "chitin.store.legacy", "chitin.store.transcripts"),
         "httpx": ("chitin.providers",),
         "onnxruntime": ("chitin.providers",),
     }

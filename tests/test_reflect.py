@@ -79,7 +79,7 @@ def test_json_shows_the_markers_and_the_same_stats_as_the_stats_command(
 ) -> None:
     queue(run, "k1", "compact")
     shown = run_json("reflect")
-    assert list(shown) == ["pending", "stats"]
+    assert list(shown) == ["pending", "stats", "digests"]  # digests: issue 26
     [marker] = shown["pending"]
     assert list(marker) == ["sessionKey", "timestamp", "reason"]
     assert marker["sessionKey"] == "k1" and marker["reason"] == "compact"
@@ -372,3 +372,35 @@ def test_oldest_first_puts_unreadable_times_first_and_keeps_ties_in_order() -> N
     tie = Marker("tie", "2026-03-01T00:00:00Z", "new")
     assert reflection.oldest_first([late, garbled], [early, tie]) == [garbled, early, late, tie]
     assert reflection.display_time(garbled) == "yesterday"
+
+
+# ---------------------------------------------------------------- where the session is
+
+
+@pytest.mark.usefixtures("seeded")
+def test_a_queued_marker_keeps_where_the_session_is_and_what_it_was_given(
+    run: Run, store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 26: --transcript (made absolute) and --agent-database go into the marker;
+    the insights `render --session` gave that session are named in it."""
+    monkeypatch.chdir(tmp_path)
+    rendered = run("render", "--query", "tests", "--budget", "200", "--session", "s-7").stdout
+    run("reflect", "--queue", "--session-key", "chat", "--session-id", "s-7",
+        "--transcript", "t/s-7.jsonl", "--reason", "new")  # fmt: skip
+    run("reflect", "--queue", "--session-key", "chat", "--session-id", "s-8",
+        "--agent-database", "a.sqlite", "--reason", "reset")  # fmt: skip
+    first, second = json.loads(queue_file(store).read_text())
+    assert first["transcript"] == str(tmp_path / "t" / "s-7.jsonl")
+    claims = {i["id"]: i["claim"] for i in json.loads(run("list", "--format", "json").stdout)}
+    assert first["injected"] and all(claims[i] in rendered for i in first["injected"])
+    assert second["agentDatabase"] == str(tmp_path / "a.sqlite") and "injected" not in second
+    assert not (tmp_path / "t").exists()
+
+
+@pytest.mark.usefixtures("seeded")
+def test_an_agent_database_needs_the_session_id(run: Run) -> None:
+    said = run("reflect", "--queue", "--session-key", "k", "--agent-database", "a.sqlite",
+               "--reason", "new", expect=2)  # fmt: skip
+    assert "--agent-database needs --session-id" in said.stderr
+    said = run("reflect", "--transcript", "x.jsonl", expect=2)
+    assert "go with --queue" in said.stderr

@@ -40,7 +40,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "diff": ("chitin.cli.diff", "diff"),
     "sync": ("chitin.cli.sync", "sync"),
     "merge-driver": ("chitin.cli.sync", "merge_driver"),
-    "reflect": ("chitin.cli.agent", "reflect"),
+    "reflect": ("chitin.cli.reflect", "reflect"),
     "hooks": ("chitin.cli.agent", "hooks"),
     "export": ("chitin.cli.interop", "export"),
     "import": ("chitin.cli.interop", "import_insights"),

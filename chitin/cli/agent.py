@@ -1,4 +1,5 @@
-"""Commands for the agent's side of chitin: reflect, and the hooks that run in agent hosts."""
+"""Commands for the agent's side of chitin: the hooks that run in agent hosts (reflect is
+in cli/reflect.py)."""
 
 from __future__ import annotations
 
@@ -13,142 +14,12 @@ import click
 from chitin.cli.context import Settings, emit_json, format_option, note, opened, running_chitin
 from chitin.cli.global_options import SuggestingGroup
 from chitin.cli.hook_report import MCP_CLIENTS, report
-from chitin.model.reflection import LEGACY_QUEUE, REASONS
 
 if TYPE_CHECKING:
-    from chitin.core.agent import Pending
-    from chitin.model.reflection import Marker
+    pass
 
 HOSTS = ("openclaw", "claude-code", "claude-desktop", "cursor", "claude-code-mcp")
 PERSONALITY_BUDGET = 5000  # tokens, as the original hook asked for
-
-
-# ------------------------------------------------------------------ reflect
-
-
-@click.command(short_help="Sessions waiting for reflection: show, queue or clear them.")
-@click.option("--queue", "queue_it", is_flag=True, help="Add a marker (what the hooks do).")
-@click.option("--session-key", metavar="KEY", help="With --queue: the session that ended.")
-@click.option(
-    "--session-id",
-    metavar="ID",
-    help="With --queue: the id of the session that ended, when KEY names the chat "
-    "(OpenClaw keeps one key per chat across /new and resets).",
-)
-@click.option("--reason", type=click.Choice(REASONS), help="With --queue: why it ended.")
-@click.option("--clear", is_flag=True, help="Empty the queue after showing it.")
-@click.option(
-    "--pending-path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    metavar="PATH",
-    help="chitin 1.4.5's queue, read and cleared too. "
-    "Default: ~/.config/chitin/pending-reflection.json.",
-)
-@format_option
-@click.pass_context
-def reflect(
-    ctx: click.Context,
-    queue_it: bool,
-    session_key: str | None,
-    session_id: str | None,
-    reason: str | None,
-    clear: bool,
-    pending_path: Path | None,
-    fmt: str,
-) -> None:
-    """Show the sessions that ended and are worth reflecting on, with the store's state.
-
-    Agent hooks queue a marker when a session ends (OpenClaw's /new, /reset and daily
-    or idle resets, Claude Code's SessionEnd and PreCompact). Later, the agent reviews
-    them: contribute what it learned, reinforce what proved itself, then run
-    `chitin reflect --clear`.
-
-    \b
-    chitin reflect
-    chitin reflect --queue --session-key agent:main:telegram:1 --reason new
-    chitin reflect --clear --format json
-    """
-    if queue_it:
-        _check_queue_options(ctx, session_key, reason, clear, pending_path)
-        assert session_key is not None and reason is not None
-        _queue(ctx, session_key, reason, session_id, fmt)
-        return
-    if session_key is not None or reason is not None or session_id is not None:
-        raise click.UsageError("--session-key, --session-id and --reason go with --queue", ctx)
-    _show(ctx, pending_path or Path.home() / LEGACY_QUEUE, clear, fmt)
-
-
-def _check_queue_options(
-    ctx: click.Context,
-    session_key: str | None,
-    reason: str | None,
-    clear: bool,
-    pending_path: Path | None,
-) -> None:
-    if clear:
-        raise click.UsageError("--queue and --clear cannot be combined", ctx)
-    if pending_path is not None:
-        raise click.UsageError(
-            "--pending-path is read, never written: --queue adds to the store's queue", ctx
-        )
-    if session_key is None or reason is None:
-        raise click.UsageError(
-            f"--queue needs --session-key and --reason ({'|'.join(REASONS)})", ctx
-        )
-
-
-def _queue(
-    ctx: click.Context, session_key: str, reason: str, session_id: str | None, fmt: str
-) -> None:
-    from chitin.model.reflection import display_time
-    from chitin.render import shapes
-
-    with opened(ctx, reading=False) as chitin:
-        marker = chitin.queue_reflection(session_key, reason, session_id)
-    if fmt == "json":
-        emit_json(shapes.queued(marker))
-    else:
-        click.echo(
-            f"✓ Queued a reflection on {_session(marker)} ({marker.reason}) — "
-            f"{display_time(marker)}"
-        )
-
-
-def _session(marker: Marker) -> str:
-    """The session key, and the ended session's id when the marker has one."""
-    if marker.session_id is None:
-        return marker.session_key
-    return f"{marker.session_key}, session {marker.session_id}"
-
-
-def _show(ctx: click.Context, legacy: Path, clear: bool, fmt: str) -> None:
-    from chitin.render import shapes
-
-    with opened(ctx) as chitin:
-        found = chitin.pending_reflections(legacy, clear)
-        stats = chitin.stats()
-    for path, problem in found.problems:
-        note(f"warning: ignored {path}: {problem}")
-    if fmt == "json":
-        counted = shapes.stats(stats.total, stats.by_type, stats.average_confidence, stats.archived)
-        emit_json(shapes.pending(found.markers, counted, found.cleared if clear else None))
-        return
-    click.echo("\n".join(_pending_lines(found, stats.total, stats.average_confidence, clear)))
-
-
-def _pending_lines(found: Pending, total: int, average: float, clear: bool) -> list[str]:
-    from chitin.model.reflection import display_time
-    from chitin.render.text import fixed
-
-    if found.markers:
-        lines = [f"{len(found.markers)} pending reflection(s):", ""]
-        lines += [f"  • {_session(m)} ({m.reason}) — {display_time(m)}" for m in found.markers]
-    else:
-        lines = ["No pending reflections."]
-    lines += ["", f"Current state: {total} insight(s), avg confidence {fixed(average, 2)}"]
-    if clear and (found.cleared or found.problems):
-        lines += ["", "✓ Cleared pending reflections."]
-    return lines
 
 
 # ------------------------------------------------------------------ hooks

@@ -178,6 +178,12 @@ def _explanation(number: int, ranked: Ranked) -> str:
     "else chitin's own).",
 )
 @output_option("Write here (atomically) instead of to stdout.")
+@click.option(
+    "--session",
+    metavar="ID",
+    help="Note, for this session's reflection, which insights it was given "
+    "(what the OpenClaw hook does).",
+)
 @click.pass_context
 def render(
     ctx: click.Context,
@@ -189,6 +195,7 @@ def render(
     min_confidence: str | None,
     template: Path | None,
     output: Path | None,
+    session: str | None,
 ) -> None:
     """Render PERSONALITY.md: the insights for QUERY in a Markdown template.
 
@@ -200,6 +207,8 @@ def render(
     with opened(ctx) as chitin:
         made = chitin.render(asked, template=template)
         _report(made.found)
+        if session is not None:
+            chitin.note_session_start(session, list(made.ids))
     text = made.text
     if output is None:
         click.echo(text, nl=False)

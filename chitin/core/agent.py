@@ -7,14 +7,24 @@ markers an old hook wrote are not lost.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from chitin.core.facade import Chitin
-from chitin.errors import StoreError
-from chitin.model.reflection import Marker, appended, new_marker, oldest_first
-from chitin.store.reflections import QueueFile, queue_path, read_queue, write_queue
+from chitin.errors import ChitinError, NotFoundError, StoreError
+from chitin.model.digest import Digest, make_digest
+from chitin.model.reflection import NOWHERE, Marker, Where, appended, new_marker, oldest_first
+from chitin.store.reflections import (
+    QueueFile,
+    queue_path,
+    read_queue,
+    read_session_note,
+    write_queue,
+    write_session_note,
+)
+from chitin.store.transcripts import read_agent_database, read_transcript
 
 
 @dataclass
@@ -68,14 +78,24 @@ def _empty(queue: QueueFile) -> None:
 
 
 def queue_reflection(
-    chitin: Chitin, session_key: str, reason: str, now: datetime, session_id: str | None = None
+    chitin: Chitin,
+    session_key: str,
+    reason: str,
+    now: datetime,
+    session_id: str | None = None,
+    where: Where = NOWHERE,
 ) -> Marker:
     """Add a marker to the store's queue, keeping the newest ten.
 
     Under the store lock, so two hooks firing at once both land. An unusable queue
     file is left as it is rather than replaced: it may hold markers worth reading.
     """
-    marker = new_marker(session_key, reason, now, session_id)
+    if not where.injected and chitin.root.is_dir():
+        noted = read_session_note(chitin.root, session_id or session_key)
+        if not noted and session_id:  # OpenClaw notes a bootstrap by the chat's key
+            noted = read_session_note(chitin.root, session_key)
+        where = where._replace(injected=tuple(noted))
+    marker = new_marker(session_key, reason, now, session_id, where)
     if chitin.missing:
         raise StoreError(f"no store at {chitin.root}; run `chitin init` first")
     path = queue_path(chitin.root)
@@ -91,3 +111,78 @@ def queue_reflection(
         except OSError as error:
             raise StoreError(f"cannot write {path}: {error.strerror or error}") from None
     return marker
+
+
+def note_session_start(chitin: Chitin, session: str, injected: list[str]) -> None:
+    """Note what a session was given at its start, for its marker when it ends. Only
+    in a store that exists, and never at the cost of the session's start."""
+    if chitin.missing or not session.strip() or session == "unknown":
+        return
+    with contextlib.suppress(OSError):
+        write_session_note(chitin.root, session.strip(), injected)
+
+
+# ------------------------------------------------------------------ digests
+
+
+@dataclass
+class SessionDigest:
+    """One pending session's digest; ``digest`` is None when its marker does not say
+    where the session's events are (chitin 1.x's markers, OpenClaw without either)."""
+
+    marker: Marker
+    digest: Digest | None
+    warning: str | None = None
+
+
+def digests(chitin: Chitin, markers: list[Marker], characters: int) -> list[SessionDigest]:
+    """A digest of each session whose events can be found, read where they are."""
+    return [_digest(chitin, marker, characters) for marker in markers]
+
+
+def _digest(chitin: Chitin, marker: Marker, characters: int) -> SessionDigest:
+    if marker.transcript is not None:
+        read = read_transcript(Path(marker.transcript))
+    elif marker.agent_database is not None and marker.session_id is not None:
+        read = read_agent_database(Path(marker.agent_database), marker.session_id)
+    else:
+        return SessionDigest(marker, None)
+    label = f"session {marker.session_id or marker.session_key}"
+    made = make_digest(read.turns, _claims(chitin, marker.injected), label, characters)
+    return SessionDigest(marker, made, read.warning)
+
+
+def _claims(chitin: Chitin, ids: tuple[str, ...]) -> dict[str, str | None]:
+    """Each injected insight's claim; None for one no longer in the store."""
+    claims: dict[str, str | None] = {}
+    for insight_id in ids:
+        try:
+            claims[insight_id] = None if chitin.missing else chitin.get(insight_id).claim
+        except ChitinError:
+            claims[insight_id] = None
+    return claims
+
+
+def done(chitin: Chitin, legacy: Path | None, session: str) -> int:
+    """Remove the markers of ``session`` (its key or its id) from every queue; how many
+    went. Under the store lock, as clearing is."""
+    wanted = session.strip()
+    queues = [] if chitin.missing else [queue_path(chitin.root)]
+    if legacy is not None:
+        queues.append(legacy)
+    removed = 0
+    with contextlib.ExitStack() as stack:
+        if not chitin.missing:
+            stack.enter_context(chitin.store.lock())
+        for path in queues:
+            current = read_queue(path)
+            kept = [m for m in current.markers if wanted not in (m.session_key, m.session_id)]
+            if len(kept) != len(current.markers):
+                removed += len(current.markers) - len(kept)
+                try:
+                    write_queue(path, kept)
+                except OSError as error:
+                    raise StoreError(f"cannot write {path}: {error.strerror or error}") from None
+    if not removed:
+        raise NotFoundError(f"no pending reflection on session {wanted!r}; see `chitin reflect`")
+    return removed

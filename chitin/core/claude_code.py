@@ -23,6 +23,7 @@ from chitin.core.host_files import (
     read_json_object,
     write_text,
 )
+from chitin.model.reflection import Where
 
 CLAUDE_SETTINGS = Path(".claude") / "settings.json"
 # Claude Code caps the strings a hook's output puts into the context (additionalContext,
@@ -272,3 +273,12 @@ def session_key(event: dict[str, Any]) -> str:
         return "unknown"
     # JSON may carry a lone surrogate ("\ud800"), which no file can hold: replaced.
     return key.strip().encode("utf-8", "replace").decode("utf-8")
+
+
+def session_place(event: dict[str, Any]) -> Where:
+    """Where the session's transcript is: Claude Code hands SessionEnd, PreCompact and
+    Stop hooks its ``transcript_path`` (a JSONL file), which stays where it is."""
+    path = event.get("transcript_path")
+    if not isinstance(path, str) or not path.strip() or "\0" in path:
+        return Where()
+    return Where(transcript=path.strip().encode("utf-8", "replace").decode("utf-8"))

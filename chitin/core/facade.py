@@ -18,7 +18,7 @@ from chitin.core.reading import Stats
 from chitin.core.retrieving import Query, Retrieving
 
 if TYPE_CHECKING:
-    from chitin.core.agent import Pending
+    from chitin.core.agent import Pending, SessionDigest
     from chitin.core.background import Prepared
     from chitin.core.carapace import CarapaceQuestion, Promotion, Registration
     from chitin.core.carapace import Imported as CarapaceImport
@@ -28,8 +28,9 @@ if TYPE_CHECKING:
     from chitin.core.personality import Personality
     from chitin.core.sync import Synced
     from chitin.index.cache import Progress
+    from chitin.model.insight import Insight
     from chitin.model.interchange import Exported
-    from chitin.model.reflection import Marker
+    from chitin.model.reflection import Marker, Where
     from chitin.retrieval.quality import QualityReport, QualityScore
 
 __all__ = ["Change", "Chitin", "Contribution", "Deduped", "Query", "Stats"]
@@ -110,12 +111,14 @@ class Chitin(Lifecycle, Retrieving, Embedding):
         event (the JSON text on the hook's stdin) describes, within ``budget`` tokens
         and, whole, within ``claude_code.CLAUDE_CONTEXT_LIMIT`` characters (under Claude
         Code's cap for a hook's context): the budget is lowered to fit."""
-        from chitin.core import claude_code
+        from chitin.core import agent, claude_code
         from chitin.core.personality import characters
 
-        query = claude_code.coding_session_query(claude_code.parse_hook_input(event))
+        details = claude_code.parse_hook_input(event)
+        query = claude_code.coding_session_query(details)
         limit = claude_code.CLAUDE_CONTEXT_LIMIT
         made = self.render(Query(query, budget=min(budget, limit // 4)), limit=limit)
+        agent.note_session_start(self, claude_code.session_key(details), list(made.ids))
         if characters(made.text) > limit:
             from chitin.notices import notice
 
@@ -132,7 +135,9 @@ class Chitin(Lifecycle, Retrieving, Embedding):
 
         details = claude_code.parse_hook_input(event)
         self.queue_reflection(
-            claude_code.session_key(details), claude_code.reflection_reason(details)
+            claude_code.session_key(details),
+            claude_code.reflection_reason(details),
+            where=claude_code.session_place(details),
         )
 
     def import_database(
@@ -238,13 +243,41 @@ class Chitin(Lifecycle, Retrieving, Embedding):
     # ---------------------------------------------------------- reflection
 
     def queue_reflection(
-        self, session_key: str, reason: str, session_id: str | None = None
+        self,
+        session_key: str,
+        reason: str,
+        session_id: str | None = None,
+        where: Where | None = None,
     ) -> Marker:
         """Note that a session wants reflecting on (what agent hooks do); ``session_id``
-        names the session that ended where ``session_key`` names the chat."""
+        names the session that ended where ``session_key`` names the chat; ``where``
+        says where its events are and what it was given at its start."""
+        from chitin.core import agent
+        from chitin.model.reflection import Where
+
+        return agent.queue_reflection(
+            self, session_key, reason, self.now(), session_id, where or Where()
+        )
+
+    def note_session_start(self, session: str, injected: list[str]) -> None:
+        """Note the insights a session was given at its start (in ``.chitin/``), so
+        that its reflection marker names them; never fails the session's start."""
         from chitin.core import agent
 
-        return agent.queue_reflection(self, session_key, reason, self.now(), session_id)
+        agent.note_session_start(self, session, injected)
+
+    def reflection_digests(self, markers: list[Marker], characters: int) -> list[SessionDigest]:
+        """A digest of each marker's session, read where the host keeps it, each
+        within about ``characters`` characters."""
+        from chitin.core import agent
+
+        return agent.digests(self, markers, characters)
+
+    def reflection_done(self, session: str, legacy: Path | None = None) -> int:
+        """Remove the markers of one session (its key or id) from the queues."""
+        from chitin.core import agent
+
+        return agent.done(self, legacy, session)
 
     def pending_reflections(self, legacy: Path | None = None, clear: bool = False) -> Pending:
         from chitin.core import agent

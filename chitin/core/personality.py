@@ -30,6 +30,7 @@ class Personality:
     text: str
     count: int
     found: Retrieval
+    ids: tuple[str, ...] = ()  # the insights in the text, in its order
 
 
 def render_personality(
@@ -90,7 +91,7 @@ def render_personality(
             budget = max(0, budget - max(1, (characters(text) - limit + 3) // 4))
             packed = marshalling.pack(insights, budget, labels=found.short_ids)
             text = filled(budget, packed)
-    return Personality(text, len(packed.chosen), found)
+    return Personality(text, len(packed.chosen), found, tuple(i.id for i in packed.chosen))
 
 
 def shell_command(program: Sequence[str], path: str | None) -> str:

@@ -5,7 +5,11 @@ newest last, the last ``MAX_PENDING`` kept (chitin 1.4.5's pending-reflection.js
 reference §6.1). A marker may also hold ``"sessionId"``: the id of the session that
 ended, where the host gives one apart from the chat's key (OpenClaw's
 ``previousSessionEntry.sessionId``); a marker without it (all of 1.4.5's) reads as
-before. Everything here is pure: parsing, validation and serialization.
+before. Issue 26 adds where the session's events are, for the digest: ``"transcript"``
+(a JSONL file: Claude Code's ``transcript_path``, an OpenClaw session file) or
+``"agentDatabase"`` (OpenClaw's agent SQLite database, read by ``sessionId``), and
+``"injected"``, the ids of the insights put into that session's start. Everything
+here is pure: parsing, validation and serialization.
 """
 
 from __future__ import annotations
@@ -32,6 +36,17 @@ class Marker(NamedTuple):
     timestamp: str | None  # as written (ISO 8601, ms, Z); None when the file had none
     reason: str
     session_id: str | None = None  # the session that ended, when the key names a chat
+    transcript: str | None = None  # the session's events as JSON lines (a file's path)
+    agent_database: str | None = None  # OpenClaw's agent database holding them instead
+    injected: tuple[str, ...] = ()  # ids of the insights given at the session's start
+
+
+class Where(NamedTuple):
+    """Where a session's events are, as a hook was told (all optional)."""
+
+    transcript: str | None = None
+    agent_database: str | None = None
+    injected: tuple[str, ...] = ()
 
 
 class Parsed(NamedTuple):
@@ -39,6 +54,9 @@ class Parsed(NamedTuple):
 
     markers: list[Marker]
     problem: str | None = None
+
+
+NOWHERE = Where()
 
 
 def check_reason(reason: str) -> str:
@@ -63,7 +81,11 @@ def marker_timestamp(moment: datetime) -> str:
 
 
 def new_marker(
-    session_key: str, reason: str, now: datetime, session_id: str | None = None
+    session_key: str,
+    reason: str,
+    now: datetime,
+    session_id: str | None = None,
+    where: Where = NOWHERE,
 ) -> Marker:
     ended = None
     if session_id is not None:
@@ -71,8 +93,23 @@ def new_marker(
         if not ended:
             raise ValidationError("sessionId", "the session id cannot be empty")
     return Marker(
-        check_session_key(session_key), marker_timestamp(now), check_reason(reason), ended
+        check_session_key(session_key),
+        marker_timestamp(now),
+        check_reason(reason),
+        ended,
+        _path(where.transcript, "transcript"),
+        _path(where.agent_database, "agentDatabase"),
+        tuple(dict.fromkeys(i.strip() for i in where.injected if i.strip())),
     )
+
+
+def _path(value: str | None, name: str) -> str | None:
+    if value is None:
+        return None
+    cleaned = value.strip()
+    if not cleaned or "\0" in cleaned:
+        raise ValidationError(name, f"the {name} path must be a non-empty path")
+    return cleaned
 
 
 def parse_queue(text: str) -> Parsed:
@@ -96,12 +133,22 @@ def _marker_from(item: dict[str, Any]) -> Marker:
     """Lenient about the fields of an object: what is missing reads as unknown."""
     key, stamp, reason = item.get("sessionKey"), item.get("timestamp"), item.get("reason")
     ended = item.get("sessionId")
+    injected = item.get("injected")
     return Marker(
         UNKNOWN if key is None else str(key),
         stamp if isinstance(stamp, str) else None,
         UNKNOWN if reason is None else str(reason),
         str(ended) if isinstance(ended, (str, int)) and str(ended).strip() else None,
+        _text(item.get("transcript")),
+        _text(item.get("agentDatabase")),
+        tuple(i for i in injected if isinstance(i, str) and i)
+        if isinstance(injected, list)
+        else (),
     )
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
 
 
 def _json_kind(value: object) -> str:
@@ -117,7 +164,8 @@ def appended(markers: list[Marker], marker: Marker) -> list[Marker]:
 
 
 def to_json(marker: Marker) -> dict[str, Any]:
-    """1.4.5's three fields; ``sessionId`` after them when the marker has one."""
+    """1.4.5's three fields; ``sessionId``, ``transcript``, ``agentDatabase`` and
+    ``injected`` after them, each only when the marker has it."""
     data: dict[str, Any] = {
         "sessionKey": marker.session_key,
         "timestamp": marker.timestamp,
@@ -125,6 +173,12 @@ def to_json(marker: Marker) -> dict[str, Any]:
     }
     if marker.session_id is not None:
         data["sessionId"] = marker.session_id
+    if marker.transcript is not None:
+        data["transcript"] = marker.transcript
+    if marker.agent_database is not None:
+        data["agentDatabase"] = marker.agent_database
+    if marker.injected:
+        data["injected"] = list(marker.injected)
     return data
 
 

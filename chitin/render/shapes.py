@@ -281,13 +281,24 @@ def queued(value: Marker) -> dict[str, Any]:
 
 
 def pending(
-    markers: Iterable[Marker], stats_shape: dict[str, Any], cleared: int | None
+    markers: Iterable[Marker],
+    stats_shape: dict[str, Any],
+    cleared: int | None,
+    digests: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """reflect: the markers and the store's stats; ``cleared`` with --clear only."""
+    """reflect: the markers and the store's stats; ``digests`` (render/digest.py's
+    shape, one per marker) after them; ``cleared`` with --clear only."""
     data: dict[str, Any] = {"pending": [marker(m) for m in markers], "stats": stats_shape}
+    if digests is not None:
+        data["digests"] = digests
     if cleared is not None:
         data["cleared"] = cleared
     return data
+
+
+def reflected(session: str, removed: int) -> dict[str, Any]:
+    """reflect --done: the session, and how many of its markers went."""
+    return {"done": session, "removed": removed}
 
 
 # ---------------------------------------------------------------- quality

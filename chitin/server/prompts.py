@@ -38,7 +38,11 @@ def reflection(chitin: Chitin) -> str:
 
 
 def pending_lines(chitin: Chitin) -> str:
+    """The sessions waiting, and the digest of each whose transcript is known: the
+    moments quoted from it, the insights it touched, and the ready commands."""
+    from chitin.model.digest import DEFAULT_CHARACTERS
     from chitin.model.reflection import display_time
+    from chitin.render.digest import digest_lines
     from chitin.server.tools import pending
 
     found = pending(chitin)
@@ -49,6 +53,10 @@ def pending_lines(chitin: Chitin) -> str:
         )
     lines = [f"{len(found.markers)} session(s) wait for reflection:"]
     lines += [f"- {m.session_key} ({m.reason}), {display_time(m)}" for m in found.markers]
+    for made in chitin.reflection_digests(found.markers, DEFAULT_CHARACTERS):
+        if made.digest is not None:
+            shown = digest_lines(made.marker, made.digest, made.warning, DEFAULT_CHARACTERS)
+            lines += ["", *shown]
     return "\n".join(lines)
 
 

@@ -314,13 +314,18 @@ def stats_shape(chitin: Chitin) -> dict[str, Any]:
 
 def pending_shape(chitin: Chitin, clear: bool) -> dict[str, Any]:
     """``reflect --format json``: chitin 1.4.5's queue in the home folder included."""
+    from chitin.model.digest import DEFAULT_CHARACTERS
     from chitin.notices import notice
     from chitin.render import shapes
+    from chitin.render.digest import digest_shape
 
     found = pending(chitin, clear)
     for path, problem in found.problems:
         notice(f"ignored {path}: {problem}")
-    return shapes.pending(found.markers, stats_shape(chitin), found.cleared if clear else None)
+    made = chitin.reflection_digests(found.markers, DEFAULT_CHARACTERS)
+    digests = [digest_shape(d.marker, d.digest, d.warning) for d in made]
+    cleared = found.cleared if clear else None
+    return shapes.pending(found.markers, stats_shape(chitin), cleared, digests)
 
 
 def pending(chitin: Chitin, clear: bool = False) -> Any:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 from typing import NamedTuple
 
@@ -11,6 +13,10 @@ from chitin.store.files import atomic_write
 
 # Inside the git-ignored .chitin/: a queue is machine-local, like the cache.
 QUEUE_FILE = "reflections.json"
+# What each session was given at its start (issue 26), one small file per session id,
+# read when the session ends; the oldest go once there are more than MAX_NOTES.
+NOTES_FOLDER = "sessions"
+MAX_NOTES = 64
 
 
 class QueueFile(NamedTuple):
@@ -49,3 +55,30 @@ def _reason(error: Exception) -> str:
     if isinstance(error, OSError) and error.strerror:
         return error.strerror
     return str(error)
+
+
+def _note_path(root: Path, session: str) -> Path:
+    # A session id is the host's text: hashed, so that no id can name a path.
+    digest = hashlib.sha256(session.encode("utf-8", "replace")).hexdigest()[:32]
+    return derived_folder(root) / NOTES_FOLDER / f"{digest}.json"
+
+
+def write_session_note(root: Path, session: str, injected: list[str]) -> None:
+    """Note the ids of the insights given at ``session``'s start."""
+    path = _note_path(root, session)
+    atomic_write(path, json.dumps({"session": session, "injected": injected}) + "\n")
+    notes = sorted(path.parent.glob("*.json"), key=lambda p: p.stat().st_mtime)
+    for old in notes[:-MAX_NOTES]:
+        old.unlink(missing_ok=True)
+
+
+def read_session_note(root: Path, session: str) -> list[str]:
+    """The ids noted for ``session``; none when there is no usable note."""
+    try:
+        data = json.loads(_note_path(root, session).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return []
+    ids = data.get("injected") if isinstance(data, dict) else None
+    if not isinstance(ids, list):
+        return []
+    return [i for i in ids if isinstance(i, str)]

@@ -4,6 +4,7 @@
 //                               (rendered once per session and store state, see bootstrap())
 // command:new, command:reset -> `chitin reflect --queue`, so the session is reflected on later
 // session:auto-reset         -> the same, for OpenClaw's daily and idle resets
+//                               (with where the ended session's events are: issue 26)
 //
 // chitin runs asynchronously (the gateway is never blocked), with its arguments as a
 // list (no shell) and a timeout. Every failure is swallowed: the agent always goes on.
@@ -283,7 +284,8 @@ function renderFor(sessionKey, query) {
   const key = `${sessionKey}\u0000${query}`;
   const known = rendered.get(key);
   if (known && known.state === state) return known.text;
-  const text = runChitin(["render", "--query", query, "--budget", BUDGET]).then((answer) => {
+  // --session notes which insights this session was given, for its reflection.
+  const text = runChitin(["render", "--query", query, "--budget", BUDGET, "--session", sessionKey]).then((answer) => {
     const usable = typeof answer === "string" && answer.trim() ? answer : null;
     if (usable === null && rendered.get(key)?.text === text) rendered.delete(key); // try again next run
     return usable;
@@ -308,12 +310,38 @@ async function bootstrap(event) {
   files.push({ name: PERSONALITY, path: path.join(workspace, PERSONALITY), content: text, missing: false });
 }
 
+// OpenClaw's state folder, as it resolves it: $OPENCLAW_STATE_DIR, else ~/.openclaw.
+function stateFolder() {
+  const home = process.env.OPENCLAW_HOME?.trim() || os.homedir();
+  const state = process.env.OPENCLAW_STATE_DIR?.trim();
+  const expand = (value) => (value === "~" || value.startsWith("~/") ? home + value.slice(1) : value);
+  return state ? path.resolve(expand(state)) : path.join(home, ".openclaw");
+}
+
+// The agent a session key names ("agent:<id>:..."), else OpenClaw's default agent.
+function agentOf(sessionKey) {
+  const scoped = /^agent:([^:]+):/.exec(String(sessionKey ?? "").trim().toLowerCase());
+  return scoped ? scoped[1] : "main";
+}
+
+// Where the ended session's events are, for chitin's digest: the session file when
+// OpenClaw hands one over, else its agent database (the events' table, by session id),
+// when it is there. chitin only reads either, later.
+function eventsPlace(sessionKey, ended) {
+  const file = ended && typeof ended.sessionFile === "string" ? ended.sessionFile.trim() : "";
+  if (file) return ["--transcript", file];
+  const database = path.join(stateFolder(), "agents", agentOf(sessionKey), "agent", "openclaw-agent.sqlite");
+  return existsSync(database) ? ["--agent-database", database] : [];
+}
+
 // /new and /reset: the chat's session key, and the id of the session that ended
 // (previousSessionEntry); an automatic reset names the ended session in sessionEntry.
 async function queueReflection(event, reason, ended) {
-  const args = ["reflect", "--queue", "--session-key", String(event.sessionKey || "unknown")];
+  const sessionKey = String(event.sessionKey || "unknown");
+  const args = ["reflect", "--queue", "--session-key", sessionKey];
   const sessionId = ended && typeof ended.sessionId === "string" ? ended.sessionId.trim() : "";
   if (sessionId) args.push("--session-id", sessionId);
+  args.push(...eventsPlace(sessionKey, ended));
   await runChitin([...args, "--reason", reason]);
 }
 

@@ -1,0 +1,181 @@
+"""Make issue 26's labelled set: each scenario played by the real Claude Code (npm,
+installed by scripts/install_mcp_clients.py) against a loopback model that answers
+from the scenario, its transcript kept as Claude Code wrote it, and the same session
+written as an OpenClaw session file (version 4) with the real tool outputs.
+
+    python bench/reflect/make.py            # writes bench/reflect/sessions/ and labels.json
+    python bench/reflect/make.py --convert  # only the OpenClaw files, from the kept ones
+
+Offline: the model is on 127.0.0.1, the tool calls run in a scratch folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import uuid
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from loopback import Model  # noqa: E402
+from scenarios import SCENARIOS  # noqa: E402
+
+SESSIONS = HERE / "sessions"
+FILES = {
+    "README.md": "# demo\nA demo project.\nversion = 0.1\n",
+    "src/app.py": "def main():\n    print('hello')\n\nmain()\n",
+    "tests/test_app.py": "def test_app():\n    assert True\n",
+    "Makefile": "all:\n\techo hi\n",
+    "config/.keep": "",
+    "logs/app.log": "started\n",
+    "requirements.txt": "httpx\n",
+}
+
+
+def claude_program() -> Path:
+    """$CLAUDE_BIN, else the pinned Claude Code that scripts/install_mcp_clients.py
+    (issue 28's) installs into ~/.cache/chitin-ci."""
+    if os.environ.get("CLAUDE_BIN"):
+        return Path(os.environ["CLAUDE_BIN"])
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "chitin-ci"
+    found = sorted(cache.glob("mcp-clients-*/node_modules/.bin/claude"))
+    if not found:
+        sys.exit("no Claude Code: set $CLAUDE_BIN, or run scripts/install_mcp_clients.py")
+    return found[-1]
+
+
+def scratch(folder: Path) -> Path:
+    work = folder / "work"
+    for name, text in FILES.items():
+        (work / name).parent.mkdir(parents=True, exist_ok=True)
+        (work / name).write_text(text)
+    return work
+
+
+def play(claude: Path, model: Model, script: list[dict[str, Any]], folder: Path) -> Path:
+    """One session, one user message at a time (each after the last turn's result);
+    the transcript Claude Code wrote."""
+    home, work = folder / "home", scratch(folder)
+    home.mkdir(parents=True, exist_ok=True)
+    session = str(uuid.uuid4())
+    env = {
+        "PATH": os.environ["PATH"], "HOME": str(home), "ANTHROPIC_BASE_URL": model.url,
+        "ANTHROPIC_API_KEY": "sk-loopback", "DISABLE_AUTOUPDATER": "1",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    }  # fmt: skip
+    model.load(script)
+    args = [str(claude), "-p", "--input-format", "stream-json", "--output-format", "stream-json",
+            "--verbose", "--session-id", session, "--allowedTools", "Bash"]  # fmt: skip
+    process = subprocess.Popen(
+        args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd=work
+    )
+    assert process.stdin is not None and process.stdout is not None
+    for exchange in script:
+        said = {"type": "user", "message": {"role": "user", "content": exchange["user"]}}
+        process.stdin.write(json.dumps(said) + "\n")
+        process.stdin.flush()
+        for line in process.stdout:
+            if '"type":"result"' in line:
+                break
+    process.stdin.close()
+    process.wait(timeout=120)
+    [transcript] = (home / ".claude" / "projects").glob(f"*/{session}.jsonl")
+    return transcript
+
+
+def as_openclaw(transcript: Path, session: str) -> str:
+    """The same session as OpenClaw's session file, version 4: a header, then one
+    message entry per message (tool calls as ``toolCall`` blocks named ``exec``, their
+    results as ``toolResult`` messages)."""
+    lines = [{"type": "session", "version": 4, "id": session, "timestamp": None, "cwd": "/work"}]
+    parent = None
+    for raw in transcript.read_text().splitlines():
+        entry = json.loads(raw)
+        if entry.get("type") not in ("user", "assistant") or entry.get("isMeta"):
+            continue
+        for message in _openclaw_messages(entry["message"]):
+            ident = uuid.uuid4().hex[:8]
+            lines.append({"type": "message", "id": ident, "parentId": parent,
+                          "timestamp": entry.get("timestamp"), "message": message})  # fmt: skip
+            parent = ident
+    lines[0]["timestamp"] = lines[1]["timestamp"] if len(lines) > 1 else None
+    return "".join(json.dumps(line) + "\n" for line in lines)
+
+
+def _openclaw_messages(message: dict[str, Any]) -> list[dict[str, Any]]:
+    content = message.get("content")
+    role = message.get("role")
+    if isinstance(content, str):
+        return [{"role": role, "content": [{"type": "text", "text": content}]}]
+    found: list[dict[str, Any]] = []
+    for block in content or []:
+        if block.get("type") == "text":
+            found.append({"role": role, "content": [{"type": "text", "text": block["text"]}]})
+        elif block.get("type") == "tool_use":
+            call = {"type": "toolCall", "id": block["id"], "name": "exec",
+                    "arguments": {"command": block["input"].get("command", "")}}  # fmt: skip
+            found.append({"role": "assistant", "content": [call]})
+        elif block.get("type") == "tool_result":
+            found.append(_exec_result(block))
+    return found
+
+
+def _exec_result(block: dict[str, Any]) -> dict[str, Any]:
+    """A Bash result as OpenClaw's exec tool records one: the exit code in ``details``
+    and said at the end of the text, ``isError`` false (as the real OpenClaw does)."""
+    text = block.get("content")
+    text = text if isinstance(text, str) else json.dumps(text)
+    code = 0
+    first, _, rest = text.partition("\n")
+    if block.get("is_error") and first.startswith("Exit code "):
+        code, text = int(first.removeprefix("Exit code ")), rest
+        text += f"\n\n(Command exited with code {code})"
+    elif block.get("is_error"):
+        code = 1
+    return {"role": "toolResult", "toolCallId": block["tool_use_id"], "toolName": "exec",
+            "content": [{"type": "text", "text": text}],
+            "details": {"status": "completed", "exitCode": code}, "isError": False}  # fmt: skip
+
+
+def convert() -> None:
+    for number, item in enumerate(SCENARIOS):
+        transcript = SESSIONS / "claude-code" / f"{item['name']}.jsonl"
+        oc = as_openclaw(transcript, f"oc-{number:03d}")
+        (SESSIONS / "openclaw" / f"{item['name']}.jsonl").write_text(oc)
+
+
+def main() -> None:
+    if sys.argv[1:] == ["--convert"]:
+        convert()
+        return
+    claude = claude_program()
+    model = Model()
+    threading.Thread(target=model.serve_forever, daemon=True).start()
+    for host in ("claude-code", "openclaw"):
+        shutil.rmtree(SESSIONS / host, ignore_errors=True)
+        (SESSIONS / host).mkdir(parents=True)
+    labels = {}
+    with tempfile.TemporaryDirectory() as temporary:
+        for number, item in enumerate(SCENARIOS):
+            folder = Path(temporary) / item["name"]
+            transcript = play(claude, model, item["exchanges"], folder)
+            name = item["name"]
+            (SESSIONS / "claude-code" / f"{name}.jsonl").write_text(transcript.read_text())
+            oc = as_openclaw(transcript, f"oc-{number:03d}")
+            (SESSIONS / "openclaw" / f"{name}.jsonl").write_text(oc)
+            labels[name] = {"labels": item["labels"], "distractors": item["distractors"]}
+            print(f"{name}: {len(transcript.read_text().splitlines())} lines", flush=True)
+    model.shutdown()
+    (HERE / "labels.json").write_text(json.dumps(labels, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

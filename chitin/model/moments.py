@@ -1,0 +1,192 @@
+"""The moments of a session worth reflecting on, found in its turns (issue 26).
+
+Three kinds, each anchored on the transcript's own words, never paraphrased:
+
+- ``correction``: the user correcting or redirecting the agent ("no, …", "don't …",
+  "stop", "I said …", "actually, …", "… instead"), with what the agent did next;
+- ``preference``: the user stating a rule or a preference ("I prefer …", "always …",
+  "never …", "from now on …", "please don't …");
+- ``recovery``: a failing tool call, then a different call that worked.
+
+The rules aim at what a careful reader would pick and leave the look-alikes: "no
+problem", "that actually worked", "it always fails here", a test the agent meant to
+see fail (red before green), the same command run again. Pure: turns in, moments out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from chitin.model.transcript import AGENT, CALL, RESULT, USER, Turn
+
+CORRECTION, PREFERENCE, RECOVERY = "correction", "preference", "recovery"
+KINDS = (CORRECTION, PREFERENCE, RECOVERY)
+# How far after a failure a different approach still counts as its recovery.
+RECOVERY_WINDOW = 16
+_I = re.IGNORECASE
+
+_VERBS = (
+    r"(use|run|write|add|put|commit|push|ask|check|call|keep|make|prefix|include|format|"
+    r"test|name|mention|do|touch|modify|edit|delete|remove|rebase|merge|squash|skip|reply|"
+    r"respond|answer|start|open|create|leave|send|deploy|change|rename|update|install|"
+    r"pin|log|print|wrap|sort|quote|sign|tag|close|read|go|be|say|show|give|bump|force)"
+)
+PREFERENCE_RULES = re.compile(
+    r"\bI(?:'d| would)? (?:really )?prefer\b|\bI(?:'d| would)? rather\b|\bfrom now on\b|"
+    r"\bgoing forward\b|\bin (?:the )?future,|\bas a rule\b|\bplease (?:do not|don'?t|never)\b|"
+    r"\bmake sure (?:you |to )|\bremember (?:to|that)\b|\b(?:our|the) convention\b|"
+    r"\bI (?:like|want) (?:it|you) to (?:always|never)\b|\bI (?:always|never) want\b|"
+    r"\bI(?:'d| would) like you to (?:always|never)\b|^prefer\b|\bby default,? (?:use|"
+    r"run|write|prefer)\b|\bin this (?:repo|project|codebase),? we\b|"
+    rf"(?:^|[.!;:,]\s*|\b(?:please|you should|you must|we|you) )(?:always|never) {_VERBS}\b",
+    _I,
+)
+_SAYS_NO = (
+    r"^(?:no|nope|nah)\b(?![ -](?:problem|worries|rush|need|thanks?|doubt|idea|way|big deal|"
+    r"matter|hurry|pressure|offen[cs]e|biggie)\b)(?!,? (?:that'?s|it'?s|this is|looks) "
+    r"(?:fine|great|perfect|good|ok|okay|right|correct|exactly))"
+)
+CORRECTION_RULES = re.compile(
+    _SAYS_NO + r"|^(?:stop|wait|hold on|hang on)\s*[.,!:;—-]|^wait a (?:sec|second|minute|"
+    r"moment)\b|^(?:undo|revert)\b|\buse [\w.@/-]+(?: [\w.@/-]+)?,? not [\w.@/-]+|"
+    r"\bwhy did you\b|\bthat'?s (?:incorrect|the wrong)\b|\bnot what I want\b|"
+    r"\byou should(?:n'?t| not)? have\b|"
+    r"^(?:wrong|incorrect|not (?:that|like that|quite|this|there|yet))\b|"
+    r"\bI (?:said|told you|asked (?:you )?(?:for|to))\b|\bthat'?s not (?:what|how|right|it)\b|"
+    r"\bnot what I (?:asked|meant|wanted|said)\b|\bthat'?s wrong\b|\byou (?:broke|deleted|"
+    r"removed|forgot|missed|ignored|skipped|changed)\b|\b(?:do not|don'?t) (?:do|use|touch|"
+    r"change|add|remove|delete|run|commit|push|modify|edit|create|install|rename|move|mock)\b|"
+    r"^actually\b(?!,? (?:it|that|this) (?:works|worked|is|looks|was))|\bactually,? (?:use|do|"
+    r"don'?t|let'?s|we|I want|please|it should|change|make)\b|\binstead\b|\brather than\b|"
+    r"\bstop (?:doing|using|changing|adding|editing|touching|that|it)\b|\bswitch (?:to|back)\b|"
+    r"\b(?:please )?(?:go back|roll back|put it back|revert (?:that|it|this))\b",
+    _I,
+)
+INTENDED_FAILURE = re.compile(
+    r"\b(?:expect(?:ed|ing|s)?|should|will|must|want(?:ed)?|meant|supposed|going) (?:for |"
+    r"that )?(?:it |this |that |the (?:new )?tests? |them |they )?(?:to )?(?:fail|error|"
+    r"break|be red|go red|not pass)|\bas expected\b|\b(?:red|failing) (?:test|phase|first)\b|"
+    r"\bconfirm(?:s|ing)? (?:that )?(?:it|the (?:new )?test|this) (?:fails|is red)\b|"
+    r"\bfails? for the right reason\b|\bred before green\b|\b(?:see|watch) it fail\b|"
+    r"\b(?:verify|check|make sure) (?:that )?(?:it|the (?:new )?test|this) fails\b|"
+    r"\bfail(?:s|ing)? first\b|\b(?:deliberately|on purpose|intentionally)\b|"
+    r"\bfails? as intended\b",
+    _I,
+)
+
+
+class Moment(NamedTuple):
+    kind: str
+    number: int  # the message it is in
+    time: str | None
+    quote: str  # the transcript's words
+    then: str = ""  # what followed: the agent's next words, or the call that worked
+    then_number: int | None = None
+
+
+def find_moments(turns: Sequence[Turn]) -> list[Moment]:
+    """Every moment in ``turns``, in transcript order (one per user message at most)."""
+    found: list[Moment] = []
+    seen: set[int] = set()
+    for index, turn in enumerate(turns):
+        if turn.role == USER and turn.number not in seen:
+            kind = said_kind(turn.text)
+            if kind is not None:
+                seen.add(turn.number)
+                after = _next_agent(turns, index)
+                found.append(
+                    Moment(kind, turn.number, turn.time, turn.text, *(after or ("", None)))
+                )
+        elif turn.role == RESULT and turn.failed:
+            recovered = _recovery(turns, index)
+            if recovered is not None and all(m.number != recovered.number for m in found):
+                found.append(recovered)
+    return sorted(found, key=lambda m: m.number)
+
+
+def said_kind(text: str) -> str | None:
+    """PREFERENCE, CORRECTION or None for a user's message; a stated rule counts as a
+    preference even when it corrects."""
+    if PREFERENCE_RULES.search(text):
+        return PREFERENCE
+    head = text.lstrip(" \t\"'*>-").lstrip()
+    if CORRECTION_RULES.search(head):
+        return CORRECTION
+    return None
+
+
+def _next_agent(turns: Sequence[Turn], index: int) -> tuple[str, int] | None:
+    for turn in turns[index + 1 : index + 8]:
+        if turn.role == USER:
+            return None
+        if turn.role in (AGENT, CALL) and turn.text:
+            text = turn.text if turn.role == AGENT else f"{turn.tool or 'tool'}: {turn.text}"
+            return text, turn.number
+    return None
+
+
+def _recovery(turns: Sequence[Turn], index: int) -> Moment | None:
+    """The failure at ``index``, when a different call then worked and nobody meant it
+    to fail."""
+    failed = turns[index]
+    call = _call_before(turns, index)
+    if call is None or _intended(turns, index):
+        return None
+    for later in range(index + 1, min(len(turns), index + RECOVERY_WINDOW)):
+        turn = turns[later]
+        if turn.role == USER:
+            return None
+        if turn.role != CALL or turn.text == call.text or turn.tool != call.tool:
+            continue
+        result = _result_after(turns, later)
+        if result is not None and not result.failed:
+            said = f"{call.tool or 'tool'}: {call.text}\n→ {_first_line(failed.text)}"
+            worked = f"{turn.tool or 'tool'}: {turn.text}"
+            return Moment(RECOVERY, call.number, call.time, said, worked, turn.number)
+    return None
+
+
+def _call_before(turns: Sequence[Turn], index: int) -> Turn | None:
+    for turn in reversed(turns[max(0, index - 6) : index]):
+        if turn.role == CALL:
+            return turn
+    return None
+
+
+def _result_after(turns: Sequence[Turn], index: int) -> Turn | None:
+    for turn in turns[index + 1 : index + 6]:
+        if turn.role == RESULT:
+            return turn
+        if turn.role == USER:
+            return None
+    return None
+
+
+def _intended(turns: Sequence[Turn], index: int) -> bool:
+    """Whether the words around the failure say it was meant (a red test first): what
+    was said since the previous tool result, and the agent's next words."""
+    before = []
+    for turn in reversed(turns[:index]):
+        if turn.role == RESULT:
+            break
+        if turn.role in (AGENT, USER):
+            before.append(turn.text)
+        if turn.role == USER:
+            break
+    after = next((t.text for t in turns[index + 1 : index + 4] if t.role == AGENT), "")
+    return any(INTENDED_FAILURE.search(text) for text in (*before, after))
+
+
+_EXIT = re.compile(r"^(?:Exit code|exit status|exited with) -?\d+$", _I)
+
+
+def _first_line(text: str) -> str:
+    """The error's first telling line; a bare exit status goes before the next line."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        return "(no output)"
+    if _EXIT.match(lines[0]) and len(lines) > 1:
+        return f"{lines[0]}: {lines[1]}"
+    return lines[0]

@@ -1,0 +1,150 @@
+"""One line of a session's transcript, as the turns a digest reads (issue 26).
+
+Two hosts' formats, told apart line by line, so a file of either reads the same way:
+
+- Claude Code's transcript (the JSONL file its hooks name as ``transcript_path``):
+  ``{"type": "user" | "assistant", "message": {"role", "content"}, "timestamp", ...}``;
+  content is a string or blocks (``text``, ``tool_use`` with ``name`` and ``input``,
+  ``tool_result`` with ``is_error``); other line types (summaries, snapshots, system
+  lines) are not messages.
+- OpenClaw's session file, version 4 (also the rows of its ``transcript_events``):
+  ``{"type": "message", "timestamp", "message": {"role", "content"}}`` with roles
+  ``user``, ``assistant`` (blocks ``text`` and ``toolCall`` with ``arguments``),
+  ``toolResult`` (``isError``, or for its exec tool a non-zero ``details.exitCode``)
+  and ``bashExecution`` (``command``, ``output``, ``exitCode``); the header
+  (``type: "session"``) and other entries are not messages.
+
+Pure: values in, values out.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, NamedTuple
+
+USER, AGENT, CALL, RESULT = "user", "agent", "call", "result"
+# What one turn keeps of a message: enough to quote, never a whole file's output.
+TURN_TEXT = 2_000
+# Claude Code wraps slash commands and its own notes in a user message; not the user's
+# words.
+_NOT_SAID = ("<command-", "<local-command", "Caveat:", "<system-reminder>", "[Request interrupted")
+
+
+class Turn(NamedTuple):
+    number: int  # the message's number in the transcript, from 1
+    time: str | None  # as the transcript wrote it
+    role: str  # USER, AGENT, CALL (a tool call) or RESULT (its result)
+    text: str
+    failed: bool = False  # a RESULT that reports an error
+    tool: str = ""  # the tool's name, for CALL and RESULT
+
+
+def turns_of(entry: Any, number: int) -> list[Turn]:
+    """The turns of one parsed JSON line (empty when it is not a message)."""
+    if not isinstance(entry, dict):
+        return []
+    message = entry.get("message")
+    if not isinstance(message, dict):
+        return []
+    time = entry.get("timestamp")
+    stamp = time if isinstance(time, str) else None
+    kind = entry.get("type")
+    if kind in ("user", "assistant"):
+        if entry.get("isMeta") is True:
+            return []
+        return _claude_turns(message, kind, number, stamp)
+    if kind == "message":
+        return _openclaw_turns(message, number, stamp)
+    return []
+
+
+def is_message(entry: Any) -> bool:
+    return isinstance(entry, dict) and entry.get("type") in ("user", "assistant", "message")
+
+
+def _claude_turns(message: dict[str, Any], kind: str, number: int, time: str | None) -> list[Turn]:
+    content = message.get("content")
+    role = USER if kind == "user" else AGENT
+    if isinstance(content, str):
+        return _said(role, content, number, time)
+    turns: list[Turn] = []
+    for block in content if isinstance(content, list) else []:
+        if not isinstance(block, dict):
+            continue
+        kind_of = block.get("type")
+        if kind_of == "text":
+            turns += _said(role, str(block.get("text", "")), number, time)
+        elif kind_of == "tool_use":
+            name = str(block.get("name", ""))
+            turns.append(Turn(number, time, CALL, _input_text(block.get("input")), tool=name))
+        elif kind_of == "tool_result":
+            failed = block.get("is_error") is True
+            text = _clip(_content_text(block.get("content")))
+            turns.append(Turn(number, time, RESULT, text, failed))
+    return turns
+
+
+def _openclaw_turns(message: dict[str, Any], number: int, time: str | None) -> list[Turn]:
+    role = message.get("role")
+    content = message.get("content")
+    if role in ("user", "assistant"):
+        who = USER if role == "user" else AGENT
+        if isinstance(content, str):
+            return _said(who, content, number, time)
+        turns: list[Turn] = []
+        for block in content if isinstance(content, list) else []:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "text":
+                turns += _said(who, str(block.get("text", "")), number, time)
+            elif block.get("type") == "toolCall":
+                text = _input_text(block.get("arguments"))
+                turns.append(Turn(number, time, CALL, text, tool=str(block.get("name", ""))))
+        return turns
+    if role == "toolResult":
+        # OpenClaw's exec reports a command's non-zero exit in details, not isError.
+        details = message.get("details")
+        code = details.get("exitCode") if isinstance(details, dict) else None
+        failed = message.get("isError") is True or (type(code) is int and code != 0)
+        name = str(message.get("toolName", ""))
+        return [Turn(number, time, RESULT, _clip(_content_text(content)), failed, name)]
+    if role == "bashExecution":
+        command = str(message.get("command", ""))
+        code = message.get("exitCode")
+        failed = isinstance(code, int) and code != 0
+        output = _clip(str(message.get("output", "")))
+        return [
+            Turn(number, time, CALL, _clip(command), tool="bash"),
+            Turn(number, time, RESULT, output, failed, "bash"),
+        ]
+    return []
+
+
+def _said(role: str, text: str, number: int, time: str | None) -> list[Turn]:
+    cleaned = text.strip()
+    if not cleaned or (role == USER and cleaned.startswith(_NOT_SAID)):
+        return []
+    return [Turn(number, time, role, _clip(cleaned))]
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    parts = [str(b.get("text", "")) for b in content if isinstance(b, dict) and "text" in b]
+    return "\n".join(parts)
+
+
+def _input_text(value: Any) -> str:
+    """A tool call's input, as a person reads it: the command, else the JSON."""
+    if isinstance(value, dict):
+        for key in ("command", "cmd", "file_path", "path", "query", "pattern", "url"):
+            if isinstance(value.get(key), str):
+                return _clip(value[key])
+        return _clip(json.dumps(value, ensure_ascii=False, sort_keys=True))
+    return _clip("" if value is None else str(value))
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= TURN_TEXT else text[:TURN_TEXT]

@@ -1,0 +1,142 @@
+"""A pending session's digest, for people (``chitin reflect``) and for programs
+(``--format json``), each session within its size (issue 26)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from chitin.model.digest import Digest, Touch
+    from chitin.model.moments import Moment
+    from chitin.model.reflection import Marker
+
+INDENT = "    "
+
+
+def session_name(marker: Marker) -> str:
+    """What ``reflect --done`` takes for the session: its id, else its key."""
+    return marker.session_id or marker.session_key
+
+
+def digest_lines(
+    marker: Marker, digest: Digest | None, warning: str | None, characters: int
+) -> list[str]:
+    """One session's digest as text, at most ``characters`` long (lines past the limit
+    are left out, and a last line says so)."""
+    from chitin.model.reflection import display_time
+
+    lines = [f"── {session_name(marker)} ({marker.reason}) — {display_time(marker)}"]
+    where = marker.transcript or marker.agent_database or ""
+    if digest is None:
+        return [*lines, f"{INDENT}(the marker does not say where the session is: no digest)"]
+    lines.append(f"{INDENT}read from {where} ({digest.messages} message(s))")
+    if warning:
+        lines.append(f"{INDENT}warning: {warning}")
+    lines += _moment_lines(digest)
+    lines += _touch_lines(digest.touches)
+    lines += [f"{INDENT}Ready commands:"]
+    commands = [*digest.commands, f"chitin reflect --done {_quoted(session_name(marker))}"]
+    lines += [f"{INDENT}  {command}" for command in commands]
+    return _within(lines, characters)
+
+
+def _moment_lines(digest: Digest) -> list[str]:
+    if not digest.moments and not digest.omitted:
+        return [f"{INDENT}No corrections, stated preferences or recoveries found."]
+    lines = [f"{INDENT}Moments:"]
+    for moment in digest.moments:
+        lines += _moment(moment)
+    if digest.omitted:
+        lines.append(f"{INDENT}({digest.omitted} more moment(s) left out to keep the size)")
+    return lines
+
+
+def _moment(moment: Moment) -> list[str]:
+    from chitin.model.moments import RECOVERY
+
+    when = f", {moment.time}" if moment.time else ""
+    head = f"{INDENT}• {moment.kind}, message {moment.number}{when}: {_said(moment.quote)}"
+    if not moment.then:
+        return [head]
+    verb = "worked" if moment.kind == RECOVERY else "then"
+    return [head, f"{INDENT}    {verb} (message {moment.then_number}): {_said(moment.then)}"]
+
+
+def _touch_lines(touches: list[Touch]) -> list[str]:
+    """The touched insights with their claim and where; the others by id, on one line."""
+    if not touches:
+        return []
+    lines = [f"{INDENT}Insights given at the start:"]
+    for touch in touches:
+        if touch.claim is not None and touch.numbers:
+            where = ", ".join(str(n) for n in touch.numbers)
+            claim = _said(touch.claim[:160])
+            lines.append(f"{INDENT}• {touch.id} {claim}: touched at message(s) {where}")
+            lines.append(f"{INDENT}    {_said(touch.quote)}")
+    untouched = [t.id for t in touches if t.claim is not None and not t.numbers]
+    gone = [t.id for t in touches if t.claim is None]
+    if untouched:
+        lines.append(f"{INDENT}• not touched: {', '.join(untouched)}")
+    if gone:
+        lines.append(f"{INDENT}• no longer in the store: {', '.join(gone)}")
+    return lines
+
+
+def _said(text: str) -> str:
+    return "“" + text + "”"
+
+
+def _quoted(text: str) -> str:
+    import shlex
+
+    return shlex.quote(text)
+
+
+def _within(lines: list[str], characters: int) -> list[str]:
+    kept: list[str] = []
+    used = 0
+    for line in lines:
+        if used + len(line) + 1 > characters - 80:
+            kept.append(f"{INDENT}(the rest left out to keep {characters} characters)")
+            break
+        kept.append(line)
+        used += len(line) + 1
+    return kept
+
+
+def digest_shape(marker: Marker, digest: Digest | None, warning: str | None) -> dict[str, Any]:
+    """reflect --format json: one session's digest."""
+    data: dict[str, Any] = {"session": session_name(marker), "sessionKey": marker.session_key}
+    data["source"] = marker.transcript or marker.agent_database
+    if digest is None:
+        return {**data, "digest": None}
+    return {
+        **data,
+        "messages": digest.messages,
+        "warning": warning,
+        "moments": [_moment_shape(m) for m in digest.moments],
+        "omitted": digest.omitted,
+        "insights": [_touch_shape(t) for t in digest.touches],
+        "commands": [*digest.commands, f"chitin reflect --done {_quoted(session_name(marker))}"],
+    }
+
+
+def _moment_shape(moment: Moment) -> dict[str, Any]:
+    return {
+        "kind": moment.kind,
+        "message": moment.number,
+        "time": moment.time,
+        "quote": moment.quote,
+        "then": moment.then or None,
+        "thenMessage": moment.then_number,
+    }
+
+
+def _touch_shape(touch: Touch) -> dict[str, Any]:
+    return {
+        "id": touch.id,
+        "claim": touch.claim,
+        "touched": bool(touch.numbers),
+        "messages": list(touch.numbers),
+        "quote": touch.quote or None,
+    }

@@ -1,0 +1,156 @@
+"""Reading a session's events where the host keeps them, for its digest (issue 26).
+
+A transcript is only read, where it is: nothing is copied into the store. It is
+streamed line by line in bounded memory and time, whatever it holds: a line longer
+than ``MAX_LINE`` is skipped unread, and of a file longer than twice ``WINDOW`` only
+the first and last ``WINDOW`` bytes are read (the start says what the session was
+for, the end how it went). What could not be read is said in one warning; what could
+be read is digested.
+
+OpenClaw's agent database is opened read-only (SQLite's ``mode=ro``), as OpenClaw may
+be writing it; its compressed rows (``event_zstd``) need a codec Python 3.11 lacks and
+are counted as skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO, NamedTuple
+
+from chitin.model.transcript import Turn, is_message, turns_of
+
+MAX_LINE = 1 << 20  # bytes: no message worth quoting is longer
+WINDOW = 16 << 20  # bytes read from each end of an enormous file
+MAX_ROWS = 200_000  # events read from a database
+
+
+class Read(NamedTuple):
+    turns: list[Turn]
+    warning: str | None  # what could not be read, in one line
+
+
+class _Tally:
+    """What went wrong while reading, counted, for the one warning."""
+
+    def __init__(self) -> None:
+        self.bad = 0  # lines that are not JSON
+        self.long = 0  # lines over MAX_LINE
+        self.skipped = ""  # a part not read at all
+
+
+def read_transcript(path: Path, window: int = WINDOW) -> Read:
+    """The turns of a JSONL transcript (Claude Code's, or an OpenClaw session file)."""
+    tally = _Tally()
+    if path.exists() and not path.is_file():  # a folder, or a FIFO that would block
+        return Read([], f"{path} is not a regular file")
+    try:
+        with path.open("rb") as handle:
+            turns = _turns(_lines(handle, window, tally), tally)
+    except FileNotFoundError:
+        return Read([], f"{path} is gone (the host may have removed it)")
+    except OSError as error:
+        return Read([], f"{path} cannot be read ({error.strerror or error})")
+    return Read(turns, _warning(path, tally, bool(turns)))
+
+
+def read_agent_database(path: Path, session_id: str) -> Read:
+    """The turns of one session's events in OpenClaw's agent database."""
+    if not path.is_file():
+        if path.exists():
+            return Read([], f"{path} is not a regular file")
+        return Read([], f"{path} is gone (the host may have removed it)")
+    tally = _Tally()
+    compressed = 0
+    try:
+        connection = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=2)
+    except sqlite3.Error as error:
+        return Read([], f"{path} cannot be opened ({error})")
+    try:
+        rows = connection.execute(
+            "SELECT event_json FROM transcript_events WHERE session_id = ? ORDER BY seq LIMIT ?",
+            (session_id, MAX_ROWS),
+        )
+        texts: list[str] = []
+        for (text,) in rows:
+            if text is None:
+                compressed += 1
+            else:
+                texts.append(text)
+        turns = _turns(texts, tally)
+    except sqlite3.Error as error:
+        return Read([], f"{path}: the session's events cannot be read ({error})")
+    finally:
+        connection.close()
+    if compressed:
+        tally.skipped = f"{compressed} compressed event(s) skipped"
+    if not turns and not compressed and not tally.bad:
+        return Read([], f"{path} holds no events of session {session_id}")
+    return Read(turns, _warning(path, tally, bool(turns)))
+
+
+def _lines(handle: IO[bytes], window: int, tally: _Tally) -> Iterator[str]:
+    """The file's lines, skipping those over MAX_LINE and, in an enormous file, the
+    middle; a last line cut short (a host still writing) is just not JSON."""
+    size = handle.seek(0, 2)
+    handle.seek(0)
+    if size <= 2 * window:
+        yield from _bounded(handle, size, tally)
+        return
+    yield from _bounded(handle, window, tally)
+    handle.seek(size - window)
+    handle.readline(MAX_LINE)  # the rest of a line cut by the seek
+    tally.skipped = (
+        f"only the first and last {window >> 20} MB of {_size(size)} read (message "
+        "numbers after the gap count from where reading resumed)"
+    )
+    yield from _bounded(handle, size, tally)
+
+
+def _bounded(handle: IO[bytes], end: int, tally: _Tally) -> Iterator[str]:
+    while handle.tell() < end:
+        line = handle.readline(MAX_LINE)
+        if not line:
+            return
+        if len(line) >= MAX_LINE and not line.endswith(b"\n"):
+            tally.long += 1
+            while line and not line.endswith(b"\n") and handle.tell() < end:
+                line = handle.readline(MAX_LINE)  # the rest, in bounded pieces
+            continue
+        yield line.decode("utf-8", "replace")
+
+
+def _turns(lines: Iterable[str], tally: _Tally) -> list[Turn]:
+    turns: list[Turn] = []
+    number = 0
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+        except (json.JSONDecodeError, RecursionError):
+            tally.bad += 1
+            continue
+        if is_message(entry):
+            number += 1
+            turns += turns_of(entry, number)
+    return turns
+
+
+def _warning(path: Path, tally: _Tally, any_turns: bool) -> str | None:
+    said = []
+    if tally.skipped:
+        said.append(tally.skipped)
+    if tally.bad:
+        said.append(f"{tally.bad} line(s) not JSON skipped")
+    if tally.long:
+        said.append(f"{tally.long} line(s) over {MAX_LINE >> 20} MB skipped")
+    if not said:
+        return None if any_turns else f"{path} holds no messages"
+    return f"{path}: {'; '.join(said)}"
+
+
+def _size(size: int) -> str:
+    return f"{size / (1 << 30):.1f} GB" if size >= 1 << 30 else f"{size >> 20} MB"

@@ -1,0 +1,374 @@
+"""`chitin reflect` digests the ended sessions from their transcripts (issue 26): the
+moments quoted with their pointers, the injected insights touched, ready commands;
+masked, bounded, and robust against whatever the transcript file holds."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Run
+
+from chitin.model.moments import CORRECTION, PREFERENCE, RECOVERY, find_moments, said_kind
+from chitin.model.transcript import turns_of
+from chitin.store.transcripts import read_transcript
+
+RunJson = Callable[..., Any]
+TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+
+
+def user(text: str, n: int = 0) -> dict[str, Any]:
+    stamp = f"2026-12-01T10:{n // 60:02d}:{n % 60:02d}.000Z"
+    return {"type": "user", "message": {"role": "user", "content": text}, "timestamp": stamp}
+
+
+def agent(text: str) -> dict[str, Any]:
+    block = {"type": "text", "text": text}
+    return {"type": "assistant", "message": {"role": "assistant", "content": [block]}}
+
+
+def call(command: str, call_id: str = "t") -> dict[str, Any]:
+    block = {"type": "tool_use", "id": call_id, "name": "Bash", "input": {"command": command}}
+    return {"type": "assistant", "message": {"role": "assistant", "content": [block]}}
+
+
+def result(text: str, failed: bool = False, call_id: str = "t") -> dict[str, Any]:
+    block = {"type": "tool_result", "tool_use_id": call_id, "content": text, "is_error": failed}
+    return {"type": "user", "message": {"role": "user", "content": [block]}}
+
+
+def write_jsonl(path: Path, entries: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    return path
+
+
+def turns(entries: list[dict[str, Any]]) -> list[Any]:
+    found = []
+    for number, entry in enumerate(entries, 1):
+        found += turns_of(entry, number)
+    return found
+
+
+SESSION = [
+    user("Add a retry to the upload client, please.", 1),
+    agent("I'll look at the client."),
+    call("pytest tests/test_upload.py"),
+    result("Exit code 4\nERROR: file not found: tests/test_upload.py", failed=True),
+    call("pytest tests/client/test_upload.py"),
+    result("3 passed"),
+    user(f"No, don't use requests here, use httpx instead. Token: {TOKEN}", 7),
+    agent("Switching to httpx."),
+    user("no problem, thanks", 9),
+    user("From now on, always run ruff before you commit.", 10),
+    agent("Understood."),
+]
+
+
+# ---------------------------------------------------------------- the rules
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("No, use the staging database.", CORRECTION),
+        ("don't touch the migrations", CORRECTION),
+        ("I said the second file, not the first.", CORRECTION),
+        ("Actually, let's keep the old name.", CORRECTION),
+        ("Use a dataclass instead.", CORRECTION),
+        ("Stop. That deletes the cache.", CORRECTION),
+        ("I prefer tabs over spaces in Makefiles.", PREFERENCE),
+        ("From now on, answer in French.", PREFERENCE),
+        ("Please don't add emojis to commit messages.", PREFERENCE),
+        ("Always run the linter before pushing.", PREFERENCE),
+        ("no problem, take your time", None),
+        ("No worries!", None),
+        ("That actually worked, thanks.", None),
+        ("It always fails on Mondays, odd.", None),
+        ("Looks good to me.", None),
+        ("Please use pnpm, not npm.", CORRECTION),
+        ("Why did you delete the fixtures?", CORRECTION),
+        ("Wait, that's the wrong file.", CORRECTION),
+        ("Prefer small functions over long ones.", PREFERENCE),
+        ("In this repo, we use tabs.", PREFERENCE),
+        ("Stop the server when you are done.", None),
+        ("Wait for CI before merging.", None),
+        ("No problem at all.", None),
+        ("no, that's fine", None),
+        ("Don't worry about it.", None),
+        ("Never mind.", None),
+        ("Actually it works now.", None),
+    ],
+)
+def test_what_a_user_says_is_a_correction_a_preference_or_neither(
+    text: str, kind: str | None
+) -> None:
+    assert said_kind(text) == kind
+
+
+def test_a_failure_then_a_different_call_that_worked_is_a_recovery() -> None:
+    [recovery] = [m for m in find_moments(turns(SESSION)) if m.kind == RECOVERY]
+    assert (recovery.number, recovery.then_number) == (3, 5)
+    assert "pytest tests/test_upload.py" in recovery.quote and "file not found" in recovery.quote
+    assert recovery.then == "Bash: pytest tests/client/test_upload.py"
+
+
+@pytest.mark.parametrize(
+    "entries",
+    [
+        [agent("Writing the test first; I expect it to fail."), call("pytest -k retry"),
+         result("1 failed", failed=True), call("pytest -k 'retry or upload'"), result("ok")],
+        [call("make test"), result("boom", failed=True), call("make test"), result("ok")],
+        [call("make test"), result("boom", failed=True), agent("Giving up.")],
+    ],
+    ids=["intended-red", "same-command-again", "never-recovered"],
+)  # fmt: skip
+def test_look_alike_failures_are_not_recoveries(entries: list[dict[str, Any]]) -> None:
+    assert find_moments(turns(entries)) == []
+
+
+def test_openclaw_session_file_lines_read_as_turns() -> None:
+    entries = [
+        {"type": "session", "version": 4, "id": "s-1", "timestamp": "2026-12-01T10:00:00Z"},
+        {"type": "message", "id": "a", "timestamp": "2026-12-01T10:00:01Z",
+         "message": {"role": "user", "content": [{"type": "text", "text": "Never push to main."}]}},
+        {"type": "message", "id": "b", "message": {"role": "assistant", "content": [
+            {"type": "toolCall", "id": "c1", "name": "exec",
+             "arguments": {"command": "git push"}}]}},
+        {"type": "message", "id": "c", "message": {"role": "toolResult", "toolCallId": "c1",
+         "toolName": "exec", "isError": True, "content": [{"type": "text", "text": "denied"}]}},
+        {"type": "message", "id": "d", "message": {"role": "bashExecution",
+         "command": "git push origin fix", "output": "ok", "exitCode": 0}},
+    ]  # fmt: skip
+    read = turns(entries)
+    assert [(t.number, t.role) for t in read] == [
+        (2, "user"), (3, "call"), (4, "result"), (5, "call"), (5, "result")
+    ]  # fmt: skip
+    assert read[2].failed and read[0].time == "2026-12-01T10:00:01Z"
+    assert [m.kind for m in find_moments(read)] == [PREFERENCE]
+
+
+# ---------------------------------------------------------------- the command
+
+
+def queue_with(store: Path, **fields: Any) -> None:
+    marker = {"sessionKey": "s-1", "timestamp": "2026-12-01T11:00:00.000Z", "reason": "end"}
+    path = store / ".chitin" / "reflections.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps([{**marker, **fields}]))
+
+
+@pytest.fixture
+def seeded(run: Run) -> None:
+    run("init", "--seed")
+
+
+@pytest.mark.usefixtures("seeded")
+def test_reflect_quotes_the_moments_with_pointers_and_masks_credentials(
+    run: Run, run_json: RunJson, store: Path, tmp_path: Path
+) -> None:
+    transcript = write_jsonl(tmp_path / "s-1.jsonl", SESSION)
+    queue_with(store, transcript=str(transcript))
+    shown = run("reflect")
+    assert TOKEN not in shown.stdout and "[redacted GitHub token]" in shown.stdout
+    assert "• recovery, message 3" in shown.stdout
+    assert "• correction, message 7, 2026-12-01T10:00:07.000Z: “No, don't use requests" in (
+        shown.stdout
+    )
+    assert "then (message 8): “Switching to httpx.”" in shown.stdout
+    assert "• preference, message 10" in shown.stdout and "no problem" not in shown.stdout
+    assert "chitin reflect --done s-1" in shown.stdout and shown.stderr == ""
+    [digest] = run_json("reflect")["digests"]
+    assert [(m["kind"], m["message"]) for m in digest["moments"]] == [
+        (RECOVERY, 3), (CORRECTION, 7), (PREFERENCE, 10)
+    ]  # fmt: skip
+    assert digest["messages"] == len(SESSION) and digest["warning"] is None
+    assert "--provenance correction" in digest["commands"][1]
+    assert transcript.read_text() == "".join(json.dumps(e) + "\n" for e in SESSION)
+
+
+@pytest.mark.usefixtures("seeded")
+def test_the_injected_insights_touched_get_a_reinforce_command(
+    run_json: RunJson, store: Path, tmp_path: Path
+) -> None:
+    insights = {i["claim"]: i["id"] for i in run_json("list")}
+    [touched] = [i for c, i in insights.items() if c.startswith("Reproduce a bug")]
+    [untouched] = [i for c, i in insights.items() if c.startswith("Keep commits small")]
+    entries = [user("The export crashes on empty rows.", 1),
+               agent("First I'll reproduce the bug with a minimal failing case."),
+               agent("Done: a minimal case reproduces the crash.")]  # fmt: skip
+    transcript = write_jsonl(tmp_path / "t.jsonl", entries)
+    queue_with(store, transcript=str(transcript), injected=[touched, untouched, "gone-id"])
+    [digest] = run_json("reflect")["digests"]
+    by_id = {i["id"]: i for i in digest["insights"]}
+    assert by_id[touched]["touched"] and by_id[touched]["messages"] == [2, 3]
+    assert not by_id[untouched]["touched"] and by_id["gone-id"]["claim"] is None
+    assert f"chitin reinforce {touched} --source 'session s-1, message 2'" in digest["commands"]
+    assert not any(untouched in c for c in digest["commands"])
+
+
+@pytest.mark.usefixtures("seeded")
+def test_each_digest_keeps_within_its_size(run: Run, store: Path, tmp_path: Path) -> None:
+    entries = []
+    for n in range(300):
+        entries += [user(f"No, use version {n} instead of the one before, " + "x" * 200, n),
+                    agent("Fixed " * 40)]  # fmt: skip
+    queue_with(store, transcript=str(write_jsonl(tmp_path / "big.jsonl", entries)))
+    for limit in (800, 4000):
+        shown = run("reflect", "--max-characters", str(limit)).stdout
+        block = shown[shown.index("── ") : shown.index("When every session")]
+        assert len(block) <= limit and "more moment(s) left out" in block
+    assert "--max-characters" in run("reflect", "--max-characters", "10", expect=2).stderr
+
+
+@pytest.mark.usefixtures("seeded")
+def test_done_removes_one_sessions_markers(run: Run, run_json: RunJson) -> None:
+    run("reflect", "--queue", "--session-key", "chat", "--session-id", "s-1", "--reason", "new")
+    run("reflect", "--queue", "--session-key", "other", "--reason", "end")
+    said = run("reflect", "--done", "s-1").stdout
+    assert said == "✓ Reflected on s-1: 1 marker(s) removed\n"
+    assert [m["sessionKey"] for m in run_json("reflect")["pending"]] == ["other"]
+    unknown = run("reflect", "--done", "s-1", expect=1)
+    assert "no pending reflection on session 's-1'" in unknown.stderr
+    assert "cannot be combined" in run("reflect", "--done", "x", "--clear", expect=2).stderr
+
+
+# ---------------------------------------------------------------- robust
+
+
+def one_warning(run: Run, run_json: RunJson) -> tuple[str, dict[str, Any]]:
+    shown = run("reflect")
+    warnings = [line for line in shown.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1, shown.stderr
+    [digest] = run_json("reflect")["digests"]
+    return warnings[0], digest
+
+
+@pytest.mark.usefixtures("seeded")
+def test_a_missing_transcript_gives_one_warning_and_an_empty_digest(
+    run: Run, run_json: RunJson, store: Path, tmp_path: Path
+) -> None:
+    queue_with(store, transcript=str(tmp_path / "gone.jsonl"))
+    warning, digest = one_warning(run, run_json)
+    assert "gone.jsonl is gone" in warning and digest["moments"] == []
+
+
+@pytest.mark.usefixtures("seeded")
+def test_an_unreadable_transcript_gives_one_warning(
+    run: Run, run_json: RunJson, store: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "a-folder.jsonl"
+    folder.mkdir()
+    queue_with(store, transcript=str(folder))
+    warning, digest = one_warning(run, run_json)
+    assert "a-folder.jsonl is not a regular file" in warning and digest["messages"] == 0
+    fifo = tmp_path / "a-pipe.jsonl"
+    os.mkfifo(fifo)  # opening it would wait for a writer forever
+    queue_with(store, transcript=str(fifo))
+    warning, _ = one_warning(run, run_json)
+    assert "a-pipe.jsonl is not a regular file" in warning
+
+
+@pytest.mark.usefixtures("seeded")
+def test_a_truncated_and_malformed_transcript_gives_what_could_be_read(
+    run: Run, run_json: RunJson, store: Path, tmp_path: Path
+) -> None:
+    text = "".join(json.dumps(e) + "\n" for e in SESSION)
+    garbage = b"not json\n\xff\xfe\x00\n" + b"[" * 100_000 + b"\n" + b'{"type": "user", "mess'
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"{}\n[1, 2]\n" + text.encode() + garbage)
+    queue_with(store, transcript=str(path))
+    warning, digest = one_warning(run, run_json)
+    assert "line(s) not JSON skipped" in warning
+    assert [m["kind"] for m in digest["moments"]] == [RECOVERY, CORRECTION, PREFERENCE]
+
+
+@pytest.mark.usefixtures("seeded")
+def test_an_enormous_transcript_is_read_at_both_ends_only(
+    run: Run, run_json: RunJson, store: Path, tmp_path: Path
+) -> None:
+    """A 1 GB file (sparse: no disk is used) of one endless line, with a session at each
+    end: both ends' moments, one warning naming what was skipped."""
+    head = "".join(json.dumps(e) + "\n" for e in SESSION[:8]).encode()
+    tail = b"\n" + json.dumps(user("Never force-push to main.", 50)).encode() + b"\n"
+    path = tmp_path / "huge.jsonl"
+    with path.open("wb") as handle:
+        handle.write(head)
+        handle.truncate((1 << 30) - len(tail))
+        handle.seek(0, 2)
+        handle.write(tail)
+    queue_with(store, transcript=str(path))
+    warning, digest = one_warning(run, run_json)
+    assert "only the first and last 16 MB of 1.0 GB read" in warning
+    assert [m["kind"] for m in digest["moments"]] == [RECOVERY, CORRECTION, PREFERENCE]
+
+
+def test_a_line_over_the_limit_is_skipped_unread(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    long_line = json.dumps(user("No, " + "y" * (2 << 20)))
+    path.write_text(long_line + "\n" + json.dumps(user("Never mind; I prefer tabs.")) + "\n")
+    read = read_transcript(path)
+    assert [t.number for t in read.turns] == [1]
+    assert read.warning is not None and "1 line(s) over 1 MB skipped" in read.warning
+
+
+def openclaw_database(path: Path, session_id: str, entries: list[dict[str, Any]]) -> None:
+    """The table as OpenClaw 2026.9.6 creates it (its agent schema), the columns chitin
+    reads; a compressed row has event_json NULL."""
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, "
+            "event_json TEXT, created_at INTEGER NOT NULL, event_zstd BLOB, "
+            "event_utf8_bytes INTEGER, navigation_json TEXT, PRIMARY KEY (session_id, seq))"
+        )
+        rows = [(session_id, n, json.dumps(e), 0) for n, e in enumerate(entries)]
+        rows.append(("another", 0, json.dumps(entries[1]), 0))
+        db.executemany("INSERT INTO transcript_events VALUES (?, ?, ?, ?, NULL, NULL, NULL)", rows)
+        db.execute("INSERT INTO transcript_events VALUES (?, 99, NULL, 0, x'28', 5, '{}')",
+                   (session_id,))  # fmt: skip
+    db.close()
+
+
+@pytest.mark.usefixtures("seeded")
+def test_an_openclaw_sessions_events_are_read_from_its_agent_database(
+    run: Run, run_json: RunJson, store: Path, tmp_path: Path
+) -> None:
+    said = {"role": "user", "content": [{"type": "text", "text": "No, use the EU bucket instead."}]}
+    entries = [
+        {"type": "session", "version": 4, "id": "s-9", "timestamp": "2026-12-01T10:00:00Z"},
+        {"type": "message", "id": "m1", "timestamp": "2026-12-01T10:00:05Z", "message": said},
+    ]
+    database = tmp_path / "openclaw-agent.sqlite"
+    openclaw_database(database, "s-9", entries)
+    before = database.read_bytes()
+    queue_with(store, sessionId="s-9", agentDatabase=str(database))
+    warning, digest = one_warning(run, run_json)
+    assert "1 compressed event(s) skipped" in warning
+    assert [(m["kind"], m["message"], m["time"]) for m in digest["moments"]] == [
+        (CORRECTION, 1, "2026-12-01T10:00:05Z")
+    ]
+    assert database.read_bytes() == before
+
+
+@pytest.mark.usefixtures("seeded")
+def test_a_marker_without_a_place_has_no_digest(run: Run, run_json: RunJson) -> None:
+    run("reflect", "--queue", "--session-key", "old", "--reason", "end")
+    assert run_json("reflect")["digests"] == [
+        {"session": "old", "sessionKey": "old", "source": None, "digest": None}
+    ]
+    assert "──" not in run("reflect").stdout
+
+
+@pytest.mark.usefixtures("seeded")
+def test_the_mcp_prompt_carries_the_digest(store: Path, tmp_path: Path) -> None:
+    from chitin import Chitin
+    from chitin.server.prompts import pending_lines
+
+    queue_with(store, transcript=str(write_jsonl(tmp_path / "s.jsonl", SESSION)))
+    with Chitin(store=store) as chitin:
+        text = pending_lines(chitin)
+    assert "• correction, message 7" in text and TOKEN not in text
