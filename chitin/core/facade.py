@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     from chitin.core.personality import Personality
     from chitin.core.sync import Synced
     from chitin.index.cache import Progress
-    from chitin.model.insight import Insight
     from chitin.model.interchange import Exported
     from chitin.model.reflection import Marker, Where
     from chitin.retrieval.quality import QualityReport, QualityScore
