@@ -183,7 +183,7 @@ def test_the_search_columns_and_weights_come_from_the_table() -> None:
 
 @pytest.mark.parametrize("row", [f for f in FIELDS if f.fix is not None], ids=lambda f: f.name)
 def test_check_says_how_to_fix_each_field_as_the_table_does(row: Field) -> None:
-    assert lint._fix(ValidationError(row.name, "wrong")) == row.fix
+    assert lint.fix_for(ValidationError(row.name, "wrong")) == row.fix
 
 
 # ---------------------------------------------------------------- every field, end to end

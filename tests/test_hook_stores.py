@@ -37,8 +37,8 @@ def personality(tmp_path: Path) -> Path:
     """A store with one insight of its own, not the default store."""
     store = tmp_path / "personality"
     chitin("--store", str(store), "init")
-    claim = "Answer the billing team in their own channel"
-    chitin("--store", str(store), "contribute", "--type", "relational", "--claim", claim,
+    claim = "Answer the billing team in their own channel"  # a principle fills any start
+    chitin("--store", str(store), "contribute", "--type", "principle", "--claim", claim,
            "--confidence", "0.9")  # fmt: skip
     return store
 

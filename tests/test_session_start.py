@@ -117,7 +117,7 @@ def test_explain_shows_decay_as_the_half_life_says(run: Run, tmp_path: Path) -> 
          "updatedAt": stamp(days)}
         for name, days, how in (
             ("directive", 0, "before optimizing it"),
-            ("social", 60, "under production load, with real data"),
+            ("social", 60, "in a staging copy, never against the live database"),
         )
     ]  # fmt: skip
     source = tmp_path / "two.json"

@@ -33,17 +33,16 @@ def test_a_broken_file_is_named_with_its_reason_and_fix(
         result = run(command[0], broken, *command[1:], expect=1)
         line = result.stderr.splitlines()[-1]
         assert line.startswith(
-            f"Error: the insight file for {broken}, insights/skill/{broken}.md, is there but "
-            "cannot be read: frontmatter YAML does not parse (line 5)"
+            f"Error: insights/skill/{broken}.md exists but cannot be read: "
+            "frontmatter YAML does not parse (line 5)"
         )
-        assert line.endswith("; fix it (`chitin check` shows every problem with its fix), "
-                             "or move it away")  # fmt: skip
+        assert line.endswith("; fix: correct the YAML between the two '---' lines")
         assert "not found" not in result.stderr
 
 
 def test_a_prefix_of_a_broken_file_is_named_too(run: Run, broken: str) -> None:
     result = run("get", broken[:8], expect=1)
-    named = f"the insight file for {broken[:8]}, insights/skill/{broken}.md, is there"
+    named = f"Error: insights/skill/{broken}.md exists but cannot be read"
     assert named in result.stderr
 
 

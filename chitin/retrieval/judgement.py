@@ -44,6 +44,7 @@ WEAK_TOPIC_COSINE = 0.5
 TOPIC_OVERLAP = 0.5
 WORDS_DUPLICATE = 0.7
 STANCE_ONLY = 2  # topic words at most, beside its pole, of a claim that is a stance
+STANCE_COSINE = 0.4
 # Conflicts read from "X over Y" need the rest of the topic to match too.
 _PUNCTUATION = re.compile(r"[^\w\s]")
 
@@ -100,7 +101,7 @@ def judge(a: Side, b: Side, cosine: float | None) -> Verdict:
     similarity = overlap if cosine is None else round(cosine, 4)
     reason, cues = _opposition(a, b, mine, theirs)
     if reason:
-        same = _stance_only(mine, theirs) or _same_topic(overlap, cosine, cues)
+        same = _stance_only(mine, theirs, cosine) or _same_topic(overlap, cosine, cues)
         kind = CONFLICT if same else NONE
         return Verdict(kind, similarity, reason, False, basis)
     if _duplicate(overlap, cosine):
@@ -110,13 +111,17 @@ def judge(a: Side, b: Side, cosine: float | None) -> Verdict:
     return Verdict(NONE, similarity, "", False, basis)
 
 
-def _stance_only(mine: Stance, theirs: Stance) -> bool:
-    """Whether one of two claims with opposing poles is its stance and little else ("Be
-    verbose and explain every step": two topic words beside "verbose"): its pole is
-    then what it is about, and the other's opposite pole speaks of the same thing. The
-    issue-24 pair "Be verbose and explain every step" and the starter "Speak plainly and
-    briefly, …" are 0.54 apart in meaning, under any cosine bar that keeps
-    look-alikes apart."""
+def _stance_only(mine: Stance, theirs: Stance, cosine: float | None) -> bool:
+    """Whether one of two claims with opposing poles, neither negated, is its stance
+    and little else ("Be verbose and explain every step": two topic words beside
+    "verbose"), and the two are near in meaning (STANCE_COSINE): its pole is then what
+    it is about, and the other's opposite pole speaks of the same thing. The issue-24
+    pair "Be verbose and explain every step" and the starter "Speak plainly and
+    briefly, …" are 0.54 apart (0.46 with the starter's context), under any cosine bar
+    that keeps look-alikes apart; "Be concise in chat" and "Be thorough in design
+    documents", about two different things, are 0.21 apart."""
+    if cosine is None or cosine < STANCE_COSINE or mine.negated or theirs.negated:
+        return False
     shorter = min(len(mine.topic), len(theirs.topic))
     return shorter <= STANCE_ONLY and bool(opposed_poles(mine.poles, theirs.poles))
 
