@@ -36,7 +36,7 @@ def test_version_from_the_console_script_and_python_m() -> None:
 def test_the_readme_quick_start_works(store: Path) -> None:
     chitin(store, "init", "--seed")
     found = chitin(store, "retrieve", "--query", "fix the failing test before the release").stdout
-    assert found.startswith("### ") and "- Write a test that fails" in found
+    assert found.startswith("### ") and "] Write a test that fails" in found
 
 
 def test_the_readme_usage_examples_run(store: Path, tmp_path: Path) -> None:
