@@ -49,14 +49,20 @@ def test_close_waits_for_an_embedding_on_another_thread() -> None:
     inside = threading.Event()
     original = provider._batch
 
+    embedded: list[int] = []
+
     def batch(chunk: list[str]) -> object:
         inside.set()
-        return original(chunk)
+        found = original(chunk)
+        embedded.append(len(chunk))
+        return found
 
     provider._batch = batch  # type: ignore[method-assign]
     worker = threading.Thread(target=lambda: done.append(len(provider.embed(texts))))
     worker.start()
     inside.wait()
     provider.close()  # returns once the embedding on the other thread has ended
+    assert sum(embedded) == 48  # every batch ran to its end before close returned
+    worker.join(timeout=60)
     assert done == [48]
     worker.join()

@@ -92,10 +92,16 @@ def play(claude: Path, model: Model, home: Path, work: Path, store: Path) -> str
     return session
 
 
+REPRODUCE = "Reproduce a bug with a minimal failing case before fixing it"
+
+
 def test_a_claude_code_session_is_digested_from_its_own_transcript(
     claude: Path, model: Model, run: Run, run_json: RunJson, store: Path, tmp_path: Path
 ) -> None:
     run("init", "--seed")
+    # A principle, so that a coding session's start is given it (a skill fills no
+    # session start the query does not match, issue 24), and the session touches it.
+    run("contribute", "--type", "principle", "--claim", REPRODUCE, "--confidence", "0.9")
     home, work = tmp_path / "claude-home", tmp_path / "work"
     (work / "tests").mkdir(parents=True)
     (work / "tests" / "test_app.py").write_text("def test_app():\n    assert True\n")
@@ -120,5 +126,6 @@ def test_a_claude_code_session_is_digested_from_its_own_transcript(
         ("preference", "From now on, always reproduce "),
     ]
     touched = [i for i in digest["insights"] if i["touched"]]
-    assert [i["claim"][:30] for i in touched] == ["Reproduce a bug with a minimal"]
+    claims = [i["claim"] for i in touched]
+    assert REPRODUCE in claims and all(c.startswith("Reproduce a bug") for c in claims)
     assert f"chitin reinforce {touched[0]['id']} --source" in " ".join(digest["commands"])
