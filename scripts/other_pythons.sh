@@ -60,7 +60,8 @@ run_subset() {
     fi
     echo "Python $version ($python): installing chitin and running ${#SUBSET[@]} test files"
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check '.[test]'
-    "$venv/bin/python" -m pytest -q -p no:cacheprovider "${SUBSET[@]}"
+    # as in an activated venv: its chitin is the one on PATH
+    PATH="$venv/bin:$PATH" "$venv/bin/python" -m pytest -q -p no:cacheprovider "${SUBSET[@]}"
 }
 
 main() {

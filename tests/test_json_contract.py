@@ -29,6 +29,7 @@ import re
 import secrets
 import socket
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,10 @@ def _freeze(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setenv(f"GIT_{role}_NAME", "Golden")
         monkeypatch.setenv(f"GIT_{role}_EMAIL", "golden@chitin.invalid")
     monkeypatch.setenv("CHITIN_AGENT", "golden-agent")
+    # The chitin these tests run is on the PATH, as in an activated venv, so that the
+    # closing instructions of PERSONALITY.md name `chitin` whatever venv runs them.
+    beside = str(Path(sys.executable).parent)
+    monkeypatch.setenv("PATH", beside + os.pathsep + os.environ.get("PATH", ""))
 
 
 class Outputs:
