@@ -76,6 +76,15 @@ class Queries:
             short[insight_id] = insight_id[:length]
         return short
 
+    def text_hash_of(self, insight_id: str) -> str | None:
+        """The hash of the text an insight's vector must have embedded (as stored, so
+        that a session start need not import hashlib to work it out)."""
+        row = self.db.execute(
+            "SELECT text_hash FROM entries INDEXED BY entries_id WHERE id = ? LIMIT 1",
+            (insight_id,),
+        ).fetchone()
+        return str(row[0]) if row and row[0] else None
+
     def id_exists(self, insight_id: str) -> bool:
         row = self.db.execute("SELECT 1 FROM entries WHERE id = ? LIMIT 1", (insight_id,))
         return row.fetchone() is not None

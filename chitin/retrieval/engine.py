@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from chitin.index import fulltext
 from chitin.index.cache import Cache, Filters, TextMatch
-from chitin.model.insight import TYPES, Insight, embedding_text, text_hash
+from chitin.model.insight import TYPES, Insight
 from chitin.retrieval.context import detect_category
 from chitin.retrieval.retrieve import Ranked, rank
 from chitin.retrieval.scoring import Settings, shaped_boost
@@ -71,14 +71,14 @@ def retrieve(
         now=now,
         settings=settings,
         max_results=max_results,
-        cosine=_cosines(semantic),
+        cosine=_cosines(cache, semantic),
         allowed=filters.types or TYPES,
     )
     short = cache.short_ids((r.insight.id for r in ranked), SHORT_ID)
     return Retrieval(category, ranked, degraded, unembedded, short_ids=short)
 
 
-def _cosines(semantic: Semantic | None) -> Cosine:
+def _cosines(cache: Cache, semantic: Semantic | None) -> Cosine:
     """How close two insights are in meaning, by their stored vectors (None where
     either has no current one): what ``selection`` judges a repeated lesson by."""
     if semantic is None:
@@ -93,8 +93,8 @@ def _cosines(semantic: Semantic | None) -> Cosine:
 
     def vector(insight: Insight) -> array.array[float] | None:
         if insight.id not in vectors:
-            digest = text_hash(embedding_text(insight))
-            found = semantic.vectors.whole_vector(insight.id, digest)
+            digest = cache.text_hash_of(insight.id)
+            found = semantic.vectors.whole_vector(insight.id, digest) if digest else None
             # A row that is not a unit vector is damage (the search sets the sidecar
             # aside for it): it compares with nothing.
             unit = found is not None and abs(sum(x * x for x in found) - 1.0) < 1e-3
