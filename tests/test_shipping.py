@@ -315,20 +315,59 @@ def test_workflows_pin_actions_and_keep_expressions_out_of_scripts(name: str) ->
             assert "${{" not in item.get("run", ""), item.get("name")
 
 
-def linted(tool: str, *args: str) -> subprocess.CompletedProcess[str]:
-    """``tool`` on this checkout; skipped, saying so, where it is not installed."""
-    program = shutil.which(tool)
+def lint_path() -> str:
+    """PATH with this Python's scripts folder first: the test extra's linters live there
+    even when pytest runs from a venv that is not activated, and actionlint finds
+    shellcheck on PATH."""
+    return f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+
+
+def linted(tool: str, *args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    """``tool`` (from the test extra) on ``cwd``. Where it cannot be had, a developer's
+    run skips, saying why; CI's fails, as CI must lint."""
+    program = shutil.which(tool, path=lint_path())
     if program is None:
-        reason = f"{tool} is not installed here; CI's lint of the workflows needs it"
+        reason = f"{tool} is not installed here (pip install -e '.[test]' brings it)"
+        if OUTER_ENV.get("CI"):
+            pytest.fail(reason)
         print(reason)
         pytest.skip(reason)
-    return subprocess.run([program, *args], cwd=ROOT, capture_output=True, text=True)
+    env = {**os.environ, "PATH": lint_path()}
+    return subprocess.run([program, *args], cwd=cwd, capture_output=True, text=True, env=env)
 
 
 def test_the_workflows_pass_actionlint() -> None:
     linted("shellcheck", "--version")  # actionlint checks run: scripts with it
     done = linted("actionlint")
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+BAD_WORKFLOW = """\
+name: bad
+on: issues
+jobs:
+  greet:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/upload-artifact@v4
+        with: {name: x, path: x}
+      - run: echo "${{ github.event.issue.title }}"
+      - run: echo $GREETING
+"""
+
+
+def test_actionlint_here_reports_what_it_should(tmp_path: Path) -> None:
+    """The linter the tests run is a live one: it runs shellcheck on the scripts, and
+    knows script injection and actions whose runtime is retired."""
+    folder = tmp_path / ".github" / "workflows"
+    folder.mkdir(parents=True)
+    (folder / "bad.yml").write_text(BAD_WORKFLOW)
+    linted("shellcheck", "--version")
+    done = linted("actionlint", "-no-color", str(folder / "bad.yml"), cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "SC2086" in done.stdout  # shellcheck's unquoted $GREETING
+    assert '"github.event.issue.title" is potentially untrusted' in done.stdout
+    assert 'action "actions/upload-artifact@v4"' in done.stdout
 
 
 def test_the_ci_scripts_pass_shellcheck() -> None:

@@ -1,9 +1,10 @@
 """The GitHub Actions workflows say what they promise, and their scripts run.
 
-actionlint is not available offline, so the essentials are checked here: the test
-matrix runs .ci/run, the lint job runs the linters, the reusable personality workflow
-takes its documented inputs, and its shell and JavaScript steps are run for real,
-against a store with a pull request's two branches and a mock of GitHub's API.
+actionlint (tests/test_shipping.py) checks that they are valid workflows; what they
+promise is checked here: the test matrix runs .ci/run, the lint job runs the linters,
+the reusable personality workflow takes its documented inputs, and its shell and
+JavaScript steps are run for real, against a store with a pull request's two branches
+and a mock of GitHub's API.
 """
 
 from __future__ import annotations
