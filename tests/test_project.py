@@ -9,6 +9,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -191,13 +192,45 @@ def test_the_console_script_loads_nothing_more_for_the_version() -> None:
     assert not loaded & {"pathlib", "chitin.location", "sqlite3", "subprocess", "yaml"}
 
 
+# Options every command takes, described once at the top of docs/commands.md.
+COMMON_OPTIONS = {"store", "debug", "help"}
+
+
+def command_reference(path: str) -> str:
+    """The section of docs/commands.md for ``chitin PATH``."""
+    text = (ROOT / "docs" / "commands.md").read_text(encoding="utf-8")
+    found = re.search(rf"^### chitin {re.escape(path)}\n(.*?)(?=^##|\Z)", text, re.S | re.M)
+    assert found, f"docs/commands.md has no section for chitin {path}"
+    return found.group(1)
+
+
+def documented_commands(name: str) -> list[tuple[str, click.Command]]:
+    """(path, command) of each section a top-level command needs: its own, unless it is
+    only a group, and one for each subcommand."""
+    command = cli.get_command(click.Context(cli), name)
+    assert command is not None
+    own = [(name.replace(":", " "), command)]
+    if not isinstance(command, click.Group):
+        return own
+    subcommands = [(f"{name} {sub}", cmd) for sub, cmd in command.commands.items()]
+    visible = [p for p in command.params if p.name not in COMMON_OPTIONS]
+    return (own if visible else []) + subcommands
+
+
 @pytest.mark.parametrize("command", list(COMMANDS))
-def test_every_command_has_help_and_is_in_the_readme(command: str) -> None:
+def test_every_command_has_help_and_every_flag_is_in_the_reference(command: str) -> None:
     result = CliRunner().invoke(cli, [command, "--help"])
     assert result.exit_code == 0 and "Usage: chitin" in result.stdout
     first = result.stdout.split("\n\n")[1].strip()
     assert len(first) > 20, f"{command} --help says too little"
-    assert re.search(rf"chitin (--store \S+ )?{command}\b", (ROOT / "README.md").read_text())
+    assert f"chitin {command}" in (ROOT / "docs" / "commands.md").read_text(encoding="utf-8")
+    for path, documented in documented_commands(command):
+        section = command_reference(path)
+        for param in documented.params:
+            if isinstance(param, click.Option) and param.name not in COMMON_OPTIONS:
+                for flag in [*param.opts, *param.secondary_opts]:
+                    if flag.startswith("--") and not param.hidden:
+                        assert f"`{flag}" in section or f"/ {flag}" in section, (path, flag)
 
 
 def test_readme_quick_start_and_ci_run_the_same_test_command() -> None:
