@@ -13,18 +13,18 @@ from pathlib import Path
 import pytest
 
 FIXED = datetime(2026, 3, 4, 5, 6, 7, tzinfo=UTC)
-README = Path(__file__).resolve().parent.parent / "README.md"
+EXAMPLE_PAGE = Path(__file__).resolve().parent.parent / "docs" / "python.md"
 
 
-def readme_example() -> str:
-    text = README.read_text(encoding="utf-8")
+def documented_example() -> str:
+    text = EXAMPLE_PAGE.read_text(encoding="utf-8")
     found = re.search(r"<!-- python-example -->\n```python\n(.*?)```", text, re.S)
-    assert found, "README's 'Use it from Python' example is missing"
+    assert found, "the example of docs/python.md (Use it from Python) is missing"
     return found.group(1)
 
 
-def test_the_readme_example_runs(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    exec(compile(readme_example(), "README.md", "exec"), {"store": store})
+def test_the_documented_example_runs(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    exec(compile(documented_example(), "docs/python.md", "exec"), {"store": store})
     assert capsys.readouterr().out.startswith("not found: ")
     assert (store / ".git").is_dir()
 

@@ -1,11 +1,13 @@
-"""The README's structure as GitHub renders it (issue 30).
+"""The README and the docs pages, as GitHub renders them (issue 30).
 
 A small reader of CommonMark's fences and ATX headings: a fence closes only on a line
 of the same character, at least as long, with nothing after it, so a ```` ```python ````
 line inside a ```` ```markdown ```` example does not close the example: it is text,
 and the next bare fence closes the example instead. That is how the "Use it from
 Python" section once disappeared into the example insight file, while the file's own
-``## Reasoning`` and ``## Context`` became headings of the README.
+``## Reasoning`` and ``## Context`` became headings of the README. Every page is read
+so, and every relative link between them must lead to a file, and to a heading where
+it names one.
 """
 
 from __future__ import annotations
@@ -68,9 +70,16 @@ def anchor(text: str) -> str:
     return kept.replace(" ", "-")
 
 
+PAGES = ["README.md", *sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").glob("*.md"))]
+
+
+def read(page: str) -> str:
+    return (ROOT / page).read_text(encoding="utf-8")
+
+
 @pytest.fixture
 def readme() -> str:
-    return (ROOT / "README.md").read_text(encoding="utf-8")
+    return read("README.md")
 
 
 def test_the_reader_finds_the_fence_that_swallowed_a_section() -> None:
@@ -88,31 +97,98 @@ def test_the_reader_finds_the_fence_that_swallowed_a_section() -> None:
     assert [h.text for h in found.headings] == ["t", "Reasoning"]
 
 
-def test_every_fence_closes_and_none_opens_inside_another(readme: str) -> None:
-    assert structure(readme).problems == []
+@pytest.mark.parametrize("page", PAGES)
+def test_every_fence_closes_and_none_opens_inside_another(page: str) -> None:
+    assert structure(read(page)).problems == []
 
 
-def test_the_outline_is_the_readme_s_own_sections(readme: str) -> None:
+@pytest.mark.parametrize("page", PAGES)
+def test_the_outline_is_the_page_s_own_sections(page: str) -> None:
     """GitHub's outline lists the headings outside code: one title, then sections
-    that go down one level at a time, with the sections the tests and links rely
-    on, and none of an example file's."""
-    headings = structure(readme).headings
+    that go down one level at a time, and none of an example insight file's."""
+    headings = structure(read(page)).headings
     assert [h.level for h in headings].count(1) == 1 and headings[0].level == 1
     for before, after in itertools.pairwise(headings):
         assert after.level <= before.level + 1, f"line {after.line}: {after.text!r} skips a level"
-    outline = {h.text: h.level for h in headings}
-    assert outline["Quick start"] == 2
-    assert outline["Use it from Python"] == 2  # tests/test_public_api.py runs its example
-    assert not INSIGHT_SECTIONS & set(outline)
-    # The example insight file still shows its body's sections, inside its fence.
-    example = readme.split("```markdown\n", 1)[1].split("\n```\n", 1)[0]
-    assert "\n## Reasoning\n" in example and "## Use it from Python" not in example
+    assert not INSIGHT_SECTIONS & {h.text for h in headings}
 
 
-def test_links_to_sections_lead_to_a_heading(readme: str) -> None:
-    anchors = {anchor(h.text) for h in structure(readme).headings}
-    linked = set(re.findall(r"\]\(#([^)]+)\)", readme))
-    assert linked <= anchors, f"no heading for {sorted(linked - anchors)}"
+def test_the_readme_outline_keeps_the_sections_the_tests_run(readme: str) -> None:
+    outline = {h.text: h.level for h in structure(readme).headings}
+    assert outline["Quick start"] == 2  # tests/test_shipping.py runs its commands
+    assert outline["Using it"] == 2  # tests/test_process.py runs its examples
+    assert outline["The session loop"] == 2
+
+
+def test_the_example_insight_file_keeps_its_sections_inside_its_fence() -> None:
+    page = read("docs/format.md")
+    example = page.split("```markdown\n", 1)[1].split("\n```\n", 1)[0]
+    assert "\n## Reasoning\n" in example and "\n## Context\n" in example
+    assert "Use it from Python" not in example
+
+
+def test_the_readme_links_every_docs_page(readme: str) -> None:
+    """The reference lives in docs/: each page is one link away from the README."""
+    linked = {target for target, _ in links(readme)}
+    for page in PAGES[1:]:
+        assert page in linked, f"the README does not link {page}"
+
+
+def links(text: str) -> list[tuple[str, str]]:
+    """(path, anchor) of each relative Markdown link outside code."""
+    prose = [line for line in text.splitlines() if line.strip()]
+    opened = False
+    kept = []
+    for line in prose:
+        if FENCE.match(line):
+            opened = not opened
+            continue
+        if not opened:
+            kept.append(re.sub(r"`[^`]*`", "", line))
+    found = re.findall(r"\]\(([^)\s]+)\)", " ".join(kept))
+    relative = [t for t in found if not re.match(r"[a-z][a-z0-9+.-]*:", t)]
+    return [(t.partition("#")[0], t.partition("#")[2]) for t in relative]
+
+
+def anchors(page: Path) -> set[str]:
+    """GitHub's anchors of a page's headings; a repeated one gets -1, -2, …"""
+    seen: dict[str, int] = {}
+    found = set()
+    for heading in structure(page.read_text(encoding="utf-8")).headings:
+        base = anchor(heading.text)
+        count = seen.get(base, 0)
+        seen[base] = count + 1
+        found.add(base if count == 0 else f"{base}-{count}")
+    return found
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_relative_link_leads_to_a_file_and_a_heading(page: str) -> None:
+    broken = []
+    for path, fragment in links(read(page)):
+        target = (ROOT / page).parent / path if path else ROOT / page
+        if not target.exists():
+            broken.append(f"{path}: no such file")
+        elif fragment and fragment not in anchors(target):
+            broken.append(f"{path}#{fragment}: no such heading")
+    assert not broken, f"{page}: {broken}"
+
+
+def test_the_link_reader_finds_what_is_broken(tmp_path: Path) -> None:
+    """The checker itself: a missing file, a missing heading, a same-page anchor, and
+    links in code that are not links."""
+    page = tmp_path / "page.md"
+    page.write_text(
+        "# Page\n\n## Two words\n\n[a](#two-words) [b](#nope) [c](other.md#x)"
+        " [d](https://example.org/x.md) `[e](gone.md)`\n\n```\n[f](gone.md)\n```\n"
+    )
+    (tmp_path / "other.md").write_text("# Other\n\n## X\n")
+    found = links(page.read_text())
+    assert found == [("", "two-words"), ("", "nope"), ("other.md", "x")]
+    assert anchors(page) == {"page", "two-words"} and anchors(tmp_path / "other.md") == {
+        "other",
+        "x",
+    }
 
 
 def test_the_readme_names_every_script_ci_runs(readme: str) -> None:
