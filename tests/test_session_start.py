@@ -254,7 +254,7 @@ def test_the_packaged_seed_vectors_are_the_models_own(run: Run, store: Path) -> 
         meaning = chitin._semantic(chitin_choice())
         fresh = meaning.vectors.fresh()
         insights = chitin.cache.by_ids(fresh)
-        from chitin.model.insight import embedding_texts
+        from chitin.model.search_text import embedding_texts
 
         parts = [
             (i, fresh[i], n, text)
@@ -392,7 +392,7 @@ def named_vectors_are_their_insights_own(store: Path) -> int:
     import numpy as np
 
     from chitin.core import Chitin
-    from chitin.model.insight import embedding_texts
+    from chitin.model.search_text import embedding_texts
 
     chitin = Chitin(store)
     try:

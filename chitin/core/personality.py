@@ -16,7 +16,7 @@ from pathlib import Path
 
 from chitin.core.retrieving import Query, Retrieving
 from chitin.errors import ValidationError
-from chitin.model.insight import well_formed
+from chitin.model.search_text import well_formed
 from chitin.render import budget as marshalling
 from chitin.render import personality as templates
 from chitin.retrieval.engine import Retrieval

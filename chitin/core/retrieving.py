@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from chitin.core.reading import Reading, filters_of
 from chitin.errors import ValidationError
 from chitin.lockfile import derived_folder
-from chitin.model.insight import format_timestamp, well_formed
+from chitin.model.insight import format_timestamp
+from chitin.model.search_text import well_formed
 
 if TYPE_CHECKING:
     from chitin.core.personality import Personality

@@ -37,7 +37,8 @@ from chitin.index.rows import (
 )
 from chitin.index.sources import ChangeSource, InsightFiles
 from chitin.index.sync import Progress, Reconciler
-from chitin.model.insight import Insight, embedding_text, text_hash
+from chitin.model.insight import Insight
+from chitin.model.search_text import embedding_text, text_hash
 from chitin.model.terms import stemmed_tokens
 
 __all__ = ["LIVE", "Cache", "Filters", "Problem", "Progress", "TextMatch"]

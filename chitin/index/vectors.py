@@ -2,7 +2,7 @@
 
 Each insight has a row for its whole text (part 0), and one more for each of a
 trigger's condition and the reasoning alone, when it has them (parts 1, 2, see
-``model.insight.embedding_texts``): an insight's cosine to a query is its best part's.
+``model.search_text.embedding_texts``): an insight's cosine to a query is its best part's.
 
 - ``matrix.f32`` holds the rows, raw and row-major. It is memory-mapped, so a search
   over 100,000 rows reads no more than the dot products need.
