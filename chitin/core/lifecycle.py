@@ -65,7 +65,7 @@ class Lifecycle(Reading):
         from chitin.resources import data_path
         from chitin.store import files
         from chitin.store.history import seed_words, worded
-        from chitin.store.repository import load_file
+        from chitin.store.loading import load_file
 
         source = data_path("insights")
         with self.writing() as cache:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 from chitin.errors import ChitinError
-from chitin.store.repository import CONFIG_FILE
+from chitin.store.config import CONFIG_FILE
 
 PREFIX = f"{CONFIG_FILE}: "
 EMBEDDING_KEYS = ("provider", "model", "background")
