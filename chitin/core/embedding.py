@@ -90,7 +90,7 @@ class Embedding(Session):
         """(live insights, those with a current vector, the sidecar's identity)."""
         if self.missing:
             return 0, 0, None
-        from chitin.index.vectors import stored_identity
+        from chitin.index.vector_files import stored_identity
 
         current = self.cache.text_hashes()
         held, name = stored_identity(self.root / ".chitin")
