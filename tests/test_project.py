@@ -389,3 +389,22 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert cycles(graph) == [["a", "b", "c"]]
     assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def where_index_paths() -> list[str]:
+    """The paths docs/architecture.md's "Where does X live" names, in backticks."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    section = text.split("## Where does X live", 1)[1].split("\n## ", 1)[0]
+    return [
+        token
+        for token in re.findall(r"`([^`\s]+)`", section)
+        if "/" in token or re.search(r"\.(py|json|md)$", token)
+    ]
+
+
+def test_every_path_the_where_index_names_exists() -> None:
+    paths = where_index_paths()
+    assert len(paths) > 40, paths  # the section is there, and its paths are read
+    top = ("tests/", "bench/", "docs/")
+    missing = [p for p in paths if not (ROOT / p if p.startswith(top) else PACKAGE / p).exists()]
+    assert missing == []
