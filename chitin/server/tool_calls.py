@@ -8,28 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 from chitin.errors import ValidationError
 from chitin.model.bounds import MAX_BUDGET, MAX_COUNT, MAX_DAYS
+from chitin.model.fields import EDITABLE
 from chitin.render import shapes
 
 if TYPE_CHECKING:
     from chitin import Chitin
 
 Work = Callable[["Chitin"], Any]
-
-
-# The arguments of contribute and update that are the insight's fields, by name.
-INSIGHT_FIELDS = (
-    "type",
-    "claim",
-    "confidence",
-    "reasoning",
-    "context",
-    "limitations",
-    "tags",
-    "source",
-    "provenance",
-    "condition",
-    "avoid",
-)
 
 
 def _given(arguments: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
@@ -96,7 +81,7 @@ def contribute(
     force: bool,
     allow_secret: bool,
 ) -> Work:
-    fields = _given(locals(), INSIGHT_FIELDS)
+    fields = _given(locals(), EDITABLE)
 
     def work(chitin: Chitin) -> dict[str, Any]:
         made = chitin.contribute(fields, check=not force, allow_secret=allow_secret)
@@ -185,7 +170,7 @@ def update(
     avoid: bool | None,
     allow_secret: bool,
 ) -> Work:
-    changes = _given(locals(), INSIGHT_FIELDS)
+    changes = _given(locals(), EDITABLE)
     if tags == []:
         changes["tags"] = ""  # what clears them, as the CLI's --tags ''
 
