@@ -545,7 +545,7 @@ def ensure_vectors(root: Path) -> None:
     from chitin.core import Chitin
     from chitin.index.cache import Filters
     from chitin.model.search_text import embedding_texts
-    from chitin.retrieval import semantic
+    from chitin.search import semantic
 
     chitin = Chitin(root)
     try:

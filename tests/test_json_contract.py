@@ -399,7 +399,7 @@ def test_no_json_shape_is_built_below_the_cli_but_in_render_shapes() -> None:
     import ast
 
     found = []
-    for folder in ("core", "format", "retrieval", "render", "index", "store"):
+    for folder in ("core", "format", "search", "retrieval", "render", "index", "store"):
         for path, tree in _modules(folder):
             if path.name == "shapes.py":
                 continue

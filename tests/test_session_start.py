@@ -241,7 +241,7 @@ def test_the_packaged_seed_vectors_are_the_models_own(run: Run, store: Path) -> 
     import numpy as np
 
     from chitin.core.background import packaged_vectors
-    from chitin.retrieval.semantic import NO_PROVIDER
+    from chitin.search.semantic import NO_PROVIDER
 
     assert NO_PROVIDER != "local"
     run("init", "--seed")
@@ -271,7 +271,7 @@ def test_the_packaged_seed_vectors_are_the_models_own(run: Run, store: Path) -> 
 
 
 def chitin_choice() -> Any:
-    from chitin.retrieval.semantic import Choice
+    from chitin.search.semantic import Choice
 
     return Choice("local", None)
 

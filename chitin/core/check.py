@@ -271,8 +271,8 @@ def related_findings(valid: Sequence[Checked], focus: Collection[str] | None) ->
     cluster of duplicates, on its strongest file, and one per conflicting pair of
     clusters. With ``focus``, only those touching a file of the focus, on that file."""
     from chitin.retrieval.clusters import group
-    from chitin.retrieval.door import strength
     from chitin.retrieval.judgement import side_of
+    from chitin.search.door import strength
 
     items = [i for i in valid if i.insight is not None and not i.insight.archived]
     insights = [item.insight for item in items if item.insight is not None]

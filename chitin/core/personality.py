@@ -19,7 +19,7 @@ from chitin.errors import ValidationError
 from chitin.model.search_text import well_formed
 from chitin.render import budget as marshalling
 from chitin.render import personality as templates
-from chitin.retrieval.engine import Retrieval
+from chitin.search.engine import Retrieval
 
 
 @dataclass

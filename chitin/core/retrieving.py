@@ -16,8 +16,8 @@ from chitin.model.search_text import well_formed
 
 if TYPE_CHECKING:
     from chitin.core.personality import Personality
-    from chitin.retrieval.engine import Retrieval
     from chitin.retrieval.scoring import Settings
+    from chitin.search.engine import Retrieval
 
 
 class Query(NamedTuple):
@@ -92,9 +92,9 @@ class Retrieving(Reading):
         """``retrieve`` as of ``now``; decay is measured at ``decay_at`` (render: the
         commit's time), else at ``now``."""
         from chitin.providers import ProviderError
-        from chitin.retrieval import engine, semantic
         from chitin.retrieval.context import detect_category
-        from chitin.retrieval.engine import Retrieval
+        from chitin.search import engine, semantic
+        from chitin.search.engine import Retrieval
 
         text = well_formed(query.text)
         filters = filters_of(query.types, query.tags, query.min_confidence)

@@ -13,8 +13,8 @@ if TYPE_CHECKING:
     from chitin.model.reflection import Marker
     from chitin.render.budget import Packed
     from chitin.retrieval.conflicts import Candidate, Match
-    from chitin.retrieval.engine import Retrieval
     from chitin.retrieval.retrieve import Ranked
+    from chitin.search.engine import Retrieval
 
 
 # ---------------------------------------------------------------- insights

@@ -16,7 +16,7 @@ from chitin.retrieval.context import detect_category
 from chitin.retrieval.retrieve import Ranked, rank
 from chitin.retrieval.scoring import Settings, shaped_boost
 from chitin.retrieval.selection import Cosine
-from chitin.retrieval.semantic import Semantic, nearest
+from chitin.search.semantic import Semantic, nearest
 
 # How many full-text matches are scored: far more than are shown, so that the
 # damped factors can re-rank among them, and few enough to stay fast at 100,000.
