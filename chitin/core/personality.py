@@ -16,6 +16,7 @@ from pathlib import Path
 
 from chitin.core.retrieving import Query, Retrieving
 from chitin.errors import ValidationError
+from chitin.model.packing import Packed
 from chitin.model.search_text import well_formed
 from chitin.render import budget as marshalling
 from chitin.render import personality as templates
@@ -66,7 +67,7 @@ def render_personality(
     path, template_text = template_of(chitin.root, template)
     command_line = shell_command(chitin.command, chitin.env.get("PATH"))
 
-    def filled(budget: int, packed: marshalling.Packed | None) -> str:
+    def filled(budget: int, packed: Packed | None) -> str:
         values = {
             "header": templates.header(commit, query.text, budget),
             "insights": marshalling.marshal(packed) if packed else "",

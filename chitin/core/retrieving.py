@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 
 class Query(NamedTuple):
     """What a retrieval or a render is asked: the situation in words, the filters,
-    and how much may come back (``budget``: tokens, about 4 characters each)."""
+    and how much may come back (``budget``: tokens, about 4 characters each, counted
+    on the lines in their ``full`` form, with context, reasoning and limitations, or
+    in their compact one)."""
 
     text: str = ""
     max_results: int = 15
@@ -30,6 +32,7 @@ class Query(NamedTuple):
     tags: tuple[str, ...] = ()
     min_confidence: float | None = None
     budget: int = 2000
+    full: bool = False
 
 
 def as_query(query: Query | str) -> Query:
@@ -77,9 +80,17 @@ class Retrieving(Reading):
             return self.settings({})
 
     def retrieve(self, query: Query | str, *, record: bool = True) -> Retrieval:
-        """The insights that matter for ``query``, best first. Never commits; with
-        ``record``, the retrieval time (``now()``) of each result is noted in .chitin/."""
-        return self.retrieve_at(as_query(query), self.now(), record=record)
+        """The insights that matter for ``query``, best first, and (``packed``) those of
+        them that fit its budget. Never commits; with ``record``, the retrieval time
+        (``now()``) of each result is noted in .chitin/."""
+        from chitin.render import budget
+
+        asked = as_query(query)
+        found = self.retrieve_at(asked, self.now(), record=record)
+        fitting = [r.insight for r in found.ranked]
+        return found._replace(
+            packed=budget.pack(fitting, asked.budget, asked.full, found.short_ids)
+        )
 
     def retrieve_at(
         self,

@@ -43,7 +43,6 @@ def retrieve(
 ) -> Work:
     from chitin import Query
     from chitin.model.insight import check_confidence, parse_tags
-    from chitin.render import budget as marshalling
 
     check_range("budget", budget, MAX_BUDGET)
     check_range("max_results", max_results, MAX_COUNT)
@@ -54,14 +53,11 @@ def retrieve(
         parse_tags(tags),
         check_confidence(min_confidence) if min_confidence is not None else None,
         budget,
+        full,
     )
 
     def work(chitin: Chitin) -> dict[str, Any]:
-        found = chitin.retrieve(asked)
-        packed = marshalling.pack(
-            [r.insight for r in found.ranked], asked.budget, full, found.short_ids
-        )
-        return shapes.retrieval(found, packed, explain)
+        return shapes.retrieval(chitin.retrieve(asked), explain)
 
     return work
 

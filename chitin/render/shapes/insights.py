@@ -11,7 +11,6 @@ from chitin.model.insight import Insight, to_public_dict
 if TYPE_CHECKING:
     from chitin.model.history import Entry
     from chitin.model.reflection import Marker
-    from chitin.render.budget import Packed
     from chitin.retrieval.conflicts import Candidate, Match
     from chitin.retrieval.retrieve import Ranked
     from chitin.search.engine import Retrieval
@@ -142,10 +141,12 @@ def history(current: Insight, entries: Iterable[Entry]) -> dict[str, Any]:
 RANKING_FACTORS = ("relevance", "confidence", "reinforcement", "type_boost", "decay")
 
 
-def retrieval(found: Retrieval, packed: Packed, explain: bool) -> dict[str, Any]:
-    """retrieve: the ranked insights (with each factor, ``explain``) and the context."""
+def retrieval(found: Retrieval, explain: bool) -> dict[str, Any]:
+    """retrieve: the ranked insights (with each factor, ``explain``) and the context
+    (what fits the budget, compact)."""
     from chitin.render import budget
 
+    packed = budget.packed_of(found)
     context = budget.marshal(packed)
     ranked = []
     for item in found.ranked:
