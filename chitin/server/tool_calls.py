@@ -18,9 +18,9 @@ Work = Callable[["Chitin"], Any]
 
 
 def _given(arguments: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
-    """The fields among a tool's ``arguments`` (its ``locals()``) that were given: what
-    the CLI's flags or ``--json`` would pass on."""
-    return {name: arguments[name] for name in names if arguments[name] is not None}
+    """The fields among a tool's ``arguments`` that were given: what the CLI's flags
+    or ``--json`` would pass on."""
+    return {name: arguments[name] for name in names if arguments.get(name) is not None}
 
 
 def check_range(name: str, value: int | None, high: int) -> None:
@@ -62,22 +62,10 @@ def retrieve(
     return work
 
 
-def contribute(
-    type: str,
-    claim: str,
-    confidence: float,
-    reasoning: str | None,
-    context: str | None,
-    limitations: str | None,
-    tags: list[str] | None,
-    source: str | None,
-    provenance: str | None,
-    condition: str | None,
-    avoid: bool | None,
-    force: bool,
-    allow_secret: bool,
-) -> Work:
-    fields = _given(locals(), EDITABLE)
+def contribute(force: bool, allow_secret: bool, **arguments: Any) -> Work:
+    """``arguments``: the insight's fields that contribute may set (model/fields.py's
+    EDITABLE: tools.json names each, tests/test_fields.py holds the two together)."""
+    fields = _given(arguments, EDITABLE)
 
     def work(chitin: Chitin) -> dict[str, Any]:
         made = chitin.contribute(fields, check=not force, allow_secret=allow_secret)
@@ -151,23 +139,11 @@ def list_insights(
     return work
 
 
-def update(
-    id: str,
-    type: str | None,
-    claim: str | None,
-    confidence: float | None,
-    reasoning: str | None,
-    context: str | None,
-    limitations: str | None,
-    tags: list[str] | None,
-    source: str | None,
-    provenance: str | None,
-    condition: str | None,
-    avoid: bool | None,
-    allow_secret: bool,
-) -> Work:
-    changes = _given(locals(), EDITABLE)
-    if tags == []:
+def update(id: str, allow_secret: bool, **arguments: Any) -> Work:
+    """``arguments``: the fields to change, as for contribute; an empty list of tags
+    clears them."""
+    changes = _given(arguments, EDITABLE)
+    if arguments.get("tags") == []:
         changes["tags"] = ""  # what clears them, as the CLI's --tags ''
 
     def work(chitin: Chitin) -> dict[str, Any]:
