@@ -55,7 +55,7 @@ def is_database(path: Path) -> bool:
 def export(chitin: Chitin) -> list[Exported]:
     """Every insight, archived ones included, newest first, with when it was last
     retrieved, its file's evidence log and its history: what an export holds
-    (render/shapes.py gives it the interchange shape)."""
+    (render/shapes/ gives it the interchange shape)."""
     if chitin.missing:
         return []
     retrieved = usage.all_last_retrieved(chitin.root)
