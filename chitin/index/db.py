@@ -33,7 +33,7 @@ CREATE TABLE entries (
     reinforcements INTEGER, last_reinforced TEXT, reasoning TEXT, context TEXT,
     limitations TEXT, archived INTEGER, carapace_id TEXT,
     strength REAL,  -- confidence and reinforcements, shaped (retrieval.scoring.base_strength)
-    text_hash TEXT  -- of model.search_text.embedding_text: what a vector must match to be fresh
+    text_hash TEXT  -- of model.insight.embedding_text: what a vector must match to be fresh
 );
 CREATE INDEX entries_dir ON entries (dir);
 CREATE INDEX entries_id ON entries (id);
