@@ -407,8 +407,8 @@ IN_PROCESS = "(in-process)"
 
 class InProcess:
     """What the server's retrieve tool does, called here, without the SDK or the pipes:
-    ``Chitin.refresh``, ``Chitin.retrieve``, the packing and the JSON (as in
-    chitin/server/tools.py). It runs this checkout's chitin (the one bench/ imports),
+    ``Chitin.refresh``, ``Chitin.retrieve`` (which packs the budget) and the JSON (as in
+    chitin/server/tool_calls.py). It runs this checkout's chitin (the one bench/ imports),
     which must be the build under test for the comparison to mean anything."""
 
     def __init__(self, root: Path, env: dict[str, str]) -> None:
@@ -420,15 +420,12 @@ class InProcess:
 
     def retrieve(self, text: str) -> float:
         from chitin import Query
-        from chitin.render import budget as marshalling
         from chitin.render import shapes
 
         started = time.perf_counter()
         self.chitin.refresh()
-        asked = Query(text, 15, (), (), None, 2000)
-        found = self.chitin.retrieve(asked)
-        packed = marshalling.pack([r.insight for r in found.ranked], asked.budget, False)
-        json.dumps(shapes.retrieval(found, packed, False), indent=2, ensure_ascii=False)
+        found = self.chitin.retrieve(Query(text, 15, (), (), None, 2000))
+        json.dumps(shapes.retrieval(found, False), indent=2, ensure_ascii=False)
         return (time.perf_counter() - started) * 1000
 
     def close(self) -> None:

@@ -544,8 +544,8 @@ def ensure_vectors(root: Path) -> None:
 
     from chitin.core import Chitin
     from chitin.index.cache import Filters
-    from chitin.model.insight import embedding_texts
-    from chitin.retrieval import semantic
+    from chitin.model.search_text import embedding_texts
+    from chitin.search import semantic
 
     chitin = Chitin(root)
     try:

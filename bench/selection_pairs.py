@@ -21,7 +21,8 @@ from typing import Any
 
 import yaml
 
-from chitin.model.insight import Insight, embedding_text
+from chitin.model.insight import Insight
+from chitin.model.search_text import embedding_text
 from chitin.providers import create
 from chitin.retrieval import selection
 

@@ -39,8 +39,8 @@ if TYPE_CHECKING:
         ValidationError,
     )
     from chitin.model.insight import Insight
-    from chitin.retrieval.engine import Retrieval
     from chitin.retrieval.retrieve import Ranked
+    from chitin.search.engine import Retrieval
 
 # Each public name, and the module that defines it.
 _EXPORTS = {
@@ -52,7 +52,7 @@ _EXPORTS = {
     "Query": "chitin.core.retrieving",
     "Stats": "chitin.core.reading",
     "Insight": "chitin.model.insight",
-    "Retrieval": "chitin.retrieval.engine",
+    "Retrieval": "chitin.search.engine",
     "Ranked": "chitin.retrieval.retrieve",
     "ChitinError": "chitin.errors",
     "DuplicateError": "chitin.errors",

@@ -287,3 +287,16 @@ def test_a_secret_in_each_guarded_field_is_found_under_its_name(name: str) -> No
     value: Any = (token,) if name == "tags" else token
     found = secrets.secrets_in(FULL._replace(**{name: value}), FULL)
     assert [field for field, _ in found] == [name]
+
+
+@pytest.mark.parametrize(("tool", "own"), [("contribute", {"force"}), ("update", {"id"})])
+def test_the_mcp_tools_that_write_fields_take_exactly_the_editable_ones(
+    tool: str, own: set[str]
+) -> None:
+    """contribute and update pass on model/fields.py's EDITABLE (server/tool_calls.py):
+    their schemas in tools.json name each of those fields, and nothing else but their
+    own options."""
+    from chitin.server.tools import listing
+
+    (schema,) = [t["inputSchema"] for t in listing() if t["name"] == tool]
+    assert set(schema["properties"]) == set(fields.EDITABLE) | own | {"allow_secret"}

@@ -358,7 +358,7 @@ def _modules(folder: str) -> Iterator[tuple[Path, Any]]:
 
 def test_every_emit_json_prints_a_shape_of_render_shapes() -> None:
     """The CLI builds no JSON itself: what it prints is what a function of
-    chitin/render/shapes.py returned."""
+    chitin/render/shapes/ returned."""
     import ast
 
     def shaped(value: ast.expr) -> bool:
@@ -389,26 +389,27 @@ def test_every_emit_json_prints_a_shape_of_render_shapes() -> None:
                     shaped(argument) or (isinstance(argument, ast.Name) and argument.id in named)
                 ):
                     built_here.append(f"{path.name}:{node.lineno}")
-    assert not built_here, f"emit_json of a value not built by render/shapes.py: {built_here}"
+    assert not built_here, f"emit_json of a value not built by render/shapes/: {built_here}"
 
 
 def test_no_json_shape_is_built_below_the_cli_but_in_render_shapes() -> None:
-    """No ``to_json`` (or ``*_json``) function or method in core/, format/, retrieval/
-    or render/ but shapes.py; the interchange format (model/interchange.py, and the
-    insight's and the reflection queue's shapes in model/) is the file format's own."""
+    """No ``to_json`` (or ``*_json``) function or method in core/, format/, search/,
+    retrieval/ or render/ but render/shapes/; the interchange format
+    (model/interchange.py, and the insight's and the reflection queue's shapes in
+    model/) is the file format's own."""
     import ast
 
     found = []
-    for folder in ("core", "format", "retrieval", "render", "index", "store"):
+    for folder in ("core", "format", "search", "retrieval", "render", "index", "store"):
         for path, tree in _modules(folder):
-            if path.name == "shapes.py":
+            if path.parent.name == "shapes":
                 continue
             for node in ast.walk(tree):
                 if isinstance(node, ast.FunctionDef) and (
                     node.name == "to_json" or node.name.endswith("_json")
                 ):
                     found.append(f"{folder}/{path.name}:{node.name}")
-    assert not found, f"JSON built outside render/shapes.py: {found}"
+    assert not found, f"JSON built outside render/shapes/: {found}"
 
 
 def test_the_cli_writes_files_through_core_not_the_store() -> None:

@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
@@ -28,9 +29,13 @@ ALLOWED: dict[str, set[str]] = {
     "cli": {"server", "core", "render", "model"},
     # The MCP server: a front end beside the CLI, on the same public API.
     "server": {"core", "render", "model"},
-    "core": {"render", "retrieval", "index", "store", "providers", "format", "model"},
-    "render": {"retrieval", "format", "model"},
-    "retrieval": {"index", "providers", "format", "model"},
+    "core": {"render", "search", "retrieval", "index", "store", "providers", "format", "model"},
+    # render names the results' types (TYPE_CHECKING only); search's Retrieval is one.
+    "render": {"search", "retrieval", "format", "model"},
+    # Searching asks the index and the providers; the rules it applies are retrieval's.
+    "search": {"retrieval", "index", "providers", "format", "model"},
+    # The pure rules: scoring, ranking, context, conflicts, quality, judgement.
+    "retrieval": {"model"},
     "index": {"format", "model"},
     "store": {"format", "model"},
     "providers": {"model"},
@@ -303,3 +308,140 @@ def test_the_front_ends_call_nothing_but_the_public_api(front_end: str) -> None:
         and imported not in chitin.__all__
     ]
     assert reached == []
+
+
+# Modules that are data rather than code, allowed past the size limit, by name.
+DATA_MODULES = {
+    # Generated code points of the hand-written tokenizer (issue 29 item 4 removes it).
+    "chitin/providers/unsure.py",
+}
+MAX_MODULE_LINES = 400
+MAX_FUNCTION_LINES = 60
+
+
+def test_no_module_is_over_400_lines() -> None:
+    """A module says one thing: past 400 lines it says several (issue 29)."""
+    long = {
+        f"{path.relative_to(ROOT)}: {count}"
+        for _, path in modules()
+        if str(path.relative_to(ROOT)) not in DATA_MODULES
+        and (count := len(path.read_text().splitlines())) > MAX_MODULE_LINES
+    }
+    assert not long, long
+
+
+def test_no_function_is_over_60_lines() -> None:
+    """From its ``def`` line to its last, docstring included (decorators are not)."""
+    long = [
+        f"{path.relative_to(ROOT)}:{node.lineno} {node.name}: {count}"
+        for _, path in modules()
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and (count := (node.end_lineno or node.lineno) - node.lineno + 1) > MAX_FUNCTION_LINES
+    ]
+    assert not long, long
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _module_level_imports(tree: ast.Module) -> Iterator[ast.Import | ast.ImportFrom]:
+    """The imports that run when the module is imported: its top level, and the
+    branches of a top-level ``if`` or ``try``, except ``if TYPE_CHECKING:``."""
+    pending: list[ast.stmt] = list(tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            yield node
+        elif isinstance(node, ast.If) and not _is_type_checking(node.test):
+            pending.extend([*node.body, *node.orelse])
+        elif isinstance(node, ast.Try):
+            pending.extend([*node.body, *node.orelse, *node.finalbody])
+            pending.extend(line for handler in node.handlers for line in handler.body)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Each module of the package → the package's modules its import statements name:
+    ``from a.b import c`` names ``a.b``, or ``a.b.c`` where that is a module."""
+    known = {name for name, _ in modules()}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules():
+        named: set[str] = set()
+        for node in _module_level_imports(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                named.update(alias.name for alias in node.names)
+            elif node.module and not node.level:
+                named.add(node.module)
+                named.update(f"{node.module}.{alias.name}" for alias in node.names)
+        graph[name] = (named & known) - {name}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's)."""
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        order[module] = low[module] = len(order)
+        stack.append(module)
+        for other in sorted(graph[module]):
+            if other not in order:
+                visit(other)
+                low[module] = min(low[module], low[other])
+            elif other in stack:
+                low[module] = min(low[module], order[other])
+        if low[module] == order[module]:
+            component = [stack.pop()]
+            while component[-1] != module:
+                component.append(stack.pop())
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for module in sorted(graph):
+        if module not in order:
+            visit(module)
+    return found
+
+
+def test_the_package_has_no_import_cycle() -> None:
+    """No module imports, at import time, a module that imports it back (directly or
+    round a longer loop): each can be read, tested and moved after what it uses.
+
+    Counted: the imports that run when a module loads. Not counted: imports inside
+    functions (they run after every module has loaded, and are the named boundaries
+    where start-up speed defers a load), imports under ``if TYPE_CHECKING:`` (they
+    never run; they name types for annotations), and the parent packages Python
+    initialises on the way (a package's ``__init__`` naming its own modules is how it
+    shows its API)."""
+    assert cycles(import_graph()) == []
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert cycles(graph) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def where_index_paths() -> list[str]:
+    """The paths docs/architecture.md's "Where does X live" names, in backticks."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    section = text.split("## Where does X live", 1)[1].split("\n## ", 1)[0]
+    return [
+        token
+        for token in re.findall(r"`([^`\s]+)`", section)
+        if "/" in token or re.search(r"\.(py|json|md)$", token)
+    ]
+
+
+def test_every_path_the_where_index_names_exists() -> None:
+    paths = where_index_paths()
+    assert len(paths) > 40, paths  # the section is there, and its paths are read
+    top = ("tests/", "bench/", "docs/")
+    missing = [p for p in paths if not (ROOT / p if p.startswith(top) else PACKAGE / p).exists()]
+    assert missing == []

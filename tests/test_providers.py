@@ -218,7 +218,7 @@ def test_the_plain_tokenizer_agrees_on_the_evaluation_set_and_the_starter_insigh
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench" / "eval"))
     import run as evaluation  # type: ignore[import-not-found]
 
-    from chitin.model.insight import embedding_text
+    from chitin.model.search_text import embedding_text
 
     insights, queries = evaluation.load()
     for text in [embedding_text(i) for i in insights] + [q.text for q in queries]:
@@ -268,7 +268,7 @@ def test_an_indexed_vocabulary_gives_the_same_ids() -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench" / "eval"))
     import run as evaluation
 
-    from chitin.model.insight import embedding_text
+    from chitin.model.search_text import embedding_text
 
     insights, queries = evaluation.load()
     texts = [embedding_text(i) for i in insights] + [q.text for q in queries]

@@ -123,6 +123,25 @@ def test_methods_take_typed_values(store: Path) -> None:
         assert found.recorded
 
 
+def test_retrieve_returns_what_fits_the_budget(store: Path) -> None:
+    """The use case is finished in the library: the front ends print ``packed``."""
+    from chitin import Chitin, Query
+    from chitin.render.budget import estimate_tokens, marshal
+
+    with Chitin(store, now=FIXED) as chitin:
+        chitin.init(seed=True)
+        small = chitin.retrieve(Query("write a test", budget=60))
+        whole = chitin.retrieve(Query("write a test", budget=5000, full=True))
+    assert small.packed is not None and whole.packed is not None
+    assert small.packed.omitted > 0 and small.packed.note
+    assert estimate_tokens(marshal(small.packed)) <= 60
+    assert [i.id for i in small.packed.chosen] == [
+        r.insight.id for r in small.ranked if r.insight in small.packed.chosen
+    ]
+    assert whole.packed.omitted == 0 and len(whole.packed.chosen) == len(whole.ranked)
+    assert "Reasoning:" in marshal(whole.packed, full=True)
+
+
 def test_nothing_is_printed_and_errors_are_chitin_errors(
     store: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from conftest import Run, commit_count, git
 
-from chitin.index.vectors import MATRIX, VectorStore
+from chitin.index.vector_files import MATRIX
+from chitin.index.vectors import VectorStore
 
 
 def retrieve_json(run: Run, query: str, *args: str) -> dict[str, Any]:
@@ -169,9 +170,9 @@ def test_the_remembered_queries_are_the_newest_few(
 ) -> None:
     """Query vectors and nearest rows are kept for the QUERY_CACHE_LIMIT queries
     written last; a query written again counts as new."""
-    from chitin.index import vectors
+    from chitin.index import vector_files
 
-    monkeypatch.setattr(vectors, "QUERY_CACHE_LIMIT", 3)
+    monkeypatch.setattr(vector_files, "QUERY_CACHE_LIMIT", 3)
     store = VectorStore(tmp_path, "test:m:3", 3)
     vector = np.array([1, 0, 0], dtype=np.float32)
     for text in ("q1", "q2", "q3", "q4", "q2", "q5"):

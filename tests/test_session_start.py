@@ -241,7 +241,7 @@ def test_the_packaged_seed_vectors_are_the_models_own(run: Run, store: Path) -> 
     import numpy as np
 
     from chitin.core.background import packaged_vectors
-    from chitin.retrieval.semantic import NO_PROVIDER
+    from chitin.search.semantic import NO_PROVIDER
 
     assert NO_PROVIDER != "local"
     run("init", "--seed")
@@ -254,7 +254,7 @@ def test_the_packaged_seed_vectors_are_the_models_own(run: Run, store: Path) -> 
         meaning = chitin._semantic(chitin_choice())
         fresh = meaning.vectors.fresh()
         insights = chitin.cache.by_ids(fresh)
-        from chitin.model.insight import embedding_texts
+        from chitin.model.search_text import embedding_texts
 
         parts = [
             (i, fresh[i], n, text)
@@ -271,7 +271,7 @@ def test_the_packaged_seed_vectors_are_the_models_own(run: Run, store: Path) -> 
 
 
 def chitin_choice() -> Any:
-    from chitin.retrieval.semantic import Choice
+    from chitin.search.semantic import Choice
 
     return Choice("local", None)
 
@@ -392,7 +392,7 @@ def named_vectors_are_their_insights_own(store: Path) -> int:
     import numpy as np
 
     from chitin.core import Chitin
-    from chitin.model.insight import embedding_texts
+    from chitin.model.search_text import embedding_texts
 
     chitin = Chitin(store)
     try:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import Run, chitin_program
 
-from chitin.index.vectors import MATRIX
+from chitin.index.vector_files import MATRIX
 
 
 def test_random_bytes_in_the_matrix_are_said_in_one_line(run: Run, store: Path) -> None:

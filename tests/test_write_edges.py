@@ -101,12 +101,12 @@ def test_a_commit_failing_for_space_leaves_nothing_staged_even_if_git_cannot_uns
 ) -> None:
     """On a full disk `git commit` fails, and so does the `git reset` that unstaged
     chitin's change (it writes a whole new index): the index must come back anyway."""
-    from chitin.store.git import Git
+    from chitin.store import git_commit
 
     hook = seeded / ".git" / "hooks" / "pre-commit"
     hook.write_text("#!/bin/sh\necho 'fatal: No space left on device' >&2\nexit 1\n")
     hook.chmod(0o755)
-    monkeypatch.setattr(Git, "unstage", lambda self, paths: None)  # reset failed, silently
+    monkeypatch.setattr(git_commit, "unstage", lambda git, paths: None)  # reset failed, silently
     before = commit_count(seeded)
     result = run(*CONTRIBUTE, expect=1)
     assert "No space left on device" in result.stderr

@@ -56,6 +56,7 @@ def _query(
     types: str | None,
     tags: str | None,
     min_confidence: str | None,
+    full: bool = False,
 ) -> Query:
     """The flags, parsed: comma lists into tuples, the confidence into a number."""
     return Query(
@@ -65,6 +66,7 @@ def _query(
         parse_tags(tags),
         check_confidence(min_confidence) if min_confidence is not None else None,
         budget,
+        full,
     )
 
 
@@ -111,22 +113,22 @@ def retrieve(
     chitin retrieve --query "reply to Priya's review" --budget 500 --format json
     """
     with opened(ctx) as chitin:
-        found = chitin.retrieve(_query(query, budget, max_results, types, tags, min_confidence))
+        full = fmt == "full"
+        asked = _query(query, budget, max_results, types, tags, min_confidence, full)
+        found = chitin.retrieve(asked)
         _report(found)
         empty = not found.ranked and chitin.stats().total == 0
-    full = fmt == "full"
-    packed = marshalling.pack([r.insight for r in found.ranked], budget, full, found.short_ids)
     if fmt == "json":
         from chitin.render import shapes  # JSON only: the session start's text needs none
 
-        emit_json(shapes.retrieval(found, packed, explain))
+        emit_json(shapes.retrieval(found, explain))
         return
     if empty:
         click.echo(EMPTY_STORE)
     else:
         if query.strip() and found.ranked and not any(r.matched for r in found.ranked):
             click.echo(NOTHING_MATCHES)
-        click.echo(marshalling.marshal(packed, full))
+        click.echo(marshalling.marshal(marshalling.packed_of(found), full))
     if explain:
         click.echo(
             "\n".join(

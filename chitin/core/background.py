@@ -126,7 +126,7 @@ def prepare_vectors(
     they are few (what a retrieve would embed inline: left to it, ``embed-status``
     would say none were made); more go to the background embedding."""
     from chitin.errors import ChitinError
-    from chitin.retrieval import semantic
+    from chitin.search import semantic
 
     config = chitin.store.config()
     if semantic.choice(config).provider == semantic.NO_PROVIDER:

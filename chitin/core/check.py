@@ -56,7 +56,7 @@ def check_store(root: Path, paths: Sequence[Path] | None = None) -> Report:
     if focus is None:
         findings[:0] = _linked_tops(root) + _derived_not_a_folder(root)
     from chitin.core.personality import STORE_TEMPLATE
-    from chitin.store.repository import CONFIG_FILE
+    from chitin.store.config import CONFIG_FILE
 
     if paths is None or _named(root, paths, STORE_TEMPLATE):
         findings[:0] = template_findings(root)
@@ -130,7 +130,7 @@ def settings_findings(root: Path) -> list[Finding]:
     parsed copy in .chitin/): an error for what does not parse or what a setting's
     reader refuses, a warning for a setting nobody reads."""
     from chitin.core import settings
-    from chitin.store.repository import CONFIG_FILE, parse_config
+    from chitin.store.config import CONFIG_FILE, parse_config
 
     name = CONFIG_FILE
     if not (root / name).exists():
@@ -271,8 +271,8 @@ def related_findings(valid: Sequence[Checked], focus: Collection[str] | None) ->
     cluster of duplicates, on its strongest file, and one per conflicting pair of
     clusters. With ``focus``, only those touching a file of the focus, on that file."""
     from chitin.retrieval.clusters import group
-    from chitin.retrieval.door import strength
     from chitin.retrieval.judgement import side_of
+    from chitin.search.door import strength
 
     items = [i for i in valid if i.insight is not None and not i.insight.archived]
     insights = [item.insight for item in items if item.insight is not None]

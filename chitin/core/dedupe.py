@@ -21,8 +21,8 @@ def duplicate_clusters(chitin: Chitin) -> list[Deduped]:
         return []
     from chitin.index.cache import Filters
     from chitin.retrieval.clusters import group
-    from chitin.retrieval.door import strength
     from chitin.retrieval.judgement import side_of
+    from chitin.search.door import strength
 
     insights = chitin.repairing(lambda: chitin.cache.select(Filters()))
     grouping = group([side_of(i) for i in insights], [strength(i) for i in insights])

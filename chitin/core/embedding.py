@@ -10,7 +10,7 @@ from chitin.core.session import Session, repaired
 
 if TYPE_CHECKING:
     from chitin.index.cache import Progress
-    from chitin.retrieval import semantic
+    from chitin.search import semantic
 
 
 class Embedding(Session):
@@ -26,7 +26,7 @@ class Embedding(Session):
         """Embed every insight lacking a current vector (all with ``force``). A provider
         or model named here is recorded in chitin.yaml, in one commit. Returns the
         model used and how many insights it embedded."""
-        from chitin.retrieval import semantic
+        from chitin.search import semantic
 
         current = semantic.choice(self.store.config())
         picked = semantic.Choice(
@@ -48,7 +48,7 @@ class Embedding(Session):
         embedded or written; a provider that cannot be had is left to the retrieval
         that meets it, which says so."""
         from chitin.providers import ProviderError
-        from chitin.retrieval import semantic
+        from chitin.search import semantic
 
         if self.missing:
             return
@@ -68,7 +68,7 @@ class Embedding(Session):
         """Take vectors of the local model made elsewhere (see semantic.adopt), when the
         local model is the one configured."""
         from chitin.providers import DEFAULT_PROVIDER
-        from chitin.retrieval import semantic
+        from chitin.search import semantic
 
         picked = semantic.choice(self.store.config())
         if self.missing or not known or picked.provider != DEFAULT_PROVIDER:
@@ -78,7 +78,7 @@ class Embedding(Session):
     @repaired
     def unembedded(self) -> int:
         """How many insights wait for a vector of the configured provider."""
-        from chitin.retrieval import semantic
+        from chitin.search import semantic
 
         picked = semantic.choice(self.store.config())
         if self.missing or picked.provider == semantic.NO_PROVIDER:
@@ -90,7 +90,7 @@ class Embedding(Session):
         """(live insights, those with a current vector, the sidecar's identity)."""
         if self.missing:
             return 0, 0, None
-        from chitin.index.vectors import stored_identity
+        from chitin.index.vector_files import stored_identity
 
         current = self.cache.text_hashes()
         held, name = stored_identity(self.root / ".chitin")

@@ -54,7 +54,7 @@ class Chitin(Lifecycle, Retrieving, Embedding):
 
     def export(self) -> list[Exported]:
         """Every insight, live and archived, newest first, with when it was last
-        retrieved, its evidence log and its history (render/shapes.py gives it the
+        retrieved, its evidence log and its history (render/shapes/ gives it the
         interchange shape)."""
         from chitin.core import interop
 

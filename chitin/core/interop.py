@@ -20,8 +20,9 @@ from chitin.index import usage
 from chitin.index.cache import Cache, Filters
 from chitin.model import secrets
 from chitin.model.ids import new_id
-from chitin.model.insight import Insight, well_formed
+from chitin.model.insight import Insight
 from chitin.model.interchange import Exported, Item, claim_key, items_of, read_item
+from chitin.model.search_text import well_formed
 from chitin.store.history import LEGACY_HISTORY_HEADER, commit_message
 from chitin.store.legacy import read_database
 
@@ -54,7 +55,7 @@ def is_database(path: Path) -> bool:
 def export(chitin: Chitin) -> list[Exported]:
     """Every insight, archived ones included, newest first, with when it was last
     retrieved, its file's evidence log and its history: what an export holds
-    (render/shapes.py gives it the interchange shape)."""
+    (render/shapes/ gives it the interchange shape)."""
     if chitin.missing:
         return []
     retrieved = usage.all_last_retrieved(chitin.root)

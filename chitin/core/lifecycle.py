@@ -65,7 +65,7 @@ class Lifecycle(Reading):
         from chitin.resources import data_path
         from chitin.store import files
         from chitin.store.history import seed_words, worded
-        from chitin.store.repository import load_file
+        from chitin.store.loading import load_file
 
         source = data_path("insights")
         with self.writing() as cache:
@@ -96,7 +96,7 @@ class Lifecycle(Reading):
         names the Carapace contribution it is imported from. With ``check``, an exact
         duplicate of a stored insight is refused (DuplicateError) before anything is
         written, and the stored insights it nearly duplicates or conflicts with are
-        returned (chitin.retrieval.door)."""
+        returned (chitin.search.door)."""
         from chitin.model import ops
         from chitin.model.ids import new_id
         from chitin.store.history import contribute_words
@@ -125,8 +125,8 @@ class Lifecycle(Reading):
         """The stored insights a new one nearly duplicates or conflicts with, and why
         the judgement read words alone if it did; an exact duplicate is refused."""
         from chitin.errors import DuplicateError
-        from chitin.retrieval import door
         from chitin.retrieval.judgement import side_of
+        from chitin.search import door
 
         side = side_of(insight)
         same = door.exact_duplicates(self.cache, side)
@@ -148,7 +148,7 @@ class Lifecycle(Reading):
     def _meaning(self) -> tuple[Any, str | None]:
         """The store's embedding provider and vectors, or None and why not."""
         from chitin.providers import ProviderError
-        from chitin.retrieval import semantic
+        from chitin.search import semantic
 
         picked = semantic.choice(self.store.config())
         if picked.provider == semantic.NO_PROVIDER:

@@ -16,10 +16,11 @@ from pathlib import Path
 
 from chitin.core.retrieving import Query, Retrieving
 from chitin.errors import ValidationError
-from chitin.model.insight import well_formed
+from chitin.model.packing import Packed
+from chitin.model.search_text import well_formed
 from chitin.render import budget as marshalling
 from chitin.render import personality as templates
-from chitin.retrieval.engine import Retrieval
+from chitin.search.engine import Retrieval
 
 
 @dataclass
@@ -66,7 +67,7 @@ def render_personality(
     path, template_text = template_of(chitin.root, template)
     command_line = shell_command(chitin.command, chitin.env.get("PATH"))
 
-    def filled(budget: int, packed: marshalling.Packed | None) -> str:
+    def filled(budget: int, packed: Packed | None) -> str:
         values = {
             "header": templates.header(commit, query.text, budget),
             "insights": marshalling.marshal(packed) if packed else "",

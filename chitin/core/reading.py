@@ -148,7 +148,7 @@ class Reading(Session):
     def similar(self, claim: str, threshold: float) -> list[tuple[Candidate, float]]:
         """Insights sharing at least ``threshold`` of ``claim``'s words (Jaccard)."""
         from chitin.retrieval import conflicts
-        from chitin.retrieval.candidates import similar_candidates
+        from chitin.search.candidates import similar_candidates
 
         if self.missing:
             return []
@@ -159,8 +159,8 @@ class Reading(Session):
         """Insights whose meaning is close to ``claim`` (cosine similarity ≥ threshold),
         through the configured embedding provider; catches paraphrases words miss."""
         from chitin.providers import DEFAULT_PROVIDER
-        from chitin.retrieval import semantic
         from chitin.retrieval.conflicts import Candidate
+        from chitin.search import semantic
 
         if self.missing:
             return []

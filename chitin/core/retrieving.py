@@ -11,17 +11,20 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from chitin.core.reading import Reading, filters_of
 from chitin.errors import ValidationError
 from chitin.lockfile import derived_folder
-from chitin.model.insight import format_timestamp, well_formed
+from chitin.model.insight import format_timestamp
+from chitin.model.search_text import well_formed
 
 if TYPE_CHECKING:
     from chitin.core.personality import Personality
-    from chitin.retrieval.engine import Retrieval
     from chitin.retrieval.scoring import Settings
+    from chitin.search.engine import Retrieval
 
 
 class Query(NamedTuple):
     """What a retrieval or a render is asked: the situation in words, the filters,
-    and how much may come back (``budget``: tokens, about 4 characters each)."""
+    and how much may come back (``budget``: tokens, about 4 characters each, counted
+    on the lines in their ``full`` form, with context, reasoning and limitations, or
+    in their compact one)."""
 
     text: str = ""
     max_results: int = 15
@@ -29,6 +32,7 @@ class Query(NamedTuple):
     tags: tuple[str, ...] = ()
     min_confidence: float | None = None
     budget: int = 2000
+    full: bool = False
 
 
 def as_query(query: Query | str) -> Query:
@@ -76,9 +80,17 @@ class Retrieving(Reading):
             return self.settings({})
 
     def retrieve(self, query: Query | str, *, record: bool = True) -> Retrieval:
-        """The insights that matter for ``query``, best first. Never commits; with
-        ``record``, the retrieval time (``now()``) of each result is noted in .chitin/."""
-        return self.retrieve_at(as_query(query), self.now(), record=record)
+        """The insights that matter for ``query``, best first, and (``packed``) those of
+        them that fit its budget. Never commits; with ``record``, the retrieval time
+        (``now()``) of each result is noted in .chitin/."""
+        from chitin.render import budget
+
+        asked = as_query(query)
+        found = self.retrieve_at(asked, self.now(), record=record)
+        fitting = [r.insight for r in found.ranked]
+        return found._replace(
+            packed=budget.pack(fitting, asked.budget, asked.full, found.short_ids)
+        )
 
     def retrieve_at(
         self,
@@ -91,9 +103,9 @@ class Retrieving(Reading):
         """``retrieve`` as of ``now``; decay is measured at ``decay_at`` (render: the
         commit's time), else at ``now``."""
         from chitin.providers import ProviderError
-        from chitin.retrieval import engine, semantic
         from chitin.retrieval.context import detect_category
-        from chitin.retrieval.engine import Retrieval
+        from chitin.search import engine, semantic
+        from chitin.search.engine import Retrieval
 
         text = well_formed(query.text)
         filters = filters_of(query.types, query.tags, query.min_confidence)

@@ -27,8 +27,8 @@ from chitin.store.repository import Store
 if TYPE_CHECKING:
     from types import TracebackType
 
-    from chitin.retrieval import semantic
     from chitin.retrieval.scoring import Shape
+    from chitin.search import semantic
     from chitin.store.git import Git
     from chitin.store.watch import Watcher
 
@@ -118,7 +118,7 @@ class Session:
         """Close the cache and the embedding model (the instance may be used again:
         they open anew)."""
         if self._vectors is not None:
-            from chitin.retrieval import semantic
+            from chitin.search import semantic
 
             semantic.close(self._vectors)
             self._vectors = None
@@ -328,7 +328,7 @@ class Session:
         cache_db.not_writable(self.root, error)
 
     def _semantic(self, picked: semantic.Choice) -> semantic.Semantic:
-        from chitin.retrieval import semantic
+        from chitin.search import semantic
 
         if self._vectors is None:
             self._vectors = semantic.open_semantic(derived_folder(self.root), picked, self.env)

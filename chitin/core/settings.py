@@ -1,7 +1,7 @@
 """chitin.yaml's settings, checked in one place.
 
 Each setting is read where it is used: the scoring tables in ``retrieval.scoring``, the
-embedding provider in ``retrieval.semantic``, Carapace in ``core.carapace``, the file
+embedding provider in ``search.semantic``, Carapace in ``core.carapace``, the file
 layout in ``store.repository``. Each reader refuses what it cannot use, and this
 module asks every one of them about its own section, so that ``chitin check`` refuses
 exactly what a command would. Two readers take any value and read a wrong one as
@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 from chitin.errors import ChitinError
-from chitin.store.repository import CONFIG_FILE
+from chitin.store.config import CONFIG_FILE
 
 PREFIX = f"{CONFIG_FILE}: "
 EMBEDDING_KEYS = ("provider", "model", "background")
@@ -61,7 +61,7 @@ def _scoring(config: Mapping[str, Any]) -> list[str]:
 
 def _embedding(config: Mapping[str, Any]) -> list[str]:
     from chitin.errors import ValidationError
-    from chitin.retrieval import semantic
+    from chitin.search import semantic
 
     semantic.choice(config)
     section = config["embedding"] or {}

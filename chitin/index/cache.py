@@ -37,7 +37,8 @@ from chitin.index.rows import (
 )
 from chitin.index.sources import ChangeSource, InsightFiles
 from chitin.index.sync import Progress, Reconciler
-from chitin.model.insight import Insight, embedding_text, text_hash
+from chitin.model.insight import Insight
+from chitin.model.search_text import embedding_text, text_hash
 from chitin.model.terms import stemmed_tokens
 
 __all__ = ["LIVE", "Cache", "Filters", "Problem", "Progress", "TextMatch"]
@@ -241,13 +242,13 @@ class Cache(Reconciler, Queries):
 
     def current_vector_rows(self, index: Path, filters: Filters = LIVE) -> list[int]:
         """Rows of the vector sidecar (at ``index``) current for insights that pass
-        ``filters`` (vectors.current_rows)."""
-        from chitin.index.vectors import current_rows  # numpy-free, but only for vectors
+        ``filters`` (vector_join.current_rows)."""
+        from chitin.index.vector_join import current_rows  # numpy-free, but only for vectors
 
         return current_rows(self.db, index, filters)
 
     def unembedded(self, index: Path) -> int:
         """How many insights have no current row in the sidecar at ``index``."""
-        from chitin.index.vectors import unembedded
+        from chitin.index.vector_join import unembedded
 
         return unembedded(self.db, index)

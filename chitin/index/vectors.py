@@ -2,14 +2,14 @@
 
 Each insight has a row for its whole text (part 0), and one more for each of a
 trigger's condition and the reasoning alone, when it has them (parts 1, 2, see
-``model.insight.embedding_texts``): an insight's cosine to a query is its best part's.
+``model.search_text.embedding_texts``): an insight's cosine to a query is its best part's.
 
 - ``matrix.f32`` holds the rows, raw and row-major. It is memory-mapped, so a search
   over 100,000 rows reads no more than the dot products need.
 - ``index.sqlite3`` says which insight and part each row belongs to, the content hash
   of the insight's text (``embedding_text``, which holds every part), and the provider
-  identity (``provider:model:dimensions``) of every
-  row.
+  identity (``provider:model:dimensions``) of every row. Its schema and the files'
+  names are in vector_files.py; its join with the cache in vector_join.py.
 
 A row is stale when its insight's text changed, or when the provider or the model
 changed; stale and missing rows are the only ones that get embedded again. A row is
@@ -26,7 +26,6 @@ import contextlib
 import json
 import os
 import sqlite3
-import sys
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -34,47 +33,33 @@ from typing import TYPE_CHECKING
 from chitin.errors import StoreError
 from chitin.index.db import (
     check_schema,
-    expected_schema,
     file_identity,
     is_damage,
-    is_unwritable,
     make_room,
     unsound,
 )
-from chitin.index.rows import LIVE, Filters
+from chitin.index.vector_files import (
+    EXPECTED_SCHEMA,
+    FOLDER,
+    INDEX,
+    INDEX_SIDE_FILES,
+    LOCK,
+    MATRIX,
+    delete_files,
+    keep_newest,
+    make_folder,
+    mapped_matrix,
+    noted,
+    open_index,
+    read_row,
+    row_bytes,
+)
 from chitin.lockfile import WriteLock
 
 if TYPE_CHECKING:  # numpy loads only in the commands that use vectors (it takes ~50 ms)
     import numpy as np
 
 Part = tuple[str, str, int]  # (insight id, hash of its embedding text, part)
-
-FOLDER = "vectors"
-MATRIX = "matrix.f32"
-INDEX = "index.sqlite3"
-LOCK = "lock"
-# 4: parts; 5: the reasoning is a part too. A sidecar of an older version is dropped
-# and made again, once: its rows lack the parts of insights whose text did not change.
-SCHEMA_VERSION = 5
-QUERY_CACHE_LIMIT = 2000
-
-_SCHEMA = f"""
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
-CREATE TABLE rows (row INTEGER PRIMARY KEY, id TEXT, part INTEGER, hash TEXT,
-                   UNIQUE (id, part));
-CREATE TABLE queries (identity TEXT, text TEXT, vector BLOB, used INTEGER,
-                      PRIMARY KEY (identity, text));
--- The nearest rows found for a query, valid while the state they were found in holds.
-CREATE TABLE hits (identity TEXT, text TEXT, state TEXT, found TEXT,
-                   PRIMARY KEY (identity, text));
--- The rows current in a state (int32 little-endian): finding them takes a 150 ms join
--- at 100,000 insights, and they change only when the store or the sidecar does.
-CREATE TABLE current (state TEXT PRIMARY KEY, rows BLOB);
-PRAGMA user_version = {SCHEMA_VERSION};
-"""
-
-
-_EXPECTED = expected_schema(_SCHEMA)
 
 
 class SidecarReplaced(StoreError):
@@ -93,10 +78,10 @@ class VectorStore:
         self.identity = identity
         self.dimensions = dimensions
         try:
-            _make_folder(self.folder)
+            make_folder(self.folder)
             for name in (MATRIX, LOCK, *(INDEX + suffix for suffix in INDEX_SIDE_FILES)):
                 make_room(self.folder / name)
-            self.db = _open_index(self.folder / INDEX)
+            self.db = open_index(self.folder / INDEX)
             try:
                 self._adopt_identity()
             except sqlite3.DatabaseError as error:  # a corrupt page, found when read
@@ -118,8 +103,8 @@ class VectorStore:
         from chitin.notices import notice
 
         self.db.close()
-        _delete_files(self.folder)
-        self.db = _open_index(self.folder / INDEX)
+        delete_files(self.folder)
+        self.db = open_index(self.folder / INDEX)
         self._adopt_identity()
         self._opened = file_identity(self.folder / INDEX)
         notice(f".chitin/{FOLDER} was damaged ({error}); its vectors are made again")
@@ -128,7 +113,7 @@ class VectorStore:
         """Whether the index is damaged (PRAGMA quick_check, and its tables): asked when
         an error says "damaged" and it is not known which file it came from."""
         try:
-            check_schema(self.db, _EXPECTED)
+            check_schema(self.db, EXPECTED_SCHEMA)
         except sqlite3.DatabaseError:
             return True
         return unsound(self.folder / INDEX)
@@ -144,7 +129,7 @@ class VectorStore:
         rows = self.db.execute("SELECT coalesce(max(row) + 1, 0) FROM rows").fetchone()[0]
         matrix = self.folder / MATRIX
         size = matrix.stat().st_size if matrix.exists() else 0
-        expected = _row_bytes(self.dimensions)
+        expected = row_bytes(self.dimensions)
         short = size < rows * expected
         if stored is None or stored[0] != self.identity or short:
             with self.db:
@@ -215,7 +200,7 @@ class VectorStore:
         matrix = self.folder / MATRIX
         with open(matrix, "r+b" if matrix.exists() else "w+b") as handle:
             for row, vector in zip(slots, vectors, strict=True):
-                handle.seek(row * _row_bytes(self.dimensions))
+                handle.seek(row * row_bytes(self.dimensions))
                 handle.write(vector.astype("<f4").tobytes())
             handle.flush()
             os.fsync(handle.fileno())
@@ -327,29 +312,10 @@ class VectorStore:
         ).fetchone()
         if found is None:
             return None
-        size = _row_bytes(self.dimensions)
-        try:
-            with open(self.folder / MATRIX, "rb") as handle:
-                handle.seek(found[0] * size)
-                data = handle.read(size)
-        except OSError:
-            return None
-        if len(data) != size:
-            return None
-        vector = array.array("f")
-        vector.frombytes(data)
-        if sys.byteorder == "big":  # the matrix is little-endian float32
-            vector.byteswap()
-        return vector
+        return read_row(self.folder, self.dimensions, found[0])
 
     def _matrix(self) -> np.ndarray | None:
-        path = self.folder / MATRIX
-        if not path.exists() or path.stat().st_size == 0:
-            return None
-        rows = path.stat().st_size // _row_bytes(self.dimensions)
-        import numpy as np
-
-        return np.memmap(path, dtype="<f4", mode="r", shape=(rows, self.dimensions))
+        return mapped_matrix(self.folder, self.dimensions)
 
     # -------------------------------------------------------------- remembered answers
 
@@ -359,7 +325,7 @@ class VectorStore:
 
     def remember(self, **notes: str) -> None:
         """Keep ``notes`` (key → value) in one transaction."""
-        with _noted(), self.db:
+        with noted(), self.db:
             self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", notes.items())
 
     def known_hits(self, text: str, state: str) -> list[tuple[str, float]] | None:
@@ -380,19 +346,19 @@ class VectorStore:
         return numbers.tolist()
 
     def keep_rows(self, state: str, rows: Sequence[int]) -> None:
-        with _noted(), self.db:
+        with noted(), self.db:
             self.db.execute("DELETE FROM current")  # one state at a time is enough
             self.db.execute(
                 "INSERT INTO current VALUES (?, ?)", (state, array.array("i", rows).tobytes())
             )
 
     def keep_hits(self, text: str, state: str, found: list[tuple[str, float]]) -> None:
-        with _noted(), self.db:
+        with noted(), self.db:
             self.db.execute(
                 "INSERT OR REPLACE INTO hits VALUES (?, ?, ?, ?)",
                 (self.identity, text, state, json.dumps(found)),
             )
-            _keep_newest(self.db, "hits")
+            keep_newest(self.db, "hits")
 
     # -------------------------------------------------------------- query vectors
 
@@ -400,153 +366,16 @@ class VectorStore:
         row = self.db.execute(
             "SELECT vector FROM queries WHERE identity = ? AND text = ?", (self.identity, text)
         ).fetchone()
-        if row is None or len(row[0]) != _row_bytes(self.dimensions):
+        if row is None or len(row[0]) != row_bytes(self.dimensions):
             return None
         import numpy as np
 
         return np.frombuffer(row[0], dtype="<f4")
 
     def cache_query(self, text: str, vector: np.ndarray, stamp: int) -> None:
-        with _noted(), self.db:
+        with noted(), self.db:
             self.db.execute(
                 "INSERT OR REPLACE INTO queries VALUES (?, ?, ?, ?)",
                 (self.identity, text, vector.astype("<f4").tobytes(), stamp),
             )
-            _keep_newest(self.db, "queries")
-
-
-def _keep_newest(db: sqlite3.Connection, table: str) -> None:
-    """Keep at most QUERY_CACHE_LIMIT answers in ``table``: those written last, which
-    hold the last rowids given out (a row written again, by INSERT OR REPLACE, takes
-    the next one). A range of the rowid's own index: sorting the table, as this did
-    before at every new query, cost ~4 ms per write at 2,000 answers."""
-    db.execute(
-        f"DELETE FROM {table} WHERE rowid <= (SELECT max(rowid) FROM {table}) - ?",
-        (QUERY_CACHE_LIMIT,),
-    )
-
-
-@contextlib.contextmanager
-def _noted() -> Iterator[None]:
-    """A note that only saves work next time (a query's vector, its nearest rows): in
-    a sidecar that cannot be written (a read-only store), it is not kept."""
-    try:
-        yield
-    except sqlite3.Error as error:
-        if not is_unwritable(error):
-            raise
-
-
-def stored_identity(chitin_dir: Path) -> tuple[dict[str, str], str | None]:
-    """(id → hash of every row, identity) as the sidecar holds them, without changing it."""
-    path = chitin_dir / FOLDER / INDEX
-    if not path.exists():
-        return {}, None
-    try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            rows = dict(db.execute("SELECT id, hash FROM rows WHERE id IS NOT NULL"))
-            found = db.execute("SELECT value FROM meta WHERE key = 'identity'").fetchone()
-        finally:
-            db.close()
-    except sqlite3.Error:
-        return {}, None
-    return rows, found[0] if found else None
-
-
-def _row_bytes(dimensions: int) -> int:
-    return 4 * dimensions
-
-
-# SQLite's files beside the index: its rollback journal (the default mode) or a log.
-INDEX_SIDE_FILES = ("", "-journal", "-wal", "-shm")
-
-
-def _open_index(path: Path) -> sqlite3.Connection:
-    """The index, with the tables of this schema. A file that is not a sound database
-    is replaced by a new one, and the matrix with it (its rows are unknown now)."""
-    try:
-        return _connect_index(path)
-    except sqlite3.DatabaseError as error:
-        if not is_damage(error):
-            raise
-        from chitin.notices import notice
-
-        _delete_files(path.parent)
-        notice(f".chitin/{FOLDER}/{INDEX} was damaged ({error}); its vectors are made again")
-    return _connect_index(path)
-
-
-def _connect_index(path: Path) -> sqlite3.Connection:
-    db = sqlite3.connect(str(path), timeout=30)
-    try:
-        # A new query notes its vector and its nearest rows: with a rollback journal each
-        # note was fsynced, ~3 ms apiece here. A crash now may lose the last notes (they
-        # are found again), never the matrix rows, which are flushed before being named.
-        db.execute("PRAGMA journal_mode = WAL")
-        db.execute("PRAGMA synchronous = NORMAL")
-        if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
-            db.executescript(
-                "DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS rows; "
-                "DROP TABLE IF EXISTS queries; DROP TABLE IF EXISTS hits; "
-                "DROP TABLE IF EXISTS current;" + _SCHEMA
-            )
-        else:
-            check_schema(db, _EXPECTED)
-    except BaseException:
-        db.close()
-        raise
-    return db
-
-
-def _make_folder(folder: Path) -> None:
-    """``.chitin/vectors/``, made; a file standing in its place is removed first."""
-    if folder.exists() and not folder.is_dir():
-        from chitin.notices import notice
-
-        folder.unlink()
-        notice(f".chitin/{FOLDER} was a file, not chitin's folder; removed it")
-    folder.mkdir(parents=True, exist_ok=True)
-
-
-def _delete_files(folder: Path) -> None:
-    for name in (MATRIX, *(INDEX + suffix for suffix in INDEX_SIDE_FILES)):
-        with contextlib.suppress(FileNotFoundError):
-            (folder / name).unlink()
-
-
-# ------------------------------------------------------------------ the join with the cache
-
-
-def current_rows(db: sqlite3.Connection, index: Path, filters: Filters = LIVE) -> list[int]:
-    """Rows of the vector sidecar (at ``index``) whose insight in the cache ``db``
-    passes ``filters`` and whose text is still the one embedded: one join, however
-    large the store."""
-    where, args = filters.sql("entries.")
-    db.execute("ATTACH DATABASE ? AS vectors", (str(index),))
-    try:
-        rows = db.execute(
-            f"SELECT r.row FROM vectors.rows r CROSS JOIN entries INDEXED BY entries_id "
-            f"ON entries.id = r.id AND entries.text_hash = r.hash WHERE {where}",
-            args,
-        )
-        return [row for (row,) in rows]
-    finally:
-        db.execute("DETACH DATABASE vectors")
-
-
-def unembedded(db: sqlite3.Connection, index: Path) -> int:
-    """How many insights in the cache ``db`` (archived ones too, as ``refresh`` embeds
-    them) have no row in the vector sidecar at ``index`` for their current text."""
-    where, args = Filters(archived=None).sql("entries.")
-    db.execute("ATTACH DATABASE ? AS vectors", (str(index),))
-    try:
-        row = db.execute(
-            f"SELECT count(*) FROM entries LEFT JOIN vectors.rows r "
-            f"ON r.id = entries.id AND r.part = 0 AND r.hash = entries.text_hash "
-            f"WHERE {where} AND r.row IS NULL",
-            args,
-        ).fetchone()
-        return int(row[0])
-    finally:
-        db.execute("DETACH DATABASE vectors")
+            keep_newest(self.db, "queries")

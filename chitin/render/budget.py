@@ -16,28 +16,16 @@ The original's marshalling (reference §3.5), with its defects fixed:
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from types import MappingProxyType
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from chitin.model.insight import TYPES, Insight
+from chitin.model.packing import NO_LABELS, Labels, Packed
+
+if TYPE_CHECKING:
+    from chitin.search.engine import Retrieval
 
 LABELS = {kind: kind.capitalize() for kind in TYPES}
-
-
-Labels = Mapping[str, str]  # id → what the line shows of it (its short id)
-NO_LABELS: Labels = MappingProxyType({})
-
-
-class Packed(NamedTuple):
-    """The insights that fit, in rank order, how many were left out, whether the line
-    saying so fits too (in a budget too small even for that, it is dropped), and the
-    label each line starts with."""
-
-    chosen: list[Insight]
-    omitted: int
-    note: bool = False
-    labels: Labels = NO_LABELS
 
 
 def estimate_tokens(text: str) -> int:
@@ -87,6 +75,12 @@ def pack(
         return Packed(chosen, len(ranked) - len(chosen), labels=labels)
     chosen = _greedy(ranked, room, full, labels)
     return Packed(chosen, len(ranked) - len(chosen), note=True, labels=labels)
+
+
+def packed_of(found: Retrieval) -> Packed:
+    """What of ``found`` fits its query's budget (``Chitin.retrieve`` packs it)."""
+    assert found.packed is not None, "a retrieval from Chitin.retrieve is packed"
+    return found.packed
 
 
 def _greedy(ranked: Sequence[Insight], budget: int, full: bool, labels: Labels) -> list[Insight]:

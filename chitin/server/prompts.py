@@ -43,7 +43,7 @@ def pending_lines(chitin: Chitin) -> str:
     from chitin.model.digest import DEFAULT_CHARACTERS
     from chitin.model.reflection import display_time
     from chitin.render.digest import digest_lines
-    from chitin.server.tools import pending
+    from chitin.server.tool_calls import pending
 
     found = pending(chitin)
     if not found.markers:

@@ -3,13 +3,14 @@
 
 What a client sees of each tool (its name, description, input schema and
 annotations) is data, in tools.json beside this file: the listing the MCP SDK
-generated from these functions' signatures when chitin served on it, kept byte for
-byte. arguments.py checks the JSON types against it; chitin itself checks the
+generated from the tools' signatures (tool_calls.py) when chitin served on it, kept
+byte for byte. arguments.py checks the JSON types against it; chitin itself checks the
 allowed values and ranges, as it checks the CLI's flags, so that an agent reads the
 same message a person would (``Error: confidence must be between 0 and 1, got 2``).
 
-Each tool checks its arguments where it is called and returns the work to do on the
-store's thread (worker.py); the server runs it and answers with ``answer``.
+Each tool (tool_calls.py) checks its arguments where it is called and returns the
+work to do on the store's thread (worker.py); the server runs it and answers with
+``answer``, or ``failure``.
 """
 
 from __future__ import annotations
@@ -19,13 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chitin.errors import ValidationError
-from chitin.model.bounds import MAX_BUDGET, MAX_COUNT, MAX_DAYS
-
 if TYPE_CHECKING:
-    from chitin import Chitin
-
-Work = Callable[["Chitin"], Any]
+    from chitin.server.tool_calls import Work
 
 
 def listing() -> list[dict[str, Any]]:
@@ -33,36 +29,6 @@ def listing() -> list[dict[str, Any]]:
     text = Path(__file__).with_name("tools.json").read_text(encoding="utf-8")
     found: list[dict[str, Any]] = json.loads(text)
     return found
-
-
-# The arguments of contribute and update that are the insight's fields, by name.
-INSIGHT_FIELDS = (
-    "type",
-    "claim",
-    "confidence",
-    "reasoning",
-    "context",
-    "limitations",
-    "tags",
-    "source",
-    "provenance",
-    "condition",
-    "avoid",
-)
-
-
-def _given(arguments: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
-    """The fields among a tool's ``arguments`` (its ``locals()``) that were given: what
-    the CLI's flags or ``--json`` would pass on."""
-    return {name: arguments[name] for name in names if arguments[name] is not None}
-
-
-def check_range(name: str, value: int | None, high: int) -> None:
-    """The CLI's bound on a count or budget, with click's wording."""
-    if value is not None and not 1 <= value <= high:
-        raise ValidationError(
-            name, f"Invalid value for '{name}': {value} is not in the range 1<=x<={high}."
-        )
 
 
 def answer(value: Any, warnings: list[str]) -> dict[str, Any]:
@@ -103,235 +69,6 @@ def _blocks(texts: list[str]) -> list[dict[str, Any]]:
 def tools() -> dict[str, Callable[..., Work]]:
     """Every tool by its name: called with its checked arguments, it returns the work
     to run on the store's thread (or raises ValidationError)."""
-    return {name: tool for tool, name in _tools()}
+    from chitin.server.tool_calls import TOOLS
 
-
-def _tools() -> list[tuple[Callable[..., Work], str]]:
-    from chitin.render import shapes
-
-    def retrieve(
-        query: str,
-        budget: int,
-        max_results: int,
-        types: list[str] | None,
-        tags: list[str] | None,
-        min_confidence: float | None,
-        full: bool,
-        explain: bool,
-    ) -> Work:
-        from chitin import Query
-        from chitin.model.insight import check_confidence, parse_tags
-        from chitin.render import budget as marshalling
-
-        check_range("budget", budget, MAX_BUDGET)
-        check_range("max_results", max_results, MAX_COUNT)
-        asked = Query(
-            query,
-            max_results,
-            tuple(types or ()),
-            parse_tags(tags),
-            check_confidence(min_confidence) if min_confidence is not None else None,
-            budget,
-        )
-
-        def work(chitin: Chitin) -> dict[str, Any]:
-            found = chitin.retrieve(asked)
-            packed = marshalling.pack(
-                [r.insight for r in found.ranked], asked.budget, full, found.short_ids
-            )
-            return shapes.retrieval(found, packed, explain)
-
-        return work
-
-    def contribute(
-        type: str,
-        claim: str,
-        confidence: float,
-        reasoning: str | None,
-        context: str | None,
-        limitations: str | None,
-        tags: list[str] | None,
-        source: str | None,
-        provenance: str | None,
-        condition: str | None,
-        avoid: bool | None,
-        force: bool,
-        allow_secret: bool,
-    ) -> Work:
-        fields = _given(locals(), INSIGHT_FIELDS)
-
-        def work(chitin: Chitin) -> dict[str, Any]:
-            made = chitin.contribute(fields, check=not force, allow_secret=allow_secret)
-            return shapes.contribution(
-                made.insight,
-                made.conflicts,
-                made.duplicates,
-                made.path,
-                made.commit,
-                made.degraded,
-            )
-
-        return work
-
-    def reinforce(id: str, source: str | None, evidence: str | None, allow_secret: bool) -> Work:
-
-        def work(chitin: Chitin) -> dict[str, Any]:
-            changed = chitin.reinforce(
-                id, source=source, evidence_kind=evidence, allow_secret=allow_secret
-            )
-            return shapes.insight(changed.insight)
-
-        return work
-
-    def similar(claim: str, threshold: float | None, semantic: bool) -> Work:
-        from chitin.model.insight import check_confidence, js_number
-
-        floor = (0.5 if semantic else 0.2) if threshold is None else threshold
-        try:
-            checked = check_confidence(floor)
-        except ValidationError:
-            raise ValidationError(
-                "threshold", f"threshold must be a number from 0 to 1, got {js_number(floor)}"
-            ) from None
-
-        def work(chitin: Chitin) -> list[dict[str, Any]]:
-            found = (chitin.similar_meaning if semantic else chitin.similar)(claim, checked)
-            return shapes.similar(found)
-
-        return work
-
-    def get(id: str) -> Work:
-        return lambda chitin: shapes.insight(chitin.get(id))
-
-    def list_insights(
-        types: list[str] | None,
-        tags: list[str] | None,
-        provenance: str | None,
-        min_confidence: float | None,
-        archived: bool,
-    ) -> Work:
-        from chitin.model.insight import check_confidence, parse_tags
-
-        floor = check_confidence(min_confidence) if min_confidence is not None else None
-        wanted = parse_tags(tags)
-
-        def work(chitin: Chitin) -> list[dict[str, Any]]:
-            found = chitin.list_insights(
-                types=tuple(types or ()),
-                tags=wanted,
-                provenance=provenance or None,
-                min_confidence=floor,
-                archived=archived,
-            )
-            return shapes.insights(found)
-
-        return work
-
-    def update(
-        id: str,
-        type: str | None,
-        claim: str | None,
-        confidence: float | None,
-        reasoning: str | None,
-        context: str | None,
-        limitations: str | None,
-        tags: list[str] | None,
-        source: str | None,
-        provenance: str | None,
-        condition: str | None,
-        avoid: bool | None,
-        allow_secret: bool,
-    ) -> Work:
-        changes = _given(locals(), INSIGHT_FIELDS)
-        if tags == []:
-            changes["tags"] = ""  # what clears them, as the CLI's --tags ''
-
-        def work(chitin: Chitin) -> dict[str, Any]:
-            return shapes.insight(chitin.update(id, changes, allow_secret=allow_secret).insight)
-
-        return work
-
-    def archive(id: str) -> Work:
-        return lambda chitin: shapes.insight(chitin.archive(id).insight)
-
-    def unarchive(id: str) -> Work:
-        return lambda chitin: shapes.insight(chitin.unarchive(id).insight)
-
-    def merge(source: str, target: str, claim: str | None, allow_secret: bool) -> Work:
-
-        def work(chitin: Chitin) -> dict[str, Any]:
-            merged = chitin.merge(source, target, claim or None, allow_secret=allow_secret)
-            return shapes.insight(merged.insight)
-
-        return work
-
-    def history(id: str, limit: int | None) -> Work:
-        check_range("limit", limit, MAX_COUNT)
-
-        def work(chitin: Chitin) -> dict[str, Any]:
-            insight, entries = chitin.history(id, limit)
-            return shapes.history(insight, entries)
-
-        return work
-
-    def changelog(days: int | None, limit: int) -> Work:
-        check_range("days", days, MAX_DAYS)
-        check_range("limit", limit, MAX_COUNT)
-        return lambda c: shapes.changelog(c.changelog(days, limit))
-
-    def reflect(clear: bool) -> Work:
-        return lambda chitin: pending_shape(chitin, clear)
-
-    def stats() -> Work:
-        return stats_shape
-
-    return [
-        (retrieve, "retrieve"),
-        (contribute, "contribute"),
-        (reinforce, "reinforce"),
-        (similar, "similar"),
-        (get, "get"),
-        (list_insights, "list"),
-        (update, "update"),
-        (archive, "archive"),
-        (unarchive, "unarchive"),
-        (merge, "merge"),
-        (history, "history"),
-        (changelog, "changelog"),
-        (reflect, "reflect"),
-        (stats, "stats"),
-    ]
-
-
-def stats_shape(chitin: Chitin) -> dict[str, Any]:
-    from chitin.render import shapes
-
-    counted = chitin.stats()
-    return shapes.stats(
-        counted.total, counted.by_type, counted.average_confidence, counted.archived
-    )
-
-
-def pending_shape(chitin: Chitin, clear: bool) -> dict[str, Any]:
-    """``reflect --format json``: chitin 1.4.5's queue in the home folder included."""
-    from chitin.model.digest import DEFAULT_CHARACTERS
-    from chitin.notices import notice
-    from chitin.render import shapes
-    from chitin.render.digest import digest_shape
-
-    found = pending(chitin, clear)
-    for path, problem in found.problems:
-        notice(f"ignored {path}: {problem}")
-    made = chitin.reflection_digests(found.markers, DEFAULT_CHARACTERS)
-    digests = [digest_shape(d.marker, d.digest, d.warning) for d in made]
-    cleared = found.cleared if clear else None
-    return shapes.pending(found.markers, stats_shape(chitin), cleared, digests)
-
-
-def pending(chitin: Chitin, clear: bool = False) -> Any:
-    """The sessions waiting for reflection, as ``chitin reflect`` finds them."""
-    from pathlib import Path
-
-    from chitin.model.reflection import LEGACY_QUEUE
-
-    return chitin.pending_reflections(Path.home() / LEGACY_QUEUE, clear)
+    return TOOLS

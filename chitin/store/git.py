@@ -1,23 +1,27 @@
 """The one place that runs git. Argument lists only, a scrubbed environment, and an
-identity that works on a machine where nobody ever configured one."""
+identity that works on a machine where nobody ever configured one.
+
+Beside it: git_commit.py commits exactly chitin's paths (and undoes a failed commit),
+git_head.py reads HEAD from git's files, git_failures.py words a failure, and
+git_merge.py merges three texts."""
 
 from __future__ import annotations
 
-import contextlib
 import os
-import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from chitin.errors import GitError
+from chitin.store.git_failures import DUBIOUS, NOT_INSIDE, explain, said
+from chitin.store.git_head import read_head, remember_time, remembered_time
 
 if TYPE_CHECKING:  # loaded when git first runs: a small store's reads never start it
     import subprocess
 
 # Variables that would point git at some other repository or index than the store's.
-_SCRUBBED = (
+SCRUBBED = (
     "GIT_DIR",
     "GIT_WORK_TREE",
     "GIT_INDEX_FILE",
@@ -47,7 +51,7 @@ _OPERATIONS = (
 )
 
 # How many paths one command line takes where git cannot read them from stdin.
-_ARGV_BATCH = 1000
+ARGV_BATCH = 1000
 
 
 def _argv(root: Path, args: Sequence[str]) -> list[str]:
@@ -55,7 +59,7 @@ def _argv(root: Path, args: Sequence[str]) -> list[str]:
 
 
 def _environment() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in _SCRUBBED}
+    env = {k: v for k, v in os.environ.items() if k not in SCRUBBED}
     env["GIT_TERMINAL_PROMPT"] = "0"
     env["GIT_LITERAL_PATHSPECS"] = "1"  # a path chitin names is that path, never a glob
     env["LC_ALL"] = "C"
@@ -75,55 +79,6 @@ def _status_args(paths: Sequence[str]) -> list[str]:
         "--",
         *paths,
     ]
-
-
-# ------------------------------------------------------------------ HEAD, from git's files
-
-_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
-
-
-def read_head(git_dir: Path) -> str | None:
-    """The commit HEAD names, read from a plain ``.git`` folder: HEAD itself (detached),
-    or the loose or packed ref it points to. None whenever that is not plainly so."""
-    try:
-        head = (git_dir / "HEAD").read_text(encoding="ascii").strip()
-        if not head.startswith("ref: "):
-            return head if _OID.fullmatch(head) else None
-        ref = head[5:]
-        if not ref.startswith("refs/") or ".." in ref:
-            return None
-        loose = git_dir / ref
-        if loose.is_file():
-            found = loose.read_text(encoding="ascii").strip()
-            return found if _OID.fullmatch(found) else None
-        for line in (git_dir / "packed-refs").read_text(encoding="ascii").splitlines():
-            oid, _, name = line.partition(" ")
-            if name == ref and _OID.fullmatch(oid):
-                return oid
-    except (OSError, UnicodeDecodeError):
-        return None
-    return None
-
-
-def _remembered_time(path: Path, commit: str) -> datetime | None:
-    try:
-        kept, stamp = path.read_text(encoding="ascii").split()
-        return datetime.fromtimestamp(int(stamp), tz=UTC) if kept == commit else None
-    except (OSError, ValueError, UnicodeDecodeError, OverflowError):
-        return None
-
-
-def _remember_time(path: Path, commit: str, stamp: int) -> None:
-    """Keep the commit's time for the next session start (a lost write costs one git)."""
-    if not path.parent.is_dir():
-        return
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        temporary.write_text(f"{commit} {stamp}\n", encoding="ascii")
-        os.replace(temporary, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            temporary.unlink()
 
 
 # ------------------------------------------------------------------ status, ahead of time
@@ -208,10 +163,10 @@ class Git:
             )
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH; chitin stores need git") from None
-        if result.returncode != 0 and (check or _DUBIOUS in _said(result)):
-            if _NOT_INSIDE in _said(result) and args[:1] != ["rev-parse"]:
+        if result.returncode != 0 and (check or DUBIOUS in said(result)):
+            if NOT_INSIDE in said(result) and args[:1] != ["rev-parse"]:
                 self.run(["rev-parse", "--git-dir"], check=False)  # raises if it is ownership
-            raise GitError(_explain(args, result))  # refused ownership: never "no history"
+            raise GitError(explain(args, result))  # refused ownership: never "no history"
         return result
 
     def _environment(self) -> dict[str, str]:
@@ -320,7 +275,7 @@ class Git:
         if not paths:
             return {}
         listed = (
-            list(paths) if len(paths) <= _ARGV_BATCH else sorted({p.split("/")[0] for p in paths})
+            list(paths) if len(paths) <= ARGV_BATCH else sorted({p.split("/")[0] for p in paths})
         )
         args = _status_args(listed)
         args[args.index("--untracked-files=no")] = "--untracked-files=all"
@@ -364,7 +319,7 @@ class Git:
         session start runs no git at all; anything unusual (a worktree, reftable, a
         damaged file) asks git, which always knows."""
         commit = read_head(self.root / ".git")
-        kept = _remembered_time(remembered, commit) if commit and remembered else None
+        kept = remembered_time(remembered, commit) if commit and remembered else None
         if commit and kept is not None:
             return commit, kept
         result = self.run(["log", "-1", "--format=%H %ct", "HEAD"], check=False)
@@ -373,200 +328,8 @@ class Git:
             return None
         moment = datetime.fromtimestamp(int(found[1]), tz=UTC)
         if remembered is not None:
-            _remember_time(remembered, found[0], int(found[1]))
+            remember_time(remembered, found[0], int(found[1]))
         return found[0], moment
-
-    def commit(
-        self,
-        paths: Iterable[str],
-        message: str,
-        bulk: bool = False,
-        before_commit: Callable[[], None] | None = None,
-    ) -> str | None:
-        """Commit exactly ``paths`` (relative to the root) with ``message``.
-
-        Other changes a person has staged stay staged and out of this commit.
-        Returns the new commit id, or None when the paths hold no change. ``bulk``
-        (hundreds of files) writes their objects into one pack instead of a loose
-        file each: 0.9 s rather than 4 s for 10,000 files. ``before_commit`` runs
-        after staging, last before the commit: an exception there (an interruption)
-        stops it.
-
-        If anything fails on the way (a pre-commit hook, gpg signing, an
-        interruption), the paths are unstaged again: the index holds HEAD's version of
-        them, as before, so that nobody's next ``git commit`` takes chitin's change.
-        """
-        paths = sorted(set(paths))
-        present = [p for p in paths if (self.root / p).exists()]
-        gone = [p for p in paths if p not in present]
-        if gone:  # a removal is staged only for a file git knows
-            present.extend(self._tracked(gone))
-        if not present:
-            return None
-        before = self.head()
-        kept = self.keep_index()
-        try:
-            return self._stage_and_commit(present, message, bulk, before_commit)
-        except GitError:
-            made = self._made_since(before)
-            if made is not None:
-                return made
-            self.put_back(present, kept)
-            raise
-        except BaseException:
-            self.put_back(present, kept)
-            raise
-        finally:
-            if kept is not None:
-                kept.unlink(missing_ok=True)
-
-    def _stage_and_commit(
-        self,
-        present: list[str],
-        message: str,
-        bulk: bool,
-        before_commit: Callable[[], None] | None,
-    ) -> str | None:
-        # Exact paths through stdin: an import may name more than fits in argv, and
-        # `git add` would match each as a pathspec against every file (6 s for 10,000).
-        packed = ["-c", "core.bigFileThreshold=1"] if bulk else []
-        self.run(
-            [*packed, "update-index", "--add", "--remove", "-z", "--stdin"],
-            input="\0".join(present),
-        )
-        self.ensure_identity()
-        if before_commit is not None:
-            before_commit()
-        # `git commit -- paths` builds a temporary index: 350 ms at 100,000 files
-        # against 150 ms for a plain commit of the index. The plain commit is right
-        # only when nothing but our paths is staged, which one comparison tells.
-        if self._other_changes_staged(present):
-            return self._commit_only(present, message)
-        return self._commit_index(["commit", "-q", "--no-edit", "-F", "-"], message)
-
-    def keep_index(self) -> Path | None:
-        """A second name for the index as it is before staging: putting it back is then
-        a rename, which needs no free space, where `git reset` writes a whole new index
-        (on a full disk it fails, and the change stayed staged). None where the file
-        system will not link it (``unstage`` is used then)."""
-        index = self.git_dir() / "index"
-        kept = self.git_dir() / f"chitin-index-{os.getpid()}"
-        try:
-            kept.unlink(missing_ok=True)
-            os.link(index, kept)
-        except OSError:
-            return None
-        return kept
-
-    def put_back(self, paths: Sequence[str], kept: Path | None) -> None:
-        """Unstage ``paths`` after a failed commit: the index as it was before."""
-        if kept is not None:
-            try:
-                os.replace(kept, self.git_dir() / "index")
-                return
-            except OSError:
-                pass
-        self.unstage(paths)
-
-    def _made_since(self, before: str | None) -> str | None:
-        """The commit that a failed ``git commit`` made all the same, if it did: git
-        killed (Ctrl-C reaches it too) or failing after it moved HEAD. We hold the
-        store's lock, so a new HEAD whose parent is ``before`` is that commit."""
-        after = self.head()
-        if after is None or after == before:
-            return None
-        parent = self.run(["rev-parse", "-q", "--verify", f"{after}^"], check=False)
-        return after if parent.stdout.strip() == (before or "") else None
-
-    def unstage(self, paths: Sequence[str]) -> None:
-        """Put HEAD's version of ``paths`` back in the index (none, for a path HEAD
-        lacks). The working tree is left alone."""
-        if not paths:
-            return
-        with self._path_list(paths) as listing:
-            spec = [f"--pathspec-from-file={listing}", "--pathspec-file-nul"]
-            if self.head() is None:
-                self.run(["rm", "-q", "--cached", "--ignore-unmatch", *spec], check=False)
-            else:
-                self.run(["reset", "-q", "HEAD", *spec], check=False)
-
-    def restore_from_head(self, paths: Sequence[str]) -> None:
-        """Make the index and the working tree hold HEAD's version of ``paths``: a
-        path HEAD lacks is removed from both. For a write interrupted by kill -9."""
-        head = self.head()
-        known = set(self._tracked_in(head, list(paths))) if head else set()
-        for path in paths:  # first: on a full disk, what they free lets the rest work
-            if path not in known:
-                with contextlib.suppress(FileNotFoundError, IsADirectoryError):
-                    (self.root / path).unlink()
-        self.unstage(paths)
-        if known:
-            with self._path_list(sorted(known)) as listing:
-                self.run(
-                    [
-                        "checkout",
-                        "-q",
-                        "HEAD",
-                        f"--pathspec-from-file={listing}",
-                        "--pathspec-file-nul",
-                    ]
-                )
-
-    def _tracked_in(self, commit: str, paths: list[str]) -> list[str]:
-        found: list[str] = []
-        for start in range(0, len(paths), _ARGV_BATCH):
-            batch = paths[start : start + _ARGV_BATCH]
-            listed = self.run(["ls-tree", "-r", "-z", "--name-only", commit, "--", *batch])
-            found.extend(p for p in listed.stdout.split("\0") if p)
-        return found
-
-    @contextlib.contextmanager
-    def _path_list(self, paths: Sequence[str]) -> Iterator[Path]:
-        """A NUL-separated list of ``paths`` in a file of the repository's own folder,
-        for the commands whose stdin is taken (or that read pathspecs only so)."""
-        listing = self.git_dir() / f"chitin-pathspec-{os.getpid()}"
-        try:
-            listing.write_text("\0".join(paths), encoding="utf-8")
-            yield listing
-        finally:
-            listing.unlink(missing_ok=True)
-
-    def _commit_only(self, paths: list[str], message: str) -> str | None:
-        """Commit just ``paths``, leaving what else is staged staged. The message takes
-        stdin, so the paths go through a file."""
-        with self._path_list(paths) as listing:
-            args = [
-                "commit",
-                "-q",
-                "--no-edit",
-                "-F",
-                "-",
-                "--only",
-                f"--pathspec-from-file={listing}",
-            ]
-            return self._commit_index([*args, "--pathspec-file-nul"], message)
-
-    def _commit_index(self, args: list[str], message: str) -> str | None:
-        result = self.run(args, input=message, check=False)
-        if result.returncode != 0:
-            if "no changes added" in result.stdout or "nothing to commit" in result.stdout:
-                return None
-            raise GitError(_explain(["commit"], result))
-        return self.head()
-
-    def _tracked(self, paths: list[str]) -> list[str]:
-        found: list[str] = []
-        for start in range(0, len(paths), _ARGV_BATCH):
-            listed = self.run(["ls-files", "-z", "--", *paths[start : start + _ARGV_BATCH]])
-            found.extend(p for p in listed.stdout.split("\0") if p)
-        return found
-
-    def _other_changes_staged(self, paths: list[str]) -> bool:
-        if self.head() is None:
-            return True  # first commit: let `--only` sort it out
-        staged = self.run(["diff", "--cached", "--name-only", "-z", "--no-renames", "HEAD"])
-        ours = set(paths)
-        return any(path and path not in ours for path in staged.stdout.split("\0"))
 
     def ensure_identity(self) -> None:
         """Fall back to ``chitin`` (or the agent's name) when git has no identity."""
@@ -614,78 +377,3 @@ def _parse_batch(data: bytes | str) -> dict[str, bytes]:
 def _email_local(name: str) -> str:
     local = "".join(ch if ch.isalnum() or ch in "._-" else "-" for ch in name.lower())
     return local.strip("-.") or FALLBACK_NAME
-
-
-# git (2.35.2 on) refuses a repository owned by another user, unless safe.directory
-# names it: every command fails, which must not read as "no history" or "no repository".
-# (`git config --local` says only that it is not inside a repository.)
-_DUBIOUS = "detected dubious ownership in repository at '"
-_NOT_INSIDE = "can only be used inside a git repository"
-
-
-def _said(result: subprocess.CompletedProcess[Any]) -> str:
-    said = result.stderr or ""
-    return said.decode("utf-8", "replace") if isinstance(said, bytes) else str(said)
-
-
-_LOCKED = re.compile(r"Unable to create '(?P<path>[^']+\.lock)': File exists")
-
-
-def _explain(args: Sequence[str], result: subprocess.CompletedProcess[str]) -> str:
-    output = (result.stderr or result.stdout or "").strip()
-    if _DUBIOUS in _said(result):
-        said = _said(result)
-        where = said.split(_DUBIOUS, 1)[1].split("'", 1)[0]
-        return (
-            f"git refuses to work in {where}: the repository is owned by another user "
-            f"(git's safe.directory check). If you trust it, run: "
-            f"git config --global --add safe.directory {where}"
-        )
-    locked = _LOCKED.search(str(output))
-    if locked:
-        path = locked["path"]
-        return (
-            f"git's lock file {path} exists: another git command is running in this "
-            f"repository, or one was killed there. If none is running, remove it "
-            f"(rm '{path}') and try again"
-        )
-    lines = [line for line in str(output).splitlines() if line.strip()]
-    reason = "; ".join(lines[-3:]) if lines else f"exit code {result.returncode}"
-    return f"git {_command_name(args)} failed: {reason}"
-
-
-def _command_name(args: Sequence[str]) -> str:
-    """The git command in ``args``, past any ``-c key=value`` before it."""
-    rest = list(args)
-    while rest[:1] == ["-c"]:
-        rest = rest[2:]
-    return rest[0] if rest else ""
-
-
-def merge_file(ours: str, base: str, theirs: str, labels: tuple[str, str, str]) -> tuple[str, int]:
-    """git's line-based three-way merge of three texts: (result, number of conflicts).
-
-    Conflicts are marked in the result as git marks them. No repository is needed.
-    """
-    import subprocess
-    import tempfile
-
-    with tempfile.TemporaryDirectory(prefix="chitin-merge-") as folder:
-        paths = []
-        for name, text in (("ours", ours), ("base", base), ("theirs", theirs)):
-            path = Path(folder) / name
-            path.write_text(text, encoding="utf-8")
-            paths.append(str(path))
-        label_args = [arg for label in labels for arg in ("-L", label)]
-        try:
-            result = subprocess.run(
-                ["git", "merge-file", "-p", *label_args, *paths],
-                capture_output=True,
-                env={k: v for k, v in os.environ.items() if k not in _SCRUBBED},
-                check=False,
-            )
-        except FileNotFoundError:
-            raise GitError("git is not installed or not on PATH") from None
-    if result.returncode < 0 or result.returncode > 127:
-        raise GitError(f"git merge-file failed: {result.stderr.decode(errors='replace').strip()}")
-    return result.stdout.decode("utf-8"), result.returncode

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from chitin.errors import StateError
-from chitin.store import conflicts, journal, remote
+from chitin.store import conflicts, git_commit, journal, remote
 
 if TYPE_CHECKING:
     from chitin.store.repository import Store
@@ -63,7 +63,7 @@ def integrate(
     # undoing the merge can never take it away.
     store.commit_hand_edits(paths)
     note = journal.begin(git, paths, "sync")
-    kept = git.keep_index()  # put back by a rename: see Git.keep_index
+    kept = git_commit.keep_index(git)  # put back by a rename: see keep_index
     try:
         _merge(store, theirs, message, choose, where, holding)
     except BaseException:

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from chitin.store import git_commit
+
 if TYPE_CHECKING:
     from chitin.store.git import Git
 
@@ -123,7 +125,7 @@ def recover(git: Git) -> list[str] | None:
         undo_merge(git, paths)
     else:
         _wait_for_git(git)
-        git.restore_from_head(paths)
+        git_commit.restore_from_head(git, paths)
     _remove_temporary_files(git.root, paths)
     for pattern in ("chitin-index-*", "chitin-pathspec-*"):  # Git's own files, if left
         for leftover in git.git_dir().glob(pattern):
@@ -141,7 +143,7 @@ def undo_merge(git: Git, paths: Sequence[str], kept: Path | None = None) -> None
     git's merge state goes, and the index and the working tree hold HEAD's version of
     ``paths`` (the paths the merge could touch), which is the store before the sync, or
     the merge commit if it was made. ``kept``: the index from before the merge
-    (Git.keep_index), put back first."""
+    (git_commit.keep_index), put back first."""
     _wait_for_git(git)
     git_dir = git.git_dir()
     for name in MERGE_STATE:
@@ -154,7 +156,7 @@ def undo_merge(git: Git, paths: Sequence[str], kept: Path | None = None) -> None
     if kept is not None:
         with contextlib.suppress(OSError):
             os.replace(kept, git_dir / "index")
-    git.restore_from_head(paths)
+    git_commit.restore_from_head(git, paths)
 
 
 def _inside(path: str) -> bool:

@@ -17,7 +17,7 @@ from chitin.errors import ChitinError
 from chitin.format.markdown import Layout, parse, serialize
 from chitin.model.insight import Insight
 from chitin.model.merge3 import SCALAR_FIELDS, Resolution, Side, merge
-from chitin.store.git import merge_file
+from chitin.store.git_merge import merge_file
 
 _FALLBACK_TIME = "1970-01-01T00:00:00Z"
 

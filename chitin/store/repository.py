@@ -8,21 +8,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chitin.errors import GitError, StoreError
-from chitin.format.layout import ARCHIVE_DIR, INSIGHTS_DIR, RACY_WINDOW_NS, FileStat
-from chitin.lockfile import WriteLock, clear_in_the_way, derived_folder
+from chitin.format.layout import ARCHIVE_DIR, INSIGHTS_DIR, FileStat
+from chitin.lockfile import WriteLock, derived_folder
 from chitin.model.bounds import MAX_INSIGHT_BYTES, refuse_oversized
 from chitin.model.ids import shard_folder
-from chitin.model.insight import Insight, format_timestamp
-from chitin.store import files
+from chitin.model.insight import Insight
+from chitin.store import config, files, git_commit
+from chitin.store.config import CONFIG_FILE
 from chitin.store.files import atomic_write, bulk_write, restoring, stat_of
 from chitin.store.git import Git
+from chitin.store.loading import load_file
 
 if TYPE_CHECKING:  # the file format loads when a file is read or written, not before
     from chitin.format.markdown import Layout
 
-CONFIG_FILE = "chitin.yaml"
 # An operation writing more files than this (an import) writes them in bulk: see
-# files.bulk_write and Git.commit.
+# files.bulk_write and git_commit.commit.
 BULK_WRITE = 100
 # No trailing slash: ".chitin/" matches only a folder, and a committed link or file
 # named .chitin must be ignored too (see lockfile.derived_folder).
@@ -143,7 +144,7 @@ class Store:
 
         Parsing YAML costs a session start ~20 ms of imports, so the parsed settings are
         kept in ``.chitin/config.json`` under the file's stat, and read from there while
-        the file is unchanged (see ``_remembered``)."""
+        the file is unchanged (see ``config.remembered``)."""
         path = self.root / CONFIG_FILE
         try:
             stat = stat_of(path)
@@ -151,10 +152,10 @@ class Store:
             return {}
         if self._config is not None and self._config[0] == stat:
             return dict(self._config[1])
-        data = _remembered(self.root, stat)
+        data = config.remembered(self.root, stat)
         if data is None:
-            data = parse_config(path)
-            _remember(self.root, stat, data)
+            data = config.parse_config(path)
+            config.remember(self.root, stat, data)
         self._config = (stat, data)
         return dict(data)
 
@@ -246,8 +247,8 @@ class Store:
                             _prune_empty_parents(target.parent, self.root)
                         else:
                             write(target, text)
-                    commit = self.git.commit(
-                        writes.keys(), message, bulk=bulk, before_commit=guard.check
+                    commit = git_commit.commit(
+                        self.git, writes.keys(), message, bulk=bulk, before_commit=guard.check
                     )
                     guard.committed()
             except GitError:
@@ -292,67 +293,7 @@ class Store:
         names = [Path(path).stem for path in sorted(pending)]
         subject = f"Edit {', '.join(names[:3])}{' and others' if len(names) > 3 else ''} by hand"
         body = ["Changes made to the files outside chitin, committed before chitin's own."]
-        self.git.commit(sorted(pending), commit_message("edit", subject, body, {}))
-
-
-CONFIG_CACHE = "config.json"  # in .chitin/
-
-
-def parse_config(path: Path) -> dict[str, Any]:
-    """The settings ``path`` (a chitin.yaml) holds, or a StoreError of one line naming
-    what is wrong with the file."""
-    from chitin.errors import ValidationError
-    from chitin.format.frontmatter import load_yaml
-
-    try:  # without anchors and aliases, as frontmatter (a pulled file can be a YAML bomb)
-        data = load_yaml(path.read_text(encoding="utf-8"), CONFIG_FILE, "config", first_line=1)
-    except ValidationError as error:
-        raise StoreError(str(error)) from None
-    except UnicodeDecodeError as error:
-        raise StoreError(f"{CONFIG_FILE} does not parse: {error}") from None
-    except OSError as error:
-        raise StoreError(f"cannot read {CONFIG_FILE}: {error.strerror or error}") from None
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise StoreError(f"{CONFIG_FILE} must be a mapping of settings")
-    return data
-
-
-def _remembered(root: Path, stat: FileStat) -> dict[str, Any] | None:
-    """The settings parsed when chitin.yaml had this ``stat``; None if unknown. A damaged
-    or foreign file reads as unknown, and is written over."""
-    import json
-
-    try:
-        kept = json.loads((derived_folder(root) / CONFIG_CACHE).read_bytes())
-        if kept["stat"] == list(stat) and isinstance(kept["config"], dict):
-            return dict(kept["config"])
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
-    return None
-
-
-def _remember(root: Path, stat: FileStat, data: dict[str, Any]) -> None:
-    """Keep the parsed settings, unless the file is racily recent (it could change again
-    within the same mtime tick) or the settings do not survive JSON as they are."""
-    import json
-    import time
-
-    if stat[0] >= time.time_ns() - RACY_WINDOW_NS:
-        return
-    try:
-        text = json.dumps({"stat": list(stat), "config": data})
-        if json.loads(text)["config"] != data:  # dates, sets, number keys: keep no copy
-            return
-    except (TypeError, ValueError):
-        return
-    target = derived_folder(root) / CONFIG_CACHE
-    if not target.parent.is_dir():
-        return  # no .chitin/ yet: a reader does not create it
-    with contextlib.suppress(OSError):
-        clear_in_the_way(target)
-        atomic_write(target, text, durable=False)
+        git_commit.commit(self.git, sorted(pending), commit_message("edit", subject, body, {}))
 
 
 def _appended(path: Path, lines: Sequence[str]) -> str | None:
@@ -393,42 +334,3 @@ def _prune_empty_parents(directory: Path, root: Path) -> None:
         except OSError:
             return
         directory = directory.parent
-
-
-def load_file(root: Path, path: str, stat: FileStat) -> tuple[Insight, Layout]:
-    """Parse the insight file at ``path`` (relative to ``root``), layout and all.
-
-    A hand-made file may leave out its id (the file name is used), its type (the
-    type folder is used) and its creation time (the file's modification time). A file
-    that is not a regular one, or is too large, is refused (``files.read_file``).
-    """
-    from chitin.format.markdown import parse
-
-    insight, layout = parse(files.read_text(root / path), **_fallbacks(path, stat))
-    return insight.with_changes(archived=path.startswith(ARCHIVE_DIR + "/")), layout
-
-
-def load_insight(root: Path, path: str, stat: FileStat) -> Insight:
-    """The insight at ``path``, for readers such as the cache that never write it back."""
-    from chitin.format.markdown import read_insight
-
-    insight = read_insight(files.read_text(root / path), **_fallbacks(path, stat))
-    return insight.with_changes(archived=path.startswith(ARCHIVE_DIR + "/"))
-
-
-_LATEST_SECOND = 253402300799.0  # 9999-12-31T23:59:59Z
-
-
-def _fallbacks(path: str, stat: FileStat) -> dict[str, Any]:
-    from datetime import UTC, datetime
-
-    parts = path.split("/")
-    # A file without a creation time was made when it was last changed, as far as
-    # anyone knows; a modification time outside the years a time may hold is clamped.
-    seconds = min(max(stat[0] / 1e9, 0.0), _LATEST_SECOND)
-    modified = datetime.fromtimestamp(seconds, tz=UTC)
-    return {
-        "fallback_id": Path(path).stem,
-        "fallback_type": parts[1] if len(parts) > 2 else None,
-        "fallback_time": format_timestamp(modified),
-    }

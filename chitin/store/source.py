@@ -49,6 +49,6 @@ class StoreFiles:
         files.linked_top(top)
 
     def load(self, path: str, stat: FileStat) -> Insight:
-        from chitin.store.repository import load_insight  # the parser, only for a change
+        from chitin.store.loading import load_insight  # the parser, only for a change
 
         return load_insight(self.root, path, stat)

@@ -30,7 +30,7 @@ from chitin.retrieval.stance import stance
 
 if TYPE_CHECKING:
     from chitin.index.cache import Cache
-    from chitin.retrieval.semantic import Semantic
+    from chitin.search.semantic import Semantic
 
 JUDGED = 16  # candidates embedded with the new insight, at most
 FAR = 0.3  # below this cosine of stored vectors and share of topic words: not judged
@@ -49,7 +49,7 @@ def strength(insight: Insight) -> tuple[int, float, str]:
 
 
 def word_candidates(cache: Cache, side: Side) -> list[Insight]:
-    from chitin.retrieval.candidates import conflict_candidates
+    from chitin.search.candidates import conflict_candidates
 
     found = conflict_candidates(cache, judged_text(side))
     return list(cache.by_ids(c.id for c in found).values())
@@ -105,7 +105,7 @@ def _neighbours(
     """Add the nearest stored insights by meaning to ``pool``; their cosine (of the
     stored vectors, a first guess), and why meaning was not complete, if it was not."""
     from chitin.index.cache import Filters
-    from chitin.retrieval.semantic import nearest
+    from chitin.search.semantic import nearest
 
     near = nearest(cache, semantic, judged_text(side), Filters())
     ids = [i for i, _ in near.hits[:NEIGHBOURS] if i not in pool]

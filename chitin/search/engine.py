@@ -12,11 +12,12 @@ from typing import NamedTuple
 from chitin.index import fulltext
 from chitin.index.cache import Cache, Filters, TextMatch
 from chitin.model.insight import TYPES, Insight
+from chitin.model.packing import Packed
 from chitin.retrieval.context import detect_category
 from chitin.retrieval.retrieve import Ranked, rank
 from chitin.retrieval.scoring import Settings, shaped_boost
 from chitin.retrieval.selection import Cosine
-from chitin.retrieval.semantic import Semantic, nearest
+from chitin.search.semantic import Semantic, nearest
 
 # How many full-text matches are scored: far more than are shown, so that the
 # damped factors can re-rank among them, and few enough to stay fast at 100,000.
@@ -34,6 +35,7 @@ class Retrieval(NamedTuple):
     # id → the shortest prefix that names it (SHORT_ID characters at least): what the
     # agent reads beside each insight, and types to reinforce or correct it.
     short_ids: Mapping[str, str] = MappingProxyType({})
+    packed: Packed | None = None  # what fits the query's budget (set by Chitin.retrieve)
 
 
 def retrieve(

@@ -53,7 +53,7 @@ def similar_candidates(cache: Cache, claim: str, threshold: float) -> list[Candi
 def conflict_candidates(cache: Cache, claim: str) -> list[Candidate]:
     """Insights close enough in words to duplicate ``claim``, or using a term that
     pulls against one of its own: the word candidates of ``contribute``'s check
-    (chitin.retrieval.door)."""
+    (chitin.search.door)."""
     from chitin.index.fulltext import COMMON_TERM_FLOOR, COMMON_TERM_SHARE
     from chitin.retrieval import conflicts
 

@@ -18,7 +18,7 @@ from chitin.errors import StoreError, ValidationError
 from chitin.index.cache import Cache, Filters
 from chitin.index.db import is_damage, is_unwritable
 from chitin.index.vectors import DamagedVectors, Part, VectorStore
-from chitin.model.insight import embedding_texts
+from chitin.model.search_text import embedding_texts
 from chitin.providers import (
     DEFAULT_PROVIDER,
     REGISTRY,

@@ -1,0 +1,176 @@
+"""The vector sidecar's files under ``.chitin/vectors/``: their names, the index's
+schema, and the index opened, or made again when it is damaged or of an older schema
+(vectors.py holds what is in them)."""
+
+from __future__ import annotations
+
+import array
+import contextlib
+import sqlite3
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from chitin.index.db import check_schema, expected_schema, is_damage, is_unwritable
+
+if TYPE_CHECKING:  # numpy loads only where a search maps the matrix
+    import numpy as np
+
+FOLDER = "vectors"
+MATRIX = "matrix.f32"
+INDEX = "index.sqlite3"
+LOCK = "lock"
+# 4: parts; 5: the reasoning is a part too. A sidecar of an older version is dropped
+# and made again, once: its rows lack the parts of insights whose text did not change.
+SCHEMA_VERSION = 5
+
+_SCHEMA = f"""
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE rows (row INTEGER PRIMARY KEY, id TEXT, part INTEGER, hash TEXT,
+                   UNIQUE (id, part));
+CREATE TABLE queries (identity TEXT, text TEXT, vector BLOB, used INTEGER,
+                      PRIMARY KEY (identity, text));
+-- The nearest rows found for a query, valid while the state they were found in holds.
+CREATE TABLE hits (identity TEXT, text TEXT, state TEXT, found TEXT,
+                   PRIMARY KEY (identity, text));
+-- The rows current in a state (int32 little-endian): finding them takes a 150 ms join
+-- at 100,000 insights, and they change only when the store or the sidecar does.
+CREATE TABLE current (state TEXT PRIMARY KEY, rows BLOB);
+PRAGMA user_version = {SCHEMA_VERSION};
+"""
+
+
+EXPECTED_SCHEMA = expected_schema(_SCHEMA)
+
+
+def stored_identity(chitin_dir: Path) -> tuple[dict[str, str], str | None]:
+    """(id → hash of every row, identity) as the sidecar holds them, without changing it."""
+    path = chitin_dir / FOLDER / INDEX
+    if not path.exists():
+        return {}, None
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            rows = dict(db.execute("SELECT id, hash FROM rows WHERE id IS NOT NULL"))
+            found = db.execute("SELECT value FROM meta WHERE key = 'identity'").fetchone()
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return {}, None
+    return rows, found[0] if found else None
+
+
+def row_bytes(dimensions: int) -> int:
+    return 4 * dimensions
+
+
+# SQLite's files beside the index: its rollback journal (the default mode) or a log.
+INDEX_SIDE_FILES = ("", "-journal", "-wal", "-shm")
+
+
+def open_index(path: Path) -> sqlite3.Connection:
+    """The index, with the tables of this schema. A file that is not a sound database
+    is replaced by a new one, and the matrix with it (its rows are unknown now)."""
+    try:
+        return _connect_index(path)
+    except sqlite3.DatabaseError as error:
+        if not is_damage(error):
+            raise
+        from chitin.notices import notice
+
+        delete_files(path.parent)
+        notice(f".chitin/{FOLDER}/{INDEX} was damaged ({error}); its vectors are made again")
+    return _connect_index(path)
+
+
+def _connect_index(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(str(path), timeout=30)
+    try:
+        # A new query notes its vector and its nearest rows: with a rollback journal each
+        # note was fsynced, ~3 ms apiece here. A crash now may lose the last notes (they
+        # are found again), never the matrix rows, which are flushed before being named.
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA synchronous = NORMAL")
+        if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+            db.executescript(
+                "DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS rows; "
+                "DROP TABLE IF EXISTS queries; DROP TABLE IF EXISTS hits; "
+                "DROP TABLE IF EXISTS current;" + _SCHEMA
+            )
+        else:
+            check_schema(db, EXPECTED_SCHEMA)
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def make_folder(folder: Path) -> None:
+    """``.chitin/vectors/``, made; a file standing in its place is removed first."""
+    if folder.exists() and not folder.is_dir():
+        from chitin.notices import notice
+
+        folder.unlink()
+        notice(f".chitin/{FOLDER} was a file, not chitin's folder; removed it")
+    folder.mkdir(parents=True, exist_ok=True)
+
+
+def delete_files(folder: Path) -> None:
+    for name in (MATRIX, *(INDEX + suffix for suffix in INDEX_SIDE_FILES)):
+        with contextlib.suppress(FileNotFoundError):
+            (folder / name).unlink()
+
+
+QUERY_CACHE_LIMIT = 2000
+
+
+def keep_newest(db: sqlite3.Connection, table: str) -> None:
+    """Keep at most QUERY_CACHE_LIMIT answers in ``table``: those written last, which
+    hold the last rowids given out (a row written again, by INSERT OR REPLACE, takes
+    the next one). A range of the rowid's own index: sorting the table, as this did
+    before at every new query, cost ~4 ms per write at 2,000 answers."""
+    db.execute(
+        f"DELETE FROM {table} WHERE rowid <= (SELECT max(rowid) FROM {table}) - ?",
+        (QUERY_CACHE_LIMIT,),
+    )
+
+
+@contextlib.contextmanager
+def noted() -> Iterator[None]:
+    """A note that only saves work next time (a query's vector, its nearest rows): in
+    a sidecar that cannot be written (a read-only store), it is not kept."""
+    try:
+        yield
+    except sqlite3.Error as error:
+        if not is_unwritable(error):
+            raise
+
+
+def read_row(folder: Path, dimensions: int, row: int) -> array.array[float] | None:
+    """One row of the matrix, read without numpy; None if the file does not hold it."""
+    size = row_bytes(dimensions)
+    try:
+        with open(folder / MATRIX, "rb") as handle:
+            handle.seek(row * size)
+            data = handle.read(size)
+    except OSError:
+        return None
+    if len(data) != size:
+        return None
+    vector = array.array("f")
+    vector.frombytes(data)
+    if sys.byteorder == "big":  # the matrix is little-endian float32
+        vector.byteswap()
+    return vector
+
+
+def mapped_matrix(folder: Path, dimensions: int) -> np.ndarray | None:
+    """The matrix, memory-mapped (None while it holds no row)."""
+    path = folder / MATRIX
+    if not path.exists() or path.stat().st_size == 0:
+        return None
+    rows = path.stat().st_size // row_bytes(dimensions)
+    import numpy as np
+
+    return np.memmap(path, dtype="<f4", mode="r", shape=(rows, dimensions))

@@ -1,0 +1,265 @@
+"""The shapes of insights themselves and what is done with them: get, list, contribute,
+similar, stats, init, history and changelog, retrieve, embed and the reflection queue."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from chitin.model.insight import Insight, to_public_dict
+
+if TYPE_CHECKING:
+    from chitin.model.history import Entry
+    from chitin.model.reflection import Marker
+    from chitin.retrieval.conflicts import Candidate, Match
+    from chitin.retrieval.retrieve import Ranked
+    from chitin.search.engine import Retrieval
+
+
+# ---------------------------------------------------------------- insights
+
+
+def insight(value: Insight) -> dict[str, Any]:
+    """One insight: get, update, reinforce, archive, unarchive, merge."""
+    return to_public_dict(value)
+
+
+def insights(values: Iterable[Insight]) -> list[dict[str, Any]]:
+    """list."""
+    return [to_public_dict(value) for value in values]
+
+
+def score(value: float) -> float:
+    """A similarity, conflict score or average, to the precision its text shows (a
+    whole percent, or toFixed(2); JavaScript's rounding, exact ties up): 0.79 for 79%."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    return float(Decimal(value).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+
+
+def match(found: Match, full: bool) -> dict[str, Any]:
+    """A stored insight close to a new one: a duplicate, or (``full``) a conflict."""
+    data = {
+        "id": found.id,
+        "type": found.type,
+        "claim": found.claim,
+        "similarity": score(found.similarity),
+    }
+    if full:
+        data.update(
+            tensionScore=score(found.tension_score),
+            tensionReason=found.tension_reason,
+            conflictScore=score(found.conflict_score),
+        )
+    if found.basis:  # after 1.4.5's keys: what the similarity is, "meaning" or "words"
+        data["basis"] = found.basis
+    return data
+
+
+def contribution(
+    made: Insight,
+    conflicts: Sequence[Match],
+    duplicates: Sequence[Match],
+    path: str,
+    commit: str | None,
+    degraded: str | None = None,
+) -> dict[str, Any]:
+    """contribute."""
+    return {
+        "insight": to_public_dict(made),
+        "conflicts": [match(m, True) for m in conflicts],
+        "duplicates": [match(m, False) for m in duplicates],
+        "path": path,
+        "commit": commit,
+        "degraded": degraded,
+    }
+
+
+def similar(results: Iterable[tuple[Candidate, float]]) -> list[dict[str, Any]]:
+    """similar (in words or in meaning)."""
+    return [
+        {"id": c.id, "type": c.type, "claim": c.claim, "similarity": score(value)}
+        for c, value in results
+    ]
+
+
+def stats(total: int, by_type: Mapping[str, int], average: float, archived: int) -> dict[str, Any]:
+    """stats: the original's shape, plus ``archived``; the average to two decimals, as
+    its text shows it (toFixed(2))."""
+    return {
+        "total": total,
+        "byType": by_type,
+        "averageConfidence": score(average),
+        "archived": archived,
+    }
+
+
+def initialised(
+    path: str, created: bool, seeded: Iterable[Insight], vectors: Any
+) -> dict[str, Any]:
+    """init."""
+    return {
+        "path": path,
+        "created": created,
+        "seeded": [value.id for value in seeded],
+        "vectors": vectors,
+    }
+
+
+# ---------------------------------------------------------------- history
+
+
+def history_entry(number: int, entry: Entry) -> dict[str, Any]:
+    """One change, numbered from 1: history and changelog."""
+    return {
+        "id": number,
+        "insightId": entry.insight_id,
+        "field": entry.field,
+        "oldValue": entry.old,
+        "newValue": entry.new,
+        "changeType": entry.change_type,
+        "changedAt": entry.changed_at,
+        "source": entry.source,
+        "commit": entry.commit,
+        "author": entry.author,
+    }
+
+
+def changelog(entries: Iterable[Entry]) -> list[dict[str, Any]]:
+    """changelog."""
+    return [history_entry(n, e) for n, e in enumerate(entries, 1)]
+
+
+def history(current: Insight, entries: Iterable[Entry]) -> dict[str, Any]:
+    """history: the insight as it is, then its changes, oldest first."""
+    return {"insight": to_public_dict(current), "history": changelog(entries)}
+
+
+# ---------------------------------------------------------------- retrieval
+
+
+RANKING_FACTORS = ("relevance", "confidence", "reinforcement", "type_boost", "decay")
+
+
+def retrieval(found: Retrieval, explain: bool) -> dict[str, Any]:
+    """retrieve: the ranked insights (with each factor, ``explain``) and the context
+    (what fits the budget, compact)."""
+    from chitin.render import budget
+
+    packed = budget.packed_of(found)
+    context = budget.marshal(packed)
+    ranked = []
+    for item in found.ranked:
+        data: dict[str, Any] = {
+            "id": item.insight.id,
+            "type": item.insight.type,
+            "claim": item.insight.claim,
+            "score": score_number(item.score),
+        }
+        if item.also_covers:
+            data["alsoCovers"] = list(item.also_covers)
+        if item.outweighs:
+            data["outweighs"] = list(item.outweighs)
+        if explain:
+            data["matched"] = item.matched
+            data["factors"] = {
+                name: round(getattr(item.factors, name), 6) for name in RANKING_FACTORS
+            }
+            data["basis"] = _basis(item)
+        ranked.append(data)
+    return {
+        "category": found.category,
+        "insights": ranked,
+        "context": context,
+        "tokenEstimate": budget.estimate_tokens(context),
+        "omitted": packed.omitted,
+        "degraded": found.degraded,
+    }
+
+
+def score_number(score: float) -> float:
+    """A score to six decimals; a tiny one (a weak match) to three significant digits
+    instead, so that no match reads as a score of 0."""
+    rounded = round(score, 6)
+    return rounded if rounded or not score else float(f"{score:.3g}")
+
+
+def _basis(ranked: Ranked) -> dict[str, Any]:
+    """What relevance and decay are made of: the match relative to the best, and the
+    age against the provenance's half-life (None: it never decays)."""
+    f = ranked.factors
+    return {
+        "match": round(f.match, 6),
+        "ageDays": round(f.age_days, 3),
+        "halfLifeDays": f.half_life,
+    }
+
+
+def session_start(text: str) -> dict[str, Any]:
+    """hooks run claude-code session-start: the rendered insights as Claude Code's
+    SessionStart context."""
+    return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
+
+
+# ---------------------------------------------------------------- embedding
+
+
+def embedded(done: int, total: int, provider: str, model: str, dimensions: int) -> dict[str, Any]:
+    """embed."""
+    return {
+        "embedded": done,
+        "total": total,
+        "provider": provider,
+        "model": model,
+        "dimensions": dimensions,
+    }
+
+
+def embed_status(
+    total: int, fresh: int, provider: str | None, model: str | None, dimensions: int | None
+) -> dict[str, Any]:
+    """embed-status."""
+    return {
+        "total": total,
+        "embedded": fresh,
+        "missing": total - fresh,
+        "provider": provider,
+        "model": model,
+        "dimensions": dimensions,
+    }
+
+
+# ---------------------------------------------------------------- reflection
+
+
+def marker(value: Marker) -> dict[str, Any]:
+    """A queued reflection: the queue file's own shape (model/reflection.py)."""
+    from chitin.model.reflection import to_json
+
+    return to_json(value)
+
+
+def queued(value: Marker) -> dict[str, Any]:
+    """reflect --queue."""
+    return {"queued": marker(value)}
+
+
+def pending(
+    markers: Iterable[Marker],
+    stats_shape: dict[str, Any],
+    cleared: int | None,
+    digests: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """reflect: the markers and the store's stats; ``digests`` (render/digest.py's
+    shape, one per marker) after them; ``cleared`` with --clear only."""
+    data: dict[str, Any] = {"pending": [marker(m) for m in markers], "stats": stats_shape}
+    if digests is not None:
+        data["digests"] = digests
+    if cleared is not None:
+        data["cleared"] = cleared
+    return data
+
+
+def reflected(session: str, removed: int) -> dict[str, Any]:
+    """reflect --done: the session, and how many of its markers went."""
+    return {"done": session, "removed": removed}

@@ -1,0 +1,220 @@
+"""A commit of exactly the paths chitin wrote, and the way back when it fails: other
+changes a person has staged stay staged and out of it, and a failed or interrupted
+commit leaves the index as it was, so that nobody's next ``git commit`` takes
+chitin's change."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+
+from chitin.errors import GitError
+from chitin.store.git import ARGV_BATCH, Git
+from chitin.store.git_failures import explain
+
+
+def commit(
+    git: Git,
+    paths: Iterable[str],
+    message: str,
+    bulk: bool = False,
+    before_commit: Callable[[], None] | None = None,
+) -> str | None:
+    """Commit exactly ``paths`` (relative to the root) with ``message``.
+
+    Other changes a person has staged stay staged and out of this commit.
+    Returns the new commit id, or None when the paths hold no change. ``bulk``
+    (hundreds of files) writes their objects into one pack instead of a loose
+    file each: 0.9 s rather than 4 s for 10,000 files. ``before_commit`` runs
+    after staging, last before the commit: an exception there (an interruption)
+    stops it.
+
+    If anything fails on the way (a pre-commit hook, gpg signing, an
+    interruption), the paths are unstaged again: the index holds HEAD's version of
+    them, as before, so that nobody's next ``git commit`` takes chitin's change.
+    """
+    paths = sorted(set(paths))
+    present = [p for p in paths if (git.root / p).exists()]
+    gone = [p for p in paths if p not in present]
+    if gone:  # a removal is staged only for a file git knows
+        present.extend(_tracked(git, gone))
+    if not present:
+        return None
+    before = git.head()
+    kept = keep_index(git)
+    try:
+        return _stage_and_commit(git, present, message, bulk, before_commit)
+    except GitError:
+        made = _made_since(git, before)
+        if made is not None:
+            return made
+        put_back(git, present, kept)
+        raise
+    except BaseException:
+        put_back(git, present, kept)
+        raise
+    finally:
+        if kept is not None:
+            kept.unlink(missing_ok=True)
+
+
+def _stage_and_commit(
+    git: Git,
+    present: list[str],
+    message: str,
+    bulk: bool,
+    before_commit: Callable[[], None] | None,
+) -> str | None:
+    # Exact paths through stdin: an import may name more than fits in argv, and
+    # `git add` would match each as a pathspec against every file (6 s for 10,000).
+    packed = ["-c", "core.bigFileThreshold=1"] if bulk else []
+    git.run(
+        [*packed, "update-index", "--add", "--remove", "-z", "--stdin"],
+        input="\0".join(present),
+    )
+    git.ensure_identity()
+    if before_commit is not None:
+        before_commit()
+    # `git commit -- paths` builds a temporary index: 350 ms at 100,000 files
+    # against 150 ms for a plain commit of the index. The plain commit is right
+    # only when nothing but our paths is staged, which one comparison tells.
+    if _other_changes_staged(git, present):
+        return _commit_only(git, present, message)
+    return _commit_index(git, ["commit", "-q", "--no-edit", "-F", "-"], message)
+
+
+def keep_index(git: Git) -> Path | None:
+    """A second name for the index as it is before staging: putting it back is then
+    a rename, which needs no free space, where `git reset` writes a whole new index
+    (on a full disk it fails, and the change stayed staged). None where the file
+    system will not link it (``unstage`` is used then)."""
+    index = git.git_dir() / "index"
+    kept = git.git_dir() / f"chitin-index-{os.getpid()}"
+    try:
+        kept.unlink(missing_ok=True)
+        os.link(index, kept)
+    except OSError:
+        return None
+    return kept
+
+
+def put_back(git: Git, paths: Sequence[str], kept: Path | None) -> None:
+    """Unstage ``paths`` after a failed commit: the index as it was before."""
+    if kept is not None:
+        try:
+            os.replace(kept, git.git_dir() / "index")
+            return
+        except OSError:
+            pass
+    unstage(git, paths)
+
+
+def _made_since(git: Git, before: str | None) -> str | None:
+    """The commit that a failed ``git commit`` made all the same, if it did: git
+    killed (Ctrl-C reaches it too) or failing after it moved HEAD. We hold the
+    store's lock, so a new HEAD whose parent is ``before`` is that commit."""
+    after = git.head()
+    if after is None or after == before:
+        return None
+    parent = git.run(["rev-parse", "-q", "--verify", f"{after}^"], check=False)
+    return after if parent.stdout.strip() == (before or "") else None
+
+
+def unstage(git: Git, paths: Sequence[str]) -> None:
+    """Put HEAD's version of ``paths`` back in the index (none, for a path HEAD
+    lacks). The working tree is left alone."""
+    if not paths:
+        return
+    with _path_list(git, paths) as listing:
+        spec = [f"--pathspec-from-file={listing}", "--pathspec-file-nul"]
+        if git.head() is None:
+            git.run(["rm", "-q", "--cached", "--ignore-unmatch", *spec], check=False)
+        else:
+            git.run(["reset", "-q", "HEAD", *spec], check=False)
+
+
+def restore_from_head(git: Git, paths: Sequence[str]) -> None:
+    """Make the index and the working tree hold HEAD's version of ``paths``: a
+    path HEAD lacks is removed from both. For a write interrupted by kill -9."""
+    head = git.head()
+    known = set(_tracked_in(git, head, list(paths))) if head else set()
+    for path in paths:  # first: on a full disk, what they free lets the rest work
+        if path not in known:
+            with contextlib.suppress(FileNotFoundError, IsADirectoryError):
+                (git.root / path).unlink()
+    unstage(git, paths)
+    if known:
+        with _path_list(git, sorted(known)) as listing:
+            git.run(
+                [
+                    "checkout",
+                    "-q",
+                    "HEAD",
+                    f"--pathspec-from-file={listing}",
+                    "--pathspec-file-nul",
+                ]
+            )
+
+
+def _tracked_in(git: Git, commit: str, paths: list[str]) -> list[str]:
+    found: list[str] = []
+    for start in range(0, len(paths), ARGV_BATCH):
+        batch = paths[start : start + ARGV_BATCH]
+        listed = git.run(["ls-tree", "-r", "-z", "--name-only", commit, "--", *batch])
+        found.extend(p for p in listed.stdout.split("\0") if p)
+    return found
+
+
+@contextlib.contextmanager
+def _path_list(git: Git, paths: Sequence[str]) -> Iterator[Path]:
+    """A NUL-separated list of ``paths`` in a file of the repository's own folder,
+    for the commands whose stdin is taken (or that read pathspecs only so)."""
+    listing = git.git_dir() / f"chitin-pathspec-{os.getpid()}"
+    try:
+        listing.write_text("\0".join(paths), encoding="utf-8")
+        yield listing
+    finally:
+        listing.unlink(missing_ok=True)
+
+
+def _commit_only(git: Git, paths: list[str], message: str) -> str | None:
+    """Commit just ``paths``, leaving what else is staged staged. The message takes
+    stdin, so the paths go through a file."""
+    with _path_list(git, paths) as listing:
+        args = [
+            "commit",
+            "-q",
+            "--no-edit",
+            "-F",
+            "-",
+            "--only",
+            f"--pathspec-from-file={listing}",
+        ]
+        return _commit_index(git, [*args, "--pathspec-file-nul"], message)
+
+
+def _commit_index(git: Git, args: list[str], message: str) -> str | None:
+    result = git.run(args, input=message, check=False)
+    if result.returncode != 0:
+        if "no changes added" in result.stdout or "nothing to commit" in result.stdout:
+            return None
+        raise GitError(explain(["commit"], result))
+    return git.head()
+
+
+def _tracked(git: Git, paths: list[str]) -> list[str]:
+    found: list[str] = []
+    for start in range(0, len(paths), ARGV_BATCH):
+        listed = git.run(["ls-files", "-z", "--", *paths[start : start + ARGV_BATCH]])
+        found.extend(p for p in listed.stdout.split("\0") if p)
+    return found
+
+
+def _other_changes_staged(git: Git, paths: list[str]) -> bool:
+    if git.head() is None:
+        return True  # first commit: let `--only` sort it out
+    staged = git.run(["diff", "--cached", "--name-only", "-z", "--no-renames", "HEAD"])
+    ours = set(paths)
+    return any(path and path not in ours for path in staged.stdout.split("\0"))
