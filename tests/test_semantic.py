@@ -262,6 +262,29 @@ def test_one_stray_word_of_a_long_query_is_not_a_match_when_meaning_is_searched(
     assert text_only[stray["id"]]["matched"]
 
 
+def test_a_text_match_far_in_meaning_weighs_little_beside_a_near_one(run: Run, add: Any) -> None:
+    """A text match counts in the blend as far as the insight is near the query in
+    meaning (engine.TEXT_TRUST): the insight about a river bank and a charging herd
+    holds "bank" and "charges", but means nothing like fees on card payments; the one
+    on booking fees, sharing one word, is the answer. Counted in full, the two shared
+    words ranked the herd first."""
+    herd = add(
+        "skill",
+        "Walk along the river bank at dawn; the herd charges anything that comes near the calves.",
+        0.8,
+    )
+    fees = add(
+        "skill",
+        "Book the payment provider's transaction fees as a separate cost line, not "
+        "netted from revenue.",
+        0.8,
+    )
+    add("skill", "Send invoices as PDF attachments with the invoice number in the subject.", 0.8)
+    found = retrieve_json(run, "bank charges on card payments", "--explain")
+    ids = [item["id"] for item in found["insights"] if item["matched"]]
+    assert ids[:2] == [fees["id"], herd["id"]]  # the herd still matches, only weaker
+
+
 def test_a_word_most_insights_hold_weighs_little_in_a_text_match(
     run: Run, add: Any, store: Path
 ) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import array
 import operator
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from types import MappingProxyType
 from typing import NamedTuple
@@ -160,6 +160,13 @@ MIN_SIMILARITY = 0.25
 # nDCG@10 +0.008 [+0.002, +0.016], paraphrases +0.025 [+0.002, +0.056], the same at any
 # share from 0.17 to 0.25 (docs/design.md §6b). Text-only retrieval keeps every match.
 MIN_SHARE = 0.2
+# A text match's part of the blend is weighed by how near the insight is in meaning:
+# nothing at a cosine of TEXT_TRUST[0] or below, all of it from TEXT_TRUST[1]. A word
+# the query shares with an insight whose meaning is far from it is most often a stray
+# word (a paraphrase's best text hit), and a close text match is near in meaning too.
+# bench/eval/agent-store.yaml: nDCG@10 +0.007 [+0.001, +0.014], paraphrases +0.016
+# [+0.005, +0.029]; the other sets unchanged within noise (docs/design.md §6b, round 3).
+TEXT_TRUST = (0.1, 0.6)
 
 
 def _fused(
@@ -172,6 +179,7 @@ def _fused(
 ) -> list[tuple[float, Insight]]:
     """One relevance per candidate from its text rank and its meaning rank; ``share``
     is the part of the query each text match covers (see _coverage)."""
+    trust = _trust(meaning)
     meaning = [(i, cosine) for i, cosine in meaning if cosine >= MIN_SIMILARITY]
     text = [(raw, insight) for raw, insight in text if share.get(insight.id, 1.0) >= MIN_SHARE]
     insights = {insight.id: insight for _, insight in text}
@@ -186,7 +194,23 @@ def _fused(
     else:  # blend: normalised BM25 and cosine similarity, weighed
         top = max((raw for raw, _ in text), default=1.0) or 1.0
         for raw, insight in text:
-            scores[insight.id] = TEXT_WEIGHT * raw / top * share.get(insight.id, 1.0)
+            weight = TEXT_WEIGHT * share.get(insight.id, 1.0) * trust(insight.id)
+            scores[insight.id] = weight * raw / top
         for insight_id, cosine in meaning:
             scores[insight_id] = scores.get(insight_id, 0.0) + (1 - TEXT_WEIGHT) * cosine
     return [(score, insights[i]) for i, score in scores.items() if i in insights and score > 0]
+
+
+def _trust(meaning: list[tuple[str, float]]) -> Callable[[str], float]:
+    """How far a text match is trusted (0..1), by the insight's cosine to the query
+    (TEXT_TRUST). ``meaning`` holds the nearest insights only; one not among them is
+    no nearer than the farthest of them, whose cosine stands in for its own."""
+    cosines = dict(meaning)
+    farthest = min(cosines.values(), default=TEXT_TRUST[1])
+    low, high = TEXT_TRUST
+
+    def trust(insight_id: str) -> float:
+        cosine = cosines.get(insight_id, farthest)
+        return min(1.0, max(0.0, (cosine - low) / (high - low)))
+
+    return trust
