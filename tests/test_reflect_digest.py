@@ -318,7 +318,7 @@ def test_a_line_over_the_limit_is_skipped_unread(tmp_path: Path) -> None:
 
 def openclaw_database(path: Path, session_id: str, entries: list[dict[str, Any]]) -> None:
     """The table as OpenClaw 2026.9.6 creates it (its agent schema), the columns chitin
-    reads; a compressed row has event_json NULL."""
+    reads; a compressed row has event_json NULL (this one's bytes are no zstd)."""
     with sqlite3.connect(path) as db:
         db.execute(
             "CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, "
@@ -347,7 +347,7 @@ def test_an_openclaw_sessions_events_are_read_from_its_agent_database(
     before = database.read_bytes()
     queue_with(store, sessionId="s-9", agentDatabase=str(database))
     warning, digest = one_warning(run, run_json)
-    assert "1 compressed event(s) skipped" in warning
+    assert "1 compressed event(s) that do not decompress skipped" in warning
     assert [(m["kind"], m["message"], m["time"]) for m in digest["moments"]] == [
         (CORRECTION, 1, "2026-12-01T10:00:05Z")
     ]
