@@ -4,15 +4,18 @@ installed by scripts/install_openclaw.py into ~/.cache/chitin-ci), each user mes
 provider "loop" with api "anthropic-messages" on 127.0.0.1). Its exec tool runs the
 commands for real in the workspace. The session's events, as OpenClaw keeps them in
 its agent database (table transcript_events), are written as its session file (one
-event_json a line, in order) to bench/reflect/sessions/openclaw-real/.
+event_json a line, in order; a row OpenClaw stored zstd-compressed is decompressed) to
+the set's folder (bench/reflect/sets.py), under openclaw-real/.
 
     python bench/reflect/make_openclaw.py [NAME ...]     # default: every scenario
+    python bench/reflect/make_openclaw.py --scenarios heldout [NAME ...]
 
 Slow: OpenClaw starts afresh for every turn (about 20 s each here).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sqlite3
@@ -27,9 +30,9 @@ sys.path.insert(0, str(HERE))
 
 from loopback import Model  # noqa: E402
 from make import FILES  # noqa: E402
-from scenarios import SCENARIOS  # noqa: E402
+from sets import add_argument, load  # noqa: E402
 
-OUT = HERE / "sessions" / "openclaw-real"
+from chitin.store.transcripts import zstd_codec  # noqa: E402
 
 
 def openclaw() -> tuple[Path, Path]:
@@ -75,24 +78,43 @@ def play(node: Path, cli: Path, model: Model, item: dict, folder: Path, session:
     database = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
     with sqlite3.connect(f"{database.as_uri()}?mode=ro", uri=True) as db:
         rows = db.execute(
-            "SELECT event_json FROM transcript_events WHERE session_id = ? ORDER BY seq",
+            "SELECT event_json, event_zstd FROM transcript_events WHERE session_id = ? "
+            "ORDER BY seq",
             (session,),
         ).fetchall()
-    return "".join(text + "\n" for (text,) in rows if text is not None)
+    return "".join(_event(text, packed) + "\n" for text, packed in rows)
+
+
+def _event(text: str | None, packed: bytes | None) -> str:
+    """A row's event: OpenClaw keeps events over 1 KB zstd-compressed when its Node has
+    zstd (its own does), with event_json NULL."""
+    if text is not None:
+        return text
+    decompress = zstd_codec()
+    if decompress is None or packed is None:
+        raise SystemExit("a compressed event, and no zstd here: pip install backports.zstd")
+    return decompress(packed).decode("utf-8")
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_argument(parser)
+    parser.add_argument("names", nargs="*", help="only these scenarios (default: all)")
+    options = parser.parse_args()
+    chosen = load(options.scenarios)
+    prefix = "ocr" if chosen.name == "tuning" else f"ocr-{chosen.name}"
+    out = chosen.folder / "openclaw-real"
     node, cli = openclaw()
-    wanted = set(sys.argv[1:])
     model = Model()
     threading.Thread(target=model.serve_forever, daemon=True).start()
-    OUT.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as temporary:
-        for number, item in enumerate(SCENARIOS):
-            if wanted and item["name"] not in wanted:
+        for number, item in enumerate(chosen.scenarios):
+            if options.names and item["name"] not in options.names:
                 continue
-            text = play(node, cli, model, item, Path(temporary) / item["name"], f"ocr-{number:03d}")
-            (OUT / f"{item['name']}.jsonl").write_text(text)
+            folder, session = Path(temporary) / item["name"], f"{prefix}-{number:03d}"
+            text = play(node, cli, model, item, folder, session)
+            (out / f"{item['name']}.jsonl").write_text(text)
             print(f"{item['name']}: {len(text.splitlines())} events", flush=True)
     model.shutdown()
 
