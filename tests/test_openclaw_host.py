@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import stat
 import subprocess
 import sys
@@ -351,10 +352,13 @@ def agent_turns(host: Host, session: str, script: list[dict[str, Any]]) -> None:
 def test_a_real_openclaw_session_is_digested_from_its_agent_database(host: Host, run: Run) -> None:
     """Issue 26, end to end: two turns of a session in the real OpenClaw (its exec tool
     runs the commands), then /new; the hook's marker names the agent database and the
-    ended session, and `chitin reflect` digests OpenClaw's own events, read-only."""
+    ended session, and `chitin reflect` digests OpenClaw's own events, read-only: the
+    listing that worked, some KB long, is an event OpenClaw keeps zstd-compressed."""
     run("init", "--seed")
     install_pack(host)
     (host.workspace / "tests").mkdir()
+    for number in range(600):
+        (host.workspace / "tests" / f"test_{number:03d}.py").touch()
     script = [
         {"user": "List the tests, please.",
          "steps": [{"bash": "ls missing-folder"}, {"bash": "ls tests"}, {"text": "Listed."}]},
@@ -363,6 +367,13 @@ def test_a_real_openclaw_session_is_digested_from_its_agent_database(host: Host,
     ]  # fmt: skip
     agent_turns(host, "s-real", script)
     database = host.state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    with sqlite3.connect(f"{database.as_uri()}?mode=ro", uri=True) as db:
+        packed = db.execute(
+            "SELECT count(*) FROM transcript_events WHERE session_id = 's-real' "
+            "AND event_json IS NULL AND event_zstd IS NOT NULL"
+        ).fetchone()[0]
+    db.close()
+    assert packed >= 1
     drive(host, {"do": "new", "sessionKey": SESSION, "previousSessionId": "s-real"})
     [marker] = json.loads(run("reflect", "--format", "json").stdout)["pending"]
     assert (marker["sessionId"], marker["agentDatabase"]) == ("s-real", str(database))
