@@ -101,15 +101,16 @@ def openclaw_config(config: dict[str, Any], url: str, workspace: Path) -> dict[s
 
 def openclaw_turns(
     node: Path, package: Path, script: Sequence[Mapping[str, Any]], session: str,
-    env: Mapping[str, str], cwd: Path,
+    env: Mapping[str, str], cwd: Path, timeout: float = 300,
 ) -> None:  # fmt: skip
     """Each user message of ``script`` an ``openclaw agent --local`` turn of one
-    session of the agent ``main`` (OpenClaw starts afresh for each)."""
+    session of the agent ``main`` (OpenClaw starts afresh for each; ``timeout``
+    seconds a turn)."""
     for exchange in script:
         done = subprocess.run(
             [str(node), str(package / "openclaw.mjs"), "agent", "--local", "-m",
              exchange["user"], "--session-id", session, "--agent", "main", "--json"],
-            capture_output=True, text=True, env=dict(env), cwd=cwd, timeout=300,
+            capture_output=True, text=True, env=dict(env), cwd=cwd, timeout=timeout,
         )  # fmt: skip
         if done.returncode != 0:
             raise RuntimeError(f"openclaw failed: {done.stdout[-1500:]}{done.stderr[-1500:]}")
