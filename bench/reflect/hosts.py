@@ -108,12 +108,17 @@ def openclaw_turns(
     seconds a turn)."""
     for exchange in script:
         done = subprocess.run(
-            [str(node), str(package / "openclaw.mjs"), "agent", "--local", "-m",
-             exchange["user"], "--session-id", session, "--agent", "main", "--json"],
+            openclaw_turn(node, package, exchange["user"], session),
             capture_output=True, text=True, env=dict(env), cwd=cwd, timeout=timeout,
         )  # fmt: skip
         if done.returncode != 0:
             raise RuntimeError(f"openclaw failed: {done.stdout[-1500:]}{done.stderr[-1500:]}")
+
+
+def openclaw_turn(node: Path, package: Path, said: str, session: str) -> list[str]:
+    """The command of one ``openclaw agent --local`` turn, its answer as JSON."""
+    return [str(node), str(package / "openclaw.mjs"), "agent", "--local", "-m", said,
+            "--session-id", session, "--agent", "main", "--json"]  # fmt: skip
 
 
 def installed_for_tests(script: str, env: Mapping[str, str]) -> Path:

@@ -27,7 +27,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from hosts import openclaw_config, openclaw_turns, serving  # noqa: E402
+from hosts import openclaw_config, openclaw_turn, serving  # noqa: E402
 from loopback import Model  # noqa: E402
 from make import FILES  # noqa: E402
 from sets import add_argument, load  # noqa: E402
@@ -55,8 +55,8 @@ def play(node: Path, package: Path, model: Model, item: dict, folder: Path, sess
     env = {"PATH": os.environ["PATH"], "HOME": str(folder / "home"),
            "OPENCLAW_STATE_DIR": str(state), "NO_COLOR": "1"}  # fmt: skip
     model.load(item["exchanges"])
-    # A turn takes 20 s on an idle machine; on a loaded shared one it took over 5 min.
-    openclaw_turns(node, package, item["exchanges"], session, env, workspace, timeout=1800)
+    for exchange in item["exchanges"]:
+        turn(openclaw_turn(node, package, exchange["user"], session), env, workspace)
     database = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
     with sqlite3.connect(f"{database.as_uri()}?mode=ro", uri=True) as db:
         rows = db.execute(
@@ -65,6 +65,32 @@ def play(node: Path, package: Path, model: Model, item: dict, folder: Path, sess
             (session,),
         ).fetchall()
     return "".join(_event(text, packed) + "\n" for text, packed in rows)
+
+
+def turn(command: list[str], env: dict[str, str], cwd: Path) -> None:
+    """One turn, done when OpenClaw has printed its answer (JSON, with a stopReason) and
+    had 20 s more: on a loaded machine it was seen to linger for minutes after its
+    answer, on its database's maintenance, with the session's events already written.
+    A turn takes 20 s on an idle machine; over 5 min were seen on a loaded shared one."""
+    with tempfile.TemporaryFile("w+") as out:
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.DEVNULL, env=env, cwd=cwd)
+        answered = None
+        for second in range(0, 1800, 5):
+            try:
+                code = process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                out.seek(0)
+                answered = answered or (second if '"stopReason"' in out.read() else None)
+                if answered is not None and second - answered >= 20:
+                    process.terminate()
+                    process.wait(timeout=60)
+                    return
+                continue
+            if code != 0:
+                raise RuntimeError(f"openclaw exited with {code}")
+            return
+        process.kill()
+        raise RuntimeError("openclaw: no answer in 30 min")
 
 
 def _event(text: str | None, packed: bytes | None) -> str:
