@@ -14,7 +14,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -24,7 +23,10 @@ import pytest
 from conftest import Run, chitin_program
 
 ROOT = Path(__file__).resolve().parent.parent
-INSTALLER = ROOT / "scripts" / "install_mcp_clients.py"
+sys.path.insert(0, str(ROOT / "bench" / "reflect"))
+from hosts import installed_for_tests, serving  # noqa: E402
+from loopback import stream_message  # noqa: E402
+
 OUTER_ENV = dict(os.environ)  # before the fixtures' private home: the cache is the machine's
 TOOLS = [
     *("retrieve", "contribute", "reinforce", "similar", "get", "list", "update"),
@@ -40,21 +42,8 @@ class Clients(NamedTuple):
 
 @pytest.fixture(scope="session")
 def clients() -> Clients:
-    """The pinned clients, installed once into the cache. Without them (no network), a
-    developer's run skips these tests, saying why; CI's fails."""
-    result = subprocess.run(
-        [sys.executable, str(INSTALLER)],
-        capture_output=True,
-        text=True,
-        env=OUTER_ENV,
-        timeout=1200,
-    )
-    if result.returncode != 0:
-        reason = f"the MCP clients could not be installed: {result.stderr.strip()[-800:]}"
-        if OUTER_ENV.get("CI"):
-            pytest.fail(reason)
-        pytest.skip(reason)
-    modules = Path(result.stdout.strip().splitlines()[-1]) / "node_modules"
+    """The pinned clients, installed once into the cache."""
+    modules = installed_for_tests("install_mcp_clients.py", OUTER_ENV) / "node_modules"
     launcher = modules / "@modelcontextprotocol" / "inspector" / "clients" / "launcher"
     return Clients(
         modules / ".bin" / "claude",
@@ -106,27 +95,7 @@ class Turn(BaseHTTPRequestHandler):
             self._stream(body, {"type": "text", "text": ""}, TEXT_DELTA, "end_turn")
 
     def _stream(self, body: dict[str, Any], block: Any, delta: Any, stop: str) -> None:
-        message = {"id": "msg_1", "type": "message", "role": "assistant", "content": [],
-                   "model": body.get("model"), "stop_reason": None, "stop_sequence": None,
-                   "usage": {"input_tokens": 1, "output_tokens": 1}}  # fmt: skip
-        events = [
-            {"type": "message_start", "message": message},
-            {"type": "content_block_start", "index": 0, "content_block": block},
-            {"type": "content_block_delta", "index": 0, "delta": delta},
-            {"type": "content_block_stop", "index": 0},
-            {
-                "type": "message_delta",
-                "delta": {"stop_reason": stop, "stop_sequence": None},
-                "usage": {"output_tokens": 1},
-            },
-            {"type": "message_stop"},
-        ]
-        self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
-        self.end_headers()
-        for event in events:
-            self.wfile.write(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode())
-        self.wfile.flush()
+        stream_message(self, body.get("model"), [(block, delta)], stop)
 
     def log_message(self, *args: Any) -> None:
         pass
@@ -137,12 +106,8 @@ TEXT_DELTA = {"type": "text_delta", "text": "Done."}
 
 @pytest.fixture
 def model() -> Iterator[Model]:
-    server = Model()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
+    with serving(Model()) as server:
+        yield server
 
 
 def claude_p(clients: Clients, model: Model, config: Path, home: Path, prompt: str) -> Any:

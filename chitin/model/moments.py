@@ -34,7 +34,9 @@ _VERBS = (
     r"pin|log|print|wrap|sort|quote|sign|tag|close|read|go|be|say|show|give|bump|force)"
 )
 PREFERENCE_RULES = re.compile(
-    r"\bI(?:'d| would)? (?:really )?prefer\b|\bI(?:'d| would)? rather\b|\bfrom now on\b|"
+    r"\b(?:I|we)(?:'d| would)? (?:really )?prefer\b|\bI(?:'d| would)? rather\b|\bfrom now on\b|"
+    r"(?:^|[.!;:]\s+)(?:next time|(?:please )?stick (?:to|with))\b|"
+    r"\b(?:do not|don'?t) (?:ever|forget (?:to|that))\b|"
     r"\bgoing forward\b|\bin (?:the )?future,|\bas a rule\b|\bplease (?:do not|don'?t|never)\b|"
     r"\bmake sure (?:you |to )|\bremember (?:to|that)\b|\b(?:our|the) convention\b|"
     r"\bI (?:like|want) (?:it|you) to (?:always|never)\b|\bI (?:always|never) want\b|"
@@ -61,7 +63,17 @@ CORRECTION_RULES = re.compile(
     r"^actually\b(?!,? (?:it|that|this) (?:works|worked|is|looks|was))|\bactually,? (?:use|do|"
     r"don'?t|let'?s|we|I want|please|it should|change|make)\b|\binstead\b|\brather than\b|"
     r"\bstop (?:doing|using|changing|adding|editing|touching|that|it)\b|\bswitch (?:to|back)\b|"
-    r"\b(?:please )?(?:go back|roll back|put it back|revert (?:that|it|this))\b",
+    r"\b(?:please )?(?:go back|roll back|put it back|revert (?:that|it|this))\b|"
+    # The same said other ways: an imperative "don't" (not "don't worry"), what the user
+    # did not ask for or meant, the wrong thing, "let's not", "you were supposed to".
+    r"(?:^|[.!?;:]\s+)(?:do not|don'?t) (?!worry|mind|hesitate|know|think|care|panic|rush|"
+    r"apologi[sz]e|stress|forget|ever)\w|\bI (?:didn'?t|did not|never) (?:ask|say|tell|want)\b|"
+    r"\bI meant\b(?! to\b)|\bI (?:do not|don'?t) want (?:you to|it|that|this|them|any)\b|"
+    r"\bwhy (?:would|are) you\b|\b(?:that|this) (?:isn'?t|is not|wasn'?t) (?:what|how|right)\b|"
+    r"\bthe wrong \w+|\blet'?s not\b(?! worry)|\b(?:can|could) you not\b|"
+    r"\byou were (?:supposed|meant|asked|told) to\b|"
+    r"^(?:that'?s |this is |it'?s )?(?:way |far |much )?too (?:long|verbose|wordy|much|many|"
+    r"complicated|complex|clever)\b",
     _I,
 )
 INTENDED_FAILURE = re.compile(

@@ -8,17 +8,23 @@ for, the end how it went). What could not be read is said in one warning; what c
 be read is digested.
 
 OpenClaw's agent database is opened read-only (SQLite's ``mode=ro``), as OpenClaw may
-be writing it; its compressed rows (``event_zstd``) need a codec Python 3.11 lacks and
-are counted as skipped.
+be writing it. OpenClaw 2026.9.6 stores an event zstd-compressed (``event_zstd``, with
+``event_json`` NULL) when the Node it runs on has zstd (Node 22.15 and later, and the
+Node its npm package ships), the event is 1 KB to 4 MB of plain UTF-8 (no ``\\u``
+escape) and compressing saves a tenth: long tool outputs and messages, that is. Python
+has zstd from 3.14 (``compression.zstd``); before, the ``backports.zstd`` package (the
+same module, one small wheel, chitin's ``zstd`` extra) reads them. Without either,
+those rows are skipped, counted, and the warning says what to install.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import IO, NamedTuple
+from typing import IO, Any, NamedTuple
 
 from chitin.model.transcript import Turn, is_message, turns_of
 
@@ -39,6 +45,8 @@ class _Tally:
         self.bad = 0  # lines that are not JSON
         self.long = 0  # lines over MAX_LINE
         self.skipped = ""  # a part not read at all
+        self.compressed = 0  # compressed events not read: no zstd here
+        self.corrupt = 0  # compressed events that do not decompress
 
 
 def read_transcript(path: Path, window: int = WINDOW) -> Read:
@@ -63,32 +71,78 @@ def read_agent_database(path: Path, session_id: str) -> Read:
             return Read([], f"{path} is not a regular file")
         return Read([], f"{path} is gone (the host may have removed it)")
     tally = _Tally()
-    compressed = 0
     try:
         connection = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=2)
     except sqlite3.Error as error:
         return Read([], f"{path} cannot be opened ({error})")
     try:
         rows = connection.execute(
-            "SELECT event_json FROM transcript_events WHERE session_id = ? ORDER BY seq LIMIT ?",
+            "SELECT event_json, event_zstd FROM transcript_events WHERE session_id = ? "
+            "ORDER BY seq LIMIT ?",
             (session_id, MAX_ROWS),
         )
-        texts: list[str] = []
-        for (text,) in rows:
-            if text is None:
-                compressed += 1
-            else:
-                texts.append(text)
-        turns = _turns(texts, tally)
+        turns = _turns(_events(rows, tally, zstd_codec()), tally)
     except sqlite3.Error as error:
         return Read([], f"{path}: the session's events cannot be read ({error})")
     finally:
         connection.close()
-    if compressed:
-        tally.skipped = f"{compressed} compressed event(s) skipped"
-    if not turns and not compressed and not tally.bad:
+    if tally.compressed:
+        tally.skipped = (
+            f"{tally.compressed} compressed event(s) skipped (reading them needs zstd: "
+            "Python 3.14, or pip install backports.zstd)"
+        )
+    if not turns and not (tally.compressed or tally.corrupt or tally.bad or tally.long):
         return Read([], f"{path} holds no events of session {session_id}")
     return Read(turns, _warning(path, tally, bool(turns)))
+
+
+class _TooLong(Exception):
+    """A compressed event over ``MAX_LINE`` bytes, as a line of a file would be."""
+
+
+def zstd_codec() -> Callable[[bytes], bytes] | None:
+    """A zstd decompressor that stops at ``MAX_LINE`` bytes of output (raising
+    ``_TooLong``), or None where Python has no zstd."""
+    for name in ("compression.zstd", "backports.zstd"):
+        try:
+            module: Any = importlib.import_module(name)
+        except ImportError:
+            continue
+        return lambda data: _bounded_zstd(module, data)
+    return None
+
+
+def _bounded_zstd(module: Any, data: bytes) -> bytes:
+    decompressor = module.ZstdDecompressor()
+    out: bytes = decompressor.decompress(data, max_length=MAX_LINE)
+    if not decompressor.eof:
+        raise _TooLong if len(out) >= MAX_LINE else module.ZstdError("cut short")
+    return out
+
+
+def _events(
+    rows: Iterable[tuple[Any, ...]], tally: _Tally, decompress: Callable[[bytes], bytes] | None
+) -> Iterator[str]:
+    """Each row's event as text: ``event_json``, else ``event_zstd`` decompressed."""
+    for text, packed in rows:
+        if isinstance(text, str):
+            yield text
+        elif decompress is None:
+            tally.compressed += 1
+        else:
+            event = _unpacked(packed, decompress, tally)
+            if event is not None:
+                yield event
+
+
+def _unpacked(packed: Any, decompress: Callable[[bytes], bytes], tally: _Tally) -> str | None:
+    try:
+        return decompress(bytes(packed)).decode("utf-8", "replace")
+    except _TooLong:
+        tally.long += 1
+    except Exception:  # the codec's ZstdError (a corrupt row), or a row that is no bytes
+        tally.corrupt += 1
+    return None
 
 
 def _lines(handle: IO[bytes], window: int, tally: _Tally) -> Iterator[str]:
@@ -145,6 +199,8 @@ def _warning(path: Path, tally: _Tally, any_turns: bool) -> str | None:
         said.append(tally.skipped)
     if tally.bad:
         said.append(f"{tally.bad} line(s) not JSON skipped")
+    if tally.corrupt:
+        said.append(f"{tally.corrupt} compressed event(s) that do not decompress skipped")
     if tally.long:
         said.append(f"{tally.long} line(s) over {MAX_LINE >> 20} MB skipped")
     if not said:

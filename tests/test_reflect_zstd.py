@@ -1,0 +1,110 @@
+"""OpenClaw's compressed events (issue 26): OpenClaw 2026.9.6 keeps an event of 1 KB to
+4 MB zstd-compressed in its agent database (``event_zstd``, ``event_json`` NULL) when
+its Node has zstd, as the Node its npm package ships does. chitin reads them with
+Python's zstd (3.14) or backports.zstd (its ``zstd`` extra, in the test extra), and
+without either says what it skipped and what to install."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Run
+
+from chitin.store import transcripts
+from chitin.store.transcripts import read_agent_database
+
+try:
+    from compression import zstd  # type: ignore[import-not-found,unused-ignore]
+except ImportError:
+    from backports import zstd  # type: ignore[import-not-found,no-redef,unused-ignore]
+
+RunJson = Callable[..., Any]
+HEADER = {"type": "session", "version": 4, "id": "s-9", "timestamp": "2026-12-01T10:00:00Z"}
+# Padding that makes the message long enough for OpenClaw to compress it (1 KB or more).
+CONTEXT = " The upload goes to the bucket named in the config." * 30
+
+
+def message(ident: str, role: str, text: str, second: int) -> dict[str, Any]:
+    return {
+        "type": "message",
+        "id": ident,
+        "timestamp": f"2026-12-01T10:00:{second:02d}Z",
+        "message": {"role": role, "content": [{"type": "text", "text": text}]},
+    }
+
+
+def database(path: Path, events: list[dict[str, Any]], packed: set[int]) -> Path:
+    """OpenClaw's table, with the events at the indexes ``packed`` stored as OpenClaw
+    stores a compressed one: zstd level 1 with a checksum, and its UTF-8 size."""
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, "
+            "event_json TEXT, created_at INTEGER NOT NULL, event_zstd BLOB, "
+            "event_utf8_bytes INTEGER, navigation_json TEXT, PRIMARY KEY (session_id, seq))"
+        )
+        for seq, event in enumerate(events):
+            text = json.dumps(event)
+            raw = text.encode()
+            level = {zstd.CompressionParameter.compression_level: 1}
+            options = {**level, zstd.CompressionParameter.checksum_flag: 1}
+            body = zstd.compress(raw, options=options) if seq in packed else None
+            db.execute(
+                "INSERT INTO transcript_events VALUES ('s-9', ?, ?, 0, ?, ?, ?)",
+                (seq, None if body else text, body, len(raw), "{}" if body else None),
+            )
+    db.close()
+    return path
+
+
+def queue(store: Path, agent_database: Path) -> None:
+    marker = {"sessionKey": "k", "timestamp": "2026-12-01T11:00:00.000Z", "reason": "new",
+              "sessionId": "s-9", "agentDatabase": str(agent_database)}  # fmt: skip
+    path = store / ".chitin" / "reflections.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps([marker]))
+
+
+def test_a_compressed_event_is_read_as_openclaw_wrote_it(
+    run: Run, run_json: RunJson, store: Path, tmp_path: Path
+) -> None:
+    run("init", "--seed")
+    correction = "No, use the EU bucket instead." + CONTEXT
+    events = [HEADER, message("m1", "user", "Upload the report.", 1),
+              message("m2", "user", correction, 5)]  # fmt: skip
+    path = database(tmp_path / "openclaw-agent.sqlite", events, packed={2})
+    before = path.read_bytes()
+    queue(store, path)
+    shown = run("reflect")
+    assert "warning:" not in shown.stderr
+    [digest] = run_json("reflect")["digests"]
+    assert [(m["kind"], m["message"]) for m in digest["moments"]] == [("correction", 2)]
+    assert digest["moments"][0]["quote"].startswith("No, use the EU bucket instead.")
+    assert path.read_bytes() == before
+
+
+def test_without_zstd_the_warning_says_what_was_skipped_and_what_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(transcripts, "zstd_codec", lambda: None)
+    events = [HEADER, message("m1", "user", "No, not that one." + CONTEXT, 1),
+              message("m2", "user", "I prefer short answers.", 5)]  # fmt: skip
+    read = read_agent_database(database(tmp_path / "db.sqlite", events, {1}), "s-9")
+    assert [t.text for t in read.turns] == ["I prefer short answers."]
+    assert read.warning is not None
+    assert "1 compressed event(s) skipped" in read.warning
+    assert "Python 3.14, or pip install backports.zstd" in read.warning
+
+
+def test_a_compressed_event_over_the_line_limit_is_not_unpacked(tmp_path: Path) -> None:
+    """Two megabytes of one letter compress to a few hundred bytes: decompressing stops
+    at the limit a line of a file has, and the event is counted as one over it."""
+    events = [HEADER, message("m1", "user", "No, " + "y" * (2 << 20), 1),
+              message("m2", "user", "Stop, use the staging bucket.", 5)]  # fmt: skip
+    read = read_agent_database(database(tmp_path / "db.sqlite", events, {1}), "s-9")
+    assert [t.number for t in read.turns] == [1]
+    assert read.warning is not None and "1 line(s) over 1 MB skipped" in read.warning
