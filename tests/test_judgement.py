@@ -64,6 +64,15 @@ def test_a_paraphrase_is_a_duplicate_by_meaning_never_a_conflict(
         ("Use mocks in unit tests", "Don't use mocks in unit tests", 0.89, "negated ↔ affirmed"),
         ("Sam likes phone calls", "Sam dislikes phone calls", 0.88, '"like" ↔ "dislike"'),
         ("Lee prefers email over Slack", "Lee prefers Slack over email", 0.99, "over"),
+        # a comparison turned around, its sides whole clauses
+        (
+            "Correctness of the code matters more than speed",
+            "Speed matters more than correctness; ship fast",
+            0.8,
+            '"correct over',
+        ),
+        ("Serve the soup hot", "Serve the soup cold", 0.9, '"hot" ↔ "cold"'),
+        ("Keep old log files", "Delete old log files", 0.85, '"keep" ↔ "delete"'),
     ],
 )
 def test_opposing_stances_on_one_topic_are_conflicts(
@@ -81,6 +90,9 @@ def test_opposing_stances_on_one_topic_are_conflicts(
         ("Run the linter before pushing", "Run the formatter before pushing", 0.60),
         ("Reproduce a bug before fixing it", "Add a regression test after fixing a bug", 0.62),
         ("Boss prefers morning standups", "TDD means writing tests first", -0.01),
+        # the same direction twice, and two comparisons of different things
+        ("Prefer clarity over speed", "Choose clarity over raw speed in reviews", 0.5),
+        ("Tests matter more than docs", "Uptime matters more than features", 0.4),
     ],
 )
 def test_compatible_and_unrelated_claims_are_neither(

@@ -160,10 +160,25 @@ def _opposition(a: Side, b: Side, mine: Stance, theirs: Stance) -> tuple[str, in
     poles = opposed_poles(mine.poles, theirs.poles)
     if poles:
         return ", ".join(f'"{x}" ↔ "{y}"' for x, y in poles), len(poles)
-    if mine.preference and theirs.preference and mine.preference == theirs.preference[::-1]:
-        first, second = mine.preference
+    turned = _turned(mine.preference, theirs.preference)
+    if turned:
+        first, second = turned
         return f'"{first} over {second}" ↔ "{second} over {first}"', 1
     return "", 0
+
+
+Preference = tuple[frozenset[str], frozenset[str]] | None
+
+
+def _turned(mine: Preference, theirs: Preference) -> tuple[str, str] | None:
+    """A word the first puts before another that the second puts after it, and the
+    other way round ("speed … more than polish" against "polish … more than speed")."""
+    if mine is None or theirs is None:
+        return None
+    first, second = mine[0] & theirs[1], mine[1] & theirs[0]
+    if not first or not second or first & second:
+        return None
+    return min(first), min(second)
 
 
 def takes_a_side(side: Side) -> bool:
