@@ -117,3 +117,26 @@ def test_without_vectors_the_judgement_reads_words_and_says_so() -> None:
     assert (
         judge(skill("Use type hints"), skill("Python code carries annotations"), None).kind == NONE
     )
+
+
+def test_a_reworded_trigger_is_judged_by_its_response_too() -> None:
+    one = trigger("About to migrate the production database", "Take a snapshot first", False)
+    reworded = trigger("A schema change goes to prod", "Snapshot the database first", False)
+    other = trigger("About to migrate the production database", "Tell the on-call team", False)
+    # the whole texts near, the responses nearer: one lesson
+    assert judge(one, reworded, 0.6, 0.62).kind == DUPLICATE
+    # the same situation makes the whole texts near; the responses differ: two lessons
+    assert judge(one, other, 0.75, 0.2).kind == NONE
+    assert judge(one, reworded, 0.6).kind == NONE  # no response cosine: the whole text's bar
+
+
+def test_two_claims_about_one_person_need_a_higher_bar() -> None:
+    first = Side("relational", "Dana prefers short status updates")
+    second = Side("relational", "Dana reads status updates in the morning")
+    assert judge(first, second, 0.8).kind == NONE
+    assert judge(first, Side("relational", "Dana likes brief status updates"), 0.9).kind == (
+        DUPLICATE
+    )
+    assert judge(skill("Use short status updates"), skill("Read status updates"), 0.8).kind == (
+        DUPLICATE
+    )
