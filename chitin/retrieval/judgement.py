@@ -207,6 +207,33 @@ def takes_a_side(side: Side) -> bool:
     return _negated(side, read) or bool(read.poles) or read.preference is not None
 
 
+class Leaning(NamedTuple):
+    """What ``_opposition`` reads of one side, to rule out a conflict without ``judge``."""
+
+    negated: bool
+    against: frozenset[str]  # the poles opposite to those it takes
+    poles: frozenset[str]
+    compares: bool  # an "X over Y"
+
+
+def leaning(side: Side) -> Leaning:
+    from chitin.retrieval.stance import opposite_poles
+
+    read = _stance(side)
+    against = frozenset().union(*(opposite_poles(pole) for pole in read.poles))
+    return Leaning(_negated(side, read), against, read.poles, read.preference is not None)
+
+
+def may_oppose(first: Leaning, second: Leaning) -> bool:
+    """False where ``judge`` cannot find the two opposed: same negation, no pole of one
+    opposite to the other's, not both comparing."""
+    return (
+        first.negated != second.negated
+        or bool(first.against & second.poles)
+        or (first.compares and second.compares)
+    )
+
+
 def _negated(side: Side, read: Stance) -> bool:
     """A trigger's "avoid" negates its response; a negated condition ("the tests do
     not pass") does not change what the trigger says to do, so only the claim counts."""
