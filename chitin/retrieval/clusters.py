@@ -68,10 +68,11 @@ def group(sides: Sequence[Side], strength: Sequence[tuple[object, ...]]) -> Grou
     found = _Union(len(sides))
     topics = [stance(judged_text(side)).topic for side in sides]
     _join_exact(sides, found)
-    _join_near(sides, _Index(topics, WORDS_DUPLICATE), found)
+    index = _Index(topics)
+    _join_near(sides, index, found)
     clusters = _clusters(sides, found, strength)
     head = {m: c.members[0] for c in clusters for m in c.members}
-    return Grouping(clusters, _clashes(sides, _Index(topics), head))
+    return Grouping(clusters, _clashes(sides, index, head))
 
 
 def _join_near(sides: Sequence[Side], index: _Index, found: _Union) -> None:
@@ -183,10 +184,7 @@ class _Union:
 class _Index:
     """Posting lists of topic words, ascending positions; words rarest first."""
 
-    def __init__(self, topics: Sequence[frozenset[str]], only: float | None = None) -> None:
-        """``only``: index each insight's prefix for that Jaccard alone (its rarest
-        words that ``near`` looks up at that threshold): two sets that reach it share a
-        word of both prefixes, and the posting lists are then short, of rare words."""
+    def __init__(self, topics: Sequence[frozenset[str]]) -> None:
         self.topics = topics
         self.sizes = [len(topic) for topic in topics]
         frequency = Counter(chain.from_iterable(topics))
@@ -195,9 +193,8 @@ class _Index:
         self.rank = {word: place for place, word in enumerate(ordered)}
         self.rarest: dict[int, list[str]] = {}
         self.postings: dict[str, list[int]] = defaultdict(list)
-        for position in range(len(topics)):
-            held = self._rarest(position)
-            for word in held if only is None else held[: _prefix(len(held), only)]:
+        for position, topic in enumerate(topics):
+            for word in topic:
                 self.postings[word].append(position)
 
     def _rarest(self, i: int) -> list[str]:
