@@ -64,6 +64,15 @@ def test_a_paraphrase_is_a_duplicate_by_meaning_never_a_conflict(
         ("Use mocks in unit tests", "Don't use mocks in unit tests", 0.89, "negated ↔ affirmed"),
         ("Sam likes phone calls", "Sam dislikes phone calls", 0.88, '"like" ↔ "dislike"'),
         ("Lee prefers email over Slack", "Lee prefers Slack over email", 0.99, "over"),
+        # a comparison turned around, its sides whole clauses
+        (
+            "Correctness of the code matters more than speed",
+            "Speed matters more than correctness; ship fast",
+            0.8,
+            '"correct over',
+        ),
+        ("Serve the soup hot", "Serve the soup cold", 0.9, '"hot" ↔ "cold"'),
+        ("Keep old log files", "Delete old log files", 0.85, '"keep" ↔ "delete"'),
     ],
 )
 def test_opposing_stances_on_one_topic_are_conflicts(
@@ -81,6 +90,9 @@ def test_opposing_stances_on_one_topic_are_conflicts(
         ("Run the linter before pushing", "Run the formatter before pushing", 0.60),
         ("Reproduce a bug before fixing it", "Add a regression test after fixing a bug", 0.62),
         ("Boss prefers morning standups", "TDD means writing tests first", -0.01),
+        # the same direction twice, and two comparisons of different things
+        ("Prefer clarity over speed", "Choose clarity over raw speed in reviews", 0.5),
+        ("Tests matter more than docs", "Uptime matters more than features", 0.4),
     ],
 )
 def test_compatible_and_unrelated_claims_are_neither(
@@ -104,4 +116,27 @@ def test_without_vectors_the_judgement_reads_words_and_says_so() -> None:
     assert judge(skill("Be brief"), skill("Be thorough"), None).kind == CONFLICT
     assert (
         judge(skill("Use type hints"), skill("Python code carries annotations"), None).kind == NONE
+    )
+
+
+def test_a_reworded_trigger_is_judged_by_its_response_too() -> None:
+    one = trigger("About to migrate the production database", "Take a snapshot first", False)
+    reworded = trigger("A schema change goes to prod", "Snapshot the database first", False)
+    other = trigger("About to migrate the production database", "Tell the on-call team", False)
+    # the whole texts near, the responses nearer: one lesson
+    assert judge(one, reworded, 0.6, 0.62).kind == DUPLICATE
+    # the same situation makes the whole texts near; the responses differ: two lessons
+    assert judge(one, other, 0.75, 0.2).kind == NONE
+    assert judge(one, reworded, 0.6).kind == NONE  # no response cosine: the whole text's bar
+
+
+def test_two_claims_about_one_person_need_a_higher_bar() -> None:
+    first = Side("relational", "Dana prefers short status updates")
+    second = Side("relational", "Dana reads status updates in the morning")
+    assert judge(first, second, 0.8).kind == NONE
+    assert judge(first, Side("relational", "Dana likes brief status updates"), 0.9).kind == (
+        DUPLICATE
+    )
+    assert judge(skill("Use short status updates"), skill("Read status updates"), 0.8).kind == (
+        DUPLICATE
     )

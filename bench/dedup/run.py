@@ -87,13 +87,19 @@ def judged(pairs: Sequence[Pair], words: bool) -> list[str]:
 
     sides = [(side(p["a"]), side(p["b"])) for p in pairs]
     cosines: list[float | None] = [None] * len(pairs)
+    responses: list[float | None] = [None] * len(pairs)
     if not words:
         model = LocalProvider()
         vectors = model.embed([judged_text(s) for pair in sides for s in pair])
         cosines = [float(vectors[2 * i] @ vectors[2 * i + 1]) for i in range(len(pairs))]
+        claims = model.embed([s.claim for pair in sides for s in pair])
+        responses = [
+            float(claims[2 * i] @ claims[2 * i + 1]) if a.type == b.type == "trigger" else None
+            for i, (a, b) in enumerate(sides)
+        ]
     found = []
-    for (a, b), cosine in zip(sides, cosines, strict=True):
-        verdict = judge(b, a, cosine)
+    for (a, b), cosine, response in zip(sides, cosines, responses, strict=True):
+        verdict = judge(b, a, cosine, response)
         found.append("none" if verdict.kind == NONE else verdict.kind)
     return found
 

@@ -34,6 +34,8 @@ from chitin.retrieval.judgement import (
     exact_key,
     judge,
     judged_text,
+    leaning,
+    may_oppose,
     takes_a_side,
 )
 from chitin.retrieval.stance import opposite_poles, stance
@@ -75,17 +77,19 @@ def group(sides: Sequence[Side], strength: Sequence[tuple[object, ...]]) -> Grou
 
 def _join_near(sides: Sequence[Side], index: _Index, found: _Union) -> None:
     """Join each insight to the near duplicates among its candidates (by words)."""
-    topics = index.topics
+    topics, sizes, need = index.topics, index.sizes, WORDS_DUPLICATE
     for i in range(len(sides)):
-        for j in index.near(i, WORDS_DUPLICATE, earlier_only=True):
-            if found.root(i) == found.root(j):
-                continue
-            sizes = sorted((len(topics[i]), len(topics[j])))
-            # Jaccard ≤ the smaller size over the larger: most candidates stop here.
-            close = sizes[0] >= WORDS_DUPLICATE * sizes[1] and (
-                _overlap(topics[i], topics[j]) >= WORDS_DUPLICATE
-            )
-            if close and judge(sides[i], sides[j], None).kind == DUPLICATE:
+        mine, size = topics[i], sizes[i]
+        # Jaccard ≤ the smaller size over the larger (most candidates stop there),
+        # then the Jaccard itself; one comprehension, as this runs millions of times.
+        close = [
+            j
+            for j in index.near(i, need, earlier_only=True)
+            if not (sizes[j] < need * size or size < need * sizes[j])
+            and (shared := len(mine & topics[j])) / (size + sizes[j] - shared) >= need
+        ]
+        for j in close:
+            if found.root(j) != found.root(i) and judge(sides[i], sides[j], None).kind == DUPLICATE:
                 found.join(i, j)
 
 
@@ -120,17 +124,21 @@ def _clashes(sides: Sequence[Side], index: _Index, head: dict[int, int]) -> list
     """Conflicts, once per pair of clusters, between their strongest members."""
     found: dict[tuple[int, int], Clash] = {}
     poles = _PoleIndex([stance(judged_text(s)).poles for s in sides])
+    leanings = [leaning(side) for side in sides]
     topics = index.topics
     need = TOPIC_OVERLAP / 2  # the lowest topic overlap judge accepts for a conflict
     for i, side in enumerate(sides):
         if not takes_a_side(side):
             continue
-        near = (
+        mine, words = leanings[i], index.near(i, need, earlier_only=False, words=CONFLICT_WORDS)
+        # judge() by words finds a conflict only with an opposition and ``need`` of the
+        # topic words (a stance alone needs a cosine): the rest is left out unjudged.
+        possible = (
             j
-            for j in index.near(i, need, earlier_only=False, words=CONFLICT_WORDS)
-            if _overlap(topics[i], topics[j]) >= need
+            for j in chain(words, poles.opposed(i))
+            if may_oppose(mine, leanings[j]) and _overlap(topics[i], topics[j]) >= need
         )
-        for j in chain(near, poles.opposed(i)):
+        for j in possible:
             first, second = sorted((head.get(i, i), head.get(j, j)))
             if first == second or (first, second) in found:
                 continue
@@ -178,36 +186,49 @@ class _Index:
 
     def __init__(self, topics: Sequence[frozenset[str]]) -> None:
         self.topics = topics
-        self.frequency = Counter(chain.from_iterable(topics))
+        self.sizes = [len(topic) for topic in topics]
+        frequency = Counter(chain.from_iterable(topics))
+        # Each word's place in (frequency, word) order, to sort a topic rarest first.
+        ordered = sorted(frequency, key=lambda word: (frequency[word], word))
+        self.rank = {word: place for place, word in enumerate(ordered)}
+        self.rarest: dict[int, list[str]] = {}
         self.postings: dict[str, list[int]] = defaultdict(list)
         for position, topic in enumerate(topics):
             for word in topic:
                 self.postings[word].append(position)
 
+    def _rarest(self, i: int) -> list[str]:
+        rarest = self.rarest.get(i)
+        if rarest is None:
+            rarest = self.rarest[i] = sorted(self.topics[i], key=self.rank.__getitem__)
+        return rarest
+
     def near(
         self, i: int, threshold: float, earlier_only: bool, words: int | None = None
-    ) -> Iterator[int]:
+    ) -> list[int]:
         """Candidates that may share ``threshold`` of insight i's topic words: up to
         CANDIDATES neighbours (before it, or on both sides) in each posting list of
-        its rarest words."""
-        topic = self.topics[i]
-        if not topic:
-            return
-        rarest = sorted(topic, key=lambda word: (self.frequency[word], word))
-        prefix = len(rarest) - math.ceil(threshold * len(rarest) - 1e-9) + 1
+        its rarest words, each once, in the order found."""
+        rarest = self._rarest(i)
+        if not rarest:
+            return []
+        prefix = _prefix(len(rarest), threshold)
         if words is not None:
             prefix = min(prefix, words)
-        seen: set[int] = set()
+        windows = []
         for word in rarest[:prefix]:
             posting = self.postings[word]
             at = bisect_left(posting, i)
-            window = posting[max(0, at - CANDIDATES) : at]
+            windows.append(posting[max(0, at - CANDIDATES) : at])
             if not earlier_only:
-                window += posting[at + 1 : at + 1 + CANDIDATES]
-            for j in window:
-                if j not in seen:
-                    seen.add(j)
-                    yield j
+                windows.append(posting[at + 1 : at + 1 + CANDIDATES])
+        return list(dict.fromkeys(chain.from_iterable(windows)))
+
+
+def _prefix(size: int, threshold: float) -> int:
+    """How many of a set's rarest words another set reaching ``threshold`` of Jaccard
+    must share one of (the prefix filter)."""
+    return size - math.ceil(threshold * size - 1e-9) + 1
 
 
 class _PoleIndex:

@@ -43,6 +43,16 @@ TOPIC_COSINE = 0.70
 WEAK_TOPIC_COSINE = 0.5
 TOPIC_OVERLAP = 0.5
 WORDS_DUPLICATE = 0.7
+# A reworded trigger: its whole text ("When …: …") and its response alone both near.
+# A shared situation makes the whole text near whatever the response says, so the
+# response's own cosine decides (bench/dedup: compatible triggers of one situation
+# have responses at 0.18–0.39, reworded ones at 0.33–0.89).
+TRIGGER_COSINE = 0.58
+TRIGGER_RESPONSE = 0.40
+RESPONSE_FLOOR = 0.30
+# Two claims about one person embed close whatever they say of the person (the name
+# weighs in the vector and in the shared words): a higher bar, by meaning alone.
+RELATIONAL_COSINE = 0.82
 STANCE_ONLY = 2  # topic words at most, beside its pole, of a claim that is a stance
 STANCE_COSINE = 0.4
 # Conflicts read from "X over Y" need the rest of the topic to match too.
@@ -90,8 +100,9 @@ def exact_key(side: Side) -> tuple[str, ...]:
     return (side.type, normalized(side.claim))
 
 
-def judge(a: Side, b: Side, cosine: float | None) -> Verdict:
-    """The verdict on two insights (symmetric)."""
+def judge(a: Side, b: Side, cosine: float | None, response: float | None = None) -> Verdict:
+    """The verdict on two insights (symmetric). ``response``: for two triggers, the
+    cosine of their responses (claims) alone, where it could be had."""
     basis = WORDS if cosine is None else MEANING
     if exact_key(a) == exact_key(b):
         return Verdict(DUPLICATE, 1.0, "same claim", True, basis)
@@ -104,7 +115,7 @@ def judge(a: Side, b: Side, cosine: float | None) -> Verdict:
         same = _stance_only(mine, theirs, cosine) or _same_topic(overlap, cosine, cues)
         kind = CONFLICT if same else NONE
         return Verdict(kind, similarity, reason, False, basis)
-    if _duplicate(overlap, cosine):
+    if _duplicate(a, b, overlap, cosine, response):
         return Verdict(
             DUPLICATE, similarity, "same meaning" if cosine else "same words", False, basis
         )
@@ -135,9 +146,17 @@ def _same_topic(overlap: float, cosine: float | None, cues: int) -> bool:
     return overlap >= TOPIC_OVERLAP or (cosine is not None and cosine >= TOPIC_COSINE)
 
 
-def _duplicate(overlap: float, cosine: float | None) -> bool:
+def _duplicate(
+    a: Side, b: Side, overlap: float, cosine: float | None, response: float | None
+) -> bool:
     if cosine is None:
         return overlap >= WORDS_DUPLICATE
+    if a.type == b.type == "trigger" and response is not None:
+        return (cosine >= TRIGGER_COSINE and response >= TRIGGER_RESPONSE) or (
+            cosine >= DUPLICATE_COSINE and response >= RESPONSE_FLOOR
+        )
+    if a.type == b.type == "relational":
+        return cosine >= RELATIONAL_COSINE
     return cosine >= DUPLICATE_COSINE or (cosine >= SUPPORTED_COSINE and overlap >= TOPIC_OVERLAP)
 
 
@@ -160,10 +179,25 @@ def _opposition(a: Side, b: Side, mine: Stance, theirs: Stance) -> tuple[str, in
     poles = opposed_poles(mine.poles, theirs.poles)
     if poles:
         return ", ".join(f'"{x}" ↔ "{y}"' for x, y in poles), len(poles)
-    if mine.preference and theirs.preference and mine.preference == theirs.preference[::-1]:
-        first, second = mine.preference
+    turned = _turned(mine.preference, theirs.preference)
+    if turned:
+        first, second = turned
         return f'"{first} over {second}" ↔ "{second} over {first}"', 1
     return "", 0
+
+
+Preference = tuple[frozenset[str], frozenset[str]] | None
+
+
+def _turned(mine: Preference, theirs: Preference) -> tuple[str, str] | None:
+    """A word the first puts before another that the second puts after it, and the
+    other way round ("speed … more than polish" against "polish … more than speed")."""
+    if mine is None or theirs is None:
+        return None
+    first, second = mine[0] & theirs[1], mine[1] & theirs[0]
+    if not first or not second or first & second:
+        return None
+    return min(first), min(second)
 
 
 def takes_a_side(side: Side) -> bool:
@@ -171,6 +205,33 @@ def takes_a_side(side: Side) -> bool:
     (negated or "avoid", a pole of the lexicon, or "X over Y")."""
     read = _stance(side)
     return _negated(side, read) or bool(read.poles) or read.preference is not None
+
+
+class Leaning(NamedTuple):
+    """What ``_opposition`` reads of one side, to rule out a conflict without ``judge``."""
+
+    negated: bool
+    against: frozenset[str]  # the poles opposite to those it takes
+    poles: frozenset[str]
+    compares: bool  # an "X over Y"
+
+
+def leaning(side: Side) -> Leaning:
+    from chitin.retrieval.stance import opposite_poles
+
+    read = _stance(side)
+    against = frozenset().union(*(opposite_poles(pole) for pole in read.poles))
+    return Leaning(_negated(side, read), against, read.poles, read.preference is not None)
+
+
+def may_oppose(first: Leaning, second: Leaning) -> bool:
+    """False where ``judge`` cannot find the two opposed: same negation, no pole of one
+    opposite to the other's, not both comparing."""
+    return (
+        first.negated != second.negated
+        or bool(first.against & second.poles)
+        or (first.compares and second.compares)
+    )
 
 
 def _negated(side: Side, read: Stance) -> bool:

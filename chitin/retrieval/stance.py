@@ -95,6 +95,55 @@ ANTONYMS: tuple[tuple[str, str], ...] = (
     ("always", "rarely"),
     ("often", "rarely"),
     ("often", "seldom"),
+    # Common English opposites of manner, amount, time, place and temperature (a
+    # general list, not the pairs of one set: bench/dedup/run.py on every set says
+    # what each costs in compatible pairs flagged).
+    ("hot", "cold"),
+    ("warm", "cold"),
+    ("warm", "chill"),
+    ("hot", "chill"),
+    ("wet", "dry"),
+    ("random", "deterministic"),
+    ("quiet", "chatty"),
+    ("quiet", "outgoing"),
+    ("reserved", "outgoing"),
+    ("introvert", "extrovert"),
+    ("keep", "delete"),
+    ("keep", "discard"),
+    ("open", "close"),
+    ("start", "end"),
+    ("begin", "end"),
+    ("first", "end"),
+    ("early", "last"),
+    ("together", "separate"),
+    ("online", "offline"),
+    ("inside", "outside"),
+    ("indoor", "outdoor"),
+    ("cheap", "expensive"),
+    ("high", "low"),
+    ("easy", "hard"),
+    ("soft", "hard"),
+    ("heavy", "light"),
+    ("wide", "narrow"),
+    ("thick", "thin"),
+    ("deep", "shallow"),
+    ("maximum", "minimum"),
+    ("most", "least"),
+    ("best", "worst"),
+    ("explicit", "implicit"),
+    ("mandatory", "optional"),
+    ("required", "optional"),
+    ("permanent", "temporary"),
+    ("direct", "indirect"),
+    ("immediately", "later"),
+    ("immediate", "delay"),
+    ("now", "later"),
+    ("surprise", "advance"),
+    ("whole", "part"),
+    ("all", "none"),
+    ("everyone", "nobody"),
+    ("full", "partial"),
+    ("full", "minimum"),
 )
 _OPPOSITE: dict[str, frozenset[str]] = {}
 for _first, _second in ANTONYMS:
@@ -121,9 +170,11 @@ MAIN_REACH = 5
 _SITUATION = frozenset({"when", "if", "whenever", "once", "while", "before", "after", "unless"})
 _CONTRACTION = re.compile(r"n['’]t\b", re.IGNORECASE)
 _WORD = re.compile(r"[a-z0-9]+")
-_PREFERENCE = re.compile(
-    r"\b([a-z0-9]+)\s+(?:over|rather than|instead of)\s+(?:the\s+|a\s+)?([a-z0-9]+)"
-)
+# "X over Y", "X rather than Y", "X matters more than Y": X is put before Y. Each side
+# is the content words of its clause on that side of the marker ("Speed of delivery
+# matters more than polish": {speed, delivery, matter} over {polish}).
+_PREFERENCE = re.compile(r"\b(?:over|rather than|instead of|more than|in favou?r of)\b")
+_CLAUSE_END = re.compile(r"[,;:.!?()]")
 # The irregular forms a suffix rule cannot reach, by the root they belong to.
 _IRREGULAR = {
     "brevity": "brief",
@@ -174,7 +225,7 @@ class Stance(NamedTuple):
     topic: frozenset[str]  # content roots, without negators, filler or poles
     poles: frozenset[str]  # the antonym poles it uses
     negated: bool  # an odd number of negators
-    preference: tuple[str, str] | None  # "X over Y", as roots
+    preference: tuple[frozenset[str], frozenset[str]] | None  # "X over Y": X's roots, Y's
 
 
 @functools.lru_cache(maxsize=65536)
@@ -229,9 +280,20 @@ def _pole(word: str) -> str | None:
     return None
 
 
-def _preference(text: str) -> tuple[str, str] | None:
-    found = _PREFERENCE.search(text.lower())
-    return None if found is None else (root(found.group(1)), root(found.group(2)))
+def _preference(text: str) -> tuple[frozenset[str], frozenset[str]] | None:
+    lowered = text.lower()
+    found = _PREFERENCE.search(lowered)
+    if found is None:
+        return None
+    before = _CLAUSE_END.split(lowered[: found.start()])[-1]
+    after = _CLAUSE_END.split(lowered[found.end() :])[0]
+    first, second = _content(before), _content(after)
+    return (first, second) if first and second else None
+
+
+def _content(text: str) -> frozenset[str]:
+    roots = (root(word) for word in words_of(text) if word not in NEGATORS)
+    return frozenset(r for r in roots if r not in FILLER and len(r) >= 2)
 
 
 def opposite_poles(pole: str) -> frozenset[str]:

@@ -74,15 +74,28 @@ def examine(cache: Cache, side: Side, semantic: Semantic | None, why_not: str | 
         near, degraded = _neighbours(cache, semantic, side, pool)
         chosen = _closest(side, pool.values(), near)[:JUDGED]
         texts = [judged_text(side)] + [judged_text(side_of(i)) for i in chosen]
+        triggers = [i for i in chosen if side.type == i.type == "trigger"]
+        if triggers:  # their responses too: see judgement.TRIGGER_RESPONSE
+            texts += [side.claim] + [i.claim for i in triggers]
         vectors = _embedded(semantic, texts)
     except ProviderError as error:
         why = f"no vectors ({error}): duplicates and conflicts judged by words alone"
         return _found([(i, judge(side, side_of(i), None)) for i in pool.values()], why)
-    cosines = vectors[1:] @ vectors[0]
+    cosines = vectors[1 : 1 + len(chosen)] @ vectors[0]
+    responses = _responses(vectors[1 + len(chosen) :], triggers)
     verdicts = [
-        (i, judge(side, side_of(i), float(c))) for i, c in zip(chosen, cosines, strict=True)
+        (i, judge(side, side_of(i), float(c), responses.get(i.id)))
+        for i, c in zip(chosen, cosines, strict=True)
     ]
     return _found(verdicts, degraded)
+
+
+def _responses(vectors: Any, triggers: Sequence[Insight]) -> dict[str, float]:
+    """The cosine of each trigger's response with the new one's (``vectors``: the new
+    response's, then theirs)."""
+    if not triggers:
+        return {}
+    return {i.id: float(v @ vectors[0]) for i, v in zip(triggers, vectors[1:], strict=True)}
 
 
 def _embedded(semantic: Semantic, texts: list[str]) -> Any:

@@ -148,9 +148,47 @@ def insight_history(git: Git, path: str, limit: int | None = None) -> list[Entry
 
     With ``limit``, the newest ``limit`` commits (the original returned the oldest).
     """
-    args = ["--follow"] + ([f"-n{limit}"] if limit else [])
-    per_commit = _entries(git, list(_log(git, args, [path])))
-    return [entry for entries in reversed(per_commit) for entry in entries]
+    count = [f"-n{limit}"] if limit else []
+    touched = list(_log(git, ["--follow", *count], [path]))
+    per_commit = _entries(git, touched)
+    named = _named_only(git, Path(path).stem, {c.sha for c in touched}, count)
+    newest_first = _by_time(list(zip(touched, per_commit, strict=True)), named)[:limit]
+    return [entry for _, entries in reversed(newest_first) for entry in entries]
+
+
+def _named_only(
+    git: Git, insight_id: str, seen: set[str], count: list[str]
+) -> list[tuple[_Commit, list[Entry]]]:
+    """Commits whose ``Chitin-Insight`` trailer names the insight but which left its
+    file as it was (a merge in the same second, with nothing new for the target): a
+    path-based log misses them, and the insight's history would lose the merge."""
+    grep = ["-F", f"--grep={TRAILER_PREFIX}Insight: {insight_id}", *count]
+    found = []
+    for commit in _log(git, grep, []):
+        if commit.sha in seen or commit.trailers.get("Insight") != insight_id:
+            continue
+        op = commit.trailers.get("Op", "")
+        merged = commit.trailers.get("Merged")
+        source = f"merge:{merged}" if op == "merge" and merged else None
+        change = _CHANGE_TYPES.get(op, "edit")
+        entry = Entry(
+            insight_id, "*", None, None, change, commit.when, source, commit.sha, commit.author
+        )
+        found.append((commit, [entry]))
+    return found
+
+
+def _by_time(
+    touched: list[tuple[_Commit, list[Entry]]], named: list[tuple[_Commit, list[Entry]]]
+) -> list[tuple[_Commit, list[Entry]]]:
+    """Two newest-first lists as one, newest first; in the same second, a commit that
+    only names the insight counts as the newer (it can only have followed the insight's
+    creation, and a merge is the usual last step)."""
+    merged: list[tuple[_Commit, list[Entry]]] = []
+    while touched and named:
+        newer = named if named[0][0].when >= touched[0][0].when else touched
+        merged.append(newer.pop(0))
+    return merged + touched + named
 
 
 def changelog(git: Git, days: int | None, limit: int) -> list[Entry]:

@@ -1,0 +1,53 @@
+"""A merge is in its target's history even when it leaves the target's file as it was
+(issue 25): history follows the commits that name the insight, not only its path."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from chitin import Chitin
+
+SECOND = datetime(2026, 11, 5, 9, 30, 0, tzinfo=UTC)
+ENV = {"CHITIN_BACKGROUND_EMBED": "off", "CHITIN_AGENT": "tests"}
+
+
+def test_a_merge_that_leaves_the_target_unchanged_is_in_its_history(tmp_path: Path) -> None:
+    # One clock for every write: the merge's "updated" is the target's own, and a
+    # source with nothing the target lacks changes no byte of the target's file.
+    with Chitin(store=tmp_path / "store", env=ENV, now=SECOND) as chitin:
+        chitin.init()
+        target = chitin.contribute(
+            {"type": "skill", "claim": "Reproduce a bug before fixing it", "confidence": 0.9},
+            check=False,
+        ).insight
+        source = chitin.contribute(
+            {"type": "skill", "claim": "Reproduce the bug before you fix it", "confidence": 0.5},
+            check=False,
+        ).insight
+        target_file = next((tmp_path / "store").rglob(f"{target.id}.md"))
+        before = target_file.read_bytes()
+        chitin.merge(source.id, target.id)
+        assert target_file.read_bytes() == before  # the case: no byte changed
+        _, entries = chitin.history(target.id)
+    assert [e.change_type for e in entries] == ["create", "merge"]
+    merge = entries[-1]
+    assert (merge.insight_id, merge.source) == (target.id, f"merge:{source.id}")
+    assert merge.commit != entries[0].commit and merge.change_type == "merge"
+
+
+def test_history_with_a_limit_counts_the_merge_too(tmp_path: Path) -> None:
+    with Chitin(store=tmp_path / "store", env=ENV, now=SECOND) as chitin:
+        chitin.init()
+        claims = ["Pin dependency versions", "Pin the dependency versions", "Pin versions"]
+        made = [
+            chitin.contribute({"type": "skill", "claim": c, "confidence": 0.9}, check=False)
+            for c in claims
+        ]
+        keep = made[0].insight.id
+        chitin.merge(made[1].insight.id, keep)
+        chitin.merge(made[2].insight.id, keep)
+        _, newest = chitin.history(keep, limit=1)
+        _, every = chitin.history(keep)
+    assert [e.source for e in newest] == [f"merge:{made[2].insight.id}"]
+    assert [e.change_type for e in every] == ["create", "merge", "merge"]
