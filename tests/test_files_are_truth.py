@@ -343,7 +343,7 @@ def test_a_prefetched_status_is_taken_by_its_command_or_ended_with_it(
     """In a store synced by git, the console starts git status before the CLI loads
     (chitin/console.py); the command's sync takes that answer, or it is ended."""
     from chitin import console
-    from chitin.store import git as git_module
+    from chitin.process import PREFETCHED
 
     made = add("skill", "Prefetched claim", 0.6)
     run_json("list")
@@ -351,12 +351,12 @@ def test_a_prefetched_status_is_taken_by_its_command_or_ended_with_it(
     path.write_text(path.read_text().replace("Prefetched claim", "Edited before the read"))
     argv = ["--store", str(store), "get", made["id"]]
     console.prefetch(argv, os.environ)
-    assert len(git_module._prefetched) == (1 if sync_mode == "git status" else 0)
+    assert len(PREFETCHED) == (1 if sync_mode == "git status" else 0)
     assert run_json("get", made["id"])["claim"] == "Edited before the read"
-    assert git_module._prefetched == {}  # taken by the sync
+    assert len(PREFETCHED) == 0  # taken by the sync
     console.prefetch(["--store", str(store), "get", "../not-an-id"], os.environ)
     run("get", "../not-an-id", expect=1)  # stops before its sync: the status is ended
-    assert git_module._prefetched == {}
+    assert len(PREFETCHED) == 0
 
 
 def test_only_reading_commands_prefetch(store: Path, tmp_path: Path) -> None:

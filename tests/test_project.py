@@ -43,9 +43,9 @@ ALLOWED: dict[str, set[str]] = {
     "model": set(),
 }
 # Leaves everybody may use: the error family, the notices channel, and where the
-# store is and what the package holds.
+# store is, what the package holds, and the process around one command (process.py).
 LEAVES = {"errors", "notices"}
-SHARED = {"chitin", "chitin.resources", "chitin.location", "chitin.lockfile"}
+SHARED = {"chitin", "chitin.resources", "chitin.location", "chitin.lockfile", "chitin.process"}
 
 
 def layer_of(module: str) -> str | None:
@@ -145,8 +145,9 @@ def test_only_the_chosen_modules_touch_click_subprocess_and_sqlite() -> None:
     # OpenClaw's agent database, read-only, for a session's events (issue 26).
     owners = {
         "click": ("chitin.cli",),
-        # git through one module; and the detached background embedding (on Windows)
-        "subprocess": ("chitin.store.git", "chitin.core.background"),
+        # git through one module, whose statuses started ahead chitin.process holds
+        # (by type only); and the detached background embedding (on Windows)
+        "subprocess": ("chitin.store.git", "chitin.process", "chitin.core.background"),
         "sqlite3": ("chitin.index", "chitin.store.legacy", "chitin.store.transcripts"),
         "httpx": ("chitin.providers",),
         "onnxruntime": ("chitin.providers",),

@@ -6,7 +6,6 @@ Command modules load lazily (only the invoked command's module is imported), so
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import os
 import sys
@@ -16,6 +15,7 @@ import click
 
 from chitin import __version__
 from chitin.cli.global_options import DEBUG_HELP, STORE_HELP, SuggestingGroup
+from chitin.process import PREFETCHED, leave
 
 # name → (module, function). The order here is the order of ``chitin --help``.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -60,6 +60,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
 class ChitinGroup(SuggestingGroup):
     """Loads commands on demand and turns every failure into one line and an exit code."""
 
+    process_ends = False  # the console script's process ends with the command (``main``)
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(COMMANDS)
 
@@ -93,8 +95,8 @@ class ChitinGroup(SuggestingGroup):
                     argv, prog_name or "chitin", complete_var, standalone_mode=False, **extra
                 )
             finally:
-                _end_prefetches()
-                _release_signals()
+                PREFETCHED.drop()  # a git status the console started that nobody took
+                _release_signals(self.process_ends)
                 _say_notices()
         except click.UsageError as error:
             _fail(_usage_line(error), 2)
@@ -127,25 +129,15 @@ def _fail_interrupted(error: KeyboardInterrupt) -> None:
     _fail("Interrupted: nothing was changed.", 128 + signum)
 
 
-# The console script ends its process right after the command (``main``): it keeps
-# noting signals to the end, so that one in the last milliseconds after a commit is
-# not taken for an interruption of the write. In-process callers get Python's back.
-_process_ends_after_command = False
-
-
-def _release_signals() -> None:
+def _release_signals(process_ends: bool) -> None:
     """The command has said what it did: a signal that came after its commit is
-    reported, and signals act as usual again (store/interrupts.py)."""
+    reported, and signals act as usual again (store/interrupts.py's hand-off, loaded
+    by the commands that write). The console script's process, which ends right after
+    the command, keeps noting them to the end, so that one in the last milliseconds
+    after a commit is not taken for an interruption of the write."""
     module = sys.modules.get("chitin.store.interrupts")
     if module is not None:
-        module.release(restore=not _process_ends_after_command)
-
-
-def _end_prefetches() -> None:
-    """End a git status the console started (chitin/console.py) that nobody asked for."""
-    module = sys.modules.get("chitin.store.git")
-    if module is not None:
-        module.drop_prefetched()
+        module.HANDOFF.release(restore=not process_ends)
 
 
 def _say_notices() -> None:
@@ -216,17 +208,13 @@ def main() -> None:
     ~15 ms of a session start here, for memory the operating system takes back anyway.
     So the process flushes its output and ends at once. In-process callers (tests,
     other programs) call ``cli.main`` and keep their interpreter."""
-    global _process_ends_after_command
-    _process_ends_after_command = True
+    cli.process_ends = True
     try:
         cli.main()
         code: int = 0
     except SystemExit as done:
         code = _exit_code(done.code)
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # closed by a reader that left early
-            stream.flush()
-    os._exit(code)
+    leave(code)
 
 
 def _exit_code(code: object) -> int:

@@ -211,18 +211,17 @@ class LocalProvider:
         return normalized(pooled)
 
     def _token_ids(self, texts: Sequence[str]) -> list[list[int]]:
-        """Token ids of each text: by the plain-Python tokenizer for a few (a session
-        start's query: no library to import, no 700 KB to parse), by the ``tokenizers``
-        library for more. Both give the same ids (tests/test_providers.py)."""
+        """Token ids of each text: by the plain-Python tokenizer for a few ASCII texts
+        (a session start's query: no library to import, no 700 KB to parse), by the
+        ``tokenizers`` library otherwise. On ASCII both give the same ids
+        (tests/test_providers.py); beyond it only the library's answer is sure."""
         if len(texts) <= LIGHT_LOAD_TEXTS:
-            from chitin.providers.wordpiece import Unsure, WordPiece
+            from chitin.providers.wordpiece import WordPiece, answers
 
-            if self._wordpiece is None:
-                self._wordpiece = WordPiece.load(VOCABULARY, SPECIAL_TOKENS)
-            try:
+            if all(answers(text) for text in texts):
+                if self._wordpiece is None:
+                    self._wordpiece = WordPiece.load(VOCABULARY, SPECIAL_TOKENS)
                 return [self._wordpiece.encode(text, MAX_TOKENS) for text in texts]
-            except Unsure:
-                pass  # a character newer than this Python's Unicode: the library knows it
         if self._tokenizer is None:
             try:
                 from tokenizers import Tokenizer

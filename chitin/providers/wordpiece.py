@@ -1,4 +1,4 @@
-"""BERT's WordPiece tokenizer in plain Python, for the few texts of a session start.
+"""BERT's WordPiece tokenizer in plain Python, for the few ASCII texts of a session start.
 
 The local model's tokenizer is the ``tokenizers`` library's, from the tokenizer.json
 that ships with chitin. Importing that library and loading the file take ~55 ms, more
@@ -9,57 +9,51 @@ building a dictionary of its 30,522 tokens (which alone costs ~8 ms); a process 
 serves many queries builds it once (``WordPiece.index``). Bulk work keeps the library,
 which is much faster per text.
 
-It follows the pipeline tokenizer.json declares, in the library's order and with its
-definitions (tests compare the two on thousands of generated texts):
+**ASCII text only** (``answers``), and the em dash chitin writes between the parts
+of an embedded insight (U+2014: punctuation, without case or decomposition, in every
+Unicode version). On these characters the pipeline tokenizer.json declares has one
+reading, fixed since Unicode 1.1 and written out below; beyond them the library's
+Unicode tables and Python's differ (a character added in Unicode 14 is a format
+character to one and unknown to the other), so any other text goes to the library.
+Most real queries are ASCII: bench/tokenizer_paths.py counts them. On these
+characters, in the library's order and with its definitions (tests compare the two):
 - added tokens ([CLS], [MASK], …) written in the text are kept whole, unnormalised;
-- BertNormalizer: drop NUL, U+FFFD and "other" characters (general category C) but
-  tab, newline and carriage return; turn white space into spaces; put spaces around
-  CJK ideographs; strip accents (NFD, without non-spacing marks); lowercase each
-  character on its own (no final-sigma rule, as Rust's ``char::to_lowercase``);
-- BertPreTokenizer: split on white space, and keep each punctuation character (ASCII
-  punctuation, or general category P) as a token of its own;
+- BertNormalizer: drop NUL and the control characters but tab, newline and carriage
+  return (the others, vertical tab and form feed included, are dropped before white
+  space is looked at); turn tab, newline and carriage return into spaces; lowercase;
+- BertPreTokenizer: split on spaces, and keep each punctuation character as a token
+  of its own;
 - WordPiece: the longest vocabulary entry first, ``##`` before a word's later pieces,
   [UNK] for a word that cannot be split or is longer than 100 characters;
 - ``[CLS] … [SEP]``, truncated to MAX_TOKENS in all.
-
-A character that Python's Unicode tables do not know (general category Cn: assigned in
-a later Unicode version than this Python's, as some emoji are) may be one the library
-knows, and one added to Unicode after the library's tables (U+0890, Unicode 14) is
-read otherwise by the two; for a text holding either, ``encode`` raises ``Unsure``, and
-the caller asks the library. chitin/providers/unsure.py lists the second kind.
 """
 
 from __future__ import annotations
 
-import unicodedata
+import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 UNKNOWN = "[UNK]"
 PREFIX = "##"
 MAX_WORD = 100
-# Unicode's White_Space property, as Rust's char::is_whitespace (Python's str.isspace
-# differs: it counts U+001C-U+001F, which are controls and dropped before this is asked).
-WHITE_SPACE = frozenset(
-    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
-    "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+# BertNormalizer on ASCII: the controls go (all of category Cc but \t, \n, \r), the
+# white space that is left becomes a space, and letters are lowercased.
+_DROPPED = "".join(chr(c) for c in [*range(0x20), 0x7F] if chr(c) not in "\t\n\r")
+_NORMALIZE = str.maketrans(
+    "\t\n\rABCDEFGHIJKLMNOPQRSTUVWXYZ", "   abcdefghijklmnopqrstuvwxyz", _DROPPED
 )
-KEPT_CONTROLS = frozenset("\t\n\r")
-ASCII_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
-CJK_RANGES = (
-    (0x4E00, 0x9FFF),
-    (0x3400, 0x4DBF),
-    (0x20000, 0x2A6DF),
-    (0x2A700, 0x2B73F),
-    (0x2B740, 0x2B81F),
-    (0x2B920, 0x2CEAF),
-    (0xF900, 0xFAFF),
-    (0x2F800, 0x2FA1F),
-)
+# BertPreTokenizer on them: runs of letters, digits and the rest that is neither
+# space nor punctuation, and each punctuation character alone.
+EM_DASH = "\u2014"
+PUNCTUATION = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~" + EM_DASH
+_WORDS = re.compile(f"[^ {re.escape(PUNCTUATION)}]+|[{re.escape(PUNCTUATION)}]")
 
 
-class Unsure(ValueError):
-    """The text holds a character this Python's Unicode tables do not know."""
+def answers(text: str) -> bool:
+    """Whether this tokenizer gives the library's ids for ``text``: ASCII, and the
+    em dash, only."""
+    return text.isascii() or text.replace(EM_DASH, "").isascii()
 
 
 class WordPiece:
@@ -99,17 +93,18 @@ class WordPiece:
             self._ids[token] = None if found < 0 else self.text.count(b"\n", 0, found)
         return self._ids[token]
 
-    def encode(self, text: str, limit: int, defer: bool = True) -> list[int]:
-        """The ids of ``[CLS] text [SEP]``, at most ``limit`` in all. Unsure if the
-        text holds a character the library may read otherwise (unless not ``defer``,
-        for scripts/unsure_characters.py, which finds them)."""
+    def encode(self, text: str, limit: int) -> list[int]:
+        """The ids of ``[CLS] text [SEP]``, at most ``limit`` in all, for an ASCII
+        ``text`` (``answers``); ValueError for any other."""
+        if not answers(text):
+            raise ValueError("the plain tokenizer reads ASCII text (and the em dash) only")
         ids = [self.start]
         for piece, special in self._split_specials(text):
             if special:
                 found = self.id_of(piece)
                 ids.append(self.unknown if found is None else found)
                 continue
-            for word in pre_tokenize(normalize(piece, defer)):
+            for word in pre_tokenize(normalize(piece)):
                 ids.extend(self._word(word))
         return [*ids[: limit - 1], self.end]
 
@@ -149,57 +144,12 @@ class WordPiece:
         return pieces
 
 
-def _read_otherwise(char: str) -> bool:
-    """Whether the library's older Unicode tables read ``char`` otherwise than this
-    Python's (chitin/providers/unsure.py, made by scripts/unsure_characters.py)."""
-    from bisect import bisect_right
-
-    from chitin.providers.unsure import ENDS, STARTS
-
-    point = ord(char)
-    at = bisect_right(STARTS, point) - 1
-    return at >= 0 and point <= ENDS[at]
-
-
-def normalize(text: str, defer: bool = True) -> str:
-    """BertNormalizer with clean_text, handle_chinese_chars, strip_accents, lowercase."""
-    cleaned = []
-    for char in text:
-        category = unicodedata.category(char)
-        if defer and char >= "\x80" and (category == "Cn" or _read_otherwise(char)):
-            raise Unsure(f"U+{ord(char):04X} may be read otherwise by the library")
-        if char in ("\0", "\ufffd") or (char not in KEPT_CONTROLS and category[0] == "C"):
-            continue
-        if char in WHITE_SPACE:
-            cleaned.append(" ")
-        elif _is_cjk(char):
-            cleaned.append(f" {char} ")
-        else:
-            cleaned.append(char)
-    decomposed = unicodedata.normalize("NFD", "".join(cleaned))
-    stripped = (char for char in decomposed if unicodedata.category(char) != "Mn")
-    return "".join(char.lower() for char in stripped)
+def normalize(text: str) -> str:
+    """BertNormalizer (clean_text, lowercase) on ASCII text and the em dash; its
+    other steps (CJK spacing, accent stripping) change none of those characters."""
+    return text.translate(_NORMALIZE)
 
 
 def pre_tokenize(text: str) -> Iterator[str]:
-    """BertPreTokenizer: words split on white space, each punctuation mark alone."""
-    word: list[str] = []
-    for char in text:
-        if char in WHITE_SPACE:
-            if word:
-                yield "".join(word)
-                word = []
-        elif char in ASCII_PUNCTUATION or unicodedata.category(char)[0] == "P":
-            if word:
-                yield "".join(word)
-                word = []
-            yield char
-        else:
-            word.append(char)
-    if word:
-        yield "".join(word)
-
-
-def _is_cjk(char: str) -> bool:
-    code = ord(char)
-    return any(low <= code <= high for low, high in CJK_RANGES)
+    """BertPreTokenizer: words split on spaces, each punctuation mark alone."""
+    return iter(_WORDS.findall(text))

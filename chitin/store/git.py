@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from chitin.errors import GitError
+from chitin.process import PREFETCHED, status_key
 from chitin.store.git_failures import DUBIOUS, NOT_INSIDE, explain, said
 from chitin.store.git_head import read_head, remember_time, remembered_time
 
@@ -83,24 +84,18 @@ def _status_args(paths: Sequence[str]) -> list[str]:
 
 # ------------------------------------------------------------------ status, ahead of time
 
-# `git status` started for a command that will ask for it: (root, paths) → the process.
-_prefetched: dict[tuple[str, tuple[str, ...]], subprocess.Popen[bytes]] = {}
-
-
-def _status_key(root: Path, paths: Sequence[str]) -> tuple[str, tuple[str, ...]]:
-    return str(root), tuple(paths)
-
 
 def prefetch_status(root: Path, paths: Sequence[str]) -> None:
     """Start the ``git status`` that this command's cache sync will ask for, now, so that
     git works on another core while Python loads the command (~20-60 ms of imports,
     against ~25 ms of status at 10,000 insights). The first ``Git.status`` for the
-    same store and paths takes its answer; ``drop_prefetched`` ends any not taken.
+    same store and paths takes its answer; the command's end drops any not taken
+    (chitin/process.py holds them).
 
     Only a command that only reads may prefetch: a writer must see what other writers
     committed while it waited for the store's lock."""
-    key = _status_key(root, paths)
-    if key in _prefetched:
+    key = status_key(root, paths)
+    if key in PREFETCHED:
         return
     import subprocess
 
@@ -108,7 +103,7 @@ def prefetch_status(root: Path, paths: Sequence[str]) -> None:
         # One thread: git's default preloads the index with a thread per core, which
         # competes with the imports it runs beside on a two-core machine for no gain
         # (the answer is ready before it is needed either way).
-        _prefetched[key] = subprocess.Popen(
+        process = subprocess.Popen(
             _argv(root, ["-c", "core.preloadIndex=false", *_status_args(paths)]),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
@@ -117,15 +112,7 @@ def prefetch_status(root: Path, paths: Sequence[str]) -> None:
         )
     except OSError:
         return  # no git: the cache finds out, and says so, the usual way
-
-
-def drop_prefetched() -> None:
-    """End the prefetched statuses nobody asked for (the command stopped early), so
-    that none is taken by a later command of the same process."""
-    for process in _prefetched.values():
-        process.kill()
-        process.communicate()
-    _prefetched.clear()
+    PREFETCHED.started(key, process)
 
 
 class Git:
@@ -250,7 +237,7 @@ class Git:
         None if git cannot tell. Untracked files are not listed; no lock is taken, so a
         reader never gets in a writer's way. A status started by ``prefetch_status``
         for the same question is waited for instead of asking again."""
-        started = _prefetched.pop(_status_key(self.root, paths), None)
+        started = PREFETCHED.take(status_key(self.root, paths))
         if started is not None:
             out, _ = started.communicate()
             code, text = started.returncode, out.decode("utf-8", "replace")

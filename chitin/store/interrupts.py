@@ -68,58 +68,72 @@ class Guard:
         self.is_committed = True
 
 
-_active: list[Guard] = []
-# A front end that says so (the CLI) keeps a committed write's guard until it has
-# finished the command (printed what it did), so that a signal after the commit can
-# neither cut the command short nor make it claim that nothing changed.
-_finish_after_commit = False
-_kept: list[Guard] = []
+class Handoff:
+    """The hand-off of signals from the writes to the front end, one per process
+    (signal handlers are the process's): the write in progress, and the committed
+    writes whose guards the front end releases at the command's end.
 
+    A front end that says so (the CLI, ``finish_commands``) keeps a committed write's
+    guard until it has finished the command (printed what it did), so that a signal
+    after the commit can neither cut the command short nor make it claim that nothing
+    changed. One whose process ends right after the command (the console script)
+    keeps noting signals to its last moment (``release``)."""
 
-def finish_commands() -> None:
-    """Called by a front end whose command ends with ``release()``: from a write's
-    commit to that call, signals are noted, not raised."""
-    global _finish_after_commit
-    _finish_after_commit = True
+    def __init__(self) -> None:
+        self.active: list[Guard] = []
+        self.kept: list[Guard] = []
+        self.finish_after_commit = False
 
+    def finish_commands(self) -> None:
+        """From a write's commit to ``release``, signals are noted, not raised."""
+        self.finish_after_commit = True
 
-@contextlib.contextmanager
-def holding() -> Iterator[Guard]:
-    """Hold signals back for a write. Nested holds share the outermost guard, which
-    alone decides at its end: an interruption before any commit stops the command
-    (``Interrupted``), one after a commit is reported and the command finishes."""
-    if _active:
-        yield _active[-1]
-        return
-    guard = Guard()
-    guard.install()
-    _active.append(guard)
-    try:
-        yield guard
-    finally:
-        _active.pop()
-        if guard.is_committed and guard.received is None and _finish_after_commit:
-            _kept.append(guard)  # released by the front end when the command is done
-        else:
-            guard.uninstall()
-    if guard.received is not None:
-        if not guard.is_committed:
-            raise Interrupted(guard.received)
-        _report_late(guard.received)
-
-
-def release(restore: bool = True) -> None:
-    """The command is done: a signal that came after a commit is reported, and (with
-    ``restore``) signals act as usual again. A process about to end keeps noting them
-    (``restore=False``): a signal in its last milliseconds changes nothing, and must
-    not be reported as an interruption of a write that was kept."""
-    for guard in _kept:
+    @contextlib.contextmanager
+    def holding(self) -> Iterator[Guard]:
+        """Hold signals back for a write. Nested holds share the outermost guard, which
+        alone decides at its end: an interruption before any commit stops the command
+        (``Interrupted``), one after a commit is reported and the command finishes."""
+        if self.active:
+            yield self.active[-1]
+            return
+        guard = Guard()
+        guard.install()
+        self.active.append(guard)
+        try:
+            yield guard
+        finally:
+            self.active.pop()
+            if guard.is_committed and guard.received is None and self.finish_after_commit:
+                self.kept.append(guard)  # released by the front end when the command is done
+            else:
+                guard.uninstall()
         if guard.received is not None:
+            if not guard.is_committed:
+                raise Interrupted(guard.received)
             _report_late(guard.received)
-            guard.received = None
-    if restore:
-        while _kept:
-            _kept.pop().uninstall()
+
+    def release(self, restore: bool = True) -> None:
+        """The command is done: a signal that came after a commit is reported, and
+        (with ``restore``) signals act as usual again. A process about to end keeps
+        noting them (``restore=False``): a signal in its last milliseconds changes
+        nothing, and must not be reported as an interruption of a write that was kept."""
+        for guard in self.kept:
+            if guard.received is not None:
+                _report_late(guard.received)
+                guard.received = None
+        if restore:
+            while self.kept:
+                self.kept.pop().uninstall()
+
+    def current(self) -> Guard | None:
+        """The guard of the write in progress, if any."""
+        return self.active[-1] if self.active else None
+
+
+HANDOFF = Handoff()
+# The writes' names for it (store/repository.py, core/sync.py, core/carapace.py).
+holding = HANDOFF.holding
+finish_commands = HANDOFF.finish_commands
 
 
 def _report_late(signum: int) -> None:
@@ -127,8 +141,3 @@ def _report_late(signum: int) -> None:
 
     name = signal.Signals(signum).name
     notice(f"{name} arrived after the change was committed, so the change is kept")
-
-
-def current() -> Guard | None:
-    """The guard of the write in progress, if any."""
-    return _active[-1] if _active else None

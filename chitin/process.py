@@ -1,0 +1,73 @@
+"""The process around one command: git's answers started ahead of it, and its end.
+
+Two speed measures live here, and nowhere else (docs/design.md §7):
+
+- **A status started ahead** (``PREFETCHED``). For a reading command in a store whose
+  cache syncs by git, the console script starts ``git status`` before the CLI loads
+  (chitin/console.py, store/git.py's ``prefetch_status``), so that git works on the
+  other core meanwhile. The cache's sync takes the answer (``take``); the command's end
+  drops any nobody took (``drop``), so that no later command of the same process reads
+  a stale one.
+- **The end of the process** (``leave``). The console script flushes its output and
+  ends with ``os._exit`` once the command has closed everything, skipping the
+  interpreter's teardown (~15 ms of a session start). In-process callers (tests,
+  other programs) never call ``leave``.
+
+Imported by the CLI's first module and by store/git.py, so it imports nothing of
+chitin and nothing beyond ``os`` and ``sys``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import subprocess
+
+StatusKey = tuple[str, tuple[str, ...]]  # (store root, paths asked about)
+
+
+class Prefetched:
+    """The ``git status`` processes started ahead of their command, by question."""
+
+    def __init__(self) -> None:
+        self._running: dict[StatusKey, subprocess.Popen[bytes]] = {}
+
+    def __contains__(self, key: StatusKey) -> bool:
+        return key in self._running
+
+    def __len__(self) -> int:
+        return len(self._running)
+
+    def started(self, key: StatusKey, process: subprocess.Popen[bytes]) -> None:
+        self._running[key] = process
+
+    def take(self, key: StatusKey) -> subprocess.Popen[bytes] | None:
+        """The process that answers ``key``, once: the caller waits for it."""
+        return self._running.pop(key, None)
+
+    def drop(self) -> None:
+        """End the statuses nobody asked for (the command stopped early)."""
+        for process in self._running.values():
+            process.kill()
+            process.communicate()
+        self._running.clear()
+
+
+PREFETCHED = Prefetched()
+
+
+def status_key(root: object, paths: Sequence[str]) -> StatusKey:
+    return str(root), tuple(paths)
+
+
+def leave(code: int) -> None:
+    """Flush what the command wrote and end the process now, without the teardown."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # closed by a reader that left early
+            stream.flush()
+    os._exit(code)
