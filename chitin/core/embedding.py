@@ -98,7 +98,7 @@ class Embedding(Session):
         return len(current), fresh, name
 
     def _record_choice(self, picked: semantic.Choice) -> None:
-        from chitin.store.history import embedding_words, worded
+        from chitin.store.messages import embedding_words, worded
 
         chosen = {k: v for k, v in picked._asdict().items() if v}
         words = embedding_words(picked.provider, picked.model)

@@ -23,8 +23,8 @@ from chitin.model.ids import new_id
 from chitin.model.insight import Insight
 from chitin.model.interchange import Exported, Item, claim_key, items_of, read_item
 from chitin.model.search_text import well_formed
-from chitin.store.history import LEGACY_HISTORY_HEADER, commit_message
 from chitin.store.legacy import read_database
+from chitin.store.messages import LEGACY_HISTORY_HEADER, commit_message
 
 T = TypeVar("T")
 

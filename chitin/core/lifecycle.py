@@ -12,7 +12,7 @@ from chitin.model.insight import Insight, check_carapace_id, check_evidence, che
 
 if TYPE_CHECKING:
     from chitin.retrieval.conflicts import Match
-    from chitin.store.history import Words
+    from chitin.store.messages import Words
 
 
 _EMBEDDING_OFF = "embedding is off (provider: none): duplicates judged by words alone"
@@ -64,8 +64,8 @@ class Lifecycle(Reading):
     def _seed(self, now: str) -> list[Insight]:
         from chitin.resources import data_path
         from chitin.store import files
-        from chitin.store.history import seed_words, worded
         from chitin.store.loading import load_file
+        from chitin.store.messages import seed_words, worded
 
         source = data_path("insights")
         with self.writing() as cache:
@@ -99,7 +99,7 @@ class Lifecycle(Reading):
         returned (chitin.search.door)."""
         from chitin.model import ops
         from chitin.model.ids import new_id
-        from chitin.store.history import contribute_words
+        from chitin.store.messages import contribute_words
 
         now = self.timestamp()
         if not allow_secret:
@@ -162,7 +162,7 @@ class Lifecycle(Reading):
     def update(self, ref: str, changes: Mapping[str, Any], *, allow_secret: bool = False) -> Change:
         """Change the fields named in ``changes`` (an empty value clears an optional one)."""
         from chitin.model import ops
-        from chitin.store.history import update_words
+        from chitin.store.messages import update_words
 
         with self.writing() as cache:
             insight_id = self.resolve(ref)
@@ -194,7 +194,7 @@ class Lifecycle(Reading):
         so that no two reinforcements are ever the same change (see model/evidence.py).
         The source goes into the commit, so it is refused if it looks like a credential."""
         from chitin.model import evidence, ops
-        from chitin.store.history import reinforce_words
+        from chitin.store.messages import reinforce_words
 
         kind = check_evidence(evidence_kind)
         if source:
@@ -222,7 +222,7 @@ class Lifecycle(Reading):
     def record_promotion(self, ref: str, carapace_id: str) -> Change:
         """Note in the insight's file the contribution it was promoted to, in one commit.
         Its ``updated`` time stays: what the insight says has not changed."""
-        from chitin.store.history import promote_words
+        from chitin.store.messages import promote_words
 
         with self.writing() as cache:
             insight_id = self.resolve(ref, archived=None)
@@ -247,7 +247,7 @@ class Lifecycle(Reading):
 
     @repaired
     def _move(self, ref: str, to_archive: bool) -> Change:
-        from chitin.store.history import move_words
+        from chitin.store.messages import move_words
 
         with self.writing() as cache:
             insight_id = self.resolve(ref, archived=None)
@@ -284,7 +284,7 @@ class Lifecycle(Reading):
         one commit (``claim``: the merged wording)."""
         from chitin.errors import ValidationError
         from chitin.model import evidence, ops
-        from chitin.store.history import merge_words
+        from chitin.store.messages import merge_words
 
         refs = [source_ref] if isinstance(source_ref, str) else list(source_ref)
         with self.writing() as cache:
@@ -326,7 +326,7 @@ class Lifecycle(Reading):
         insight_id: str,
         extra: Mapping[str, str | None],
     ) -> str | None:
-        from chitin.store.history import worded
+        from chitin.store.messages import worded
 
         trailers = {"Insight": insight_id, **extra, "Agent": self.agent}
         suspects = self._cache.may_differ_from_head(writes) if self._cache else None

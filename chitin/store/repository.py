@@ -85,7 +85,7 @@ class Store:
             writes["README.md"] = STORE_README
         if not writes:
             return None
-        from chitin.store.history import commit_message
+        from chitin.store.messages import commit_message
 
         subject = "Initialize chitin store"
         if (self.root / "README.md").exists() and set(writes) == {".gitattributes"}:
@@ -288,7 +288,7 @@ class Store:
                     "chitin commits hand edits before its own change, and will not commit "
                     "that. Remove it, or commit the file yourself if it is no secret"
                 )
-        from chitin.store.history import commit_message
+        from chitin.store.messages import commit_message
 
         names = [Path(path).stem for path in sorted(pending)]
         subject = f"Edit {', '.join(names[:3])}{' and others' if len(names) > 3 else ''} by hand"

@@ -1,0 +1,104 @@
+"""The commit messages chitin writes: a subject, a body, and ``Chitin-*`` trailers that
+history.py parses back (the op and the trailers; the subjects are for people reading
+``git log``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
+
+from chitin.model.diff import field_changes
+from chitin.model.insight import Insight
+
+TRAILER_PREFIX = "Chitin-"
+# In a migration commit's message, this line precedes chitin 1.x's history rows, one
+# JSON object per line, so that the history of a migrated insight loses nothing.
+LEGACY_HISTORY_HEADER = "chitin 1.x history (one JSON row per line):"
+
+
+def commit_message(
+    op: str, subject: str, body: Sequence[str], trailers: Mapping[str, str | None]
+) -> str:
+    """``subject``, an optional body, then ``Chitin-*`` trailers (one line each)."""
+    lines = [_one_line(subject)[:200], ""]
+    if body:
+        lines.extend([*body, ""])
+    lines.append(f"Chitin-Op: {op}")
+    for key, value in trailers.items():
+        if value:
+            lines.append(f"{TRAILER_PREFIX}{key}: {_one_line(value)}")
+    return "\n".join(lines) + "\n"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+# ------------------------------------------------ the wording of chitin's own commits
+# What each operation says in its subject and body; the readers below parse it back
+# (the op and the trailers; the subjects are for people reading ``git log``).
+
+
+class Words(NamedTuple):
+    op: str
+    subject: str
+    body: list[str]
+
+
+def short(text: str, width: int = 60) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
+
+
+def seed_words(ids: Sequence[str]) -> Words:
+    return Words("seed", f"Seed {len(ids)} starter insights", [f"- {i}" for i in ids])
+
+
+def contribute_words(insight: Insight, imported: bool) -> Words:
+    """A new insight; ``imported``: from a Carapace contribution."""
+    if imported:
+        subject = f"Import {insight.type} from Carapace: {short(insight.claim)}"
+        return Words("import-carapace", subject, [insight.claim])
+    subject = f"Contribute {insight.type}: {short(insight.claim)}"
+    return Words("contribute", subject, [insight.claim])
+
+
+def update_words(insight_id: str, before: Insight, after: Insight) -> Words:
+    changed = field_changes(before, after)
+    body = [f"{c.field}: {short(c.old or '')!r} → {short(c.new or '')!r}" for c in changed]
+    subject = f"Update {insight_id}: {', '.join(c.field for c in changed) or 'text'}"
+    return Words("update", subject, body)
+
+
+def reinforce_words(insight_id: str, before: Insight, after: Insight) -> Words:
+    subject = (
+        f"Reinforce {insight_id}: confidence {before.confidence} → "
+        f"{after.confidence} ({after.reinforcements}×)"
+    )
+    return Words("reinforce", subject, [])
+
+
+def promote_words(insight_id: str, carapace_id: str) -> Words:
+    return Words("promote", f"Promote {insight_id} to Carapace as {carapace_id}", [])
+
+
+def move_words(insight_id: str, claim: str, to_archive: bool) -> Words:
+    op = "archive" if to_archive else "unarchive"
+    return Words(op, f"{op.capitalize()} {insight_id}: {short(claim)}", [])
+
+
+def merge_words(
+    source_ids: str, target_id: str, source_claims: Sequence[str], result_claim: str
+) -> Words:
+    """``source_ids``: one id, or several joined by ", " (``dedupe``'s merges)."""
+    body = [*(f"merged: {claim}" for claim in source_claims), f"into: {result_claim}"]
+    return Words("merge", f"Merge {source_ids} into {target_id}", body)
+
+
+def embedding_words(provider: str, model: str | None) -> Words:
+    return Words("config", f"Embed with {provider}" + (f"/{model}" if model else ""), [])
+
+
+def worded(words: Words, trailers: Mapping[str, str | None]) -> str:
+    """The commit message for ``words``."""
+    return commit_message(words.op, words.subject, words.body, trailers)
