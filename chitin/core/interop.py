@@ -79,17 +79,7 @@ def _histories(chitin: Chitin) -> dict[str, list[dict[str, Any]]]:
         return {}
     rows: dict[str, list[dict[str, Any]]] = {}
     for entry in reversed(history.changelog(chitin.store.git, None, _EVERY_CHANGE)):
-        rows.setdefault(entry.insight_id, []).append(
-            {
-                "insightId": entry.insight_id,
-                "field": entry.field,
-                "oldValue": entry.old,
-                "newValue": entry.new,
-                "changeType": entry.change_type,
-                "changedAt": entry.changed_at,
-                "source": entry.source,
-            }
-        )
+        rows.setdefault(entry.insight_id, []).append(entry.row())
     return rows
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 
 class Entry(NamedTuple):
@@ -17,3 +17,16 @@ class Entry(NamedTuple):
     source: str | None
     commit: str
     author: str
+
+    def row(self) -> dict[str, Any]:
+        """The change as chitin 1.x's history row (its JSON keys, in its order): what an
+        export keeps, and what ``history``'s JSON adds its number and commit to."""
+        return {
+            "insightId": self.insight_id,
+            "field": self.field,
+            "oldValue": self.old,
+            "newValue": self.new,
+            "changeType": self.change_type,
+            "changedAt": self.changed_at,
+            "source": self.source,
+        }

@@ -111,18 +111,7 @@ def initialised(
 
 def history_entry(number: int, entry: Entry) -> dict[str, Any]:
     """One change, numbered from 1: history and changelog."""
-    return {
-        "id": number,
-        "insightId": entry.insight_id,
-        "field": entry.field,
-        "oldValue": entry.old,
-        "newValue": entry.new,
-        "changeType": entry.change_type,
-        "changedAt": entry.changed_at,
-        "source": entry.source,
-        "commit": entry.commit,
-        "author": entry.author,
-    }
+    return {"id": number, **entry.row(), "commit": entry.commit, "author": entry.author}
 
 
 def changelog(entries: Iterable[Entry]) -> list[dict[str, Any]]:
