@@ -145,3 +145,16 @@ def carapace(monkeypatch: pytest.MonkeyPatch) -> Iterator[CarapaceServer]:
 
 
 # ── end of Carapace ───────────────────────────────────────────────────────────────
+
+
+# A client's first request to `chitin mcp`, as the MCP specification's handshake has it.
+MCP_INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
+}

@@ -12,18 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import chitin_program
+from conftest import MCP_INITIALIZE, chitin_program
 
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 0,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"},
-    },
-}
 INITIALIZED = '{"jsonrpc":"2.0","method":"notifications/initialized"}'
 
 
@@ -31,7 +21,7 @@ def exchange(store: Path, *lines: str) -> tuple[list[dict[str, Any]], str]:
     """The answers to ``lines`` (after the handshake), in order, and stderr."""
     done = subprocess.run(
         [chitin_program(), "--store", str(store), "mcp"],
-        input="\n".join([json.dumps(INITIALIZE), INITIALIZED, *lines]) + "\n",
+        input="\n".join([json.dumps(MCP_INITIALIZE), INITIALIZED, *lines]) + "\n",
         capture_output=True,
         text=True,
         timeout=120,
@@ -192,7 +182,7 @@ def test_well_typed_arguments_still_work(store: Path) -> None:
 
 
 def test_a_line_that_is_not_utf8_is_a_parse_error(store: Path) -> None:
-    lines = [json.dumps(INITIALIZE).encode(), b'{"jsonrpc":"2.0","id":7,"method":"\xff\xfe"}',
+    lines = [json.dumps(MCP_INITIALIZE).encode(), b'{"jsonrpc":"2.0","id":7,"method":"\xff\xfe"}',
              b'{"jsonrpc":"2.0","id":8,"method":"ping"}']  # fmt: skip
     done = subprocess.run(
         [chitin_program(), "--store", str(store), "mcp"],

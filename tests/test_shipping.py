@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import Run, chitin_program
+from conftest import MCP_INITIALIZE, Run, chitin_program
 
 import chitin
 
@@ -180,19 +180,9 @@ def test_the_wheel_names_the_distribution_and_its_extras(wheel: Path) -> None:
 
 def mcp_server_info(store: Path) -> dict[str, Any]:
     """``chitin mcp``'s answer to a client's ``initialize``: its serverInfo."""
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "test", "version": "1"},
-        },
-    }
     done = subprocess.run(
         [chitin_program(), "--store", str(store), "mcp"],
-        input=json.dumps(initialize) + "\n",
+        input=json.dumps(MCP_INITIALIZE) + "\n",
         capture_output=True,
         text=True,
         timeout=120,
