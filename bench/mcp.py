@@ -478,35 +478,31 @@ def _kind_order(kind: str) -> tuple[int, str]:
     return (WARM_KINDS.index(base) if base in WARM_KINDS else len(WARM_KINDS), kind)
 
 
+def _verdict(what: str, limit_ms: float, values: Sequence[float]) -> dict[str, Any]:
+    """One target's row: the median of ``values`` against ``limit_ms`` (no runs: fails)."""
+    median = statistics.median(values) if values else None
+    return {
+        "what": what,
+        "limit_ms": limit_ms,
+        "median_ms": median,
+        "pass": median is not None and median <= limit_ms,
+    }
+
+
 def verdicts(starts: list[StartRun], sessions: list[WarmSession]) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
     for program, size in sorted({(s.program, s.size) for s in starts if s.size}):
         for phase, limit in TARGET_START_MS.items():
             times = [s.ms[phase] for s in starts if (s.program, s.size) == (program, size)
                      if phase in s.ms]  # fmt: skip
-            median = statistics.median(times) if times else None
-            found.append(
-                {
-                    "what": f"{program}: start to the {phase} answer @{size:,}",
-                    "limit_ms": limit,
-                    "median_ms": median,
-                    "pass": median is not None and median <= limit,
-                }
-            )
+            what = f"{program}: start to the {phase} answer @{size:,}"
+            found.append(_verdict(what, limit, times))
     for session in sessions:
         if session.size != TARGET_WARM_SIZE:
             continue
         for kind in ("repeat", "new", "new-english"):
-            values = session.ms[kind]
-            median = statistics.median(values) if values else None
-            found.append(
-                {
-                    "what": f"{session.program}: warm retrieve ({kind}) @{session.size:,}",
-                    "limit_ms": TARGET_WARM_MS,
-                    "median_ms": median,
-                    "pass": median is not None and median <= TARGET_WARM_MS,
-                }
-            )
+            what = f"{session.program}: warm retrieve ({kind}) @{session.size:,}"
+            found.append(_verdict(what, TARGET_WARM_MS, session.ms[kind]))
     return found
 
 
