@@ -13,9 +13,3 @@ from chitin.model.bounds import MAX_BUDGET, MAX_COUNT, MAX_DAYS
 COUNT = click.IntRange(1, MAX_COUNT)
 BUDGET = click.IntRange(1, MAX_BUDGET)
 DAYS = click.IntRange(1, MAX_DAYS)
-
-
-def comma_list(text: str | None) -> tuple[str, ...]:
-    """A flag's comma list (``--type skill,trigger``) as its values; each is checked
-    by the use case it is given to."""
-    return tuple(piece for piece in (text or "").split(",") if piece.strip())

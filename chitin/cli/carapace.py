@@ -13,7 +13,8 @@ from typing import Any, TypeVar
 import click
 
 from chitin.cli.context import emit_json, format_option, note, opened
-from chitin.model.insight import TYPES, parse_tags
+from chitin.model import arguments
+from chitin.model.insight import TYPES
 from chitin.render import carapace as shown
 from chitin.render import shapes
 
@@ -38,7 +39,7 @@ def _credentials(path: Path | None) -> Path:
 
 
 def _tags(value: str | None) -> list[str] | None:
-    return None if value is None else list(parse_tags(value))
+    return None if value is None else list(arguments.tags(value))
 
 
 @click.command("carapace-register", short_help="Register this agent with Carapace.")
@@ -98,13 +99,12 @@ def query(
     not act on them; chitin sends them so that it will when the server does.
     """
     from chitin import CarapaceQuestion
-    from chitin.model.insight import check_confidence
 
     asked = CarapaceQuestion(
         question,
         context,
         max_results,
-        None if min_confidence is None else check_confidence(min_confidence),
+        arguments.floor(min_confidence),
         tuple(_tags(domain_tags) or ()),
         expand,
         search_mode,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
-from chitin.cli import bounds
 from chitin.cli.context import emit_json, format_option, opened
-from chitin.model.insight import PROVENANCES, TYPES, check_confidence, parse_tags
+from chitin.model import arguments
+from chitin.model.insight import PROVENANCES, TYPES
 from chitin.render import shapes, text
 
 
@@ -43,12 +43,12 @@ def list_insights(
     fmt: str,
 ) -> None:
     """List insights, newest first. Filters combine."""
-    floor = check_confidence(min_confidence) if min_confidence is not None else None
+    floor = arguments.floor(min_confidence)
     with opened(ctx) as chitin:
         found = chitin.list_insights(
-            types=bounds.comma_list(types),
-            tags=parse_tags(tags),
-            provenance=provenance or None,
+            types=arguments.values(types),
+            tags=arguments.tags(tags),
+            provenance=provenance,
             min_confidence=floor,
             archived=archived,
         )
@@ -95,16 +95,7 @@ def stats(ctx: click.Context, fmt: str) -> None:
 def similar(ctx: click.Context, claim: str, threshold: str | None, meaning: bool, fmt: str) -> None:
     """Find stored insights whose claims share words with CLAIM (Jaccard), or, with
     --semantic, whose meaning is close to it (cosine similarity of embeddings)."""
-    if threshold is None:
-        threshold = "0.5" if meaning else "0.2"
-    from chitin.errors import ValidationError
-
-    try:
-        floor = check_confidence(threshold)
-    except ValidationError:
-        raise ValidationError(
-            "threshold", f"threshold must be a number from 0 to 1, got {threshold!r}"
-        ) from None
+    floor = arguments.threshold(threshold, meaning)
     with opened(ctx) as chitin:
         results = chitin.similar_meaning(claim, floor) if meaning else chitin.similar(claim, floor)
     if fmt == "json":

@@ -10,7 +10,8 @@ import click
 from chitin.cli import bounds
 from chitin.cli.context import emit_json, note, opened, output_option, write_output
 from chitin.core import Query
-from chitin.model.insight import TYPES, check_confidence, parse_tags
+from chitin.model import arguments
+from chitin.model.insight import TYPES
 from chitin.render import budget as marshalling
 
 if TYPE_CHECKING:
@@ -62,9 +63,9 @@ def _query(
     return Query(
         query,
         max_results,
-        bounds.comma_list(types),
-        parse_tags(tags),
-        check_confidence(min_confidence) if min_confidence is not None else None,
+        arguments.values(types),
+        arguments.tags(tags),
+        arguments.floor(min_confidence),
         budget,
         full,
     )

@@ -188,10 +188,10 @@ def filters_of(
     archived: bool = False,
 ) -> Filters:
     """Filters from types and tags, validated (a single string is one value)."""
-    from chitin.model.insight import check_type, parse_tags
+    from chitin.model import arguments
 
-    kinds = tuple(check_type(t.strip()) for t in _values(types) if t.strip())
-    chosen = parse_tags(list(_values(tags)))
+    kinds = arguments.kinds(_values(types))
+    chosen = arguments.tags(list(_values(tags)))
     return Filters(archived=archived, types=kinds, min_confidence=min_confidence, tags=chosen)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from chitin.errors import ValidationError
+from chitin.model import arguments as parse
 from chitin.model.bounds import MAX_BUDGET, MAX_COUNT, MAX_DAYS
 from chitin.model.fields import EDITABLE
 from chitin.render import shapes
@@ -23,14 +23,6 @@ def _given(arguments: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
     return {name: arguments[name] for name in names if arguments.get(name) is not None}
 
 
-def check_range(name: str, value: int | None, high: int) -> None:
-    """The CLI's bound on a count or budget, with click's wording."""
-    if value is not None and not 1 <= value <= high:
-        raise ValidationError(
-            name, f"Invalid value for '{name}': {value} is not in the range 1<=x<={high}."
-        )
-
-
 def retrieve(
     query: str,
     budget: int,
@@ -42,16 +34,15 @@ def retrieve(
     explain: bool,
 ) -> Work:
     from chitin import Query
-    from chitin.model.insight import check_confidence, parse_tags
 
-    check_range("budget", budget, MAX_BUDGET)
-    check_range("max_results", max_results, MAX_COUNT)
+    parse.bounded("budget", budget, MAX_BUDGET)
+    parse.bounded("max_results", max_results, MAX_COUNT)
     asked = Query(
         query,
         max_results,
-        tuple(types or ()),
-        parse_tags(tags),
-        check_confidence(min_confidence) if min_confidence is not None else None,
+        parse.values(types),
+        parse.tags(tags),
+        parse.floor(min_confidence),
         budget,
         full,
     )
@@ -93,15 +84,7 @@ def reinforce(id: str, source: str | None, evidence: str | None, allow_secret: b
 
 
 def similar(claim: str, threshold: float | None, semantic: bool) -> Work:
-    from chitin.model.insight import check_confidence, js_number
-
-    floor = (0.5 if semantic else 0.2) if threshold is None else threshold
-    try:
-        checked = check_confidence(floor)
-    except ValidationError:
-        raise ValidationError(
-            "threshold", f"threshold must be a number from 0 to 1, got {js_number(floor)}"
-        ) from None
+    checked = parse.threshold(threshold, semantic)
 
     def work(chitin: Chitin) -> list[dict[str, Any]]:
         found = (chitin.similar_meaning if semantic else chitin.similar)(claim, checked)
@@ -121,16 +104,14 @@ def list_insights(
     min_confidence: float | None,
     archived: bool,
 ) -> Work:
-    from chitin.model.insight import check_confidence, parse_tags
-
-    floor = check_confidence(min_confidence) if min_confidence is not None else None
-    wanted = parse_tags(tags)
+    floor = parse.floor(min_confidence)
+    wanted = parse.tags(tags)
 
     def work(chitin: Chitin) -> list[dict[str, Any]]:
         found = chitin.list_insights(
-            types=tuple(types or ()),
+            types=parse.values(types),
             tags=wanted,
-            provenance=provenance or None,
+            provenance=provenance,
             min_confidence=floor,
             archived=archived,
         )
@@ -170,7 +151,7 @@ def merge(source: str, target: str, claim: str | None, allow_secret: bool) -> Wo
 
 
 def history(id: str, limit: int | None) -> Work:
-    check_range("limit", limit, MAX_COUNT)
+    parse.bounded("limit", limit, MAX_COUNT)
 
     def work(chitin: Chitin) -> dict[str, Any]:
         insight, entries = chitin.history(id, limit)
@@ -180,8 +161,8 @@ def history(id: str, limit: int | None) -> Work:
 
 
 def changelog(days: int | None, limit: int) -> Work:
-    check_range("days", days, MAX_DAYS)
-    check_range("limit", limit, MAX_COUNT)
+    parse.bounded("days", days, MAX_DAYS)
+    parse.bounded("limit", limit, MAX_COUNT)
     return lambda c: shapes.changelog(c.changelog(days, limit))
 
 

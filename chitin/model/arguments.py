@@ -1,0 +1,80 @@
+"""A request's raw arguments turned into typed values: the one parser both front ends
+call, the CLI with its flags' texts (``--type skill,trigger``, ``--min-confidence
+0.7``) and the MCP server with its tools' JSON values (``["skill"]``, ``0.7``), and
+the library with either. Each refusal is worded here once, one line naming the
+allowed values, so that a person and an agent read the same message.
+
+The JSON types of a tool's arguments are checked before (server/arguments.py, against
+the tool's schema); click's own types bound the CLI's numbers as usage errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from chitin.errors import ValidationError
+from chitin.model.insight import (
+    check_confidence,
+    check_provenance,
+    check_type,
+    js_number,
+    parse_tags,
+)
+
+Raw = str | Iterable[str] | None  # a comma list, or its values
+
+
+def values(raw: Raw) -> tuple[str, ...]:
+    """The values of a comma list (``"skill,trigger"``) or of a list, blanks dropped."""
+    if not raw:
+        return ()
+    pieces = raw.split(",") if isinstance(raw, str) else raw
+    return tuple(piece for piece in pieces if piece.strip())
+
+
+def kinds(raw: Raw) -> tuple[str, ...]:
+    """Insight types, each one of TYPES."""
+    return tuple(check_type(kind.strip()) for kind in values(raw))
+
+
+def tags(raw: object) -> tuple[str, ...]:
+    """Tags from a comma list or a list of texts (model/insight.py's ``parse_tags``)."""
+    return parse_tags(raw)
+
+
+def floor(raw: object) -> float | None:
+    """A lowest confidence, from 0 to 1, or None for none."""
+    return None if raw is None else check_confidence(raw)
+
+
+def provenance(raw: object) -> str | None:
+    """One of PROVENANCES, or None (no value, or an empty one: any)."""
+    return check_provenance(raw or None)
+
+
+def threshold(raw: object, semantic: bool) -> float:
+    """``similar``'s lowest similarity: 0.2 of shared words, 0.5 of meaning, by default."""
+    if raw is None:
+        return 0.5 if semantic else 0.2
+    try:
+        return check_confidence(raw)
+    except ValidationError:
+        raise ValidationError(
+            "threshold", f"threshold must be a number from 0 to 1, got {_shown(raw)}"
+        ) from None
+
+
+def bounded(name: str, value: int | None, high: int) -> int | None:
+    """A count or budget from 1 to ``high``, refused in click's words for its flag."""
+    if value is not None and not 1 <= value <= high:
+        raise ValidationError(
+            name, f"Invalid value for '{name}': {value} is not in the range 1<=x<={high}."
+        )
+    return value
+
+
+def _shown(raw: object) -> str:
+    """A refused value as the caller gave it: a text quoted, a number as JSON says it."""
+    if isinstance(raw, int | float) and not isinstance(raw, bool):
+        return js_number(raw)
+    return repr(raw)
