@@ -8,6 +8,8 @@ every field set show that each field the table declares is written and read back
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -294,9 +296,20 @@ def test_the_mcp_tools_that_write_fields_take_exactly_the_editable_ones(
     tool: str, own: set[str]
 ) -> None:
     """contribute and update pass on model/fields.py's EDITABLE (server/tool_calls.py):
-    their schemas in tools.json name each of those fields, and nothing else but their
+    their schemas name each of those fields, and nothing else but their
     own options."""
     from chitin.server.tools import listing
 
     (schema,) = [t["inputSchema"] for t in listing() if t["name"] == tool]
     assert set(schema["properties"]) == set(fields.EDITABLE) | own | {"allow_secret"}
+
+
+def test_the_mcp_tool_listing_is_the_one_the_sdk_generated() -> None:
+    """contribute's and update's field parameters are derived from the table
+    (server/tools.py): the listing stays, byte for byte, what the MCP SDK generated
+    when chitin served on it (kept in tests/data/mcp_tools.json)."""
+    from chitin.server.tools import listing
+
+    golden = Path(__file__).parent / "data" / "mcp_tools.json"
+    shown = json.dumps(listing(), indent=2, ensure_ascii=False) + "\n"
+    assert shown == golden.read_text(encoding="utf-8")

@@ -200,7 +200,7 @@ def test_the_inspector_lists_calls_reads_and_is_refused_as_it_should(
     run("reflect", "--queue", "--session-key", "agent:main:1", "--reason", "new")
     listed = ask("--method", "tools/list")["tools"]
     assert [t["name"] for t in listed] == TOOLS
-    shipped = json.loads((ROOT / "chitin" / "server" / "tools.json").read_text())
+    shipped = json.loads((ROOT / "tests" / "data" / "mcp_tools.json").read_text())
     assert listed == shipped  # the schemas, descriptions and annotations, unchanged
     assert [r["uri"] for r in ask("--method", "resources/list")["resources"]] == [
         "personality://current"

@@ -9,9 +9,10 @@ from typing import Any
 import click
 
 from chitin.cli.context import emit_json, format_option, opened
+from chitin.cli.fields import field_options, missing
 from chitin.core import Change
 from chitin.errors import ValidationError
-from chitin.model.insight import EVIDENCE_KINDS, PROVENANCES, TYPES, js_number
+from chitin.model.insight import EVIDENCE_KINDS, js_number
 from chitin.render import shapes, text
 
 _ALLOW_SECRET_HELP = (
@@ -49,17 +50,7 @@ def _first_clause(error: BaseException) -> str:
 
 
 @click.command(short_help="Add an insight; duplicates and conflicts are caught.")
-@click.option("--type", "type_", metavar="|".join(TYPES), help="The kind of insight.")
-@click.option("--claim", help="The insight itself, one sentence.")
-@click.option("--confidence", metavar="0..1", help="How sure you are, from 0 to 1.")
-@click.option("--reasoning", help="How you arrived at it.")
-@click.option("--context", help="When it applies.")
-@click.option("--limitations", help="When it breaks down.")
-@click.option("--tags", help="Comma-separated tags.")
-@click.option("--source", help="The experience it came from.")
-@click.option("--provenance", metavar="|".join(PROVENANCES), help="How it was learned.")
-@click.option("--condition", help='Triggers: the situation ("when …").')
-@click.option("--avoid", is_flag=True, default=None, help="Triggers: avoid the claim's action.")
+@field_options(updating=False)
 @click.option(
     "--json",
     "from_json",
@@ -77,7 +68,6 @@ def _first_clause(error: BaseException) -> str:
 def contribute(
     ctx: click.Context,
     /,
-    type_: str | None,
     from_json: bool,
     force: bool,
     allow_secret: bool,
@@ -92,7 +82,6 @@ def contribute(
         --claim "weakening the assertion" --avoid --confidence 0.9
     echo '{"type":"skill","claim":"…","confidence":0.8}' | chitin contribute --json
     """
-    options["type"] = type_
     given = {k: v for k, v in options.items() if v is not None}
     if from_json:
         if given:
@@ -101,9 +90,8 @@ def contribute(
             )
         fields = _read_stdin_object()
     else:
-        for required in ("type", "claim", "confidence"):
-            if options.get(required) is None:
-                raise click.UsageError(f"Missing option '--{required}'.")
+        if (flag := missing(options)) is not None:
+            raise click.UsageError(f"Missing option '{flag}'.")
         fields = given
     with opened(ctx, reading=False) as chitin:
         result = chitin.contribute(fields, check=not force, allow_secret=allow_secret)
@@ -129,17 +117,7 @@ def contribute(
 
 @click.command(short_help="Change fields of an insight ('' clears one).")
 @click.argument("insight_id", metavar="ID")
-@click.option("--type", "type_", metavar="|".join(TYPES), help="Change the type (moves the file).")
-@click.option("--claim", help="New claim.")
-@click.option("--confidence", metavar="0..1", help="New confidence, from 0 to 1.")
-@click.option("--reasoning", help="New reasoning ('' clears it).")
-@click.option("--context", help="New context ('' clears it).")
-@click.option("--limitations", help="New limitations ('' clears it).")
-@click.option("--tags", help="New comma-separated tags ('' clears them).")
-@click.option("--source", help="New source ('' clears it).")
-@click.option("--provenance", metavar="|".join(PROVENANCES), help="New provenance ('' clears it).")
-@click.option("--condition", help="Triggers: new condition.")
-@click.option("--avoid/--no-avoid", default=None, help="Triggers: avoid, or do, the action.")
+@field_options(updating=True)
 @click.option("--allow-secret", is_flag=True, help=_ALLOW_SECRET_HELP)
 @format_option
 @click.pass_context
@@ -147,13 +125,11 @@ def update(
     ctx: click.Context,
     /,
     insight_id: str,
-    type_: str | None,
     allow_secret: bool,
     fmt: str,
     **options: Any,
 ) -> None:
     """Change fields of an insight. An empty value ('') clears an optional field."""
-    options["type"] = type_
     changes = {k: v for k, v in options.items() if v is not None}
     with opened(ctx, reading=False) as chitin:
         result = chitin.update(insight_id, changes, allow_secret=allow_secret)

@@ -13,9 +13,14 @@ purpose has its own position attribute (``*_at``, counting from 1): the list for
 purpose holds the fields that have a position, in position order; None leaves a
 field out of it.
 
+The front ends are derived from it too: contribute's and update's flags (cli/fields.py)
+and the MCP tools' parameters (server/tools.py) are the editable fields (``edit_at``),
+said in the words of ``help`` and its variants (``flag_help``, ``tool_help``).
+
 Adding a field: one row here (and the attribute in ``Insight``), its check where it is
 read, and a new cache schema version (``index/db.py``). ``tests/test_fields.py`` fails
-until the row and ``Insight`` agree.
+until the row and ``Insight`` agree; tests/test_field_added.py adds a text field to a
+copy of the package and follows it through every front end.
 """
 
 from __future__ import annotations
@@ -63,7 +68,8 @@ class Field:
     __slots__ = (  # noqa: RUF023 (in the order of __init__)
         "name", "json", "form", "json_at", "file_at", "title", "choices", "edit_at",
         "guard_at", "merge_at", "history_at", "history_name", "compare_at", "search_at",
-        "search_weight", "legacy", "fix",
+        "search_weight", "legacy", "fix", "required", "help", "update_help", "tool_help",
+        "tool_update_help",
     )  # fmt: skip
 
     def __init__(
@@ -86,6 +92,12 @@ class Field:
         search_weight: float | None = None,  # its default BM25 weight (relevance_weights)
         legacy: str | None = None,  # its column in a chitin 1.x database
         fix: str | None = None,  # how ``chitin check`` tells a person to fix it
+        required: bool = False,  # contribute needs it (update never does)
+        # What the front ends say of an editable field (see flag_help and tool_help):
+        help: str | None = None,  # contribute's --help, and its MCP description
+        update_help: str | None = None,  # update's --help
+        tool_help: str | None = None,  # the MCP contribute tool's, when not ``help``
+        tool_update_help: str | None = None,  # the MCP update tool's
     ) -> None:
         self.name = name
         self.json = json
@@ -104,6 +116,11 @@ class Field:
         self.search_weight = search_weight
         self.legacy = legacy
         self.fix = fix
+        self.required = required
+        self.help = help
+        self.update_help = update_help
+        self.tool_help = tool_help
+        self.tool_update_help = tool_update_help
 
     def __repr__(self) -> str:
         return f"Field({self.name!r})"
@@ -119,15 +136,23 @@ FIELDS: tuple[Field, ...] = (
     Field(
         "type", "type", WORD, json_at=2, file_at=2, choices=TYPES, edit_at=1, merge_at=2,
         history_at=12, compare_at=1, legacy="type", fix="set type to one of them",
+        required=True, help="The kind of insight.",
+        update_help="Change the type (moves the file).",
+        tool_update_help="A new type (moves the file).",
     ),
     Field(
         "claim", "claim", CLAIM, json_at=3, edit_at=2, guard_at=1, merge_at=3, history_at=1,
         compare_at=2, search_at=1, search_weight=4.0, legacy="claim",
         fix="write the claim as the first paragraph after the closing '---'",
+        required=True, help="The insight itself, one sentence.", update_help="New claim.",
+        tool_help="The insight itself: one sentence of guidance.", tool_update_help="A new claim.",
     ),
     Field(
         "confidence", "confidence", NUMBER, json_at=7, file_at=3, edit_at=3, history_at=5,
         compare_at=3, legacy="confidence", fix="set confidence to a number from 0 to 1",
+        required=True, help="How sure you are, from 0 to 1.",
+        update_help="New confidence, from 0 to 1.",
+        tool_update_help="A new confidence, from 0 to 1.",
     ),
     Field("created", "createdAt", TIME, json_at=14, file_at=11, legacy="created_at", fix=_TIME_FIX),
     Field("updated", "updatedAt", TIME, json_at=15, file_at=12, legacy="updated_at", fix=_TIME_FIX),
@@ -135,26 +160,36 @@ FIELDS: tuple[Field, ...] = (
         "tags", "tags", LIST, json_at=8, file_at=4, edit_at=7, guard_at=7, history_at=6,
         compare_at=5, search_at=3, search_weight=2.0, legacy="tags",
         fix="list the tags as text, one '- tag' line each",
+        help="Comma-separated tags.", update_help="New comma-separated tags ('' clears them).",
+        tool_help='Tags, such as ["testing", "git"].', tool_update_help="New tags; [] clears them.",
     ),
     Field(
         "provenance", "provenance", WORD, json_at=10, file_at=5, choices=PROVENANCES, edit_at=9,
         merge_at=4, history_at=9, compare_at=6, legacy="provenance",
-        fix="set provenance to one of them, or remove the line",
+        fix="set provenance to one of them, or remove the line", help="How it was learned.",
     ),
     Field(
         "source", "source", TEXT, json_at=9, file_at=6, edit_at=8, guard_at=6, merge_at=5,
         history_at=7, compare_at=7, legacy="source", fix="make source one line of text",
+        help="The experience it came from.",
     ),
     # How to fix a condition depends on the error (model/insight.check_trigger_fields):
     # format/lint.py says it.
     Field(
         "condition", "condition", TEXT, json_at=11, file_at=8, edit_at=10, guard_at=2,
         merge_at=7, history_at=10, compare_at=9, search_at=2, search_weight=3.0,
-        legacy="condition",
+        legacy="condition", help='Triggers: the situation ("when …").',
+        update_help="Triggers: new condition.",
+        tool_help='Triggers only: the situation ("when …").',
+        tool_update_help="Triggers: a new condition.",
     ),
     Field(
         "avoid", "avoid", FLAG, json_at=13, file_at=9, edit_at=11, merge_at=8, history_at=11,
         compare_at=10, legacy="avoid", fix="set avoid to true or false",
+        help="Triggers: avoid the claim's action.",
+        update_help="Triggers: avoid, or do, the action.",
+        tool_help="Triggers only: the claim is what not to do.",
+        tool_update_help="Triggers: avoid (true) or do (false) the action.",
     ),
     Field(
         "reinforcements", "reinforcementCount", COUNT, json_at=16, file_at=10, history_at=13,
@@ -165,17 +200,18 @@ FIELDS: tuple[Field, ...] = (
     Field(
         "reasoning", "reasoning", SECTION, json_at=4, title="Reasoning", edit_at=4, guard_at=3,
         merge_at=9, history_at=2, compare_at=11, search_at=5, search_weight=1.0,
-        legacy="reasoning",
+        legacy="reasoning", help="How you arrived at it.",
     ),
     Field(
         "context", "context", SECTION, json_at=5, title="Context", edit_at=5, guard_at=4,
         merge_at=10, history_at=3, compare_at=12, search_at=4, search_weight=1.5,
-        legacy="context",
+        legacy="context", help="When it applies.",
     ),
     Field(
         "limitations", "limitations", SECTION, json_at=6, title="Limitations", edit_at=6,
         guard_at=5, merge_at=11, history_at=4, compare_at=13, search_at=6, search_weight=0.5,
-        legacy="limitations",
+        legacy="limitations", help="When it breaks down.",
+        tool_update_help="New limitations; '' clears them.",
     ),
     Field("archived", "archived", FOLDER, json_at=18),
     Field(
@@ -202,7 +238,12 @@ def names(position: str) -> tuple[str, ...]:
 JSON_FIELDS = ordered("json_at")
 FILE_FIELDS = ordered("file_at")  # the frontmatter's keys, in line order
 SECTION_FIELDS = tuple(field for field in FIELDS if field.form == SECTION)  # body order
-EDITABLE = names("edit_at")
+EDITABLE_FIELDS = ordered("edit_at")
+EDITABLE = tuple(field.name for field in EDITABLE_FIELDS)
+REQUIRED = tuple(field.name for field in EDITABLE_FIELDS if field.required)
+# The texts contribute may set, each optional and checked as text alone (the readers
+# of a file and of an export read them alike), in the order of Insight's attributes.
+FREE_TEXTS = tuple(field for field in FIELDS if field.edit_at and field.form in (TEXT, SECTION))
 GUARDED = names("guard_at")
 MERGED_AS_SCALAR = names("merge_at")
 HISTORY = tuple(field.history_name or field.name for field in ordered("history_at"))
@@ -233,3 +274,24 @@ def _interchange() -> tuple[tuple[str, str | None], ...]:
 
 # (JSON key, 1.x column or None), in the interchange order.
 INTERCHANGE: tuple[tuple[str, str | None], ...] = _interchange()
+
+
+def flag_help(field: Field, updating: bool) -> str:
+    """The --help line of the field's flag, for contribute or for update."""
+    if updating:
+        return field.update_help or f"New {field.name} ('' clears it)."
+    return field.help or f"The {field.name}."
+
+
+def tool_help(field: Field, updating: bool) -> str:
+    """The description of the field's parameter, in the MCP contribute or update tool."""
+    if updating:
+        return field.tool_update_help or f"New {field.name}; '' clears it."
+    return field.tool_help or flag_help(field, False)
+
+
+def metavar(field: Field) -> str | None:
+    """What a flag's value is, in --help: the choices of a word, a number's range."""
+    if field.form == WORD:
+        return "|".join(field.choices)
+    return "0..1" if field.form == NUMBER else None

@@ -4,7 +4,10 @@
 What a client sees of each tool (its name, description, input schema and
 annotations) is data, in tools.json beside this file: the listing the MCP SDK
 generated from the tools' signatures (tool_calls.py) when chitin served on it, kept
-byte for byte. arguments.py checks the JSON types against it; chitin itself checks the
+byte for byte, except the parameters that are an insight's fields: contribute's and
+update's ``"$fields"`` stands for one parameter per editable field of model/fields.py's
+table, in its order and words (``schema``), so that a new field is a new parameter.
+arguments.py checks the JSON types against it; chitin itself checks the
 allowed values and ranges, as it checks the CLI's flags, so that an agent reads the
 same message a person would (``Error: confidence must be between 0 and 1, got 2``).
 
@@ -20,6 +23,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from chitin.model import fields
+from chitin.model.fields import CLAIM, FLAG, LIST, NUMBER, SECTION, TEXT, WORD, Field
+
 if TYPE_CHECKING:
     from chitin.server.tool_calls import Work
 
@@ -28,7 +34,57 @@ def listing() -> list[dict[str, Any]]:
     """The tools as ``tools/list`` gives them (tools.json)."""
     text = Path(__file__).with_name("tools.json").read_text(encoding="utf-8")
     found: list[dict[str, Any]] = json.loads(text)
+    for tool in found:
+        _with_fields(tool["inputSchema"])
     return found
+
+
+def _with_fields(schema: dict[str, Any]) -> None:
+    """``"$fields"`` in a tool's properties, replaced by the editable fields' parameters
+    where it stands; contribute's required ones lead its ``required``."""
+    tool = schema["properties"].get("$fields")
+    if tool is None:
+        return
+    updating = tool == "update"
+    properties: dict[str, Any] = {}
+    for name, value in schema["properties"].items():
+        if name != "$fields":
+            properties[name] = value
+            continue
+        for field in fields.EDITABLE_FIELDS:
+            properties[field.name] = parameter(field, updating)
+    schema["properties"] = properties
+    if not updating:
+        schema["required"] = [*fields.REQUIRED, *schema["required"]]
+
+
+def parameter(field: Field, updating: bool) -> dict[str, Any]:
+    """A field's parameter in contribute's or update's input schema, as the MCP SDK
+    wrote it (keys in alphabetical order): required by contribute, or else optional
+    (null by default); update may clear an optional word with ''."""
+    value = _json_type(field, clearable=updating and not field.required)
+    said = {"description": fields.tool_help(field, updating), "title": _title(field.name)}
+    if field.required and not updating:
+        return dict(sorted({**value, **said}.items()))
+    return {"anyOf": [value, {"type": "null"}], "default": None, **said}
+
+
+def _json_type(field: Field, clearable: bool) -> dict[str, Any]:
+    if field.form == WORD:
+        return {"enum": [*field.choices, *[""] * clearable], "type": "string"}
+    if field.form == NUMBER:
+        return {"maximum": 1, "minimum": 0, "type": "number"}
+    if field.form == LIST:
+        return {"items": {"type": "string"}, "type": "array"}
+    if field.form == FLAG:
+        return {"type": "boolean"}
+    assert field.form in (CLAIM, TEXT, SECTION), field
+    return {"type": "string"}
+
+
+def _title(name: str) -> str:
+    """A parameter's title as pydantic made it: ``allow_secret`` is "Allow Secret"."""
+    return name.replace("_", " ").title()
 
 
 def answer(value: Any, warnings: list[str]) -> dict[str, Any]:
