@@ -34,7 +34,15 @@ from chitin.errors import ValidationError
 from chitin.format.conflicts import escape_markers, refuse_markers, unescape_markers
 from chitin.format.frontmatter import read_frontmatter, yaml_scalar
 from chitin.format.layout import MAX_INSIGHT_BYTES, clipped, too_large
-from chitin.model.fields import FILE_FIELDS, FLAG, LIST, NUMBER, SECTION_FIELDS, TEXT
+from chitin.model.fields import (
+    FILE_FIELDS,
+    FLAG,
+    FREE_TEXTS,
+    LIST,
+    NUMBER,
+    SECTION_FIELDS,
+    TEXT,
+)
 from chitin.model.ids import check_id
 from chitin.model.insight import (
     TEXT_FIELDS,
@@ -241,14 +249,22 @@ def _insight_from(
         updated=canonical_timestamp("updated", data.get("updated") or created),
         tags=parse_tags(data.get("tags")),
         provenance=check_provenance(data.get("provenance")),
-        source=_text("source", data.get("source")),
-        condition=condition,
+        **_lines(data),
         avoid=avoid,
         reinforcements=check_reinforcements(data.get("reinforcements", 0)),
         last_reinforced=canonical_timestamp("last_reinforced", last) if last else None,
         **_sections(fields),
         carapace_id=check_carapace_id(data.get("carapace_id")),
     )
+
+
+# The frontmatter's free texts (model/fields.py): source, condition.
+_LINES = tuple(field.name for field in FREE_TEXTS if field.form == TEXT)
+
+
+def _lines(data: dict[str, Any]) -> dict[str, Any]:
+    """The frontmatter's free texts, checked, by field name (None when absent)."""
+    return {name: _text(name, data.get(name)) for name in _LINES}
 
 
 def _sections(fields: dict[str, str | None]) -> dict[str, Any]:

@@ -13,7 +13,12 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from chitin.errors import ValidationError
-from chitin.model.fields import INTERCHANGE, LAST_RETRIEVED_AFTER, LAST_RETRIEVED_KEY
+from chitin.model.fields import (
+    FREE_TEXTS,
+    INTERCHANGE,
+    LAST_RETRIEVED_AFTER,
+    LAST_RETRIEVED_KEY,
+)
 from chitin.model.ids import check_id
 from chitin.model.insight import (
     Insight,
@@ -138,14 +143,10 @@ def _read(item: Mapping[str, Any], now: str, fresh_id: Callable[[str], str]) -> 
         updated=_stamp("updatedAt", item.get("updatedAt")) or created,
         tags=parse_tags(item.get("tags")),
         provenance=check_provenance(item.get("provenance")),
-        source=optional_text("source", item.get("source")),
-        condition=condition,
         avoid=avoid,
         reinforcements=check_reinforcements(item.get("reinforcementCount") or 0),
         last_reinforced=last_reinforced,
-        reasoning=optional_text("reasoning", item.get("reasoning")),
-        context=optional_text("context", item.get("context")),
-        limitations=optional_text("limitations", item.get("limitations")),
+        **{field.name: optional_text(field.name, item.get(field.json)) for field in FREE_TEXTS},
         archived=_flag("archived", item.get("archived")),
         carapace_id=_carapace_id(item),
     )

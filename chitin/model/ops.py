@@ -5,11 +5,11 @@ Time comes in as ``now`` (a canonical timestamp); nothing here reads a clock or 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from chitin.errors import ValidationError
-from chitin.model.fields import EDITABLE
+from chitin.model.fields import BY_NAME, CLAIM, EDITABLE, FIELDS, FLAG, LIST, NUMBER, REQUIRED
 from chitin.model.insight import (
     MAX_REINFORCEMENTS,
     Insight,
@@ -38,31 +38,20 @@ def check_known_fields(fields: Mapping[str, Any], allowed: tuple[str, ...]) -> N
 def new_insight(fields: Mapping[str, Any], insight_id: str, now: str) -> Insight:
     """A validated new insight from contribute's fields (flags or a JSON object)."""
     check_known_fields(fields, CONTRIBUTE_FIELDS)
-    for required in ("type", "claim", "confidence"):
+    for required in REQUIRED:
         if fields.get(required) is None:
             raise ValidationError(required, f"{required} is required")
     kind = check_type(fields["type"])
     avoid = _check_bool("avoid", fields.get("avoid", False))
     condition = optional_text("condition", fields.get("condition"))
     check_trigger_fields(kind, condition, avoid)
-    return validate(
-        Insight(
-            id=insight_id,
-            type=kind,
-            claim=normalize_claim(fields["claim"]),
-            confidence=check_confidence(fields["confidence"]),
-            created=now,
-            updated=now,
-            tags=parse_tags(fields.get("tags")),
-            provenance=check_provenance(fields.get("provenance")),
-            source=optional_text("source", fields.get("source")),
-            condition=condition,
-            avoid=avoid,
-            reasoning=optional_text("reasoning", fields.get("reasoning")),
-            context=optional_text("context", fields.get("context")),
-            limitations=optional_text("limitations", fields.get("limitations")),
-        )
-    )
+    # Every field contribute may set, checked in the order of Insight's attributes
+    # (which decides the error of an insight with two bad fields).
+    values = {
+        name: _updated_value(name, fields.get(name, False if name == "avoid" else None))
+        for name in _SET_BY_CONTRIBUTE
+    }
+    return validate(Insight(id=insight_id, created=now, updated=now, **values))
 
 
 def updated_insight(
@@ -94,19 +83,25 @@ def updated_insight(
     return validate(candidate.with_changes(updated=now)), notes
 
 
+_SET_BY_CONTRIBUTE = tuple(field.name for field in FIELDS if field.name in EDITABLE)
+
+# A field's check, by its form in model/fields.py (a word's by its name: its choices);
+# a text field, of either form, is optional text.
+_WORDS: dict[str, Callable[[Any], Any]] = {"type": check_type, "provenance": check_provenance}
+_FORMS: dict[str, Callable[[Any], Any]] = {
+    CLAIM: normalize_claim,
+    NUMBER: check_confidence,
+    LIST: parse_tags,
+}
+
+
 def _updated_value(name: str, raw: Any) -> Any:
-    if name == "type":
-        return check_type(raw)
-    if name == "claim":
-        return normalize_claim(raw)
-    if name == "confidence":
-        return check_confidence(raw)
-    if name == "tags":
-        return parse_tags(raw)
-    if name == "provenance":
-        return check_provenance(raw)
-    if name == "avoid":
-        return _check_bool("avoid", raw)
+    form = BY_NAME[name].form
+    check = _WORDS.get(name) or _FORMS.get(form)
+    if check is not None:
+        return check(raw)
+    if form == FLAG:
+        return _check_bool(name, raw)
     return optional_text(name, raw)
 
 
