@@ -1,0 +1,135 @@
+"""Adding a text field to an insight is a row in model/fields.py's table (issue 29 item 3).
+
+The test adds one, ``mood``, to a copy of the package, with the edits
+docs/architecture.md's "Where to add… a field" names and nothing more: the row, the
+attribute in ``Insight``, and the cache's column (index/db.py, index/rows.py, which
+are hand-written for speed). Then it follows the field through the real CLI and the
+real MCP server: contribute sets it, get and ``--format json`` show it, update changes
+it, the file holds it, export carries it, and the MCP tools take and give it back. No
+front end, constructor or reader is edited: each is derived from the table.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import MCP_INITIALIZE
+
+import chitin
+
+# The row: a one-line text that contribute and update may set, written in the
+# frontmatter, in the JSON, and guarded for secrets like every other text.
+ROW = """    Field(
+        "mood", "mood", TEXT, json_at=19, file_at=14, edit_at=12, guard_at=9,
+        help="The mood it was learned in.",
+    ),
+"""
+
+# (file, text to find, what it becomes): each edit the docs name for a new field.
+EDITS = (
+    ("model/fields.py", ")\n# fmt: on\n\nBY_NAME", ROW + ")\n# fmt: on\n\nBY_NAME"),
+    ("model/insight.py", "    carapace_id: str | None = None\n",
+     "    carapace_id: str | None = None\n    mood: str | None = None\n"),
+    ("index/db.py", "carapace_id TEXT,", "carapace_id TEXT, mood TEXT,"),
+    ("index/rows.py", "        insight.carapace_id,\n",
+     "        insight.carapace_id,\n        insight.mood,\n"),
+    ("index/rows.py", "            row[17],\n", "            row[17],\n            row[18],\n"),
+)  # fmt: skip
+
+
+@pytest.fixture
+def grown(tmp_path: Path) -> Path:
+    """A copy of the package with the field added; its parent goes on PYTHONPATH."""
+    root = tmp_path / "grown"
+    package = root / "chitin"
+    shutil.copytree(
+        Path(chitin.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__")
+    )
+    for name, old, new in EDITS:
+        path = package / name
+        text = path.read_text(encoding="utf-8")
+        assert text.count(old) == 1, f"{name} no longer has {old!r}: update this test"
+        path.write_text(text.replace(old, new), encoding="utf-8")
+    return root
+
+
+def chitin_in(grown: Path, store: Path, *args: str, stdin: str = "") -> str:
+    """Run the grown package's ``chitin --store STORE ARGS``; its stdout."""
+    done = subprocess.run(
+        [sys.executable, "-m", "chitin", "--store", str(store), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(grown)},
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def mcp_in(grown: Path, store: Path, *requests: dict[str, Any]) -> list[dict[str, Any]]:
+    """The grown package's MCP server's answers to ``requests``, after the handshake."""
+    lines = [MCP_INITIALIZE, {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+    answered = chitin_in(grown, store, "mcp", stdin="".join(
+        json.dumps(line) + "\n" for line in [*lines, *requests]
+    ))  # fmt: skip
+    return [json.loads(line)["result"] for line in answered.splitlines()][1:]
+
+
+def flag_line(help_text: str) -> str:
+    """The --mood line of a command's --help, its spacing folded."""
+    (line,) = [line for line in help_text.splitlines() if "--mood" in line]
+    return " ".join(line.split())
+
+
+def call(ident: int, tool: str, **arguments: Any) -> dict[str, Any]:
+    params = {"name": tool, "arguments": arguments}
+    return {"jsonrpc": "2.0", "id": ident, "method": "tools/call", "params": params}
+
+
+def test_a_text_field_added_to_the_table_flows_through_every_front_end(
+    grown: Path, store: Path
+) -> None:
+    chitin_in(grown, store, "init")
+    assert flag_line(chitin_in(grown, store, "contribute", "-h")) == (
+        "--mood TEXT The mood it was learned in."
+    )
+    updating = flag_line(chitin_in(grown, store, "update", "-h"))
+    assert updating == "--mood TEXT New mood ('' clears it)."
+
+    made = json.loads(chitin_in(grown, store, "contribute", "--type", "skill", "--claim",
+                                "Pair on the hard bug", "--confidence", "0.8",
+                                "--mood", "calm", "--format", "json"))  # fmt: skip
+    insight_id = made["insight"]["id"]
+    assert made["insight"]["mood"] == "calm"
+    path = store / made["path"]
+    assert "\nmood: calm\n" in path.read_text(encoding="utf-8")
+    got = json.loads(chitin_in(grown, store, "get", insight_id, "--format", "json"))
+    assert got["mood"] == "calm" and list(got)[-1] == "mood"  # its json_at: last
+
+    changed = chitin_in(grown, store, "update", insight_id, "--mood", "tense", "--format", "json")
+    assert json.loads(changed)["mood"] == "tense"
+    (item,) = json.loads(chitin_in(grown, store, "export"))
+    assert item["mood"] == "tense"
+
+    listed, contributed, fetched = mcp_in(
+        grown,
+        store,
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        call(2, "contribute", type="skill", claim="Sleep on a hard review", confidence=0.7,
+             mood="tired"),
+        call(3, "update", id=insight_id, mood=""),
+    )  # fmt: skip
+    schemas = {tool["name"]: tool["inputSchema"]["properties"] for tool in listed["tools"]}
+    assert schemas["contribute"]["mood"]["description"] == "The mood it was learned in."
+    assert schemas["update"]["mood"]["description"] == "New mood; '' clears it."
+    assert contributed["structuredContent"]["insight"]["mood"] == "tired"
+    assert fetched["structuredContent"].get("mood") is None  # '' cleared it
+    assert "mood:" not in path.read_text(encoding="utf-8")
