@@ -5,8 +5,9 @@ docs/architecture.md's "Where to add… a field" names and nothing more: the row
 attribute in ``Insight``, and the cache's column (index/db.py, index/rows.py, which
 are hand-written for speed). Then it follows the field through the real CLI and the
 real MCP server: contribute sets it, get and ``--format json`` show it, update changes
-it, the file holds it, export carries it, and the MCP tools take and give it back. No
-front end, constructor or reader is edited: each is derived from the table.
+it, the file holds it, export carries it and import reads it back, and the MCP tools
+take and give it back. No front end, constructor or reader is edited: each is derived
+from the table.
 """
 
 from __future__ import annotations
@@ -95,8 +96,9 @@ def call(ident: int, tool: str, **arguments: Any) -> dict[str, Any]:
 
 
 def test_a_text_field_added_to_the_table_flows_through_every_front_end(
-    grown: Path, store: Path
+    grown: Path, store: Path, tmp_path: Path
 ) -> None:
+    tmp = tmp_path
     chitin_in(grown, store, "init")
     assert flag_line(chitin_in(grown, store, "contribute", "-h")) == (
         "--mood TEXT The mood it was learned in."
@@ -118,6 +120,11 @@ def test_a_text_field_added_to_the_table_flows_through_every_front_end(
     assert json.loads(changed)["mood"] == "tense"
     (item,) = json.loads(chitin_in(grown, store, "export"))
     assert item["mood"] == "tense"
+    (tmp / "export.json").write_text(json.dumps([item]), encoding="utf-8")
+    chitin_in(grown, tmp / "other", "init")
+    chitin_in(grown, tmp / "other", "import", str(tmp / "export.json"))
+    moved = json.loads(chitin_in(grown, tmp / "other", "get", insight_id, "--format", "json"))
+    assert moved["mood"] == "tense"
 
     listed, contributed, fetched = mcp_in(
         grown,
