@@ -14,7 +14,8 @@ from typing import Any
 import click
 
 from chitin import __version__
-from chitin.cli.global_options import DEBUG_HELP, STORE_HELP, SuggestingGroup
+from chitin.cli.global_options import DEBUG_HELP, STORE_HELP, SuggestingGroup, resolved
+from chitin.notices import take
 from chitin.process import PREFETCHED, leave
 
 # name → (module, function). The order here is the order of ``chitin --help``.
@@ -76,8 +77,6 @@ class ChitinGroup(SuggestingGroup):
     def resolve_command(
         self, ctx: click.Context, args: list[str]
     ) -> tuple[str | None, click.Command | None, list[str]]:
-        from chitin.cli.global_options import resolved
-
         return resolved(ctx, super().resolve_command(ctx, args))  # type: ignore[no-any-return]
 
     def main(
@@ -142,7 +141,6 @@ def _release_signals(process_ends: bool) -> None:
 
 def _say_notices() -> None:
     """What chitin repaired by itself during the command (chitin.notices), once each."""
-    from chitin.notices import take
 
     for message in take():
         click.echo(f"warning: {message}", err=True)

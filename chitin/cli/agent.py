@@ -14,6 +14,7 @@ import click
 from chitin.cli.context import Settings, emit_json, format_option, note, opened, running_chitin
 from chitin.cli.global_options import SuggestingGroup
 from chitin.cli.hook_report import MCP_CLIENTS, report
+from chitin.render import shapes
 
 if TYPE_CHECKING:
     pass
@@ -189,8 +190,6 @@ def _read_stdin() -> str:
 
 
 def _run_claude_code(ctx: click.Context, event: str, stdin: str) -> None:
-    from chitin.render import shapes
-
     if event == "reflect":
         with opened(ctx, reading=False) as chitin:
             chitin.claude_code_reflect(stdin)

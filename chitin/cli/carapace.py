@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 import click
 
+from chitin import CarapaceQuestion, NotPromotable, carapace_credentials_path
 from chitin.cli.context import emit_json, format_option, note, opened
 from chitin.model import arguments
 from chitin.model.insight import TYPES
@@ -33,8 +34,6 @@ def credentials_option(function: F) -> F:
 
 
 def _credentials(path: Path | None) -> Path:
-    from chitin import carapace_credentials_path
-
     return carapace_credentials_path(path, Path.home())
 
 
@@ -98,7 +97,6 @@ def query(
     The server accepts --expand and --search-mode but, at the time of writing, does
     not act on them; chitin sends them so that it will when the server does.
     """
-    from chitin import CarapaceQuestion
 
     asked = CarapaceQuestion(
         question,
@@ -144,7 +142,6 @@ def promote(
     carapace.personal_tags) may appear in what is sent. The Carapace id is recorded in
     the insight's file, in one commit.
     """
-    from chitin import NotPromotable
 
     with opened(ctx, reading=False) as chitin:
         try:

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import click
 
+from chitin import Chitin
 from chitin.cli.context import emit_json, format_option
+from chitin.render import shapes
 
 
 @click.command(short_help="Validate the store's files (for pre-commit and CI).")
@@ -42,13 +44,10 @@ def check(ctx: click.Context, paths: tuple[Path, ...], store: Path | None, fmt: 
     it holding insights/ and .git, such as a clone), else the default. Nothing is
     written.
     """
-    from chitin import Chitin
 
     root = store.expanduser().absolute() if store else _store(ctx)
     report = Chitin(root).check(list(paths) if paths else None, home=Path.home())
     if fmt == "json":
-        from chitin.render import shapes
-
         emit_json(shapes.check_report(report.files, report.errors, report.warnings))
     else:
         for finding in report.errors + report.warnings:

@@ -16,6 +16,7 @@ import click
 from chitin.core import Chitin
 from chitin.errors import StoreError
 from chitin.location import Located, locate
+from chitin.render.text import problem_lines
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -136,7 +137,6 @@ class IndexProgress:
 
 def report_problems(chitin: Chitin) -> None:
     """Name each file that could not be read; the command still did its work."""
-    from chitin.render.text import problem_lines
 
     for line in problem_lines(chitin.problems()):
         note(line)

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
 
 import click
 from click.core import ParameterSource
 
 from chitin.cli import bounds
 from chitin.cli.context import Settings, emit_json, format_option, note, opened
-
-if TYPE_CHECKING:
-    from chitin.core import Chitin
+from chitin.core import Chitin, Query
+from chitin.render import diff as text
+from chitin.render import shapes
 
 
 @contextmanager
@@ -21,7 +20,6 @@ def _files(ctx: click.Context) -> Iterator[Chitin]:
     """The store, for reading its files and git only: unlike ``opened``, this does not
     bring the cache up to date, which a diff never reads (a second at 10,000 edited
     files)."""
-    from chitin.core import Chitin
 
     settings: Settings = ctx.find_root().obj
     chitin = Chitin(settings.store, agent=settings.agent)
@@ -75,9 +73,6 @@ def diff(
     on each side (default: empty query, budget 2000, the store's own template on each
     side); a commit's side is rendered from that commit's files and time.
     """
-    from chitin.core import Query
-    from chitin.render import diff as text
-    from chitin.render import shapes
 
     for name in ("query", "budget"):
         if not rendered and ctx.get_parameter_source(name) != ParameterSource.DEFAULT:

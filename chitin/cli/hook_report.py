@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from chitin.cli.context import emit_json
+from chitin.render import shapes
 
 if TYPE_CHECKING:
     from chitin.core.host_files import Outcome
@@ -42,8 +43,6 @@ _OPENCLAW_PACK_STEP = (
 def report(outcome: Outcome, fmt: str, store: Path | None, directory: Path | None) -> None:
     installing = outcome.action in ("installed", "updated", "unchanged")
     if fmt == "json":
-        from chitin.render import shapes
-
         path = str(outcome.path)
         if installing:
             bound = str(store) if store else None

@@ -19,6 +19,7 @@ from chitin.cli.context import (
     write_output,
 )
 from chitin.errors import ChitinError
+from chitin.render import shapes
 
 if TYPE_CHECKING:
     from chitin.core.interop import Imported
@@ -36,7 +37,6 @@ def export(ctx: click.Context, output: Path | None) -> None:
     archived). `chitin import` reads it back with ids, provenance, conditions, counts
     and times intact, so export → import → export gives the same JSON.
     """
-    from chitin.render import shapes
 
     with opened(ctx) as chitin:
         data = shapes.export(chitin.export())
@@ -89,8 +89,6 @@ def import_insights(
             )
         vectors = prepare_vectors(chitin) if result.insights else None
     if fmt == "json":
-        from chitin.render import shapes
-
         emit_json(shapes.imported(result, vectors))
     else:
         said = vectors_line(vectors) if vectors else None

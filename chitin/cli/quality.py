@@ -7,6 +7,8 @@ from click.core import ParameterSource
 
 from chitin.cli import bounds
 from chitin.cli.context import emit_json, format_option, opened
+from chitin.render import quality as render
+from chitin.render import shapes
 
 # The original's `--json` flag, kept working for old scripts; `--format json` is ours.
 _json_alias = click.option("--json", "as_json", is_flag=True, hidden=True)
@@ -20,8 +22,6 @@ _json_alias = click.option("--json", "as_json", is_flag=True, hidden=True)
 def quality_score(ctx: click.Context, insight_id: str, fmt: str, as_json: bool) -> None:
     """Score one insight (ID or a unique prefix): its quality, the four components
     (engagement, freshness, maturity, confidence), its status and what to do about it."""
-    from chitin.render import quality as render
-    from chitin.render import shapes
 
     with opened(ctx) as chitin:
         result = chitin.quality_score(insight_id)
@@ -62,8 +62,6 @@ def quality(ctx: click.Context, fmt: str, as_json: bool, stale_only: bool, top: 
     if ctx.invoked_subcommand is not None:
         _refuse_options_before(ctx)
         return
-    from chitin.render import quality as render
-    from chitin.render import shapes
 
     with opened(ctx) as chitin:
         result = chitin.quality_report(top)

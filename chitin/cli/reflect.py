@@ -10,7 +10,10 @@ import click
 
 from chitin.cli.context import emit_json, format_option, note, opened
 from chitin.model.digest import DEFAULT_CHARACTERS, MIN_CHARACTERS
-from chitin.model.reflection import LEGACY_QUEUE, REASONS, Where
+from chitin.model.reflection import LEGACY_QUEUE, REASONS, Where, display_time
+from chitin.render import shapes
+from chitin.render.digest import digest_lines, digest_shape
+from chitin.render.text import fixed
 
 if TYPE_CHECKING:
     from chitin.core.agent import Pending, SessionDigest
@@ -150,9 +153,6 @@ def _queue(
     where: Where,
     fmt: str,
 ) -> None:
-    from chitin.model.reflection import display_time
-    from chitin.render import shapes
-
     with opened(ctx, reading=False) as chitin:
         marker = chitin.queue_reflection(session_key, reason, session_id, where)
     if fmt == "json":
@@ -172,8 +172,6 @@ def _session(marker: Marker) -> str:
 
 
 def _done(ctx: click.Context, session: str, legacy: Path, fmt: str) -> None:
-    from chitin.render import shapes
-
     with opened(ctx, reading=False) as chitin:
         removed = chitin.reflection_done(session, legacy)
     if fmt == "json":
@@ -183,9 +181,6 @@ def _done(ctx: click.Context, session: str, legacy: Path, fmt: str) -> None:
 
 
 def _show(ctx: click.Context, legacy: Path, clear: bool, characters: int, fmt: str) -> None:
-    from chitin.render import shapes
-    from chitin.render.digest import digest_shape
-
     with opened(ctx) as chitin:
         found = chitin.pending_reflections(legacy, clear)
         stats = chitin.stats()
@@ -207,7 +202,6 @@ def _show(ctx: click.Context, legacy: Path, clear: bool, characters: int, fmt: s
 def _digest_lines(digests: list[SessionDigest], characters: int) -> list[str]:
     """Each digest of a session whose transcript is known; none for the others, whose
     markers say only that they ended."""
-    from chitin.render.digest import digest_lines
 
     lines: list[str] = []
     for made in digests:
@@ -219,9 +213,6 @@ def _digest_lines(digests: list[SessionDigest], characters: int) -> list[str]:
 
 
 def _pending_lines(found: Pending, total: int, average: float, clear: bool) -> list[str]:
-    from chitin.model.reflection import display_time
-    from chitin.render.text import fixed
-
     if found.markers:
         lines = [f"{len(found.markers)} pending reflection(s):", ""]
         lines += [f"  • {_session(m)} ({m.reason}) — {display_time(m)}" for m in found.markers]

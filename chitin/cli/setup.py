@@ -13,6 +13,8 @@ from chitin.cli.context import (
     prepare_vectors,
     vectors_line,
 )
+from chitin.location import is_store
+from chitin.render import shapes
 
 
 @click.command(short_help="Create a store (idempotent).")
@@ -24,7 +26,6 @@ def init(ctx: click.Context, seed: bool, fmt: str) -> None:
 
     Running it again is safe: it only adds what is missing, and says so.
     """
-    from chitin.location import is_store
 
     settings: Settings = ctx.find_root().obj
     existed = is_store(settings.store)
@@ -33,8 +34,6 @@ def init(ctx: click.Context, seed: bool, fmt: str) -> None:
         commit, seeded = chitin.init(seed)
         vectors = prepare_vectors(chitin) if seeded else None
     if fmt == "json":
-        from chitin.render import shapes
-
         emit_json(shapes.initialised(str(settings.store), commit is not None, seeded, vectors))
         return
     click.echo(_done(str(settings.store), existed, commit))

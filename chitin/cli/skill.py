@@ -9,6 +9,9 @@ import re
 
 import click
 
+from chitin import __version__
+from chitin.resources import asset_path
+
 # The leading front-matter block, and a version line inside it.
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*\r?$", re.S | re.M)
 _VERSION_LINE = re.compile(r"^version:[^\r\n]*", re.M)
@@ -37,8 +40,6 @@ def skill(show_path: bool) -> None:
     \b
     chitin skill > skills/chitin/SKILL.md
     """
-    from chitin import __version__
-    from chitin.resources import asset_path
 
     path = asset_path("SKILL.md")
     if not path.is_file():

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import click
 
+from chitin import Unmergeable, merge_file
 from chitin.cli.context import emit_json, format_option, note, opened
+from chitin.render import shapes
 
 
 @click.command(short_help="Fetch, merge and push the store through its git remote.")
@@ -68,8 +70,6 @@ def sync(
     for line in result.notes:
         note(f"chitin: {line}")
     if fmt == "json":
-        from chitin.render import shapes
-
         emit_json(shapes.synced(result))
         return
     if abort:
@@ -98,7 +98,6 @@ def merge_driver(base: Path, ours: Path, theirs: Path, path: str) -> None:
     A version larger than an insight file may be (1 MB) is not read: OURS is left as
     it is, for you to resolve.
     """
-    from chitin import Unmergeable, merge_file
 
     try:
         conflicts = merge_file(base, ours, theirs, path or ours.name)

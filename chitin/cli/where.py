@@ -5,6 +5,8 @@ from __future__ import annotations
 import click
 
 from chitin.cli.context import Settings, emit_json, format_option
+from chitin.location import is_store
+from chitin.render import shapes
 
 
 @click.command(short_help="Say which store commands here use, and why.")
@@ -22,14 +24,11 @@ def where(ctx: click.Context, fmt: str) -> None:
          clone of a store)
       4. ${XDG_DATA_HOME:-~/.local/share}/chitin
     """
-    from chitin.location import is_store
 
     settings: Settings = ctx.find_root().obj
     located = settings.located
     exists = is_store(located.path)
     if fmt == "json":
-        from chitin.render import shapes
-
         emit_json(shapes.where(str(located.path), located.source, exists))
         return
     click.echo(str(located.path))

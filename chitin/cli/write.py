@@ -167,13 +167,11 @@ def reinforce(
     if fmt == "json":
         emit_json(shapes.insight(result.insight))
         return
-    from chitin.render.text import confidence_change
-
     new = result.insight
     old = result.before.confidence if result.before is not None else new.confidence
     lines = [
         f"✓ Reinforced: {new.claim}",
-        f"  Confidence: {confidence_change(old, new.confidence)}",
+        f"  Confidence: {text.confidence_change(old, new.confidence)}",
         f"  Count: {new.reinforcements}",
     ]
     if source:

@@ -22,6 +22,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
+from chitin.server import protocol
+from chitin.server.app import Server
+from chitin.server.protocol import encode
+from chitin.server.worker import StoreWorker
+
 STOPPING = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 # The one notification that changes anything; the others (initialized, …) need nothing.
 CANCELLED = "notifications/cancelled"
@@ -38,8 +43,6 @@ def serve(
     to) until the client closes stdin (the requests read so far are answered first), or
     until SIGTERM, SIGINT or SIGHUP (the request in progress is finished and answered;
     a write is never cut short), then return."""
-    from chitin.server.app import Server
-    from chitin.server.worker import StoreWorker
 
     def open_store() -> Any:
         from chitin import Chitin  # on the store's thread, after the handshake's answer
@@ -64,8 +67,6 @@ def serve(
 
 
 def _read_until_closed(stdin: IO[bytes], server: Any, out: Output) -> None:
-    from chitin.server import protocol
-
     while line := stdin.readline():
         message = protocol.read(line)
         if isinstance(message, protocol.Request):
@@ -85,16 +86,12 @@ class Output:
         self._gone = False
 
     def reply(self, ident: Any, answer: Any) -> None:
-        from chitin.server import protocol
-
         if isinstance(answer, protocol.ProtocolError):
             self.send(protocol.error(ident, answer))
         else:
             self.send(protocol.result(ident, answer))
 
     def send(self, message: dict[str, Any]) -> None:
-        from chitin.server.protocol import encode
-
         data = encode(message)
         with self._lock:
             if self._gone:

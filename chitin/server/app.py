@@ -14,8 +14,13 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+# As modules, not from the package: the package (__init__.py) imports this one.
+import chitin.server.arguments as arguments
+import chitin.server.prompts as prompts
+import chitin.server.tools as tools
 from chitin import __version__
-from chitin.server import arguments, prompts
+from chitin.errors import AmbiguousIdError, NotFoundError
+from chitin.render.failures import describe
 from chitin.server.protocol import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -121,10 +126,8 @@ class Server:
         return {}
 
     def list_tools(self, request: Request) -> dict[str, Any]:
-        from chitin.server.tools import listing
-
         if self._tools is None:
-            self._tools = listing()
+            self._tools = tools.listing()
         return {"tools": self._tools}
 
     def list_resources(self, request: Request) -> dict[str, Any]:
@@ -137,8 +140,6 @@ class Server:
         return {"prompts": [prompts.LISTED]}
 
     def call_tool(self, request: Request) -> None:
-        from chitin.server import tools
-
         name = _text(request, "name")
         given = request.params.get("arguments", {})
         if given is None:
@@ -237,7 +238,6 @@ def insight_file(chitin: Chitin, ref: str) -> str:
 def _resource_error(error: BaseException, uri: str) -> ProtocolError:
     """A resource's failure as the SDK gave it: an unknown insight is invalid params
     (naming the uri); the store's own failures are internal errors, in one line."""
-    from chitin.errors import AmbiguousIdError, NotFoundError
 
     if isinstance(error, NotFoundError | AmbiguousIdError):
         return ProtocolError(INVALID_PARAMS, str(error), {"uri": uri})
@@ -245,8 +245,6 @@ def _resource_error(error: BaseException, uri: str) -> ProtocolError:
 
 
 def _internal(error: BaseException) -> ProtocolError:
-    from chitin.render.failures import describe
-
     return ProtocolError(INTERNAL_ERROR, describe(error)[0].splitlines()[0])
 
 

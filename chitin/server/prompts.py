@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from chitin.resources import asset_path
+
 if TYPE_CHECKING:
     from chitin import Chitin
 
@@ -38,31 +40,15 @@ def reflection(chitin: Chitin) -> str:
 
 
 def pending_lines(chitin: Chitin) -> str:
-    """The sessions waiting, and the digest of each whose transcript is known: the
-    moments quoted from it, the insights it touched, and the ready commands."""
-    from chitin.model.digest import DEFAULT_CHARACTERS
-    from chitin.model.reflection import display_time
-    from chitin.render.digest import digest_lines
-    from chitin.server.tool_calls import pending
+    """The sessions waiting, and the digest of each whose transcript is known
+    (tool_calls.py's, which loads with the first call that needs the store)."""
+    from chitin.server.tool_calls import pending_text
 
-    found = pending(chitin)
-    if not found.markers:
-        return (
-            "No session is waiting for reflection now; reflect on this session, if "
-            "anything in it is worth keeping."
-        )
-    lines = [f"{len(found.markers)} session(s) wait for reflection:"]
-    lines += [f"- {m.session_key} ({m.reason}), {display_time(m)}" for m in found.markers]
-    for made in chitin.reflection_digests(found.markers, DEFAULT_CHARACTERS):
-        if made.digest is not None:
-            shown = digest_lines(made.marker, made.digest, made.warning, DEFAULT_CHARACTERS)
-            lines += ["", *shown]
-    return "\n".join(lines)
+    return pending_text(chitin)
 
 
 def skill_sections(titles: tuple[str, ...]) -> list[str]:
     """The sections of the shipped SKILL.md with these titles, each as it is written."""
-    from chitin.resources import asset_path
 
     text = asset_path("SKILL.md").read_text(encoding="utf-8")
     sections = {}

@@ -4,12 +4,18 @@ it returns, which runs on the store's thread and answers with the command's JSON
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from chitin import Query
 from chitin.model import arguments as parse
 from chitin.model.bounds import MAX_BUDGET, MAX_COUNT, MAX_DAYS
+from chitin.model.digest import DEFAULT_CHARACTERS
 from chitin.model.fields import EDITABLE
+from chitin.model.reflection import LEGACY_QUEUE, display_time
+from chitin.notices import notice
 from chitin.render import shapes
+from chitin.render.digest import digest_lines, digest_shape
 
 if TYPE_CHECKING:
     from chitin import Chitin
@@ -33,8 +39,6 @@ def retrieve(
     full: bool,
     explain: bool,
 ) -> Work:
-    from chitin import Query
-
     parse.bounded("budget", budget, MAX_BUDGET)
     parse.bounded("max_results", max_results, MAX_COUNT)
     asked = Query(
@@ -73,7 +77,6 @@ def contribute(force: bool, allow_secret: bool, **arguments: Any) -> Work:
 
 
 def reinforce(id: str, source: str | None, evidence: str | None, allow_secret: bool) -> Work:
-
     def work(chitin: Chitin) -> dict[str, Any]:
         changed = chitin.reinforce(
             id, source=source, evidence_kind=evidence, allow_secret=allow_secret
@@ -142,7 +145,6 @@ def unarchive(id: str) -> Work:
 
 
 def merge(source: str, target: str, claim: str | None, allow_secret: bool) -> Work:
-
     def work(chitin: Chitin) -> dict[str, Any]:
         merged = chitin.merge(source, target, claim or None, allow_secret=allow_secret)
         return shapes.insight(merged.insight)
@@ -193,8 +195,6 @@ TOOLS: dict[str, Callable[..., Work]] = {
 
 
 def stats_shape(chitin: Chitin) -> dict[str, Any]:
-    from chitin.render import shapes
-
     counted = chitin.stats()
     return shapes.stats(
         counted.total, counted.by_type, counted.average_confidence, counted.archived
@@ -203,10 +203,6 @@ def stats_shape(chitin: Chitin) -> dict[str, Any]:
 
 def pending_shape(chitin: Chitin, clear: bool) -> dict[str, Any]:
     """``reflect --format json``: chitin 1.4.5's queue in the home folder included."""
-    from chitin.model.digest import DEFAULT_CHARACTERS
-    from chitin.notices import notice
-    from chitin.render import shapes
-    from chitin.render.digest import digest_shape
 
     found = pending(chitin, clear)
     for path, problem in found.problems:
@@ -219,8 +215,23 @@ def pending_shape(chitin: Chitin, clear: bool) -> dict[str, Any]:
 
 def pending(chitin: Chitin, clear: bool = False) -> Any:
     """The sessions waiting for reflection, as ``chitin reflect`` finds them."""
-    from pathlib import Path
-
-    from chitin.model.reflection import LEGACY_QUEUE
 
     return chitin.pending_reflections(Path.home() / LEGACY_QUEUE, clear)
+
+
+def pending_text(chitin: Chitin) -> str:
+    """The sessions waiting, and the digest of each whose transcript is known: the
+    moments quoted from it, the insights it touched, and the ready commands."""
+    found = pending(chitin)
+    if not found.markers:
+        return (
+            "No session is waiting for reflection now; reflect on this session, if "
+            "anything in it is worth keeping."
+        )
+    lines = [f"{len(found.markers)} session(s) wait for reflection:"]
+    lines += [f"- {m.session_key} ({m.reason}), {display_time(m)}" for m in found.markers]
+    for made in chitin.reflection_digests(found.markers, DEFAULT_CHARACTERS):
+        if made.digest is not None:
+            shown = digest_lines(made.marker, made.digest, made.warning, DEFAULT_CHARACTERS)
+            lines += ["", *shown]
+    return "\n".join(lines)

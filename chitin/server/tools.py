@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 from chitin.model import fields
 from chitin.model.fields import CLAIM, FLAG, LIST, NUMBER, SECTION, TEXT, WORD, Field
+from chitin.notices import take
+from chitin.render.failures import describe
 
 if TYPE_CHECKING:
     from chitin.server.tool_calls import Work
@@ -103,8 +105,6 @@ def failure(error: BaseException, ran: bool = True) -> dict[str, Any]:
     on the way (requests run one at a time on the store's thread, so the notices are
     this one's). A call refused before it ran (``ran`` false: its arguments) says
     none: they belong to the work in progress, or to the next answer."""
-    from chitin.notices import take
-    from chitin.render.failures import describe
 
     message, _ = describe(error)
     texts = [f"{getattr(error, 'prefix', 'Error')}: {message}"]

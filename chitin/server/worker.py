@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from chitin.errors import AmbiguousIdError, NotFoundError, StateError, ValidationError
+from chitin.notices import take
 
 if TYPE_CHECKING:
     from chitin import Chitin
@@ -90,8 +91,6 @@ class StoreWorker:
             done(value, warnings, None)
 
     def _call(self, work: Callable[[Chitin], T]) -> tuple[T, list[str]]:
-        from chitin.notices import take
-
         try:
             chitin = self._opened()
             chitin.refresh()
@@ -125,7 +124,8 @@ class StoreWorker:
 
 
 def _problems(chitin: Chitin) -> list[str]:
-    """The insight files that could not be read, named as the CLI names them."""
+    """The insight files that could not be read, named as the CLI names them (on the
+    store's thread: the handshake does not wait for the text renderer)."""
     from chitin.render.text import problem_lines
 
     return [] if chitin.missing else problem_lines(chitin.problems())
