@@ -9,8 +9,7 @@ import re
 
 import click
 
-from chitin import __version__
-from chitin.resources import asset_path
+from chitin import __version__, resources
 
 # The leading front-matter block, and a version line inside it.
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*\r?$", re.S | re.M)
@@ -41,7 +40,7 @@ def skill(show_path: bool) -> None:
     chitin skill > skills/chitin/SKILL.md
     """
 
-    path = asset_path("SKILL.md")
+    path = resources.asset_path("SKILL.md")
     if not path.is_file():
         raise click.ClickException(f"SKILL.md not found at {path}")
     if show_path:
