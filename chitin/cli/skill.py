@@ -9,7 +9,8 @@ import re
 
 import click
 
-from chitin import __version__, resources
+import chitin.resources  # as a module: tests replace asset_path there
+from chitin import __version__
 
 # The leading front-matter block, and a version line inside it.
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*\r?$", re.S | re.M)
@@ -40,7 +41,7 @@ def skill(show_path: bool) -> None:
     chitin skill > skills/chitin/SKILL.md
     """
 
-    path = resources.asset_path("SKILL.md")
+    path = chitin.resources.asset_path("SKILL.md")
     if not path.is_file():
         raise click.ClickException(f"SKILL.md not found at {path}")
     if show_path:
