@@ -92,7 +92,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--before", required=True, help="the chitin to compare against")
     parser.add_argument("--after", default=bench.default_chitin(), help="default: the venv's")
-    parser.add_argument("--runs", type=int, default=7, help="rounds per command (default 7; 0: the module sets only)")
+    parser.add_argument(
+        "--runs",
+        type=int,
+        default=7,
+        help="rounds per command (default 7; 0: the module sets only)",
+    )
     args = parser.parse_args(argv)
     env = bench.child_env(bytecode_cache=True)
     env["CHITIN_BACKGROUND_EMBED"] = "off"
