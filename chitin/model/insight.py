@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
@@ -212,8 +213,6 @@ def _has_visible(text: str) -> bool:
     white space, zero-width and format characters, and lone combining marks do not. A
     private-use or unassigned character counts as visible (a font or a newer Unicode
     than Python's may draw it)."""
-    import unicodedata
-
     return any(
         (category[0] in "LNPS" or category in ("Co", "Cn")) and char not in _BLANK_LETTERS
         for char, category in ((c, unicodedata.category(c)) for c in text)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import shlex
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -87,8 +88,6 @@ def _said(text: str) -> str:
 
 
 def _quoted(text: str) -> str:
-    import shlex
-
     return shlex.quote(text)
 
 

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import contextlib
+import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +42,6 @@ def parse_config(path: Path) -> dict[str, Any]:
 def remembered(root: Path, stat: FileStat) -> dict[str, Any] | None:
     """The settings parsed when chitin.yaml had this ``stat``; None if unknown. A damaged
     or foreign file reads as unknown, and is written over."""
-    import json
-
     try:
         kept = json.loads((derived_folder(root) / CONFIG_CACHE).read_bytes())
         if kept["stat"] == list(stat) and isinstance(kept["config"], dict):
@@ -54,9 +54,6 @@ def remembered(root: Path, stat: FileStat) -> dict[str, Any] | None:
 def remember(root: Path, stat: FileStat, data: dict[str, Any]) -> None:
     """Keep the parsed settings, unless the file is racily recent (it could change again
     within the same mtime tick) or the settings do not survive JSON as they are."""
-    import json
-    import time
-
     if stat[0] >= time.time_ns() - RACY_WINDOW_NS:
         return
     try:

@@ -18,6 +18,7 @@ from chitin.format.layout import (
     is_insight_path,
     too_large,
 )
+from chitin.notices import notice
 
 
 def stat_of(path: Path) -> FileStat:
@@ -169,8 +170,6 @@ def _lmode(path: Path) -> int | None:
 
 def linked_top(top: str) -> None:
     """Say that a top insight folder is a symbolic link, which is not followed."""
-    from chitin.notices import notice
-
     notice(f"{top}/ is a symbolic link, which chitin does not follow: its insights are not read")
 
 
