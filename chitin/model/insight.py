@@ -16,6 +16,7 @@ from chitin.errors import ValidationError
 from chitin.model.fields import JSON_FIELDS, LIST, SECTION_FIELDS
 from chitin.model.fields import PROVENANCES as PROVENANCES
 from chitin.model.fields import TYPES as TYPES
+from chitin.model.ids import check_id
 
 EVIDENCE_KINDS: tuple[str, ...] = ("external", "internal", "social")
 
@@ -284,8 +285,6 @@ def check_trigger_fields(kind: str, condition: str | None, avoid: bool) -> None:
 
 def validate(insight: Insight) -> Insight:
     """Check every field of a complete insight; return it unchanged when valid."""
-    from chitin.model.ids import check_id
-
     check_id(insight.id)
     check_type(insight.type)
     check_claim(insight.claim)

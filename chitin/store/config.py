@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from chitin.errors import StoreError
+from chitin.errors import StoreError, ValidationError
 from chitin.format.layout import RACY_WINDOW_NS, FileStat
 from chitin.lockfile import clear_in_the_way, derived_folder
 from chitin.store.files import atomic_write
@@ -21,7 +21,6 @@ CONFIG_CACHE = "config.json"  # in .chitin/
 def parse_config(path: Path) -> dict[str, Any]:
     """The settings ``path`` (a chitin.yaml) holds, or a StoreError of one line naming
     what is wrong with the file."""
-    from chitin.errors import ValidationError
     from chitin.format.frontmatter import load_yaml
 
     try:  # without anchors and aliases, as frontmatter (a pulled file can be a YAML bomb)

@@ -11,9 +11,10 @@ from chitin.errors import GitError, StoreError
 from chitin.format.layout import ARCHIVE_DIR, INSIGHTS_DIR, FileStat
 from chitin.lockfile import WriteLock, derived_folder
 from chitin.model.bounds import MAX_INSIGHT_BYTES, refuse_oversized
+from chitin.model.fields import GUARDED
 from chitin.model.ids import shard_folder
 from chitin.model.insight import Insight
-from chitin.store import config, files, git_commit
+from chitin.store import config, files, git_commit, journal
 from chitin.store.config import CONFIG_FILE
 from chitin.store.files import atomic_write, bulk_write, restoring, stat_of
 from chitin.store.git import Git
@@ -120,8 +121,6 @@ class Store:
     def recover(self) -> None:
         """Undo a write that was killed half-way (see journal.py); the caller holds the
         lock. One stat when there is nothing to undo."""
-        from chitin.store import journal
-
         if not self.git.is_repository() or not journal.pending(self.git):
             return
         journal.recover_and_say(self.git)
@@ -129,8 +128,6 @@ class Store:
     def recover_if_free(self) -> None:
         """``recover`` for a reader: only if an interrupted write is noted, and only if
         no writer holds the lock (a live writer's files are its own business)."""
-        from chitin.store import journal
-
         if not self.git.is_repository() or not journal.pending(self.git):
             return
         # A git merge outliving a killed sync holds the lock till done (WriteLock.fileno)
@@ -225,7 +222,7 @@ class Store:
         paths that may hold hand edits; the others are not asked about (a ``git status``
         costs 55 ms at 100,000 files). Returns the commit id.
         """
-        from chitin.store import interrupts, journal
+        from chitin.store import interrupts
 
         self.refuse_unsafe_state()
         files.refuse_conflicted(self.root, writes)
@@ -317,7 +314,6 @@ def _cannot_create(root: Path, error: OSError) -> str:
 
 def _sizes(insight: Insight, layout: Layout) -> dict[str, int]:
     """The bytes each text of ``insight`` takes in its file: what a refusal names."""
-    from chitin.model.fields import GUARDED
     from chitin.model.secrets import field_text
 
     sizes = {name: len(field_text(insight, name).encode("utf-8")) for name in GUARDED}
