@@ -40,8 +40,7 @@ if TYPE_CHECKING:
         ValidationError,
     )
     from chitin.model.insight import Insight
-    from chitin.retrieval.retrieve import Ranked
-    from chitin.search.engine import Retrieval
+    from chitin.model.results import Ranked, Retrieval
 
 # Each public name, and the module that defines it.
 _EXPORTS = {
@@ -53,8 +52,8 @@ _EXPORTS = {
     "Query": "chitin.core.retrieving",
     "Stats": "chitin.core.reading",
     "Insight": "chitin.model.insight",
-    "Retrieval": "chitin.search.engine",
-    "Ranked": "chitin.retrieval.retrieve",
+    "Retrieval": "chitin.model.results",
+    "Ranked": "chitin.model.results",
     "ChitinError": "chitin.errors",
     "DuplicateError": "chitin.errors",
     "ValidationError": "chitin.errors",

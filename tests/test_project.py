@@ -30,8 +30,9 @@ ALLOWED: dict[str, set[str]] = {
     # The MCP server: a front end beside the CLI, on the same public API.
     "server": {"core", "render", "model"},
     "core": {"render", "search", "retrieval", "index", "store", "providers", "format", "model"},
-    # render names the results' types (TYPE_CHECKING only); search's Retrieval is one.
-    "render": {"search", "retrieval", "format", "model"},
+    # render prints the results' values, which live in the model (model/results.py,
+    # model/quality.py): it needs neither the rules nor the search that make them.
+    "render": {"format", "model"},
     # Searching asks the index and the providers; the rules it applies are retrieval's.
     "search": {"retrieval", "index", "providers", "format", "model"},
     # The pure rules: scoring, ranking, context, conflicts, quality, judgement.

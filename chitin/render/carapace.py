@@ -15,7 +15,7 @@ from chitin.model.insight import Insight, js_number
 from chitin.render.text import conflicts_block, duplicates_block
 
 if TYPE_CHECKING:
-    from chitin.retrieval.conflicts import Match
+    from chitin.model.results import Match
 
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 SHOWN_TEXT = 150

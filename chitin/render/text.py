@@ -9,7 +9,7 @@ from chitin.model.insight import Insight, js_number
 
 if TYPE_CHECKING:
     from chitin.model.history import Entry
-    from chitin.retrieval.conflicts import Candidate, Match
+    from chitin.model.results import Candidate, Match
 
 
 def tags_text(insight: Insight) -> str:

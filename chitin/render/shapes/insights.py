@@ -11,9 +11,7 @@ from chitin.model.insight import Insight, to_public_dict
 if TYPE_CHECKING:
     from chitin.model.history import Entry
     from chitin.model.reflection import Marker
-    from chitin.retrieval.conflicts import Candidate, Match
-    from chitin.retrieval.retrieve import Ranked
-    from chitin.search.engine import Retrieval
+    from chitin.model.results import Candidate, Match, Ranked, Retrieval
 
 
 # ---------------------------------------------------------------- insights
