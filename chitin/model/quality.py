@@ -4,7 +4,6 @@ what retrieval/quality.py computes and render/quality.py prints."""
 from __future__ import annotations
 
 import math
-from decimal import ROUND_HALF_UP, Decimal
 from typing import NamedTuple
 
 STATUSES: tuple[str, ...] = ("thriving", "healthy", "new", "fading", "stale", "dormant")
@@ -66,5 +65,8 @@ def round3(value: float) -> float:
 
 
 def fixed(value: float, digits: int) -> str:
-    """JavaScript's toFixed: the exact binary value, ties rounded away from zero."""
+    """JavaScript's toFixed: the exact binary value, ties rounded away from zero
+    (0.125 → 0.13). Shown scores only: retrieve's text never rounds one."""
+    from decimal import ROUND_HALF_UP, Decimal  # not on a session start's path
+
     return str(Decimal(value).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))

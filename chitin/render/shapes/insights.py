@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from chitin.model.insight import Insight, to_public_dict
+from chitin.model.quality import fixed
 
 if TYPE_CHECKING:
     from chitin.model.history import Entry
@@ -30,9 +31,7 @@ def insights(values: Iterable[Insight]) -> list[dict[str, Any]]:
 def score(value: float) -> float:
     """A similarity, conflict score or average, to the precision its text shows (a
     whole percent, or toFixed(2); JavaScript's rounding, exact ties up): 0.79 for 79%."""
-    from decimal import ROUND_HALF_UP, Decimal
-
-    return float(Decimal(value).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+    return float(fixed(value, 2))
 
 
 def match(found: Match, full: bool) -> dict[str, Any]:
