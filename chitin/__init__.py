@@ -14,6 +14,7 @@ stays cheap.
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.2.0"
@@ -39,8 +40,7 @@ if TYPE_CHECKING:
         ValidationError,
     )
     from chitin.model.insight import Insight
-    from chitin.retrieval.retrieve import Ranked
-    from chitin.search.engine import Retrieval
+    from chitin.model.results import Ranked, Retrieval
 
 # Each public name, and the module that defines it.
 _EXPORTS = {
@@ -52,8 +52,8 @@ _EXPORTS = {
     "Query": "chitin.core.retrieving",
     "Stats": "chitin.core.reading",
     "Insight": "chitin.model.insight",
-    "Retrieval": "chitin.search.engine",
-    "Ranked": "chitin.retrieval.retrieve",
+    "Retrieval": "chitin.model.results",
+    "Ranked": "chitin.model.results",
     "ChitinError": "chitin.errors",
     "DuplicateError": "chitin.errors",
     "ValidationError": "chitin.errors",
@@ -113,8 +113,6 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'chitin' has no attribute {name!r}")
-    import importlib
-
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import IO
 
 from chitin.errors import StoreError
+from chitin.notices import notice, shown
 
 # The folder of derived data at the store root: git-ignored, chitin's own.
 DERIVED_DIR = ".chitin"
@@ -38,8 +39,6 @@ def derived_folder(root: Path) -> Path:
 
 
 def _replace_link(folder: Path) -> None:
-    from chitin.notices import notice
-
     try:
         folder.unlink()
         folder.mkdir()
@@ -57,8 +56,6 @@ def clear_in_the_way(path: Path) -> bool:
     if not path.is_dir() or path.is_symlink():
         return False
     import shutil
-
-    from chitin.notices import notice, shown
 
     shutil.rmtree(path, ignore_errors=True)
     notice(f"{shown(path)} was a folder, not chitin's file; removed it")

@@ -4,7 +4,7 @@ Two speed measures live here, and nowhere else (docs/design.md §7):
 
 - **A status started ahead** (``PREFETCHED``). For a reading command in a store whose
   cache syncs by git, the console script starts ``git status`` before the CLI loads
-  (chitin/console.py, store/git.py's ``prefetch_status``), so that git works on the
+  (chitin/console/ahead.py, store/git.py's ``prefetch_status``), so that git works on the
   other core meanwhile. The cache's sync takes the answer (``take``); the command's end
   drops any nobody took (``drop``), so that no later command of the same process reads
   a stale one.

@@ -341,7 +341,7 @@ def test_a_prefetched_status_is_taken_by_its_command_or_ended_with_it(
     run: Run, run_json: Any, add: Any, store: Path, sync_mode: str
 ) -> None:
     """In a store synced by git, the console starts git status before the CLI loads
-    (chitin/console.py); the command's sync takes that answer, or it is ended."""
+    (chitin/console/); the command's sync takes that answer, or it is ended."""
     from chitin import console
     from chitin.process import PREFETCHED
 
@@ -360,7 +360,7 @@ def test_a_prefetched_status_is_taken_by_its_command_or_ended_with_it(
 
 
 def test_only_reading_commands_prefetch(store: Path, tmp_path: Path) -> None:
-    from chitin.console import reading_store
+    from chitin.console.ahead import reading_store
 
     env = {"CHITIN_STORE": str(store), "HOME": str(tmp_path)}
     at = ["--store", str(tmp_path / "other")]

@@ -399,10 +399,10 @@ def test_a_full_disk_part_way_through_a_write_leaves_nothing(
     from click.testing import CliRunner
 
     from chitin.cli import cli
-    from chitin.store import repository
+    from chitin.store import writing
 
     written = 0
-    original = repository.atomic_write
+    original = writing.atomic_write
 
     def full_after_one(path: Path, text: str, durable: bool = True) -> object:
         nonlocal written
@@ -411,7 +411,7 @@ def test_a_full_disk_part_way_through_a_write_leaves_nothing(
             raise OSError(errno.ENOSPC, "No space left on device", str(path))
         return original(path, text, durable)
 
-    monkeypatch.setattr(repository, "atomic_write", full_after_one)
+    monkeypatch.setattr(writing, "atomic_write", full_after_one)
     source = tmp_path / "three.json"
     source.write_text(
         json.dumps(

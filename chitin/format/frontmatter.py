@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from types import ModuleType
 from typing import Any
 
 from chitin.errors import ValidationError
@@ -150,7 +151,7 @@ def load_yaml(text: str, what: str, field: str = "frontmatter", first_line: int 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
         if "&" in text or "*" in text:  # else neither can be there: no second pass
-            _refuse_aliases(yaml.parse(text, Loader=loader))
+            _refuse_aliases(yaml, yaml.parse(text, Loader=loader))
         return yaml.load(text, Loader=loader)  # a safe loader (C or Python)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
@@ -166,10 +167,9 @@ def load_yaml(text: str, what: str, field: str = "frontmatter", first_line: int 
         ) from None
 
 
-def _refuse_aliases(events: Iterable[Any]) -> None:
-    """Stop at the first anchor or alias, before anything is built from them."""
-    import yaml
-
+def _refuse_aliases(yaml: ModuleType, events: Iterable[Any]) -> None:
+    """Stop at the first anchor or alias, before anything is built from them. ``yaml``:
+    the module, which load_yaml has loaded."""
     for event in events:
         alias = isinstance(event, yaml.AliasEvent)
         if alias or getattr(event, "anchor", None) is not None:

@@ -37,6 +37,7 @@ from chitin.index.rows import (
 )
 from chitin.index.sources import ChangeSource, InsightFiles
 from chitin.index.sync import Progress, Reconciler
+from chitin.index.vector_join import current_rows, unembedded
 from chitin.model.insight import Insight
 from chitin.model.search_text import embedding_text, text_hash
 from chitin.model.terms import stemmed_tokens
@@ -243,12 +244,8 @@ class Cache(Reconciler, Queries):
     def current_vector_rows(self, index: Path, filters: Filters = LIVE) -> list[int]:
         """Rows of the vector sidecar (at ``index``) current for insights that pass
         ``filters`` (vector_join.current_rows)."""
-        from chitin.index.vector_join import current_rows  # numpy-free, but only for vectors
-
         return current_rows(self.db, index, filters)
 
     def unembedded(self, index: Path) -> int:
         """How many insights have no current row in the sidecar at ``index``."""
-        from chitin.index.vector_join import unembedded
-
         return unembedded(self.db, index)

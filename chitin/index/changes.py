@@ -27,6 +27,7 @@ from typing import NamedTuple
 from chitin.format import layout
 from chitin.format.layout import RACY_WINDOW_NS
 from chitin.index.sources import ChangeSource, InsightFiles
+from chitin.lockfile import clear_in_the_way, derived_folder
 
 
 class Plan(NamedTuple):
@@ -104,8 +105,6 @@ BY_GIT_MARK = "sync-by-git"
 
 def mark_by_git(root: Path, by_git: bool) -> None:
     """Say whether syncs of this store ask git (one stat when nothing changes)."""
-    from chitin.lockfile import clear_in_the_way, derived_folder
-
     mark = derived_folder(root) / BY_GIT_MARK
     try:
         if by_git and not mark.is_file():

@@ -6,10 +6,12 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import stat
 from pathlib import Path
 
 from chitin.lockfile import clear_in_the_way, derived_folder
 from chitin.model.fields import SEARCHED
+from chitin.notices import notice, shown
 
 SCHEMA_VERSION = 9  # 9: files with conflict markers are errors, and errors carry a fix
 CACHE_DIR = ".chitin"
@@ -97,15 +99,12 @@ def make_room(path: Path) -> None:
     removed, and so is a symlink (SQLite would write through it, out of the store), a
     FIFO, socket or device (it would block, or never be a database), and said so. One
     ``lstat`` when a regular file or nothing is there, as almost always."""
-    import stat
-
     try:
         mode = os.lstat(path).st_mode
     except OSError:
         return
     if stat.S_ISREG(mode) or (stat.S_ISDIR(mode) and clear_in_the_way(path)):
         return
-    from chitin.notices import notice, shown
 
     with contextlib.suppress(OSError):
         os.unlink(path)
@@ -183,16 +182,12 @@ def _sound(db: sqlite3.Connection) -> bool:
 
 def discard(root: Path, error: BaseException) -> None:
     """Delete a damaged cache (it is rebuilt from the files), and say so."""
-    from chitin.notices import notice
-
     _delete_cache(root / CACHE_DIR / CACHE_FILE)
     notice(f"{CACHE_DIR}/{CACHE_FILE} was damaged ({error}); rebuilt it from the insight files")
 
 
 def not_writable(root: Path, error: BaseException) -> None:
     """Say that the cache is kept in memory for this command (a read-only store)."""
-    from chitin.notices import notice
-
     reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
     notice(
         f"{root / CACHE_DIR} cannot be written ({reason}); read the insight files without the cache"

@@ -22,6 +22,7 @@ from chitin.index.db import (
     make_room,
 )
 from chitin.lockfile import derived_folder
+from chitin.notices import notice
 
 USAGE_FILE = "usage.sqlite3"
 _SCHEMA = (
@@ -62,8 +63,6 @@ def _open(path: Path) -> sqlite3.Connection:
 
 
 def _set_aside(path: Path, error: sqlite3.DatabaseError) -> None:
-    from chitin.notices import notice
-
     kept = path.with_name(f"{path.name}.damaged")
     for suffix in SIDE_FILES:
         with contextlib.suppress(OSError):

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from chitin.index.db import check_schema, expected_schema, is_damage, is_unwritable
+from chitin.notices import notice
 
 if TYPE_CHECKING:  # numpy loads only where a search maps the matrix
     import numpy as np
@@ -77,7 +78,6 @@ def open_index(path: Path) -> sqlite3.Connection:
     except sqlite3.DatabaseError as error:
         if not is_damage(error):
             raise
-        from chitin.notices import notice
 
         delete_files(path.parent)
         notice(f".chitin/{FOLDER}/{INDEX} was damaged ({error}); its vectors are made again")
@@ -109,8 +109,6 @@ def _connect_index(path: Path) -> sqlite3.Connection:
 def make_folder(folder: Path) -> None:
     """``.chitin/vectors/``, made; a file standing in its place is removed first."""
     if folder.exists() and not folder.is_dir():
-        from chitin.notices import notice
-
         folder.unlink()
         notice(f".chitin/{FOLDER} was a file, not chitin's folder; removed it")
     folder.mkdir(parents=True, exist_ok=True)

@@ -55,6 +55,7 @@ from chitin.index.vector_files import (
     row_bytes,
 )
 from chitin.lockfile import WriteLock
+from chitin.notices import notice
 
 if TYPE_CHECKING:  # numpy loads only in the commands that use vectors (it takes ~50 ms)
     import numpy as np
@@ -100,8 +101,6 @@ class VectorStore:
     def discard(self, error: BaseException) -> None:
         """Throw every vector away (a damaged index or matrix; they are embedded again),
         and say so."""
-        from chitin.notices import notice
-
         self.db.close()
         delete_files(self.folder)
         self.db = open_index(self.folder / INDEX)
@@ -136,8 +135,6 @@ class VectorStore:
                 self._reset()
             matrix.unlink(missing_ok=True)
             if short and matrix.exists() and stored is not None and stored[0] == self.identity:
-                from chitin.notices import notice
-
                 notice(f".chitin/{FOLDER}/{MATRIX} was cut short; its vectors are made again")
         elif size % expected:
             os.truncate(matrix, size - size % expected)

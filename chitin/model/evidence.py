@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from chitin.model.ids import random_text
 from chitin.model.insight import EVIDENCE_KINDS
 
 # The newest entries kept: enough to tell recent reinforcements apart and to see who
@@ -34,9 +35,7 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._@+-]+")
 
 
 def new_token() -> str:
-    import secrets  # only reinforce needs it
-
-    return "".join(secrets.choice(TOKEN_ALPHABET) for _ in range(TOKEN_LENGTH))
+    return random_text(TOKEN_ALPHABET, TOKEN_LENGTH)
 
 
 def signature(who: str, host: str) -> str:

@@ -85,9 +85,15 @@ def new_id(claim: str, taken: Callable[[str], bool], token: Callable[[], str] | 
 
 
 def _random_token() -> str:
+    return random_text(_SUFFIX_ALPHABET, _SUFFIX_LENGTH)
+
+
+def random_text(alphabet: str, length: int) -> str:
+    """``length`` characters of ``alphabet``, unguessable (an id's suffix, an evidence
+    token)."""
     import secrets  # only writers need it; reads skip its ~3 ms import
 
-    return "".join(secrets.choice(_SUFFIX_ALPHABET) for _ in range(_SUFFIX_LENGTH))
+    return "".join(secrets.choice(alphabet) for _ in range(length))
 
 
 def shard_folder(insight_id: str) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
@@ -15,6 +16,7 @@ from chitin.errors import ValidationError
 from chitin.model.fields import JSON_FIELDS, LIST, SECTION_FIELDS
 from chitin.model.fields import PROVENANCES as PROVENANCES
 from chitin.model.fields import TYPES as TYPES
+from chitin.model.ids import check_id
 
 EVIDENCE_KINDS: tuple[str, ...] = ("external", "internal", "social")
 
@@ -212,8 +214,6 @@ def _has_visible(text: str) -> bool:
     white space, zero-width and format characters, and lone combining marks do not. A
     private-use or unassigned character counts as visible (a font or a newer Unicode
     than Python's may draw it)."""
-    import unicodedata
-
     return any(
         (category[0] in "LNPS" or category in ("Co", "Cn")) and char not in _BLANK_LETTERS
         for char, category in ((c, unicodedata.category(c)) for c in text)
@@ -285,8 +285,6 @@ def check_trigger_fields(kind: str, condition: str | None, avoid: bool) -> None:
 
 def validate(insight: Insight) -> Insight:
     """Check every field of a complete insight; return it unchanged when valid."""
-    from chitin.model.ids import check_id
-
     check_id(insight.id)
     check_type(insight.type)
     check_claim(insight.claim)

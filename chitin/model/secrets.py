@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from chitin.errors import ValidationError
+from chitin.model.bounds import MAX_AGENT
 from chitin.model.fields import GUARDED
 from chitin.model.insight import Insight
 
@@ -354,8 +355,6 @@ def redacted(text: str) -> tuple[str, list[str]]:
 def check_agent(name: str) -> str:
     """``name`` ($CHITIN_AGENT), which goes into every commit's author, e-mail and
     trailer: one short line, holding no credential; else a ValidationError."""
-    from chitin.model.bounds import MAX_AGENT
-
     problem = None
     if len(name) > MAX_AGENT:
         problem = f"is {len(name):,} characters long (at most {MAX_AGENT})"

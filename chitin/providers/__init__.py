@@ -35,15 +35,6 @@ class Provider(Protocol):
     def embed(self, texts: Sequence[str], kind: str = "document") -> np.ndarray: ...
 
 
-def normalized(vectors: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit length (cosine similarity is then a dot product), as float32."""
-    import numpy as np
-
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    result: np.ndarray = (vectors / np.maximum(norms, 1e-12)).astype(np.float32)
-    return result
-
-
 def identity(provider: Provider) -> str:
     """``provider:model:dimensions``: vectors from another identity are stale."""
     return f"{provider.name}:{provider.model}:{provider.dimensions}"
@@ -70,23 +61,25 @@ def model_cache(env: Mapping[str, str]) -> Path | None:
     return Path(base) / "chitin" / "models" if base else None
 
 
-def _voyage(
-    model: str | None, env: Mapping[str, str], client: Any, work_folder: Path | None = None
-) -> Provider:
-    from chitin.providers.remote import VoyageProvider
+def _remote(name: str) -> Factory:
+    """The factory of the HTTP provider called ``name`` (providers/remote.py: httpx and
+    numpy load when one is made, not when the registry is read)."""
 
-    return VoyageProvider.from_environment(model, env, client)
+    def factory(
+        model: str | None, env: Mapping[str, str], client: Any, work_folder: Path | None = None
+    ) -> Provider:
+        from chitin.providers.remote import HTTP_PROVIDERS
 
+        return HTTP_PROVIDERS[name].from_environment(model, env, client)
 
-def _openai(
-    model: str | None, env: Mapping[str, str], client: Any, work_folder: Path | None = None
-) -> Provider:
-    from chitin.providers.remote import OpenAIProvider
-
-    return OpenAIProvider.from_environment(model, env, client)
+    return factory
 
 
-REGISTRY: dict[str, Factory] = {"local": _local, "voyage": _voyage, "openai": _openai}
+REGISTRY: dict[str, Factory] = {
+    "local": _local,
+    "voyage": _remote("voyage"),
+    "openai": _remote("openai"),
+}
 
 
 def create(

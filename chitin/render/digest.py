@@ -3,7 +3,11 @@
 
 from __future__ import annotations
 
+import shlex
 from typing import TYPE_CHECKING, Any
+
+from chitin.model.moments import RECOVERY
+from chitin.model.reflection import display_time
 
 if TYPE_CHECKING:
     from chitin.model.digest import Digest, Touch
@@ -23,8 +27,6 @@ def digest_lines(
 ) -> list[str]:
     """One session's digest as text, at most ``characters`` long (lines past the limit
     are left out, and a last line says so)."""
-    from chitin.model.reflection import display_time
-
     lines = [f"── {session_name(marker)} ({marker.reason}) — {display_time(marker)}"]
     where = marker.transcript or marker.agent_database or ""
     if digest is None:
@@ -52,8 +54,6 @@ def _moment_lines(digest: Digest) -> list[str]:
 
 
 def _moment(moment: Moment) -> list[str]:
-    from chitin.model.moments import RECOVERY
-
     when = f", {moment.time}" if moment.time else ""
     head = f"{INDENT}• {moment.kind}, message {moment.number}{when}: {_said(moment.quote)}"
     if not moment.then:
@@ -87,8 +87,6 @@ def _said(text: str) -> str:
 
 
 def _quoted(text: str) -> str:
-    import shlex
-
     return shlex.quote(text)
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from chitin.errors import ChitinError
+
 INTERNAL = 3
 
 # errno → what it is called here (EACCES, EPERM, ENOSPC, EDQUOT, EROFS).
@@ -39,8 +41,6 @@ _TEMPORARY_FOLDER = re.compile(r"[^\s'\"]*/chitin-(?:merge|diff)-[^\s'\":,;]*")
 
 def describe(error: BaseException) -> tuple[str, int]:
     """(the line to print after ``Error: ``, the exit code) for ``error``."""
-    from chitin.errors import ChitinError
-
     if isinstance(error, ChitinError):
         return str(error), error.exit_code
     if isinstance(error, OSError) and error.errno in _PLAIN_CAUSES:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chitin.retrieval.quality import STATUSES, QualityReport, QualityScore, fixed, js_round
+from chitin.model.quality import STATUSES, QualityReport, QualityScore, fixed, js_round
 
 TITLE = "chitin — Insight Quality Report"
 EMPTY_STORE = "No insights found. Contribute some first!"

@@ -6,10 +6,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from chitin.model.insight import Insight, js_number
+from chitin.model.quality import fixed as fixed  # cli/reflect.py prints with it too
 
 if TYPE_CHECKING:
     from chitin.model.history import Entry
-    from chitin.retrieval.conflicts import Candidate, Match
+    from chitin.model.results import Candidate, Match
 
 
 def tags_text(insight: Insight) -> str:
@@ -183,14 +184,6 @@ def confidence_change(old: float, new: float) -> str:
         if before != after or old == new:
             return f"{before} → {after}"
     return f"{js_number(old)} → {js_number(new)}"
-
-
-def fixed(value: float, digits: int) -> str:
-    """JavaScript's toFixed: exact binary ties round up (0.125 → 0.13)."""
-    from decimal import ROUND_HALF_UP, Decimal
-
-    quantum = Decimal(1).scaleb(-digits)
-    return str(Decimal(value).quantize(quantum, rounding=ROUND_HALF_UP))
 
 
 def similar(results: Sequence[tuple[Candidate, float]]) -> list[str]:

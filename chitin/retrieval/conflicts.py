@@ -10,8 +10,9 @@ the original's ``similar``.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping
-from typing import NamedTuple
 
+from chitin.model.results import Candidate as Candidate
+from chitin.model.results import Match as Match
 from chitin.model.terms import jaccard, tokens
 
 TENSION_PAIRS: tuple[tuple[str, str], ...] = (
@@ -74,25 +75,6 @@ OVERLAP_WITHOUT_TENSION = 0.3  # the word candidates share this much of a claim'
 # (overlapping in words, or holding an opposing term), those sharing the most words
 # first (contribute's cut, through the cache).
 CONFLICT_CANDIDATES = 200
-
-
-class Candidate(NamedTuple):
-    id: str
-    type: str
-    claim: str
-
-
-class Match(NamedTuple):
-    """A stored insight close to a new claim: a duplicate or a conflict."""
-
-    id: str
-    type: str
-    claim: str
-    similarity: float
-    tension_score: float
-    tension_reason: str
-    conflict_score: float
-    basis: str = ""  # judged by "meaning" (with vectors) or "words" (judgement.py)
 
 
 def opposite_of(terms: Collection[str]) -> set[str]:

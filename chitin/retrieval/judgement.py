@@ -28,7 +28,7 @@ import functools
 import re
 from typing import Any, NamedTuple
 
-from chitin.retrieval.stance import Stance, opposed_poles, stance
+from chitin.retrieval.stance import Stance, opposed_poles, opposite_poles, stance
 
 DUPLICATE = "duplicate"
 CONFLICT = "conflict"
@@ -217,8 +217,6 @@ class Leaning(NamedTuple):
 
 
 def leaning(side: Side) -> Leaning:
-    from chitin.retrieval.stance import opposite_poles
-
     read = _stance(side)
     against = frozenset().union(*(opposite_poles(pole) for pole in read.poles))
     return Leaning(_negated(side, read), against, read.poles, read.preference is not None)

@@ -20,12 +20,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from datetime import datetime
-from decimal import ROUND_HALF_UP, Decimal
-from typing import NamedTuple
 
 from chitin.model.insight import Insight, parse_timestamp
+from chitin.model.quality import STATUSES, Components, fixed, js_round, round3
+from chitin.model.quality import QualityReport as QualityReport
+from chitin.model.quality import QualityScore as QualityScore
 
-STATUSES: tuple[str, ...] = ("thriving", "healthy", "new", "fading", "stale", "dormant")
 WEIGHTS = {"engagement": 0.30, "freshness": 0.25, "maturity": 0.20, "confidence": 0.25}
 THRIVING_QUALITY = 0.7
 HEALTHY_QUALITY = 0.5
@@ -46,48 +46,6 @@ DORMANT_COUNT = 5  # more dormant insights than this
 UNREINFORCED_SHARE = 0.5  # never-reinforced above this share
 LOW_MEAN_CONFIDENCE = 0.7
 CROWDED_TOTAL = 100
-
-
-class Components(NamedTuple):
-    engagement: float
-    freshness: float
-    maturity: float
-    confidence: float
-
-
-class QualityScore(NamedTuple):
-    """One insight's quality. Values are rounded as the original printed them:
-    quality and components to 3 decimals; ``days_since_last_recall`` is exact."""
-
-    insight_id: str
-    claim: str
-    type: str
-    quality: float
-    components: Components
-    status: str
-    recommendation: str | None
-    days_since_last_recall: float | None  # None: never retrieved
-    age_days: float
-    last_retrieved: str | None
-
-    @property
-    def age_in_days(self) -> int:
-        return js_round(self.age_days)
-
-    @property
-    def days_unrecalled(self) -> float:
-        """Days since the last retrieval, or since creation if never retrieved."""
-        recall = self.days_since_last_recall
-        return self.age_days if recall is None else recall
-
-
-class QualityReport(NamedTuple):
-    total: int
-    average_quality: float
-    distribution: dict[str, int]
-    top: list[QualityScore]
-    stale: list[QualityScore]  # stale and dormant, lowest quality first
-    recommendations: list[str]
 
 
 # ---------------------------------------------------------------- one insight
@@ -251,21 +209,3 @@ def report_recommendations(
             f"{total} total insights — consider merging duplicates or archiving low-value ones"
         )
     return advice
-
-
-# ---------------------------------------------------------------- JavaScript rounding
-
-
-def js_round(value: float) -> int:
-    """JavaScript's Math.round: halves round up (Python's round() rounds them to even)."""
-    return math.floor(value + 0.5)
-
-
-def round3(value: float) -> float:
-    """Math.round(x × 1000) / 1000, as the original rounded every score."""
-    return js_round(value * 1000) / 1000
-
-
-def fixed(value: float, digits: int) -> str:
-    """JavaScript's toFixed: the exact binary value, ties rounded away from zero."""
-    return str(Decimal(value).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))

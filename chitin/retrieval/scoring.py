@@ -32,6 +32,7 @@ from typing import Any, NamedTuple
 from chitin.errors import ValidationError
 from chitin.model.fields import SEARCH_WEIGHTS
 from chitin.model.insight import PROVENANCES, TYPES, Insight, parse_timestamp
+from chitin.model.results import Factors
 from chitin.retrieval.context import CATEGORIES, TYPE_BOOSTS, type_boost
 
 # Days for the decay factor to halve, by provenance; None never decays. An insight
@@ -106,21 +107,6 @@ class Settings:
                 ),
             },
         )
-
-
-class Factors(NamedTuple):
-    """One insight's score and the factors it is the product of, with what two of them
-    are made from: ``match`` for relevance, ``age_days`` and ``half_life`` for decay."""
-
-    score: float
-    relevance: float
-    confidence: float
-    reinforcement: float
-    type_boost: float
-    decay: float
-    match: float = 1.0
-    age_days: float = 0.0
-    half_life: float | None = None
 
 
 def age_in_days(insight: Insight, now: datetime) -> float:

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import array
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from datetime import datetime
-from types import MappingProxyType
 from typing import NamedTuple
 
 from chitin.index import fulltext
 from chitin.index.cache import Cache, Filters, TextMatch
 from chitin.model.insight import TYPES, Insight
-from chitin.model.packing import Packed
+from chitin.model.results import Retrieval as Retrieval
 from chitin.retrieval.context import detect_category
-from chitin.retrieval.retrieve import Ranked, rank
+from chitin.retrieval.retrieve import rank
 from chitin.retrieval.scoring import Settings, shaped_boost
 from chitin.retrieval.selection import Cosine
 from chitin.search.semantic import Semantic, nearest
@@ -24,18 +23,6 @@ from chitin.search.semantic import Semantic, nearest
 MIN_CANDIDATES = 200
 CANDIDATES_PER_RESULT = 10
 SHORT_ID = 4  # the fewest characters of an id shown to the agent
-
-
-class Retrieval(NamedTuple):
-    category: str
-    ranked: list[Ranked]
-    degraded: str | None  # why retrieval fell back to something weaker, if it did
-    unembedded: int = 0  # insights left without a current vector
-    recorded: bool = True  # False: the retrieval times could not be noted in .chitin/
-    # id → the shortest prefix that names it (SHORT_ID characters at least): what the
-    # agent reads beside each insight, and types to reinforce or correct it.
-    short_ids: Mapping[str, str] = MappingProxyType({})
-    packed: Packed | None = None  # what fits the query's budget (set by Chitin.retrieve)
 
 
 def retrieve(

@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 import contextlib
+import json
+import time
 from pathlib import Path
 from typing import Any
 
-from chitin.errors import StoreError
+from chitin.errors import StoreError, ValidationError
 from chitin.format.layout import RACY_WINDOW_NS, FileStat
 from chitin.lockfile import clear_in_the_way, derived_folder
 from chitin.store.files import atomic_write
@@ -19,7 +21,6 @@ CONFIG_CACHE = "config.json"  # in .chitin/
 def parse_config(path: Path) -> dict[str, Any]:
     """The settings ``path`` (a chitin.yaml) holds, or a StoreError of one line naming
     what is wrong with the file."""
-    from chitin.errors import ValidationError
     from chitin.format.frontmatter import load_yaml
 
     try:  # without anchors and aliases, as frontmatter (a pulled file can be a YAML bomb)
@@ -40,8 +41,6 @@ def parse_config(path: Path) -> dict[str, Any]:
 def remembered(root: Path, stat: FileStat) -> dict[str, Any] | None:
     """The settings parsed when chitin.yaml had this ``stat``; None if unknown. A damaged
     or foreign file reads as unknown, and is written over."""
-    import json
-
     try:
         kept = json.loads((derived_folder(root) / CONFIG_CACHE).read_bytes())
         if kept["stat"] == list(stat) and isinstance(kept["config"], dict):
@@ -54,9 +53,6 @@ def remembered(root: Path, stat: FileStat) -> dict[str, Any] | None:
 def remember(root: Path, stat: FileStat, data: dict[str, Any]) -> None:
     """Keep the parsed settings, unless the file is racily recent (it could change again
     within the same mtime tick) or the settings do not survive JSON as they are."""
-    import json
-    import time
-
     if stat[0] >= time.time_ns() - RACY_WINDOW_NS:
         return
     try:

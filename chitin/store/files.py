@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 from chitin.errors import StoreError
@@ -18,6 +18,7 @@ from chitin.format.layout import (
     is_insight_path,
     too_large,
 )
+from chitin.notices import notice
 
 
 def stat_of(path: Path) -> FileStat:
@@ -169,8 +170,6 @@ def _lmode(path: Path) -> int | None:
 
 def linked_top(top: str) -> None:
     """Say that a top insight folder is a symbolic link, which is not followed."""
-    from chitin.notices import notice
-
     notice(f"{top}/ is a symbolic link, which chitin does not follow: its insights are not read")
 
 
@@ -299,22 +298,3 @@ def restoring(paths: list[Path]) -> Iterator[None]:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_bytes(content)
         raise
-
-
-def refuse_conflicted(root: Path, paths: Iterable[str]) -> None:
-    """Refuse to write over an insight file that holds git's conflict markers: both
-    sides of a merge are in it, and only a person may choose between them. Any other
-    file, or one that cannot be read, is left to the write's own checks."""
-    from chitin.format.conflicts import ConflictMarkers, refuse_markers
-
-    for path in paths:
-        if not is_insight_path(path):
-            continue
-        try:
-            text = read_file(root / path).decode("utf-8", "replace")
-        except (OSError, StoreError):
-            continue
-        try:
-            refuse_markers(text)
-        except ConflictMarkers as error:
-            raise StoreError(f"will not write over {path}: it {error}; fix: {error.fix}") from None

@@ -4,6 +4,8 @@ driver and sync's merge of an insight use it)."""
 from __future__ import annotations
 
 import os
+import subprocess
+import tempfile
 from pathlib import Path
 
 from chitin.errors import GitError
@@ -15,9 +17,6 @@ def merge_file(ours: str, base: str, theirs: str, labels: tuple[str, str, str]) 
 
     Conflicts are marked in the result as git marks them. No repository is needed.
     """
-    import subprocess
-    import tempfile
-
     with tempfile.TemporaryDirectory(prefix="chitin-merge-") as folder:
         paths = []
         for name, text in (("ours", ours), ("base", base), ("theirs", theirs)):

@@ -20,6 +20,8 @@ from collections.abc import Iterator
 from types import FrameType
 from typing import Any
 
+from chitin.notices import notice
+
 GUARDED = tuple(
     s
     for s in (signal.SIGINT, getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None))
@@ -137,7 +139,5 @@ finish_commands = HANDOFF.finish_commands
 
 
 def _report_late(signum: int) -> None:
-    from chitin.notices import notice
-
     name = signal.Signals(signum).name
     notice(f"{name} arrived after the change was committed, so the change is kept")

@@ -12,12 +12,14 @@ person committed is touched, and chitin's temporary files are removed with it.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from chitin.notices import notice, shown
 from chitin.store import git_commit
 
 if TYPE_CHECKING:
@@ -53,8 +55,6 @@ def touches_files(git: Git) -> bool:
 
 
 def _noted(git: Git) -> dict[str, object]:
-    import json
-
     try:
         data = json.loads(path_of(git).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -66,8 +66,6 @@ def begin(git: Git, paths: Sequence[str], operation: str = "write") -> Path:
     """Note the write of ``paths``, durably, before any of them is written. A sync
     (``operation="sync"``) notes the paths its merge may touch: undoing it also ends
     the merge git was making."""
-    import json
-
     journal = path_of(git)
     temporary = journal.with_name(f"{JOURNAL}.{os.getpid()}.tmp")
     data = json.dumps({"pid": os.getpid(), "paths": list(paths), "op": operation})
@@ -89,8 +87,6 @@ def end(journal: Path) -> None:
 
 def recover_and_say(git: Git) -> None:
     """``recover``, and a notice of what was undone."""
-    from chitin.notices import notice
-
     syncing = operation(git) == "sync"
     restored = recover(git)
     if syncing:
@@ -109,8 +105,6 @@ def recover_and_say(git: Git) -> None:
 def recover(git: Git) -> list[str] | None:
     """Undo the interrupted write, if any; the caller holds the store's lock. Returns
     the paths put back, or None when there was nothing to undo."""
-    import json
-
     journal = path_of(git)
     operation = "write"
     try:
@@ -175,8 +169,6 @@ def _wait_for_git(git: Git) -> None:
         time.sleep(0.05)
     for lock in locks:
         if lock.exists():
-            from chitin.notices import notice, shown
-
             with contextlib.suppress(FileNotFoundError):
                 lock.unlink()
             notice(f"removed {shown(lock)}, left by a git command of an interrupted chitin write")

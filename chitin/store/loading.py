@@ -3,6 +3,7 @@ its creation time: the file's name, folder and modification time stand in."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,8 +40,6 @@ _LATEST_SECOND = 253402300799.0  # 9999-12-31T23:59:59Z
 
 
 def _fallbacks(path: str, stat: FileStat) -> dict[str, Any]:
-    from datetime import UTC, datetime
-
     parts = path.split("/")
     # A file without a creation time was made when it was last changed, as far as
     # anyone knows; a modification time outside the years a time may hold is clamped.

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from chitin.errors import GitError
+from chitin.store.files import atomic_write
 from chitin.store.git import Git
 
 # .gitattributes lines that send insight files to chitin's merge driver. Archived
@@ -146,8 +147,6 @@ def stage(git: Git, path: str, number: int) -> bytes | None:
 
 def settle(git: Git, path: str, text: bytes | None) -> None:
     """Take ``text`` (None: no file) as the merged version of a conflicted path."""
-    from chitin.store.files import atomic_write
-
     target = git.root / path
     if text is None:
         target.unlink(missing_ok=True)

@@ -3,43 +3,25 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chitin.errors import GitError, StoreError
+from chitin.errors import StoreError
 from chitin.format.layout import ARCHIVE_DIR, INSIGHTS_DIR, FileStat
 from chitin.lockfile import WriteLock, derived_folder
-from chitin.model.bounds import MAX_INSIGHT_BYTES, refuse_oversized
 from chitin.model.ids import shard_folder
 from chitin.model.insight import Insight
-from chitin.store import config, files, git_commit
+from chitin.store import config, journal
 from chitin.store.config import CONFIG_FILE
-from chitin.store.files import atomic_write, bulk_write, restoring, stat_of
+from chitin.store.files import stat_of
 from chitin.store.git import Git
 from chitin.store.loading import load_file
 
 if TYPE_CHECKING:  # the file format loads when a file is read or written, not before
     from chitin.format.markdown import Layout
-
-# An operation writing more files than this (an import) writes them in bulk: see
-# files.bulk_write and git_commit.commit.
-BULK_WRITE = 100
-# No trailing slash: ".chitin/" matches only a folder, and a committed link or file
-# named .chitin must be ignored too (see lockfile.derived_folder).
-GITIGNORE = ".chitin\n"
-STORE_README = """\
-# chitin store
-
-This repository holds an agent's learned insights, one Markdown file per insight
-under `insights/<type>/`. Archived insights live under `archive/<type>/`.
-Each file has YAML frontmatter (id, type, confidence, tags, provenance, …) and a
-body whose first paragraph is the claim, optionally followed by `## Reasoning`,
-`## Context` and `## Limitations` sections.
-
-Edit the files freely; the next `chitin` command sees the change. `.chitin/` holds
-derived data (a cache and indexes) that is rebuilt whenever it is missing.
-"""
+    from chitin.store.writing import Writer
 
 
 class Store:
@@ -67,30 +49,18 @@ class Store:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise StoreError(_cannot_create(self.root, error)) from None
-        from chitin.store import remote
-
         if not self.git.is_repository():
             self._refuse_foreign_repository()
             self.git.init()
-        (self.root / INSIGHTS_DIR).mkdir(exist_ok=True)
-        remote.register_driver(self.git, command)
-        writes: dict[str, str | None] = {}
-        ignore = _appended(self.root / ".gitignore", [GITIGNORE.strip()])
-        if ignore is not None:
-            writes[".gitignore"] = ignore
-        attributes = _appended(self.root / ".gitattributes", remote.MERGE_ATTRIBUTES)
-        if attributes is not None:
-            writes[".gitattributes"] = attributes
-        if not (self.root / "README.md").exists():
-            writes["README.md"] = STORE_README
-        if not writes:
-            return None
-        from chitin.store.messages import commit_message
+        return self._writer.initialize(command)
 
-        subject = "Initialize chitin store"
-        if (self.root / "README.md").exists() and set(writes) == {".gitattributes"}:
-            subject = "Merge insight files with chitin's merge driver"
-        return self.apply(writes, commit_message("init", subject, [], {}))
+    @functools.cached_property
+    def _writer(self) -> Writer:
+        # The write path's modules (the file format's writer, the secret detector, the
+        # commit wording, the signal guard) load at the first write: a read needs none.
+        from chitin.store.writing import Writer
+
+        return Writer(self)
 
     def _refuse_foreign_repository(self) -> None:
         """A store is a repository of its own. A folder that another repository tracks
@@ -120,8 +90,6 @@ class Store:
     def recover(self) -> None:
         """Undo a write that was killed half-way (see journal.py); the caller holds the
         lock. One stat when there is nothing to undo."""
-        from chitin.store import journal
-
         if not self.git.is_repository() or not journal.pending(self.git):
             return
         journal.recover_and_say(self.git)
@@ -129,8 +97,6 @@ class Store:
     def recover_if_free(self) -> None:
         """``recover`` for a reader: only if an interrupted write is noted, and only if
         no writer holds the lock (a live writer's files are its own business)."""
-        from chitin.store import journal
-
         if not self.git.is_repository() or not journal.pending(self.git):
             return
         # A git merge outliving a killed sync holds the lock till done (WriteLock.fileno)
@@ -187,18 +153,9 @@ class Store:
             return f"{top}/{insight.type}/{shard_folder(insight.id)}/{insight.id}.md"
         return f"{top}/{insight.type}/{insight.id}.md"
 
-    @staticmethod
-    def render(insight: Insight, layout: Layout | None = None) -> str:
-        """The file's text; refused (before anything is written) when it would be
-        larger than a reader takes, for such a file would be committed and then never
-        read again. Every write of an insight comes through here."""
-        from chitin.format.markdown import DEFAULT_LAYOUT, serialize
-
-        layout = layout or DEFAULT_LAYOUT
-        text = serialize(insight, layout)
-        if len(text) * 4 > MAX_INSIGHT_BYTES:  # only then can it be too large in UTF-8
-            refuse_oversized(len(text.encode("utf-8")), _sizes(insight, layout))
-        return text
+    def render(self, insight: Insight, layout: Layout | None = None) -> str:
+        """The file's text (Writer.render: refused when too large for a reader)."""
+        return self._writer.render(insight, layout)
 
     def stat(self, path: str) -> FileStat:
         return stat_of(self.root / path)
@@ -225,39 +182,7 @@ class Store:
         paths that may hold hand edits; the others are not asked about (a ``git status``
         costs 55 ms at 100,000 files). Returns the commit id.
         """
-        from chitin.store import interrupts, journal
-
-        self.refuse_unsafe_state()
-        files.refuse_conflicted(self.root, writes)
-        asked = writes if suspects is None else [p for p in suspects if p in writes]
-        self.commit_hand_edits([p for p in asked if (self.root / p).exists()])
-        targets = [self.root / path for path in writes]
-        bulk = len(writes) > BULK_WRITE
-        write = bulk_write if bulk else atomic_write
-        with interrupts.holding() as guard:
-            guard.check()
-            note = journal.begin(self.git, list(writes))
-            try:
-                with restoring(targets):
-                    for path, text in writes.items():
-                        guard.check()
-                        target = self.root / path
-                        if text is None:
-                            target.unlink(missing_ok=True)
-                            _prune_empty_parents(target.parent, self.root)
-                        else:
-                            write(target, text)
-                    commit = git_commit.commit(
-                        self.git, writes.keys(), message, bulk=bulk, before_commit=guard.check
-                    )
-                    guard.committed()
-            except GitError:
-                if guard.received is not None:  # the signal reached git too: say so
-                    raise interrupts.Interrupted(guard.received) from None
-                raise
-            finally:
-                journal.end(note)
-        return commit
+        return self._writer.apply(writes, message, suspects)
 
     def refuse_unsafe_state(self) -> None:
         """Refuse to write where the write would be lost or mixed into other work."""
@@ -268,42 +193,8 @@ class Store:
             raise StoreError(problem)
 
     def commit_hand_edits(self, paths: Sequence[str]) -> None:
-        """Commit what a person changed by hand in ``paths`` (and not yet committed),
-        unless it looks like it holds a credential, or it is in conflict."""
-        if not paths or not self.git.head():
-            return  # before the first commit there is nothing to compare with
-        pending = self.git.pending(paths)
-        if not pending:
-            return
-        from chitin.model.secrets import article, find_secrets
-
-        for path, kind in pending.items():
-            if kind == "unmerged":
-                raise StoreError(f"{path} has a merge conflict; resolve it (and git add it) first")
-            found = find_secrets(files.read_file(self.root / path).decode(errors="replace"))
-            if found:
-                raise StoreError(
-                    f"{path} was edited by hand and looks like it holds "
-                    f"{article(found[0].kind)} {found[0].kind}; "
-                    "chitin commits hand edits before its own change, and will not commit "
-                    "that. Remove it, or commit the file yourself if it is no secret"
-                )
-        from chitin.store.messages import commit_message
-
-        names = [Path(path).stem for path in sorted(pending)]
-        subject = f"Edit {', '.join(names[:3])}{' and others' if len(names) > 3 else ''} by hand"
-        body = ["Changes made to the files outside chitin, committed before chitin's own."]
-        git_commit.commit(self.git, sorted(pending), commit_message("edit", subject, body, {}))
-
-
-def _appended(path: Path, lines: Sequence[str]) -> str | None:
-    """The file with the ``lines`` it lacks added at its end, or None if it has them all."""
-    existing = path.read_text(encoding="utf-8") if path.exists() else ""
-    missing = [line for line in lines if line not in existing.split("\n")]
-    if not missing:
-        return None
-    separator = "" if not existing or existing.endswith("\n") else "\n"
-    return existing + separator + "\n".join(missing) + "\n"
+        """Commit what a person changed by hand in ``paths`` (Writer.commit_hand_edits)."""
+        self._writer.commit_hand_edits(paths)
 
 
 def _cannot_create(root: Path, error: OSError) -> str:
@@ -313,24 +204,3 @@ def _cannot_create(root: Path, error: OSError) -> str:
     if blocker is not None:
         return f"cannot create the store at {root}: {blocker} is a file, not a folder"
     return f"cannot create the store at {root}: {error.strerror or error}"
-
-
-def _sizes(insight: Insight, layout: Layout) -> dict[str, int]:
-    """The bytes each text of ``insight`` takes in its file: what a refusal names."""
-    from chitin.model.fields import GUARDED
-    from chitin.model.secrets import field_text
-
-    sizes = {name: len(field_text(insight, name).encode("utf-8")) for name in GUARDED}
-    sizes["evidence"] = sum(len(line.encode("utf-8")) + 3 for line in layout.evidence)
-    sizes["frontmatter"] = sum(len(chunk.encode("utf-8")) for chunk in layout.extra_keys)
-    return sizes
-
-
-def _prune_empty_parents(directory: Path, root: Path) -> None:
-    """Remove folders an archive or merge left empty, below the top insight folders."""
-    while directory != root and directory.parent != root:
-        try:
-            directory.rmdir()
-        except OSError:
-            return
-        directory = directory.parent

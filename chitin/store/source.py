@@ -10,6 +10,7 @@ from pathlib import Path
 from chitin.format.layout import FileStat, Folder, is_insight_name
 from chitin.model.insight import Insight
 from chitin.store import files
+from chitin.store.loading import load_insight
 
 
 class StoreFiles:
@@ -49,6 +50,4 @@ class StoreFiles:
         files.linked_top(top)
 
     def load(self, path: str, stat: FileStat) -> Insight:
-        from chitin.store.loading import load_insight  # the parser, only for a change
-
         return load_insight(self.root, path, stat)

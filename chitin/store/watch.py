@@ -16,6 +16,8 @@ answer is "maybe", and the caller syncs as a command does.
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import ctypes.util
 import os
 import struct
 import sys
@@ -141,8 +143,6 @@ class Watcher:
         assert libc is not None and self._fd is not None
         wd = int(libc.inotify_add_watch(self._fd, os.fsencode(folder), mask))
         if wd < 0:
-            import ctypes
-
             error = ctypes.get_errno()
             raise OSError(error, os.strerror(error), str(folder))
         self._paths[wd] = folder
@@ -233,9 +233,6 @@ _loaded: list[Any] = []
 def _libc() -> Any:
     """The C library, with inotify's three functions; None where it lacks them."""
     if not _loaded:
-        import ctypes
-        import ctypes.util
-
         try:
             libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
             libc.inotify_init1.argtypes = [ctypes.c_int]
@@ -252,8 +249,6 @@ def _file_system(path: Path) -> int | None:
     libc = _libc()
     if libc is None:
         return None
-    import ctypes
-
     buffer = ctypes.create_string_buffer(512)  # larger than any struct statfs
     if libc.statfs(os.fsencode(path), buffer) != 0:
         return None

@@ -10,7 +10,7 @@ from chitin.model.insight import Insight, to_public_dict
 
 if TYPE_CHECKING:
     from chitin.model.interchange import Exported
-    from chitin.retrieval.conflicts import Match
+    from chitin.model.results import Match
 
     # What shapes read of core's results (core is above render: never imported).
     class _Synced(Protocol):

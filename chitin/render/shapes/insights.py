@@ -7,13 +7,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from chitin.model.insight import Insight, to_public_dict
+from chitin.model.quality import fixed
+from chitin.render import budget
 
 if TYPE_CHECKING:
     from chitin.model.history import Entry
     from chitin.model.reflection import Marker
-    from chitin.retrieval.conflicts import Candidate, Match
-    from chitin.retrieval.retrieve import Ranked
-    from chitin.search.engine import Retrieval
+    from chitin.model.results import Candidate, Match, Ranked, Retrieval
 
 
 # ---------------------------------------------------------------- insights
@@ -32,9 +32,7 @@ def insights(values: Iterable[Insight]) -> list[dict[str, Any]]:
 def score(value: float) -> float:
     """A similarity, conflict score or average, to the precision its text shows (a
     whole percent, or toFixed(2); JavaScript's rounding, exact ties up): 0.79 for 79%."""
-    from decimal import ROUND_HALF_UP, Decimal
-
-    return float(Decimal(value).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+    return float(fixed(value, 2))
 
 
 def match(found: Match, full: bool) -> dict[str, Any]:
@@ -133,8 +131,6 @@ RANKING_FACTORS = ("relevance", "confidence", "reinforcement", "type_boost", "de
 def retrieval(found: Retrieval, explain: bool) -> dict[str, Any]:
     """retrieve: the ranked insights (with each factor, ``explain``) and the context
     (what fits the budget, compact)."""
-    from chitin.render import budget
-
     packed = budget.packed_of(found)
     context = budget.marshal(packed)
     ranked = []

@@ -10,8 +10,8 @@ from chitin.model.insight import to_public_dict
 if TYPE_CHECKING:
     from chitin.format.lint import Finding
     from chitin.model.diff import Delta, Ends, Unreadable, ValueChange
+    from chitin.model.quality import QualityReport, QualityScore
     from chitin.render.text import Cluster
-    from chitin.retrieval.quality import QualityReport, QualityScore
 
 
 # ---------------------------------------------------------------- quality

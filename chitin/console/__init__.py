@@ -17,10 +17,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # nothing more loads for --version and other commands that read nothing
-    from pathlib import Path
 
 # Commands that only read the store.
 READERS = frozenset(
@@ -40,10 +36,21 @@ def main() -> None:
     run_cli()
 
 
-def reading_store(argv: Sequence[str], env: Mapping[str, str]) -> Path | None:
-    """The store that ``chitin <argv>`` will only read, or None: a writer, a command
-    line it does not recognise, or one that reads no store. Found by the rule every
-    command uses (chitin/location.py), with a --store after the command too."""
+def prefetch(argv: Sequence[str], env: Mapping[str, str]) -> None:
+    """Start ``git status`` now for a reading command in a store synced by git."""
+    reading, store = reading_command(argv)
+    if reading:
+        # pathlib, where the store is, the index's mark and git: for reading commands
+        # only (console/ahead.py); --version and the writers load none of them.
+        from chitin.console.ahead import prefetch_status
+
+        prefetch_status(store, env)
+
+
+def reading_command(argv: Sequence[str]) -> tuple[bool, str | None]:
+    """Whether ``chitin <argv>`` only reads a store, and the --store it names (None: the
+    store is found by the rule every command uses, chitin/location.py). False for a
+    writer, a command line it does not recognise, or one that reads no store."""
     store: str | None = None
     rest = list(argv)
     while rest and rest[0].startswith("-"):
@@ -54,19 +61,10 @@ def reading_store(argv: Sequence[str], env: Mapping[str, str]) -> Path | None:
         elif rest[0] == "--debug":
             rest = rest[1:]
         else:
-            return None  # --help, --version, or something else: nothing to read
+            return False, None  # --help, --version, or something else: nothing to read
     if not rest or not (rest[0] in READERS or tuple(rest[:4]) == SESSION_START_HOOK):
-        return None
-    store = _late_store(rest[1:]) or store
-    from pathlib import Path
-
-    from chitin.location import locate
-
-    try:
-        here = Path.cwd()
-    except OSError:  # the folder was removed under us: no store there
-        here = None
-    return locate(store, env, here).path
+        return False, None
+    return True, _late_store(rest[1:]) or store
 
 
 def _late_store(args: Sequence[str]) -> str | None:
@@ -78,17 +76,3 @@ def _late_store(args: Sequence[str]) -> str | None:
         elif arg.startswith("--store="):
             found = arg.split("=", 1)[1]
     return found
-
-
-def prefetch(argv: Sequence[str], env: Mapping[str, str]) -> None:
-    """Start ``git status`` now for a reading command in a store synced by git."""
-    root = reading_store(argv, env)
-    if root is None:
-        return
-    from chitin.index.changes import syncs_by_git
-
-    if syncs_by_git(root):
-        from chitin.format.layout import SCANNED_DIRS
-        from chitin.store import git
-
-        git.prefetch_status(root, SCANNED_DIRS)
