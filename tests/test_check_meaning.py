@@ -1,0 +1,42 @@
+"""``check`` and ``dedupe`` judge as ``contribute`` does: by meaning, from the vectors
+the store's sidecar holds for the insights' current texts (never embedding anything
+themselves), and by words where there are none (chitin.search.stored)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import Run
+
+CLAIM = "Reproduce a bug before fixing it"
+PARAPHRASE = "Reproduce the bug before you fix it"  # few words in common: words miss it
+
+
+def warnings(run: Run) -> list[Any]:
+    return list(json.loads(run("check", "--format", "json").stdout)["warnings"])
+
+
+def test_check_and_dedupe_find_a_paraphrase_by_its_stored_vectors(
+    run: Run, add: Any, run_json: Any, store: Path
+) -> None:
+    first = add("skill", CLAIM, 0.9)
+    second = add("skill", PARAPHRASE, 0.6, force=True)
+    add("skill", "Index the columns a slow query filters on", 0.7, force=True)
+    run("embed")
+    found = warnings(run)
+    assert [(w["kind"], w["path"]) for w in found] == [
+        ("near-duplicate", f"insights/skill/{first['id']}.md")
+    ]
+    clusters = run_json("dedupe")
+    assert [
+        [c["keep"]["id"], [d["id"] for d in c["duplicates"]]] for c in clusters["clusters"]
+    ] == [[first["id"], [second["id"]]]]
+    # a stale vector is not read: the new text has none, so words judge (and miss it)
+    run("update", first["id"], "--claim", "Reproduce a crash before you fix it, always")
+    assert warnings(run) == []
+    shutil.rmtree(store / ".chitin" / "vectors")  # none at all: words, and nothing made
+    assert warnings(run) == []
+    assert not (store / ".chitin" / "vectors").exists()
