@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 BRUTE = 4096  # up to this many rows, every pair is compared (in windows of WINDOW)
 WINDOW = 2048  # rows compared with each other at once: a 16 MB block of cosines
-BUCKETS_PER_ROW = 2
+BUCKETS_PER_ROW = 3
 NEAREST = 8  # close rows kept per row and window
 SEED = 25
 
