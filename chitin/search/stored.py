@@ -18,7 +18,6 @@ chains, so a cluster of 20,000 near-identical insights needs no more.
 from __future__ import annotations
 
 import math
-import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -77,23 +76,27 @@ class Stored(NamedTuple):
 def read(chitin_dir: Path, insights: Sequence[Insight], provider: str) -> Stored | None:
     """The current stored vectors of ``insights`` made by ``provider`` (None if there
     is none: then ``without`` says why)."""
-    index = chitin_dir / "vectors" / "index.sqlite3"
-    if not index.is_file():
-        return None
+    from chitin.index.stored_rows import Unreadable, whole_text_rows
+
     try:
-        rows, identity = _rows(index)
-    except sqlite3.Error:
+        held = whole_text_rows(chitin_dir)
+    except Unreadable:
         return None  # a damaged or locked sidecar: words alone; a command repairs it
+    if held is None:
+        return None
+    rows, identity = held
     name, _, dimensions = identity.rpartition(":")
     if not name.startswith(f"{provider}:") or not dimensions.isdigit():
         return None
-    positions, numbers = [], []
+    positions: list[int] = []
+    numbers: list[int] = []
     for k, insight in enumerate(insights):
-        held = rows.get(insight.id)
-        if held is not None and held[0] == text_hash(embedding_text(insight)):
+        row = rows.get(insight.id)
+        if row is not None and row[0] == text_hash(embedding_text(insight)):
             positions.append(k)
-            numbers.append(held[1])
-    return _matrix(index.parent, int(dimensions), positions, numbers, len(insights))
+            numbers.append(row[1])
+    folder = chitin_dir / "vectors"
+    return _matrix(folder, int(dimensions), positions, numbers, len(insights))
 
 
 def without(total: int, stored: Stored | None) -> str | None:
@@ -104,16 +107,6 @@ def without(total: int, stored: Stored | None) -> str | None:
             "(`chitin embed` makes them): duplicates and conflicts judged by words alone"
         )
     return stored.why
-
-
-def _rows(index: Path) -> tuple[dict[str, tuple[str, int]], str]:
-    db = sqlite3.connect(f"file:{index}?mode=ro", uri=True)
-    try:
-        found = db.execute("SELECT value FROM meta WHERE key = 'identity'").fetchone()
-        rows = db.execute("SELECT id, hash, row FROM rows WHERE part = 0 AND id IS NOT NULL")
-        return {i: (h, r) for i, h, r in rows}, str(found[0]) if found else ""
-    finally:
-        db.close()
 
 
 def _matrix(
