@@ -45,7 +45,7 @@ def test_check_and_dedupe_find_a_paraphrase_by_its_stored_vectors(
 def test_the_bucketed_search_finds_planted_near_pairs_among_many() -> None:
     import numpy as np
 
-    from chitin.search.stored import BRUTE, close_pairs
+    from chitin.search.neighbours import BRUTE, close_pairs
 
     rng = np.random.default_rng(7)
     size = 3 * BRUTE  # bucketed, not every pair

@@ -18,8 +18,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from chitin.index.rows import Filters
 from chitin.model.insight import Insight
 from chitin.model.search_text import embedding_text, text_hash
+from chitin.providers import ProviderError
 from chitin.retrieval.conflicts import MAX_CONFLICTS, Match
 from chitin.retrieval.judgement import (
     CONFLICT,
@@ -32,6 +34,8 @@ from chitin.retrieval.judgement import (
     side_of,
 )
 from chitin.retrieval.stance import stance
+from chitin.search.candidates import conflict_candidates
+from chitin.search.semantic import nearest, waiting
 
 if TYPE_CHECKING:
     from chitin.index.cache import Cache
@@ -54,8 +58,6 @@ def strength(insight: Insight) -> tuple[int, float, str]:
 
 
 def word_candidates(cache: Cache, side: Side) -> list[Insight]:
-    from chitin.search.candidates import conflict_candidates
-
     found = conflict_candidates(cache, judged_text(side))
     return list(cache.by_ids(c.id for c in found).values())
 
@@ -75,9 +77,6 @@ def examine(
     pool = {i.id: i for i in word_candidates(cache, side)}
     if semantic is None:
         return _by_words(side, pool.values(), why_not)
-    from chitin.providers import ProviderError
-    from chitin.search.semantic import waiting
-
     if not pool and semantic.vectors.empty() and not waiting(cache, semantic):
         return _found([], None)  # an empty store: nothing to compare, no model
 
@@ -142,12 +141,8 @@ class _Vectors:
             self.missing.append(text)
 
     def embed_missing(self) -> None:
-        import numpy as np
-
-        if self.missing:
-            made = _embedded(self.semantic, self.missing)
-            self.known.update(zip(self.missing, made, strict=True))
-        self.known = {t: np.asarray(v, dtype=np.float32) for t, v in self.known.items()}
+        made = _embedded(self.semantic, self.missing, list(self.known.values()))
+        self.known = dict(zip([*self.missing, *self.known], made, strict=True))
 
     def __getitem__(self, text: str) -> Any:
         return self.known[text]
@@ -156,8 +151,9 @@ class _Vectors:
         return float(self.known[first] @ self.known[second])
 
 
-def _embedded(semantic: Semantic, texts: list[str]) -> Any:
-    """The texts' vectors, a few at a time: more than LIGHT_LOAD_TEXTS at once would
+def _embedded(semantic: Semantic, texts: list[str], known: list[Any]) -> Any:
+    """The texts' vectors, then the ``known`` ones (stored rows), as one float32 matrix.
+    The texts are embedded a few at a time: more than LIGHT_LOAD_TEXTS at once would
     have the local model load again, optimised (~300 ms), for a few dozen texts."""
     import numpy as np
 
@@ -167,6 +163,7 @@ def _embedded(semantic: Semantic, texts: list[str]) -> Any:
         semantic.provider.embed(texts[at : at + LIGHT_LOAD_TEXTS], "document")
         for at in range(0, len(texts), LIGHT_LOAD_TEXTS)
     ]
+    parts += [np.asarray(known, dtype=np.float32).reshape(len(known), -1)] if known else []
     return np.vstack(parts)
 
 
@@ -177,9 +174,6 @@ def _neighbours(
     stored vectors' best part, a first guess), and why meaning was not complete, if
     it was not. The new insight's vector, embedded for the search, is kept in the
     sidecar's query cache, where the judgement finds it."""
-    from chitin.index.cache import Filters
-    from chitin.search.semantic import nearest
-
     near = nearest(cache, semantic, text, Filters())
     ids = [i for i, _ in near.hits[:NEIGHBOURS] if i not in pool]
     pool.update(cache.by_ids(ids))
