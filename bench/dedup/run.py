@@ -10,14 +10,18 @@ and conflict labels, recall per kind, and the share of compatible pairs flagged.
     python bench/dedup/run.py --pure                 # judge() with the model's cosine, fast
     python bench/dedup/run.py --words                # contribute without vectors (degraded)
     python bench/dedup/run.py --pairs other.yaml --compare-words   # two variants, bootstrap
+    python bench/dedup/run.py --save before.json     # keep what was reported, pair by pair
+    python bench/dedup/run.py --against before.json  # paired bootstrap, this run − that one
 
 ``--compare-words`` scores the same pairs with and without vectors and gives a paired
-bootstrap (2,000 resamples of the pairs) of the difference in each F1.
+bootstrap (2,000 resamples of the pairs) of the difference in each F1; ``--against``
+gives the same between a saved run (another commit's, ``--save``) and this one.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
 import tempfile
@@ -80,17 +84,20 @@ def contributed(pairs: Sequence[Pair], words: bool) -> list[str]:
 def judged(pairs: Sequence[Pair], words: bool) -> list[str]:
     """judge() on each pair with the local model's cosine (no store): for tuning."""
     from chitin.providers.local import LocalProvider
-    from chitin.retrieval.judgement import NONE, Side, judge, judged_text
+    from chitin.retrieval.judgement import NONE, Side, judge
 
     def side(data: Mapping[str, Any]) -> Side:
         return Side(data["type"], data["claim"], data.get("condition"), bool(data.get("avoid")))
+
+    def whole(s: Side) -> str:  # what the door compares: model.search_text.embedding_text
+        return f"{s.claim} — When {s.condition}" if s.condition else s.claim
 
     sides = [(side(p["a"]), side(p["b"])) for p in pairs]
     cosines: list[float | None] = [None] * len(pairs)
     responses: list[float | None] = [None] * len(pairs)
     if not words:
         model = LocalProvider()
-        vectors = model.embed([judged_text(s) for pair in sides for s in pair])
+        vectors = model.embed([whole(s) for pair in sides for s in pair])
         cosines = [float(vectors[2 * i] @ vectors[2 * i + 1]) for i in range(len(pairs))]
         claims = model.embed([s.claim for pair in sides for s in pair])
         responses = [
@@ -142,7 +149,9 @@ def report(name: str, pairs: Sequence[Pair], found: Sequence[str], show: bool) -
                 )
 
 
-def bootstrap(pairs: Sequence[Pair], first: Sequence[str], second: Sequence[str]) -> None:
+def bootstrap(
+    pairs: Sequence[Pair], first: Sequence[str], second: Sequence[str], what: str
+) -> None:
     """Paired bootstrap of (second − first) in each F1: the 95% interval."""
     rng = random.Random(25)
     keys = [f"{label} F1" for label in LABELS] + ["compatible flagged"]
@@ -154,7 +163,7 @@ def bootstrap(pairs: Sequence[Pair], first: Sequence[str], second: Sequence[str]
         two = scores(sample, [second[i] for i in chosen])
         for key in keys:
             deltas[key].append(two[key] - one[key])
-    print("== paired bootstrap, meaning − words (median, 95% interval)")
+    print(f"== paired bootstrap, {what} (median, 95% interval)")
     for key, values in deltas.items():
         values.sort()
         low, mid, high = values[50], values[1000], values[1949]
@@ -168,6 +177,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--words", action="store_true", help="without vectors (degraded)")
     parser.add_argument("--compare-words", action="store_true")
     parser.add_argument("--show", action="store_true", help="list the pairs judged wrong")
+    parser.add_argument("--save", type=Path, help="write what was reported (JSON) here")
+    parser.add_argument("--against", type=Path, help="a --save of another run: bootstrap")
     args = parser.parse_args(argv)
     pairs = load(args.pairs)
     run: Callable[[Sequence[Pair], bool], list[str]] = judged if args.pure else contributed
@@ -176,9 +187,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         meaning, words = run(pairs, False), run(pairs, True)
         report(f"{how}, meaning", pairs, meaning, args.show)
         report(f"{how}, words only", pairs, words, args.show)
-        bootstrap(pairs, words, meaning)
+        bootstrap(pairs, words, meaning, "meaning − words")
         return 0
-    report(f"{how}{', words only' if args.words else ''}", pairs, run(pairs, args.words), args.show)
+    found = run(pairs, args.words)
+    report(f"{how}{', words only' if args.words else ''}", pairs, found, args.show)
+    if args.save:
+        args.save.write_text(json.dumps(found), encoding="utf-8")
+    if args.against:
+        before = json.loads(args.against.read_text(encoding="utf-8"))
+        report(f"{args.against.name}", pairs, before, False)
+        bootstrap(pairs, before, found, f"this run − {args.against.name}")
     return 0
 
 

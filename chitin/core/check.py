@@ -19,7 +19,7 @@ from chitin.errors import ChitinError, StoreError
 from chitin.format import layout, lint
 from chitin.format.lint import Checked, Finding
 from chitin.model.insight import Insight
-from chitin.retrieval.clusters import Cluster
+from chitin.retrieval.clusters import Cluster, Meaning
 from chitin.store import files
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ def check_store(root: Path, paths: Sequence[Path] | None = None) -> Report:
     checked = [_check(root, path, focus) for path in every]
     findings = [f for item in checked for f in item.findings]
     findings += lint.duplicate_ids(checked, focus)
-    findings += related_findings([item for item in checked if item.insight], focus)
+    findings += related_findings([item for item in checked if item.insight], focus, root)
     # By file; the sort is stable, so each file's findings keep their order.
     order = {path: index for index, path in enumerate(every)}
     findings.sort(key=lambda f: order.get(f.path, len(order)))
@@ -265,19 +265,23 @@ def _check(root: Path, path: str, focus: set[str] | None) -> Checked:
         return Checked(path, None, [])
 
 
-def related_findings(valid: Sequence[Checked], focus: Collection[str] | None) -> list[Finding]:
+def related_findings(
+    valid: Sequence[Checked], focus: Collection[str] | None, root: Path | None = None
+) -> list[Finding]:
     """Warnings for live insights that duplicate or contradict one another, judged as
-    ``contribute`` judges them (by words: check reads no vectors): one line per
-    cluster of duplicates, on its strongest file, and one per conflicting pair of
+    ``contribute`` judges them: by meaning where the store's sidecar holds a current
+    vector of both (read, never made: see ``stored_meaning``), else by words. One line
+    per cluster of duplicates, on its strongest file, and one per conflicting pair of
     clusters. With ``focus``, only those touching a file of the focus, on that file."""
-    from chitin.retrieval.clusters import group
+    from chitin.retrieval.clusters import WORDS_ONLY, group
     from chitin.retrieval.judgement import side_of
     from chitin.search.door import strength
 
     items = [i for i in valid if i.insight is not None and not i.insight.archived]
     insights = [item.insight for item in items if item.insight is not None]
     paths = [item.path for item in items]
-    grouping = group([side_of(i) for i in insights], [strength(i) for i in insights])
+    meaning = stored_meaning(root, insights)[0] if root is not None else WORDS_ONLY
+    grouping = group([side_of(i) for i in insights], [strength(i) for i in insights], meaning)
     found = []
     for cluster in grouping.clusters:
         here = _reported_on(cluster.members, paths, focus)
@@ -291,6 +295,23 @@ def related_findings(valid: Sequence[Checked], focus: Collection[str] | None) ->
             fix = "reconcile them: reword one, give each its context or limitations, or archive one"
             found.append(Finding(paths[here], "claim", message, fix, lint.WARNING, "conflict"))
     return found
+
+
+def stored_meaning(root: Path, insights: Sequence[Insight]) -> tuple[Meaning, str | None]:
+    """The stored vectors of the store at ``root`` for ``insights`` (of the provider
+    chitin.yaml names), and why some or all are judged by words (None: none are)."""
+    from chitin.search import semantic, stored
+    from chitin.store.config import CONFIG_FILE, parse_config
+
+    try:
+        picked = semantic.choice(parse_config(root / CONFIG_FILE))
+    except ChitinError:  # check reports a bad chitin.yaml itself
+        picked = semantic.Choice("local", None)
+    if picked.provider == semantic.NO_PROVIDER:
+        from chitin.retrieval.clusters import WORDS_ONLY
+
+        return WORDS_ONLY, "embedding is off (chitin.yaml): judged by words alone"
+    return stored.meaning(root / ".chitin", insights, picked.provider)
 
 
 def _reported_on(

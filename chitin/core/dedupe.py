@@ -2,8 +2,9 @@
 the ``chitin merge`` that folds it into its strongest member; with ``apply``, those
 merges, one commit per cluster.
 
-The clusters are ``check``'s (chitin.retrieval.clusters, the contribute judgement by
-words), over the live insights of the cache.
+The clusters are ``check``'s (chitin.retrieval.clusters, the contribute judgement, by
+meaning from the stored vectors where they are current, else by words), over the live
+insights of the cache.
 """
 
 from __future__ import annotations
@@ -19,13 +20,15 @@ def duplicate_clusters(chitin: Chitin) -> list[Deduped]:
     """The store's clusters of duplicates, strongest first."""
     if chitin.missing:
         return []
+    from chitin.core.check import stored_meaning
     from chitin.index.cache import Filters
     from chitin.retrieval.clusters import group
     from chitin.retrieval.judgement import side_of
     from chitin.search.door import strength
 
     insights = chitin.repairing(lambda: chitin.cache.select(Filters()))
-    grouping = group([side_of(i) for i in insights], [strength(i) for i in insights])
+    meaning, _ = stored_meaning(chitin.root, insights)
+    grouping = group([side_of(i) for i in insights], [strength(i) for i in insights], meaning)
     found = []
     for cluster in grouping.clusters:
         keep, *others = (insights[m] for m in cluster.members)

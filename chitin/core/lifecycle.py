@@ -138,7 +138,7 @@ class Lifecycle(Reading):
                 "(--force writes a second copy anyway)",
             )
         meaning, why_not = self._meaning()
-        found = door.examine(self.cache, side, meaning, why_not)
+        found = door.examine(self.cache, insight, meaning, why_not)
         if found.degraded and found.degraded != _EMBEDDING_OFF:  # said once, when chosen
             from chitin.notices import notice
 

@@ -12,6 +12,11 @@ in time linear in the store, not quadratic. A conflict needs an opposing stance,
 only insights that take one (negated, "avoid", a pole of the antonym lexicon, "X over
 Y") look for them, and a conflict is reported once per pair of clusters.
 
+With ``meaning`` (the stored whole-text vectors, chitin.search.stored), a pair whose
+two insights have one is judged with its cosine, as ``contribute`` judges it, and the
+close pairs the vectors give are candidates too: duplicates by meaning that share few
+words, and conflicts whose topic is the same in meaning.
+
 The cap trades completeness for bounded time: a pair sharing only words that more
 than CANDIDATES other insights hold may be missed (bench/check_scale.py).
 """
@@ -21,7 +26,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import chain, islice
 from typing import NamedTuple
 
@@ -56,27 +61,52 @@ class Clash(NamedTuple):
     reason: str
 
 
+class Meaning(NamedTuple):
+    """What the stored vectors say: close pairs of positions (i < j, cosine), and the
+    cosine of any two positions (None where one has no vector)."""
+
+    pairs: Sequence[tuple[int, int, float]]
+    cosine: Callable[[int, int], float | None]
+
+
+def _no_cosine(i: int, j: int) -> None:
+    return None
+
+
+WORDS_ONLY = Meaning((), _no_cosine)
+
+
 class Grouping(NamedTuple):
     clusters: list[Cluster]  # strongest first
     clashes: list[Clash]
 
 
-def group(sides: Sequence[Side], strength: Sequence[tuple[object, ...]]) -> Grouping:
+def group(
+    sides: Sequence[Side], strength: Sequence[tuple[object, ...]], meaning: Meaning = WORDS_ONLY
+) -> Grouping:
     """The duplicate clusters (two members or more) and the conflicts among ``sides``,
-    judged by words (``judge`` without a cosine). ``strength[i]`` orders the insights,
-    strongest (smallest) first."""
+    judged by ``judge``: with the cosine ``meaning`` gives, by words where it gives
+    none. ``strength[i]`` orders the insights, strongest (smallest) first."""
     found = _Union(len(sides))
     topics = [stance(judged_text(side)).topic for side in sides]
     _join_exact(sides, found)
     index = _Index(topics)
-    _join_near(sides, index, found)
+    _join_near(sides, index, found, meaning.cosine)
+    for i, j, cosine in meaning.pairs:
+        if found.root(i) != found.root(j) and judge(sides[i], sides[j], cosine).kind == DUPLICATE:
+            found.join(i, j)
     clusters = _clusters(sides, found, strength)
     head = {m: c.members[0] for c in clusters for m in c.members}
-    return Grouping(clusters, _clashes(sides, index, head))
+    return Grouping(clusters, _clashes(sides, index, head, meaning))
 
 
-def _join_near(sides: Sequence[Side], index: _Index, found: _Union) -> None:
-    """Join each insight to the near duplicates among its candidates (by words)."""
+def _join_near(
+    sides: Sequence[Side],
+    index: _Index,
+    found: _Union,
+    cosine: Callable[[int, int], float | None],
+) -> None:
+    """Join each insight to the near duplicates among its candidates by words."""
     topics, sizes, need = index.topics, index.sizes, WORDS_DUPLICATE
     for i in range(len(sides)):
         mine, size = topics[i], sizes[i]
@@ -89,7 +119,9 @@ def _join_near(sides: Sequence[Side], index: _Index, found: _Union) -> None:
             and (shared := len(mine & topics[j])) / (size + sizes[j] - shared) >= need
         ]
         for j in close:
-            if found.root(j) != found.root(i) and judge(sides[i], sides[j], None).kind == DUPLICATE:
+            if found.root(j) == found.root(i):
+                continue
+            if judge(sides[i], sides[j], cosine(i, j)).kind == DUPLICATE:
                 found.join(i, j)
 
 
@@ -120,9 +152,20 @@ def _clusters(
     return made
 
 
-def _clashes(sides: Sequence[Side], index: _Index, head: dict[int, int]) -> list[Clash]:
+def _clashes(
+    sides: Sequence[Side], index: _Index, head: dict[int, int], meaning: Meaning
+) -> list[Clash]:
     """Conflicts, once per pair of clusters, between their strongest members."""
     found: dict[tuple[int, int], Clash] = {}
+
+    def consider(i: int, j: int, cosine: float | None) -> None:
+        first, second = sorted((head.get(i, i), head.get(j, j)))
+        if first == second or (first, second) in found:
+            return
+        verdict = judge(sides[i], sides[j], cosine)
+        if verdict.kind == CONFLICT:
+            found[(first, second)] = Clash(first, second, verdict.reason)
+
     poles = _PoleIndex([stance(judged_text(s)).poles for s in sides])
     leanings = [leaning(side) for side in sides]
     topics = index.topics
@@ -139,12 +182,10 @@ def _clashes(sides: Sequence[Side], index: _Index, head: dict[int, int]) -> list
             if may_oppose(mine, leanings[j]) and _overlap(topics[i], topics[j]) >= need
         )
         for j in possible:
-            first, second = sorted((head.get(i, i), head.get(j, j)))
-            if first == second or (first, second) in found:
-                continue
-            verdict = judge(side, sides[j], None)
-            if verdict.kind == CONFLICT:
-                found[(first, second)] = Clash(first, second, verdict.reason)
+            consider(i, j, meaning.cosine(i, j))
+    for i, j, cosine in meaning.pairs:  # the same topic in meaning, few words shared
+        if may_oppose(leanings[i], leanings[j]):
+            consider(i, j, cosine)
     return [found[key] for key in sorted(found)]
 
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from chitin.index.fulltext import COMMON_TERM_FLOOR, COMMON_TERM_SHARE
 from chitin.model.terms import stemmed_tokens, tokens
+from chitin.retrieval import conflicts
+from chitin.retrieval.conflicts import Candidate, most_shared
 
 if TYPE_CHECKING:
     from chitin.index.cache import Cache
-    from chitin.retrieval.conflicts import Candidate
 
 
 def overlapping(cache: Cache, terms: set[str], share: float, limit: int | None = None) -> set[int]:
@@ -25,9 +27,6 @@ def overlapping(cache: Cache, terms: set[str], share: float, limit: int | None =
     bar by one, so nothing that could qualify on the indexed terms is missed.
     With ``limit``, only that many rows sharing the most terms are kept.
     """
-    from chitin.index.fulltext import COMMON_TERM_FLOOR, COMMON_TERM_SHARE
-    from chitin.retrieval.conflicts import most_shared
-
     counts, skipped = cache.term_matches(terms, COMMON_TERM_SHARE, COMMON_TERM_FLOOR)
     need = max(1, math.ceil(share * len(terms) - 1e-9) - skipped)
     return most_shared(counts, need, limit)
@@ -35,8 +34,6 @@ def overlapping(cache: Cache, terms: set[str], share: float, limit: int | None =
 
 def candidates(cache: Cache, rowids: set[int] | None) -> list[Candidate]:
     """Live insights with these cache rows (all of them for None)."""
-    from chitin.retrieval.conflicts import Candidate
-
     if rowids is not None and not rowids:
         return []
     found = cache.select(rowids=rowids)
@@ -54,9 +51,6 @@ def conflict_candidates(cache: Cache, claim: str) -> list[Candidate]:
     """Insights close enough in words to duplicate ``claim``, or using a term that
     pulls against one of its own: the word candidates of ``contribute``'s check
     (chitin.search.door)."""
-    from chitin.index.fulltext import COMMON_TERM_FLOOR, COMMON_TERM_SHARE
-    from chitin.retrieval import conflicts
-
     terms = stemmed_tokens(claim)
     limit = conflicts.CONFLICT_CANDIDATES
     rows = overlapping(cache, terms, conflicts.OVERLAP_WITHOUT_TENSION, limit)

@@ -4,9 +4,13 @@ check, before anything is written.
 Candidates come from words (the cache's term index: those sharing enough terms, and
 those holding a term of the conflict lexicon) and, when the store's vectors are
 ready, from meaning (the nearest stored insights). At most JUDGED of them, the most
-alike first, are embedded with the new one and judged by ``judgement.judge``. With no
-embedding provider, or none that works, every word candidate is judged by words
-alone, and ``degraded`` says why.
+alike first, are judged by ``judgement.judge`` with the cosine of their whole-text
+vectors (``embedding_text``: what the sidecar stores and retrieval's collapsing of
+duplicates reads too). A candidate's vector is the stored one where it is current
+for its text; only the new insight and candidates without one are embedded (and a
+trigger's response, which is stored nowhere). With nothing to compare, the model is
+not loaded. With no embedding provider, or none that works, every word candidate is
+judged by words alone, and ``degraded`` says why.
 """
 
 from __future__ import annotations
@@ -14,7 +18,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from chitin.index.rows import Filters
 from chitin.model.insight import Insight
+from chitin.model.search_text import embedding_text, text_hash
+from chitin.providers import ProviderError
 from chitin.retrieval.conflicts import MAX_CONFLICTS, Match
 from chitin.retrieval.judgement import (
     CONFLICT,
@@ -27,12 +34,14 @@ from chitin.retrieval.judgement import (
     side_of,
 )
 from chitin.retrieval.stance import stance
+from chitin.search.candidates import conflict_candidates
+from chitin.search.semantic import nearest, waiting
 
 if TYPE_CHECKING:
     from chitin.index.cache import Cache
     from chitin.search.semantic import Semantic
 
-JUDGED = 16  # candidates embedded with the new insight, at most
+JUDGED = 16  # candidates judged by meaning with the new insight, at most
 FAR = 0.3  # below this cosine of stored vectors and share of topic words: not judged
 NEIGHBOURS = 20  # nearest stored insights by meaning added to the word candidates
 
@@ -49,8 +58,6 @@ def strength(insight: Insight) -> tuple[int, float, str]:
 
 
 def word_candidates(cache: Cache, side: Side) -> list[Insight]:
-    from chitin.search.candidates import conflict_candidates
-
     found = conflict_candidates(cache, judged_text(side))
     return list(cache.by_ids(c.id for c in found).values())
 
@@ -62,44 +69,91 @@ def exact_duplicates(cache: Cache, side: Side) -> list[Insight]:
     return sorted(same, key=strength)
 
 
-def examine(cache: Cache, side: Side, semantic: Semantic | None, why_not: str | None) -> Found:
+def examine(
+    cache: Cache, insight: Insight, semantic: Semantic | None, why_not: str | None
+) -> Found:
     """The duplicates (most similar first) and the MAX_CONFLICTS closest conflicts."""
+    side = side_of(insight)
     pool = {i.id: i for i in word_candidates(cache, side)}
     if semantic is None:
-        verdicts = [(i, judge(side, side_of(i), None)) for i in pool.values()]
-        return _found(verdicts, why_not)
-    from chitin.providers import ProviderError
+        return _by_words(side, pool.values(), why_not)
+    if not pool and semantic.vectors.empty() and not waiting(cache, semantic):
+        return _found([], None)  # an empty store: nothing to compare, no model
 
     try:
-        near, degraded = _neighbours(cache, semantic, side, pool)
-        chosen = _closest(side, pool.values(), near)[:JUDGED]
-        texts = [judged_text(side)] + [judged_text(side_of(i)) for i in chosen]
-        triggers = [i for i in chosen if side.type == i.type == "trigger"]
-        if triggers:  # their responses too: see judgement.TRIGGER_RESPONSE
-            texts += [side.claim] + [i.claim for i in triggers]
-        vectors = _embedded(semantic, texts)
+        return _by_meaning(cache, semantic, insight, pool)
     except ProviderError as error:
         why = f"no vectors ({error}): duplicates and conflicts judged by words alone"
-        return _found([(i, judge(side, side_of(i), None)) for i in pool.values()], why)
-    cosines = vectors[1 : 1 + len(chosen)] @ vectors[0]
-    responses = _responses(vectors[1 + len(chosen) :], triggers)
+        return _by_words(side, pool.values(), why)
+
+
+def _by_words(side: Side, insights: Iterable[Insight], why: str | None) -> Found:
+    return _found([(i, judge(side, side_of(i), None)) for i in insights], why)
+
+
+def _by_meaning(
+    cache: Cache, semantic: Semantic, insight: Insight, pool: dict[str, Insight]
+) -> Found:
+    side = side_of(insight)
+    text = embedding_text(insight)
+    near, degraded = _neighbours(cache, semantic, text, pool)
+    chosen = _closest(side, pool.values(), near)[:JUDGED]
+    if not chosen:
+        return _found([], degraded)
+    vectors = _Vectors(semantic)
+    vectors.want(text, semantic.vectors.cached_query(text))
+    for candidate in chosen:
+        vectors.want(embedding_text(candidate), _stored(cache, semantic, candidate))
+    triggers = [i for i in chosen if side.type == i.type == "trigger"]
+    for response in [side.claim] + [i.claim for i in triggers] if triggers else []:
+        vectors.want(response, None)  # see judgement.TRIGGER_RESPONSE
+    vectors.embed_missing()
+    new = vectors[text]
+    responses = {i.id: vectors.cosine(i.claim, side.claim) for i in triggers}
     verdicts = [
-        (i, judge(side, side_of(i), float(c), responses.get(i.id)))
-        for i, c in zip(chosen, cosines, strict=True)
+        (i, judge(side, side_of(i), float(vectors[embedding_text(i)] @ new), responses.get(i.id)))
+        for i in chosen
     ]
     return _found(verdicts, degraded)
 
 
-def _responses(vectors: Any, triggers: Sequence[Insight]) -> dict[str, float]:
-    """The cosine of each trigger's response with the new one's (``vectors``: the new
-    response's, then theirs)."""
-    if not triggers:
-        return {}
-    return {i.id: float(v @ vectors[0]) for i, v in zip(triggers, vectors[1:], strict=True)}
+def _stored(cache: Cache, semantic: Semantic, insight: Insight) -> Any:
+    """The insight's stored whole-text vector, if it is current for its text."""
+    digest = cache.text_hash_of(insight.id) or ""
+    if digest != text_hash(embedding_text(insight)):
+        return None
+    return semantic.vectors.whole_vector(insight.id, digest)
 
 
-def _embedded(semantic: Semantic, texts: list[str]) -> Any:
-    """The texts' vectors, a few at a time: more than LIGHT_LOAD_TEXTS at once would
+class _Vectors:
+    """Texts and their vectors: those known (stored, or the query cache's), and those
+    to embed, in one pass."""
+
+    def __init__(self, semantic: Semantic) -> None:
+        self.semantic = semantic
+        self.known: dict[str, Any] = {}
+        self.missing: list[str] = []
+
+    def want(self, text: str, vector: Any) -> None:
+        if vector is not None:
+            self.known.setdefault(text, vector)
+        elif text not in self.known and text not in self.missing:
+            self.missing.append(text)
+
+    def embed_missing(self) -> None:
+        made = _embedded(self.semantic, self.missing, list(self.known.values()))
+        self.known = dict(zip([*self.missing, *self.known], made, strict=True))
+
+    def __getitem__(self, text: str) -> Any:
+        return self.known[text]
+
+    def cosine(self, first: str, second: str) -> float:
+        return float(self.known[first] @ self.known[second])
+
+
+def _embedded(semantic: Semantic, texts: list[str], known: list[Any]) -> Any:
+    """The texts' vectors, then the ``known`` ones (stored rows), as one float32 matrix.
+    The texts are embedded a few at a time: more than LIGHT_LOAD_TEXTS at once would
     have the local model load again, optimised (~300 ms), for a few dozen texts."""
     import numpy as np
 
@@ -109,18 +163,18 @@ def _embedded(semantic: Semantic, texts: list[str]) -> Any:
         semantic.provider.embed(texts[at : at + LIGHT_LOAD_TEXTS], "document")
         for at in range(0, len(texts), LIGHT_LOAD_TEXTS)
     ]
+    parts += [np.asarray(known, dtype=np.float32).reshape(len(known), -1)] if known else []
     return np.vstack(parts)
 
 
 def _neighbours(
-    cache: Cache, semantic: Semantic, side: Side, pool: dict[str, Insight]
+    cache: Cache, semantic: Semantic, text: str, pool: dict[str, Insight]
 ) -> tuple[dict[str, float], str | None]:
     """Add the nearest stored insights by meaning to ``pool``; their cosine (of the
-    stored vectors, a first guess), and why meaning was not complete, if it was not."""
-    from chitin.index.cache import Filters
-    from chitin.search.semantic import nearest
-
-    near = nearest(cache, semantic, judged_text(side), Filters())
+    stored vectors' best part, a first guess), and why meaning was not complete, if
+    it was not. The new insight's vector, embedded for the search, is kept in the
+    sidecar's query cache, where the judgement finds it."""
+    near = nearest(cache, semantic, text, Filters())
     ids = [i for i, _ in near.hits[:NEIGHBOURS] if i not in pool]
     pool.update(cache.by_ids(ids))
     if near.degraded:

@@ -1,0 +1,81 @@
+"""``contribute``'s duplicate check reads the stored vectors of its candidates: only the
+new insight (and a candidate whose vector is missing or stale) is embedded, and with
+nothing to compare the model is not loaded at all (chitin.search.door)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pytest
+
+from chitin.providers.local import LocalProvider
+from tests.conftest import Run
+
+CLAIM = "Reproduce a bug before fixing it"
+PARAPHRASE = "Reproduce the bug before you fix it"
+
+
+@pytest.fixture
+def embedded(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """Every text the local model is asked to embed (it still embeds them)."""
+    texts: list[str] = []
+    real = LocalProvider.embed
+
+    def spy(self: LocalProvider, batch: Sequence[str], kind: str = "document") -> Any:
+        texts.extend(batch)
+        return real(self, batch, kind)
+
+    monkeypatch.setattr(LocalProvider, "embed", spy)
+    yield texts
+
+
+def contribute(run_json: Any, claim: str) -> Any:
+    return run_json("contribute", "--type", "skill", "--claim", claim, "--confidence", "0.7")
+
+
+def test_a_stored_candidate_is_judged_by_its_stored_vector(
+    run: Run, add: Any, run_json: Any, embedded: list[str]
+) -> None:
+    first = add("skill", CLAIM, 0.8, reasoning="a fix you cannot reproduce is a guess")
+    run("embed")
+    embedded.clear()
+    made = contribute(run_json, PARAPHRASE)
+    assert [d["id"] for d in made["duplicates"]] == [first["id"]]
+    assert made["duplicates"][0]["basis"] == "meaning"
+    assert embedded == [PARAPHRASE]  # the new insight alone, once
+
+
+def test_a_stale_vector_is_not_used_and_the_candidate_is_embedded(
+    run: Run, add: Any, run_json: Any, embedded: list[str]
+) -> None:
+    first = add("skill", "Reproduce a crash before fixing it", 0.8)
+    run("embed")
+    run("update", first["id"], "--claim", CLAIM)  # its stored vector is of the old text
+    embedded.clear()
+    made = contribute(run_json, PARAPHRASE)
+    assert [d["id"] for d in made["duplicates"]] == [first["id"]]
+    # the candidate's new text (the stale row is refreshed, as a search does), and the
+    # new insight once: not again beside the candidates
+    assert sorted(embedded) == sorted([CLAIM, PARAPHRASE])
+
+
+def test_an_empty_store_loads_no_model(run: Run, run_json: Any, embedded: list[str]) -> None:
+    run("init")
+    made = contribute(run_json, CLAIM)
+    assert made["duplicates"] == [] and made["conflicts"] == []
+    assert embedded == []
+
+
+def test_nothing_near_by_words_in_an_unembedded_store_loads_no_model(
+    run: Run, add: Any, run_json: Any, embedded: list[str]
+) -> None:
+    for number in range(40):  # more than semantic.INLINE_LIMIT waiting for a vector
+        add(
+            "skill", f"Rotate the staging credential number {number} every quarter", 0.6, force=True
+        )
+    embedded.clear()
+    made = contribute(run_json, "Write the changelog entry while the change is fresh")
+    assert made["duplicates"] == [] and made["conflicts"] == []
+    assert "have no vector yet" in (made["degraded"] or "")
+    assert embedded == []
