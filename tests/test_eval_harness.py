@@ -170,3 +170,28 @@ def test_the_command_refuses_a_broken_set(
     }
     code = evaluation.main(["--dataset", str(write_set(tmp_path / "set.yaml", [query]))])
     assert code == 1 and "Error:" in capsys.readouterr().err
+
+
+def test_the_late_interaction_rerank_moves_only_the_nearest_k() -> None:
+    """bench/eval/late.py (docs/design.md §6b, round 4): the first k hits are re-ordered
+    by cosine + beta × (MaxSim − their mean MaxSim); the hits beyond k keep their place."""
+    import late
+
+    hits = [("a", 0.60), ("b", 0.58), ("c", 0.55), ("d", 0.50)]
+    moved = late.reranked(hits, [0.2, 0.6, 0.4], beta=1.0)
+    assert [i for i, _ in moved] == ["b", "c", "a", "d"]  # 0.78, 0.55, 0.40
+    assert dict(moved)["b"] == pytest.approx(0.58 + 0.2)
+    assert dict(moved)["c"] == pytest.approx(0.55)  # its score is the mean: unchanged
+    assert moved[-1] == ("d", 0.50)
+    assert late.reranked(hits, [0.2, 0.6, 0.4], beta=0.0)[:3] == hits[:3]
+
+
+def test_maxsim_averages_each_query_tokens_best_match() -> None:
+    import late
+    import numpy as np
+
+    late.TOKENS["q"] = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], dtype=np.float32)
+    late.TOKENS["t"] = np.array([[1.0, 0.0, 0.0], [0.0, 0.6, 0.8]], dtype=np.float32)
+    assert late.maxsim("q", "t") == pytest.approx((1.0 + 0.6) / 2)
+    assert late.maxsim("q", "t", stored=True) == pytest.approx(0.8, abs=0.01)  # int8 rows
+    assert late.maxsim("t", "t") == pytest.approx(1.0)
