@@ -19,12 +19,17 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from chitin.model.teaching import CORRECTION as CORRECTION
+from chitin.model.teaching import FLOOR, weigh
+from chitin.model.teaching import PREFERENCE as PREFERENCE
 from chitin.model.transcript import AGENT, CALL, RESULT, USER, Turn
 
-CORRECTION, PREFERENCE, RECOVERY = "correction", "preference", "recovery"
+RECOVERY = "recovery"
 KINDS = (CORRECTION, PREFERENCE, RECOVERY)
 # How far after a failure a different approach still counts as its recovery.
 RECOVERY_WINDOW = 16
+# A recovery's weight: above any cue phrase's, as recoveries were always shown first.
+RECOVERY_WEIGHT = 5.0
 _I = re.IGNORECASE
 
 _VERBS = (
@@ -96,21 +101,23 @@ class Moment(NamedTuple):
     quote: str  # the transcript's words
     then: str = ""  # what followed: the agent's next words, or the call that worked
     then_number: int | None = None
+    weight: float = RECOVERY_WEIGHT  # the evidence it teaches: the digest fills by it
 
 
 def find_moments(turns: Sequence[Turn]) -> list[Moment]:
-    """Every moment in ``turns``, in transcript order (one per user message at most)."""
+    """Every moment in ``turns``, in transcript order (one per user message at most):
+    each user message whose weight reaches the floor, and each recovery."""
     found: list[Moment] = []
     seen: set[int] = set()
     for index, turn in enumerate(turns):
         if turn.role == USER and turn.number not in seen:
-            kind = said_kind(turn.text)
-            if kind is not None:
-                seen.add(turn.number)
-                after = _next_agent(turns, index)
-                found.append(
-                    Moment(kind, turn.number, turn.time, turn.text, *(after or ("", None)))
-                )
+            seen.add(turn.number)
+            opener, before = _context(turns, index)
+            weight = weigh(turn.text, cue_kind(turn.text), opener=opener, before=before)
+            if weight.score >= FLOOR:
+                then, then_number = _next_agent(turns, index) or ("", None)
+                said = Moment(weight.kind, turn.number, turn.time, turn.text, then, then_number)
+                found.append(said._replace(weight=weight.score))
         elif turn.role == RESULT and turn.failed:
             recovered = _recovery(turns, index)
             if recovered is not None and all(m.number != recovered.number for m in found):
@@ -119,14 +126,35 @@ def find_moments(turns: Sequence[Turn]) -> list[Moment]:
 
 
 def said_kind(text: str) -> str | None:
-    """PREFERENCE, CORRECTION or None for a user's message; a stated rule counts as a
-    preference even when it corrects."""
+    """PREFERENCE, CORRECTION or None for a user's message said after the agent's work
+    (its weight reaches the floor, or not)."""
+    weight = weigh(text, cue_kind(text))
+    return weight.kind if weight.score >= FLOOR else None
+
+
+def cue_kind(text: str) -> str | None:
+    """What the cue phrases say a message is: PREFERENCE, CORRECTION or None; a stated
+    rule counts as a preference even when it corrects."""
     if PREFERENCE_RULES.search(text):
         return PREFERENCE
     head = text.lstrip(" \t\"'*>-").lstrip()
     if CORRECTION_RULES.search(head):
         return CORRECTION
     return None
+
+
+def _context(turns: Sequence[Turn], index: int) -> tuple[bool, str]:
+    """Whether the user message at ``index`` opens the session (no agent's work before
+    it), and the words of what it follows: the agent's words and calls since the
+    previous user message, and that message."""
+    said: list[str] = []
+    for turn in reversed(turns[:index]):
+        if turn.role != RESULT:  # a tool's output would share words with anything
+            said.append(turn.text)
+        if turn.role == USER:
+            break
+    opener = not any(t.role in (AGENT, CALL) for t in turns[:index])
+    return opener, " ".join(said)
 
 
 def _next_agent(turns: Sequence[Turn], index: int) -> tuple[str, int] | None:
