@@ -60,13 +60,14 @@ _ACK = re.compile(
     r"sounds (?:good|great|fine)|looks (?:good|great|fine)|lgtm|well done|good job|"
     r"nice work|that works|it works|works now|all good|no (?:problem|worries)|"
     r"never ?mind|that'?s (?:all|it|fine|great|perfect|good|ok|okay|enough)|see you|bye|"
-    r"it'?s (?:fine|ok|okay|all right|alright)|all right|alright|no need|"
+    r"it'?s (?:fine|ok|okay|all right|alright)|all right|alright|no need|go ahead|"
+    r"carry on|keep going|continue|proceed|"
     r"(?:don'?t|do not) (?:worry|mind|bother|hesitate|rush|panic|stress|apologi[sz]e|know|"
     r"think|care))\b",
     _I,
 )
 _DEFER = re.compile(
-    r"\b(?:later|tomorrow|some ?time|some other time|next week|if you (?:like|want|wish|"
+    r"\b(?:later|tomorrow|some ?time|some other time|next week|for now|if you (?:like|want|wish|"
     r"can|have time)|when(?:ever)? you (?:get a chance|have time|can)|no rush|no hurry)\b",
     _I,
 )
@@ -78,11 +79,34 @@ _QUESTION = re.compile(
     _I | re.DOTALL,
 )
 _NEGATION = re.compile(r"\b(?:not|no|never|nothing|none|without)\b|n'?t\b", _I)
-_CONTRAST = re.compile(r"\b(?:instead|rather|only|except|but|not)\b", _I)
+_CONTRAST = re.compile(r"\b(?:instead|rather|only|except|but|not|actually)\b", _I)
+# Verbs that direct how the work is done, not which work: an order with one is a way
+# of working, not a next task.
+_MANNER = re.compile(
+    r"^\s*(?:please |just )?(?:use|keep|avoid|prefer|make|put|name|call|write|format|stick|"
+    r"switch|move|rename|follow|leave|place|store|return|split|merge|limit|wrap)\b",
+    _I,
+)
+_PARTIAL = re.compile(
+    r"(?:^(?:ok(?:ay)?|thanks?|thank you|good|great|nice|fine|sure|yes)\b|\b(?:is|are|was|"
+    r"looks?|seems?) (?:fine|good|great|ok|okay|right|correct|nice)\b)[^.!?]*?,? "
+    r"(?:but|though|however|except)\b",
+    _I,
+)
+_BUT = re.compile(r"\b(?:but|instead|rather|except|however|though)\b", _I)
+# A reply that opens by saying no to what came before.
+_REFUSAL = re.compile(r"^(?:no|nope|nah|not|wrong|never|don'?t|do not)\b", _I)
+# What the agent did, said back to it: "you" and a verb's past form.
+_YOU_DID = re.compile(
+    r"\byou(?: just| also| then)? (?:\w+ed|forgot|broke|left|made|wrote|put|ran|took|"
+    r"got|went|gave|lost|overwrote|undid|threw|chose|kept|hid|built|sent|set|cut|"
+    r"dropped|missed)\b",
+    _I,
+)
 _YOU = re.compile(r"\byou(?:'re|'ve|r)?\b", _I)
 _WISH = re.compile(
     r"\bI(?:'d| would) (?:like|love|prefer|want|rather)\b|\bI (?:want|need|like|love|"
-    r"hate|dislike|expect)\b|\bwe (?:want|need|like|prefer|use|keep|write|do not|don'?t)\b|"
+    r"hate|dislike|expect|prefer)\b|\bwe (?:want|need|like|prefer|use|keep|write|do not|don'?t)\b|"
     r"\blet'?s (?:use|keep|stick|go with|do)\b",
     _I,
 )
@@ -90,7 +114,7 @@ _UNMET = re.compile(
     r"\bI (?:was|am|'m) (?:after|looking for|hoping for|expecting|asking for|asking about|"
     r"thinking of|trying to get)\b|\bI (?:wanted|needed|expected|intended|had in mind)\b|"
     r"\bwhat I (?:want|need|meant|asked|wanted|needed|expected) (?:is|was)\b|"
-    r"\bI asked (?:you )?(?:for|to|about)\b|\bthat'?s not (?:the|my|our)\b",
+    r"\bI (?:asked|said|told you|meant)\b(?! to\b)|\bthat'?s not (?:the|my|our)\b",
     _I,
 )
 _MODAL = re.compile(
@@ -125,13 +149,26 @@ def weigh(text: str, cue: str | None, *, opener: bool = False, before: str = "")
     if opener and cue is None:  # the task itself, unless its words say otherwise
         return Weight(0.0, CORRECTION)
     sentences = [s.strip(" \t\"'*>-") for s in _SENTENCES.split(text) if s.strip()]
-    told = [s for s in sentences if not _ACK.match(s) or _CONTRAST.search(s)]
+    told = [s for s in sentences if not _acknowledges(s)]
     score = CUE if cue == CORRECTION else _features(told)
+    if told and _REFUSAL.match(told[0]):
+        score += 1.0
     if told and _overlaps(text, before):
         score += 0.5
     # A cue phrase keeps its weight unless nothing but acknowledgement was said.
     score -= _demotions(text, told) if cue is None or not told else 0.0
     return Weight(score, _kind(text, cue))
+
+
+def _acknowledges(sentence: str) -> bool:
+    """Whether ``sentence`` only acknowledges: an acknowledging formula, or clauses that
+    are each one (or a lone word: "No, that's fine", "Wait, never mind"), with no "but"."""
+    if _BUT.search(sentence):
+        return False
+    if _ACK.match(sentence):
+        return True
+    clauses = [c.strip() for c in _CLAUSES.split(sentence) if c.strip()]
+    return all(_ACK.match(c) or len(_WORD.findall(c)) < 2 for c in clauses)
 
 
 def _features(told: list[str]) -> float:
@@ -141,15 +178,18 @@ def _features(told: list[str]) -> float:
 
 
 def _sentence(sentence: str) -> float:
-    ordered = any(_imperative(c) for c in _CLAUSES.split(sentence))
-    score = 1.5 if ordered else 0.0
-    # An order that points at the work ("put it …", a file, a flag) is about that work.
-    score += 0.5 if ordered and (_POINTS.search(sentence) or _CODE.search(sentence)) else 0.0
-    score += 2.0 if _UNMET.search(sentence) else 0.0
+    orders = [c for c in _CLAUSES.split(sentence) if _imperative(c)]
+    score = 1.5 if orders else 0.0
+    # An order that points at the work ("put it …", a file, a flag) or says how to work.
+    pointed = _POINTS.search(sentence) or _CODE.search(sentence)
+    score += 0.5 if orders and (pointed or any(_MANNER.match(c) for c in orders)) else 0.0
+    # "Fine, but …", "The first one is good, but …": a partial no.
+    score += 2.0 if _PARTIAL.search(sentence) else 0.0
+    score += 2.0 if _UNMET.search(sentence) or _YOU_DID.search(sentence) else 0.0
     score += 1.5 if _WISH.search(sentence) else 0.0
     score += 1.5 if _MODAL.search(sentence) else 0.0
     score += 1.0 if _REACH.search(sentence) and score else 0.0
-    aimed = ordered or bool(_YOU.search(sentence))
+    aimed = bool(orders) or bool(_YOU.search(sentence))
     score += 1.0 if aimed and _NEGATION.search(sentence) else 0.0
     score += 0.5 if score and _CONTRAST.search(sentence) else 0.0
     score += 0.5 if score and len(_WORD.findall(sentence)) >= 12 else 0.0
