@@ -42,7 +42,7 @@ _CLOSED = _words(
     """i you he she it we they me us them my your our their its this that these those
     a an the some any all each every no not none nothing there here what which who whom
     whose when where why how is are was were am be been being do does did have has had
-    will would shall should can could may might must ought let's lets if then so and or
+    will would shall should can could may might must ought let let's lets if then so and or
     but because since though although while as of in on at by for with from to into
     about over under after before until yes yeah yep yup ok okay sure thanks thank cheers
     great nice cool perfect awesome excellent brilliant lovely good fine hm hmm oh ah
@@ -79,7 +79,7 @@ _QUESTION = re.compile(
     _I | re.DOTALL,
 )
 _NEGATION = re.compile(r"\b(?:not|no|never|nothing|none|without)\b|n'?t\b", _I)
-_CONTRAST = re.compile(r"\b(?:instead|rather|only|except|but|not|actually)\b", _I)
+_CONTRAST = re.compile(r"\b(?:instead|rather|only|except|but|not|actually|different|another)\b", _I)
 # Verbs that direct how the work is done, not which work: an order with one is a way
 # of working, not a next task.
 _MANNER = re.compile(
@@ -91,6 +91,12 @@ _PARTIAL = re.compile(
     r"(?:^(?:ok(?:ay)?|thanks?|thank you|good|great|nice|fine|sure|yes)\b|\b(?:is|are|was|"
     r"looks?|seems?) (?:fine|good|great|ok|okay|right|correct|nice)\b)[^.!?]*?,? "
     r"(?:but|though|however|except)\b",
+    _I,
+)
+# "…, not Y", "… instead of Y", "… rather than Y": one choice put in place of another.
+_NOT_THAT = re.compile(
+    r",\s*(?:please,?\s*)?not (?!(?:your|my|our|a|an|bad|sure|yet|now|really|quite|at all|"
+    r"much|exactly|necessarily|always)\b)\w|\binstead of\b|\brather than\b",
     _I,
 )
 _BUT = re.compile(r"\b(?:but|instead|rather|except|however|though)\b", _I)
@@ -105,14 +111,16 @@ _YOU_DID = re.compile(
 )
 _YOU = re.compile(r"\byou(?:'re|'ve|r)?\b", _I)
 _WISH = re.compile(
-    r"\bI(?:'d| would) (?:like|love|prefer|want|rather)\b|\bI (?:want|need|like|love|"
-    r"hate|dislike|expect|prefer)\b|\bwe (?:want|need|like|prefer|use|keep|write|do not|don'?t)\b|"
+    r"\bI(?:'d| would) (?:like|love|prefer|want|rather)\b|\bI (?:want|need)(?! to\b)\b|"
+    r"\bI (?:like|love|hate|dislike|expect|prefer)\b|\bmy preference\b|"
+    r"\bwe (?:want|need|like|prefer|use|keep|write|do not|don'?t)\b|"
     r"\blet'?s (?:use|keep|stick|go with|do)\b",
     _I,
 )
 _UNMET = re.compile(
     r"\bI (?:was|am|'m) (?:after|looking for|hoping for|expecting|asking for|asking about|"
-    r"thinking of|trying to get)\b|\bI (?:wanted|needed|expected|intended|had in mind)\b|"
+    r"thinking of|trying to get)\b|"
+    r"\bI (?:only |just |really )?(?:wanted|needed|expected|intended|had in mind)\b|"
     r"\bwhat I (?:want|need|meant|asked|wanted|needed|expected) (?:is|was)\b|"
     r"\bI (?:asked|said|told you|meant)\b(?! to\b)|\bthat'?s not (?:the|my|our)\b",
     _I,
@@ -127,7 +135,7 @@ _REACH = re.compile(
     r"\b(?:always|never|whenever|every ?time|each time|any ?time|in general|generally|"
     r"usually|by default|from now on|in (?:the )?future|going forward|as a rule|"
     r"convention|in this (?:repo|repository|project|codebase|code base|team)|"
-    r"prefer(?:red|ably)?|I(?:'d| would) (?:like|love|rather)|I (?:like|love|"
+    r"prefer(?:red|ably|ence)?|I(?:'d| would) (?:like|love|rather)|I (?:like|love|"
     r"hate|dislike)|we (?:use|keep|write|do not|don'?t))\b",
     _I,
 )
@@ -184,9 +192,9 @@ def _sentence(sentence: str) -> float:
     pointed = _POINTS.search(sentence) or _CODE.search(sentence)
     score += 0.5 if orders and (pointed or any(_MANNER.match(c) for c in orders)) else 0.0
     # "Fine, but …", "The first one is good, but …": a partial no.
-    score += 2.0 if _PARTIAL.search(sentence) else 0.0
+    score += 2.0 if _PARTIAL.search(sentence) or _NOT_THAT.search(sentence) else 0.0
     score += 2.0 if _UNMET.search(sentence) or _YOU_DID.search(sentence) else 0.0
-    score += 1.5 if _WISH.search(sentence) else 0.0
+    score += 2.0 if _WISH.search(sentence) else 0.0
     score += 1.5 if _MODAL.search(sentence) else 0.0
     score += 1.0 if _REACH.search(sentence) and score else 0.0
     aimed = bool(orders) or bool(_YOU.search(sentence))
@@ -202,7 +210,7 @@ def _demotions(text: str, told: list[str]) -> float:
     minus = 1.5 if _DEFER.search(text) else 0.0
     minus += 1.0 if _REMARK.search(text) else 0.0
     minus += 1.0 if _NEXT_STEP.match(told[0]) else 0.0
-    if all(_QUESTION.match(s) for s in told):
+    if all(_QUESTION.match(s) and not _imperative(s) for s in told):
         minus += 1.5  # it asks for information
     return minus
 
@@ -210,7 +218,9 @@ def _demotions(text: str, told: list[str]) -> float:
 def _imperative(sentence: str) -> bool:
     """Whether ``sentence`` opens with a verb's bare form: its first word is no closed-
     class word, does not look inflected, and is not followed by a verb of its own."""
-    words = [w.lower().replace("’", "'") for w in _WORD.findall(sentence)[:3]]
+    words = [w.lower().replace("’", "'") for w in _WORD.findall(sentence)[:5]]
+    if words[:2] in (["can", "you"], ["could", "you"], ["would", "you"], ["will", "you"]):
+        words = words[2:]  # a polite order: "could you move it …?"
     while words and words[0] in ("please", "just", "and", "so", "then"):
         words.pop(0)
     if len(words) < 2 or words[0] in _CLOSED or words[0].endswith(("ly", "ing", "'s", "ed")):
@@ -226,15 +236,24 @@ def _overlaps(text: str, before: str) -> bool:
 
 
 def _kind(text: str, cue: str | None) -> str:
+    """A cue's kind; else a preference when the words reach past this once (a rule's
+    reach, a modal rule about things in general, an order about no thing in particular),
+    a correction when they point at this session's work ("the", "it", "that")."""
     if cue is not None:
         return cue
+    if _REACH.search(text):
+        return PREFERENCE
     modal = _MODAL.search(text)
-    general = modal is not None and (modal.group(1) or "").lower() not in (
-        "you", "it", "this", "that", "i"
-    )  # fmt: skip
-    return PREFERENCE if _REACH.search(text) or general else CORRECTION
+    if modal is not None and (modal.group(1) or "").lower() not in _PARTICULAR:
+        return PREFERENCE
+    sentences = [s for s in _SENTENCES.split(text) if s.strip()]
+    ordered = any(_imperative(c) for s in sentences for c in _CLAUSES.split(s))
+    pointed = _DEFINITE.search(text)
+    return PREFERENCE if ordered and not pointed else CORRECTION
 
 
+_PARTICULAR = _words("you it this that i he she they")
+_DEFINITE = re.compile(r"\b(?:the|this|that|it|these|those|them|here|there)\b", _I)
 _COMMON = _words(
     """that this with from have what when where which there then than them they your
     just also into only some more here will would should could about after before again
