@@ -132,7 +132,7 @@ _MODAL = re.compile(
 )
 # A rule reaches past this once: its reach, or a stated liking.
 _REACH = re.compile(
-    r"\b(?:always|never|whenever|every ?time|each time|any ?time|in general|generally|"
+    r"\b(?:always|never(?! mind)|whenever|every ?time|each time|any ?time|in general|generally|"
     r"usually|by default|from now on|in (?:the )?future|going forward|as a rule|"
     r"convention|in this (?:repo|repository|project|codebase|code base|team)|"
     r"prefer(?:red|ably|ence)?|I(?:'d| would) (?:like|love|rather)|I (?:like|love|"
@@ -186,7 +186,8 @@ def _features(told: list[str]) -> float:
 
 
 def _sentence(sentence: str) -> float:
-    orders = [c for c in _CLAUSES.split(sentence) if _imperative(c)]
+    clauses = [c.strip() for c in _CLAUSES.split(sentence)]
+    orders = [c for c in clauses if not _ACK.match(c) and _imperative(c)]
     score = 1.5 if orders else 0.0
     # An order that points at the work ("put it …", a file, a flag) or says how to work.
     pointed = _POINTS.search(sentence) or _CODE.search(sentence)
