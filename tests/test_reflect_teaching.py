@@ -34,6 +34,10 @@ from chitin.model.transcript import AGENT, CALL, RESULT, USER, Turn
         ("That one is fine, but the second one has a typo.", CORRECTION),
         ("Two spaces, please, not four.", CORRECTION),
         ("Can you revert the formatting changes? I only wanted the bug fix.", CORRECTION),
+        ("Not the whole module, just the parse function.", CORRECTION),
+        ("Type hints on every public function, please.", PREFERENCE),
+        ("Our docs are written in British English.", PREFERENCE),
+        ("When a test is flaky, mark it and tell me rather than retrying it.", PREFERENCE),
         # Look-alikes: thanks, go-aheads, questions, deferrals, remarks, next steps.
         ("Thanks a lot, that helps.", None),
         ("Perfect, ship it.", None),
@@ -47,6 +51,10 @@ from chitin.model.transcript import AGENT, CALL, RESULT, USER, Turn
         ("The build takes ages on this laptop, odd.", None),
         ("The CI is red again today, not your fault.", None),
         ("I was surprised it worked at all.", None),
+        ("Right, makes sense.", None),
+        ("I'll be back in ten minutes.", None),
+        ("Nope, all good here.", None),
+        ("Great, and now the release notes.", None),
     ],
 )
 def test_a_message_without_cue_words_is_weighed_by_its_english(text: str, kind: str | None) -> None:

@@ -96,7 +96,8 @@ _PARTIAL = re.compile(
 # "…, not Y", "… instead of Y", "… rather than Y": one choice put in place of another.
 _NOT_THAT = re.compile(
     r",\s*(?:please,?\s*)?not (?!(?:your|my|our|a|an|bad|sure|yet|now|really|quite|at all|"
-    r"much|exactly|necessarily|always)\b)\w|\binstead of\b|\brather than\b",
+    r"much|exactly|necessarily|always)\b)\w|\binstead of\b|\brather than\b|"
+    r"^not (?:the |a |an |this |that )?[\w .-]+, (?:just|only|but)\b",
     _I,
 )
 _BUT = re.compile(r"\b(?:but|instead|rather|except|however|though)\b", _I)
@@ -132,13 +133,18 @@ _MODAL = re.compile(
 )
 # A rule reaches past this once: its reach, or a stated liking.
 _REACH = re.compile(
-    r"\b(?:always|never(?! mind)|whenever|every ?time|each time|any ?time|in general|generally|"
+    r"\b(?:always|never(?! mind)|whenever|every|each time|any ?time|in general|generally|"
     r"usually|by default|from now on|in (?:the )?future|going forward|as a rule|"
     r"convention|in this (?:repo|repository|project|codebase|code base|team)|"
     r"prefer(?:red|ably|ence)?|I(?:'d| would) (?:like|love|rather)|I (?:like|love|"
-    r"hate|dislike)|we (?:use|keep|write|do not|don'?t))\b",
+    r"hate|dislike)|we (?:use|keep|write|do not|don'?t))\b|"
+    # A condition, then what to do: "when a test is flaky, mark it".
+    r"^(?:when|whenever|if|once|before|after) [^,.;]+, (?:please |just )?[a-z]+",
     _I,
 )
+# How things are done here: "our docs are written in …", "our tests use …".
+_CONVENTION = re.compile(r"\bour \w+(?: \w+)? (?:are|is|use|go|live|follow)\b", _I)
+_PLEASE = re.compile(r"\bplease\b", _I)
 _CODE = re.compile(r"`[^`]+`|\S+/\S+|\b\w+\.\w{1,5}\b|--?\w[\w-]*|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*")
 _CONTENT = re.compile(r"[a-z][a-z0-9_]{3,}")
 
@@ -188,17 +194,19 @@ def _features(told: list[str]) -> float:
 def _sentence(sentence: str) -> float:
     clauses = [c.strip() for c in _CLAUSES.split(sentence)]
     orders = [c for c in clauses if not _ACK.match(c) and _imperative(c)]
-    score = 1.5 if orders else 0.0
+    # "Type hints on every function, please": a request without its verb.
+    asked = bool(orders) or (_PLEASE.search(sentence) is not None and "?" not in sentence)
+    score = 1.5 if asked else 0.0
     # An order that points at the work ("put it …", a file, a flag) or says how to work.
     pointed = _POINTS.search(sentence) or _CODE.search(sentence)
     score += 0.5 if orders and (pointed or any(_MANNER.match(c) for c in orders)) else 0.0
     # "Fine, but …", "The first one is good, but …": a partial no.
     score += 2.0 if _PARTIAL.search(sentence) or _NOT_THAT.search(sentence) else 0.0
     score += 2.0 if _UNMET.search(sentence) or _YOU_DID.search(sentence) else 0.0
-    score += 2.0 if _WISH.search(sentence) else 0.0
+    score += 2.0 if _WISH.search(sentence) or _CONVENTION.search(sentence) else 0.0
     score += 1.5 if _MODAL.search(sentence) else 0.0
     score += 1.0 if _REACH.search(sentence) and score else 0.0
-    aimed = bool(orders) or bool(_YOU.search(sentence))
+    aimed = asked or bool(_YOU.search(sentence))
     score += 1.0 if aimed and _NEGATION.search(sentence) else 0.0
     score += 0.5 if score and _CONTRAST.search(sentence) else 0.0
     score += 0.5 if score and len(_WORD.findall(sentence)) >= 12 else 0.0
@@ -240,10 +248,10 @@ def _kind(text: str, cue: str | None) -> str:
     """A cue's kind; else a preference when the words reach past this once (a rule's
     reach, a modal rule about things in general, an order about no thing in particular),
     a correction when they point at this session's work ("the", "it", "that")."""
+    if _REACH.search(text) or _CONVENTION.search(text):
+        return PREFERENCE  # a correction that states a rule teaches the rule
     if cue is not None:
         return cue
-    if _REACH.search(text):
-        return PREFERENCE
     modal = _MODAL.search(text)
     if modal is not None and (modal.group(1) or "").lower() not in _PARTICULAR:
         return PREFERENCE
