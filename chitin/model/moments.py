@@ -28,6 +28,8 @@ RECOVERY = "recovery"
 KINDS = (CORRECTION, PREFERENCE, RECOVERY)
 # How far after a failure a different approach still counts as its recovery.
 RECOVERY_WINDOW = 16
+# How many turns back a user message's context is read.
+CONTEXT_TURNS = 12
 # A recovery's weight: above any cue phrase's, as recoveries were always shown first.
 RECOVERY_WEIGHT = 5.0
 _I = re.IGNORECASE
@@ -109,11 +111,13 @@ def find_moments(turns: Sequence[Turn]) -> list[Moment]:
     each user message whose weight reaches the floor, and each recovery."""
     found: list[Moment] = []
     seen: set[int] = set()
+    worked = False  # whether the agent has said or done anything yet
     for index, turn in enumerate(turns):
+        worked = worked or turn.role in (AGENT, CALL)
         if turn.role == USER and turn.number not in seen:
             seen.add(turn.number)
-            opener, before = _context(turns, index)
-            weight = weigh(turn.text, cue_kind(turn.text), opener=opener, before=before)
+            cue = cue_kind(turn.text)
+            weight = weigh(turn.text, cue, opener=not worked, before=_before(turns, index))
             if weight.score >= FLOOR:
                 then, then_number = _next_agent(turns, index) or ("", None)
                 said = Moment(weight.kind, turn.number, turn.time, turn.text, then, then_number)
@@ -143,18 +147,16 @@ def cue_kind(text: str) -> str | None:
     return None
 
 
-def _context(turns: Sequence[Turn], index: int) -> tuple[bool, str]:
-    """Whether the user message at ``index`` opens the session (no agent's work before
-    it), and the words of what it follows: the agent's words and calls since the
-    previous user message, and that message."""
+def _before(turns: Sequence[Turn], index: int) -> str:
+    """The words the user message at ``index`` follows: the agent's words and calls
+    since the previous user message, and that message (the last few turns only)."""
     said: list[str] = []
-    for turn in reversed(turns[:index]):
+    for turn in reversed(turns[max(0, index - CONTEXT_TURNS) : index]):
         if turn.role != RESULT:  # a tool's output would share words with anything
             said.append(turn.text)
         if turn.role == USER:
             break
-    opener = not any(t.role in (AGENT, CALL) for t in turns[:index])
-    return opener, " ".join(said)
+    return " ".join(said)
 
 
 def _next_agent(turns: Sequence[Turn], index: int) -> tuple[str, int] | None:
