@@ -119,3 +119,17 @@ def test_a_session_with_nothing_to_learn_has_no_moment() -> None:
         turn(7, USER, "Is there a faster way to run it?"),
     ]
     assert find_moments(said) == []
+
+
+def test_a_long_message_is_quoted_from_the_sentence_that_teaches() -> None:
+    chatter = "The logs from yesterday were long and I read them over lunch with care. " * 3
+    rule = "Whenever you touch the parser, add a regression test."
+    said = [
+        turn(1, USER, "Fix the parser."),
+        turn(2, AGENT, "Fixed it in parser.py."),
+        turn(3, USER, f"Thanks for looking at it. {chatter}{rule}"),
+    ]
+    [moment] = find_moments(said)
+    assert moment.kind == PREFERENCE and moment.quote == f"… {rule}"
+    digest = make_digest(said, {}, "s")
+    assert rule in digest.moments[0].quote

@@ -28,6 +28,9 @@ RECOVERY = "recovery"
 KINDS = (CORRECTION, PREFERENCE, RECOVERY)
 # How far after a failure a different approach still counts as its recovery.
 RECOVERY_WINDOW = 16
+# How far into a message its telling sentence may start and still be quoted from the
+# message's start (a quote is cut at 300 characters).
+LEAD = 150
 # How many turns back a user message's context is read.
 CONTEXT_TURNS = 12
 # A recovery's weight: above any cue phrase's, as recoveries were always shown first.
@@ -120,7 +123,8 @@ def find_moments(turns: Sequence[Turn]) -> list[Moment]:
             weight = weigh(turn.text, cue, opener=not worked, before=_before(turns, index))
             if weight.score >= FLOOR:
                 then, then_number = _next_agent(turns, index) or ("", None)
-                said = Moment(weight.kind, turn.number, turn.time, turn.text, then, then_number)
+                said = Moment(weight.kind, turn.number, turn.time, _from(turn.text, weight.at),
+                              then, then_number)  # fmt: skip
                 found.append(said._replace(weight=weight.score))
         elif turn.role == RESULT and turn.failed:
             recovered = _recovery(turns, index)
@@ -145,6 +149,12 @@ def cue_kind(text: str) -> str | None:
     if CORRECTION_RULES.search(head):
         return CORRECTION
     return None
+
+
+def _from(text: str, at: int) -> str:
+    """The message from the sentence that carried its weight, when that sentence is far
+    enough in for a cut quote to miss it."""
+    return text if at < LEAD else "… " + text[at:]
 
 
 def _before(turns: Sequence[Turn], index: int) -> str:

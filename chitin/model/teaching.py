@@ -152,6 +152,7 @@ _CONTENT = re.compile(r"[a-z][a-z0-9_]{3,}")
 class Weight(NamedTuple):
     score: float
     kind: str  # CORRECTION or PREFERENCE: what the message would teach
+    at: int = 0  # where in the message its weightiest sentence starts
 
 
 def weigh(text: str, cue: str | None, *, opener: bool = False, before: str = "") -> Weight:
@@ -164,14 +165,16 @@ def weigh(text: str, cue: str | None, *, opener: bool = False, before: str = "")
         return Weight(0.0, CORRECTION)
     sentences = [s.strip(" \t\"'*>-") for s in _SENTENCES.split(text) if s.strip()]
     told = [s for s in sentences if not _acknowledges(s)]
-    score = CUE if cue == CORRECTION else _features(told)
+    best = max(told, key=_sentence, default="")
+    score = CUE if cue == CORRECTION else _sentence(best) if best else 0.0
     if told and _REFUSAL.match(told[0]):
         score += 1.0
     if told and _overlaps(text, before):
         score += 0.5
     # A cue phrase keeps its weight unless nothing but acknowledgement was said.
     score -= _demotions(text, told) if cue is None or not told else 0.0
-    return Weight(score, _kind(text, cue))
+    at = 0 if cue is not None else max(text.find(best), 0)
+    return Weight(score, _kind(text, cue), at)
 
 
 def _acknowledges(sentence: str) -> bool:
@@ -185,13 +188,9 @@ def _acknowledges(sentence: str) -> bool:
     return all(_ACK.match(c) or len(_WORD.findall(c)) < 2 for c in clauses)
 
 
-def _features(told: list[str]) -> float:
-    """The weight of the words that are not acknowledgements: that of the sentence that
-    teaches most (a remark beside an order does not add to it)."""
-    return max((_sentence(s) for s in told), default=0.0)
-
-
 def _sentence(sentence: str) -> float:
+    """The weight of one sentence that is not an acknowledgement (a message weighs what
+    its weightiest sentence does: a remark beside an order does not add to it)."""
     clauses = [c.strip() for c in _CLAUSES.split(sentence)]
     orders = [c for c in clauses if not _ACK.match(c) and _imperative(c)]
     # "Type hints on every function, please": a request without its verb.
