@@ -4,7 +4,10 @@ sessions are kept.
 - ``tuning``: bench/reflect/scenarios.py, whose sessions the rules were adjusted on;
   sessions in bench/reflect/sessions/.
 - ``heldout``: bench/reflect/heldout_scenarios.py, written blind by another engineer
-  and scored once; sessions in bench/reflect/sessions-heldout/.
+  and scored once (with the cue lists), then once more after the weights' last change;
+  sessions in bench/reflect/sessions-heldout/.
+- ``heldout2``: bench/reflect/heldout2_scenarios.py, written blind by a third engineer
+  for the weights, and scored once; sessions in bench/reflect/sessions-heldout2/.
 
 A session folder holds one folder per way its sessions were made: ``claude-code`` and
 ``openclaw-real`` written by the real hosts, and ``openclaw`` (tuning set only) the
@@ -23,6 +26,7 @@ HERE = Path(__file__).resolve().parent
 MODULES = {
     "tuning": ("scenarios", "sessions"),
     "heldout": ("heldout_scenarios", "sessions-heldout"),
+    "heldout2": ("heldout2_scenarios", "sessions-heldout2"),
 }
 # How each folder's sessions were made; the headline figures are on the real ones.
 REAL = {"claude-code": "the real Claude Code", "openclaw-real": "the real OpenClaw"}
