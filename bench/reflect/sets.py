@@ -4,10 +4,9 @@ sessions are kept.
 - ``tuning``: bench/reflect/scenarios.py, whose sessions the rules were adjusted on;
   sessions in bench/reflect/sessions/.
 - ``heldout``: bench/reflect/heldout_scenarios.py, written blind by another engineer
-  and scored once (with the cue lists), then once more after the weights' last change;
-  sessions in bench/reflect/sessions-heldout/.
-- ``heldout2``: bench/reflect/heldout2_scenarios.py, written blind by a third engineer
-  for the weights, and scored once; sessions in bench/reflect/sessions-heldout2/.
+  and scored once; sessions in bench/reflect/sessions-heldout/.
+- ``heldout2``: bench/reflect/heldout2_scenarios.py, a second set written blind (the first
+  had been scored); sessions in bench/reflect/sessions-heldout2/.
 
 A session folder holds one folder per way its sessions were made: ``claude-code`` and
 ``openclaw-real`` written by the real hosts, and ``openclaw`` (tuning set only) the
