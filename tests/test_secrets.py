@@ -51,6 +51,12 @@ SECRETS = [
     ("hf_" + "AbCdEfGhIjKlMnOpQrStUvWxYz01234567", "Hugging Face token"),
     ("npm_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8", "npm token"),
     ("pypi-" + "AgEIcHlwaS5vcmc" + "A1b2C3d4E5f6G7h8I9j0" * 3, "PyPI token"),
+    (
+        "the key is SG."
+        + "a1B2c3D4e5F6g7H8i9J0kL."
+        + "m3N4o5P6q7R8s9T0u1V2w3X4y5Z6a7B8c9D0e1F2g3H",
+        "SendGrid API key",
+    ),
     (f"session cookie {JWT}", "JSON Web Token"),
     ("Authorization: Bearer " + "0123456789abcdefABCDEF", "bearer token"),
     ("curl -H 'Authorization: Bearer " + "tok_9f8e7d6c5b4a3f2e1d0c'", "bearer token"),

@@ -52,7 +52,8 @@ def score_session(tally: Tally, path: Path, item: dict[str, Any], chosen: Scenar
     text = "\n".join(digest_lines(marker, digest, read.warning, characters))
     tally.largest = max(tally.largest, len(text))
     tally.secrets += sum(secret in text for secret in chosen.secrets)
-    labels = item["labels"]
+    # A quote is on one line (its runs of white space made one space): so are the pieces.
+    labels = [{**label, "text": _flat(label["text"])} for label in item["labels"]]
     for moment in digest.moments:
         tally.shown[moment.kind] += 1
         tally.right[moment.kind] += any(
@@ -65,7 +66,11 @@ def score_session(tally: Tally, path: Path, item: dict[str, Any], chosen: Scenar
         )
     for piece in item["distractors"]:
         tally.distractors += 1
-        tally.distractors_shown += any(piece in m.quote for m in digest.moments)
+        tally.distractors_shown += any(_flat(piece) in m.quote for m in digest.moments)
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
 
 
 def score(chosen: ScenarioSet, folders: list[str], characters: int) -> dict[str, Any]:

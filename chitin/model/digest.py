@@ -167,20 +167,20 @@ def _touch(turns: Sequence[Turn], insight_id: str, claim: str | None) -> Touch:
 
 
 def _fit(moments: list[Moment], touches: list[Touch], characters: int) -> list[Moment]:
-    """The moments, in order, that fit in ``characters`` beside the insights and the
-    commands (each moment also costs its command)."""
+    """The moments that fit in ``characters`` beside the insights and the commands (each
+    moment also costs its command), taken by weight (the strongest evidence first) and
+    shown in transcript order."""
     spent = 300 + sum(
         len(t.claim or "") // 2 + len(t.quote) + 140 if t.numbers else len(t.id) + 2
         for t in touches
     )
     shown: list[Moment] = []
-    for moment in moments:
+    for moment in sorted(moments, key=lambda m: -m.weight):  # stable: ties keep order
         cost = len(moment.quote) + len(moment.then) + 220
-        if spent + cost > characters:
-            break
-        spent += cost
-        shown.append(moment)
-    return shown
+        if spent + cost <= characters:
+            spent += cost
+            shown.append(moment)
+    return sorted(shown, key=lambda m: m.number)
 
 
 def ready_commands(moments: list[Moment], touches: list[Touch], label: str) -> list[str]:

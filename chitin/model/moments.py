@@ -19,12 +19,22 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from chitin.model.teaching import CORRECTION as CORRECTION
+from chitin.model.teaching import FLOOR, weigh
+from chitin.model.teaching import PREFERENCE as PREFERENCE
 from chitin.model.transcript import AGENT, CALL, RESULT, USER, Turn
 
-CORRECTION, PREFERENCE, RECOVERY = "correction", "preference", "recovery"
+RECOVERY = "recovery"
 KINDS = (CORRECTION, PREFERENCE, RECOVERY)
 # How far after a failure a different approach still counts as its recovery.
 RECOVERY_WINDOW = 16
+# How far into a message its telling sentence may start and still be quoted from the
+# message's start (a quote is cut at 300 characters).
+LEAD = 150
+# How many turns back a user message's context is read.
+CONTEXT_TURNS = 12
+# A recovery's weight: above any cue phrase's, as recoveries were always shown first.
+RECOVERY_WEIGHT = 5.0
 _I = re.IGNORECASE
 
 _VERBS = (
@@ -96,21 +106,26 @@ class Moment(NamedTuple):
     quote: str  # the transcript's words
     then: str = ""  # what followed: the agent's next words, or the call that worked
     then_number: int | None = None
+    weight: float = RECOVERY_WEIGHT  # the evidence it teaches: the digest fills by it
 
 
 def find_moments(turns: Sequence[Turn]) -> list[Moment]:
-    """Every moment in ``turns``, in transcript order (one per user message at most)."""
+    """Every moment in ``turns``, in transcript order (one per user message at most):
+    each user message whose weight reaches the floor, and each recovery."""
     found: list[Moment] = []
     seen: set[int] = set()
+    worked = False  # whether the agent has said or done anything yet
     for index, turn in enumerate(turns):
+        worked = worked or turn.role in (AGENT, CALL)
         if turn.role == USER and turn.number not in seen:
-            kind = said_kind(turn.text)
-            if kind is not None:
-                seen.add(turn.number)
-                after = _next_agent(turns, index)
-                found.append(
-                    Moment(kind, turn.number, turn.time, turn.text, *(after or ("", None)))
-                )
+            seen.add(turn.number)
+            cue = cue_kind(turn.text)
+            weight = weigh(turn.text, cue, opener=not worked, before=_before(turns, index))
+            if weight.score >= FLOOR:
+                then, then_number = _next_agent(turns, index) or ("", None)
+                said = Moment(weight.kind, turn.number, turn.time, _from(turn.text, weight.at),
+                              then, then_number)  # fmt: skip
+                found.append(said._replace(weight=weight.score))
         elif turn.role == RESULT and turn.failed:
             recovered = _recovery(turns, index)
             if recovered is not None and all(m.number != recovered.number for m in found):
@@ -119,14 +134,39 @@ def find_moments(turns: Sequence[Turn]) -> list[Moment]:
 
 
 def said_kind(text: str) -> str | None:
-    """PREFERENCE, CORRECTION or None for a user's message; a stated rule counts as a
-    preference even when it corrects."""
+    """PREFERENCE, CORRECTION or None for a user's message said after the agent's work
+    (its weight reaches the floor, or not)."""
+    weight = weigh(text, cue_kind(text))
+    return weight.kind if weight.score >= FLOOR else None
+
+
+def cue_kind(text: str) -> str | None:
+    """What the cue phrases say a message is: PREFERENCE, CORRECTION or None; a stated
+    rule counts as a preference even when it corrects."""
     if PREFERENCE_RULES.search(text):
         return PREFERENCE
     head = text.lstrip(" \t\"'*>-").lstrip()
     if CORRECTION_RULES.search(head):
         return CORRECTION
     return None
+
+
+def _from(text: str, at: int) -> str:
+    """The message from the sentence that carried its weight, when that sentence is far
+    enough in for a cut quote to miss it."""
+    return text if at < LEAD else "… " + text[at:]
+
+
+def _before(turns: Sequence[Turn], index: int) -> str:
+    """The words the user message at ``index`` follows: the agent's words and calls
+    since the previous user message, and that message (the last few turns only)."""
+    said: list[str] = []
+    for turn in reversed(turns[max(0, index - CONTEXT_TURNS) : index]):
+        if turn.role != RESULT:  # a tool's output would share words with anything
+            said.append(turn.text)
+        if turn.role == USER:
+            break
+    return " ".join(said)
 
 
 def _next_agent(turns: Sequence[Turn], index: int) -> tuple[str, int] | None:

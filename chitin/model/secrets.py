@@ -191,6 +191,8 @@ RULES: tuple[_Rule, ...] = (
     _rule("Hugging Face token", "hf_", rf"\bhf_[A-Za-z0-9]{{30,}}{_END}"),
     _rule("npm token", "npm_", rf"\bnpm_[A-Za-z0-9]{{36}}{_END}"),
     _rule("PyPI token", "pypi-", rf"\bpypi-AgE[A-Za-z0-9_-]{{50,}}{_END}"),
+    # SendGrid's documented shape: "SG.", a 22-character id, ".", a 43-character secret.
+    _rule("SendGrid API key", "SG.", rf"\bSG\.[A-Za-z0-9_-]{{22}}\.[A-Za-z0-9_-]{{43}}{_END}"),
     _rule(
         "JSON Web Token",
         "eyJ",
