@@ -1,5 +1,6 @@
 """Score `chitin reflect`'s digests on a labelled set (issue 26): per kind of moment,
-how many of the labelled moments the digest quotes (recall) and how many of the
+how many of the labelled moments the digest quotes as their kind (recall) or under any
+kind (quoted: the issue's measure, a moment shown to the reflecting agent), and how many of the
 moments it shows are labelled (precision); the share of distractors shown; secrets
 shown; the largest digest.
 
@@ -35,6 +36,7 @@ class Tally:
     def __init__(self) -> None:
         self.wanted: Counter[str] = Counter()
         self.found: Counter[str] = Counter()
+        self.quoted: Counter[str] = Counter()  # under any kind: the issue's "quoted"
         self.shown: Counter[str] = Counter()
         self.right: Counter[str] = Counter()
         self.sessions = self.distractors = self.distractors_shown = self.secrets = 0
@@ -64,6 +66,7 @@ def score_session(tally: Tally, path: Path, item: dict[str, Any], chosen: Scenar
         tally.found[label["kind"]] += any(
             m.kind == label["kind"] and label["text"] in m.quote for m in digest.moments
         )
+        tally.quoted[label["kind"]] += any(label["text"] in m.quote for m in digest.moments)
     for piece in item["distractors"]:
         tally.distractors += 1
         tally.distractors_shown += any(_flat(piece) in m.quote for m in digest.moments)
@@ -88,6 +91,7 @@ def _figures(tally: Tally, characters: int) -> dict[str, Any]:
         kind: {
             "labelled": tally.wanted[kind],
             "recall": _ratio(tally.found[kind], tally.wanted[kind]),
+            "quoted": _ratio(tally.quoted[kind], tally.wanted[kind]),
             "shown": tally.shown[kind],
             "precision": _ratio(tally.right[kind], tally.shown[kind]),
         }
@@ -98,6 +102,7 @@ def _figures(tally: Tally, characters: int) -> dict[str, Any]:
         "perFolder": dict(tally.per_folder),
         "kinds": kinds,
         "recall": _ratio(sum(tally.found.values()), sum(tally.wanted.values())),
+        "quoted": _ratio(sum(tally.quoted.values()), sum(tally.wanted.values())),
         "precision": _ratio(sum(tally.right.values()), sum(tally.shown.values())),
         "distractors": tally.distractors,
         "distractorsShown": tally.distractors_shown,
@@ -116,11 +121,12 @@ def report(title: str, result: dict[str, Any], secrets: int) -> None:
     print(f"{title}: {result['sessions']} sessions ({folders or 'none'})")
     if not result["sessions"]:
         return
-    print(f"  {'kind':<12}{'labelled':>9}{'recall':>8}{'shown':>7}{'precision':>10}")
+    print(f"  {'kind':<12}{'labelled':>9}{'recall':>8}{'quoted':>8}{'shown':>7}{'precision':>10}")
     for kind, row in result["kinds"].items():
-        print(f"  {kind:<12}{row['labelled']:>9}{_pct(row['recall']):>8}{row['shown']:>7}"
-              f"{_pct(row['precision']):>10}")  # fmt: skip
-    print(f"  {'all':<12}{'':>9}{_pct(result['recall']):>8}{'':>7}{_pct(result['precision']):>10}")
+        print(f"  {kind:<12}{row['labelled']:>9}{_pct(row['recall']):>8}{_pct(row['quoted']):>8}"
+              f"{row['shown']:>7}{_pct(row['precision']):>10}")  # fmt: skip
+    print(f"  {'all':<12}{'':>9}{_pct(result['recall']):>8}{_pct(result['quoted']):>8}{'':>7}"
+          f"{_pct(result['precision']):>10}")  # fmt: skip
     shown = result["distractorsShown"]
     print(f"  distractors shown: {shown} of {result['distractors']} "
           f"({_pct(_ratio(shown, result['distractors']))})")  # fmt: skip
