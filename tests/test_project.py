@@ -349,34 +349,41 @@ def _is_type_checking(test: ast.expr) -> bool:
     )
 
 
-def _module_level_imports(tree: ast.Module) -> Iterator[ast.Import | ast.ImportFrom]:
+def _module_level_imports(
+    tree: ast.Module, types: bool = False
+) -> Iterator[ast.Import | ast.ImportFrom]:
     """The imports that run when the module is imported: its top level, and the
-    branches of a top-level ``if`` or ``try``, except ``if TYPE_CHECKING:``."""
+    branches of a top-level ``if`` or ``try``, except ``if TYPE_CHECKING:`` (unless
+    ``types``: then those too, the imports a type checker follows)."""
     pending: list[ast.stmt] = list(tree.body)
     while pending:
         node = pending.pop()
         if isinstance(node, ast.Import | ast.ImportFrom):
             yield node
-        elif isinstance(node, ast.If) and not _is_type_checking(node.test):
+        elif isinstance(node, ast.If) and (types or not _is_type_checking(node.test)):
             pending.extend([*node.body, *node.orelse])
         elif isinstance(node, ast.Try):
             pending.extend([*node.body, *node.orelse, *node.finalbody])
             pending.extend(line for handler in node.handlers for line in handler.body)
 
 
-def import_graph() -> dict[str, set[str]]:
+def import_graph(types: bool = False) -> dict[str, set[str]]:
     """Each module of the package → the package's modules its import statements name:
-    ``from a.b import c`` names ``a.b``, or ``a.b.c`` where that is a module."""
+    ``from a.b import c`` names ``a.b``, or ``a.b.c`` where that is a module (the
+    package ``a.b`` is then only initialised on the way). ``types``: with the imports
+    under ``if TYPE_CHECKING:``."""
     known = {name for name, _ in modules()}
     graph: dict[str, set[str]] = {}
     for name, path in modules():
         named: set[str] = set()
-        for node in _module_level_imports(ast.parse(path.read_text())):
+        for node in _module_level_imports(ast.parse(path.read_text()), types):
             if isinstance(node, ast.Import):
                 named.update(alias.name for alias in node.names)
             elif node.module and not node.level:
-                named.add(node.module)
-                named.update(f"{node.module}.{alias.name}" for alias in node.names)
+                submodules = {f"{node.module}.{alias.name}" for alias in node.names}
+                named.update(submodules & known)
+                if submodules - known:  # a name defined in the module itself
+                    named.add(node.module)
         graph[name] = (named & known) - {name}
     return graph
 
@@ -421,6 +428,13 @@ def test_the_package_has_no_import_cycle() -> None:
     initialises on the way (a package's ``__init__`` naming its own modules is how it
     shows its API)."""
     assert cycles(import_graph()) == []
+
+
+def test_no_import_cycle_even_through_type_annotations() -> None:
+    """The same, counting the imports under ``if TYPE_CHECKING:`` too: a module that
+    names another's types only to annotate is still read after it, so no two modules
+    may need each other even so (issue 29: ``Chitin`` and its use cases did)."""
+    assert cycles(import_graph(types=True)) == []
 
 
 def test_the_cycle_finder_finds_a_cycle() -> None:

@@ -94,8 +94,8 @@ def test_the_context_manager_closes_the_cache(store: Path) -> None:
     with Chitin(store, now=FIXED) as chitin:
         chitin.contribute({"type": "skill", "confidence": 0.7, "claim": "Closed on the way out."})
         assert chitin.stats().total == 1
-        assert chitin._cache is not None
-    assert chitin._cache is None
+        assert chitin._session._cache is not None
+    assert chitin._session._cache is None
 
 
 def test_methods_take_typed_values(store: Path) -> None:

@@ -37,7 +37,7 @@ from chitin.index.vectors import SidecarReplaced
 from chitin.lockfile import derived_folder, try_lock, unlock
 
 if TYPE_CHECKING:
-    from chitin.core.facade import Chitin
+    from chitin.core.embedding import Embedding
     from chitin.index.cache import Progress
 
 LOCK_FILE = "background.lock"
@@ -98,17 +98,17 @@ def prepare_later(
         ensure_running(root, env, now)
 
 
-def run_worker(chitin: Chitin) -> int | None:
+def run_worker(embedding: Embedding) -> int | None:
     """The background embedding itself: every stale vector, at low priority, one run at
     a time. Returns how many were embedded, or None if another run holds the lock."""
-    root = chitin.root
+    root = embedding.session.root
     with worker_lock(root) as mine:
         if not mine:
             return None
         lower_priority()
         write_status(root, "running", started=time.time())
         try:
-            _, done = chitin.embed()
+            _, done = embedding.embed()
         except SidecarReplaced:
             return 0  # .chitin/ was deleted under us: whoever made it anew carries on
         except BaseException as error:
@@ -119,7 +119,7 @@ def run_worker(chitin: Chitin) -> int | None:
 
 
 def prepare_vectors(
-    chitin: Chitin, env: Mapping[str, str], foreground: bool, progress: Progress | None = None
+    embedding: Embedding, env: Mapping[str, str], foreground: bool, progress: Progress | None = None
 ) -> Prepared:
     """After a bulk write, leave vectors behind. The starter insights' come with chitin.
     The rest are embedded now if someone watches a progress bar (``foreground``) or if
@@ -128,21 +128,21 @@ def prepare_vectors(
     from chitin.errors import ChitinError
     from chitin.search import semantic
 
-    config = chitin.store.config()
+    config = embedding.session.store.config()
     if semantic.choice(config).provider == semantic.NO_PROVIDER:
         return Prepared(0, None)
     try:
-        adopted = chitin.adopt_vectors(packaged_vectors())
-        count = chitin.unembedded()
+        adopted = embedding.adopt_vectors(packaged_vectors())
+        count = embedding.unembedded()
         if count and (foreground or count <= semantic.INLINE_LIMIT):
-            return Prepared(adopted + chitin.embed(progress=progress)[1], None)
+            return Prepared(adopted + embedding.embed(progress=progress)[1], None)
     except ChitinError as error:
         return Prepared(0, None, str(error))
     if not count:
         return Prepared(adopted, None)
     if not enabled(config, env):
         return Prepared(adopted, Status("off"))
-    return Prepared(adopted, ensure_running(chitin.root, env, time.time()))
+    return Prepared(adopted, ensure_running(embedding.session.root, env, time.time()))
 
 
 SEED_VECTORS = "seed-vectors.json"

@@ -35,7 +35,7 @@ class Personality:
 
 
 def render_personality(
-    chitin: Retrieving,
+    retrieving: Retrieving,
     query: Query,
     *,
     template: Path | None = None,
@@ -61,11 +61,11 @@ def render_personality(
     else through its shell, running the chitin that rendered it."""
     query = query._replace(text=well_formed(query.text))  # it is printed in the header too
     budget = query.budget
-    commit, when = chitin.snapshot_time()
-    found = chitin.retrieve_at(query, now or when, decay_at=when, record=now is not None)
+    commit, when = retrieving.snapshot_time()
+    found = retrieving.retrieve_at(query, now or when, decay_at=when, record=now is not None)
     insights = [ranked.insight for ranked in found.ranked]
-    path, template_text = template_of(chitin.root, template)
-    command_line = shell_command(chitin.command, chitin.env.get("PATH"))
+    path, template_text = template_of(retrieving.session.root, template)
+    command_line = shell_command(retrieving.session.command, retrieving.session.env.get("PATH"))
 
     def filled(budget: int, packed: Packed | None) -> str:
         values = {

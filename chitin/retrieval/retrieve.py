@@ -14,30 +14,11 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import datetime
-from typing import NamedTuple
 
 from chitin.model.insight import Insight
-from chitin.retrieval.scoring import Factors, Settings, score, strength
+from chitin.retrieval.scoring import Settings, score, strength
 from chitin.retrieval.selection import Cosine, select
-
-
-class Ranked(NamedTuple):
-    """An insight in the result. A match's score is its factors' product; an insight
-    that fills the result without matching the query scores 0 (its factors still say
-    how strong it is, which decides its place among the fillers). ``also_covers``: the
-    ids of the insights that say the same and are not shown; ``outweighs``: those
-    that contradict it and are weaker (``selection``)."""
-
-    insight: Insight
-    factors: Factors
-    matched: bool
-    also_covers: tuple[str, ...] = ()
-    outweighs: tuple[str, ...] = ()
-
-    @property
-    def score(self) -> float:
-        return self.factors.score if self.matched else 0.0
-
+from chitin.retrieval.selection import Ranked as Ranked  # defined beside the folding
 
 # The types whose strongest insights fill a result the query matches little of, in
 # this order: how to judge and how to be hold whatever the task; a skill or a trigger

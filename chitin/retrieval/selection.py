@@ -26,15 +26,32 @@ their places in the ranking. docs/design.md §6c has the figures.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import NamedTuple
 
 from chitin.model.insight import Insight
 from chitin.retrieval import judgement
 from chitin.retrieval.judgement import CONFLICT, DUPLICATE
+from chitin.retrieval.scoring import Factors
 from chitin.retrieval.stance import stance
 
-if TYPE_CHECKING:
-    from chitin.retrieval.retrieve import Ranked
+
+class Ranked(NamedTuple):
+    """An insight in the result. A match's score is its factors' product; an insight
+    that fills the result without matching the query scores 0 (its factors still say
+    how strong it is, which decides its place among the fillers). ``also_covers``: the
+    ids of the insights that say the same and are not shown; ``outweighs``: those
+    that contradict it and are weaker (``selection``)."""
+
+    insight: Insight
+    factors: Factors
+    matched: bool
+    also_covers: tuple[str, ...] = ()
+    outweighs: tuple[str, ...] = ()
+
+    @property
+    def score(self) -> float:
+        return self.factors.score if self.matched else 0.0
+
 
 # A shorter statement whose topic words the longer one holds at least this share of...
 CONTAINED = 0.8
