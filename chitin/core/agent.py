@@ -88,6 +88,9 @@ def queue_reflection(
 ) -> Marker:
     """Add a marker to the store's queue, keeping the newest ten.
 
+    ``session_id`` names the session that ended where ``session_key`` names the chat;
+    ``where`` says where its events are and what it was given at its start.
+
     Under the store lock, so two hooks firing at once both land. An unusable queue
     file is left as it is rather than replaced: it may hold markers worth reading.
     """

@@ -33,6 +33,22 @@ class Report:
     warnings: list[Finding] = field(default_factory=list)
 
 
+def check(
+    root: Path, env: Mapping[str, str], paths: Sequence[Path] | None, home: Path | None
+) -> Report:
+    """``Chitin.check``: the insight files as they are on disk (only ``paths``, if
+    given) against the rules; with ``home``, also the hooks, MCP server entries and
+    merge driver that run a chitin that is gone. Reads the files, not the cache, and
+    writes nothing."""
+    from chitin.core.openclaw import openclaw_hooks_dir
+
+    report = check_store(root, list(paths) if paths is not None else None)
+    if home is not None:
+        folder = openclaw_hooks_dir(home, env)
+        report.warnings.extend(setup_findings(root, home, folder, env))
+    return report
+
+
 def check_store(root: Path, paths: Sequence[Path] | None = None) -> Report:
     """Check every insight file of the store at ``root``, or only ``paths`` (files
     anywhere; those that are not insight files of this store are ignored).

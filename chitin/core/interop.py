@@ -90,22 +90,23 @@ _EVERY_CHANGE = 2**31 - 1  # git log -n takes an int
 def import_document(
     opened: Session,
     document: object,
-    *,
     origin: str,
-    merge: bool,
-    now: str,
+    merge: bool = False,
     allow_secret: bool = False,
 ) -> Imported:
-    """Import parsed JSON: chitin 1.x's export or seed.json, or our own export."""
+    """Import parsed JSON: chitin 1.x's export or seed.json, or our own export;
+    ``origin`` names it in the commit."""
+    now = opened.timestamp()
     subject = "Import {count} insight(s) from " + origin
     plan = _Plan("import", subject, origin, [], allow_secret)
     return _import(opened, items_of(document), merge, now, plan)
 
 
 def import_database(
-    opened: Session, path: Path, *, merge: bool, now: str, allow_secret: bool = False
+    opened: Session, path: Path, merge: bool = False, allow_secret: bool = False
 ) -> Imported:
     """Migrate a chitin 1.x SQLite database: every insight with its id and history."""
+    now = opened.timestamp()
     legacy = read_database(path)
     subject = "Migrate {count} insight(s) from chitin 1.x (" + path.name + ")"
     plan = _Plan("migrate", subject, path.name, legacy.history, allow_secret)

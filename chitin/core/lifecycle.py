@@ -93,7 +93,6 @@ class Lifecycle:
     def contribute(
         self,
         fields: Mapping[str, Any],
-        *,
         check: bool = True,
         allow_secret: bool = False,
         carapace_id: str | None = None,
@@ -165,7 +164,7 @@ class Lifecycle:
         except ProviderError as error:
             return None, f"no vectors ({error}): duplicates judged by words alone"
 
-    def update(self, ref: str, changes: Mapping[str, Any], *, allow_secret: bool = False) -> Change:
+    def update(self, ref: str, changes: Mapping[str, Any], allow_secret: bool = False) -> Change:
         """Change the fields named in ``changes`` (an empty value clears an optional one)."""
         from chitin.model import ops
         from chitin.store.messages import update_words
@@ -192,7 +191,6 @@ class Lifecycle:
     def reinforce(
         self,
         ref: str,
-        *,
         source: str | None = None,
         evidence_kind: str | None = None,
         allow_secret: bool = False,
@@ -281,7 +279,6 @@ class Lifecycle:
         source_ref: str | Sequence[str],
         target_ref: str,
         claim: str | None = None,
-        *,
         allow_secret: bool = False,
     ) -> Change:
         """Fold the source insight (or each of several, in order) into the target, in

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from chitin.core.reading import Reading
 from chitin.index import usage
 from chitin.retrieval import quality
 from chitin.retrieval.quality import DEFAULT_TOP, QualityReport, QualityScore
 
 
-def report(reading: Reading, now: datetime, top: int | None = None) -> QualityReport:
+def report(reading: Reading, top: int | None = None) -> QualityReport:
     """The quality report over every live insight (the ``top`` that most need
     attention, default ``DEFAULT_TOP``); a missing store reports nothing."""
     top = DEFAULT_TOP if top is None else top
+    now = reading.session.now()
     if reading.session.missing:
         return quality.report([], top)
     retrieved = usage.all_last_retrieved(reading.session.root)
@@ -21,7 +20,8 @@ def report(reading: Reading, now: datetime, top: int | None = None) -> QualityRe
     return quality.report(scores, top)
 
 
-def score(reading: Reading, ref: str, now: datetime) -> QualityScore:
+def score(reading: Reading, ref: str) -> QualityScore:
     """The quality of one insight, by id or unique id prefix (archived ones too)."""
+    now = reading.session.now()
     insight = reading.get(ref)
     return quality.score(insight, now, usage.last_retrieved(reading.session.root, insight.id))

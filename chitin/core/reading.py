@@ -100,7 +100,6 @@ class Reading:
 
     def list_insights(
         self,
-        *,
         types: Iterable[str] = (),
         tags: Iterable[str] = (),
         provenance: str | None = None,

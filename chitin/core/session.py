@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, Self, TypedDict, TypeVar
 
 from chitin.errors import StoreError, ValidationError
 from chitin.index import db as cache_db
@@ -34,6 +34,20 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 Clock = Callable[[], datetime]
+
+
+class Options(TypedDict, total=False):
+    """``Session``'s keyword arguments (``chitin.Chitin`` passes them on)."""
+
+    now: datetime | Clock | None
+    env: Mapping[str, str] | None
+    agent: str | None
+    command: Sequence[str]
+    signer: Callable[[], str] | None
+    progress: Progress | None
+    shape: Shape | None
+    fusion: str
+    finishes_commands: bool
 
 
 class Runner(Protocol):

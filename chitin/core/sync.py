@@ -61,6 +61,11 @@ class Resume:
 
 
 def sync(opened: Session, remote_name: str | None, resume: Resume | None = None) -> Synced:
+    """Pull and push the store's git remote, merging insight files field by field.
+
+    A conflict stops the sync (``SyncConflict``) with the store at its last commit;
+    then ``resume`` takes the person's edited files, ``ours``/``theirs`` (ids or
+    paths) take one side, and ``abort`` forgets the stopped sync."""
     store = opened.store
     if not store.is_initialized():
         raise StoreError(f"no store at {opened.root}; run `chitin init` first")
