@@ -24,6 +24,7 @@ in the environment, turns it off; the session then says to run ``chitin embed``.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import os
@@ -33,8 +34,11 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from chitin.errors import ChitinError
 from chitin.index.vectors import SidecarReplaced
 from chitin.lockfile import derived_folder, try_lock, unlock
+from chitin.resources import asset_path
+from chitin.search import semantic
 
 if TYPE_CHECKING:
     from chitin.core.embedding import Embedding
@@ -125,8 +129,6 @@ def prepare_vectors(
     The rest are embedded now if someone watches a progress bar (``foreground``) or if
     they are few (what a retrieve would embed inline: left to it, ``embed-status``
     would say none were made); more go to the background embedding."""
-    from chitin.errors import ChitinError
-    from chitin.search import semantic
 
     config = embedding.session.store.config()
     if semantic.choice(config).provider == semantic.NO_PROVIDER:
@@ -151,10 +153,8 @@ SEED_VECTORS = "seed-vectors.json"
 def packaged_vectors() -> dict[tuple[str, str, int], bytes]:
     """The starter insights' vectors that ship with chitin (scripts/seed_vectors.py makes
     them), keyed by (id, text hash, part); {} if the file is missing or unreadable."""
-    import base64
 
     from chitin.providers.local import DIMENSIONS, MODEL
-    from chitin.resources import asset_path
 
     try:
         data = json.loads(asset_path(SEED_VECTORS).read_text(encoding="utf-8"))

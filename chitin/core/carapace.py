@@ -17,8 +17,12 @@ from urllib.parse import urlsplit
 
 from chitin.errors import ChitinError, StateError, ValidationError
 from chitin.model import carapace as rules
-from chitin.model.insight import Insight, check_confidence, check_text
+from chitin.model.insight import Insight, check_carapace_id, check_confidence, check_text
+from chitin.model.secrets import find_secrets
 from chitin.notices import notice
+from chitin.providers import credentials
+from chitin.providers.credentials import default_path
+from chitin.store import interrupts
 
 if TYPE_CHECKING:
     from chitin.core.lifecycle import Contribution, Lifecycle
@@ -112,14 +116,12 @@ def _loopback(host: str) -> bool:
 
 def carapace_credentials_path(given: Path | None, home: Path) -> Path:
     """--carapace-config, else 1.4.5's ``~/.config/carapace/credentials.json``."""
-    from chitin.providers.credentials import default_path
 
     return given.expanduser() if given is not None else default_path(home)
 
 
 def _client(opened: Session, credentials_path: Path | None) -> CarapaceClient:
     """A client for the configured server; with the API key when a path is given."""
-    from chitin.providers import credentials
     from chitin.providers.carapace import CarapaceClient
 
     key = None
@@ -134,7 +136,6 @@ def _client(opened: Session, credentials_path: Path | None) -> CarapaceClient:
 
 def _refuse_what_the_server_would(body: Mapping[str, Any], what: str) -> None:
     """The server's validation and scanner, and credentials in anything sent."""
-    from chitin.model.secrets import find_secrets
 
     found = rules.refusals(body)
     if found:
@@ -157,7 +158,6 @@ def _refuse_what_the_server_would(body: Mapping[str, Any], what: str) -> None:
 def register(
     opened: Session, path: Path, home: Path, name: str, description: str | None, now: str
 ) -> Registration:
-    from chitin.providers import credentials
     from chitin.providers.carapace import redacted
 
     body: dict[str, Any] = {"displayName": check_text("name", name).strip()}
@@ -184,7 +184,6 @@ def _finishing() -> Iterator[None]:
     """The server has done its part (an agent registered, a contribution created): a
     Ctrl-C or SIGTERM now waits until the key is saved or the id recorded, and is then
     reported, since stopping half-way would lose what the server made."""
-    from chitin.store import interrupts
 
     with interrupts.holding() as guard:
         guard.committed()
@@ -194,7 +193,6 @@ def _finishing() -> Iterator[None]:
 def _save_or_rescue(found: Credentials, path: Path, home: Path) -> None:
     """Save the key; if its file cannot be written, keep it in another 0600 file and
     say where, for the server shows a key once only."""
-    from chitin.providers import credentials
 
     try:
         credentials.save(path, found)
@@ -329,7 +327,6 @@ class NotPromotable(ChitinError):
 def import_contribution(
     lifecycle: Lifecycle, contribution_id: str, kind: str, force: bool
 ) -> Imported:
-    from chitin.model.insight import check_carapace_id
 
     kind = rules.check_import_type(kind)
     cid = check_carapace_id(contribution_id.strip())

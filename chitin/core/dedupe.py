@@ -12,17 +12,17 @@ import shlex
 
 from chitin.core.lifecycle import Deduped, Lifecycle
 from chitin.core.session import Session
+from chitin.index.cache import Filters
 from chitin.model.insight import Insight
+from chitin.retrieval.clusters import group
+from chitin.retrieval.judgement import side_of
+from chitin.search.door import strength
 
 
 def duplicate_clusters(opened: Session) -> list[Deduped]:
     """The store's clusters of duplicates, strongest first."""
     if opened.missing:
         return []
-    from chitin.index.cache import Filters
-    from chitin.retrieval.clusters import group
-    from chitin.retrieval.judgement import side_of
-    from chitin.search.door import strength
 
     insights = opened.cache.select(Filters())
     grouping = group([side_of(i) for i in insights], [strength(i) for i in insights])

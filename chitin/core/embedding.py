@@ -7,6 +7,10 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from chitin.core.session import Session
+from chitin.index.vector_files import stored_identity
+from chitin.providers import DEFAULT_PROVIDER, REGISTRY, ProviderError
+from chitin.search import semantic
+from chitin.store.messages import embedding_words, worded
 
 if TYPE_CHECKING:
     from chitin.index.cache import Progress
@@ -30,7 +34,6 @@ class Embedding:
         """Embed every insight lacking a current vector (all with ``force``). A provider
         or model named here is recorded in chitin.yaml, in one commit. Returns the
         model used and how many insights it embedded."""
-        from chitin.search import semantic
 
         current = semantic.choice(self.session.store.config())
         picked = semantic.Choice(
@@ -50,8 +53,6 @@ class Embedding:
         requests): the cache in step, and a local embedding model loaded. Nothing is
         embedded or written; a provider that cannot be had is left to the retrieval
         that meets it, which says so."""
-        from chitin.providers import ProviderError
-        from chitin.search import semantic
 
         if self.session.missing:
             return
@@ -69,8 +70,6 @@ class Embedding:
     def adopt_vectors(self, known: Mapping[tuple[str, str, int], bytes]) -> int:
         """Take vectors of the local model made elsewhere (see semantic.adopt), when the
         local model is the one configured."""
-        from chitin.providers import DEFAULT_PROVIDER
-        from chitin.search import semantic
 
         picked = semantic.choice(self.session.store.config())
         if self.session.missing or not known or picked.provider != DEFAULT_PROVIDER:
@@ -79,7 +78,6 @@ class Embedding:
 
     def unembedded(self) -> int:
         """How many insights wait for a vector of the configured provider."""
-        from chitin.search import semantic
 
         picked = semantic.choice(self.session.store.config())
         if self.session.missing or picked.provider == semantic.NO_PROVIDER:
@@ -90,7 +88,6 @@ class Embedding:
         """(live insights, those with a current vector, the sidecar's identity)."""
         if self.session.missing:
             return 0, 0, None
-        from chitin.index.vector_files import stored_identity
 
         current = self.session.cache.text_hashes()
         held, name = stored_identity(self.session.root / ".chitin")
@@ -98,7 +95,6 @@ class Embedding:
         return len(current), fresh, name
 
     def _record_choice(self, picked: semantic.Choice) -> None:
-        from chitin.store.messages import embedding_words, worded
 
         chosen = {k: v for k, v in picked._asdict().items() if v}
         words = embedding_words(picked.provider, picked.model)
@@ -107,6 +103,5 @@ class Embedding:
 
 def provider_names() -> tuple[str, ...]:
     """The embedding providers a store may choose (chitin.yaml, ``embed --provider``)."""
-    from chitin.providers import REGISTRY
 
     return tuple(REGISTRY)

@@ -9,6 +9,7 @@ commit's message, where ``history`` finds them again.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Any, NamedTuple, TypeVar
 from chitin.core.reading import Reading
 from chitin.core.session import Session
 from chitin.errors import ValidationError
+from chitin.format.markdown import Layout
 from chitin.index import usage
 from chitin.index.cache import Cache, Filters
 from chitin.model import secrets
@@ -24,6 +26,9 @@ from chitin.model.ids import new_id
 from chitin.model.insight import Insight
 from chitin.model.interchange import Exported, Item, claim_key, items_of, read_item
 from chitin.model.search_text import well_formed
+from chitin.notices import notice
+from chitin.store import history
+from chitin.store.legacy import is_database as sqlite_file
 from chitin.store.legacy import read_database
 from chitin.store.messages import LEGACY_HISTORY_HEADER, commit_message
 
@@ -48,7 +53,6 @@ class Imported:
 
 def is_database(path: Path) -> bool:
     """Whether ``path`` is a chitin 1.x database (else ``import`` reads it as JSON)."""
-    from chitin.store.legacy import is_database as sqlite_file
 
     return sqlite_file(path)
 
@@ -74,7 +78,6 @@ def _evidence_of(reading: Reading, insight: Insight) -> tuple[str, ...]:
 
 def _histories(opened: Session) -> dict[str, list[dict[str, Any]]]:
     """Every insight's history, oldest first, as 1.x history rows (one pass of git log)."""
-    from chitin.store import history
 
     if not opened.store.git.is_repository():
         return {}
@@ -158,7 +161,6 @@ def _import(
 
 
 def _rendered(opened: Session, item: Item) -> str:
-    from chitin.format.markdown import Layout
 
     return opened.store.render(item.insight, Layout(evidence=item.evidence))
 
@@ -256,8 +258,6 @@ def _guarded_history(
             clean[key] = value
         kept.append(clean)
     if hidden:
-        from chitin.notices import notice
-
         notice(
             f"{hidden} likely credential(s) in chitin 1.x's history rows were redacted from "
             "the migration commit (--allow-secret keeps them)"
@@ -271,7 +271,6 @@ _LINE_BREAKERS = "\x7f-\x9f\u2028\u2029"
 
 
 def _history_line(row: Mapping[str, Any]) -> str:
-    import re
 
     line = json.dumps(row, ensure_ascii=False, separators=(",", ":"))
     return re.sub(f"[{_LINE_BREAKERS}]", lambda m: f"\\u{ord(m.group()):04x}", line)

@@ -7,8 +7,32 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from chitin.core.reading import Reading
-from chitin.core.session import Session, secrets
+from chitin.core.session import Session
+from chitin.errors import DuplicateError, ValidationError
+from chitin.model import (
+    evidence,
+    ops,
+    secrets,  # the detector's patterns: writes only, never reads
+)
+from chitin.model.ids import new_id
 from chitin.model.insight import Insight, check_carapace_id, check_evidence, check_text
+from chitin.notices import notice
+from chitin.providers import ProviderError
+from chitin.resources import data_path
+from chitin.retrieval.judgement import side_of
+from chitin.search import door, semantic
+from chitin.store import files
+from chitin.store.loading import load_file
+from chitin.store.messages import (
+    contribute_words,
+    merge_words,
+    move_words,
+    promote_words,
+    reinforce_words,
+    seed_words,
+    update_words,
+    worded,
+)
 
 if TYPE_CHECKING:
     from chitin.retrieval.conflicts import Match
@@ -65,10 +89,6 @@ class Lifecycle:
     def seed(self) -> list[Insight]:
         """Add the starter insights the store lacks, in one commit; those added."""
         now = self.session.timestamp()
-        from chitin.resources import data_path
-        from chitin.store import files
-        from chitin.store.loading import load_file
-        from chitin.store.messages import seed_words, worded
 
         source = data_path("insights")
         with self.session.writing() as cache:
@@ -103,13 +123,10 @@ class Lifecycle:
         duplicate of a stored insight is refused (DuplicateError) before anything is
         written, and the stored insights it nearly duplicates or conflicts with are
         returned (chitin.search.door)."""
-        from chitin.model import ops
-        from chitin.model.ids import new_id
-        from chitin.store.messages import contribute_words
 
         now = self.session.timestamp()
         if not allow_secret:
-            secrets().refuse_secrets(ops.new_insight(fields, "unsaved", now))
+            secrets.refuse_secrets(ops.new_insight(fields, "unsaved", now))
         with self.session.writing() as cache:
             claim = str(fields.get("claim") or "")
             insight = ops.new_insight(fields, new_id(claim, cache.id_exists), now)
@@ -130,9 +147,6 @@ class Lifecycle:
     def _judged(self, insight: Insight) -> tuple[list[Match], list[Match], str | None]:
         """The stored insights a new one nearly duplicates or conflicts with, and why
         the judgement read words alone if it did; an exact duplicate is refused."""
-        from chitin.errors import DuplicateError
-        from chitin.retrieval.judgement import side_of
-        from chitin.search import door
 
         side = side_of(insight)
         same = door.exact_duplicates(self.session.cache, side)
@@ -146,15 +160,11 @@ class Lifecycle:
         meaning, why_not = self._meaning()
         found = door.examine(self.session.cache, side, meaning, why_not)
         if found.degraded and found.degraded != _EMBEDDING_OFF:  # said once, when chosen
-            from chitin.notices import notice
-
             notice(found.degraded)
         return found.duplicates, found.conflicts, found.degraded
 
     def _meaning(self) -> tuple[Any, str | None]:
         """The store's embedding provider and vectors, or None and why not."""
-        from chitin.providers import ProviderError
-        from chitin.search import semantic
 
         picked = semantic.choice(self.session.store.config())
         if picked.provider == semantic.NO_PROVIDER:
@@ -166,8 +176,6 @@ class Lifecycle:
 
     def update(self, ref: str, changes: Mapping[str, Any], allow_secret: bool = False) -> Change:
         """Change the fields named in ``changes`` (an empty value clears an optional one)."""
-        from chitin.model import ops
-        from chitin.store.messages import update_words
 
         with self.session.writing() as cache:
             insight_id = self.reading.resolve(ref)
@@ -177,7 +185,7 @@ class Lifecycle:
             if after == before:
                 return Change(before, path, None, before, tuple(notes))
             if not allow_secret:  # the fields it changes; the others are committed already
-                secrets().refuse_secrets(after, before)
+                secrets.refuse_secrets(after, before)
             target = self.session.store.path_for(after) if after.type != before.type else path
             writes: dict[str, str | None] = {target: self.session.store.render(after, layout)}
             if target != path:
@@ -198,14 +206,12 @@ class Lifecycle:
         """One more confirmation, logged in the file's evidence list with a fresh token,
         so that no two reinforcements are ever the same change (see model/evidence.py).
         The source goes into the commit, so it is refused if it looks like a credential."""
-        from chitin.model import evidence, ops
-        from chitin.store.messages import reinforce_words
 
         kind = check_evidence(evidence_kind)
         if source:
             check_text("source", source)  # it goes into the commit message
         if source and not allow_secret:
-            secrets().refuse_secret_text("source", source)
+            secrets.refuse_secret_text("source", source)
         with self.session.writing() as cache:
             insight_id = self.reading.resolve(ref)
             path = self.reading.path_of(insight_id)
@@ -226,7 +232,6 @@ class Lifecycle:
     def record_promotion(self, ref: str, carapace_id: str) -> Change:
         """Note in the insight's file the contribution it was promoted to, in one commit.
         Its ``updated`` time stays: what the insight says has not changed."""
-        from chitin.store.messages import promote_words
 
         with self.session.writing() as cache:
             insight_id = self.reading.resolve(ref, archived=None)
@@ -250,7 +255,6 @@ class Lifecycle:
         return self._move(ref, to_archive=False)
 
     def _move(self, ref: str, to_archive: bool) -> Change:
-        from chitin.store.messages import move_words
 
         with self.session.writing() as cache:
             insight_id = self.reading.resolve(ref, archived=None)
@@ -260,7 +264,6 @@ class Lifecycle:
             if insight.archived == to_archive:
                 op = "archive" if to_archive else "unarchive"
                 return Change(insight, path, None, insight, (f"already {op}d",))
-            from chitin.store import files
 
             text = files.read_text(self.session.root / path)
             moved = insight.with_changes(archived=to_archive)
@@ -283,9 +286,6 @@ class Lifecycle:
     ) -> Change:
         """Fold the source insight (or each of several, in order) into the target, in
         one commit (``claim``: the merged wording)."""
-        from chitin.errors import ValidationError
-        from chitin.model import evidence, ops
-        from chitin.store.messages import merge_words
 
         refs = [source_ref] if isinstance(source_ref, str) else list(source_ref)
         with self.session.writing() as cache:
@@ -304,7 +304,7 @@ class Lifecycle:
                 logs.append(source_layout.evidence)
                 claims.append(source.claim)
             if not allow_secret:
-                secrets().refuse_secrets(result, target)
+                secrets.refuse_secrets(result, target)
             layout = layout._replace(evidence=evidence.united(*logs))
             writes: dict[str, str | None] = {target_path: self.session.store.render(result, layout)}
             writes.update(dict.fromkeys(paths))
@@ -327,7 +327,6 @@ class Lifecycle:
         insight_id: str,
         extra: Mapping[str, str | None],
     ) -> str | None:
-        from chitin.store.messages import worded
 
         trailers = {"Insight": insight_id, **extra, "Agent": self.session.agent}
         suspects = self.session.suspects(writes)

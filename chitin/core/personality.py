@@ -18,8 +18,10 @@ from chitin.core.retrieving import Query, Retrieving
 from chitin.errors import ValidationError
 from chitin.model.packing import Packed
 from chitin.model.search_text import well_formed
+from chitin.notices import notice
 from chitin.render import budget as marshalling
 from chitin.render import personality as templates
+from chitin.resources import data_path
 from chitin.search.engine import Retrieval
 
 
@@ -140,10 +142,7 @@ def template_of(root: Path, given: Path | None) -> tuple[Path, str]:
             templates.check(text, str(own))
             return own, text
         except ValidationError as error:
-            from chitin.notices import notice
-
             notice(f"{error}; chitin's own template is used instead")
-    from chitin.resources import data_path
 
     shipped = data_path("templates") / "PERSONALITY.md"
     return shipped, shipped.read_text(encoding="utf-8")

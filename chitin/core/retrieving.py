@@ -4,15 +4,23 @@ PERSONALITY.md made of them. This is the session start: keep its imports lazy.""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from chitin.core.reading import filters_of
 from chitin.core.session import Session
-from chitin.errors import ValidationError
+from chitin.errors import StoreError, ValidationError
 from chitin.lockfile import derived_folder
 from chitin.model.insight import format_timestamp
 from chitin.model.search_text import well_formed
+from chitin.notices import notice
+from chitin.providers import ProviderError
+from chitin.render import budget
+from chitin.retrieval.context import detect_category
+from chitin.retrieval.scoring import DEFAULT_SHAPE, Settings
+from chitin.search import engine, semantic
+from chitin.search.engine import Retrieval
 
 if TYPE_CHECKING:
     from chitin.retrieval.scoring import Settings
@@ -49,9 +57,6 @@ class Retrieving:
 
     def settings(self, config: Mapping[str, Any] | None = None) -> Settings:
         """Scoring settings, with the overrides of the store's chitin.yaml."""
-        from dataclasses import replace
-
-        from chitin.retrieval.scoring import DEFAULT_SHAPE, Settings
 
         if config is None:
             config = self.session.store.config() if not self.session.missing else {}
@@ -65,7 +70,6 @@ class Retrieving:
     def _retrieval_config(self) -> tuple[Mapping[str, Any], str | None]:
         """The settings, or none and why: a file that does not parse names no provider
         either, so the retrieval goes by text alone."""
-        from chitin.errors import StoreError
 
         if self.session.missing:
             return {}, None
@@ -81,8 +85,6 @@ class Retrieving:
         try:
             return self.settings(config)
         except ValidationError as error:
-            from chitin.notices import notice
-
             notice(f"{error}; the default scoring settings are used (chitin check names it)")
             return self.settings({})
 
@@ -90,7 +92,6 @@ class Retrieving:
         """The insights that matter for ``query``, best first, and (``packed``) those of
         them that fit its budget. Never commits; with ``record``, the retrieval time
         (``now()``) of each result is noted in .chitin/."""
-        from chitin.render import budget
 
         asked = as_query(query)
         found = self.retrieve_at(asked, self.session.now(), record=record)
@@ -109,10 +110,6 @@ class Retrieving:
     ) -> Retrieval:
         """``retrieve`` as of ``now``; decay is measured at ``decay_at`` (render: the
         commit's time), else at ``now``."""
-        from chitin.providers import ProviderError
-        from chitin.retrieval.context import detect_category
-        from chitin.search import engine, semantic
-        from chitin.search.engine import Retrieval
 
         text = well_formed(query.text)
         filters = filters_of(query.types, query.tags, query.min_confidence)

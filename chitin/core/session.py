@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, Self, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Protocol, Self, TypedDict, TypeVar
 
 from chitin.errors import StoreError, ValidationError
 from chitin.index import db as cache_db
@@ -396,10 +396,3 @@ def _not_a_folder(root: Path) -> str:
         f"the store path {root} is {kind}, not a folder "
         "(--store and $CHITIN_STORE name the store's folder)"
     )
-
-
-def secrets() -> Any:
-    """The credential detector, loaded by writes only: its patterns cost reads ~2 ms."""
-    from chitin.model import secrets as detector
-
-    return detector
