@@ -43,6 +43,19 @@ def test_all_lists_the_public_names() -> None:
         _ = chitin.NoSuchThing  # type: ignore[attr-defined]
 
 
+def test_chitin_offers_its_use_cases_and_hides_its_parts() -> None:
+    """Issue 29: Chitin holds its parts instead of inheriting them, so its public
+    attributes are the use cases a caller needs, each defined in facade.py."""
+    from chitin.core.facade import Chitin
+
+    public = {name for name in dir(Chitin) if not name.startswith("_")}
+    internals = {"cache", "writing", "record_written", "repairing", "retrieve_at", "store"}
+    assert not public & internals
+    assert len(public) <= 51, sorted(public)
+    assert Chitin.__mro__ == (Chitin, object)
+    assert all(name in vars(Chitin) for name in public)  # none inherited
+
+
 def test_the_package_is_typed() -> None:
     import chitin
 
