@@ -10,7 +10,7 @@ from chitin.core.session import Session
 from chitin.errors import AmbiguousIdError, NotFoundError, StateError, StoreError
 from chitin.index.cache import Filters, Problem
 from chitin.model.ids import check_reference
-from chitin.model.insight import TYPES, Insight, check_provenance
+from chitin.model.insight import TYPES, Insight, check_provenance, check_type, parse_tags
 
 if TYPE_CHECKING:
     from chitin.model.history import Entry
@@ -188,8 +188,6 @@ def filters_of(
     archived: bool = False,
 ) -> Filters:
     """Filters from types and tags, validated (a single string is one value)."""
-    from chitin.model.insight import check_type, parse_tags
-
     kinds = tuple(check_type(t.strip()) for t in _values(types) if t.strip())
     chosen = parse_tags(list(_values(tags)))
     return Filters(archived=archived, types=kinds, min_confidence=min_confidence, tags=chosen)

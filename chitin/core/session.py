@@ -17,12 +17,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, Self, TypedDict, TypeVar
 
 from chitin.errors import StoreError, ValidationError
+from chitin.format.layout import SCANNED_DIRS
 from chitin.index import db as cache_db
 from chitin.index import usage
 from chitin.index.cache import Cache, Progress
+from chitin.location import store_path
 from chitin.lockfile import derived_folder
+from chitin.model.evidence import signature as evidence_signature
 from chitin.model.insight import Insight, format_timestamp
+from chitin.store.files import kind_of
 from chitin.store.repository import Store
+from chitin.store.source import StoreFiles
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -78,8 +83,6 @@ class Session:
         then says what it did (the CLI). Once a write is committed, a signal waits until
         the front end has finished the command (it calls ``store.interrupts.release``),
         so that the command is neither cut short nor told that nothing changed."""
-        from chitin.location import store_path
-
         self.env: Mapping[str, str] = os.environ if env is None else env
         self.root = Path(store) if store is not None else store_path(None, self.env)
         # As given (or from $CHITIN_AGENT), checked when a write needs it: a bad name
@@ -154,7 +157,6 @@ class Session:
         can say that nothing changed (store/watch.py); else one cache sync, as the
         start of a command makes. A ``.chitin/`` that was removed or replaced meanwhile
         is opened anew."""
-        from chitin.format.layout import SCANNED_DIRS
         from chitin.store.watch import Watcher
 
         cache = self._cache
@@ -214,8 +216,6 @@ class Session:
     def _open_cache(self, git: Git | None, memory: bool) -> Cache:
         """The one place the cache is made: it is handed the store's files and, in a
         git store, git as the source of what changed."""
-        from chitin.store.source import StoreFiles
-
         cache = Cache(self.root, self._strength, StoreFiles(self.root), git, memory=memory)
         self._cache_file = None if memory else cache_db.file_identity(self._cache_path())
         return cache
@@ -374,13 +374,11 @@ def signature(agent: str | None) -> str:
     import getpass
     import socket
 
-    from chitin.model.evidence import signature as make
-
     try:
         who = agent or getpass.getuser()
     except (KeyError, OSError):  # a container user with no passwd entry
         who = "chitin"
-    return make(who, socket.gethostname())
+    return evidence_signature(who, socket.gethostname())
 
 
 def _not_a_folder(root: Path) -> str:
@@ -389,8 +387,6 @@ def _not_a_folder(root: Path) -> str:
     except OSError:
         kind = "a symlink to nothing"
     else:
-        from chitin.store.files import kind_of
-
         kind = kind_of(mode, "not a folder")
     return (
         f"the store path {root} is {kind}, not a folder "
