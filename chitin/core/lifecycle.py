@@ -1,5 +1,5 @@
 """The life cycle of an insight: contribute, update, reinforce, promote, archive and
-unarchive, merge; each is one commit, worded by ``chitin.store.history``.
+unarchive, merge; each is one commit, worded by ``chitin.store.messages``.
 
 Only writes load this module (the facade imports it on the first), so it imports
 what writes need at its top, the credential detector (~2 ms of patterns) included."""
