@@ -23,7 +23,6 @@ from chitin.index import usage
 from chitin.index.cache import Cache, Progress
 from chitin.location import store_path
 from chitin.lockfile import derived_folder
-from chitin.model.evidence import signature as evidence_signature
 from chitin.model.insight import Insight, format_timestamp
 from chitin.store.files import kind_of
 from chitin.store.repository import Store
@@ -373,6 +372,8 @@ def signature(agent: str | None) -> str:
     this host."""
     import getpass
     import socket
+
+    from chitin.model.evidence import signature as evidence_signature
 
     try:
         who = agent or getpass.getuser()
