@@ -3,8 +3,8 @@ the reflection its SessionEnd and PreCompact hooks queue (``claude_code`` instal
 
 from __future__ import annotations
 
-from chitin.core import agent, claude_code
-from chitin.core.personality import Personality, characters, render_personality
+from chitin.core import agent, claude_code, personality
+from chitin.core.personality import Personality, characters
 from chitin.core.retrieving import Query, Retrieving
 from chitin.core.session import Session
 from chitin.notices import notice
@@ -20,7 +20,8 @@ def session_start(retrieving: Retrieving, event: str, budget: int) -> Personalit
     query = claude_code.coding_session_query(details)
     limit = claude_code.CLAUDE_CONTEXT_LIMIT
     asked = Query(query, budget=min(budget, limit // 4))
-    made = render_personality(retrieving, asked, now=retrieving.session.now(), limit=limit)
+    now = retrieving.session.now()
+    made = personality.render_personality(retrieving, asked, now=now, limit=limit)
     agent.note_session_start(retrieving.session, claude_code.session_key(details), list(made.ids))
     if characters(made.text) > limit:
         notice(
