@@ -549,11 +549,11 @@ def ensure_vectors(root: Path) -> None:
 
     chitin = Chitin(root)
     try:
-        meaning = chitin._semantic(semantic.choice({}))
+        meaning = chitin._session.semantic(semantic.choice({}))
         held = meaning.vectors.fresh()
-        current = chitin.cache.text_hashes(Filters(archived=None))
+        current = chitin._session.cache.text_hashes(Filters(archived=None))
         stale = [i for i, h in current.items() if held.get(i) != h]
-        insights = chitin.cache.by_ids(stale, Filters(archived=None))
+        insights = chitin._session.cache.by_ids(stale, Filters(archived=None))
         todo = [  # every part of an insight (a trigger's condition has a row of its own)
             (i, current[i], part)
             for i in stale

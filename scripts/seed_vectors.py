@@ -17,7 +17,8 @@ from pathlib import Path
 
 from chitin.core.background import SEED_VECTORS
 from chitin.model.insight import embedding_text, embedding_texts, text_hash
-from chitin.providers.local import DIMENSIONS, MODEL, LocalProvider
+from chitin.providers.local import LocalProvider
+from chitin.providers.minilm import DIMENSIONS, MODEL
 from chitin.resources import asset_path, data_path
 from chitin.store.files import stat_of
 from chitin.store.repository import load_insight

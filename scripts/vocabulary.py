@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import sys
 
-from chitin.providers.local import TOKENIZER, VOCABULARY
+from chitin.providers.minilm import TOKENIZER, VOCABULARY
 
 
 def main() -> int:

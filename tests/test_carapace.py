@@ -866,16 +866,16 @@ def test_a_signal_once_the_contribution_exists_waits_for_its_id_to_be_recorded(
     carapace: CarapaceServer, run: Run, add: Any, key: str, store: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:  # fmt: skip
-    from chitin.core.facade import Chitin
+    from chitin.core.lifecycle import Lifecycle
 
     insight_id = well_tested(add, run, "Record what the server made")
-    real = Chitin.record_promotion
+    real = Lifecycle.record_promotion
 
-    def interrupted(self: Chitin, ref: str, carapace_id: str) -> Any:
+    def interrupted(self: Lifecycle, ref: str, carapace_id: str) -> Any:
         os.kill(os.getpid(), signal.SIGTERM)
         return real(self, ref, carapace_id)
 
-    monkeypatch.setattr(Chitin, "record_promotion", interrupted)
+    monkeypatch.setattr(Lifecycle, "record_promotion", interrupted)
     result = run("promote", insight_id)
     assert result.stdout.startswith("✓ Promoted to Carapace: test-1")
     assert "SIGTERM arrived after the change was committed" in result.stderr

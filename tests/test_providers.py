@@ -175,7 +175,7 @@ TRICKY = [
 def tokenizers_pair() -> tuple[object, object]:
     from tokenizers import Tokenizer
 
-    from chitin.providers.local import MAX_TOKENS, SPECIAL_TOKENS, TOKENIZER, VOCABULARY
+    from chitin.providers.minilm import MAX_TOKENS, SPECIAL_TOKENS, TOKENIZER, VOCABULARY
     from chitin.providers.wordpiece import WordPiece
 
     library = Tokenizer.from_file(str(TOKENIZER))
@@ -187,7 +187,7 @@ def tokenizers_pair() -> tuple[object, object]:
 def same_ids(pair: tuple[object, object], text: str) -> None:
     """On ASCII, the plain tokenizer gives the library's ids; any other text is not
     its to answer (the provider asks the library, see the test below)."""
-    from chitin.providers.local import MAX_TOKENS
+    from chitin.providers.minilm import MAX_TOKENS
     from chitin.providers.wordpiece import answers
 
     library, ours = pair
@@ -276,7 +276,7 @@ def test_an_indexed_vocabulary_gives_the_same_ids() -> None:
     import sys
     from pathlib import Path
 
-    from chitin.providers.local import MAX_TOKENS, SPECIAL_TOKENS, VOCABULARY
+    from chitin.providers.minilm import MAX_TOKENS, SPECIAL_TOKENS, VOCABULARY
     from chitin.providers.wordpiece import WordPiece, answers
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench" / "eval"))
@@ -311,7 +311,7 @@ def test_a_warmed_provider_embeds_as_a_session_start_does() -> None:
 
 def test_the_vocabulary_file_is_the_tokenizers() -> None:
     """scripts/vocabulary.py makes it; it must hold exactly tokenizer.json's vocabulary."""
-    from chitin.providers.local import TOKENIZER, VOCABULARY
+    from chitin.providers.minilm import TOKENIZER, VOCABULARY
 
     vocab = json.loads(TOKENIZER.read_text(encoding="utf-8"))["model"]["vocab"]
     lines = VOCABULARY.read_text(encoding="utf-8").split("\n")

@@ -43,6 +43,19 @@ def test_all_lists_the_public_names() -> None:
         _ = chitin.NoSuchThing  # type: ignore[attr-defined]
 
 
+def test_chitin_offers_its_use_cases_and_hides_its_parts() -> None:
+    """Issue 29: Chitin holds its parts instead of inheriting them, so its public
+    attributes are the use cases a caller needs, each defined in facade.py."""
+    from chitin.core.facade import Chitin
+
+    public = {name for name in dir(Chitin) if not name.startswith("_")}
+    internals = {"cache", "writing", "record_written", "repairing", "retrieve_at", "store"}
+    assert not public & internals
+    assert len(public) <= 51, sorted(public)
+    assert Chitin.__mro__ == (Chitin, object)
+    assert all(name in vars(Chitin) for name in public)  # none inherited
+
+
 def test_the_package_is_typed() -> None:
     import chitin
 
@@ -94,8 +107,8 @@ def test_the_context_manager_closes_the_cache(store: Path) -> None:
     with Chitin(store, now=FIXED) as chitin:
         chitin.contribute({"type": "skill", "confidence": 0.7, "claim": "Closed on the way out."})
         assert chitin.stats().total == 1
-        assert chitin._cache is not None
-    assert chitin._cache is None
+        assert chitin._session._cache is not None
+    assert chitin._session._cache is None
 
 
 def test_methods_take_typed_values(store: Path) -> None:

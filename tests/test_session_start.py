@@ -251,9 +251,9 @@ def test_the_packaged_seed_vectors_are_the_models_own(run: Run, store: Path) -> 
 
     chitin = Chitin(store)
     try:
-        meaning = chitin._semantic(chitin_choice())
+        meaning = chitin._session.semantic(chitin_choice())
         fresh = meaning.vectors.fresh()
-        insights = chitin.cache.by_ids(fresh)
+        insights = chitin._session.cache.by_ids(fresh)
         from chitin.model.search_text import embedding_texts
 
         parts = [
@@ -396,12 +396,12 @@ def named_vectors_are_their_insights_own(store: Path) -> int:
 
     chitin = Chitin(store)
     try:
-        meaning = chitin._semantic(chitin_choice())
-        current = chitin.cache.text_hashes()
+        meaning = chitin._session.semantic(chitin_choice())
+        current = chitin._session.cache.text_hashes()
         named = sorted(i for i, h in meaning.vectors.fresh().items() if current.get(i) == h)
         if not named:
             return 0
-        insights = chitin.cache.by_ids(named)
+        insights = chitin._session.cache.by_ids(named)
         parts = [(i, n, t) for i in named for n, t in enumerate(embedding_texts(insights[i]))]
         made = meaning.provider.embed([text for *_, text in parts])
         rows = meaning.vectors.db.execute("SELECT id, part, row FROM rows WHERE id IS NOT NULL")

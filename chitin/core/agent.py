@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from chitin.core.facade import Chitin
+from chitin.core.reading import Reading
+from chitin.core.session import Session
 from chitin.errors import ChitinError, NotFoundError, StoreError
 from chitin.model.digest import Digest, make_digest
 from chitin.model.reflection import NOWHERE, Marker, Where, appended, new_marker, oldest_first
@@ -36,18 +37,18 @@ class Pending:
     cleared: int = 0  # markers removed, when clearing
 
 
-def pending(chitin: Chitin, legacy: Path | None, clear: bool = False) -> Pending:
+def pending(opened: Session, legacy: Path | None, clear: bool = False) -> Pending:
     """What is waiting for reflection; with ``clear``, also empty the queues.
 
     Clearing holds the store lock from reading to writing, so a marker a hook queues
     meanwhile is either shown and cleared, or kept: never cleared unseen.
     """
-    if chitin.missing:  # a read must not create the store; only the legacy file is left
+    if opened.missing:  # a read must not create the store; only the legacy file is left
         return _collect([], legacy, clear)
     if not clear:  # queue files are replaced atomically: reading needs no lock
-        return _collect([read_queue(queue_path(chitin.root))], legacy, clear)
-    with chitin.store.lock():
-        own = read_queue(queue_path(chitin.root))
+        return _collect([read_queue(queue_path(opened.root))], legacy, clear)
+    with opened.store.lock():
+        own = read_queue(queue_path(opened.root))
         if clear:
             _empty(own)
         return _collect([own], legacy, clear)
@@ -78,28 +79,32 @@ def _empty(queue: QueueFile) -> None:
 
 
 def queue_reflection(
-    chitin: Chitin,
+    opened: Session,
     session_key: str,
     reason: str,
     now: datetime,
     session_id: str | None = None,
-    where: Where = NOWHERE,
+    where: Where | None = None,
 ) -> Marker:
     """Add a marker to the store's queue, keeping the newest ten.
+
+    ``session_id`` names the session that ended where ``session_key`` names the chat;
+    ``where`` says where its events are and what it was given at its start.
 
     Under the store lock, so two hooks firing at once both land. An unusable queue
     file is left as it is rather than replaced: it may hold markers worth reading.
     """
-    if not where.injected and chitin.root.is_dir():
-        noted = read_session_note(chitin.root, session_id or session_key)
+    where = where or NOWHERE
+    if not where.injected and opened.root.is_dir():
+        noted = read_session_note(opened.root, session_id or session_key)
         if not noted and session_id:  # OpenClaw notes a bootstrap by the chat's key
-            noted = read_session_note(chitin.root, session_key)
+            noted = read_session_note(opened.root, session_key)
         where = where._replace(injected=tuple(noted))
     marker = new_marker(session_key, reason, now, session_id, where)
-    if chitin.missing:
-        raise StoreError(f"no store at {chitin.root}; run `chitin init` first")
-    path = queue_path(chitin.root)
-    with chitin.store.lock():
+    if opened.missing:
+        raise StoreError(f"no store at {opened.root}; run `chitin init` first")
+    path = queue_path(opened.root)
+    with opened.store.lock():
         current = read_queue(path)
         if current.problem:
             raise StoreError(
@@ -113,13 +118,13 @@ def queue_reflection(
     return marker
 
 
-def note_session_start(chitin: Chitin, session: str, injected: list[str]) -> None:
+def note_session_start(opened: Session, session: str, injected: list[str]) -> None:
     """Note what a session was given at its start, for its marker when it ends. Only
     in a store that exists, and never at the cost of the session's start."""
-    if chitin.missing or not session.strip() or session == "unknown":
+    if opened.missing or not session.strip() or session == "unknown":
         return
     with contextlib.suppress(OSError):
-        write_session_note(chitin.root, session.strip(), injected)
+        write_session_note(opened.root, session.strip(), injected)
 
 
 # ------------------------------------------------------------------ digests
@@ -135,12 +140,12 @@ class SessionDigest:
     warning: str | None = None
 
 
-def digests(chitin: Chitin, markers: list[Marker], characters: int) -> list[SessionDigest]:
+def digests(reading: Reading, markers: list[Marker], characters: int) -> list[SessionDigest]:
     """A digest of each session whose events can be found, read where they are."""
-    return [_digest(chitin, marker, characters) for marker in markers]
+    return [_digest(reading, marker, characters) for marker in markers]
 
 
-def _digest(chitin: Chitin, marker: Marker, characters: int) -> SessionDigest:
+def _digest(reading: Reading, marker: Marker, characters: int) -> SessionDigest:
     if marker.transcript is not None:
         read = read_transcript(Path(marker.transcript))
     elif marker.agent_database is not None and marker.session_id is not None:
@@ -148,32 +153,32 @@ def _digest(chitin: Chitin, marker: Marker, characters: int) -> SessionDigest:
     else:
         return SessionDigest(marker, None)
     label = f"session {marker.session_id or marker.session_key}"
-    made = make_digest(read.turns, _claims(chitin, marker.injected), label, characters)
+    made = make_digest(read.turns, _claims(reading, marker.injected), label, characters)
     return SessionDigest(marker, made, read.warning)
 
 
-def _claims(chitin: Chitin, ids: tuple[str, ...]) -> dict[str, str | None]:
+def _claims(reading: Reading, ids: tuple[str, ...]) -> dict[str, str | None]:
     """Each injected insight's claim; None for one no longer in the store."""
     claims: dict[str, str | None] = {}
     for insight_id in ids:
         try:
-            claims[insight_id] = None if chitin.missing else chitin.get(insight_id).claim
+            claims[insight_id] = None if reading.session.missing else reading.get(insight_id).claim
         except ChitinError:
             claims[insight_id] = None
     return claims
 
 
-def done(chitin: Chitin, legacy: Path | None, session: str) -> int:
+def done(opened: Session, legacy: Path | None, session: str) -> int:
     """Remove the markers of ``session`` (its key or its id) from every queue; how many
     went. Under the store lock, as clearing is."""
     wanted = session.strip()
-    queues = [] if chitin.missing else [queue_path(chitin.root)]
+    queues = [] if opened.missing else [queue_path(opened.root)]
     if legacy is not None:
         queues.append(legacy)
     removed = 0
     with contextlib.ExitStack() as stack:
-        if not chitin.missing:
-            stack.enter_context(chitin.store.lock())
+        if not opened.missing:
+            stack.enter_context(opened.store.lock())
         for path in queues:
             current = read_queue(path)
             kept = [m for m in current.markers if wanted not in (m.session_key, m.session_id)]

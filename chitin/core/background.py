@@ -24,6 +24,7 @@ in the environment, turns it off; the session then says to run ``chitin embed``.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import os
@@ -33,11 +34,14 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from chitin.errors import ChitinError
 from chitin.index.vectors import SidecarReplaced
 from chitin.lockfile import derived_folder, try_lock, unlock
+from chitin.resources import asset_path
+from chitin.search import semantic
 
 if TYPE_CHECKING:
-    from chitin.core.facade import Chitin
+    from chitin.core.embedding import Embedding
     from chitin.index.cache import Progress
 
 LOCK_FILE = "background.lock"
@@ -98,17 +102,17 @@ def prepare_later(
         ensure_running(root, env, now)
 
 
-def run_worker(chitin: Chitin) -> int | None:
+def run_worker(embedding: Embedding) -> int | None:
     """The background embedding itself: every stale vector, at low priority, one run at
     a time. Returns how many were embedded, or None if another run holds the lock."""
-    root = chitin.root
+    root = embedding.session.root
     with worker_lock(root) as mine:
         if not mine:
             return None
         lower_priority()
         write_status(root, "running", started=time.time())
         try:
-            _, done = chitin.embed()
+            _, done = embedding.embed()
         except SidecarReplaced:
             return 0  # .chitin/ was deleted under us: whoever made it anew carries on
         except BaseException as error:
@@ -119,30 +123,28 @@ def run_worker(chitin: Chitin) -> int | None:
 
 
 def prepare_vectors(
-    chitin: Chitin, env: Mapping[str, str], foreground: bool, progress: Progress | None = None
+    embedding: Embedding, env: Mapping[str, str], foreground: bool, progress: Progress | None = None
 ) -> Prepared:
     """After a bulk write, leave vectors behind. The starter insights' come with chitin.
     The rest are embedded now if someone watches a progress bar (``foreground``) or if
     they are few (what a retrieve would embed inline: left to it, ``embed-status``
     would say none were made); more go to the background embedding."""
-    from chitin.errors import ChitinError
-    from chitin.search import semantic
 
-    config = chitin.store.config()
+    config = embedding.session.store.config()
     if semantic.choice(config).provider == semantic.NO_PROVIDER:
         return Prepared(0, None)
     try:
-        adopted = chitin.adopt_vectors(packaged_vectors())
-        count = chitin.unembedded()
+        adopted = embedding.adopt_vectors(packaged_vectors())
+        count = embedding.unembedded()
         if count and (foreground or count <= semantic.INLINE_LIMIT):
-            return Prepared(adopted + chitin.embed(progress=progress)[1], None)
+            return Prepared(adopted + embedding.embed(progress=progress)[1], None)
     except ChitinError as error:
         return Prepared(0, None, str(error))
     if not count:
         return Prepared(adopted, None)
     if not enabled(config, env):
         return Prepared(adopted, Status("off"))
-    return Prepared(adopted, ensure_running(chitin.root, env, time.time()))
+    return Prepared(adopted, ensure_running(embedding.session.root, env, time.time()))
 
 
 SEED_VECTORS = "seed-vectors.json"
@@ -151,10 +153,8 @@ SEED_VECTORS = "seed-vectors.json"
 def packaged_vectors() -> dict[tuple[str, str, int], bytes]:
     """The starter insights' vectors that ship with chitin (scripts/seed_vectors.py makes
     them), keyed by (id, text hash, part); {} if the file is missing or unreadable."""
-    import base64
 
-    from chitin.providers.local import DIMENSIONS, MODEL
-    from chitin.resources import asset_path
+    from chitin.providers.minilm import DIMENSIONS, MODEL
 
     try:
         data = json.loads(asset_path(SEED_VECTORS).read_text(encoding="utf-8"))

@@ -17,11 +17,16 @@ from urllib.parse import urlsplit
 
 from chitin.errors import ChitinError, StateError, ValidationError
 from chitin.model import carapace as rules
-from chitin.model.insight import Insight, check_confidence, check_text
+from chitin.model.insight import Insight, check_carapace_id, check_confidence, check_text
+from chitin.model.secrets import find_secrets
 from chitin.notices import notice
+from chitin.providers import credentials
+from chitin.providers.credentials import default_path
+from chitin.store import interrupts
 
 if TYPE_CHECKING:
-    from chitin.core.facade import Chitin, Contribution
+    from chitin.core.lifecycle import Contribution, Lifecycle
+    from chitin.core.session import Runner, Session
     from chitin.providers.carapace import CarapaceClient
     from chitin.providers.credentials import Credentials
 
@@ -55,8 +60,8 @@ class Imported(NamedTuple):
 # ---------------------------------------------------------------- settings
 
 
-def sharing(chitin: Chitin) -> Sharing:
-    return sharing_of({} if chitin.missing else chitin.store.config(), chitin.env)
+def sharing(opened: Session) -> Sharing:
+    return sharing_of({} if opened.missing else opened.store.config(), opened.env)
 
 
 def sharing_of(config: Mapping[str, Any], env: Mapping[str, str]) -> Sharing:
@@ -111,14 +116,12 @@ def _loopback(host: str) -> bool:
 
 def carapace_credentials_path(given: Path | None, home: Path) -> Path:
     """--carapace-config, else 1.4.5's ``~/.config/carapace/credentials.json``."""
-    from chitin.providers.credentials import default_path
 
     return given.expanduser() if given is not None else default_path(home)
 
 
-def _client(chitin: Chitin, credentials_path: Path | None) -> CarapaceClient:
+def _client(opened: Session, credentials_path: Path | None) -> CarapaceClient:
     """A client for the configured server; with the API key when a path is given."""
-    from chitin.providers import credentials
     from chitin.providers.carapace import CarapaceClient
 
     key = None
@@ -127,13 +130,12 @@ def _client(chitin: Chitin, credentials_path: Path | None) -> CarapaceClient:
         if warning:
             notice(warning)
         key = found.api_key
-    settings = sharing(chitin)
+    settings = sharing(opened)
     return CarapaceClient(settings.url, key, deadline=settings.timeout)
 
 
 def _refuse_what_the_server_would(body: Mapping[str, Any], what: str) -> None:
     """The server's validation and scanner, and credentials in anything sent."""
-    from chitin.model.secrets import find_secrets
 
     found = rules.refusals(body)
     if found:
@@ -154,9 +156,8 @@ def _refuse_what_the_server_would(body: Mapping[str, Any], what: str) -> None:
 
 
 def register(
-    chitin: Chitin, path: Path, home: Path, name: str, description: str | None, now: str
+    opened: Session, path: Path, home: Path, name: str, description: str | None, now: str
 ) -> Registration:
-    from chitin.providers import credentials
     from chitin.providers.carapace import redacted
 
     body: dict[str, Any] = {"displayName": check_text("name", name).strip()}
@@ -164,7 +165,7 @@ def register(
         body["description"] = check_text("description", description).strip()
     _refuse_what_the_server_would(body, "the registration")
     credentials.prepare(path)
-    with _client(chitin, None) as client:
+    with _client(opened, None) as client:
         answer = client.register(body)
     key = answer.pop("apiKey", None)
     if not isinstance(key, str) or not key:
@@ -183,7 +184,6 @@ def _finishing() -> Iterator[None]:
     """The server has done its part (an agent registered, a contribution created): a
     Ctrl-C or SIGTERM now waits until the key is saved or the id recorded, and is then
     reported, since stopping half-way would lose what the server made."""
-    from chitin.store import interrupts
 
     with interrupts.holding() as guard:
         guard.committed()
@@ -193,7 +193,6 @@ def _finishing() -> Iterator[None]:
 def _save_or_rescue(found: Credentials, path: Path, home: Path) -> None:
     """Save the key; if its file cannot be written, keep it in another 0600 file and
     say where, for the server shows a key once only."""
-    from chitin.providers import credentials
 
     try:
         credentials.save(path, found)
@@ -224,10 +223,10 @@ class CarapaceQuestion(NamedTuple):
     search_mode: str = "hybrid"
 
 
-def query(chitin: Chitin, credentials_path: Path, question: CarapaceQuestion) -> dict[str, Any]:
+def query(opened: Session, credentials_path: Path, question: CarapaceQuestion) -> dict[str, Any]:
     body = query_body(question)
     _refuse_what_the_server_would(body, "the question")
-    with _client(chitin, credentials_path) as client:
+    with _client(opened, credentials_path) as client:
         answer = client.query(body)
     return _at_most(answer, question.max_results)
 
@@ -268,26 +267,31 @@ def query_body(question: CarapaceQuestion) -> dict[str, Any]:
 
 
 def promote(
-    chitin: Chitin,
+    lifecycle: Lifecycle,
     ref: str,
     credentials_path: Path,
     domain_tags: Sequence[str] | None,
     force: bool,
+    run: Runner,
 ) -> Promotion:
-    insight = chitin.get(ref)
+    """Share the insight with Carapace, and note in its file what it became. ``run``
+    runs a step that reads the cache (``Chitin._run``, which repairs a damaged one):
+    the reading and the recording are two steps, so that a repair never asks the
+    server again."""
+    insight = run(lambda: lifecycle.reading.get(ref))
     body = rules.contribution_of(insight, domain_tags)
-    verdict = rules.verdict(insight, sharing(chitin).personal_terms, body)
+    verdict = rules.verdict(insight, sharing(lifecycle.session).personal_terms, body)
     if verdict.blocked or (verdict.overridable and not force):
         raise NotPromotable(insight.id, verdict)
     if insight.carapace_id and not force:
         raise StateError(_shared_before(insight))
     _refuse_what_the_server_would(body, "the promotion")
-    with _client(chitin, credentials_path) as client:
+    with _client(lifecycle.session, credentials_path) as client:
         answer = client.contribute(body)
     carapace_id = rules.contribution_id(answer)
     try:
         with _finishing():
-            change = chitin.record_promotion(insight.id, carapace_id)
+            change = run(lambda: lifecycle.record_promotion(insight.id, carapace_id))
     except ChitinError as error:
         raise StateError(
             f"promoted to Carapace as {carapace_id}, but recording that in {insight.id} "
@@ -320,22 +324,23 @@ class NotPromotable(ChitinError):
 # ---------------------------------------------------------------- import
 
 
-def import_contribution(chitin: Chitin, contribution_id: str, kind: str, force: bool) -> Imported:
-    from chitin.model.insight import check_carapace_id
+def import_contribution(
+    lifecycle: Lifecycle, contribution_id: str, kind: str, force: bool
+) -> Imported:
 
     kind = rules.check_import_type(kind)
     cid = check_carapace_id(contribution_id.strip())
     if cid is None:
         raise ValidationError("contribution_id", "the contribution id must not be empty")
-    here = chitin.shared_as(cid)
+    here = lifecycle.reading.shared_as(cid)
     if here:
         raise StateError(_here_already(here[0], cid))
-    with _client(chitin, None) as client:
+    with _client(lifecycle.session, None) as client:
         contribution = client.contribution(cid)
     fields = rules.insight_fields(contribution, kind)
     if rules.contribution_id(contribution) != cid:
         raise ValidationError("id", f"Carapace answered with another contribution for {cid}")
-    result = chitin.contribute(fields, check=not force, carapace_id=cid)
+    result = lifecycle.contribute(fields, check=not force, carapace_id=cid)
     return Imported(contribution, result)
 
 

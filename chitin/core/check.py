@@ -15,12 +15,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from chitin.core import hooks, settings
+from chitin.core.host_files import Installed, is_gone
+from chitin.core.openclaw import openclaw_hooks_dir
+from chitin.core.personality import STORE_TEMPLATE
 from chitin.errors import ChitinError, StoreError
 from chitin.format import layout, lint
 from chitin.format.lint import Checked, Finding
+from chitin.location import is_store
+from chitin.lockfile import DERIVED_DIR
 from chitin.model.insight import Insight
-from chitin.retrieval.clusters import Cluster, Meaning
-from chitin.store import files
+from chitin.render import personality as templates
+from chitin.retrieval.clusters import WORDS_ONLY, Cluster, Meaning, group
+from chitin.retrieval.judgement import side_of
+from chitin.search import semantic, stored
+from chitin.search.door import strength
+from chitin.store import files, remote
+from chitin.store.config import CONFIG_FILE, parse_config
+from chitin.store.git import Git
 
 if TYPE_CHECKING:
     from chitin.core.host_files import Installed
@@ -31,6 +43,21 @@ class Report:
     files: int
     errors: list[Finding] = field(default_factory=list)
     warnings: list[Finding] = field(default_factory=list)
+
+
+def check(
+    root: Path, env: Mapping[str, str], paths: Sequence[Path] | None, home: Path | None
+) -> Report:
+    """``Chitin.check``: the insight files as they are on disk (only ``paths``, if
+    given) against the rules; with ``home``, also the hooks, MCP server entries and
+    merge driver that run a chitin that is gone. Reads the files, not the cache, and
+    writes nothing."""
+
+    report = check_store(root, list(paths) if paths is not None else None)
+    if home is not None:
+        folder = openclaw_hooks_dir(home, env)
+        report.warnings.extend(setup_findings(root, home, folder, env))
+    return report
 
 
 def check_store(root: Path, paths: Sequence[Path] | None = None) -> Report:
@@ -55,8 +82,6 @@ def check_store(root: Path, paths: Sequence[Path] | None = None) -> Report:
     findings.sort(key=lambda f: order.get(f.path, len(order)))
     if focus is None:
         findings[:0] = _linked_tops(root) + _derived_not_a_folder(root)
-    from chitin.core.personality import STORE_TEMPLATE
-    from chitin.store.config import CONFIG_FILE
 
     if paths is None or _named(root, paths, STORE_TEMPLATE):
         findings[:0] = template_findings(root)
@@ -76,10 +101,6 @@ def setup_findings(
     """Warnings for a chitin that git's merge driver or an agent host's hook runs by
     absolute path, and that is no longer there (its virtual environment was removed,
     chitin was reinstalled elsewhere): those hooks give up quietly, so say it here."""
-    from chitin.core import hooks
-    from chitin.core.host_files import Installed, is_gone
-    from chitin.store import remote
-    from chitin.store.git import Git
 
     named = hooks.installed_programs(home, openclaw_dir, env)
     git = Git(root)
@@ -106,7 +127,6 @@ def setup_findings(
 
 
 def _not_store(folder: str) -> bool:
-    from chitin.location import is_store
 
     return not is_store(Path(folder))
 
@@ -129,8 +149,6 @@ def settings_findings(root: Path) -> list[Finding]:
     """What is wrong with the store's chitin.yaml, read from the file itself (not the
     parsed copy in .chitin/): an error for what does not parse or what a setting's
     reader refuses, a warning for a setting nobody reads."""
-    from chitin.core import settings
-    from chitin.store.config import CONFIG_FILE, parse_config
 
     name = CONFIG_FILE
     if not (root / name).exists():
@@ -158,8 +176,6 @@ def settings_findings(root: Path) -> list[Finding]:
 def template_findings(root: Path) -> list[Finding]:
     """The store's own PERSONALITY.md template, if it cannot be read or filled: an
     error, though render and the hooks then use chitin's own and go on."""
-    from chitin.core.personality import STORE_TEMPLATE
-    from chitin.render import personality as templates
 
     path = root / STORE_TEMPLATE
     if not path.is_file():
@@ -215,7 +231,6 @@ def _linked_tops(root: Path) -> list[Finding]:
 def _derived_not_a_folder(root: Path) -> list[Finding]:
     """``.chitin`` that is a link or a file (committed, it arrives by clone or sync):
     chitin never follows it and replaces it with a folder, and says so here."""
-    from chitin.lockfile import DERIVED_DIR
 
     where = root / DERIVED_DIR
     if not where.is_symlink() and (where.is_dir() or not where.exists()):
@@ -273,9 +288,6 @@ def related_findings(
     vector of both (read, never made: see ``stored_meaning``), else by words. One line
     per cluster of duplicates, on its strongest file, and one per conflicting pair of
     clusters. With ``focus``, only those touching a file of the focus, on that file."""
-    from chitin.retrieval.clusters import WORDS_ONLY, group
-    from chitin.retrieval.judgement import side_of
-    from chitin.search.door import strength
 
     items = [i for i in valid if i.insight is not None and not i.insight.archived]
     insights = [item.insight for item in items if item.insight is not None]
@@ -300,16 +312,11 @@ def related_findings(
 def stored_meaning(root: Path, insights: Sequence[Insight]) -> tuple[Meaning, str | None]:
     """The stored vectors of the store at ``root`` for ``insights`` (of the provider
     chitin.yaml names), and why some or all are judged by words (None: none are)."""
-    from chitin.search import semantic, stored
-    from chitin.store.config import CONFIG_FILE, parse_config
-
     try:
         picked = semantic.choice(parse_config(root / CONFIG_FILE))
     except ChitinError:  # check reports a bad chitin.yaml itself
         picked = semantic.Choice("local", None)
     if picked.provider == semantic.NO_PROVIDER:
-        from chitin.retrieval.clusters import WORDS_ONLY
-
         return WORDS_ONLY, "embedding is off (chitin.yaml): judged by words alone"
     return stored.meaning(root / ".chitin", insights, picked.provider)
 

@@ -11,23 +11,23 @@ from __future__ import annotations
 
 import shlex
 
-from chitin.core.facade import Chitin
-from chitin.core.lifecycle import Deduped
+from chitin.core.check import stored_meaning
+from chitin.core.lifecycle import Deduped, Lifecycle
+from chitin.core.session import Session
+from chitin.index.cache import Filters
 from chitin.model.insight import Insight
+from chitin.retrieval.clusters import group
+from chitin.retrieval.judgement import side_of
+from chitin.search.door import strength
 
 
-def duplicate_clusters(chitin: Chitin) -> list[Deduped]:
+def duplicate_clusters(opened: Session) -> list[Deduped]:
     """The store's clusters of duplicates, strongest first."""
-    if chitin.missing:
+    if opened.missing:
         return []
-    from chitin.core.check import stored_meaning
-    from chitin.index.cache import Filters
-    from chitin.retrieval.clusters import group
-    from chitin.retrieval.judgement import side_of
-    from chitin.search.door import strength
 
-    insights = chitin.repairing(lambda: chitin.cache.select(Filters()))
-    meaning, _ = stored_meaning(chitin.root, insights)
+    insights = opened.cache.select(Filters())
+    meaning, _ = stored_meaning(opened.root, insights)
     grouping = group([side_of(i) for i in insights], [strength(i) for i in insights], meaning)
     found = []
     for cluster in grouping.clusters:
@@ -40,11 +40,11 @@ def _command(keep: Insight, others: list[Insight]) -> str:
     return "chitin merge " + " ".join(shlex.quote(i.id) for i in (*others, keep))
 
 
-def apply(chitin: Chitin, clusters: list[Deduped]) -> list[Deduped]:
+def apply(lifecycle: Lifecycle, clusters: list[Deduped]) -> list[Deduped]:
     """Merge each cluster into its strongest member, one commit per cluster: the
     merge keeps the highest confidence, every tag, the sum of reinforcements and every
     evidence line (``Chitin.merge``)."""
     return [
-        found._replace(change=chitin.merge([i.id for i in found.others], found.keep.id))
+        found._replace(change=lifecycle.merge([i.id for i in found.others], found.keep.id))
         for found in clusters
     ]

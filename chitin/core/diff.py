@@ -10,13 +10,12 @@ from __future__ import annotations
 import shutil
 import tempfile
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
 
-from chitin.core.facade import Chitin
 from chitin.core.personality import render_personality
-from chitin.core.retrieving import Query
+from chitin.core.retrieving import Query, Retrieving
+from chitin.core.session import Session
 from chitin.errors import ValidationError
 from chitin.lockfile import derived_folder
 from chitin.model.diff import WORKING_TREE, Delta, Ends, Unreadable, compare
@@ -65,14 +64,14 @@ def parse_spec(text: str | None) -> Spec:
     return Spec(old or "HEAD", new or "HEAD", separator == "...")
 
 
-def resolve_ends(chitin: Chitin, spec: Spec, given: bool) -> Ends:
+def resolve_ends(opened: Session, spec: Spec, given: bool) -> Ends:
     """The commits of ``spec``. With no revision given, a store without commits (or
     without a folder yet) compares its working tree with nothing."""
-    git = chitin.store.git
+    git = opened.store.git
     new_label = spec.new or WORKING_TREE
-    if not given and (chitin.missing or _unborn(chitin)):
+    if not given and (opened.missing or _unborn(opened)):
         return Ends(None, None, new_label, None)
-    if chitin.missing:
+    if opened.missing:
         raise ValidationError("revision", f"unknown revision {spec.old!r}: there is no store yet")
     revisions.check_repository(git)
     old = revisions.resolve(git, spec.old or "HEAD")
@@ -82,17 +81,17 @@ def resolve_ends(chitin: Chitin, spec: Spec, given: bool) -> Ends:
     return Ends(spec.old, old, new_label, new, spec.merge_base)
 
 
-def _unborn(chitin: Chitin) -> bool:
-    revisions.check_repository(chitin.store.git)
-    return chitin.store.git.head() is None
+def _unborn(opened: Session) -> bool:
+    revisions.check_repository(opened.store.git)
+    return opened.store.git.head() is None
 
 
-def personality_diff(chitin: Chitin, revision: str | None) -> PersonalityDiff:
+def personality_diff(opened: Session, revision: str | None) -> PersonalityDiff:
     """Every insight that differs between the two sides, matched by id."""
-    ends = resolve_ends(chitin, parse_spec(revision), revision is not None)
-    if chitin.missing:
+    ends = resolve_ends(opened, parse_spec(revision), revision is not None)
+    if opened.missing:
         return PersonalityDiff(ends, [], [])
-    git = chitin.store.git
+    git = opened.store.git
     changed = revisions.changed_files(git, ends.old_commit, ends.new_commit)
     sides = revisions.versions(changed)
     merged: dict[str, str] = {}
@@ -103,51 +102,39 @@ def personality_diff(chitin: Chitin, revision: str | None) -> PersonalityDiff:
     return PersonalityDiff(ends, compare(sides.old, sides.new, merged), sides.unreadable)
 
 
-def rendered_diff(chitin: Chitin, revision: str | None, query: str, budget: int) -> RenderedDiff:
+def rendered_diff(live: Retrieving, revision: str | None, query: str, budget: int) -> RenderedDiff:
     """PERSONALITY.md for ``query`` and ``budget`` on each side, as ``chitin render``
     gives it at that commit (or for the working tree, as it gives it now)."""
-    ends = resolve_ends(chitin, parse_spec(revision), revision is not None)
+    ends = resolve_ends(live.session, parse_spec(revision), revision is not None)
     with tempfile.TemporaryDirectory(prefix="chitin-diff-") as scratch:
-        old = _render_side(chitin, ends.old_commit, Path(scratch) / "old", query, budget)
+        old = _render_side(live.session, ends.old_commit, Path(scratch) / "old", query, budget)
         if ends.new_commit is None:
-            new = render_personality(chitin, Query(query, budget=budget)).text
+            new = render_personality(live, Query(query, budget=budget)).text
         else:
-            new = _render_side(chitin, ends.new_commit, Path(scratch) / "new", query, budget)
+            new = _render_side(live.session, ends.new_commit, Path(scratch) / "new", query, budget)
     return RenderedDiff(ends, old, new, query, budget)
 
 
-class _AtCommit(Chitin):
-    """A store written out from one commit: it renders as the store did at that commit
-    (the commit names the file and its time measures decay), though it has no history."""
-
-    def __init__(self, live: Chitin, root: Path, commit: str | None, when: datetime) -> None:
-        super().__init__(
-            root,
+def _render_side(live: Session, commit: str | None, folder: Path, query: str, budget: int) -> str:
+    """The file at ``commit``, rendered from a store written out from it: the commit
+    names the file and its time measures decay, though the store has no history.
+    Before the first commit, what ``render`` gives an empty store."""
+    if commit is None:
+        side, at = Session(folder, env=live.env, agent=live.agent_given), None
+    else:
+        folder.mkdir()
+        revisions.write_snapshot(live.store.git, commit, folder)
+        _share_vectors(live.root, folder, query)
+        at = (commit, live.store.git.commit_time(commit))
+        side = Session(
+            folder,
             env=live.env,
             agent=live.agent_given,
             command=live.command,
             progress=live.progress,
         )
-        self._snapshot = (commit, when)
-
-    def snapshot_time(self) -> tuple[str | None, datetime]:
-        return self._snapshot
-
-
-def _render_side(chitin: Chitin, commit: str | None, folder: Path, query: str, budget: int) -> str:
-    git = chitin.store.git
-    if commit is None:  # before the first commit: what `render` gives an empty store
-        empty = Chitin(folder, env=chitin.env, agent=chitin.agent_given)
-        try:
-            return render_personality(empty, Query(query, budget=budget)).text
-        finally:
-            empty.close()
-    folder.mkdir()
-    revisions.write_snapshot(git, commit, folder)
-    _share_vectors(chitin.root, folder, query)
-    side = _AtCommit(chitin, folder, commit, git.commit_time(commit))
     try:
-        return render_personality(side, Query(query, budget=budget)).text
+        return render_personality(Retrieving(side, at), Query(query, budget=budget)).text
     finally:
         side.close()
 

@@ -6,15 +6,23 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from chitin.core.session import Session, repaired
+from chitin.core.session import Session
+from chitin.index.vector_files import stored_identity
+from chitin.providers import DEFAULT_PROVIDER, REGISTRY, ProviderError
+from chitin.search import semantic
+from chitin.store.messages import embedding_words, worded
 
 if TYPE_CHECKING:
     from chitin.index.cache import Progress
     from chitin.search import semantic
 
 
-class Embedding(Session):
-    @repaired
+class Embedding:
+    """The vectors of one store's insights (``chitin.Chitin`` holds one)."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
     def embed(
         self,
         provider: str | None = None,
@@ -26,87 +34,74 @@ class Embedding(Session):
         """Embed every insight lacking a current vector (all with ``force``). A provider
         or model named here is recorded in chitin.yaml, in one commit. Returns the
         model used and how many insights it embedded."""
-        from chitin.search import semantic
 
-        current = semantic.choice(self.store.config())
+        current = semantic.choice(self.session.store.config())
         picked = semantic.Choice(
             provider or current.provider, model if model else (None if provider else current.model)
         )
-        meaning = self._semantic(picked)
+        meaning = self.session.semantic(picked)
         if picked != current and (provider or model):
             self._record_choice(picked)
-        done, _ = semantic.refresh(self.cache, meaning, None, progress, force)
+        done, _ = semantic.refresh(self.session.cache, meaning, None, progress, force)
         prepare = getattr(meaning.provider, "prepare", None)
         if callable(prepare):  # the local model, made quick to load for session starts
             prepare()
         return meaning, done
 
-    @repaired
     def warm(self) -> None:
         """Have ready what a retrieval needs, before it is asked (a server between
         requests): the cache in step, and a local embedding model loaded. Nothing is
         embedded or written; a provider that cannot be had is left to the retrieval
         that meets it, which says so."""
-        from chitin.providers import ProviderError
-        from chitin.search import semantic
 
-        if self.missing:
+        if self.session.missing:
             return
-        self.cache  # noqa: B018 - opened and synced
-        picked = semantic.choice(self.store.config())
+        self.session.cache  # noqa: B018 - opened and synced
+        picked = semantic.choice(self.session.store.config())
         if picked.provider == semantic.NO_PROVIDER:
             return
         try:
-            warm = getattr(self._semantic(picked).provider, "warm", None)
+            warm = getattr(self.session.semantic(picked).provider, "warm", None)
             if callable(warm):  # the local model; a remote one has nothing to load
                 warm()
         except ProviderError:
             return
 
-    @repaired
     def adopt_vectors(self, known: Mapping[tuple[str, str, int], bytes]) -> int:
         """Take vectors of the local model made elsewhere (see semantic.adopt), when the
         local model is the one configured."""
-        from chitin.providers import DEFAULT_PROVIDER
-        from chitin.search import semantic
 
-        picked = semantic.choice(self.store.config())
-        if self.missing or not known or picked.provider != DEFAULT_PROVIDER:
+        picked = semantic.choice(self.session.store.config())
+        if self.session.missing or not known or picked.provider != DEFAULT_PROVIDER:
             return 0
-        return semantic.adopt(self.cache, self._semantic(picked), known)
+        return semantic.adopt(self.session.cache, self.session.semantic(picked), known)
 
-    @repaired
     def unembedded(self) -> int:
         """How many insights wait for a vector of the configured provider."""
-        from chitin.search import semantic
 
-        picked = semantic.choice(self.store.config())
-        if self.missing or picked.provider == semantic.NO_PROVIDER:
+        picked = semantic.choice(self.session.store.config())
+        if self.session.missing or picked.provider == semantic.NO_PROVIDER:
             return 0
-        return semantic.waiting(self.cache, self._semantic(picked))
+        return semantic.waiting(self.session.cache, self.session.semantic(picked))
 
-    @repaired
     def embed_status(self) -> tuple[int, int, str | None]:
         """(live insights, those with a current vector, the sidecar's identity)."""
-        if self.missing:
+        if self.session.missing:
             return 0, 0, None
-        from chitin.index.vector_files import stored_identity
 
-        current = self.cache.text_hashes()
-        held, name = stored_identity(self.root / ".chitin")
+        current = self.session.cache.text_hashes()
+        held, name = stored_identity(self.session.root / ".chitin")
         fresh = sum(1 for i, h in current.items() if held.get(i) == h)
         return len(current), fresh, name
 
     def _record_choice(self, picked: semantic.Choice) -> None:
-        from chitin.store.messages import embedding_words, worded
 
         chosen = {k: v for k, v in picked._asdict().items() if v}
         words = embedding_words(picked.provider, picked.model)
-        self.store.set_config("embedding", chosen, worded(words, {}))
+        self.session.store.set_config("embedding", chosen, worded(words, {}))
 
 
 def provider_names() -> tuple[str, ...]:
     """The embedding providers a store may choose (chitin.yaml, ``embed --provider``)."""
-    from chitin.providers import REGISTRY
 
     return tuple(REGISTRY)

@@ -1,41 +1,63 @@
-"""``Chitin``: the public Python API, one method per use case over one store.
-
-A thin composition: the insight life cycle (``lifecycle``), reading (``reading``),
-retrieval and rendering (``retrieving``) and embedding (``embedding``) all build on
-one opened store (``session``); the use cases that stand apart (interop, sync,
-quality, reflection, diff) live in their own modules and are reached from here.
-"""
+"""``Chitin``: the public Python API, one method per use case over one store. It holds
+one opened store (``session.Session``) and the parts over it (``Reading``, ``Lifecycle``,
+``Retrieving``, ``Embedding``), and hands each use case to the part or use-case module
+that does it and says what it does. Here alone, a damaged cache is repaired (``_run``
+runs a whole use case in ``Session.repairing``), and parts load on first use (lazy.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self, TypeVar, Unpack
 
-from chitin.core.embedding import Embedding
-from chitin.core.lifecycle import Change, Contribution, Deduped, Lifecycle
-from chitin.core.reading import Stats
-from chitin.core.retrieving import Query, Retrieving
+from chitin.core.reading import Reading, Stats
+from chitin.core.session import Options, Session
 
 if TYPE_CHECKING:
+    from chitin.core import agent as agents
+    from chitin.core import (
+        background,
+        carapace,
+        check,
+        claude_session,
+        dedupe,
+        diff,
+        embedding,
+        interop,
+        lifecycle,
+        personality,
+        quality,
+        retrieving,
+        sync,
+    )
     from chitin.core.agent import Pending, SessionDigest
-    from chitin.core.background import Prepared
-    from chitin.core.carapace import CarapaceQuestion, Promotion, Registration
-    from chitin.core.carapace import Imported as CarapaceImport
-    from chitin.core.check import Report
-    from chitin.core.diff import PersonalityDiff, RenderedDiff
-    from chitin.core.interop import Imported
-    from chitin.core.personality import Personality
-    from chitin.core.sync import Synced
-    from chitin.index.cache import Progress
+    from chitin.core.carapace import CarapaceQuestion
+    from chitin.index.cache import Problem, Progress
+    from chitin.model.history import Entry
+    from chitin.model.insight import Insight
     from chitin.model.interchange import Exported
     from chitin.model.reflection import Marker, Where
+    from chitin.retrieval.conflicts import Candidate
     from chitin.retrieval.quality import QualityReport, QualityScore
+    from chitin.search import semantic
+    from chitin.search.engine import Retrieval
+else:  # each loads on first use (lazy.py)
+    from chitin.core.lazy import modules
 
-__all__ = ["Change", "Chitin", "Contribution", "Deduped", "Query", "Stats"]
+    agents, background, carapace, check, claude_session, dedupe = modules(
+        "agent background carapace check claude_session dedupe"
+    )
+    diff, embedding, interop, lifecycle, personality, quality, retrieving, sync = modules(
+        "diff embedding interop lifecycle personality quality retrieving sync"
+    )
+
+__all__ = ["Chitin"]
+
+T = TypeVar("T")
 
 
-class Chitin(Lifecycle, Retrieving, Embedding):
+class Chitin:
     """One store, opened for one caller, and closed by ``close()`` or ``with``::
 
         with Chitin(store=path, now=clock, env=os.environ) as chitin:
@@ -47,121 +69,256 @@ class Chitin(Lifecycle, Retrieving, Embedding):
     and Carapace, $CHITIN_AGENT (default: ``os.environ``). ``agent`` names the
     committer fallback; ``command`` is how git runs chitin as its merge driver;
     ``signer`` says who reinforces, for the evidence log; ``progress`` hears of a large
-    cache rebuild. Errors are the ``chitin.errors.ChitinError`` family; nothing prints.
+    cache rebuild (and ``session.Options``). Errors are ``chitin.errors.ChitinError``s.
     """
 
-    # ---------------------------------------------------------- interop
+    def __init__(self, store: Path | str | None = None, **options: Unpack[Options]) -> None:
+        self._session = Session(store, **options)
+        self._reading = Reading(self._session)
 
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exited: object) -> None:
+        self.close()
+
+    def _run(self, work: Callable[[], T]) -> T:
+        """The one place a damaged cache is repaired: ``work`` is a whole use case."""
+        return self._session.repairing(work)
+
+    @cached_property
+    def _lifecycle(self) -> lifecycle.Lifecycle:
+        return lifecycle.Lifecycle(self._session, self._reading)
+
+    @cached_property
+    def _retrieving(self) -> retrieving.Retrieving:
+        return retrieving.Retrieving(self._session)
+
+    @cached_property
+    def _embedding(self) -> embedding.Embedding:
+        return embedding.Embedding(self._session)
+
+    # ---------------------------------------------------------- the store (session.py)
+    @property
+    def root(self) -> Path:
+        return self._session.root
+
+    @property
+    def missing(self) -> bool:
+        """True when there is no store yet (``Session.missing``)."""
+        return self._session.missing
+
+    @property
+    def agent(self) -> str | None:
+        """The agent's name for commits (a ValidationError if it may not be one)."""
+        return self._session.agent
+
+    def close(self) -> None:
+        """Close the cache and the embedding model (they open anew if used again)."""
+        self._session.close()
+
+    def refresh(self) -> None:
+        """See what changed on disk since the last use (``Session.refresh``)."""
+        self._run(self._session.refresh)
+
+    # ---------------------------------------------------------- life cycle (lifecycle.py)
+    def init(self, seed: bool = False) -> tuple[str | None, list[Insight]]:
+        """Create the store (idempotent); with ``seed``, add the starter insights."""
+        commit = self._lifecycle.create()
+        return commit, self._run(self._lifecycle.seed) if seed else []
+
+    def contribute(
+        self,
+        fields: Mapping[str, Any],
+        *,
+        check: bool = True,
+        allow_secret: bool = False,
+        carapace_id: str | None = None,
+    ) -> lifecycle.Contribution:
+        """Add an insight in one commit (``Lifecycle.contribute``)."""
+        add, secret = self._lifecycle.contribute, allow_secret
+        return self._run(lambda: add(fields, check, secret, carapace_id))
+
+    def update(
+        self, ref: str, changes: Mapping[str, Any], *, allow_secret: bool = False
+    ) -> lifecycle.Change:
+        """Change the fields named in ``changes`` (an empty value clears an optional one)."""
+        return self._run(lambda: self._lifecycle.update(ref, changes, allow_secret))
+
+    def reinforce(
+        self,
+        ref: str,
+        *,
+        source: str | None = None,
+        evidence_kind: str | None = None,
+        allow_secret: bool = False,
+    ) -> lifecycle.Change:
+        """One more confirmation, logged in the file's evidence list."""
+        again, secret = self._lifecycle.reinforce, allow_secret
+        return self._run(lambda: again(ref, source, evidence_kind, secret))
+
+    def archive(self, ref: str) -> lifecycle.Change:
+        """Move the insight to the archive: kept, but no longer retrieved."""
+        return self._run(lambda: self._lifecycle.archive(ref))
+
+    def unarchive(self, ref: str) -> lifecycle.Change:
+        return self._run(lambda: self._lifecycle.unarchive(ref))
+
+    def merge(
+        self,
+        source_ref: str | Sequence[str],
+        target_ref: str,
+        claim: str | None = None,
+        *,
+        allow_secret: bool = False,
+    ) -> lifecycle.Change:
+        """Fold the source insights into the target, in one commit (``Lifecycle.merge``)."""
+        merge, secret = self._lifecycle.merge, allow_secret
+        return self._run(lambda: merge(source_ref, target_ref, claim, secret))
+
+    def dedupe(self, apply: bool = False) -> list[lifecycle.Deduped]:
+        """The store's clusters of duplicates; with ``apply``, merged (dedupe.py)."""
+        found = self._run(lambda: dedupe.duplicate_clusters(self._session))
+        return self._run(lambda: dedupe.apply(self._lifecycle, found)) if apply else found
+
+    # ---------------------------------------------------------- reading (reading.py)
+    def problems(self) -> list[Problem]:
+        """The insight files that could not be read (each is skipped)."""
+        return self._run(self._reading.problems)
+
+    def get(self, ref: str) -> Insight:
+        """The insight ``ref`` names (an id or a unique prefix), live or archived."""
+        return self._run(lambda: self._reading.get(ref))
+
+    def path_of(self, insight_id: str) -> str:
+        """The insight's file, relative to the store."""
+        return self._run(lambda: self._reading.path_of(insight_id))
+
+    def list_insights(
+        self,
+        *,
+        types: Iterable[str] = (),
+        tags: Iterable[str] = (),
+        provenance: str | None = None,
+        min_confidence: float | None = None,
+        archived: bool = False,
+    ) -> list[Insight]:
+        """The insights that pass the filters (no types or tags: any)."""
+        kept = self._reading.list_insights
+        return self._run(lambda: kept(types, tags, provenance, min_confidence, archived))
+
+    def holds_nothing(self) -> bool:
+        """No store yet, or one without a single insight file, live or archived."""
+        return self._run(self._reading.holds_nothing)
+
+    def stats(self) -> Stats:
+        return self._run(self._reading.stats)
+
+    def history(self, ref: str, limit: int | None = None) -> tuple[Insight, list[Entry]]:
+        """The insight and its changes, newest first, from git's log."""
+        return self._run(lambda: self._reading.history(ref, limit))
+
+    def changelog(self, days: int | None = None, limit: int = 50) -> list[Entry]:
+        """The store's changes, newest first (``days``: only those of the last days)."""
+        return self._reading.changelog(days, limit)
+
+    def similar(self, claim: str, threshold: float) -> list[tuple[Candidate, float]]:
+        """Insights sharing at least ``threshold`` of ``claim``'s words (Jaccard)."""
+        return self._run(lambda: self._reading.similar(claim, threshold))
+
+    def similar_meaning(self, claim: str, threshold: float) -> list[tuple[Candidate, float]]:
+        """Insights whose meaning is close to ``claim`` (cosine similarity ≥ threshold)."""
+        return self._run(lambda: self._reading.similar_meaning(claim, threshold))
+
+    # ---------------------------------------------------------- retrieval (retrieving.py)
+    def retrieve(self, query: retrieving.Query | str, *, record: bool = True) -> Retrieval:
+        """The insights that matter for ``query``, best first (``Retrieving.retrieve``)."""
+        return self._run(lambda: self._retrieving.retrieve(query, record=record))
+
+    def render(
+        self,
+        query: retrieving.Query | str = "",
+        *,
+        template: Path | None = None,
+        record: bool = True,
+        limit: int | None = None,
+        mcp: bool = False,
+    ) -> personality.Personality:
+        """PERSONALITY.md for ``query`` (``personality.render_personality``)."""
+        asked, at = retrieving.as_query(query), self._session.now() if record else None
+        made, part = personality.render_personality, self._retrieving
+        return self._run(lambda: made(part, asked, template=template, now=at, limit=limit, mcp=mcp))
+
+    def rendered_diff(
+        self, revision: str | None, query: retrieving.Query | str
+    ) -> diff.RenderedDiff:
+        """PERSONALITY.md for ``query`` on each side of ``revision`` (``diff.py``)."""
+        asked, part = retrieving.as_query(query), self._retrieving
+        return self._run(lambda: diff.rendered_diff(part, revision, asked.text, asked.budget))
+
+    def diff(self, revision: str | None = None) -> diff.PersonalityDiff:
+        """What changed in the insights between two commits (``revision``: a git range)."""
+        return diff.personality_diff(self._session, revision)
+
+    # ---------------------------------------------------------- embedding (embedding.py)
+    def embed(
+        self,
+        provider: str | None = None,
+        model: str | None = None,
+        *,
+        force: bool = False,
+        progress: Progress | None = None,
+    ) -> tuple[semantic.Semantic, int]:
+        """Embed every insight lacking a current vector (``Embedding.embed``)."""
+        embed = self._embedding.embed
+        return self._run(lambda: embed(provider, model, force=force, progress=progress))
+
+    def warm(self) -> None:
+        """Have ready what a retrieval needs, before it is asked (``Embedding.warm``)."""
+        self._run(self._embedding.warm)
+
+    def embed_status(self) -> tuple[int, int, str | None]:
+        """(live insights, those with a current vector, the sidecar's identity)."""
+        return self._run(self._embedding.embed_status)
+
+    def prepare_vectors(
+        self, foreground: bool, progress: Progress | None = None
+    ) -> background.Prepared:
+        """After a bulk write: vectors now (``foreground``), else in the background."""
+        part, env = self._embedding, self._session.env
+        return self._run(lambda: background.prepare_vectors(part, env, foreground, progress))
+
+    def run_embed_worker(self) -> int | None:
+        """The background embedding, run in this process (None: another one runs)."""
+        return self._run(lambda: background.run_worker(self._embedding))
+
+    # ---------------------------------------------------------- interop, check (their .py)
     def export(self) -> list[Exported]:
-        """Every insight, live and archived, newest first, with when it was last
-        retrieved, its evidence log and its history (render/shapes/ gives it the
-        interchange shape)."""
-        from chitin.core import interop
-
-        return interop.export(self)
+        """Every insight, live and archived, with its retrieval time, evidence, history."""
+        return self._run(lambda: interop.export(self._reading))
 
     def import_document(
         self, document: object, *, origin: str, merge: bool = False, allow_secret: bool = False
-    ) -> Imported:
+    ) -> interop.Imported:
         """Import an exported document (parsed JSON); ``origin`` names it in the commit."""
-        from chitin.core import interop
-
-        return interop.import_document(
-            self,
-            document,
-            origin=origin,
-            merge=merge,
-            now=self.timestamp(),
-            allow_secret=allow_secret,
-        )
+        load, opened, secret = interop.import_document, self._session, allow_secret
+        return self._run(lambda: load(opened, document, origin, merge, secret))
 
     @staticmethod
     def is_database(path: Path) -> bool:
         """Whether ``path`` is a chitin 1.x database (rather than an export's JSON)."""
-        from chitin.core.interop import is_database
-
-        return is_database(path)
-
-    def dedupe(self, apply: bool = False) -> list[Deduped]:
-        """The store's clusters of duplicates, strongest first, each with the ``chitin
-        merge`` that folds it into its strongest member; with ``apply``, merged so,
-        one commit per cluster (``Deduped.change`` is then the merge)."""
-        from chitin.core import dedupe
-
-        found = dedupe.duplicate_clusters(self)
-        return dedupe.apply(self, found) if apply else found
-
-    def check(self, paths: Sequence[Path] | None = None, home: Path | None = None) -> Report:
-        """The insight files as they are on disk (only ``paths``, if given) against the
-        rules; with ``home``, also the hooks, MCP server entries and merge driver that
-        run a chitin that is gone. Reads the files, not the cache, and writes nothing."""
-        from chitin.core.check import check_store, setup_findings
-
-        report = check_store(self.root, list(paths) if paths is not None else None)
-        if home is not None:
-            from chitin.core.openclaw import openclaw_hooks_dir
-
-            openclaw = openclaw_hooks_dir(home, self.env)
-            report.warnings.extend(setup_findings(self.root, home, openclaw, self.env))
-        return report
-
-    def claude_code_session_start(self, event: str, budget: int) -> Personality:
-        """Claude Code's SessionStart hook: the personality for the session that its
-        event (the JSON text on the hook's stdin) describes, within ``budget`` tokens
-        and, whole, within ``claude_code.CLAUDE_CONTEXT_LIMIT`` characters (under Claude
-        Code's cap for a hook's context): the budget is lowered to fit."""
-        from chitin.core import agent, claude_code
-        from chitin.core.personality import characters
-
-        details = claude_code.parse_hook_input(event)
-        query = claude_code.coding_session_query(details)
-        limit = claude_code.CLAUDE_CONTEXT_LIMIT
-        made = self.render(Query(query, budget=min(budget, limit // 4)), limit=limit)
-        agent.note_session_start(self, claude_code.session_key(details), list(made.ids))
-        if characters(made.text) > limit:
-            from chitin.notices import notice
-
-            notice(
-                f"the PERSONALITY.md template alone is {characters(made.text)} characters, "
-                f"over the {limit} kept for Claude Code's context (it shows a preview of "
-                f"more than {claude_code.CLAUDE_CONTEXT_CAP}); shorten the template"
-            )
-        return made
-
-    def claude_code_reflect(self, event: str) -> None:
-        """Claude Code's SessionEnd/PreCompact hook: queue the session for reflection."""
-        from chitin.core import claude_code
-
-        details = claude_code.parse_hook_input(event)
-        self.queue_reflection(
-            claude_code.session_key(details),
-            claude_code.reflection_reason(details),
-            where=claude_code.session_place(details),
-        )
+        return interop.is_database(path)
 
     def import_database(
         self, path: Path, *, merge: bool = False, allow_secret: bool = False
-    ) -> Imported:
+    ) -> interop.Imported:
         """Migrate a chitin 1.x database, with its ids and history."""
-        from chitin.core import interop
+        load, opened, secret = interop.import_database, self._session, allow_secret
+        return self._run(lambda: load(opened, path, merge, secret))
 
-        return interop.import_database(
-            self, path, merge=merge, now=self.timestamp(), allow_secret=allow_secret
-        )
-
-    def prepare_vectors(self, foreground: bool, progress: Progress | None = None) -> Prepared:
-        """After a bulk write: vectors now (``foreground``), else in the background."""
-        from chitin.core import background
-
-        return background.prepare_vectors(self, self.env, foreground, progress)
-
-    def run_embed_worker(self) -> int | None:
-        """The background embedding, run in this process (None: another one runs)."""
-        from chitin.core import background
-
-        return background.run_worker(self)
-
-    # ---------------------------------------------------------- sync, quality, diff
+    def check(self, paths: Sequence[Path] | None = None, home: Path | None = None) -> check.Report:
+        """The insight files (or ``paths``) against the rules, and the setup (check.py)."""
+        return check.check(self._session.root, self._session.env, paths, home)
 
     def sync(
         self,
@@ -171,76 +328,42 @@ class Chitin(Lifecycle, Retrieving, Embedding):
         ours: Sequence[str] = (),
         theirs: Sequence[str] = (),
         abort: bool = False,
-    ) -> Synced:
-        """Pull and push the store's git remote, merging insight files field by field.
-
-        A conflict stops the sync (``SyncConflict``) with the store at its last commit;
-        then ``resume`` takes the person's edited files, ``ours``/``theirs`` (ids or
-        paths) take one side, and ``abort`` forgets the stopped sync."""
-        from chitin.core import sync
-
+    ) -> sync.Synced:
+        """Pull and push the store's git remote (sync.py)."""
         how = sync.Resume(resume, tuple(ours), tuple(theirs), abort)
-        return sync.sync(self, remote, how)
+        return sync.sync(self._session, remote, how)
 
     def quality_report(self, top: int | None = None) -> QualityReport:
         """The insights that most need attention (``top`` of them), and the store's mean."""
-        from chitin.core import quality
-        from chitin.retrieval.quality import DEFAULT_TOP
-
-        return quality.report(self, self.now(), DEFAULT_TOP if top is None else top)
+        return self._run(lambda: quality.report(self._reading, top))
 
     def quality_score(self, ref: str) -> QualityScore:
-        from chitin.core import quality
+        return self._run(lambda: quality.score(self._reading, ref))
 
-        return quality.score(self, ref, self.now())
-
-    def diff(self, revision: str | None = None) -> PersonalityDiff:
-        """What changed in the insights between two commits (``revision``: a git range)."""
-        from chitin.core import diff
-
-        return diff.personality_diff(self, revision)
-
-    def rendered_diff(self, revision: str | None, query: Query | str) -> RenderedDiff:
-        """PERSONALITY.md for ``query`` on each side of ``revision``."""
-        from chitin.core import diff
-        from chitin.core.retrieving import as_query
-
-        asked = as_query(query)
-        return diff.rendered_diff(self, revision, asked.text, asked.budget)
-
-    # ---------------------------------------------------------- Carapace
-
+    # ---------------------------------------------------------- Carapace (carapace.py)
     def register_carapace(
         self, credentials: Path, name: str, description: str | None = None, home: Path | None = None
-    ) -> Registration:
+    ) -> carapace.Registration:
         """Register with Carapace; the API key is saved to ``credentials`` (0600)."""
-        from chitin.core import carapace
-
-        home = Path.home() if home is None else home
-        return carapace.register(self, credentials, home, name, description, self.timestamp())
+        home, opened = Path.home() if home is None else home, self._session
+        return carapace.register(opened, credentials, home, name, description, opened.timestamp())
 
     def ask_carapace(self, credentials: Path, question: CarapaceQuestion) -> dict[str, Any]:
-        from chitin.core import carapace
-
-        return carapace.query(self, credentials, question)
+        return carapace.query(self._session, credentials, question)
 
     def promote(
         self, ref: str, credentials: Path, domain_tags: Sequence[str] | None, force: bool = False
-    ) -> Promotion:
-        """Share the insight with Carapace (``carapace.NotPromotable`` if it may not be)."""
-        from chitin.core import carapace
-
-        return carapace.promote(self, ref, credentials, domain_tags, force)
+    ) -> carapace.Promotion:
+        """Share the insight with Carapace; not run whole: see ``carapace.promote``."""
+        return carapace.promote(self._lifecycle, ref, credentials, domain_tags, force, self._run)
 
     def import_contribution(
         self, contribution_id: str, kind: str, force: bool = False
-    ) -> CarapaceImport:
-        from chitin.core import carapace
+    ) -> carapace.Imported:
+        part = self._lifecycle
+        return self._run(lambda: carapace.import_contribution(part, contribution_id, kind, force))
 
-        return carapace.import_contribution(self, contribution_id, kind, force)
-
-    # ---------------------------------------------------------- reflection
-
+    # ---------------------------------------------------------- reflection (agent.py)
     def queue_reflection(
         self,
         session_key: str,
@@ -248,37 +371,30 @@ class Chitin(Lifecycle, Retrieving, Embedding):
         session_id: str | None = None,
         where: Where | None = None,
     ) -> Marker:
-        """Note that a session wants reflecting on (what agent hooks do); ``session_id``
-        names the session that ended where ``session_key`` names the chat; ``where``
-        says where its events are and what it was given at its start."""
-        from chitin.core import agent
-        from chitin.model.reflection import Where
-
-        return agent.queue_reflection(
-            self, session_key, reason, self.now(), session_id, where or Where()
-        )
+        """Queue a session for reflection (``agent.queue_reflection``)."""
+        opened = self._session
+        return agents.queue_reflection(opened, session_key, reason, opened.now(), session_id, where)
 
     def note_session_start(self, session: str, injected: list[str]) -> None:
-        """Note the insights a session was given at its start (in ``.chitin/``), so
-        that its reflection marker names them; never fails the session's start."""
-        from chitin.core import agent
-
-        agent.note_session_start(self, session, injected)
+        """Note the insights a session was given at its start (agent.py)."""
+        agents.note_session_start(self._session, session, injected)
 
     def reflection_digests(self, markers: list[Marker], characters: int) -> list[SessionDigest]:
-        """A digest of each marker's session, read where the host keeps it, each
-        within about ``characters`` characters."""
-        from chitin.core import agent
-
-        return agent.digests(self, markers, characters)
+        """A digest of each marker's session, each within about ``characters``."""
+        return self._run(lambda: agents.digests(self._reading, markers, characters))
 
     def reflection_done(self, session: str, legacy: Path | None = None) -> int:
         """Remove the markers of one session (its key or id) from the queues."""
-        from chitin.core import agent
-
-        return agent.done(self, legacy, session)
+        return agents.done(self._session, legacy, session)
 
     def pending_reflections(self, legacy: Path | None = None, clear: bool = False) -> Pending:
-        from chitin.core import agent
+        return agents.pending(self._session, legacy, clear)
 
-        return agent.pending(self, legacy, clear)
+    def claude_code_session_start(self, event: str, budget: int) -> personality.Personality:
+        """Claude Code's SessionStart hook (``claude_session.session_start``)."""
+        part = self._retrieving
+        return self._run(lambda: claude_session.session_start(part, event, budget))
+
+    def claude_code_reflect(self, event: str) -> None:
+        """Claude Code's SessionEnd/PreCompact hook: queue the session for reflection."""
+        claude_session.queue_for_reflection(self._session, event)

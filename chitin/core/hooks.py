@@ -13,10 +13,11 @@ must never block an agent.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from chitin.core import claude_code, openclaw
+from chitin.core import claude_code, mcp_clients, openclaw
 from chitin.core.host_files import Installed, Outcome
 from chitin.errors import ValidationError
 
@@ -45,8 +46,6 @@ def install_hook(
     given, what the host runs is told that store, for every host (a host runs chitin
     in a folder and an environment of its own, where chitin would find another one)."""
     if host in MCP_CLIENTS:
-        from chitin.core import mcp_clients
-
         path = _client_file(host, folder, home, platform, env)
         return mcp_clients.install(host, path, command, store)
     if host == "openclaw":
@@ -66,8 +65,6 @@ def uninstall_hook(
     From OpenClaw's own hooks folder, the entry `openclaw hooks enable chitin` wrote into
     its openclaw.json goes too."""
     if host in MCP_CLIENTS:
-        from chitin.core import mcp_clients
-
         return mcp_clients.uninstall(host, _client_file(host, folder, home, platform, env))
     if host == "openclaw":
         hooks_dir = _openclaw_folder(folder, home, env)
@@ -108,9 +105,6 @@ def _client_file(
     platform: str | None,
     env: Mapping[str, str] | None,
 ) -> Path:
-    import sys
-
-    from chitin.core import mcp_clients
 
     return mcp_clients.config_path(
         host, folder, home or Path.home(), platform or sys.platform, {} if env is None else env
@@ -123,9 +117,6 @@ def installed_programs(
     """The chitins our hooks run, as the host files name them: Claude Code's user-wide
     settings, OpenClaw's hook pack, and the MCP clients' user-wide files (found with
     ``env``'s $XDG_CONFIG_HOME). A file that cannot be read names none."""
-    import sys
-
-    from chitin.core import mcp_clients
 
     found = [
         program

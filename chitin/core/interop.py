@@ -9,13 +9,16 @@ commit's message, where ``history`` finds them again.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
-from chitin.core.facade import Chitin
+from chitin.core.reading import Reading
+from chitin.core.session import Session
 from chitin.errors import ValidationError
+from chitin.format.markdown import Layout
 from chitin.index import usage
 from chitin.index.cache import Cache, Filters
 from chitin.model import secrets
@@ -23,6 +26,9 @@ from chitin.model.ids import new_id
 from chitin.model.insight import Insight
 from chitin.model.interchange import Exported, Item, claim_key, items_of, read_item
 from chitin.model.search_text import well_formed
+from chitin.notices import notice
+from chitin.store import history
+from chitin.store.legacy import is_database as sqlite_file
 from chitin.store.legacy import read_database
 from chitin.store.messages import LEGACY_HISTORY_HEADER, commit_message
 
@@ -47,38 +53,36 @@ class Imported:
 
 def is_database(path: Path) -> bool:
     """Whether ``path`` is a chitin 1.x database (else ``import`` reads it as JSON)."""
-    from chitin.store.legacy import is_database as sqlite_file
 
     return sqlite_file(path)
 
 
-def export(chitin: Chitin) -> list[Exported]:
+def export(reading: Reading) -> list[Exported]:
     """Every insight, archived ones included, newest first, with when it was last
     retrieved, its file's evidence log and its history: what an export holds
     (render/shapes/ gives it the interchange shape)."""
-    if chitin.missing:
+    if reading.session.missing:
         return []
-    retrieved = usage.all_last_retrieved(chitin.root)
-    insights = chitin.repairing(lambda: chitin.cache.select(Filters(archived=None)))
-    history = _histories(chitin)
+    retrieved = usage.all_last_retrieved(reading.session.root)
+    insights = reading.session.cache.select(Filters(archived=None))
+    history = _histories(reading.session)
     return [
-        Exported(i, retrieved.get(i.id), _evidence_of(chitin, i), tuple(history.get(i.id, ())))
+        Exported(i, retrieved.get(i.id), _evidence_of(reading, i), tuple(history.get(i.id, ())))
         for i in insights
     ]
 
 
-def _evidence_of(chitin: Chitin, insight: Insight) -> tuple[str, ...]:
-    return chitin.store.read(chitin.path_of(insight.id))[1].evidence
+def _evidence_of(reading: Reading, insight: Insight) -> tuple[str, ...]:
+    return reading.session.store.read(reading.path_of(insight.id))[1].evidence
 
 
-def _histories(chitin: Chitin) -> dict[str, list[dict[str, Any]]]:
+def _histories(opened: Session) -> dict[str, list[dict[str, Any]]]:
     """Every insight's history, oldest first, as 1.x history rows (one pass of git log)."""
-    from chitin.store import history
 
-    if not chitin.store.git.is_repository():
+    if not opened.store.git.is_repository():
         return {}
     rows: dict[str, list[dict[str, Any]]] = {}
-    for entry in reversed(history.changelog(chitin.store.git, None, _EVERY_CHANGE)):
+    for entry in reversed(history.changelog(opened.store.git, None, _EVERY_CHANGE)):
         rows.setdefault(entry.insight_id, []).append(entry.row())
     return rows
 
@@ -87,28 +91,29 @@ _EVERY_CHANGE = 2**31 - 1  # git log -n takes an int
 
 
 def import_document(
-    chitin: Chitin,
+    opened: Session,
     document: object,
-    *,
     origin: str,
-    merge: bool,
-    now: str,
+    merge: bool = False,
     allow_secret: bool = False,
 ) -> Imported:
-    """Import parsed JSON: chitin 1.x's export or seed.json, or our own export."""
+    """Import parsed JSON: chitin 1.x's export or seed.json, or our own export;
+    ``origin`` names it in the commit."""
+    now = opened.timestamp()
     subject = "Import {count} insight(s) from " + origin
     plan = _Plan("import", subject, origin, [], allow_secret)
-    return chitin.repairing(lambda: _import(chitin, items_of(document), merge, now, plan))
+    return _import(opened, items_of(document), merge, now, plan)
 
 
 def import_database(
-    chitin: Chitin, path: Path, *, merge: bool, now: str, allow_secret: bool = False
+    opened: Session, path: Path, merge: bool = False, allow_secret: bool = False
 ) -> Imported:
     """Migrate a chitin 1.x SQLite database: every insight with its id and history."""
+    now = opened.timestamp()
     legacy = read_database(path)
     subject = "Migrate {count} insight(s) from chitin 1.x (" + path.name + ")"
     plan = _Plan("migrate", subject, path.name, legacy.history, allow_secret)
-    result = chitin.repairing(lambda: _import(chitin, legacy.items, merge, now, plan))
+    result = _import(opened, legacy.items, merge, now, plan)
     result.generation = legacy.generation
     result.embeddings_left = legacy.embeddings
     return result
@@ -123,14 +128,14 @@ class _Plan(NamedTuple):
 
 
 def _import(
-    chitin: Chitin, raw: Sequence[Mapping[str, Any]], merge: bool, now: str, plan: _Plan
+    opened: Session, raw: Sequence[Mapping[str, Any]], merge: bool, now: str, plan: _Plan
 ) -> Imported:
     # Check every item before the store is even created, then again under the lock,
     # where ids are compared with the store's and fresh ones are made.
     items = _checked(lambda: _read_all(raw, now, lambda _: False))
     if not plan.allow_secret:
         _refuse_secrets(items)
-    with chitin.writing() as cache:
+    with opened.writing() as cache:
         kept, skipped = _checked(
             lambda: _sort_out(cache, _read_all(raw, now, cache.id_exists), merge)
         )
@@ -140,25 +145,24 @@ def _import(
         history += [row for item in kept for row in item.history]
         history = _guarded_history(history, plan.allow_secret)
         writes = {
-            chitin.store.path_for(item.insight, archived=item.insight.archived): _rendered(
-                chitin, item
+            opened.store.path_for(item.insight, archived=item.insight.archived): _rendered(
+                opened, item
             )
             for item in kept
         }
         commit = None
         if writes:
-            message = _message(plan, imported, history, chitin.agent)
-            commit = chitin.store.apply(writes, message)
-            chitin.record_written(cache, dict(zip(writes, imported, strict=True)))
+            message = _message(plan, imported, history, opened.agent)
+            commit = opened.store.apply(writes, message)
+            opened.record_written(cache, dict(zip(writes, imported, strict=True)))
     times = [(item.insight.id, item.last_retrieved) for item in kept if item.last_retrieved]
-    usage.record_times(chitin.root, times)
+    usage.record_times(opened.root, times)
     return Imported(imported, skipped, commit, len(history))
 
 
-def _rendered(chitin: Chitin, item: Item) -> str:
-    from chitin.format.markdown import Layout
+def _rendered(opened: Session, item: Item) -> str:
 
-    return chitin.store.render(item.insight, Layout(evidence=item.evidence))
+    return opened.store.render(item.insight, Layout(evidence=item.evidence))
 
 
 def _checked(step: Callable[[], T]) -> T:
@@ -254,8 +258,6 @@ def _guarded_history(
             clean[key] = value
         kept.append(clean)
     if hidden:
-        from chitin.notices import notice
-
         notice(
             f"{hidden} likely credential(s) in chitin 1.x's history rows were redacted from "
             "the migration commit (--allow-secret keeps them)"
@@ -269,7 +271,6 @@ _LINE_BREAKERS = "\x7f-\x9f\u2028\u2029"
 
 
 def _history_line(row: Mapping[str, Any]) -> str:
-    import re
 
     line = json.dumps(row, ensure_ascii=False, separators=(",", ":"))
     return re.sub(f"[{_LINE_BREAKERS}]", lambda m: f"\\u{ord(m.group()):04x}", line)

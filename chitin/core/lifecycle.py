@@ -1,5 +1,8 @@
 """The life cycle of an insight: contribute, update, reinforce, promote, archive and
-unarchive, merge; each is one commit, worded by ``chitin.store.history``."""
+unarchive, merge; each is one commit, worded by ``chitin.store.messages``.
+
+Only writes load this module (the facade imports it on the first), so it imports
+what writes need at its top, the credential detector (~2 ms of patterns) included."""
 
 from __future__ import annotations
 
@@ -7,8 +10,28 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from chitin.core.reading import Reading
-from chitin.core.session import repaired, secrets
+from chitin.core.session import Session
+from chitin.errors import DuplicateError, ValidationError
+from chitin.model import evidence, ops, secrets
+from chitin.model.ids import new_id
 from chitin.model.insight import Insight, check_carapace_id, check_evidence, check_text
+from chitin.notices import notice
+from chitin.providers import ProviderError
+from chitin.resources import data_path
+from chitin.retrieval.judgement import side_of
+from chitin.search import door, semantic
+from chitin.store import files
+from chitin.store.loading import load_file
+from chitin.store.messages import (
+    contribute_words,
+    merge_words,
+    move_words,
+    promote_words,
+    reinforce_words,
+    seed_words,
+    update_words,
+    worded,
+)
 
 if TYPE_CHECKING:
     from chitin.retrieval.conflicts import Match
@@ -48,45 +71,47 @@ class Deduped(NamedTuple):
     change: Change | None = None
 
 
-class Lifecycle(Reading):
-    def init(self, seed: bool = False) -> tuple[str | None, list[Insight]]:
-        """Create the store (idempotent); with ``seed``, add the starter insights.
-        Returns the commit made, if any, and the insights seeded."""
-        self.missing  # noqa: B018 (raises if something else stands where the store goes)
-        self.agent  # noqa: B018 (a bad $CHITIN_AGENT is refused before any commit)
-        commit = self.store.initialize(self.command)
-        seeded: list[Insight] = []
-        if seed:
-            seeded = self._seed(self.timestamp())
-        return commit, seeded
+class Lifecycle:
+    """The writes of one store's insights (``chitin.Chitin`` holds one); it finds
+    what it changes through ``reading``."""
 
-    @repaired
-    def _seed(self, now: str) -> list[Insight]:
-        from chitin.resources import data_path
-        from chitin.store import files
-        from chitin.store.loading import load_file
-        from chitin.store.messages import seed_words, worded
+    def __init__(self, session: Session, reading: Reading) -> None:
+        self.session = session
+        self.reading = reading
+
+    def create(self) -> str | None:
+        """Create the store (idempotent); the commit made, if any."""
+        self.session.missing  # noqa: B018 (raises if something else stands where the store goes)
+        self.session.agent  # noqa: B018 (a bad $CHITIN_AGENT is refused before any commit)
+        return self.session.store.initialize(self.session.command)
+
+    def seed(self) -> list[Insight]:
+        """Add the starter insights the store lacks, in one commit; those added."""
+        now = self.session.timestamp()
 
         source = data_path("insights")
-        with self.writing() as cache:
+        with self.session.writing() as cache:
             fresh: list[tuple[Insight, Any]] = []
             for file in sorted(source.rglob("*.md")):
                 rel = file.relative_to(source.parent).as_posix()
                 insight, layout = load_file(source.parent, rel, files.stat_of(file))
                 if not cache.id_exists(insight.id):
                     fresh.append((insight.with_changes(created=now, updated=now), layout))
-            writes = {self.store.path_for(i): self.store.render(i, lay) for i, lay in fresh}
+            writes = {
+                self.session.store.path_for(i): self.session.store.render(i, lay)
+                for i, lay in fresh
+            }
             if not writes:
                 return []
-            self.store.apply(writes, worded(seed_words([i.id for i, _ in fresh]), {}))
-            self.record_written(cache, {self.store.path_for(i): i for i, _ in fresh})
+            self.session.store.apply(writes, worded(seed_words([i.id for i, _ in fresh]), {}))
+            self.session.record_written(
+                cache, {self.session.store.path_for(i): i for i, _ in fresh}
+            )
         return [i for i, _ in fresh]
 
-    @repaired
     def contribute(
         self,
         fields: Mapping[str, Any],
-        *,
         check: bool = True,
         allow_secret: bool = False,
         carapace_id: str | None = None,
@@ -97,26 +122,23 @@ class Lifecycle(Reading):
         duplicate of a stored insight is refused (DuplicateError) before anything is
         written, and the stored insights it nearly duplicates or conflicts with are
         returned (chitin.search.door)."""
-        from chitin.model import ops
-        from chitin.model.ids import new_id
-        from chitin.store.messages import contribute_words
 
-        now = self.timestamp()
+        now = self.session.timestamp()
         if not allow_secret:
-            secrets().refuse_secrets(ops.new_insight(fields, "unsaved", now))
-        with self.writing() as cache:
+            secrets.refuse_secrets(ops.new_insight(fields, "unsaved", now))
+        with self.session.writing() as cache:
             claim = str(fields.get("claim") or "")
             insight = ops.new_insight(fields, new_id(claim, cache.id_exists), now)
             insight = insight.with_changes(carapace_id=check_carapace_id(carapace_id))
             judged = self._judged(insight) if check else None
-            path = self.store.path_for(insight)
+            path = self.session.store.path_for(insight)
             commit = self._commit(
-                {path: self.store.render(insight)},
+                {path: self.session.store.render(insight)},
                 contribute_words(insight, bool(carapace_id)),
                 insight.id,
                 {"Source": insight.source, "Carapace": carapace_id},
             )
-            self.record_written(cache, {path: insight})
+            self.session.record_written(cache, {path: insight})
         if judged is None:
             return Contribution(insight, path, commit, [], [])
         return Contribution(insight, path, commit, *judged)
@@ -124,12 +146,9 @@ class Lifecycle(Reading):
     def _judged(self, insight: Insight) -> tuple[list[Match], list[Match], str | None]:
         """The stored insights a new one nearly duplicates or conflicts with, and why
         the judgement read words alone if it did; an exact duplicate is refused."""
-        from chitin.errors import DuplicateError
-        from chitin.retrieval.judgement import side_of
-        from chitin.search import door
 
         side = side_of(insight)
-        same = door.exact_duplicates(self.cache, side)
+        same = door.exact_duplicates(self.session.cache, side)
         if same:
             known = same[0].id
             raise DuplicateError(
@@ -138,54 +157,47 @@ class Lifecycle(Reading):
                 "(--force writes a second copy anyway)",
             )
         meaning, why_not = self._meaning()
-        found = door.examine(self.cache, insight, meaning, why_not)
+        found = door.examine(self.session.cache, insight, meaning, why_not)
         if found.degraded and found.degraded != _EMBEDDING_OFF:  # said once, when chosen
-            from chitin.notices import notice
-
             notice(found.degraded)
         return found.duplicates, found.conflicts, found.degraded
 
     def _meaning(self) -> tuple[Any, str | None]:
         """The store's embedding provider and vectors, or None and why not."""
-        from chitin.providers import ProviderError
-        from chitin.search import semantic
 
-        picked = semantic.choice(self.store.config())
+        picked = semantic.choice(self.session.store.config())
         if picked.provider == semantic.NO_PROVIDER:
             return None, _EMBEDDING_OFF
         try:
-            return self._semantic(picked), None
+            return self.session.semantic(picked), None
         except ProviderError as error:
             return None, f"no vectors ({error}): duplicates judged by words alone"
 
-    @repaired
-    def update(self, ref: str, changes: Mapping[str, Any], *, allow_secret: bool = False) -> Change:
+    def update(self, ref: str, changes: Mapping[str, Any], allow_secret: bool = False) -> Change:
         """Change the fields named in ``changes`` (an empty value clears an optional one)."""
-        from chitin.model import ops
-        from chitin.store.messages import update_words
 
-        with self.writing() as cache:
-            insight_id = self.resolve(ref)
-            path = self.path_of(insight_id)
-            before, layout = self.store.read(path)
-            after, notes = ops.updated_insight(before, changes, self.timestamp())
+        with self.session.writing() as cache:
+            insight_id = self.reading.resolve(ref)
+            path = self.reading.path_of(insight_id)
+            before, layout = self.session.store.read(path)
+            after, notes = ops.updated_insight(before, changes, self.session.timestamp())
             if after == before:
                 return Change(before, path, None, before, tuple(notes))
             if not allow_secret:  # the fields it changes; the others are committed already
-                secrets().refuse_secrets(after, before)
-            target = self.store.path_for(after) if after.type != before.type else path
-            writes: dict[str, str | None] = {target: self.store.render(after, layout)}
+                secrets.refuse_secrets(after, before)
+            target = self.session.store.path_for(after) if after.type != before.type else path
+            writes: dict[str, str | None] = {target: self.session.store.render(after, layout)}
             if target != path:
                 writes[path] = None
             commit = self._commit(writes, update_words(insight_id, before, after), insight_id, {})
-            self.record_written(cache, {target: after}, removed=[path] if target != path else [])
+            self.session.record_written(
+                cache, {target: after}, removed=[path] if target != path else []
+            )
         return Change(after, target, commit, before, tuple(notes))
 
-    @repaired
     def reinforce(
         self,
         ref: str,
-        *,
         source: str | None = None,
         evidence_kind: str | None = None,
         allow_secret: bool = False,
@@ -193,49 +205,45 @@ class Lifecycle(Reading):
         """One more confirmation, logged in the file's evidence list with a fresh token,
         so that no two reinforcements are ever the same change (see model/evidence.py).
         The source goes into the commit, so it is refused if it looks like a credential."""
-        from chitin.model import evidence, ops
-        from chitin.store.messages import reinforce_words
 
         kind = check_evidence(evidence_kind)
         if source:
             check_text("source", source)  # it goes into the commit message
         if source and not allow_secret:
-            secrets().refuse_secret_text("source", source)
-        with self.writing() as cache:
-            insight_id = self.resolve(ref)
-            path = self.path_of(insight_id)
-            before, layout = self.store.read(path)
-            now = self.timestamp()
+            secrets.refuse_secret_text("source", source)
+        with self.session.writing() as cache:
+            insight_id = self.reading.resolve(ref)
+            path = self.reading.path_of(insight_id)
+            before, layout = self.session.store.read(path)
+            now = self.session.timestamp()
             after = ops.reinforced(before, now)
-            logged = evidence.entry(now, self.signer(), evidence.new_token(), kind)
+            logged = evidence.entry(now, self.session.signer(), evidence.new_token(), kind)
             layout = layout._replace(evidence=evidence.appended(layout.evidence, logged))
             commit = self._commit(
-                {path: self.store.render(after, layout)},
+                {path: self.session.store.render(after, layout)},
                 reinforce_words(insight_id, before, after),
                 insight_id,
                 {"Source": source, "Evidence": kind},
             )
-            self.record_written(cache, {path: after})
+            self.session.record_written(cache, {path: after})
         return Change(after, path, commit, before)
 
-    @repaired
     def record_promotion(self, ref: str, carapace_id: str) -> Change:
         """Note in the insight's file the contribution it was promoted to, in one commit.
         Its ``updated`` time stays: what the insight says has not changed."""
-        from chitin.store.messages import promote_words
 
-        with self.writing() as cache:
-            insight_id = self.resolve(ref, archived=None)
-            path = self.path_of(insight_id)
-            before, layout = self.store.read(path)
+        with self.session.writing() as cache:
+            insight_id = self.reading.resolve(ref, archived=None)
+            path = self.reading.path_of(insight_id)
+            before, layout = self.session.store.read(path)
             after = before.with_changes(carapace_id=check_carapace_id(carapace_id))
             commit = self._commit(
-                {path: self.store.render(after, layout)},
+                {path: self.session.store.render(after, layout)},
                 promote_words(insight_id, carapace_id),
                 insight_id,
                 {"Carapace": carapace_id},
             )
-            self.record_written(cache, {path: after})
+            self.session.record_written(cache, {path: after})
         return Change(after, path, commit, before)
 
     def archive(self, ref: str) -> Change:
@@ -245,67 +253,59 @@ class Lifecycle(Reading):
     def unarchive(self, ref: str) -> Change:
         return self._move(ref, to_archive=False)
 
-    @repaired
     def _move(self, ref: str, to_archive: bool) -> Change:
-        from chitin.store.messages import move_words
 
-        with self.writing() as cache:
-            insight_id = self.resolve(ref, archived=None)
+        with self.session.writing() as cache:
+            insight_id = self.reading.resolve(ref, archived=None)
             insight = cache.get(insight_id)
             assert insight is not None
-            path = self.path_of(insight_id)
+            path = self.reading.path_of(insight_id)
             if insight.archived == to_archive:
                 op = "archive" if to_archive else "unarchive"
                 return Change(insight, path, None, insight, (f"already {op}d",))
-            from chitin.store import files
 
-            text = files.read_text(self.root / path)
+            text = files.read_text(self.session.root / path)
             moved = insight.with_changes(archived=to_archive)
-            target = self.store.path_for(moved, archived=to_archive)
+            target = self.session.store.path_for(moved, archived=to_archive)
             commit = self._commit(
                 {target: text, path: None},
                 move_words(insight_id, insight.claim, to_archive),
                 insight_id,
                 {},
             )
-            self.record_written(cache, {target: moved}, removed=[path])
+            self.session.record_written(cache, {target: moved}, removed=[path])
         return Change(moved, target, commit, insight)
 
-    @repaired
     def merge(
         self,
         source_ref: str | Sequence[str],
         target_ref: str,
         claim: str | None = None,
-        *,
         allow_secret: bool = False,
     ) -> Change:
         """Fold the source insight (or each of several, in order) into the target, in
         one commit (``claim``: the merged wording)."""
-        from chitin.errors import ValidationError
-        from chitin.model import evidence, ops
-        from chitin.store.messages import merge_words
 
         refs = [source_ref] if isinstance(source_ref, str) else list(source_ref)
-        with self.writing() as cache:
+        with self.session.writing() as cache:
             source_ids = [self._resolve_role(ref, "Source") for ref in refs]
             target_id = self._resolve_role(target_ref, "Target")
             if len(set(source_ids)) != len(source_ids):
                 raise ValidationError("source", "Each source insight can be merged only once")
-            target_path = self.path_of(target_id)
-            target, layout = self.store.read(target_path)
+            target_path = self.reading.path_of(target_id)
+            target, layout = self.session.store.read(target_path)
             result, logs, paths, claims = target, [layout.evidence], [], []
             for number, source_id in enumerate(source_ids, 1):
-                paths.append(self.path_of(source_id))
-                source, source_layout = self.store.read(paths[-1])
+                paths.append(self.reading.path_of(source_id))
+                source, source_layout = self.session.store.read(paths[-1])
                 wording = claim if number == len(source_ids) else None
-                result = ops.merged(source, result, wording, self.timestamp())
+                result = ops.merged(source, result, wording, self.session.timestamp())
                 logs.append(source_layout.evidence)
                 claims.append(source.claim)
             if not allow_secret:
-                secrets().refuse_secrets(result, target)
+                secrets.refuse_secrets(result, target)
             layout = layout._replace(evidence=evidence.united(*logs))
-            writes: dict[str, str | None] = {target_path: self.store.render(result, layout)}
+            writes: dict[str, str | None] = {target_path: self.session.store.render(result, layout)}
             writes.update(dict.fromkeys(paths))
             commit = self._commit(
                 writes,
@@ -313,11 +313,11 @@ class Lifecycle(Reading):
                 target_id,
                 {"Merged": ", ".join(source_ids)},
             )
-            self.record_written(cache, {target_path: result}, removed=paths)
+            self.session.record_written(cache, {target_path: result}, removed=paths)
         return Change(result, target_path, commit, target)
 
     def _resolve_role(self, ref: str, role: str) -> str:
-        return self.resolve(ref, role=f"{role} insight")
+        return self.reading.resolve(ref, role=f"{role} insight")
 
     def _commit(
         self,
@@ -326,8 +326,7 @@ class Lifecycle(Reading):
         insight_id: str,
         extra: Mapping[str, str | None],
     ) -> str | None:
-        from chitin.store.messages import worded
 
-        trailers = {"Insight": insight_id, **extra, "Agent": self.agent}
-        suspects = self._cache.may_differ_from_head(writes) if self._cache else None
-        return self.store.apply(writes, worded(words, trailers), suspects)
+        trailers = {"Insight": insight_id, **extra, "Agent": self.session.agent}
+        suspects = self.session.suspects(writes)
+        return self.session.store.apply(writes, worded(words, trailers), suspects)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import json
+import os.path
 import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -21,6 +22,7 @@ from chitin.core.host_files import (
     read_text,
     write_text,
 )
+from chitin.resources import asset_path
 
 OPENCLAW_CONFIG = "openclaw.json"  # OpenClaw's settings, beside its hooks folder
 OPENCLAW_HOOK = "chitin"  # the pack's folder (its package name), and the hook's name
@@ -43,7 +45,6 @@ def openclaw_hooks_dir(home: Path, env: Mapping[str, str]) -> Path:
     resolveConfigDir): ``$OPENCLAW_STATE_DIR/hooks``, else the folder of
     ``$OPENCLAW_CONFIG_PATH`` + ``/hooks``, else ``<home>/.openclaw/hooks``, where home
     is ``$OPENCLAW_HOME`` if set. A leading ``~`` means that home."""
-    import os.path
 
     explicit = (env.get("OPENCLAW_HOME") or "").strip()
     if explicit in ("undefined", "null"):
@@ -65,7 +66,6 @@ def openclaw_hooks_dir(home: Path, env: Mapping[str, str]) -> Path:
 def openclaw_config_file(home: Path, env: Mapping[str, str]) -> Path:
     """OpenClaw's openclaw.json, as OpenClaw 2026.9 resolves it (resolveConfigPath):
     ``$OPENCLAW_CONFIG_PATH``, else openclaw.json beside the managed hooks folder."""
-    import os.path
 
     config = (env.get("OPENCLAW_CONFIG_PATH") or "").strip()
     if config:
@@ -84,7 +84,6 @@ def install_openclaw(hooks_dir: Path, command: Sequence[str], store: Path | None
     chitin and the ``store`` named at install (the gateway runs in a folder and an
     environment of its own); files already current are left alone, and the files of
     the older layout (HOOK.md and handler.js at the pack's top) are removed."""
-    from chitin.resources import asset_path
 
     target = _hook_folder(hooks_dir)
     wanted = {

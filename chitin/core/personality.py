@@ -18,8 +18,10 @@ from chitin.core.retrieving import Query, Retrieving
 from chitin.errors import ValidationError
 from chitin.model.packing import Packed
 from chitin.model.search_text import well_formed
+from chitin.notices import notice
 from chitin.render import budget as marshalling
 from chitin.render import personality as templates
+from chitin.resources import data_path
 from chitin.search.engine import Retrieval
 
 
@@ -35,7 +37,7 @@ class Personality:
 
 
 def render_personality(
-    chitin: Retrieving,
+    retrieving: Retrieving,
     query: Query,
     *,
     template: Path | None = None,
@@ -61,11 +63,11 @@ def render_personality(
     else through its shell, running the chitin that rendered it."""
     query = query._replace(text=well_formed(query.text))  # it is printed in the header too
     budget = query.budget
-    commit, when = chitin.snapshot_time()
-    found = chitin.retrieve_at(query, now or when, decay_at=when, record=now is not None)
+    commit, when = retrieving.snapshot_time()
+    found = retrieving.retrieve_at(query, now or when, decay_at=when, record=now is not None)
     insights = [ranked.insight for ranked in found.ranked]
-    path, template_text = template_of(chitin.root, template)
-    command_line = shell_command(chitin.command, chitin.env.get("PATH"))
+    path, template_text = template_of(retrieving.session.root, template)
+    command_line = shell_command(retrieving.session.command, retrieving.session.env.get("PATH"))
 
     def filled(budget: int, packed: Packed | None) -> str:
         values = {
@@ -140,10 +142,7 @@ def template_of(root: Path, given: Path | None) -> tuple[Path, str]:
             templates.check(text, str(own))
             return own, text
         except ValidationError as error:
-            from chitin.notices import notice
-
             notice(f"{error}; chitin's own template is used instead")
-    from chitin.resources import data_path
 
     shipped = data_path("templates") / "PERSONALITY.md"
     return shipped, shipped.read_text(encoding="utf-8")

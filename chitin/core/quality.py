@@ -2,24 +2,26 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
-from chitin.core.facade import Chitin
+from chitin.core.reading import Reading
 from chitin.index import usage
 from chitin.retrieval import quality
 from chitin.retrieval.quality import DEFAULT_TOP, QualityReport, QualityScore
 
 
-def report(chitin: Chitin, now: datetime, top: int = DEFAULT_TOP) -> QualityReport:
-    """The quality report over every live insight; a missing store reports nothing."""
-    if chitin.missing:
+def report(reading: Reading, top: int | None = None) -> QualityReport:
+    """The quality report over every live insight (the ``top`` that most need
+    attention, default ``DEFAULT_TOP``); a missing store reports nothing."""
+    top = DEFAULT_TOP if top is None else top
+    now = reading.session.now()
+    if reading.session.missing:
         return quality.report([], top)
-    retrieved = usage.all_last_retrieved(chitin.root)
-    scores = [quality.score(i, now, retrieved.get(i.id)) for i in chitin.list_insights()]
+    retrieved = usage.all_last_retrieved(reading.session.root)
+    scores = [quality.score(i, now, retrieved.get(i.id)) for i in reading.list_insights()]
     return quality.report(scores, top)
 
 
-def score(chitin: Chitin, ref: str, now: datetime) -> QualityScore:
+def score(reading: Reading, ref: str) -> QualityScore:
     """The quality of one insight, by id or unique id prefix (archived ones too)."""
-    insight = chitin.get(ref)
-    return quality.score(insight, now, usage.last_retrieved(chitin.root, insight.id))
+    now = reading.session.now()
+    insight = reading.get(ref)
+    return quality.score(insight, now, usage.last_retrieved(reading.session.root, insight.id))

@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
-from chitin.core.session import Session, repaired
+from chitin.core.session import Session
 from chitin.errors import AmbiguousIdError, NotFoundError, StateError, StoreError
 from chitin.index.cache import Filters, Problem
+from chitin.model import arguments
 from chitin.model.ids import check_reference
 from chitin.model.insight import TYPES, Insight, check_provenance
 
@@ -28,28 +29,31 @@ class Stats(NamedTuple):
     archived: int
 
 
-class Reading(Session):
-    @repaired
+class Reading:
+    """The reads of one store's insights (``chitin.Chitin`` holds one)."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
     def problems(self) -> list[Problem]:
         """The insight files that could not be read (each is skipped)."""
-        return [] if self.missing else self.cache.problems()
+        return [] if self.session.missing else self.session.cache.problems()
 
-    @repaired
     def resolve(self, ref: str, archived: bool | None = False, role: str | None = None) -> str:
         """The full id for ``ref`` (an id or a unique prefix of one). ``role`` names
         the insight in the error if there is none."""
         check_reference(ref)
-        if self.missing:
+        if self.session.missing:
             raise NotFoundError(f"{role or 'Insight'} not found: {ref}")
-        matches = self.cache.ids_matching(ref, archived)
+        matches = self.session.cache.ids_matching(ref, archived)
         ids = sorted({m[0] for m in matches})
         if len(ids) > 1:
             raise AmbiguousIdError(ref, ids)
         if ids:
             return ids[0]
-        if archived is False and self.cache.ids_matching(ref, True):
+        if archived is False and self.session.cache.ids_matching(ref, True):
             raise StateError(f"Insight {ref} is archived; run `chitin unarchive {ref}` first")
-        if archived is True and self.cache.ids_matching(ref, False):
+        if archived is True and self.session.cache.ids_matching(ref, False):
             raise StateError(f"Insight {ref} is not archived")
         self._refuse_unreadable(ref)
         merged = self._merged_away(ref)
@@ -63,7 +67,7 @@ class Reading(Session):
     def _refuse_unreadable(self, ref: str) -> None:
         """A file named after ``ref`` that does not read: say that it is there and why
         it is skipped, rather than that there is no such insight."""
-        named = [p for p in self.cache.problems() if _file_id(p.path).startswith(ref)]
+        named = [p for p in self.session.cache.problems() if _file_id(p.path).startswith(ref)]
         exact = [p for p in named if _file_id(p.path) == ref]
         for path, error in (exact or named)[:1]:
             raise StoreError(f"{path} exists but cannot be read: {error}")
@@ -72,22 +76,20 @@ class Reading(Session):
         """The merge that folded ``ref`` into another insight, from git history."""
         from chitin.store import history
 
-        if not self.store.git.is_repository():
+        if not self.session.store.git.is_repository():
             return None
-        return history.merged_away(self.store.git, ref)
+        return history.merged_away(self.session.store.git, ref)
 
-    @repaired
     def get(self, ref: str) -> Insight:
         """The insight ``ref`` names (an id or a unique prefix), live or archived."""
         insight_id = self.resolve(ref, archived=None)
-        found = self.cache.get(insight_id)
+        found = self.session.cache.get(insight_id)
         assert found is not None
         return found
 
-    @repaired
     def path_of(self, insight_id: str) -> str:
         """The insight's file, relative to the store."""
-        paths = self.cache.paths_of(insight_id)
+        paths = self.session.cache.paths_of(insight_id)
         if len(paths) > 1:
             raise StoreError(
                 f"id {insight_id} is used by {len(paths)} files "
@@ -97,10 +99,8 @@ class Reading(Session):
             raise NotFoundError(f"Insight not found: {insight_id}")
         return paths[0]
 
-    @repaired
     def list_insights(
         self,
-        *,
         types: Iterable[str] = (),
         tags: Iterable[str] = (),
         provenance: str | None = None,
@@ -111,21 +111,19 @@ class Reading(Session):
         filters = filters_of(types, tags, min_confidence, archived)._replace(
             provenance=check_provenance(provenance)
         )
-        return [] if self.missing else self.cache.select(filters)
+        return [] if self.session.missing else self.session.cache.select(filters)
 
-    @repaired
     def holds_nothing(self) -> bool:
         """No store yet, or one without a single insight file, live or archived."""
-        if self.missing:
+        if self.session.missing:
             return True
-        counts, _, archived = self.cache.counts()
-        return not counts and not archived and not self.cache.problems()
+        counts, _, archived = self.session.cache.counts()
+        return not counts and not archived and not self.session.cache.problems()
 
-    @repaired
     def stats(self) -> Stats:
-        if self.missing:
+        if self.session.missing:
             return Stats(0, dict.fromkeys(TYPES, 0), 0.0, 0)
-        counts, mean, archived = self.cache.counts()
+        counts, mean, archived = self.session.cache.counts()
         by_type = {kind: counts.get(kind, 0) for kind in TYPES}
         return Stats(sum(by_type.values()), by_type, round(mean, 6), archived)
 
@@ -134,27 +132,29 @@ class Reading(Session):
         from chitin.store import history
 
         insight = self.get(ref)
-        return insight, history.insight_history(self.store.git, self.path_of(insight.id), limit)
+        return insight, history.insight_history(
+            self.session.store.git, self.path_of(insight.id), limit
+        )
 
     def changelog(self, days: int | None = None, limit: int = 50) -> list[Entry]:
         """The store's changes, newest first (``days``: only those of the last days)."""
         from chitin.store import history
 
-        if self.missing or not self.store.git.is_repository():
+        if self.session.missing or not self.session.store.git.is_repository():
             return []
-        return history.changelog(self.store.git, days, limit)
+        return history.changelog(self.session.store.git, days, limit)
 
-    @repaired
     def similar(self, claim: str, threshold: float) -> list[tuple[Candidate, float]]:
         """Insights sharing at least ``threshold`` of ``claim``'s words (Jaccard)."""
         from chitin.retrieval import conflicts
         from chitin.search.candidates import similar_candidates
 
-        if self.missing:
+        if self.session.missing:
             return []
-        return conflicts.similar(claim, similar_candidates(self.cache, claim, threshold), threshold)
+        return conflicts.similar(
+            claim, similar_candidates(self.session.cache, claim, threshold), threshold
+        )
 
-    @repaired
     def similar_meaning(self, claim: str, threshold: float) -> list[tuple[Candidate, float]]:
         """Insights whose meaning is close to ``claim`` (cosine similarity ≥ threshold),
         through the configured embedding provider; catches paraphrases words miss."""
@@ -162,23 +162,24 @@ class Reading(Session):
         from chitin.retrieval.conflicts import Candidate
         from chitin.search import semantic
 
-        if self.missing:
+        if self.session.missing:
             return []
-        picked = semantic.choice(self.store.config())
+        picked = semantic.choice(self.session.store.config())
         if picked.provider == semantic.NO_PROVIDER:
             picked = semantic.Choice(DEFAULT_PROVIDER, None)
-        found = semantic.nearest(self.cache, self._semantic(picked), claim, Filters(), strict=True)
-        insights = self.cache.by_ids(i for i, _ in found.hits)
+        found = semantic.nearest(
+            self.session.cache, self.session.semantic(picked), claim, Filters(), strict=True
+        )
+        insights = self.session.cache.by_ids(i for i, _ in found.hits)
         return [
             (Candidate(i, insights[i].type, insights[i].claim), score)
             for i, score in found.hits
             if i in insights and score >= threshold
         ]
 
-    @repaired
     def shared_as(self, carapace_id: str) -> list[Insight]:
         """The insights promoted to, or imported from, that Carapace contribution."""
-        return [] if self.missing else self.cache.shared_as(carapace_id)
+        return [] if self.session.missing else self.session.cache.shared_as(carapace_id)
 
 
 def filters_of(
@@ -188,8 +189,6 @@ def filters_of(
     archived: bool = False,
 ) -> Filters:
     """Filters from types and tags, validated (a single string is one value)."""
-    from chitin.model import arguments
-
     kinds = arguments.kinds(_values(types))
     chosen = arguments.tags(list(_values(tags)))
     return Filters(archived=archived, types=kinds, min_confidence=min_confidence, tags=chosen)

@@ -4,18 +4,25 @@ PERSONALITY.md made of them. This is the session start: keep its imports lazy.""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from chitin.core.reading import Reading, filters_of
-from chitin.errors import ValidationError
+from chitin.core.reading import filters_of
+from chitin.core.session import Session
+from chitin.errors import StoreError, ValidationError
 from chitin.lockfile import derived_folder
 from chitin.model.insight import format_timestamp
 from chitin.model.search_text import well_formed
+from chitin.notices import notice
+from chitin.providers import ProviderError
+from chitin.render import budget
+from chitin.retrieval.context import detect_category
+from chitin.retrieval.scoring import DEFAULT_SHAPE, Settings
+from chitin.search import engine, semantic
+from chitin.search.engine import Retrieval
 
 if TYPE_CHECKING:
-    from chitin.core.personality import Personality
     from chitin.retrieval.scoring import Settings
     from chitin.search.engine import Retrieval
 
@@ -39,17 +46,22 @@ def as_query(query: Query | str) -> Query:
     return Query(query) if isinstance(query, str) else query
 
 
-class Retrieving(Reading):
+class Retrieving:
+    """Retrieval over one store (``chitin.Chitin`` holds one). ``at``: the commit and
+    its time it answers as of (``diff --render``'s snapshot of a past commit), else
+    the store's own HEAD."""
+
+    def __init__(self, session: Session, at: tuple[str | None, datetime] | None = None) -> None:
+        self.session = session
+        self.at = at
+
     def settings(self, config: Mapping[str, Any] | None = None) -> Settings:
         """Scoring settings, with the overrides of the store's chitin.yaml."""
-        from dataclasses import replace
-
-        from chitin.retrieval.scoring import DEFAULT_SHAPE, Settings
 
         if config is None:
-            config = self.store.config() if not self.missing else {}
-        shape = self.shape or DEFAULT_SHAPE
-        return replace(Settings.from_config(config), shape=shape, fusion=self.fusion)
+            config = self.session.store.config() if not self.session.missing else {}
+        shape = self.session.shape or DEFAULT_SHAPE
+        return replace(Settings.from_config(config), shape=shape, fusion=self.session.fusion)
 
     # A retrieval answers whatever chitin.yaml holds: it is the session start, which must
     # not fail for a hand edit. What it cannot use is set aside and said, and `chitin
@@ -58,12 +70,11 @@ class Retrieving(Reading):
     def _retrieval_config(self) -> tuple[Mapping[str, Any], str | None]:
         """The settings, or none and why: a file that does not parse names no provider
         either, so the retrieval goes by text alone."""
-        from chitin.errors import StoreError
 
-        if self.missing:
+        if self.session.missing:
             return {}, None
         try:
-            return self.store.config(), None
+            return self.session.store.config(), None
         except StoreError as error:
             return {}, (
                 f"{error}; ranked by text alone, with the default settings "
@@ -74,8 +85,6 @@ class Retrieving(Reading):
         try:
             return self.settings(config)
         except ValidationError as error:
-            from chitin.notices import notice
-
             notice(f"{error}; the default scoring settings are used (chitin check names it)")
             return self.settings({})
 
@@ -83,10 +92,9 @@ class Retrieving(Reading):
         """The insights that matter for ``query``, best first, and (``packed``) those of
         them that fit its budget. Never commits; with ``record``, the retrieval time
         (``now()``) of each result is noted in .chitin/."""
-        from chitin.render import budget
 
         asked = as_query(query)
-        found = self.retrieve_at(asked, self.now(), record=record)
+        found = self.retrieve_at(asked, self.session.now(), record=record)
         fitting = [r.insight for r in found.ranked]
         return found._replace(
             packed=budget.pack(fitting, asked.budget, asked.full, found.short_ids)
@@ -102,16 +110,12 @@ class Retrieving(Reading):
     ) -> Retrieval:
         """``retrieve`` as of ``now``; decay is measured at ``decay_at`` (render: the
         commit's time), else at ``now``."""
-        from chitin.providers import ProviderError
-        from chitin.retrieval.context import detect_category
-        from chitin.search import engine, semantic
-        from chitin.search.engine import Retrieval
 
         text = well_formed(query.text)
         filters = filters_of(query.types, query.tags, query.min_confidence)
         config, failure = self._retrieval_config()  # read and parsed once
         settings = self._retrieval_settings(config)
-        if self.missing:
+        if self.session.missing:
             return Retrieval(detect_category(text), [], None)
         picked, meaning = semantic.Choice(semantic.NO_PROVIDER, None), None
         if failure is None:
@@ -121,19 +125,17 @@ class Retrieving(Reading):
                 failure = f"semantic search unavailable ({error}); ranked by text alone"
         if picked.provider != semantic.NO_PROVIDER and text.strip():
             try:
-                meaning = self._semantic(picked)
+                meaning = self.session.semantic(picked)
             except ProviderError as error:
                 failure = f"semantic search unavailable ({error}); ranked by text alone"
-        found = self.repairing(
-            lambda: engine.retrieve(
-                self.cache,
-                text,
-                now=decay_at or now,
-                settings=settings,
-                max_results=query.max_results,
-                filters=filters,
-                semantic=meaning,
-            )
+        found = engine.retrieve(
+            self.session.cache,
+            text,
+            now=decay_at or now,
+            settings=settings,
+            max_results=query.max_results,
+            filters=filters,
+            semantic=meaning,
         )
         from chitin.core import background
 
@@ -141,48 +143,23 @@ class Retrieving(Reading):
             found = found._replace(degraded=failure)
         elif found.unembedded:
             note = background.waiting_note(
-                self.root, config, self.env, found.unembedded, now.timestamp()
+                self.session.root, config, self.session.env, found.unembedded, now.timestamp()
             )
             found = found._replace(degraded=note)
         elif meaning is not None and getattr(meaning.provider, "unprepared", False):
-            background.prepare_later(self.root, config, self.env, now.timestamp())
+            background.prepare_later(self.session.root, config, self.session.env, now.timestamp())
         if record:
             stamp = format_timestamp(now)
             ids = (r.insight.id for r in found.ranked)
-            found = found._replace(recorded=self.retrieval_times().record(ids, stamp))
+            found = found._replace(recorded=self.session.retrieval_times().record(ids, stamp))
         return found
-
-    def render(
-        self,
-        query: Query | str = "",
-        *,
-        template: Path | None = None,
-        record: bool = True,
-        limit: int | None = None,
-        mcp: bool = False,
-    ) -> Personality:
-        """PERSONALITY.md for ``query``: a function of the store's commit, the query and
-        its budget (decay is measured at the commit's time), so the same three always
-        give the same text. ``template``: a string.Template file (default: the store's
-        templates/PERSONALITY.md, else chitin's own). ``limit``: the most characters
-        the whole text may take; the budget is lowered to fit it (an agent host's cap).
-        ``mcp``: it is for an MCP client, whose agent acts through chitin's tools (the
-        closing instructions name them, not commands)."""
-        from chitin.core import personality
-
-        return personality.render_personality(
-            self,
-            as_query(query),
-            template=template,
-            now=self.now() if record else None,
-            limit=limit,
-            mcp=mcp,
-        )
 
     def snapshot_time(self) -> tuple[str | None, datetime]:
         """The store's commit and its time: what ``render`` is a function of."""
-        remembered = derived_folder(self.root) / "head-time"
-        found = None if self.missing else self.store.git.head_and_time(remembered)
+        if self.at is not None:
+            return self.at
+        remembered = derived_folder(self.session.root) / "head-time"
+        found = None if self.session.missing else self.session.store.git.head_and_time(remembered)
         if found is None:
             return None, datetime.fromtimestamp(0, tz=UTC)
         return found

@@ -1,6 +1,7 @@
 """One store opened for use: its cache, kept in step with the files and repaired when
-found damaged, the write lock, and the embedding model. The use cases
-(``reading``, ``lifecycle``, ``retrieving``, ``embedding``) build on it.
+found damaged, the write lock, and the embedding model. The parts of ``chitin.Chitin``
+(``reading``, ``lifecycle``, ``retrieving``, ``embedding``) and the use-case modules
+each hold it; ``Chitin`` runs each use case through ``repairing``, once.
 
 Writers hold the store lock from the moment they read until their commit is made,
 so two agents writing at once are serialized and neither loses its change.
@@ -9,20 +10,23 @@ so two agents writing at once are serialized and neither loses its change.
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Protocol, Self, TypedDict, TypeVar
 
 from chitin.errors import StoreError, ValidationError
+from chitin.format.layout import SCANNED_DIRS
 from chitin.index import db as cache_db
 from chitin.index import usage
 from chitin.index.cache import Cache, Progress
+from chitin.location import store_path
 from chitin.lockfile import derived_folder
 from chitin.model.insight import Insight, format_timestamp
+from chitin.store.files import kind_of
 from chitin.store.repository import Store
+from chitin.store.source import StoreFiles
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -33,19 +37,28 @@ if TYPE_CHECKING:
     from chitin.store.watch import Watcher
 
 T = TypeVar("T")
-F = TypeVar("F", bound=Callable[..., Any])
 Clock = Callable[[], datetime]
 
 
-def repaired(method: F) -> F:
-    """A use case that reads the cache: run through ``Session.repairing``, so a cache
-    found damaged on the way is rebuilt and the use case run once more."""
+class Options(TypedDict, total=False):
+    """``Session``'s keyword arguments (``chitin.Chitin`` passes them on)."""
 
-    @functools.wraps(method)
-    def run(self: Session, *args: Any, **options: Any) -> Any:
-        return self.repairing(lambda: method(self, *args, **options))
+    now: datetime | Clock | None
+    env: Mapping[str, str] | None
+    agent: str | None
+    command: Sequence[str]
+    signer: Callable[[], str] | None
+    progress: Progress | None
+    shape: Shape | None
+    fusion: str
+    finishes_commands: bool
 
-    return run  # type: ignore[return-value]
+
+class Runner(Protocol):
+    """What runs a step of a use case that reads the cache: ``Session.repairing``
+    as ``chitin.Chitin`` applies it."""
+
+    def __call__(self, work: Callable[[], T]) -> T: ...
 
 
 class Session:
@@ -69,8 +82,6 @@ class Session:
         then says what it did (the CLI). Once a write is committed, a signal waits until
         the front end has finished the command (it calls ``store.interrupts.release``),
         so that the command is neither cut short nor told that nothing changed."""
-        from chitin.location import store_path
-
         self.env: Mapping[str, str] = os.environ if env is None else env
         self.root = Path(store) if store is not None else store_path(None, self.env)
         # As given (or from $CHITIN_AGENT), checked when a write needs it: a bad name
@@ -145,7 +156,6 @@ class Session:
         can say that nothing changed (store/watch.py); else one cache sync, as the
         start of a command makes. A ``.chitin/`` that was removed or replaced meanwhile
         is opened anew."""
-        from chitin.format.layout import SCANNED_DIRS
         from chitin.store.watch import Watcher
 
         cache = self._cache
@@ -154,14 +164,10 @@ class Session:
         if self._watcher is None:
             self._watcher = Watcher(self.root, SCANNED_DIRS)
         if self._watcher.changed() and self._cache is not None:
-            self.repairing(self._resync)
+            self._cache.sync(self.progress)
 
     def _cache_replaced(self) -> bool:
         return cache_db.file_identity(self._cache_path()) != self._cache_file
-
-    def _resync(self) -> None:
-        if self._cache is not None:
-            self._cache.sync(self.progress)
 
     def _cache_path(self) -> Path:
         return derived_folder(self.root) / cache_db.CACHE_FILE
@@ -186,9 +192,10 @@ class Session:
 
     @property
     def cache(self) -> Cache:
-        """The cache, in step with the files as of the first use in this command."""
+        """The cache, in step with the files as of the first use in this command (a
+        damaged one is rebuilt by the ``repairing`` its use case runs in)."""
         if self._cache is None:
-            self._cache = self.repairing(self._synced_cache)
+            self._cache = self._synced_cache()
         return self._cache
 
     def _synced_cache(self) -> Cache:
@@ -208,8 +215,6 @@ class Session:
     def _open_cache(self, git: Git | None, memory: bool) -> Cache:
         """The one place the cache is made: it is handed the store's files and, in a
         git store, git as the source of what changed."""
-        from chitin.store.source import StoreFiles
-
         cache = Cache(self.root, self._strength, StoreFiles(self.root), git, memory=memory)
         self._cache_file = None if memory else cache_db.file_identity(self._cache_path())
         return cache
@@ -238,10 +243,10 @@ class Session:
         the files, and run ``work`` once more. An SQLite error that says nothing of
         damage has the file checked (``PRAGMA quick_check``) before it is believed.
 
-        Only the outermost use case repairs: one nested in it (``resolve`` inside
-        ``update``) lets the damage through, and the whole use case is run again, so
-        that nothing holds on to the discarded cache. ``work`` must not have committed
-        anything when the damage shows (``record_written`` never lets it through)."""
+        ``chitin.Chitin`` wraps each use case in it, whole, and nothing else does, so
+        that nothing holds on to the discarded cache. Should one run inside another
+        anyway, only the outermost repairs. ``work`` must not have committed anything
+        when the damage shows (``record_written`` never lets it through)."""
         if self._repair_depth:
             return work()
         self._repair_depth += 1
@@ -327,7 +332,13 @@ class Session:
             self._cache = None
         cache_db.not_writable(self.root, error)
 
-    def _semantic(self, picked: semantic.Choice) -> semantic.Semantic:
+    def suspects(self, writes: Mapping[str, str | None]) -> list[str] | None:
+        """Those of ``writes`` that the open cache's last sync saw changed against HEAD
+        (for ``Store.apply``; None: no cache is open, or it did not ask git)."""
+        return self._cache.may_differ_from_head(writes) if self._cache else None
+
+    def semantic(self, picked: semantic.Choice) -> semantic.Semantic:
+        """The embedding model and vectors of ``picked``, opened once per session."""
         from chitin.search import semantic
 
         if self._vectors is None:
@@ -362,13 +373,13 @@ def signature(agent: str | None) -> str:
     import getpass
     import socket
 
-    from chitin.model.evidence import signature as make
+    from chitin.model.evidence import signature as evidence_signature
 
     try:
         who = agent or getpass.getuser()
     except (KeyError, OSError):  # a container user with no passwd entry
         who = "chitin"
-    return make(who, socket.gethostname())
+    return evidence_signature(who, socket.gethostname())
 
 
 def _not_a_folder(root: Path) -> str:
@@ -377,17 +388,8 @@ def _not_a_folder(root: Path) -> str:
     except OSError:
         kind = "a symlink to nothing"
     else:
-        from chitin.store.files import kind_of
-
         kind = kind_of(mode, "not a folder")
     return (
         f"the store path {root} is {kind}, not a folder "
         "(--store and $CHITIN_STORE name the store's folder)"
     )
-
-
-def secrets() -> Any:
-    """The credential detector, loaded by writes only: its patterns cost reads ~2 ms."""
-    from chitin.model import secrets as detector
-
-    return detector

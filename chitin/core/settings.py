@@ -14,7 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
-from chitin.errors import ChitinError
+from chitin.core.carapace import sharing_of
+from chitin.errors import ChitinError, ValidationError
+from chitin.retrieval.scoring import Settings
+from chitin.search import semantic
 from chitin.store.config import CONFIG_FILE
 
 PREFIX = f"{CONFIG_FILE}: "
@@ -53,15 +56,12 @@ def problems(config: Mapping[str, Any]) -> list[Problem]:
 
 
 def _scoring(config: Mapping[str, Any]) -> list[str]:
-    from chitin.retrieval.scoring import Settings
 
     Settings.from_config(config)  # it refuses unknown names itself
     return []
 
 
 def _embedding(config: Mapping[str, Any]) -> list[str]:
-    from chitin.errors import ValidationError
-    from chitin.search import semantic
 
     semantic.choice(config)
     section = config["embedding"] or {}
@@ -79,14 +79,12 @@ def _embedding(config: Mapping[str, Any]) -> list[str]:
 
 
 def _carapace(config: Mapping[str, Any]) -> list[str]:
-    from chitin.core.carapace import sharing_of
 
     sharing_of(config, {})  # it refuses unknown keys itself
     return []
 
 
 def _shard(config: Mapping[str, Any]) -> list[str]:
-    from chitin.errors import ValidationError
 
     if not isinstance(config["shard"], bool):
         raise ValidationError("shard", f"shard must be true or false, got {config['shard']!r}")

@@ -12,7 +12,7 @@ import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from chitin.core.facade import Chitin
+from chitin.core.session import Session
 from chitin.errors import ChitinError, StateError, StoreError
 from chitin.store import conflicts, interrupts, journal, remote
 from chitin.store.git import Git
@@ -60,34 +60,39 @@ class Resume:
         return self.resume or bool(self.ours) or bool(self.theirs)
 
 
-def sync(chitin: Chitin, remote_name: str | None, resume: Resume | None = None) -> Synced:
-    store = chitin.store
+def sync(opened: Session, remote_name: str | None, resume: Resume | None = None) -> Synced:
+    """Pull and push the store's git remote, merging insight files field by field.
+
+    A conflict stops the sync (``SyncConflict``) with the store at its last commit;
+    then ``resume`` takes the person's edited files, ``ours``/``theirs`` (ids or
+    paths) take one side, and ``abort`` forgets the stopped sync."""
+    store = opened.store
     if not store.is_initialized():
-        raise StoreError(f"no store at {chitin.root}; run `chitin init` first")
+        raise StoreError(f"no store at {opened.root}; run `chitin init` first")
     git = store.git
     # A fresh clone has the attributes but not the config; and the driver is this chitin.
-    remote.register_driver(git, chitin.command)
-    if chitin.finishes_commands:
+    remote.register_driver(git, opened.command)
+    if opened.finishes_commands:
         interrupts.finish_commands()
     with store.lock() as held:
         store.recover()  # a sync or write killed half-way is undone first
         branch = _branch(git)
-        name = _remote(git, branch, remote_name, chitin.root)
+        name = _remote(git, branch, remote_name, opened.root)
         result = Synced(name, branch)
         choose = _chooser(git, resume or Resume(), result)
         if choose is None:
             return result  # --abort
-        if remote.missing_attributes(chitin.root):
+        if remote.missing_attributes(opened.root):
             result.notes.append(
                 "insight files are not yet merged by chitin's driver here; "
                 "run `chitin init` once to add it to .gitattributes"
             )
         with interrupts.holding() as guard:
-            return _rounds(chitin, (name, branch, held.fileno()), result, choose, guard)
+            return _rounds(opened, (name, branch, held.fileno()), result, choose, guard)
 
 
 def _rounds(
-    chitin: Chitin,
+    opened: Session,
     where: tuple[str, str, int],
     result: Synced,
     choose: Chooser,
@@ -96,12 +101,12 @@ def _rounds(
     """Fetch, merge, push, until the push is taken. A signal stops it before the merge
     (nothing changed), or after it (the merge is kept, nothing is pushed). ``where``:
     the remote, the branch and the store lock's descriptor."""
-    git = chitin.store.git
+    git = opened.store.git
     name, branch, held = where
     for _ in range(PUSH_ATTEMPTS):
         with _noted(git):
             _fetch(git, name, held, guard)
-        _integrate(chitin, where, result, choose, guard)
+        _integrate(opened, where, result, choose, guard)
         guard.check()  # a signal, and nothing merged: nothing changed
         if guard.received is not None:
             result.notes.append("interrupted after the merge was committed: nothing was pushed")
@@ -240,13 +245,13 @@ def _remote(git: Git, branch: str, wanted: str | None, root: object) -> str:
 
 
 def _integrate(
-    chitin: Chitin,
+    opened: Session,
     where: tuple[str, str, int],
     result: Synced,
     choose: Chooser,
     guard: interrupts.Guard,
 ) -> None:
-    git = chitin.store.git
+    git = opened.store.git
     name, branch, held = where
     theirs = remote.resolve(git, f"refs/remotes/{name}/{branch}")
     if theirs is None:
@@ -256,7 +261,7 @@ def _integrate(
         return
     message = f"Sync with {name}/{branch}\n\nChitin-Op: sync\n"
     try:
-        merged = integrate(chitin.store, theirs, message, choose, (name, branch), held)
+        merged = integrate(opened.store, theirs, message, choose, (name, branch), held)
     except Stopped as stop:
         detail = "; ".join(stop.reasons) or _named(stop.paths)
         raise SyncConflict(

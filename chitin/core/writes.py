@@ -5,9 +5,13 @@ export) and the merge driver's result over git's ``%A``. All of them go through
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from chitin.errors import ChitinError, StoreError
+from chitin.model.bounds import MAX_INSIGHT_BYTES
+from chitin.store.files import UnsafeFile, atomic_write, kind_of, read_text
+from chitin.store.merging import merge_texts
 
 
 class Unmergeable(ChitinError):
@@ -16,7 +20,6 @@ class Unmergeable(ChitinError):
 
 def write_file(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` atomically (a temporary file renamed over it)."""
-    from chitin.store.files import atomic_write
 
     atomic_write(path, text)
 
@@ -27,7 +30,6 @@ def output_target(path: Path) -> Path:
     (a folder, FIFO, socket or device, also behind a symlink) is refused: replacing
     it by a regular file would break what it was, and writing into it could block
     or reach a device."""
-    import stat
 
     target = Path(os.path.realpath(path)) if path.is_symlink() else path
     via = f" (a symlink to {target})" if target != path else ""
@@ -40,7 +42,6 @@ def output_target(path: Path) -> Path:
         raise StoreError(f"{path}{via} cannot be written: {error.strerror}") from None
     if stat.S_ISREG(mode):
         return target
-    from chitin.store.files import kind_of
 
     kind = kind_of(mode, "not a regular file")
     raise StoreError(f"{path}{via} is {kind}; --output writes only regular files")
@@ -66,7 +67,6 @@ def write_output(path: Path, text: str) -> None:
 def _refuse_oversized(text: str) -> None:
     """Two versions within the limit can merge into one over it (both sides' evidence
     lines): such a file would never be read again, so a person resolves it."""
-    from chitin.model.bounds import MAX_INSIGHT_BYTES
 
     size = len(text.encode("utf-8"))
     if size > MAX_INSIGHT_BYTES:
@@ -81,8 +81,6 @@ def merge_file(base: Path, ours: Path, theirs: Path, name: str) -> tuple[str, ..
     and write the result over ``ours``. The fields changed differently on both sides
     (the file then holds conflict markers); empty when merged. A version that cannot
     be read (too large, not UTF-8) raises ``Unmergeable`` and ``ours`` stays as it is."""
-    from chitin.store.files import UnsafeFile, read_text
-    from chitin.store.merging import merge_texts
 
     try:
         base_text, ours_text, theirs_text = (read_text(side) for side in (base, ours, theirs))

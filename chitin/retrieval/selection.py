@@ -26,15 +26,12 @@ their places in the ranking. docs/design.md §6c has the figures.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 from chitin.model.insight import Insight
+from chitin.model.results import Ranked
 from chitin.retrieval import judgement
 from chitin.retrieval.judgement import CONFLICT, DUPLICATE
 from chitin.retrieval.stance import stance
-
-if TYPE_CHECKING:
-    from chitin.retrieval.retrieve import Ranked
 
 # A shorter statement whose topic words the longer one holds at least this share of...
 CONTAINED = 0.8

@@ -157,7 +157,7 @@ def _embedded(semantic: Semantic, texts: list[str], known: list[Any]) -> Any:
     have the local model load again, optimised (~300 ms), for a few dozen texts."""
     import numpy as np
 
-    from chitin.providers.local import LIGHT_LOAD_TEXTS
+    from chitin.providers.minilm import LIGHT_LOAD_TEXTS
 
     parts = [
         semantic.provider.embed(texts[at : at + LIGHT_LOAD_TEXTS], "document")

@@ -60,7 +60,7 @@ class Store:
         # commit wording, the signal guard) load at the first write: a read needs none.
         from chitin.store.writing import Writer
 
-        return Writer(self)
+        return Writer(self.root, self.git, self.refuse_unsafe_state)
 
     def _refuse_foreign_repository(self) -> None:
         """A store is a repository of its own. A folder that another repository tracks

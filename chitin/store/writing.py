@@ -6,7 +6,7 @@ detector, the commit messages' wording nor the signal guard."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,7 +23,7 @@ from chitin.store.files import atomic_write, bulk_write, read_file, restoring
 from chitin.store.messages import commit_message
 
 if TYPE_CHECKING:
-    from chitin.store.repository import Store
+    from chitin.store.git import Git
 
 # An operation writing more files than this (an import) writes them in bulk: see
 # files.bulk_write and git_commit.commit.
@@ -48,10 +48,11 @@ derived data (a cache and indexes) that is rebuilt whenever it is missing.
 class Writer:
     """The write path of one store."""
 
-    def __init__(self, store: Store) -> None:
-        self.store = store
-        self.root = store.root
-        self.git = store.git
+    def __init__(self, root: Path, git: Git, refuse_unsafe_state: Callable[[], None]) -> None:
+        # The store's parts, not the store: this module loads from it, at its first write.
+        self.root = root
+        self.git = git
+        self.refuse_unsafe_state = refuse_unsafe_state
 
     def initialize(self, command: Sequence[str]) -> str | None:
         """The skeleton in a new repository (Store.initialize made it), committed."""
@@ -91,7 +92,7 @@ class Writer:
         suspects: Sequence[str] | None = None,
     ) -> str | None:
         """Store.apply's work (its docstring says what is guaranteed)."""
-        self.store.refuse_unsafe_state()
+        self.refuse_unsafe_state()
         refuse_conflicted(self.root, writes)
         asked = writes if suspects is None else [p for p in suspects if p in writes]
         self.commit_hand_edits([p for p in asked if (self.root / p).exists()])
