@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from chitin.cli import cli
-from chitin.console import reading_store
+from chitin.console.ahead import reading_store
 from tests.conftest import Run
 
 
