@@ -25,9 +25,8 @@ from typing import IO, Any
 from chitin.server import protocol
 from chitin.server.app import Server
 from chitin.server.protocol import encode
-from chitin.server.worker import StoreWorker
+from chitin.server.worker import STOPPING, StoreWorker
 
-STOPPING = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 # The one notification that changes anything; the others (initialized, …) need nothing.
 CANCELLED = "notifications/cancelled"
 

@@ -10,6 +10,7 @@ the request in progress finish (and answer), and drops the ones still waiting.
 from __future__ import annotations
 
 import queue
+import signal
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -29,6 +30,13 @@ REQUEST_ERRORS = (ValidationError, NotFoundError, AmbiguousIdError, StateError)
 # What a job hands back: its value and chitin's warnings, or what it raised.
 Done = Callable[[Any, list[str], BaseException | None], None]
 _LAST = None  # the queue's last item: close the store, end the thread
+
+# The signals that stop the server. The kernel hands a process's signal to any thread
+# that does not block it; taken by this thread (or by the model's threads, which
+# inherit its mask), it would leave the main thread blocked in its read of stdin, its
+# Python handler never run, and the server alive until the client wrote again (1 stop
+# in ~60 under test, bench/stress_mcp.py). So this thread blocks them.
+STOPPING = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 
 class StoreWorker:
@@ -78,6 +86,7 @@ class StoreWorker:
     # -------------------------------------------------------------- on the thread
 
     def _serve(self) -> None:
+        signal.pthread_sigmask(signal.SIG_BLOCK, STOPPING)
         while (job := self._jobs.get()) is not _LAST:
             job()
         self._close()
