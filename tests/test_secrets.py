@@ -80,6 +80,9 @@ SECRETS = [
     ("login with pw=" + "Hunter2xyz9 then", "password or secret"),
     ("CI uses ghp_\u200b" + GITHUB[4:], "GitHub token"),
     ("CI uses " + GITHUB[:10] + "\u2060\u00ad" + GITHUB[10:], "GitHub token"),
+    # A key of a shape no rule names, as a user pastes it into a chat.
+    ("here is the mail key: " + "q8Zr3LxW0vKp5TnB" + "7yHc2MdFj9SgAe4U", "random-looking token"),
+    ("MAILER=" + "key-Hq7Lm2Xp9Zr4Tc8Wv" + "3Nb6Kd1Js5Fg0Ay", "random-looking token"),
 ]
 
 PROSE = [
@@ -138,6 +141,10 @@ PROSE = [
     "pw: required",
     "the pw field is hashed",
     "Use the -----END CERTIFICATE----- line too",
+    "uuid 123e4567-e89b-12d3-a456-426614174000 names the run",
+    "sha256 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    "test_ReinforceKeepsTheEvidenceLogOfEachSigner_v2 passes",
+    "MyVeryLongComponentNameForTheDashboardWidget2024",
 ]
 
 

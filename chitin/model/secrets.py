@@ -221,10 +221,25 @@ RULES: tuple[_Rule, ...] = (
         _assigned_secret,
         fold=True,
     ),
+    # Last, for the shapes no rule above knows (a service's key pasted into a chat that
+    # a digest quotes): a long run that reads as generated, not as words or a hash.
+    _rule(
+        "random-looking token",
+        "",
+        r"(?<![A-Za-z0-9_-])(?P<token>[A-Za-z0-9_-]{32,})(?![A-Za-z0-9_-])",
+        lambda match: _generated(match.group("token")),
+        shortest=32,
+    ),
 )
 
 
 _WORDS = re.compile(r"[a-z]{4,}")
+
+
+def _generated(value: str) -> bool:
+    """A long token as key generators make them: what ``_generated_40`` asks, with two
+    digits or more (an identifier in CamelCase with one version digit stays code)."""
+    return sum(ch.isdigit() for ch in value) >= 2 and _generated_40(value)
 
 
 def _generated_40(value: str) -> bool:
