@@ -164,7 +164,7 @@ RULES: tuple[_Rule, ...] = (
         "AWS secret access key",
         "",
         r"(?<![A-Za-z0-9/+=])(?P<key>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
-        lambda match: _generated_40(match.group("key")),
+        lambda match: _generated(match.group("key")),
         shortest=40,
     ),
     _rule("GitLab token", "glpat-", rf"\bglpat-[A-Za-z0-9_-]{{20,}}{_END}"),
@@ -227,7 +227,8 @@ RULES: tuple[_Rule, ...] = (
         "random-looking token",
         "",
         r"(?<![A-Za-z0-9_-])(?P<token>[A-Za-z0-9_-]{32,})(?![A-Za-z0-9_-])",
-        lambda match: _generated(match.group("token")),
+        # two digits: an identifier in CamelCase with one version digit stays code
+        lambda match: _generated(match.group("token"), digits=2),
         shortest=32,
     ),
 )
@@ -236,18 +237,12 @@ RULES: tuple[_Rule, ...] = (
 _WORDS = re.compile(r"[a-z]{4,}")
 
 
-def _generated(value: str) -> bool:
-    """A long token as key generators make them: what ``_generated_40`` asks, with two
-    digits or more (an identifier in CamelCase with one version digit stays code)."""
-    return sum(ch.isdigit() for ch in value) >= 2 and _generated_40(value)
-
-
-def _generated_40(value: str) -> bool:
-    """40 characters as AWS generates a secret key: both cases and a digit, many
-    different characters, and no words (not a path, a hex hash or an identifier).
-    About 1.5% of generated keys fail this; prose almost never passes it."""
+def _generated(value: str, digits: int = 1) -> bool:
+    """A token as a key generator makes it (AWS's 40 characters: 1.5% of them fail
+    this, prose almost never passes): both cases and ``digits`` digits, many different
+    characters, and no words (not a path, a hex hash or an identifier)."""
     return (
-        any(ch.isdigit() for ch in value)
+        sum(ch.isdigit() for ch in value) >= digits
         and sum(ch.isupper() for ch in value) >= 3
         and sum(ch.islower() for ch in value) >= 3
         and len(set(value)) >= 20
