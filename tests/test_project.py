@@ -520,7 +520,7 @@ BOUNDARIES: dict[str, dict[str, str]] = {
         "chitin.cli.context": "the library: --version and --help answer before it loads",
         "difflib": "only for a misspelt command's did-you-mean",
     },
-    "cli/mcp.py": {"chitin.server": "the MCP SDK (~1 s): `chitin mcp` only"},
+    "cli/mcp.py": {"chitin.server": "the server and its protocol: `chitin mcp` only"},
     "cli/retrieve.py": {"chitin.render": "the JSON shapes: the session start's text needs none"},
     "core/__init__.py": {"importlib": "core's names load on first use (core/lazy.py's rule)"},
     "core/background.py": {
