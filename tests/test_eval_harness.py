@@ -8,17 +8,16 @@ the paired bootstrap say what they should.
 from __future__ import annotations
 
 import json
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
 import yaml
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench" / "eval"))
-import run as evaluation
+from bench_modules import bench_module
 
 from chitin.model.insight import TYPES
+
+evaluation = bench_module("eval", "run")
 
 INSIGHTS = [
     {

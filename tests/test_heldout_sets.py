@@ -7,20 +7,18 @@ blind.
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench" / "eval"))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench" / "dedup"))
-import pairs_check
-import run as evaluation
+from bench_modules import bench_module
 
 from chitin.model.insight import TYPES
+
+pairs_check = bench_module("dedup", "pairs_check")
+evaluation = bench_module("eval", "run")
 
 HELDOUT = evaluation.HERE / "heldout.yaml"
 # The brief's rough counts per label and kind; the set may hold more, never fewer.

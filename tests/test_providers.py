@@ -10,6 +10,7 @@ from pathlib import Path
 import httpx
 import numpy as np
 import pytest
+from bench_modules import bench_module
 from conftest import Run
 from ollama_server import OllamaServer
 
@@ -219,11 +220,7 @@ def test_the_plain_tokenizer_gives_the_librarys_ids(
 def test_the_plain_tokenizer_agrees_on_the_evaluation_set_and_the_starter_insights(
     tokenizers_pair: tuple[object, object],
 ) -> None:
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench" / "eval"))
-    import run as evaluation  # type: ignore[import-not-found]
+    evaluation = bench_module("eval", "run")
 
     from chitin.model.search_text import embedding_text
 
@@ -273,14 +270,10 @@ def test_a_few_texts_beyond_ascii_are_tokenized_by_the_library(
 def test_an_indexed_vocabulary_gives_the_same_ids() -> None:
     """WordPiece.index (a warmed server's tokenizer): a dictionary instead of scans of
     the vocabulary's text, with the same ids for every text, unknown pieces included."""
-    import sys
-    from pathlib import Path
-
     from chitin.providers.minilm import MAX_TOKENS, SPECIAL_TOKENS, VOCABULARY
     from chitin.providers.wordpiece import WordPiece, answers
 
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench" / "eval"))
-    import run as evaluation
+    evaluation = bench_module("eval", "run")
 
     from chitin.model.search_text import embedding_text
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from bench_modules import bench_module
 
 from chitin.errors import ValidationError
 from chitin.model.insight import Insight
@@ -351,8 +351,7 @@ def test_the_evaluation_set_keeps_its_quality() -> None:
     Floors sit a little under today's figures (bench/eval/run.py), so a change that
     makes retrieval clearly worse fails here.
     """
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench" / "eval"))
-    import run as evaluation  # type: ignore[import-not-found]
+    evaluation = bench_module("eval", "run")
 
     insights, queries = evaluation.load()
     with tempfile.TemporaryDirectory() as folder:
