@@ -85,6 +85,7 @@ BROKEN = [
     (_pair(a={"type": "skill", "claim": " "}), "pair 1.a: 'claim' must be non-empty text"),
     (_pair(a={"type": "skill", "claim": "x", "avoid": True}), "'avoid' is for triggers only"),
     (_pair(a={"type": "skill", "claim": "x", "why": "y"}), "unknown field 'why'"),
+    (_pair(b={"type": "skill", "claim": "x", "reasoning": ""}), "'reasoning' must be non-empty"),
     (
         {"a": {"type": "skill", "claim": "x"}, "label": "unrelated", "kind": "shared-word"},
         "pair 1: missing 'b'",
@@ -129,3 +130,15 @@ def test_the_pairs_check_names_a_missing_file(
 ) -> None:
     assert pairs_check.main([str(tmp_path / "none.yaml")]) == 1
     assert "cannot read it" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["heldout-pairs-2.yaml", "heldout-pairs-3.yaml"])
+def test_every_pair_set_passes_the_check(name: str) -> None:
+    assert pairs_check.main([str(pairs_check.PAIRS.parent / name)]) == 0
+
+
+def test_a_pair_side_reaches_contribute_with_its_reasoning_and_context() -> None:
+    scorer = bench_module("dedup", "run")
+    side = {"type": "skill", "claim": "x", "reasoning": "because", "context": "at work"}
+    fields = scorer.fields_of(side)
+    assert (fields["reasoning"], fields["context"]) == ("because", "at work")
