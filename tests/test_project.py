@@ -511,7 +511,7 @@ BOUNDARIES: dict[str, dict[str, str]] = {
         "chitin.cli.context": "the library: --version and --help answer before it loads",
     },
     "cli/agent.py": {
-        "chitin": "hooks install/uninstall: the host files' code, for those two only",
+        "chitin": "the host files' code: hooks install/uninstall and Claude Code's hooks only",
         "chitin.render.failures": "a hook's failure, written to its log: failures only",
         "traceback": "the log of a hook that crashed: failures only",
     },

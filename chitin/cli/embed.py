@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from chitin import provider_names
+from chitin import provider_names, run_embed_worker
 from chitin.cli.context import EmbedProgress, emit_json, format_option, opened
 from chitin.render import shapes
 
@@ -64,7 +64,7 @@ def _background(ctx: click.Context) -> None:
     """The detached run: nothing to say to anyone (its output goes to a log file)."""
 
     with opened(ctx, reading=False) as chitin:
-        done = chitin.run_embed_worker()
+        done = run_embed_worker(chitin)
     click.echo("another background embedding is running" if done is None else f"embedded {done}")
 
 

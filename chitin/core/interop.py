@@ -17,7 +17,7 @@ from typing import Any, NamedTuple, TypeVar
 
 from chitin.core.reading import Reading
 from chitin.core.session import Session
-from chitin.errors import ValidationError
+from chitin.errors import ChitinError, ValidationError
 from chitin.format.markdown import Layout
 from chitin.index import usage
 from chitin.index.cache import Cache, Filters
@@ -51,10 +51,56 @@ class Imported:
     embeddings_left: int = 0  # 1.x vectors not copied (they are made again)
 
 
-def is_database(path: Path) -> bool:
-    """Whether ``path`` is a chitin 1.x database (else ``import`` reads it as JSON)."""
+STDIN = "-"  # what the errors call JSON text, as the command line calls standard input
 
-    return sqlite_file(path)
+
+def import_source(
+    opened: Session,
+    source: Path | str | object,
+    origin: str | None = None,
+    merge: bool = False,
+    allow_secret: bool = False,
+) -> Imported:
+    """Import ``source``: a file (a chitin 1.x database, else an export's JSON), JSON
+    text (standard input's, named ``-`` in errors), or an export already parsed.
+    ``origin`` names a document in the commit (default: the file's name, "stdin")."""
+    if isinstance(source, Path) and sqlite_file(source):
+        return import_database(opened, source, merge, allow_secret)
+    if isinstance(source, Path):
+        document, named = parsed_export(_file_text(source), str(source)), source.name
+    elif isinstance(source, str):
+        document, named = parsed_export(source, STDIN), "stdin"
+    else:
+        document, named = source, "a document"
+    return import_document(opened, document, origin or named, merge, allow_secret)
+
+
+def _file_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ChitinError(f"cannot read {path}: {_unreadable(error)}") from None
+
+
+def _unreadable(error: OSError | UnicodeDecodeError) -> str:
+    """Why a file could not be read, in a few words."""
+    return getattr(error, "strerror", None) or str(error)
+
+
+def parsed_export(raw: str, name: str) -> Any:
+    """``raw`` JSON, parsed; a one-line error naming ``name`` if it is not JSON."""
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as error:
+        raise ChitinError(
+            f"{name} is neither JSON nor a chitin 1.x database: {error.msg} "
+            f"at line {error.lineno}, column {error.colno}"
+        ) from None
+    except RecursionError:
+        raise ChitinError(f"cannot read {name}: its JSON is nested too deeply") from None
+    except ValueError as error:  # an integer of more than 4,300 digits
+        reason = str(error).split(":")[0]
+        raise ChitinError(f"cannot read {name}: {reason}") from None
 
 
 def export(reading: Reading) -> list[Exported]:
