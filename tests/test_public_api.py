@@ -188,3 +188,36 @@ def test_nothing_is_printed_and_errors_are_chitin_errors(
             chitin.get("missing-one")
     assert isinstance(raised.value, ChitinError)
     assert capfd.readouterr() == ("", "")
+
+
+def test_one_import_takes_a_path_a_stream_or_a_parsed_export(store: Path, tmp_path: Path) -> None:
+    """Issue 29: ``import_insights`` is the one import; whether a file is a chitin 1.x
+    database is its own business, not the caller's (there is no ``is_database``)."""
+    import io
+    import json
+
+    from chitin import Chitin, ChitinError
+
+    def item(claim: str) -> dict[str, Any]:
+        return {"type": "skill", "confidence": 0.6, "claim": claim}
+
+    exported = tmp_path / "exported.json"
+    exported.write_text(json.dumps([item("Imported from a path.")]))
+    with Chitin(store, now=FIXED) as chitin:
+        chitin.init()
+        chitin.import_insights([item("Imported parsed.")], origin="a test")
+        chitin.import_insights(str(exported))
+        chitin.import_insights(io.StringIO(json.dumps([item("Imported from a stream.")])))
+        with pytest.raises(ChitinError, match=r"^cannot read \./nowhere\.json: "):
+            chitin.import_insights("./nowhere.json")
+        claims = sorted(i.claim for i in chitin.list_insights())
+    assert claims == ["Imported from a path.", "Imported from a stream.", "Imported parsed."]
+    subjects = subprocess.run(
+        ["git", "-C", str(store), "log", "-3", "--format=%s"], capture_output=True, text=True
+    ).stdout.splitlines()
+    assert subjects == [
+        "Import 1 insight(s) from stdin",
+        "Import 1 insight(s) from exported.json",
+        "Import 1 insight(s) from a test",
+    ]
+    assert not hasattr(Chitin, "is_database")

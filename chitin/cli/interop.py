@@ -18,7 +18,6 @@ from chitin.cli.context import (
     vectors_line,
     write_output,
 )
-from chitin.errors import ChitinError
 from chitin.render import shapes
 
 if TYPE_CHECKING:
@@ -78,7 +77,7 @@ def import_insights(
     a progress bar, on a terminal, else by a background `chitin embed`.
     """
     with opened(ctx, reading=False) as chitin:
-        given = _stdin_text() if source == "-" else Path(source)
+        given = sys.stdin if source == "-" else source
         result = chitin.import_insights(given, merge=merge, allow_secret=allow_secret)
         vectors = prepare_vectors(chitin) if result.insights else None
     if fmt == "json":
@@ -86,15 +85,6 @@ def import_insights(
     else:
         said = vectors_line(vectors) if vectors else None
         click.echo("\n".join([*_summary(result), *([said] if said else [])]))
-
-
-def _stdin_text() -> str:
-    """Standard input's JSON text (``Chitin.import_insights`` parses it)."""
-    try:
-        return sys.stdin.read()
-    except (OSError, UnicodeDecodeError) as error:
-        reason = getattr(error, "strerror", None) or str(error)
-        raise ChitinError(f"cannot read -: {reason}") from None
 
 
 def _summary(result: Imported) -> list[str]:

@@ -9,12 +9,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self, TypeVar, Unpack, overload
+from typing import TYPE_CHECKING, Any, Self, TextIO, TypeVar, Unpack, overload
 
 from chitin.core.reading import Reading, Stats
 from chitin.core.session import Options, Session
 
 if TYPE_CHECKING:
+    from os import PathLike
+
     from chitin.core import agent as agents
     from chitin.core import (
         background,
@@ -293,15 +295,15 @@ class Chitin:
 
     def import_insights(
         self,
-        source: Path | object,
+        source: str | PathLike[str] | TextIO | object,
         *,
         origin: str | None = None,
         merge: bool = False,
         allow_secret: bool = False,
     ) -> interop.Imported:
         """Import a file (a chitin 1.x database, migrated with its ids and history, or an
-        export's JSON) or an export already parsed; ``origin`` names it in the commit
-        (default: the file's name). All or nothing (``interop.import_source``)."""
+        export's JSON), a stream of JSON or an export already parsed, all or nothing;
+        ``origin`` names a document in the commit (``interop.import_source``)."""
         load, opened, secret = interop.import_source, self._session, allow_secret
         return self._run(lambda: load(opened, source, origin, merge, secret))
 

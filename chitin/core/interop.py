@@ -12,8 +12,11 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
+from io import TextIOBase
+from os import PathLike, fspath
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple, TextIO, TypeVar
 
 from chitin.core.reading import Reading
 from chitin.core.session import Session
@@ -51,40 +54,40 @@ class Imported:
     embeddings_left: int = 0  # 1.x vectors not copied (they are made again)
 
 
-STDIN = "-"  # what the errors call JSON text, as the command line calls standard input
+STDIN = "-"  # what errors call a stream, as the command line calls standard input
 
 
 def import_source(
     opened: Session,
-    source: Path | str | object,
+    source: str | PathLike[str] | TextIO | object,
     origin: str | None = None,
     merge: bool = False,
     allow_secret: bool = False,
 ) -> Imported:
-    """Import ``source``: a file (a chitin 1.x database, else an export's JSON), JSON
-    text (standard input's, named ``-`` in errors), or an export already parsed.
-    ``origin`` names a document in the commit (default: the file's name, "stdin")."""
-    if isinstance(source, Path) and sqlite_file(source):
-        return import_database(opened, source, merge, allow_secret)
-    if isinstance(source, Path):
-        document, named = parsed_export(_file_text(source), str(source)), source.name
-    elif isinstance(source, str):
-        document, named = parsed_export(source, STDIN), "stdin"
+    """Import ``source``: a file's path (a chitin 1.x database, else an export's JSON),
+    a text stream of JSON (standard input: ``-`` in errors), or an export already
+    parsed. ``origin`` names a document in the commit (default: the file's name,
+    "stdin" for a stream). A path's errors name it as given."""
+    if isinstance(source, str | PathLike):
+        path = Path(source)
+        if sqlite_file(path):
+            return import_database(opened, path, merge, allow_secret)
+        read: Callable[[], str] = partial(path.read_text, encoding="utf-8")
+        name, named = fspath(source), path.name
+    elif isinstance(source, TextIOBase):
+        read, name, named = source.read, STDIN, "stdin"
     else:
-        document, named = source, "a document"
+        return import_document(opened, source, origin or "a document", merge, allow_secret)
+    document = parsed_export(_read(read, name), name)
     return import_document(opened, document, origin or named, merge, allow_secret)
 
 
-def _file_text(path: Path) -> str:
+def _read(read: Callable[[], str], name: str) -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        return read()
     except (OSError, UnicodeDecodeError) as error:
-        raise ChitinError(f"cannot read {path}: {_unreadable(error)}") from None
-
-
-def _unreadable(error: OSError | UnicodeDecodeError) -> str:
-    """Why a file could not be read, in a few words."""
-    return getattr(error, "strerror", None) or str(error)
+        reason = getattr(error, "strerror", None) or str(error)
+        raise ChitinError(f"cannot read {name}: {reason}") from None
 
 
 def parsed_export(raw: str, name: str) -> Any:
