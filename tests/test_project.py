@@ -516,6 +516,7 @@ BOUNDARIES: dict[str, dict[str, str]] = {
         "traceback": "the log of a hook that crashed: failures only",
     },
     "cli/context.py": {"chitin": "--output's writer: the commands that were given one"},
+    "cli/embed.py": {"chitin": "the background worker's entry: the detached run only"},
     "cli/global_options.py": {
         "chitin.cli.context": "the library: --version and --help answer before it loads",
         "difflib": "only for a misspelt command's did-you-mean",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from chitin import provider_names, run_embed_worker
+from chitin import provider_names
 from chitin.cli.context import EmbedProgress, emit_json, format_option, opened
 from chitin.render import shapes
 
@@ -62,6 +62,7 @@ def embed(
 
 def _background(ctx: click.Context) -> None:
     """The detached run: nothing to say to anyone (its output goes to a log file)."""
+    from chitin import run_embed_worker
 
     with opened(ctx, reading=False) as chitin:
         done = run_embed_worker(chitin)
