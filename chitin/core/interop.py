@@ -78,7 +78,7 @@ def import_source(
         read, name, named = source.read, STDIN, "stdin"
     else:
         return import_document(opened, source, origin or "a document", merge, allow_secret)
-    document = parsed_export(_read(read, name), name)
+    document = _parsed_export(_read(read, name), name)
     return import_document(opened, document, origin or named, merge, allow_secret)
 
 
@@ -90,7 +90,7 @@ def _read(read: Callable[[], str], name: str) -> str:
         raise ChitinError(f"cannot read {name}: {reason}") from None
 
 
-def parsed_export(raw: str, name: str) -> Any:
+def _parsed_export(raw: str, name: str) -> Any:
     """``raw`` JSON, parsed; a one-line error naming ``name`` if it is not JSON."""
     try:
         return json.loads(raw)
