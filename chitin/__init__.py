@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.2.0"
 
 if TYPE_CHECKING:
+    from chitin.core.background import run_embed_worker
     from chitin.core.carapace import CarapaceQuestion, NotPromotable, carapace_credentials_path
+    from chitin.core.claude_session import claude_code_reflect, claude_code_session_start
     from chitin.core.embedding import provider_names
     from chitin.core.facade import Chitin
     from chitin.core.hooks import install_hook, uninstall_hook
@@ -74,6 +76,11 @@ _EXPORTS = {
     "merge_file": "chitin.core.writes",
     "Unmergeable": "chitin.core.writes",
     "provider_names": "chitin.core.embedding",
+    # Run by hosts and by chitin itself, each with an opened Chitin: Claude Code's hooks,
+    # and the detached background embedding a session start sets off.
+    "claude_code_session_start": "chitin.core.claude_session",
+    "claude_code_reflect": "chitin.core.claude_session",
+    "run_embed_worker": "chitin.core.background",
 }
 
 __all__ = [
@@ -100,10 +107,13 @@ __all__ = [
     "ValidationError",
     "__version__",
     "carapace_credentials_path",
+    "claude_code_reflect",
+    "claude_code_session_start",
     "install_hook",
     "merge_file",
     "output_target",
     "provider_names",
+    "run_embed_worker",
     "uninstall_hook",
     "write_output",
 ]

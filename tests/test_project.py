@@ -511,11 +511,12 @@ BOUNDARIES: dict[str, dict[str, str]] = {
         "chitin.cli.context": "the library: --version and --help answer before it loads",
     },
     "cli/agent.py": {
-        "chitin": "hooks install/uninstall: the host files' code, for those two only",
+        "chitin": "the host files' code: hooks install/uninstall and Claude Code's hooks only",
         "chitin.render.failures": "a hook's failure, written to its log: failures only",
         "traceback": "the log of a hook that crashed: failures only",
     },
     "cli/context.py": {"chitin": "--output's writer: the commands that were given one"},
+    "cli/embed.py": {"chitin": "the background worker's entry: the detached run only"},
     "cli/global_options.py": {
         "chitin.cli.context": "the library: --version and --help answer before it loads",
         "difflib": "only for a misspelt command's did-you-mean",

@@ -190,12 +190,14 @@ def _read_stdin() -> str:
 
 
 def _run_claude_code(ctx: click.Context, event: str, stdin: str) -> None:
+    from chitin import claude_code_reflect, claude_code_session_start
+
     if event == "reflect":
         with opened(ctx, reading=False) as chitin:
-            chitin.claude_code_reflect(stdin)
+            claude_code_reflect(chitin, stdin)
         return
     with opened(ctx, reading=False) as chitin:
-        made = chitin.claude_code_session_start(stdin, PERSONALITY_BUDGET)
+        made = claude_code_session_start(chitin, stdin, PERSONALITY_BUDGET)
     if made.found.degraded:
         note(f"chitin: {made.found.degraded}")
     emit_json(shapes.session_start(made.text))

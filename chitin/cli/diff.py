@@ -79,7 +79,7 @@ def diff(
             raise click.UsageError(f"--{name} applies only with --render")
     if rendered:
         with opened(ctx) as chitin:
-            made = chitin.rendered_diff(revisions, Query(query, budget=budget))
+            made = chitin.diff(revisions, render=Query(query, budget=budget))
         patch = text.unified(made.old_text, made.new_text, made.ends)
         if fmt == "json":
             emit_json(shapes.rendered_diff(made.ends, query, budget, patch))

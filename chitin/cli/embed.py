@@ -62,9 +62,10 @@ def embed(
 
 def _background(ctx: click.Context) -> None:
     """The detached run: nothing to say to anyone (its output goes to a log file)."""
+    from chitin import run_embed_worker
 
     with opened(ctx, reading=False) as chitin:
-        done = chitin.run_embed_worker()
+        done = run_embed_worker(chitin)
     click.echo("another background embedding is running" if done is None else f"embedded {done}")
 
 

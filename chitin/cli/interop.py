@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -18,7 +18,6 @@ from chitin.cli.context import (
     vectors_line,
     write_output,
 )
-from chitin.errors import ChitinError
 from chitin.render import shapes
 
 if TYPE_CHECKING:
@@ -77,42 +76,15 @@ def import_insights(
     Embeddings are not copied; they are made again right after the import: now, with
     a progress bar, on a terminal, else by a background `chitin embed`.
     """
-    path = Path(source)
     with opened(ctx, reading=False) as chitin:
-        if source != "-" and chitin.is_database(path):
-            result = chitin.import_database(path, merge=merge, allow_secret=allow_secret)
-        else:
-            document = _read_json(source)
-            origin = "stdin" if source == "-" else path.name
-            result = chitin.import_document(
-                document, origin=origin, merge=merge, allow_secret=allow_secret
-            )
+        given = sys.stdin if source == "-" else source
+        result = chitin.import_insights(given, merge=merge, allow_secret=allow_secret)
         vectors = prepare_vectors(chitin) if result.insights else None
     if fmt == "json":
         emit_json(shapes.imported(result, vectors))
     else:
         said = vectors_line(vectors) if vectors else None
         click.echo("\n".join([*_summary(result), *([said] if said else [])]))
-
-
-def _read_json(source: str) -> Any:
-    try:
-        raw = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        reason = getattr(error, "strerror", None) or str(error)
-        raise ChitinError(f"cannot read {source}: {reason}") from None
-    try:
-        return json.loads(raw)
-    except json.JSONDecodeError as error:
-        raise ChitinError(
-            f"{source} is neither JSON nor a chitin 1.x database: {error.msg} "
-            f"at line {error.lineno}, column {error.colno}"
-        ) from None
-    except RecursionError:
-        raise ChitinError(f"cannot read {source}: its JSON is nested too deeply") from None
-    except ValueError as error:  # an integer of more than 4,300 digits
-        reason = str(error).split(":")[0]
-        raise ChitinError(f"cannot read {source}: {reason}") from None
 
 
 def _summary(result: Imported) -> list[str]:

@@ -24,7 +24,7 @@ def quality_score(ctx: click.Context, insight_id: str, fmt: str, as_json: bool) 
     (engagement, freshness, maturity, confidence), its status and what to do about it."""
 
     with opened(ctx) as chitin:
-        result = chitin.quality_score(insight_id)
+        result = chitin.quality(insight_id)
     if as_json or fmt == "json":
         emit_json(shapes.quality_score(result))
     else:
@@ -64,7 +64,7 @@ def quality(ctx: click.Context, fmt: str, as_json: bool, stale_only: bool, top: 
         return
 
     with opened(ctx) as chitin:
-        result = chitin.quality_report(top)
+        result = chitin.quality(top=top)
     if as_json or fmt == "json":
         emit_json(shapes.quality_report(result))
     elif not result.total:

@@ -97,7 +97,7 @@ def similar(ctx: click.Context, claim: str, threshold: str | None, meaning: bool
     --semantic, whose meaning is close to it (cosine similarity of embeddings)."""
     floor = arguments.threshold(threshold, meaning)
     with opened(ctx) as chitin:
-        results = chitin.similar_meaning(claim, floor) if meaning else chitin.similar(claim, floor)
+        results = chitin.similar(claim, floor, semantic=meaning)
     if fmt == "json":
         emit_json(shapes.similar(results))
     else:

@@ -32,7 +32,7 @@ import sys
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from chitin.errors import ChitinError
 from chitin.index.vectors import SidecarReplaced
@@ -102,17 +102,27 @@ def prepare_later(
         ensure_running(root, env, now)
 
 
-def run_worker(embedding: Embedding) -> int | None:
-    """The background embedding itself: every stale vector, at low priority, one run at
-    a time. Returns how many were embedded, or None if another run holds the lock."""
-    root = embedding.session.root
+class Embeds(Protocol):
+    """What the worker asks of the opened store; ``chitin.Chitin`` is one."""
+
+    @property
+    def root(self) -> Path: ...
+
+    def embed(self) -> tuple[semantic.Semantic, int]: ...
+
+
+def run_embed_worker(chitin: Embeds) -> int | None:
+    """The background embedding itself (``chitin embed --background-worker``, run
+    detached): every stale vector, at low priority, one run at a time. Returns how
+    many were embedded, or None if another run holds the lock."""
+    root = chitin.root
     with worker_lock(root) as mine:
         if not mine:
             return None
         lower_priority()
         write_status(root, "running", started=time.time())
         try:
-            _, done = embedding.embed()
+            _, done = chitin.embed()
         except SidecarReplaced:
             return 0  # .chitin/ was deleted under us: whoever made it anew carries on
         except BaseException as error:

@@ -1,16 +1,38 @@
 """Claude Code's hooks at run time: the personality its SessionStart hook injects, and
-the reflection its SessionEnd and PreCompact hooks queue (``claude_code`` installs them)."""
+the reflection its SessionEnd and PreCompact hooks queue (``claude_code`` installs them).
+Each is handed the opened store (a ``chitin.Chitin``) and asks it through its public
+methods, so the facade keeps no host's use case of its own."""
 
 from __future__ import annotations
 
-from chitin.core import agent, claude_code, personality
+from typing import TYPE_CHECKING, Protocol
+
+from chitin.core import claude_code
 from chitin.core.personality import Personality, characters
-from chitin.core.retrieving import Query, Retrieving
-from chitin.core.session import Session
+from chitin.core.retrieving import Query
 from chitin.notices import notice
 
+if TYPE_CHECKING:
+    from chitin.model.reflection import Marker, Where
 
-def session_start(retrieving: Retrieving, event: str, budget: int) -> Personality:
+
+class Host(Protocol):
+    """What the hooks ask of the opened store; ``chitin.Chitin`` is one."""
+
+    def render(self, query: Query | str = "", *, limit: int | None = None) -> Personality: ...
+
+    def note_session_start(self, session: str, injected: list[str]) -> None: ...
+
+    def queue_reflection(
+        self,
+        session_key: str,
+        reason: str,
+        session_id: str | None = None,
+        where: Where | None = None,
+    ) -> Marker: ...
+
+
+def claude_code_session_start(chitin: Host, event: str, budget: int) -> Personality:
     """The personality for the session that ``event`` (the JSON text on the hook's
     stdin) describes, within ``budget`` tokens and, whole, within
     ``claude_code.CLAUDE_CONTEXT_LIMIT`` characters (under Claude Code's cap for a
@@ -19,10 +41,8 @@ def session_start(retrieving: Retrieving, event: str, budget: int) -> Personalit
     details = claude_code.parse_hook_input(event)
     query = claude_code.coding_session_query(details)
     limit = claude_code.CLAUDE_CONTEXT_LIMIT
-    asked = Query(query, budget=min(budget, limit // 4))
-    now = retrieving.session.now()
-    made = personality.render_personality(retrieving, asked, now=now, limit=limit)
-    agent.note_session_start(retrieving.session, claude_code.session_key(details), list(made.ids))
+    made = chitin.render(Query(query, budget=min(budget, limit // 4)), limit=limit)
+    chitin.note_session_start(claude_code.session_key(details), list(made.ids))
     if characters(made.text) > limit:
         notice(
             f"the PERSONALITY.md template alone is {characters(made.text)} characters, "
@@ -32,13 +52,12 @@ def session_start(retrieving: Retrieving, event: str, budget: int) -> Personalit
     return made
 
 
-def queue_for_reflection(opened: Session, event: str) -> None:
-    """Queue the session that ``event`` describes for reflection."""
+def claude_code_reflect(chitin: Host, event: str) -> None:
+    """Claude Code's SessionEnd and PreCompact hooks: queue the session that ``event``
+    describes for reflection."""
     details = claude_code.parse_hook_input(event)
-    agent.queue_reflection(
-        opened,
+    chitin.queue_reflection(
         claude_code.session_key(details),
         claude_code.reflection_reason(details),
-        opened.now(),
         where=claude_code.session_place(details),
     )

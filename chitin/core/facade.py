@@ -9,18 +9,19 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self, TypeVar, Unpack
+from typing import TYPE_CHECKING, Any, Self, TextIO, TypeVar, Unpack, overload
 
 from chitin.core.reading import Reading, Stats
 from chitin.core.session import Options, Session
 
 if TYPE_CHECKING:
+    from os import PathLike
+
     from chitin.core import agent as agents
     from chitin.core import (
         background,
         carapace,
         check,
-        claude_session,
         dedupe,
         diff,
         embedding,
@@ -45,9 +46,7 @@ if TYPE_CHECKING:
 else:  # each loads on first use (lazy.py)
     from chitin.core.lazy import modules
 
-    agents, background, carapace, check, claude_session, dedupe = modules(
-        "agent background carapace check claude_session dedupe"
-    )
+    agents, background, carapace, check, dedupe = modules("agent background carapace check dedupe")
     diff, embedding, interop, lifecycle, personality, quality, retrieving, sync = modules(
         "diff embedding interop lifecycle personality quality retrieving sync"
     )
@@ -107,11 +106,6 @@ class Chitin:
     def missing(self) -> bool:
         """True when there is no store yet (``Session.missing``)."""
         return self._session.missing
-
-    @property
-    def agent(self) -> str | None:
-        """The agent's name for commits (a ValidationError if it may not be one)."""
-        return self._session.agent
 
     def close(self) -> None:
         """Close the cache and the embedding model (they open anew if used again)."""
@@ -222,13 +216,13 @@ class Chitin:
         """The store's changes, newest first (``days``: only those of the last days)."""
         return self._reading.changelog(days, limit)
 
-    def similar(self, claim: str, threshold: float) -> list[tuple[Candidate, float]]:
-        """Insights sharing at least ``threshold`` of ``claim``'s words (Jaccard)."""
-        return self._run(lambda: self._reading.similar(claim, threshold))
-
-    def similar_meaning(self, claim: str, threshold: float) -> list[tuple[Candidate, float]]:
-        """Insights whose meaning is close to ``claim`` (cosine similarity ≥ threshold)."""
-        return self._run(lambda: self._reading.similar_meaning(claim, threshold))
+    def similar(
+        self, claim: str, threshold: float, *, semantic: bool = False
+    ) -> list[tuple[Candidate, float]]:
+        """Insights sharing at least ``threshold`` of ``claim``'s words (Jaccard), or,
+        ``semantic``, whose meaning is close to it (cosine similarity ≥ threshold)."""
+        find = self._reading.similar_meaning if semantic else self._reading.similar
+        return self._run(lambda: find(claim, threshold))
 
     # ---------------------------------------------------------- retrieval (retrieving.py)
     def retrieve(self, query: retrieving.Query | str, *, record: bool = True) -> Retrieval:
@@ -249,16 +243,22 @@ class Chitin:
         made, part = personality.render_personality, self._retrieving
         return self._run(lambda: made(part, asked, template=template, now=at, limit=limit, mcp=mcp))
 
-    def rendered_diff(
-        self, revision: str | None, query: retrieving.Query | str
-    ) -> diff.RenderedDiff:
-        """PERSONALITY.md for ``query`` on each side of ``revision`` (``diff.py``)."""
-        asked, part = retrieving.as_query(query), self._retrieving
+    @overload
+    def diff(self, revision: str | None = None) -> diff.PersonalityDiff: ...
+    @overload
+    def diff(
+        self, revision: str | None, *, render: retrieving.Query | str
+    ) -> diff.RenderedDiff: ...
+    def diff(
+        self, revision: str | None = None, *, render: retrieving.Query | str | None = None
+    ) -> diff.PersonalityDiff | diff.RenderedDiff:
+        """What changed in the insights between two commits (``revision``: a git range);
+        with ``render``, PERSONALITY.md for that query on each side instead (diff.py).
+        Only the rendering reads the cache: the insights' diff reads files and git."""
+        if render is None:
+            return diff.personality_diff(self._session, revision)
+        asked, part = retrieving.as_query(render), self._retrieving
         return self._run(lambda: diff.rendered_diff(part, revision, asked.text, asked.budget))
-
-    def diff(self, revision: str | None = None) -> diff.PersonalityDiff:
-        """What changed in the insights between two commits (``revision``: a git range)."""
-        return diff.personality_diff(self._session, revision)
 
     # ---------------------------------------------------------- embedding (embedding.py)
     def embed(
@@ -288,33 +288,24 @@ class Chitin:
         part, env = self._embedding, self._session.env
         return self._run(lambda: background.prepare_vectors(part, env, foreground, progress))
 
-    def run_embed_worker(self) -> int | None:
-        """The background embedding, run in this process (None: another one runs)."""
-        return self._run(lambda: background.run_worker(self._embedding))
-
     # ---------------------------------------------------------- interop, check (their .py)
     def export(self) -> list[Exported]:
         """Every insight, live and archived, with its retrieval time, evidence, history."""
         return self._run(lambda: interop.export(self._reading))
 
-    def import_document(
-        self, document: object, *, origin: str, merge: bool = False, allow_secret: bool = False
+    def import_insights(
+        self,
+        source: str | PathLike[str] | TextIO | object,
+        *,
+        origin: str | None = None,
+        merge: bool = False,
+        allow_secret: bool = False,
     ) -> interop.Imported:
-        """Import an exported document (parsed JSON); ``origin`` names it in the commit."""
-        load, opened, secret = interop.import_document, self._session, allow_secret
-        return self._run(lambda: load(opened, document, origin, merge, secret))
-
-    @staticmethod
-    def is_database(path: Path) -> bool:
-        """Whether ``path`` is a chitin 1.x database (rather than an export's JSON)."""
-        return interop.is_database(path)
-
-    def import_database(
-        self, path: Path, *, merge: bool = False, allow_secret: bool = False
-    ) -> interop.Imported:
-        """Migrate a chitin 1.x database, with its ids and history."""
-        load, opened, secret = interop.import_database, self._session, allow_secret
-        return self._run(lambda: load(opened, path, merge, secret))
+        """Import a file (a chitin 1.x database, migrated with its ids and history, or an
+        export's JSON), a stream of JSON or an export already parsed, all or nothing;
+        ``origin`` names a document in the commit (``interop.import_source``)."""
+        load, opened, secret = interop.import_source, self._session, allow_secret
+        return self._run(lambda: load(opened, source, origin, merge, secret))
 
     def check(self, paths: Sequence[Path] | None = None, home: Path | None = None) -> check.Report:
         """The insight files (or ``paths``) against the rules, and the setup (check.py)."""
@@ -333,12 +324,18 @@ class Chitin:
         how = sync.Resume(resume, tuple(ours), tuple(theirs), abort)
         return sync.sync(self._session, remote, how)
 
-    def quality_report(self, top: int | None = None) -> QualityReport:
-        """The insights that most need attention (``top`` of them), and the store's mean."""
+    @overload
+    def quality(self, ref: str) -> QualityScore: ...
+    @overload
+    def quality(self, *, top: int | None = None) -> QualityReport: ...
+    def quality(
+        self, ref: str | None = None, *, top: int | None = None
+    ) -> QualityScore | QualityReport:
+        """The quality of the insight ``ref`` names; without ``ref``, the store's report:
+        the insights that most need attention (``top`` of them), and the mean."""
+        if ref is not None:
+            return self._run(lambda: quality.score(self._reading, ref))
         return self._run(lambda: quality.report(self._reading, top))
-
-    def quality_score(self, ref: str) -> QualityScore:
-        return self._run(lambda: quality.score(self._reading, ref))
 
     # ---------------------------------------------------------- Carapace (carapace.py)
     def register_carapace(
@@ -389,12 +386,3 @@ class Chitin:
 
     def pending_reflections(self, legacy: Path | None = None, clear: bool = False) -> Pending:
         return agents.pending(self._session, legacy, clear)
-
-    def claude_code_session_start(self, event: str, budget: int) -> personality.Personality:
-        """Claude Code's SessionStart hook (``claude_session.session_start``)."""
-        part = self._retrieving
-        return self._run(lambda: claude_session.session_start(part, event, budget))
-
-    def claude_code_reflect(self, event: str) -> None:
-        """Claude Code's SessionEnd/PreCompact hook: queue the session for reflection."""
-        claude_session.queue_for_reflection(self._session, event)

@@ -12,12 +12,15 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
+from io import TextIOBase
+from os import PathLike, fspath
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple, TextIO, TypeVar
 
 from chitin.core.reading import Reading
 from chitin.core.session import Session
-from chitin.errors import ValidationError
+from chitin.errors import ChitinError, ValidationError
 from chitin.format.markdown import Layout
 from chitin.index import usage
 from chitin.index.cache import Cache, Filters
@@ -51,10 +54,56 @@ class Imported:
     embeddings_left: int = 0  # 1.x vectors not copied (they are made again)
 
 
-def is_database(path: Path) -> bool:
-    """Whether ``path`` is a chitin 1.x database (else ``import`` reads it as JSON)."""
+STDIN = "-"  # what errors call a stream, as the command line calls standard input
 
-    return sqlite_file(path)
+
+def import_source(
+    opened: Session,
+    source: str | PathLike[str] | TextIO | object,
+    origin: str | None = None,
+    merge: bool = False,
+    allow_secret: bool = False,
+) -> Imported:
+    """Import ``source``: a file's path (a chitin 1.x database, else an export's JSON),
+    a text stream of JSON (standard input: ``-`` in errors), or an export already
+    parsed. ``origin`` names a document in the commit (default: the file's name,
+    "stdin" for a stream). A path's errors name it as given."""
+    if isinstance(source, str | PathLike):
+        path = Path(source)
+        if sqlite_file(path):
+            return import_database(opened, path, merge, allow_secret)
+        read: Callable[[], str] = partial(path.read_text, encoding="utf-8")
+        name, named = fspath(source), path.name
+    elif isinstance(source, TextIOBase):
+        read, name, named = source.read, STDIN, "stdin"
+    else:
+        return import_document(opened, source, origin or "a document", merge, allow_secret)
+    document = _parsed_export(_read(read, name), name)
+    return import_document(opened, document, origin or named, merge, allow_secret)
+
+
+def _read(read: Callable[[], str], name: str) -> str:
+    try:
+        return read()
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        raise ChitinError(f"cannot read {name}: {reason}") from None
+
+
+def _parsed_export(raw: str, name: str) -> Any:
+    """``raw`` JSON, parsed; a one-line error naming ``name`` if it is not JSON."""
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as error:
+        raise ChitinError(
+            f"{name} is neither JSON nor a chitin 1.x database: {error.msg} "
+            f"at line {error.lineno}, column {error.colno}"
+        ) from None
+    except RecursionError:
+        raise ChitinError(f"cannot read {name}: its JSON is nested too deeply") from None
+    except ValueError as error:  # an integer of more than 4,300 digits
+        reason = str(error).split(":")[0]
+        raise ChitinError(f"cannot read {name}: {reason}") from None
 
 
 def export(reading: Reading) -> list[Exported]:

@@ -90,7 +90,7 @@ def similar(claim: str, threshold: float | None, semantic: bool) -> Work:
     checked = parse.threshold(threshold, semantic)
 
     def work(chitin: Chitin) -> list[dict[str, Any]]:
-        found = (chitin.similar_meaning if semantic else chitin.similar)(claim, checked)
+        found = chitin.similar(claim, checked, semantic=semantic)
         return shapes.similar(found)
 
     return work
