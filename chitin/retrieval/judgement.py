@@ -28,7 +28,7 @@ import functools
 import re
 from typing import Any, NamedTuple
 
-from chitin.retrieval.stance import Stance, opposed_poles, opposite_poles, stance
+from chitin.retrieval.stance import Stance, opposed_poles, opposite_poles, stance, words_only
 
 DUPLICATE = "duplicate"
 CONFLICT = "conflict"
@@ -55,6 +55,10 @@ RESPONSE_FLOOR = 0.30
 RELATIONAL_COSINE = 0.82
 STANCE_ONLY = 2  # topic words at most, beside its pole, of a claim that is a stance
 STANCE_COSINE = 0.4
+# Do against avoid is a conflict about one situation: the conditions share this much of
+# their topic words (bench/dedup: the conflicts' conditions 0.33–1.0, the look-alikes'
+# with other situations 0.25 and below).
+CONDITION_OVERLAP = 0.3
 # Conflicts read from "X over Y" need the rest of the topic to match too.
 _PUNCTUATION = re.compile(r"[^\w\s]")
 
@@ -110,11 +114,15 @@ def judge(a: Side, b: Side, cosine: float | None, response: float | None = None)
     overlap = _overlap(mine.topic, theirs.topic)
     # Rounded: the last digits of a cosine differ between CPUs (and say nothing).
     similarity = overlap if cosine is None else round(cosine, 4)
+    if _apart(a, b, mine, theirs):
+        return Verdict(NONE, similarity, "", False, basis)
     reason, cues = _opposition(a, b, mine, theirs)
     if reason:
         same = _stance_only(mine, theirs, cosine) or _same_topic(overlap, cosine, cues)
         kind = CONFLICT if same else NONE
         return Verdict(kind, similarity, reason, False, basis)
+    if _other_values(mine, theirs):
+        return Verdict(NONE, similarity, "", False, basis)
     if _duplicate(a, b, overlap, cosine, response):
         return Verdict(
             DUPLICATE, similarity, "same meaning" if cosine else "same words", False, basis
@@ -146,6 +154,17 @@ def _same_topic(overlap: float, cosine: float | None, cues: int) -> bool:
     return overlap >= TOPIC_OVERLAP or (cosine is not None and cosine >= TOPIC_COSINE)
 
 
+def _other_values(mine: Stance, theirs: Stance) -> bool:
+    """Both name quantities, none the same, and each has words of its own besides: other
+    values of two slots ("I run five kilometres on Mondays" / "fifteen kilometres on
+    Saturdays", 0.84), not one lesson; a sentence embedding reads the shared words and
+    hardly the numbers. Claims that differ by the number alone ("Deploy service 1 …" /
+    "Deploy service 2 …") are a template filled in, a bulk import's near duplicates."""
+    if not (mine.numbers and theirs.numbers) or mine.numbers & theirs.numbers:
+        return False
+    return bool(words_only(mine.topic - theirs.topic) and words_only(theirs.topic - mine.topic))
+
+
 def _duplicate(
     a: Side, b: Side, overlap: float, cosine: float | None, response: float | None
 ) -> bool:
@@ -168,6 +187,23 @@ def _overlap(first: frozenset[str], second: frozenset[str]) -> float:
     if not first and not second:
         return 1.0  # "be brief" and "be thorough": nothing but the stance
     return len(first & second) / len(first | second)
+
+
+def _apart(a: Side, b: Side, mine: Stance, theirs: Stance) -> bool:
+    """Two insights that neither repeat nor oppose each other, whatever their cosine:
+    triggers of opposite situations ("the oven is still hot" / "has cooled down"), or
+    of different ones for opposite responses (do against avoid needs CONDITION_OVERLAP
+    of the conditions' words: "the patient is awake and can swallow" / "is
+    unconscious"); or a claim turned round twice, by a negation and by an opposite
+    pole ("Don't merge before CI has passed" / "Merge after CI has passed"), which
+    says the same in other words, or of another slot (a look-alike)."""
+    if a.type == b.type == "trigger" and a.condition and b.condition:
+        first, second = stance(a.condition), stance(b.condition)
+        if first.negated != second.negated or opposed_poles(first.poles, second.poles):
+            return True
+        return a.avoid != b.avoid and _overlap(first.topic, second.topic) < CONDITION_OVERLAP
+    double = _negated(a, mine) != _negated(b, theirs) and opposed_poles(mine.poles, theirs.poles)
+    return bool(double)
 
 
 def _opposition(a: Side, b: Side, mine: Stance, theirs: Stance) -> tuple[str, int]:

@@ -99,6 +99,12 @@ ANTONYMS: tuple[tuple[str, str], ...] = (
     # general list, not the pairs of one set: bench/dedup/run.py on every set says
     # what each costs in compatible pairs flagged).
     ("hot", "cold"),
+    ("hot", "cool"),
+    ("warm", "cool"),
+    ("bright", "dark"),
+    ("right", "wrong"),
+    ("correct", "wrong"),
+    ("patient", "impatient"),
     ("warm", "cold"),
     ("warm", "chill"),
     ("hot", "chill"),
@@ -189,6 +195,8 @@ _IRREGULAR = {
     "bigger": "big",
     "smaller": "small",
     "afterwards": "after",
+    "widen": "wide",
+    "narrowed": "narrow",
     "afterward": "after",
     "later": "late",
     "earlier": "early",
@@ -219,6 +227,17 @@ _IRREGULAR = {
 }
 
 
+# Numbers written as words, as digits: "five kilometres" and "5 km" give one value.
+_NUMBER_WORDS = dict(
+    zip(
+        "two three four five six seven eight nine ten eleven twelve fifteen twenty thirty "
+        "forty fifty hundred thousand".split(),
+        "2 3 4 5 6 7 8 9 10 11 12 15 20 30 40 50 100 1000".split(),
+        strict=True,
+    )
+)
+
+
 class Stance(NamedTuple):
     """What the rules read of one claim."""
 
@@ -226,6 +245,7 @@ class Stance(NamedTuple):
     poles: frozenset[str]  # the antonym poles it uses
     negated: bool  # an odd number of negators
     preference: tuple[frozenset[str], frozenset[str]] | None  # "X over Y": X's roots, Y's
+    numbers: frozenset[str] = frozenset()  # the quantities it names, as digits
 
 
 @functools.lru_cache(maxsize=65536)
@@ -255,9 +275,11 @@ def stance(text: str) -> Stance:
     negators = sum(1 for word in main if word in NEGATORS or root(word) in NEGATORS)
     kept = [word for word in sequence if word not in NEGATORS]
     poles = frozenset(p for p in (_pole(word) for word in kept) if p)
-    roots = {root(word) for word in kept if not _pole(word)}
+    # Filler by the word as well as by its root: "does" has the root "doe".
+    roots = {root(word) for word in kept if word not in FILLER and not _pole(word)}
     topic = frozenset(r for r in roots if r not in FILLER and r not in NEGATORS and len(r) >= 2)
-    return Stance(topic, poles, negators % 2 == 1, _preference(text))
+    numbers = frozenset(_NUMBER_WORDS.get(w, w) for w in sequence if w.isdigit() or w in _NUMBER_WORDS)
+    return Stance(topic, poles, negators % 2 == 1, _preference(text), numbers)
 
 
 def _main_clause(text: str) -> list[str]:
@@ -292,8 +314,16 @@ def _preference(text: str) -> tuple[frozenset[str], frozenset[str]] | None:
 
 
 def _content(text: str) -> frozenset[str]:
-    roots = (root(word) for word in words_of(text) if word not in NEGATORS)
+    roots = (root(word) for word in words_of(text) if word not in NEGATORS | FILLER)
     return frozenset(r for r in roots if r not in FILLER and len(r) >= 2)
+
+
+_NUMBER_ROOTS = frozenset(root(word) for word in _NUMBER_WORDS)
+
+
+def words_only(roots: frozenset[str]) -> frozenset[str]:
+    """The roots that are not numbers ("15", "fifteen")."""
+    return frozenset(r for r in roots if not r[:1].isdigit() and r not in _NUMBER_ROOTS)
 
 
 def opposite_poles(pole: str) -> frozenset[str]:
