@@ -10,7 +10,7 @@ where no vectors can be had: the judgement then reads words alone, and says so i
   aside; for triggers, the same condition, response and do/avoid.
 - **Conflict**: the same topic, and opposing stances: one negated and the other not
   (for triggers, "avoid" counts as a negation), opposite poles of the antonym lexicon
-  (``stance.ANTONYMS``), or a preference turned around ("X over Y" against "Y over X").
+  (``lexicon.ANTONYMS``), or a preference turned around ("X over Y" against "Y over X").
   The same topic is the same content words (Jaccard ≥ TOPIC_OVERLAP, the opposing
   words aside), or a cosine of at least TOPIC_COSINE; with two opposing pairs or more,
   half that overlap or a cosine of WEAK_TOPIC_COSINE.
@@ -118,7 +118,7 @@ def judge(a: Side, b: Side, cosine: float | None, response: float | None = None)
         return Verdict(NONE, similarity, "", False, basis)
     reason, cues = _opposition(a, b, mine, theirs)
     if reason:
-        same = _stance_only(mine, theirs, cosine) or _same_topic(overlap, cosine, cues)
+        same = _stance_only(mine, theirs, cosine) or _same_topic(mine, theirs, cosine, cues)
         kind = CONFLICT if same else NONE
         return Verdict(kind, similarity, reason, False, basis)
     if _other_values(mine, theirs):
@@ -145,13 +145,23 @@ def _stance_only(mine: Stance, theirs: Stance, cosine: float | None) -> bool:
     return shorter <= STANCE_ONLY and bool(opposed_poles(mine.poles, theirs.poles))
 
 
-def _same_topic(overlap: float, cosine: float | None, cues: int) -> bool:
+def _same_topic(mine: Stance, theirs: Stance, cosine: float | None, cues: int) -> bool:
     """Opposing claims are a conflict only about the same thing. Several opposing
     pairs ("concise, brief" against "detailed, verbose") are evidence enough of a
-    shared topic for a lower bar."""
+    shared topic for a lower bar. With one, where each claim has words of its own
+    ("Never push directly to the main branch" / "Push directly to your own feature
+    branch"), the shared words may be a template with another slot filled: meaning
+    decides, where there is a cosine."""
+    overlap = _overlap(mine.topic, theirs.topic)
+    if cues == 1 and cosine is not None and _own_words(mine, theirs):
+        return cosine >= TOPIC_COSINE
     if cues >= 2:
         return overlap >= TOPIC_OVERLAP / 2 or (cosine is not None and cosine >= WEAK_TOPIC_COSINE)
     return overlap >= TOPIC_OVERLAP or (cosine is not None and cosine >= TOPIC_COSINE)
+
+
+def _own_words(mine: Stance, theirs: Stance) -> bool:
+    return bool(mine.topic - theirs.topic and theirs.topic - mine.topic)
 
 
 def _other_values(mine: Stance, theirs: Stance) -> bool:
@@ -212,6 +222,8 @@ def _opposition(a: Side, b: Side, mine: Stance, theirs: Stance) -> tuple[str, in
         if a.type == "trigger" and b.type == "trigger" and a.avoid != b.avoid:
             return "do ↔ avoid", 1
         return "negated ↔ affirmed", 1
+    if a.type == b.type == "trigger":  # the advice is the response; situations: _apart
+        mine, theirs = stance(a.claim), stance(b.claim)
     poles = opposed_poles(mine.poles, theirs.poles)
     if poles:
         return ", ".join(f'"{x}" ↔ "{y}"' for x, y in poles), len(poles)
