@@ -17,9 +17,14 @@ where no vectors can be had: the judgement then reads words alone, and says so i
 - **Near duplicate**: no opposing stance, and a cosine of at least DUPLICATE_COSINE
   (or of SUPPORTED_COSINE with TOPIC_OVERLAP of the content words); without vectors,
   WORDS_DUPLICATE of the content words.
+- **Neither, whatever the cosine**: triggers of opposite situations, or of other ones
+  for opposite responses; a claim turned round twice (negation and opposite pole);
+  claims naming other quantities with other words besides (``_apart``,
+  ``_other_values``). With one opposing cue and words of its own on each side, the
+  topic is the same only by meaning.
 
-The thresholds were chosen on bench/dedup/pairs.yaml (bench/dedup/run.py; the figures
-are in docs/design.md).
+The thresholds were chosen on bench/dedup/pairs.yaml, then on the three sets pooled
+(bench/dedup/run.py; the figures are in docs/design.md §9e).
 """
 
 from __future__ import annotations
