@@ -8,7 +8,8 @@ Each pair is a stored insight ``a`` and a new one ``b``, labelled with what `chi
 contribute` should report about ``b``: duplicate, conflict, compatible or unrelated, and a
 kind from the label's small vocabulary (``KINDS``). The check refuses, with one line per
 problem and exit status 1, a pair with a missing or unknown key, label or kind, a side
-that is not a valid insight sketch (type, claim, and for triggers a condition), or a
+that is not a valid insight sketch (type, claim, and for triggers a condition; optional
+``reasoning`` and ``context`` text, as real insights carry), or a
 kind whose own rule it breaks (``_kind_problems``). It only reads the set: no chitin code
 judges the pairs here, so the set stays blind.
 """
@@ -35,7 +36,7 @@ KINDS: dict[str, tuple[str, ...]] = {
     "unrelated": ("different-topic", "shared-word"),
 }
 PAIR_KEYS = ("a", "b", "label", "kind")
-SIDE_KEYS = ("type", "claim", "condition", "avoid", "tags")
+SIDE_KEYS = ("type", "claim", "condition", "avoid", "tags", "reasoning", "context")
 TRIGGER_ONLY = ("condition", "avoid")
 
 
@@ -109,6 +110,11 @@ def _side_problems(where: str, side: Any) -> list[str]:
     if kind != "trigger":
         only = [key for key in TRIGGER_ONLY if key in side]
         problems += [f"{where}: {key!r} is for triggers only" for key in only]
+    problems += [
+        f"{where}: {key!r} must be non-empty text"
+        for key in ("reasoning", "context")
+        if key in side and not _text(side[key])
+    ]
     if "avoid" in side and not isinstance(side["avoid"], bool):
         problems.append(f"{where}: 'avoid' must be true or false")
     tags = side.get("tags", [])

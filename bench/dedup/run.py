@@ -43,8 +43,11 @@ def load(path: Path) -> list[Pair]:
 
 def fields_of(side: Mapping[str, Any]) -> dict[str, Any]:
     fields: dict[str, Any] = {"type": side["type"], "claim": side["claim"], "confidence": 0.7}
-    if side.get("condition"):
-        fields["condition"] = side["condition"]
+    # reasoning and context pass through because real insights carry them, and they
+    # change the whole-text vector the judgement compares.
+    for key in ("condition", "reasoning", "context"):
+        if side.get(key):
+            fields[key] = side[key]
     if side.get("type") == "trigger" or side.get("avoid"):
         fields["avoid"] = bool(side.get("avoid", False))
     if side.get("tags"):
