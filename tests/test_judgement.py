@@ -140,3 +140,77 @@ def test_two_claims_about_one_person_need_a_higher_bar() -> None:
     assert judge(skill("Use short status updates"), skill("Read status updates"), 0.8).kind == (
         DUPLICATE
     )
+
+
+def test_triggers_of_opposite_or_other_situations_are_neither() -> None:
+    # the conditions oppose: two situations, whatever the responses say
+    hot = trigger("the oven is still hot", "clean it", True)
+    assert judge(hot, trigger("the oven has cooled down", "clean it", False), 0.89, 1.0).kind == (
+        NONE
+    )
+    wrong = trigger("a student gives a wrong answer", "ask them to explain", False)
+    right = trigger("a student gives a correct answer", "ask them to explain", False)
+    assert judge(wrong, right, 0.97, 1.0).kind == NONE
+    # do against avoid in other situations: neither (few shared words in the conditions)
+    awake = trigger("the patient is awake and can swallow", "give the oral medication", False)
+    out = trigger("the patient is unconscious", "give the oral medication", True)
+    assert judge(awake, out, 0.82, 1.0).kind == NONE
+    # ... but in one situation reworded, a conflict still
+    twice = trigger("the same fix failed twice", "ask the user", False)
+    again = trigger("a fix failed two times in a row", "asking the user", True)
+    assert judge(twice, again, 0.88, 0.9).kind == CONFLICT
+
+
+def test_a_trigger_opposes_by_its_response_not_its_condition() -> None:
+    # "first" in one response, "last" in the other's condition: no opposition
+    first = trigger("the build is slow", "run the tests first", False)
+    last = trigger("the last deploy failed", "run the tests again", False)
+    assert judge(first, last, 0.75, 0.2).kind == NONE
+
+
+def test_a_claim_turned_round_twice_is_not_a_conflict() -> None:
+    # a negation and an opposite pole: the same advice, or another slot, not opposed
+    first, second = (
+        skill("Don't merge a branch before CI has passed"),
+        skill("Merge a branch after CI has passed"),
+    )
+    assert judge(first, second, 0.9).kind == NONE
+    assert judge(
+        skill("I don't check email before noon"), skill("I check email after lunch"), 0.79
+    )[0] == (NONE)
+
+
+def test_one_cue_between_claims_with_words_of_their_own_needs_meaning() -> None:
+    # a template with another slot filled: half the words shared, far in meaning
+    main = skill("Never push directly to the main branch")
+    own = skill("Push directly to your own feature branch as often as you like")
+    assert judge(main, own, 0.58).kind == NONE
+    assert judge(main, own, 0.75).kind == CONFLICT
+    assert judge(main, own, None).kind == CONFLICT  # words alone: the shared words decide
+    # no words of its own on one side: the shared words suffice, as before
+    assert judge(skill("Mock the database"), skill("Never mock the database"), 0.6).kind == (
+        CONFLICT
+    )
+
+
+def test_other_numbers_and_other_words_are_two_values_not_one_lesson() -> None:
+    five, fifteen = (
+        skill("I run five kilometres on Mondays"),
+        skill("I run fifteen kilometres on Saturdays"),
+    )
+    assert judge(five, fifteen, 0.84).kind == NONE
+    assert stance("I run five kilometres").numbers == frozenset({"5"})
+    # the number alone differs: a template filled in, near duplicates (a bulk import)
+    one, two = (
+        skill("Deploy service 1 after the smoke tests pass"),
+        skill("Deploy service 2 after the smoke tests pass"),
+    )
+    assert judge(one, two, 0.95).kind == DUPLICATE
+    assert (
+        judge(skill("Keep receipts over 50 euros"), skill("File receipts above €50"), 0.74)[0]
+        == DUPLICATE
+    )
+
+
+def test_does_is_filler() -> None:
+    assert "doe" not in stance("Sam does not want to be copied").topic

@@ -10,16 +10,21 @@ where no vectors can be had: the judgement then reads words alone, and says so i
   aside; for triggers, the same condition, response and do/avoid.
 - **Conflict**: the same topic, and opposing stances: one negated and the other not
   (for triggers, "avoid" counts as a negation), opposite poles of the antonym lexicon
-  (``stance.ANTONYMS``), or a preference turned around ("X over Y" against "Y over X").
+  (``lexicon.ANTONYMS``), or a preference turned around ("X over Y" against "Y over X").
   The same topic is the same content words (Jaccard ≥ TOPIC_OVERLAP, the opposing
   words aside), or a cosine of at least TOPIC_COSINE; with two opposing pairs or more,
   half that overlap or a cosine of WEAK_TOPIC_COSINE.
 - **Near duplicate**: no opposing stance, and a cosine of at least DUPLICATE_COSINE
   (or of SUPPORTED_COSINE with TOPIC_OVERLAP of the content words); without vectors,
   WORDS_DUPLICATE of the content words.
+- **Neither, whatever the cosine**: triggers of opposite situations, or of other ones
+  for opposite responses; a claim turned round twice (negation and opposite pole);
+  claims naming other quantities with other words besides (``_apart``,
+  ``_other_values``). With one opposing cue and words of its own on each side, the
+  topic is the same only by meaning.
 
-The thresholds were chosen on bench/dedup/pairs.yaml (bench/dedup/run.py; the figures
-are in docs/design.md).
+The thresholds were chosen on bench/dedup/pairs.yaml, then on the three sets pooled
+(bench/dedup/run.py; the figures are in docs/design.md §9e).
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ import functools
 import re
 from typing import Any, NamedTuple
 
-from chitin.retrieval.stance import Stance, opposed_poles, opposite_poles, stance
+from chitin.retrieval.stance import Stance, opposed_poles, opposite_poles, stance, words_only
 
 DUPLICATE = "duplicate"
 CONFLICT = "conflict"
@@ -55,6 +60,10 @@ RESPONSE_FLOOR = 0.30
 RELATIONAL_COSINE = 0.82
 STANCE_ONLY = 2  # topic words at most, beside its pole, of a claim that is a stance
 STANCE_COSINE = 0.4
+# Do against avoid is a conflict about one situation: the conditions share this much of
+# their topic words (bench/dedup: the conflicts' conditions 0.33–1.0, the look-alikes'
+# with other situations 0.25 and below).
+CONDITION_OVERLAP = 0.3
 # Conflicts read from "X over Y" need the rest of the topic to match too.
 _PUNCTUATION = re.compile(r"[^\w\s]")
 
@@ -110,11 +119,15 @@ def judge(a: Side, b: Side, cosine: float | None, response: float | None = None)
     overlap = _overlap(mine.topic, theirs.topic)
     # Rounded: the last digits of a cosine differ between CPUs (and say nothing).
     similarity = overlap if cosine is None else round(cosine, 4)
+    if _apart(a, b, mine, theirs):
+        return Verdict(NONE, similarity, "", False, basis)
     reason, cues = _opposition(a, b, mine, theirs)
     if reason:
-        same = _stance_only(mine, theirs, cosine) or _same_topic(overlap, cosine, cues)
+        same = _stance_only(mine, theirs, cosine) or _same_topic(mine, theirs, cosine, cues)
         kind = CONFLICT if same else NONE
         return Verdict(kind, similarity, reason, False, basis)
+    if _other_values(mine, theirs):
+        return Verdict(NONE, similarity, "", False, basis)
     if _duplicate(a, b, overlap, cosine, response):
         return Verdict(
             DUPLICATE, similarity, "same meaning" if cosine else "same words", False, basis
@@ -137,13 +150,34 @@ def _stance_only(mine: Stance, theirs: Stance, cosine: float | None) -> bool:
     return shorter <= STANCE_ONLY and bool(opposed_poles(mine.poles, theirs.poles))
 
 
-def _same_topic(overlap: float, cosine: float | None, cues: int) -> bool:
+def _same_topic(mine: Stance, theirs: Stance, cosine: float | None, cues: int) -> bool:
     """Opposing claims are a conflict only about the same thing. Several opposing
     pairs ("concise, brief" against "detailed, verbose") are evidence enough of a
-    shared topic for a lower bar."""
+    shared topic for a lower bar. With one, where each claim has words of its own
+    ("Never push directly to the main branch" / "Push directly to your own feature
+    branch"), the shared words may be a template with another slot filled: meaning
+    decides, where there is a cosine."""
+    overlap = _overlap(mine.topic, theirs.topic)
+    if cues == 1 and cosine is not None and _own_words(mine, theirs):
+        return cosine >= TOPIC_COSINE
     if cues >= 2:
         return overlap >= TOPIC_OVERLAP / 2 or (cosine is not None and cosine >= WEAK_TOPIC_COSINE)
     return overlap >= TOPIC_OVERLAP or (cosine is not None and cosine >= TOPIC_COSINE)
+
+
+def _own_words(mine: Stance, theirs: Stance) -> bool:
+    return bool(mine.topic - theirs.topic and theirs.topic - mine.topic)
+
+
+def _other_values(mine: Stance, theirs: Stance) -> bool:
+    """Both name quantities, none the same, and each has words of its own besides: other
+    values of two slots ("I run five kilometres on Mondays" / "fifteen kilometres on
+    Saturdays", 0.84), not one lesson; a sentence embedding reads the shared words and
+    hardly the numbers. Claims that differ by the number alone ("Deploy service 1 …" /
+    "Deploy service 2 …") are a template filled in, a bulk import's near duplicates."""
+    if not (mine.numbers and theirs.numbers) or mine.numbers & theirs.numbers:
+        return False
+    return bool(words_only(mine.topic - theirs.topic) and words_only(theirs.topic - mine.topic))
 
 
 def _duplicate(
@@ -170,12 +204,31 @@ def _overlap(first: frozenset[str], second: frozenset[str]) -> float:
     return len(first & second) / len(first | second)
 
 
+def _apart(a: Side, b: Side, mine: Stance, theirs: Stance) -> bool:
+    """Two insights that neither repeat nor oppose each other, whatever their cosine:
+    triggers of opposite situations ("the oven is still hot" / "has cooled down"), or
+    of different ones for opposite responses (do against avoid needs CONDITION_OVERLAP
+    of the conditions' words: "the patient is awake and can swallow" / "is
+    unconscious"); or a claim turned round twice, by a negation and by an opposite
+    pole ("Don't merge before CI has passed" / "Merge after CI has passed"), which
+    says the same in other words, or of another slot (a look-alike)."""
+    if a.type == b.type == "trigger" and a.condition and b.condition:
+        first, second = stance(a.condition), stance(b.condition)
+        if first.negated != second.negated or opposed_poles(first.poles, second.poles):
+            return True
+        return a.avoid != b.avoid and _overlap(first.topic, second.topic) < CONDITION_OVERLAP
+    double = _negated(a, mine) != _negated(b, theirs) and opposed_poles(mine.poles, theirs.poles)
+    return bool(double)
+
+
 def _opposition(a: Side, b: Side, mine: Stance, theirs: Stance) -> tuple[str, int]:
     """Why the two take opposing stances ("" if they do not), and how many cues say so."""
     if _negated(a, mine) != _negated(b, theirs):
         if a.type == "trigger" and b.type == "trigger" and a.avoid != b.avoid:
             return "do ↔ avoid", 1
         return "negated ↔ affirmed", 1
+    if a.type == b.type == "trigger":  # the advice is the response; situations: _apart
+        mine, theirs = stance(a.claim), stance(b.claim)
     poles = opposed_poles(mine.poles, theirs.poles)
     if poles:
         return ", ".join(f'"{x}" ↔ "{y}"' for x, y in poles), len(poles)

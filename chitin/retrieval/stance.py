@@ -14,137 +14,8 @@ import re
 from typing import NamedTuple
 
 from chitin.model.terms import stem
+from chitin.retrieval.lexicon import ANTONYMS, IRREGULAR, NUMBER_WORDS
 
-# Opposite poles, by root (see ``root``). Kept small and general on purpose: a pair
-# here turns two same-topic claims into a conflict, so a pair that is not a real
-# opposition costs precision on every claim that uses it.
-ANTONYMS: tuple[tuple[str, str], ...] = (
-    ("brief", "thorough"),
-    ("brief", "detail"),
-    ("brief", "long"),
-    ("brief", "verbose"),
-    ("concise", "detail"),
-    ("concise", "verbose"),
-    ("concise", "thorough"),
-    ("concise", "long"),
-    ("concise", "elaborate"),
-    ("terse", "verbose"),
-    ("terse", "wordy"),
-    ("short", "long"),
-    ("short", "detail"),
-    ("short", "verbose"),
-    ("small", "large"),
-    ("small", "big"),
-    ("few", "many"),
-    ("more", "less"),
-    ("more", "fewer"),
-    ("increase", "decrease"),
-    ("raise", "lower"),
-    ("before", "after"),
-    ("first", "last"),
-    ("early", "late"),
-    ("morning", "afternoon"),
-    ("morning", "evening"),
-    ("fast", "slow"),
-    ("quick", "slow"),
-    ("fast", "silent"),
-    ("loud", "quiet"),
-    ("loud", "silent"),
-    ("formal", "casual"),
-    ("formal", "informal"),
-    ("polite", "blunt"),
-    ("cautious", "bold"),
-    ("cautious", "reckless"),
-    ("careful", "reckless"),
-    ("safe", "risky"),
-    ("simple", "complex"),
-    ("simple", "complicat"),
-    ("minimal", "comprehensive"),
-    ("strict", "lenient"),
-    ("strict", "loose"),
-    ("strict", "flexible"),
-    ("rigid", "flexible"),
-    ("proactive", "passive"),
-    ("proactive", "reactive"),
-    ("active", "passive"),
-    ("accept", "reject"),
-    ("allow", "forbid"),
-    ("allow", "block"),
-    ("enable", "disable"),
-    ("include", "omit"),
-    ("include", "exclude"),
-    ("add", "remove"),
-    ("optimistic", "pessimistic"),
-    ("tab", "space"),
-    ("dark", "light"),
-    ("public", "private"),
-    ("sync", "async"),
-    ("synchronous", "asynchronous"),
-    ("manual", "automat"),
-    ("independent", "supervis"),
-    ("autonomous", "supervis"),
-    ("like", "dislike"),
-    ("love", "hate"),
-    ("like", "hate"),
-    ("enjoy", "dislike"),
-    ("enjoy", "hate"),
-    ("love", "dislike"),
-    ("prefer", "dislike"),
-    ("prefer", "hate"),
-    ("want", "dislike"),
-    ("always", "rarely"),
-    ("often", "rarely"),
-    ("often", "seldom"),
-    # Common English opposites of manner, amount, time, place and temperature (a
-    # general list, not the pairs of one set: bench/dedup/run.py on every set says
-    # what each costs in compatible pairs flagged).
-    ("hot", "cold"),
-    ("warm", "cold"),
-    ("warm", "chill"),
-    ("hot", "chill"),
-    ("wet", "dry"),
-    ("random", "deterministic"),
-    ("quiet", "chatty"),
-    ("quiet", "outgoing"),
-    ("reserved", "outgoing"),
-    ("introvert", "extrovert"),
-    ("keep", "delete"),
-    ("keep", "discard"),
-    ("open", "close"),
-    ("start", "end"),
-    ("begin", "end"),
-    ("first", "end"),
-    ("early", "last"),
-    ("together", "separate"),
-    ("online", "offline"),
-    ("inside", "outside"),
-    ("indoor", "outdoor"),
-    ("cheap", "expensive"),
-    ("high", "low"),
-    ("easy", "hard"),
-    ("soft", "hard"),
-    ("heavy", "light"),
-    ("wide", "narrow"),
-    ("thick", "thin"),
-    ("deep", "shallow"),
-    ("maximum", "minimum"),
-    ("most", "least"),
-    ("best", "worst"),
-    ("explicit", "implicit"),
-    ("mandatory", "optional"),
-    ("required", "optional"),
-    ("permanent", "temporary"),
-    ("direct", "indirect"),
-    ("immediately", "later"),
-    ("immediate", "delay"),
-    ("now", "later"),
-    ("surprise", "advance"),
-    ("whole", "part"),
-    ("all", "none"),
-    ("everyone", "nobody"),
-    ("full", "partial"),
-    ("full", "minimum"),
-)
 _OPPOSITE: dict[str, frozenset[str]] = {}
 for _first, _second in ANTONYMS:
     _OPPOSITE[_first] = _OPPOSITE.get(_first, frozenset()) | {_second}
@@ -175,48 +46,6 @@ _WORD = re.compile(r"[a-z0-9]+")
 # matters more than polish": {speed, delivery, matter} over {polish}).
 _PREFERENCE = re.compile(r"\b(?:over|rather than|instead of|more than|in favou?r of)\b")
 _CLAUSE_END = re.compile(r"[,;:.!?()]")
-# The irregular forms a suffix rule cannot reach, by the root they belong to.
-_IRREGULAR = {
-    "brevity": "brief",
-    "briefly": "brief",
-    "detailed": "detail",
-    "details": "detail",
-    "verbosity": "verbose",
-    "lengthy": "long",
-    "longer": "long",
-    "shorter": "short",
-    "larger": "large",
-    "bigger": "big",
-    "smaller": "small",
-    "afterwards": "after",
-    "afterward": "after",
-    "later": "late",
-    "earlier": "early",
-    "faster": "fast",
-    "quickly": "quick",
-    "slowly": "slow",
-    "loudly": "loud",
-    "quietly": "quiet",
-    "silently": "silent",
-    "dislikes": "dislike",
-    "disliked": "dislike",
-    "likes": "like",
-    "liked": "like",
-    "loves": "love",
-    "hates": "hate",
-    "enjoys": "enjoy",
-    "prefers": "prefer",
-    "preferred": "prefer",
-    "wants": "want",
-    "wanted": "want",
-    "spaces": "space",
-    "tabs": "tab",
-    "avoiding": "avoid",
-    "avoids": "avoid",
-    "stopping": "stop",
-    "never": "never",
-    "always": "always",
-}
 
 
 class Stance(NamedTuple):
@@ -226,6 +55,7 @@ class Stance(NamedTuple):
     poles: frozenset[str]  # the antonym poles it uses
     negated: bool  # an odd number of negators
     preference: tuple[frozenset[str], frozenset[str]] | None  # "X over Y": X's roots, Y's
+    numbers: frozenset[str] = frozenset()  # the quantities it names, as digits
 
 
 @functools.lru_cache(maxsize=65536)
@@ -233,7 +63,7 @@ def root(word: str) -> str:
     """A word's root: the shared stemmer, then a final "e" and a doubled last
     consonant dropped, so that "rebase" and "rebasing", "commit" and "committing"
     meet."""
-    mapped = _IRREGULAR.get(word)
+    mapped = IRREGULAR.get(word)
     if mapped is not None:
         return mapped
     found = stem(word)
@@ -255,9 +85,15 @@ def stance(text: str) -> Stance:
     negators = sum(1 for word in main if word in NEGATORS or root(word) in NEGATORS)
     kept = [word for word in sequence if word not in NEGATORS]
     poles = frozenset(p for p in (_pole(word) for word in kept) if p)
-    roots = {root(word) for word in kept if not _pole(word)}
+    # Filler by the word as well as by its root: "does" has the root "doe".
+    roots = {root(word) for word in kept if word not in FILLER and not _pole(word)}
     topic = frozenset(r for r in roots if r not in FILLER and r not in NEGATORS and len(r) >= 2)
-    return Stance(topic, poles, negators % 2 == 1, _preference(text))
+    numbers = _numbers(sequence)
+    return Stance(topic, poles, negators % 2 == 1, _preference(text), numbers)
+
+
+def _numbers(words: list[str]) -> frozenset[str]:
+    return frozenset(NUMBER_WORDS.get(w, w) for w in words if w.isdigit() or w in NUMBER_WORDS)
 
 
 def _main_clause(text: str) -> list[str]:
@@ -274,7 +110,7 @@ def _main_clause(text: str) -> list[str]:
 
 def _pole(word: str) -> str | None:
     """The lexicon's pole a word takes ("larger": "large"), if any."""
-    for form in (word, _IRREGULAR.get(word), stem(word), root(word)):
+    for form in (word, IRREGULAR.get(word), stem(word), root(word)):
         if form in POLES:
             return form
     return None
@@ -292,8 +128,16 @@ def _preference(text: str) -> tuple[frozenset[str], frozenset[str]] | None:
 
 
 def _content(text: str) -> frozenset[str]:
-    roots = (root(word) for word in words_of(text) if word not in NEGATORS)
+    roots = (root(word) for word in words_of(text) if word not in NEGATORS | FILLER)
     return frozenset(r for r in roots if r not in FILLER and len(r) >= 2)
+
+
+_NUMBER_ROOTS = frozenset(root(word) for word in NUMBER_WORDS)
+
+
+def words_only(roots: frozenset[str]) -> frozenset[str]:
+    """The roots that are not numbers ("15", "fifteen")."""
+    return frozenset(r for r in roots if not r[:1].isdigit() and r not in _NUMBER_ROOTS)
 
 
 def opposite_poles(pole: str) -> frozenset[str]:
