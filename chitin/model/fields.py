@@ -17,10 +17,11 @@ The front ends are derived from it too: contribute's and update's flags (cli/fie
 and the MCP tools' parameters (server/tools.py) are the editable fields (``edit_at``),
 said in the words of ``help`` and its variants (``flag_help``, ``tool_help``); the
 labelled lines of get's text and of retrieve's full format are ``get_at`` and
-``full_at``.
+``full_at``; the cache's columns, and the version its file is stamped with, are the
+table's fields (index/db.py, index/rows.py).
 
-Adding a field: one row here (and the attribute in ``Insight``), its check where it is
-read, and a new cache schema version (``index/db.py``). ``tests/test_fields.py``
+Adding a field: one row here, the attribute in ``Insight`` (docs/architecture.md says
+why that one stays by hand), and its check where it is read. ``tests/test_fields.py``
 fails until the row and ``Insight`` agree; tests/test_field_added.py adds a text field
 to a copy of the package and follows it through every front end.
 """
