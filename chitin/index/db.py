@@ -10,14 +10,37 @@ import stat
 from pathlib import Path
 
 from chitin.lockfile import clear_in_the_way, derived_folder
-from chitin.model.fields import SEARCHED
+from chitin.model.fields import (
+    CLAIM,
+    COUNT,
+    FIELDS,
+    FLAG,
+    FOLDER,
+    LIST,
+    NUMBER,
+    SEARCHED,
+    SECTION,
+    TEXT,
+    TIME,
+    WORD,
+)
 from chitin.notices import notice, shown
 
-SCHEMA_VERSION = 9  # 9: files with conflict markers are errors, and errors carry a fix
+# Bumped by hand for a change the schema's text does not show (9: files with conflict
+# markers are errors, and errors carry a fix). A change of the text, such as a column
+# that model/fields.py's table adds, changes the file's version by itself (USER_VERSION).
+SCHEMA_VERSION = 9
 CACHE_DIR = ".chitin"
 CACHE_FILE = "cache.sqlite3"
 
-_SCHEMA = f"""
+# The column type of each form of field (the values rows.py writes).
+_SQL_TYPES = {
+    TEXT: "TEXT", WORD: "TEXT", CLAIM: "TEXT", SECTION: "TEXT", TIME: "TEXT", LIST: "TEXT",
+    NUMBER: "REAL", COUNT: "INTEGER", FLAG: "INTEGER", FOLDER: "INTEGER",
+}  # fmt: skip
+_INSIGHT_COLUMNS = ",\n    ".join(f"{field.name} {_SQL_TYPES[field.form]}" for field in FIELDS)
+
+_TABLES = f"""
 -- Folders: a fingerprint of their files' stats (for walks) and their mtime (for git).
 CREATE TABLE dirs (path TEXT PRIMARY KEY, fingerprint INTEGER, mtime_ns INTEGER);
 -- What git-assisted syncs remember (index/changes.py): the commit last seen, and the
@@ -30,10 +53,8 @@ CREATE TABLE entries (
     dir TEXT NOT NULL,
     mtime_ns INTEGER, ctime_ns INTEGER, size INTEGER, inode INTEGER,
     error TEXT,
-    id TEXT, type TEXT, claim TEXT, confidence REAL, created TEXT, updated TEXT,
-    tags TEXT, provenance TEXT, source TEXT, condition TEXT, avoid INTEGER,
-    reinforcements INTEGER, last_reinforced TEXT, reasoning TEXT, context TEXT,
-    limitations TEXT, archived INTEGER, carapace_id TEXT,
+    -- The insight: model/fields.py's fields, in its order (index/rows.py).
+    {_INSIGHT_COLUMNS},
     strength REAL,  -- confidence and reinforcements, shaped (retrieval.scoring.base_strength)
     text_hash TEXT  -- of model.insight.embedding_text: what a vector must match to be fresh
 );
@@ -55,8 +76,21 @@ CREATE VIRTUAL TABLE search USING fts5 (
     tokenize = "porter unicode61 remove_diacritics 2"
 );
 CREATE VIRTUAL TABLE search_vocab USING fts5vocab (search, row);
-PRAGMA user_version = {SCHEMA_VERSION};
 """
+
+
+def schema_version(version: int, tables: str) -> int:
+    """The number a cache file is stamped with (``PRAGMA user_version``, a signed
+    32-bit integer): ``version`` and the text of ``tables`` read as one number, modulo
+    the largest 31-bit prime. So a cache made by a chitin with another field table, or
+    any other schema, has another number and is rebuilt, quietly, as an outdated one
+    (a few µs: no hash module to load on every command's start)."""
+    text = f"{version}\n{tables}".encode()
+    return int.from_bytes(text, "little") % 2_147_483_647
+
+
+USER_VERSION = schema_version(SCHEMA_VERSION, _TABLES)
+_SCHEMA = f"{_TABLES}PRAGMA user_version = {USER_VERSION};\n"
 
 
 def open_database(root: Path, memory: bool = False) -> sqlite3.Connection:
@@ -215,7 +249,7 @@ def _connect(path: Path | None) -> sqlite3.Connection:
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")
         version = db.execute("PRAGMA user_version").fetchone()[0]
-        if version != SCHEMA_VERSION:
+        if version != USER_VERSION:
             _reset_schema(db)
         else:
             check_schema(db, _EXPECTED)
@@ -228,7 +262,7 @@ def _connect(path: Path | None) -> sqlite3.Connection:
 def _reset_schema(db: sqlite3.Connection) -> None:
     db.execute("BEGIN IMMEDIATE")
     version = db.execute("PRAGMA user_version").fetchone()[0]
-    if version == SCHEMA_VERSION:  # another process built it while we waited
+    if version == USER_VERSION:  # another process built it while we waited
         db.execute("COMMIT")
         return
     tables = [

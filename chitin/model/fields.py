@@ -15,12 +15,15 @@ field out of it.
 
 The front ends are derived from it too: contribute's and update's flags (cli/fields.py)
 and the MCP tools' parameters (server/tools.py) are the editable fields (``edit_at``),
-said in the words of ``help`` and its variants (``flag_help``, ``tool_help``).
+said in the words of ``help`` and its variants (``flag_help``, ``tool_help``); the
+labelled lines of get's text and of retrieve's full format are ``get_at`` and
+``full_at``; the cache's columns, and the version its file is stamped with, are the
+table's fields (index/db.py, index/rows.py).
 
-Adding a field: one row here (and the attribute in ``Insight``), its check where it is
-read, and a new cache schema version (``index/db.py``). ``tests/test_fields.py`` fails
-until the row and ``Insight`` agree; tests/test_field_added.py adds a text field to a
-copy of the package and follows it through every front end.
+Adding a field: one row here, the attribute in ``Insight`` (docs/architecture.md says
+why that one stays by hand), and its check where it is read. ``tests/test_fields.py``
+fails until the row and ``Insight`` agree; tests/test_field_added.py adds a text field
+to a copy of the package and follows it through every front end.
 """
 
 from __future__ import annotations
@@ -69,7 +72,7 @@ class Field:
         "name", "json", "form", "json_at", "file_at", "title", "choices", "edit_at",
         "guard_at", "merge_at", "history_at", "history_name", "compare_at", "search_at",
         "search_weight", "legacy", "fix", "required", "help", "update_help", "tool_help",
-        "tool_update_help",
+        "tool_update_help", "get_at", "full_at",
     )  # fmt: skip
 
     def __init__(
@@ -98,6 +101,12 @@ class Field:
         update_help: str | None = None,  # update's --help
         tool_help: str | None = None,  # the MCP contribute tool's, when not ``help``
         tool_update_help: str | None = None,  # the MCP update tool's
+        # Where people read it, under its label (``label``: the section's title, or
+        # the name): a line of get's text (the body's sections before the numbers,
+        # the other fields after the tags, as 1.4.5 prints them), and a line under
+        # the claim in retrieve's full format.
+        get_at: int | None = None,
+        full_at: int | None = None,
     ) -> None:
         self.name = name
         self.json = json
@@ -121,6 +130,8 @@ class Field:
         self.update_help = update_help
         self.tool_help = tool_help
         self.tool_update_help = tool_update_help
+        self.get_at = get_at
+        self.full_at = full_at
 
     def __repr__(self) -> str:
         return f"Field({self.name!r})"
@@ -167,11 +178,12 @@ FIELDS: tuple[Field, ...] = (
         "provenance", "provenance", WORD, json_at=10, file_at=5, choices=PROVENANCES, edit_at=9,
         merge_at=4, history_at=9, compare_at=6, legacy="provenance",
         fix="set provenance to one of them, or remove the line", help="How it was learned.",
+        get_at=4,
     ),
     Field(
         "source", "source", TEXT, json_at=9, file_at=6, edit_at=8, guard_at=6, merge_at=5,
         history_at=7, compare_at=7, legacy="source", fix="make source one line of text",
-        help="The experience it came from.",
+        help="The experience it came from.", get_at=5,
     ),
     # How to fix a condition depends on the error (model/insight.check_trigger_fields):
     # format/lint.py says it.
@@ -200,18 +212,18 @@ FIELDS: tuple[Field, ...] = (
     Field(
         "reasoning", "reasoning", SECTION, json_at=4, title="Reasoning", edit_at=4, guard_at=3,
         merge_at=9, history_at=2, compare_at=11, search_at=5, search_weight=1.0,
-        legacy="reasoning", help="How you arrived at it.",
+        legacy="reasoning", help="How you arrived at it.", get_at=1, full_at=2,
     ),
     Field(
         "context", "context", SECTION, json_at=5, title="Context", edit_at=5, guard_at=4,
         merge_at=10, history_at=3, compare_at=12, search_at=4, search_weight=1.5,
-        legacy="context", help="When it applies.",
+        legacy="context", help="When it applies.", get_at=2, full_at=1,
     ),
     Field(
         "limitations", "limitations", SECTION, json_at=6, title="Limitations", edit_at=6,
         guard_at=5, merge_at=11, history_at=4, compare_at=13, search_at=6, search_weight=0.5,
         legacy="limitations", help="When it breaks down.",
-        tool_update_help="New limitations; '' clears them.",
+        tool_update_help="New limitations; '' clears them.", get_at=3, full_at=3,
     ),
     Field("archived", "archived", FOLDER, json_at=18),
     Field(
@@ -274,6 +286,11 @@ def _interchange() -> tuple[tuple[str, str | None], ...]:
 
 # (JSON key, 1.x column or None), in the interchange order.
 INTERCHANGE: tuple[tuple[str, str | None], ...] = _interchange()
+
+
+def label(field: Field) -> str:
+    """What people read the field as, before its value: "Reasoning: …", "Source: …"."""
+    return field.title or field.name.replace("_", " ").capitalize()
 
 
 def flag_help(field: Field, updating: bool) -> str:

@@ -19,6 +19,7 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from chitin.model import fields
 from chitin.model.insight import TYPES, Insight
 from chitin.model.packing import NO_LABELS, Labels, Packed
 
@@ -26,6 +27,9 @@ if TYPE_CHECKING:
     from chitin.model.results import Retrieval
 
 LABELS = {kind: kind.capitalize() for kind in TYPES}
+# The lines under a claim in the full format: (label, field name), model/fields.py's
+# ``full_at``.
+FULL_LINES = tuple((fields.label(field), field.name) for field in fields.ordered("full_at"))
 
 
 def estimate_tokens(text: str) -> int:
@@ -44,13 +48,10 @@ def line(insight: Insight, full: bool = False, label: str | None = None) -> str:
     else:
         text = f"{head}{insight.claim}"
     if full:
-        for label, value in (
-            ("Context", insight.context),
-            ("Reasoning", insight.reasoning),
-            ("Limitations", insight.limitations),
-        ):
+        for name, field in FULL_LINES:
+            value = getattr(insight, field)
             if value:
-                text += f"\n  {label}: {value}"
+                text += f"\n  {name}: {value}"
     return text
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
+from chitin.model.fields import SECTION, label, ordered
 from chitin.model.insight import Insight, js_number
 from chitin.model.quality import fixed as fixed  # cli/reflect.py prints with it too
 
@@ -103,25 +104,32 @@ def percent(value: float) -> str:
     return f"{int(value * 100 + 0.5 + 1e-9)}%"
 
 
+# get's labelled lines (model/fields.py's ``get_at``): the body's sections come before
+# the numbers, the other fields after the tags, as 1.4.5 prints them.
+_GET_SECTIONS = tuple((label(f), f.name) for f in ordered("get_at") if f.form == SECTION)
+_GET_OTHERS = tuple((label(f), f.name) for f in ordered("get_at") if f.form != SECTION)
+
+
+def labelled(insight: Insight, shown: Sequence[tuple[str, str]]) -> list[str]:
+    """``  Label: value`` for each (label, field name) in ``shown`` that has a value."""
+    lines = []
+    for name, field in shown:
+        value = getattr(insight, field)
+        if value:
+            lines.append(f"  {name}: {value}")
+    return lines
+
+
 def detail(insight: Insight, path: str) -> list[str]:
     lines = [f"[{insight.type}] {insight.claim}"]
     if insight.type == "trigger" and insight.condition:
         lines += [f"  When: {insight.condition}", f"  Action: {'AVOID' if insight.avoid else 'DO'}"]
-    for label, value in (
-        ("Reasoning", insight.reasoning),
-        ("Context", insight.context),
-        ("Limitations", insight.limitations),
-    ):
-        if value:
-            lines.append(f"  {label}: {value}")
+    lines += labelled(insight, _GET_SECTIONS)
     lines.append(
         f"  Confidence: {confidence(insight.confidence)} | Reinforced: {insight.reinforcements}x"
     )
     lines.append(f"  Tags: {tags_text(insight)}")
-    if insight.provenance:
-        lines.append(f"  Provenance: {insight.provenance}")
-    if insight.source:
-        lines.append(f"  Source: {insight.source}")
+    lines += labelled(insight, _GET_OTHERS)
     lines.append(f"  ID: {insight.id}")
     lines.append(f"  File: {path}" + (" (archived)" if insight.archived else ""))
     return lines
