@@ -15,6 +15,7 @@ judged by words alone, and ``degraded`` says why.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -111,7 +112,7 @@ def _by_meaning(
     new = vectors[text]
     responses = {i.id: vectors.cosine(i.claim, side.claim) for i in triggers}
     verdicts = [
-        (i, judge(side, side_of(i), float(vectors[embedding_text(i)] @ new), responses.get(i.id)))
+        (i, judge(side, side_of(i), _dot(vectors[embedding_text(i)], new), responses.get(i.id)))
         for i in chosen
     ]
     return _found(verdicts, degraded)
@@ -127,44 +128,54 @@ def _stored(cache: Cache, semantic: Semantic, insight: Insight) -> Any:
 
 class _Vectors:
     """Texts and their vectors: those known (stored, or the query cache's), and those
-    to embed, in one pass."""
+    to embed, in one pass. Kept as plain rows and compared in plain Python: with the
+    resident embedder answering (providers/resident.py) the door imports no numpy."""
 
     def __init__(self, semantic: Semantic) -> None:
         self.semantic = semantic
-        self.known: dict[str, Any] = {}
+        self.known: dict[str, Sequence[float]] = {}
         self.missing: list[str] = []
 
     def want(self, text: str, vector: Any) -> None:
         if vector is not None:
-            self.known.setdefault(text, vector)
+            self.known.setdefault(text, _plain(vector))
         elif text not in self.known and text not in self.missing:
             self.missing.append(text)
 
     def embed_missing(self) -> None:
-        made = _embedded(self.semantic, self.missing, list(self.known.values()))
-        self.known = dict(zip([*self.missing, *self.known], made, strict=True))
+        self.known.update(zip(self.missing, _embedded(self.semantic, self.missing), strict=True))
 
-    def __getitem__(self, text: str) -> Any:
+    def __getitem__(self, text: str) -> Sequence[float]:
         return self.known[text]
 
     def cosine(self, first: str, second: str) -> float:
-        return float(self.known[first] @ self.known[second])
+        return _dot(self.known[first], self.known[second])
 
 
-def _embedded(semantic: Semantic, texts: list[str], known: list[Any]) -> Any:
-    """The texts' vectors, then the ``known`` ones (stored rows), as one float32 matrix.
-    The texts are embedded a few at a time: more than LIGHT_LOAD_TEXTS at once would
-    have the local model load again, optimised (~300 ms), for a few dozen texts."""
-    import numpy as np
+def _dot(first: Sequence[float], second: Sequence[float]) -> float:
+    return float(sum(map(operator.mul, first, second)))
 
+
+def _embedded(semantic: Semantic, texts: list[str]) -> list[Sequence[float]]:
+    """The texts' vectors as plain rows: the local provider's ``rows`` (the resident
+    embedder's, or a few texts at a time in-process), another provider's ``embed``."""
+    if not texts:
+        return []
+    rows = getattr(semantic.provider, "rows", None)
+    if rows is not None:
+        return list(rows(texts, "document"))
     from chitin.providers.minilm import LIGHT_LOAD_TEXTS
 
-    parts = [
-        semantic.provider.embed(texts[at : at + LIGHT_LOAD_TEXTS], "document")
+    return [
+        _plain(row)
         for at in range(0, len(texts), LIGHT_LOAD_TEXTS)
+        for row in semantic.provider.embed(texts[at : at + LIGHT_LOAD_TEXTS], "document")
     ]
-    parts += [np.asarray(known, dtype=np.float32).reshape(len(known), -1)] if known else []
-    return np.vstack(parts)
+
+
+def _plain(vector: Any) -> list[float]:
+    """A vector (a numpy row, an array, a list) as Python floats."""
+    return list(vector.tolist() if hasattr(vector, "tolist") else vector)
 
 
 def _neighbours(
