@@ -323,16 +323,19 @@ class Git:
         env = self._environment()
         if "GIT_AUTHOR_NAME" in env and "GIT_AUTHOR_EMAIL" in env:
             return
-        configured = self.run(
-            ["config", "--get-regexp", r"^user\.(name|email)$"], check=False
-        ).stdout
-        keys = {line.split(" ", 1)[0] for line in configured.splitlines()}
+        from chitin.store.git_identity import configured
+
+        keys = configured(self.root, self.git_dir(), env, self._identity_keys)
         name = self.agent or FALLBACK_NAME
         for role in ("AUTHOR", "COMMITTER"):
             if "user.name" not in keys:
                 env.setdefault(f"GIT_{role}_NAME", name)
             if "user.email" not in keys:
                 env.setdefault(f"GIT_{role}_EMAIL", f"{_email_local(name)}@chitin.invalid")
+
+    def _identity_keys(self) -> set[str]:
+        found = self.run(["config", "--get-regexp", r"^user\.(name|email)$"], check=False)
+        return {line.split(" ", 1)[0] for line in found.stdout.splitlines()}
 
     def cat_blobs(self, shas: Iterable[str]) -> dict[str, bytes]:
         """Read many blobs through one ``git cat-file --batch`` process."""
