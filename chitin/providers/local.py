@@ -26,6 +26,7 @@ import atexit
 import contextlib
 import threading
 import weakref
+from array import array
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -47,8 +48,6 @@ from chitin.providers.minilm import (
 )
 
 if TYPE_CHECKING:  # numpy loads with the model, not when the provider is named
-    from array import array
-
     import numpy as np
 
     from chitin.providers.local_model import Runtime
@@ -193,13 +192,11 @@ class LocalProvider:
         """The texts' vectors as plain rows: from the resident embedder without numpy,
         else embedded here a few at a time (more than LIGHT_LOAD_TEXTS at once would
         load the model optimised, ~300 ms, for a few dozen texts)."""
-        from array import array
-
-        from chitin.providers.resident import rows_of
+        from chitin.providers import resident
 
         answered = self._from_resident(texts) if texts else None
         if answered is not None:
-            return rows_of(answered)
+            return resident.rows_of(answered)
         return [
             array("f", row)
             for at in range(0, len(texts), LIGHT_LOAD_TEXTS)

@@ -21,10 +21,12 @@ JSON is followed by ``rows × dimensions`` little-endian float32 values.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
 import socket
+import stat
 import struct
 import sys
 import time
@@ -33,6 +35,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from chitin import __version__
 from chitin.providers.minilm import DIMENSIONS, MODEL, MODEL_SHA256
 
 if TYPE_CHECKING:  # subprocess loads only to start a resident
@@ -98,8 +101,6 @@ def folder_for(env: Mapping[str, str]) -> Path:
 
 def installation_key() -> str:
     """What a resident must share with its client to give the same vectors."""
-    from chitin import __version__
-
     made = f"{PROTOCOL}|{__version__}|{MODEL}|{MODEL_SHA256}|{sys.prefix}"
     return hashlib.sha256(made.encode()).hexdigest()[:12]
 
@@ -114,8 +115,6 @@ def private_folder(folder: Path, make: bool) -> bool:
         seen = os.lstat(folder)
     except OSError:
         return False
-    import stat
-
     mine = seen.st_uid == os.getuid() and stat.S_ISDIR(seen.st_mode)
     return mine and not seen.st_mode & 0o077
 
@@ -254,8 +253,6 @@ def _failed_lately(resident: Resident) -> bool:
 
 def _held(resident: Resident) -> bool:
     """Whether a resident holds the lock (runs, or is loading its model)."""
-    import fcntl
-
     try:
         descriptor = os.open(resident.lock, os.O_RDWR | os.O_CREAT, 0o600)
     except OSError:

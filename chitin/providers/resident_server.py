@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from chitin.providers.local import LocalProvider
 from chitin.providers.minilm import DIMENSIONS
 from chitin.providers.resident import (
     MAX_TEXTS,
@@ -48,8 +49,6 @@ class Embedder:
     """The loaded model and the vectors it made lately."""
 
     def __init__(self, prepared_root: Path | None) -> None:
-        from chitin.providers.local import LocalProvider
-
         self.provider = LocalProvider(prepared_root=prepared_root)
         self.provider.warm()
         self.running = threading.Lock()
