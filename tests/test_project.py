@@ -508,7 +508,6 @@ BOUNDARIES: dict[str, dict[str, str]] = {
     "render/shapes/insights.py": {"chitin.model.reflection": "reflect's only; shapes all load"},
     "render/shapes/reviews.py": {"chitin.model.diff": "diff's only; every shape loads with get"},
     "store/config.py": {"chitin.format.frontmatter": "its YAML: chitin.yaml's parse is cached"},
-    "store/files.py": {"tempfile": "~8 ms (shutil, random): only writers write"},
     "store/git.py": {"subprocess": "~5 ms: a read synced by a stat walk runs no git"},
     "store/loading.py": {"chitin.format.markdown": "a read served from the cache parses none"},
     "store/repository.py": {

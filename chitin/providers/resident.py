@@ -20,12 +20,12 @@ JSON is followed by ``rows × dimensions`` little-endian float32 values.
 
 from __future__ import annotations
 
+import _socket
 import contextlib
 import fcntl
 import hashlib
 import json
 import os
-import socket
 import stat
 import struct
 import sys
@@ -33,7 +33,7 @@ import time
 from array import array
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from chitin import __version__
 from chitin.providers.minilm import DIMENSIONS, MODEL, MODEL_SHA256
@@ -119,13 +119,13 @@ def private_folder(folder: Path, make: bool) -> bool:
     return mine and not seen.st_mode & 0o077
 
 
-def peer_uid(sock: socket.socket) -> int | None:
+def peer_uid(sock: Any) -> int | None:
     """The uid of the process at the other end, where the system says (Linux)."""
-    option = getattr(socket, "SO_PEERCRED", None)
+    option = getattr(_socket, "SO_PEERCRED", None)
     if option is None:
         return None
     with contextlib.suppress(OSError):
-        _, uid, _ = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, option, 12))
+        _, uid, _ = struct.unpack("3i", sock.getsockopt(_socket.SOL_SOCKET, option, 12))
         return int(uid)
     return None
 
@@ -133,12 +133,12 @@ def peer_uid(sock: socket.socket) -> int | None:
 # ------------------------------------------------------------------ framing
 
 
-def send_frame(sock: socket.socket, header: Mapping[str, object], payload: bytes = b"") -> None:
+def send_frame(sock: Any, header: Mapping[str, object], payload: bytes = b"") -> None:
     data = json.dumps(header).encode("utf-8")
     sock.sendall(struct.pack(">I", len(data)) + data + payload)
 
 
-def receive_exactly(sock: socket.socket, size: int, deadline: float | None) -> bytes:
+def receive_exactly(sock: Any, size: int, deadline: float | None) -> bytes:
     """``size`` bytes, or ValueError on an early end; OSError (a timeout) past
     ``deadline``."""
     chunks: list[bytes] = []
@@ -157,7 +157,7 @@ def receive_exactly(sock: socket.socket, size: int, deadline: float | None) -> b
     return b"".join(chunks)
 
 
-def receive_frame(sock: socket.socket, deadline: float | None) -> dict[str, object]:
+def receive_frame(sock: Any, deadline: float | None) -> dict[str, object]:
     (size,) = struct.unpack(">I", receive_exactly(sock, 4, deadline))
     if size > MAX_FRAME:
         raise ValueError("a frame too large")
@@ -177,7 +177,8 @@ def ask(resident: Resident, texts: Sequence[str]) -> bytes | None:
         return None
     deadline = time.monotonic() + TIMEOUT + PER_TEXT * len(texts)
     try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        # _socket: socket.py's enums cost ~3 ms to import, a tenth of what is saved
+        with contextlib.closing(_socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)) as sock:
             sock.settimeout(TIMEOUT)
             sock.connect(str(resident.socket))
             if peer_uid(sock) not in (None, os.getuid()):
