@@ -264,3 +264,22 @@ def test_the_door_judges_the_same_through_the_resident(
     assert reported(tmp_path / "resident") == alone and alone
     server.kill()
     server.wait()
+
+
+def test_asked_early_and_killed_before_the_answer_is_read(
+    folder: Path, machine_cache: Path
+) -> None:
+    """rows_later (the door asks before its commit, reads after): a resident that dies
+    in between costs the caller an in-process embedding, not an error."""
+    settings = _settings(folder, machine_cache)
+    server = _serve(settings)
+    _ready(settings)
+    provider = LocalProvider(prepared_root=machine_cache, resident=settings)
+    os.kill(server.pid, signal.SIGSTOP)
+    arriving = provider.rows_later(TEXTS)
+    server.kill()
+    server.wait()
+    rows = np.array([list(row) for row in arriving()])
+    np.testing.assert_allclose(rows, _in_process(TEXTS), atol=1e-4)
+    assert provider._session is not None and provider.resident is None
+    provider.close()

@@ -27,7 +27,7 @@ import contextlib
 import threading
 import weakref
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -52,6 +52,8 @@ if TYPE_CHECKING:  # numpy loads with the model, not when the provider is named
 
     from chitin.providers.local_model import Runtime
     from chitin.providers.resident import Resident
+
+Rows = list["array[float]"]  # vectors as plain rows (see ``rows``)
 
 # How long the interpreter's exit waits for an embedding in flight: one batch takes
 # ~0.1 s on two cores; the wait ends earlier as soon as none is running.
@@ -188,7 +190,7 @@ class LocalProvider:
         result[order] = rows
         return result
 
-    def rows(self, texts: Sequence[str], kind: str = "document") -> list[array[float]]:
+    def rows(self, texts: Sequence[str], kind: str = "document") -> Rows:
         """The texts' vectors as plain rows: from the resident embedder without numpy,
         else embedded here a few at a time (more than LIGHT_LOAD_TEXTS at once would
         load the model optimised, ~300 ms, for a few dozen texts)."""
@@ -203,18 +205,46 @@ class LocalProvider:
             for row in self.embed(texts[at : at + LIGHT_LOAD_TEXTS], kind).tolist()
         ]
 
-    def _from_resident(self, texts: Sequence[str]) -> bytes | None:
-        """The resident's answer, while this process has no model of its own. On the
-        first failure it is not asked again by this provider, and one is started for
-        the next process (this one embeds in-process meanwhile)."""
-        if self.resident is None or self._session is not None:
-            return None
+    def rows_later(self, texts: Sequence[str], kind: str = "document") -> Callable[[], Rows]:
+        """``rows``, in two steps: the question goes to the resident embedder now, and
+        the answer is read when the result is called, so that the caller works while
+        the resident embeds (the door commits meanwhile). Without a resident, the
+        texts are embedded here, now."""
         from chitin.providers import resident
 
+        asked = self._ask_resident(texts) if texts else None
+        if asked is None:
+            made = self.rows(texts, kind)
+            return lambda: made
+
+        def answer() -> Rows:
+            answered = self._answered(resident.answer(asked))
+            return resident.rows_of(answered) if answered is not None else self.rows(texts, kind)
+
+        return answer
+
+    def _from_resident(self, texts: Sequence[str]) -> bytes | None:
+        """The resident's answer, while this process has no model of its own."""
+        from chitin.providers import resident
+
+        asked = self._ask_resident(texts)
+        return None if asked is None else self._answered(resident.answer(asked))
+
+    def _ask_resident(self, texts: Sequence[str]) -> Any:
+        from chitin.providers import resident
+
+        if self.resident is None or self._session is not None:
+            return None
         if len(texts) > resident.MAX_TEXTS:
             return None
-        answered = resident.ask(self.resident, texts)
-        if answered is None:
+        return resident.send(self.resident, texts) or self._answered(None)
+
+    def _answered(self, answered: bytes | None) -> bytes | None:
+        """On the first failure the resident is not asked again by this provider, and
+        one is started for the next process (this one embeds in-process meanwhile)."""
+        from chitin.providers import resident
+
+        if answered is None and self.resident is not None:
             resident.start(self.resident)
             self.resident = None
         return answered

@@ -170,25 +170,52 @@ def receive_frame(sock: Any, deadline: float | None) -> dict[str, object]:
 # ------------------------------------------------------------------ asking
 
 
+class Asked(NamedTuple):
+    """A question sent, its answer not read yet: the resident works meanwhile."""
+
+    sock: Any
+    key: str
+    rows: int
+    deadline: float
+
+
 def ask(resident: Resident, texts: Sequence[str]) -> bytes | None:
     """The texts' vectors as ``len(texts) × DIMENSIONS`` little-endian float32 values,
     or None: whatever went wrong, the caller embeds in-process."""
+    asked = send(resident, texts)
+    return None if asked is None else answer(asked)
+
+
+def send(resident: Resident, texts: Sequence[str]) -> Asked | None:
+    """Ask for the texts' vectors; None if the resident cannot be asked."""
     if not texts or len(texts) > MAX_TEXTS or not private_folder(resident.folder, False):
         return None
-    deadline = time.monotonic() + TIMEOUT + PER_TEXT * len(texts)
+    # _socket: socket.py's enums cost ~3 ms to import, a tenth of what is saved
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
-        # _socket: socket.py's enums cost ~3 ms to import, a tenth of what is saved
-        with contextlib.closing(_socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)) as sock:
-            sock.settimeout(TIMEOUT)
-            sock.connect(str(resident.socket))
-            if peer_uid(sock) not in (None, os.getuid()):
-                return None
-            send_frame(sock, {"protocol": PROTOCOL, "key": resident.key, "texts": list(texts)})
+        sock.settimeout(TIMEOUT)
+        sock.connect(str(resident.socket))
+        if peer_uid(sock) not in (None, os.getuid()):
+            raise ValueError("another user's socket")
+        send_frame(sock, {"protocol": PROTOCOL, "key": resident.key, "texts": list(texts)})
+    except (OSError, ValueError):
+        sock.close()
+        return None
+    deadline = time.monotonic() + TIMEOUT + PER_TEXT * len(texts)
+    return Asked(sock, resident.key, len(texts), deadline)
+
+
+def answer(asked: Asked) -> bytes | None:
+    """The answer to ``asked``, or None. What the caller did since it asked does not
+    count against the resident: an answer already there is always read."""
+    deadline = max(asked.deadline, time.monotonic() + 0.1)
+    try:
+        with contextlib.closing(asked.sock) as sock:
             header = receive_frame(sock, deadline)
-            expected = {"key": resident.key, "rows": len(texts), "dimensions": DIMENSIONS}
+            expected = {"key": asked.key, "rows": asked.rows, "dimensions": DIMENSIONS}
             if {name: header.get(name) for name in expected} != expected:
                 return None
-            payload = receive_exactly(sock, len(texts) * DIMENSIONS * 4, deadline)
+            payload = receive_exactly(sock, asked.rows * DIMENSIONS * 4, deadline)
     except (OSError, ValueError, UnicodeDecodeError, struct.error):
         return None
     return payload if sound(payload) else None

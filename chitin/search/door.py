@@ -16,7 +16,7 @@ judged by words alone, and ``degraded`` says why.
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from chitin.index.rows import Filters
@@ -74,18 +74,42 @@ def examine(
     cache: Cache, insight: Insight, semantic: Semantic | None, why_not: str | None
 ) -> Found:
     """The duplicates (most similar first) and the MAX_CONFLICTS closest conflicts."""
+    return examine_later(cache, insight, semantic, why_not)()
+
+
+def examine_later(
+    cache: Cache, insight: Insight, semantic: Semantic | None, why_not: str | None
+) -> Callable[[], Found]:
+    """``examine`` in two halves: now, what needs the store (the candidates, their
+    stored vectors) and the question for the missing vectors, sent; the judgement when
+    the result is called. The caller may write in between, while a resident embedder
+    embeds (providers/resident.py): the verdicts are the same."""
     side = side_of(insight)
     pool = {i.id: i for i in word_candidates(cache, side)}
     if semantic is None:
-        return _by_words(side, pool.values(), why_not)
+        found = _by_words(side, pool.values(), why_not)
+        return lambda: found
     if not pool and semantic.vectors.empty() and not waiting(cache, semantic):
-        return _found([], None)  # an empty store: nothing to compare, no model
+        found = _found([], None)  # an empty store: nothing to compare, no model
+        return lambda: found
 
-    try:
-        return _by_meaning(cache, semantic, insight, pool)
-    except ProviderError as error:
+    def by_words(error: ProviderError) -> Found:
         why = f"no vectors ({error}): duplicates and conflicts judged by words alone"
         return _by_words(side, pool.values(), why)
+
+    try:
+        finish = _by_meaning(cache, semantic, insight, pool)
+    except ProviderError as error:
+        found = by_words(error)
+        return lambda: found
+
+    def finished() -> Found:
+        try:
+            return finish()
+        except ProviderError as error:
+            return by_words(error)
+
+    return finished
 
 
 def _by_words(side: Side, insights: Iterable[Insight], why: str | None) -> Found:
@@ -94,13 +118,14 @@ def _by_words(side: Side, insights: Iterable[Insight], why: str | None) -> Found
 
 def _by_meaning(
     cache: Cache, semantic: Semantic, insight: Insight, pool: dict[str, Insight]
-) -> Found:
+) -> Callable[[], Found]:
     side = side_of(insight)
     text = embedding_text(insight)
     near, degraded = _neighbours(cache, semantic, text, pool)
     chosen = _closest(side, pool.values(), near)[:JUDGED]
     if not chosen:
-        return _found([], degraded)
+        found = _found([], degraded)
+        return lambda: found
     vectors = _Vectors(semantic)
     vectors.want(text, semantic.vectors.cached_query(text))
     for candidate in chosen:
@@ -108,14 +133,19 @@ def _by_meaning(
     triggers = [i for i in chosen if side.type == i.type == "trigger"]
     for response in [side.claim] + [i.claim for i in triggers] if triggers else []:
         vectors.want(response, None)  # see judgement.TRIGGER_RESPONSE
-    vectors.embed_missing()
-    new = vectors[text]
-    responses = {i.id: vectors.cosine(i.claim, side.claim) for i in triggers}
-    verdicts = [
-        (i, judge(side, side_of(i), _dot(vectors[embedding_text(i)], new), responses.get(i.id)))
-        for i in chosen
-    ]
-    return _found(verdicts, degraded)
+    arriving = vectors.ask_missing()
+
+    def judged() -> Found:
+        vectors.take(arriving)
+        new = vectors[text]
+        responses = {i.id: vectors.cosine(i.claim, side.claim) for i in triggers}
+        verdicts = [
+            (i, judge(side, side_of(i), _dot(vectors[embedding_text(i)], new), responses.get(i.id)))
+            for i in chosen
+        ]
+        return _found(verdicts, degraded)
+
+    return judged
 
 
 def _stored(cache: Cache, semantic: Semantic, insight: Insight) -> Any:
@@ -142,8 +172,17 @@ class _Vectors:
         elif text not in self.known and text not in self.missing:
             self.missing.append(text)
 
-    def embed_missing(self) -> None:
-        self.known.update(zip(self.missing, _embedded(self.semantic, self.missing), strict=True))
+    def ask_missing(self) -> Callable[[], Sequence[Sequence[float]]]:
+        """The missing texts' vectors, asked for now, to be taken later."""
+        later = getattr(self.semantic.provider, "rows_later", None)
+        if later is not None and self.missing:
+            arriving: Callable[[], Sequence[Sequence[float]]] = later(self.missing, "document")
+            return arriving
+        made = _embedded(self.semantic, self.missing)
+        return lambda: made
+
+    def take(self, arriving: Callable[[], Sequence[Sequence[float]]]) -> None:
+        self.known.update(zip(self.missing, arriving(), strict=True))
 
     def __getitem__(self, text: str) -> Sequence[float]:
         return self.known[text]
