@@ -97,7 +97,7 @@ def main() -> int:
     base = [*chitin(), "--store", str(store)]
     for claim in SEEDS:
         subprocess.run(
-            [*base, "contribute", "--type", "skill", "--claim", claim],
+            [*base, "contribute", "--type", "skill", "--claim", claim, "--confidence", "0.7"],
             env=env,
             check=True,
             capture_output=True,
@@ -112,7 +112,7 @@ def main() -> int:
         for n in range(args.runs):
             claim = f"{rng.choice(SEEDS)} {rng.choice(CHANGES)} ({n})"
             done = subprocess.run(
-                [*base, "contribute", "--type", "skill", "--claim", claim],
+                [*base, "contribute", "--type", "skill", "--claim", claim, "--confidence", "0.7"],
                 env=env,
                 capture_output=True,
                 text=True,
