@@ -283,3 +283,9 @@ def test_asked_early_and_killed_before_the_answer_is_read(
     np.testing.assert_allclose(rows, _in_process(TEXTS), atol=1e-4)
     assert provider._session is not None and provider.resident is None
     provider.close()
+
+
+def test_a_folder_too_long_for_a_socket_turns_it_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CHITIN_RESIDENT", "on")
+    monkeypatch.setenv(client.FOLDER, "/tmp/" + "x" * 100)
+    assert client.settings(os.environ, None) is None

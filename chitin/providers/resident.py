@@ -52,6 +52,7 @@ MAX_TEXTS = 32  # more at once is bulk work, for the caller's own optimised mode
 MAX_FRAME = 8 << 20  # bytes: a request of MAX_TEXTS long texts fits many times over
 FAILED_PAUSE = 600.0  # seconds after a resident failed to start before another tries
 OFF = {"0", "off", "no", "false"}
+SOCKET_PATH_BYTES = 107  # sun_path holds 108 bytes, the last a NUL
 _STARTED: list[subprocess.Popen[bytes]] = []  # the residents this process started
 
 
@@ -84,7 +85,10 @@ def settings(env: Mapping[str, str], prepared_root: Path | None) -> Resident | N
         idle = float(env.get(IDLE) or IDLE_SECONDS)
     except ValueError:
         idle = IDLE_SECONDS
-    return Resident(folder_for(env), installation_key(), max(idle, 0.1), prepared_root)
+    found = Resident(folder_for(env), installation_key(), max(idle, 0.1), prepared_root)
+    if len(os.fsencode(found.socket)) > SOCKET_PATH_BYTES:
+        return None  # no socket can be made there: never start one in vain
+    return found
 
 
 def folder_for(env: Mapping[str, str]) -> Path:

@@ -162,7 +162,11 @@ def run(path: Path, key: str, idle: float, prepared_root: Path | None) -> int:
         path.with_suffix(".failed").touch()
         return 1
     server = Server(path, key, idle, embedder)
-    server.bind()
+    try:
+        server.bind()
+    except OSError:  # an unusable folder: the clients stop starting us for a while
+        path.with_suffix(".failed").touch()
+        return 1
     try:
         server.serve()
     finally:
