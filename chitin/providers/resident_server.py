@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from chitin.providers.local import LocalProvider
-from chitin.providers.minilm import DIMENSIONS
+from chitin.providers.minilm import DIMENSIONS, LIGHT_LOAD_TEXTS
 from chitin.providers.resident import (
     MAX_TEXTS,
     PROTOCOL,
@@ -51,6 +51,9 @@ class Embedder:
     def __init__(self, prepared_root: Path | None) -> None:
         self.provider = LocalProvider(prepared_root=prepared_root)
         self.provider.warm()
+        # More than a few texts take the tokenizer library (its 700 KB vocabulary is
+        # parsed at the first use, ~0.1-0.2 s): parsed now, not in a client's wait.
+        self.provider.embed(["warm"] * (LIGHT_LOAD_TEXTS + 1), "document")
         self.running = threading.Lock()
         self.kept: OrderedDict[str, bytes] = OrderedDict()
 

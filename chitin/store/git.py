@@ -157,6 +157,33 @@ class Git:
             raise GitError(explain(args, result))  # refused ownership: never "no history"
         return result
 
+    def start(self, args: Sequence[str]) -> subprocess.Popen[str]:
+        """Start git without waiting for it; ``finish`` reads its answer."""
+        import subprocess
+
+        try:
+            return subprocess.Popen(
+                _argv(self.root, args),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=self._environment(),
+            )
+        except FileNotFoundError:
+            raise GitError("git is not installed or not on PATH; chitin stores need git") from None
+
+    @staticmethod
+    def finish(process: subprocess.Popen[str], args: Sequence[str]) -> str:
+        """What git started with ``args`` printed; GitError if it failed."""
+        import subprocess
+
+        out, err = process.communicate()
+        if process.returncode != 0:
+            done = subprocess.CompletedProcess(list(args), process.returncode, out, err)
+            raise GitError(explain(args, done))
+        return out
+
     def _environment(self) -> dict[str, str]:
         if self._env is None:
             self._env = _environment()
