@@ -289,3 +289,22 @@ def test_a_folder_too_long_for_a_socket_turns_it_off(monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("CHITIN_RESIDENT", "on")
     monkeypatch.setenv(client.FOLDER, "/tmp/" + "x" * 100)
     assert client.settings(os.environ, None) is None
+
+
+def test_the_idle_time_set_by_the_environment_ends_it(
+    folder: Path, machine_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CHITIN_RESIDENT_IDLE reaches the resident its first user starts."""
+    monkeypatch.setenv(client.IDLE, "1")
+    settings = client.settings(os.environ, machine_cache)
+    assert settings is not None and settings.idle == 1.0
+    provider = create("local", env=dict(os.environ))
+    provider.embed(TEXTS, "document")  # none runs: this starts one
+    _ready(settings)
+    deadline = time.monotonic() + READY_SECONDS
+    while settings.socket.exists():  # gone by itself, a second after its last answer
+        assert time.monotonic() < deadline, "the resident did not leave when idle"
+        time.sleep(0.2)
+    assert client.ask(settings, TEXTS) is None
+    assert isinstance(provider, LocalProvider)
+    provider.close()
