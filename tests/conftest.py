@@ -53,6 +53,9 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, machine_cache: Pat
     # No test leaves a detached embedding running behind it; the tests of the
     # background embedding turn it on for themselves.
     monkeypatch.setenv("CHITIN_BACKGROUND_EMBED", "off")
+    # Nor a resident embedder (providers/resident.py): tests/test_resident.py starts
+    # its own, in a folder of its own, and stops them.
+    monkeypatch.setenv("CHITIN_RESIDENT", "off")
     monkeypatch.setenv("CARAPACE_URL", "http://127.0.0.1:9/api/v1")  # refused: never the real one
     # Commands find the store you stand in (chitin/location.py): this source checkout
     # holds insights/ and .git, so tests stand in a folder of their own.

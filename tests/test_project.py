@@ -147,8 +147,14 @@ def test_only_the_chosen_modules_touch_click_subprocess_and_sqlite() -> None:
     owners = {
         "click": ("chitin.cli",),
         # git through one module, whose statuses started ahead chitin.process holds
-        # (by type only); and the detached background embedding (on Windows)
-        "subprocess": ("chitin.store.git", "chitin.process", "chitin.core.background"),
+        # (by type only); the detached background embedding (on Windows); and the
+        # resident embedder, started detached by its first client
+        "subprocess": (
+            "chitin.store.git",
+            "chitin.process",
+            "chitin.core.background",
+            "chitin.providers.resident",
+        ),
         "sqlite3": ("chitin.index", "chitin.store.legacy", "chitin.store.transcripts"),
         "httpx": ("chitin.providers",),
         "onnxruntime": ("chitin.providers",),
@@ -488,18 +494,20 @@ BOUNDARIES: dict[str, dict[str, str]] = {
     "providers/__init__.py": {
         "chitin.providers.local": "the local provider: when one is made, not named",
         "chitin.providers.remote": "httpx (~300 ms): when an HTTP provider is made",
+        "chitin.providers.resident": "the resident embedder's settings: a local provider's",
     },
     "providers/local.py": {
         "numpy": "heavy (~90 ms): naming the provider, or a kept query, needs none",
         "chitin.providers.local_model": "onnxruntime and the weights: the first text embedded",
         "chitin.providers.wordpiece": "the plain-Python tokenizer: a few ASCII texts only",
         "tokenizers": "the tokenizer library (~700 KB to parse): beyond ASCII, or many texts",
+        "chitin.providers": "the resident embedder's client (socket): the first text embedded",
     },
+    "providers/resident.py": {"subprocess": "~5 ms: only to start a resident"},
     "render/shapes/exchange.py": {"chitin.model.interchange": "export's only; shapes all load"},
     "render/shapes/insights.py": {"chitin.model.reflection": "reflect's only; shapes all load"},
     "render/shapes/reviews.py": {"chitin.model.diff": "diff's only; every shape loads with get"},
     "store/config.py": {"chitin.format.frontmatter": "its YAML: chitin.yaml's parse is cached"},
-    "store/files.py": {"tempfile": "~8 ms (shutil, random): only writers write"},
     "store/git.py": {"subprocess": "~5 ms: a read synced by a stat walk runs no git"},
     "store/loading.py": {"chitin.format.markdown": "a read served from the cache parses none"},
     "store/repository.py": {
@@ -550,7 +558,6 @@ BOUNDARIES: dict[str, dict[str, str]] = {
         "chitin.model.evidence": "the evidence log: reinforce only",
     },
     "search/door.py": {
-        "numpy": "heavy (~90 ms): only when candidates are judged by meaning",
         "chitin.providers.minilm": "the model's batch size: only when texts are embedded",
     },
     "search/semantic.py": {"numpy": "heavy (~90 ms): only packaged vectors adopted"},

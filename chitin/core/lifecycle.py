@@ -6,7 +6,7 @@ what writes need at its top, the credential detector (~2 ms of patterns) include
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from chitin.core.reading import Reading
@@ -130,7 +130,10 @@ class Lifecycle:
             claim = str(fields.get("claim") or "")
             insight = ops.new_insight(fields, new_id(claim, cache.id_exists), now)
             insight = insight.with_changes(carapace_id=check_carapace_id(carapace_id))
-            judged = self._judged(insight) if check else None
+            # Judged in two halves (search/door.py): the question for the missing
+            # vectors goes out before the commit, the verdicts are read after it, so
+            # that a resident embedder embeds while git commits.
+            judging = self._judging(insight) if check else None
             path = self.session.store.path_for(insight)
             commit = self._commit(
                 {path: self.session.store.render(insight)},
@@ -138,14 +141,16 @@ class Lifecycle:
                 insight.id,
                 {"Source": insight.source, "Carapace": carapace_id},
             )
+            judged = self._judged(judging) if judging is not None else None
             self.session.record_written(cache, {path: insight})
         if judged is None:
             return Contribution(insight, path, commit, [], [])
         return Contribution(insight, path, commit, *judged)
 
-    def _judged(self, insight: Insight) -> tuple[list[Match], list[Match], str | None]:
+    def _judging(self, insight: Insight) -> Callable[[], door.Found]:
         """The stored insights a new one nearly duplicates or conflicts with, and why
-        the judgement read words alone if it did; an exact duplicate is refused."""
+        the judgement read words alone if it did, when called; an exact duplicate is
+        refused now."""
 
         side = side_of(insight)
         same = door.exact_duplicates(self.session.cache, side)
@@ -157,7 +162,13 @@ class Lifecycle:
                 "(--force writes a second copy anyway)",
             )
         meaning, why_not = self._meaning()
-        found = door.examine(self.session.cache, insight, meaning, why_not)
+        return door.examine_later(self.session.cache, insight, meaning, why_not)
+
+    @staticmethod
+    def _judged(
+        judging: Callable[[], door.Found],
+    ) -> tuple[list[Match], list[Match], str | None]:
+        found = judging()
         if found.degraded and found.degraded != _EMBEDDING_OFF:  # said once, when chosen
             notice(found.degraded)
         return found.duplicates, found.conflicts, found.degraded

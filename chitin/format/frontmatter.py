@@ -51,6 +51,8 @@ def _is_plain_safe(value: str) -> bool:
 
 
 def _resolves_to_str(value: str) -> bool:
+    if _safe_text(value) is not None:
+        return True  # what the fast reader reads as text reads so in PyYAML (tests)
     import yaml
 
     tag = yaml.resolver.Resolver().resolve(  # type: ignore[no-untyped-call]

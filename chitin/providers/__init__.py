@@ -47,8 +47,10 @@ def _local(
     model: str | None, env: Mapping[str, str], client: Any, work_folder: Path | None = None
 ) -> Provider:
     from chitin.providers.local import LocalProvider
+    from chitin.providers.resident import settings
 
-    return LocalProvider(model, work_folder, model_cache(env))
+    prepared = model_cache(env)
+    return LocalProvider(model, work_folder, prepared, settings(env, prepared))
 
 
 def model_cache(env: Mapping[str, str]) -> Path | None:

@@ -26,7 +26,8 @@ import atexit
 import contextlib
 import threading
 import weakref
-from collections.abc import Iterator, Sequence
+from array import array
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -50,6 +51,9 @@ if TYPE_CHECKING:  # numpy loads with the model, not when the provider is named
     import numpy as np
 
     from chitin.providers.local_model import Runtime
+    from chitin.providers.resident import Resident
+
+Rows = list["array[float]"]  # vectors as plain rows (see ``rows``)
 
 # How long the interpreter's exit waits for an embedding in flight: one batch takes
 # ~0.1 s on two cores; the wait ends earlier as soon as none is running.
@@ -146,10 +150,13 @@ class LocalProvider:
         model: str | None = None,
         work_folder: Path | None = None,
         prepared_root: Path | None = None,
+        resident: Resident | None = None,
     ) -> None:
         """``work_folder`` keeps what speeds up the next load (the sha256 verification);
-        ``prepared_root`` holds the prepared model (see prepared.py), None for none."""
+        ``prepared_root`` holds the prepared model (see prepared.py), None for none;
+        ``resident``: where a resident embedder may answer first (resident.py)."""
         self.work_folder = work_folder
+        self.resident = resident
         self.prepared_root = prepared_root
         if model not in (None, MODEL):
             raise ProviderError(f"the local provider has one model, {MODEL}; got {model!r}")
@@ -167,6 +174,9 @@ class LocalProvider:
 
         if not texts:
             return np.zeros((0, DIMENSIONS), dtype=np.float32)
+        answered = self._from_resident(texts)
+        if answered is not None:
+            return np.frombuffer(answered, dtype="<f4").reshape(len(texts), DIMENSIONS).copy()
         with _FLIGHTS.flying(self):
             self._load(BULK if len(texts) > LIGHT_LOAD_TEXTS else QUERY)
             # Batches of similar lengths pad little: the model's cost grows with the
@@ -179,6 +189,65 @@ class LocalProvider:
         result = np.empty_like(rows)
         result[order] = rows
         return result
+
+    def rows(self, texts: Sequence[str], kind: str = "document") -> Rows:
+        """The texts' vectors as plain rows: from the resident embedder without numpy,
+        else embedded here a few at a time (more than LIGHT_LOAD_TEXTS at once would
+        load the model optimised, ~300 ms, for a few dozen texts)."""
+        from chitin.providers import resident
+
+        answered = self._from_resident(texts) if texts else None
+        if answered is not None:
+            return resident.rows_of(answered)
+        return [
+            array("f", row)
+            for at in range(0, len(texts), LIGHT_LOAD_TEXTS)
+            for row in self.embed(texts[at : at + LIGHT_LOAD_TEXTS], kind).tolist()
+        ]
+
+    def rows_later(self, texts: Sequence[str], kind: str = "document") -> Callable[[], Rows]:
+        """``rows``, in two steps: the question goes to the resident embedder now, and
+        the answer is read when the result is called, so that the caller works while
+        the resident embeds (the door commits meanwhile). Without a resident, the
+        texts are embedded here, now."""
+        from chitin.providers import resident
+
+        asked = self._ask_resident(texts) if texts else None
+        if asked is None:
+            made = self.rows(texts, kind)
+            return lambda: made
+
+        def answer() -> Rows:
+            answered = self._answered(resident.answer(asked))
+            return resident.rows_of(answered) if answered is not None else self.rows(texts, kind)
+
+        return answer
+
+    def _from_resident(self, texts: Sequence[str]) -> bytes | None:
+        """The resident's answer, while this process has no model of its own."""
+        from chitin.providers import resident
+
+        asked = self._ask_resident(texts)
+        return None if asked is None else self._answered(resident.answer(asked))
+
+    def _ask_resident(self, texts: Sequence[str]) -> Any:
+        from chitin.providers import resident
+
+        if self.resident is None or self._session is not None:
+            return None
+        if len(texts) > resident.MAX_TEXTS:
+            return None
+        return resident.send(self.resident, texts) or self._answered(None)
+
+    def _answered(self, answered: bytes | None) -> bytes | None:
+        """On the first failure the resident is not asked again by this provider, and
+        one is started for the next process (this one embeds in-process meanwhile)."""
+        from chitin.providers import resident
+
+        if answered is None and self.resident is not None:
+            resident.start(self.resident)
+            self.resident = None
+        return answered
 
     def _batch(self, texts: Sequence[str]) -> np.ndarray:
         _FLIGHTS.stop_if_exiting()  # the program exits: no new run of the model

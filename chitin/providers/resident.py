@@ -1,0 +1,298 @@
+"""The resident embedder's client: the local model's vectors from a process that keeps
+it loaded, so that a short command (``contribute``'s door, a session start's new query)
+imports neither numpy nor onnxruntime and loads no model.
+
+One resident runs per user and installation (its key: this protocol, chitin's version,
+the model's sha256 and the Python installation), shared by every store and every test
+run. The first process that needs the model and finds none starts it, detached, and
+embeds in-process itself that time; the resident exits by itself after an idle time.
+It is never needed: no socket, a refused or slow connection, a short or malformed
+answer, another key or another owner, and the caller embeds in-process as before,
+silently. ``CHITIN_RESIDENT=0`` turns it off (see ``settings``).
+
+The socket lives in a private folder (0700, owned by the user, checked before every
+use; a folder that fails the check turns the resident off), and both ends check the
+other's uid (SO_PEERCRED). Its path stays short: a Unix socket's path has 108 bytes.
+
+Framing, both ways: 4 bytes of big-endian length, then that much JSON. The answer's
+JSON is followed by ``rows × dimensions`` little-endian float32 values.
+"""
+
+from __future__ import annotations
+
+import _socket
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import stat
+import struct
+import sys
+import time
+from array import array
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from chitin import __version__
+from chitin.providers.minilm import DIMENSIONS, MODEL, MODEL_SHA256
+
+if TYPE_CHECKING:  # subprocess loads only to start a resident
+    import subprocess
+
+PROTOCOL = 1
+SWITCH = "CHITIN_RESIDENT"  # 0, off, no or false: never ask one, never start one
+FOLDER = "CHITIN_RESIDENT_DIR"  # where the socket lives (default: see ``folder_for``)
+IDLE = "CHITIN_RESIDENT_IDLE"  # seconds without a request before it exits
+IDLE_SECONDS = 300.0
+TIMEOUT = 1.0  # seconds for the connection and the first texts' answer
+PER_TEXT = 0.05  # and this much more per text asked
+MAX_TEXTS = 32  # more at once is bulk work, for the caller's own optimised model
+MAX_FRAME = 8 << 20  # bytes: a request of MAX_TEXTS long texts fits many times over
+FAILED_PAUSE = 600.0  # seconds after a resident failed to start before another tries
+OFF = {"0", "off", "no", "false"}
+SOCKET_PATH_BYTES = 107  # sun_path holds 108 bytes, the last a NUL
+_STARTED: list[subprocess.Popen[bytes]] = []  # the residents this process started
+
+
+class Resident(NamedTuple):
+    """Where this installation's resident answers, and what it needs to start."""
+
+    folder: Path
+    key: str
+    idle: float
+    prepared_root: Path | None  # the model cache its own load uses (providers.model_cache)
+
+    @property
+    def socket(self) -> Path:
+        return self.folder / f"embed-{self.key}.sock"
+
+    @property
+    def lock(self) -> Path:
+        return self.folder / f"embed-{self.key}.lock"
+
+    @property
+    def failed(self) -> Path:
+        return self.folder / f"embed-{self.key}.failed"
+
+
+def settings(env: Mapping[str, str], prepared_root: Path | None) -> Resident | None:
+    """The resident for this environment, or None where it is turned off."""
+    if env.get(SWITCH, "").strip().lower() in OFF:
+        return None
+    try:
+        idle = float(env.get(IDLE) or IDLE_SECONDS)
+    except ValueError:
+        idle = IDLE_SECONDS
+    found = Resident(folder_for(env), installation_key(), max(idle, 0.1), prepared_root)
+    if len(os.fsencode(found.socket)) > SOCKET_PATH_BYTES:
+        return None  # no socket can be made there: never start one in vain
+    return found
+
+
+def folder_for(env: Mapping[str, str]) -> Path:
+    """``$CHITIN_RESIDENT_DIR``; else ``$XDG_RUNTIME_DIR/chitin`` (the user's own, by
+    the standard); else ``/tmp/chitin-<uid>``: short, and the same for every HOME a
+    test or a benchmark sets."""
+    if env.get(FOLDER):
+        return Path(env[FOLDER])
+    runtime = env.get("XDG_RUNTIME_DIR")
+    if runtime and Path(runtime).is_dir():
+        return Path(runtime) / "chitin"
+    return Path("/tmp") / f"chitin-{os.getuid()}"
+
+
+def installation_key() -> str:
+    """What a resident must share with its client to give the same vectors."""
+    made = f"{PROTOCOL}|{__version__}|{MODEL}|{MODEL_SHA256}|{sys.prefix}"
+    return hashlib.sha256(made.encode()).hexdigest()[:12]
+
+
+def private_folder(folder: Path, make: bool) -> bool:
+    """Whether ``folder`` is a folder of this user's that nobody else may enter (made
+    so if missing and ``make``). A symlink, another owner or open modes: not ours."""
+    if make:
+        with contextlib.suppress(FileExistsError, OSError):
+            folder.mkdir(mode=0o700, parents=True)
+    try:
+        seen = os.lstat(folder)
+    except OSError:
+        return False
+    mine = seen.st_uid == os.getuid() and stat.S_ISDIR(seen.st_mode)
+    return mine and not seen.st_mode & 0o077
+
+
+def peer_uid(sock: Any) -> int | None:
+    """The uid of the process at the other end, where the system says (Linux)."""
+    option = getattr(_socket, "SO_PEERCRED", None)
+    if option is None:
+        return None
+    with contextlib.suppress(OSError):
+        _, uid, _ = struct.unpack("3i", sock.getsockopt(_socket.SOL_SOCKET, option, 12))
+        return int(uid)
+    return None
+
+
+# ------------------------------------------------------------------ framing
+
+
+def send_frame(sock: Any, header: Mapping[str, object], payload: bytes = b"") -> None:
+    data = json.dumps(header).encode("utf-8")
+    sock.sendall(struct.pack(">I", len(data)) + data + payload)
+
+
+def receive_exactly(sock: Any, size: int, deadline: float | None) -> bytes:
+    """``size`` bytes, or ValueError on an early end; OSError (a timeout) past
+    ``deadline``."""
+    chunks: list[bytes] = []
+    left = size
+    while left:
+        if deadline is not None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError("the resident embedder is too slow")
+            sock.settimeout(remaining)
+        chunk = sock.recv(min(left, 1 << 20))
+        if not chunk:
+            raise ValueError("the connection ended early")
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def receive_frame(sock: Any, deadline: float | None) -> dict[str, object]:
+    (size,) = struct.unpack(">I", receive_exactly(sock, 4, deadline))
+    if size > MAX_FRAME:
+        raise ValueError("a frame too large")
+    found = json.loads(receive_exactly(sock, size, deadline).decode("utf-8"))
+    if not isinstance(found, dict):
+        raise ValueError("a frame that is not an object")
+    return found
+
+
+# ------------------------------------------------------------------ asking
+
+
+class Asked(NamedTuple):
+    """A question sent, its answer not read yet: the resident works meanwhile."""
+
+    sock: Any
+    key: str
+    rows: int
+    deadline: float
+
+
+def ask(resident: Resident, texts: Sequence[str]) -> bytes | None:
+    """The texts' vectors as ``len(texts) × DIMENSIONS`` little-endian float32 values,
+    or None: whatever went wrong, the caller embeds in-process."""
+    asked = send(resident, texts)
+    return None if asked is None else answer(asked)
+
+
+def send(resident: Resident, texts: Sequence[str]) -> Asked | None:
+    """Ask for the texts' vectors; None if the resident cannot be asked."""
+    if not texts or len(texts) > MAX_TEXTS or not private_folder(resident.folder, False):
+        return None
+    # _socket: socket.py's enums cost ~3 ms to import, a tenth of what is saved
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        sock.settimeout(TIMEOUT)
+        sock.connect(str(resident.socket))
+        if peer_uid(sock) not in (None, os.getuid()):
+            raise ValueError("another user's socket")
+        send_frame(sock, {"protocol": PROTOCOL, "key": resident.key, "texts": list(texts)})
+    except (OSError, ValueError):
+        sock.close()
+        return None
+    deadline = time.monotonic() + TIMEOUT + PER_TEXT * len(texts)
+    return Asked(sock, resident.key, len(texts), deadline)
+
+
+def answer(asked: Asked) -> bytes | None:
+    """The answer to ``asked``, or None. What the caller did since it asked does not
+    count against the resident: an answer already there is always read."""
+    deadline = max(asked.deadline, time.monotonic() + 0.1)
+    try:
+        with contextlib.closing(asked.sock) as sock:
+            header = receive_frame(sock, deadline)
+            expected = {"key": asked.key, "rows": asked.rows, "dimensions": DIMENSIONS}
+            if {name: header.get(name) for name in expected} != expected:
+                return None
+            payload = receive_exactly(sock, asked.rows * DIMENSIONS * 4, deadline)
+    except (OSError, ValueError, UnicodeDecodeError, struct.error):
+        return None
+    return payload if sound(payload) else None
+
+
+def rows_of(payload: bytes) -> list[array[float]]:
+    """The payload's rows, without numpy."""
+    values = array("f")
+    values.frombytes(payload)
+    if sys.byteorder == "big":
+        values.byteswap()
+    return [values[at : at + DIMENSIONS] for at in range(0, len(values), DIMENSIONS)]
+
+
+def sound(payload: bytes) -> bool:
+    """Every row a unit vector of finite numbers, as the model gives: anything else is
+    a bad answer, not a vector."""
+    for row in rows_of(payload):
+        norm = sum(value * value for value in row)
+        if not 0.98 <= norm <= 1.02:  # also false for NaN
+            return False
+    return True
+
+
+# ------------------------------------------------------------------ starting
+
+
+def start(resident: Resident) -> bool:
+    """Start the resident, detached, unless one runs or is starting (it holds its
+    lock), or one failed to start lately. True if a process was started."""
+    if not private_folder(resident.folder, True) or _failed_lately(resident) or _held(resident):
+        return False
+    import subprocess
+
+    argv = [sys.executable, "-m", "chitin.providers.resident_server", "--socket"]
+    argv += [str(resident.socket), "--key", resident.key, "--idle", str(resident.idle)]
+    if resident.prepared_root is not None:
+        argv += ["--prepared", str(resident.prepared_root)]
+    for earlier in list(_STARTED):  # reap those that ended (a long-lived caller's)
+        if earlier.poll() is not None:
+            _STARTED.remove(earlier)
+    try:
+        started = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd="/",
+            start_new_session=True,  # not in the caller's process group: no signal of its
+        )
+    except OSError:
+        return False
+    _STARTED.append(started)  # not collected while it runs, which would warn
+    return True
+
+
+def _failed_lately(resident: Resident) -> bool:
+    try:
+        return time.time() - resident.failed.stat().st_mtime < FAILED_PAUSE
+    except OSError:
+        return False
+
+
+def _held(resident: Resident) -> bool:
+    """Whether a resident holds the lock (runs, or is loading its model)."""
+    try:
+        descriptor = os.open(resident.lock, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        return True  # cannot tell: do not start one
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(descriptor)  # releases the lock if it was taken
+    return False
