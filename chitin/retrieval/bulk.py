@@ -22,7 +22,7 @@ import numpy as np
 
 from chitin.retrieval.judgement import Leaning
 
-CHUNK = 1 << 22  # candidate pairs looked at together: ~100 MB of arrays at most
+CHUNK = 1 << 20  # candidate pairs looked at together: ~30 MB of arrays at most
 _SLACK = 1e-6  # the bound is a necessary condition: rounding must only let more through
 _ROWS = 1 << 15  # pairs whose words are compared at once (24 × 24 each: ~20 MB)
 
