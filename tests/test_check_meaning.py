@@ -42,6 +42,26 @@ def test_check_and_dedupe_find_a_paraphrase_by_its_stored_vectors(
     assert not (store / ".chitin" / "vectors").exists()
 
 
+def test_check_says_how_many_insights_it_judged_by_words(run: Run, add: Any, store: Path) -> None:
+    add("skill", CLAIM, 0.9)
+    add("skill", "Index the columns a slow query filters on", 0.7)
+    shutil.rmtree(store / ".chitin" / "vectors", ignore_errors=True)  # as in a fresh clone
+    line = "2 insights judged by words (no vector yet; `chitin embed` makes them)"
+    assert run("check").stdout.splitlines()[-2:] == [line, "✓ 2 insight files checked: no problems"]
+    run("embed")
+    assert "judged by words" not in run("check").stdout
+    assert json.loads(run("check", "--format", "json").stdout)["judgedByWords"] == 0
+    # a file written by hand has no vector until `chitin embed` runs
+    hand = store / "insights" / "skill" / "name-branches.md"
+    hand.write_text("---\nconfidence: 0.7\n---\n\nName branches after the issue they close\n")
+    result = run("check")
+    assert result.stdout.startswith("1 insight judged by words (no vector yet; `chitin embed`")
+    assert json.loads(run("check", "--format", "json").stdout)["judgedByWords"] == 1
+    # with embedding off, words judge by choice: there is nothing `chitin embed` would make
+    (store / "chitin.yaml").write_text("embedding: {provider: none}\n")
+    assert json.loads(run("check", "--format", "json").stdout)["judgedByWords"] == 0
+
+
 def test_the_bucketed_search_finds_planted_near_pairs_among_many() -> None:
     import numpy as np
 

@@ -562,6 +562,7 @@ BOUNDARIES: dict[str, dict[str, str]] = {
     },
     "search/semantic.py": {"numpy": "heavy (~90 ms): only packaged vectors adopted"},
     "search/stored.py": {"chitin.search": "the neighbour search (numpy): stores past 4,096"},
+    "retrieval/clusters.py": {"chitin.retrieval": "candidates in bulk (numpy): stores past 5,000"},
     "server/__init__.py": {"chitin": "the library, on the store's thread after the handshake"},
     "server/prompts.py": {"chitin.server.tool_calls": "the tools' code: at the first call"},
     "server/tools.py": {"chitin.server.tool_calls": "the tools' code: at the first call"},

@@ -32,7 +32,9 @@ def check(ctx: click.Context, paths: tuple[Path, ...], store: Path | None, fmt: 
     does not match the file's name and folder; an id used twice; a likely
     credential (token, key, password); a chitin.yaml setting chitin cannot
     use; a template render cannot fill.
-    Warnings: live insights that nearly duplicate or contradict each other; a
+    Warnings: live insights that nearly duplicate or contradict each other (by
+    meaning where the store holds a current vector of both, else by words: the
+    output says how many had none); a
     chitin.yaml setting nothing reads; and a chitin that git's merge driver or
     an agent host's hook runs but that is gone.
 
@@ -48,10 +50,18 @@ def check(ctx: click.Context, paths: tuple[Path, ...], store: Path | None, fmt: 
     root = store.expanduser().absolute() if store else _store(ctx)
     report = Chitin(root).check(list(paths) if paths else None, home=Path.home())
     if fmt == "json":
-        emit_json(shapes.check_report(report.files, report.errors, report.warnings))
+        emit_json(
+            shapes.check_report(report.files, report.errors, report.warnings, report.by_words)
+        )
     else:
         for finding in report.errors + report.warnings:
             click.echo(finding.line())
+        if report.by_words:
+            # Said, not warned: a fresh clone has no vectors, and that is no problem.
+            click.echo(
+                f"{_count(report.by_words, 'insight')} judged by words "
+                "(no vector yet; `chitin embed` makes them)"
+            )
         click.echo(_summary(report.files, len(report.errors), len(report.warnings)))
     if report.errors:
         ctx.exit(1)

@@ -43,6 +43,9 @@ class Report:
     files: int
     errors: list[Finding] = field(default_factory=list)
     warnings: list[Finding] = field(default_factory=list)
+    # Live insights (of the focus, if any) judged by words because the sidecar holds no
+    # current vector of them: `chitin embed` makes them.
+    by_words: int = 0
 
 
 def check(
@@ -76,7 +79,8 @@ def check_store(root: Path, paths: Sequence[Path] | None = None) -> Report:
     checked = [_check(root, path, focus) for path in every]
     findings = [f for item in checked for f in item.findings]
     findings += lint.duplicate_ids(checked, focus)
-    findings += related_findings([item for item in checked if item.insight], focus, root)
+    related, by_words = related_findings([item for item in checked if item.insight], focus, root)
+    findings += related
     # By file; the sort is stable, so each file's findings keep their order.
     order = {path: index for index, path in enumerate(every)}
     findings.sort(key=lambda f: order.get(f.path, len(order)))
@@ -92,6 +96,7 @@ def check_store(root: Path, paths: Sequence[Path] | None = None) -> Report:
         files=len(every) if focus is None else len(focus),
         errors=[f for f in findings if f.severity == lint.ERROR],
         warnings=[f for f in findings if f.severity == lint.WARNING],
+        by_words=by_words,
     )
 
 
@@ -282,17 +287,19 @@ def _check(root: Path, path: str, focus: set[str] | None) -> Checked:
 
 def related_findings(
     valid: Sequence[Checked], focus: Collection[str] | None, root: Path | None = None
-) -> list[Finding]:
+) -> tuple[list[Finding], int]:
     """Warnings for live insights that duplicate or contradict one another, judged as
     ``contribute`` judges them: by meaning where the store's sidecar holds a current
     vector of both (read, never made: see ``stored_meaning``), else by words. One line
     per cluster of duplicates, on its strongest file, and one per conflicting pair of
-    clusters. With ``focus``, only those touching a file of the focus, on that file."""
+    clusters. With ``focus``, only those touching a file of the focus, on that file.
+    Also how many of those insights (of the focus) had no current vector."""
 
     items = [i for i in valid if i.insight is not None and not i.insight.archived]
     insights = [item.insight for item in items if item.insight is not None]
     paths = [item.path for item in items]
-    meaning = stored_meaning(root, insights)[0] if root is not None else WORDS_ONLY
+    meaning, lacking = stored_meaning(root, insights) if root is not None else (WORDS_ONLY, [])
+    by_words = sum(1 for k in lacking if focus is None or paths[k] in focus)
     grouping = group([side_of(i) for i in insights], [strength(i) for i in insights], meaning)
     found = []
     for cluster in grouping.clusters:
@@ -306,18 +313,19 @@ def related_findings(
             message = f"claim conflicts with {paths[there]} ({clash.reason})"
             fix = "reconcile them: reword one, give each its context or limitations, or archive one"
             found.append(Finding(paths[here], "claim", message, fix, lint.WARNING, "conflict"))
-    return found
+    return found, by_words
 
 
-def stored_meaning(root: Path, insights: Sequence[Insight]) -> tuple[Meaning, str | None]:
+def stored_meaning(root: Path, insights: Sequence[Insight]) -> tuple[Meaning, list[int]]:
     """The stored vectors of the store at ``root`` for ``insights`` (of the provider
-    chitin.yaml names), and why some or all are judged by words (None: none are)."""
+    chitin.yaml names), and the positions of those that have none (judged by words;
+    none where chitin.yaml turns embedding off: no `chitin embed` would make them)."""
     try:
         picked = semantic.choice(parse_config(root / CONFIG_FILE))
     except ChitinError:  # check reports a bad chitin.yaml itself
         picked = semantic.Choice("local", None)
     if picked.provider == semantic.NO_PROVIDER:
-        return WORDS_ONLY, "embedding is off (chitin.yaml): judged by words alone"
+        return WORDS_ONLY, []
     return stored.meaning(root / ".chitin", insights, picked.provider)
 
 

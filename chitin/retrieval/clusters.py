@@ -26,15 +26,17 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain, islice
-from typing import NamedTuple
+from types import ModuleType
+from typing import Any, NamedTuple
 
 from chitin.retrieval.judgement import (
     CONFLICT,
     DUPLICATE,
     TOPIC_OVERLAP,
     WORDS_DUPLICATE,
+    Leaning,
     Side,
     exact_key,
     judge,
@@ -46,6 +48,9 @@ from chitin.retrieval.judgement import (
 from chitin.retrieval.stance import opposite_poles, stance
 
 CANDIDATES = 32  # neighbours looked at in each posting list looked up
+# From this many insights, candidates are read in numpy (chitin.retrieval.bulk): the
+# same ones, fewer of them tested in Python; below, numpy's import costs more.
+BULK = 5000
 # A conflict needs a quarter of the topic words: looked for through the rarest few.
 CONFLICT_WORDS = 4
 
@@ -108,6 +113,14 @@ def _join_near(
 ) -> None:
     """Join each insight to the near duplicates among its candidates by words."""
     topics, sizes, need = index.topics, index.sizes, WORDS_DUPLICATE
+    if index.bulk is not None:
+        # The order does not matter: union-find joins the same clusters.
+        for i, j in index.bulk.near_duplicates(index.windows(), need):
+            if found.root(i) == found.root(j) or _overlap(topics[i], topics[j]) < need:
+                continue
+            if judge(sides[i], sides[j], cosine(i, j)).kind == DUPLICATE:
+                found.join(i, j)
+        return
     for i in range(len(sides)):
         mine, size = topics[i], sizes[i]
         # Jaccard ≤ the smaller size over the larger (most candidates stop there),
@@ -170,10 +183,10 @@ def _clashes(
     leanings = [leaning(side) for side in sides]
     topics = index.topics
     need = TOPIC_OVERLAP / 2  # the lowest topic overlap judge accepts for a conflict
-    for i, side in enumerate(sides):
-        if not takes_a_side(side):
-            continue
-        mine, words = leanings[i], index.near(i, need, earlier_only=False, words=CONFLICT_WORDS)
+    takers = [i for i, side in enumerate(sides) if takes_a_side(side)]
+    candidates = _by_words(index, takers, leanings, need)
+    for i in takers:
+        mine, words = leanings[i], candidates(i)
         # judge() by words finds a conflict only with an opposition and ``need`` of the
         # topic words (a stance alone needs a cosine): the rest is left out unjudged.
         possible = (
@@ -187,6 +200,17 @@ def _clashes(
         if may_oppose(leanings[i], leanings[j]):
             consider(i, j, cosine)
     return [found[key] for key in sorted(found)]
+
+
+def _by_words(
+    index: _Index, takers: Sequence[int], leanings: Sequence[Leaning], need: float
+) -> Callable[[int], Iterable[int]]:
+    """Each taker's conflict candidates by words (``near``'s, in its order); in bulk,
+    without those that can neither oppose it nor share ``need`` of its topic."""
+    if index.bulk is None:
+        return lambda i: index.near(i, need, earlier_only=False, words=CONFLICT_WORDS)
+    found = index.bulk.opposing(index.windows(), need, CONFLICT_WORDS, takers, leanings)
+    return lambda i: dict.fromkeys(found.get(i, ()))
 
 
 def _overlap(first: frozenset[str], second: frozenset[str]) -> float:
@@ -223,10 +247,17 @@ class _Union:
 
 
 class _Index:
-    """Posting lists of topic words, ascending positions; words rarest first."""
+    """Posting lists of topic words, ascending positions; words rarest first. For a
+    store of BULK insights or more, also ``bulk``, which reads the same lists in numpy."""
 
     def __init__(self, topics: Sequence[frozenset[str]]) -> None:
         self.topics = topics
+        self.bulk: ModuleType | None = None
+        self._windows: Any = None
+        if len(topics) >= BULK:
+            from chitin.retrieval import bulk
+
+            self.bulk = bulk
         self.sizes = [len(topic) for topic in topics]
         frequency = Counter(chain.from_iterable(topics))
         # Each word's place in (frequency, word) order, to sort a topic rarest first.
@@ -237,6 +268,12 @@ class _Index:
         for position, topic in enumerate(topics):
             for word in topic:
                 self.postings[word].append(position)
+
+    def windows(self) -> Any:
+        """``bulk.Windows`` over these lists, made once."""
+        if self._windows is None and self.bulk is not None:
+            self._windows = self.bulk.Windows(self, CANDIDATES)
+        return self._windows
 
     def _rarest(self, i: int) -> list[str]:
         rarest = self.rarest.get(i)

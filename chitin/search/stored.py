@@ -4,8 +4,8 @@ without writing anything (check is a linter: it never makes ``.chitin/``).
 
 A vector is used only where it is current: its row in the sidecar's index names the
 insight, part 0 (the whole text, ``embedding_text``) and the hash of the insight's
-text as the file says it now. The others are judged by words, and ``Stored.why`` says
-how many.
+text as the file says it now. The others are judged by words, and ``meaning`` says
+which.
 
 Close pairs among up to 100,000 vectors are found without the n² products
 (chitin.search.neighbours).
@@ -36,12 +36,12 @@ FLOOR = WEAK_TOPIC_COSINE
 
 def meaning(
     chitin_dir: Path, insights: Sequence[Insight], provider: str
-) -> tuple[Meaning, str | None]:
-    """What the stored vectors say of ``insights`` for ``clusters.group``, and why some
-    or all were judged by words alone (None if none were)."""
+) -> tuple[Meaning, list[int]]:
+    """What the stored vectors say of ``insights`` for ``clusters.group``, and the
+    positions of those that have no current vector (judged by words alone)."""
     stored = read(chitin_dir, insights, provider)
     if stored is None:
-        return WORDS_ONLY, without(len(insights), stored)
+        return WORDS_ONLY, list(range(len(insights)))
     at = {position: row for row, position in enumerate(stored.positions)}
     vectors = stored.matrix
     pairs = [
@@ -54,18 +54,17 @@ def meaning(
             return None
         return float(vectors[first] @ vectors[second])
 
-    return Meaning(pairs, cosine), stored.why
+    return Meaning(pairs, cosine), [k for k in range(len(insights)) if k not in at]
 
 
 class Stored(NamedTuple):
     positions: list[int]  # positions in the insights given that have a current vector
     matrix: np.ndarray  # their whole-text vectors, unit rows, in that order
-    why: str | None  # how many were judged by words alone, and why; None: none
 
 
 def read(chitin_dir: Path, insights: Sequence[Insight], provider: str) -> Stored | None:
     """The current stored vectors of ``insights`` made by ``provider`` (None if there
-    is none: then ``without`` says why)."""
+    is none)."""
     try:
         held = whole_text_rows(chitin_dir)
     except Unreadable:
@@ -84,21 +83,11 @@ def read(chitin_dir: Path, insights: Sequence[Insight], provider: str) -> Stored
             positions.append(k)
             numbers.append(row[1])
     folder = chitin_dir / "vectors"
-    return _matrix(folder, int(dimensions), positions, numbers, len(insights))
-
-
-def without(total: int, stored: Stored | None) -> str | None:
-    """Why meaning was not used for some of ``total`` insights, if it was not."""
-    if stored is None:
-        return (
-            f"no current vectors in .chitin/vectors for the {total} insight(s) "
-            "(`chitin embed` makes them): duplicates and conflicts judged by words alone"
-        )
-    return stored.why
+    return _matrix(folder, int(dimensions), positions, numbers)
 
 
 def _matrix(
-    folder: Path, dimensions: int, positions: list[int], numbers: list[int], total: int
+    folder: Path, dimensions: int, positions: list[int], numbers: list[int]
 ) -> Stored | None:
     if not positions:
         return None
@@ -106,14 +95,7 @@ def _matrix(
     if found is None:
         return None
     chosen, rows = found
-    left = total - len(chosen)
-    why = None
-    if left:
-        why = (
-            f"{left} of {total} insight(s) have no current vector (`chitin embed`): "
-            "duplicates and conflicts among them judged by words alone"
-        )
-    return Stored(chosen, rows, why)
+    return Stored(chosen, rows)
 
 
 def _close_pairs(vectors: np.ndarray) -> list[tuple[int, int, float]]:

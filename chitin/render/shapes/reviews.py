@@ -57,13 +57,15 @@ def finding(value: Finding) -> dict[str, Any]:
 
 
 def check_report(
-    files: int, errors: Iterable[Finding], warnings: Iterable[Finding]
+    files: int, errors: Iterable[Finding], warnings: Iterable[Finding], by_words: int = 0
 ) -> dict[str, Any]:
-    """check."""
+    """check. ``judgedByWords``: live insights with no current stored vector, whose
+    duplicates and conflicts were judged by words alone."""
     return {
         "files": files,
         "errors": [finding(f) for f in errors],
         "warnings": [finding(f) for f in warnings],
+        "judgedByWords": by_words,
     }
 
 
