@@ -385,6 +385,31 @@ def test_one_background_embedding_at_a_time(run: Run, store: Path, tmp_path: Pat
     assert log.count("another background embedding is running") + log.count("embedded 0") == 2
 
 
+def test_the_background_embedding_leaves_the_cpu_to_the_foreground(
+    run: Run, store: Path, tmp_path: Path
+) -> None:
+    """The worker runs as idle work, and, being a session of its own, lowers its
+    session's scheduling group too: a nice value alone still took a core of two from
+    the commands the agent ran meanwhile (Linux autogroups, docs/design.md §9f)."""
+    import os
+    import sys
+
+    from chitin.core import background
+
+    source = tmp_path / "export.json"
+    source.write_text(json.dumps(export_of(40)))
+    run("import", str(source))  # background off (conftest): nothing embeds yet
+    background.spawn(store, os.environ)
+    wait_for_background()
+    status = background.read_status(store)
+    assert status["state"] == "done" and status["embedded"] == 40
+    assert status["priority"]["nice"] >= background.NICENESS
+    if sys.platform.startswith("linux"):
+        assert status["priority"]["policy"] == "idle"
+    if Path(background.AUTOGROUP).is_file():
+        assert status["priority"]["autogroup_nice"] == background.AUTOGROUP_NICE
+
+
 def named_vectors_are_their_insights_own(store: Path) -> int:
     """Every vector the sidecar's index names for an insight's current text is the
     model's embedding of that text, part by part: a kill never leaves a row named but
