@@ -399,7 +399,12 @@ def test_the_background_embedding_leaves_the_cpu_to_the_foreground(
     source = tmp_path / "export.json"
     source.write_text(json.dumps(export_of(40)))
     run("import", str(source))  # background off (conftest): nothing embeds yet
+    before = set(background._spawned)
     background.spawn(store, os.environ)
+    (pid,) = background._spawned - before
+    group = Path(f"/proc/{pid}/autogroup")
+    if group.is_file():  # lowered at once, before the worker has even loaded
+        assert group.read_text().endswith(f" nice {background.AUTOGROUP_NICE}\n")
     wait_for_background()
     status = background.read_status(store)
     assert status["state"] == "done" and status["embedded"] == 40

@@ -227,9 +227,13 @@ def spawn(root: Path, env: Mapping[str, str]) -> None:
             (os.POSIX_SPAWN_OPEN, 1, log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600),
             (os.POSIX_SPAWN_DUP2, 1, 2),
         ]
-        _spawned.add(
-            os.posix_spawn(sys.executable, argv, dict(env), file_actions=actions, setsid=True)
-        )
+        # Its new session's scheduling group is lowered from here, at once: lowered by
+        # the worker itself, its start-up (~0.2 s of CPU) ran at a full share beside
+        # the command that started it (lower_priority says why the group matters).
+        # (posix_spawn cannot make it SCHED_IDLE: glibc takes FIFO, RR or OTHER only.)
+        pid = os.posix_spawn(sys.executable, argv, dict(env), file_actions=actions, setsid=True)
+        _spawned.add(pid)
+        _lower_group(f"/proc/{pid}/autogroup")
         return
     import subprocess
 
@@ -299,15 +303,24 @@ def lower_priority() -> dict[str, Any]:
     with contextlib.suppress(OSError, AttributeError):
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
         done["policy"] = "idle"
-    if _leads_its_session():  # the group is ours alone: never renice a terminal's
-        with contextlib.suppress(OSError):
-            descriptor = os.open(AUTOGROUP, os.O_WRONLY)
-            try:
-                os.write(descriptor, str(AUTOGROUP_NICE).encode())
-                done["autogroup_nice"] = AUTOGROUP_NICE
-            finally:
-                os.close(descriptor)
+    if _leads_its_session() and _lower_group(AUTOGROUP):  # never a terminal's group
+        done["autogroup_nice"] = AUTOGROUP_NICE
     return done
+
+
+def _lower_group(path: str) -> bool:
+    """Set the autogroup of ``path`` (/proc/<pid>/autogroup) to the lowest nice."""
+    try:
+        descriptor = os.open(path, os.O_WRONLY)
+    except OSError:
+        return False  # no autogroups here (another system, or turned off)
+    try:
+        os.write(descriptor, str(AUTOGROUP_NICE).encode())
+    except OSError:
+        return False
+    finally:
+        os.close(descriptor)
+    return True
 
 
 def _leads_its_session() -> bool:
