@@ -415,6 +415,45 @@ def test_the_background_embedding_leaves_the_cpu_to_the_foreground(
         assert status["priority"]["autogroup_nice"] == background.AUTOGROUP_NICE
 
 
+def test_the_background_embedding_waits_while_commands_run(
+    run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every command touches the worker's lock file (lockfile.note_command); the worker
+    embeds its next chunk once none has for QUIET_SECONDS, or after MAX_WAIT."""
+    import os
+    import time
+
+    from chitin.core import background
+
+    run("init")
+    mark = background.folder(store) / background.LOCK_FILE
+    mark.parent.mkdir(parents=True, exist_ok=True)
+    mark.touch()
+    os.utime(mark, (1000.0, 1000.0))
+    run("stats")
+    assert mark.stat().st_mtime > time.time() - 60  # the command said it ran
+    now = [mark.stat().st_mtime + 0.25]  # a quarter second after that command
+    slept: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        now[0] += seconds
+
+    monkeypatch.setattr(time, "sleep", sleep)
+    waited = background.wait_for_quiet(store, clock=lambda: now[0])
+    assert slept and background.QUIET_SECONDS - 0.25 <= waited < background.QUIET_SECONDS
+    slept.clear()
+    assert background.wait_for_quiet(store, clock=lambda: now[0]) == 0 and not slept
+    ticking = [0.0]
+
+    def busy() -> float:  # a command every moment: the wait ends at MAX_WAIT
+        ticking[0] += 0.5
+        os.utime(mark, (ticking[0], ticking[0]))
+        return ticking[0]
+
+    assert background.wait_for_quiet(store, clock=busy) >= background.MAX_WAIT
+
+
 def named_vectors_are_their_insights_own(store: Path) -> int:
     """Every vector the sidecar's index names for an insight's current text is the
     model's embedding of that text, part by part: a kill never leaves a row named but

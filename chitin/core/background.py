@@ -30,7 +30,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -52,6 +52,8 @@ NICENESS = 10
 AUTOGROUP = "/proc/self/autogroup"  # Linux: the nice of the session's scheduling group
 AUTOGROUP_NICE = 19
 OFF_WORDS = ("0", "off", "false", "no")
+QUIET_SECONDS = 1.0  # no command for this long: the worker embeds its next chunk
+MAX_WAIT = 30.0  # seconds: then a chunk anyway
 ENVIRONMENT_SWITCH = "CHITIN_BACKGROUND_EMBED"
 
 
@@ -114,7 +116,8 @@ def run_worker(embedding: Embedding) -> int | None:
         priority = lower_priority()
         write_status(root, "running", started=time.time(), priority=priority)
         try:
-            _, done = embedding.embed()
+            wait_for_quiet(root)
+            _, done = embedding.embed(progress=lambda _done, _total: _pause(root))
         except SidecarReplaced:
             return 0  # .chitin/ was deleted under us: whoever made it anew carries on
         except BaseException as error:
@@ -122,6 +125,29 @@ def run_worker(embedding: Embedding) -> int | None:
             raise
         write_status(root, "done", finished=time.time(), embedded=done, priority=priority)
         return done
+
+
+def wait_for_quiet(root: Path, clock: Callable[[], float] = time.time) -> float:
+    """Before each chunk of the embedding: while chitin commands run in this store
+    (each touches the lock file, lockfile.note_command), wait until none has for
+    QUIET_SECONDS, and at most MAX_WAIT, so that the embedding still ends while
+    commands never stop. Even at the lowest priority, a worker running beside them
+    cost each ~15-30 ms (docs/design.md §9f). Returns the seconds waited."""
+    mark = folder(root) / LOCK_FILE
+    started = clock()
+    while clock() - started < MAX_WAIT:
+        try:
+            quiet_for = clock() - mark.stat().st_mtime
+        except OSError:
+            break
+        if quiet_for >= QUIET_SECONDS:
+            break
+        time.sleep(min(QUIET_SECONDS - quiet_for, MAX_WAIT) + 0.01)
+    return clock() - started
+
+
+def _pause(root: Path) -> None:
+    wait_for_quiet(root)
 
 
 def prepare_vectors(
