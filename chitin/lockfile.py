@@ -5,6 +5,7 @@ derived files in ``.chitin/``."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import sys
@@ -36,6 +37,18 @@ def derived_folder(root: Path) -> Path:
     if stat.S_ISLNK(mode):
         _replace_link(folder)
     return folder
+
+
+def note_command(root: Path) -> None:
+    """Say that a chitin command runs in the store at ``root``: the background
+    embedding's lock file, where one has run, gets a fresh mtime (one system call, and
+    none when there is no such file). The worker waits while commands come
+    (core/background.py, ``wait_for_quiet``)."""
+    with contextlib.suppress(OSError):  # none here, or .chitin/ is not ours to touch
+        os.utime(derived_folder(root) / COMMANDS_MARK, follow_symlinks=False)
+
+
+COMMANDS_MARK = "vectors/background.lock"  # core/background.py's LOCK_FILE
 
 
 def _replace_link(folder: Path) -> None:

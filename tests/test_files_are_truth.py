@@ -349,14 +349,49 @@ def test_a_prefetched_status_is_taken_by_its_command_or_ended_with_it(
     run_json("list")
     path = path_of(store, made)
     path.write_text(path.read_text().replace("Prefetched claim", "Edited before the read"))
-    argv = ["--store", str(store), "get", made["id"]]
+    argv = ["--store", str(store), "list", "--format", "json"]
     console.prefetch(argv, os.environ)
     assert len(PREFETCHED) == (1 if sync_mode == "git status" else 0)
-    assert run_json("get", made["id"])["claim"] == "Edited before the read"
+    assert run_json("list")[0]["claim"] == "Edited before the read"
     assert len(PREFETCHED) == 0  # taken by the sync
-    console.prefetch(["--store", str(store), "get", "../not-an-id"], os.environ)
-    run("get", "../not-an-id", expect=1)  # stops before its sync: the status is ended
+    console.prefetch(["--store", str(store), "list", "--min-confidence", "x"], os.environ)
+    run("list", "--min-confidence", "x", expect=1)  # stops before its sync: ended
     assert len(PREFETCHED) == 0
+    console.prefetch(["--store", str(store), "get", made["id"]], os.environ)
+    assert len(PREFETCHED) == 0  # get stats its own file instead (Cache.vouch)
+
+
+def age(store: Path) -> None:
+    """Date every insight file and folder an hour back: past the racy window, so the
+    next sync remembers the folders' mtimes and ``get`` may vouch for a file by its
+    stat (Cache.vouch) instead of syncing."""
+    old = time.time() - 3600
+    for path in [store / "insights", *(store / "insights").rglob("*")]:
+        os.utime(path, (old, old))
+
+
+def test_get_in_a_settled_store_still_sees_every_edit_of_what_it_shows(
+    run: Run, run_json: Any, add: Any, store: Path
+) -> None:
+    made = add("skill", "Settled claim", 0.6)
+    other = add("skill", "Another settled claim", 0.6)
+    age(store)
+    run_json("list")  # the cache remembers the folders (and, above the limit, HEAD)
+    assert run_json("get", made["id"])["claim"] == "Settled claim"
+    path = path_of(store, made)
+    stat = path.stat()
+    path.write_text(path.read_text().replace("Settled claim", "Edited in place"))
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # even with its mtime kept
+    assert run_json("get", made["id"])["claim"] == "Edited in place"
+    assert run_json("get", made["id"][:-1])["claim"] == "Edited in place"  # a prefix
+    age(store)
+    run_json("list")
+    path.write_text(path.read_text().replace(f"id: {made['id']}", "id: renamed-by-hand"))
+    assert run_json("get", "renamed-by-hand")["claim"] == "Edited in place"
+    run("get", made["id"], expect=1)
+    assert run_json("get", other["id"])["claim"] == "Another settled claim"
+    path_of(store, other).unlink()
+    run("get", other["id"], expect=1)
 
 
 def test_only_reading_commands_prefetch(store: Path, tmp_path: Path) -> None:

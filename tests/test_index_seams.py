@@ -232,6 +232,65 @@ def test_above_the_walk_limit_the_change_source_says_what_to_read(
         cache.close()
 
 
+def test_a_read_of_one_file_is_vouched_for_by_its_stat_without_git(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``get`` reads one file: above the walk limit, one stat of it and of each folder
+    stand in for the sync's `git status` (Cache.vouch); any change there, and the
+    sync runs after all."""
+    monkeypatch.setattr("chitin.index.cache.WALK_LIMIT", 0)
+    files, git = MemoryFiles(), MemoryGit()
+    files.put("insights/skill/i1.md", make(1))
+    files.put("insights/skill/i2.md", make(2))
+    synced(Cache(tmp_path, strength, files, git)).close()
+    git.asked.clear()
+    cache = Cache(tmp_path, strength, files, git)
+    try:
+        assert cache.vouch(["insights/skill/i1.md"]) and not cache.synced
+        assert git.asked == [] and files.loads == ["insights/skill/i1.md", "insights/skill/i2.md"]
+        assert not cache.vouch([])  # nothing to vouch for: a sync must say
+    finally:
+        cache.close()
+    files.put("insights/skill/i1.md", make(1, claim="Edited by hand"))
+    git.dirty = {"insights/skill/i1.md"}
+    cache = Cache(tmp_path, strength, files, git)
+    try:
+        assert not cache.vouch(["insights/skill/i1.md"])
+        got = synced(cache).get("i1")
+        assert got is not None and got.claim == "Edited by hand"
+        assert git.asked == ["status"] and cache.vouch(["insights/skill/i1.md"])
+    finally:
+        cache.close()
+    files.put("insights/team/i3.md", make(3))  # a new folder: the listing changed
+    cache = Cache(tmp_path, strength, files, git)
+    try:
+        assert not cache.vouch(["insights/skill/i2.md"])
+    finally:
+        cache.close()
+
+
+def test_a_listing_reads_only_what_it_shows_and_shows_the_same(tmp_path: Path) -> None:
+    """`list` selects only the fields its lines show (Queries.select, ``listed``): the
+    long ones stay unread, and the lines are those of the whole insights."""
+    from chitin.render import text
+
+    files = MemoryFiles()
+    long = {"reasoning": "why " * 50, "context": "where", "limitations": "not on main"}
+    files.put("insights/skill/i1.md", make(1, source="a session", **long))
+    files.put("insights/trigger/i2.md", make(2, type="trigger", condition="rebasing", avoid=True))
+    files.put("insights/skill/i3.md", make(3, tags=("git", "ci"), reinforcements=2))
+    cache = synced(Cache(tmp_path, strength, files))
+    try:
+        whole, listed = cache.select(), cache.select(listed=True)
+        assert [i.id for i in listed] == [i.id for i in whole] == ["i3", "i2", "i1"]
+        assert listed[2].reasoning is None and listed[2].source is None
+        unread = {"reasoning": None, "context": None, "limitations": None, "source": None}
+        assert listed == [i._replace(**unread) for i in whole]
+        assert text.insight_list(listed, False) == text.insight_list(whole, False)
+    finally:
+        cache.close()
+
+
 def test_a_row_holds_every_field_of_an_insight_and_gives_it_back(tmp_path: Path) -> None:
     from chitin.index.rows import INSIGHT_COLUMNS, row_values, to_insight
 

@@ -385,6 +385,75 @@ def test_one_background_embedding_at_a_time(run: Run, store: Path, tmp_path: Pat
     assert log.count("another background embedding is running") + log.count("embedded 0") == 2
 
 
+def test_the_background_embedding_leaves_the_cpu_to_the_foreground(
+    run: Run, store: Path, tmp_path: Path
+) -> None:
+    """The worker runs as idle work, and, being a session of its own, lowers its
+    session's scheduling group too: a nice value alone still took a core of two from
+    the commands the agent ran meanwhile (Linux autogroups, docs/design.md §9f)."""
+    import os
+    import sys
+
+    from chitin.core import background
+
+    source = tmp_path / "export.json"
+    source.write_text(json.dumps(export_of(40)))
+    run("import", str(source))  # background off (conftest): nothing embeds yet
+    before = set(background._spawned)
+    background.spawn(store, os.environ)
+    (pid,) = background._spawned - before
+    group = Path(f"/proc/{pid}/autogroup")
+    if group.is_file():  # lowered at once, before the worker has even loaded
+        assert group.read_text().endswith(f" nice {background.AUTOGROUP_NICE}\n")
+    wait_for_background()
+    status = background.read_status(store)
+    assert status["state"] == "done" and status["embedded"] == 40
+    assert status["priority"]["nice"] >= background.NICENESS
+    if sys.platform.startswith("linux"):
+        assert status["priority"]["policy"] == "idle"
+    if Path(background.AUTOGROUP).is_file():
+        assert status["priority"]["autogroup_nice"] == background.AUTOGROUP_NICE
+
+
+def test_the_background_embedding_waits_while_commands_run(
+    run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every command touches the worker's lock file (lockfile.note_command); the worker
+    embeds its next chunk once none has for QUIET_SECONDS, or after MAX_WAIT."""
+    import os
+    import time
+
+    from chitin.core import background
+
+    run("init")
+    mark = background.folder(store) / background.LOCK_FILE
+    mark.parent.mkdir(parents=True, exist_ok=True)
+    mark.touch()
+    os.utime(mark, (1000.0, 1000.0))
+    run("stats")
+    assert mark.stat().st_mtime > time.time() - 60  # the command said it ran
+    now = [mark.stat().st_mtime + 0.25]  # a quarter second after that command
+    slept: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        now[0] += seconds
+
+    monkeypatch.setattr(time, "sleep", sleep)
+    waited = background.wait_for_quiet(store, clock=lambda: now[0])
+    assert slept and background.QUIET_SECONDS - 0.25 <= waited < background.QUIET_SECONDS
+    slept.clear()
+    assert background.wait_for_quiet(store, clock=lambda: now[0]) == 0 and not slept
+    ticking = [0.0]
+
+    def busy() -> float:  # a command every moment: the wait ends at MAX_WAIT
+        ticking[0] += 0.5
+        os.utime(mark, (ticking[0], ticking[0]))
+        return ticking[0]
+
+    assert background.wait_for_quiet(store, clock=busy) >= background.MAX_WAIT
+
+
 def named_vectors_are_their_insights_own(store: Path) -> int:
     """Every vector the sidecar's index names for an insight's current text is the
     model's embedding of that text, part by part: a kill never leaves a row named but

@@ -16,6 +16,7 @@ import click
 from chitin.core import Chitin
 from chitin.errors import StoreError
 from chitin.location import Located, locate
+from chitin.lockfile import note_command
 from chitin.render.text import problem_lines
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -68,6 +69,7 @@ def opened(ctx: click.Context, reading: bool = True) -> Iterator[Chitin]:
     insight files it had to skip because they do not parse.
     """
     settings: Settings = ctx.find_root().obj
+    note_command(settings.store)  # a background embedding here waits meanwhile
     progress = IndexProgress()
     chitin = Chitin(
         settings.store,

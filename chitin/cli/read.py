@@ -51,6 +51,7 @@ def list_insights(
             provenance=provenance,
             min_confidence=floor,
             archived=archived,
+            listed=fmt != "json",
         )
     if fmt == "json":
         emit_json(shapes.insights(found))

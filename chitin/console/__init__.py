@@ -37,9 +37,11 @@ def main() -> None:
 
 
 def prefetch(argv: Sequence[str], env: Mapping[str, str]) -> None:
-    """Start ``git status`` now for a reading command in a store synced by git."""
+    """Start ``git status`` now for a reading command in a store synced by git, but
+    for ``get``: it stats the one file it shows instead (core/session.py,
+    ``cache_vouching``), and asks git only when that file or a folder changed."""
     reading, store = reading_command(argv)
-    if reading:
+    if reading and _command_line(argv)[0][0] != "get":
         # pathlib, where the store is, the index's mark and git: for reading commands
         # only (console/ahead.py); --version and the writers load none of them.
         from chitin.console.ahead import prefetch_status
@@ -51,6 +53,15 @@ def reading_command(argv: Sequence[str]) -> tuple[bool, str | None]:
     """Whether ``chitin <argv>`` only reads a store, and the --store it names (None: the
     store is found by the rule every command uses, chitin/location.py). False for a
     writer, a command line it does not recognise, or one that reads no store."""
+    rest, store = _command_line(argv)
+    if not rest or not (rest[0] in READERS or tuple(rest[:4]) == SESSION_START_HOOK):
+        return False, None
+    return True, _late_store(rest[1:]) or store
+
+
+def _command_line(argv: Sequence[str]) -> tuple[list[str], str | None]:
+    """The command and its arguments, and the --store given before it; ([], None) for
+    a global option it does not know (--help, --version, ...): nothing to read."""
     store: str | None = None
     rest = list(argv)
     while rest and rest[0].startswith("-"):
@@ -61,10 +72,8 @@ def reading_command(argv: Sequence[str]) -> tuple[bool, str | None]:
         elif rest[0] == "--debug":
             rest = rest[1:]
         else:
-            return False, None  # --help, --version, or something else: nothing to read
-    if not rest or not (rest[0] in READERS or tuple(rest[:4]) == SESSION_START_HOOK):
-        return False, None
-    return True, _late_store(rest[1:]) or store
+            return [], None
+    return rest, store
 
 
 def _late_store(args: Sequence[str]) -> str | None:

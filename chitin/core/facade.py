@@ -1,8 +1,7 @@
-"""``Chitin``: the public Python API, one method per use case over one store. It holds
-one opened store (``session.Session``) and the parts over it (``Reading``, ``Lifecycle``,
-``Retrieving``, ``Embedding``), and hands each use case to the part or use-case module
-that does it and says what it does. Here alone, a damaged cache is repaired (``_run``
-runs a whole use case in ``Session.repairing``), and parts load on first use (lazy.py)."""
+"""``Chitin``: the public Python API, one method per use case over one store. It holds one
+opened store (``session.Session``) and the parts over it (``Reading``, ``Lifecycle``,
+``Retrieving``, ``Embedding``), and hands each use case to the part or module that does it.
+A damaged cache is repaired here alone (``_run``); parts load on first use (lazy.py)."""
 
 from __future__ import annotations
 
@@ -196,10 +195,11 @@ class Chitin:
         provenance: str | None = None,
         min_confidence: float | None = None,
         archived: bool = False,
+        listed: bool = False,
     ) -> list[Insight]:
-        """The insights that pass the filters (no types or tags: any)."""
+        """The insights passing the filters (none: any); ``listed``: what `list` shows."""
         kept = self._reading.list_insights
-        return self._run(lambda: kept(types, tags, provenance, min_confidence, archived))
+        return self._run(lambda: kept(types, tags, provenance, min_confidence, archived, listed))
 
     def holds_nothing(self) -> bool:
         """No store yet, or one without a single insight file, live or archived."""

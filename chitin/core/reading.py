@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from chitin.core.session import Session
 from chitin.errors import AmbiguousIdError, NotFoundError, StateError, StoreError
-from chitin.index.cache import Filters, Problem
+from chitin.index.cache import Cache, Filters, Problem
 from chitin.model import arguments
 from chitin.model.ids import check_reference
 from chitin.model.insight import TYPES, Insight, check_provenance
@@ -36,8 +36,11 @@ class Reading:
         self.session = session
 
     def problems(self) -> list[Problem]:
-        """The insight files that could not be read (each is skipped)."""
-        return [] if self.session.missing else self.session.cache.problems()
+        """The insight files that could not be read (each is skipped); after a read of
+        files the cache vouched for alone (``get``), as the last sync found them."""
+        if self.session.missing:
+            return []
+        return self.session.cache_vouching(lambda cache: cache.vouched).problems()
 
     def resolve(self, ref: str, archived: bool | None = False, role: str | None = None) -> str:
         """The full id for ``ref`` (an id or a unique prefix of one). ``role`` names
@@ -82,6 +85,15 @@ class Reading:
 
     def get(self, ref: str) -> Insight:
         """The insight ``ref`` names (an id or a unique prefix), live or archived."""
+        check_reference(ref)
+        if not self.session.missing:
+            # Only its file is read: a cache vouched for that file will do, which spares
+            # a large store's sync (Session.cache_vouching). Anything else, the usual way.
+            cache = self.session.cache_vouching(lambda cache: _paths_of_one(cache, ref))
+            ids = {found[0] for found in cache.ids_matching(ref, None)}
+            found = cache.get(ids.pop()) if len(ids) == 1 else None
+            if found is not None:
+                return found
         insight_id = self.resolve(ref, archived=None)
         found = self.session.cache.get(insight_id)
         assert found is not None
@@ -89,7 +101,8 @@ class Reading:
 
     def path_of(self, insight_id: str) -> str:
         """The insight's file, relative to the store."""
-        paths = self.session.cache.paths_of(insight_id)
+        cache = self.session.cache_vouching(lambda cache: cache.paths_of(insight_id))
+        paths = cache.paths_of(insight_id)
         if len(paths) > 1:
             raise StoreError(
                 f"id {insight_id} is used by {len(paths)} files "
@@ -106,12 +119,14 @@ class Reading:
         provenance: str | None = None,
         min_confidence: float | None = None,
         archived: bool = False,
+        listed: bool = False,
     ) -> list[Insight]:
-        """The insights that pass the filters (no types or tags: any)."""
+        """The insights that pass the filters (no types or tags: any); ``listed``: only
+        what a listing shows of each (Queries.select)."""
         filters = filters_of(types, tags, min_confidence, archived)._replace(
             provenance=check_provenance(provenance)
         )
-        return [] if self.session.missing else self.session.cache.select(filters)
+        return [] if self.session.missing else self.session.cache.select(filters, listed=listed)
 
     def holds_nothing(self) -> bool:
         """No store yet, or one without a single insight file, live or archived."""
@@ -192,6 +207,12 @@ def filters_of(
     kinds = arguments.kinds(_values(types))
     chosen = arguments.tags(list(_values(tags)))
     return Filters(archived=archived, types=kinds, min_confidence=min_confidence, tags=chosen)
+
+
+def _paths_of_one(cache: Cache, ref: str) -> list[str]:
+    """The files of the one insight ``ref`` names, or [] if it names none or several."""
+    ids = {found[0] for found in cache.ids_matching(ref, None)}
+    return cache.paths_of(ids.pop()) if len(ids) == 1 else []
 
 
 def _file_id(path: str) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, Self, TypedDict, TypeVar
@@ -24,7 +24,7 @@ from chitin.index.cache import Cache, Progress
 from chitin.location import store_path
 from chitin.lockfile import derived_folder
 from chitin.model.insight import Insight, format_timestamp
-from chitin.store.files import kind_of
+from chitin.store.files import not_a_store_folder
 from chitin.store.repository import Store
 from chitin.store.source import StoreFiles
 
@@ -187,23 +187,40 @@ class Session:
         if self.store.exists():
             return False
         if self.root.exists() or self.root.is_symlink():
-            raise StoreError(_not_a_folder(self.root))
+            raise StoreError(not_a_store_folder(self.root))
         return True
 
     @property
     def cache(self) -> Cache:
         """The cache, in step with the files as of the first use in this command (a
         damaged one is rebuilt by the ``repairing`` its use case runs in)."""
-        if self._cache is None:
-            self._cache = self._synced_cache()
+        if self._cache is None or not self._cache.synced:  # (opened by cache_vouching)
+            opened, self._cache = self._cache, None
+            self._cache = self._synced_cache(opened)
         return self._cache
 
-    def _synced_cache(self) -> Cache:
+    def cache_vouching(self, paths_of: Callable[[Cache], Collection[str]]) -> Cache:
+        """The cache, for a read of the files ``paths_of`` names and of nothing else:
+        unsynced if one stat of each folder and of those files vouches for their rows
+        (``Cache.vouch``), else as ``cache``. Any other use syncs it first."""
+        cache = self._cache
+        try:
+            if cache is None and not self.missing and self.store.git.is_repository():
+                self.store.recover_if_free()
+                cache = self._cache = self._open_cache(self.store.git, memory=False)
+            if cache is not None and cache.vouch(paths_of(cache)):
+                return cache
+        except Exception as error:
+            if not cache_db.is_unwritable(error):
+                raise
+        return self.cache
+
+    def _synced_cache(self, opened: Cache | None = None) -> Cache:
         git = self.store.git if self.store.git.is_repository() else None
-        if git is not None:
+        if git is not None and opened is None:
             self.store.recover_if_free()  # a write killed half-way is undone first
         try:
-            return self._sync(self._open_cache(git, memory=False))
+            return self._sync(self._open_cache(git, memory=False) if opened is None else opened)
         except Exception as error:
             if not cache_db.is_unwritable(error):
                 raise
@@ -380,16 +397,3 @@ def signature(agent: str | None) -> str:
     except (KeyError, OSError):  # a container user with no passwd entry
         who = "chitin"
     return evidence_signature(who, socket.gethostname())
-
-
-def _not_a_folder(root: Path) -> str:
-    try:
-        mode = root.stat().st_mode
-    except OSError:
-        kind = "a symlink to nothing"
-    else:
-        kind = kind_of(mode, "not a folder")
-    return (
-        f"the store path {root} is {kind}, not a folder "
-        "(--store and $CHITIN_STORE name the store's folder)"
-    )

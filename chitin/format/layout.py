@@ -64,3 +64,4 @@ class Folder(NamedTuple):
 # within the same timestamp tick without its stat changing (git calls it "racily
 # clean"). What is recorded of such a file is not trusted the next time.
 RACY_WINDOW_NS = 2_000_000_000
+RACY_SIZE = -1  # the size a racily recent file's row is kept with: it never matches

@@ -21,7 +21,7 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from chitin.format.layout import RACY_WINDOW_NS, FileStat
+from chitin.format.layout import RACY_SIZE, RACY_WINDOW_NS, FileStat
 from chitin.index import fulltext
 from chitin.index.db import open_database
 from chitin.index.fulltext import TextMatch
@@ -79,6 +79,8 @@ class Cache(Reconciler, Queries):
         self.db = open_database(root, memory)
         self.memory = memory
         self.differing: set[str] | None = None
+        self.synced = False  # until the first sync; see Reconciler.vouch
+        self.vouched: set[str] = set()
         self._remembered: OrderedDict[Hashable, Any] = OrderedDict()
         self._remembered_in = ""  # the generation those answers were found in
 
@@ -96,6 +98,7 @@ class Cache(Reconciler, Queries):
         below WALK_LIMIT files that is quicker than starting git.
         """
         self._reconcile(progress, WALK_LIMIT)
+        self.synced = True
 
     def record(self, path: str, insight: Insight, stat: FileStat) -> bool:
         """Store what chitin just wrote to ``path``. Returns True when it is racily recent."""
@@ -107,7 +110,7 @@ class Cache(Reconciler, Queries):
     ) -> bool:
         racy = stat[0] >= now_ns - RACY_WINDOW_NS
         if racy:
-            stat = (stat[0], stat[1], -1, stat[3])  # never equals a real stat: re-read next time
+            stat = (stat[0], stat[1], RACY_SIZE, stat[3])  # never a real stat: re-read next time
         rowid = self._store(path, stat, None, insight, rowid)
         self.db.execute(
             "INSERT INTO claim_terms (rowid, terms) VALUES (?, ?)",

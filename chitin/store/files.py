@@ -269,6 +269,20 @@ def kind_of(mode: int, otherwise: str) -> str:
     return next((name for test, name in kinds if test(mode)), otherwise)
 
 
+def not_a_store_folder(root: Path) -> str:
+    """Why ``root``, which exists, cannot be a store: what it is instead."""
+    try:
+        mode = root.stat().st_mode
+    except OSError:
+        kind = "a symlink to nothing"
+    else:
+        kind = kind_of(mode, "not a folder")
+    return (
+        f"the store path {root} is {kind}, not a folder "
+        "(--store and $CHITIN_STORE name the store's folder)"
+    )
+
+
 def not_regular(mode: int) -> str:
     """What a file of ``mode`` is, said as the reason chitin does not read it."""
     if stat.S_ISLNK(mode):
