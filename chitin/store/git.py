@@ -17,7 +17,6 @@ from chitin.errors import GitError
 from chitin.process import PREFETCHED, status_key
 from chitin.store.git_failures import DUBIOUS, NOT_INSIDE, explain, said
 from chitin.store.git_head import read_head, remember_time, remembered_time
-from chitin.store.git_identity import configured
 
 if TYPE_CHECKING:  # loaded when git first runs: a small store's reads never start it
     import subprocess
@@ -351,6 +350,8 @@ class Git:
         env = self._environment()
         if "GIT_AUTHOR_NAME" in env and "GIT_AUTHOR_EMAIL" in env:
             return
+        from chitin.store.git_identity import configured
+
         keys = configured(self.root, self.git_dir(), env, self._identity_keys)
         name = self.agent or FALLBACK_NAME
         for role in ("AUTHOR", "COMMITTER"):
