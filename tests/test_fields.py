@@ -8,6 +8,7 @@ every field set show that each field the table declares is written and read back
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
@@ -217,28 +218,30 @@ def test_the_labelled_lines_of_get_and_of_the_full_format_come_from_the_table() 
 def test_the_caches_columns_are_the_tables_fields_and_hold_each_value_as_it_was(
     tmp_path: Path,
 ) -> None:
-    database = db.open_database(tmp_path)
-    columns = database.execute("PRAGMA table_info(entries)").fetchall()
-    declared = [(name, kind) for _, name, kind, *_ in columns]
-    names = [name for name, _ in declared]
-    insight_columns = declared[names.index("error") + 1 : names.index("strength")]
-    assert insight_columns == [
-        ("id", "TEXT"), ("type", "TEXT"), ("claim", "TEXT"), ("confidence", "REAL"),
-        ("created", "TEXT"), ("updated", "TEXT"), ("tags", "TEXT"), ("provenance", "TEXT"),
-        ("source", "TEXT"), ("condition", "TEXT"), ("avoid", "INTEGER"),
-        ("reinforcements", "INTEGER"), ("last_reinforced", "TEXT"), ("reasoning", "TEXT"),
-        ("context", "TEXT"), ("limitations", "TEXT"), ("archived", "INTEGER"),
-        ("carapace_id", "TEXT"),
-    ]  # fmt: skip
-    assert tuple(name for name, _ in insight_columns) == Insight._fields
-    for insight in (FULL, FULL._replace(tags=(), avoid=False, archived=False, source=None)):
-        stat = (1, 1, 1, 1)
-        database.execute(rows.INSERT, ("p", "d", *stat, None, *rows.row_values(insight), 0.5, "h"))
-        (row,) = database.execute(f"SELECT {rows.INSIGHT_COLUMNS} FROM entries").fetchall()
-        database.execute("DELETE FROM entries")
-        back = rows.to_insight(row)
-        assert back == insight
-        assert [type(value) for value in back] == [type(value) for value in insight]
+    with contextlib.closing(db.open_database(tmp_path)) as database:
+        columns = database.execute("PRAGMA table_info(entries)").fetchall()
+        declared = [(name, kind) for _, name, kind, *_ in columns]
+        names = [name for name, _ in declared]
+        insight_columns = declared[names.index("error") + 1 : names.index("strength")]
+        assert insight_columns == [
+            ("id", "TEXT"), ("type", "TEXT"), ("claim", "TEXT"), ("confidence", "REAL"),
+            ("created", "TEXT"), ("updated", "TEXT"), ("tags", "TEXT"), ("provenance", "TEXT"),
+            ("source", "TEXT"), ("condition", "TEXT"), ("avoid", "INTEGER"),
+            ("reinforcements", "INTEGER"), ("last_reinforced", "TEXT"), ("reasoning", "TEXT"),
+            ("context", "TEXT"), ("limitations", "TEXT"), ("archived", "INTEGER"),
+            ("carapace_id", "TEXT"),
+        ]  # fmt: skip
+        assert tuple(name for name, _ in insight_columns) == Insight._fields
+        for insight in (FULL, FULL._replace(tags=(), avoid=False, archived=False, source=None)):
+            stat = (1, 1, 1, 1)
+            database.execute(
+                rows.INSERT, ("p", "d", *stat, None, *rows.row_values(insight), 0.5, "h")
+            )
+            (row,) = database.execute(f"SELECT {rows.INSIGHT_COLUMNS} FROM entries").fetchall()
+            database.execute("DELETE FROM entries")
+            back = rows.to_insight(row)
+            assert back == insight
+            assert [type(value) for value in back] == [type(value) for value in insight]
 
 
 def test_the_cache_is_stamped_with_its_schemas_text() -> None:
