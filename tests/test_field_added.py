@@ -1,16 +1,16 @@
-"""Adding a text field to an insight is a row in model/fields.py's table (issue 29 item 3).
+"""Adding a text field to an insight is one row of its table (issue 29 item 3).
 
-The test adds one, ``mood``, to a copy of the package, with the edits
-docs/architecture.md's "Where to add… a field" names and nothing more: the row, and
-the attribute in ``Insight`` (kept by hand so that mypy sees it, docs/architecture.md
-says why). Then it follows the field through the real CLI and the real MCP server:
-the cache an older chitin built is rebuilt with the new column, without a word;
-contribute sets it, get shows it under its label and ``--format json`` under its key,
-retrieve's full format under the claim, update changes it, the file holds it, export
-carries it and import reads it back, and the MCP tools take and give it back. No
-front end, constructor, reader, cache column or label is edited: each is derived from
-the table. (Each derivation, replaced by its old hand-written list, fails this test:
-the commit that made them derived says how that was checked.)
+The table is ``Insight``'s annotations (model/record.py). The test adds a field,
+``mood``, to a copy of the package with the one edit docs/architecture.md's "Where to
+add… a field" names: the attribute, annotated with its row. Then it follows the field
+through the real CLI and the real MCP server: the cache an older chitin built is
+rebuilt with the new column, without a word; contribute sets it, get shows it under
+its label and ``--format json`` under its key, retrieve's full format under the
+claim, update changes it, the file holds it, export carries it and import reads it
+back, and the MCP tools take and give it back. No front end, constructor, reader,
+cache column or label is edited: each is derived from the table. (Each derivation,
+replaced by its old hand-written list, fails this test: the commit that made them
+derived says how that was checked.)
 """
 
 from __future__ import annotations
@@ -30,18 +30,15 @@ import chitin
 
 # The row: a one-line text that contribute and update may set, written in the
 # frontmatter, in the JSON, and guarded for secrets like every other text.
-ROW = """    Field(
-        "mood", "mood", TEXT, json_at=19, file_at=14, edit_at=12, guard_at=9,
+ROW = """    mood: Annotated[str | None, Field(
+        TEXT, json_at=19, file_at=14, edit_at=12, guard_at=9,
         help="The mood it was learned in.", get_at=6, full_at=4,
-    ),
+    )] = None
 """
 
 # (file, text to find, what it becomes): each edit the docs name for a new field.
-EDITS = (
-    ("model/fields.py", ")\n# fmt: on\n\nBY_NAME", ROW + ")\n# fmt: on\n\nBY_NAME"),
-    ("model/insight.py", "    carapace_id: str | None = None\n",
-     "    carapace_id: str | None = None\n    mood: str | None = None\n"),
-)  # fmt: skip
+END_OF_TABLE = "    # fmt: on\n\n    def with_changes"
+EDITS = (("model/record.py", END_OF_TABLE, ROW + END_OF_TABLE),)
 
 
 @pytest.fixture

@@ -11,14 +11,14 @@ from __future__ import annotations
 import contextlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, NamedTuple
 
 import pytest
 
 from chitin.errors import ValidationError
 from chitin.format import frontmatter, lint, markdown
 from chitin.index import db, fulltext, rows
-from chitin.model import diff, fields, interchange, merge3, ops, secrets
+from chitin.model import diff, fields, interchange, merge3, ops, record, secrets
 from chitin.model.fields import FIELDS, Field
 from chitin.model.insight import Insight, to_public_dict
 from chitin.render import budget, text
@@ -62,6 +62,29 @@ def projection(position: str) -> tuple[str, ...]:
 def test_the_table_has_one_row_per_insight_attribute_in_its_order() -> None:
     assert tuple(f.name for f in FIELDS) == Insight._fields
     assert {f.name: f for f in FIELDS} == fields.BY_NAME
+
+
+# What each form's values are in Python: the annotation and the row must agree.
+PYTHON_TYPES = {
+    fields.TEXT: {str, str | None}, fields.WORD: {str, str | None}, fields.TIME: {str, str | None},
+    fields.SECTION: {str | None}, fields.CLAIM: {str}, fields.NUMBER: {float},
+    fields.COUNT: {int}, fields.FLAG: {bool}, fields.FOLDER: {bool}, fields.LIST: {tuple[str, ...]},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("row", FIELDS, ids=repr)
+def test_each_attributes_python_type_is_the_one_its_form_holds(row: Field) -> None:
+    annotation = Insight.__annotations__[row.name]
+    assert annotation.__origin__ in PYTHON_TYPES[row.form]
+    assert annotation.__metadata__ == (row,)
+
+
+def test_an_attribute_without_its_row_is_refused_when_the_class_is_made() -> None:
+    # Made by call: this file's annotations are strings (``from __future__``).
+    bare = NamedTuple("Bare", [("claim", Annotated[str, Field(fields.CLAIM, json_at=1)]),  # noqa: UP014
+                               ("mood", str | None)])  # fmt: skip
+    with pytest.raises(TypeError, match=r"Insight\.mood needs one Field in its annotation"):
+        record.rows_of(bare)
 
 
 @pytest.mark.parametrize("position", POSITIONS)

@@ -10,13 +10,14 @@ import math
 import re
 import unicodedata
 from datetime import UTC, datetime
-from typing import Any, NamedTuple
+from typing import Any
 
 from chitin.errors import ValidationError
 from chitin.model.fields import JSON_FIELDS, LIST, SECTION_FIELDS
 from chitin.model.fields import PROVENANCES as PROVENANCES
 from chitin.model.fields import TYPES as TYPES
 from chitin.model.ids import check_id
+from chitin.model.record import Insight as Insight
 
 EVIDENCE_KINDS: tuple[str, ...] = ("external", "internal", "social")
 
@@ -35,37 +36,6 @@ TEXT_FIELDS: tuple[str, ...] = tuple(field.name for field in SECTION_FIELDS)
 MAX_REINFORCEMENTS = 1_000_000_000
 EARLIEST_YEAR = 1970
 LATEST_YEAR = 9999
-
-
-class Insight(NamedTuple):
-    """One learned insight. Timestamps are canonical ISO 8601 UTC strings.
-
-    A NamedTuple rather than a frozen dataclass: ``list`` builds 100,000 of these
-    from cache rows, and tuple construction is several times cheaper.
-    """
-
-    id: str
-    type: str
-    claim: str
-    confidence: float
-    created: str
-    updated: str
-    tags: tuple[str, ...] = ()
-    provenance: str | None = None
-    source: str | None = None
-    condition: str | None = None
-    avoid: bool = False
-    reinforcements: int = 0
-    last_reinforced: str | None = None
-    reasoning: str | None = None
-    context: str | None = None
-    limitations: str | None = None
-    archived: bool = False
-    # The contribution on Carapace this insight was promoted to or imported from.
-    carapace_id: str | None = None
-
-    def with_changes(self, **changes: Any) -> Insight:
-        return self._replace(**changes)
 
 
 # ---------------------------------------------------------------- validators

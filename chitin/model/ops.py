@@ -85,7 +85,7 @@ def updated_insight(
 
 _SET_BY_CONTRIBUTE = tuple(field.name for field in FIELDS if field.name in EDITABLE)
 
-# A field's check, by its form in model/fields.py (a word's by its name: its choices);
+# A field's check, by its form in its row (model/record.py) (a word's by its name: its choices);
 # a text field, of either form, is optional text.
 _WORDS: dict[str, Callable[[Any], Any]] = {"type": check_type, "provenance": check_provenance}
 _FORMS: dict[str, Callable[[Any], Any]] = {
