@@ -39,6 +39,12 @@ _FILLER_WORDS = """a an the and or but of to in on at by for with from into onto
 FILLER = frozenset(_FILLER_WORDS.split())
 MAIN_REACH = 5
 _SITUATION = frozenset({"when", "if", "whenever", "once", "while", "before", "after", "unless"})
+# "once" opening a clause ("once the work is scoped", "once you have read it") is
+# "after", a pole; elsewhere it counts ("once a month") and stays a topic word.
+_ONCE_OPENS = frozenset(
+    {"you", "the", "it", "we", "i", "they", "he", "she", "this", "that", "these", "those"}
+    | {"your", "our", "their", "its", "my", "his", "her"}
+)
 _CONTRACTION = re.compile(r"n['’]t\b", re.IGNORECASE)
 _WORD = re.compile(r"[a-z0-9]+")
 # "X over Y", "X rather than Y", "X matters more than Y": X is put before Y. Each side
@@ -75,7 +81,12 @@ def root(word: str) -> str:
 
 
 def words_of(text: str) -> list[str]:
-    return _WORD.findall(_CONTRACTION.sub(" not", text.lower()))
+    words = _WORD.findall(_CONTRACTION.sub(" not", text.lower()))
+    if "once" in words:
+        for at, word in enumerate(words[:-1]):
+            if word == "once" and words[at + 1] in _ONCE_OPENS:
+                words[at] = "after"
+    return words
 
 
 @functools.lru_cache(maxsize=1 << 18)  # check judges every claim of a store, often
