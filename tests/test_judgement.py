@@ -237,3 +237,13 @@ def test_front_and_behind_are_opposites() -> None:
         skill("Mount the camera behind the desk"),
         0.93,
     ).kind == (CONFLICT)
+
+
+def test_prefer_x_to_y_is_a_preference() -> None:
+    trains, planes = (
+        Side("relational", "Ana prefers trains to planes for short trips"),
+        Side("relational", "Ana prefers planes to trains for short trips"),
+    )
+    assert judge(trains, planes, 0.96).kind == CONFLICT
+    # "prefer to" + a verb compares nothing
+    assert stance("Ana prefers to travel by train").preference is None

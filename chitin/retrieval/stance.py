@@ -51,6 +51,8 @@ _WORD = re.compile(r"[a-z0-9]+")
 # is the content words of its clause on that side of the marker ("Speed of delivery
 # matters more than polish": {speed, delivery, matter} over {polish}).
 _PREFERENCE = re.compile(r"\b(?:over|rather than|instead of|more than|in favou?r of)\b")
+# "prefer X to Y" (but not "prefer to do X"): the "to" is the marker.
+_PREFER_TO = re.compile(r"\bprefer\w*\s+(?!to\b)\w[^,;:.!?()]*?\s(to)\b")
 _CLAUSE_END = re.compile(r"[,;:.!?()]")
 
 
@@ -130,10 +132,14 @@ def _pole(word: str) -> str | None:
 def _preference(text: str) -> tuple[frozenset[str], frozenset[str]] | None:
     lowered = text.lower()
     found = _PREFERENCE.search(lowered)
+    start, end = (found.start(), found.end()) if found else (0, 0)
     if found is None:
-        return None
-    before = _CLAUSE_END.split(lowered[: found.start()])[-1]
-    after = _CLAUSE_END.split(lowered[found.end() :])[0]
+        prefer = _PREFER_TO.search(lowered)
+        if prefer is None:
+            return None
+        start, end = prefer.start(1), prefer.end(1)
+    before = _CLAUSE_END.split(lowered[:start])[-1]
+    after = _CLAUSE_END.split(lowered[end:])[0]
     first, second = _content(before), _content(after)
     return (first, second) if first and second else None
 
