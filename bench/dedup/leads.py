@@ -83,6 +83,7 @@ def cosines(pair: Mapping[str, Any], vectors: Vectors) -> dict[str, float]:
         "whole": vectors.cosine(whole(a), whole(b)),
         "core": vectors.cosine(core(a), core(b)),
         "claim": vectors.cosine(a["claim"], b["claim"]),
+        "door": vectors.cosine(whole(a), core(b)),  # the new one's core, the stored whole
     }
 
 
@@ -123,8 +124,13 @@ def verdicts(
         c = cosines(pair, vectors)
         response = c["claim"] if a.type == b.type == "trigger" else None
         verdict = judge(b, a, VARIANTS.get(variant, VARIANTS["whole"])(c), response)
-        either = variant == "either" and verdict.kind == NONE and not verdict.reason
-        if either and judge(b, a, c["core"], response).kind == DUPLICATE:
+        other = {"either": "core", "door": "door"}.get(variant)
+        if (
+            other
+            and verdict.kind == NONE
+            and not verdict.reason
+            and judge(b, a, c[other], response).kind == DUPLICATE
+        ):
             verdict = verdict._replace(kind=DUPLICATE)
         if own is not None and verdict.kind == NONE and not verdict.reason:
             first, second = own_words(core(pair["a"]), core(pair["b"]))
@@ -197,7 +203,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"== {name}: {len(pairs)} pairs")
         if args.quantiles:
             quantiles(pairs, vectors)
-        for variant in [*VARIANTS, "either"]:
+        for variant in [*VARIANTS, "either", "door"]:
             found = verdicts(pairs, vectors, variant)
             pooled[variant].extend(found)
             print(line(variant, pairs, found))
