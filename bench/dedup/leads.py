@@ -9,10 +9,17 @@ without context and reasoning) and the claim alone (a trigger's response). Then
 
     python bench/dedup/leads.py                  # every set in bench/dedup, each variant
     python bench/dedup/leads.py --quantiles      # the cosines per kind, whole and core
+    python bench/dedup/leads.py --own 0.35 0.45  # own words decide in the band OWN_BAND
+    python bench/dedup/leads.py --set DUPLICATE_COSINE=0.68   # a threshold of judgement
 
-The variants: ``whole`` (today), ``core`` (the core vectors only), ``max`` (the
-larger of the two). ``core`` differs from ``whole`` only where a side has context or
-reasoning.
+The variants: ``whole`` (today, what ``contribute`` gives: the same verdicts, pair
+for pair, as bench/dedup/run.py), ``core`` (the core vectors only), ``max`` (the
+larger of the two), ``either`` (a duplicate by the whole or the core vectors, a
+conflict by the whole), ``door`` (``either`` with the new insight's core against the
+stored whole text: what the door has without storing more). ``core`` differs from
+``whole`` only where a side has context or reasoning. ``--own BAR``: a pair left
+neither, of whole-text cosine in OWN_BAND, is a duplicate where the words each side
+has of its own (their roots not in the other's topic) embed BAR near.
 """
 
 from __future__ import annotations
@@ -30,10 +37,10 @@ sys.path.insert(0, str(HERE))
 from run import load, scores  # noqa: E402
 
 SETS = ("pairs.yaml", "heldout-pairs.yaml", "heldout-pairs-2.yaml", "heldout-pairs-3.yaml")
-Side = Mapping[str, Any]
+Data = Mapping[str, Any]
 
 
-def whole(side: Side) -> str:
+def whole(side: Data) -> str:
     """``model.search_text.embedding_text`` of the side."""
     parts = [side["claim"]]
     if side.get("condition"):
@@ -42,7 +49,7 @@ def whole(side: Side) -> str:
     return " — ".join(parts)
 
 
-def core(side: Side) -> str:
+def core(side: Data) -> str:
     return f"{side['claim']} — When {side['condition']}" if side.get("condition") else side["claim"]
 
 
@@ -115,7 +122,7 @@ def verdicts(
     a whole cosine in OWN_BAND is a duplicate where its own words are this near."""
     from chitin.retrieval.judgement import DUPLICATE, NONE, Side, judge
 
-    def side(data: Side) -> Side:
+    def side(data: Data) -> Side:
         return Side(data["type"], data["claim"], data.get("condition"), bool(data.get("avoid")))
 
     found = []
@@ -180,7 +187,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=Path("/tmp/chitin-dedup-leads.npz"))
     parser.add_argument("--quantiles", action="store_true")
     parser.add_argument("--own", type=float, nargs="*", default=[], help="own-words bars")
+    parser.add_argument("--set", nargs="*", default=[], help="NAME=VALUE: judgement's bars")
     args = parser.parse_args(argv)
+    from chitin.retrieval import judgement
+
+    for assignment in args.set:  # judge() reads its module's thresholds when called
+        name, _, value = assignment.partition("=")
+        setattr(judgement, name, float(value))
     vectors = Vectors(args.cache)
     loaded = {name: load(HERE / name) for name in args.sets}
     texts = [
