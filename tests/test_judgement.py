@@ -214,3 +214,36 @@ def test_other_numbers_and_other_words_are_two_values_not_one_lesson() -> None:
 
 def test_does_is_filler() -> None:
     assert "doe" not in stance("Sam does not want to be copied").topic
+
+
+def test_once_opening_a_clause_is_after() -> None:
+    # "don't X before Y" and "X once Y is done" say the same: turned round twice
+    first, second = (
+        skill("Do not publish a release before the changelog is written"),
+        skill("Publish a release once the changelog is written"),
+    )
+    assert judge(first, second, 0.88).kind == NONE
+    assert "after" in stance("Publish it once you have tested it").poles
+    # "once" as a count is not a time: no pole, and no conflict with a "before"
+    assert not stance("Rotate the keys once a month").poles
+    assert judge(
+        skill("Never rotate the keys before a month"), skill("Rotate the keys once a month"), 0.8
+    ).kind == (CONFLICT)
+
+
+def test_front_and_behind_are_opposites() -> None:
+    assert judge(
+        skill("Mount the camera in front of the desk"),
+        skill("Mount the camera behind the desk"),
+        0.93,
+    ).kind == (CONFLICT)
+
+
+def test_prefer_x_to_y_is_a_preference() -> None:
+    trains, planes = (
+        Side("relational", "Ana prefers trains to planes for short trips"),
+        Side("relational", "Ana prefers planes to trains for short trips"),
+    )
+    assert judge(trains, planes, 0.96).kind == CONFLICT
+    # "prefer to" + a verb compares nothing
+    assert stance("Ana prefers to travel by train").preference is None

@@ -161,6 +161,7 @@ ANTONYMS: tuple[tuple[str, str], ...] = (
     ("accept", "decline"),
     ("above", "below"),
     ("top", "bottom"),
+    ("front", "behind"),
     ("maximi", "minimi"),
     ("grow", "shrink"),
     ("expand", "shrink"),

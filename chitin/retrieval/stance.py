@@ -39,12 +39,20 @@ _FILLER_WORDS = """a an the and or but of to in on at by for with from into onto
 FILLER = frozenset(_FILLER_WORDS.split())
 MAIN_REACH = 5
 _SITUATION = frozenset({"when", "if", "whenever", "once", "while", "before", "after", "unless"})
+# "once" opening a clause ("once the work is scoped", "once you have read it") is
+# "after", a pole; elsewhere it counts ("once a month") and stays a topic word.
+_ONCE_OPENS = frozenset(
+    {"you", "the", "it", "we", "i", "they", "he", "she", "this", "that", "these", "those"}
+    | {"your", "our", "their", "its", "my", "his", "her"}
+)
 _CONTRACTION = re.compile(r"n['’]t\b", re.IGNORECASE)
 _WORD = re.compile(r"[a-z0-9]+")
 # "X over Y", "X rather than Y", "X matters more than Y": X is put before Y. Each side
 # is the content words of its clause on that side of the marker ("Speed of delivery
 # matters more than polish": {speed, delivery, matter} over {polish}).
 _PREFERENCE = re.compile(r"\b(?:over|rather than|instead of|more than|in favou?r of)\b")
+# "prefer X to Y" (but not "prefer to do X"): the "to" is the marker.
+_PREFER_TO = re.compile(r"\bprefer\w*\s+(?!to\b)\w[^,;:.!?()]*?\s(to)\b")
 _CLAUSE_END = re.compile(r"[,;:.!?()]")
 
 
@@ -75,7 +83,12 @@ def root(word: str) -> str:
 
 
 def words_of(text: str) -> list[str]:
-    return _WORD.findall(_CONTRACTION.sub(" not", text.lower()))
+    words = _WORD.findall(_CONTRACTION.sub(" not", text.lower()))
+    if "once" in words:
+        for at, word in enumerate(words[:-1]):
+            if word == "once" and words[at + 1] in _ONCE_OPENS:
+                words[at] = "after"
+    return words
 
 
 @functools.lru_cache(maxsize=1 << 18)  # check judges every claim of a store, often
@@ -119,10 +132,14 @@ def _pole(word: str) -> str | None:
 def _preference(text: str) -> tuple[frozenset[str], frozenset[str]] | None:
     lowered = text.lower()
     found = _PREFERENCE.search(lowered)
+    start, end = (found.start(), found.end()) if found else (0, 0)
     if found is None:
-        return None
-    before = _CLAUSE_END.split(lowered[: found.start()])[-1]
-    after = _CLAUSE_END.split(lowered[found.end() :])[0]
+        prefer = _PREFER_TO.search(lowered)
+        if prefer is None:
+            return None
+        start, end = prefer.start(1), prefer.end(1)
+    before = _CLAUSE_END.split(lowered[:start])[-1]
+    after = _CLAUSE_END.split(lowered[end:])[0]
     first, second = _content(before), _content(after)
     return (first, second) if first and second else None
 
