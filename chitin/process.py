@@ -12,15 +12,16 @@ Three speed measures live here, and nowhere else (docs/design.md §7, §9f):
   ends with ``os._exit`` once the command has closed everything, skipping the
   interpreter's teardown (~15 ms of a session start). In-process callers (tests,
   other programs) never call ``leave``.
-- **No cyclic garbage collection while a command starts** (``hold_collector``). Loading
-  click and chitin's modules allocates ~100,000 objects and frees almost none, and the
-  collector walked them ~60 times for nothing: 3-5 ms of every command's CPU (§9f,
-  round 3). The console script holds it from its first line; a reading command, short
-  and bounded, runs without it to its end; any other command (a writer, the MCP server,
-  the background embedding, which may run for hours) gets it back before the CLI runs.
+- **No cyclic garbage collection while a command starts** (``hold_collector``).
+  Loading click and chitin's modules makes ~25,000 objects the collector tracks and
+  frees almost none, and it ran ~40 times over them for nothing (a retrieve at 1,000):
+  3-5 ms of every command's CPU (§9f, round 3). The console script holds it from its
+  first line; a reading command, short and bounded, runs without it to its end; any
+  other command (a writer, the MCP server, the background embedding, which may run for
+  hours) gets it back before the CLI runs.
 
 Imported by the CLI's first module and by store/git.py, so it imports nothing of
-chitin and nothing beyond ``os`` and ``sys``.
+chitin and nothing beyond ``os``, ``sys`` and ``gc``.
 """
 
 from __future__ import annotations
