@@ -536,6 +536,7 @@ BOUNDARIES: dict[str, dict[str, str]] = {
     "cli/retrieve.py": {"chitin.render": "the JSON shapes: the session start's text needs none"},
     "core/__init__.py": {"importlib": "core's names load on first use (core/lazy.py's rule)"},
     "core/background.py": {
+        "base64": "~0.6 ms (binascii): only a store that adopts the packaged vectors",
         "chitin.providers.minilm": "the packaged vectors: only a store that adopts them",
         "subprocess": "~5 ms: only when the background run is started",
         "shutil": "~10 ms (bz2, lzma): only the status file's replace",
