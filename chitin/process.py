@@ -1,6 +1,6 @@
 """The process around one command: git's answers started ahead of it, and its end.
 
-Two speed measures live here, and nowhere else (docs/design.md §7):
+Three speed measures live here, and nowhere else (docs/design.md §7, §9f):
 
 - **A status started ahead** (``PREFETCHED``). For a reading command in a store whose
   cache syncs by git, the console script starts ``git status`` before the CLI loads
@@ -12,14 +12,22 @@ Two speed measures live here, and nowhere else (docs/design.md §7):
   ends with ``os._exit`` once the command has closed everything, skipping the
   interpreter's teardown (~15 ms of a session start). In-process callers (tests,
   other programs) never call ``leave``.
+- **No cyclic garbage collection while a command starts** (``hold_collector``).
+  Loading click and chitin's modules makes ~25,000 objects the collector tracks and
+  frees almost none, and it ran ~40 times over them for nothing (a retrieve at 1,000):
+  3-5 ms of every command's CPU (§9f, round 3). The console script holds it from its
+  first line; a reading command, short and bounded, runs without it to its end; any
+  other command (a writer, the MCP server, the background embedding, which may run for
+  hours) gets it back before the CLI runs.
 
 Imported by the CLI's first module and by store/git.py, so it imports nothing of
-chitin and nothing beyond ``os`` and ``sys``.
+chitin and nothing beyond ``os``, ``sys`` and ``gc``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import sys
 from collections.abc import Sequence
@@ -63,6 +71,15 @@ PREFETCHED = Prefetched()
 
 def status_key(root: object, paths: Sequence[str]) -> StatusKey:
     return str(root), tuple(paths)
+
+
+def hold_collector() -> None:
+    """No cyclic garbage collection until ``release_collector`` (or the process ends)."""
+    gc.disable()
+
+
+def release_collector() -> None:
+    gc.enable()
 
 
 def leave(code: int) -> None:

@@ -184,6 +184,20 @@ def test_retrieval_never_commits_and_notes_retrieval_times(
     assert last_retrieved(store, seeded["bisect"]["id"]) is not None
 
 
+def test_retrieval_times_are_written_without_waiting_on_the_disk(seeded: Any, store: Path) -> None:
+    """The usage file syncs nothing (a session start does not wait on the disk for a
+    retrieval time: docs/design.md §9f, round 3); what it writes is still read back."""
+    from chitin.index.usage import Recorder, last_retrieved
+
+    recorder = Recorder(store)
+    try:
+        assert recorder.record([seeded["bisect"]["id"]], "2026-12-03T10:00:00Z")
+        assert recorder._connection().execute("PRAGMA synchronous").fetchone() == (0,)
+    finally:
+        recorder.close()
+    assert last_retrieved(store, seeded["bisect"]["id"]) == "2026-12-03T10:00:00Z"
+
+
 def test_chitin_yaml_overrides_scoring(run: Run, seeded: Any, store: Path) -> None:
     (store / "chitin.yaml").write_text(
         "relevance_weights: {tags: 50}\nembedding: {provider: none}\n"

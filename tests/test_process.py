@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import chitin_program, commit_count, git
 
 from chitin import __version__
@@ -178,3 +179,31 @@ def test_the_process_ends_at_once_with_its_exit_code_and_all_its_output(store: P
     assert usage.returncode == 2 and usage.stderr.startswith("Error: No such option")
     assert git(store, "status", "--porcelain") == ""
     assert commit_count(store) == 42
+
+
+@pytest.mark.parametrize(
+    ("command", "collecting"),
+    [
+        (["get", "some-id"], False),
+        (["retrieve", "--query", "x"], False),
+        (["hooks", "run", "claude-code", "session-start"], False),
+        (["contribute", "--type", "skill", "--claim", "x"], True),
+        (["mcp"], True),
+        (["embed", "--background-worker"], True),
+        (["--version"], True),
+    ],
+)
+def test_only_a_reading_command_runs_without_the_cycle_collector(
+    tmp_path: Path, command: list[str], collecting: bool
+) -> None:
+    """The console script holds the cyclic garbage collector while chitin loads; a
+    reading command keeps it off, any other gets it back before the CLI runs (a
+    server or a worker may run for hours). chitin/process.py, hold_collector."""
+    code = (
+        "import gc, sys, chitin.cli\n"
+        "chitin.cli.main = lambda: print(gc.isenabled())\n"
+        f"sys.argv = ['chitin', '--store', {str(tmp_path / 'store')!r}, *{command!r}]\n"
+        "from chitin.console import main\nmain()\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.stdout == f"{collecting}\n", result.stderr

@@ -181,6 +181,26 @@ def test_reads_load_neither_numpy_nor_yaml(tmp_path: Path) -> None:
     assert result.stdout.strip().splitlines()[-1] == "[]"
 
 
+@pytest.mark.parametrize("command", [["list"], ["stats"], ["get", "PREFIX"]])
+def test_a_read_in_text_loads_no_json_shape(tmp_path: Path, command: list[str]) -> None:
+    """The JSON shapes (render/shapes/, ~1 ms) load with --format json only."""
+    store = tmp_path / "store"
+    subprocess.run(
+        [sys.executable, "-m", "chitin", "--store", str(store), "init", "--seed"],
+        check=True,
+        capture_output=True,
+    )
+    prefix = next((store / "insights").rglob("*.md")).stem[:4]
+    argv = ["chitin", "--store", str(store), *(prefix if a == "PREFIX" else a for a in command)]
+    code = (
+        f"import sys; from chitin.cli import cli; sys.argv={argv!r}\n"
+        "try: cli.main()\nexcept SystemExit as e: print(e.code)\n"
+        "print([m for m in sys.modules if m.startswith('chitin.render.shapes')])"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.stdout.strip().splitlines()[-2:] == ["0", "[]"], result.stderr
+
+
 def test_version_does_not_load_the_store_or_yaml() -> None:
     code = (
         "import sys; from chitin.cli import cli; sys.argv=['chitin','--version'];\n"
@@ -533,9 +553,11 @@ BOUNDARIES: dict[str, dict[str, str]] = {
         "difflib": "only for a misspelt command's did-you-mean",
     },
     "cli/mcp.py": {"chitin.server": "the server and its protocol: `chitin mcp` only"},
+    "cli/read.py": {"chitin.render": "the JSON shapes: get's, list's and stats' text needs none"},
     "cli/retrieve.py": {"chitin.render": "the JSON shapes: the session start's text needs none"},
     "core/__init__.py": {"importlib": "core's names load on first use (core/lazy.py's rule)"},
     "core/background.py": {
+        "base64": "~0.6 ms (binascii): only a store that adopts the packaged vectors",
         "chitin.providers.minilm": "the packaged vectors: only a store that adopts them",
         "subprocess": "~5 ms: only when the background run is started",
         "shutil": "~10 ms (bz2, lzma): only the status file's replace",

@@ -1,4 +1,5 @@
-"""Commands that read insights: get, list, stats, similar."""
+"""Commands that read insights: get, list, stats, similar. Their JSON shapes load with
+``--format json`` only: the text needs none (~1 ms of a get, docs/design.md §9f)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import click
 from chitin.cli.context import emit_json, format_option, opened
 from chitin.model import arguments
 from chitin.model.insight import PROVENANCES, TYPES
-from chitin.render import shapes, text
+from chitin.render import text
 
 
 @click.command()
@@ -20,6 +21,8 @@ def get(ctx: click.Context, insight_id: str, fmt: str) -> None:
         insight = chitin.get(insight_id)
         path = chitin.path_of(insight.id)
     if fmt == "json":
+        from chitin.render import shapes
+
         emit_json(shapes.insight(insight))
     else:
         click.echo("\n".join(text.detail(insight, path)))
@@ -54,6 +57,8 @@ def list_insights(
             listed=fmt != "json",
         )
     if fmt == "json":
+        from chitin.render import shapes
+
         emit_json(shapes.insights(found))
     else:
         click.echo(text.insight_list(found, archived))
@@ -67,6 +72,8 @@ def stats(ctx: click.Context, fmt: str) -> None:
     with opened(ctx) as chitin:
         result = chitin.stats()
     if fmt == "json":
+        from chitin.render import shapes
+
         emit_json(
             shapes.stats(result.total, result.by_type, result.average_confidence, result.archived)
         )
@@ -100,6 +107,8 @@ def similar(ctx: click.Context, claim: str, threshold: str | None, meaning: bool
     with opened(ctx) as chitin:
         results = chitin.similar(claim, floor, semantic=meaning)
     if fmt == "json":
+        from chitin.render import shapes
+
         emit_json(shapes.similar(results))
     else:
         click.echo("\n".join(text.similar(results)))

@@ -18,6 +18,8 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 
+from chitin import process
+
 # Commands that only read the store.
 READERS = frozenset(
     {"get", "list", "stats", "similar", "retrieve", "render", "embed-status", "quality",
@@ -27,19 +29,23 @@ SESSION_START_HOOK = ("hooks", "run", "claude-code", "session-start")
 
 
 def main() -> None:
+    process.hold_collector()  # for the start-up (chitin/process.py says why)
     try:
-        prefetch(sys.argv[1:], os.environ)
+        reading = prefetch(sys.argv[1:], os.environ)
         from chitin.cli import main as run_cli
     except KeyboardInterrupt:  # Ctrl-C while chitin loads: no command has begun
         sys.stderr.write("Interrupted: nothing was changed.\n")
         sys.exit(130)
+    if not reading:
+        process.release_collector()  # a writer, the server or a worker may run long
     run_cli()
 
 
-def prefetch(argv: Sequence[str], env: Mapping[str, str]) -> None:
+def prefetch(argv: Sequence[str], env: Mapping[str, str]) -> bool:
     """Start ``git status`` now for a reading command in a store synced by git, but
     for ``get``: it stats the one file it shows instead (core/session.py,
-    ``cache_vouching``), and asks git only when that file or a folder changed."""
+    ``cache_vouching``), and asks git only when that file or a folder changed.
+    Returns whether the command only reads."""
     reading, store = reading_command(argv)
     if reading and _command_line(argv)[0][0] != "get":
         # pathlib, where the store is, the index's mark and git: for reading commands
@@ -47,6 +53,7 @@ def prefetch(argv: Sequence[str], env: Mapping[str, str]) -> None:
         from chitin.console.ahead import prefetch_status
 
         prefetch_status(store, env)
+    return reading
 
 
 def reading_command(argv: Sequence[str]) -> tuple[bool, str | None]:

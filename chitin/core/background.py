@@ -24,7 +24,6 @@ in the environment, turns it off; the session then says to run ``chitin embed``.
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import json
 import os
@@ -191,6 +190,8 @@ SEED_VECTORS = "seed-vectors.json"
 def packaged_vectors() -> dict[tuple[str, str, int], bytes]:
     """The starter insights' vectors that ship with chitin (scripts/seed_vectors.py makes
     them), keyed by (id, text hash, part); {} if the file is missing or unreadable."""
+
+    import base64  # ~0.6 ms (binascii): a session start that adopts nothing needs none
 
     from chitin.providers.minilm import DIMENSIONS, MODEL
 

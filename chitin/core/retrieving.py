@@ -4,7 +4,6 @@ PERSONALITY.md made of them. This is the session start: keep its imports lazy.""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -61,7 +60,7 @@ class Retrieving:
         if config is None:
             config = self.session.store.config() if not self.session.missing else {}
         shape = self.session.shape or DEFAULT_SHAPE
-        return replace(Settings.from_config(config), shape=shape, fusion=self.session.fusion)
+        return Settings.from_config(config)._replace(shape=shape, fusion=self.session.fusion)
 
     # A retrieval answers whatever chitin.yaml holds: it is the session start, which must
     # not fail for a hand edit. What it cannot use is set aside and said, and `chitin

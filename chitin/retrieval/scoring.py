@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from datetime import datetime
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from chitin.errors import ValidationError
@@ -80,15 +80,17 @@ DEFAULT_SHAPE = Shape(
 )
 
 
-@dataclass(frozen=True)
-class Settings:
-    """Scoring settings; each table can be overridden in the store's chitin.yaml."""
+_READ_ONLY_BOOSTS = MappingProxyType({c: MappingProxyType(t) for c, t in TYPE_BOOSTS.items()})
 
-    half_lives: Mapping[str, float | None] = field(default_factory=lambda: dict(HALF_LIVES))
-    type_boosts: Mapping[str, Mapping[str, float]] = field(
-        default_factory=lambda: {c: dict(t) for c, t in TYPE_BOOSTS.items()}
-    )
-    relevance_weights: Mapping[str, float] = field(default_factory=lambda: dict(RELEVANCE_WEIGHTS))
+
+class Settings(NamedTuple):
+    """Scoring settings; each table can be overridden in the store's chitin.yaml. (A
+    NamedTuple with read-only default tables, not a dataclass: the session start would
+    load ``dataclasses`` and build the class's methods for it, ~1 ms, §9f round 3.)"""
+
+    half_lives: Mapping[str, float | None] = MappingProxyType(HALF_LIVES)
+    type_boosts: Mapping[str, Mapping[str, float]] = _READ_ONLY_BOOSTS
+    relevance_weights: Mapping[str, float] = MappingProxyType(RELEVANCE_WEIGHTS)
     shape: Shape = DEFAULT_SHAPE
     fusion: str = "blend"  # how text and meaning combine: "blend" (default) or "rrf"
 
