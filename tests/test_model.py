@@ -10,6 +10,7 @@ import pytest
 
 from chitin.errors import ValidationError
 from chitin.model import ids, ops
+from chitin.model import insight as insight_module
 from chitin.model.ids import check_id, new_id, random_text, slugify
 from chitin.model.insight import (
     check_confidence,
@@ -83,6 +84,23 @@ def test_a_contribute_loads_no_random_module_and_no_diff(tmp_path: Path) -> None
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert "Contributed" in result.stdout
     assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
+@pytest.mark.parametrize("text", ["a\x07b", "\x7f", "tab\tok\rno", "é\x07", "é\x7f"])
+def test_ascii_and_other_text_refuse_the_same_control_characters(text: str) -> None:
+    char = next(c for c in text if c not in "\tabéknot")
+    with pytest.raises(ValidationError, match=f"found U\\+{ord(char):04X}"):
+        insight_module.check_text("claim", text)
+
+
+def test_ascii_text_is_checked_without_compiling_the_whole_class(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(insight_module, "_FORBIDDEN", None)
+    assert insight_module.check_text("claim", "plain\ttext\r\nhere") == "plain\ttext\nhere"
+    assert insight_module._FORBIDDEN is None  # ~3 ms to compile, for text beyond ASCII only
+    assert insight_module.check_text("claim", "café\r\n") == "café\n"
+    assert insight_module._FORBIDDEN is not None
 
 
 @pytest.mark.parametrize("bad", ["", "..", "a/b", "a\\b", "../x", "x/../y", "-x", "a..b", "é"])
