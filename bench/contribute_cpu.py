@@ -2,7 +2,7 @@
 answers them: a figure that a shared, loaded machine moves less than wall time.
 
     python bench/contribute_cpu.py --chitin VENV/bin/chitin --store STORE [--home HOME]
-        [--runs 15] [--resident on|off]
+        [--runs 15] [--resident on|off] [--each]
 
 STORE is copied (perf-vs-orig's contribute store with KEEP=1: ``N1000/ours/store-contrib``,
 and its ``ours-home`` as HOME, where the prepared model is). Each run contributes a
@@ -10,7 +10,8 @@ fresh claim (perf-vs-orig's, with a counter) as a fresh process, in perf-vs-orig
 environment; the resident gets a folder of its own, is started by the first run, and
 the first 3 runs are not counted (the start, and a resident still loading). Printed:
 medians of the process tree's CPU (user + system, git's children included), of the
-resident's CPU per call, and of the wall time.
+resident's CPU per call, and of the wall time; with ``--each``, every run's too (the
+uncounted ones marked), to see what the first runs after a resident's start cost.
 """
 
 from __future__ import annotations
@@ -102,6 +103,7 @@ def main() -> int:
     parser.add_argument("--home", type=Path)
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--resident", default="on")
+    parser.add_argument("--each", action="store_true", help="print every run's figures")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="chitin-cpu-"))
     folder = Path(tempfile.mkdtemp(prefix="cc", dir="/tmp"))
@@ -133,6 +135,13 @@ def main() -> int:
             pid, before = resident_cpu(folder)
             used, wall = one(argv, env)
             after_pid, after = resident_cpu(folder)
+            if args.each:
+                own = after - before if pid is not None and pid == after_pid else after
+                mark = " (not counted)" if k < WARM_UP else ""
+                print(
+                    f"  run {k}: tree {used * 1000:.0f} ms, resident {own * 1000:.0f} ms, "
+                    f"wall {wall * 1000:.0f} ms{mark}"
+                )
             if k < WARM_UP:
                 time.sleep(2)  # the resident the first run started loads its model
                 continue

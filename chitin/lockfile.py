@@ -10,6 +10,7 @@ import os
 import stat
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import IO
 
@@ -39,16 +40,64 @@ def derived_folder(root: Path) -> Path:
     return folder
 
 
-def note_command(root: Path) -> None:
+def note_command(root: Path, env: Mapping[str, str] | None = None) -> None:
     """Say that a chitin command runs in the store at ``root``: the background
     embedding's lock file, where one has run, gets a fresh mtime (one system call, and
-    none when there is no such file). The worker waits while commands come
-    (core/background.py, ``wait_for_quiet``)."""
+    none when there is no such file); with ``env``, so does this user's mark of
+    commands (USER_COMMANDS_MARK in ``user_folder``), where a worker made one: a
+    worker embedding *another* store waits for this command too. The worker waits
+    while commands come (core/background.py, ``wait_for_quiet``)."""
     with contextlib.suppress(OSError):  # none here, or .chitin/ is not ours to touch
         os.utime(derived_folder(root) / COMMANDS_MARK, follow_symlinks=False)
+    if env is not None:
+        with contextlib.suppress(OSError):
+            os.utime(user_folder(env) / USER_COMMANDS_MARK, follow_symlinks=False)
 
 
 COMMANDS_MARK = "vectors/background.lock"  # core/background.py's LOCK_FILE
+USER_COMMANDS_MARK = "commands"
+USER_FOLDER = "CHITIN_RESIDENT_DIR"
+
+
+def user_folder(env: Mapping[str, str]) -> Path:
+    """This user's folder for chitin's files of the moment (the resident embedder's
+    socket, the mark of commands): ``$CHITIN_RESIDENT_DIR``; else
+    ``$XDG_RUNTIME_DIR/chitin`` (the user's own, by the standard); else
+    ``/tmp/chitin-<uid>``: short, and the same for every HOME a test or a benchmark
+    sets. Whoever trusts what is in it checks that it is private (``private_folder``)."""
+    if env.get(USER_FOLDER):
+        return Path(env[USER_FOLDER])
+    runtime = env.get("XDG_RUNTIME_DIR")
+    if runtime and Path(runtime).is_dir():
+        return Path(runtime) / "chitin"
+    return Path("/tmp") / f"chitin-{os.getuid()}"
+
+
+def private_folder(folder: Path, make: bool) -> bool:
+    """Whether ``folder`` is a folder of this user's that nobody else may enter (made
+    so if missing and ``make``). A symlink, another owner or open modes: not ours."""
+    if make:
+        with contextlib.suppress(FileExistsError, OSError):
+            folder.mkdir(mode=0o700, parents=True)
+    try:
+        seen = os.lstat(folder)
+    except OSError:
+        return False
+    mine = seen.st_uid == os.getuid() and stat.S_ISDIR(seen.st_mode)
+    return mine and not seen.st_mode & 0o077
+
+
+def commands_mark(env: Mapping[str, str]) -> Path | None:
+    """This user's mark of commands (``note_command``), made if missing, for a
+    background worker to watch; None where the user's folder is not private (a mark
+    that others could touch would let them hold the worker back)."""
+    folder = user_folder(env)
+    if not private_folder(folder, True):
+        return None
+    mark = folder / USER_COMMANDS_MARK
+    with contextlib.suppress(OSError):
+        mark.touch(exist_ok=True)
+    return mark
 
 
 def _replace_link(folder: Path) -> None:

@@ -56,6 +56,10 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, machine_cache: Pat
     # Nor a resident embedder (providers/resident.py): tests/test_resident.py starts
     # its own, in a folder of its own, and stops them.
     monkeypatch.setenv("CHITIN_RESIDENT", "off")
+    # This user's folder of the moment (the resident's socket, the mark of commands a
+    # background worker yields to, chitin/lockfile.py): the test's own, so that a
+    # worker a test starts never waits for the commands of other tests or other runs.
+    monkeypatch.setenv("CHITIN_RESIDENT_DIR", str(tmp_path / "run"))
     monkeypatch.setenv("CARAPACE_URL", "http://127.0.0.1:9/api/v1")  # refused: never the real one
     # Commands find the store you stand in (chitin/location.py): this source checkout
     # holds insights/ and .git, so tests stand in a folder of their own.

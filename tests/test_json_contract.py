@@ -26,7 +26,6 @@ import json
 import os
 import random
 import re
-import secrets
 import socket
 import subprocess
 import sys
@@ -40,6 +39,7 @@ from carapace_server import CarapaceServer, ManualClock
 from click.testing import CliRunner
 
 from chitin.cli import cli
+from chitin.model import evidence, ids
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("CHITIN_UPDATE_GOLDEN") == "1"
@@ -67,7 +67,12 @@ def _freeze(monkeypatch: pytest.MonkeyPatch) -> None:
         if getattr(module, "datetime", None) is dt.datetime:
             monkeypatch.setattr(module, "datetime", _FrozenDatetime)
     seeded = random.Random(13)
-    monkeypatch.setattr(secrets, "choice", seeded.choice)
+
+    def drawn(alphabet: str, length: int) -> str:  # as secrets.choice drew them before
+        return "".join(seeded.choice(alphabet) for _ in range(length))
+
+    monkeypatch.setattr(ids, "random_text", drawn)  # ids' suffixes
+    monkeypatch.setattr(evidence, "random_text", drawn)  # evidence tokens
     monkeypatch.setattr(socket, "gethostname", lambda: "golden-host")
     for role in ("AUTHOR", "COMMITTER"):
         monkeypatch.setenv(f"GIT_{role}_DATE", GIT_DATE)

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from chitin.errors import ValidationError
-from chitin.model import ops
-from chitin.model.ids import check_id, new_id, slugify
+from chitin.model import ids, ops
+from chitin.model import insight as insight_module
+from chitin.model.ids import check_id, new_id, random_text, slugify
 from chitin.model.insight import (
     check_confidence,
     js_number,
@@ -38,6 +43,64 @@ def test_new_id_is_slug_plus_suffix_and_avoids_taken_ids() -> None:
     tokens = iter(["aaaa", "bbbb"])
     taken = {"use-git-aaaa"}
     assert new_id("Use git", taken.__contains__, lambda: next(tokens)) == "use-git-bbbb"
+
+
+def test_random_text_draws_again_the_bytes_that_would_favour_some_characters(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """256 = 3 * 85 + 1: byte 255 would make "a" likelier than "b" and "c"; it is drawn
+    again, and every other byte maps to one character."""
+    draws = iter([bytes([255, 0, 1, 2, 255, 4]), bytes([5, 255, 7, 9])])
+    monkeypatch.setattr(ids.os, "urandom", lambda size: next(draws))
+    assert random_text("abc", 3) == "abc"
+    assert random_text("abc", 3) == "cba"
+
+
+def test_random_text_is_of_the_alphabet_and_even() -> None:
+    drawn = random_text("abc", 30_000)
+    assert len(drawn) == 30_000
+    assert set(drawn) == set("abc")
+    # 10,000 expected each; 5 standard deviations (~82) either way is far inside this
+    assert all(9_000 < drawn.count(c) < 11_000 for c in "abc")
+
+
+def test_a_contribute_loads_no_random_module_and_no_diff(tmp_path: Path) -> None:
+    """An id's suffix comes from os.urandom (secrets would load base64, hmac and
+    random); the field diff is an update's alone."""
+    store = tmp_path / "store"
+    subprocess.run(
+        [sys.executable, "-m", "chitin", "--store", str(store), "init"],
+        check=True,
+        capture_output=True,
+    )
+    (store / "chitin.yaml").write_text("embedding:\n  provider: none\n")
+    code = (
+        "import sys; from chitin.cli import cli\n"
+        f"sys.argv = ['chitin', '--store', {str(store)!r}, 'contribute', '--type', 'skill',"
+        " '--claim', 'Write the failing test first', '--confidence', '0.8']\n"
+        "try: cli.main()\nexcept SystemExit: pass\n"
+        "print([m for m in ('secrets', 'hmac', 'random', 'chitin.model.diff') if m in sys.modules])"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert "Contributed" in result.stdout
+    assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
+@pytest.mark.parametrize("text", ["a\x07b", "\x7f", "tab\tok\rno", "é\x07", "é\x7f"])
+def test_ascii_and_other_text_refuse_the_same_control_characters(text: str) -> None:
+    char = next(c for c in text if c not in "\tabéknot")
+    with pytest.raises(ValidationError, match=f"found U\\+{ord(char):04X}"):
+        insight_module.check_text("claim", text)
+
+
+def test_ascii_text_is_checked_without_compiling_the_whole_class(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(insight_module, "_FORBIDDEN", None)
+    assert insight_module.check_text("claim", "plain\ttext\r\nhere") == "plain\ttext\nhere"
+    assert insight_module._FORBIDDEN is None  # ~3 ms to compile, for text beyond ASCII only
+    assert insight_module.check_text("claim", "café\r\n") == "café\n"
+    assert insight_module._FORBIDDEN is not None
 
 
 @pytest.mark.parametrize("bad", ["", "..", "a/b", "a\\b", "../x", "x/../y", "-x", "a..b", "é"])

@@ -505,10 +505,7 @@ BOUNDARIES: dict[str, dict[str, str]] = {
     "index/vector_files.py": {"numpy": "heavy (~90 ms): a repeated query never loads it"},
     "index/vectors.py": {"numpy": "heavy (~90 ms): a repeated query never loads it"},
     "lockfile.py": {"shutil": "~10 ms (bz2, lzma): only for a folder where a file goes"},
-    "model/ids.py": {
-        "secrets": "~3 ms (random, hmac): only a writer makes an id or a token",
-        "hashlib": "OpenSSL: only a sharded store's path",
-    },
+    "model/ids.py": {"hashlib": "OpenSSL: only a sharded store's path"},
     "model/quality.py": {"decimal": "only a shown score is rounded; retrieve never is"},
     "model/search_text.py": {"hashlib": "OpenSSL: only when texts are embedded"},
     "providers/__init__.py": {
@@ -532,6 +529,7 @@ BOUNDARIES: dict[str, dict[str, str]] = {
         "subprocess": "~5 ms: a read synced by a stat walk runs no git",
         "chitin.store.git_identity": "json (~1 ms): only a commit needs the identity",
     },
+    "store/messages.py": {"chitin.model.diff": "an update's changed fields: not every write"},
     "store/loading.py": {"chitin.format.markdown": "a read served from the cache parses none"},
     "store/repository.py": {
         "chitin.store.writing": "the write path (writer, secrets, commit words): writes only",

@@ -69,7 +69,7 @@ def opened(ctx: click.Context, reading: bool = True) -> Iterator[Chitin]:
     insight files it had to skip because they do not parse.
     """
     settings: Settings = ctx.find_root().obj
-    note_command(settings.store)  # a background embedding here waits meanwhile
+    note_command(settings.store, os.environ)  # a background embedding waits meanwhile
     progress = IndexProgress()
     chitin = Chitin(
         settings.store,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from chitin import provider_names
@@ -65,7 +67,7 @@ def _background(ctx: click.Context) -> None:
     from chitin import run_embed_worker
 
     with opened(ctx, reading=False) as chitin:
-        done = run_embed_worker(chitin)
+        done = run_embed_worker(chitin, os.environ)
     click.echo("another background embedding is running" if done is None else f"embedded {done}")
 
 

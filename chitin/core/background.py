@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from chitin.errors import ChitinError
 from chitin.index.vectors import SidecarReplaced
-from chitin.lockfile import derived_folder, try_lock, unlock
+from chitin.lockfile import commands_mark, derived_folder, try_lock, unlock
 from chitin.resources import asset_path
 from chitin.search import semantic
 
@@ -114,19 +114,21 @@ class Embeds(Protocol):
     def embed(self, *, progress: Progress | None = None) -> tuple[semantic.Semantic, int]: ...
 
 
-def run_embed_worker(chitin: Embeds) -> int | None:
+def run_embed_worker(chitin: Embeds, env: Mapping[str, str] | None = None) -> int | None:
     """The background embedding itself (``chitin embed --background-worker``, run
-    detached): every stale vector, at low priority, one run at a time. Returns how
-    many were embedded, or None if another run holds the lock."""
+    detached): every stale vector, at low priority, one run at a time, yielding to
+    the user's commands in any store (``env`` finds the user's mark of them). Returns
+    how many were embedded, or None if another run holds the lock."""
     root = chitin.root
     with worker_lock(root) as mine:
         if not mine:
             return None
         priority = lower_priority()
         write_status(root, "running", started=time.time(), priority=priority)
+        user = commands_mark(env) if env is not None else None
         try:
-            wait_for_quiet(root)
-            _, done = chitin.embed(progress=lambda _done, _total: _pause(root))
+            wait_for_quiet(root, user=user)
+            _, done = chitin.embed(progress=lambda _done, _total: _pause(root, user))
         except SidecarReplaced:
             return 0  # .chitin/ was deleted under us: whoever made it anew carries on
         except BaseException as error:
@@ -136,17 +138,20 @@ def run_embed_worker(chitin: Embeds) -> int | None:
         return done
 
 
-def wait_for_quiet(root: Path, clock: Callable[[], float] = time.time) -> float:
+def wait_for_quiet(
+    root: Path, clock: Callable[[], float] = time.time, user: Path | None = None
+) -> float:
     """Before each chunk of the embedding: while chitin commands run in this store
-    (each touches the lock file, lockfile.note_command), wait until none has for
-    QUIET_SECONDS, and at most MAX_WAIT, so that the embedding still ends while
-    commands never stop. Even at the lowest priority, a worker running beside them
-    cost each ~15-30 ms (docs/design.md §9f). Returns the seconds waited."""
-    mark = folder(root) / LOCK_FILE
+    (each touches the lock file, lockfile.note_command), or in any store of the
+    user's (``user``, their mark), wait until none has for QUIET_SECONDS, and at most
+    MAX_WAIT, so that the embedding still ends while commands never stop. Even at the
+    lowest priority, a worker running beside them cost each ~15-30 ms (docs/design.md
+    §9f; a contribute in another store, ~30 ms: §9g). Returns the seconds waited."""
+    marks = [folder(root) / LOCK_FILE, *([user] if user is not None else [])]
     started = clock()
     while clock() - started < MAX_WAIT:
         try:
-            quiet_for = clock() - mark.stat().st_mtime
+            quiet_for = clock() - max(mark.stat().st_mtime for mark in marks)
         except OSError:
             break
         if quiet_for >= QUIET_SECONDS:
@@ -155,8 +160,8 @@ def wait_for_quiet(root: Path, clock: Callable[[], float] = time.time) -> float:
     return clock() - started
 
 
-def _pause(root: Path) -> None:
-    wait_for_quiet(root)
+def _pause(root: Path, user: Path | None) -> None:
+    wait_for_quiet(root, user=user)
 
 
 def prepare_vectors(

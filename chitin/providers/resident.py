@@ -26,7 +26,6 @@ import contextlib
 import fcntl
 import json
 import os
-import stat
 import struct
 import sys
 import time
@@ -36,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from chitin import __version__
+from chitin.lockfile import USER_FOLDER, private_folder, user_folder
 from chitin.providers.minilm import DIMENSIONS, MODEL, MODEL_SHA256
 
 if TYPE_CHECKING:  # subprocess loads only to start a resident
@@ -43,7 +43,7 @@ if TYPE_CHECKING:  # subprocess loads only to start a resident
 
 PROTOCOL = 1
 SWITCH = "CHITIN_RESIDENT"  # 0, off, no or false: never ask one, never start one
-FOLDER = "CHITIN_RESIDENT_DIR"  # where the socket lives (default: see ``folder_for``)
+FOLDER = USER_FOLDER  # where the socket lives (default: see ``folder_for``)
 IDLE = "CHITIN_RESIDENT_IDLE"  # seconds without a request before it exits
 IDLE_SECONDS = 300.0
 TIMEOUT = 1.0  # seconds for the connection and the first texts' answer
@@ -92,15 +92,9 @@ def settings(env: Mapping[str, str], prepared_root: Path | None) -> Resident | N
 
 
 def folder_for(env: Mapping[str, str]) -> Path:
-    """``$CHITIN_RESIDENT_DIR``; else ``$XDG_RUNTIME_DIR/chitin`` (the user's own, by
-    the standard); else ``/tmp/chitin-<uid>``: short, and the same for every HOME a
-    test or a benchmark sets."""
-    if env.get(FOLDER):
-        return Path(env[FOLDER])
-    runtime = env.get("XDG_RUNTIME_DIR")
-    if runtime and Path(runtime).is_dir():
-        return Path(runtime) / "chitin"
-    return Path("/tmp") / f"chitin-{os.getuid()}"
+    """Where the socket lives: this user's folder (chitin/lockfile.py, ``user_folder``),
+    which the mark of commands shares."""
+    return user_folder(env)
 
 
 def installation_key() -> str:
@@ -109,20 +103,6 @@ def installation_key() -> str:
     # A checksum, not a digest: it only tells installations apart on one machine, and
     # hashlib's OpenSSL costs ~2.8 ms on every retrieve that makes a local provider.
     return f"{binascii.crc32(made.encode()):08x}"
-
-
-def private_folder(folder: Path, make: bool) -> bool:
-    """Whether ``folder`` is a folder of this user's that nobody else may enter (made
-    so if missing and ``make``). A symlink, another owner or open modes: not ours."""
-    if make:
-        with contextlib.suppress(FileExistsError, OSError):
-            folder.mkdir(mode=0o700, parents=True)
-    try:
-        seen = os.lstat(folder)
-    except OSError:
-        return False
-    mine = seen.st_uid == os.getuid() and stat.S_ISDIR(seen.st_mode)
-    return mine and not seen.st_mode & 0o077
 
 
 def peer_uid(sock: Any) -> int | None:

@@ -30,13 +30,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from chitin.lockfile import private_folder
 from chitin.providers.local import LocalProvider
 from chitin.providers.minilm import DIMENSIONS, LIGHT_LOAD_TEXTS
 from chitin.providers.resident import (
     MAX_TEXTS,
     PROTOCOL,
     peer_uid,
-    private_folder,
     receive_frame,
     send_frame,
 )

@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from chitin.model.diff import field_changes
 from chitin.model.insight import Insight
 
 TRAILER_PREFIX = "Chitin-"
@@ -64,6 +63,8 @@ def contribute_words(insight: Insight, imported: bool) -> Words:
 
 
 def update_words(insight_id: str, before: Insight, after: Insight) -> Words:
+    from chitin.model.diff import field_changes  # updates only: not every write's start
+
     changed = field_changes(before, after)
     body = [f"{c.field}: {short(c.old or '')!r} → {short(c.new or '')!r}" for c in changed]
     subject = f"Update {insight_id}: {', '.join(c.field for c in changed) or 'text'}"
