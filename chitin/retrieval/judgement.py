@@ -64,6 +64,16 @@ STANCE_COSINE = 0.4
 # their topic words (bench/dedup: the conflicts' conditions 0.33–1.0, the look-alikes'
 # with other situations 0.25 and below).
 CONDITION_OVERLAP = 0.3
+# The words each side has of its own, aligned token by token (retrieval/alignment.py),
+# where the door has the token vectors: from ALIGN_FLOOR up to ALIGN_CEILING of the
+# cosine, a pair only the cosine bar kept apart is a duplicate from ALIGN_DUPLICATE,
+# and a duplicate by the cosine is none under ALIGN_VETO ("Never commit secrets" /
+# "generated files to the repository": 0.80, its own words 0.15). Above the ceiling
+# the cosine decides alone. bench/dedup/align.py; docs/design.md §9e, sixth round.
+ALIGN_DUPLICATE = 0.45
+ALIGN_VETO = 0.30
+ALIGN_FLOOR = 0.50
+ALIGN_CEILING = 0.92
 # Conflicts read from "X over Y" need the rest of the topic to match too.
 _PUNCTUATION = re.compile(r"[^\w\s]")
 
@@ -109,9 +119,18 @@ def exact_key(side: Side) -> tuple[str, ...]:
     return (side.type, normalized(side.claim))
 
 
-def judge(a: Side, b: Side, cosine: float | None, response: float | None = None) -> Verdict:
+def judge(
+    a: Side,
+    b: Side,
+    cosine: float | None,
+    response: float | None = None,
+    alignment: float | None = None,
+) -> Verdict:
     """The verdict on two insights (symmetric). ``response``: for two triggers, the
-    cosine of their responses (claims) alone, where it could be had."""
+    cosine of their responses (claims) alone, where it could be had. ``alignment``:
+    the alignment of the words each has of its own (``alignment.own_alignment``),
+    where the token vectors could be had (the door asks for them only where the
+    verdict depends on it: ``depends_on_alignment``)."""
     basis = WORDS if cosine is None else MEANING
     if exact_key(a) == exact_key(b):
         return Verdict(DUPLICATE, 1.0, "same claim", True, basis)
@@ -128,11 +147,20 @@ def judge(a: Side, b: Side, cosine: float | None, response: float | None = None)
         return Verdict(kind, similarity, reason, False, basis)
     if _other_values(mine, theirs):
         return Verdict(NONE, similarity, "", False, basis)
-    if _duplicate(a, b, overlap, cosine, response):
+    if _duplicate(a, b, overlap, cosine, response, alignment):
         return Verdict(
             DUPLICATE, similarity, "same meaning" if cosine else "same words", False, basis
         )
     return Verdict(NONE, similarity, "", False, basis)
+
+
+def depends_on_alignment(
+    a: Side, b: Side, cosine: float | None, response: float | None = None
+) -> bool:
+    """Whether ``alignment`` could change the verdict on the pair."""
+    if cosine is None or not ALIGN_FLOOR <= cosine < ALIGN_CEILING:
+        return False
+    return judge(a, b, cosine, response, 0.0).kind != judge(a, b, cosine, response, 1.0).kind
 
 
 def _stance_only(mine: Stance, theirs: Stance, cosine: float | None) -> bool:
@@ -181,10 +209,26 @@ def _other_values(mine: Stance, theirs: Stance) -> bool:
 
 
 def _duplicate(
-    a: Side, b: Side, overlap: float, cosine: float | None, response: float | None
+    a: Side,
+    b: Side,
+    overlap: float,
+    cosine: float | None,
+    response: float | None,
+    alignment: float | None,
 ) -> bool:
     if cosine is None:
         return overlap >= WORDS_DUPLICATE
+    near = _near(a, b, overlap, cosine, response)
+    if alignment is None or not ALIGN_FLOOR <= cosine < ALIGN_CEILING:
+        return near
+    if near:
+        return alignment >= ALIGN_VETO
+    # Only the cosine bar kept them apart: at any cosine they would be duplicates.
+    return alignment >= ALIGN_DUPLICATE and _near(a, b, overlap, 1.0, response)
+
+
+def _near(a: Side, b: Side, overlap: float, cosine: float, response: float | None) -> bool:
+    """Near duplicates by the cosine (and a trigger's response) alone."""
     if a.type == b.type == "trigger" and response is not None:
         return (cosine >= TRIGGER_COSINE and response >= TRIGGER_RESPONSE) or (
             cosine >= DUPLICATE_COSINE and response >= RESPONSE_FLOOR
