@@ -71,3 +71,10 @@ def test_the_alignment_is_asked_only_where_it_can_change_the_verdict() -> None:
     negated = Side("skill", "Never profile before optimising")
     assert judge(PROFILE, negated, 0.85).kind == CONFLICT
     assert not depends_on_alignment(PROFILE, negated, 0.85)  # a conflict, whatever it says
+
+
+def test_across_types_the_cosine_decides_alone() -> None:
+    tdd = Side("skill", "Avoid writing the failing test before the fix")
+    weaken = Side("trigger", "weakening the assertion", "a test fails", True)
+    assert judge(tdd, weaken, 0.62, alignment=0.9).kind == NONE
+    assert not depends_on_alignment(tdd, weaken, 0.62)

@@ -308,3 +308,27 @@ def test_the_idle_time_set_by_the_environment_ends_it(
     assert client.ask(settings, TEXTS) is None
     assert isinstance(provider, LocalProvider)
     provider.close()
+
+
+def test_token_vectors_come_from_the_resident_as_from_the_model(
+    folder: Path, machine_cache: Path
+) -> None:
+    """The door's token alignment asks the resident for token vectors ("tokens"): the
+    same word pieces and rows as the model in-process, and no model loaded here."""
+    settings = _settings(folder, machine_cache)
+    server = _serve(settings)
+    _ready(settings)
+    provider = LocalProvider(prepared_root=machine_cache, resident=settings)
+    answered = provider.tokens(TEXTS)
+    assert provider._session is None and provider.resident is not None
+    alone = LocalProvider()
+    try:
+        expected = alone.tokens(TEXTS)
+    finally:
+        alone.close()
+    assert [pieces for pieces, _ in answered] == [pieces for pieces, _ in expected]
+    assert answered[0][0][:3] == ("reproduce", "a", "bug")
+    for (_, rows), (_, made) in zip(answered, expected, strict=True):
+        np.testing.assert_allclose(np.array(rows), np.array(made), atol=1e-3)
+    server.kill()
+    server.wait()

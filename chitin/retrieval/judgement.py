@@ -158,7 +158,7 @@ def depends_on_alignment(
     a: Side, b: Side, cosine: float | None, response: float | None = None
 ) -> bool:
     """Whether ``alignment`` could change the verdict on the pair."""
-    if cosine is None or not ALIGN_FLOOR <= cosine < ALIGN_CEILING:
+    if cosine is None or not _aligned(a, b, cosine):
         return False
     return judge(a, b, cosine, response, 0.0).kind != judge(a, b, cosine, response, 1.0).kind
 
@@ -219,12 +219,19 @@ def _duplicate(
     if cosine is None:
         return overlap >= WORDS_DUPLICATE
     near = _near(a, b, overlap, cosine, response)
-    if alignment is None or not ALIGN_FLOOR <= cosine < ALIGN_CEILING:
+    if alignment is None or not _aligned(a, b, cosine):
         return near
     if near:
         return alignment >= ALIGN_VETO
     # Only the cosine bar kept them apart: at any cosine they would be duplicates.
     return alignment >= ALIGN_DUPLICATE and _near(a, b, overlap, 1.0, response)
+
+
+def _aligned(a: Side, b: Side, cosine: float) -> bool:
+    """Whether the alignment counts: a cosine in its band, between insights of one type
+    (the whole texts of a trigger and of another type are of other shapes, and no
+    labelled pair measured the alignment across types)."""
+    return a.type == b.type and ALIGN_FLOOR <= cosine < ALIGN_CEILING
 
 
 def _near(a: Side, b: Side, overlap: float, cosine: float, response: float | None) -> bool:
