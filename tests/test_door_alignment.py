@@ -46,9 +46,7 @@ def test_a_paraphrase_in_other_words_is_reported_as_a_duplicate(
     )
 
 
-def test_a_look_alike_with_another_slot_filled_is_not_a_duplicate(
-    add: Any, run_json: Any
-) -> None:
+def test_a_look_alike_with_another_slot_filled_is_not_a_duplicate(add: Any, run_json: Any) -> None:
     add("skill", "Never commit secrets to the repository.", 0.8)
     made = contribute(run_json, "Never commit generated files to the repository.")
     assert made["duplicates"] == [] and made["conflicts"] == []

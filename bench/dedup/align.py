@@ -17,6 +17,7 @@ says in words of its own, aligned.
     python bench/dedup/align.py --rules-only   # the grid of rules, pooled
     python bench/dedup/align.py --rule "F own, no idf" 0.45 0.5 --veto 0.3 --ceiling 0.92
                                                # one rule: per set, and the bootstrap
+    python bench/dedup/align.py --cost         # the door's extra time, through a resident
 
 AUC is the chance that a duplicate scores above a pair of the other group: all the
 rest; compatible pairs; the "open" pairs, those only the cosine bar decides (``judge``
@@ -376,6 +377,59 @@ def rules(
     bootstrap(everything, base, judged(everything, pooled_rows, chosen), f"{chosen} − today")
 
 
+def cost(runs: int) -> None:
+    """The door's extra work where candidates sit in the band: the token vectors of the
+    new text and k candidates' from a resident embedder (started here, in a folder of
+    its own, and stopped), then the alignment in plain Python, as search/door.py does."""
+    import os
+    import shutil
+    import statistics
+    import subprocess
+    import tempfile
+    import time
+
+    from chitin.index.fulltext import STOPWORDS
+    from chitin.providers import resident
+    from chitin.providers.local import LocalProvider
+    from chitin.retrieval.alignment import Tokens as Aligned
+    from chitin.retrieval.alignment import own_alignment
+    from chitin.retrieval.alignment import words_of as joined
+
+    folder = Path(tempfile.mkdtemp(prefix="ca", dir="/tmp"))
+    os.chmod(folder, 0o700)
+    settings = resident.Resident(folder, resident.installation_key(), 120.0, None)
+    argv = [sys.executable, "-m", "chitin.providers.resident_server"]
+    argv += ["--socket", str(settings.socket), "--key", settings.key, "--idle", "120"]
+    server = subprocess.Popen(argv, stdin=subprocess.DEVNULL)
+    try:
+        while resident.ask(settings, ["ready?"]) is None:
+            time.sleep(0.2)
+        texts = sorted({whole(s) for p in load(HERE / SETS[0]) for s in (p["a"], p["b"])})
+        for k in (1, 4, 8, 16):
+            asked, aligned = [], []
+            for n in range(runs):
+                start = n * (k + 1) % (len(texts) - k - 1)
+                provider = LocalProvider(resident=settings)
+                began = time.perf_counter()
+                made = provider.tokens(texts[start : start + k + 1])
+                middle = time.perf_counter()
+                sides = [Aligned(joined(p), tuple(map(list, r))) for p, r in made]
+                for other in sides[1:]:
+                    own_alignment(sides[0], other, STOPWORDS)
+                aligned.append(time.perf_counter() - middle)
+                asked.append(middle - began)
+                assert provider._session is None, "the resident did not answer"
+            print(
+                f"  new text + {k:2} candidates: token vectors from the resident "
+                f"{1000 * statistics.median(asked):.1f} ms, alignment "
+                f"{1000 * statistics.median(aligned):.1f} ms (median of {runs})"
+            )
+    finally:
+        server.kill()
+        server.wait()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--sets", nargs="*", default=list(SETS))
@@ -393,7 +447,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--ceiling", type=float, default=2.0, help="--rule: the cosine decides above"
     )
     parser.add_argument("--resamples", type=int, default=200, help="bootstrap of the AUCs")
+    parser.add_argument("--cost", action="store_true", help="the door's extra time instead")
     args = parser.parse_args(argv)
+    if args.cost:
+        cost(40)
+        return 0
     loaded = {name: load(HERE / name) for name in args.sets}
     sides = [s for pairs in loaded.values() for p in pairs for s in (p["a"], p["b"])]
     texts = [whole(s) for s in sides] + [s["claim"] for s in sides]
