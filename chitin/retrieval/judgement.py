@@ -16,7 +16,11 @@ where no vectors can be had: the judgement then reads words alone, and says so i
   half that overlap or a cosine of WEAK_TOPIC_COSINE.
 - **Near duplicate**: no opposing stance, and a cosine of at least DUPLICATE_COSINE
   (or of SUPPORTED_COSINE with TOPIC_OVERLAP of the content words); without vectors,
-  WORDS_DUPLICATE of the content words.
+  WORDS_DUPLICATE of the content words. Where ``alignment`` is given (the door's token
+  alignment of the words each side has of its own, retrieval/alignment.py), two
+  insights of one type with a cosine in [ALIGN_FLOOR, ALIGN_CEILING) are duplicates
+  by it instead: from ALIGN_DUPLICATE, unless a rule below keeps them apart, and not
+  under ALIGN_VETO. ``check`` and ``dedupe`` have no token vectors: the cosine decides.
 - **Neither, whatever the cosine**: triggers of opposite situations, or of other ones
   for opposite responses; a claim turned round twice (negation and opposite pole);
   claims naming other quantities with other words besides (``_apart``,
