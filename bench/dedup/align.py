@@ -251,13 +251,13 @@ def auc_table(
 def by_kind(pairs: Sequence[Pair], rows: Sequence[Mapping[str, float]]) -> None:
     """Median and quartiles of cosine and F idf per kind."""
     kinds = sorted({p["kind"] for p in pairs})
-    print("  per kind, open pairs: cosine | F idf | F own  (25 / 50 / 75 %)")
+    print("  per kind, open pairs: cosine | F idf | F own, no idf  (25 / 50 / 75 %)")
     for kind in kinds:
         chosen = [r for r, p in zip(rows, pairs, strict=True) if p["kind"] == kind and r["open"]]
         if not chosen:
             continue
         cells = []
-        for key in ("cosine", "idf", "own"):
+        for key in ("cosine", "idf", "own1"):
             q = np.quantile([r[key] for r in chosen], [0.25, 0.5, 0.75])
             cells.append(" / ".join(f"{x:.2f}" for x in q))
         print(f"    {kind:17} n={len(chosen):3}  " + " | ".join(cells))
