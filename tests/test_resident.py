@@ -332,3 +332,34 @@ def test_token_vectors_come_from_the_resident_as_from_the_model(
         np.testing.assert_allclose(np.array(rows), np.array(made), atol=1e-3)
     server.kill()
     server.wait()
+
+
+def test_a_bad_token_answer_costs_the_caller_an_in_process_run(
+    folder: Path, machine_cache: Path
+) -> None:
+    """A server that answers "tokens" with pieces that do not match the texts: the
+    provider computes the token vectors itself, and asks that resident no more."""
+    settings = _settings(folder, machine_cache)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(settings.socket))
+    listener.listen(1)
+    asked: list[dict[str, object]] = []
+
+    def answer() -> None:
+        connection, _ = listener.accept()
+        with connection:
+            asked.append(client.receive_frame(connection, None))
+            header = {"key": settings.key, "rows": 2, "dimensions": 384, "pieces": [["a"]]}
+            client.send_frame(connection, header, np.ones(384, "<f4").tobytes())
+
+    serving = threading.Thread(target=answer)
+    serving.start()
+    settings.failed.touch()  # no real resident started after the failure, here
+    provider = LocalProvider(prepared_root=machine_cache, resident=settings)
+    made = provider.tokens(TEXTS)
+    serving.join(10)
+    listener.close()
+    assert asked and asked[0]["tokens"] is True
+    assert provider._session is not None and provider.resident is None
+    assert [pieces[:2] for pieces, _ in made] == [("reproduce", "a"), ("keep", "release")]
+    provider.close()
