@@ -308,3 +308,58 @@ def test_the_idle_time_set_by_the_environment_ends_it(
     assert client.ask(settings, TEXTS) is None
     assert isinstance(provider, LocalProvider)
     provider.close()
+
+
+def test_token_vectors_come_from_the_resident_as_from_the_model(
+    folder: Path, machine_cache: Path
+) -> None:
+    """The door's token alignment asks the resident for token vectors ("tokens"): the
+    same word pieces and rows as the model in-process, and no model loaded here."""
+    settings = _settings(folder, machine_cache)
+    server = _serve(settings)
+    _ready(settings)
+    provider = LocalProvider(prepared_root=machine_cache, resident=settings)
+    answered = provider.tokens(TEXTS)
+    assert provider._session is None and provider.resident is not None
+    alone = LocalProvider()
+    try:
+        expected = alone.tokens(TEXTS)
+    finally:
+        alone.close()
+    assert [pieces for pieces, _ in answered] == [pieces for pieces, _ in expected]
+    assert answered[0][0][:3] == ("reproduce", "a", "bug")
+    for (_, rows), (_, made) in zip(answered, expected, strict=True):
+        np.testing.assert_allclose(np.array(rows), np.array(made), atol=1e-3)
+    server.kill()
+    server.wait()
+
+
+def test_a_bad_token_answer_costs_the_caller_an_in_process_run(
+    folder: Path, machine_cache: Path
+) -> None:
+    """A server that answers "tokens" with pieces that do not match the texts: the
+    provider computes the token vectors itself, and asks that resident no more."""
+    settings = _settings(folder, machine_cache)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(settings.socket))
+    listener.listen(1)
+    asked: list[dict[str, object]] = []
+
+    def answer() -> None:
+        connection, _ = listener.accept()
+        with connection:
+            asked.append(client.receive_frame(connection, None))
+            header = {"key": settings.key, "rows": 2, "dimensions": 384, "pieces": [["a"]]}
+            client.send_frame(connection, header, np.ones(384, "<f4").tobytes())
+
+    serving = threading.Thread(target=answer)
+    serving.start()
+    settings.failed.touch()  # no real resident started after the failure, here
+    provider = LocalProvider(prepared_root=machine_cache, resident=settings)
+    made = provider.tokens(TEXTS)
+    serving.join(10)
+    listener.close()
+    assert asked and asked[0]["tokens"] is True
+    assert provider._session is not None and provider.resident is None
+    assert [pieces[:2] for pieces, _ in made] == [("reproduce", "a"), ("keep", "release")]
+    provider.close()

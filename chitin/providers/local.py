@@ -54,6 +54,8 @@ if TYPE_CHECKING:  # numpy loads with the model, not when the provider is named
     from chitin.providers.resident import Resident
 
 Rows = list["array[float]"]  # vectors as plain rows (see ``rows``)
+# A text's token vectors ([CLS] and [SEP] out) with each token's word piece: ``tokens``
+TokenRows = tuple[tuple[str, ...], Rows]
 
 # How long the interpreter's exit waits for an embedding in flight: one batch takes
 # ~0.1 s on two cores; the wait ends earlier as soon as none is running.
@@ -165,6 +167,7 @@ class LocalProvider:
         self._optimised = False
         self._tokenizer: Any = None
         self._wordpiece: Any = None
+        self._vocabulary: list[str] | None = None
         # True once a load had to use the shipped model although a prepared one could
         # be made: the caller may have it made elsewhere (core/background.py).
         self.unprepared = False
@@ -223,6 +226,40 @@ class LocalProvider:
 
         return answer
 
+    def tokens(self, texts: Sequence[str]) -> list[TokenRows]:
+        """Each text's token vectors before pooling, and their word pieces: from the
+        resident embedder where it answers, else computed here (the model loaded as
+        ``embed`` loads it). For the door's token alignment (retrieval/alignment.py)."""
+        from chitin.providers import resident
+
+        if not texts:
+            return []
+        asked = self._ask_resident(texts, tokens=True)
+        if asked is not None:
+            answered = resident.answer_tokens(asked)
+            if answered is not None:
+                return answered
+            self._answered(None)  # not asked again; one started for the next process
+        with _FLIGHTS.flying(self):
+            self._load(BULK if len(texts) > LIGHT_LOAD_TEXTS else QUERY)
+            ids = self._token_ids(texts)
+            made = [
+                rows
+                for at in range(0, len(ids), BATCH)
+                for rows in _runtime(self).tokens(self._session, ids[at : at + BATCH])
+            ]
+        pieces = self._pieces()
+        return [
+            (tuple(pieces[i] for i in row[1:-1]), [array("f", r) for r in found.tolist()])
+            for row, found in zip(ids, made, strict=True)
+        ]
+
+    def _pieces(self) -> list[str]:
+        """The vocabulary's word pieces, by id (the file has one a line)."""
+        if self._vocabulary is None:
+            self._vocabulary = VOCABULARY.read_text(encoding="utf-8").split("\n")
+        return self._vocabulary
+
     def _from_resident(self, texts: Sequence[str]) -> bytes | None:
         """The resident's answer, while this process has no model of its own."""
         from chitin.providers import resident
@@ -230,14 +267,14 @@ class LocalProvider:
         asked = self._ask_resident(texts)
         return None if asked is None else self._answered(resident.answer(asked))
 
-    def _ask_resident(self, texts: Sequence[str]) -> Any:
+    def _ask_resident(self, texts: Sequence[str], tokens: bool = False) -> Any:
         from chitin.providers import resident
 
         if self.resident is None or self._session is not None:
             return None
         if len(texts) > resident.MAX_TEXTS:
             return None
-        return resident.send(self.resident, texts) or self._answered(None)
+        return resident.send(self.resident, texts, tokens) or self._answered(None)
 
     def _answered(self, answered: bytes | None) -> bytes | None:
         """On the first failure the resident is not asked again by this provider, and

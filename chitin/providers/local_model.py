@@ -102,17 +102,34 @@ class Runtime:
     def pooled(session: Any, rows: Sequence[Sequence[int]]) -> np.ndarray:
         """One batch's vectors: the token ids padded with [PAD] (0) to the longest,
         run, mean-pooled over the real tokens and normalised."""
-        longest = max(len(row) for row in rows)
-        ids = np.zeros((len(rows), longest), dtype=np.int64)
-        mask = np.zeros_like(ids)
-        for n, row in enumerate(rows):
-            ids[n, : len(row)] = row
-            mask[n, : len(row)] = 1
-        inputs = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-        hidden: np.ndarray = session.run(None, inputs)[0]
+        hidden, mask = _run(session, rows)
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
         return normalized(pooled)
+
+    @staticmethod
+    def tokens(session: Any, rows: Sequence[Sequence[int]]) -> list[np.ndarray]:
+        """One batch's token vectors before pooling, normalised, per text: a row for
+        each token but [CLS] and [SEP] (retrieval/alignment.py)."""
+        hidden, _ = _run(session, rows)
+        found = []
+        for n, row in enumerate(rows):
+            inner = hidden[n, 1 : len(row) - 1]
+            found.append(normalized(inner) if len(inner) else inner)
+        return found
+
+
+def _run(session: Any, rows: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """The model's output for a batch of token ids padded with [PAD] (0), and the mask."""
+    longest = max(len(row) for row in rows)
+    ids = np.zeros((len(rows), longest), dtype=np.int64)
+    mask = np.zeros_like(ids)
+    for n, row in enumerate(rows):
+        ids[n, : len(row)] = row
+        mask[n, : len(row)] = 1
+    inputs = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+    hidden: np.ndarray = session.run(None, inputs)[0]
+    return hidden, mask
 
 
 def _read_marker(marker: Path) -> bytes | None:

@@ -15,7 +15,9 @@ use; a folder that fails the check turns the resident off), and both ends check 
 other's uid (SO_PEERCRED). Its path stays short: a Unix socket's path has 108 bytes.
 
 Framing, both ways: 4 bytes of big-endian length, then that much JSON. The answer's
-JSON is followed by ``rows × dimensions`` little-endian float32 values.
+JSON is followed by ``rows × dimensions`` little-endian float32 values. Asked for
+``tokens``, the answer's JSON lists each text's word pieces (``pieces``), and the
+values are the token vectors, text after text, a row per piece.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ import time
 from array import array
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard
 
 from chitin import __version__
 from chitin.lockfile import USER_FOLDER, private_folder, user_folder
@@ -41,7 +43,7 @@ from chitin.providers.minilm import DIMENSIONS, MODEL, MODEL_SHA256
 if TYPE_CHECKING:  # subprocess loads only to start a resident
     import subprocess
 
-PROTOCOL = 1
+PROTOCOL = 2  # 2: token vectors (``tokens``)
 SWITCH = "CHITIN_RESIDENT"  # 0, off, no or false: never ask one, never start one
 FOLDER = USER_FOLDER  # where the socket lives (default: see ``folder_for``)
 IDLE = "CHITIN_RESIDENT_IDLE"  # seconds without a request before it exits
@@ -172,8 +174,9 @@ def ask(resident: Resident, texts: Sequence[str]) -> bytes | None:
     return None if asked is None else answer(asked)
 
 
-def send(resident: Resident, texts: Sequence[str]) -> Asked | None:
-    """Ask for the texts' vectors; None if the resident cannot be asked."""
+def send(resident: Resident, texts: Sequence[str], tokens: bool = False) -> Asked | None:
+    """Ask for the texts' vectors (``tokens``: their token vectors); None if the
+    resident cannot be asked."""
     if not texts or len(texts) > MAX_TEXTS or not private_folder(resident.folder, False):
         return None
     # _socket: socket.py's enums cost ~3 ms to import, a tenth of what is saved
@@ -183,7 +186,8 @@ def send(resident: Resident, texts: Sequence[str]) -> Asked | None:
         sock.connect(str(resident.socket))
         if peer_uid(sock) not in (None, os.getuid()):
             raise ValueError("another user's socket")
-        send_frame(sock, {"protocol": PROTOCOL, "key": resident.key, "texts": list(texts)})
+        request = {"protocol": PROTOCOL, "key": resident.key, "texts": list(texts)}
+        send_frame(sock, request | ({"tokens": True} if tokens else {}))
     except (OSError, ValueError):
         sock.close()
         return None
@@ -205,6 +209,39 @@ def answer(asked: Asked) -> bytes | None:
     except (OSError, ValueError, UnicodeDecodeError, struct.error):
         return None
     return payload if sound(payload) else None
+
+
+def answer_tokens(asked: Asked) -> list[tuple[tuple[str, ...], list[array[float]]]] | None:
+    """The answer to ``asked`` for token vectors: each text's word pieces and rows."""
+    deadline = max(asked.deadline, time.monotonic() + 0.1)
+    try:
+        with contextlib.closing(asked.sock) as sock:
+            header = receive_frame(sock, deadline)
+            expected = {"key": asked.key, "rows": asked.rows, "dimensions": DIMENSIONS}
+            pieces = header.get("pieces")
+            if {name: header.get(name) for name in expected} != expected:
+                return None
+            if not _pieces(pieces, asked.rows):
+                return None
+            size = sum(map(len, pieces)) * DIMENSIONS * 4
+            payload = receive_exactly(sock, size, deadline)
+    except (OSError, ValueError, UnicodeDecodeError, struct.error):
+        return None
+    if not sound(payload):
+        return None
+    rows, found, at = rows_of(payload), [], 0
+    for text in pieces:
+        found.append((tuple(text), rows[at : at + len(text)]))
+        at += len(text)
+    return found
+
+
+def _pieces(pieces: object, texts: int) -> TypeGuard[list[list[str]]]:
+    return (
+        isinstance(pieces, list)
+        and len(pieces) == texts
+        and all(isinstance(t, list) and all(isinstance(p, str) for p in t) for t in pieces)
+    )
 
 
 def rows_of(payload: bytes) -> list[array[float]]:

@@ -25,6 +25,7 @@ import socket
 import sys
 import threading
 import time
+from array import array
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
@@ -71,6 +72,14 @@ class Embedder:
             while len(self.kept) > CACHED:
                 self.kept.popitem(last=False)
         return rows
+
+    def tokens(self, texts: Sequence[str]) -> tuple[list[list[str]], bytes]:
+        """The texts' word pieces, and their token vectors as little-endian float32
+        rows, text after text (not kept: the door asks for them rarely)."""
+        with self.running:
+            made = self.provider.tokens(texts)
+        rows = b"".join(_little_endian(row) for _, found in made for row in found)
+        return [list(pieces) for pieces, _ in made], rows
 
 
 class Server:
@@ -121,9 +130,16 @@ class Server:
             if not _texts(texts):
                 send_frame(connection, {"key": self.key, "error": "texts: a list of strings"})
                 return
-            rows = self.embedder.vectors(texts)
+            header: dict[str, object] = {
+                "key": self.key,
+                "rows": len(texts),
+                "dimensions": DIMENSIONS,
+            }
+            if request.get("tokens") is True:
+                header["pieces"], rows = self.embedder.tokens(texts)
+            else:
+                rows = self.embedder.vectors(texts)
             self.last = time.monotonic()
-            header = {"key": self.key, "rows": len(texts), "dimensions": DIMENSIONS}
             send_frame(connection, header, rows)
 
     def close(self) -> None:
@@ -132,6 +148,13 @@ class Server:
             if os.stat(self.path).st_ino == self.bound:
                 self.path.unlink()
         self.listener.close()
+
+
+def _little_endian(row: Any) -> bytes:
+    values = array("f", row)
+    if sys.byteorder == "big":
+        values.byteswap()
+    return values.tobytes()
 
 
 def _texts(texts: Any) -> TypeGuard[list[str]]:

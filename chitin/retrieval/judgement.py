@@ -16,7 +16,11 @@ where no vectors can be had: the judgement then reads words alone, and says so i
   half that overlap or a cosine of WEAK_TOPIC_COSINE.
 - **Near duplicate**: no opposing stance, and a cosine of at least DUPLICATE_COSINE
   (or of SUPPORTED_COSINE with TOPIC_OVERLAP of the content words); without vectors,
-  WORDS_DUPLICATE of the content words.
+  WORDS_DUPLICATE of the content words. Where ``alignment`` is given (the door's token
+  alignment of the words each side has of its own, retrieval/alignment.py), two
+  insights of one type with a cosine in [ALIGN_FLOOR, ALIGN_CEILING) are duplicates
+  by it instead: from ALIGN_DUPLICATE, unless a rule below keeps them apart, and not
+  under ALIGN_VETO. ``check`` and ``dedupe`` have no token vectors: the cosine decides.
 - **Neither, whatever the cosine**: triggers of opposite situations, or of other ones
   for opposite responses; a claim turned round twice (negation and opposite pole);
   claims naming other quantities with other words besides (``_apart``,
@@ -64,6 +68,16 @@ STANCE_COSINE = 0.4
 # their topic words (bench/dedup: the conflicts' conditions 0.33–1.0, the look-alikes'
 # with other situations 0.25 and below).
 CONDITION_OVERLAP = 0.3
+# The words each side has of its own, aligned token by token (retrieval/alignment.py),
+# where the door has the token vectors: from ALIGN_FLOOR up to ALIGN_CEILING of the
+# cosine, a pair only the cosine bar kept apart is a duplicate from ALIGN_DUPLICATE,
+# and a duplicate by the cosine is none under ALIGN_VETO ("Never commit secrets" /
+# "generated files to the repository": 0.80, its own words 0.15). Above the ceiling
+# the cosine decides alone. bench/dedup/align.py; docs/design.md §9e, sixth round.
+ALIGN_DUPLICATE = 0.45
+ALIGN_VETO = 0.30
+ALIGN_FLOOR = 0.50
+ALIGN_CEILING = 0.92
 # Conflicts read from "X over Y" need the rest of the topic to match too.
 _PUNCTUATION = re.compile(r"[^\w\s]")
 
@@ -109,9 +123,18 @@ def exact_key(side: Side) -> tuple[str, ...]:
     return (side.type, normalized(side.claim))
 
 
-def judge(a: Side, b: Side, cosine: float | None, response: float | None = None) -> Verdict:
+def judge(
+    a: Side,
+    b: Side,
+    cosine: float | None,
+    response: float | None = None,
+    alignment: float | None = None,
+) -> Verdict:
     """The verdict on two insights (symmetric). ``response``: for two triggers, the
-    cosine of their responses (claims) alone, where it could be had."""
+    cosine of their responses (claims) alone, where it could be had. ``alignment``:
+    the alignment of the words each has of its own (``alignment.own_alignment``),
+    where the token vectors could be had (the door asks for them only where the
+    verdict depends on it: ``depends_on_alignment``)."""
     basis = WORDS if cosine is None else MEANING
     if exact_key(a) == exact_key(b):
         return Verdict(DUPLICATE, 1.0, "same claim", True, basis)
@@ -128,11 +151,20 @@ def judge(a: Side, b: Side, cosine: float | None, response: float | None = None)
         return Verdict(kind, similarity, reason, False, basis)
     if _other_values(mine, theirs):
         return Verdict(NONE, similarity, "", False, basis)
-    if _duplicate(a, b, overlap, cosine, response):
+    if _duplicate(a, b, overlap, cosine, response, alignment):
         return Verdict(
             DUPLICATE, similarity, "same meaning" if cosine else "same words", False, basis
         )
     return Verdict(NONE, similarity, "", False, basis)
+
+
+def depends_on_alignment(
+    a: Side, b: Side, cosine: float | None, response: float | None = None
+) -> bool:
+    """Whether ``alignment`` could change the verdict on the pair."""
+    if cosine is None or not _aligned(a, b, cosine):
+        return False
+    return judge(a, b, cosine, response, 0.0).kind != judge(a, b, cosine, response, 1.0).kind
 
 
 def _stance_only(mine: Stance, theirs: Stance, cosine: float | None) -> bool:
@@ -181,10 +213,33 @@ def _other_values(mine: Stance, theirs: Stance) -> bool:
 
 
 def _duplicate(
-    a: Side, b: Side, overlap: float, cosine: float | None, response: float | None
+    a: Side,
+    b: Side,
+    overlap: float,
+    cosine: float | None,
+    response: float | None,
+    alignment: float | None,
 ) -> bool:
     if cosine is None:
         return overlap >= WORDS_DUPLICATE
+    near = _near(a, b, overlap, cosine, response)
+    if alignment is None or not _aligned(a, b, cosine):
+        return near
+    if near:
+        return alignment >= ALIGN_VETO
+    # Only the cosine bar kept them apart: at any cosine they would be duplicates.
+    return alignment >= ALIGN_DUPLICATE and _near(a, b, overlap, 1.0, response)
+
+
+def _aligned(a: Side, b: Side, cosine: float) -> bool:
+    """Whether the alignment counts: a cosine in its band, between insights of one type
+    (the whole texts of a trigger and of another type are of other shapes, and no
+    labelled pair measured the alignment across types)."""
+    return a.type == b.type and ALIGN_FLOOR <= cosine < ALIGN_CEILING
+
+
+def _near(a: Side, b: Side, overlap: float, cosine: float, response: float | None) -> bool:
+    """Near duplicates by the cosine (and a trigger's response) alone."""
     if a.type == b.type == "trigger" and response is not None:
         return (cosine >= TRIGGER_COSINE and response >= TRIGGER_RESPONSE) or (
             cosine >= DUPLICATE_COSINE and response >= RESPONSE_FLOOR

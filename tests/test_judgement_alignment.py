@@ -1,0 +1,80 @@
+"""The alignment of the words each insight has of its own (chitin.retrieval.alignment)
+and what it changes in the judgement: pure, with the numbers given. The door's part,
+with the model, is in tests/test_door_alignment.py."""
+
+from __future__ import annotations
+
+import pytest
+
+from chitin.retrieval.alignment import Tokens, own_alignment, words_of
+from chitin.retrieval.judgement import (
+    ALIGN_CEILING,
+    CONFLICT,
+    DUPLICATE,
+    NONE,
+    Side,
+    depends_on_alignment,
+    judge,
+)
+
+STOP = frozenset({"the", "to", "before", "it"})
+PROFILE = Side("skill", "Profile before optimising")
+MEASURE = Side("skill", "Measure performance before trying to optimize it")
+SECRETS = Side("skill", "Never commit secrets to the repository.")
+GENERATED = Side("skill", "Never commit generated files to the repository.")
+
+
+def test_a_word_piece_belongs_to_its_whole_word() -> None:
+    assert words_of(["profile", "opt", "##imi", "##sing", "."]) == (
+        "profile",
+        "optimising",
+        "optimising",
+        "optimising",
+        ".",
+    )
+    assert words_of(["##x"]) == ("x",)  # nothing to join it to: a word of its own
+
+
+def test_only_the_words_of_their_own_are_aligned() -> None:
+    x, y, z = (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.6, 0.8, 0.0)
+    # "commit" shared (and unlike both), "the" a stopword: only "secrets"/"files" count
+    first = Tokens(("commit", "the", "secrets"), (y, x, x))
+    second = Tokens(("commit", "the", "files"), (x, x, z))
+    assert own_alignment(first, second, STOP) == pytest.approx(0.6)
+    # a side with no word of its own is aligned with all its tokens
+    same = Tokens(("commit",), (z,))
+    assert own_alignment(same, second, STOP) == pytest.approx(1.0)
+    assert own_alignment(Tokens((), ()), second, STOP) == 0.0
+
+
+def test_a_paraphrase_under_the_cosine_bar_is_a_duplicate_by_its_own_words() -> None:
+    assert judge(PROFILE, MEASURE, 0.55).kind == NONE  # pooled, the two are far
+    assert judge(PROFILE, MEASURE, 0.55, alignment=0.63).kind == DUPLICATE
+    assert judge(PROFILE, MEASURE, 0.55, alignment=0.30).kind == NONE
+    assert judge(PROFILE, MEASURE, 0.45, alignment=0.90).kind == NONE  # under the floor
+
+
+def test_a_look_alike_over_the_bar_is_not_one_lesson_when_its_own_words_differ() -> None:
+    assert judge(SECRETS, GENERATED, 0.80).kind == DUPLICATE
+    assert judge(SECRETS, GENERATED, 0.80, alignment=0.15).kind == NONE
+    assert judge(SECRETS, GENERATED, 0.80, alignment=0.50).kind == DUPLICATE
+    # near enough, the cosine decides alone (a template filled in: "service 1" / "2")
+    assert judge(SECRETS, GENERATED, ALIGN_CEILING, alignment=0.15).kind == DUPLICATE
+
+
+def test_the_alignment_is_asked_only_where_it_can_change_the_verdict() -> None:
+    assert depends_on_alignment(PROFILE, MEASURE, 0.55)
+    assert depends_on_alignment(SECRETS, GENERATED, 0.80)
+    assert not depends_on_alignment(PROFILE, MEASURE, 0.40)
+    assert not depends_on_alignment(SECRETS, GENERATED, 0.95)
+    assert not depends_on_alignment(PROFILE, MEASURE, None)
+    negated = Side("skill", "Never profile before optimising")
+    assert judge(PROFILE, negated, 0.85).kind == CONFLICT
+    assert not depends_on_alignment(PROFILE, negated, 0.85)  # a conflict, whatever it says
+
+
+def test_across_types_the_cosine_decides_alone() -> None:
+    tdd = Side("skill", "Avoid writing the failing test before the fix")
+    weaken = Side("trigger", "weakening the assertion", "a test fails", True)
+    assert judge(tdd, weaken, 0.62, alignment=0.9).kind == NONE
+    assert not depends_on_alignment(tdd, weaken, 0.62)
