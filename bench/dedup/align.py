@@ -49,6 +49,8 @@ sys.path.insert(0, str(HERE))
 from leads import SETS, line, whole  # noqa: E402
 from run import load, scores  # noqa: E402
 
+from chitin.retrieval.alignment import words_of  # noqa: E402
+
 Pair = Mapping[str, Any]
 
 
@@ -88,25 +90,9 @@ def encode(texts: Sequence[str]) -> dict[str, Tokens]:
             found[text] = Tokens(
                 pooled / np.linalg.norm(pooled),
                 inner / np.linalg.norm(inner, axis=1, keepdims=True),
-                words_of(e.tokens[1:-1]),
+                list(words_of(e.tokens[1:-1])),
             )
     return found
-
-
-def words_of(pieces: Sequence[str]) -> list[str]:
-    """Each token's whole word: a "##" piece and the pieces before it back to the
-    word's first make one word (the uncased vocabulary's pieces are lower case)."""
-    words: list[str] = []
-    spans: list[list[int]] = []
-    for n, piece in enumerate(pieces):
-        if piece.startswith("##") and spans:
-            spans[-1].append(n)
-        else:
-            spans.append([n])
-    for span in spans:
-        word = "".join(pieces[n].removeprefix("##") for n in span)
-        words.extend(word for _ in span)
-    return words
 
 
 def content(word: str) -> bool:
