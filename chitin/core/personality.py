@@ -15,6 +15,7 @@ from datetime import datetime
 from pathlib import Path
 
 from chitin.core.retrieving import Query, Retrieving
+from chitin.core.session import Session
 from chitin.errors import ValidationError
 from chitin.location import locate
 from chitin.model.packing import Packed
@@ -61,20 +62,14 @@ def render_personality(
     header names the budget used. A template longer than the limit alone is left as
     it is (the caller can tell by the text's length).
 
-    ``mcp``: the agent reads it through the MCP server, and acts through its tools;
-    else through its shell, running the chitin that rendered it.
-
-    ``store``: the store whose insights these are, as the instructions name it
-    (default: this session's; another revision's file names the live store)."""
+    ``mcp`` and ``store``: whom the closing instructions are for (``instructions``)."""
     query = query._replace(text=well_formed(query.text))  # it is printed in the header too
     budget = query.budget
     commit, when = retrieving.snapshot_time()
     found = retrieving.retrieve_at(query, now or when, decay_at=when, record=now is not None)
     insights = [ranked.insight for ranked in found.ranked]
     path, template_text = template_of(retrieving.session.root, template)
-    session = retrieving.session
-    command_line = shell_command(session.command, session.env.get("PATH"))
-    unfound = store_to_name(store or session.root, session.env)
+    acting = instructions(retrieving.session, mcp, store)
 
     def filled(budget: int, packed: Packed | None) -> str:
         values = {
@@ -86,7 +81,7 @@ def render_personality(
             "category": found.category,
             "count": len(packed.chosen) if packed else 0,
             "omitted": packed.omitted if packed else len(insights),
-            "actions": templates.actions(None if mcp else command_line, unfound),
+            "actions": acting,
         }
         return templates.render(template_text, values, str(path))
 
@@ -102,6 +97,18 @@ def render_personality(
             packed = marshalling.pack(insights, budget, labels=found.short_ids)
             text = filled(budget, packed)
     return Personality(text, len(packed.chosen), found, tuple(i.id for i in packed.chosen))
+
+
+def instructions(session: Session, mcp: bool, store: Path | None) -> str:
+    """The closing instructions (``$actions``). ``mcp``: the agent reads the file
+    through the MCP server, and acts through its tools; else through its shell,
+    running the chitin that rendered it, told the store when that shell would not find
+    it. ``store``: the store they are for (default: the session's; ``diff`` renders
+    other revisions in scratch folders, for the live store)."""
+    if mcp:
+        return templates.actions(None)
+    command_line = shell_command(session.command, session.env.get("PATH"))
+    return templates.actions(command_line, store_to_name(store or session.root, session.env))
 
 
 def shell_command(program: Sequence[str], path: str | None) -> str:
