@@ -190,6 +190,20 @@ def test_filler_is_principle_personality_then_behavioral_and_never_a_stray_skill
     assert len(found["insights"]) <= 15
 
 
+def test_a_weak_match_never_reads_as_a_relevance_of_0(run: Run, add: Any) -> None:
+    """A matched insight's score prints in significant digits, never 0; so does the
+    relevance it is made of, in JSON and in the text of --explain, else the JSON says
+    `"matched": true` beside `"relevance": 0.0`."""
+    seeded_with_the_readme_examples(run, add)
+    query = "the login test fails on CI"
+    found = retrieve_json(run, query, "--explain")
+    weak = [i for i in found["insights"] if i["matched"] and i["score"] < 1e-6]
+    assert weak, "the query matches some insights only weakly"
+    assert all(i["factors"]["relevance"] > 0 for i in found["insights"] if i["matched"])
+    explained = run("retrieve", "--query", query, "--explain").stdout
+    assert "relevance 0.000" not in explained
+
+
 def test_max_results_is_an_upper_bound(run: Run, add: Any) -> None:
     seeded_with_the_readme_examples(run, add)
     found = retrieve_json(run, "deploy the kubernetes cluster", "--max-results", "3")
