@@ -68,11 +68,10 @@ TYPE_FOLDERS = ("behavioral", "personality", "relational", "principle", "skill",
 
 
 def is_store(folder: Path) -> bool:
-    """A folder holding insights/ and .git (a folder, or a worktree's file) that is
-    chitin's: see ``chitins``."""
+    """A folder holding insights/ and .git (a folder, or a worktree's file): a store,
+    when it is named (a folder found by walking up must be chitin's too: ``chitins``)."""
     try:
-        insights = folder / MARKS[0]
-        return insights.is_dir() and (folder / MARKS[1]).exists() and chitins(folder)
+        return (folder / MARKS[0]).is_dir() and (folder / MARKS[1]).exists()
     except OSError:  # unreadable: not one we can use
         return False
 
@@ -83,12 +82,12 @@ def chitins(folder: Path) -> bool:
     writes (its merge driver), as every store and clone of one has. insights/ is a
     common name: a project's own (a report, notes) is no store, and chitin must
     neither read it as one nor commit into it."""
-    if any((folder / MARKS[0] / kind).is_dir() for kind in TYPE_FOLDERS):
-        return True
     try:
+        if any((folder / MARKS[0] / kind).is_dir() for kind in TYPE_FOLDERS):
+            return True
         with open(folder / ".gitattributes", "rb") as attributes:
             return b"merge=chitin" in attributes.read(65536)
-    except OSError:
+    except OSError:  # none, or unreadable
         return False
 
 
@@ -96,7 +95,7 @@ def enclosing_store(here: Path) -> Path | None:
     """``here`` or the nearest folder above it that is a store."""
     start = here.absolute()
     for folder in (start, *start.parents):
-        if is_store(folder):
+        if is_store(folder) and chitins(folder):
             return folder
     return None
 
