@@ -4,8 +4,8 @@ it before anything else loads).
 As git finds a repository: the store named (``--store``, else ``$CHITIN_STORE``); else
 the folder you stand in, or the nearest one above it, that is a store; else the default
 store, ``${XDG_DATA_HOME:-~/.local/share}/chitin``. A folder is a store when it holds an
-``insights/`` folder and ``.git`` (a git repository's top, or a worktree's): what
-``chitin init`` makes, and what a clone of a store is.
+``insights/`` folder and ``.git`` (a git repository's top, or a worktree's), and is
+chitin's (``chitins``): what ``chitin init`` makes, and what a clone of a store is.
 """
 
 from __future__ import annotations
@@ -63,11 +63,31 @@ def default_store(env: Mapping[str, str]) -> Path:
     return Path(data_home).expanduser().absolute() / "chitin"
 
 
+# The insight types (model/field_spec.py's TYPES, which a leaf does not import).
+TYPE_FOLDERS = ("behavioral", "personality", "relational", "principle", "skill", "trigger")
+
+
 def is_store(folder: Path) -> bool:
-    """A folder holding insights/ and .git (a folder, or a worktree's file)."""
+    """A folder holding insights/ and .git (a folder, or a worktree's file): a store,
+    when it is named (a folder found by walking up must be chitin's too: ``chitins``)."""
     try:
         return (folder / MARKS[0]).is_dir() and (folder / MARKS[1]).exists()
     except OSError:  # unreadable: not one we can use
+        return False
+
+
+def chitins(folder: Path) -> bool:
+    """Whether a git repository with an insights/ folder is a store: one of the type
+    folders chitin writes under insights/, or the .gitattributes that `chitin init`
+    writes (its merge driver), as every store and clone of one has. insights/ is a
+    common name: a project's own (a report, notes) is no store, and chitin must
+    neither read it as one nor commit into it."""
+    try:
+        if any((folder / MARKS[0] / kind).is_dir() for kind in TYPE_FOLDERS):
+            return True
+        with open(folder / ".gitattributes", "rb") as attributes:
+            return b"merge=chitin" in attributes.read(65536)
+    except OSError:  # none, or unreadable
         return False
 
 
@@ -75,7 +95,7 @@ def enclosing_store(here: Path) -> Path | None:
     """``here`` or the nearest folder above it that is a store."""
     start = here.absolute()
     for folder in (start, *start.parents):
-        if is_store(folder):
+        if is_store(folder) and chitins(folder):
             return folder
     return None
 

@@ -203,3 +203,20 @@ def test_a_file_where_chitin_keeps_its_folder_stops_a_write_with_one_line(
     )
     assert commit_count(store) == commits
     assert (store / ".chitin").read_text() == "a file in the way\n"
+
+
+@pytest.mark.parametrize("args", [[], ["hooks"]])
+def test_a_bare_command_shows_its_help_not_one_squashed_line(args: list[str]) -> None:
+    """`chitin` alone (a new user's first try) or a group without its command prints the
+    help as it is laid out, as `chitin --help` does, on stderr with exit 2; not the whole
+    help flattened into one `Error: Usage: …` line."""
+    import subprocess
+
+    from conftest import chitin_program
+
+    done = subprocess.run([chitin_program(), *args], capture_output=True, text=True)
+    group = ["hooks"] if args[:1] == ["hooks"] else []
+    helped = subprocess.run([chitin_program(), *group, "--help"], capture_output=True, text=True)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert not done.stderr.startswith("Error:")
+    assert done.stderr.strip() == helped.stdout.strip()

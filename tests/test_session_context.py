@@ -99,6 +99,44 @@ def test_the_closing_instructions_name_the_chitin_the_agent_can_run(
     assert "`chitin reinforce <id>`" in on_path and program not in on_path
 
 
+def test_a_hook_bound_to_a_store_tells_the_agent_that_store(
+    run: Run, store: Path, tmp_path: Path
+) -> None:
+    """Installed with --store, the SessionStart hook renders that store's insights; the
+    agent's own shell, in the project, would find another store (the default one), so
+    the closing instructions must say which store the ids belong to. Standing in the
+    store (or with $CHITIN_STORE naming it), the commands find it by themselves."""
+    run("init", "--seed")
+    project = tmp_path / "project"
+    project.mkdir()
+    program = chitin_program()
+    subprocess.run(
+        [program, "--store", str(store), "hooks", "install", "claude-code", "--dir", str(project)],
+        capture_output=True,
+        check=True,
+    )
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    start = {"hook_event_name": "SessionStart", "session_id": "s", "source": "startup"}
+
+    def context(cwd: Path, env: dict[str, str]) -> str:
+        event = json.dumps({**start, "cwd": str(cwd)})
+        done = subprocess.run(
+            ["sh", "-c", command], cwd=cwd, input=event, capture_output=True, text=True, env=env
+        )
+        return str(json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"])
+
+    told = f"add `--store {store}` to each command"
+    in_project = context(project, dict(os.environ))
+    assert told in in_project and "reinforce <id>`" in in_project
+    assert told not in context(store, dict(os.environ))
+    assert told not in context(project, {**os.environ, "CHITIN_STORE": str(store)})
+    # the personality's diff compares the same instructions on both sides
+    run("contribute", "--type", "skill", "--claim", "Name the store", "--confidence", "0.7")
+    changed = run("diff", "HEAD~1", "--render").stdout
+    assert "--store" not in changed
+
+
 # ------------------------------------------------------------------ duplicates
 
 
@@ -150,6 +188,20 @@ def test_filler_is_principle_personality_then_behavioral_and_never_a_stray_skill
     assert all(i["score"] > 0 for i in found["insights"] if i["matched"])
     assert all(i["score"] == 0 for i in fillers)
     assert len(found["insights"]) <= 15
+
+
+def test_a_weak_match_never_reads_as_a_relevance_of_0(run: Run, add: Any) -> None:
+    """A matched insight's score prints in significant digits, never 0; so does the
+    relevance it is made of, in JSON and in the text of --explain, else the JSON says
+    `"matched": true` beside `"relevance": 0.0`."""
+    seeded_with_the_readme_examples(run, add)
+    query = "the login test fails on CI"
+    found = retrieve_json(run, query, "--explain")
+    weak = [i for i in found["insights"] if i["matched"] and i["score"] < 1e-6]
+    assert weak, "the query matches some insights only weakly"
+    assert all(i["factors"]["relevance"] > 0 for i in found["insights"] if i["matched"])
+    explained = run("retrieve", "--query", query, "--explain").stdout
+    assert "relevance 0.000" not in explained
 
 
 def test_max_results_is_an_upper_bound(run: Run, add: Any) -> None:

@@ -58,6 +58,37 @@ def test_a_folder_with_insights_but_no_git_is_not_a_store(
     assert "no store there yet" in chitin("where").stdout
 
 
+def test_a_project_with_an_insights_folder_is_not_taken_for_a_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """insights/ is a common folder name: a project's git repository holding one (a
+    report, notes) is not a chitin store, so chitin neither reads it as one nor commits
+    into it. A store has its type folders, or the .gitattributes that `init` writes."""
+    import subprocess
+
+    from chitin.location import TYPE_FOLDERS
+    from chitin.model.field_spec import TYPES
+
+    assert TYPE_FOLDERS == TYPES
+    project = tmp_path / "analytics"
+    (project / "insights").mkdir(parents=True)
+    (project / "insights" / "q3.md").write_text("# Q3\n\nRevenue grew.\n")
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    monkeypatch.chdir(project / "insights")
+    assert where()["source"] == "default"
+    claim = ["--type", "skill", "--claim", "Reproduce the bug first", "--confidence", "0.8"]
+    assert chitin("contribute", *claim).exit_code == 0
+    assert not (project / ".chitin").exists() and not (project / "insights" / "skill").exists()
+    # an empty store, as `init` makes it, and one with its type folders, are found
+    empty = tmp_path / "empty"
+    assert chitin("--store", str(empty), "init").exit_code == 0
+    monkeypatch.chdir(empty)
+    assert where()["source"] == "folder"
+    (empty / ".gitattributes").unlink()
+    (empty / "insights" / "trigger").mkdir()
+    assert where()["source"] == "folder"
+
+
 def test_the_named_store_comes_before_the_folder(
     clone: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

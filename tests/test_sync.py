@@ -232,6 +232,17 @@ def test_a_conflict_is_settled_per_insight_by_one_side(
         assert git(store, "status", "--porcelain") == ""
 
 
+def test_a_conflict_is_settled_by_a_short_id_as_every_command_takes_one(
+    machines: Machines,
+) -> None:
+    """The ids the agent reads are short prefixes (issue 24); `sync --ours` and
+    `--theirs` take one too, when it names one conflicted insight."""
+    _claim_conflict(machines)
+    chitin(machines.b, "sync", "--theirs", machines.id[:6])
+    assert "one" in machines.insight(machines.b)["claim"]
+    assert git(machines.b, "status", "--porcelain") == ""
+
+
 def test_a_stopped_sync_can_be_forgotten(machines: Machines) -> None:
     _claim_conflict(machines)
     chitin(machines.b, "sync", "--abort")

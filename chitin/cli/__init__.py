@@ -147,6 +147,8 @@ def _say_notices() -> None:
 
 
 def _usage_line(error: click.UsageError) -> str:
+    if type(error).__name__ == "NoArgsIsHelpError":  # click >= 8.2: a bare `chitin`
+        return error.format_message().rstrip()  # the help itself, laid out as --help
     where = error.ctx.command_path if error.ctx else "chitin"
     message = " ".join(error.format_message().split())
     return f"Error: {message} (see '{where} --help')"

@@ -142,6 +142,12 @@ def retrieve(
         )
 
 
+def _factor(value: float) -> str:
+    """Three decimals; a weak match's tiny relevance in significant digits, as its
+    score is, so that a match never reads as a relevance of 0.000."""
+    return f"{value:.3f}" if round(value, 3) or not value else f"{value:.3g}"
+
+
 def _explanation(number: int, ranked: Ranked) -> str:
     f = ranked.factors
     if f.half_life:
@@ -153,7 +159,7 @@ def _explanation(number: int, ranked: Ranked) -> str:
         f"type boost {f.type_boost:.3f} × {decay}"
     )
     if ranked.matched:
-        relevance = f"relevance {f.relevance:.3f} (match {f.match:.3f} of the best)"
+        relevance = f"relevance {_factor(f.relevance)} (match {f.match:.3f} of the best)"
         head = f"{ranked.score:.3g} = {relevance} × {product}"
     else:
         head = f"0 (no match; fills the result with strength {f.score:.3g} = {product})"

@@ -134,7 +134,8 @@ def _render_side(live: Session, commit: str | None, folder: Path, query: str, bu
             progress=live.progress,
         )
     try:
-        return render_personality(Retrieving(side, at), Query(query, budget=budget)).text
+        asked = Query(query, budget=budget)
+        return render_personality(Retrieving(side, at), asked, store=live.root).text
     finally:
         side.close()
 

@@ -9,13 +9,15 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 from chitin.core.retrieving import Query, Retrieving
+from chitin.core.session import Session
 from chitin.errors import ValidationError
+from chitin.location import locate
 from chitin.model.packing import Packed
 from chitin.model.search_text import well_formed
 from chitin.notices import notice
@@ -44,6 +46,7 @@ def render_personality(
     now: datetime | None = None,
     limit: int | None = None,
     mcp: bool = False,
+    store: Path | None = None,
 ) -> Personality:
     """The file for ``query``. It is a function of the store's commit, the query and
     the budget: decay is measured at the commit's time, so the same three always give
@@ -59,15 +62,14 @@ def render_personality(
     header names the budget used. A template longer than the limit alone is left as
     it is (the caller can tell by the text's length).
 
-    ``mcp``: the agent reads it through the MCP server, and acts through its tools;
-    else through its shell, running the chitin that rendered it."""
+    ``mcp`` and ``store``: whom the closing instructions are for (``instructions``)."""
     query = query._replace(text=well_formed(query.text))  # it is printed in the header too
     budget = query.budget
     commit, when = retrieving.snapshot_time()
     found = retrieving.retrieve_at(query, now or when, decay_at=when, record=now is not None)
     insights = [ranked.insight for ranked in found.ranked]
     path, template_text = template_of(retrieving.session.root, template)
-    command_line = shell_command(retrieving.session.command, retrieving.session.env.get("PATH"))
+    acting = instructions(retrieving.session, mcp, store)
 
     def filled(budget: int, packed: Packed | None) -> str:
         values = {
@@ -79,7 +81,7 @@ def render_personality(
             "category": found.category,
             "count": len(packed.chosen) if packed else 0,
             "omitted": packed.omitted if packed else len(insights),
-            "actions": templates.actions(None if mcp else command_line),
+            "actions": acting,
         }
         return templates.render(template_text, values, str(path))
 
@@ -97,6 +99,18 @@ def render_personality(
     return Personality(text, len(packed.chosen), found, tuple(i.id for i in packed.chosen))
 
 
+def instructions(session: Session, mcp: bool, store: Path | None) -> str:
+    """The closing instructions (``$actions``). ``mcp``: the agent reads the file
+    through the MCP server, and acts through its tools; else through its shell,
+    running the chitin that rendered it, told the store when that shell would not find
+    it. ``store``: the store they are for (default: the session's; ``diff`` renders
+    other revisions in scratch folders, for the live store)."""
+    if mcp:
+        return templates.actions(None)
+    command_line = shell_command(session.command, session.env.get("PATH"))
+    return templates.actions(command_line, store_to_name(store or session.root, session.env))
+
+
 def shell_command(program: Sequence[str], path: str | None) -> str:
     """How an agent's shell runs this chitin: ``chitin`` when that name on ``path``
     (its PATH) is this very program; else the program itself by absolute path, as the
@@ -108,6 +122,24 @@ def shell_command(program: Sequence[str], path: str | None) -> str:
         if found is not None and _same_file(found, program[0]):
             return "chitin"
     return shlex.join(program)
+
+
+def store_to_name(root: Path, env: Mapping[str, str]) -> str | None:
+    """``root``, shell-quoted, when chitin run here with ``env`` (the agent's shell, in
+    the folder a hook runs in) would use another store; else None. A hook bound with
+    --store renders that store, while the agent's own `chitin reinforce <id>` finds the
+    default one, where the id names nothing, or another insight."""
+    found = locate(None, env, current_folder()).path
+    if _same_file(str(found), str(root)) or found == root.absolute():
+        return None
+    return shlex.quote(str(root.absolute()))
+
+
+def current_folder() -> Path | None:
+    try:
+        return Path.cwd()
+    except OSError:  # removed under us: no store is found from there
+        return None
 
 
 def _same_file(first: str, second: str) -> bool:

@@ -181,7 +181,14 @@ def _settling(paths: tuple[str, ...], resume: Resume) -> Chooser:
 def _matched(paths: tuple[str, ...], names: tuple[str, ...], side: str) -> dict[str, str]:
     found: dict[str, str] = {}
     for name in names:
-        hits = [p for p in paths if name in (p, p.rsplit("/", 1)[-1].removesuffix(".md"))]
+        hits = [p for p in paths if name in (p, _id_of(p))]
+        prefixed = [p for p in paths if name and _id_of(p).startswith(name)]
+        if not hits and len(prefixed) > 1:
+            raise StateError(
+                f"{name!r} starts {len(prefixed)} conflicted insights ({_named(prefixed)}); "
+                "give more of the id"
+            )
+        hits = hits or prefixed  # a unique prefix, as every command takes one
         if not hits:
             raise StateError(
                 f"{name!r} is not in conflict; the conflicted insights are "
@@ -192,7 +199,11 @@ def _matched(paths: tuple[str, ...], names: tuple[str, ...], side: str) -> dict[
 
 
 def _named(paths: tuple[str, ...] | list[str]) -> str:
-    return ", ".join(p.rsplit("/", 1)[-1].removesuffix(".md") for p in paths)
+    return ", ".join(_id_of(p) for p in paths)
+
+
+def _id_of(path: str) -> str:
+    return path.rsplit("/", 1)[-1].removesuffix(".md")
 
 
 def _how_to_finish(git: Git, paths: tuple[str, ...] | list[str]) -> str:

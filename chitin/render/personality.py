@@ -34,10 +34,12 @@ def header(commit: str | None, query: str, budget: int) -> str:
     )
 
 
-def actions(command: str | None) -> str:
+def actions(command: str | None, store: str | None = None) -> str:
     """The closing instructions: how the agent acts on what it read. ``command`` is how
     its shell runs chitin (``chitin``, or a path when chitin is not on its PATH); None
-    when it reaches chitin through the MCP server's tools."""
+    when it reaches chitin through the MCP server's tools. ``store``: the store the
+    insights are in, shell-quoted, when the agent's shell would not find it by itself
+    (a hook bound to a store with --store): its ids mean nothing in another store."""
     if command is None:
         return (
             "Each insight starts with its id in brackets. When one proves itself again, "
@@ -45,12 +47,15 @@ def actions(command: str | None) -> str:
             "about how you work, call `contribute`. When one turns out to be wrong, call "
             "`update` or `archive` with its id."
         )
-    return (
+    told = (
         "Each insight starts with its id in brackets. When one proves itself again, run "
         f"`{command} reinforce <id>`. When you learn something new about how you work, "
         f"run `{command} contribute`. When one turns out to be wrong, run "
         f"`{command} update <id>` or `{command} archive <id>`."
     )
+    if store:
+        told += f" These insights are in the store {store}: add `--store {store}` to each command."
+    return told
 
 
 def check(template_text: str, source: str) -> None:

@@ -148,7 +148,7 @@ def retrieval(found: Retrieval, explain: bool) -> dict[str, Any]:
         if explain:
             data["matched"] = item.matched
             data["factors"] = {
-                name: round(getattr(item.factors, name), 6) for name in RANKING_FACTORS
+                name: score_number(getattr(item.factors, name)) for name in RANKING_FACTORS
             }
             data["basis"] = _basis(item)
         ranked.append(data)
@@ -163,8 +163,8 @@ def retrieval(found: Retrieval, explain: bool) -> dict[str, Any]:
 
 
 def score_number(score: float) -> float:
-    """A score to six decimals; a tiny one (a weak match) to three significant digits
-    instead, so that no match reads as a score of 0."""
+    """A score (or a factor of one) to six decimals; a tiny one (a weak match) to
+    three significant digits instead, so that no match reads as a score of 0."""
     rounded = round(score, 6)
     return rounded if rounded or not score else float(f"{score:.3g}")
 

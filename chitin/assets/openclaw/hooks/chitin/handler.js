@@ -199,7 +199,7 @@ function isTrimmedSession(sessionKey) {
 
 // The store chitin will use, by chitin's own rule (chitin/location.py): the one named
 // at install; else $CHITIN_STORE; else the gateway's folder or the nearest above it
-// that holds insights/ and .git; else ${XDG_DATA_HOME:-~/.local/share}/chitin.
+// that holds insights/ and .git and is chitin's; else ${XDG_DATA_HOME:-~/.local/share}/chitin.
 function storeFolder() {
   const home = os.homedir();
   const expand = (value) => (value === "~" || value.startsWith("~/") ? home + value.slice(1) : value);
@@ -219,13 +219,32 @@ function storeFolder() {
 function enclosingStore(start) {
   for (let folder = path.resolve(start); ; folder = path.dirname(folder)) {
     try {
-      if (statSync(path.join(folder, "insights")).isDirectory() && existsSync(path.join(folder, ".git"))) {
-        return folder;
-      }
+      const marked = statSync(path.join(folder, "insights")).isDirectory() && existsSync(path.join(folder, ".git"));
+      if (marked && isChitins(folder)) return folder;
     } catch {
       // no insights/ here
     }
     if (path.dirname(folder) === folder) return null;
+  }
+}
+
+// A git repository with insights/ is a store when it is chitin's (chitin/location.py's
+// chitins): a type folder under insights/, or the .gitattributes `chitin init` writes.
+const TYPE_FOLDERS = ["behavioral", "personality", "relational", "principle", "skill", "trigger"];
+
+function isChitins(folder) {
+  const typed = (kind) => {
+    try {
+      return statSync(path.join(folder, "insights", kind)).isDirectory();
+    } catch {
+      return false;
+    }
+  };
+  if (TYPE_FOLDERS.some(typed)) return true;
+  try {
+    return readFileSync(path.join(folder, ".gitattributes"), "utf8").includes("merge=chitin");
+  } catch {
+    return false;
   }
 }
 
