@@ -255,17 +255,16 @@ def test_bad_calls_fail_with_the_clis_messages(store: Path, run: Run, add: Any) 
         "bad evidence": cli_error(run, "reinforce", known, "--evidence", "hearsay"),
         "bad provenance": cli_error(run, "list", "--provenance", "rumour"),
         "merge itself": cli_error(run, "merge", known, known),
-        "exact duplicate": cli_error(
-            run,
-            "contribute",
-            "--type",
-            "skill",
-            "--claim",
-            "write the failing test first!",
-            "--confidence",
-            "0.5",
-        ),
     }
+    # The one line the CLI words differently: the refusal of an exact duplicate names
+    # the tool and the parameter an MCP client has, not the command and the flag.
+    said_on_the_cli = cli_error(run, "contribute", "--type", "skill", "--claim",
+                                "write the failing test first!", "--confidence", "0.5")  # fmt: skip
+    assert f"run `chitin reinforce {known}`" in said_on_the_cli
+    expected["exact duplicate"] = (
+        f"Error: already known as {known}: call the reinforce tool with id {known} to "
+        "strengthen it (force: true writes a second copy anyway)"
+    )
 
     async def bad(client: Client) -> dict[str, Called]:
         calls = {

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chitin import Query
+from chitin import DuplicateError, Query
 from chitin.model import arguments as parse
 from chitin.model.bounds import MAX_BUDGET, MAX_COUNT, MAX_DAYS
 from chitin.model.digest import DEFAULT_CHARACTERS
@@ -63,7 +63,10 @@ def contribute(force: bool, allow_secret: bool, **arguments: Any) -> Work:
     fields = _given(arguments, EDITABLE)
 
     def work(chitin: Chitin) -> dict[str, Any]:
-        made = chitin.contribute(fields, check=not force, allow_secret=allow_secret)
+        try:
+            made = chitin.contribute(fields, check=not force, allow_secret=allow_secret)
+        except DuplicateError as known:
+            raise in_tools_words(known) from None
         return shapes.contribution(
             made.insight,
             made.conflicts,
@@ -74,6 +77,17 @@ def contribute(force: bool, allow_secret: bool, **arguments: Any) -> Work:
         )
 
     return work
+
+
+def in_tools_words(known: DuplicateError) -> DuplicateError:
+    """The refusal of an exact duplicate, naming what an MCP client can call: the
+    ``reinforce`` tool and the ``force`` parameter, not the CLI's command and flag."""
+    existing = known.existing
+    return DuplicateError(
+        existing,
+        f"already known as {existing}: call the reinforce tool with id {existing} to "
+        "strengthen it (force: true writes a second copy anyway)",
+    )
 
 
 def reinforce(id: str, source: str | None, evidence: str | None, allow_secret: bool) -> Work:
