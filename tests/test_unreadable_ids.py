@@ -48,3 +48,20 @@ def test_a_prefix_of_a_broken_file_is_named_too(run: Run, broken: str) -> None:
 
 def test_an_id_with_no_file_is_still_not_found(run: Run, broken: str) -> None:
     assert run("get", "zzz", expect=1).stderr.endswith("Error: Insight not found: zzz\n")
+
+
+@pytest.mark.parametrize("command", [["get"], ["reinforce"], ["archive"]], ids=lambda c: c[0])
+def test_a_file_whose_id_was_edited_is_named_by_its_file_name(
+    run: Run, add: Any, store: Path, command: list[str]
+) -> None:
+    made = add("skill", "Reproduce the bug before fixing it", 0.8)
+    path = store / "insights" / "skill" / f"{made['id']}.md"
+    path.write_text(path.read_text().replace(f"id: {made['id']}", "id: renamed-by-hand"))
+    for ref in (made["id"], made["id"][:8]):
+        line = run(command[0], ref, *command[1:], expect=1).stderr.splitlines()[-1]
+        assert line == (
+            f"Error: insights/skill/{made['id']}.md declares the id 'renamed-by-hand', not the "
+            f"{made['id']!r} of its name: rename the file to renamed-by-hand.md, or set "
+            f"`id: {made['id']}` in it"
+        )
+    assert run("get", "renamed-by-hand").stdout  # the id it declares still answers

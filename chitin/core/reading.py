@@ -68,12 +68,20 @@ class Reading:
         raise NotFoundError(f"{role or 'Insight'} not found: {ref}")
 
     def _refuse_unreadable(self, ref: str) -> None:
-        """A file named after ``ref`` that does not read: say that it is there and why
-        it is skipped, rather than that there is no such insight."""
+        """A file named after ``ref`` that does not read, or that declares another id:
+        say that it is there and why it does not answer to ``ref``, rather than that
+        there is no such insight."""
         named = [p for p in self.session.cache.problems() if _file_id(p.path).startswith(ref)]
         exact = [p for p in named if _file_id(p.path) == ref]
         for path, error in (exact or named)[:1]:
             raise StoreError(f"{path} exists but cannot be read: {error}")
+        for path, declared in self.session.cache.named_like(ref):
+            named_as = _file_id(path)
+            if named_as.startswith(ref) and declared != named_as:
+                raise StoreError(
+                    f"{path} declares the id {declared!r}, not the {named_as!r} of its name: "
+                    f"rename the file to {declared}.md, or set `id: {named_as}` in it"
+                )
 
     def _merged_away(self, ref: str) -> MergedAway | None:
         """The merge that folded ``ref`` into another insight, from git history."""

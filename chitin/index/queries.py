@@ -99,6 +99,15 @@ class Queries:
         row = self.db.execute("SELECT 1 FROM entries WHERE id = ? LIMIT 1", (insight_id,))
         return row.fetchone() is not None
 
+    def named_like(self, prefix: str) -> list[tuple[str, str]]:
+        """(path, id) of the readable files whose name starts with ``prefix``, whatever
+        id they declare (a scan: asked only when no id matches)."""
+        rows = self.db.execute(
+            "SELECT path, id FROM entries WHERE error IS NULL AND instr(path, ?) > 0 ORDER BY path",
+            ("/" + prefix,),
+        )
+        return [(row[0], row[1]) for row in rows]
+
     def paths_of(self, insight_id: str) -> list[str]:
         rows = self.db.execute(
             "SELECT path FROM entries INDEXED BY entries_id "
