@@ -11,8 +11,10 @@ token's best cosine to a candidate token, averaged over the query's tokens; [CLS
 [SEP] left out) is added to the pooled cosine as ``beta × (maxsim − the k candidates'
 mean maxsim)``, so the candidates are re-ordered among themselves and keep their scale
 against the rest. ``query``: the query's vector averaged with that of a rewritten query
-(without stopwords, "how should I …", "When …"). Every variant is compared with the
-default by the paired bootstrap of run.py (nDCG@10).
+(without stopwords, "how should I …", "When …"). ``prf`` (round 5): pseudo-relevance
+feedback (Rocchio) in embedding space, q' = normalise(q + alpha × mean of the k stored
+rows nearest to q), optionally weighted by their cosines; the hits are found again with
+q'. Every variant is compared with the default by the paired bootstrap of run.py (nDCG@10).
 """
 
 from __future__ import annotations
@@ -107,6 +109,18 @@ def no_stopwords(query: str) -> str:
     return " ".join(kept) or query
 
 
+def fed_back(matrix: np.ndarray, rows: Sequence[int], query: np.ndarray, variant: Variant) -> Any:
+    """``query`` moved toward the mean of its ``k`` nearest stored rows (their cosines
+    as weights with ``weighted``), as a unit vector."""
+    numbers = np.asarray(rows, dtype=np.int64)
+    scores = matrix[numbers] @ query.astype(np.float32)
+    top = np.argsort(-scores, kind="stable")[: variant["prf"]]
+    weights = scores[top] if variant.get("weighted") else np.ones(len(top), dtype=np.float32)
+    mean = (weights[:, None] * matrix[numbers[top]]).sum(axis=0) / weights.sum()
+    moved = query + variant["alpha"] * mean
+    return moved / np.linalg.norm(moved)
+
+
 def substitute(variant: Variant, texts: dict[str, list[str]]) -> Callable[..., semantic.Nearest]:
     """semantic.nearest with the variant's change to its hits."""
     original = semantic.nearest
@@ -121,6 +135,14 @@ def substitute(variant: Variant, texts: dict[str, list[str]]) -> Callable[..., s
             vector = (1 - variant["weight"]) * vectors[0] + variant["weight"] * vectors[1]
             rows = cache.current_vector_rows(sem.vectors.index_path, filters)
             hits = sem.vectors.nearest(vector / np.linalg.norm(vector), rows, 200)
+        if "prf" in variant:
+            vector = sem.vectors.cached_query(query)
+            if vector is None:
+                vector = sem.provider.embed([query], "query")[0]
+            rows = cache.current_vector_rows(sem.vectors.index_path, filters)
+            matrix = sem.vectors._matrix()
+            assert matrix is not None  # there were hits, so there are rows
+            hits = sem.vectors.nearest(fed_back(matrix, rows, vector, variant), rows, 200)
         if "k" in variant:
             top = [i for i, _ in hits[: variant["k"]]]
             assert isinstance(sem.provider, local.LocalProvider)
@@ -168,6 +190,10 @@ IDEAS: dict[str, list[tuple[str, Variant]]] = {
         ("'how should I …', 0.3", {"rewrite": lambda q: f"how should I {q}", "weight": 0.3}),
         ("'how should I …', 0.5", {"rewrite": lambda q: f"how should I {q}", "weight": 0.5}),
         ("'When …', 0.5", {"rewrite": lambda q: f"When {q}", "weight": 0.5}),
+    ],
+    "prf": [
+        *((f"prf k{k} alpha {a}", {"prf": k, "alpha": a}) for k in (3, 5) for a in (0.3, 0.5, 1.0)),
+        ("prf k5 alpha 0.5, by cosine", {"prf": 5, "alpha": 0.5, "weighted": True}),
     ],
 }
 
