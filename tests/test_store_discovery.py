@@ -129,6 +129,23 @@ def test_a_misspelt_command_gets_did_you_mean() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [("ls", "list"), ("rm", "archive"), ("show", "get"), ("status", "stats"), ("SEARCH", "retrieve")],
+)
+def test_a_habit_from_another_tool_gets_the_command_it_means(typed: str, meant: str) -> None:
+    result = chitin(typed)
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"Error: No such command '{typed}'. Did you mean '{meant}'? (see 'chitin --help')\n"
+    )
+
+
+def test_a_habit_is_offered_only_where_its_command_is() -> None:
+    # `hooks` has no `list`: "ls" there falls back to the nearest in letters (none)
+    assert "Did you mean 'list'" not in chitin("hooks", "ls").stderr
+
+
 def test_the_console_finds_the_store_by_the_same_rule(
     clone: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

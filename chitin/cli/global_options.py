@@ -60,11 +60,29 @@ def _late_debug(ctx: click.Context, param: click.Parameter, value: bool) -> None
         root.obj = root.obj._replace(debug=True)
 
 
+# Words other tools taught (git, the shell, note apps), and chitin's command for each:
+# too far from it in letters for difflib ("ls" and "list" score 0.67).
+HABITS = {
+    "ls": "list", "show": "get", "cat": "get", "view": "get", "add": "contribute",
+    "new": "contribute", "create": "contribute", "learn": "contribute", "rm": "archive",
+    "delete": "archive", "remove": "archive", "search": "retrieve", "find": "retrieve",
+    "query": "retrieve", "recall": "retrieve", "status": "stats", "pull": "sync",
+    "push": "sync", "fetch": "sync", "lint": "check", "fsck": "check", "doctor": "check",
+    "validate": "check", "edit": "update", "set": "update", "confirm": "reinforce",
+    "log": "history", "restore": "unarchive", "backup": "export", "dedup": "dedupe",
+    "serve": "mcp", "install": "hooks",
+}  # fmt: skip
+
+
 def unknown_command(name: str, known: Iterable[str]) -> click.UsageError:
-    """The usage error for a command chitin does not have, with the nearest ones."""
+    """The usage error for a command chitin does not have, with the nearest ones: the
+    command a habit from another tool means, else the closest in letters."""
     import difflib  # only for a misspelt command: --version loads nothing more
 
-    close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.7)
+    commands = list(known)
+    habit = HABITS.get(name.lower())
+    close = [habit] if habit in commands else []
+    close = close or difflib.get_close_matches(name, commands, n=3, cutoff=0.7)
     message = f"No such command '{name}'."
     if close:
         message += " Did you mean " + " or ".join(f"'{c}'" for c in close) + "?"
