@@ -131,7 +131,13 @@ def test_a_misspelt_command_gets_did_you_mean() -> None:
 
 @pytest.mark.parametrize(
     ("typed", "meant"),
-    [("ls", "list"), ("rm", "archive"), ("show", "get"), ("status", "stats"), ("SEARCH", "retrieve")],
+    [
+        ("ls", "list"),
+        ("rm", "archive"),
+        ("show", "get"),
+        ("status", "stats"),
+        ("SEARCH", "retrieve"),
+    ],
 )
 def test_a_habit_from_another_tool_gets_the_command_it_means(typed: str, meant: str) -> None:
     result = chitin(typed)
