@@ -183,6 +183,12 @@ profit/loss gain/loss verbose/quiet compiled/interpreted
 blocking/nonblocking hardcoded/configurable readonly/writable
 favour/oppose favor/oppose recommend/discourage endorse/oppose
 welcome/discourage add/omit mention/omit
+big/little modern/traditional front/rear constantly/rarely thrifty/extravagant
+thrifty/wasteful economical/wasteful runny/thick finely/coarsely diluted/concentrated
+sheltered/exposed sober/drunk sick/healthy upright/slouched earn/spend splurge/save
+onsite/remote onsite/offsite upfront/later confirm/cancel attend/skip reply/ignore
+respond/ignore acknowledge/ignore allow/ban permit/ban required/forbidden encourage/ban
+openly/secretly immediately/eventually
 # liking and wanting
 love/loathe adore/hate adore/loathe like/loathe enjoy/dread enjoy/loathe
 appreciate/resent welcome/resent happy/sad pleased/annoyed pleased/displeased
@@ -201,7 +207,9 @@ ANTONYMS: tuple[tuple[str, str], ...] = tuple(
 # names them ("likely/unlikely").
 _DRIFTED_WORDS = """hardly lately shortly closely fairly barely nearly highly largely mostly
     likely lovely shower starter tier pasted pasting lasting lasted lasts easter customer
-    essentially significantly possibly probably typically simply perfectly multiply"""
+    essentially significantly possibly probably typically simply perfectly multiply
+    roughly deadly strongly absolutely relatively naturally normally certainly surely
+    freezer heater locker"""
 DRIFTED = frozenset(_DRIFTED_WORDS.split())
 
 # The irregular forms a suffix rule cannot reach, by the root they belong to.

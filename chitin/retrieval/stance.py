@@ -232,4 +232,14 @@ def opposed_poles(first: frozenset[str], second: frozenset[str]) -> list[tuple[s
         for other in sorted(opposite[pole] & second):
             if other not in first:
                 found.append((pole, other))
-    return found
+    # Two pairs whose poles on one side oppose each other ("small, frequent releases are
+    # safer than big, rare ones" / "little changes … less risk than large batches":
+    # small ↔ large and big ↔ little): each claim names both ends, a comparison the
+    # poles do not read, so neither pair is a side taken.
+    crossed = {
+        pair
+        for pair in found
+        for mine, theirs in found
+        if mine in opposite[pair[0]] or theirs in opposite[pair[1]]
+    }
+    return [pair for pair in found if pair not in crossed]
