@@ -94,3 +94,13 @@ def test_contribute_reports_an_opposite_as_a_conflict_not_a_duplicate(
     report = json.loads(run("check", "--format", "json").stdout)
     assert [w["kind"] for w in report["warnings"]] == ["conflict"]
     assert judge(skill("Tighten it"), skill("Tighten it now"), 0.95).kind == DUPLICATE
+
+
+def test_two_claims_naming_both_ends_compare_and_take_no_side() -> None:
+    small = "Small, frequent releases are safer than big, rare ones"
+    little = "Shipping little changes often is less risky than shipping large batches"
+    mine, theirs = stance(small).poles, stance(little).poles
+    assert {"small", "big"} <= mine and {"little", "large"} <= theirs
+    assert opposed_poles(mine, theirs) == []  # small ↔ large and big ↔ little cross
+    assert judge(skill(small), skill(little), 0.6).kind != CONFLICT
+    assert opposed_poles(frozenset({"big"}), theirs) == [("big", "little")]
