@@ -98,7 +98,7 @@ def test_contribute_reports_an_opposite_as_a_conflict_not_a_duplicate(
 
 def test_two_claims_naming_both_ends_compare_and_take_no_side() -> None:
     small = "Small, frequent releases are safer than big, rare ones"
-    little = "Shipping little changes often is less risky than shipping large batches"
+    little = "Shipping little changes often carries less risk than shipping large batches"
     mine, theirs = stance(small).poles, stance(little).poles
     assert {"small", "big"} <= mine and {"little", "large"} <= theirs
     assert opposed_poles(mine, theirs) == []  # small ↔ large and big ↔ little cross
