@@ -189,6 +189,11 @@ sheltered/exposed sober/drunk sick/healthy upright/slouched earn/spend splurge/s
 onsite/remote onsite/offsite upfront/later confirm/cancel attend/skip reply/ignore
 respond/ignore acknowledge/ignore allow/ban permit/ban required/forbidden encourage/ban
 openly/secretly immediately/eventually
+attended/unattended labelled/unlabelled labeled/unlabeled reviewed/unreviewed
+saved/unsaved committed/uncommitted versioned/unversioned
+authenticated/unauthenticated authorized/unauthorized authorised/unauthorised
+protected/unprotected answered/unanswered resolved/unresolved bold/understated
+flashy/understated flashy/plain
 # liking and wanting
 love/loathe adore/hate adore/loathe like/loathe enjoy/dread enjoy/loathe
 appreciate/resent welcome/resent happy/sad pleased/annoyed pleased/displeased
