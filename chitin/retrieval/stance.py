@@ -1,6 +1,7 @@
 """What a claim says about its topic, read by pure rules: its content words (the
-topic), whether it is negated, which poles of a small hand-made antonym lexicon it
-takes, and which way a "X over Y" preference points.
+topic), whether it is negated, which poles of a hand-made lexicon of opposites
+(lexicon.OPPOSITES, in their inflected forms) it takes, and which way a "X over Y"
+preference points.
 
 Meaning (a sentence embedding) tells whether two claims are about the same thing, but
 antonyms embed close ("be brief" and "be thorough": cosine 0.46; "prefer small
