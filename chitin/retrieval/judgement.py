@@ -178,8 +178,17 @@ def _stance_only(mine: Stance, theirs: Stance, cosine: float | None) -> bool:
     documents", about two different things, are 0.21 apart."""
     if cosine is None or cosine < STANCE_COSINE or mine.negated or theirs.negated:
         return False
-    shorter = min(len(mine.topic), len(theirs.topic))
+    shorter = min(len(_said(mine, theirs)), len(_said(theirs, mine)))
     return shorter <= STANCE_ONLY and bool(opposed_poles(mine.poles, theirs.poles))
+
+
+def _said(mine: Stance, theirs: Stance) -> frozenset[str]:
+    """What a claim is about beside its stance: its topic, the poles the other claim
+    takes too ("… every morning in summer" / "… every evening in summer"), and the
+    poles it names with an opposite ("small, frequent releases … than big, rare
+    ones"), which take no side."""
+    both = frozenset(p for p in mine.poles if opposite_poles(p) & mine.poles)
+    return mine.topic | (mine.poles & theirs.poles) | both
 
 
 def _same_topic(mine: Stance, theirs: Stance, cosine: float | None, cues: int) -> bool:

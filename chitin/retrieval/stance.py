@@ -1,6 +1,7 @@
 """What a claim says about its topic, read by pure rules: its content words (the
-topic), whether it is negated, which poles of a small hand-made antonym lexicon it
-takes, and which way a "X over Y" preference points.
+topic), whether it is negated, which poles of a hand-made lexicon of opposites
+(lexicon.OPPOSITES, in their inflected forms) it takes, and which way a "X over Y"
+preference points.
 
 Meaning (a sentence embedding) tells whether two claims are about the same thing, but
 antonyms embed close ("be brief" and "be thorough": cosine 0.46; "prefer small
@@ -14,13 +15,7 @@ import re
 from typing import NamedTuple
 
 from chitin.model.terms import stem
-from chitin.retrieval.lexicon import ANTONYMS, IRREGULAR, NUMBER_WORDS
-
-_OPPOSITE: dict[str, frozenset[str]] = {}
-for _first, _second in ANTONYMS:
-    _OPPOSITE[_first] = _OPPOSITE.get(_first, frozenset()) | {_second}
-    _OPPOSITE[_second] = _OPPOSITE.get(_second, frozenset()) | {_first}
-POLES: frozenset[str] = frozenset(_OPPOSITE)
+from chitin.retrieval.lexicon import ANTONYMS, DRIFTED, IRREGULAR, NUMBER_WORDS
 
 # Words that turn a claim's stance around. "avoid" says "do not"; "instead" does not
 # ("do X instead of Y" affirms X), nor does "stop" (more often "when it stops working").
@@ -122,11 +117,76 @@ def _main_clause(text: str) -> list[str]:
 
 
 def _pole(word: str) -> str | None:
-    """The lexicon's pole a word takes ("larger": "large"), if any."""
-    for form in (word, IRREGULAR.get(word), stem(word), root(word)):
-        if form in POLES:
-            return form
+    """The lexicon's pole a word takes ("larger": "large", "tightening": "tighten"),
+    if any: a form made of a pole's word, else its irregular form, stem or root."""
+    forms = _lexicon()[0]
+    found = forms.get(word)
+    if found is not None or word in DRIFTED:
+        return found
+    for form in (IRREGULAR.get(word), stem(word), root(word)):
+        if form is not None and form not in DRIFTED and form in forms:
+            return forms[form]
     return None
+
+
+def inflections(word: str) -> frozenset[str]:
+    """The forms a suffix makes of a pole's word ("strict": "stricter", "strictly";
+    "gentle": "gently"; "big": "bigger"; "busy": "busier"), made once for the whole
+    lexicon, so that a lookup is one dict get. A form that is no word is harmless; one
+    that means something else is in ``lexicon.DRIFTED``."""
+    forms = {word}
+    if word.endswith("e"):
+        forms |= {word + "s", word + "d", word[:-1] + "ing", word + "r", word + "st"}
+        forms.add(word[:-1] + "y" if word.endswith("le") else word + "ly")
+    elif len(word) > 2 and word[-1] == "y" and word[-2] not in _VOWELS:
+        base = word[:-1]
+        forms |= {base + "ies", base + "ied", word + "ing", base + "ier", base + "iest"}
+        forms |= {base + "ily", base + "iness"}
+    else:
+        forms |= {word + suffix for suffix in ("s", "es", "ed", "ing", "er", "est", "ly")}
+        if _closed_syllable(word):  # big → bigger, plan → planned
+            forms |= {word + word[-1] + suffix for suffix in ("ed", "ing", "er", "est")}
+        if word.endswith("ic"):
+            forms.add(word + "ally")
+    return frozenset(forms - DRIFTED) | {word}
+
+
+def _closed_syllable(word: str) -> bool:
+    """Consonant, vowel, consonant at the end: the last letter doubles before a suffix."""
+    return (
+        len(word) >= 3
+        and word[-1] not in _VOWELS + "wxy"
+        and word[-2] in _VOWELS
+        and word[-3] not in _VOWELS
+    )
+
+
+@functools.cache  # made on the first stance read (~5 ms), not by every command's import
+def _lexicon() -> tuple[dict[str, str], dict[str, frozenset[str]]]:
+    """Every form of the lexicon's words, to its pole; and each pole's opposites. A
+    word that is a form of an earlier pole ("formally" of "formal") is that pole; one
+    written as a root ("complicat") keeps its root's forms."""
+    forms: dict[str, str] = {}
+    opposite: dict[str, set[str]] = {}
+    for pair in ANTONYMS:
+        first, second = (_register(word, forms) for word in pair)
+        opposite.setdefault(first, set()).add(second)
+        opposite.setdefault(second, set()).add(first)
+    return forms, {pole: frozenset(others) for pole, others in opposite.items()}
+
+
+def _register(word: str, forms: dict[str, str]) -> str:
+    """The pole ``word`` is: an earlier pole it is a form of, or itself, its forms
+    added (a root that cuts more than a final letter, "formal": "form", is no form)."""
+    known = forms.get(word) or forms.get(IRREGULAR.get(word, ""))
+    close = root(word)
+    if known is None and len(close) >= len(word) - 1:  # "complicate": "complicat"
+        known = forms.get(close)
+    if known is not None:
+        return known
+    for form in inflections(word) | ({close} if len(close) >= len(word) - 1 else set()):
+        forms.setdefault(form, word)
+    return word
 
 
 def _preference(text: str) -> tuple[frozenset[str], frozenset[str]] | None:
@@ -149,6 +209,8 @@ def _content(text: str) -> frozenset[str]:
     return frozenset(r for r in roots if r not in FILLER and len(r) >= 2)
 
 
+_VOWELS = "aeiou"
+
 _NUMBER_ROOTS = frozenset(root(word) for word in NUMBER_WORDS)
 
 
@@ -158,7 +220,7 @@ def words_only(roots: frozenset[str]) -> frozenset[str]:
 
 
 def opposite_poles(pole: str) -> frozenset[str]:
-    return _OPPOSITE.get(pole, frozenset())
+    return _lexicon()[1].get(pole, frozenset())
 
 
 def opposed_poles(first: frozenset[str], second: frozenset[str]) -> list[tuple[str, str]]:
@@ -166,8 +228,19 @@ def opposed_poles(first: frozenset[str], second: frozenset[str]) -> list[tuple[s
     opposite the second uses, where neither uses both (a claim naming both poles,
     "balance brevity and detail", takes no side)."""
     found = []
+    opposite = _lexicon()[1]
     for pole in sorted(first - second):
-        for other in sorted(_OPPOSITE[pole] & second):
+        for other in sorted(opposite[pole] & second):
             if other not in first:
                 found.append((pole, other))
-    return found
+    # Two pairs whose poles on one side oppose each other ("small, frequent releases are
+    # safer than big, rare ones" / "little changes … less risk than large batches":
+    # small ↔ large and big ↔ little): each claim names both ends, a comparison the
+    # poles do not read, so neither pair is a side taken.
+    crossed = {
+        pair
+        for pair in found
+        for mine, theirs in found
+        if mine in opposite[pair[0]] or theirs in opposite[pair[1]]
+    }
+    return [pair for pair in found if pair not in crossed]
