@@ -376,9 +376,14 @@ class Chitin:
         """Note the insights a session was given at its start (agent.py)."""
         agents.note_session_start(self._session, session, injected)
 
-    def reflection_digests(self, markers: list[Marker], characters: int) -> list[SessionDigest]:
-        """A digest of each marker's session, each within about ``characters``."""
-        return self._run(lambda: agents.digests(self._reading, markers, characters))
+    def reflection_digests(
+        self, markers: list[Marker], characters: int, shell: bool = False
+    ) -> list[SessionDigest]:
+        """A digest of each marker's session, each within about ``characters``. With
+        ``shell``, its commands are as the agent's shell runs them (``agent_command``);
+        else `chitin …`, as the MCP tools are named."""
+        chitin = personality.agent_command(self._session) if shell else "chitin"
+        return self._run(lambda: agents.digests(self._reading, markers, characters, chitin))
 
     def reflection_done(self, session: str, legacy: Path | None = None) -> int:
         """Remove the markers of one session (its key or id) from the queues."""

@@ -111,6 +111,15 @@ def instructions(session: Session, mcp: bool, store: Path | None) -> str:
     return templates.actions(command_line, store_to_name(store or session.root, session.env))
 
 
+def agent_command(session: Session) -> str:
+    """How the agent's shell runs this chitin on ``session``'s store, as the closing
+    instructions tell it: ``shell_command``, with ``--store`` when that shell, here,
+    would find another store (``store_to_name``)."""
+    command = shell_command(session.command, session.env.get("PATH"))
+    store = store_to_name(session.root, session.env)
+    return f"{command} --store {store}" if store else command
+
+
 def shell_command(program: Sequence[str], path: str | None) -> str:
     """How an agent's shell runs this chitin: ``chitin`` when that name on ``path``
     (its PATH) is this very program; else the program itself by absolute path, as the

@@ -104,6 +104,9 @@ class Digest(NamedTuple):
     omitted: int  # moments left out to keep the size
     touches: list[Touch]
     commands: list[str]
+    # How the commands run chitin: `chitin`, or the agent's own way to reach this store
+    # (chitin's path, `--store`), so that what the digest calls ready is.
+    chitin: str = "chitin"
 
 
 def make_digest(
@@ -111,15 +114,17 @@ def make_digest(
     injected: Mapping[str, str | None],
     label: str,
     characters: int = DEFAULT_CHARACTERS,
+    chitin: str = "chitin",
 ) -> Digest:
     """The digest of one session's ``turns``; ``injected`` maps the ids given at its
-    start to their claims; ``label`` names the session in the commands' sources."""
+    start to their claims; ``label`` names the session in the commands' sources;
+    ``chitin`` starts each command."""
     moments = [_masked(m) for m in find_moments(turns)]
     touches = [_touch(turns, i, claim) for i, claim in injected.items()]
     shown = _fit(moments, touches, characters)
-    commands = ready_commands(shown, touches, label)
+    commands = ready_commands(shown, touches, label, chitin)
     messages = max((t.number for t in turns), default=0)
-    return Digest(messages, shown, len(moments) - len(shown), touches, commands)
+    return Digest(messages, shown, len(moments) - len(shown), touches, commands, chitin)
 
 
 def quote(text: str, limit: int = QUOTE) -> str:
@@ -183,11 +188,13 @@ def _fit(moments: list[Moment], touches: list[Touch], characters: int) -> list[M
     return sorted(shown, key=lambda m: m.number)
 
 
-def ready_commands(moments: list[Moment], touches: list[Touch], label: str) -> list[str]:
+def ready_commands(
+    moments: list[Moment], touches: list[Touch], label: str, chitin: str = "chitin"
+) -> list[str]:
     """Commands the agent can run as they are (reinforce) or fill in (contribute: the
     claim is the agent's to write; the digest never writes it)."""
     commands = [
-        f"chitin reinforce {t.id} --source {_arg(f'{label}, message {t.numbers[0]}')}"
+        f"{chitin} reinforce {t.id} --source {_arg(f'{label}, message {t.numbers[0]}')}"
         for t in touches
         if t.numbers and t.claim is not None
     ]
@@ -195,7 +202,7 @@ def ready_commands(moments: list[Moment], touches: list[Touch], label: str) -> l
         kind, provenance = SKELETON[moment.kind]
         source = _arg(f"{label}, message {moment.number}")
         commands.append(
-            f'chitin contribute --type {kind} --provenance {provenance} --claim "…" '
+            f'{chitin} contribute --type {kind} --provenance {provenance} --claim "…" '
             f"--confidence 0.7 --source {source}"
         )
     return commands

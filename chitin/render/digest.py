@@ -37,9 +37,14 @@ def digest_lines(
     lines += _moment_lines(digest)
     lines += _touch_lines(digest.touches)
     lines += [f"{INDENT}Ready commands:"]
-    commands = [*digest.commands, f"chitin reflect --done {_quoted(session_name(marker))}"]
+    commands = [*digest.commands, _done(marker, digest)]
     lines += [f"{INDENT}  {command}" for command in commands]
     return _within(lines, characters)
+
+
+def _done(marker: Marker, digest: Digest) -> str:
+    """The command that removes the session's marker, once reflected on."""
+    return f"{digest.chitin} reflect --done {_quoted(session_name(marker))}"
 
 
 def _moment_lines(digest: Digest) -> list[str]:
@@ -115,7 +120,7 @@ def digest_shape(marker: Marker, digest: Digest | None, warning: str | None) -> 
         "moments": [_moment_shape(m) for m in digest.moments],
         "omitted": digest.omitted,
         "insights": [_touch_shape(t) for t in digest.touches],
-        "commands": [*digest.commands, f"chitin reflect --done {_quoted(session_name(marker))}"],
+        "commands": [*digest.commands, _done(marker, digest)],
     }
 
 
