@@ -191,3 +191,17 @@ def test_uninstall_removes_the_enable_entry_and_nothing_else(tmp_path: Path) -> 
     config.write_text(json.dumps(theirs))
     assert chitin("hooks", "uninstall", "openclaw").stdout.startswith("✓ Removed")
     assert "chitin" not in json.loads(config.read_text())["hooks"]["internal"]["entries"]
+
+
+def test_install_says_when_the_store_it_binds_is_not_a_store(tmp_path: Path) -> None:
+    """A mistyped --store (or one not made yet) would give every session an empty store,
+    and nothing would say so until `chitin check`: the install says it at once."""
+    typo = tmp_path / "personalty"
+    said = chitin("--store", str(typo), "hooks", "install", "claude-code",
+                  "--dir", str(tmp_path / "project")).stdout  # fmt: skip
+    assert f"It uses the store at {typo};" in said
+    assert f"there is no store at {typo} yet" in said and "init" in said
+    chitin("--store", str(typo), "init")
+    again = chitin("--store", str(typo), "hooks", "install", "cursor",
+                   "--dir", str(tmp_path / "project")).stdout  # fmt: skip
+    assert "no store" not in again
