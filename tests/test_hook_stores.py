@@ -205,3 +205,28 @@ def test_install_says_when_the_store_it_binds_is_not_a_store(tmp_path: Path) -> 
     again = chitin("--store", str(typo), "hooks", "install", "cursor",
                    "--dir", str(tmp_path / "project")).stdout  # fmt: skip
     assert "no store" not in again
+
+
+def test_check_in_a_project_warns_when_its_own_hooks_store_is_gone(
+    personality: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`hooks install claude-code --dir PROJECT` writes the project's settings, not the
+    user's: checking from that project (or a folder in it) looks at them too."""
+    project = tmp_path / "billing"
+    chitin("--store", str(personality), "hooks", "install", "claude-code",
+           "--dir", str(project))  # fmt: skip
+    (project / "src").mkdir()
+    monkeypatch.chdir(project / "src")
+    assert "is no longer there" not in chitin("--store", str(personality), "check").stdout
+    moved = tmp_path / "moved"
+    personality.rename(moved)
+    result = CliRunner().invoke(cli, ["--store", str(moved), "check"])
+    found = [line for line in result.stdout.splitlines() if "chitin on the store" in line]
+    assert len(found) == 1, result.stdout
+    assert found[0].startswith(f"{project / '.claude' / 'settings.json'}: warning:")
+    # from the home folder, its settings are the user's: said once, not twice
+    chitin("--store", str(moved), "hooks", "install", "claude-code", "--dir", str(Path.home()))
+    moved.rename(tmp_path / "gone")
+    monkeypatch.chdir(Path.home())
+    result = CliRunner().invoke(cli, ["--store", str(tmp_path / "gone"), "check"])
+    assert result.stdout.count("chitin on the store") == 1, result.stdout

@@ -307,9 +307,14 @@ class Chitin:
         load, opened, secret = interop.import_source, self._session, allow_secret
         return self._run(lambda: load(opened, source, origin, merge, secret))
 
-    def check(self, paths: Sequence[Path] | None = None, home: Path | None = None) -> check.Report:
+    def check(
+        self,
+        paths: Sequence[Path] | None = None,
+        home: Path | None = None,
+        here: Path | None = None,
+    ) -> check.Report:
         """The insight files (or ``paths``) against the rules, and the setup (check.py)."""
-        return check.check(self._session.root, self._session.env, paths, home)
+        return check.check(self._session.root, self._session.env, paths, home, here)
 
     def sync(
         self,

@@ -112,16 +112,19 @@ def _client_file(
 
 
 def installed_programs(
-    home: Path, openclaw_dir: Path, env: Mapping[str, str] | None = None
+    home: Path, openclaw_dir: Path, env: Mapping[str, str] | None = None, here: Path | None = None
 ) -> list[Installed]:
     """The chitins our hooks run, as the host files name them: Claude Code's user-wide
-    settings, OpenClaw's hook pack, and the MCP clients' user-wide files (found with
-    ``env``'s $XDG_CONFIG_HOME). A file that cannot be read names none."""
+    settings, and those of the project ``here`` is in (``claude_code.project_of``),
+    OpenClaw's hook pack, and the MCP clients' user-wide files (found with ``env``'s
+    $XDG_CONFIG_HOME). A file that cannot be read names none."""
 
+    project = claude_code.project_of(here, home) if here is not None else None
     found = [
         program
         for program in (
             claude_code.installed_program(home),
+            claude_code.installed_program(project) if project is not None else None,
             openclaw.installed_program(openclaw_dir),
         )
         if program is not None
