@@ -73,3 +73,15 @@ def test_merge_takes_several_sources_in_one_commit(
     assert [i["id"] for i in run_json("list")] == [target]
     refused = run("merge", one, expect=2)
     assert "Missing argument 'SOURCE...'" in refused.stderr
+
+
+def test_the_kept_insights_confidence_is_shown_as_list_shows_it(
+    run: Run, add: Any, run_json: Any
+) -> None:
+    """Rounded as every confidence shown to people (toFixed(2)); the JSON keeps it exact."""
+    keep = make(add, "Pin the versions of the dependencies", 0.85)
+    make(add, "Pin the versions of the dependencies.", 0.5)
+    run("reinforce", keep)  # 0.85 → 0.8575
+    assert "confidence: 0.86 |" in run("list").stdout
+    assert f"  keep: {keep} (1×, confidence 0.86) | 1 same insight:" in run("dedupe").stdout
+    assert run_json("dedupe")["clusters"][0]["keep"]["confidence"] == 0.8575
