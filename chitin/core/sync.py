@@ -9,6 +9,7 @@ on meanwhile is retried after another fetch and merge; it is never forced.
 from __future__ import annotations
 
 import contextlib
+import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -88,7 +89,31 @@ def sync(opened: Session, remote_name: str | None, resume: Resume | None = None)
                 "run `chitin init` once to add it to .gitattributes"
             )
         with interrupts.holding() as guard:
-            return _rounds(opened, (name, branch, held.fileno()), result, choose, guard)
+            _rounds(opened, (name, branch, held.fileno()), result, choose, guard)
+        _note_hand_edits(git, opened, result)
+        return result
+
+
+def _note_hand_edits(git: Git, opened: Session, result: Synced) -> None:
+    """Say which insight files were edited by hand and not committed: chitin commits
+    such an edit with its next change of that insight (or a sync's merge that touches
+    it), so until then a sync cannot send it, and "in sync" alone would mislead."""
+    args = ["status", "--porcelain", "-z", "--untracked-files=all", "--", "insights", "archive"]
+    records = iter(git.run(args, check=False).stdout.split("\0"))
+    edited = []
+    for record in records:
+        if len(record) > 3:
+            edited.append(record[3:])
+            if record[0] in "RC":  # a rename's second record is the old path
+                next(records, None)
+    if not edited:
+        return
+    shown = ", ".join(edited[:3]) + (f" and {len(edited) - 3} more" if len(edited) > 3 else "")
+    result.notes.append(
+        f"edited by hand and not committed, so not sent: {shown}; commit them "
+        f"(git -C {shlex.quote(str(opened.root))} commit -a) and sync again, or leave "
+        "them: chitin commits a hand edit with its next change of that insight"
+    )
 
 
 def _rounds(
