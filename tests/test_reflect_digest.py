@@ -237,6 +237,38 @@ def test_the_injected_insights_touched_get_a_reinforce_command(
 
 
 @pytest.mark.usefixtures("seeded")
+def test_an_insight_the_session_reinforced_is_not_offered_again(
+    run: Run, run_json: RunJson, store: Path, tmp_path: Path
+) -> None:
+    """The context tells the agent to reinforce by id (a short prefix) from its shell,
+    or with the MCP tool: the digest says so, and offers no second reinforcement."""
+    insights = {i["claim"]: i["id"] for i in run_json("list")}
+    [shell] = [i for c, i in insights.items() if c.startswith("Reproduce a bug")]
+    [tool] = [i for c, i in insights.items() if c.startswith("Keep commits small")]
+    mcp = {
+        "type": "tool_use",
+        "id": "m",
+        "name": "mcp__chitin__reinforce",
+        "input": {"id": tool[:5]},
+    }
+    by_tool = {"type": "assistant", "message": {"role": "assistant", "content": [mcp]}}
+    entries = [agent("First I'll reproduce the bug with a minimal failing case."),
+               call(f"/opt/venv/bin/chitin --store '/a b' reinforce {shell[:6]} --source x"),
+               result("ok"),
+               by_tool]  # fmt: skip
+    transcript = write_jsonl(tmp_path / "t.jsonl", entries)
+    queue_with(store, transcript=str(transcript), injected=[shell, tool])
+    [digest] = run_json("reflect")["digests"]
+    by_id = {i["id"]: i for i in digest["insights"]}
+    assert by_id[shell]["touched"] and by_id[shell]["reinforcedAt"] == [2]
+    assert not by_id[tool]["touched"] and by_id[tool]["reinforcedAt"] == [4]
+    assert not any(" reinforce " in c for c in digest["commands"])
+    shown = run("reflect").stdout
+    assert f"• reinforced in the session: {tool} (message 4)" in shown
+    assert "not touched" not in shown and "; reinforced at message 2" in shown
+
+
+@pytest.mark.usefixtures("seeded")
 def test_each_digest_keeps_within_its_size(run: Run, store: Path, tmp_path: Path) -> None:
     entries = []
     for n in range(300):

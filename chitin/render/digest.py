@@ -76,15 +76,26 @@ def _touch_lines(touches: list[Touch]) -> list[str]:
         if touch.claim is not None and touch.numbers:
             where = ", ".join(str(n) for n in touch.numbers)
             claim = _said(touch.claim[:160])
-            lines.append(f"{INDENT}• {touch.id} {claim}: touched at message(s) {where}")
+            done = (
+                f"; reinforced at message {_numbers(touch.reinforced)}" if touch.reinforced else ""
+            )
+            lines.append(f"{INDENT}• {touch.id} {claim}: touched at message(s) {where}{done}")
             lines.append(f"{INDENT}    {_said(touch.quote)}")
-    untouched = [t.id for t in touches if t.claim is not None and not t.numbers]
+    known = [t for t in touches if t.claim is not None and not t.numbers]
+    done_only = [f"{t.id} (message {_numbers(t.reinforced)})" for t in known if t.reinforced]
+    untouched = [t.id for t in known if not t.reinforced]
     gone = [t.id for t in touches if t.claim is None]
+    if done_only:
+        lines.append(f"{INDENT}• reinforced in the session: {', '.join(done_only)}")
     if untouched:
         lines.append(f"{INDENT}• not touched: {', '.join(untouched)}")
     if gone:
         lines.append(f"{INDENT}• no longer in the store: {', '.join(gone)}")
     return lines
+
+
+def _numbers(numbers: tuple[int, ...]) -> str:
+    return ", ".join(str(n) for n in numbers)
 
 
 def _said(text: str) -> str:
@@ -142,4 +153,5 @@ def _touch_shape(touch: Touch) -> dict[str, Any]:
         "touched": bool(touch.numbers),
         "messages": list(touch.numbers),
         "quote": touch.quote or None,
+        "reinforcedAt": list(touch.reinforced),
     }
