@@ -162,6 +162,18 @@ def test_the_strongest_of_a_repeated_lesson_is_the_one_shown(run: Run, add: Any)
     assert found["insights"][0]["alsoCovers"] == [weak["id"]]
 
 
+def test_the_same_claim_kept_under_two_types_is_one_line(run: Run, add: Any) -> None:
+    """The door refuses the same claim only in one type: the same sentence kept as a
+    personality and as a skill is still one lesson, said twice to the agent."""
+    run("init")
+    kept = add("personality", "Stay curious about surprising results", 0.9)
+    again = add("skill", "stay curious about surprising results.", 0.6)
+    found = retrieve_json(run, "surprising results in the test output")
+    assert [i["id"] for i in found["insights"]] == [kept["id"]]
+    assert found["insights"][0]["alsoCovers"] == [again["id"]]
+    assert found["context"].lower().count("stay curious") == 1
+
+
 def test_alike_insights_that_say_different_things_both_stay(run: Run, add: Any) -> None:
     run("init")
     add("skill", "Squash commits on feature branches before merging", 0.8)
