@@ -98,20 +98,17 @@ def _note_hand_edits(git: Git, opened: Session, result: Synced) -> None:
     """Say which insight files were edited by hand and not committed: chitin commits
     such an edit with its next change of that insight (or a sync's merge that touches
     it), so until then a sync cannot send it, and "in sync" alone would mislead."""
-    args = ["status", "--porcelain", "-z", "--untracked-files=all", "--", "insights", "archive"]
-    records = iter(git.run(args, check=False).stdout.split("\0"))
-    edited = []
-    for record in records:
-        if len(record) > 3:
-            edited.append(record[3:])
-            if record[0] in "RC":  # a rename's second record is the old path
-                next(records, None)
+    args = ["--no-optional-locks", "status", "--porcelain", "-z", "--untracked-files=all"]
+    args += ["--no-renames", "--", "insights", "archive"]
+    records = git.run(args, check=False).stdout.split("\0")
+    edited = [record[3:] for record in records if len(record) > 3]
     if not edited:
         return
     shown = ", ".join(edited[:3]) + (f" and {len(edited) - 3} more" if len(edited) > 3 else "")
+    git_c = f"git -C {shlex.quote(str(opened.root))}"
     result.notes.append(
         f"edited by hand and not committed, so not sent: {shown}; commit them "
-        f"(git -C {shlex.quote(str(opened.root))} commit -a) and sync again, or leave "
+        f"({git_c} add -A insights archive && {git_c} commit) and sync again, or leave "
         "them: chitin commits a hand edit with its next change of that insight"
     )
 
