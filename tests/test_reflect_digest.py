@@ -429,3 +429,20 @@ def test_the_mcp_prompt_carries_the_digest(store: Path, tmp_path: Path) -> None:
     with Chitin(store=store) as chitin:
         text = pending_lines(chitin)
     assert "• correction, message 7" in text and TOKEN not in text
+
+
+def test_the_reinforcements_of_a_session_are_read_from_its_calls() -> None:
+    from chitin.model.reinforced import reinforced
+    from chitin.model.transcript import CALL, Turn
+
+    calls = [
+        Turn(1, None, CALL, "cd /x && chitin reinforce abcd; chitin --store '/a b' "
+             "reinforce --source 'y z' efgh && echo done", tool="Bash"),
+        Turn(2, None, CALL, '{"id": "ijkl"}', tool="mcp__chitin__reinforce"),
+        Turn(3, None, CALL, "git commit -m 'reinforce mnop'", tool="Bash"),
+        Turn(4, None, CALL, "chitin reinforce ab", tool="Bash"),  # too short to name one
+    ]  # fmt: skip
+    ids = ["abcd-1", "efgh-2", "ijkl-3", "mnop-4", "abzz-5"]
+    assert reinforced(calls, ids) == {
+        "abcd-1": (1,), "efgh-2": (1,), "ijkl-3": (2,), "mnop-4": (), "abzz-5": ()
+    }  # fmt: skip

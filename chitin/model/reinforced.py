@@ -71,5 +71,5 @@ def _first_argument(words: list[str]) -> str:
         elif word in _VALUED:
             skip = True
         elif not word.startswith("-"):
-            return word
+            return word.rstrip(";&|")  # `chitin reinforce abcd; …`: shlex keeps the ;
     return ""
