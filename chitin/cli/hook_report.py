@@ -72,9 +72,9 @@ def _store_line(store: Path | None, mcp: bool) -> str:
     if store is not None and not is_store(store):
         # A mistyped --store would give every session an empty store, unannounced.
         return (
-            f"  {uses} the store at {store}; there is no store at {store} yet (run "
-            f"`chitin --store {shlex.quote(str(store))} init`, or install again with the "
-            "right --store): until there is one, the host's sessions see no insights."
+            f"  {uses} the store at {store}.\n  But there is no store at {store} yet: "
+            f"run `chitin --store {shlex.quote(str(store))} init`, or install again with "
+            "the right --store; until then the host's sessions see no insights."
         )
     if store is not None:
         return f"  {uses} the store at {store}."
