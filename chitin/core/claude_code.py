@@ -209,18 +209,6 @@ def _emptied(group: Any) -> bool:
     return isinstance(group, dict) and group.get("hooks") == []
 
 
-def project_of(here: Path, home: Path) -> Path | None:
-    """The nearest folder from ``here`` upwards (below ``home``) whose own settings.json
-    ``hooks install claude-code --dir`` may have written: the project a person checks
-    from. None when there is none (or it is ``home``, whose settings are the user's)."""
-    for folder in (here, *here.parents):
-        if folder == home or folder == home.parent:
-            return None
-        if claude_settings_path(folder).is_file():
-            return folder
-    return None
-
-
 def installed_program(home: Path) -> Installed | None:
     """The chitin that the hooks of ``home``'s settings (the user's, or a project's) run,
     if any of ours is there (a file that cannot be read names none)."""
