@@ -137,6 +137,23 @@ def test_a_hook_bound_to_a_store_tells_the_agent_that_store(
     assert "--store" not in changed
 
 
+def test_a_file_rendered_for_a_project_names_the_store_the_project_would_miss(
+    run: Run, store: Path, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """`render --output` writes where the agent reads it, and runs chitin from: the
+    closing instructions are for that folder, not the one render ran in."""
+    run("init", "--seed")
+    project = tmp_path / "project"
+    project.mkdir()
+    told = f"add `--store {store}` to each command"
+    monkeypatch.chdir(store)  # a person renders from the store, for a project
+    run("render", "--query", "coding", "--output", str(project / "PERSONALITY.md"))
+    assert told in (project / "PERSONALITY.md").read_text()
+    monkeypatch.chdir(project)  # and from a project, for the store's own file
+    run("render", "--query", "coding", "--output", str(store / "PERSONALITY.md"))
+    assert "--store" not in (store / "PERSONALITY.md").read_text()
+
+
 # ------------------------------------------------------------------ duplicates
 
 

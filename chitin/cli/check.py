@@ -48,8 +48,7 @@ def check(ctx: click.Context, paths: tuple[Path, ...], store: Path | None, fmt: 
     """
 
     root = store.expanduser().absolute() if store else _store(ctx)
-    here = _current_folder()
-    report = Chitin(root).check(list(paths) if paths else None, home=Path.home(), here=here)
+    report = Chitin(root).check(list(paths) if paths else None, home=Path.home())
     if fmt == "json":
         emit_json(
             shapes.check_report(report.files, report.errors, report.warnings, report.by_words)
@@ -88,11 +87,3 @@ def _summary(files: int, errors: int, warnings: int) -> str:
 
 def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
-
-
-def _current_folder() -> Path | None:
-    """Where check runs (its project's Claude Code hooks are checked too)."""
-    try:
-        return Path.cwd()
-    except OSError:  # removed under us: no project to look at
-        return None

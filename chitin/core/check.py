@@ -49,22 +49,26 @@ class Report:
 
 
 def check(
-    root: Path,
-    env: Mapping[str, str],
-    paths: Sequence[Path] | None,
-    home: Path | None,
-    here: Path | None = None,
+    root: Path, env: Mapping[str, str], paths: Sequence[Path] | None, home: Path | None
 ) -> Report:
     """``Chitin.check``: the insight files as they are on disk (only ``paths``, if
     given) against the rules; with ``home``, also the hooks, MCP server entries and
-    merge driver that run a chitin (or a store) that is gone, and the Claude Code hooks
-    of the project ``here`` is in. Reads the files, not the cache, and writes nothing."""
+    merge driver that run a chitin (or a store) that is gone, the user's and those of
+    the project the current folder is in. Reads the files, not the cache, and writes
+    nothing."""
 
     report = check_store(root, list(paths) if paths is not None else None)
     if home is not None:
         folder = openclaw_hooks_dir(home, env)
-        report.warnings.extend(setup_findings(root, home, folder, env, here))
+        report.warnings.extend(setup_findings(root, home, folder, env, _current_folder()))
     return report
+
+
+def _current_folder() -> Path | None:
+    try:
+        return Path.cwd()
+    except OSError:  # removed under us: no project to look at
+        return None
 
 
 def check_store(root: Path, paths: Sequence[Path] | None = None) -> Report:

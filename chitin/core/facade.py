@@ -237,11 +237,13 @@ class Chitin:
         record: bool = True,
         limit: int | None = None,
         mcp: bool = False,
+        reader: Path | None = None,
     ) -> personality.Personality:
-        """PERSONALITY.md for ``query`` (``personality.render_personality``)."""
+        """PERSONALITY.md for ``query`` (``personality.render_personality``); ``reader``:
+        the folder the agent reading it works in (``personality.instructions``)."""
         asked, at = retrieving.as_query(query), self._session.now() if record else None
-        made, part = personality.render_personality, self._retrieving
-        return self._run(lambda: made(part, asked, template=template, now=at, limit=limit, mcp=mcp))
+        made, part, how = personality.render_personality, self._retrieving, (mcp, reader)
+        return self._run(lambda: made(part, asked, template=template, now=at, limit=limit, how=how))
 
     @overload
     def diff(self, revision: str | None = None) -> diff.PersonalityDiff: ...
@@ -307,14 +309,9 @@ class Chitin:
         load, opened, secret = interop.import_source, self._session, allow_secret
         return self._run(lambda: load(opened, source, origin, merge, secret))
 
-    def check(
-        self,
-        paths: Sequence[Path] | None = None,
-        home: Path | None = None,
-        here: Path | None = None,
-    ) -> check.Report:
+    def check(self, paths: Sequence[Path] | None = None, home: Path | None = None) -> check.Report:
         """The insight files (or ``paths``) against the rules, and the setup (check.py)."""
-        return check.check(self._session.root, self._session.env, paths, home, here)
+        return check.check(self._session.root, self._session.env, paths, home)
 
     def sync(
         self,
