@@ -73,3 +73,37 @@ def test_merge_takes_several_sources_in_one_commit(
     assert [i["id"] for i in run_json("list")] == [target]
     refused = run("merge", one, expect=2)
     assert "Missing argument 'SOURCE...'" in refused.stderr
+
+
+def test_the_kept_insights_confidence_is_shown_as_list_shows_it(
+    run: Run, add: Any, run_json: Any
+) -> None:
+    """Rounded as every confidence shown to people (toFixed(2)); the JSON keeps it exact."""
+    keep = make(add, "Pin the versions of the dependencies", 0.85)
+    make(add, "Pin the versions of the dependencies.", 0.5)
+    run("reinforce", keep)  # 0.85 → 0.8575
+    assert "confidence: 0.86 |" in run("list").stdout
+    assert f"  keep: {keep} (1×, confidence 0.86) | 1 same insight:" in run("dedupe").stdout
+    assert run_json("dedupe")["clusters"][0]["keep"]["confidence"] == 0.8575
+
+
+def test_the_same_claim_under_two_types_is_a_cluster(run: Run, add: Any, run_json: Any) -> None:
+    """As retrieval shows it once (selection.py): one sentence kept as a personality and
+    as a skill is one lesson for dedupe and check too, even where their whole texts
+    (one with its reasoning and context) are far apart in meaning."""
+    claim = "Stay curious about surprising results"
+    kept = add("personality", claim, 0.9, reasoning=REASONING, context=CONTEXT)["id"]
+    again = add("skill", claim.lower() + ".", 0.6)["id"]
+    run("embed")
+    [cluster] = run_json("dedupe")["clusters"]
+    assert cluster["keep"]["id"] == kept and [d["id"] for d in cluster["duplicates"]] == [again]
+    assert cluster["command"] == f"chitin merge {again} {kept}"
+    warned = [w for w in run_json("check")["warnings"] if "duplicates" in w["message"]]
+    assert len(warned) == 1
+
+
+REASONING = (
+    "A result that contradicts the model of the system is the cheapest evidence there is "
+    "that the model is wrong; explaining it away hides the bug that caused it."
+)
+CONTEXT = "Benchmarks, flaky tests and any output that does not match the prediction."

@@ -51,3 +51,20 @@ def test_history_with_a_limit_counts_the_merge_too(tmp_path: Path) -> None:
         _, every = chitin.history(keep)
     assert [e.source for e in newest] == [f"merge:{made[2].insight.id}"]
     assert [e.change_type for e in every] == ["create", "merge", "merge"]
+
+
+def test_a_new_insight_like_another_has_only_its_own_history(tmp_path: Path) -> None:
+    """git's --follow also follows copies: a new file much like an older one (two
+    short insights share most of their frontmatter) was read as a copy of it, and the
+    history of one showed the other's creation, then a change of claim to its own."""
+    with Chitin(store=tmp_path / "store", env=ENV, now=SECOND) as chitin:
+        chitin.init()
+        chitin.contribute({"type": "skill", "claim": "JSON stdin lesson", "confidence": 0.7})
+        made = chitin.contribute(
+            {"type": "skill", "claim": "Lesson two", "confidence": 0.5, "tags": ["x"]}
+        ).insight
+        _, entries = chitin.history(made.id)
+        chitin.reinforce(made.id)
+        _, later = chitin.history(made.id)
+    assert [(e.change_type, e.field, e.new) for e in entries] == [("create", "*", "Lesson two")]
+    assert [e.change_type for e in later] == ["create", "reinforce"]

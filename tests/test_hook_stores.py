@@ -191,3 +191,45 @@ def test_uninstall_removes_the_enable_entry_and_nothing_else(tmp_path: Path) -> 
     config.write_text(json.dumps(theirs))
     assert chitin("hooks", "uninstall", "openclaw").stdout.startswith("✓ Removed")
     assert "chitin" not in json.loads(config.read_text())["hooks"]["internal"]["entries"]
+
+
+def test_install_says_when_the_store_it_binds_is_not_a_store(tmp_path: Path) -> None:
+    """A mistyped --store (or one not made yet) would give every session an empty store,
+    and nothing would say so until `chitin check`: the install says it at once."""
+    typo = tmp_path / "personalty"
+    said = chitin("--store", str(typo), "hooks", "install", "claude-code",
+                  "--dir", str(tmp_path / "project")).stdout  # fmt: skip
+    assert f"It uses the store at {typo}.\n  But there is no store at {typo} yet" in said
+    assert f"run `chitin --store {typo} init`" in said
+    chitin("--store", str(typo), "init")
+    again = chitin("--store", str(typo), "hooks", "install", "cursor",
+                   "--dir", str(tmp_path / "project")).stdout  # fmt: skip
+    assert "no store" not in again
+
+
+def test_check_in_a_project_warns_when_its_own_hooks_store_is_gone(
+    personality: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`hooks install claude-code --dir PROJECT` writes the project's settings, not the
+    user's (as claude-code-mcp and cursor write its .mcp.json and .cursor/mcp.json):
+    checking from that project (or a folder in it) looks at them too."""
+    project = tmp_path / "billing"
+    for host in ("claude-code", "claude-code-mcp", "cursor"):
+        chitin("--store", str(personality), "hooks", "install", host, "--dir", str(project))
+    (project / "src").mkdir()
+    monkeypatch.chdir(project / "src")
+    assert "is no longer there" not in chitin("--store", str(personality), "check").stdout
+    moved = tmp_path / "moved"
+    personality.rename(moved)
+    result = CliRunner().invoke(cli, ["--store", str(moved), "check"])
+    found = [line for line in result.stdout.splitlines() if "on the store" in line]
+    assert len(found) == 3, result.stdout
+    files = [project / ".claude" / "settings.json", project / ".mcp.json",
+             project / ".cursor" / "mcp.json"]  # fmt: skip
+    assert [line.split(": warning:")[0] for line in found] == [str(f) for f in files]
+    # from the home folder, its settings are the user's: said once, not twice
+    chitin("--store", str(moved), "hooks", "install", "claude-code", "--dir", str(Path.home()))
+    moved.rename(tmp_path / "gone")
+    monkeypatch.chdir(Path.home())
+    result = CliRunner().invoke(cli, ["--store", str(tmp_path / "gone"), "check"])
+    assert result.stdout.count("chitin on the store") == 1, result.stdout

@@ -49,3 +49,16 @@ def test_json_numbers_are_rounded_as_their_text(run: Run, add: Any, run_json: An
     for item in found:
         assert f"[{round(item['similarity'] * 100)}%]" in shown
         assert item["similarity"] == round(item["similarity"], 2)
+
+
+def test_an_update_that_makes_two_insights_the_same_says_so(run: Run, add: Any) -> None:
+    """contribute refuses the same insight twice; an update that makes one the same as
+    another is kept (1.4.5's update checks nothing), and says how to fold them."""
+    run("init")
+    first = add("skill", "Pin the versions of dependencies", 0.8)["id"]
+    second = add("skill", "Lock the dependency versions", 0.7)["id"]
+    said = run("update", second, "--claim", "pin the versions of dependencies.").stdout
+    assert f"  note: now the same insight as {first}: fold one into the other: " in said
+    assert f"chitin merge {second} {first}" in said
+    again = run("update", second, "--confidence", "0.75").stdout  # the same already: no news
+    assert "note:" not in again

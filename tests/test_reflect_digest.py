@@ -204,7 +204,8 @@ def test_reflect_quotes_the_moments_with_pointers_and_masks_credentials(
     )
     assert "then (message 8): “Switching to httpx.”" in shown.stdout
     assert "• preference, message 10" in shown.stdout and "no problem" not in shown.stdout
-    assert "chitin reflect --done s-1" in shown.stdout and shown.stderr == ""
+    # the commands start as the agent's shell runs chitin (tests/test_reflect_commands.py)
+    assert " reflect --done s-1" in shown.stdout and shown.stderr == ""
     [digest] = run_json("reflect")["digests"]
     assert [(m["kind"], m["message"]) for m in digest["moments"]] == [
         (RECOVERY, 3), (CORRECTION, 7), (PREFERENCE, 10)
@@ -230,8 +231,41 @@ def test_the_injected_insights_touched_get_a_reinforce_command(
     by_id = {i["id"]: i for i in digest["insights"]}
     assert by_id[touched]["touched"] and by_id[touched]["messages"] == [2, 3]
     assert not by_id[untouched]["touched"] and by_id["gone-id"]["claim"] is None
-    assert f"chitin reinforce {touched} --source 'session s-1, message 2'" in digest["commands"]
+    reinforce = f" reinforce {touched} --source 'session s-1, message 2'"
+    assert any(c.endswith(reinforce) for c in digest["commands"])
     assert not any(untouched in c for c in digest["commands"])
+
+
+@pytest.mark.usefixtures("seeded")
+def test_an_insight_the_session_reinforced_is_not_offered_again(
+    run: Run, run_json: RunJson, store: Path, tmp_path: Path
+) -> None:
+    """The context tells the agent to reinforce by id (a short prefix) from its shell,
+    or with the MCP tool: the digest says so, and offers no second reinforcement."""
+    insights = {i["claim"]: i["id"] for i in run_json("list")}
+    [shell] = [i for c, i in insights.items() if c.startswith("Reproduce a bug")]
+    [tool] = [i for c, i in insights.items() if c.startswith("Keep commits small")]
+    mcp = {
+        "type": "tool_use",
+        "id": "m",
+        "name": "mcp__chitin__reinforce",
+        "input": {"id": tool[:5]},
+    }
+    by_tool = {"type": "assistant", "message": {"role": "assistant", "content": [mcp]}}
+    entries = [agent("First I'll reproduce the bug with a minimal failing case."),
+               call(f"/opt/venv/bin/chitin --store '/a b' reinforce {shell[:6]} --source x"),
+               result("ok"),
+               by_tool]  # fmt: skip
+    transcript = write_jsonl(tmp_path / "t.jsonl", entries)
+    queue_with(store, transcript=str(transcript), injected=[shell, tool])
+    [digest] = run_json("reflect")["digests"]
+    by_id = {i["id"]: i for i in digest["insights"]}
+    assert by_id[shell]["touched"] and by_id[shell]["reinforcedAt"] == [2]
+    assert not by_id[tool]["touched"] and by_id[tool]["reinforcedAt"] == [4]
+    assert not any(" reinforce " in c for c in digest["commands"])
+    shown = run("reflect").stdout
+    assert f"• reinforced in the session: {tool} (message 4)" in shown
+    assert "not touched" not in shown and "; reinforced at message 2" in shown
 
 
 @pytest.mark.usefixtures("seeded")
@@ -395,3 +429,20 @@ def test_the_mcp_prompt_carries_the_digest(store: Path, tmp_path: Path) -> None:
     with Chitin(store=store) as chitin:
         text = pending_lines(chitin)
     assert "• correction, message 7" in text and TOKEN not in text
+
+
+def test_the_reinforcements_of_a_session_are_read_from_its_calls() -> None:
+    from chitin.model.reinforced import reinforced
+    from chitin.model.transcript import CALL, Turn
+
+    calls = [
+        Turn(1, None, CALL, "cd /x && chitin reinforce abcd; chitin --store '/a b' "
+             "reinforce --source 'y z' efgh && echo done", tool="Bash"),
+        Turn(2, None, CALL, '{"id": "ijkl"}', tool="mcp__chitin__reinforce"),
+        Turn(3, None, CALL, "git commit -m 'reinforce mnop'", tool="Bash"),
+        Turn(4, None, CALL, "chitin reinforce ab", tool="Bash"),  # too short to name one
+    ]  # fmt: skip
+    ids = ["abcd-1", "efgh-2", "ijkl-3", "mnop-4", "abzz-5"]
+    assert reinforced(calls, ids) == {
+        "abcd-1": (1,), "efgh-2": (1,), "ijkl-3": (2,), "mnop-4": (), "abzz-5": ()
+    }  # fmt: skip

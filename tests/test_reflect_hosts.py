@@ -97,4 +97,4 @@ def test_a_claude_code_session_is_digested_from_its_own_transcript(
     touched = [i for i in digest["insights"] if i["touched"]]
     claims = [i["claim"] for i in touched]
     assert REPRODUCE in claims and all(c.startswith("Reproduce a bug") for c in claims)
-    assert f"chitin reinforce {touched[0]['id']} --source" in " ".join(digest["commands"])
+    assert f" reinforce {touched[0]['id']} --source" in " ".join(digest["commands"])

@@ -425,17 +425,26 @@ def test_the_stronger_of_two_alike_takes_the_better_place() -> None:
     assert select(ranked, 2, lambda a, b: 0.7) == ranked  # already one line per lesson
 
 
-def test_insights_of_different_types_are_never_folded() -> None:
+def test_insights_of_different_types_fold_only_when_they_say_the_same_sentence() -> None:
+    """Across types, alike is not the same lesson (even at a cosine of 1); the very same
+    claim is, unless one is a trigger (its claim is half of what it says)."""
     from chitin.retrieval.selection import select
 
+    def ids(*insights: Insight) -> list[str]:
+        ranked = [
+            rank([(9.0, i)], by_type([]), category="general", now=NOW, settings=Settings(),
+                 max_results=1)[0]
+            for i in insights
+        ]  # fmt: skip
+        return [r.insight.id for r in select(ranked, 5, lambda a, b: 1.0)]
+
     skill = make("Reproduce a bug before fixing it", id="skill")
-    principle = make("Reproduce a bug before fixing it", id="principle", type="principle")
-    ranked = [
-        rank([(9.0, i)], by_type([]), category="general", now=NOW, settings=Settings(),
-             max_results=1)[0]
-        for i in (skill, principle)
-    ]  # fmt: skip
-    assert [r.insight.id for r in select(ranked, 5, lambda a, b: 1.0)] == ["skill", "principle"]
+    alike = make("Reproduce bugs before fixing them", id="principle", type="principle")
+    assert ids(skill, alike) == ["skill", "principle"]
+    same = make("reproduce a bug, before fixing it.", id="principle", type="principle")
+    assert ids(skill, same) == ["skill"]
+    trigger = make(skill.claim, id="trigger", type="trigger", condition="a bug is reported")
+    assert ids(skill, trigger) == ["skill", "trigger"]
 
 
 def test_a_restatement_needs_its_words_and_its_meaning() -> None:

@@ -137,6 +137,23 @@ def test_a_hook_bound_to_a_store_tells_the_agent_that_store(
     assert "--store" not in changed
 
 
+def test_a_file_rendered_for_a_project_names_the_store_the_project_would_miss(
+    run: Run, store: Path, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """`render --output` writes where the agent reads it, and runs chitin from: the
+    closing instructions are for that folder, not the one render ran in."""
+    run("init", "--seed")
+    project = tmp_path / "project"
+    project.mkdir()
+    told = f"add `--store {store}` to each command"
+    monkeypatch.chdir(store)  # a person renders from the store, for a project
+    run("render", "--query", "coding", "--output", str(project / "PERSONALITY.md"))
+    assert told in (project / "PERSONALITY.md").read_text()
+    monkeypatch.chdir(project)  # and from a project, for the store's own file
+    run("render", "--query", "coding", "--output", str(store / "PERSONALITY.md"))
+    assert "--store" not in (store / "PERSONALITY.md").read_text()
+
+
 # ------------------------------------------------------------------ duplicates
 
 
@@ -160,6 +177,18 @@ def test_the_strongest_of_a_repeated_lesson_is_the_one_shown(run: Run, add: Any)
     found = retrieve_json(run, "pin dependency versions")
     assert [i["id"] for i in found["insights"]] == [strong["id"]]
     assert found["insights"][0]["alsoCovers"] == [weak["id"]]
+
+
+def test_the_same_claim_kept_under_two_types_is_one_line(run: Run, add: Any) -> None:
+    """The door refuses the same claim only in one type: the same sentence kept as a
+    personality and as a skill is still one lesson, said twice to the agent."""
+    run("init")
+    kept = add("personality", "Stay curious about surprising results", 0.9)
+    again = add("skill", "stay curious about surprising results.", 0.6)
+    found = retrieve_json(run, "surprising results in the test output")
+    assert [i["id"] for i in found["insights"]] == [kept["id"]]
+    assert found["insights"][0]["alsoCovers"] == [again["id"]]
+    assert found["context"].lower().count("stay curious") == 1
 
 
 def test_alike_insights_that_say_different_things_both_stay(run: Run, add: Any) -> None:

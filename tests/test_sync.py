@@ -312,3 +312,18 @@ def test_the_merge_driver_runs_without_chitin_on_path(
     assert as_json(machines.b, "sync")["mergeCommit"]
     count = machines.insight(machines.b)["reinforcementCount"]
     assert count == before["reinforcementCount"] + 2
+
+
+def test_a_hand_edit_not_committed_is_said_not_to_be_sent(machines: Machines) -> None:
+    """chitin commits a hand edit with its next change of that insight; until then,
+    `sync` cannot send it, and says so rather than only "Already in sync"."""
+    path = next(machines.a.glob(f"insights/*/{machines.id}.md"))
+    path.write_text(path.read_text() + "\nA line added in an editor.\n")
+    said = chitin(machines.a, "sync")
+    assert said.stdout.startswith("✓ Already in sync")
+    relative = path.relative_to(machines.a).as_posix()
+    assert f"not committed, so not sent: {relative}" in said.stderr
+    assert "A line added" not in next(machines.b.glob(f"insights/*/{machines.id}.md")).read_text()
+    git(machines.a, "-c", "user.name=T", "-c", "user.email=t@x", "commit", "-qam", "By hand")
+    again = chitin(machines.a, "sync")
+    assert "not committed" not in again.stderr and "sent 1 commit(s)" in again.stdout

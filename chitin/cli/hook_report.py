@@ -3,12 +3,14 @@ chitin uses, and the next step in the host."""
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 from chitin.cli.context import emit_json
+from chitin.location import is_store
 from chitin.render import shapes
 
 if TYPE_CHECKING:
@@ -67,6 +69,13 @@ def report(outcome: Outcome, fmt: str, store: Path | None, directory: Path | Non
 def _store_line(store: Path | None, mcp: bool) -> str:
     """Which store the host's chitin uses, as bound at install."""
     uses = "It serves" if mcp else "It uses"
+    if store is not None and not is_store(store):
+        # A mistyped --store would give every session an empty store, unannounced.
+        return (
+            f"  {uses} the store at {store}.\n  But there is no store at {store} yet: "
+            f"run `chitin --store {shlex.quote(str(store))} init`, or install again with "
+            "the right --store; until then the host's sessions see no insights."
+        )
     if store is not None:
         return f"  {uses} the store at {store}."
     return (

@@ -184,7 +184,7 @@ def _show(ctx: click.Context, legacy: Path, clear: bool, characters: int, fmt: s
     with opened(ctx) as chitin:
         found = chitin.pending_reflections(legacy, clear)
         stats = chitin.stats()
-        digests = chitin.reflection_digests(found.markers, characters)
+        digests = chitin.reflection_digests(found.markers, characters, shell=True)
     for path, problem in found.problems:
         note(f"warning: ignored {path}: {problem}")
     for made in digests:
@@ -204,11 +204,13 @@ def _digest_lines(digests: list[SessionDigest], characters: int) -> list[str]:
     markers say only that they ended."""
 
     lines: list[str] = []
+    chitin = "chitin"
     for made in digests:
         if made.digest is not None:
             lines += ["", *digest_lines(made.marker, made.digest, made.warning, characters)]
+            chitin = made.digest.chitin
     if lines:
-        lines += ["", "When every session is reflected on: chitin reflect --clear"]
+        lines += ["", f"When every session is reflected on: {chitin} reflect --clear"]
     return lines
 
 

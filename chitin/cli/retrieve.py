@@ -214,7 +214,9 @@ def render(
     """
     asked = _query(query, budget, max_results, types, tags, min_confidence)
     with opened(ctx) as chitin:
-        made = chitin.render(asked, template=template)
+        # The agent reads the file where it is written, and runs chitin from there.
+        reader = output.absolute().parent if output is not None else None
+        made = chitin.render(asked, template=template, reader=reader)
         _report(made.found)
         if session is not None:
             chitin.note_session_start(session, list(made.ids))

@@ -140,12 +140,15 @@ class SessionDigest:
     warning: str | None = None
 
 
-def digests(reading: Reading, markers: list[Marker], characters: int) -> list[SessionDigest]:
-    """A digest of each session whose events can be found, read where they are."""
-    return [_digest(reading, marker, characters) for marker in markers]
+def digests(
+    reading: Reading, markers: list[Marker], characters: int, chitin: str = "chitin"
+) -> list[SessionDigest]:
+    """A digest of each session whose events can be found, read where they are; its
+    commands start with ``chitin``."""
+    return [_digest(reading, marker, characters, chitin) for marker in markers]
 
 
-def _digest(reading: Reading, marker: Marker, characters: int) -> SessionDigest:
+def _digest(reading: Reading, marker: Marker, characters: int, chitin: str) -> SessionDigest:
     if marker.transcript is not None:
         read = read_transcript(Path(marker.transcript))
     elif marker.agent_database is not None and marker.session_id is not None:
@@ -153,7 +156,8 @@ def _digest(reading: Reading, marker: Marker, characters: int) -> SessionDigest:
     else:
         return SessionDigest(marker, None)
     label = f"session {marker.session_id or marker.session_key}"
-    made = make_digest(read.turns, _claims(reading, marker.injected), label, characters)
+    claims = _claims(reading, marker.injected)
+    made = make_digest(read.turns, claims, label, characters, chitin)
     return SessionDigest(marker, made, read.warning)
 
 

@@ -53,14 +53,22 @@ def check(
 ) -> Report:
     """``Chitin.check``: the insight files as they are on disk (only ``paths``, if
     given) against the rules; with ``home``, also the hooks, MCP server entries and
-    merge driver that run a chitin that is gone. Reads the files, not the cache, and
-    writes nothing."""
+    merge driver that run a chitin (or a store) that is gone, the user's and those of
+    the project the current folder is in. Reads the files, not the cache, and writes
+    nothing."""
 
     report = check_store(root, list(paths) if paths is not None else None)
     if home is not None:
         folder = openclaw_hooks_dir(home, env)
-        report.warnings.extend(setup_findings(root, home, folder, env))
+        report.warnings.extend(setup_findings(root, home, folder, env, _current_folder()))
     return report
+
+
+def _current_folder() -> Path | None:
+    try:
+        return Path.cwd()
+    except OSError:  # removed under us: no project to look at
+        return None
 
 
 def check_store(root: Path, paths: Sequence[Path] | None = None) -> Report:
@@ -101,13 +109,17 @@ def check_store(root: Path, paths: Sequence[Path] | None = None) -> Report:
 
 
 def setup_findings(
-    root: Path, home: Path, openclaw_dir: Path, env: Mapping[str, str] | None = None
+    root: Path,
+    home: Path,
+    openclaw_dir: Path,
+    env: Mapping[str, str] | None = None,
+    here: Path | None = None,
 ) -> list[Finding]:
     """Warnings for a chitin that git's merge driver or an agent host's hook runs by
     absolute path, and that is no longer there (its virtual environment was removed,
     chitin was reinstalled elsewhere): those hooks give up quietly, so say it here."""
 
-    named = hooks.installed_programs(home, openclaw_dir, env)
+    named = hooks.installed_programs(home, openclaw_dir, env, here)
     git = Git(root)
     if git.is_repository():
         driver = remote.configured(git, "merge.chitin.driver")

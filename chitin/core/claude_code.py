@@ -210,8 +210,8 @@ def _emptied(group: Any) -> bool:
 
 
 def installed_program(home: Path) -> Installed | None:
-    """The chitin that the user-wide settings' hooks run, if any of ours is there (a file
-    that cannot be read names none)."""
+    """The chitin that the hooks of ``home``'s settings (the user's, or a project's) run,
+    if any of ours is there (a file that cannot be read names none)."""
     path = claude_settings_path(home)
     try:
         settings = load_settings(path)

@@ -237,11 +237,13 @@ class Chitin:
         record: bool = True,
         limit: int | None = None,
         mcp: bool = False,
+        reader: Path | None = None,
     ) -> personality.Personality:
-        """PERSONALITY.md for ``query`` (``personality.render_personality``)."""
+        """PERSONALITY.md for ``query`` (``personality.render_personality``); ``reader``:
+        the folder the agent reading it works in (``personality.instructions``)."""
         asked, at = retrieving.as_query(query), self._session.now() if record else None
-        made, part = personality.render_personality, self._retrieving
-        return self._run(lambda: made(part, asked, template=template, now=at, limit=limit, mcp=mcp))
+        made, part, how = personality.render_personality, self._retrieving, (mcp, reader)
+        return self._run(lambda: made(part, asked, template=template, now=at, limit=limit, how=how))
 
     @overload
     def diff(self, revision: str | None = None) -> diff.PersonalityDiff: ...
@@ -376,9 +378,14 @@ class Chitin:
         """Note the insights a session was given at its start (agent.py)."""
         agents.note_session_start(self._session, session, injected)
 
-    def reflection_digests(self, markers: list[Marker], characters: int) -> list[SessionDigest]:
-        """A digest of each marker's session, each within about ``characters``."""
-        return self._run(lambda: agents.digests(self._reading, markers, characters))
+    def reflection_digests(
+        self, markers: list[Marker], characters: int, shell: bool = False
+    ) -> list[SessionDigest]:
+        """A digest of each marker's session, each within about ``characters``. With
+        ``shell``, its commands are as the agent's shell runs them (``agent_command``);
+        else `chitin …`, as the MCP tools are named."""
+        chitin = personality.agent_command(self._session) if shell else "chitin"
+        return self._run(lambda: agents.digests(self._reading, markers, characters, chitin))
 
     def reflection_done(self, session: str, legacy: Path | None = None) -> int:
         """Remove the markers of one session (its key or id) from the queues."""

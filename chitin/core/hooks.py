@@ -112,18 +112,41 @@ def _client_file(
 
 
 def installed_programs(
-    home: Path, openclaw_dir: Path, env: Mapping[str, str] | None = None
+    home: Path, openclaw_dir: Path, env: Mapping[str, str] | None = None, here: Path | None = None
 ) -> list[Installed]:
     """The chitins our hooks run, as the host files name them: Claude Code's user-wide
-    settings, OpenClaw's hook pack, and the MCP clients' user-wide files (found with
-    ``env``'s $XDG_CONFIG_HOME). A file that cannot be read names none."""
+    settings, OpenClaw's hook pack, the MCP clients' user-wide files (found with
+    ``env``'s $XDG_CONFIG_HOME), and the project files of the project ``here`` is in
+    (``project_of``). A file that cannot be read names none."""
 
+    project = project_of(here, home) if here is not None else None
     found = [
         program
         for program in (
             claude_code.installed_program(home),
+            claude_code.installed_program(project) if project is not None else None,
             openclaw.installed_program(openclaw_dir),
         )
         if program is not None
     ]
-    return found + mcp_clients.installed_programs(home, sys.platform, {} if env is None else env)
+    clients = mcp_clients.installed_programs(home, sys.platform, {} if env is None else env)
+    if project is not None:
+        clients += mcp_clients.project_programs(project)
+    return found + clients
+
+
+# What `hooks install … --dir PROJECT` writes in a project, for Claude Code, its MCP
+# servers and Cursor.
+PROJECT_FILES = (Path(".claude") / "settings.json", Path(".mcp.json"), Path(".cursor") / "mcp.json")
+
+
+def project_of(here: Path, home: Path) -> Path | None:
+    """The nearest folder from ``here`` upwards (below ``home``, whose files are the
+    user's) holding a file that ``hooks install … --dir`` writes: the project a person
+    checks from. None when there is none."""
+    for folder in (here, *here.parents):
+        if folder in (home, home.parent):
+            return None
+        if any((folder / name).is_file() for name in PROJECT_FILES):
+            return folder
+    return None

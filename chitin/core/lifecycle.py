@@ -18,7 +18,7 @@ from chitin.model.insight import Insight, check_carapace_id, check_evidence, che
 from chitin.notices import notice
 from chitin.providers import ProviderError
 from chitin.resources import data_path
-from chitin.retrieval.judgement import side_of
+from chitin.retrieval.judgement import exact_key, side_of
 from chitin.search import door, semantic
 from chitin.store import files
 from chitin.store.loading import load_file
@@ -34,6 +34,7 @@ from chitin.store.messages import (
 )
 
 if TYPE_CHECKING:
+    from chitin.index.cache import Cache
     from chitin.retrieval.conflicts import Match
     from chitin.store.messages import Words
 
@@ -194,6 +195,7 @@ class Lifecycle:
             after, notes = ops.updated_insight(before, changes, self.session.timestamp())
             if after == before:
                 return Change(before, path, None, before, tuple(notes))
+            notes += self._now_the_same(cache, before, after)
             if not allow_secret:  # the fields it changes; the others are committed already
                 secrets.refuse_secrets(after, before)
             target = self.session.store.path_for(after) if after.type != before.type else path
@@ -205,6 +207,21 @@ class Lifecycle:
                 cache, {target: after}, removed=[path] if target != path else []
             )
         return Change(after, target, commit, before, tuple(notes))
+
+    @staticmethod
+    def _now_the_same(cache: Cache, before: Insight, after: Insight) -> list[str]:
+        """A note when an update makes the insight the same as another (contribute
+        refuses that at the door): one lesson in two files, to fold into one."""
+        if exact_key(side_of(before)) == exact_key(side_of(after)):
+            return []
+        same = [i for i in door.exact_duplicates(cache, side_of(after)) if i.id != after.id]
+        if not same:
+            return []
+        other = same[0].id
+        return [
+            f"now the same insight as {other}: fold one into the other: "
+            f"chitin merge {after.id} {other}"
+        ]
 
     def reinforce(
         self,

@@ -245,25 +245,37 @@ def _described(entry: Any) -> str:
 def installed_programs(home: Path, platform: str, env: Mapping[str, str]) -> list[Installed]:
     """The chitins that the clients' user-wide files run as chitin's MCP server. A
     file that cannot be read names none."""
-    found: list[Installed] = []
-    for client in CLIENTS.values():
-        path = config_path(client.name, None, home, platform, env)
-        try:
-            entry = load_config(path).get(SERVERS, {}).get(SERVER)
-        except HookSetupError:
-            continue
-        if not is_ours(entry):
-            continue
-        env_of = entry.get("env")
-        store = env_of.get("CHITIN_STORE") if isinstance(env_of, dict) else None
-        named = f"--store {shlex.quote(store)} " if isinstance(store, str) and store else ""
-        found.append(
-            Installed(
-                path,
-                f"the {client.title} MCP server entry runs",
-                entry["command"],
-                f"chitin {named}hooks install {client.name}",
-                store if isinstance(store, str) and store else None,
-            )
-        )
-    return found
+    found = (
+        _installed(client, config_path(client.name, None, home, platform, env))
+        for client in CLIENTS.values()
+    )
+    return [program for program in found if program is not None]
+
+
+def project_programs(project: Path) -> list[Installed]:
+    """The same, in a project's own files (``.mcp.json``, ``.cursor/mcp.json``), which
+    ``hooks install claude-code-mcp|cursor --dir PROJECT`` writes."""
+    found = (
+        _installed(CLIENTS[name], config_path(name, project, project, "", {}))
+        for name in ("claude-code-mcp", "cursor")
+    )
+    return [program for program in found if program is not None]
+
+
+def _installed(client: Client, path: Path) -> Installed | None:
+    try:
+        entry = load_config(path).get(SERVERS, {}).get(SERVER)
+    except HookSetupError:
+        return None
+    if not is_ours(entry):
+        return None
+    env_of = entry.get("env")
+    store = env_of.get("CHITIN_STORE") if isinstance(env_of, dict) else None
+    named = f"--store {shlex.quote(store)} " if isinstance(store, str) and store else ""
+    return Installed(
+        path,
+        f"the {client.title} MCP server entry runs",
+        entry["command"],
+        f"chitin {named}hooks install {client.name}",
+        store if isinstance(store, str) and store else None,
+    )

@@ -45,7 +45,7 @@ def render_personality(
     template: Path | None = None,
     now: datetime | None = None,
     limit: int | None = None,
-    mcp: bool = False,
+    how: tuple[bool, Path | None] = (False, None),
     store: Path | None = None,
 ) -> Personality:
     """The file for ``query``. It is a function of the store's commit, the query and
@@ -62,14 +62,15 @@ def render_personality(
     header names the budget used. A template longer than the limit alone is left as
     it is (the caller can tell by the text's length).
 
-    ``mcp`` and ``store``: whom the closing instructions are for (``instructions``)."""
+    ``how`` (mcp, reader) and ``store``: whom the closing instructions are for
+    (``instructions``)."""
     query = query._replace(text=well_formed(query.text))  # it is printed in the header too
     budget = query.budget
     commit, when = retrieving.snapshot_time()
     found = retrieving.retrieve_at(query, now or when, decay_at=when, record=now is not None)
     insights = [ranked.insight for ranked in found.ranked]
     path, template_text = template_of(retrieving.session.root, template)
-    acting = instructions(retrieving.session, mcp, store)
+    acting = instructions(retrieving.session, how[0], store, how[1])
 
     def filled(budget: int, packed: Packed | None) -> str:
         values = {
@@ -99,16 +100,29 @@ def render_personality(
     return Personality(text, len(packed.chosen), found, tuple(i.id for i in packed.chosen))
 
 
-def instructions(session: Session, mcp: bool, store: Path | None) -> str:
+def instructions(
+    session: Session, mcp: bool, store: Path | None, reader: Path | None = None
+) -> str:
     """The closing instructions (``$actions``). ``mcp``: the agent reads the file
     through the MCP server, and acts through its tools; else through its shell,
-    running the chitin that rendered it, told the store when that shell would not find
-    it. ``store``: the store they are for (default: the session's; ``diff`` renders
-    other revisions in scratch folders, for the live store)."""
+    running the chitin that rendered it, told the store when that shell, in ``reader``
+    (the folder the file is written to; default: here), would not find it. ``store``:
+    the store they are for (default: the session's; ``diff`` renders other revisions in
+    scratch folders, for the live store)."""
     if mcp:
         return templates.actions(None)
     command_line = shell_command(session.command, session.env.get("PATH"))
-    return templates.actions(command_line, store_to_name(store or session.root, session.env))
+    named = store_to_name(store or session.root, session.env, reader)
+    return templates.actions(command_line, named)
+
+
+def agent_command(session: Session) -> str:
+    """How the agent's shell runs this chitin on ``session``'s store, as the closing
+    instructions tell it: ``shell_command``, with ``--store`` when that shell, here,
+    would find another store (``store_to_name``)."""
+    command = shell_command(session.command, session.env.get("PATH"))
+    store = store_to_name(session.root, session.env)
+    return f"{command} --store {store}" if store else command
 
 
 def shell_command(program: Sequence[str], path: str | None) -> str:
@@ -124,12 +138,13 @@ def shell_command(program: Sequence[str], path: str | None) -> str:
     return shlex.join(program)
 
 
-def store_to_name(root: Path, env: Mapping[str, str]) -> str | None:
-    """``root``, shell-quoted, when chitin run here with ``env`` (the agent's shell, in
-    the folder a hook runs in) would use another store; else None. A hook bound with
-    --store renders that store, while the agent's own `chitin reinforce <id>` finds the
-    default one, where the id names nothing, or another insight."""
-    found = locate(None, env, current_folder()).path
+def store_to_name(root: Path, env: Mapping[str, str], reader: Path | None = None) -> str | None:
+    """``root``, shell-quoted, when chitin run with ``env`` in ``reader`` (default:
+    here: the agent's shell, in the folder a hook runs in) would use another store;
+    else None. A hook bound with --store renders that store, while the agent's own
+    `chitin reinforce <id>` finds the default one, where the id names nothing, or
+    another insight."""
+    found = locate(None, env, reader or current_folder()).path
     if _same_file(str(found), str(root)) or found == root.absolute():
         return None
     return shlex.quote(str(root.absolute()))

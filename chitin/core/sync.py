@@ -9,6 +9,7 @@ on meanwhile is retried after another fetch and merge; it is never forced.
 from __future__ import annotations
 
 import contextlib
+import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -88,7 +89,28 @@ def sync(opened: Session, remote_name: str | None, resume: Resume | None = None)
                 "run `chitin init` once to add it to .gitattributes"
             )
         with interrupts.holding() as guard:
-            return _rounds(opened, (name, branch, held.fileno()), result, choose, guard)
+            _rounds(opened, (name, branch, held.fileno()), result, choose, guard)
+        _note_hand_edits(git, opened, result)
+        return result
+
+
+def _note_hand_edits(git: Git, opened: Session, result: Synced) -> None:
+    """Say which insight files were edited by hand and not committed: chitin commits
+    such an edit with its next change of that insight (or a sync's merge that touches
+    it), so until then a sync cannot send it, and "in sync" alone would mislead."""
+    args = ["--no-optional-locks", "status", "--porcelain", "-z", "--untracked-files=all"]
+    args += ["--no-renames", "--", "insights", "archive"]
+    records = git.run(args, check=False).stdout.split("\0")
+    edited = [record[3:] for record in records if len(record) > 3]
+    if not edited:
+        return
+    shown = ", ".join(edited[:3]) + (f" and {len(edited) - 3} more" if len(edited) > 3 else "")
+    git_c = f"git -C {shlex.quote(str(opened.root))}"
+    result.notes.append(
+        f"edited by hand and not committed, so not sent: {shown}; commit them "
+        f"({git_c} add -A insights archive && {git_c} commit) and sync again, or leave "
+        "them: chitin commits a hand edit with its next change of that insight"
+    )
 
 
 def _rounds(

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from chitin.model.moments import CORRECTION, PREFERENCE, RECOVERY, Moment, find_moments
+from chitin.model.reinforced import reinforced
 from chitin.model.secrets import redacted
 from chitin.model.transcript import AGENT, CALL, USER, Turn
 
@@ -96,6 +97,7 @@ class Touch(NamedTuple):
     claim: str | None  # None: no longer in the store
     numbers: tuple[int, ...]  # messages that bear on it (the first few)
     quote: str  # the first of them, cut
+    reinforced: tuple[int, ...] = ()  # messages whose tool calls reinforced it
 
 
 class Digest(NamedTuple):
@@ -104,6 +106,9 @@ class Digest(NamedTuple):
     omitted: int  # moments left out to keep the size
     touches: list[Touch]
     commands: list[str]
+    # How the commands run chitin: `chitin`, or the agent's own way to reach this store
+    # (chitin's path, `--store`), so that what the digest calls ready is.
+    chitin: str = "chitin"
 
 
 def make_digest(
@@ -111,15 +116,20 @@ def make_digest(
     injected: Mapping[str, str | None],
     label: str,
     characters: int = DEFAULT_CHARACTERS,
+    chitin: str = "chitin",
 ) -> Digest:
     """The digest of one session's ``turns``; ``injected`` maps the ids given at its
-    start to their claims; ``label`` names the session in the commands' sources."""
+    start to their claims; ``label`` names the session in the commands' sources;
+    ``chitin`` starts each command."""
     moments = [_masked(m) for m in find_moments(turns)]
-    touches = [_touch(turns, i, claim) for i, claim in injected.items()]
+    done = reinforced(turns, injected)
+    touches = [
+        _touch(turns, i, claim)._replace(reinforced=done[i]) for i, claim in injected.items()
+    ]
     shown = _fit(moments, touches, characters)
-    commands = ready_commands(shown, touches, label)
+    commands = ready_commands(shown, touches, label, chitin)
     messages = max((t.number for t in turns), default=0)
-    return Digest(messages, shown, len(moments) - len(shown), touches, commands)
+    return Digest(messages, shown, len(moments) - len(shown), touches, commands, chitin)
 
 
 def quote(text: str, limit: int = QUOTE) -> str:
@@ -183,19 +193,22 @@ def _fit(moments: list[Moment], touches: list[Touch], characters: int) -> list[M
     return sorted(shown, key=lambda m: m.number)
 
 
-def ready_commands(moments: list[Moment], touches: list[Touch], label: str) -> list[str]:
+def ready_commands(
+    moments: list[Moment], touches: list[Touch], label: str, chitin: str = "chitin"
+) -> list[str]:
     """Commands the agent can run as they are (reinforce) or fill in (contribute: the
     claim is the agent's to write; the digest never writes it)."""
+    # One the session reinforced already is not offered again: it would count twice.
     commands = [
-        f"chitin reinforce {t.id} --source {_arg(f'{label}, message {t.numbers[0]}')}"
+        f"{chitin} reinforce {t.id} --source {_arg(f'{label}, message {t.numbers[0]}')}"
         for t in touches
-        if t.numbers and t.claim is not None
+        if t.numbers and t.claim is not None and not t.reinforced
     ]
     for moment in moments:
         kind, provenance = SKELETON[moment.kind]
         source = _arg(f"{label}, message {moment.number}")
         commands.append(
-            f'chitin contribute --type {kind} --provenance {provenance} --claim "…" '
+            f'{chitin} contribute --type {kind} --provenance {provenance} --claim "…" '
             f"--confidence 0.7 --source {source}"
         )
     return commands

@@ -37,9 +37,14 @@ def digest_lines(
     lines += _moment_lines(digest)
     lines += _touch_lines(digest.touches)
     lines += [f"{INDENT}Ready commands:"]
-    commands = [*digest.commands, f"chitin reflect --done {_quoted(session_name(marker))}"]
+    commands = [*digest.commands, _done(marker, digest)]
     lines += [f"{INDENT}  {command}" for command in commands]
     return _within(lines, characters)
+
+
+def _done(marker: Marker, digest: Digest) -> str:
+    """The command that removes the session's marker, once reflected on."""
+    return f"{digest.chitin} reflect --done {_quoted(session_name(marker))}"
 
 
 def _moment_lines(digest: Digest) -> list[str]:
@@ -71,15 +76,26 @@ def _touch_lines(touches: list[Touch]) -> list[str]:
         if touch.claim is not None and touch.numbers:
             where = ", ".join(str(n) for n in touch.numbers)
             claim = _said(touch.claim[:160])
-            lines.append(f"{INDENT}• {touch.id} {claim}: touched at message(s) {where}")
+            done = (
+                f"; reinforced at message {_numbers(touch.reinforced)}" if touch.reinforced else ""
+            )
+            lines.append(f"{INDENT}• {touch.id} {claim}: touched at message(s) {where}{done}")
             lines.append(f"{INDENT}    {_said(touch.quote)}")
-    untouched = [t.id for t in touches if t.claim is not None and not t.numbers]
+    known = [t for t in touches if t.claim is not None and not t.numbers]
+    done_only = [f"{t.id} (message {_numbers(t.reinforced)})" for t in known if t.reinforced]
+    untouched = [t.id for t in known if not t.reinforced]
     gone = [t.id for t in touches if t.claim is None]
+    if done_only:
+        lines.append(f"{INDENT}• reinforced in the session: {', '.join(done_only)}")
     if untouched:
         lines.append(f"{INDENT}• not touched: {', '.join(untouched)}")
     if gone:
         lines.append(f"{INDENT}• no longer in the store: {', '.join(gone)}")
     return lines
+
+
+def _numbers(numbers: tuple[int, ...]) -> str:
+    return ", ".join(str(n) for n in numbers)
 
 
 def _said(text: str) -> str:
@@ -115,7 +131,7 @@ def digest_shape(marker: Marker, digest: Digest | None, warning: str | None) -> 
         "moments": [_moment_shape(m) for m in digest.moments],
         "omitted": digest.omitted,
         "insights": [_touch_shape(t) for t in digest.touches],
-        "commands": [*digest.commands, f"chitin reflect --done {_quoted(session_name(marker))}"],
+        "commands": [*digest.commands, _done(marker, digest)],
     }
 
 
@@ -137,4 +153,5 @@ def _touch_shape(touch: Touch) -> dict[str, Any]:
         "touched": bool(touch.numbers),
         "messages": list(touch.numbers),
         "quote": touch.quote or None,
+        "reinforcedAt": list(touch.reinforced),
     }

@@ -85,7 +85,7 @@ def dedupe_lines(found: Sequence[Cluster], applied: bool) -> list[str]:
         lines += [
             f"[{keep.type}] {keep.claim}",
             f"  keep: {keep.id} ({keep.reinforcements}×, confidence "
-            f"{js_number(keep.confidence)}) | {len(cluster.others)} {how}:",
+            f"{confidence(keep.confidence)}) | {len(cluster.others)} {how}:",
         ]
         lines += [f'    {other.id}: "{other.claim}"' for other in cluster.others]
         if cluster.change is not None:

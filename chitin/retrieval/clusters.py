@@ -43,6 +43,7 @@ from chitin.retrieval.judgement import (
     judged_text,
     leaning,
     may_oppose,
+    normalized,
     takes_a_side,
 )
 from chitin.retrieval.stance import opposite_poles, stance
@@ -139,13 +140,19 @@ def _join_near(
 
 
 def _join_exact(sides: Sequence[Side], found: _Union) -> None:
+    """Join the same insight (``exact_key``), and the same claim kept under two types
+    (not a trigger's: its claim is half of what it says), which retrieval shows as one
+    line (selection.py) however far apart their whole texts are in meaning."""
     first: dict[tuple[str, ...], int] = {}
     for i, side in enumerate(sides):
-        key = exact_key(side)
-        if key in first:
-            found.join(first[key], i)
-        else:
-            first[key] = i
+        keys = [exact_key(side)]
+        if side.type != "trigger" and not side.condition:
+            keys.append(("", normalized(side.claim)))
+        for key in keys:
+            if key in first:
+                found.join(first[key], i)
+            else:
+                first[key] = i
 
 
 def _clusters(

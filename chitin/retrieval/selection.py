@@ -17,10 +17,14 @@ bug with a minimal failing case before changing any code to fix it" is one line 
 advice said twice, though too far apart in meaning (0.70) for the judgement to call
 one a duplicate of the other.
 
-Insights of different types are never folded: a trigger and a skill that share words
-still say different kinds of things. "Stronger" is the query-independent part of the
-score (confidence, reinforcement, decay); the stronger of two takes the better of
-their places in the ranking. docs/design.md §6c has the figures.
+Insights of different types are folded only when they say the very same thing (the
+same claim, case, spacing and punctuation aside; neither a trigger, whose claim is
+only half of what it says): a trigger and a skill that share words still say
+different kinds of things, but one sentence kept as a personality and as a skill is
+one lesson, which the door (same type only) let in twice. "Stronger" is the
+query-independent part of the score (confidence, reinforcement, decay); the stronger
+of two takes the better of their places in the ranking. docs/design.md §6c has the
+figures.
 """
 
 from __future__ import annotations
@@ -51,6 +55,13 @@ def relation(a: Insight, b: Insight, cosine: float | None) -> str:
     if verdict.kind:
         return verdict.kind
     return DUPLICATE if restates(a, b, cosine) else ""
+
+
+def _same_claim(a: Insight, b: Insight) -> str:
+    """DUPLICATE for two insights of different types that say the very same sentence."""
+    if a.condition or b.condition or a.type == "trigger" or b.type == "trigger":
+        return ""
+    return DUPLICATE if judgement.normalized(a.claim) == judgement.normalized(b.claim) else ""
 
 
 def restates(a: Insight, b: Insight, cosine: float | None) -> bool:
@@ -116,7 +127,7 @@ def select(ranked: Sequence[Ranked], limit: int, cosine: Cosine) -> list[Ranked]
     for candidate in ranked:
         for line in lines:
             a, b = line.ranked.insight, candidate.insight
-            kind = relation(a, b, cosine(a, b)) if a.type == b.type else ""
+            kind = relation(a, b, cosine(a, b)) if a.type == b.type else _same_claim(a, b)
             if kind in (DUPLICATE, CONFLICT):
                 line.take(candidate, kind)
                 break

@@ -58,11 +58,24 @@ def insight_history(git: Git, path: str, limit: int | None = None) -> list[Entry
     With ``limit``, the newest ``limit`` commits (the original returned the oldest).
     """
     count = [f"-n{limit}"] if limit else []
-    touched = list(_log(git, ["--follow", *count], [path]))
+    touched = _since_created(list(_log(git, ["--follow", *count], [path])))
     per_commit = _entries(git, touched)
     named = _named_only(git, Path(path).stem, {c.sha for c in touched}, count)
     newest_first = _by_time(list(zip(touched, per_commit, strict=True)), named)[:limit]
     return [entry for _, entries in reversed(newest_first) for entry in entries]
+
+
+def _since_created(newest_first: list[_Commit]) -> list[_Commit]:
+    """The commits of the file from the newest to the one that created it. git's
+    --follow also follows copies (it looks for them harder than -M does): a new insight
+    much like an older one (short claims, the same frontmatter keys) is read as a copy
+    of it, and the older one's commits would follow as if they were this insight's.
+    A copy is read as a creation (``_raw_changes``), and nothing before it counts; an
+    archive's rename (the same file name) is followed as before."""
+    for position, commit in enumerate(newest_first):
+        if any(old_blob == _NULL_SHA for old_blob, *_ in commit.changes):
+            return newest_first[: position + 1]
+    return newest_first
 
 
 def _named_only(
@@ -183,6 +196,9 @@ def _raw_changes(raw: str) -> Iterator[tuple[str, str, str, str]]:
         meta, *paths = line.split("\t")
         fields = meta.split()
         old_blob, new_blob = fields[2], fields[3]
+        if fields[4].startswith("C"):  # a new file much like another: a creation
+            yield _NULL_SHA, new_blob, paths[-1], paths[-1]
+            continue
         yield old_blob, new_blob, paths[0], paths[-1]
 
 

@@ -1,0 +1,77 @@
+"""The ready commands of `chitin reflect` run as they are, from where the agent runs
+them: the chitin its shell can start (by path when chitin is not on its PATH) and the
+store the markers are in (`--store`, when its shell would find another), as the
+closing instructions of PERSONALITY.md name them (issue 24)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from conftest import chitin_program
+
+TURNS = [
+    {"type": "user", "message": {"role": "user", "content": "No, don't use sleep() in tests."}},
+    {"type": "user", "message": {"role": "user", "content": "From now on, always run ruff."}},
+]
+
+
+def chitin(program: str, cwd: Path, path: str, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PATH": path, "CHITIN_BACKGROUND_EMBED": "off"}
+    return subprocess.run(
+        [program, *args], cwd=cwd, env=env, capture_output=True, text=True, check=True
+    )
+
+
+def queued(tmp_path: Path, program: str) -> Path:
+    """A store (its path has a space) with one ended session waiting for reflection."""
+    store = tmp_path / "my store"
+    chitin(program, tmp_path, "/usr/bin:/bin", "--store", str(store), "init", "--seed")
+    transcript = tmp_path / "s-1.jsonl"
+    transcript.write_text("".join(json.dumps(turn) + "\n" for turn in TURNS))
+    marker = {"sessionKey": "s-1", "timestamp": "2026-12-01T11:00:00.000Z", "reason": "end"}
+    queue = store / ".chitin" / "reflections.json"
+    queue.write_text(json.dumps([{**marker, "transcript": str(transcript)}]))
+    return store
+
+
+def digest(program: str, cwd: Path, path: str, store: Path) -> dict[str, Any]:
+    shown = chitin(program, cwd, path, "--store", str(store), "reflect", "--format", "json")
+    [made] = json.loads(shown.stdout)["digests"]
+    return dict(made)
+
+
+def test_the_ready_commands_name_the_chitin_and_the_store_the_agent_needs(
+    tmp_path: Path,
+) -> None:
+    program = chitin_program()
+    store = queued(tmp_path, program)
+    project = tmp_path / "project"
+    project.mkdir()
+    elsewhere = digest(program, project, "/usr/bin:/bin", store)["commands"]
+    prefix = f"{program} --store {shlex.quote(str(store))} "
+    assert [c.split(" --type ")[0] for c in elsewhere[:2]] == [f"{prefix}contribute"] * 2
+    assert elsewhere[-1] == f"{prefix}reflect --done s-1"
+    text = chitin(program, project, "/usr/bin:/bin", "--store", str(store), "reflect").stdout
+    assert text.rstrip().endswith(f"{prefix}reflect --clear")
+    # Run as it is, by a shell without chitin on its PATH, in the project: it works.
+    ran = subprocess.run(
+        ["sh", "-c", elsewhere[-1]], cwd=project, env={"PATH": "/usr/bin:/bin"}, text=True
+    )
+    assert ran.returncode == 0
+    assert json.loads((store / ".chitin" / "reflections.json").read_text()) == []
+
+
+def test_standing_in_the_store_with_chitin_on_path_the_commands_stay_short(
+    tmp_path: Path,
+) -> None:
+    program = chitin_program()
+    store = queued(tmp_path, program)
+    on_path = f"{Path(program).parent}{os.pathsep}/usr/bin:/bin"
+    commands = digest(program, store, on_path, store)["commands"]
+    assert commands[-1] == "chitin reflect --done s-1"
+    assert all(c.startswith("chitin contribute --type ") for c in commands[:-1])
