@@ -190,6 +190,21 @@ def test_contribute_reports_duplicates_and_conflicts(run: Run, add: Any, run_jso
     assert [c["id"] for c in near["conflicts"]] == [verbose["insight"]["id"]]
 
 
+def test_the_same_sentence_under_another_type_is_written_and_reported_as_a_duplicate(
+    add: Any, run_json: Any, store: Path
+) -> None:
+    # as dedupe clusters it and retrieval shows it once: the same judgement
+    first = add("personality", "Stay curious about surprising results", 0.9)
+    before = commit_count(store)
+    again = run_json(
+        "contribute", "--type", "skill", "--claim", "stay curious about surprising results.",
+        "--confidence", "0.6",
+    )  # fmt: skip
+    assert commit_count(store) == before + 1 and again["insight"]["type"] == "skill"
+    assert [(d["id"], d["similarity"]) for d in again["duplicates"]] == [(first["id"], 1.0)]
+    assert again["conflicts"] == []
+
+
 def test_an_exact_duplicate_is_refused_before_anything_is_written(
     run: Run, add: Any, run_json: Any, store: Path
 ) -> None:

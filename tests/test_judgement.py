@@ -34,6 +34,15 @@ def test_an_exact_duplicate_ignores_case_spacing_and_punctuation() -> None:
     assert exact_key(skill("a b")) != exact_key(Side("principle", "a b"))
 
 
+def test_the_same_sentence_under_another_type_is_a_duplicate_not_refused() -> None:
+    personality = Side("personality", "Stay curious about surprising results")
+    verdict = judge(personality, skill("stay curious about surprising results."), 0.2)
+    assert (verdict.kind, verdict.similarity, verdict.exact) == (DUPLICATE, 1.0, False)
+    # a trigger's claim is only its response: the same words answer another situation
+    response = trigger("a benchmark regresses", "Stay curious about surprising results", False)
+    assert judge(personality, response, 0.2).kind != DUPLICATE
+
+
 def test_a_trigger_is_the_same_by_condition_response_and_avoid() -> None:
     avoid = trigger("a test fails", "weakening the assertion", True)
     assert judge(avoid, trigger("A test fails.", "Weakening the assertion", True), None).exact

@@ -43,7 +43,7 @@ from chitin.retrieval.judgement import (
     judged_text,
     leaning,
     may_oppose,
-    normalized,
+    sentence_key,
     takes_a_side,
 )
 from chitin.retrieval.stance import opposite_poles, stance
@@ -145,10 +145,9 @@ def _join_exact(sides: Sequence[Side], found: _Union) -> None:
     line (selection.py) however far apart their whole texts are in meaning."""
     first: dict[tuple[str, ...], int] = {}
     for i, side in enumerate(sides):
-        keys = [exact_key(side)]
-        if side.type != "trigger" and not side.condition:
-            keys.append(("", normalized(side.claim)))
-        for key in keys:
+        for key in (exact_key(side), sentence_key(side)):
+            if key is None:
+                continue
             if key in first:
                 found.join(first[key], i)
             else:

@@ -123,6 +123,15 @@ def exact_key(side: Side) -> tuple[str, ...]:
     return (side.type, normalized(side.claim))
 
 
+def sentence_key(side: Side) -> tuple[str, ...] | None:
+    """What two insights of any types share when they say the very same sentence: one
+    lesson kept twice (a personality and a skill), which retrieval shows once and
+    check and dedupe cluster. None for a trigger: its claim is half of what it says."""
+    if side.type == "trigger" or side.condition:
+        return None
+    return ("", normalized(side.claim))
+
+
 def judge(
     a: Side,
     b: Side,
@@ -138,6 +147,8 @@ def judge(
     basis = WORDS if cosine is None else MEANING
     if exact_key(a) == exact_key(b):
         return Verdict(DUPLICATE, 1.0, "same claim", True, basis)
+    if sentence_key(a) is not None and sentence_key(a) == sentence_key(b):
+        return Verdict(DUPLICATE, 1.0, "same claim", False, basis)  # another type: written
     mine, theirs = _stance(a), _stance(b)
     overlap = _overlap(mine.topic, theirs.topic)
     # Rounded: the last digits of a cosine differ between CPUs (and say nothing).

@@ -59,9 +59,10 @@ def relation(a: Insight, b: Insight, cosine: float | None) -> str:
 
 def _same_claim(a: Insight, b: Insight) -> str:
     """DUPLICATE for two insights of different types that say the very same sentence."""
-    if a.condition or b.condition or a.type == "trigger" or b.type == "trigger":
-        return ""
-    return DUPLICATE if judgement.normalized(a.claim) == judgement.normalized(b.claim) else ""
+    key = judgement.sentence_key(judgement.side_of(a))
+    return (
+        DUPLICATE if key is not None and key == judgement.sentence_key(judgement.side_of(b)) else ""
+    )
 
 
 def restates(a: Insight, b: Insight, cosine: float | None) -> bool:
