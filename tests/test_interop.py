@@ -230,6 +230,9 @@ def test_one_bad_item_imports_nothing_and_names_its_index_and_field(
         ("{not json", "neither JSON nor a chitin 1.x database"),
         ("42", "expected a JSON array of insights or one insight object, got a number"),
         ('[{"type": "skill", "claim": "x"}, "oops"]', "items[1] must be an object"),
+        ('{"insights": []}', "or one insight object with type and claim, got an object with"),
+        ("{}", "got an empty object"),
+        ("\n", "doc.json is empty: expected a chitin export"),
     ],
 )
 def test_documents_that_are_not_insights_are_refused(

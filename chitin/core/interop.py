@@ -92,6 +92,11 @@ def _read(read: Callable[[], str], name: str) -> str:
 
 def _parsed_export(raw: str, name: str) -> Any:
     """``raw`` JSON, parsed; a one-line error naming ``name`` if it is not JSON."""
+    if not raw.strip():
+        raise ChitinError(
+            f"{name} is empty: expected a chitin export (a JSON array of insights, from "
+            "`chitin export`) or a chitin 1.x database"
+        )
     try:
         return json.loads(raw)
     except json.JSONDecodeError as error:

@@ -90,6 +90,14 @@ def export_dict(
 def items_of(document: object) -> list[Mapping[str, Any]]:
     """The objects of an import document: an array of them, or a single one."""
     if isinstance(document, Mapping):
+        if not {"type", "claim"} & set(document):  # no insight: another tool's JSON
+            keys = ", ".join(sorted(map(str, document))[:5])
+            got = f"an object with other keys ({keys})" if keys else "an empty object"
+            raise ValidationError(
+                "items",
+                "expected a JSON array of insights (`chitin export`) or one insight "
+                f"object with type and claim, got {got}",
+            )
         return [document]
     if not isinstance(document, list):
         raise ValidationError(
