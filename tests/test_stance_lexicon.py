@@ -5,11 +5,14 @@ where the two claims otherwise say the same thing (docs/design.md §9e, seventh 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import Run
 
+from chitin.resources import asset_path
+from chitin.retrieval import stance as stance_module
 from chitin.retrieval.judgement import CONFLICT, DUPLICATE, NONE, Side, judge
 from chitin.retrieval.lexicon import ANTONYMS, DRIFTED
 from chitin.retrieval.stance import NEGATORS, inflections, opposed_poles, stance
@@ -104,3 +107,24 @@ def test_two_claims_naming_both_ends_compare_and_take_no_side() -> None:
     assert opposed_poles(mine, theirs) == []  # small ↔ large and big ↔ little cross
     assert judge(skill(small), skill(little), 0.6).kind != CONFLICT
     assert opposed_poles(frozenset({"big"}), theirs) == [("big", "little")]
+
+
+def test_the_shipped_table_is_the_one_the_lexicon_makes() -> None:
+    shipped = stance_module.parse_lexicon(
+        asset_path(stance_module.LEXICON_FORMS).read_text(encoding="utf-8")
+    )
+    assert shipped == stance_module.build_lexicon(), "run: python scripts/lexicon_forms.py"
+
+
+def test_an_unreadable_table_is_made_instead(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    broken = tmp_path / "assets"
+    broken.mkdir()
+    (broken / stance_module.LEXICON_FORMS).write_text("= strict stricter\nnot a line\n")
+    monkeypatch.setattr(stance_module, "asset_path", lambda *parts: broken.joinpath(*parts))
+    stance_module._lexicon.cache_clear()
+    try:
+        assert stance_module._lexicon() == stance_module.build_lexicon()
+    finally:
+        stance_module._lexicon.cache_clear()

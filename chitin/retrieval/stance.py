@@ -15,6 +15,7 @@ import re
 from typing import NamedTuple
 
 from chitin.model.terms import stem
+from chitin.resources import asset_path
 from chitin.retrieval.lexicon import ANTONYMS, DRIFTED, IRREGULAR, NUMBER_WORDS
 
 # Words that turn a claim's stance around. "avoid" says "do not"; "instead" does not
@@ -172,8 +173,54 @@ def _closed_syllable(word: str) -> bool:
     )
 
 
-@functools.cache  # made on the first stance read (~5 ms), not by every command's import
-def _lexicon() -> tuple[dict[str, str], dict[str, frozenset[str]]]:
+Lexicon = tuple[dict[str, str], dict[str, frozenset[str]]]  # forms to poles; opposites
+LEXICON_FORMS = "lexicon-forms.txt"  # the table, made by scripts/lexicon_forms.py
+
+
+@functools.cache
+def _lexicon() -> Lexicon:
+    """The lexicon's table, as ``build_lexicon`` makes it, read from the file that
+    ships with chitin: made on a session start's first stance read, it took ~6 ms (the
+    roots and ~9,500 forms of ~1,100 words) of a retrieve's ~45 ms beyond start-up;
+    read, ~3 ms. Made here if the file is missing or unreadable."""
+    try:
+        return parse_lexicon(asset_path(LEXICON_FORMS).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, IndexError):
+        return build_lexicon()
+
+
+def parse_lexicon(text: str) -> Lexicon:
+    """The table from its file: "= pole form…" lines (the forms read as the pole) and
+    "~ pole opposite…" lines; "#" starts a comment."""
+    forms: dict[str, str] = {}
+    opposite: dict[str, frozenset[str]] = {}
+    for line in text.splitlines():
+        words = line.split()
+        if not words or words[0] == "#":
+            continue
+        if words[0] == "=":
+            forms.update(dict.fromkeys(words[1:], words[1]))
+        elif words[0] == "~":
+            opposite[words[1]] = frozenset(words[2:])
+        else:
+            raise ValueError(f"not a line of the lexicon's table: {line[:40]!r}")
+    return forms, opposite
+
+
+def format_lexicon(table: Lexicon) -> str:
+    """``parse_lexicon``'s text of ``table``, in a stable order."""
+    forms, opposite = table
+    grouped: dict[str, list[str]] = {}
+    for form, pole in forms.items():
+        grouped.setdefault(pole, []).append(form)
+    lines = [
+        " ".join(["=", pole, *sorted(set(grouped[pole]) - {pole})]) for pole in sorted(grouped)
+    ]
+    lines += [" ".join(["~", pole, *sorted(opposite[pole])]) for pole in sorted(opposite)]
+    return "\n".join(lines) + "\n"
+
+
+def build_lexicon() -> Lexicon:
     """Every form of the lexicon's words, to its pole; and each pole's opposites. A
     word that is a form of an earlier pole ("formally" of "formal") is that pole; one
     written as a root ("complicat") keeps its root's forms."""
