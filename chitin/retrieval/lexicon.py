@@ -6,7 +6,9 @@ from __future__ import annotations
 # Opposite poles: "a/b" is one pair, any number to a line, "#" starts a comment.
 # A word is written as a root ("complicat", "supervis": see ``stance.root``) or as a
 # plain word, whose inflections ("stricter", "strictly", "tightening", "closed") are
-# found by ``stance`` (the forms are made once, on first use: a lookup is one dict get).
+# found by ``stance``: ``stance.build_lexicon`` makes every form, and
+# ``python scripts/lexicon_forms.py`` writes them to chitin/assets/lexicon-forms.txt, the
+# table a process reads (run it after editing this list; a test fails until then).
 # A pair here turns two claims that otherwise say the same thing into a conflict, so a
 # pair that is not a real opposition costs precision on every claim that uses it;
 # where a word's common sense is not the opposition ("fix", "new", "good", "left",
