@@ -200,8 +200,9 @@ def test_only_a_reading_command_runs_without_the_cycle_collector(
     reading command keeps it off, any other gets it back before the CLI runs (a
     server or a worker may run for hours). chitin/process.py, hold_collector."""
     code = (
-        "import gc, sys, chitin.cli\n"
+        "import gc, sys, chitin.cli, chitin.cli.lean\n"
         "chitin.cli.main = lambda: print(gc.isenabled())\n"
+        "chitin.cli.lean.attempt = lambda argv: print(gc.isenabled()) or 0\n"
         f"sys.argv = ['chitin', '--store', {str(tmp_path / 'store')!r}, *{command!r}]\n"
         "from chitin.console import main\nmain()\n"
     )

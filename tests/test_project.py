@@ -498,6 +498,7 @@ def test_every_path_the_where_index_names_exists() -> None:
 BOUNDARIES: dict[str, dict[str, str]] = {
     "console/__init__.py": {
         "chitin.cli": "click and every command: --version answers before they load",
+        "chitin.cli.lean": "the session start's parser: reading commands only",
         "chitin.console.ahead": "pathlib, the store's place, the index, git: readers only",
     },
     "format/frontmatter.py": {"yaml": "PyYAML (~35 ms): a read from the cache parses none"},
@@ -536,23 +537,30 @@ BOUNDARIES: dict[str, dict[str, str]] = {
         "yaml": "PyYAML (~35 ms): `config set` only",
     },
     "cli/__init__.py": {
-        "chitin.render.failures": "an error's wording: only when a command fails",
-        "chitin.cli.context": "the library: --version and --help answer before it loads",
+        "chitin.cli": "the click group: the session start's commands run without it"
     },
     "cli/agent.py": {
         "chitin": "the host files' code: hooks install/uninstall and Claude Code's hooks only",
         "chitin.render.failures": "a hook's failure, written to its log: failures only",
         "traceback": "the log of a hook that crashed: failures only",
     },
-    "cli/context.py": {"chitin": "--output's writer: the commands that were given one"},
+    "cli/context.py": {
+        "chitin": "--output's writer: the commands that were given one",
+        "click": "its progress bar: a terminal, and a large cache or an embedding",
+    },
     "cli/embed.py": {"chitin": "the background worker's entry: the detached run only"},
     "cli/global_options.py": {
         "chitin.cli.context": "the library: --version and --help answer before it loads",
         "difflib": "only for a misspelt command's did-you-mean",
     },
+    "cli/group.py": {
+        "chitin.cli.context": "the library: --version and --help answer before it loads",
+    },
     "cli/mcp.py": {"chitin.server": "the server and its protocol: `chitin mcp` only"},
-    "cli/read.py": {"chitin.render": "the JSON shapes: get's, list's and stats' text needs none"},
-    "cli/retrieve.py": {"chitin.render": "the JSON shapes: the session start's text needs none"},
+    "cli/outcome.py": {"chitin.render.failures": "an error's wording: only when a command fails"},
+    "cli/read.py": {"chitin.render": "the JSON shapes: similar's text needs none"},
+    "cli/recall.py": {"chitin.render": "the JSON shapes: the session start's text needs none"},
+    "cli/show.py": {"chitin.render": "the JSON shapes: get's, list's and stats' text needs none"},
     "core/__init__.py": {"importlib": "core's names load on first use (core/lazy.py's rule)"},
     "core/background.py": {
         "base64": "~0.6 ms (binascii): only a store that adopts the packaged vectors",

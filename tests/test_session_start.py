@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from conftest import Run
 
-from chitin.cli.retrieve import NOTHING_MATCHES
+from chitin.cli.recall import NOTHING_MATCHES
 from chitin.providers.local import LocalProvider
 
 SEEDED = 14  # the starter insights of `init --seed`

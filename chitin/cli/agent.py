@@ -11,9 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from chitin.cli.context import Settings, emit_json, format_option, note, opened, running_chitin
+from chitin.cli.context import Settings, opened, running_chitin
 from chitin.cli.global_options import SuggestingGroup
 from chitin.cli.hook_report import MCP_CLIENTS, report
+from chitin.cli.options import format_option
+from chitin.cli.output import emit_json, note
 from chitin.render import shapes
 
 if TYPE_CHECKING:

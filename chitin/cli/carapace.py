@@ -13,7 +13,9 @@ from typing import Any, TypeVar
 import click
 
 from chitin import CarapaceQuestion, NotPromotable, carapace_credentials_path
-from chitin.cli.context import emit_json, format_option, note, opened
+from chitin.cli.context import opened
+from chitin.cli.options import format_option
+from chitin.cli.output import emit_json, note
 from chitin.model import arguments
 from chitin.model.insight import TYPES
 from chitin.render import carapace as shown

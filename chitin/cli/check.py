@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 
 from chitin import Chitin
-from chitin.cli.context import emit_json, format_option
+from chitin.cli.options import format_option
+from chitin.cli.output import emit_json
 from chitin.render import shapes
 
 

@@ -1,25 +1,28 @@
-"""What every command shares: where the store is, the clock, and output helpers."""
+"""What every command shares: where the store is, the clock, and output helpers.
+
+No click here: the session start's commands (cli/lean.py) open their store through
+this module without it. The click options every command shares are in cli/options.py.
+"""
 
 from __future__ import annotations
 
-import json
+import contextlib
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-import click
-
+from chitin.cli.output import note
 from chitin.core import Chitin
-from chitin.errors import StoreError
 from chitin.location import Located, locate
 from chitin.lockfile import note_command
 from chitin.render.text import problem_lines
 
-F = TypeVar("F", bound=Callable[..., Any])
+if TYPE_CHECKING:
+    import click
 
 
 class Settings(NamedTuple):
@@ -61,14 +64,19 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
+def opened(ctx: click.Context, reading: bool = True) -> contextlib.AbstractContextManager[Chitin]:
+    """The store of this click invocation (``opened_at`` its settings)."""
+    settings: Settings = ctx.find_root().obj
+    return opened_at(settings, reading)
+
+
 @contextmanager
-def opened(ctx: click.Context, reading: bool = True) -> Iterator[Chitin]:
+def opened_at(settings: Settings, reading: bool = True) -> Iterator[Chitin]:
     """The store of this invocation.
 
     Readers hear on stderr when there is no store yet; every command names the
     insight files it had to skip because they do not parse.
     """
-    settings: Settings = ctx.find_root().obj
     note_command(settings.store, os.environ)  # a background embedding waits meanwhile
     progress = IndexProgress()
     chitin = Chitin(
@@ -125,6 +133,8 @@ class IndexProgress:
         if self._bar is None:
             if total < self.MIN_FILES or not sys.stderr.isatty():
                 return
+            import click
+
             self._bar = click.progressbar(
                 length=total, label="Reading insight files", file=sys.stderr
             )
@@ -142,46 +152,6 @@ def report_problems(chitin: Chitin) -> None:
 
     for line in problem_lines(chitin.problems()):
         note(line)
-
-
-def note(message: str) -> None:
-    click.echo(message, err=True)
-
-
-def emit_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
-
-
-def format_option(function: F) -> F:
-    return click.option(
-        "--format",
-        "fmt",
-        type=click.Choice(["human", "json"]),
-        default="human",
-        show_default=True,
-        help="Output for people, or JSON for programs.",
-    )(function)
-
-
-def output_option(help: str) -> Callable[[F], F]:
-    """``--output PATH``: a regular file, written atomically (see ``write_output``)."""
-    return click.option(
-        "--output",
-        type=click.Path(path_type=Path),
-        callback=_check_output,
-        metavar="FILE",
-        help=help,
-    )
-
-
-def _check_output(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
-    """Refuse at once (before any work) an --output that is not a regular file."""
-    if value is not None:
-        try:
-            output_target(value)
-        except StoreError as error:
-            raise click.BadParameter(str(error), ctx, param) from None
-    return value
 
 
 def output_target(path: Path) -> Path:
@@ -211,11 +181,13 @@ class EmbedProgress:
             return
         if sys.stderr.isatty():
             if self.bar is None:
+                import click
+
                 self.bar = click.progressbar(length=total, label="Embedding", file=sys.stderr)
                 self.bar.__enter__()
             self.bar.update(done - self.bar.pos)
         elif done == total or done - self.last >= 1000:
-            click.echo(f"embedded {done}/{total}", err=True)
+            note(f"embedded {done}/{total}")
             self.last = done
 
     def finish(self) -> None:

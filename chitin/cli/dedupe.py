@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import click
 
-from chitin.cli.context import emit_json, format_option, opened
+from chitin.cli.context import opened
+from chitin.cli.options import format_option
+from chitin.cli.output import emit_json
 from chitin.render import shapes, text
 
 

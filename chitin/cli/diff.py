@@ -9,7 +9,9 @@ import click
 from click.core import ParameterSource
 
 from chitin.cli import bounds
-from chitin.cli.context import Settings, emit_json, format_option, note, opened
+from chitin.cli.context import Settings, opened
+from chitin.cli.options import format_option
+from chitin.cli.output import emit_json, note
 from chitin.core import Chitin, Query
 from chitin.render import diff as text
 from chitin.render import shapes

@@ -7,7 +7,9 @@ import os
 import click
 
 from chitin import provider_names
-from chitin.cli.context import EmbedProgress, emit_json, format_option, opened
+from chitin.cli.context import EmbedProgress, opened
+from chitin.cli.options import format_option
+from chitin.cli.output import emit_json
 from chitin.render import shapes
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from chitin.cli.context import emit_json
+from chitin.cli.output import emit_json
 from chitin.location import is_store
 from chitin.render import shapes
 

@@ -9,15 +9,9 @@ from typing import TYPE_CHECKING
 
 import click
 
-from chitin.cli.context import (
-    emit_json,
-    format_option,
-    opened,
-    output_option,
-    prepare_vectors,
-    vectors_line,
-    write_output,
-)
+from chitin.cli.context import opened, prepare_vectors, vectors_line, write_output
+from chitin.cli.options import format_option, output_option
+from chitin.cli.output import emit_json
 from chitin.render import shapes
 
 if TYPE_CHECKING:

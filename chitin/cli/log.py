@@ -5,7 +5,9 @@ from __future__ import annotations
 import click
 
 from chitin.cli import bounds
-from chitin.cli.context import emit_json, format_option, opened
+from chitin.cli.context import opened
+from chitin.cli.options import format_option
+from chitin.cli.output import emit_json
 from chitin.model.insight import js_number
 from chitin.render import shapes, text
 

@@ -8,7 +8,8 @@ from typing import BinaryIO
 
 import click
 
-from chitin.cli.context import Settings, note, running_chitin
+from chitin.cli.context import Settings, running_chitin
+from chitin.cli.output import note
 
 
 @click.command(short_help="Serve the store to MCP clients (Claude Desktop, Cursor, …).")

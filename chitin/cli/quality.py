@@ -6,7 +6,9 @@ import click
 from click.core import ParameterSource
 
 from chitin.cli import bounds
-from chitin.cli.context import emit_json, format_option, opened
+from chitin.cli.context import opened
+from chitin.cli.options import format_option
+from chitin.cli.output import emit_json
 from chitin.render import quality as render
 from chitin.render import shapes
 

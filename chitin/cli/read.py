@@ -1,11 +1,14 @@
-"""Commands that read insights: get, list, stats, similar. Their JSON shapes load with
-``--format json`` only: the text needs none (~1 ms of a get, docs/design.md §9f)."""
+"""Commands that read insights: get, list, stats, similar. The first three's work is in
+cli/show.py, which the session start's parser (cli/lean.py) runs without click."""
 
 from __future__ import annotations
 
 import click
 
-from chitin.cli.context import emit_json, format_option, opened
+from chitin.cli.context import opened
+from chitin.cli.options import format_option
+from chitin.cli.output import emit_json
+from chitin.cli.show import show_insight, show_list, show_stats
 from chitin.model import arguments
 from chitin.model.insight import PROVENANCES, TYPES
 from chitin.render import text
@@ -17,15 +20,7 @@ from chitin.render import text
 @click.pass_context
 def get(ctx: click.Context, insight_id: str, fmt: str) -> None:
     """Show one insight (live or archived)."""
-    with opened(ctx) as chitin:
-        insight = chitin.get(insight_id)
-        path = chitin.path_of(insight.id)
-    if fmt == "json":
-        from chitin.render import shapes
-
-        emit_json(shapes.insight(insight))
-    else:
-        click.echo("\n".join(text.detail(insight, path)))
+    show_insight(ctx.find_root().obj, insight_id, fmt)
 
 
 @click.command("list")
@@ -46,22 +41,7 @@ def list_insights(
     fmt: str,
 ) -> None:
     """List insights, newest first. Filters combine."""
-    floor = arguments.floor(min_confidence)
-    with opened(ctx) as chitin:
-        found = chitin.list_insights(
-            types=arguments.values(types),
-            tags=arguments.tags(tags),
-            provenance=provenance,
-            min_confidence=floor,
-            archived=archived,
-            listed=fmt != "json",
-        )
-    if fmt == "json":
-        from chitin.render import shapes
-
-        emit_json(shapes.insights(found))
-    else:
-        click.echo(text.insight_list(found, archived))
+    show_list(ctx.find_root().obj, types, tags, provenance, min_confidence, archived, fmt)
 
 
 @click.command(short_help="Count insights by type.")
@@ -69,20 +49,7 @@ def list_insights(
 @click.pass_context
 def stats(ctx: click.Context, fmt: str) -> None:
     """Count insights by type, with their average confidence."""
-    with opened(ctx) as chitin:
-        result = chitin.stats()
-    if fmt == "json":
-        from chitin.render import shapes
-
-        emit_json(
-            shapes.stats(result.total, result.by_type, result.average_confidence, result.archived)
-        )
-    else:
-        click.echo(
-            "\n".join(
-                text.stats(result.total, result.average_confidence, result.by_type, result.archived)
-            )
-        )
+    show_stats(ctx.find_root().obj, fmt)
 
 
 @click.command(short_help="Find insights close to CLAIM, in words or in meaning.")

@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING
 
 import click
 
-from chitin.cli.context import emit_json, format_option, note, opened
+from chitin.cli.context import opened
+from chitin.cli.options import format_option
+from chitin.cli.output import emit_json, note
 from chitin.model.digest import DEFAULT_CHARACTERS, MIN_CHARACTERS
 from chitin.model.reflection import LEGACY_QUEUE, REASONS, Where, display_time
 from chitin.render import shapes

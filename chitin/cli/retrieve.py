@@ -1,25 +1,20 @@
-"""Commands that choose insights for a situation: retrieve, render."""
+"""Commands that choose insights for a situation: retrieve, render. What retrieve does
+once its flags are read is in cli/recall.py, which the session start's parser
+(cli/lean.py) runs without click."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
 from chitin.cli import bounds
-from chitin.cli.context import emit_json, note, opened, output_option, write_output
-from chitin.core import Query
-from chitin.model import arguments
+from chitin.cli.context import opened, write_output
+from chitin.cli.options import output_option
+from chitin.cli.recall import FORMATS, asked_for, recall, report
 from chitin.model.insight import TYPES
 from chitin.render import budget as marshalling
-
-if TYPE_CHECKING:
-    from chitin import Ranked, Retrieval
-
-EMPTY_STORE = "No insights stored yet. Use `chitin contribute` to add some."
-NOTHING_MATCHES = "Nothing stored matches this query; the strongest insights follow."
-FORMATS = ("compact", "full", "json", "markdown")
 
 
 def _selection_options(function: Any) -> Any:
@@ -48,35 +43,6 @@ def _selection_options(function: Any) -> Any:
     ):
         function = option(function)
     return function
-
-
-def _query(
-    query: str,
-    budget: int,
-    max_results: int,
-    types: str | None,
-    tags: str | None,
-    min_confidence: str | None,
-    full: bool = False,
-) -> Query:
-    """The flags, parsed: comma lists into tuples, the confidence into a number."""
-    return Query(
-        query,
-        max_results,
-        arguments.values(types),
-        arguments.tags(tags),
-        arguments.floor(min_confidence),
-        budget,
-        full,
-    )
-
-
-def _report(found: Retrieval) -> None:
-    """Say on stderr how the retrieval fell short, if it did."""
-    if found.degraded:
-        note(f"chitin: {found.degraded}")
-    if not found.recorded:
-        note("chitin: could not note retrieval times in .chitin/ (is it writable?)")
 
 
 @click.command(short_help="The insights that matter for what you are about to do.")
@@ -113,68 +79,9 @@ def retrieve(
     chitin retrieve --query "fix the flaky login test"
     chitin retrieve --query "reply to Priya's review" --budget 500 --format json
     """
-    with opened(ctx) as chitin:
-        full = fmt == "full"
-        asked = _query(query, budget, max_results, types, tags, min_confidence, full)
-        found = chitin.retrieve(asked)
-        _report(found)
-        empty = not found.ranked and chitin.stats().total == 0
-    if fmt == "json":
-        from chitin.render import shapes  # JSON only: the session start's text needs none
-
-        emit_json(shapes.retrieval(found, explain))
-        return
-    if empty:
-        click.echo(EMPTY_STORE)
-    else:
-        if query.strip() and found.ranked and not any(r.matched for r in found.ranked):
-            click.echo(NOTHING_MATCHES)
-        click.echo(marshalling.marshal(marshalling.packed_of(found), full))
-    if explain:
-        click.echo(
-            "\n".join(
-                [
-                    "",
-                    f"Scores (the query reads as {found.category}):",
-                    *(_explanation(n, r) for n, r in enumerate(found.ranked, 1)),
-                ]
-            )
-        )
-
-
-def _factor(value: float) -> str:
-    """Three decimals; a weak match's tiny relevance in significant digits, as its
-    score is, so that a match never reads as a relevance of 0.000."""
-    return f"{value:.3f}" if round(value, 3) or not value else f"{value:.3g}"
-
-
-def _explanation(number: int, ranked: Ranked) -> str:
-    f = ranked.factors
-    if f.half_life:
-        decay = f"decay {f.decay:.3f} = 0.5^({f.age_days:.1f} d / {f.half_life:g} d)"
-    else:
-        decay = f"decay 1 ({ranked.insight.provenance or 'no provenance'}: never decays)"
-    product = (
-        f"confidence {f.confidence:.3f} × reinforcement {f.reinforcement:.3f} × "
-        f"type boost {f.type_boost:.3f} × {decay}"
+    recall(
+        ctx.find_root().obj, query, budget, max_results, types, tags, min_confidence, fmt, explain
     )
-    if ranked.matched:
-        relevance = f"relevance {_factor(f.relevance)} (match {f.match:.3f} of the best)"
-        head = f"{ranked.score:.3g} = {relevance} × {product}"
-    else:
-        head = f"0 (no match; fills the result with strength {f.score:.3g} = {product})"
-    lines = [f"  {number:>2}. {head}", f"      [{ranked.insight.type}] {ranked.insight.id}"]
-    if ranked.also_covers:
-        lines.append(
-            f"      also covers {', '.join(ranked.also_covers)}: the same lesson, not shown "
-            f"twice (chitin merge {ranked.also_covers[0]} {ranked.insight.id} folds them)"
-        )
-    if ranked.outweighs:
-        lines.append(
-            f"      left out {', '.join(ranked.outweighs)}: contradicts this one, which is "
-            "stronger (chitin update or chitin archive resolves it)"
-        )
-    return "\n".join(lines)
 
 
 @click.command(short_help="Write PERSONALITY.md from the insights for a query.")
@@ -212,12 +119,12 @@ def render(
     three always give the same bytes (time-dependent decay is measured at the commit's
     time), so it can be committed, diffed and cached.
     """
-    asked = _query(query, budget, max_results, types, tags, min_confidence)
+    asked = asked_for(query, budget, max_results, types, tags, min_confidence)
     with opened(ctx) as chitin:
         # The agent reads the file where it is written, and runs chitin from there.
         reader = output.absolute().parent if output is not None else None
         made = chitin.render(asked, template=template, reader=reader)
-        _report(made.found)
+        report(made.found)
         if session is not None:
             chitin.note_session_start(session, list(made.ids))
     text = made.text

@@ -8,7 +8,9 @@ from pathlib import Path
 import click
 
 from chitin import Unmergeable, merge_file
-from chitin.cli.context import emit_json, format_option, note, opened
+from chitin.cli.context import opened
+from chitin.cli.options import format_option
+from chitin.cli.output import emit_json, note
 from chitin.render import shapes
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import click
 
-from chitin.cli.context import Settings, emit_json, format_option
+from chitin.cli.context import Settings
+from chitin.cli.options import format_option
+from chitin.cli.output import emit_json
 from chitin.location import is_store
 from chitin.render import shapes
 

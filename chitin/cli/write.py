@@ -8,8 +8,10 @@ from typing import Any
 
 import click
 
-from chitin.cli.context import emit_json, format_option, opened
+from chitin.cli.context import opened
 from chitin.cli.fields import field_options, missing
+from chitin.cli.options import format_option
+from chitin.cli.output import emit_json
 from chitin.core import Change
 from chitin.errors import ValidationError
 from chitin.model.insight import EVIDENCE_KINDS, js_number

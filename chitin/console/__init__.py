@@ -32,6 +32,8 @@ def main() -> None:
     process.hold_collector()  # for the start-up (chitin/process.py says why)
     try:
         reading = prefetch(sys.argv[1:], os.environ)
+        if reading:
+            lean_run(sys.argv[1:])  # ends the process when it ran the command
         from chitin.cli import main as run_cli
     except KeyboardInterrupt:  # Ctrl-C while chitin loads: no command has begun
         sys.stderr.write("Interrupted: nothing was changed.\n")
@@ -39,6 +41,16 @@ def main() -> None:
     if not reading:
         process.release_collector()  # a writer, the server or a worker may run long
     run_cli()
+
+
+def lean_run(argv: Sequence[str]) -> None:
+    """The plain command lines of get, list, stats and retrieve, run without click
+    (cli/lean.py); anything else returns, for the click group."""
+    from chitin.cli.lean import attempt
+
+    code = attempt(argv)
+    if code is not None:
+        process.leave(code)
 
 
 def prefetch(argv: Sequence[str], env: Mapping[str, str]) -> bool:

@@ -1,0 +1,46 @@
+"""The click options several commands share: ``--format`` and ``--output``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from chitin.cli.context import output_target
+from chitin.errors import StoreError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def format_option(function: F) -> F:
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(["human", "json"]),
+        default="human",
+        show_default=True,
+        help="Output for people, or JSON for programs.",
+    )(function)
+
+
+def output_option(help: str) -> Callable[[F], F]:
+    """``--output PATH``: a regular file, written atomically (see ``write_output``)."""
+    return click.option(
+        "--output",
+        type=click.Path(path_type=Path),
+        callback=_check_output,
+        metavar="FILE",
+        help=help,
+    )
+
+
+def _check_output(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    """Refuse at once (before any work) an --output that is not a regular file."""
+    if value is not None:
+        try:
+            output_target(value)
+        except StoreError as error:
+            raise click.BadParameter(str(error), ctx, param) from None
+    return value

@@ -1,0 +1,33 @@
+"""Text to the person, as click.echo writes it, without loading click (the session
+start's commands print through this; cli/lean.py says why)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+
+def say(text: str = "", err: bool = False, nl: bool = True) -> None:
+    """One message and its newline, flushed: what ``click.echo`` does with text."""
+    stream = sys.stderr if err else sys.stdout
+    if stream is None:  # no console at all (pythonw): nowhere to say it
+        return
+    line = text + "\n" if nl else text
+    try:
+        stream.write(line)
+    except UnicodeEncodeError:
+        # A stream set to ASCII (PYTHONIOENCODING, an old locale): click rewraps it as
+        # UTF-8 with replacement, so the bytes are the same whoever prints.
+        stream.flush()
+        stream.buffer.write(line.encode("utf-8", "replace"))
+    stream.flush()
+
+
+def note(message: str) -> None:
+    """A line for the person on stderr (the data goes to stdout)."""
+    say(message, err=True)
+
+
+def emit_json(data: Any) -> None:
+    say(json.dumps(data, indent=2, ensure_ascii=False))
