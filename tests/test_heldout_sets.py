@@ -133,7 +133,13 @@ def test_the_pairs_check_names_a_missing_file(
 
 
 @pytest.mark.parametrize(
-    "name", ["heldout-pairs-2.yaml", "heldout-pairs-3.yaml", "heldout-pairs-4.yaml"]
+    "name",
+    [
+        "heldout-pairs-2.yaml",
+        "heldout-pairs-3.yaml",
+        "heldout-pairs-4.yaml",
+        "heldout-pairs-6.yaml",
+    ],
 )
 def test_every_pair_set_passes_the_check(name: str) -> None:
     assert pairs_check.main([str(pairs_check.PAIRS.parent / name)]) == 0
