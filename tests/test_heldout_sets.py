@@ -150,3 +150,16 @@ def test_a_pair_side_reaches_contribute_with_its_reasoning_and_context() -> None
     side = {"type": "skill", "claim": "x", "reasoning": "because", "context": "at work"}
     fields = scorer.fields_of(side)
     assert (fields["reasoning"], fields["context"]) == ("because", "at work")
+
+
+HELDOUT_3 = evaluation.HERE / "heldout-3.yaml"
+
+
+def test_the_third_heldout_retrieval_set_loads_with_its_shape() -> None:
+    insights, queries = evaluation.load(HELDOUT_3)  # check() refuses a broken set
+    assert len(insights) >= 200
+    assert {i.type for i in insights} == set(TYPES)
+    kinds = Counter(q.kind for q in queries)
+    assert len(queries) >= 80 and set(kinds) == set(evaluation.KINDS)
+    assert kinds["paraphrase"] >= 0.45 * len(queries)
+    assert "never tuned on" in HELDOUT_3.read_text(encoding="utf-8").split("insights:")[0]
