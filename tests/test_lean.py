@@ -20,10 +20,15 @@ GLOBAL = {"--store", "--debug", "--help"}
 
 
 def click_command(name: str) -> click.Command:
+    """The click command of ``name`` ("get", or "hooks run" for a group's command)."""
     import importlib
 
-    module, function = CLICK_COMMANDS[name]
+    first, *rest = name.split()
+    module, function = CLICK_COMMANDS[first]
     command = getattr(importlib.import_module(module), function)
+    for word in rest:
+        assert isinstance(command, click.Group)
+        command = command.commands[word]
     assert isinstance(command, click.Command)
     return with_global_options(command)
 
@@ -31,6 +36,8 @@ def click_command(name: str) -> click.Command:
 def kind_of(param: click.Parameter) -> lean.Kind:
     if isinstance(param, click.Option) and param.is_flag:
         return lean.FLAG
+    if isinstance(param.type, click.Path) or param.callback is not None:
+        return lean.CLICKS
     if isinstance(param.type, click.Choice):
         return tuple(str(choice) for choice in param.type.choices)
     if isinstance(param.type, click.IntRange):
@@ -46,8 +53,12 @@ def click_values(argv: list[str]) -> dict[str, object]:
     while argv[0].startswith("-"):
         argv = argv[1:] if argv[0] == "--debug" else argv[2:]
     words = [w for n, w in enumerate(argv) if not _global_word(argv, n)]
-    command = click_command(words[0])
-    return dict(command.make_context(words[0], words[1:]).params)
+    name = " ".join(words[:2]) if words[0] in CLICK_GROUPS else words[0]
+    command = click_command(name)
+    return dict(command.make_context(name, words[len(name.split()) :]).params)
+
+
+CLICK_GROUPS = {"hooks"}
 
 
 def _global_word(argv: list[str], n: int) -> bool:
@@ -58,14 +69,16 @@ def _global_word(argv: list[str], n: int) -> bool:
 @pytest.mark.parametrize("name", sorted(lean.COMMANDS))
 def test_each_table_is_the_click_command_it_stands_for(name: str) -> None:
     command, table = click_command(name), lean.COMMANDS[name]
-    arguments = [p.name for p in command.params if isinstance(p, click.Argument)]
-    assert tuple(arguments) == table.arguments
+    arguments = [
+        (p.name, kind_of(p), p.required) for p in command.params if isinstance(p, click.Argument)
+    ]
+    assert arguments == [(a.name, a.kind, a.default is lean.REQUIRED) for a in table.arguments]
     kinds = {}
     for param in command.params:
         if not isinstance(param, click.Option) or set(param.opts) & GLOBAL:
             continue
         (flag,) = param.opts  # one spelling each: the parser knows no other
-        assert not param.multiple and param.envvar is None and param.callback is None
+        assert not param.multiple and param.envvar is None
         kinds[flag] = (str(param.name), kind_of(param), param.required)
     assert kinds == {
         flag: (o.name, o.kind, o.default is lean.REQUIRED) for flag, o in table.options.items()
@@ -124,6 +137,14 @@ def test_plain_command_lines_are_its_own_with_clicks_values(argv: list[str]) -> 
         ["--debug", "--debug", "stats"],
         ["contribute", "--type", "skill"],
         ["sync"],
+        ["render", "--output", "P.md"],  # click checks the path
+        ["render", "--template=T.md"],
+        ["hooks"],
+        ["hooks", "run"],
+        ["hooks", "run", "claude-code"],
+        ["hooks", "run", "openclaw", "session-start"],
+        ["hooks", "install", "claude-code"],
+        ["hooks", "run", "claude-code", "session-start", "--format", "json"],
     ],
 )
 def test_anything_else_is_clicks(argv: list[str]) -> None:
@@ -146,15 +167,20 @@ def test_the_values_are_the_commands_defaults_and_flags() -> None:
     }
 
 
-def run_both(store: Path, *args: str) -> tuple[tuple[int, str, str], tuple[int, str, str]]:
+def run_both(
+    store: Path, *args: str, stdin: str = ""
+) -> tuple[tuple[int, str, str], tuple[int, str, str]]:
     """The console script (which tries cli/lean.py first), and the click group alone."""
     argv = ["--store", str(store), *args]
     env = {**os.environ, "CHITIN_BACKGROUND": "0"}
-    console = subprocess.run([chitin_program(), *argv], capture_output=True, text=True, env=env)
+    console = subprocess.run(
+        [chitin_program(), *argv], capture_output=True, text=True, env=env, input=stdin
+    )
     code = "import sys; from chitin.cli import main; sys.argv[1:] = sys.argv[2:]; main()"
     group = subprocess.run(
-        [sys.executable, "-c", code, "x", *argv], capture_output=True, text=True, env=env
-    )
+        [sys.executable, "-c", code, "x", *argv],
+        capture_output=True, text=True, env=env, input=stdin,
+    )  # fmt: skip
     return (
         (console.returncode, console.stdout, console.stderr),
         (group.returncode, group.stdout, group.stderr),
@@ -179,10 +205,31 @@ def test_both_parsers_print_the_same(run: Run, store: Path) -> None:
         ("retrieve", "--query", "reproduce a bug", "--budget", "300", "--explain"),
         ("retrieve", "--query", "", "--max-results", "3", "--format", "full"),
         ("retrieve", "--query", "x", "--min-confidence", "2"),
+        ("render", "--query", "a coding session", "--budget", "800"),
+        ("render", "--max-results", "2", "--type", "skill"),
     ]
     for line in lines:
         console, group = run_both(store, *line)
         assert console == group, line
+    event = '{"session_id": "s1", "cwd": "/tmp", "hook_event_name": "SessionStart"}'
+    for stdin in (event, "not json"):
+        console, group = run_both(
+            store, "hooks", "run", "claude-code", "session-start", stdin=stdin
+        )
+        assert console == group and console[0] == 0 and "hookSpecificOutput" in console[1]
+
+
+def test_a_render_for_a_session_notes_what_it_gave_on_either_path(run: Run, store: Path) -> None:
+    """OpenClaw's session start notes which insights the session was given, for its
+    reflection: the lean path notes them as click's does."""
+    from chitin.store.reflections import read_session_note
+
+    run("init", "--seed")
+    for key in ("agent:one", "agent:two"):
+        console, group = run_both(store, "render", "--query", "a review", "--session", key)
+        assert console == group and console[0] == 0
+    noted = read_session_note(store, "agent:one")
+    assert len(noted) > 3 and noted == read_session_note(store, "agent:two")
 
 
 def test_the_session_start_loads_no_click(run: Run, store: Path) -> None:

@@ -539,11 +539,7 @@ BOUNDARIES: dict[str, dict[str, str]] = {
     "cli/__init__.py": {
         "chitin.cli": "the click group: the session start's commands run without it"
     },
-    "cli/agent.py": {
-        "chitin": "the host files' code: hooks install/uninstall and Claude Code's hooks only",
-        "chitin.render.failures": "a hook's failure, written to its log: failures only",
-        "traceback": "the log of a hook that crashed: failures only",
-    },
+    "cli/agent.py": {"chitin": "the host files' code: hooks install/uninstall only"},
     "cli/context.py": {
         "chitin": "--output's writer: the commands that were given one",
         "click": "its progress bar: a terminal, and a large cache or an embedding",
@@ -560,6 +556,11 @@ BOUNDARIES: dict[str, dict[str, str]] = {
     "cli/outcome.py": {"chitin.render.failures": "an error's wording: only when a command fails"},
     "cli/read.py": {"chitin.render": "the JSON shapes: similar's text needs none"},
     "cli/recall.py": {"chitin.render": "the JSON shapes: the session start's text needs none"},
+    "cli/session_hook.py": {
+        "chitin": "Claude Code's hooks' use cases: the hook that runs",
+        "chitin.render.failures": "a hook's failure, written to its log: failures only",
+        "traceback": "the log of a hook that crashed: failures only",
+    },
     "cli/show.py": {"chitin.render": "the JSON shapes: get's, list's and stats' text needs none"},
     "core/__init__.py": {"importlib": "core's names load on first use (core/lazy.py's rule)"},
     "core/background.py": {

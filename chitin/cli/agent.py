@@ -7,22 +7,17 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
-from chitin.cli.context import Settings, opened, running_chitin
+from chitin.cli.context import Settings, running_chitin
 from chitin.cli.global_options import SuggestingGroup
 from chitin.cli.hook_report import MCP_CLIENTS, report
 from chitin.cli.options import format_option
-from chitin.cli.output import emit_json, note
-from chitin.render import shapes
-
-if TYPE_CHECKING:
-    pass
+from chitin.cli.session_hook import run_hook
 
 HOSTS = ("openclaw", "claude-code", "claude-desktop", "cursor", "claude-code-mcp")
-PERSONALITY_BUDGET = 5000  # tokens, as the original hook asked for
 
 
 # ------------------------------------------------------------------ hooks
@@ -167,39 +162,4 @@ def run(ctx: click.Context, host: str, event: str) -> None:
     It always exits 0: on any failure it prints nothing on stdout and one line on
     stderr, so a broken store never blocks the agent.
     """
-    settings: Settings = ctx.find_root().obj
-    try:
-        stdin = "" if sys.stdin.isatty() else _read_stdin()
-        _run_claude_code(ctx, event, stdin)
-    except Exception as error:  # a hook must never break its host; say why, once
-        from chitin.render.failures import describe
-
-        if settings.debug:
-            import traceback
-
-            traceback.print_exc()
-        note(f"chitin: the {event} hook did nothing: {describe(error)[0]}")
-
-
-def _read_stdin() -> str:
-    """The event text; bytes that are not UTF-8 read as U+FFFD, so that a garbled
-    event still starts the session with the insights (as any unreadable event does)."""
-    raw = getattr(sys.stdin, "buffer", None)
-    if raw is None:
-        return sys.stdin.read()
-    data: bytes = raw.read()
-    return data.decode("utf-8", "replace")
-
-
-def _run_claude_code(ctx: click.Context, event: str, stdin: str) -> None:
-    from chitin import claude_code_reflect, claude_code_session_start
-
-    if event == "reflect":
-        with opened(ctx, reading=False) as chitin:
-            claude_code_reflect(chitin, stdin)
-        return
-    with opened(ctx, reading=False) as chitin:
-        made = claude_code_session_start(chitin, stdin, PERSONALITY_BUDGET)
-    if made.found.degraded:
-        note(f"chitin: {made.found.degraded}")
-    emit_json(shapes.session_start(made.text))
+    run_hook(ctx.find_root().obj, host, event)

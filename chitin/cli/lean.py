@@ -1,16 +1,17 @@
-"""The session start's own parser: the plain command lines of the reading commands a
-session start and a person run most, without loading click.
+"""The session start's own parser: the plain command lines of the reading commands the
+hosts' session starts and a person run most, without loading click.
 
 click, and what it loads of the standard library (inspect, ast, dis, uuid, …), is
 ~12 ms of a ~50-80 ms `get`, `stats`, `list` or `retrieve` process (docs/design.md
-§9f, round 5). This parser knows those four commands in their ordinary form only:
+§9f, round 5). This parser knows those four, `render` (OpenClaw's session start) and
+`hooks run claude-code session-start` (Claude Code's), in their ordinary form only:
 each option at most once, as ``--name value`` or ``--name=value``, with a value that is
 plainly valid, and the global ``--store``/``--debug`` before or after the command. For
 anything else (``--help``, an option it does not know, a number out of range, a value
 that begins with a dash) ``attempt`` returns None and the click group runs the command
 line, which accepts or refuses it exactly as it always has. Both run the same function
-with the same values (cli/show.py, cli/recall.py), and tests/test_lean.py holds each
-table below to the click command it stands for.
+with the same values (cli/show.py, cli/recall.py, cli/session_hook.py), and
+tests/test_lean.py holds each table below to the click command it stands for.
 """
 
 from __future__ import annotations
@@ -25,8 +26,10 @@ from chitin.model.bounds import MAX_BUDGET, MAX_COUNT
 
 TEXT = "text"  # any value
 FLAG = "flag"  # no value: True when given
+CLICKS = "clicks"  # an option whose value click checks (a path): given, the line is click's
 REQUIRED = object()  # the default of an option the command cannot run without
-Kind = str | tuple[str, ...] | range  # TEXT, FLAG, the allowed choices, or the allowed numbers
+# TEXT, FLAG, CLICKS, the allowed choices, or the allowed numbers.
+Kind = str | tuple[str, ...] | range
 
 
 class Option(NamedTuple):
@@ -36,7 +39,7 @@ class Option(NamedTuple):
 
 
 class Lean(NamedTuple):
-    arguments: tuple[str, ...]  # positional parameters, in order
+    arguments: tuple[Option, ...]  # positional parameters, in order (all required)
     options: Mapping[str, Option]
     function: tuple[str, str]  # module, function: called with the settings and the values
 
@@ -45,9 +48,15 @@ _FORMAT = Option("fmt", ("human", "json"), "human")
 _TYPES = Option("types", TEXT, None)
 _TAGS = Option("tags", TEXT, None)
 _FLOOR = Option("min_confidence", TEXT, None)
+_BUDGET = Option("budget", range(1, MAX_BUDGET + 1), 2000)
+_MAX_RESULTS = Option("max_results", range(1, MAX_COUNT + 1), 15)
 
 COMMANDS: Mapping[str, Lean] = {
-    "get": Lean(("insight_id",), {"--format": _FORMAT}, ("chitin.cli.show", "show_insight")),
+    "get": Lean(
+        (Option("insight_id", TEXT, REQUIRED),),
+        {"--format": _FORMAT},
+        ("chitin.cli.show", "show_insight"),
+    ),
     "stats": Lean((), {"--format": _FORMAT}, ("chitin.cli.show", "show_stats")),
     "list": Lean(
         (),
@@ -65,8 +74,8 @@ COMMANDS: Mapping[str, Lean] = {
         (),
         {
             "--query": Option("query", TEXT, REQUIRED),
-            "--budget": Option("budget", range(1, MAX_BUDGET + 1), 2000),
-            "--max-results": Option("max_results", range(1, MAX_COUNT + 1), 15),
+            "--budget": _BUDGET,
+            "--max-results": _MAX_RESULTS,
             "--type": _TYPES,
             "--tags": _TAGS,
             "--min-confidence": _FLOOR,
@@ -75,7 +84,34 @@ COMMANDS: Mapping[str, Lean] = {
         },
         ("chitin.cli.recall", "recall"),
     ),
+    # OpenClaw's session start: `render --query Q --budget B --session KEY`
+    "render": Lean(
+        (),
+        {
+            "--query": Option("query", TEXT, ""),
+            "--budget": _BUDGET,
+            "--max-results": _MAX_RESULTS,
+            "--type": _TYPES,
+            "--tags": _TAGS,
+            "--min-confidence": _FLOOR,
+            "--template": Option("template", CLICKS, None),
+            "--output": Option("output", CLICKS, None),
+            "--session": Option("session", TEXT, None),
+        },
+        ("chitin.cli.recall", "render_for"),
+    ),
+    # Claude Code's session start: `hooks run claude-code session-start`
+    "hooks run": Lean(
+        (
+            Option("host", ("claude-code",), REQUIRED),
+            Option("event", ("session-start", "reflect"), REQUIRED),
+        ),
+        {},
+        ("chitin.cli.session_hook", "run_hook"),
+    ),
 }
+# The words that begin a command of more than one ("hooks" of "hooks run").
+_FIRST_WORDS = frozenset(name.split()[0] for name in COMMANDS if " " in name)
 
 
 class Parsed(NamedTuple):
@@ -108,7 +144,11 @@ def parse(argv: Sequence[str]) -> Parsed | None:
             return None
     if found.command is None or len(found.positional) != len(found.command.arguments):
         return None
-    values: dict[str, object] = dict(zip(found.command.arguments, found.positional, strict=True))
+    values: dict[str, object] = {}
+    for argument, word in zip(found.command.arguments, found.positional, strict=True):
+        values[argument.name] = _converted(argument.kind, word)
+        if values[argument.name] is None:
+            return None
     for flag, option in found.command.options.items():
         value = found.values.get(flag, option.default)
         if value is REQUIRED:
@@ -122,6 +162,7 @@ class _Line:
 
     def __init__(self) -> None:
         self.command: Lean | None = None
+        self.words: list[str] = []  # the command's words read so far
         self.values: dict[str, object] = {}
         self.positional: list[str] = []
         self.store: str | None = None
@@ -137,13 +178,14 @@ class _Line:
             self.store = _value(equals, inline, rest)
             return bool(self.store)
         if self.command is None:
-            self.command = COMMANDS.get(word)
-            return self.command is not None
+            self.words.append(word)
+            self.command = COMMANDS.get(" ".join(self.words))
+            return self.command is not None or (len(self.words) == 1 and word in _FIRST_WORDS)
         if not word.startswith("-"):
             self.positional.append(word)
             return True
         option = self.command.options.get(flag)
-        if option is None or flag in self.values:
+        if option is None or flag in self.values or option.kind == CLICKS:
             return False
         if option.kind == FLAG:
             self.values[flag] = True
@@ -164,7 +206,9 @@ def _value(equals: str, inline: str, rest: list[str]) -> str | None:
 
 def _converted(kind: Kind, value: str | None) -> object:
     """The value as the command takes it, or None where click should judge it."""
-    if value is None or kind == TEXT:
+    if value is None or kind == CLICKS:
+        return None
+    if kind == TEXT:
         return value
     if isinstance(kind, range):
         number = int(value) if value.isascii() and value.isdigit() else None

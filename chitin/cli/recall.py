@@ -1,14 +1,16 @@
-"""What retrieve does once its flags are read: choose the insights, print them.
+"""What retrieve and render do once their flags are read: choose the insights, print
+or write them.
 
 Without click, so that the session start's parser (cli/lean.py) runs the very code the
-click command in cli/retrieve.py runs.
+click commands in cli/retrieve.py run.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from chitin.cli.context import Settings, opened_at
+from chitin.cli.context import Settings, opened_at, write_output
 from chitin.cli.output import emit_json, note, say
 from chitin.core import Query
 from chitin.model import arguments
@@ -61,6 +63,35 @@ def recall(
                 ]
             )
         )
+
+
+def render_for(
+    settings: Settings,
+    query: str,
+    budget: int,
+    max_results: int,
+    types: str | None,
+    tags: str | None,
+    min_confidence: str | None,
+    template: Path | None,
+    output: Path | None,
+    session: str | None,
+) -> None:
+    """Render PERSONALITY.md for ``query`` to stdout or ``output`` (render's --help)."""
+    asked = asked_for(query, budget, max_results, types, tags, min_confidence)
+    with opened_at(settings) as chitin:
+        # The agent reads the file where it is written, and runs chitin from there.
+        reader = output.absolute().parent if output is not None else None
+        made = chitin.render(asked, template=template, reader=reader)
+        report(made.found)
+        if session is not None:
+            chitin.note_session_start(session, list(made.ids))
+    text = made.text
+    if output is None:
+        say(text, nl=False)
+        return
+    write_output(output, text)
+    say(f"✓ Wrote {output} ({made.count} insight(s), ~{marshalling.estimate_tokens(text)} tokens)")
 
 
 def asked_for(

@@ -10,11 +10,9 @@ from typing import Any
 import click
 
 from chitin.cli import bounds
-from chitin.cli.context import opened, write_output
 from chitin.cli.options import output_option
-from chitin.cli.recall import FORMATS, asked_for, recall, report
+from chitin.cli.recall import FORMATS, recall, render_for
 from chitin.model.insight import TYPES
-from chitin.render import budget as marshalling
 
 
 def _selection_options(function: Any) -> Any:
@@ -119,19 +117,6 @@ def render(
     three always give the same bytes (time-dependent decay is measured at the commit's
     time), so it can be committed, diffed and cached.
     """
-    asked = asked_for(query, budget, max_results, types, tags, min_confidence)
-    with opened(ctx) as chitin:
-        # The agent reads the file where it is written, and runs chitin from there.
-        reader = output.absolute().parent if output is not None else None
-        made = chitin.render(asked, template=template, reader=reader)
-        report(made.found)
-        if session is not None:
-            chitin.note_session_start(session, list(made.ids))
-    text = made.text
-    if output is None:
-        click.echo(text, nl=False)
-        return
-    write_output(output, text)
-    click.echo(
-        f"✓ Wrote {output} ({made.count} insight(s), ~{marshalling.estimate_tokens(text)} tokens)"
-    )
+    settings = ctx.find_root().obj
+    selection = (query, budget, max_results, types, tags, min_confidence)
+    render_for(settings, *selection, template=template, output=output, session=session)
