@@ -3,6 +3,8 @@ cli/show.py, which the session start's parser (cli/lean.py) runs without click."
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from chitin.cli.context import opened
@@ -31,17 +33,9 @@ def get(ctx: click.Context, insight_id: str, fmt: str) -> None:
 @click.option("--archived", is_flag=True, help="List archived insights instead.")
 @format_option
 @click.pass_context
-def list_insights(
-    ctx: click.Context,
-    types: str | None,
-    tags: str | None,
-    provenance: str | None,
-    min_confidence: str | None,
-    archived: bool,
-    fmt: str,
-) -> None:
+def list_insights(ctx: click.Context, /, **options: Any) -> None:
     """List insights, newest first. Filters combine."""
-    show_list(ctx.find_root().obj, types, tags, provenance, min_confidence, archived, fmt)
+    show_list(ctx.find_root().obj, **options)
 
 
 @click.command(short_help="Count insights by type.")

@@ -56,17 +56,7 @@ def _selection_options(function: Any) -> Any:
 )
 @click.option("--explain", is_flag=True, help="Show every factor of every score.")
 @click.pass_context
-def retrieve(
-    ctx: click.Context,
-    query: str,
-    budget: int,
-    max_results: int,
-    types: str | None,
-    tags: str | None,
-    min_confidence: str | None,
-    fmt: str,
-    explain: bool,
-) -> None:
+def retrieve(ctx: click.Context, /, **options: Any) -> None:
     """Print the insights that matter for QUERY, within a token budget.
 
     They come grouped by type, best first: the group holding the best insight leads,
@@ -77,9 +67,7 @@ def retrieve(
     chitin retrieve --query "fix the flaky login test"
     chitin retrieve --query "reply to Priya's review" --budget 500 --format json
     """
-    recall(
-        ctx.find_root().obj, query, budget, max_results, types, tags, min_confidence, fmt, explain
-    )
+    recall(ctx.find_root().obj, **options)
 
 
 @click.command(short_help="Write PERSONALITY.md from the insights for a query.")
@@ -99,24 +87,11 @@ def retrieve(
     "(what the OpenClaw hook does).",
 )
 @click.pass_context
-def render(
-    ctx: click.Context,
-    query: str,
-    budget: int,
-    max_results: int,
-    types: str | None,
-    tags: str | None,
-    min_confidence: str | None,
-    template: Path | None,
-    output: Path | None,
-    session: str | None,
-) -> None:
+def render(ctx: click.Context, /, **options: Any) -> None:
     """Render PERSONALITY.md: the insights for QUERY in a Markdown template.
 
     The file is a function of the store's commit, the query and the budget: the same
     three always give the same bytes (time-dependent decay is measured at the commit's
     time), so it can be committed, diffed and cached.
     """
-    settings = ctx.find_root().obj
-    selection = (query, budget, max_results, types, tags, min_confidence)
-    render_for(settings, *selection, template=template, output=output, session=session)
+    render_for(ctx.find_root().obj, **options)
