@@ -26,7 +26,8 @@ _DRIFTED_WORDS = """stated states refer apply temper staging feed cared cares ca
     paler palest summer idly odds goods news longing longed waiter namely meaner
     meanest meanly stunning earnest fitter fittest fitting suites boots bugger ruler
     firmly firmer firmest kidding gps dishes fasting fasted linker cones really
-    actually kindly presently finely rings ringer spotty marker shipper tipper"""
+    incoming individually uncovered reserved kindly presently finely rings ringer
+    spotty marker shipper tipper"""
 DRIFTED = frozenset(_DRIFTED_WORDS.split())
 
 # Past forms no suffix rule reaches, to the group word they belong to.
@@ -56,8 +57,6 @@ IRREGULAR = {
     "grown": "grow",
     "sought": "seek",
     "taught": "teach",
-    "froze": "freeze",
-    "frozen": "freeze",
     "burnt": "burn",
     "won": "win",
     "beaten": "beat",
