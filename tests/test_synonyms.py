@@ -123,6 +123,8 @@ def test_forms_that_mean_something_else_are_not_made() -> None:
     assert "stated" not in table  # not "stat"
     assert "really" not in table  # not "real"
     assert "apply" not in table  # not "app"
+    assert "programmer" not in table  # not "programme"
+    assert not (synonyms.DRIFTED - set(entries())) & set(table)
 
 
 def test_multi_word_entries_are_phrases_not_words() -> None:

@@ -22,12 +22,18 @@ LONGEST_PHRASE = 4  # words; tests/test_synonyms.py holds the asset to it
 
 # Forms the suffix rule makes of a group's word that are other words: "stat" is not
 # "stated", "ref" not "refer", "real" not "really" (an intensifier).
-_DRIFTED_WORDS = """stated states refer apply temper staging feed cared cares carer wines pales
-    paler palest summer idly odds goods news longing longed waiter namely meaner
-    meanest meanly stunning earnest fitter fittest fitting suites boots bugger ruler
-    firmly firmer firmest kidding gps dishes fasting fasted linker cones really
-    incoming individually uncovered reserved kindly presently finely rings ringer
-    spotty marker shipper tipper"""
+_DRIFTED_WORDS = """apply appropriated assembly banner boots breaker bugger cared carer cares carly
+    commons complexes cones conner controller conversely counter currents defected
+    disadvantaged dishes dresser earnest fairs fasted fasting feed finely firmer firmest
+    firmly fitter fittest fitting franks frequented generals goods gps graves grossed
+    grossing handler harding idly incoming individually issued issuing kidding kindly
+    linker longed longing marker mated mater mating meaner meanest meanly means minors
+    namely news odds officer paler pales palest peered peering photographer presently
+    principals programmer projected projecting rainer rapids readily really reasoned
+    reasoning refer reserved ringer rings ruler scraped scraping severed shipper shorts
+    singer skipper speaker spotty stables staging stated states stating stranger
+    stunning subjected suites summer teller temper tipper tripped tripping uncovered
+    uniformed uniforms waiter warner webber weber wines"""
 DRIFTED = frozenset(_DRIFTED_WORDS.split())
 
 # Past forms no suffix rule reaches, to the group word they belong to.
