@@ -217,6 +217,8 @@ def _forms(word: str) -> list[str]:
 
 _SIBILANT = ("s", "x", "z", "ch", "sh")
 _VERB_SUFFIXES = ("s", "ed", "ing")
+_COMPARED = 6  # letters: the longest word "-er" and "-est" are made for
+_COMPARATIVE = ("er", "est", "r", "st")  # "r", "st": after a final "e" ("simpler")
 # Words already inflected or derived ("planning", "detailed", "omission", "careful")
 # take few more suffixes: "plannings", "carefully", not "planninged" or "carefuller".
 _INFLECTED = ("ing", "ed")
@@ -236,7 +238,9 @@ def _plausible(word: str, suffix: str) -> bool:
         return not word.endswith(_SIBILANT)
     if len(word) > 5 and word.endswith(_INFLECTED) and not word.endswith("eed"):
         return suffix == "ly"
-    return suffix not in ("er", "est") or not word.endswith(_DERIVED)
+    # "-er"/"-est" compare short adjectives ("quicker", "simplest"); on a longer word
+    # they make no word, or a doer who is not the deed ("investigater", "reviewer").
+    return suffix not in _COMPARATIVE or (len(word) <= _COMPARED and not word.endswith(_DERIVED))
 
 
 def heads(words: Sequence[str]) -> list[str]:
