@@ -83,7 +83,6 @@ IRREGULAR = {
     "forgave": "forgive",
     "forgiven": "forgive",
     "told": "tell",
-    "said": "say",
     "spoke": "speak",
     "spoken": "speak",
     "wore": "wear",
