@@ -85,8 +85,6 @@ IRREGULAR = {
     "told": "tell",
     "spoke": "speak",
     "spoken": "speak",
-    "wore": "wear",
-    "worn": "wear",
     "fled": "flee",
     "fought": "fight",
     "overcame": "overcome",
