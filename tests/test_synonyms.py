@@ -98,6 +98,10 @@ def test_no_two_groups_make_the_same_form_of_different_words() -> None:
         ("errors", "mistake"),
         ("invoices", "bill"),
         ("verified", "check"),
+        ("copies", "copy"),
+        ("studied", "research"),
+        ("busier", "busy"),
+        ("simpler", "simple"),
     ],
 )
 def test_a_word_and_its_forms_read_as_the_group_head(form: str, head: str) -> None:
