@@ -9,6 +9,7 @@ import pytest
 from chitin.resources import asset_path
 from chitin.retrieval import synonyms
 from chitin.retrieval.lexicon import ANTONYMS
+from chitin.retrieval.stance import FILLER, NEGATORS
 from chitin.retrieval.synonyms import (
     LONGEST_PHRASE,
     SYNONYM_FORMS,
@@ -48,6 +49,16 @@ def test_a_line_that_is_not_a_group_of_words_is_an_error_naming_its_line() -> No
         parse("alone\n")
     with pytest.raises(ValueError, match="line 1 "):
         parse("e-mail, email\n")
+
+
+def test_no_stopword_is_a_word_of_a_group_and_a_negator_only_heads_one() -> None:
+    # A stopword ("use", "keep") carries no topic. A negator ("avoid", "never") turns a
+    # stance around: it may head a group, so that "steer clear of" and "shun" read as
+    # "avoid", but no negator reads as another word.
+    assert not {entry for entry in entries() if " " not in entry} & FILLER
+    for group in groups():
+        assert not set(group[1:]) & NEGATORS, group
+    assert canonical()["shunned"] == phrases()["steering clear of"] == "avoid"
 
 
 def test_no_word_is_in_two_groups() -> None:
