@@ -461,6 +461,7 @@ def named_vectors_are_their_insights_own(store: Path) -> int:
     import numpy as np
 
     from chitin.core import Chitin
+    from chitin.index.vector_files import mapped_matrix
     from chitin.model.search_text import embedding_texts
 
     chitin = Chitin(store)
@@ -475,7 +476,7 @@ def named_vectors_are_their_insights_own(store: Path) -> int:
         made = meaning.provider.embed([text for *_, text in parts])
         rows = meaning.vectors.db.execute("SELECT id, part, row FROM rows WHERE id IS NOT NULL")
         row_of = {(i, n): row for i, n, row in rows}
-        matrix = meaning.vectors._matrix()
+        matrix = mapped_matrix(meaning.vectors.folder, meaning.vectors.dimensions)
         assert matrix is not None
         stored = np.vstack([matrix[row_of[i, n]] for i, n, _ in parts])
         assert np.all(np.sum(made * stored, axis=1) > 0.999)

@@ -36,6 +36,7 @@ import chitin.search.engine as engine
 from chitin.core import Chitin
 from chitin.core import Query as Asked
 from chitin.index.fulltext import STOPWORDS
+from chitin.index.vector_files import mapped_matrix
 from chitin.model.search_text import embedding_texts
 from chitin.providers import local
 from chitin.search import semantic
@@ -136,11 +137,14 @@ def substitute(variant: Variant, texts: dict[str, list[str]]) -> Callable[..., s
             rows = cache.current_vector_rows(sem.vectors.index_path, filters)
             hits = sem.vectors.nearest(vector / np.linalg.norm(vector), rows, 200)
         if "prf" in variant:
-            vector = sem.vectors.cached_query(query)
-            if vector is None:
-                vector = sem.provider.embed([query], "query")[0]
+            kept = sem.vectors.cached_query(query)
+            vector = (
+                sem.provider.embed([query], "query")[0]
+                if kept is None
+                else np.asarray(kept, dtype=np.float32)
+            )
             rows = cache.current_vector_rows(sem.vectors.index_path, filters)
-            matrix = sem.vectors._matrix()
+            matrix = mapped_matrix(sem.vectors.folder, sem.vectors.dimensions)
             assert matrix is not None  # there were hits, so there are rows
             hits = sem.vectors.nearest(fed_back(matrix, rows, vector, variant), rows, 200)
         if "k" in variant:

@@ -7,12 +7,12 @@ from __future__ import annotations
 import array
 import contextlib
 import sqlite3
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from chitin.index.db import check_schema, expected_schema, is_damage, is_unwritable
+from chitin.model.vector_math import float32_row
 from chitin.notices import notice
 
 if TYPE_CHECKING:  # numpy loads only where a search maps the matrix
@@ -154,13 +154,15 @@ def read_row(folder: Path, dimensions: int, row: int) -> array.array[float] | No
             data = handle.read(size)
     except OSError:
         return None
-    if len(data) != size:
-        return None
-    vector = array.array("f")
-    vector.frombytes(data)
-    if sys.byteorder == "big":  # the matrix is little-endian float32
-        vector.byteswap()
-    return vector
+    return float32_row(data) if len(data) == size else None
+
+
+def matrix_rows(folder: Path, dimensions: int) -> int:
+    """How many rows the matrix file holds (0 when there is none)."""
+    try:
+        return (folder / MATRIX).stat().st_size // row_bytes(dimensions)
+    except OSError:
+        return 0
 
 
 def mapped_matrix(folder: Path, dimensions: int) -> np.ndarray | None:

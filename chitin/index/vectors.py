@@ -48,13 +48,15 @@ from chitin.index.vector_files import (
     delete_files,
     keep_newest,
     make_folder,
-    mapped_matrix,
+    matrix_rows,
     noted,
     open_index,
     read_row,
     row_bytes,
 )
+from chitin.index.vector_search import nearest_rows
 from chitin.lockfile import WriteLock
+from chitin.model.vector_math import float32_bytes, float32_row
 from chitin.notices import notice
 
 if TYPE_CHECKING:  # numpy loads only in the commands that use vectors (it takes ~50 ms)
@@ -183,22 +185,22 @@ class VectorStore:
                 )
             yield
 
-    def put(self, items: Sequence[Part], vectors: np.ndarray) -> None:
-        """Store ``vectors`` for ``items`` (id, content hash, part), replacing their old
-        rows. Every part of an insight is given at once: the parts it had before and is
-        not given now are freed."""
-        if vectors.shape != (len(items), self.dimensions):
-            raise ValueError(f"vectors of shape {vectors.shape} for {len(items)} items")
+    def put(self, items: Sequence[Part], vectors: Sequence[Sequence[float]] | np.ndarray) -> None:
+        """Store ``vectors`` (a numpy matrix, or rows of floats) for ``items`` (id,
+        content hash, part), replacing their old rows. Every part of an insight is given
+        at once: the parts it had before and is not given now are freed."""
+        if len(vectors) != len(items) or any(len(v) != self.dimensions for v in vectors):
+            raise ValueError(f"{len(vectors)} vectors for {len(items)} items")
         with self.writing():
             self._put(items, vectors)
 
-    def _put(self, items: Sequence[Part], vectors: np.ndarray) -> None:
+    def _put(self, items: Sequence[Part], vectors: Sequence[Sequence[float]] | np.ndarray) -> None:
         slots = self._slots([(insight_id, part) for insight_id, _, part in items])
         matrix = self.folder / MATRIX
         with open(matrix, "r+b" if matrix.exists() else "w+b") as handle:
             for row, vector in zip(slots, vectors, strict=True):
                 handle.seek(row * row_bytes(self.dimensions))
-                handle.write(vector.astype("<f4").tobytes())
+                handle.write(float32_bytes(vector))
             handle.flush()
             os.fsync(handle.fileno())
         parts = {insight_id: 0 for insight_id, _, _ in items}
@@ -256,7 +258,7 @@ class VectorStore:
         return self.folder / INDEX
 
     def nearest(
-        self, query: np.ndarray, rows: Sequence[int], limit: int
+        self, query: Sequence[float], rows: Sequence[int], limit: int
     ) -> list[tuple[str, float]]:
         """The insights of the ``limit`` rows among ``rows`` most similar to ``query``,
         as (id, cosine of its best part), best first.
@@ -264,28 +266,13 @@ class VectorStore:
         ``rows`` are the rows still current for the insights a query may return
         (``Cache.current_vector_rows``), so stale rows are never used.
         """
-        matrix = self._matrix()
-        if not rows or matrix is None:
+        held = matrix_rows(self.folder, self.dimensions)
+        if not rows or not held:
             return []
-        import numpy as np
-
-        numbers = np.asarray(rows, dtype=np.int64)
-        numbers = numbers[numbers < matrix.shape[0]]
-        # Damaged rows (random bytes) overflow: the check below says so, once, in
-        # chitin's words; numpy's own warning would print its source line first.
-        with np.errstate(all="ignore"):
-            if len(numbers) * 2 > matrix.shape[0]:  # most rows: one pass, no 150 MB copy
-                scores = (matrix @ query.astype(np.float32))[numbers]
-            else:
-                scores = matrix[numbers] @ query.astype(np.float32)
-        if len(scores) > limit:  # the best `limit` in O(n), then only those sorted
-            top = np.argpartition(-scores, limit)[:limit]
-            best = top[np.argsort(-scores[top], kind="stable")]
-        else:
-            best = np.argsort(-scores, kind="stable")
-        if not np.all(np.abs(scores[best]) <= 1.001):  # unit rows; NaN fails too
+        best = nearest_rows(self.folder, self.dimensions, query, rows, limit, held)
+        if not all(abs(score) <= 1.001 for _, score in best):  # unit rows; NaN fails too
             raise DamagedVectors(f"{MATRIX} holds rows that are not unit vectors")
-        chosen = [int(numbers[i]) for i in best]
+        chosen = [row for row, _ in best]
         ids = dict(
             self.db.execute(
                 f"SELECT row, id FROM rows WHERE row IN ({', '.join('?' * len(chosen))}) "
@@ -294,9 +281,9 @@ class VectorStore:
             )
         )
         found: dict[str, float] = {}  # best first: an insight's first row is its best part
-        for row, i in zip(chosen, best, strict=True):
+        for row, score in best:
             if row in ids:
-                found.setdefault(ids[row], float(scores[i]))
+                found.setdefault(ids[row], score)
         return list(found.items())
 
     def whole_vector(self, insight_id: str, digest: str) -> array.array[float] | None:
@@ -310,9 +297,6 @@ class VectorStore:
         if found is None:
             return None
         return read_row(self.folder, self.dimensions, found[0])
-
-    def _matrix(self) -> np.ndarray | None:
-        return mapped_matrix(self.folder, self.dimensions)
 
     # -------------------------------------------------------------- remembered answers
 
@@ -359,20 +343,18 @@ class VectorStore:
 
     # -------------------------------------------------------------- query vectors
 
-    def cached_query(self, text: str) -> np.ndarray | None:
+    def cached_query(self, text: str) -> array.array[float] | None:
         row = self.db.execute(
             "SELECT vector FROM queries WHERE identity = ? AND text = ?", (self.identity, text)
         ).fetchone()
         if row is None or len(row[0]) != row_bytes(self.dimensions):
             return None
-        import numpy as np
+        return float32_row(row[0])
 
-        return np.frombuffer(row[0], dtype="<f4")
-
-    def cache_query(self, text: str, vector: np.ndarray, stamp: int) -> None:
+    def cache_query(self, text: str, vector: Sequence[float], stamp: int) -> None:
         with noted(), self.db:
             self.db.execute(
                 "INSERT OR REPLACE INTO queries VALUES (?, ?, ?, ?)",
-                (self.identity, text, vector.astype("<f4").tobytes(), stamp),
+                (self.identity, text, float32_bytes(vector), stamp),
             )
             keep_newest(self.db, "queries")

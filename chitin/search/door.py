@@ -39,7 +39,7 @@ from chitin.retrieval.judgement import (
 )
 from chitin.retrieval.stance import stance
 from chitin.search.candidates import conflict_candidates
-from chitin.search.semantic import nearest, waiting
+from chitin.search.semantic import nearest, plain_rows, waiting
 
 if TYPE_CHECKING:
     from chitin.index.cache import Cache
@@ -225,7 +225,7 @@ class _Vectors:
         if later is not None and self.missing:
             arriving: Callable[[], Sequence[Sequence[float]]] = later(self.missing, "document")
             return arriving
-        made = _embedded(self.semantic, self.missing)
+        made = plain_rows(self.semantic, self.missing, "document")
         return lambda: made
 
     def take(self, arriving: Callable[[], Sequence[Sequence[float]]]) -> None:
@@ -240,23 +240,6 @@ class _Vectors:
 
 def _dot(first: Sequence[float], second: Sequence[float]) -> float:
     return float(sum(map(operator.mul, first, second)))
-
-
-def _embedded(semantic: Semantic, texts: list[str]) -> list[Sequence[float]]:
-    """The texts' vectors as plain rows: the local provider's ``rows`` (the resident
-    embedder's, or a few texts at a time in-process), another provider's ``embed``."""
-    if not texts:
-        return []
-    rows = getattr(semantic.provider, "rows", None)
-    if rows is not None:
-        return list(rows(texts, "document"))
-    from chitin.providers.minilm import LIGHT_LOAD_TEXTS
-
-    return [
-        _plain(row)
-        for at in range(0, len(texts), LIGHT_LOAD_TEXTS)
-        for row in semantic.provider.embed(texts[at : at + LIGHT_LOAD_TEXTS], "document")
-    ]
 
 
 def _plain(vector: Any) -> list[float]:

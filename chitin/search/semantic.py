@@ -10,7 +10,7 @@ session is searched by meaning too.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -80,15 +80,40 @@ def refresh(
     todo = stale if limit is None else stale[:limit]
     insights = cache.by_ids(todo, Filters(archived=None))
     done = 0
+    # A few insights (a search's inline refresh) are embedded as plain rows: the resident
+    # embedder answers without numpy (§9h). A bulk run keeps its own model and numpy.
+    embed = plain_rows if limit is not None and limit <= INLINE_LIMIT else _matrix_of
     for start in range(0, len(todo), CHUNK):
         chunk = [insights[i] for i in todo[start : start + CHUNK] if i in insights]
         parts = [(i.id, text, part) for i in chunk for part, text in enumerate(embedding_texts(i))]
-        vectors = semantic.provider.embed([text for _, text, _ in parts], "document")
+        vectors = embed(semantic, [text for _, text, _ in parts], "document")
         semantic.vectors.put([(i, current[i], part) for i, _, part in parts], vectors)
         done += len(chunk)
         if progress is not None:
             progress(done, len(todo))
     return done, len(stale) - done
+
+
+def plain_rows(semantic: Semantic, texts: list[str], kind: str) -> list[Sequence[float]]:
+    """The texts' vectors as plain rows: the local provider's ``rows`` (the resident
+    embedder's, or a few texts at a time in-process), another provider's ``embed``."""
+    if not texts:
+        return []
+    rows = getattr(semantic.provider, "rows", None)
+    if rows is not None:
+        return list(rows(texts, kind))
+    from chitin.providers.minilm import LIGHT_LOAD_TEXTS
+
+    return [
+        list(row.tolist() if hasattr(row, "tolist") else row)
+        for at in range(0, len(texts), LIGHT_LOAD_TEXTS)
+        for row in semantic.provider.embed(texts[at : at + LIGHT_LOAD_TEXTS], kind)
+    ]
+
+
+def _matrix_of(semantic: Semantic, texts: list[str], kind: str) -> Any:
+    """The texts' vectors as the provider makes them for bulk work (a numpy matrix)."""
+    return semantic.provider.embed(texts, kind)
 
 
 def adopt(cache: Cache, semantic: Semantic, known: Mapping[Part, bytes]) -> int:
@@ -175,9 +200,9 @@ def _hits(
     hits = vectors.known_hits(query, state)
     if hits is not None:
         return hits
-    vector = vectors.cached_query(query)
+    vector: Sequence[float] | None = vectors.cached_query(query)
     if vector is None:
-        vector = semantic.provider.embed([query], "query")[0]
+        vector = plain_rows(semantic, [query], "query")[0]
         vectors.cache_query(query, vector, time.time_ns())
     rows = vectors.known_rows(state)
     if rows is None:
