@@ -243,6 +243,40 @@ def test_a_conflict_is_settled_by_a_short_id_as_every_command_takes_one(
     assert git(machines.b, "status", "--porcelain") == ""
 
 
+def test_several_conflicts_are_settled_one_insight_at_a_time(machines: Machines) -> None:
+    """With three insights in conflict, the command the stop names (`--ours ID`, one
+    insight) settles that one and keeps the choice; the others wait, each as it was
+    (a person's half-done edit included), until the last is settled."""
+    first, second, third = (i["id"] for i in as_json(machines.a, "list")[:3])
+    for store, side in ((machines.a, "A"), (machines.b, "B")):
+        for insight_id in (first, second, third):
+            chitin(store, "update", insight_id, "--claim", f"{insight_id} by {side}")
+    chitin(machines.a, "sync")
+    assert "3 insight file(s) changed on both sides" in chitin(machines.b, "sync", expect=1).stderr
+    conflicts = machines.b / ".chitin" / "conflicts"
+    [half_done] = [p for p in conflicts.rglob("*.md") if p.stem == third]
+    half_done.write_text(half_done.read_text().replace("=======", "=======\nmy note"))
+
+    kept = chitin(machines.b, "sync", "--ours", first, expect=1)
+    assert f"kept this store's version of {first}" in kept.stderr
+    assert f"2 insight(s) still in conflict: {second}, {third};" in kept.stderr.replace(
+        f"{third}, {second}", f"{second}, {third}"
+    )
+    waiting = chitin(machines.b, "sync", expect=1).stderr
+    assert f"stopped on a conflict in {first}" not in waiting and first not in waiting
+    assert "my note" in half_done.read_text()  # the person's edit is not thrown away
+    taken = chitin(machines.b, "sync", "--theirs", second, expect=1)
+    assert f"took the remote's version of {second}" in taken.stderr
+    chitin(machines.b, "sync", "--theirs", third)
+
+    chitin(machines.a, "sync")
+    for store in (machines.a, machines.b):
+        assert machines.insight(store, first)["claim"] == f"{first} by B"
+        assert machines.insight(store, second)["claim"] == f"{second} by A"
+        assert machines.insight(store, third)["claim"] == f"{third} by A"
+        assert git(store, "status", "--porcelain") == ""
+
+
 def test_a_stopped_sync_can_be_forgotten(machines: Machines) -> None:
     _claim_conflict(machines)
     chitin(machines.b, "sync", "--abort")

@@ -80,6 +80,21 @@ def clear(git: Git) -> None:
     shutil.rmtree(git.root / FOLDER, ignore_errors=True)
 
 
+def marked(root: Path, path: str) -> bool:
+    """Whether the person's version of a conflicted file still holds conflict markers
+    (or is gone)."""
+    try:
+        data = text_path(root, path).read_bytes()
+    except OSError:
+        return True
+    return _has_markers(data)
+
+
+def _has_markers(data: bytes) -> bool:
+    lines = data.decode("utf-8", "replace").splitlines()
+    return any(line.startswith(MARKERS) for line in lines)
+
+
 def edited(root: Path, path: str) -> bytes:
     """The person's version of a conflicted file. Refuses a text that is gone (say
     ``.chitin/`` was removed) or that still holds conflict markers."""
@@ -93,7 +108,7 @@ def edited(root: Path, path: str) -> bytes:
             f"(chitin sync --ours {stem}, or --theirs {stem}) or run `chitin sync --abort` "
             "and sync again"
         ) from None
-    if any(line.startswith(MARKERS) for line in data.decode("utf-8", "replace").splitlines()):
+    if _has_markers(data):
         raise StateError(
             f"{target} still holds conflict markers (<<<<<<< … >>>>>>>); edit it into the "
             f"version to keep, or keep one side: chitin sync --ours {stem} "
