@@ -11,7 +11,7 @@ import click
 from chitin.cli.context import emit_json, format_option, opened
 from chitin.cli.fields import field_options, missing
 from chitin.core import Change
-from chitin.errors import ValidationError
+from chitin.errors import DuplicateError, ValidationError
 from chitin.model.insight import EVIDENCE_KINDS, js_number
 from chitin.render import shapes, text
 
@@ -94,7 +94,10 @@ def contribute(
             raise click.UsageError(f"Missing option '{flag}'.")
         fields = given
     with opened(ctx, reading=False) as chitin:
-        result = chitin.contribute(fields, check=not force, allow_secret=allow_secret)
+        try:
+            result = chitin.contribute(fields, check=not force, allow_secret=allow_secret)
+        except DuplicateError as known:
+            raise in_cli_words(known) from None
     if fmt == "json":
         emit_json(
             shapes.contribution(
@@ -248,4 +251,14 @@ def merge(
                 f"  tags: {', '.join(insight.tags)}",
             ]
         )
+    )
+
+
+def in_cli_words(known: DuplicateError) -> DuplicateError:
+    """The refusal of an exact duplicate, naming the command to run and the flag."""
+    existing = known.existing
+    return DuplicateError(
+        existing,
+        f"already known as {existing}: run `chitin reinforce {existing}` to strengthen it "
+        "(--force writes a second copy anyway)",
     )
