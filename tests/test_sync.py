@@ -10,7 +10,7 @@ import json
 import os
 import subprocess
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -275,6 +275,37 @@ def test_several_conflicts_are_settled_one_insight_at_a_time(machines: Machines)
         assert machines.insight(store, second)["claim"] == f"{second} by A"
         assert machines.insight(store, third)["claim"] == f"{third} by A"
         assert git(store, "status", "--porcelain") == ""
+
+
+def test_history_ends_at_what_the_sync_kept(
+    machines: Machines, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The other machine's change comes in with the sync; when the sync settled on an
+    older version than the newest change history shows, history says so at the sync,
+    so that it always ends at the insight as it is."""
+    chitin(machines.a, "update", machines.id, "--claim", "Ask exactly one question")
+    with monkeypatch.context() as newer:  # b's change is the newer one, for sure
+        later = datetime.now(UTC) + timedelta(hours=1)
+        for name in ("GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE"):
+            newer.setenv(name, later.strftime("%Y-%m-%dT%H:%M:%SZ"))
+        chitin(machines.b, "update", machines.id, "--claim", "Ask no more than two questions")
+    chitin(machines.a, "sync")
+    chitin(machines.b, "sync", expect=1)
+    chitin(machines.b, "sync", "--theirs", machines.id)
+    rows = as_json(machines.b, "history", machines.id)["history"]
+    claims = [
+        (r["changeType"], r["oldValue"], r["newValue"]) for r in rows if r["field"] == "claim"
+    ]
+    assert sorted(c[2] for c in claims if c[0] == "update") == [
+        "Ask exactly one question",  # a's change, which came with the sync
+        "Ask no more than two questions",
+    ]
+    assert claims[-1] == ("sync", "Ask no more than two questions", "Ask exactly one question")
+    assert [r["changeType"] for r in rows].count("create") == 1
+    assert "[sync] claim:" in chitin(machines.b, "history", machines.id).stdout
+    chitin(machines.a, "sync")  # a fast-forward: a's own change is the newest there
+    last = as_json(machines.a, "history", machines.id)["history"][-1]
+    assert last["newValue"] == machines.insight(machines.a)["claim"]
 
 
 def test_a_stopped_sync_can_be_forgotten(machines: Machines) -> None:
