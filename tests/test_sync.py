@@ -243,6 +243,28 @@ def test_a_conflict_is_settled_by_a_short_id_as_every_command_takes_one(
     assert git(machines.b, "status", "--porcelain") == ""
 
 
+def test_an_edit_that_does_not_read_as_an_insight_is_not_merged(machines: Machines) -> None:
+    """`--continue` takes the person's edit only if it reads as the insight: a slip
+    (the markers gone, the YAML broken) would otherwise be committed in the merge and
+    pushed to every machine."""
+    pushed, edited = _claim_conflict(machines)
+    text = edited.read_text()
+    kept = text.split("<<<<<<<")[0] + "Ask one question, two at most.\n"
+    kept += text.split(">>>>>>>")[1].split("\n", 1)[1]
+    edited.write_text(kept.replace("confidence: ", "confidence: [", 1))
+    refused = chitin(machines.b, "sync", "--continue", expect=1)
+    assert f"{edited} does not read as the insight" in refused.stderr
+    assert "frontmatter YAML does not parse" in refused.stderr
+    assert machines.remote_head() == pushed and git(machines.b, "status", "--porcelain") == ""
+    edited.write_text(kept.replace(f"id: {machines.id}", "id: another-id"))
+    assert (
+        "declares the id 'another-id'" in chitin(machines.b, "sync", "--continue", expect=1).stderr
+    )
+    edited.write_text(kept)
+    chitin(machines.b, "sync", "--continue")
+    assert machines.insight(machines.b)["claim"] == "Ask one question, two at most."
+
+
 def test_several_conflicts_are_settled_one_insight_at_a_time(machines: Machines) -> None:
     """With three insights in conflict, the command the stop names (`--ours ID`, one
     insight) settles that one and keeps the choice; the others wait, each as it was

@@ -22,8 +22,9 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from chitin.errors import StateError
+from chitin.errors import ChitinError, StateError
 from chitin.store.files import atomic_write
+from chitin.store.loading import read_as
 
 if TYPE_CHECKING:
     from chitin.store.git import Git
@@ -114,4 +115,19 @@ def edited(root: Path, path: str) -> bytes:
             f"version to keep, or keep one side: chitin sync --ours {stem} "
             f"(or --theirs {stem})"
         )
+    _readable(target, path, data)
     return data
+
+
+def _readable(target: Path, path: str, data: bytes) -> None:
+    """Refuse an edit that would not read as the insight at ``path``: merged, it would
+    be committed and pushed to every machine, where every read would skip it."""
+    try:
+        read_as(path, data)
+    except (ChitinError, UnicodeDecodeError) as error:
+        stem = Path(path).stem
+        raise StateError(
+            f"{target} does not read as the insight: {error}; fix it and run "
+            f"`chitin sync --continue` again, or keep one side: chitin sync --ours {stem} "
+            f"(or --theirs {stem})"
+        ) from None
