@@ -265,6 +265,23 @@ def test_an_edit_that_does_not_read_as_an_insight_is_not_merged(machines: Machin
     assert machines.insight(machines.b)["claim"] == "Ask one question, two at most."
 
 
+def test_a_stop_says_which_side_removed_an_insight_the_other_changed(
+    machines: Machines,
+) -> None:
+    """Merged away (or archived by hand) on one machine, reinforced on the other: the
+    stop names the file and says what each side did, beside the claim conflicts."""
+    gone, into = (i["id"] for i in as_json(machines.a, "list")[1:3])
+    chitin(machines.a, "merge", gone, into)
+    chitin(machines.b, "reinforce", gone)
+    chitin(machines.a, "update", machines.id, "--claim", "Ask exactly one question")
+    chitin(machines.b, "update", machines.id, "--claim", "Ask no more than two questions")
+    chitin(machines.a, "sync")
+    stopped = chitin(machines.b, "sync", expect=1).stderr
+    assert "2 insight file(s) changed on both sides" in stopped
+    assert f"{gone}.md: changed here, removed on the remote" in stopped
+    assert f"{machines.id}.md: claim changed on both sides" in stopped
+
+
 def test_several_conflicts_are_settled_one_insight_at_a_time(machines: Machines) -> None:
     """With three insights in conflict, the command the stop names (`--ours ID`, one
     insight) settles that one and keeps the choice; the others wait, each as it was

@@ -138,7 +138,19 @@ def _stop(
         for line in output.splitlines()
         if "chitin: " in line and not any(f" {p}:" in f" {line}" for p in settled)
     ]
+    said = " ".join(reasons)
+    reasons += [_removed(git, p) for p in sorted(unsettled) if f"{p}:" not in said]
     raise Stopped(sorted(unsettled), reasons)
+
+
+def _removed(git: Git, path: str) -> str:
+    """Why ``path`` is in conflict when chitin's driver said nothing of it: one side
+    removed it (merged it into another, or archived or deleted it by hand)."""
+    if remote.stage(git, path, 2) is None:
+        return f"{path}: removed here, changed on the remote"
+    if remote.stage(git, path, 3) is None:
+        return f"{path}: changed here, removed on the remote (merged away, or archived)"
+    return f"{path}: changed on both sides"
 
 
 def _persons(store: Store, path: str) -> bytes:
