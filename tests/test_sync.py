@@ -265,6 +265,19 @@ def test_an_edit_that_does_not_read_as_an_insight_is_not_merged(machines: Machin
     assert machines.insight(machines.b)["claim"] == "Ask one question, two at most."
 
 
+def test_a_conflict_in_a_file_that_is_no_insight_is_settled_by_an_edit(
+    machines: Machines,
+) -> None:
+    for store, text in ((machines.a, "Ours, says A.\n"), (machines.b, "Ours, says B.\n")):
+        (store / "README.md").write_text(text)
+        git(store, "-c", "user.name=P", "-c", "user.email=p@example.org", "commit", "-qam", text)
+    chitin(machines.a, "sync")
+    assert "README.md: changed on both sides" in chitin(machines.b, "sync", expect=1).stderr
+    (machines.b / ".chitin" / "conflicts" / "README.md").write_text("Both of ours.\n")
+    chitin(machines.b, "sync", "--continue")
+    assert (machines.b / "README.md").read_text() == "Both of ours.\n"
+
+
 def test_a_stop_says_which_side_removed_an_insight_the_other_changed(
     machines: Machines,
 ) -> None:

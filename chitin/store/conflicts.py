@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from chitin.errors import ChitinError, StateError
+from chitin.format.layout import is_insight_path
 from chitin.store.files import atomic_write
 from chitin.store.loading import read_as
 
@@ -115,7 +116,8 @@ def edited(root: Path, path: str) -> bytes:
             f"version to keep, or keep one side: chitin sync --ours {stem} "
             f"(or --theirs {stem})"
         )
-    _readable(target, path, data)
+    if is_insight_path(path):  # README.md, chitin.yaml and the like are any text
+        _readable(target, path, data)
     return data
 
 
