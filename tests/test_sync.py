@@ -293,6 +293,13 @@ def test_a_stop_says_which_side_removed_an_insight_the_other_changed(
     assert "2 insight file(s) changed on both sides" in stopped
     assert f"{gone}.md: changed here, removed on the remote" in stopped
     assert f"{machines.id}.md: claim changed on both sides" in stopped
+    # settled one at a time, the removal chosen first holds (it has no text to keep)
+    took = chitin(machines.b, "sync", "--theirs", gone, expect=1).stderr
+    assert f"1 insight(s) still in conflict: {machines.id};" in took
+    assert gone not in chitin(machines.b, "sync", expect=1).stderr
+    chitin(machines.b, "sync", "--ours", machines.id)
+    assert not list(machines.b.glob(f"insights/*/{gone}.md"))
+    assert machines.insight(machines.b)["claim"] == "Ask no more than two questions"
 
 
 def test_several_conflicts_are_settled_one_insight_at_a_time(machines: Machines) -> None:

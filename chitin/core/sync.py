@@ -184,19 +184,22 @@ def _chooser(git: Git, resume: Resume, result: Synced) -> Chooser | None:
         return lambda path: None
     if not resume.given:
         # the insights already settled (by --ours, --theirs or an edit) wait for no one
-        waiting = [p for p in stopped.paths if conflicts.marked(git.root, p)]
+        chosen = dict(stopped.removed)
+        waiting = [p for p in stopped.paths if p not in chosen and conflicts.marked(git.root, p)]
         raise StateError(
             f"a sync stopped on a conflict in {_named(waiting or stopped.paths)}; "
             + _how_to_finish(git, waiting or stopped.paths)
         )
-    return _settling(git.root, stopped.paths, resume)
+    return _settling(git.root, stopped, resume)
 
 
-def _settling(root: Path, paths: tuple[str, ...], resume: Resume) -> Chooser:
+def _settling(root: Path, stopped: conflicts.Stopped, resume: Resume) -> Chooser:
     """``--continue`` takes every edited file; ``--ours``/``--theirs`` alone settle the
     insights they name and leave the others waiting, unless the person's edit of one
-    is already free of markers."""
-    sides = {**_matched(paths, resume.ours, "ours"), **_matched(paths, resume.theirs, "theirs")}
+    is already free of markers. A side chosen before that removes its file holds."""
+    paths = stopped.paths
+    named = {**_matched(paths, resume.ours, "ours"), **_matched(paths, resume.theirs, "theirs")}
+    sides = {**dict(stopped.removed), **named}
     both = set(_matched(paths, resume.ours, "ours")) & set(_matched(paths, resume.theirs, "t"))
     if both:
         raise StateError(f"both --ours and --theirs name {_named(sorted(both))}; choose one")

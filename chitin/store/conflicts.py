@@ -40,6 +40,9 @@ class Stopped(NamedTuple):
     branch: str
     theirs: str  # the commit whose merge stopped
     paths: tuple[str, ...]
+    # (path, "ours" or "theirs"): a side chosen that removes the file, so that there is
+    # no text of it to keep here; a chosen side with a text is kept as that text
+    removed: tuple[tuple[str, str], ...] = ()
 
 
 def record_path(git: Git) -> Path:
@@ -57,8 +60,10 @@ def load(git: Git) -> Stopped | None:
     try:
         data = json.loads(record_path(git).read_text(encoding="utf-8"))
         paths = tuple(str(p) for p in data["paths"])
-        return Stopped(str(data["remote"]), str(data["branch"]), str(data["theirs"]), paths)
-    except (OSError, ValueError, KeyError, TypeError):
+        removed = tuple((str(p), str(side)) for p, side in data.get("removed", {}).items())
+        where = (str(data["remote"]), str(data["branch"]), str(data["theirs"]))
+        return Stopped(*where, paths, removed)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
@@ -73,6 +78,7 @@ def save(git: Git, stopped: Stopped, texts: dict[str, bytes]) -> None:
         target.write_bytes(text)
     data = {"remote": stopped.remote, "branch": stopped.branch, "theirs": stopped.theirs}
     data["paths"] = list(stopped.paths)  # type: ignore[assignment]
+    data["removed"] = dict(stopped.removed)  # type: ignore[assignment]
     atomic_write(record_path(git), json.dumps(data), durable=True)
 
 

@@ -107,6 +107,7 @@ def _merge(
         raise StateError(f"cannot merge {where[0]}/{where[1]}: {remote.last_lines(attempt.output)}")
     unsettled: dict[str, bytes] = {}
     settled: dict[str, bytes | None] = {}
+    removed: list[tuple[str, str]] = []
     for path in unmerged:
         how = choose(path)
         if how is None:
@@ -116,9 +117,10 @@ def _merge(
         else:
             settled[path] = _version(store, path, how)
             remote.settle(git, path, settled[path])
+            removed += [(path, how)] * (settled[path] is None)
     if unsettled:
-        _stop(git, conflicts.Stopped(where[0], where[1], theirs, tuple(unmerged)),
-              (unsettled, settled), attempt.output)  # fmt: skip
+        stopped = conflicts.Stopped(where[0], where[1], theirs, tuple(unmerged), tuple(removed))
+        _stop(git, stopped, (unsettled, settled), attempt.output)
     remote.commit_merge(git, message, holding)
 
 
