@@ -272,7 +272,8 @@ def test_a_conflict_in_a_file_that_is_no_insight_is_settled_by_an_edit(
         (store / "README.md").write_text(text)
         git(store, "-c", "user.name=P", "-c", "user.email=p@example.org", "commit", "-qam", text)
     chitin(machines.a, "sync")
-    assert "README.md: changed on both sides" in chitin(machines.b, "sync", expect=1).stderr
+    stopped = chitin(machines.b, "sync", expect=1).stderr
+    assert "1 file(s) changed on both sides (README.md: changed on both sides)" in stopped
     (machines.b / ".chitin" / "conflicts" / "README.md").write_text("Both of ours.\n")
     chitin(machines.b, "sync", "--continue")
     assert (machines.b / "README.md").read_text() == "Both of ours.\n"

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from chitin.core.session import Session
 from chitin.errors import ChitinError, StateError, StoreError
+from chitin.format.layout import is_insight_path
 from chitin.store import conflicts, interrupts, journal, remote
 from chitin.store.git import Git
 from chitin.store.integrating import PENDING, Chooser, Stopped, integrate
@@ -257,6 +258,11 @@ def _partly(git: Git, stop: SyncConflict, resume: Resume) -> SyncConflict:
     )
 
 
+def _files(paths: list[str]) -> str:
+    """What the paths are, in a stop's words ("insight file(s)", or a README as well)."""
+    return "insight file(s)" if all(map(is_insight_path, paths)) else "file(s)"
+
+
 def _named(paths: tuple[str, ...] | list[str]) -> str:
     return ", ".join(_id_of(p) for p in paths)
 
@@ -335,7 +341,7 @@ def _integrate(
     except Stopped as stop:
         detail = "; ".join(stop.reasons) or _named(stop.paths)
         raise SyncConflict(
-            f"sync stopped: {len(stop.paths)} insight file(s) changed on both sides "
+            f"sync stopped: {len(stop.paths)} {_files(stop.paths)} changed on both sides "
             f"({detail}); nothing was merged, and {_how_to_finish(git, stop.paths)}",
             stop.paths,
         ) from None
