@@ -283,6 +283,24 @@ def test_each_digest_keeps_within_its_size(run: Run, store: Path, tmp_path: Path
 
 
 @pytest.mark.usefixtures("seeded")
+def test_a_session_compacted_then_ended_is_digested_once(
+    run: Run, run_json: RunJson, tmp_path: Path
+) -> None:
+    """PreCompact and SessionEnd both queue the same session, with the same transcript
+    (Claude Code keeps the lines before a compaction): one digest, not the same moments
+    twice for the agent to record twice; both markers stay listed."""
+    transcript = write_jsonl(tmp_path / "s-1.jsonl", SESSION)
+    for event, reason in (("PreCompact", "compact"), ("SessionEnd", "end")):
+        hook = {"session_id": "s-1", "transcript_path": str(transcript),
+                "hook_event_name": event, "reason": reason}  # fmt: skip
+        run("hooks", "run", "claude-code", "reflect", input=json.dumps(hook))
+    shown = run_json("reflect")
+    assert [m["reason"] for m in shown["pending"]] == ["compact", "end"]
+    assert len(shown["digests"]) == 1
+    assert run("reflect").stdout.count("Moments:") == 1
+
+
+@pytest.mark.usefixtures("seeded")
 def test_done_removes_one_sessions_markers(run: Run, run_json: RunJson) -> None:
     run("reflect", "--queue", "--session-key", "chat", "--session-id", "s-1", "--reason", "new")
     run("reflect", "--queue", "--session-key", "other", "--reason", "end")
