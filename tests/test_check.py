@@ -224,6 +224,19 @@ def test_a_file_may_leave_out_its_id_and_type(run: Run, seeded: Path) -> None:
     assert check_json(run)["errors"] == []
 
 
+def test_a_misspelt_key_is_a_warning_naming_the_key_it_meant(run: Run, seeded: Path) -> None:
+    """A key chitin does not know is kept as the person wrote it, so a typo (tagz,
+    confidance) would quietly lose the field; a key of one's own (owner) is no typo."""
+    front = "confidence: 0.8\ntagz: [ci]\nowner: ana\n"
+    put(seeded, "insights/skill/x.md", insight_text(front=front))
+    report = check_json(run)
+    assert report["errors"] == []
+    [warning] = report["warnings"]
+    assert (warning["field"], warning["kind"]) == ("tagz", "unknown-key")
+    assert warning["message"] == "tagz is not a key chitin reads (did you mean tags?)"
+    assert warning["fix"] == "rename it to tags"
+
+
 # ---------------------------------------------------------------- where a file lives
 
 

@@ -517,6 +517,8 @@ def test_history_reads_every_operation_back_from_git(
         "  Current: confidence 0.905 | 1× reinforced\n"
     )
     assert '[update] claim: "Boss values concise brief responses" → "Boss values concise' in human
+    # 1.4.5 prints a reinforcement's numbers bare, an update's values quoted
+    assert "[reinforce] confidence: 0.9 → 0.905 (reinforce:1|[external] Bug 1)  [" in human
     assert human.endswith("  4 event(s)\n")
     newest = run_json("history", made["id"], "--limit", "2")["history"]
     assert [h["changeType"] for h in newest] == ["update", "archive"]

@@ -193,6 +193,24 @@ def test_uninstall_removes_the_enable_entry_and_nothing_else(tmp_path: Path) -> 
     assert "chitin" not in json.loads(config.read_text())["hooks"]["internal"]["entries"]
 
 
+def test_uninstall_with_a_json5_openclaw_json_removes_the_pack_and_says_what_is_left(
+    tmp_path: Path,
+) -> None:
+    """OpenClaw reads openclaw.json as JSON5 (comments, bare keys, trailing commas):
+    chitin writes nothing over such a file, but that is no reason to keep its pack
+    installed. The pack goes; the enable entry is left, and said."""
+    chitin("hooks", "install", "openclaw")
+    config = tmp_path / "home" / ".openclaw" / "openclaw.json"
+    theirs = "// mine\n{\n  hooks: {internal: {entries: {chitin: {enabled: true}}}},\n}\n"
+    config.write_text(theirs)
+    said = chitin("hooks", "uninstall", "openclaw")
+    assert said.stdout.startswith("✓ Removed the chitin hook for openclaw")
+    assert not (tmp_path / "home" / ".openclaw" / "hooks" / "chitin").exists()
+    assert config.read_text() == theirs
+    assert f"warning: {config} is not plain JSON" in said.stderr
+    assert "hooks.internal.entries.chitin" in said.stderr
+
+
 def test_install_says_when_the_store_it_binds_is_not_a_store(tmp_path: Path) -> None:
     """A mistyped --store (or one not made yet) would give every session an empty store,
     and nothing would say so until `chitin check`: the install says it at once."""

@@ -265,6 +265,13 @@ def test_bad_calls_fail_with_the_clis_messages(store: Path, run: Run, add: Any) 
         f"Error: already known as {known}: call the reinforce tool with id {known} to "
         "strengthen it (force: true writes a second copy anyway)"
     )
+    # So is the refusal of a credential: the parameter, not the CLI's --allow-secret.
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    assert "(use --allow-secret if" in cli_error(run, "reinforce", known, "--source", token)
+    expected["a credential"] = (
+        "Error: source looks like it holds a GitHub token; an insight must not contain "
+        "credentials (call again with allow_secret: true if it is not one)"
+    )
 
     async def bad(client: Client) -> dict[str, Called]:
         calls = {
@@ -281,6 +288,7 @@ def test_bad_calls_fail_with_the_clis_messages(store: Path, run: Run, add: Any) 
                 "contribute",
                 {"type": "skill", "claim": "write the failing test first!", "confidence": 0.5},
             ),
+            "a credential": ("reinforce", {"id": known, "source": token}),
             "budget 0": ("retrieve", {"query": "x", "budget": 0}),
             "words for a number": (
                 "contribute",

@@ -190,6 +190,23 @@ def test_nothing_is_printed_and_errors_are_chitin_errors(
     assert capfd.readouterr() == ("", "")
 
 
+def test_a_duplicate_is_refused_in_the_librarys_words(store: Path) -> None:
+    """A program has no --force: the refusal names what it can pass (check=False)."""
+    from chitin import Chitin, DuplicateError
+
+    claim = {"type": "skill", "confidence": 0.7, "claim": "Say it once."}
+    with Chitin(store, now=FIXED, env=os.environ) as chitin:
+        known = chitin.contribute(claim).insight.id
+        with pytest.raises(DuplicateError) as refused:
+            chitin.contribute(claim)
+        assert refused.value.existing == known
+        assert str(refused.value) == (
+            f"already known as {known}: reinforce {known} to strengthen it "
+            "(check=False writes a second copy anyway)"
+        )
+        assert chitin.contribute(claim, check=False).insight.id != known
+
+
 def test_one_import_takes_a_path_a_stream_or_a_parsed_export(store: Path, tmp_path: Path) -> None:
     """Issue 29: ``import_insights`` is the one import; whether a file is a chitin 1.x
     database is its own business, not the caller's (there is no ``is_database``)."""

@@ -283,6 +283,24 @@ def test_each_digest_keeps_within_its_size(run: Run, store: Path, tmp_path: Path
 
 
 @pytest.mark.usefixtures("seeded")
+def test_a_session_compacted_then_ended_is_digested_once(
+    run: Run, run_json: RunJson, tmp_path: Path
+) -> None:
+    """PreCompact and SessionEnd both queue the same session, with the same transcript
+    (Claude Code keeps the lines before a compaction): one digest, not the same moments
+    twice for the agent to record twice; both markers stay listed."""
+    transcript = write_jsonl(tmp_path / "s-1.jsonl", SESSION)
+    for event, reason in (("PreCompact", "compact"), ("SessionEnd", "end")):
+        hook = {"session_id": "s-1", "transcript_path": str(transcript),
+                "hook_event_name": event, "reason": reason}  # fmt: skip
+        run("hooks", "run", "claude-code", "reflect", input=json.dumps(hook))
+    shown = run_json("reflect")
+    assert [m["reason"] for m in shown["pending"]] == ["compact", "end"]
+    assert len(shown["digests"]) == 1
+    assert run("reflect").stdout.count("Moments:") == 1
+
+
+@pytest.mark.usefixtures("seeded")
 def test_done_removes_one_sessions_markers(run: Run, run_json: RunJson) -> None:
     run("reflect", "--queue", "--session-key", "chat", "--session-id", "s-1", "--reason", "new")
     run("reflect", "--queue", "--session-key", "other", "--reason", "end")
@@ -292,6 +310,38 @@ def test_done_removes_one_sessions_markers(run: Run, run_json: RunJson) -> None:
     unknown = run("reflect", "--done", "s-1", expect=1)
     assert "no pending reflection on session 's-1'" in unknown.stderr
     assert "cannot be combined" in run("reflect", "--done", "x", "--clear", expect=2).stderr
+
+
+def claude_line(text: str, **flags: Any) -> dict[str, Any]:
+    return {**user(text), "isSidechain": False, "userType": "external", **flags}
+
+
+@pytest.mark.usefixtures("seeded")
+def test_lines_claude_code_writes_itself_are_not_the_persons_words(
+    run_json: RunJson, store: Path, tmp_path: Path
+) -> None:
+    """A compacted conversation's summary is a user line (isCompactSummary, no isMeta)
+    holding a model's words; a sub-agent's turns and a `!command`'s echo are not the
+    person's either. None of them is quoted as what the user said."""
+    entries = [
+        user("Fix the flaky upload test, please.", 1),
+        agent("Looking at it."),
+        claude_line(
+            "This session is being continued from a previous conversation that ran out "
+            "of context. The user said: never weaken assertions, always run ruff first.",
+            isCompactSummary=True,
+            isVisibleInTranscriptOnly=True,
+        ),
+        claude_line("No, don't touch the fixtures; use the factory instead.", isSidechain=True),
+        claude_line("<bash-input>ls</bash-input>"),
+        claude_line("<bash-stdout></bash-stdout><bash-stderr>don't use sudo</bash-stderr>"),
+        claude_line("From now on, always run the linter before you commit."),
+    ]
+    transcript = write_jsonl(tmp_path / "s-1.jsonl", entries)
+    queue_with(store, transcript=str(transcript))
+    [digest] = run_json("reflect")["digests"]
+    quoted = [m["quote"] for m in digest["moments"]]
+    assert quoted == ["From now on, always run the linter before you commit."]
 
 
 # ---------------------------------------------------------------- robust

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -232,3 +233,14 @@ def test_the_readmes_similar_examples_find_something(run: Run) -> None:
         if argv[1] == "update":  # the examples after it change the store
             break
     assert examples == 2
+
+
+def test_a_tag_given_in_a_list_is_split_at_its_commas_as_the_flag_is(
+    run_json: Callable[..., Any],
+) -> None:
+    """--tags a,b gives two tags; so does ["a,b"] from --json (or the MCP tools), else
+    a tag with a comma could never be asked for again (`list --tags` splits too)."""
+    given = {"type": "skill", "claim": "Tag it twice", "confidence": 0.5, "tags": ["ci,flaky"]}
+    made = run_json("contribute", "--json", input=json.dumps(given))
+    assert made["insight"]["tags"] == ["ci", "flaky"]
+    assert [i["claim"] for i in run_json("list", "--tags", "flaky")] == ["Tag it twice"]

@@ -10,7 +10,7 @@ import json
 import os
 import subprocess
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -241,6 +241,131 @@ def test_a_conflict_is_settled_by_a_short_id_as_every_command_takes_one(
     chitin(machines.b, "sync", "--theirs", machines.id[:6])
     assert "one" in machines.insight(machines.b)["claim"]
     assert git(machines.b, "status", "--porcelain") == ""
+
+
+def test_an_edit_that_does_not_read_as_an_insight_is_not_merged(machines: Machines) -> None:
+    """`--continue` takes the person's edit only if it reads as the insight: a slip
+    (the markers gone, the YAML broken) would otherwise be committed in the merge and
+    pushed to every machine."""
+    pushed, edited = _claim_conflict(machines)
+    text = edited.read_text()
+    kept = text.split("<<<<<<<")[0] + "Ask one question, two at most.\n"
+    kept += text.split(">>>>>>>")[1].split("\n", 1)[1]
+    edited.write_text(kept.replace("confidence: ", "confidence: [", 1))
+    refused = chitin(machines.b, "sync", "--continue", expect=1)
+    assert f"{edited} does not read as the insight" in refused.stderr
+    assert "frontmatter YAML does not parse" in refused.stderr
+    assert machines.remote_head() == pushed and git(machines.b, "status", "--porcelain") == ""
+    edited.write_text(kept.replace(f"id: {machines.id}", "id: another-id"))
+    assert (
+        "declares the id 'another-id'" in chitin(machines.b, "sync", "--continue", expect=1).stderr
+    )
+    edited.write_text(kept)
+    chitin(machines.b, "sync", "--continue")
+    assert machines.insight(machines.b)["claim"] == "Ask one question, two at most."
+
+
+def test_a_conflict_in_a_file_that_is_no_insight_is_settled_by_an_edit(
+    machines: Machines,
+) -> None:
+    for store, text in ((machines.a, "Ours, says A.\n"), (machines.b, "Ours, says B.\n")):
+        (store / "README.md").write_text(text)
+        git(store, "-c", "user.name=P", "-c", "user.email=p@example.org", "commit", "-qam", text)
+    chitin(machines.a, "sync")
+    stopped = chitin(machines.b, "sync", expect=1).stderr
+    assert "1 file(s) changed on both sides (README.md: changed on both sides)" in stopped
+    (machines.b / ".chitin" / "conflicts" / "README.md").write_text("Both of ours.\n")
+    chitin(machines.b, "sync", "--continue")
+    assert (machines.b / "README.md").read_text() == "Both of ours.\n"
+
+
+def test_a_stop_says_which_side_removed_an_insight_the_other_changed(
+    machines: Machines,
+) -> None:
+    """Merged away (or archived by hand) on one machine, reinforced on the other: the
+    stop names the file and says what each side did, beside the claim conflicts."""
+    gone, into = (i["id"] for i in as_json(machines.a, "list")[1:3])
+    chitin(machines.a, "merge", gone, into)
+    chitin(machines.b, "reinforce", gone)
+    chitin(machines.a, "update", machines.id, "--claim", "Ask exactly one question")
+    chitin(machines.b, "update", machines.id, "--claim", "Ask no more than two questions")
+    chitin(machines.a, "sync")
+    stopped = chitin(machines.b, "sync", expect=1).stderr
+    assert "2 insight file(s) changed on both sides" in stopped
+    assert f"{gone}.md: changed here, removed on the remote" in stopped
+    assert f"{machines.id}.md: claim changed on both sides" in stopped
+    # settled one at a time, the removal chosen first holds (it has no text to keep)
+    took = chitin(machines.b, "sync", "--theirs", gone, expect=1).stderr
+    assert f"1 insight(s) still in conflict: {machines.id};" in took
+    assert gone not in chitin(machines.b, "sync", expect=1).stderr
+    chitin(machines.b, "sync", "--ours", machines.id)
+    assert not list(machines.b.glob(f"insights/*/{gone}.md"))
+    assert machines.insight(machines.b)["claim"] == "Ask no more than two questions"
+
+
+def test_several_conflicts_are_settled_one_insight_at_a_time(machines: Machines) -> None:
+    """With three insights in conflict, the command the stop names (`--ours ID`, one
+    insight) settles that one and keeps the choice; the others wait, each as it was
+    (a person's half-done edit included), until the last is settled."""
+    first, second, third = (i["id"] for i in as_json(machines.a, "list")[:3])
+    for store, side in ((machines.a, "A"), (machines.b, "B")):
+        for insight_id in (first, second, third):
+            chitin(store, "update", insight_id, "--claim", f"{insight_id} by {side}")
+    chitin(machines.a, "sync")
+    assert "3 insight file(s) changed on both sides" in chitin(machines.b, "sync", expect=1).stderr
+    conflicts = machines.b / ".chitin" / "conflicts"
+    [half_done] = [p for p in conflicts.rglob("*.md") if p.stem == third]
+    half_done.write_text(half_done.read_text().replace("=======", "=======\nmy note"))
+
+    kept = chitin(machines.b, "sync", "--ours", first, expect=1)
+    assert f"kept this store's version of {first}" in kept.stderr
+    assert f"2 insight(s) still in conflict: {second}, {third};" in kept.stderr.replace(
+        f"{third}, {second}", f"{second}, {third}"
+    )
+    waiting = chitin(machines.b, "sync", expect=1).stderr
+    assert f"stopped on a conflict in {first}" not in waiting and first not in waiting
+    assert "my note" in half_done.read_text()  # the person's edit is not thrown away
+    taken = chitin(machines.b, "sync", "--theirs", second, expect=1)
+    assert f"took the remote's version of {second}" in taken.stderr
+    chitin(machines.b, "sync", "--theirs", third)
+
+    chitin(machines.a, "sync")
+    for store in (machines.a, machines.b):
+        assert machines.insight(store, first)["claim"] == f"{first} by B"
+        assert machines.insight(store, second)["claim"] == f"{second} by A"
+        assert machines.insight(store, third)["claim"] == f"{third} by A"
+        assert git(store, "status", "--porcelain") == ""
+
+
+def test_history_ends_at_what_the_sync_kept(
+    machines: Machines, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The other machine's change comes in with the sync; when the sync settled on an
+    older version than the newest change history shows, history says so at the sync,
+    so that it always ends at the insight as it is."""
+    chitin(machines.a, "update", machines.id, "--claim", "Ask exactly one question")
+    with monkeypatch.context() as newer:  # b's change is the newer one, for sure
+        later = datetime.now(UTC) + timedelta(hours=1)
+        for name in ("GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE"):
+            newer.setenv(name, later.strftime("%Y-%m-%dT%H:%M:%SZ"))
+        chitin(machines.b, "update", machines.id, "--claim", "Ask no more than two questions")
+    chitin(machines.a, "sync")
+    chitin(machines.b, "sync", expect=1)
+    chitin(machines.b, "sync", "--theirs", machines.id)
+    rows = as_json(machines.b, "history", machines.id)["history"]
+    claims = [
+        (r["changeType"], r["oldValue"], r["newValue"]) for r in rows if r["field"] == "claim"
+    ]
+    assert sorted(c[2] for c in claims if c[0] == "update") == [
+        "Ask exactly one question",  # a's change, which came with the sync
+        "Ask no more than two questions",
+    ]
+    assert claims[-1] == ("sync", "Ask no more than two questions", "Ask exactly one question")
+    assert [r["changeType"] for r in rows].count("create") == 1
+    assert "[sync] claim:" in chitin(machines.b, "history", machines.id).stdout
+    chitin(machines.a, "sync")  # a fast-forward: a's own change is the newest there
+    last = as_json(machines.a, "history", machines.id)["history"][-1]
+    assert last["newValue"] == machines.insight(machines.a)["claim"]
 
 
 def test_a_stopped_sync_can_be_forgotten(machines: Machines) -> None:

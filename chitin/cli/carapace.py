@@ -12,10 +12,11 @@ from typing import Any, TypeVar
 
 import click
 
-from chitin import CarapaceQuestion, NotPromotable, carapace_credentials_path
+from chitin import CarapaceQuestion, DuplicateError, NotPromotable, carapace_credentials_path
 from chitin.cli.context import opened
 from chitin.cli.options import format_option
 from chitin.cli.output import emit_json, note
+from chitin.cli.write import in_cli_words
 from chitin.model import arguments
 from chitin.model.insight import TYPES
 from chitin.render import carapace as shown
@@ -198,7 +199,10 @@ def import_carapace(
     compatibility). A contribution imported before is refused before any request.
     """
     with opened(ctx, reading=False) as chitin:
-        done = chitin.import_contribution(contribution_id, type_, force)
+        try:
+            done = chitin.import_contribution(contribution_id, type_, force)
+        except DuplicateError as known:
+            raise in_cli_words(known) from None
     result = done.result
     if fmt == "json":
         emit_json(shapes.carapace_imported(result.insight, result.conflicts, result.duplicates))

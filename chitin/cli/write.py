@@ -13,7 +13,7 @@ from chitin.cli.fields import field_options, missing
 from chitin.cli.options import format_option
 from chitin.cli.output import emit_json
 from chitin.core import Change
-from chitin.errors import ValidationError
+from chitin.errors import DuplicateError, ValidationError
 from chitin.model.insight import EVIDENCE_KINDS, js_number
 from chitin.render import shapes, text
 
@@ -96,7 +96,10 @@ def contribute(
             raise click.UsageError(f"Missing option '{flag}'.")
         fields = given
     with opened(ctx, reading=False) as chitin:
-        result = chitin.contribute(fields, check=not force, allow_secret=allow_secret)
+        try:
+            result = chitin.contribute(fields, check=not force, allow_secret=allow_secret)
+        except DuplicateError as known:
+            raise in_cli_words(known) from None
     if fmt == "json":
         emit_json(
             shapes.contribution(
@@ -250,4 +253,14 @@ def merge(
                 f"  tags: {', '.join(insight.tags)}",
             ]
         )
+    )
+
+
+def in_cli_words(known: DuplicateError) -> DuplicateError:
+    """The refusal of an exact duplicate, naming the command to run and the flag."""
+    existing = known.existing
+    return DuplicateError(
+        existing,
+        f"already known as {existing}: run `chitin reinforce {existing}` to strengthen it "
+        "(--force writes a second copy anyway)",
     )

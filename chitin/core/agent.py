@@ -144,8 +144,30 @@ def digests(
     reading: Reading, markers: list[Marker], characters: int, chitin: str = "chitin"
 ) -> list[SessionDigest]:
     """A digest of each session whose events can be found, read where they are; its
-    commands start with ``chitin``."""
-    return [_digest(reading, marker, characters, chitin) for marker in markers]
+    commands start with ``chitin``. Markers that name the same events (a session
+    compacted, then ended: Claude Code's transcript keeps the lines before a
+    compaction) get one digest, the newest marker's, with every insight they name."""
+    return [_digest(reading, marker, characters, chitin) for marker in _once(markers)]
+
+
+def _once(markers: list[Marker]) -> list[Marker]:
+    """``markers`` with each place of events kept once, at its newest marker (the
+    queue is oldest first), which takes the injected ids of the others."""
+    newest: dict[object, Marker] = {}
+    for marker in markers:
+        place = _place(marker) or marker  # no place: each marker is its own
+        known = newest.pop(place, None)
+        injected = (*known.injected, *marker.injected) if known else marker.injected
+        newest[place] = marker._replace(injected=tuple(dict.fromkeys(injected)))
+    return list(newest.values())
+
+
+def _place(marker: Marker) -> tuple[str | None, ...] | None:
+    if marker.transcript is not None:
+        return ("transcript", marker.transcript)
+    if marker.agent_database is not None and marker.session_id is not None:
+        return ("database", marker.agent_database, marker.session_id)
+    return None
 
 
 def _digest(reading: Reading, marker: Marker, characters: int, chitin: str) -> SessionDigest:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import urlsplit
 
-from chitin.errors import ChitinError, StateError, ValidationError
+from chitin.errors import ChitinError, DuplicateError, StateError, ValidationError
 from chitin.model import carapace as rules
 from chitin.model.insight import Insight, check_carapace_id, check_confidence, check_text
 from chitin.model.secrets import find_secrets
@@ -340,7 +340,15 @@ def import_contribution(
     fields = rules.insight_fields(contribution, kind)
     if rules.contribution_id(contribution) != cid:
         raise ValidationError("id", f"Carapace answered with another contribution for {cid}")
-    result = lifecycle.contribute(fields, check=not force, carapace_id=cid)
+    try:
+        result = lifecycle.contribute(fields, check=not force, carapace_id=cid)
+    except DuplicateError as known:  # import_contribution's parameter is force
+        existing = known.existing
+        raise DuplicateError(
+            existing,
+            f"already known as {existing}: reinforce {existing} to strengthen it "
+            "(force=True imports a second copy anyway)",
+        ) from None
     return Imported(contribution, result)
 
 

@@ -157,10 +157,11 @@ class Lifecycle:
         same = door.exact_duplicates(self.session.cache, side)
         if same:
             known = same[0].id
+            # a program's words; the CLI and the MCP server say theirs (their flag, tool)
             raise DuplicateError(
                 known,
-                f"already known as {known}: run `chitin reinforce {known}` to strengthen it "
-                "(--force writes a second copy anyway)",
+                f"already known as {known}: reinforce {known} to strengthen it "
+                "(check=False writes a second copy anyway)",
             )
         meaning, why_not = self._meaning()
         return door.examine_later(self.session.cache, insight, meaning, why_not)

@@ -22,6 +22,7 @@ from chitin.core.host_files import (
     read_text,
     write_text,
 )
+from chitin.notices import notice
 from chitin.resources import asset_path
 
 OPENCLAW_CONFIG = "openclaw.json"  # OpenClaw's settings, beside its hooks folder
@@ -133,8 +134,17 @@ def uninstall_openclaw(hooks_dir: Path, config: Path | None = None) -> Outcome:
 def _forget_enabled(config: Path) -> bool:
     """Remove ``hooks.internal.entries.chitin`` from openclaw.json, and nothing else;
     whether it was there. A file that is not plain JSON (OpenClaw also reads JSON5) is
-    refused, as every host file is: nothing is written over it."""
-    data = read_json_object(config)
+    left as it is, as every host file is, and a notice says what to remove by hand:
+    the uninstall goes on, since its pack must not stay for a file chitin cannot edit."""
+    try:
+        data = read_json_object(config)
+    except HookSetupError:
+        if OPENCLAW_HOOK in (read_text(config) or ""):
+            notice(
+                f"{config} is not plain JSON (OpenClaw also reads JSON5), so chitin left "
+                f"it as it is: remove hooks.internal.entries.{OPENCLAW_HOOK} from it by hand"
+            )
+        return False
     entries: object = data
     for key in ("hooks", "internal", "entries"):
         entries = entries.get(key) if isinstance(entries, dict) else None

@@ -12,12 +12,14 @@ import contextlib
 import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from chitin.core.session import Session
 from chitin.errors import ChitinError, StateError, StoreError
+from chitin.format.layout import is_insight_path
 from chitin.store import conflicts, interrupts, journal, remote
 from chitin.store.git import Git
-from chitin.store.integrating import Chooser, Stopped, integrate
+from chitin.store.integrating import PENDING, Chooser, Stopped, integrate
 
 PUSH_ATTEMPTS = 3
 
@@ -89,7 +91,10 @@ def sync(opened: Session, remote_name: str | None, resume: Resume | None = None)
                 "run `chitin init` once to add it to .gitattributes"
             )
         with interrupts.holding() as guard:
-            _rounds(opened, (name, branch, held.fileno()), result, choose, guard)
+            try:
+                _rounds(opened, (name, branch, held.fileno()), result, choose, guard)
+            except SyncConflict as stop:
+                raise _partly(git, stop, resume or Resume()) from None
         _note_hand_edits(git, opened, result)
         return result
 
@@ -179,15 +184,23 @@ def _chooser(git: Git, resume: Resume, result: Synced) -> Chooser | None:
             raise StateError("no sync was stopped by a conflict; run `chitin sync`")
         return lambda path: None
     if not resume.given:
+        # the insights already settled (by --ours, --theirs or an edit) wait for no one
+        chosen = dict(stopped.removed)
+        waiting = [p for p in stopped.paths if p not in chosen and conflicts.marked(git.root, p)]
         raise StateError(
-            f"a sync stopped on a conflict in {_named(stopped.paths)}; "
-            + _how_to_finish(git, stopped.paths)
+            f"a sync stopped on a conflict in {_named(waiting or stopped.paths)}; "
+            + _how_to_finish(git, waiting or stopped.paths)
         )
-    return _settling(stopped.paths, resume)
+    return _settling(git.root, stopped, resume)
 
 
-def _settling(paths: tuple[str, ...], resume: Resume) -> Chooser:
-    sides = {**_matched(paths, resume.ours, "ours"), **_matched(paths, resume.theirs, "theirs")}
+def _settling(root: Path, stopped: conflicts.Stopped, resume: Resume) -> Chooser:
+    """``--continue`` takes every edited file; ``--ours``/``--theirs`` alone settle the
+    insights they name and leave the others waiting, unless the person's edit of one
+    is already free of markers. A side chosen before that removes its file holds."""
+    paths = stopped.paths
+    named = {**_matched(paths, resume.ours, "ours"), **_matched(paths, resume.theirs, "theirs")}
+    sides = {**dict(stopped.removed), **named}
     both = set(_matched(paths, resume.ours, "ours")) & set(_matched(paths, resume.theirs, "t"))
     if both:
         raise StateError(f"both --ours and --theirs name {_named(sorted(both))}; choose one")
@@ -195,7 +208,11 @@ def _settling(paths: tuple[str, ...], resume: Resume) -> Chooser:
     def choose(path: str) -> str | None:
         if path in sides:
             return sides[path]
-        return "edited" if path in paths else None
+        if path not in paths:
+            return None
+        if resume.resume or not conflicts.marked(root, path):
+            return "edited"
+        return PENDING  # settled one insight at a time: this one waits, as it is
 
     return choose
 
@@ -218,6 +235,32 @@ def _matched(paths: tuple[str, ...], names: tuple[str, ...], side: str) -> dict[
             )
         found.update(dict.fromkeys(hits, side))
     return found
+
+
+def _partly(git: Git, stop: SyncConflict, resume: Resume) -> SyncConflict:
+    """A stop after ``--ours``/``--theirs`` settled some insights but not all: say
+    which were settled (the choice is kept) and which still wait."""
+    if resume.resume or not (resume.ours or resume.theirs):
+        return stop
+    paths = tuple(p for p in (conflicts.load(git) or stop).paths if p not in stop.paths)
+    said = [
+        f"{words} {_named(sorted(_matched(paths, names, side)))}"
+        for names, side, words in (
+            (resume.ours, "ours", "kept this store's version of"),
+            (resume.theirs, "theirs", "took the remote's version of"),
+        )
+        if names
+    ]
+    return SyncConflict(
+        f"{'; '.join(said)} (kept for when the sync goes on); {len(stop.paths)} "
+        f"insight(s) still in conflict: {_named(stop.paths)}; " + _how_to_finish(git, stop.paths),
+        stop.paths,
+    )
+
+
+def _files(paths: list[str]) -> str:
+    """What the paths are, in a stop's words ("insight file(s)", or a README as well)."""
+    return "insight file(s)" if all(map(is_insight_path, paths)) else "file(s)"
 
 
 def _named(paths: tuple[str, ...] | list[str]) -> str:
@@ -298,7 +341,7 @@ def _integrate(
     except Stopped as stop:
         detail = "; ".join(stop.reasons) or _named(stop.paths)
         raise SyncConflict(
-            f"sync stopped: {len(stop.paths)} insight file(s) changed on both sides "
+            f"sync stopped: {len(stop.paths)} {_files(stop.paths)} changed on both sides "
             f"({detail}); nothing was merged, and {_how_to_finish(git, stop.paths)}",
             stop.paths,
         ) from None

@@ -12,13 +12,14 @@ import re
 from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Collection, Iterator, Sequence
+from difflib import get_close_matches
 from itertools import accumulate
 from typing import NamedTuple
 
 from chitin.errors import ValidationError
 from chitin.format.conflicts import ConflictMarkers
 from chitin.format.layout import ARCHIVE_DIR
-from chitin.format.markdown import SECTION_TITLES, read_insight
+from chitin.format.markdown import KEY_ORDER, SECTION_TITLES, read_insight
 from chitin.model.fields import FIELDS
 from chitin.model.ids import check_id, shard_folder
 from chitin.model.insight import TYPES, Insight
@@ -36,7 +37,8 @@ class Finding(NamedTuple):
     message: str
     fix: str
     severity: str  # ERROR or WARNING
-    # parse, invalid, merge-conflict, layout, duplicate-id, secret, near-duplicate, conflict
+    # parse, invalid, merge-conflict, layout, duplicate-id, secret, near-duplicate, conflict,
+    # unknown-key
     kind: str
 
     def line(self) -> str:
@@ -68,7 +70,8 @@ def check_file(path: str, data: bytes) -> Checked:
         # A file that does not parse may still hold a credential: it is scanned too.
         problem = _error(path, error.field, str(error), fix_for(error), _kind(error))
         return Checked(path, None, [problem, *secret_findings(path, text)])
-    return Checked(path, insight, [*layout_findings(path, insight), *secret_findings(path, text)])
+    found = [*layout_findings(path, insight), *key_findings(path, text)]
+    return Checked(path, insight, [*found, *secret_findings(path, text)])
 
 
 def read(path: str, text: str) -> Insight:
@@ -82,6 +85,34 @@ def read(path: str, text: str) -> Insight:
         fallback_time=_ANY_TIME,
     )
     return insight.with_changes(archived=parts[0] == ARCHIVE_DIR)
+
+
+def key_findings(path: str, text: str) -> list[Finding]:
+    """A frontmatter key chitin does not know but that is close to one it does (tagz,
+    confidance): the file keeps it as written and reads no such field, so the tags or
+    the text it meant to set go quietly missing. A key of one's own stays silent."""
+    found = []
+    for key in _front_keys(text):
+        if key in KEY_ORDER:
+            continue
+        meant = get_close_matches(key.lower(), KEY_ORDER, n=1, cutoff=0.75)
+        if meant:
+            message = f"{key} is not a key chitin reads (did you mean {meant[0]}?)"
+            found.append(Finding(path, key, message, f"rename it to {meant[0]}", WARNING,
+                                 "unknown-key"))  # fmt: skip
+    return found
+
+
+def _front_keys(text: str) -> Iterator[str]:
+    """The top-level keys of the frontmatter, as written."""
+    lines = text.split("\n")
+    if not lines or lines[0].strip() != "---":
+        return
+    for line in lines[1:]:
+        if line.strip() == "---":
+            return
+        if line and not line[0].isspace() and line[0] not in "#-" and ":" in line:
+            yield line.split(":", 1)[0].strip().strip("'\"")
 
 
 def _error(path: str, field: str, message: str, fix: str, kind: str = "parse") -> Finding:

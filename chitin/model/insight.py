@@ -194,13 +194,15 @@ def _has_visible(text: str) -> bool:
 
 
 def parse_tags(value: object) -> tuple[str, ...]:
-    """Tags from a comma list or a list: trimmed, empty pieces dropped, first spelling kept."""
+    """Tags from a comma list or a list: trimmed, empty pieces dropped, first spelling kept.
+    A text in a list is split at its commas too, as ``--tags`` splits: a tag that held a
+    comma could never be asked for (``list --tags`` splits the same way)."""
     if value is None:
         return ()
     if isinstance(value, str):
         pieces: list[object] = list(value.split(","))
     elif isinstance(value, list | tuple):
-        pieces = list(value)
+        pieces = [p for v in value for p in (v.split(",") if isinstance(v, str) else [v])]
     else:
         raise ValidationError("tags", "tags must be a comma-separated text or a list of texts")
     tags: list[str] = []

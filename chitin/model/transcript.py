@@ -6,7 +6,10 @@ Two hosts' formats, told apart line by line, so a file of either reads the same 
   ``{"type": "user" | "assistant", "message": {"role", "content"}, "timestamp", ...}``;
   content is a string or blocks (``text``, ``tool_use`` with ``name`` and ``input``,
   ``tool_result`` with ``is_error``); other line types (summaries, snapshots, system
-  lines) are not messages.
+  lines) are not messages, and neither are the user lines Claude Code writes itself:
+  its notes (``isMeta``), the model's summary of a compacted conversation
+  (``isCompactSummary``), a sub-agent's turns (``isSidechain``), and the echo of a
+  ``!command`` the person ran in its shell (``<bash-input>``, ``<bash-stdout>``).
 - OpenClaw's session file, version 4 (also the rows of its ``transcript_events``):
   ``{"type": "message", "timestamp", "message": {"role", "content"}}`` with roles
   ``user``, ``assistant`` (blocks ``text`` and ``toolCall`` with ``arguments``),
@@ -27,7 +30,17 @@ USER, AGENT, CALL, RESULT = "user", "agent", "call", "result"
 TURN_TEXT = 2_000
 # Claude Code wraps slash commands and its own notes in a user message; not the user's
 # words.
-_NOT_SAID = ("<command-", "<local-command", "Caveat:", "<system-reminder>", "[Request interrupted")
+_NOT_SAID = (
+    "<command-",
+    "<local-command",
+    "<bash-",
+    "Caveat:",
+    "<system-reminder>",
+    "[Request interrupted",
+)
+# Flags on a Claude Code line whose words are not the person's (nor this session's
+# agent's): its own notes, a compacted conversation's summary, a sub-agent's turns.
+_NOT_THIS_SESSION = ("isMeta", "isCompactSummary", "isSidechain")
 
 
 class Turn(NamedTuple):
@@ -50,7 +63,7 @@ def turns_of(entry: Any, number: int) -> list[Turn]:
     stamp = time if isinstance(time, str) else None
     kind = entry.get("type")
     if kind in ("user", "assistant"):
-        if entry.get("isMeta") is True:
+        if any(entry.get(flag) is True for flag in _NOT_THIS_SESSION):
             return []
         return _claude_turns(message, kind, number, stamp)
     if kind == "message":

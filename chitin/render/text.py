@@ -231,6 +231,8 @@ def history_line(entry: Entry) -> str:
     if entry.field == "*":
         text = entry.new if entry.new is not None else entry.old
         body = f' "{text}"' if text is not None else ""
+    elif entry.change_type == "reinforce":  # as 1.4.5: numbers bare, values quoted
+        body = f" {entry.field}: {entry.old or ''} → {entry.new or ''}"
     else:
         body = f' {entry.field}: "{entry.old or ""}" → "{entry.new or ""}"'
     suffix = f" ({entry.source})" if entry.source else ""

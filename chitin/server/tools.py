@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from chitin.errors import ValidationError
 from chitin.model import fields
 from chitin.model.fields import CLAIM, FLAG, LIST, NUMBER, SECTION, TEXT, WORD, Field
 from chitin.notices import take
@@ -30,6 +31,14 @@ from chitin.render.failures import describe
 
 if TYPE_CHECKING:
     from chitin.server.tool_calls import Work
+
+
+# How the refusal of a credential (model/secrets.py) says to write it anyway: the CLI's
+# flag, then the tools' parameter (tests/test_mcp.py holds the two together).
+ALLOW_ANYWAY = (
+    "(use --allow-secret if it is not one)",
+    "(call again with allow_secret: true if it is not one)",
+)
 
 
 def listing() -> list[dict[str, Any]]:
@@ -107,6 +116,8 @@ def failure(error: BaseException, ran: bool = True) -> dict[str, Any]:
     none: they belong to the work in progress, or to the next answer."""
 
     message, _ = describe(error)
+    if isinstance(error, ValidationError):  # the tools' parameter, not the CLI's flag
+        message = message.replace(*ALLOW_ANYWAY)
     texts = [f"{getattr(error, 'prefix', 'Error')}: {message}"]
     if ran and (notices := take()):
         texts.append("\n".join(f"warning: {line}" for line in notices))

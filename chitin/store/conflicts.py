@@ -22,8 +22,10 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from chitin.errors import StateError
+from chitin.errors import ChitinError, StateError
+from chitin.format.layout import is_insight_path
 from chitin.store.files import atomic_write
+from chitin.store.loading import read_as
 
 if TYPE_CHECKING:
     from chitin.store.git import Git
@@ -38,6 +40,9 @@ class Stopped(NamedTuple):
     branch: str
     theirs: str  # the commit whose merge stopped
     paths: tuple[str, ...]
+    # (path, "ours" or "theirs"): a side chosen that removes the file, so that there is
+    # no text of it to keep here; a chosen side with a text is kept as that text
+    removed: tuple[tuple[str, str], ...] = ()
 
 
 def record_path(git: Git) -> Path:
@@ -55,8 +60,10 @@ def load(git: Git) -> Stopped | None:
     try:
         data = json.loads(record_path(git).read_text(encoding="utf-8"))
         paths = tuple(str(p) for p in data["paths"])
-        return Stopped(str(data["remote"]), str(data["branch"]), str(data["theirs"]), paths)
-    except (OSError, ValueError, KeyError, TypeError):
+        removed = tuple((str(p), str(side)) for p, side in data.get("removed", {}).items())
+        where = (str(data["remote"]), str(data["branch"]), str(data["theirs"]))
+        return Stopped(*where, paths, removed)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
@@ -71,6 +78,7 @@ def save(git: Git, stopped: Stopped, texts: dict[str, bytes]) -> None:
         target.write_bytes(text)
     data = {"remote": stopped.remote, "branch": stopped.branch, "theirs": stopped.theirs}
     data["paths"] = list(stopped.paths)  # type: ignore[assignment]
+    data["removed"] = dict(stopped.removed)  # type: ignore[assignment]
     atomic_write(record_path(git), json.dumps(data), durable=True)
 
 
@@ -78,6 +86,21 @@ def clear(git: Git) -> None:
     with contextlib.suppress(FileNotFoundError):
         record_path(git).unlink()
     shutil.rmtree(git.root / FOLDER, ignore_errors=True)
+
+
+def marked(root: Path, path: str) -> bool:
+    """Whether the person's version of a conflicted file still holds conflict markers
+    (or is gone)."""
+    try:
+        data = text_path(root, path).read_bytes()
+    except OSError:
+        return True
+    return _has_markers(data)
+
+
+def _has_markers(data: bytes) -> bool:
+    lines = data.decode("utf-8", "replace").splitlines()
+    return any(line.startswith(MARKERS) for line in lines)
 
 
 def edited(root: Path, path: str) -> bytes:
@@ -93,10 +116,26 @@ def edited(root: Path, path: str) -> bytes:
             f"(chitin sync --ours {stem}, or --theirs {stem}) or run `chitin sync --abort` "
             "and sync again"
         ) from None
-    if any(line.startswith(MARKERS) for line in data.decode("utf-8", "replace").splitlines()):
+    if _has_markers(data):
         raise StateError(
             f"{target} still holds conflict markers (<<<<<<< … >>>>>>>); edit it into the "
             f"version to keep, or keep one side: chitin sync --ours {stem} "
             f"(or --theirs {stem})"
         )
+    if is_insight_path(path):  # README.md, chitin.yaml and the like are any text
+        _readable(target, path, data)
     return data
+
+
+def _readable(target: Path, path: str, data: bytes) -> None:
+    """Refuse an edit that would not read as the insight at ``path``: merged, it would
+    be committed and pushed to every machine, where every read would skip it."""
+    try:
+        read_as(path, data)
+    except (ChitinError, UnicodeDecodeError) as error:
+        stem = Path(path).stem
+        raise StateError(
+            f"{target} does not read as the insight: {error}; fix it and run "
+            f"`chitin sync --continue` again, or keep one side: chitin sync --ours {stem} "
+            f"(or --theirs {stem})"
+        ) from None

@@ -34,6 +34,7 @@ class _Commit(NamedTuple):
     trailers: dict[str, str]
     changes: list[tuple[str, str, str, str]]  # (old blob, new blob, old path, new path)
     message: str
+    merge: bool = False  # a commit of several parents (a sync's merge)
 
 
 # Chitin-Op values and the history change type each one records.
@@ -49,6 +50,7 @@ _CHANGE_TYPES = {
     "merge": "merge",
     "archive": "archive",
     "unarchive": "unarchive",
+    "sync": "sync",
 }
 
 
@@ -58,7 +60,8 @@ def insight_history(git: Git, path: str, limit: int | None = None) -> list[Entry
     With ``limit``, the newest ``limit`` commits (the original returned the oldest).
     """
     count = [f"-n{limit}"] if limit else []
-    touched = _since_created(list(_log(git, ["--follow", *count], [path])))
+    logged = list(_log(git, ["--follow", "-m", *count], [path]))
+    touched = _since_created(_merges_once(logged))
     per_commit = _entries(git, touched)
     named = _named_only(git, Path(path).stem, {c.sha for c in touched}, count)
     newest_first = _by_time(list(zip(touched, per_commit, strict=True)), named)[:limit]
@@ -76,6 +79,41 @@ def _since_created(newest_first: list[_Commit]) -> list[_Commit]:
         if any(old_blob == _NULL_SHA for old_blob, *_ in commit.changes):
             return newest_first[: position + 1]
     return newest_first
+
+
+def _merges_once(newest_first: list[_Commit]) -> list[_Commit]:
+    """Each merge once, as the change that makes the history end where the merge did.
+
+    ``git log -m`` shows a merge once per parent whose version of the file differs
+    from the merge's. Both sides' own commits are already in the history, in time
+    order; what the merge adds is the step from the newest of them (the next commit
+    down) to the version the merge kept: nothing when that is the same (the merge
+    took it), else the difference from that side (say a sync kept the older side, or
+    added up both sides' reinforcements). A side without the file is no step."""
+    kept: list[_Commit] = []
+    for position, commit in enumerate(newest_first):
+        if not commit.merge:
+            kept.append(commit)
+            continue
+        if kept and kept[-1].sha == commit.sha:
+            continue  # the same merge against its other parent: chosen below already
+        sides = [c for c in newest_first[position:] if c.sha == commit.sha]
+        older = next((c for c in newest_first[position:] if c.sha != commit.sha), None)
+        chosen = _step(sides, older.changes[0][1] if older and older.changes else None)
+        if chosen is not None:
+            kept.append(chosen)
+    return kept
+
+
+def _step(sides: list[_Commit], newest: str | None) -> _Commit | None:
+    """Of a merge's records (one per parent it differs from), the one from the blob
+    ``newest``, else the first from a side that had the file; None when the merge
+    kept ``newest`` itself or no side had the file."""
+    changes = [(s, c) for s in sides for c in s.changes[:1] if c[0] != _NULL_SHA]
+    if not changes or changes[0][1][1] == newest:
+        return None
+    side, change = next(((s, c) for s, c in changes if c[0] == newest), changes[0])
+    return side._replace(changes=[change])
 
 
 def _named_only(
@@ -171,12 +209,14 @@ def merged_away(git: Git, ref: str) -> MergedAway | None:
 def _log(git: Git, args: list[str], paths: list[str]) -> Iterator[_Commit]:
     if git.head() is None:
         return
-    fmt = f"--format={_RECORD}%H{_UNIT}%at{_UNIT}%an{_UNIT}%B{_UNIT}"
+    fmt = f"--format={_RECORD}%H{_UNIT}%at{_UNIT}%an{_UNIT}%P{_UNIT}%B{_UNIT}"
     output = git.run(["log", fmt, "--raw", "--no-abbrev", "-M", *args, "--", *paths]).stdout
     for record in output.split(_RECORD)[1:]:
-        sha, stamp, author, message, raw = record.split(_UNIT, 4)
+        sha, stamp, author, parents, message, raw = record.split(_UNIT, 5)
         when = format_timestamp(datetime.fromtimestamp(int(stamp), tz=UTC))
-        yield _Commit(sha, when, author, trailers_of(message), list(_raw_changes(raw)), message)
+        changes = list(_raw_changes(raw))
+        merge = len(parents.split()) > 1
+        yield _Commit(sha, when, author, trailers_of(message), changes, message, merge)
 
 
 def trailers_of(message: str) -> dict[str, str]:

@@ -22,11 +22,14 @@ from chitin.errors import StateError
 from chitin.store import conflicts, git_commit, journal, remote
 
 if TYPE_CHECKING:
+    from chitin.store.git import Git
     from chitin.store.repository import Store
 
 # How a conflicted path is to be settled: "ours", "theirs", "edited" (the person's
-# version in .chitin/conflicts/), or None: not settled, the sync stops there.
+# version in .chitin/conflicts/), or not: None (the sync stops there, with git's
+# markers) or PENDING (it stops there, keeping the person's text as it is).
 Chooser = Callable[[str], str | None]
+PENDING = "pending"
 
 
 class Merged(NamedTuple):
@@ -103,22 +106,61 @@ def _merge(
     if not unmerged:  # git refused before merging, or failed on the way
         raise StateError(f"cannot merge {where[0]}/{where[1]}: {remote.last_lines(attempt.output)}")
     unsettled: dict[str, bytes] = {}
+    settled: dict[str, bytes | None] = {}
+    removed: list[tuple[str, str]] = []
     for path in unmerged:
         how = choose(path)
         if how is None:
             unsettled[path] = _marked(store, path)
+        elif how == PENDING:
+            unsettled[path] = _persons(store, path)
         else:
-            remote.settle(git, path, _version(store, path, how))
+            settled[path] = _version(store, path, how)
+            remote.settle(git, path, settled[path])
+            removed += [(path, how)] * (settled[path] is None)
     if unsettled:
-        reasons = [
-            line.removeprefix("chitin: ")
-            for line in attempt.output.splitlines()
-            if "chitin: " in line
-        ]
-        stopped = conflicts.Stopped(where[0], where[1], theirs, tuple(sorted(unsettled)))
-        conflicts.save(git, stopped, unsettled)
-        raise Stopped(sorted(unsettled), reasons)
+        stopped = conflicts.Stopped(where[0], where[1], theirs, tuple(unmerged), tuple(removed))
+        _stop(git, stopped, (unsettled, settled), attempt.output)
     remote.commit_merge(git, message, holding)
+
+
+def _stop(
+    git: Git,
+    stopped: conflicts.Stopped,
+    texts: tuple[dict[str, bytes], dict[str, bytes | None]],
+    output: str,
+) -> None:
+    """Keep what the person has to settle (``texts[0]``) and what this run settled
+    (``texts[1]``, so the choice holds when the sync goes on), then stop."""
+    unsettled, settled = texts
+    kept = {**unsettled, **{p: text for p, text in settled.items() if text is not None}}
+    conflicts.save(git, stopped._replace(paths=tuple(sorted(stopped.paths))), kept)
+    reasons = [
+        line.removeprefix("chitin: ")
+        for line in output.splitlines()
+        if "chitin: " in line and not any(f" {p}:" in f" {line}" for p in settled)
+    ]
+    said = " ".join(reasons)
+    reasons += [_removed(git, p) for p in sorted(unsettled) if f"{p}:" not in said]
+    raise Stopped(sorted(unsettled), reasons)
+
+
+def _removed(git: Git, path: str) -> str:
+    """Why ``path`` is in conflict when chitin's driver said nothing of it: one side
+    removed it (merged it into another, or archived or deleted it by hand)."""
+    if remote.stage(git, path, 2) is None:
+        return f"{path}: removed here, changed on the remote"
+    if remote.stage(git, path, 3) is None:
+        return f"{path}: changed here, removed on the remote (merged away, or archived)"
+    return f"{path}: changed on both sides"
+
+
+def _persons(store: Store, path: str) -> bytes:
+    """The person's text of a conflicted file, as it is now; git's markers if none."""
+    try:
+        return conflicts.text_path(store.root, path).read_bytes()
+    except OSError:
+        return _marked(store, path)
 
 
 def _marked(store: Store, path: str) -> bytes:

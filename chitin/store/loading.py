@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from chitin.errors import ValidationError
 from chitin.format.layout import ARCHIVE_DIR, FileStat
 from chitin.model.insight import Insight, format_timestamp
 from chitin.store import files
@@ -50,3 +51,23 @@ def _fallbacks(path: str, stat: FileStat) -> dict[str, Any]:
         "fallback_type": parts[1] if len(parts) > 2 else None,
         "fallback_time": format_timestamp(modified),
     }
+
+
+def read_as(path: str, data: bytes) -> Insight:
+    """``data`` read as the insight file at ``path`` would be: ValidationError (or
+    UnicodeDecodeError) when it would not read, or declares another id than its name."""
+    from chitin.format.markdown import read_insight
+
+    now = format_timestamp(datetime.now(UTC))
+    parts = path.split("/")
+    insight = read_insight(
+        data.decode("utf-8"),
+        fallback_id=Path(path).stem,
+        fallback_type=parts[1] if len(parts) > 2 else None,
+        fallback_time=now,
+    )
+    if insight.id != Path(path).stem:
+        raise ValidationError(
+            "id", f"it declares the id {insight.id!r}, not the {Path(path).stem!r} of its name"
+        )
+    return insight
