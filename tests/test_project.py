@@ -504,7 +504,7 @@ BOUNDARIES: dict[str, dict[str, str]] = {
     "format/frontmatter.py": {"yaml": "PyYAML (~35 ms): a read from the cache parses none"},
     "index/sync.py": {"chitin.format.lint": "a broken file's fix, with the secret detector"},
     "index/vector_files.py": {"numpy": "heavy (~90 ms): a repeated query never loads it"},
-    "index/vectors.py": {"numpy": "heavy (~90 ms): a repeated query never loads it"},
+    "index/vector_search.py": {"numpy": "heavy (~40-90 ms): a matrix past SMALL_MATRIX rows only"},
     "lockfile.py": {"shutil": "~10 ms (bz2, lzma): only for a folder where a file goes"},
     "model/ids.py": {"hashlib": "OpenSSL: only a sharded store's path"},
     "model/quality.py": {"decimal": "only a shown score is rounded; retrieve never is"},
@@ -589,10 +589,10 @@ BOUNDARIES: dict[str, dict[str, str]] = {
         "socket": "~3 ms: only a reinforce's signature",
         "chitin.model.evidence": "the evidence log: reinforce only",
     },
-    "search/door.py": {
+    "search/semantic.py": {
+        "numpy": "heavy (~90 ms): only packaged vectors adopted",
         "chitin.providers.minilm": "the model's batch size: only when texts are embedded",
     },
-    "search/semantic.py": {"numpy": "heavy (~90 ms): only packaged vectors adopted"},
     "search/stored.py": {"chitin.search": "the neighbour search (numpy): stores past 4,096"},
     "retrieval/clusters.py": {"chitin.retrieval": "candidates in bulk (numpy): stores past 5,000"},
     "server/__init__.py": {"chitin": "the library, on the store's thread after the handshake"},
