@@ -56,10 +56,14 @@ def encoded(texts: Sequence[str], cache: Path) -> dict[str, Any]:
 
 
 def verdicts(
-    pairs: Sequence[Pair], known: Mapping[str, Any], heads: Mapping[str, str] | None
+    pairs: Sequence[Pair],
+    known: Mapping[str, Any],
+    heads: Mapping[str, str] | None,
+    check: bool = False,
 ) -> list[str]:
     """``judge(b, a, …)`` as the door calls it for a store holding ``a``; ``heads``:
-    the synonym table the alignment reads (None: none)."""
+    the synonym table the alignment reads (None: none). ``check``: as ``check`` and
+    ``dedupe`` call it, with the whole-text cosine alone."""
     from chitin.index.fulltext import STOPWORDS
     from chitin.retrieval import alignment
     from chitin.retrieval.judgement import NONE, Side, depends_on_alignment, judge
@@ -78,6 +82,10 @@ def verdicts(
         first, second = known[whole(pair["a"])], known[whole(pair["b"])]
         cosine = float(first.pooled @ second.pooled)
         response = None
+        if check:
+            verdict = judge(a, b, cosine)
+            found.append("none" if verdict.kind == NONE else verdict.kind)
+            continue
         if a.type == b.type == "trigger":
             response = float(known[a.claim].pooled @ known[b.claim].pooled)
         aligned = None
@@ -123,6 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sets", nargs="*", default=list(SETS))
     parser.add_argument("--cache", type=Path, default=Path("/tmp/syndup/encoded.pkl"))
     parser.add_argument("--no-table", action="store_true", help="an empty table (main)")
+    parser.add_argument("--check", action="store_true", help="as check judges (cosine only)")
     parser.add_argument("--no-topic", action="store_true", help="no synonyms in topics")
     parser.add_argument("--no-align", action="store_true", help="no synonyms in alignment")
     parser.add_argument("--set", nargs="*", default=[], help="judgement.NAME=VALUE")
@@ -137,22 +146,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.no_table:
         empty_table()
     thresholds(args.set)
-    from chitin.retrieval import stance, synonyms
+    from chitin.retrieval import synonyms, wording
 
     if args.no_topic:
-        stance.SYNONYMS = False
+        wording.SYNONYMS = False
     heads = None if args.no_align or args.no_table else synonyms.canonical()
     everything, found, before = [], [], []
     saved = {}
     for name, pairs in loaded.items():
-        said = verdicts(pairs, known, heads)
+        said = verdicts(pairs, known, heads, args.check)
         saved[name] = said
         everything += pairs
         found += said
         print(f"== {name}")
         print(line("now", pairs, said))
         if args.against:
-            base = json.loads((args.against / f"base-{Path(name).stem}.json").read_text())
+            stem = ("check-" if args.check else "base-") + Path(name).stem
+            base = json.loads((args.against / f"{stem}.json").read_text())
             before += base
             print(line("base", pairs, base))
             differ = sum(x != y for x, y in zip(base, said, strict=True))

@@ -37,6 +37,7 @@ import functools
 import re
 from typing import Any, NamedTuple
 
+from chitin.retrieval import wording
 from chitin.retrieval.stance import Stance, opposed_poles, opposite_poles, stance, words_only
 
 DUPLICATE = "duplicate"
@@ -270,7 +271,7 @@ def _near(a: Side, b: Side, overlap: float, cosine: float, response: float | Non
 
 
 def _stance(side: Side) -> Stance:
-    return stance(judged_text(side))
+    return wording.read(judged_text(side))
 
 
 def _overlap(first: frozenset[str], second: frozenset[str]) -> float:
@@ -288,7 +289,7 @@ def _apart(a: Side, b: Side, mine: Stance, theirs: Stance) -> bool:
     pole ("Don't merge before CI has passed" / "Merge after CI has passed"), which
     says the same in other words, or of another slot (a look-alike)."""
     if a.type == b.type == "trigger" and a.condition and b.condition:
-        first, second = stance(a.condition), stance(b.condition)
+        first, second = wording.read(a.condition), wording.read(b.condition)
         if first.negated != second.negated or opposed_poles(first.poles, second.poles):
             return True
         return a.avoid != b.avoid and _overlap(first.topic, second.topic) < CONDITION_OVERLAP

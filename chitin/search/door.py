@@ -24,6 +24,7 @@ from chitin.index.rows import Filters
 from chitin.model.insight import Insight
 from chitin.model.search_text import embedding_text, text_hash
 from chitin.providers import ProviderError
+from chitin.retrieval import synonyms, wording
 from chitin.retrieval.alignment import Tokens, own_alignment, words_of
 from chitin.retrieval.conflicts import MAX_CONFLICTS, Match
 from chitin.retrieval.judgement import (
@@ -37,7 +38,6 @@ from chitin.retrieval.judgement import (
     judged_text,
     side_of,
 )
-from chitin.retrieval.stance import stance
 from chitin.search.candidates import conflict_candidates
 from chitin.search.semantic import nearest, waiting
 
@@ -185,7 +185,7 @@ def _aligned(
         return {}
     new = _tokens(made[0])
     return {
-        i.id: own_alignment(new, _tokens(found), STOPWORDS)
+        i.id: own_alignment(new, _tokens(found), STOPWORDS, synonyms.canonical())
         for i, found in zip(wanted, made[1:], strict=True)
     }
 
@@ -288,10 +288,10 @@ def _closest(side: Side, insights: Iterable[Insight], near: dict[str, float]) ->
     """The candidates worth embedding, most alike first: by the stored vectors' cosine
     or the share of topic words, whichever says more; those far by both are left out
     (a verdict needs a cosine of 0.5, or a quarter of the topic words)."""
-    mine = stance(judged_text(side)).topic
+    mine = wording.read(judged_text(side)).topic
 
     def alike(insight: Insight) -> float:
-        theirs = stance(judged_text(side_of(insight))).topic
+        theirs = wording.read(judged_text(side_of(insight))).topic
         union = mine | theirs
         shared = len(mine & theirs) / len(union) if union else 1.0
         return max(shared, near.get(insight.id, 0.0))
