@@ -1,17 +1,20 @@
-"""Synonyms where the judgement compares words (chitin/assets/synonyms.txt): the topic
-words of a claim (retrieval/wording.py) and the alignment of the words each insight
-has of its own (retrieval/alignment.py). Pure, with the shipped table."""
+"""Synonyms where the door compares the words two insights each have of their own
+(retrieval/alignment.py, chitin/assets/synonyms.txt): a word and its synonym align
+fully, so a paraphrase in synonyms is one lesson (docs/design.md §9e, eighth round)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from chitin.retrieval import wording
+from chitin.retrieval import synonyms
 from chitin.retrieval.alignment import Tokens, own_alignment
-from chitin.retrieval.judgement import DUPLICATE, NONE, Side, judge
-from chitin.retrieval.stance import stance
+from chitin.retrieval.judgement import DUPLICATE, NONE, Side, depends_on_alignment, judge
 
 STOP = frozenset({"the", "a", "it"})
+FLAKY = "Fix flaky tests before adding features"
+UNRELIABLE = "Repair unreliable tests prior to new functionality"
 
 
 def test_a_synonym_aligns_fully_with_the_word_of_its_group() -> None:
@@ -27,30 +30,38 @@ def test_a_synonym_aligns_fully_with_the_word_of_its_group() -> None:
     assert own_alignment(first, third, STOP, heads) == pytest.approx(0.6)
 
 
-def test_synonyms_are_one_topic_word() -> None:
-    mistakes = "Write down every mistake you make in production."
-    errors = "Write down all errors you make in prod."
-    assert stance(mistakes).topic != stance(errors).topic  # the words alone differ
-    assert wording.read(mistakes).topic == wording.read(errors).topic
-    assert wording.read("Pin the versions").topic == wording.read("Lock the versions").topic
+def test_the_shipped_table_reads_inflected_synonyms_as_one() -> None:
+    heads = synonyms.canonical()
+    assert heads["mistakes"] == heads["error"]
+    assert heads["repaired"] == heads["fix"]
 
 
-def test_a_phrase_of_the_table_is_its_group_word() -> None:
-    assert wording.read("Find out the cause").topic == wording.read("Discover the cause").topic
-    assert wording.synonymous(["find", "out"]) == wording.synonymous(["discover"])
-    assert wording.synonymous(["find"]) == ["find"]  # a phrase's first word alone
+def test_the_alignment_counts_from_a_cosine_of_045() -> None:
+    admit = Side("skill", "Admit mistakes as soon as you notice them.")
+    own_up = Side("skill", "Own up to an error the moment you spot it.")
+    assert depends_on_alignment(admit, own_up, 0.47)
+    assert judge(admit, own_up, 0.47, alignment=0.60).kind == DUPLICATE
+    assert judge(admit, own_up, 0.47, alignment=0.40).kind == NONE
+    assert judge(admit, own_up, 0.44, alignment=0.90).kind == NONE  # under the floor
 
 
-def test_synonyms_share_the_topic_the_judgement_reads() -> None:
-    # half the topic words once synonyms count, and a cosine under the bar but over
-    # SUPPORTED_COSINE: one lesson
-    first = Side("skill", "Write down every mistake you make in production.")
-    second = Side("skill", "Write down all errors you make in prod.")
-    assert judge(first, second, 0.66).kind == DUPLICATE
-    wording.read.cache_clear()
-    try:
-        wording.SYNONYMS = False
-        assert judge(first, second, 0.66).kind == NONE
-    finally:
-        wording.SYNONYMS = True
-        wording.read.cache_clear()
+def contribute(run_json: Any, claim: str) -> Any:
+    return run_json("contribute", "--type", "skill", "--claim", claim, "--confidence", "0.7")
+
+
+def test_a_paraphrase_in_synonyms_is_reported_as_a_duplicate(add: Any, run_json: Any) -> None:
+    first = add("skill", FLAKY, 0.8)
+    made = contribute(run_json, UNRELIABLE)
+    # 0.59 apart; their own words align at 0.42 by the model, 0.82 with the table
+    # (fix/repair, flaky/unreliable, before/prior to, feature/functionality)
+    assert [d["id"] for d in made["duplicates"]] == [first["id"]]
+    assert made["duplicates"][0]["similarity"] < 0.7
+
+
+def test_without_the_table_the_model_alone_aligns(
+    add: Any, run_json: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(synonyms, "canonical", lambda: {})
+    add("skill", FLAKY, 0.8)
+    made = contribute(run_json, UNRELIABLE)
+    assert made["duplicates"] == [] and made["conflicts"] == []

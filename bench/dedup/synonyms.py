@@ -4,13 +4,17 @@ words. Fast: each side's whole text goes once through the local model (pooled an
 token vectors, cached in ``--cache``), then ``judge()`` is called as the door calls
 it (the whole-text cosine, a trigger pair's response cosine, and the token alignment
 of the words each side has of its own where ``depends_on_alignment``), with the
-product's code as it is. ``--no-table``: the same with an empty table (what main
-judges). ``--against``: a directory of ``run.py --save`` files (``base-<set>.json``)
-to compare with, pair for pair, with a paired bootstrap pooled.
+product's code as it is (a word and its synonym align fully in the own words).
+``--no-table``: the same with an empty table (what main judged); ``--no-align``: the
+table not given to the alignment; ``--topic``: the topic words read with synonyms too
+(measured, not kept). ``--against``: a directory of ``run.py --save`` files (``base-<set>.json``;
+``check-<set>.json`` with ``--check``), or this script's own ``--save``, to compare
+with, pair for pair, with a paired bootstrap pooled.
 
     python bench/dedup/synonyms.py --no-table --against /tmp/syndup  # reproduces main
     python bench/dedup/synonyms.py --against /tmp/syndup --show paraphrase
     python bench/dedup/synonyms.py --set SUPPORTED_COSINE=0.6        # a threshold
+    python bench/dedup/synonyms.py --topic      # synonyms in the topic words too
     python bench/dedup/synonyms.py --mapped                          # what the table maps
 
 Final figures go through the real ``contribute`` (``run.py --pairs … --against …``).
@@ -107,6 +111,32 @@ def empty_table() -> None:
         setattr(synonyms, name, lambda: {})
 
 
+def topic_synonyms() -> None:
+    """Measured, not kept: each topic word (``stance``) as its synonym group's head
+    before the share of topic words, the words of their own and a trigger's situation
+    are compared, by the door, check and dedupe alike (docs/design.md §9e, eighth round)."""
+    import functools
+
+    from chitin.retrieval import judgement, stance, synonyms
+
+    @functools.cache
+    def read(text: str) -> stance.Stance:
+        found = stance.stance(text)
+        kept = [w for w in stance.words_of(text) if w not in stance.NEGATORS]
+        return found._replace(topic=stance.topic_of(synonyms.heads(kept)))
+
+    judgement.stance = read  # type: ignore[assignment]
+    judgement._stance = lambda side: read(judgement.judged_text(side))  # type: ignore[assignment]
+
+
+def earlier(against: Path, name: str, check: bool) -> list[str]:
+    """A set's verdicts from another run: run.py's file in a directory, or a --save."""
+    if against.is_dir():
+        stem = ("check-" if check else "base-") + Path(name).stem
+        return list(json.loads((against / f"{stem}.json").read_text()))
+    return list(json.loads(against.read_text())[name])
+
+
 def thresholds(settings: Sequence[str]) -> None:
     from chitin.retrieval import judgement
 
@@ -132,7 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=Path("/tmp/syndup/encoded.pkl"))
     parser.add_argument("--no-table", action="store_true", help="an empty table (main)")
     parser.add_argument("--check", action="store_true", help="as check judges (cosine only)")
-    parser.add_argument("--no-topic", action="store_true", help="no synonyms in topics")
+    parser.add_argument("--topic", action="store_true", help="synonyms in topics too")
     parser.add_argument("--no-align", action="store_true", help="no synonyms in alignment")
     parser.add_argument("--set", nargs="*", default=[], help="judgement.NAME=VALUE")
     parser.add_argument("--against", type=Path, help="a directory of base-<set>.json")
@@ -146,10 +176,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.no_table:
         empty_table()
     thresholds(args.set)
-    from chitin.retrieval import synonyms, wording
+    from chitin.retrieval import synonyms
 
-    if args.no_topic:
-        wording.SYNONYMS = False
+    if args.topic and not args.no_table:
+        topic_synonyms()
     heads = None if args.no_align or args.no_table else synonyms.canonical()
     everything, found, before = [], [], []
     saved = {}
@@ -161,8 +191,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"== {name}")
         print(line("now", pairs, said))
         if args.against:
-            stem = ("check-" if args.check else "base-") + Path(name).stem
-            base = json.loads((args.against / f"{stem}.json").read_text())
+            base = earlier(args.against, name, args.check)
             before += base
             print(line("base", pairs, base))
             differ = sum(x != y for x, y in zip(base, said, strict=True))

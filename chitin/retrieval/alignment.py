@@ -56,8 +56,6 @@ def own_alignment(
     ``heads``: each word's synonym group's first word (synonyms.canonical()); a token
     whose word has a synonym among the other text's own words aligns fully with it."""
     same = heads or {}
-    if SHARED and same:
-        first, second = _headed(first, same), _headed(second, same)
     mine = _own(first, set(second.words), stopwords, same)
     theirs = _own(second, set(first.words), stopwords, same)
     if not mine or not theirs:
@@ -69,13 +67,6 @@ def own_alignment(
     if precision + recall <= 0:
         return 0.0
     return 2 * precision * recall / (precision + recall)
-
-
-SHARED = False  # bench: synonyms as shared words (out of the own words) instead
-
-
-def _headed(tokens: Tokens, heads: Mapping[str, str]) -> Tokens:
-    return Tokens(tuple(heads.get(word, word) for word in tokens.words), tokens.rows)
 
 
 Own = list[tuple[str, Sequence[float]]]  # a token's synonym head ("" if none), its row

@@ -31,7 +31,6 @@ from itertools import chain, islice
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from chitin.retrieval import wording
 from chitin.retrieval.judgement import (
     CONFLICT,
     DUPLICATE,
@@ -47,7 +46,7 @@ from chitin.retrieval.judgement import (
     sentence_key,
     takes_a_side,
 )
-from chitin.retrieval.stance import opposite_poles
+from chitin.retrieval.stance import opposite_poles, stance
 
 CANDIDATES = 32  # neighbours looked at in each posting list looked up
 # From this many insights, candidates are read in numpy (chitin.retrieval.bulk): the
@@ -95,7 +94,7 @@ def group(
     judged by ``judge``: with the cosine ``meaning`` gives, by words where it gives
     none. ``strength[i]`` orders the insights, strongest (smallest) first."""
     found = _Union(len(sides))
-    topics = [wording.read(judged_text(side)).topic for side in sides]
+    topics = [stance(judged_text(side)).topic for side in sides]
     _join_exact(sides, found)
     index = _Index(topics)
     _join_near(sides, index, found, meaning.cosine)
@@ -186,7 +185,7 @@ def _clashes(
         if verdict.kind == CONFLICT:
             found[(first, second)] = Clash(first, second, verdict.reason)
 
-    poles = _PoleIndex([wording.read(judged_text(s)).poles for s in sides])
+    poles = _PoleIndex([stance(judged_text(s)).poles for s in sides])
     leanings = [leaning(side) for side in sides]
     topics = index.topics
     need = TOPIC_OVERLAP / 2  # the lowest topic overlap judge accepts for a conflict

@@ -33,8 +33,9 @@ from collections.abc import Callable, Sequence
 
 from chitin.model.insight import Insight
 from chitin.model.results import Ranked
-from chitin.retrieval import judgement, wording
+from chitin.retrieval import judgement
 from chitin.retrieval.judgement import CONFLICT, DUPLICATE
+from chitin.retrieval.stance import stance
 
 # A shorter statement whose topic words the longer one holds at least this share of...
 CONTAINED = 0.8
@@ -75,7 +76,7 @@ def restates(a: Insight, b: Insight, cosine: float | None) -> bool:
 
 
 def _topic(insight: Insight) -> frozenset[str]:
-    return wording.read(judgement.judged_text(judgement.side_of(insight))).topic
+    return stance(judgement.judged_text(judgement.side_of(insight))).topic
 
 
 def stronger(ranked: Ranked) -> float:

@@ -24,7 +24,7 @@ from chitin.index.rows import Filters
 from chitin.model.insight import Insight
 from chitin.model.search_text import embedding_text, text_hash
 from chitin.providers import ProviderError
-from chitin.retrieval import synonyms, wording
+from chitin.retrieval import synonyms
 from chitin.retrieval.alignment import Tokens, own_alignment, words_of
 from chitin.retrieval.conflicts import MAX_CONFLICTS, Match
 from chitin.retrieval.judgement import (
@@ -38,6 +38,7 @@ from chitin.retrieval.judgement import (
     judged_text,
     side_of,
 )
+from chitin.retrieval.stance import stance
 from chitin.search.candidates import conflict_candidates
 from chitin.search.semantic import nearest, waiting
 
@@ -288,10 +289,10 @@ def _closest(side: Side, insights: Iterable[Insight], near: dict[str, float]) ->
     """The candidates worth embedding, most alike first: by the stored vectors' cosine
     or the share of topic words, whichever says more; those far by both are left out
     (a verdict needs a cosine of 0.5, or a quarter of the topic words)."""
-    mine = wording.read(judged_text(side)).topic
+    mine = stance(judged_text(side)).topic
 
     def alike(insight: Insight) -> float:
-        theirs = wording.read(judged_text(side_of(insight))).topic
+        theirs = stance(judged_text(side_of(insight))).topic
         union = mine | theirs
         shared = len(mine & theirs) / len(union) if union else 1.0
         return max(shared, near.get(insight.id, 0.0))
