@@ -19,7 +19,7 @@ all its tokens (the other's own words against the whole of it).
 from __future__ import annotations
 
 import operator
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import NamedTuple
 
 
@@ -46,30 +46,45 @@ def words_of(pieces: Sequence[str]) -> tuple[str, ...]:
     return tuple(words)
 
 
-def own_alignment(first: Tokens, second: Tokens, stopwords: Collection[str]) -> float:
-    """F of the tokens each text has of its own (see the module's docstring)."""
-    mine = _own(first, set(second.words), stopwords)
-    theirs = _own(second, set(first.words), stopwords)
+def own_alignment(
+    first: Tokens,
+    second: Tokens,
+    stopwords: Collection[str],
+    heads: Mapping[str, str] | None = None,
+) -> float:
+    """F of the tokens each text has of its own (see the module's docstring).
+    ``heads``: each word's synonym group's first word (synonyms.canonical()); a token
+    whose word has a synonym among the other text's own words aligns fully with it."""
+    same = heads or {}
+    mine = _own(first, set(second.words), stopwords, same)
+    theirs = _own(second, set(first.words), stopwords, same)
     if not mine or not theirs:
         return 0.0
-    precision = sum(_best(row, theirs) for row in mine) / len(mine)
-    recall = sum(_best(row, mine) for row in theirs) / len(theirs)
+    their_heads = {head for head, _ in theirs} - {""}
+    my_heads = {head for head, _ in mine} - {""}
+    precision = sum(_best(row, head, theirs, their_heads) for head, row in mine) / len(mine)
+    recall = sum(_best(row, head, mine, my_heads) for head, row in theirs) / len(theirs)
     if precision + recall <= 0:
         return 0.0
     return 2 * precision * recall / (precision + recall)
 
 
+Own = list[tuple[str, Sequence[float]]]  # a token's synonym head ("" if none), its row
+
+
 def _own(
-    tokens: Tokens, others: Collection[str], stopwords: Collection[str]
-) -> list[Sequence[float]]:
+    tokens: Tokens, others: Collection[str], stopwords: Collection[str], heads: Mapping[str, str]
+) -> Own:
     """The rows of the content words the other text lacks; all rows if there are none."""
     kept = [
-        row
+        (heads.get(word, ""), row)
         for word, row in zip(tokens.words, tokens.rows, strict=True)
         if word not in others and word not in stopwords and any(c.isalnum() for c in word)
     ]
-    return kept or list(tokens.rows)
+    return kept or [("", row) for row in tokens.rows]
 
 
-def _best(row: Sequence[float], others: Sequence[Sequence[float]]) -> float:
-    return max(float(sum(map(operator.mul, row, other))) for other in others)
+def _best(row: Sequence[float], head: str, others: Own, heads: Collection[str]) -> float:
+    if head and head in heads:
+        return 1.0
+    return max(float(sum(map(operator.mul, row, other))) for _, other in others)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
 from typing import NamedTuple
 
 from chitin.model.terms import stem
@@ -94,11 +95,16 @@ def stance(text: str) -> Stance:
     negators = sum(1 for word in main if word in NEGATORS or root(word) in NEGATORS)
     kept = [word for word in sequence if word not in NEGATORS]
     poles = frozenset(p for p in (_pole(word) for word in kept) if p)
-    # Filler by the word as well as by its root: "does" has the root "doe".
-    roots = {root(word) for word in kept if word not in FILLER and not _pole(word)}
-    topic = frozenset(r for r in roots if r not in FILLER and r not in NEGATORS and len(r) >= 2)
     numbers = _numbers(sequence)
-    return Stance(topic, poles, negators % 2 == 1, _preference(text), numbers)
+    return Stance(topic_of(kept), poles, negators % 2 == 1, _preference(text), numbers)
+
+
+def topic_of(words: Iterable[str]) -> frozenset[str]:
+    """The topic of a claim's words (negators out): the roots of its content words,
+    without filler or poles."""
+    # Filler by the word as well as by its root: "does" has the root "doe".
+    roots = {root(word) for word in words if word not in FILLER and not _pole(word)}
+    return frozenset(r for r in roots if r not in FILLER and r not in NEGATORS and len(r) >= 2)
 
 
 def _numbers(words: list[str]) -> frozenset[str]:

@@ -24,6 +24,7 @@ from chitin.index.rows import Filters
 from chitin.model.insight import Insight
 from chitin.model.search_text import embedding_text, text_hash
 from chitin.providers import ProviderError
+from chitin.retrieval import synonyms
 from chitin.retrieval.alignment import Tokens, own_alignment, words_of
 from chitin.retrieval.conflicts import MAX_CONFLICTS, Match
 from chitin.retrieval.judgement import (
@@ -185,7 +186,7 @@ def _aligned(
         return {}
     new = _tokens(made[0])
     return {
-        i.id: own_alignment(new, _tokens(found), STOPWORDS)
+        i.id: own_alignment(new, _tokens(found), STOPWORDS, synonyms.canonical())
         for i, found in zip(wanted, made[1:], strict=True)
     }
 
