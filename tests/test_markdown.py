@@ -202,7 +202,12 @@ def insights(draw: st.DrawFn) -> Insight:
         confidence=draw(st.floats(0, 1).map(lambda c: round(c, 6))),
         created=NOW,
         updated="2026-11-30T01:02:03Z",
-        tags=tuple(dict.fromkeys(t.lower() for t in draw(st.lists(_line, max_size=3)))),
+        # A tag holds no comma: a reader splits a text at its commas, as --tags does.
+        tags=tuple(
+            dict.fromkeys(
+                t.lower() for t in draw(st.lists(_line.filter(lambda t: "," not in t), max_size=3))
+            )
+        ),
         provenance=draw(st.none() | st.sampled_from(PROVENANCES)),
         source=draw(optional),
         condition=condition,
