@@ -1,0 +1,127 @@
+"""Round 6 of issue 24's retrieval quality (docs/design.md §6b): a table of general
+English synonyms (chitin/assets/synonyms.txt) on retrieval's text side, measured through
+the real retrieval code with each setting of ``chitin.search.engine.SYNONYMS``.
+
+    python bench/eval/synonyms.py --dataset bench/eval/agent-store.yaml
+    python bench/eval/synonyms.py --dataset bench/eval/heldout.yaml --only "apart 0.5"
+    python bench/eval/synonyms.py --text          # the same by text alone (no model)
+    python bench/eval/synonyms.py --load          # what loading the table costs
+
+The store is built and embedded once; the default (synonyms off) and each setting are
+then run on it, and each setting is compared with the default by run.py's paired
+bootstrap (nDCG@10, per kind; ``*``: the interval excludes 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import yaml
+
+import chitin.search.engine as engine
+from chitin.core import Chitin
+from chitin.core import Query as Asked
+from chitin.search.synonymy import OFF, Expansion
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import run as ev  # run.py: this folder's module, not a package
+
+SETTINGS: dict[str, Expansion] = {
+    "or 1.0": Expansion("or", 1.0),
+    "or 0.5": Expansion("or", 0.5),
+    "apart 0.3": Expansion("apart", 0.3),
+    "apart 0.5": Expansion("apart", 0.5),
+    "apart 0.7": Expansion("apart", 0.7),
+    "apart 0.5, absent words only": Expansion("apart", 0.5, "absent"),
+    "or 0.5, absent words only": Expansion("or", 0.5, "absent"),
+}
+
+
+def rankings(root: Path, queries: list[ev.Query], expansion: Expansion) -> list[list[str]]:
+    chitin = Chitin(root, now=ev.NOW, shape=ev.DEFAULT_SHAPE, fusion="blend")
+    original, engine.SYNONYMS = engine.SYNONYMS, expansion
+    try:
+        asked = [Asked(q.text, max_results=ev.CUTOFF) for q in queries]
+        return [[r.insight.id for r in chitin.retrieve(a, record=False).ranked] for a in asked]
+    finally:
+        engine.SYNONYMS = original
+        chitin.close()
+
+
+def measure(dataset: Path, names: list[str], text: bool) -> None:
+    insights, queries = ev.load(dataset)
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        ev.build_store(insights, root)
+        provider = "none" if text else "local"
+        (root / "chitin.yaml").write_text(yaml.safe_dump({"embedding": {"provider": provider}}))
+        if not text:
+            ev.rankings(root, queries[:1], ev.DEFAULT_SHAPE)  # embeds the store
+        base = rankings(root, queries, OFF)
+        figures = ev.summary(queries, base)
+        kinds = [g for g in ev.GROUPS if g in figures]
+        print(
+            f"{dataset.name} ({'text' if text else 'hybrid'}): default nDCG@10 "
+            + ", ".join(f"{g} {figures[g].ndcg:.3f}" for g in kinds)
+        )
+        print("nDCG@10 B - A, A = default, [95% interval], * outside noise; then MRR, R@10 (all)")
+        for name in names:
+            result = ev.compare(queries, base, rankings(root, queries, SETTINGS[name]))
+            cells = [
+                f"{g} {i.b:.3f} {i.diff:+.3f} [{i.low:+.3f}, {i.high:+.3f}]{'*' * i.outside_noise}"
+                for g, i in ((g, result[g]["ndcg"]) for g in kinds)
+            ]
+            rr, recall = result["all"]["rr"], result["all"]["recall"]
+            extra = (
+                f" | MRR {rr.diff:+.3f} [{rr.low:+.3f}, {rr.high:+.3f}], R@10 {recall.diff:+.3f}"
+            )
+            print(f"{name:30}" + " | ".join(cells) + extra, flush=True)
+
+
+LOAD = """
+import time
+started = time.perf_counter()
+from chitin.search import synonymy
+from chitin.retrieval import synonyms
+synonyms.canonical(); synonyms.phrases(); synonymy._members()
+print(time.perf_counter() - started)
+"""
+
+
+def load_cost(runs: int = 21) -> None:
+    """The table's import and first load, each in a fresh process (median of ``runs``)."""
+    times = [
+        float(
+            subprocess.run(
+                [sys.executable, "-c", LOAD], capture_output=True, text=True, check=True
+            ).stdout
+        )
+        for _ in range(runs)
+    ]
+    print(
+        f"synonym table, import and first load: median {1000 * statistics.median(times):.2f} ms "
+        f"of {runs} fresh processes (min {1000 * min(times):.2f}, max {1000 * max(times):.2f})"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--dataset", type=Path, default=ev.AGENT_STORE)
+    parser.add_argument("--only", nargs="+", choices=sorted(SETTINGS), help="these settings")
+    parser.add_argument("--text", action="store_true", help="by text alone (no model)")
+    parser.add_argument("--load", action="store_true", help="time the table's load instead")
+    args = parser.parse_args()
+    if args.load:
+        load_cost()
+    else:
+        measure(args.dataset, args.only or list(SETTINGS), args.text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,135 @@
+"""Synonyms on the text side of retrieval: a query's words also match the other words
+of their group in the synonym table (``chitin.retrieval.synonyms``), so that "the bill
+is late" finds an insight about an overdue invoice by text as well as by meaning.
+
+A word of the query and a phrase of the table found in it ("get rid of") are each a
+*unit*; a unit's expansions are its group's other entries, less those that stem like a
+word of the query (the index's Porter stemmer would match them as the word itself) and
+those the store never holds or holds too often (``fulltext.terms_of``). A match on an
+expansion counts ``Expansion.weight`` of a match on the word itself, both in BM25 and in
+the share of the query a match holds (docs/design.md §6b, round 6).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from functools import cache
+from typing import NamedTuple
+
+from chitin.index import fulltext
+from chitin.index.cache import Cache
+from chitin.index.fulltext import QueryTerms, TextMatch
+from chitin.retrieval import synonyms
+
+
+class Expansion(NamedTuple):
+    """How synonyms take part in a text search. ``mode``: "off"; "or" (the expansions
+    join the query's own words in one FTS5 query); or "apart" (a second FTS5 query of
+    the expansions alone, its BM25 ratio fused at ``weight``). ``weight``: what a
+    synonym counts for against the word itself. ``only``: the query words expanded,
+    "all" or "absent" (words no insight holds)."""
+
+    mode: str = "off"
+    weight: float = 0.5
+    only: str = "all"
+
+
+OFF = Expansion()
+
+
+class Expanded(NamedTuple):
+    """A query's synonyms: each unit's FTS5 expression of its expansions, and the
+    weight of the unit (its inverse document frequency, as ``QueryTerms.weights``)."""
+
+    units: dict[str, str]
+    weights: dict[str, float]
+
+    def expression(self) -> str | None:
+        """One FTS5 query OR-ing every expansion; None for none."""
+        parts = dict.fromkeys(p for e in self.units.values() for p in e.split(" OR "))
+        return " OR ".join(parts) or None
+
+
+_WORD = re.compile(r"\w+")
+
+
+def expand(cache: Cache, text: str, terms: QueryTerms, only: str = "all") -> Expanded:
+    """The synonyms of ``text``'s units that the store holds (see the module's doc)."""
+    table, members = synonyms.canonical(), _members()
+    found: dict[str, tuple[str, ...]] = {}
+    weights: dict[str, float] = {}
+    for word, weight in terms.weights.items():
+        held = terms.holders.get(word, 0)
+        expandable = word in terms.words or held == 0  # not a word too common to look up
+        if expandable and (only == "all" or held == 0) and word in table:
+            found[word], weights[word] = members[table[word]], weight
+    words = _WORD.findall(text.lower().replace("'", ""))
+    lowered = " " + " ".join(words) + " "
+    for phrase, head in synonyms.phrases().items():
+        weight = max((terms.weights.get(w, 0.0) for w in phrase.split()), default=0.0)
+        if f" {phrase} " in lowered and weight > 0:
+            found[phrase], weights[phrase] = members[head], weight
+    if not found:
+        return Expanded({}, {})
+    kept = _kept(cache, [*terms.weights], found)
+    units = {u: " OR ".join(f'"{e}"' for e in es if e in kept) for u, es in found.items()}
+    units = {u: e for u, e in units.items() if e}
+    return Expanded(units, {u: weights[u] for u in units})
+
+
+def _kept(cache: Cache, query: Sequence[str], found: Mapping[str, tuple[str, ...]]) -> set[str]:
+    """The expansions worth looking up: a phrase always (the index has no vocabulary
+    of phrases, and a phrase is rare); a word the store holds, not too often, that
+    does not stem like a word of the query."""
+    single = sorted({e for es in found.values() for e in es if " " not in e} - set(query))
+    phrases = {e for es in found.values() for e in es if " " in e} - set(found)
+    if not single:
+        return phrases
+    stems = fulltext.stems(cache.db, [*query, *single])
+    own = {stem for word in query for stem in stems[word]}
+    distinct = [word for word in single if not stems[word] <= own]
+    return phrases | set(fulltext.terms_of(cache.db, distinct).words)
+
+
+@cache
+def _members() -> dict[str, tuple[str, ...]]:
+    """Each group's head → the group's entries."""
+    return {group[0]: group for group in synonyms.groups()}
+
+
+def fused(
+    first: list[TextMatch], second: list[TextMatch], weight: float, limit: int
+) -> list[TextMatch]:
+    """The matches of the query's own words and of its synonyms as one list: each
+    relevance a BM25 ratio to its search's best, the synonyms' at ``weight``."""
+    top = max((m.relevance for m in first), default=1.0) or 1.0
+    other = max((m.relevance for m in second), default=1.0) or 1.0
+    merged = {m.insight.id: m._replace(relevance=m.relevance / top) for m in first}
+    for match in second:
+        extra = weight * match.relevance / other
+        known = merged.get(match.insight.id)
+        relevance = extra + (known.relevance if known else 0.0)
+        merged[match.insight.id] = match._replace(relevance=relevance)
+    ordered = sorted(merged.values(), key=lambda m: (-m.relevance, m.insight.id))
+    return ordered[:limit]
+
+
+def credit(
+    cache: Cache,
+    expanded: Expanded,
+    terms: QueryTerms,
+    rowids: Sequence[int],
+    weight: float,
+) -> dict[int, float]:
+    """The weight of the query's units each row holds by a synonym only (not by the
+    unit itself), at ``weight``: the part of the query a synonym match covers."""
+    wanted = set(rowids)
+    credited: dict[int, float] = {}
+    for unit, expression in expanded.units.items():
+        by_synonym = fulltext.rows_matching(cache.db, expression) & wanted
+        if unit in terms.words or " " in unit:
+            by_synonym -= fulltext.rows_matching(cache.db, f'"{unit}"')
+        for rowid in by_synonym:
+            credited[rowid] = credited.get(rowid, 0.0) + weight * expanded.weights[unit]
+    return credited
