@@ -26,10 +26,26 @@ import yaml
 import chitin.search.engine as engine
 from chitin.core import Chitin
 from chitin.core import Query as Asked
+from chitin.providers import local
 from chitin.search.synonymy import OFF, Expansion
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import run as ev  # run.py: this folder's module, not a package
+
+
+def absent(_word: str, holders: int) -> bool:
+    """A word no insight of the store holds."""
+    return holders == 0
+
+
+VOCABULARY = b"\n" + local.VOCABULARY.read_bytes()
+
+
+def split(word: str, _holders: int) -> bool:
+    """A word the model's vocabulary does not hold whole (WordPiece splits it): one the
+    model knows less well."""
+    return b"\n" + word.encode() + b"\n" not in VOCABULARY
+
 
 SETTINGS: dict[str, Expansion] = {
     "or 1.0": Expansion("or", 1.0),
@@ -37,8 +53,10 @@ SETTINGS: dict[str, Expansion] = {
     "apart 0.3": Expansion("apart", 0.3),
     "apart 0.5": Expansion("apart", 0.5),
     "apart 0.7": Expansion("apart", 0.7),
-    "apart 0.5, absent words only": Expansion("apart", 0.5, "absent"),
-    "or 0.5, absent words only": Expansion("or", 0.5, "absent"),
+    "apart 0.5, absent words only": Expansion("apart", 0.5, absent),
+    "or 0.5, absent words only": Expansion("or", 0.5, absent),
+    "apart 0.5, words the model splits": Expansion("apart", 0.5, split),
+    "or 0.5, words the model splits": Expansion("or", 0.5, split),
 }
 
 

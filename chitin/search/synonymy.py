@@ -13,7 +13,7 @@ the share of the query a match holds (docs/design.md §6b, round 6).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from typing import NamedTuple
 
@@ -27,12 +27,12 @@ class Expansion(NamedTuple):
     """How synonyms take part in a text search. ``mode``: "off"; "or" (the expansions
     join the query's own words in one FTS5 query); or "apart" (a second FTS5 query of
     the expansions alone, its BM25 ratio fused at ``weight``). ``weight``: what a
-    synonym counts for against the word itself. ``only``: the query words expanded,
-    "all" or "absent" (words no insight holds)."""
+    synonym counts for against the word itself. ``only``: which query words are
+    expanded, given the word and how many insights hold it (None: every one)."""
 
     mode: str = "off"
     weight: float = 0.5
-    only: str = "all"
+    only: Callable[[str, int], bool] | None = None
 
 
 OFF = Expansion()
@@ -54,7 +54,9 @@ class Expanded(NamedTuple):
 _WORD = re.compile(r"\w+")
 
 
-def expand(cache: Cache, text: str, terms: QueryTerms, only: str = "all") -> Expanded:
+def expand(
+    cache: Cache, text: str, terms: QueryTerms, only: Callable[[str, int], bool] | None = None
+) -> Expanded:
     """The synonyms of ``text``'s units that the store holds (see the module's doc)."""
     table, members = synonyms.canonical(), _members()
     found: dict[str, tuple[str, ...]] = {}
@@ -62,7 +64,7 @@ def expand(cache: Cache, text: str, terms: QueryTerms, only: str = "all") -> Exp
     for word, weight in terms.weights.items():
         held = terms.holders.get(word, 0)
         expandable = word in terms.words or held == 0  # not a word too common to look up
-        if expandable and (only == "all" or held == 0) and word in table:
+        if expandable and (only is None or only(word, held)) and word in table:
             found[word], weights[word] = members[table[word]], weight
     words = _WORD.findall(text.lower().replace("'", ""))
     lowered = " " + " ".join(words) + " "
