@@ -75,11 +75,9 @@ def expand(
         expandable = word in terms.words or held == 0  # not a word too common to look up
         if expandable and (only is None or only(word, held)) and word in table:
             found[word], weights[word] = members[table[word]], weight
-    words = _WORD.findall(text.lower().replace("'", ""))
-    lowered = " " + " ".join(words) + " "
-    for phrase, head in synonyms.phrases().items():
+    for phrase, head in _phrases(_WORD.findall(text.lower().replace("'", ""))):
         weight = max((terms.weights.get(w, 0.0) for w in phrase.split()), default=0.0)
-        if f" {phrase} " in lowered and weight > 0:
+        if weight > 0:  # a phrase of stopwords alone says nothing
             found[phrase], weights[phrase] = members[head], weight
     if not found:
         return Expanded({}, {})
@@ -101,6 +99,18 @@ def _kept(cache: Cache, query: Sequence[str], found: Mapping[str, tuple[str, ...
     own = {stem for word in query for stem in stems[word]}
     distinct = [word for word in single if not stems[word] <= own]
     return phrases | set(fulltext.terms_of(cache.db, distinct).words)
+
+
+def _phrases(words: Sequence[str]) -> list[tuple[str, str]]:
+    """The table's phrases in ``words`` ("get rid of", "setting up"), and their heads."""
+    table = synonyms.phrases()
+    found = []
+    for at in range(len(words)):
+        for size in range(2, min(synonyms.LONGEST_PHRASE, len(words) - at) + 1):
+            phrase = " ".join(words[at : at + size])
+            if phrase in table:
+                found.append((phrase, table[phrase]))
+    return found
 
 
 @cache
