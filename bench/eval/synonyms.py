@@ -41,6 +41,11 @@ def absent(_word: str, holders: int) -> bool:
     return holders == 0
 
 
+def rare(_word: str, holders: int) -> bool:
+    """A word at most two insights of the store hold."""
+    return holders <= 2
+
+
 VOCABULARY = b"\n" + local.VOCABULARY.read_bytes()
 
 
@@ -56,7 +61,10 @@ SETTINGS: dict[str, Expansion] = {
     "apart 0.3": Expansion("apart", 0.3),
     "apart 0.5": Expansion("apart", 0.5),
     "apart 0.7": Expansion("apart", 0.7),
+    "or 1.0, absent words only": Expansion("or", 1.0, absent),
+    "apart 1.0, absent words only": Expansion("apart", 1.0, absent),
     "apart 0.5, absent words only": Expansion("apart", 0.5, absent),
+    "or 0.5, rare words only": Expansion("or", 0.5, rare),
     "or 0.5, absent words only": Expansion("or", 0.5, absent),
     "apart 0.5, words the model splits": Expansion("apart", 0.5, split),
     "or 0.5, words the model splits": Expansion("or", 0.5, split),

@@ -66,19 +66,24 @@ _WORD = re.compile(r"\w+")
 def expand(
     cache: Cache, text: str, terms: QueryTerms, only: Callable[[str, int], bool] | None = None
 ) -> Expanded:
-    """The synonyms of ``text``'s units that the store holds (see the module's doc)."""
+    """The synonyms of ``text``'s units that the store holds (see the module's doc). A
+    word inside a phrase of the table is read as part of the phrase, as
+    ``synonyms.heads`` reads it."""
     table, members = synonyms.canonical(), _members()
     found: dict[str, tuple[str, ...]] = {}
     weights: dict[str, float] = {}
-    for word, weight in terms.weights.items():
-        held = terms.holders.get(word, 0)
-        expandable = word in terms.words or held == 0  # not a word too common to look up
-        if expandable and (only is None or only(word, held)) and word in table:
-            found[word], weights[word] = members[table[word]], weight
     for phrase, head in _phrases(_WORD.findall(text.lower().replace("'", ""))):
         weight = max((terms.weights.get(w, 0.0) for w in phrase.split()), default=0.0)
-        if weight > 0:  # a phrase of stopwords alone says nothing
+        held = len(fulltext.rows_matching(cache.db, f'"{phrase}"'))
+        if weight > 0 and (only is None or only(phrase, held)):  # not stopwords alone
             found[phrase], weights[phrase] = members[head], weight
+    inside = {word for phrase in found for word in phrase.split()}
+    for word, weight in terms.weights.items():
+        held = terms.holders.get(word, 0)
+        # not a word too common to look up, nor one a phrase holds
+        expandable = (word in terms.words or held == 0) and word not in inside
+        if expandable and word in table and (only is None or only(word, held)):
+            found[word], weights[word] = members[table[word]], weight
     if not found:
         return Expanded({}, {})
     kept = _kept(cache, [*terms.weights], found)
@@ -88,17 +93,19 @@ def expand(
 
 
 def _kept(cache: Cache, query: Sequence[str], found: Mapping[str, tuple[str, ...]]) -> set[str]:
-    """The expansions worth looking up: a phrase always (the index has no vocabulary
-    of phrases, and a phrase is rare); a word the store holds, not too often, that
-    does not stem like a word of the query."""
-    single = sorted({e for es in found.values() for e in es if " " not in e} - set(query))
-    phrases = {e for es in found.values() for e in es if " " in e} - set(found)
-    if not single:
-        return phrases
-    stems = fulltext.stems(cache.db, [*query, *single])
+    """The expansions worth looking up: none that stems like the query's own words
+    (for a phrase, its words that are not stopwords: "cover up" is the query's
+    "covering up"); a word only if the store holds it, not too often; a phrase always
+    (the index keeps no count of phrases, and a phrase is rare)."""
+    entries = {e for es in found.values() for e in es} - set(query) - set(found)
+    single = sorted(e for e in entries if " " not in e)
+    phrases = {e: fulltext.content_words(e) for e in entries if " " in e}
+    words = sorted({*single, *(w for ws in phrases.values() for w in ws)} - set(query))
+    stems = fulltext.stems(cache.db, [*query, *words])
     own = {stem for word in query for stem in stems[word]}
+    kept = {e for e, ws in phrases.items() if not {s for w in ws for s in stems[w]} <= own}
     distinct = [word for word in single if not stems[word] <= own]
-    return phrases | set(fulltext.terms_of(cache.db, distinct).words)
+    return kept | set(fulltext.terms_of(cache.db, distinct).words)
 
 
 def _phrases(words: Sequence[str]) -> list[tuple[str, str]]:
