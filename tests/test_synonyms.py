@@ -11,11 +11,15 @@ from chitin.retrieval import synonyms
 from chitin.retrieval.lexicon import ANTONYMS
 from chitin.retrieval.synonyms import (
     LONGEST_PHRASE,
+    SYNONYM_FORMS,
     canonical,
+    format_tables,
     groups,
     heads,
     make_table,
+    make_tables,
     parse,
+    parse_tables,
     phrases,
 )
 
@@ -111,7 +115,7 @@ def test_a_word_the_lexicon_lists_is_its_own_group_s_not_a_form_of_another() -> 
 
 def test_where_two_groups_make_one_form_the_first_keeps_it() -> None:
     found = make_table((("plan", "scheme"), ("plane", "aircraft")))
-    assert found["planes"] == "plan" and found["plane"] == "plane"
+    assert found["planed"] == "plan" and found["plane"] == "plane"
 
 
 def test_forms_that_mean_something_else_are_not_made() -> None:
@@ -151,3 +155,30 @@ def test_each_irregular_form_belongs_to_a_word_the_lexicon_lists() -> None:
     listed = set(entries())
     assert set(synonyms.IRREGULAR.values()) <= listed
     assert not set(synonyms.IRREGULAR) & listed
+
+
+def test_the_shipped_tables_are_the_ones_the_lexicon_makes() -> None:
+    shipped = parse_tables(asset_path(SYNONYM_FORMS).read_text(encoding="utf-8"))
+    assert shipped == make_tables(groups()), "run: python scripts/synonym_forms.py"
+    assert (dict(canonical()), dict(phrases())) == shipped
+
+
+def test_the_tables_file_round_trips_and_rejects_a_stray_line() -> None:
+    tables = ({"fix": "fix", "mended": "fix"}, {"set up": "configure", "turn off": "switch off"})
+    assert parse_tables("# made\n" + format_tables(tables)) == tables
+    with pytest.raises(ValueError, match="not a line"):
+        parse_tables("= fix mended\nfix repaired\n")
+
+
+def test_without_the_made_file_the_tables_are_made(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(synonyms, "SYNONYM_FORMS", "no-such-file.txt")
+    synonyms._tables.cache_clear()
+    try:
+        assert synonyms._tables() == make_tables(groups())
+    finally:
+        synonyms._tables.cache_clear()
+
+
+def test_a_group_s_head_is_a_single_word_where_it_has_one() -> None:
+    for group in groups():
+        assert " " not in group[0] or all(" " in entry for entry in group), group

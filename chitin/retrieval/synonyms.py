@@ -15,6 +15,7 @@ from chitin.resources import asset_path
 from chitin.retrieval.stance import inflections
 
 SYNONYMS = "synonyms.txt"
+SYNONYM_FORMS = "synonym-forms.txt"  # the tables, made by scripts/synonym_forms.py
 Groups = tuple[tuple[str, ...], ...]
 _ENTRY = re.compile(r"[a-z0-9]+(?: [a-z0-9]+)*")
 LONGEST_PHRASE = 4  # words; tests/test_synonyms.py holds the asset to it
@@ -113,21 +114,74 @@ def groups() -> Groups:
 def canonical() -> Mapping[str, str]:
     """Every single word of the lexicon, and its inflected and irregular forms, to its
     group's head."""
-    return MappingProxyType(make_table(groups()))
+    return MappingProxyType(_tables()[0])
 
 
 @functools.cache
 def phrases() -> Mapping[str, str]:
     """Every multi-word entry ("set up"), also with its first word inflected ("setting
     up"), to its group's head."""
+    return MappingProxyType(_tables()[1])
+
+
+Tables = tuple[dict[str, str], dict[str, str]]  # words to heads; phrases to heads
+
+
+@functools.cache
+def _tables() -> Tables:
+    """The tables as ``make_tables`` makes them, read from the file made of them
+    (scripts/synonym_forms.py): made, the ~18,000 forms of ~2,500 entries took ~8 ms
+    of a process's first lookup; read, ~3 ms. Made here if the file is missing or
+    unreadable."""
+    try:
+        return parse_tables(asset_path(SYNONYM_FORMS).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, IndexError):
+        return make_tables(groups())
+
+
+def make_tables(found: Groups) -> Tables:
+    return make_table(found), make_phrases(found)
+
+
+def make_phrases(found: Groups) -> dict[str, str]:
     table: dict[str, str] = {}
-    for group in groups():
+    for group in found:
         for entry in group:
             first, _, rest = entry.partition(" ")
-            if rest:
+            if rest:  # a phrase is a verb's ("set up", "sets up", "setting up")
                 for form in _forms(first):
-                    table.setdefault(f"{form} {rest}", group[0])
-    return MappingProxyType(table)
+                    if form == first or form.endswith(_VERB_SUFFIXES):
+                        table.setdefault(f"{form} {rest}", group[0])
+    return table
+
+
+def parse_tables(text: str) -> Tables:
+    """The tables from their file: "= head|word word..." lines (the single words that
+    read as the head) and "+ head|phrase|phrase..." lines; "#" starts a comment. A head
+    may itself be a phrase ("switch off"), hence the "|"."""
+    words: dict[str, str] = {}
+    multi: dict[str, str] = {}
+    for line in text.splitlines():
+        if line.startswith("= "):
+            head, _, found = line[2:].partition("|")
+            words.update(dict.fromkeys(found.split(), head))
+        elif line.startswith("+ "):
+            head, _, found = line[2:].partition("|")
+            multi.update(dict.fromkeys(found.split("|"), head))
+        elif line and not line.startswith("#"):
+            raise ValueError(f"not a line of {SYNONYM_FORMS}: {line[:40]!r}")
+    return words, multi
+
+
+def format_tables(tables: Tables) -> str:
+    """``parse_tables``'s text of ``tables``, in a stable order."""
+    lines = []
+    for prefix, table, glue in (("= ", tables[0], " "), ("+ ", tables[1], "|")):
+        grouped: dict[str, list[str]] = {}
+        for entry, head in table.items():
+            grouped.setdefault(head, []).append(entry)
+        lines += [f"{prefix}{head}|{glue.join(sorted(grouped[head]))}" for head in sorted(grouped)]
+    return "\n".join(lines) + "\n"
 
 
 def make_table(found: Groups) -> dict[str, str]:
@@ -149,7 +203,35 @@ def make_table(found: Groups) -> dict[str, str]:
 
 
 def _forms(word: str) -> list[str]:
-    return [form for form in inflections(word) if form == word or form not in DRIFTED]
+    return [
+        form
+        for form in inflections(word)
+        if form == word or (form not in DRIFTED and _plausible(word, form[len(word) :]))
+    ]
+
+
+_SIBILANT = ("s", "x", "z", "ch", "sh")
+_VERB_SUFFIXES = ("s", "ed", "ing")
+# Words already inflected or derived ("planning", "detailed", "omission", "careful")
+# take few more suffixes: "plannings", "carefully", not "planninged" or "carefuller".
+_INFLECTED = ("ing", "ed")
+_DERIVED = (
+    *("ion", "ment", "ness", "ity", "ance", "ence", "ism"),
+    *("ous", "ful", "ive", "able", "ible", "less"),
+)
+
+
+def _plausible(word: str, suffix: str) -> bool:
+    """Whether a suffix the shared rule adds can make an English word of ``word``
+    ("fixes", "tools", "commenced"; not "fixs", "tooles", "planninged"): the forms that
+    cannot are left out of the table (~3,000 of ~18,000), keeping its read fast."""
+    if suffix == "es":
+        return word.endswith((*_SIBILANT, "o"))
+    if suffix == "s":
+        return not word.endswith(_SIBILANT)
+    if len(word) > 5 and word.endswith(_INFLECTED) and not word.endswith("eed"):
+        return suffix == "ly"
+    return suffix not in ("er", "est") or not word.endswith(_DERIVED)
 
 
 def heads(words: Sequence[str]) -> list[str]:
