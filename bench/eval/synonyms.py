@@ -1,15 +1,15 @@
 """Round 6 of issue 24's retrieval quality (docs/design.md §6b): a table of general
 English synonyms (chitin/assets/synonyms.txt) on retrieval's text side, measured through
-the real retrieval code with each setting of ``chitin.search.engine.SYNONYMS``.
+the real retrieval code with its text search substituted (bench/eval/expansion.py).
 
     python bench/eval/synonyms.py --dataset bench/eval/agent-store.yaml
-    python bench/eval/synonyms.py --dataset bench/eval/heldout.yaml --only "apart 0.5"
+    python bench/eval/synonyms.py --dataset bench/eval/heldout.yaml --only "or 1.0"
     python bench/eval/synonyms.py --text          # the same by text alone (no model)
     python bench/eval/synonyms.py --load          # what loading the table costs
 
-The store is built and embedded once; the default (synonyms off) and each setting are
+The store is built and embedded once; the default (no synonyms) and each setting are
 then run on it, and each setting is compared with the default by run.py's paired
-bootstrap (nDCG@10, per kind; ``*``: the interval excludes 0).
+bootstrap (nDCG@10 per kind, then MRR and recall@10; ``*``: the interval excludes 0).
 """
 
 from __future__ import annotations
@@ -24,14 +24,13 @@ from pathlib import Path
 
 import yaml
 
-import chitin.search.engine as engine
 from chitin.core import Chitin
 from chitin.core import Query as Asked
 from chitin.providers import local
-from chitin.search.synonymy import OFF, Expansion
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import run as ev  # run.py: this folder's module, not a package
+from expansion import OFF, Expansion, substituted
 
 PYCACHE = Path(__file__).resolve().parent.parent / "stores" / "pycache"  # bench/run.py's
 
@@ -65,6 +64,10 @@ SETTINGS: dict[str, Expansion] = {
     "apart 1.0, absent words only": Expansion("apart", 1.0, absent),
     "apart 0.5, absent words only": Expansion("apart", 0.5, absent),
     "or 0.5, rare words only": Expansion("or", 0.5, rare),
+    "or 1.0, rare words only": Expansion("or", 1.0, rare),
+    "apart 0.5, rare words only": Expansion("apart", 0.5, rare),
+    "or 0.5, words held by at most 5": Expansion("or", 0.5, lambda _w, held: held <= 5),
+    "or 0.3, rare words only": Expansion("or", 0.3, rare),
     "or 0.5, absent words only": Expansion("or", 0.5, absent),
     "apart 0.5, words the model splits": Expansion("apart", 0.5, split),
     "or 0.5, words the model splits": Expansion("or", 0.5, split),
@@ -73,12 +76,11 @@ SETTINGS: dict[str, Expansion] = {
 
 def rankings(root: Path, queries: list[ev.Query], expansion: Expansion) -> list[list[str]]:
     chitin = Chitin(root, now=ev.NOW, shape=ev.DEFAULT_SHAPE, fusion="blend")
-    original, engine.SYNONYMS = engine.SYNONYMS, expansion
     try:
-        asked = [Asked(q.text, max_results=ev.CUTOFF) for q in queries]
-        return [[r.insight.id for r in chitin.retrieve(a, record=False).ranked] for a in asked]
+        with substituted(expansion):
+            asked = [Asked(q.text, max_results=ev.CUTOFF) for q in queries]
+            return [[r.insight.id for r in chitin.retrieve(a, record=False).ranked] for a in asked]
     finally:
-        engine.SYNONYMS = original
         chitin.close()
 
 
@@ -119,27 +121,39 @@ import time
 import chitin.index.cache, chitin.index.fulltext, chitin.retrieval.selection
 import chitin.retrieval.scoring, chitin.search.semantic
 started = time.perf_counter()
-from chitin.search import synonymy
 from chitin.retrieval import synonyms
-synonyms.canonical(); synonyms.phrases(); synonymy._members()
-print(time.perf_counter() - started)
+imported = time.perf_counter()
+synonyms.canonical(); synonyms.phrases()
+tables = time.perf_counter()
+synonyms.groups()
+done = time.perf_counter()
+print(imported - started, tables - imported, done - tables)
 """
 
 
 def load_cost(runs: int = 21) -> None:
-    """The table's import and first load, each in a fresh process (median of ``runs``)."""
+    """The table's import and first load, each in a fresh process (median of ``runs``),
+    after what a retrieve imports anyway (chitin.search.engine's other imports)."""
     # From cached bytecode, as an installed chitin runs (bench/run.py's child_env).
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
     command = [sys.executable, "-c", LOAD]
     subprocess.run(command, capture_output=True, check=True, env=env)  # writes the bytecode
     times = [
-        float(subprocess.run(command, capture_output=True, text=True, check=True, env=env).stdout)
+        [
+            float(t)
+            for t in subprocess.run(
+                command, capture_output=True, text=True, check=True, env=env
+            ).stdout.split()
+        ]
         for _ in range(runs)
     ]
+    parts = ("import", "canonical() and phrases()", "groups()")
+    medians = [1000 * statistics.median(t[n] for t in times) for n in range(3)]
+    total = 1000 * statistics.median(sum(t) for t in times)
     print(
-        f"synonym table, import and first load: median {1000 * statistics.median(times):.2f} ms "
-        f"of {runs} fresh processes (min {1000 * min(times):.2f}, max {1000 * max(times):.2f})"
+        f"synonym table, median of {runs} fresh processes: {total:.2f} ms in all; "
+        + ", ".join(f"{name} {ms:.2f} ms" for name, ms in zip(parts, medians, strict=True))
     )
 
 

@@ -13,7 +13,6 @@ import math
 import re
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
-from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from chitin.index.rows import LIVE, Filters, to_insight
@@ -88,9 +87,6 @@ class QueryTerms(NamedTuple):
     # Each content word's inverse document frequency, log((insights + 1) / (holders + 0.5)):
     # a match on "invoice" says more than one on "asked" or "someone".
     weights: dict[str, float]
-    # How many insights hold each content word (by its commonest stem): 0 for a word
-    # the store never uses.
-    holders: Mapping[str, int] = MappingProxyType({})
 
 
 def query_terms(db: sqlite3.Connection, text: str) -> QueryTerms:
@@ -98,11 +94,7 @@ def query_terms(db: sqlite3.Connection, text: str) -> QueryTerms:
     common (COMMON_TERM_SHARE): an OR over those would rank most of the store (the FTS5
     trap measured at 65 ms for 100,000 insights) while telling little. And the weight
     of every content word, from the same look-up of the index's vocabulary."""
-    return terms_of(db, content_words(text))
-
-
-def terms_of(db: sqlite3.Connection, words: Sequence[str]) -> QueryTerms:
-    """``query_terms`` of content words already found (distinct, lower case)."""
+    words = content_words(text)
     if not words:
         return QueryTerms([], {})
     stems = _stems(db, words)
@@ -124,13 +116,7 @@ def terms_of(db: sqlite3.Connection, words: Sequence[str]) -> QueryTerms:
         for index, word in enumerate(words, 1)
     }
     weights = {word: math.log((total + 1) / (held + 0.5)) for word, held in holders.items()}
-    return QueryTerms(looked_up, weights, holders)
-
-
-def stems(db: sqlite3.Connection, words: Sequence[str]) -> dict[str, frozenset[str]]:
-    """Each of ``words``' index terms, by the index's own tokenizer."""
-    found = _stems(db, words)
-    return {word: frozenset(found.get(index, ())) for index, word in enumerate(words, 1)}
+    return QueryTerms(looked_up, weights)
 
 
 def _stems(db: sqlite3.Connection, words: Sequence[str]) -> dict[int, set[str]]:
@@ -216,29 +202,13 @@ def coverage(
 ) -> dict[int, float]:
     """The summed weights of the query ``words`` each of the rows ``rowids`` holds (in
     any indexed field), one index lookup per word."""
-    return held_weights(db, {f'"{word}"': weight for word, weight in words.items()}, rowids)
-
-
-def held_weights(
-    db: sqlite3.Connection, expressions: Mapping[str, float], rowids: Iterable[int]
-) -> dict[int, float]:
-    """The summed weights of the FTS5 ``expressions`` each of the rows ``rowids``
-    matches (in any indexed field), one index lookup per expression."""
     wanted = set(rowids)
     held: dict[int, float] = {}
-    for found, weight in expressions.items():
-        for (rowid,) in db.execute("SELECT rowid FROM search WHERE search MATCH ?", (found,)):
+    for word, weight in words.items():
+        for (rowid,) in db.execute("SELECT rowid FROM search WHERE search MATCH ?", (f'"{word}"',)):
             if rowid in wanted:
                 held[rowid] = held.get(rowid, 0.0) + weight
     return held
-
-
-def rows_matching(db: sqlite3.Connection, expression: str) -> set[int]:
-    """The rows an FTS5 ``expression`` matches (archived insights included)."""
-    return {
-        rowid
-        for (rowid,) in db.execute("SELECT rowid FROM search WHERE search MATCH ?", (expression,))
-    }
 
 
 def term_matches(

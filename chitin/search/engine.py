@@ -17,16 +17,12 @@ from chitin.retrieval.retrieve import rank
 from chitin.retrieval.scoring import Settings, shaped_boost
 from chitin.retrieval.selection import Cosine
 from chitin.search.semantic import Semantic, nearest
-from chitin.search.synonymy import OFF, Expansion, credit, expand, fused
 
 # How many full-text matches are scored: far more than are shown, so that the
 # damped factors can re-rank among them, and few enough to stay fast at 100,000.
 MIN_CANDIDATES = 200
 CANDIDATES_PER_RESULT = 10
 SHORT_ID = 4  # the fewest characters of an id shown to the agent
-# How the synonym table takes part in the text search (synonymy.Expansion): an option
-# measured by bench/eval/synonyms.py (docs/design.md §6b, round 6).
-SYNONYMS: Expansion = OFF
 
 
 def retrieve(
@@ -45,10 +41,9 @@ def retrieve(
     limit = max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * max_results)
     weights = fulltext.weights(settings.relevance_weights)
     fusing = semantic is not None and bool(query.strip())
-    expansion = SYNONYMS
     text = cache.remembered(
-        ("text", query, limit, weights, filters, fusing, expansion),
-        lambda: _text(cache, query, limit, weights, filters, fusing, expansion),
+        ("text", query, limit, weights, filters, fusing),
+        lambda: _text(cache, query, limit, weights, filters, fusing),
     )
     matches = [(match.relevance, match.insight) for match in text.matches]
     degraded, unembedded = None, 0
@@ -110,13 +105,10 @@ def _text(
     weights: tuple[float, ...],
     filters: Filters,
     fusing: bool,
-    expansion: Expansion = OFF,
 ) -> TextFound:
     """The query's full-text matches, best first, and (when they are to be fused with
     matches in meaning) the share of the query each covers."""
     terms = fulltext.query_terms(cache.db, query)
-    if expansion.mode != "off":
-        return _expanded(cache, query, terms, limit, weights, filters, fusing, expansion)
     expression = fulltext.expression(terms.words)
     if not expression:
         return TextFound([], {})
@@ -124,38 +116,8 @@ def _text(
     return TextFound(text, _coverage(cache, text, terms) if fusing else {})
 
 
-def _expanded(
-    cache: Cache,
-    query: str,
-    terms: fulltext.QueryTerms,
-    limit: int,
-    weights: tuple[float, ...],
-    filters: Filters,
-    fusing: bool,
-    expansion: Expansion,
-) -> TextFound:
-    """``_text`` with the query's synonyms (synonymy.Expansion)."""
-    found = expand(cache, query, terms, expansion.only)
-    own, other = fulltext.expression(terms.words), found.expression()
-    if expansion.mode == "or":
-        either = " OR ".join(e for e in (own, other) if e)
-        text = cache.search(either, weights, limit, filters) if either else []
-    else:
-        first = cache.search(own, weights, limit, filters) if own else []
-        second = cache.search(other, weights, limit, filters) if other else []
-        text = fused(first, second, expansion.weight, limit)
-    if not fusing or not text:
-        return TextFound(text, {})
-    rowids = [m.rowid for m in text]
-    extra = credit(cache, found, terms, rowids, expansion.weight)
-    return TextFound(text, _coverage(cache, text, terms, extra))
-
-
 def _coverage(
-    cache: Cache,
-    matches: list[TextMatch],
-    terms: fulltext.QueryTerms,
-    extra: dict[int, float] | None = None,
+    cache: Cache, matches: list[TextMatch], terms: fulltext.QueryTerms
 ) -> dict[str, float]:
     """The share of the query's content words each text match holds, each word weighed
     by its inverse document frequency. BM25 normalised by the best match is relative:
@@ -168,8 +130,6 @@ def _coverage(
         return {}
     looked_up = {word: terms.weights[word] for word in terms.words}
     held = cache.coverage(looked_up, [match.rowid for match in matches])
-    for rowid, weight in (extra or {}).items():  # units held by a synonym only
-        held[rowid] = held.get(rowid, 0.0) + weight
     least = min(looked_up.values(), default=0.0)  # a match whose words stem otherwise
     return {m.insight.id: held.get(m.rowid, least) / asked for m in matches}
 
