@@ -1,6 +1,7 @@
 """Synonyms on the text side of retrieval, as a substitute for the real retrieval's text
 search (``chitin.search.engine._text``): round 6 of issue 24 (docs/design.md §6b),
-measured by bench/eval/synonyms.py. Not in the product: no setting was kept.
+measured by bench/eval/synonyms.py. The setting kept ("or", absent words only, by
+text alone) is the product's since (``chitin.search.synonymy``, ``engine.TEXT_SYNONYMS``).
 
 A query's words also match the other words of their group in chitin's synonym table
 (``chitin.retrieval.synonyms``, chitin/assets/synonyms.txt), so that "the bill is late"
@@ -239,11 +240,14 @@ def text_search(expansion: Expansion) -> Callable[..., Any]:
 
 @contextmanager
 def substituted(expansion: Expansion) -> Iterator[None]:
-    """The real retrieval with ``expansion`` on its text side (none for OFF)."""
-    original = engine._text
+    """The real retrieval with ``expansion`` on its text side; for OFF, as it was
+    before round 6 (``engine.TEXT_SYNONYMS`` off: retrieval by text alone without
+    the synonyms it kept)."""
+    original, kept = engine._text, engine.TEXT_SYNONYMS
+    engine.TEXT_SYNONYMS = False
     if expansion.mode != "off":
         engine._text = text_search(expansion)  # type: ignore[assignment]
     try:
         yield
     finally:
-        engine._text = original  # type: ignore[assignment]
+        engine._text, engine.TEXT_SYNONYMS = original, kept  # type: ignore[assignment]
