@@ -9,6 +9,7 @@ import pytest
 from chitin.resources import asset_path
 from chitin.retrieval import synonyms
 from chitin.retrieval.lexicon import ANTONYMS
+from chitin.retrieval.stance import FILLER, NEGATORS
 from chitin.retrieval.synonyms import (
     LONGEST_PHRASE,
     SYNONYM_FORMS,
@@ -48,6 +49,16 @@ def test_a_line_that_is_not_a_group_of_words_is_an_error_naming_its_line() -> No
         parse("alone\n")
     with pytest.raises(ValueError, match="line 1 "):
         parse("e-mail, email\n")
+
+
+def test_no_stopword_is_a_word_of_a_group_and_a_negator_only_heads_one() -> None:
+    # A stopword ("use", "keep") carries no topic. A negator ("avoid", "never") turns a
+    # stance around: it may head a group, so that "steer clear of" and "shun" read as
+    # "avoid", but no negator reads as another word.
+    assert not {entry for entry in entries() if " " not in entry} & FILLER
+    for group in groups():
+        assert not set(group[1:]) & NEGATORS, group
+    assert canonical()["shunned"] == phrases()["steering clear of"] == "avoid"
 
 
 def test_no_word_is_in_two_groups() -> None:
@@ -98,6 +109,10 @@ def test_no_two_groups_make_the_same_form_of_different_words() -> None:
         ("errors", "mistake"),
         ("invoices", "bill"),
         ("verified", "check"),
+        ("copies", "copy"),
+        ("studied", "research"),
+        ("busier", "busy"),
+        ("simpler", "simple"),
     ],
 )
 def test_a_word_and_its_forms_read_as_the_group_head(form: str, head: str) -> None:
@@ -123,6 +138,8 @@ def test_forms_that_mean_something_else_are_not_made() -> None:
     assert "stated" not in table  # not "stat"
     assert "really" not in table  # not "real"
     assert "apply" not in table  # not "app"
+    assert "programmer" not in table  # not "programme"
+    assert not (synonyms.DRIFTED - set(entries())) & set(table)
 
 
 def test_multi_word_entries_are_phrases_not_words() -> None:
