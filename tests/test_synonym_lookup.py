@@ -17,6 +17,9 @@ def test_every_form_phrase_and_group_reads_as_the_tables_say() -> None:
     words, phrases = synonyms.canonical(), synonyms.phrases()
     assert [w for w, head in words.items() if lexicon.head_of(w) != head] == []
     assert [p for p, head in phrases.items() if lexicon.phrase_head(p) != head] == []
+    firsts = {phrase.split()[0] for phrase in phrases}
+    assert [w for w in firsts if not lexicon.starts_phrase(w)] == []
+    assert [w for w in words if lexicon.starts_phrase(w) != (w in firsts)] == []
     assert [g for g in synonyms.groups() if lexicon.entries(g[0]) != g] == []
     assert synonym_lookup.head_of("invoices") == words["invoices"]
     assert (
@@ -44,6 +47,8 @@ def test_a_word_is_found_only_among_a_lines_forms() -> None:
     assert lexicon.head_of("power") is None  # a phrase's word
     assert lexicon.phrase_head("powered down") == "switch off"
     assert lexicon.phrase_head("power") is None
+    assert lexicon.phrase_head("switch off") is None  # a head, not a phrase of its line
+    assert lexicon.starts_phrase("powered") and not lexicon.starts_phrase("down")
     assert lexicon.entries("switch off") == ("switch off", "shut", "power down")
     assert lexicon.entries("mend") == ()  # not a head, here nor in the real lexicon
 
@@ -57,6 +62,8 @@ def test_without_the_made_file_the_tables_answer(
         assert synonym_lookup.lexicon() is None
         assert synonym_lookup.head_of("invoices") == synonyms.canonical()["invoices"]
         assert synonym_lookup.phrase_head("getting rid of") == synonyms.phrases()["getting rid of"]
+        assert synonym_lookup.starts_phrase("getting")
+        assert not synonym_lookup.starts_phrase("rid")
     finally:
         monkeypatch.undo()
         synonym_lookup.lexicon.cache_clear()

@@ -1,15 +1,14 @@
 """A few look-ups in the synonym lexicon without loading its tables.
 
-``chitin.retrieval.synonyms`` loads every form of the lexicon into dictionaries: ~6 ms
+``chitin.retrieval.synonyms`` loads every form of the lexicon into dictionaries: 5-8 ms
 for a process's first look-up (the made tables and the groups), more than a retrieve
 may spend on a lexicon it asks about a few words. Retrieval by text asks about the
-words of a query that no insight holds (docs/design.md §6b, round 6), so it finds them
-in the files instead, read once a process (~0.5 ms): the single words' table (the
-made file ``synonyms.SYNONYM_FORMS``, "= head|form form ..." lines) searched as bytes,
-~0.1-0.3 ms a word; its phrases ("+ head|phrase|phrase ...") as a dictionary; and a
-group's entries from its line of ``synonyms.SYNONYMS``. The answers are the tables'
-(tests/test_synonym_lookup.py compares every form); without the made file, the tables
-themselves answer.
+words of a query that no insight holds, and the phrases its words start (docs/design.md
+§6b, round 6), so it searches the files' bytes instead, read once a process and made
+searchable with two replaces (~0.2 ms): the made tables (``synonyms.SYNONYM_FORMS``,
+"= head|form form ..." and "+ head|phrase|phrase" lines; one search, ~0.1-0.3 ms, a
+word), and a group's line of ``synonyms.SYNONYMS``. The answers are the tables' (tests/
+test_synonym_lookup.py compares every form); without the made file, the tables answer.
 """
 
 from __future__ import annotations
@@ -21,35 +20,44 @@ from chitin.retrieval import synonyms
 
 
 class Lexicon:
-    """The lexicon's files, as bytes: each section starts with a newline, so that a
-    line is found by its newline."""
+    """The lexicon's files as bytes, made once so that one search finds an entry: the
+    single words' table with each form between two spaces ("\n= head| form form \n"),
+    the phrases' with each phrase between two bars ("\n+ head|phrase|phrase|\n"), and
+    the groups with each line after a newline."""
 
     __slots__ = ("groups", "phrases", "words")
 
     def __init__(self, forms: bytes, groups: bytes) -> None:
         split = forms.find(b"\n+ ")
-        self.words = b"\n" + (forms if split < 0 else forms[:split]) + b"\n"
-        self.phrases = b"" if split < 0 else forms[split:] + b"\n"
+        words = forms if split < 0 else forms[:split]
+        self.words = b"\n" + words.replace(b"|", b"| ").replace(b"\n", b" \n") + b" \n"
+        self.phrases = b"" if split < 0 else forms[split:].replace(b"\n", b"|\n") + b"|\n"
         self.groups = b"\n" + groups
 
     def head_of(self, word: str) -> str | None:
         """The head of the group whose forms hold ``word`` (one word, lower case)."""
-        found = word.encode()
-        for before in (b"|", b" "):
-            for after in (b" ", b"\n"):
-                head = _line_head(self.words, before + found + after, b"= ")
-                if head is not None:
-                    return head
+        pattern = b" " + word.encode() + b" "
+        at = self.words.find(pattern)
+        while at >= 0:
+            start = self.words.rfind(b"\n", 0, at) + 1
+            bar = self.words.find(b"|", start)
+            # a head may itself hold spaces ("switch off"): the match is after its "|"
+            if self.words.startswith(b"= ", start) and 0 <= bar < at:
+                return self.words[start + 2 : bar].decode("utf-8")
+            at = self.words.find(pattern, at + 1)
         return None
 
     def phrase_head(self, phrase: str) -> str | None:
         """The head of the group whose phrases hold ``phrase`` ("setting up")."""
-        found = phrase.encode()
-        for after in (b"|", b"\n"):
-            head = _line_head(self.phrases, b"|" + found + after, b"+ ")
-            if head is not None:
-                return head
-        return None
+        at = self.phrases.find(b"|" + phrase.encode() + b"|")
+        if at < 0:
+            return None
+        start = self.phrases.rfind(b"\n", 0, at) + 1
+        return self.phrases[start + 2 : self.phrases.find(b"|", start)].decode("utf-8")
+
+    def starts_phrase(self, word: str) -> bool:
+        """Whether a phrase of the lexicon starts with ``word``."""
+        return b"|" + word.encode() + b" " in self.phrases
 
     def entries(self, head: str) -> tuple[str, ...]:
         """The entries of the group whose head is ``head``, as ``synonyms.groups``."""
@@ -61,19 +69,6 @@ class Lexicon:
             if found and found[0][0] == head:
                 return found[0]
         return next((g for g in synonyms.groups() if g[0] == head), ())
-
-
-def _line_head(text: bytes, pattern: bytes, prefix: bytes) -> str | None:
-    """The head of the first line of ``text`` (lines "<prefix>head|…") that holds
-    ``pattern`` after its "|" (a head may itself hold spaces: "switch off")."""
-    at = text.find(pattern)
-    while at >= 0:
-        start = text.rfind(b"\n", 0, at) + 1
-        bar = text.find(b"|", start)
-        if text.startswith(prefix, start) and 0 <= bar <= at:
-            return text[start + len(prefix) : bar].decode("utf-8")
-        at = text.find(pattern, at + 1)
-    return None
 
 
 @functools.cache
@@ -96,6 +91,13 @@ def head_of(word: str) -> str | None:
 def phrase_head(phrase: str) -> str | None:
     found = lexicon()
     return synonyms.phrases().get(phrase) if found is None else found.phrase_head(phrase)
+
+
+def starts_phrase(word: str) -> bool:
+    found = lexicon()
+    if found is None:
+        return any(phrase.startswith(word + " ") for phrase in synonyms.phrases())
+    return found.starts_phrase(word)
 
 
 def entries(head: str) -> tuple[str, ...]:

@@ -25,7 +25,7 @@ MIN_CANDIDATES = 200
 CANDIDATES_PER_RESULT = 10
 SHORT_ID = 4  # the fewest characters of an id shown to the agent
 # Retrieval by text alone matches the synonyms of the query's words that no insight
-# holds (synonymy.py): nDCG@10 +0.015 [+0.003, +0.029] on bench/eval/agent-store.yaml by
+# holds (synonymy.py): nDCG@10 +0.017 [+0.003, +0.033] on bench/eval/agent-store.yaml by
 # text, +0.025 [+0.005, +0.049] on the blind heldout-3.yaml (docs/design.md §6b, round
 # 6). bench/eval/synonyms.py turns it off to measure against.
 TEXT_SYNONYMS = True

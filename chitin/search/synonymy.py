@@ -12,7 +12,7 @@ invoice while a store has no vectors yet (or none at all: ``provider: none``).
   phrase, its words that are not stopwords: "cover up" is the query's "covering up"),
   and less the words the store never holds or holds too often (``query_terms``' rule).
   They join the query's own words in its FTS5 query.
-- Measured (docs/design.md §6b, round 6) by text alone: nDCG@10 +0.015 [+0.003, +0.029]
+- Measured (docs/design.md §6b, round 6) by text alone: nDCG@10 +0.017 [+0.003, +0.033]
   on bench/eval/agent-store.yaml, +0.025 [+0.005, +0.049] on the blind heldout-3.yaml
   (flat on heldout-hard.yaml). With vectors, the same gains nothing outside the noise,
   so a retrieval that fuses meaning does not use it.
@@ -60,11 +60,12 @@ def _units(cache: Cache, text: str, terms: QueryTerms) -> dict[str, str]:
 
 
 def _phrases(words: Sequence[str]) -> list[str]:
-    """Every run of 2 to ``synonyms.LONGEST_PHRASE`` words: the lexicon's phrases
-    among them are looked up."""
+    """Every run of 2 to ``synonyms.LONGEST_PHRASE`` words that starts as a phrase of
+    the lexicon does: the lexicon's phrases among them are looked up."""
     return [
         " ".join(words[at : at + size])
         for at in range(len(words))
+        if synonym_lookup.starts_phrase(words[at])
         for size in range(2, min(synonyms.LONGEST_PHRASE, len(words) - at) + 1)
     ]
 
