@@ -46,3 +46,35 @@ def test_a_word_the_store_holds_is_matched_as_itself(run: Run, add: Any, store: 
     bill = add("skill", "Split the restaurant bill evenly unless someone asks otherwise", 0.8)
     text_only(store)
     assert [item["id"] for item in retrieve(run, "the bill looks odd")] == [bill["id"]]
+
+
+def test_a_store_without_vectors_yet_is_searched_with_synonyms(
+    run: Run, store: Path, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """41 imported insights, more than a retrieve embeds inline, background embedding
+    off: answered by text alone, as a fresh clone's first session is, synonyms too."""
+    monkeypatch.setenv("CHITIN_BACKGROUND_EMBED", "on")
+    topics = ["deploys", "reviews", "tests", "migrations", "incidents"]
+    items = [
+        {
+            "type": "skill",
+            "claim": f"Rehearse the {topics[n % 5]} step {n} first",
+            "confidence": 0.7,
+        }
+        for n in range(40)
+    ]
+    items.append(
+        {
+            "type": "skill",
+            "claim": "Check the VAT rate on every invoice sent abroad",
+            "confidence": 0.7,
+        }
+    )
+    source = tmp_path / "export.json"
+    source.write_text(json.dumps(items))
+    run("init")
+    (store / "chitin.yaml").write_text("embedding: {provider: local, background: false}\n")
+    run("import", str(source))
+    found = json.loads(run("retrieve", "--query", "the bill looks odd", "--format", "json").stdout)
+    assert "ranked by text alone" in found["degraded"]
+    assert found["insights"][0]["claim"] == "Check the VAT rate on every invoice sent abroad"
