@@ -225,11 +225,11 @@ def coverage(
     return held
 
 
-def holders(db: sqlite3.Connection, expression: str) -> int:
-    """How many rows an FTS5 ``expression`` matches (archived insights included)."""
-    return int(
-        db.execute("SELECT count(*) FROM search WHERE search MATCH ?", (expression,)).fetchone()[0]
-    )
+def matches_any(db: sqlite3.Connection, expression: str) -> bool:
+    """Whether an FTS5 ``expression`` matches a row (archived insights included): the
+    first match ends the look-up."""
+    found = db.execute("SELECT 1 FROM search WHERE search MATCH ? LIMIT 1", (expression,))
+    return found.fetchone() is not None
 
 
 def term_matches(

@@ -48,7 +48,7 @@ def _units(cache: Cache, text: str, terms: QueryTerms) -> dict[str, str]:
     for phrase in _phrases(words):
         head = synonym_lookup.phrase_head(phrase)
         content = any(w in terms.weights for w in phrase.split())  # not stopwords alone
-        if head is not None and content and not fulltext.holders(cache.db, f'"{phrase}"'):
+        if head is not None and content and not fulltext.matches_any(cache.db, f'"{phrase}"'):
             units[phrase] = head
     inside = {word for phrase in units for word in phrase.split()}
     for word in terms.weights:
