@@ -194,3 +194,30 @@ def test_maxsim_averages_each_query_tokens_best_match() -> None:
     assert late.maxsim("q", "t") == pytest.approx((1.0 + 0.6) / 2)
     assert late.maxsim("q", "t", stored=True) == pytest.approx(0.8, abs=0.01)  # int8 rows
     assert late.maxsim("t", "t") == pytest.approx(1.0)
+
+
+def test_synonyms_on_the_text_side_find_an_answer_sharing_only_a_synonym(tmp_path: Path) -> None:
+    """bench/eval/expansion.py (docs/design.md §6b, round 6): with chitin's synonym
+    table on the text side, a query whose only link to an insight is a synonym ("bill"
+    for "invoice") finds it by text; without it, nothing does."""
+    from chitin.core import Chitin, Query
+
+    expansion = bench_module("eval", "expansion")
+    invoice = {"id": "invoice-vat", "type": "skill", "confidence": 0.8}
+    invoice["claim"] = "Check the VAT rate on every invoice sent abroad."
+    evaluation.build_store([evaluation._insight(i) for i in [*INSIGHTS, invoice]], tmp_path)
+    (tmp_path / "chitin.yaml").write_text("embedding: {provider: none}\n")
+
+    def found(setting: object) -> list[str]:
+        chitin = Chitin(tmp_path, now=evaluation.NOW)  # a cache of its own: none remembered
+        try:
+            with expansion.substituted(setting):
+                asked = Query("the bill looks odd", max_results=3)
+                return [r.insight.id for r in chitin.retrieve(asked, record=False).ranked]
+        finally:
+            chitin.close()
+
+    assert "invoice-vat" not in found(expansion.OFF)
+    assert found(expansion.Expansion("or", 1.0))[:1] == ["invoice-vat"]
+    absent = expansion.Expansion("apart", 0.5, lambda _word, held: held == 0)
+    assert found(absent)[:1] == ["invoice-vat"]

@@ -13,6 +13,7 @@ import math
 import re
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from chitin.index.rows import LIVE, Filters, to_insight
@@ -87,6 +88,9 @@ class QueryTerms(NamedTuple):
     # Each content word's inverse document frequency, log((insights + 1) / (holders + 0.5)):
     # a match on "invoice" says more than one on "asked" or "someone".
     weights: dict[str, float]
+    # How many insights hold each content word (by its commonest stem): 0 for a word
+    # no insight uses.
+    holders: Mapping[str, int] = MappingProxyType({})
 
 
 def query_terms(db: sqlite3.Connection, text: str) -> QueryTerms:
@@ -94,7 +98,11 @@ def query_terms(db: sqlite3.Connection, text: str) -> QueryTerms:
     common (COMMON_TERM_SHARE): an OR over those would rank most of the store (the FTS5
     trap measured at 65 ms for 100,000 insights) while telling little. And the weight
     of every content word, from the same look-up of the index's vocabulary."""
-    words = content_words(text)
+    return terms_of(db, content_words(text))
+
+
+def terms_of(db: sqlite3.Connection, words: Sequence[str]) -> QueryTerms:
+    """``query_terms`` of content words already found (distinct, lower case)."""
     if not words:
         return QueryTerms([], {})
     stems = _stems(db, words)
@@ -116,7 +124,13 @@ def query_terms(db: sqlite3.Connection, text: str) -> QueryTerms:
         for index, word in enumerate(words, 1)
     }
     weights = {word: math.log((total + 1) / (held + 0.5)) for word, held in holders.items()}
-    return QueryTerms(looked_up, weights)
+    return QueryTerms(looked_up, weights, holders)
+
+
+def stems(db: sqlite3.Connection, words: Sequence[str]) -> dict[str, frozenset[str]]:
+    """Each of ``words``' index terms, by the index's own tokenizer."""
+    found = _stems(db, words)
+    return {word: frozenset(found.get(index, ())) for index, word in enumerate(words, 1)}
 
 
 def _stems(db: sqlite3.Connection, words: Sequence[str]) -> dict[int, set[str]]:
@@ -209,6 +223,13 @@ def coverage(
             if rowid in wanted:
                 held[rowid] = held.get(rowid, 0.0) + weight
     return held
+
+
+def matches_any(db: sqlite3.Connection, expression: str) -> bool:
+    """Whether an FTS5 ``expression`` matches a row (archived insights included): the
+    first match ends the look-up."""
+    found = db.execute("SELECT 1 FROM search WHERE search MATCH ? LIMIT 1", (expression,))
+    return found.fetchone() is not None
 
 
 def term_matches(

@@ -16,6 +16,7 @@ from chitin.retrieval.context import detect_category
 from chitin.retrieval.retrieve import rank
 from chitin.retrieval.scoring import Settings, shaped_boost
 from chitin.retrieval.selection import Cosine
+from chitin.search import synonymy
 from chitin.search.semantic import Semantic, nearest
 
 # How many full-text matches are scored: far more than are shown, so that the
@@ -23,6 +24,11 @@ from chitin.search.semantic import Semantic, nearest
 MIN_CANDIDATES = 200
 CANDIDATES_PER_RESULT = 10
 SHORT_ID = 4  # the fewest characters of an id shown to the agent
+# Retrieval by text alone matches the synonyms of the query's words that no insight
+# holds (synonymy.py): nDCG@10 +0.017 [+0.003, +0.033] on bench/eval/agent-store.yaml by
+# text, +0.025 [+0.005, +0.049] on the blind heldout-3.yaml (docs/design.md §6b, round
+# 6). bench/eval/synonyms.py turns it off to measure against.
+TEXT_SYNONYMS = True
 
 
 def retrieve(
@@ -40,18 +46,24 @@ def retrieve(
     category = detect_category(query)
     limit = max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * max_results)
     weights = fulltext.weights(settings.relevance_weights)
-    fusing = semantic is not None and bool(query.strip())
-    text = cache.remembered(
-        ("text", query, limit, weights, filters, fusing),
-        lambda: _text(cache, query, limit, weights, filters, fusing),
-    )
-    matches = [(match.relevance, match.insight) for match in text.matches]
+    matches: list[tuple[float, Insight]] | None = None
     degraded, unembedded = None, 0
-    if semantic is not None and fusing:
+    if semantic is not None and query.strip():
+        text = cache.remembered(
+            ("text", query, limit, weights, filters, True),
+            lambda: _text(cache, query, limit, weights, filters, True),
+        )
         found = nearest(cache, semantic, query, filters)
         degraded, unembedded = found.degraded, found.unembedded
         if found.hits:
-            matches = _fused(cache, matches, found.hits, filters, settings.fusion, text.share)
+            plain = [(match.relevance, match.insight) for match in text.matches]
+            matches = _fused(cache, plain, found.hits, filters, settings.fusion, text.share)
+    if matches is None:  # no vectors to fuse: by text alone, with synonyms
+        found_by_text = cache.remembered(
+            ("by text", query, limit, weights, filters, TEXT_SYNONYMS),
+            lambda: _by_text(cache, query, limit, weights, filters),
+        )
+        matches = [(match.relevance, match.insight) for match in found_by_text]
     boosts = {kind: shaped_boost(category, kind, settings) for kind in TYPES}
     ranked = rank(
         matches,
@@ -114,6 +126,19 @@ def _text(
         return TextFound([], {})
     text = cache.search(expression, weights, limit, filters)
     return TextFound(text, _coverage(cache, text, terms) if fusing else {})
+
+
+def _by_text(
+    cache: Cache, query: str, limit: int, weights: tuple[float, ...], filters: Filters
+) -> list[TextMatch]:
+    """The query's full-text matches when nothing is fused with them: a word (or a
+    phrase of the synonym lexicon) that no insight holds also matches its synonyms
+    (synonymy.py; TEXT_SYNONYMS)."""
+    if not TEXT_SYNONYMS:
+        return _text(cache, query, limit, weights, filters, False).matches
+    terms = fulltext.query_terms(cache.db, query)
+    expression = synonymy.expression(cache, query, terms)
+    return cache.search(expression, weights, limit, filters) if expression else []
 
 
 def _coverage(
