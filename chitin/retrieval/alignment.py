@@ -18,9 +18,10 @@ all its tokens (the other's own words against the whole of it).
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Collection, Mapping, Sequence
 from typing import NamedTuple
+
+from chitin.model.vector_math import dot
 
 
 class Tokens(NamedTuple):
@@ -87,4 +88,4 @@ def _own(
 def _best(row: Sequence[float], head: str, others: Own, heads: Collection[str]) -> float:
     if head and head in heads:
         return 1.0
-    return max(float(sum(map(operator.mul, row, other))) for _, other in others)
+    return max(dot(row, other) for _, other in others)

@@ -15,7 +15,6 @@ judged by words alone, and ``degraded`` says why.
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -23,6 +22,7 @@ from chitin.index.fulltext import STOPWORDS
 from chitin.index.rows import Filters
 from chitin.model.insight import Insight
 from chitin.model.search_text import embedding_text, text_hash
+from chitin.model.vector_math import dot
 from chitin.providers import ProviderError
 from chitin.retrieval import synonyms
 from chitin.retrieval.alignment import Tokens, own_alignment, words_of
@@ -147,7 +147,7 @@ def _by_meaning(
         vectors.take(arriving)
         new = vectors[text]
         responses = {i.id: vectors.cosine(i.claim, side.claim) for i in triggers}
-        cosines = {i.id: _dot(vectors[embedding_text(i)], new) for i in chosen}
+        cosines = {i.id: dot(vectors[embedding_text(i)], new) for i in chosen}
         aligned = _aligned(semantic, insight, chosen, cosines, responses)
         verdicts = [
             (i, judge(side, side_of(i), cosines[i.id], responses.get(i.id), aligned.get(i.id)))
@@ -236,11 +236,7 @@ class _Vectors:
         return self.known[text]
 
     def cosine(self, first: str, second: str) -> float:
-        return _dot(self.known[first], self.known[second])
-
-
-def _dot(first: Sequence[float], second: Sequence[float]) -> float:
-    return float(sum(map(operator.mul, first, second)))
+        return dot(self.known[first], self.known[second])
 
 
 def _plain(vector: Any) -> list[float]:

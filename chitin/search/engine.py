@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import array
-import operator
 from collections.abc import Callable
 from datetime import datetime
 from typing import NamedTuple
@@ -12,6 +11,7 @@ from chitin.index import fulltext
 from chitin.index.cache import Cache, Filters, TextMatch
 from chitin.model.insight import TYPES, Insight
 from chitin.model.results import Retrieval as Retrieval
+from chitin.model.vector_math import dot
 from chitin.retrieval.context import detect_category
 from chitin.retrieval.retrieve import rank
 from chitin.retrieval.scoring import Settings, shaped_boost
@@ -90,7 +90,7 @@ def _cosines(cache: Cache, semantic: Semantic | None) -> Cosine:
         first, second = vector(a), vector(b)
         if first is None or second is None:
             return None
-        return float(sum(map(operator.mul, first, second)))  # unit vectors (see ``vector``)
+        return dot(first, second)  # unit vectors (see ``vector``)
 
     def vector(insight: Insight) -> array.array[float] | None:
         if insight.id not in vectors:
@@ -98,7 +98,7 @@ def _cosines(cache: Cache, semantic: Semantic | None) -> Cosine:
             found = semantic.vectors.whole_vector(insight.id, digest) if digest else None
             # A row that is not a unit vector is damage (the search sets the sidecar
             # aside for it): it compares with nothing.
-            unit = found is not None and abs(sum(x * x for x in found) - 1.0) < 1e-3
+            unit = found is not None and abs(dot(found, found) - 1.0) < 1e-3
             vectors[insight.id] = found if unit else None
         return vectors[insight.id]
 
