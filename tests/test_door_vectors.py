@@ -79,3 +79,34 @@ def test_nothing_near_by_words_in_an_unembedded_store_loads_no_model(
     assert made["duplicates"] == [] and made["conflicts"] == []
     assert "have no vector yet" in (made["degraded"] or "")
     assert embedded == []
+
+
+def test_an_unembedded_store_is_embedded_in_the_background_after_a_contribute(
+    add: Any, run_json: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check judged the waiting insights by words: it starts the background
+    embedding for them (as a session start does), so that the next check judges by
+    meaning, and says so; with the background embedding off, it names `chitin embed`."""
+    from tests.test_session_start import wait_for_background
+
+    for number in range(40):  # more than semantic.INLINE_LIMIT waiting for a vector
+        add(
+            "skill", f"Rotate the staging credential number {number} every quarter", 0.6, force=True
+        )
+    first = add("skill", CLAIM, 0.8, force=True)
+    made = contribute(run_json, "Write the changelog entry while the change is fresh")
+    assert made["degraded"] == (
+        "41 insight(s) have no vector yet (`chitin embed`): "
+        "duplicates among them are found by words only"
+    )
+    monkeypatch.setenv("CHITIN_BACKGROUND_EMBED", "on")
+    made = contribute(run_json, "Keep the release branch green before tagging")
+    assert made["degraded"] == (
+        "42 insight(s) have no vector yet (being embedded in the background, started now): "
+        "duplicates among them are found by words only"
+    )
+    wait_for_background()
+    assert run_json("embed-status")["embedded"] == 43
+    made = contribute(run_json, PARAPHRASE)
+    assert made["degraded"] is None
+    assert [d["id"] for d in made["duplicates"]] == [first["id"]]

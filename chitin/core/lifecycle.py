@@ -6,9 +6,11 @@ what writes need at its top, the credential detector (~2 ms of patterns) include
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from chitin.core import background
 from chitin.core.reading import Reading
 from chitin.core.session import Session
 from chitin.errors import DuplicateError, ValidationError
@@ -166,14 +168,30 @@ class Lifecycle:
         meaning, why_not = self._meaning()
         return door.examine_later(self.session.cache, insight, meaning, why_not)
 
-    @staticmethod
     def _judged(
-        judging: Callable[[], door.Found],
+        self, judging: Callable[[], door.Found]
     ) -> tuple[list[Match], list[Match], str | None]:
         found = judging()
+        if found.unembedded:
+            found = found._replace(degraded=self._waiting(found.unembedded))
         if found.degraded and found.degraded != _EMBEDDING_OFF:  # said once, when chosen
             notice(found.degraded)
         return found.duplicates, found.conflicts, found.degraded
+
+    def _waiting(self, count: int) -> str:
+        """What the check says of ``count`` insights without a vector, having started
+        the background embedding for them if it may: without it, every later check
+        would judge them by words too."""
+        session = self.session
+        if not background.enabled(session.store.config(), session.env):
+            return door.unembedded_note(count)
+        status = background.ensure_running(session.root, session.env, time.time())
+        if status.state == "failed":
+            return door.unembedded_note(
+                count, f"the background embedding failed: {status.detail}; `chitin embed`"
+            )
+        started = "started now" if status.state == "started" else "already running"
+        return door.unembedded_note(count, f"being embedded in the background, {started}")
 
     def _meaning(self) -> tuple[Any, str | None]:
         """The store's embedding provider and vectors, or None and why not."""

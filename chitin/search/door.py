@@ -59,6 +59,9 @@ class Found(NamedTuple):
     duplicates: list[Match]
     conflicts: list[Match]
     degraded: str | None  # why the judgement read words alone, or missed some vectors
+    # stored insights without a vector, judged by words alone, when that is what
+    # ``degraded`` says (the caller may start the background embedding for them)
+    unembedded: int = 0
 
 
 def strength(insight: Insight) -> tuple[int, float, str]:
@@ -129,10 +132,10 @@ def _by_meaning(
 ) -> Callable[[], Found]:
     side = side_of(insight)
     text = embedding_text(insight)
-    near, degraded = _neighbours(cache, semantic, text, pool)
+    near, degraded, unembedded = _neighbours(cache, semantic, text, pool)
     chosen = _closest(side, pool.values(), near)[:JUDGED]
     if not chosen:
-        found = _found([], degraded)
+        found = _found([], degraded, unembedded)
         return lambda: found
     vectors = _Vectors(semantic)
     vectors.want(text, semantic.vectors.cached_query(text))
@@ -153,7 +156,7 @@ def _by_meaning(
             (i, judge(side, side_of(i), cosines[i.id], responses.get(i.id), aligned.get(i.id)))
             for i in chosen
         ]
-        return _found(verdicts, degraded)
+        return _found(verdicts, degraded, unembedded)
 
     return judged
 
@@ -246,22 +249,20 @@ def _plain(vector: Any) -> list[float]:
 
 def _neighbours(
     cache: Cache, semantic: Semantic, text: str, pool: dict[str, Insight]
-) -> tuple[dict[str, float], str | None]:
+) -> tuple[dict[str, float], str | None, int]:
     """Add the nearest stored insights by meaning to ``pool``; their cosine (of the
-    stored vectors' best part, a first guess), and why meaning was not complete, if
-    it was not. The new insight's vector, embedded for the search, is kept in the
-    sidecar's query cache, where the judgement finds it."""
+    stored vectors' best part, a first guess), why meaning was not complete, if it was
+    not, and how many stored insights wait for a vector. The new insight's vector,
+    embedded for the search, is kept in the sidecar's query cache, where the judgement
+    finds it."""
     near = nearest(cache, semantic, text, Filters())
     ids = [i for i, _ in near.hits[:NEIGHBOURS] if i not in pool]
     pool.update(cache.by_ids(ids))
     if near.degraded:
-        return {}, near.degraded
+        return {}, near.degraded, 0  # the reason said is another
     if near.unembedded:
-        return {}, (
-            f"{near.unembedded} insight(s) have no vector yet (`chitin embed`): "
-            "duplicates among them are found by words only"
-        )
-    return dict(near.hits), None
+        return {}, unembedded_note(near.unembedded), near.unembedded
+    return dict(near.hits), None, 0
 
 
 def _closest(side: Side, insights: Iterable[Insight], near: dict[str, float]) -> list[Insight]:
@@ -282,12 +283,23 @@ def _closest(side: Side, insights: Iterable[Insight], near: dict[str, float]) ->
     return [i for _, i in kept]
 
 
-def _found(verdicts: Sequence[tuple[Insight, Verdict]], degraded: str | None) -> Found:
+def unembedded_note(count: int, embedding: str = "`chitin embed`") -> str:
+    """What the check says of ``count`` stored insights without a vector; ``embedding``
+    names what will embed them."""
+    return (
+        f"{count} insight(s) have no vector yet ({embedding}): "
+        "duplicates among them are found by words only"
+    )
+
+
+def _found(
+    verdicts: Sequence[tuple[Insight, Verdict]], degraded: str | None, unembedded: int = 0
+) -> Found:
     duplicates = [match(i, v) for i, v in verdicts if v.kind == DUPLICATE]
     conflicts = [match(i, v) for i, v in verdicts if v.kind == CONFLICT]
     duplicates.sort(key=lambda m: -m.similarity)
     conflicts.sort(key=lambda m: -m.conflict_score)
-    return Found(duplicates, conflicts[:MAX_CONFLICTS], degraded)
+    return Found(duplicates, conflicts[:MAX_CONFLICTS], degraded, unembedded)
 
 
 def match(insight: Insight, verdict: Verdict) -> Match:
