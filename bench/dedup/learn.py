@@ -402,6 +402,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--blind", type=Path, help="a set not tuned on: fit on all seven, judge it, once"
     )
     args = parser.parse_args(argv)
+    args.cache.parent.mkdir(parents=True, exist_ok=True)
     sets = {name: load(HERE / name) for name in SETS}
     sides = [s for ps in sets.values() for p in ps for s in (p["a"], p["b"])]
     known = encoded([whole(s) for s in sides] + [s["claim"] for s in sides], args.cache)
