@@ -83,6 +83,19 @@ ALIGN_VETO = 0.30
 ALIGN_FLOOR = 0.45
 ALIGN_CEILING = 0.92
 # Conflicts read from "X over Y" need the rest of the topic to match too.
+# The lowest cosine at which a rule may find something in two insights that share no
+# topic word (judge's first exit): a conflict needs shared words or STANCE_COSINE and
+# up, a duplicate shared words or one of the bars above.
+LOWEST_COSINE = min(
+    STANCE_COSINE,
+    WEAK_TOPIC_COSINE,
+    TOPIC_COSINE,
+    DUPLICATE_COSINE,
+    SUPPORTED_COSINE,
+    TRIGGER_COSINE,
+    RELATIONAL_COSINE,
+    ALIGN_FLOOR,
+)
 _PUNCTUATION = re.compile(r"[^\w\s]")
 
 
@@ -157,6 +170,11 @@ def judge(
     overlap = _overlap(mine.topic, theirs.topic)
     # Rounded: the last digits of a cosine differ between CPUs (and say nothing).
     similarity = overlap if cosine is None else round(cosine, 4)
+    if overlap == 0.0 and (cosine is None or cosine < LOWEST_COSINE):
+        # No topic word in common and far in meaning: no rule below finds a duplicate
+        # or a conflict. Said first: retrieval's selection and `check` judge many such
+        # pairs.
+        return Verdict(NONE, similarity, "", False, basis)
     if _apart(a, b, mine, theirs):
         return Verdict(NONE, similarity, "", False, basis)
     reason, cues = _opposition(a, b, mine, theirs)
