@@ -17,7 +17,9 @@ from chitin.retrieval.stance import LEXICON_FORMS, build_lexicon, format_lexicon
 HEADER = (
     "# The stance lexicon's table, made by scripts/lexicon_forms.py from\n"
     "# chitin/retrieval/lexicon.py: do not edit. '= pole form...': the forms read as the\n"
-    "# pole; '~ pole opposite...': its opposites.\n"
+    "# pole; '~ pole opposite...': its opposites. The ninth round's opposites are from\n"
+    "# WordNet 3.0 (Copyright 2006 by Princeton University. All rights reserved; used\n"
+    "# under its licence, quoted in chitin/retrieval/lexicon.py).\n"
 )
 
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 # pair that is not a real opposition costs precision on every claim that uses it;
 # where a word's common sense is not the opposition ("fix", "new", "good", "left",
 # "up", "keep"/"remove"), it is left out. The first block is the rounds before the
-# seventh (docs/design.md §9e); the rest is the seventh round's general English.
+# seventh (docs/design.md §9e); then the seventh round's general English; the last,
+# the ninth round's, is from WordNet (credited there).
 OPPOSITES = """
 # the rounds before (first to fifth)
 brief/thorough brief/detail brief/long brief/verbose concise/detail concise/verbose
@@ -201,6 +202,40 @@ love/loathe adore/hate adore/loathe like/loathe enjoy/dread enjoy/loathe
 appreciate/resent welcome/resent happy/sad pleased/annoyed pleased/displeased
 satisfied/dissatisfied interested/uninterested interested/bored excited/bored
 fond/dislike
+
+# from WordNet, ninth round: WordNet 3.0's direct antonyms (its "!" pointers) between
+# two everyday words whose sense in the pair is their common one, as
+# scripts/antonyms_from_wordnet.py prints them (its rules: docs/design.md §9e, ninth
+# round). WordNet 3.0 Copyright 2006 by Princeton University. All rights reserved.
+# Used under its licence (permission to use, copy, modify and distribute for any
+# purpose, without fee, this notice kept; provided "as is", without warranty).
+# adjectives
+able/unable actual/potential acute/chronic preceding/succeeding audible/inaudible
+beautiful/ugly better/worse adjusted/unadjusted changed/unchanged charged/uncharged
+stained/unstained smart/stupid common/individual concerned/unconcerned
+constructive/destructive continual/sporadic convincing/unconvincing definite/indefinite
+delicate/rugged desirable/undesirable developed/undeveloped dominant/subordinate
+empirical/theoretical favorable/unfavorable opening/closing former/latter
+fortunate/unfortunate frozen/unfrozen general/specific specific/nonspecific
+raised/lowered innocent/guilty glad/sad greater/lesser married/unmarried
+meaningful/meaningless mild/intense mortal/immortal natural/unnatural nice/nasty
+occupied/unoccupied ordinary/extraordinary past/present personal/impersonal
+prepared/unprepared profound/superficial emotional/cerebral realistic/unrealistic
+related/unrelated sane/insane satisfactory/unsatisfactory separate/joint
+sophisticated/naive united/divided wise/foolish
+# verbs
+sleep/wake dress/undress disintegrate/integrate minimize/maximize hitch/unhitch
+honor/dishonor equal/differ
+# adverbs
+partly/wholly fortunately/unfortunately backward/forward quickly/slowly
+permanently/temporarily downward/upward publicly/privately impatiently/patiently
+consciously/unconsciously necessarily/unnecessarily
+# nouns of quality, state and feeling
+obedience/disobedience willingness/unwillingness simplicity/complexity
+loyalty/disloyalty mortality/immortality advantage/disadvantage intelligence/stupidity
+experience/inexperience victory/defeat joy/sorrow satisfaction/dissatisfaction
+presence/absence employment/unemployment discontinuity/continuity comfort/discomfort
+wealth/poverty safety/danger
 """
 ANTONYMS: tuple[tuple[str, str], ...] = tuple(
     (first, second)
