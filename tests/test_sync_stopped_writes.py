@@ -6,6 +6,8 @@ carried through the merge."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from chitin.core import Chitin
@@ -61,3 +63,21 @@ def test_an_aborted_sync_frees_the_insight(machines: Machines) -> None:
     chitin(machines.b, "sync", "--abort")
     chitin(machines.b, "reinforce", machines.id)
     assert as_json(machines.b, "get", machines.id)["reinforcementCount"] == 1
+
+
+def test_a_hand_edit_of_a_conflicted_file_is_not_overwritten_by_finishing(
+    machines: Machines,
+) -> None:
+    _, edited = _claim_conflict(machines)
+    store = machines.b
+    path = next(store.glob(f"insights/*/{machines.id}.md"))
+    path.write_text(re.sub(r"(?m)^confidence: .*$", "confidence: 0.3", path.read_text()))
+    text = edited.read_text()
+    edited.write_text(text.split("<<<<<<<")[0] + "Ask one question.\n")
+    for args in (("--continue",), ("--theirs", machines.id)):
+        refused = chitin(store, "sync", *args, expect=1).stderr.strip()
+        assert refused.count("\n") == 0 and "was edited after the sync stopped" in refused
+        assert f"chitin sync --ours {machines.id}" in refused and "git checkout --" in refused
+    assert "confidence: 0.3" in path.read_text()  # untouched
+    chitin(store, "sync", "--ours", machines.id)  # keeps the edit
+    assert as_json(store, "get", machines.id)["confidence"] == 0.3
