@@ -21,6 +21,15 @@ class ValidationError(ChitinError):
         self.field = field
 
 
+class InvisibleCharacter(ValidationError):
+    """A text holds a character that shows nothing yet hides or reorders what a reader
+    sees (model/insight.py); ``fix`` says which to delete, where."""
+
+    def __init__(self, field: str, message: str, fix: str) -> None:
+        super().__init__(field, message)
+        self.fix = fix
+
+
 class NotFoundError(ChitinError):
     """No insight has the given id or id prefix."""
 

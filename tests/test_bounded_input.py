@@ -259,8 +259,9 @@ def test_stdin_that_is_not_utf8_is_refused(store: Path) -> None:
 @pytest.mark.parametrize(
     ("field", "value", "words"),
     [
-        ("claim", "\u200b", "claim must have visible characters"),
-        ("claim", "\u200b\u200d\ufeff \u2060", "claim must have visible characters"),
+        ("claim", "\u200b", "claim must not contain invisible or text-direction characters"),
+        ("claim", "\u200b\u200d\ufeff \u2060", "(found U+200B Zero Width Space at character 1)"),
+        ("claim", "\u2060 \u2060", "claim must have visible characters"),
         ("claim", "\x00", "claim must not contain control characters (found U+0000"),
         ("claim", "Ship it\x1b[2K", "found U+001B"),
         ("claim", "\u3164", "claim must have visible characters"),

@@ -65,3 +65,34 @@ def test_without_the_table_the_model_alone_aligns(
     add("skill", FLAKY, 0.8)
     made = contribute(run_json, UNRELIABLE)
     assert made["duplicates"] == [] and made["conflicts"] == []
+
+
+def test_the_table_holds_pin_lock_client_customer_cite_reference() -> None:
+    heads = synonyms.canonical()
+    assert heads["locked"] == heads["pin"] and heads["pinned"] == heads["lock"]
+    assert heads["clients"] == heads["customer"]
+    assert heads["cited"] == heads["reference"] == heads["citation"]
+    # "agreement" is as often a contract as a consent: it is not read as "agree"
+    assert heads.get("agreement", "agreement") != heads["agree"]
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        # the model alone leaves these apart; the table makes their own words one
+        ("Pin dependency versions in production builds",
+         "Lock the dependency versions for production builds"),
+        ("Confirm the client's budget first", "Check the customer budget before quoting"),
+    ],
+)  # fmt: skip
+def test_a_paraphrase_in_the_new_groups_is_a_duplicate(
+    add: Any, run_json: Any, first: str, second: str
+) -> None:
+    known = add("skill", first, 0.8)["id"]
+    assert [d["id"] for d in contribute(run_json, second)["duplicates"]] == [known]
+
+
+def test_a_licence_agreement_is_not_agreeing_with_the_team(add: Any, run_json: Any) -> None:
+    add("skill", "Read the licence agreement before adding a dependency", 0.8)
+    made = contribute(run_json, "Agree with the team before adding a dependency")
+    assert made["duplicates"] == [] and made["conflicts"] == []

@@ -330,3 +330,19 @@ def test_embed_without_a_terminal_prints_a_plain_count(run: Run, add: Any) -> No
     add("skill", "Profile before optimizing", 0.8)
     result = run("embed")
     assert "embedded 1/1" in result.stderr and result.stdout.startswith("✓ Embedded 1 insight")
+
+
+def test_a_query_that_means_nothing_matches_no_one_word_insight(run: Run, add: Any) -> None:
+    # A claim of a character or two embeds where every meaningless query lands ("zzqx
+    # blorf" is 0.32 from "x", over the fixed floor of 0.25): it ranked first, matched.
+    run("init", "--seed")
+    one_char = add("skill", "x", 0.8, force=True)["id"]
+    one_word = add("skill", "ok", 0.8, force=True)["id"]
+    for query in ("zzqx blorf", "hello", "asdf qwer"):
+        found = retrieve_json(run, query, "--explain")["insights"]
+        assert {one_char, one_word}.isdisjoint(i["id"] for i in found), query
+    found = retrieve_json(run, "zzqx blorf", "--explain")["insights"]
+    assert found and all(not i["matched"] and i["score"] == 0 for i in found)
+    assert "Nothing stored matches this query" in run("retrieve", "--query", "zzqx blorf").stdout
+    # What the insight says still finds it.
+    assert retrieve_json(run, "x")["insights"][0]["id"] == one_char

@@ -201,7 +201,8 @@ def test_a_true_claim_conflict_stops_and_continues_without_git_knowledge(
     _, edited = _claim_conflict(machines)
     again = chitin(machines.b, "sync", expect=1)
     assert "a sync stopped on a conflict" in again.stderr
-    chitin(machines.b, "reinforce", machines.id)  # the store stays writable meanwhile
+    other = next(i["id"] for i in as_json(machines.b, "list") if i["id"] != machines.id)
+    chitin(machines.b, "reinforce", other)  # the store stays writable meanwhile
     premature = chitin(machines.b, "sync", "--continue", expect=1)
     assert "still holds conflict markers" in premature.stderr
 

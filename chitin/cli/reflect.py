@@ -186,7 +186,7 @@ def _show(ctx: click.Context, legacy: Path, clear: bool, characters: int, fmt: s
     with opened(ctx) as chitin:
         found = chitin.pending_reflections(legacy, clear)
         stats = chitin.stats()
-        digests = chitin.reflection_digests(found.markers, characters, shell=True)
+        digests = chitin.reflection_digests(found.markers, characters, shell=True, cleared=clear)
     for path, problem in found.problems:
         note(f"warning: ignored {path}: {problem}")
     for made in digests:

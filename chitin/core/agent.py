@@ -8,6 +8,7 @@ markers an old hook wrote are not lost.
 from __future__ import annotations
 
 import contextlib
+import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -20,12 +21,14 @@ from chitin.model.reflection import NOWHERE, Marker, Where, appended, new_marker
 from chitin.store.reflections import (
     QueueFile,
     queue_path,
+    read_places,
     read_queue,
     read_session_note,
+    write_places,
     write_queue,
     write_session_note,
 )
-from chitin.store.transcripts import read_agent_database, read_transcript
+from chitin.store.transcripts import Read, read_agent_database, read_transcript
 
 
 @dataclass
@@ -141,13 +144,44 @@ class SessionDigest:
 
 
 def digests(
-    reading: Reading, markers: list[Marker], characters: int, chitin: str = "chitin"
+    reading: Reading,
+    markers: list[Marker],
+    characters: int,
+    chitin: str = "chitin",
+    reflected: bool = False,
 ) -> list[SessionDigest]:
     """A digest of each session whose events can be found, read where they are; its
     commands start with ``chitin``. Markers that name the same events (a session
     compacted, then ended: Claude Code's transcript keeps the lines before a
-    compaction) get one digest, the newest marker's, with every insight they name."""
-    return [_digest(reading, marker, characters, chitin) for marker in _once(markers)]
+    compaction) get one digest, the newest marker's, with every insight they name.
+
+    Incremental: a session reflected on before (``done``) is digested from the message
+    after the last one its digest showed then, since a compacted session goes on in
+    the same transcript. How far each digest reads is noted as shown (with
+    ``reflected``, when the queue is being cleared, as reflected on)."""
+    root = None if reading.session.missing else reading.session.root
+    places = read_places(root) if root is not None else {}
+    made = [_digest(reading, marker, characters, chitin, places) for marker in _once(markers)]
+    if root is not None and _note_shown(places, made, reflected):
+        with contextlib.suppress(OSError):  # a note lost costs a repeat, never a skip
+            write_places(root, places)
+    return made
+
+
+def _note_shown(places: dict[str, dict[str, int]], made: list[SessionDigest], done: bool) -> bool:
+    """Note each digest's last message as shown (and reflected on, ``done``) in
+    ``places``; whether anything changed."""
+    changed = False
+    for found in made:
+        place = _key(found.marker)
+        if place is None or found.digest is None:
+            continue
+        noted = dict(places.pop(place, {}), shown=found.digest.messages)
+        if done:
+            noted["through"] = found.digest.messages
+        changed = changed or places.get(place) != noted
+        places[place] = noted  # the newest last
+    return changed
 
 
 def _once(markers: list[Marker]) -> list[Marker]:
@@ -170,16 +204,36 @@ def _place(marker: Marker) -> tuple[str | None, ...] | None:
     return None
 
 
-def _digest(reading: Reading, marker: Marker, characters: int, chitin: str) -> SessionDigest:
+def _key(marker: Marker) -> str | None:
+    """Where a marker's events are, as the key of the places noted."""
+    place = _place(marker)
+    return json.dumps(place) if place is not None else None
+
+
+def _read(marker: Marker) -> Read | None:
     if marker.transcript is not None:
-        read = read_transcript(Path(marker.transcript))
-    elif marker.agent_database is not None and marker.session_id is not None:
-        read = read_agent_database(Path(marker.agent_database), marker.session_id)
-    else:
+        return read_transcript(Path(marker.transcript))
+    if marker.agent_database is not None and marker.session_id is not None:
+        return read_agent_database(Path(marker.agent_database), marker.session_id)
+    return None
+
+
+def _digest(
+    reading: Reading,
+    marker: Marker,
+    characters: int,
+    chitin: str,
+    places: dict[str, dict[str, int]],
+) -> SessionDigest:
+    read = _read(marker)
+    if read is None:
         return SessionDigest(marker, None)
     label = f"session {marker.session_id or marker.session_key}"
     claims = _claims(reading, marker.injected)
-    made = make_digest(read.turns, claims, label, characters, chitin)
+    since = places.get(_key(marker) or "", {}).get("through", 0)
+    if since > max((t.number for t in read.turns), default=0):
+        since = 0  # fewer messages than were reflected on: the events were written anew
+    made = make_digest(read.turns, claims, label, characters, chitin, since)
     return SessionDigest(marker, made, read.warning)
 
 
@@ -202,12 +256,14 @@ def done(opened: Session, legacy: Path | None, session: str) -> int:
     if legacy is not None:
         queues.append(legacy)
     removed = 0
+    gone: list[Marker] = []
     with contextlib.ExitStack() as stack:
         if not opened.missing:
             stack.enter_context(opened.store.lock())
         for path in queues:
             current = read_queue(path)
             kept = [m for m in current.markers if wanted not in (m.session_key, m.session_id)]
+            gone += [m for m in current.markers if m not in kept]
             if len(kept) != len(current.markers):
                 removed += len(current.markers) - len(kept)
                 try:
@@ -216,4 +272,23 @@ def done(opened: Session, legacy: Path | None, session: str) -> int:
                     raise StoreError(f"cannot write {path}: {error.strerror or error}") from None
     if not removed:
         raise NotFoundError(f"no pending reflection on session {wanted!r}; see `chitin reflect`")
+    if not opened.missing:
+        with contextlib.suppress(OSError):
+            _reflected(opened.root, gone)
     return removed
+
+
+def _reflected(root: Path, markers: list[Marker]) -> None:
+    """Note the sessions of ``markers`` as reflected on through the last message their
+    digest showed; one never shown, through the messages it holds now."""
+    places = read_places(root)
+    for marker in markers:
+        place = _key(marker)
+        if place is None:
+            continue
+        noted = places.pop(place, {})
+        if "shown" not in noted:
+            read = _read(marker)
+            noted["shown"] = max((t.number for t in read.turns), default=0) if read else 0
+        places[place] = {**noted, "through": noted["shown"]}
+    write_places(root, places)

@@ -379,13 +379,16 @@ class Chitin:
         agents.note_session_start(self._session, session, injected)
 
     def reflection_digests(
-        self, markers: list[Marker], characters: int, shell: bool = False
+        self, markers: list[Marker], characters: int, shell: bool = False, cleared: bool = False
     ) -> list[SessionDigest]:
         """A digest of each marker's session, each within about ``characters``. With
         ``shell``, its commands are as the agent's shell runs them (``agent_command``);
-        else `chitin …`, as the MCP tools are named."""
+        else `chitin …`, as the MCP tools are named. ``cleared``: the markers were
+        cleared from the queue, so what is shown counts as reflected on."""
         chitin = personality.agent_command(self._session) if shell else "chitin"
-        return self._run(lambda: agents.digests(self._reading, markers, characters, chitin))
+        return self._run(
+            lambda: agents.digests(self._reading, markers, characters, chitin, cleared)
+        )
 
     def reflection_done(self, session: str, legacy: Path | None = None) -> int:
         """Remove the markers of one session (its key or id) from the queues."""

@@ -191,7 +191,24 @@ def _chooser(git: Git, resume: Resume, result: Synced) -> Chooser | None:
             f"a sync stopped on a conflict in {_named(waiting or stopped.paths)}; "
             + _how_to_finish(git, waiting or stopped.paths)
         )
-    return _settling(git.root, stopped, resume)
+    choose = _settling(git.root, stopped, resume)
+    _refuse_overwriting(git, stopped, choose)
+    return choose
+
+
+def _refuse_overwriting(git: Git, stopped: conflicts.Stopped, choose: Chooser) -> None:
+    """Refuse to finish over a conflicted file edited by hand since the stop (chitin's
+    own writes to it are refused meanwhile, conflicts.refuse_writes): taking the edited
+    version or the remote's would drop that edit without a word."""
+    for path in git.pending(list(stopped.paths)):
+        if choose(path) in ("edited", "theirs"):
+            name = _id_of(path)
+            raise StateError(
+                f"{path} was edited after the sync stopped, and finishing would overwrite "
+                f"that edit; make it in {conflicts.text_path(git.root, path)} instead and "
+                f"undo it here (`git checkout -- {path}`), or keep this store's version with "
+                f"`chitin sync --ours {name}`"
+            )
 
 
 def _settling(root: Path, stopped: conflicts.Stopped, resume: Resume) -> Chooser:

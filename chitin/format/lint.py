@@ -16,7 +16,7 @@ from difflib import get_close_matches
 from itertools import accumulate
 from typing import NamedTuple
 
-from chitin.errors import ValidationError
+from chitin.errors import InvisibleCharacter, ValidationError
 from chitin.format.conflicts import ConflictMarkers
 from chitin.format.layout import ARCHIVE_DIR
 from chitin.format.markdown import KEY_ORDER, SECTION_TITLES, read_insight
@@ -131,7 +131,7 @@ def _kind(error: ValidationError) -> str:
 def fix_for(error: ValidationError) -> str:
     """What to do about a file that does not read: the fix ``chitin check`` gives, and
     the one every reader's warning gives (index/sync.py)."""
-    if isinstance(error, ConflictMarkers):
+    if isinstance(error, ConflictMarkers | InvisibleCharacter):
         return error.fix
     message = str(error)
     if error.field == "frontmatter":

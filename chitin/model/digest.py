@@ -109,6 +109,7 @@ class Digest(NamedTuple):
     # How the commands run chitin: `chitin`, or the agent's own way to reach this store
     # (chitin's path, `--store`), so that what the digest calls ready is.
     chitin: str = "chitin"
+    since: int = 0  # the messages reflected on before, not digested again
 
 
 def make_digest(
@@ -117,19 +118,22 @@ def make_digest(
     label: str,
     characters: int = DEFAULT_CHARACTERS,
     chitin: str = "chitin",
+    since: int = 0,
 ) -> Digest:
     """The digest of one session's ``turns``; ``injected`` maps the ids given at its
     start to their claims; ``label`` names the session in the commands' sources;
-    ``chitin`` starts each command."""
-    moments = [_masked(m) for m in find_moments(turns)]
+    ``chitin`` starts each command; ``since``: the messages reflected on before, whose
+    moments and touches are not shown again. Moments are found in the whole session
+    (what the agent did next may follow), and a reinforcement made in any part of it
+    counts (offering another would count twice)."""
+    moments = [_masked(m) for m in find_moments(turns) if m.number > since]
     done = reinforced(turns, injected)
-    touches = [
-        _touch(turns, i, claim)._replace(reinforced=done[i]) for i, claim in injected.items()
-    ]
+    new = [t for t in turns if t.number > since]
+    touches = [_touch(new, i, claim)._replace(reinforced=done[i]) for i, claim in injected.items()]
     shown = _fit(moments, touches, characters)
     commands = ready_commands(shown, touches, label, chitin)
     messages = max((t.number for t in turns), default=0)
-    return Digest(messages, shown, len(moments) - len(shown), touches, commands, chitin)
+    return Digest(messages, shown, len(moments) - len(shown), touches, commands, chitin, since)
 
 
 def quote(text: str, limit: int = QUOTE) -> str:

@@ -17,6 +17,7 @@ from chitin.model.fields import JSON_FIELDS, LIST, SECTION_FIELDS
 from chitin.model.fields import PROVENANCES as PROVENANCES
 from chitin.model.fields import TYPES as TYPES
 from chitin.model.ids import check_id
+from chitin.model.invisible import refuse_invisible
 from chitin.model.record import Insight as Insight
 
 EVIDENCE_KINDS: tuple[str, ...] = ("external", "internal", "social")
@@ -165,6 +166,8 @@ def check_text(field: str, value: str) -> str:
         _FORBIDDEN = _FORBIDDEN or re.compile(_FORBIDDEN_CLASS)
         found = _FORBIDDEN.search(value)
     if found is None:
+        if not value.isascii():
+            refuse_invisible(field, value)
         return value
     if "\r\n" in value:
         return check_text(field, value.replace("\r\n", "\n"))

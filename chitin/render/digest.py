@@ -31,7 +31,7 @@ def digest_lines(
     where = marker.transcript or marker.agent_database or ""
     if digest is None:
         return [*lines, f"{INDENT}(the marker does not say where the session is: no digest)"]
-    lines.append(f"{INDENT}read from {where} ({digest.messages} message(s))")
+    lines.append(f"{INDENT}read from {where} ({_read_part(digest)})")
     if warning:
         lines.append(f"{INDENT}warning: {warning}")
     lines += _moment_lines(digest)
@@ -40,6 +40,14 @@ def digest_lines(
     commands = [*digest.commands, _done(marker, digest)]
     lines += [f"{INDENT}  {command}" for command in commands]
     return _within(lines, characters)
+
+
+def _read_part(digest: Digest) -> str:
+    if not digest.since:
+        return f"{digest.messages} message(s)"
+    if digest.since >= digest.messages:
+        return f"{digest.messages} message(s), all reflected on before: nothing new"
+    return f"messages {digest.since + 1}–{digest.messages}; 1–{digest.since} reflected on before"
 
 
 def _done(marker: Marker, digest: Digest) -> str:
@@ -127,6 +135,7 @@ def digest_shape(marker: Marker, digest: Digest | None, warning: str | None) -> 
     return {
         **data,
         "messages": digest.messages,
+        "reflectedBefore": digest.since,
         "warning": warning,
         "moments": [_moment_shape(m) for m in digest.moments],
         "omitted": digest.omitted,

@@ -17,7 +17,7 @@ from chitin.retrieval.retrieve import rank
 from chitin.retrieval.scoring import Settings, shaped_boost
 from chitin.retrieval.selection import Cosine
 from chitin.search import synonymy
-from chitin.search.semantic import Semantic, nearest
+from chitin.search.semantic import Semantic, nearest, said_nothing
 
 # How many full-text matches are scored: far more than are shown, so that the
 # damped factors can re-rank among them, and few enough to stay fast at 100,000.
@@ -57,7 +57,9 @@ def retrieve(
         degraded, unembedded = found.degraded, found.unembedded
         if found.hits:
             plain = [(match.relevance, match.insight) for match in text.matches]
-            matches = _fused(cache, plain, found.hits, filters, settings.fusion, text.share)
+            floors = said_nothing(cache, semantic, filters)
+            meaning = [(i, c) for i, c in found.hits if c > floors.get(i, -1.0)]
+            matches = _fused(cache, plain, meaning, filters, settings.fusion, text.share)
     if matches is None:  # no vectors to fuse: by text alone, with synonyms
         found_by_text = cache.remembered(
             ("by text", query, limit, weights, filters, TEXT_SYNONYMS),

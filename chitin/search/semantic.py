@@ -189,6 +189,27 @@ def nearest(
         return Nearest([], "the vector sidecar was damaged and is rebuilt; ranked by text alone", 0)
 
 
+# The text that says nothing: how near an insight is to it is how near it comes to any
+# query that means nothing to it (see ``said_nothing``).
+NOTHING = ""
+
+
+def said_nothing(cache: Cache, semantic: Semantic, filters: Filters) -> dict[str, float]:
+    """Each insight's cosine to a query that says nothing (NOTHING), where it is among
+    the NEIGHBOURS nearest to it; {} when the provider fails.
+
+    A text of a word or two ("x", "ok") embeds near the centre of the model's space,
+    where every query that means little also lands: "zzqx blorf" is 0.32 from "x", above
+    any fixed floor that keeps real matches, while the empty query is 0.53 from it and
+    about 0 from a real insight. So a query matches an insight in meaning only when it is
+    nearer to it than saying nothing is. Hooks repeat it, so it is remembered by state
+    like any query (``_hits``), and costs one scan of the vectors per change of store."""
+    try:
+        return dict(_hits(cache, semantic, NOTHING, filters))
+    except ProviderError:
+        return {}
+
+
 def _hits(
     cache: Cache, semantic: Semantic, query: str, filters: Filters
 ) -> list[tuple[str, float]]:

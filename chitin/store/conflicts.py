@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import json
 import shutil
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -86,6 +87,37 @@ def clear(git: Git) -> None:
     with contextlib.suppress(FileNotFoundError):
         record_path(git).unlink()
     shutil.rmtree(git.root / FOLDER, ignore_errors=True)
+
+
+def refuse_writes(git: Git, paths: Iterable[str]) -> None:
+    """Refuse a write to a file a stopped sync holds in conflict (or to its insight
+    under another path: archived, or of another type). ``sync --continue`` takes the
+    version edited in .chitin/conflicts/ (``--ours``/``--theirs`` a side as it was at
+    the stop) over whatever the store holds then, so the write would be lost without a
+    word: an update or a reinforcement made meanwhile was."""
+    stopped = load(git) if record_path(git).exists() else None
+    if stopped is None:
+        return
+    held = {*stopped.paths, *(_id(p) for p in stopped.paths if is_insight_path(p))}
+    for path in paths:
+        if path in held or (is_insight_path(path) and _id(path) in held):
+            name = _id(path) if is_insight_path(path) else path
+            raise StateError(
+                f"{name} is in conflict in a stopped sync, and a change to it now would be "
+                f"lost when the sync finishes; finish it first: edit "
+                f"{text_path(git.root, _stopped_path(stopped, path))} and run "
+                f"`chitin sync --continue`, keep one side (`chitin sync --ours {name}` or "
+                f"--theirs), or `chitin sync --abort`"
+            )
+
+
+def _id(path: str) -> str:
+    return Path(path).stem
+
+
+def _stopped_path(stopped: Stopped, path: str) -> str:
+    """The conflicted path that stands for ``path`` (the same file, or its insight)."""
+    return next((p for p in stopped.paths if p == path or _id(p) == _id(path)), path)
 
 
 def marked(root: Path, path: str) -> bool:

@@ -82,3 +82,31 @@ def read_session_note(root: Path, session: str) -> list[str]:
     if not isinstance(ids, list):
         return []
     return [i for i in ids if isinstance(i, str)]
+
+
+# How far each session's events were digested and reflected on, by where they are
+# (``core/agent.py``): {place: {"shown": messages, "through": messages}}. The newest
+# MAX_PLACES are kept; a place forgotten is digested whole again, never skipped.
+PLACES_FILE = "reflected.json"
+MAX_PLACES = 256
+
+
+def read_places(root: Path) -> dict[str, dict[str, int]]:
+    """The places noted; none when the file is missing or unusable."""
+    try:
+        data = json.loads((derived_folder(root) / PLACES_FILE).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {
+        str(place): {k: v for k, v in noted.items() if isinstance(v, int) and v >= 0}
+        for place, noted in data.items()
+        if isinstance(noted, dict)
+    }
+
+
+def write_places(root: Path, places: dict[str, dict[str, int]]) -> None:
+    """Keep ``places`` (the newest last), at most MAX_PLACES of them."""
+    kept = dict(list(places.items())[-MAX_PLACES:])
+    atomic_write(derived_folder(root) / PLACES_FILE, json.dumps(kept) + "\n")

@@ -18,7 +18,7 @@ from chitin.model.bounds import MAX_INSIGHT_BYTES, refuse_oversized
 from chitin.model.fields import GUARDED
 from chitin.model.insight import Insight
 from chitin.model.secrets import article, field_text, find_secrets
-from chitin.store import files, git_commit, interrupts, journal, remote
+from chitin.store import conflicts, files, git_commit, interrupts, journal, remote
 from chitin.store.files import atomic_write, bulk_write, read_file, restoring
 from chitin.store.messages import commit_message
 
@@ -94,6 +94,7 @@ class Writer:
         """Store.apply's work (its docstring says what is guaranteed)."""
         self.refuse_unsafe_state()
         refuse_conflicted(self.root, writes)
+        conflicts.refuse_writes(self.git, writes)
         asked = writes if suspects is None else [p for p in suspects if p in writes]
         self.commit_hand_edits([p for p in asked if (self.root / p).exists()])
         targets = [self.root / path for path in writes]
