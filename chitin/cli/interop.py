@@ -45,8 +45,10 @@ def export(ctx: click.Context, output: Path | None) -> None:
 @click.option(
     "--merge",
     is_flag=True,
-    help="Skip insights whose id, or whose claim (ignoring case and spacing), "
-    "the store already has. Without it, an id already in the store is an error.",
+    help="Skip insights whose id the store already has, or that contribute would refuse "
+    "as known (the same type and claim, and a trigger's condition and side); of an "
+    "insight repeated in FILE, only the strongest comes in. Without it, an id already "
+    "in the store is an error.",
 )
 @click.option(
     "--allow-secret",
