@@ -419,3 +419,16 @@ def test_merge_skips_only_what_contribute_calls_the_same_insight(
     again = run_json("import", str(write(tmp_path, "again.json", document)), "--merge")
     assert again["imported"] == 0 and again["skipped"] == 4
 
+
+def test_merge_names_every_skipped_item(
+    run: Run, run_json: Callable[..., Any], tmp_path: Path
+) -> None:
+    """Issue 25: each skipped item is named, however many there are."""
+    document = [{"type": "skill", "claim": f"Lesson number {n}"} for n in range(15)]
+    path = write(tmp_path, "export.json", document)
+    run("import", str(path))
+    human = run("import", str(path), "--merge").stdout
+    assert human.startswith("✓ Imported 0 insight(s), skipped 15 duplicate(s)")
+    for n in range(15):
+        assert f"skipped items[{n}] (" in human
+    assert "more skipped" not in human
