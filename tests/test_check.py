@@ -678,6 +678,10 @@ def test_pre_commit_checks_chitin_yaml_when_it_is_among_the_changed_files(
     [
         (b"$header\n$insight\n", "unknown placeholder $insight (allowed: $header, "),
         (b"caf\xe9 $insights\n", "is not UTF-8 text (at byte 3)"),
+        (
+            b"$insights\n<<<<<<< ours\nBe careful.\n=======\nBe fast.\n>>>>>>> theirs\n",
+            "holds git conflict markers (lines 2, 4, 6)",
+        ),
     ],
 )
 def test_a_template_that_render_would_set_aside_is_an_error(

@@ -201,7 +201,8 @@ def template_findings(root: Path) -> list[Finding]:
         templates.check(templates.read(str(path)), STORE_TEMPLATE)
     except ChitinError as error:
         message = str(error).removeprefix(f"{STORE_TEMPLATE}: ").removeprefix(f"{path} ")
-        fix = "correct it, or remove it to have chitin's own"
+        message, _, fix = message.partition("; fix: ")  # conflict markers say their fix
+        fix = fix or "correct it, or remove it to have chitin's own"
         return [Finding(STORE_TEMPLATE, "template", message, fix, lint.ERROR, "invalid")]
     return []
 

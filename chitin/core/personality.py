@@ -181,7 +181,9 @@ def template_of(root: Path, given: Path | None) -> tuple[Path, str]:
     fail for it: when it cannot be read or filled, chitin's own is used, and a notice
     says why (``chitin check`` names it too)."""
     if given is not None:
-        return given, templates.read(str(given))
+        text = templates.read(str(given))
+        templates.check(text, str(given))
+        return given, text
     own = root / STORE_TEMPLATE
     if own.is_file():
         try:
