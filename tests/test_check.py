@@ -612,6 +612,12 @@ SETTINGS_CASES = [
         "invalid",
     ),
     ("shard: 1\n", "chitin.yaml: shard: must be true or false, got 1", "invalid"),
+    (  # a merge stopped on it (qa33): say so, and how to finish it, not a YAML error
+        "retrieval:\n<<<<<<< ours\n  budget: 100\n=======\n  budget: 200\n>>>>>>> theirs\n",
+        "chitin.yaml: file: holds git conflict markers (lines 2, 4, 6); "
+        "fix: resolve the conflict: keep one side, remove the marker lines",
+        "parse",
+    ),
 ]
 
 

@@ -173,8 +173,9 @@ def settings_findings(root: Path) -> list[Finding]:
     try:
         config = parse_config(root / name)
     except StoreError as error:
-        message = str(error).removeprefix(f"{name} ")
-        return [Finding(name, "file", message, "correct the YAML", lint.ERROR, "parse")]
+        message, _, fix = str(error).removeprefix(f"{name} ").partition("; fix: ")
+        fix = fix or "correct the YAML"  # conflict markers say their own fix
+        return [Finding(name, "file", message, fix, lint.ERROR, "parse")]
     return [
         Finding(
             name,
