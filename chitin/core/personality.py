@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -129,8 +130,12 @@ def shell_command(program: Sequence[str], path: str | None) -> str:
     """How an agent's shell runs this chitin: ``chitin`` when that name on ``path``
     (its PATH) is this very program; else the program itself by absolute path, as the
     hooks run it (a chitin in a virtual environment is often not on the agent's PATH)."""
-    if tuple(program) == ("chitin",):
-        return "chitin"
+    if tuple(program) == ("chitin",):  # the library's: a program that names none
+        if path and shutil.which("chitin", path=path):
+            return "chitin"
+        # else the console script installed beside the library's Python, if there is one
+        beside = Path(sys.executable).parent / "chitin"
+        return shlex.quote(str(beside)) if beside.is_file() else "chitin"
     if len(program) == 1:
         found = shutil.which("chitin", path=path) if path else None
         if found is not None and _same_file(found, program[0]):
