@@ -612,6 +612,12 @@ SETTINGS_CASES = [
         "invalid",
     ),
     ("shard: 1\n", "chitin.yaml: shard: must be true or false, got 1", "invalid"),
+    (  # a merge stopped on it (qa33): say so, and how to finish it, not a YAML error
+        "retrieval:\n<<<<<<< ours\n  budget: 100\n=======\n  budget: 200\n>>>>>>> theirs\n",
+        "chitin.yaml: file: holds git conflict markers (lines 2, 4, 6); "
+        "fix: resolve the conflict: keep one side, remove the marker lines",
+        "parse",
+    ),
 ]
 
 
@@ -678,6 +684,10 @@ def test_pre_commit_checks_chitin_yaml_when_it_is_among_the_changed_files(
     [
         (b"$header\n$insight\n", "unknown placeholder $insight (allowed: $header, "),
         (b"caf\xe9 $insights\n", "is not UTF-8 text (at byte 3)"),
+        (
+            b"$insights\n<<<<<<< ours\nBe careful.\n=======\nBe fast.\n>>>>>>> theirs\n",
+            "holds git conflict markers (lines 2, 4, 6)",
+        ),
     ],
 )
 def test_a_template_that_render_would_set_aside_is_an_error(

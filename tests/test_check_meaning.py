@@ -78,3 +78,26 @@ def test_the_bucketed_search_finds_planted_near_pairs_among_many() -> None:
     # Random directions are the hardest case for buckets (no structure to follow):
     # 193 of 200 were found at 0.88 (2 buckets a row: 179; 4: 198); nothing else is near.
     assert len(found & set(planted)) >= 190 and found <= set(planted)
+
+
+def test_check_reports_the_conflict_contribute_warned_of_with_no_shared_word(
+    run: Run, run_json: Any, store: Path
+) -> None:
+    """Issue 24's pair (qa33): "Be verbose and explain every step" against the starter
+    "Speak plainly and briefly, …" shares no topic word; contribute calls it a conflict
+    by meaning (a stance, 0.46 near), and check, the same judgement on the same stored
+    vectors, must too."""
+    run("init", "--seed")
+    made = run_json(
+        "contribute", "--type", "personality", "--claim", "Be verbose and explain every step",
+        "--confidence", "0.5", "--provenance", "social",
+    )  # fmt: skip
+    assert [c["id"] for c in made["conflicts"]] == ["lead-with-the-answer-43iz"]
+    run("embed")
+    found = [w for w in warnings(run) if w["kind"] == "conflict"]
+    assert len(found) == 1, found
+    paths = {found[0]["path"], found[0]["message"].split(" conflicts with ")[1].split(" (")[0]}
+    assert paths == {
+        f"insights/personality/{made['insight']['id']}.md",
+        "insights/personality/lead-with-the-answer-43iz.md",
+    }

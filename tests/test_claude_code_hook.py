@@ -278,6 +278,26 @@ def test_a_long_store_template_lowers_the_budget_further(
     assert LINE.search(context)
 
 
+def test_a_store_template_longer_than_the_limit_gives_way_to_chitins_own(
+    commands: dict[str, str], project: Path, store: Path, tmp_path: Path, run: Run
+) -> None:
+    """qa33: a store template of 9,000 characters alone went in whole, over the 8,000
+    kept for Claude Code (a preview past 10,000), with no insight: the agent got the
+    preamble and nothing it could act on. Set aside like a template that cannot be
+    filled, with one warning naming it."""
+    run("init", "--seed")
+    preamble = "Read these before you start; they are yours. " * 200  # 9,200 characters
+    (store / "templates").mkdir()
+    (store / "templates" / "PERSONALITY.md").write_text(f"$header\n\n{preamble}\n\n$insights\n")
+    stdin = json.dumps(start_event(project, tmp_path / "home", "startup"))
+    done = run_command(commands["SessionStart"], stdin, store=store, cwd=project)
+    context = session_context(done)
+    assert utf16_length(context) <= CLAUDE_CONTEXT_LIMIT
+    assert preamble not in context and context.count("\n- [") >= 3
+    [line] = done.stderr.decode().splitlines()
+    assert "templates/PERSONALITY.md" in line and "chitin's own template is used" in line
+
+
 def test_wide_characters_are_counted_as_claude_code_counts_them(
     commands: dict[str, str], project: Path, store: Path, tmp_path: Path, run: Run
 ) -> None:

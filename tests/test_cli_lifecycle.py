@@ -239,6 +239,27 @@ def test_an_exact_duplicate_is_refused_before_anything_is_written(
     assert len(run_json("list")) == 2
 
 
+def test_an_exact_duplicate_of_common_words_is_refused_in_a_large_store(
+    run: Run, run_json: Any, store: Path, tmp_path: Path
+) -> None:
+    """qa33: every word of "Always run the tests" is in more than 1,000 claims (and 10%
+    of the store), too common for the term index's lookup, so the exact duplicate was
+    never a candidate and was written."""
+    items = [{"type": "skill", "claim": f"Always run the tests before release {n}"}
+             for n in range(1100)]  # fmt: skip
+    items.append({"id": "the-rule-aaaa", "type": "skill", "claim": "Always run the tests"})
+    document = tmp_path / "many.json"
+    document.write_text(json.dumps(items))
+    run("import", str(document))
+    before = commit_count(store)
+    again = run(
+        "contribute", "--type", "skill", "--claim", "always run the tests.",
+        "--confidence", "0.5", expect=1,
+    )  # fmt: skip
+    assert again.stderr.startswith("Error: already known as the-rule-aaaa: ")
+    assert commit_count(store) == before
+
+
 def test_a_trigger_is_the_same_by_condition_response_and_avoid(run: Run, run_json: Any) -> None:
     trigger = ["contribute", "--type", "trigger", "--confidence", "0.9"]
     spec = ["--condition", "a test fails", "--claim", "weakening the assertion"]

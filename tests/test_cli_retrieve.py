@@ -10,6 +10,10 @@ from typing import Any
 import pytest
 from conftest import Run, commit_count, git
 
+MARKED_TEMPLATE = (
+    b"$header\n<<<<<<< ours\nBe careful.\n=======\nBe fast.\n>>>>>>> theirs\n$insights\n"
+)
+
 
 def text_only(store: Path) -> None:
     """Semantic search off: these tests pin down the full-text behaviour."""
@@ -335,6 +339,8 @@ def test_a_bad_template_placeholder_is_named(run: Run, seeded: Any, tmp_path: Pa
         (b"$header\n$insight\n", "unknown placeholder $insight (allowed: $header, "),
         (b"costs ${insights\n", "Invalid placeholder in string: line 1, col 7 (write $$ "),
         (b"caf\xe9 $insights\n", "is not UTF-8 text (at byte 3)"),
+        # a merge that stopped on the template (qa33): neither side reaches the agent
+        (MARKED_TEMPLATE, "holds git conflict markers (lines 2, 4, 6); fix: resolve the"),
     ],
 )
 def test_a_broken_store_template_gives_way_to_chitins_own(

@@ -282,7 +282,8 @@ def test_merge_skips_known_ids_and_claims_ignoring_case_and_spacing(
     assert result["imported"] == 1 and result["skipped"] == 3
     reasons = {s["item"]: s["reason"] for s in result["skippedItems"]}
     assert reasons[0] == "already in the store"
-    assert reasons[1] == reasons[3] == "the same claim is already there"
+    assert reasons[1] == "the same insight is already there"
+    assert reasons[3] == "the same insight as items[2], which is stronger"
     assert len(run_json("list")) == 4
     human = run("import", str(write(tmp_path, "more.json", document)), "--merge").stdout
     assert human.startswith("✓ Imported 0 insight(s), skipped 4 duplicate(s)")
@@ -376,3 +377,58 @@ def test_a_backup_restores_counts_evidence_and_history_whatever_the_claims(
 
 
 ADD = ("contribute", "--type", "skill", "--claim")
+
+
+def test_merge_keeps_the_strongest_of_one_insight_repeated_in_the_document(
+    run: Run, run_json: Callable[..., Any], tmp_path: Path
+) -> None:
+    """Issue 25 (qa33): `--merge` skips a repeat, never the reinforced copy. The export
+    lists the newest first, so the first of a claim was the weaker copy, kept."""
+    document = [
+        {"id": "weak-bbbb", "type": "skill", "claim": "Reproduce a bug before fixing it",
+         "confidence": 0.6},
+        {"id": "strong-aaaa", "type": "skill", "claim": "reproduce a bug before fixing it.",
+         "confidence": 0.81, "reinforcementCount": 1},
+    ]  # fmt: skip
+    result = run_json("import", str(write(tmp_path, "export.json", document)), "--merge")
+    assert result["ids"] == ["strong-aaaa"]
+    assert result["skippedItems"] == [
+        {"item": 0, "id": "weak-bbbb", "reason": "the same insight as items[1], which is stronger"}
+    ]
+    assert [i["id"] for i in run_json("list")] == ["strong-aaaa"]
+
+
+def test_merge_skips_only_what_contribute_calls_the_same_insight(
+    run: Run, run_json: Callable[..., Any], tmp_path: Path
+) -> None:
+    """Issue 25 (qa33): the same words are not the same insight when contribute's own
+    check says they are not: a trigger that avoids what another does (a conflict), a
+    response to another situation, or the sentence kept in another type."""
+    when = "a test fails and editing it is quickest"
+    document = [
+        {"type": "trigger", "condition": when, "claim": "weakening the assertion",
+         "avoid": True, "confidence": 0.9},
+        {"type": "trigger", "condition": when, "claim": "weakening the assertion",
+         "confidence": 0.5},
+        {"type": "trigger", "condition": "a reviewer asks for a quick fix",
+         "claim": "weakening the assertion", "avoid": True, "confidence": 0.7},
+        {"type": "behavioral", "claim": "Weakening the assertion", "confidence": 0.4},
+    ]  # fmt: skip
+    result = run_json("import", str(write(tmp_path, "export.json", document)), "--merge")
+    assert result["imported"] == 4 and result["skipped"] == 0
+    again = run_json("import", str(write(tmp_path, "again.json", document)), "--merge")
+    assert again["imported"] == 0 and again["skipped"] == 4
+
+
+def test_merge_names_every_skipped_item(
+    run: Run, run_json: Callable[..., Any], tmp_path: Path
+) -> None:
+    """Issue 25: each skipped item is named, however many there are."""
+    document = [{"type": "skill", "claim": f"Lesson number {n}"} for n in range(15)]
+    path = write(tmp_path, "export.json", document)
+    run("import", str(path))
+    human = run("import", str(path), "--merge").stdout
+    assert human.startswith("✓ Imported 0 insight(s), skipped 15 duplicate(s)")
+    for n in range(15):
+        assert f"skipped items[{n}] (" in human
+    assert "more skipped" not in human

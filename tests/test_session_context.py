@@ -99,6 +99,26 @@ def test_the_closing_instructions_name_the_chitin_the_agent_can_run(
     assert "`chitin reinforce <id>`" in on_path and program not in on_path
 
 
+def test_the_library_names_a_chitin_the_agent_can_run_too(
+    run: Run, store: Path, monkeypatch: Any
+) -> None:
+    """qa33: a program rendering through the library (which names no command) said
+    `chitin reinforce <id>` whether or not the agent's shell finds a chitin; without
+    one on its PATH, the console script installed beside the library's Python."""
+    from chitin import Chitin
+
+    run("init", "--seed")
+    program = chitin_program()
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    with Chitin(store=store) as chitin:
+        elsewhere = chitin.render("coding session").text
+    assert f"`{program} reinforce <id>`" in elsewhere
+    monkeypatch.setenv("PATH", f"{Path(program).parent}{os.pathsep}/usr/bin:/bin")
+    with Chitin(store=store) as chitin:
+        on_path = chitin.render("coding session").text
+    assert "`chitin reinforce <id>`" in on_path and program not in on_path
+
+
 def test_a_hook_bound_to_a_store_tells_the_agent_that_store(
     run: Run, store: Path, tmp_path: Path
 ) -> None:

@@ -453,3 +453,28 @@ def test_a_hand_edit_not_committed_is_said_not_to_be_sent(machines: Machines) ->
     git(machines.a, "-c", "user.name=T", "-c", "user.email=t@x", "commit", "-qam", "By hand")
     again = chitin(machines.a, "sync")
     assert "not committed" not in again.stderr and "sent 1 commit(s)" in again.stdout
+
+
+def test_a_commit_holding_conflict_markers_is_not_sent(machines: Machines) -> None:
+    """qa33: a plain `git pull` that stopped, then `git commit -a`, commits both sides
+    between marker lines; sync must not hand that file to every other machine (each
+    would skip it: the insight would vanish from every context)."""
+    chitin(machines.a, "update", machines.id, "--claim", "Side A of the story")
+    chitin(machines.a, "sync")
+    chitin(machines.b, "update", machines.id, "--claim", "Side B of the story")
+    git(machines.b, "config", "--remove-section", "merge.chitin")  # as in a plain clone
+    identity = ["-c", "user.name=Mel", "-c", "user.email=mel@example.org"]
+    pulled = subprocess.run(
+        ["git", "-C", str(machines.b), *identity, "pull", "--no-rebase"],
+        capture_output=True,
+        text=True,
+    )
+    assert "CONFLICT" in pulled.stdout, (pulled.stdout, pulled.stderr)
+    git(machines.b, *identity, "commit", "-qam", "merged, markers and all")
+    before = machines.remote_head()
+    refused = chitin(machines.b, "sync", expect=1)
+    path = git(machines.b, "ls-files", f"*{machines.id}.md").strip()
+    assert refused.stderr.count("\n") == 1, refused.stderr
+    assert f"Error: not sent: {path} holds git conflict markers" in refused.stderr
+    assert "keep one side, remove the marker lines" in refused.stderr
+    assert machines.remote_head() == before

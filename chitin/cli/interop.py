@@ -17,8 +17,6 @@ from chitin.render import shapes
 if TYPE_CHECKING:
     from chitin.core.interop import Imported
 
-MAX_SKIPPED_LINES = 10
-
 
 @click.command(short_help="Print every insight as JSON (a lossless backup).")
 @output_option("Write to this file (atomically) instead of stdout.")
@@ -45,8 +43,10 @@ def export(ctx: click.Context, output: Path | None) -> None:
 @click.option(
     "--merge",
     is_flag=True,
-    help="Skip insights whose id, or whose claim (ignoring case and spacing), "
-    "the store already has. Without it, an id already in the store is an error.",
+    help="Skip insights whose id the store already has, or that contribute would refuse "
+    "as known (the same type and claim, and a trigger's condition and side); of an "
+    "insight repeated in FILE, only the strongest comes in. Without it, an id already "
+    "in the store is an error.",
 )
 @click.option(
     "--allow-secret",
@@ -91,10 +91,9 @@ def _summary(result: Imported) -> list[str]:
             f"  from a chitin 1.x database (schema {result.generation}), "
             f"with {result.history_rows} history row(s) kept in the commit"
         )
-    for skipped in result.skipped[:MAX_SKIPPED_LINES]:
+    # every one, however many: an item skipped unnamed is an insight lost unnoticed
+    for skipped in result.skipped:
         lines.append(f"  skipped items[{skipped.item}] ({skipped.id}): {skipped.reason}")
-    if len(result.skipped) > MAX_SKIPPED_LINES:
-        lines.append(f"  … and {len(result.skipped) - MAX_SKIPPED_LINES} more skipped")
     if result.embeddings_left:
         lines.append(
             f"  {result.embeddings_left} 1.x embedding(s) were not copied "

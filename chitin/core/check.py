@@ -173,8 +173,9 @@ def settings_findings(root: Path) -> list[Finding]:
     try:
         config = parse_config(root / name)
     except StoreError as error:
-        message = str(error).removeprefix(f"{name} ")
-        return [Finding(name, "file", message, "correct the YAML", lint.ERROR, "parse")]
+        message, _, fix = str(error).removeprefix(f"{name} ").partition("; fix: ")
+        fix = fix or "correct the YAML"  # conflict markers say their own fix
+        return [Finding(name, "file", message, fix, lint.ERROR, "parse")]
     return [
         Finding(
             name,
@@ -201,7 +202,8 @@ def template_findings(root: Path) -> list[Finding]:
         templates.check(templates.read(str(path)), STORE_TEMPLATE)
     except ChitinError as error:
         message = str(error).removeprefix(f"{STORE_TEMPLATE}: ").removeprefix(f"{path} ")
-        fix = "correct it, or remove it to have chitin's own"
+        message, _, fix = message.partition("; fix: ")  # conflict markers say their fix
+        fix = fix or "correct it, or remove it to have chitin's own"
         return [Finding(STORE_TEMPLATE, "template", message, fix, lint.ERROR, "invalid")]
     return []
 

@@ -27,9 +27,10 @@ from chitin.index.cache import Cache, Filters
 from chitin.model import secrets
 from chitin.model.ids import new_id
 from chitin.model.insight import Insight
-from chitin.model.interchange import Exported, Item, claim_key, items_of, read_item
+from chitin.model.interchange import Exported, Item, items_of, read_item
 from chitin.model.search_text import well_formed
 from chitin.notices import notice
+from chitin.retrieval.judgement import exact_key, side_of
 from chitin.store import history
 from chitin.store.legacy import is_database as sqlite_file
 from chitin.store.legacy import read_database
@@ -252,24 +253,56 @@ def _read_all(
 def _sort_out(cache: Cache, items: list[Item], merge: bool) -> tuple[list[Item], list[Skipped]]:
     """Items to write, and those ``--merge`` skips. Without ``--merge`` an id that is
     taken, in the store or earlier in the document, is an error."""
-    claims = {claim_key(i.claim) for i in cache.select(Filters(archived=None))} if merge else set()
-    seen_ids: dict[str, int] = {}
-    kept: list[Item] = []
-    skipped: list[Skipped] = []
+    if not merge:
+        seen_ids: dict[str, int] = {}
+        for index, item in enumerate(items):
+            earlier = seen_ids.get(item.insight.id)
+            if earlier is not None or cache.id_exists(item.insight.id):
+                raise ValidationError(
+                    f"items[{index}].id", _id_taken(index, item.insight.id, earlier)
+                )
+            seen_ids[item.insight.id] = index
+        return list(items), []
+    reasons = _merge_skips(cache, items)
+    kept = [item for index, item in enumerate(items) if index not in reasons]
+    skipped = [Skipped(i, items[i].insight.id, reasons[i]) for i in sorted(reasons)]
+    return kept, skipped
+
+
+def _merge_skips(cache: Cache, items: Sequence[Item]) -> dict[int, str]:
+    """Why ``--merge`` skips each item it skips, by position: an id the store or an
+    earlier item has, an insight the store has (as ``contribute`` judges one: its
+    type and claim, and a trigger's condition and side), or one repeated in the
+    document, of which only the strongest comes in (the first at a tie)."""
+    reasons: dict[int, str] = {}
+    ids: dict[str, int] = {}
+    known = {exact_key(side_of(i)) for i in cache.select(Filters(archived=None))}
+    best: dict[tuple[str, ...], int] = {}
     for index, item in enumerate(items):
         insight = item.insight
-        earlier = seen_ids.get(insight.id)
-        if not merge and (earlier is not None or cache.id_exists(insight.id)):
-            raise ValidationError(f"items[{index}].id", _id_taken(index, insight.id, earlier))
-        reason = _skip_reason(cache, insight, earlier, claims)
-        if reason:
-            skipped.append(Skipped(index, insight.id, reason))
-            continue
-        seen_ids[insight.id] = index
-        if merge:  # without --merge, two items of the same claim are both kept
-            claims.add(claim_key(insight.claim))
-        kept.append(item)
-    return kept, skipped
+        key = exact_key(side_of(insight))
+        earlier = ids.setdefault(insight.id, index)
+        if earlier != index:
+            reasons[index] = f"repeats the id of items[{earlier}]"
+        elif cache.id_exists(insight.id):
+            reasons[index] = "already in the store"
+        elif key in known:
+            reasons[index] = "the same insight is already there"
+        elif key not in best or _stronger(insight, items[best[key]].insight):
+            best[key] = index
+    for index, item in enumerate(items):
+        winner = best.get(exact_key(side_of(item.insight)), index)
+        if index not in reasons and winner != index:
+            reasons[index] = f"the same insight as items[{winner}], which is stronger"
+    return reasons
+
+
+def _stronger(insight: Insight, than: Insight) -> bool:
+    """Strictly stronger: more reinforced, else more confident (search.door's order)."""
+    return (-insight.reinforcements, -insight.confidence) < (
+        -than.reinforcements,
+        -than.confidence,
+    )
 
 
 def _id_taken(index: int, insight_id: str, earlier: int | None) -> str:
@@ -278,18 +311,6 @@ def _id_taken(index: int, insight_id: str, earlier: int | None) -> str:
         f"items[{index}].id: id {insight_id} is taken ({where}); "
         "--merge skips insights that are already there"
     )
-
-
-def _skip_reason(
-    cache: Cache, insight: Insight, earlier: int | None, claims: set[str]
-) -> str | None:
-    if earlier is not None:
-        return f"repeats the id of items[{earlier}]"
-    if cache.id_exists(insight.id):
-        return "already in the store"
-    if claim_key(insight.claim) in claims:
-        return "the same claim is already there"
-    return None
 
 
 def _guarded_history(

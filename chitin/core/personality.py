@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -59,11 +60,9 @@ def render_personality(
     them) the whole file may take, template included. The budget is then lowered
     until it fits: the insights take at most four characters per token of budget, so
     the budget becomes at most (limit - the template's own characters) / 4, and the
-    header names the budget used. A template longer than the limit alone is left as
-    it is (the caller can tell by the text's length).
-
-    ``how`` (mcp, reader) and ``store``: whom the closing instructions are for
-    (``instructions``)."""
+    header names the budget used. The store's template longer than the limit alone
+    gives way to chitin's own (``_within``); chitin's, longer still, is left as it is.
+    ``how`` (mcp, reader) and ``store``: whom the closing instructions are for."""
     query = query._replace(text=well_formed(query.text))  # it is printed in the header too
     budget = query.budget
     commit, when = retrieving.snapshot_time()
@@ -86,6 +85,8 @@ def render_personality(
         }
         return templates.render(template_text, values, str(path))
 
+    if limit is not None and path == retrieving.session.root / STORE_TEMPLATE:
+        path, template_text = _within(limit, path, template_text, characters(filled(0, None)))
     packed = marshalling.pack(insights, budget, labels=found.short_ids)
     text = filled(budget, packed)
     if limit is not None and characters(text) > limit:
@@ -129,8 +130,12 @@ def shell_command(program: Sequence[str], path: str | None) -> str:
     """How an agent's shell runs this chitin: ``chitin`` when that name on ``path``
     (its PATH) is this very program; else the program itself by absolute path, as the
     hooks run it (a chitin in a virtual environment is often not on the agent's PATH)."""
-    if tuple(program) == ("chitin",):
-        return "chitin"
+    if tuple(program) == ("chitin",):  # the library's: a program that names none
+        if path and shutil.which("chitin", path=path):
+            return "chitin"
+        # else the console script installed beside the library's Python, if there is one
+        beside = Path(sys.executable).parent / "chitin"
+        return shlex.quote(str(beside)) if beside.is_file() else "chitin"
     if len(program) == 1:
         found = shutil.which("chitin", path=path) if path else None
         if found is not None and _same_file(found, program[0]):
@@ -181,7 +186,9 @@ def template_of(root: Path, given: Path | None) -> tuple[Path, str]:
     fail for it: when it cannot be read or filled, chitin's own is used, and a notice
     says why (``chitin check`` names it too)."""
     if given is not None:
-        return given, templates.read(str(given))
+        text = templates.read(str(given))
+        templates.check(text, str(given))
+        return given, text
     own = root / STORE_TEMPLATE
     if own.is_file():
         try:
@@ -191,5 +198,22 @@ def template_of(root: Path, given: Path | None) -> tuple[Path, str]:
         except ValidationError as error:
             notice(f"{error}; chitin's own template is used instead")
 
+    return shipped_template()
+
+
+def shipped_template() -> tuple[Path, str]:
     shipped = data_path("templates") / "PERSONALITY.md"
     return shipped, shipped.read_text(encoding="utf-8")
+
+
+def _within(limit: int, path: Path, text: str, alone: int) -> tuple[Path, str]:
+    """The store's own template, unless it takes ``limit`` characters by itself (with
+    no insight): then no insight could reach the host's context, and chitin's own is
+    used, with a notice (as for a template that cannot be filled)."""
+    if alone <= limit:
+        return path, text
+    notice(
+        f"{path}: the template alone is {alone} characters, over the {limit} kept for "
+        "the host's context; chitin's own template is used instead"
+    )
+    return shipped_template()

@@ -236,6 +236,10 @@ class Cache(Reconciler, Queries):
         """The summed weights of the query ``words`` each of the rows ``rowids`` holds."""
         return fulltext.coverage(self.db, words, rowids)
 
+    def same_terms(self, terms: Iterable[str]) -> list[int]:
+        """Rows whose claim holds exactly ``terms`` (fulltext.same_terms)."""
+        return fulltext.same_terms(self.db, terms)
+
     def term_matches(
         self, terms: Iterable[str], max_share: float, floor: int
     ) -> tuple[dict[int, int], int]:

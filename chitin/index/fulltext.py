@@ -232,6 +232,28 @@ def matches_any(db: sqlite3.Connection, expression: str) -> bool:
     return found.fetchone() is not None
 
 
+def same_terms(db: sqlite3.Connection, terms: Iterable[str]) -> list[int]:
+    """The rows whose claim holds exactly ``terms`` (its tokens and stems): where an
+    exact duplicate is, found by the index however common each term is (term_matches
+    leaves the common ones out). Rows include archived insights."""
+    wanted = sorted({t for t in terms if t})
+    if not wanted:
+        return []
+    placeholders = ", ".join("?" * len(wanted))
+    frequency = dict(
+        db.execute(f"SELECT term, doc FROM claim_vocab WHERE term IN ({placeholders})", wanted)
+    )
+    if len(frequency) < len(wanted):
+        return []  # a term no claim holds
+    # Through the rarest term's list alone: a common one's costs ~65 ms at 100,000.
+    rarest = min(wanted, key=lambda term: frequency[term])
+    found = db.execute(
+        "SELECT rowid FROM claim_terms WHERE claim_terms MATCH ? AND terms = ?",
+        (f'"{rarest}"', " ".join(wanted)),
+    )
+    return [rowid for (rowid,) in found]
+
+
 def term_matches(
     db: sqlite3.Connection, terms: Iterable[str], max_share: float, floor: int
 ) -> tuple[dict[int, int], int]:

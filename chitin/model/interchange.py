@@ -122,11 +122,6 @@ def read_item(
         ) from None
 
 
-def claim_key(claim: str) -> str:
-    """What makes two claims the same for ``import --merge``: case and spacing aside."""
-    return " ".join(claim.split()).casefold()
-
-
 def _read(item: Mapping[str, Any], now: str, fresh_id: Callable[[str], str]) -> Item:
     for key in item:
         if key not in KNOWN_KEYS:

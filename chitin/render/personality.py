@@ -10,6 +10,7 @@ from __future__ import annotations
 from string import Template
 
 from chitin.errors import ValidationError
+from chitin.format.conflicts import ConflictMarkers, refuse_markers
 
 PLACEHOLDERS: dict[str, str] = {
     "header": "the generated-file notice: commit, query and budget",
@@ -59,7 +60,13 @@ def actions(command: str | None, store: str | None = None) -> str:
 
 
 def check(template_text: str, source: str) -> None:
-    """Raise the error that rendering ``template_text`` would (source: its file)."""
+    """Raise the error that rendering ``template_text`` would (source: its file), or
+    that it holds git's conflict markers: a merge stopped on it, and what it says is
+    neither side, so it must not reach the agent as its context."""
+    try:
+        refuse_markers(template_text)
+    except ConflictMarkers as error:
+        raise ValidationError("template", f"{source}: {error}; fix: {error.fix}") from None
     render(template_text, dict.fromkeys(PLACEHOLDERS, ""), source)
 
 

@@ -192,16 +192,22 @@ def _clashes(
     takers = [i for i, side in enumerate(sides) if takes_a_side(side)]
     candidates = _by_words(index, takers, leanings, need)
     for i in takers:
-        mine, words = leanings[i], candidates(i)
+        mine = leanings[i]
         # judge() by words finds a conflict only with an opposition and ``need`` of the
-        # topic words (a stance alone needs a cosine): the rest is left out unjudged.
-        possible = (
-            j
-            for j in chain(words, poles.opposed(i))
-            if may_oppose(mine, leanings[j]) and _overlap(topics[i], topics[j]) >= need
-        )
-        for j in possible:
-            consider(i, j, meaning.cosine(i, j))
+        # topic words: the rest is left out unjudged. A claim that is its stance and
+        # little else ("Be verbose and explain every step" / "Speak plainly and
+        # briefly, …") shares no word with the other and is judged by its cosine, as
+        # contribute judges it: of the holders of an opposite pole (a bounded few),
+        # those with a stored vector are judged whatever words they share.
+        for j in candidates(i):
+            if may_oppose(mine, leanings[j]) and _overlap(topics[i], topics[j]) >= need:
+                consider(i, j, meaning.cosine(i, j))
+        for j in poles.opposed(i):
+            if not may_oppose(mine, leanings[j]):
+                continue
+            cosine = meaning.cosine(i, j)
+            if cosine is not None or _overlap(topics[i], topics[j]) >= need:
+                consider(i, j, cosine)
     for i, j, cosine in meaning.pairs:  # the same topic in meaning, few words shared
         if may_oppose(leanings[i], leanings[j]):
             consider(i, j, cosine)

@@ -47,6 +47,12 @@ def similar_candidates(cache: Cache, claim: str, threshold: float) -> list[Candi
     return candidates(cache, overlapping(cache, tokens(claim), threshold))
 
 
+def same_claim_candidates(cache: Cache, claim: str) -> list[Candidate]:
+    """Live insights whose claim has the very words of ``claim``: an exact duplicate,
+    even of words too common for ``conflict_candidates`` to look up."""
+    return candidates(cache, set(cache.same_terms(stemmed_tokens(claim))))
+
+
 def conflict_candidates(cache: Cache, claim: str) -> list[Candidate]:
     """Insights close enough in words to duplicate ``claim``, or using a term that
     pulls against one of its own: the word candidates of ``contribute``'s check

@@ -39,7 +39,7 @@ from chitin.retrieval.judgement import (
     side_of,
 )
 from chitin.retrieval.stance import stance
-from chitin.search.candidates import conflict_candidates
+from chitin.search.candidates import conflict_candidates, same_claim_candidates
 from chitin.search.semantic import nearest, plain_rows, waiting
 
 if TYPE_CHECKING:
@@ -77,7 +77,10 @@ def word_candidates(cache: Cache, side: Side) -> list[Insight]:
 def exact_duplicates(cache: Cache, side: Side) -> list[Insight]:
     """Stored insights that are the same insight as ``side``, strongest first."""
     key = exact_key(side)
-    same = [i for i in word_candidates(cache, side) if exact_key(side_of(i)) == key]
+    pool = {i.id: i for i in word_candidates(cache, side)}
+    more = [c.id for c in same_claim_candidates(cache, side.claim) if c.id not in pool]
+    pool.update(cache.by_ids(more))
+    same = [i for i in pool.values() if exact_key(side_of(i)) == key]
     return sorted(same, key=strength)
 
 

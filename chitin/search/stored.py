@@ -28,9 +28,10 @@ if TYPE_CHECKING:
     import numpy as np
 
 
-# The lowest cosine a verdict by meaning uses in check: a conflict's topic with two
+# The lowest cosine of the close pairs check looks through: a conflict's topic with two
 # opposing cues (a duplicate needs 0.65). A stance alone (judgement.STANCE_COSINE, 0.4)
-# is left to contribute: at 0.4 most pairs of a topical store would be candidates.
+# is not looked for among close pairs (at 0.4 most pairs of a topical store would be
+# candidates), but among the few holders of an opposite pole (clusters._clashes).
 FLOOR = WEAK_TOPIC_COSINE
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from chitin.errors import StoreError, ValidationError
+from chitin.format.conflicts import ConflictMarkers, refuse_markers
 from chitin.format.layout import RACY_WINDOW_NS, FileStat
 from chitin.lockfile import clear_in_the_way, derived_folder
 from chitin.store.files import atomic_write
@@ -24,7 +25,11 @@ def parse_config(path: Path) -> dict[str, Any]:
     from chitin.format.frontmatter import load_yaml
 
     try:  # without anchors and aliases, as frontmatter (a pulled file can be a YAML bomb)
-        data = load_yaml(path.read_text(encoding="utf-8"), CONFIG_FILE, "config", first_line=1)
+        text = path.read_text(encoding="utf-8")
+        refuse_markers(text)  # a stopped merge: what it says is neither side
+        data = load_yaml(text, CONFIG_FILE, "config", first_line=1)
+    except ConflictMarkers as error:
+        raise StoreError(f"{CONFIG_FILE} {error}; fix: {error.fix}") from None
     except ValidationError as error:
         raise StoreError(str(error)) from None
     except UnicodeDecodeError as error:

@@ -83,6 +83,23 @@ def count(git: Git, revisions: str) -> int:
     return int(git.run(["rev-list", "--count", revisions]).stdout.strip() or 0)
 
 
+# A line that opens, splits (diff3's base) or closes a conflict, as format/conflicts.py
+# reads one (chitin escapes such a line in the text it writes).
+_MARKER_LINE = r"^(<{7}|[|]{7}|>{7})( |$)"
+
+
+def marked_files(git: Git, revisions: str | None) -> list[str]:
+    """The insight files changed in ``revisions`` (every one, for None) whose text at
+    HEAD holds git's conflict markers: a merge that stopped, committed as it was."""
+    grep = ["grep", "-l", "-z", "-E", _MARKER_LINE, "HEAD", "--", "insights", "archive"]
+    found = [p.removeprefix("HEAD:") for p in git.run(grep, check=False).stdout.split("\0") if p]
+    if not found or revisions is None:
+        return found
+    diff = ["diff", "--name-only", "-z", "--no-renames", revisions, "--", "insights", "archive"]
+    changed = set(git.run(diff).stdout.split("\0"))
+    return [path for path in found if path in changed]
+
+
 # A fetch's or merge's own `gc --auto` (or maintenance) would run in the background,
 # holding the store's lock (see ``merge``) for as long as it takes: the next commit of
 # a write starts it instead.
