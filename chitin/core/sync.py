@@ -16,7 +16,6 @@ from pathlib import Path
 
 from chitin.core.session import Session
 from chitin.errors import ChitinError, StateError, StoreError
-from chitin.format.conflicts import FIX as MARKERS_FIX
 from chitin.format.layout import is_insight_path
 from chitin.store import conflicts, interrupts, journal, remote
 from chitin.store.git import Git
@@ -276,17 +275,6 @@ def _partly(git: Git, stop: SyncConflict, resume: Resume) -> SyncConflict:
     )
 
 
-def _refuse_markers(git: Git, revisions: str | None) -> None:
-    """A file committed with git's conflict markers (a `git pull` that stopped, then
-    `git commit -a`) is not sent: every machine would skip it, and the insight would
-    leave every context until someone resolved it."""
-    marked = remote.marked_files(git, revisions)
-    if marked:
-        shown = ", ".join(marked[:3]) + (f" and {len(marked) - 3} more" if len(marked) > 3 else "")
-        verb = "holds" if len(marked) == 1 else "hold"
-        raise StoreError(f"not sent: {shown} {verb} git conflict markers; fix: {MARKERS_FIX}")
-
-
 def _files(paths: list[str]) -> str:
     """What the paths are, in a stop's words ("insight file(s)", or a README as well)."""
     return "insight file(s)" if all(map(is_insight_path, paths)) else "file(s)"
@@ -390,7 +378,7 @@ def _send(git: Git, where: tuple[str, str, int], result: Synced, guard: interrup
     outgoing = remote.count(git, f"{theirs}..HEAD" if known else "HEAD")
     if not outgoing:
         return True
-    _refuse_markers(git, f"{theirs}..HEAD" if known else None)
+    remote.refuse_marked(git, f"{theirs}..HEAD" if known else None)
     upstream = remote.upstream_remote(git, branch)
     attempt = remote.push(git, name, branch, set_upstream=upstream is None, holding=held)
     if attempt.ok:

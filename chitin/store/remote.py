@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from chitin.errors import GitError
+from chitin.errors import GitError, StoreError
+from chitin.format.conflicts import FIX as MARKERS_FIX
 from chitin.store.files import atomic_write
 from chitin.store.git import Git
 
@@ -98,6 +99,17 @@ def marked_files(git: Git, revisions: str | None) -> list[str]:
     diff = ["diff", "--name-only", "-z", "--no-renames", revisions, "--", "insights", "archive"]
     changed = set(git.run(diff).stdout.split("\0"))
     return [path for path in found if path in changed]
+
+
+def refuse_marked(git: Git, revisions: str | None) -> None:
+    """Refuse to send a file committed with git's conflict markers (a `git pull` that
+    stopped, then `git commit -a`): every machine would skip it, and the insight would
+    leave every context until someone resolved it."""
+    marked = marked_files(git, revisions)
+    if marked:
+        shown = ", ".join(marked[:3]) + (f" and {len(marked) - 3} more" if len(marked) > 3 else "")
+        verb = "holds" if len(marked) == 1 else "hold"
+        raise StoreError(f"not sent: {shown} {verb} git conflict markers; fix: {MARKERS_FIX}")
 
 
 # A fetch's or merge's own `gc --auto` (or maintenance) would run in the background,
