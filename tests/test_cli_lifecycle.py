@@ -239,6 +239,21 @@ def test_an_exact_duplicate_is_refused_before_anything_is_written(
     assert len(run_json("list")) == 2
 
 
+def test_an_exact_duplicate_written_with_other_unicode_code_points_is_refused(
+    run: Run, add: Any, store: Path
+) -> None:
+    """qa33: "café" as one code point (NFC) and as "e" with a combining accent (NFD),
+    or a full-width letter, are the same claim to a reader, so the same insight."""
+    first = add("skill", "Order a caf\u00e9 au lait before the standup", 0.6)
+    before = commit_count(store)
+    for claim in ("Order a cafe\u0301 au lait before the standup",
+                  "Order a caf\u00e9 au lait before the \uff53tandup"):  # fmt: skip
+        again = run("contribute", "--type", "skill", "--claim", claim, "--confidence", "0.6",
+                    expect=1)  # fmt: skip
+        assert again.stderr.startswith(f"Error: already known as {first['id']}: ")
+    assert commit_count(store) == before
+
+
 def test_an_exact_duplicate_of_common_words_is_refused_in_a_large_store(
     run: Run, run_json: Any, store: Path, tmp_path: Path
 ) -> None:

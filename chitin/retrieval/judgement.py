@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from typing import Any, NamedTuple
 
 from chitin.retrieval.stance import Stance, opposed_poles, opposite_poles, stance, words_only
@@ -129,8 +130,10 @@ def judged_text(side: Side) -> str:
 
 @functools.lru_cache(maxsize=1 << 18)  # check and dedupe compare each claim often
 def normalized(text: str | None) -> str:
-    """Case, spacing and punctuation aside."""
-    return " ".join(_PUNCTUATION.sub(" ", (text or "").casefold()).split())
+    """Case, spacing, punctuation and Unicode's ways of writing one character aside
+    ("café" typed as one code point or as "e" and a combining accent; NFKC)."""
+    folded = unicodedata.normalize("NFKC", text or "").casefold()
+    return " ".join(_PUNCTUATION.sub(" ", folded).split())
 
 
 def exact_key(side: Side) -> tuple[str, ...]:
