@@ -3,6 +3,7 @@ with the merge that resolves it; --apply merges them, one commit per cluster."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -107,3 +108,23 @@ REASONING = (
     "that the model is wrong; explaining it away hides the bug that caused it."
 )
 CONTEXT = "Benchmarks, flaky tests and any output that does not match the prediction."
+
+
+def test_of_equally_strong_copies_the_oldest_is_kept(
+    run: Run, run_json: Any, tmp_path: Path
+) -> None:
+    """qa33: a tie was broken by the id's text, so the newer copy could be kept and the
+    older one, whose history the other joins, merged away."""
+    claim = "Rotate the signing keys every quarter"
+    items = [
+        {"id": "aaa-newer-copy-bbbb", "type": "skill", "claim": claim, "confidence": 0.7,
+         "createdAt": "2026-06-01T00:00:00Z"},
+        {"id": "zzz-older-copy-aaaa", "type": "skill", "claim": claim, "confidence": 0.7,
+         "createdAt": "2026-01-01T00:00:00Z"},
+    ]  # fmt: skip
+    document = tmp_path / "copies.json"
+    document.write_text(json.dumps(items))
+    run("import", str(document))
+    cluster = run_json("dedupe")["clusters"][0]
+    assert cluster["keep"]["id"] == "zzz-older-copy-aaaa"
+    assert [d["id"] for d in cluster["duplicates"]] == ["aaa-newer-copy-bbbb"]

@@ -64,9 +64,10 @@ class Found(NamedTuple):
     unembedded: int = 0
 
 
-def strength(insight: Insight) -> tuple[int, float, str]:
-    """The order of "strongest first": most reinforced, most confident, oldest id."""
-    return (-insight.reinforcements, -insight.confidence, insight.id)
+def strength(insight: Insight) -> tuple[int, float, str, str]:
+    """The order of "strongest first": most reinforced, most confident, then the
+    oldest (the one whose history the others join), then the id."""
+    return (-insight.reinforcements, -insight.confidence, insight.created, insight.id)
 
 
 def word_candidates(cache: Cache, side: Side) -> list[Insight]:
