@@ -17,6 +17,7 @@ from chitin.model.fields import JSON_FIELDS, LIST, SECTION_FIELDS
 from chitin.model.fields import PROVENANCES as PROVENANCES
 from chitin.model.fields import TYPES as TYPES
 from chitin.model.ids import check_id
+from chitin.model.numbers import js_number as js_number
 from chitin.model.record import Insight as Insight
 
 EVIDENCE_KINDS: tuple[str, ...] = ("external", "internal", "social")
@@ -343,13 +344,6 @@ def reinforced_confidence(confidence: float) -> float:
     return round(
         min(1.0, confidence + (1.0 - confidence) * CONFIDENCE_ADJUSTMENT_RATE), CONFIDENCE_DIGITS
     )
-
-
-def js_number(value: float | int) -> str:
-    """How JavaScript prints a number: 1 not 1.0, shortest round-trip digits otherwise."""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return repr(value)
 
 
 # ---------------------------------------------------------------- public shape
