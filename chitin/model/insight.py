@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 from chitin.errors import ValidationError
@@ -296,6 +296,8 @@ def parse_timestamp(name: str, value: object) -> datetime:
     years EARLIEST_YEAR to LATEST_YEAR."""
     if isinstance(value, datetime):
         moment = value
+    elif isinstance(value, date):  # YAML reads a bare 2026-01-15 so; a text reads as midnight
+        moment = datetime(value.year, value.month, value.day)
     elif isinstance(value, str):
         text = value.strip()
         if _LEGACY_STAMP.match(text):
