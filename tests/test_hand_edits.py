@@ -26,3 +26,21 @@ def test_a_bare_date_is_that_day_at_midnight_as_in_an_import(
     assert run_json("get", made["id"])["createdAt"] == "2026-01-15T00:00:00Z"
     assert "Reinforced" in run("reinforce", made["id"]).stdout
     assert run("check").exit_code == 0
+
+
+def test_a_key_written_twice_is_named_not_silently_the_last(
+    run: Run, add: Any, store: Path
+) -> None:
+    """YAML keys are unique; PyYAML kept the last of two, so a `confidence: 0.5` added
+    above the old line changed nothing, and the next rewrite dropped it unsaid."""
+    made = add("skill", "Reproduce the bug before fixing it", 0.8)
+    edit(store, made, "confidence: 0.8\n", "confidence: 0.5\nconfidence: 0.8\n")
+    for command in (["get"], ["reinforce"], ["update", "--source", "s"]):
+        line = run(command[0], made["id"], *command[1:], expect=1).stderr.splitlines()[-1]
+        assert line.startswith(f"Error: insights/skill/{made['id']}.md exists but cannot be read")
+        assert "confidence is written twice (lines 4 and 5)" in line
+    assert "confidence is written twice" in run("check", expect=1).stdout
+    assert (
+        "confidence: 0.5\nconfidence: 0.8\n"
+        in (store / "insights" / "skill" / f"{made['id']}.md").read_text()
+    )  # nothing was rewritten
