@@ -43,9 +43,15 @@ function debug(...args) {
   if (process.env.CHITIN_DEBUG) console.error("[chitin]", ...args);
 }
 
+// setTimeout's longest wait: Node fires a longer one at once (with a warning).
+const MOST_MS = 2 ** 31 - 1;
+
+// A knob in whole milliseconds, else the default: parseInt would read "1e9" as 1 and
+// "15s" as 15.
 function milliseconds(name, fallback, least = 1) {
-  const value = Number.parseInt(process.env[name] ?? "", 10);
-  return Number.isFinite(value) && value >= least ? value : fallback;
+  const text = (process.env[name] ?? "").trim();
+  const value = /^[0-9]+$/.test(text) ? Number(text) : Number.NaN;
+  return value >= least && value <= MOST_MS ? value : fallback;
 }
 
 function timeoutMs() {
