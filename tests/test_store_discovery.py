@@ -115,6 +115,27 @@ def test_global_options_follow_the_command_too(clone: Path, tmp_path: Path) -> N
     assert installed.exit_code == 0, installed.output
 
 
+@pytest.mark.parametrize(
+    "args",
+    [["--store", "", "list"], ["--store=", "stats"], ["list", "--store", ""],
+     ["get", "x", "--store="], ["contribute", "--type", "skill", "--claim", "Pin it",
+      "--store", ""], ["check", "--store", ""]],
+    ids=lambda a: " ".join(a),
+)  # fmt: skip
+def test_an_empty_store_option_is_a_usage_error_not_another_store(
+    clone: Path, monkeypatch: pytest.MonkeyPatch, args: list[str]
+) -> None:
+    """`chitin --store "$STORE" ...` with $STORE unset: git refuses `-C ""` too; taking
+    the store you stand in (or the default) instead would write where none was meant."""
+    monkeypatch.chdir(clone)
+    files = sorted((clone / "insights").rglob("*.md"))
+    result = chitin(*args)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.count("\n") == 1 and "--store" in result.stderr
+    assert "empty" in result.stderr
+    assert sorted((clone / "insights").rglob("*.md")) == files and result.stdout == ""
+
+
 def test_a_misspelt_command_gets_did_you_mean() -> None:
     result = chitin("retreive")
     assert result.exit_code == 2
