@@ -58,6 +58,19 @@ def test_a_folder_with_insights_but_no_git_is_not_a_store(
     assert "no store there yet" in chitin("where").stdout
 
 
+def test_a_relative_xdg_data_home_is_ignored_not_read_from_the_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The XDG rule: a relative path in $XDG_DATA_HOME is invalid and ignored; read
+    from the current folder, the default store moved with every `cd`."""
+    monkeypatch.setenv("XDG_DATA_HOME", "data")
+    monkeypatch.chdir(tmp_path)
+    found = where()
+    assert found["store"] == str(tmp_path / "home" / ".local" / "share" / "chitin")
+    monkeypatch.setenv("XDG_DATA_HOME", "~/elsewhere")  # a ~ a shell did not expand
+    assert where()["store"] == str(tmp_path / "home" / "elsewhere" / "chitin")
+
+
 def test_a_project_with_an_insights_folder_is_not_taken_for_a_store(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -218,8 +218,10 @@ function storeFolder() {
     // the gateway's folder is gone: no store there
   }
   if (here) return here;
-  const data = process.env.XDG_DATA_HOME || path.join(home, ".local", "share");
-  return path.join(path.resolve(expand(data)), "chitin");
+  // A relative $XDG_DATA_HOME is ignored, by the XDG rule (as chitin ignores it).
+  const given = expand(process.env.XDG_DATA_HOME || "");
+  const data = path.isAbsolute(given) ? given : path.join(home, ".local", "share");
+  return path.join(path.resolve(data), "chitin");
 }
 
 function enclosingStore(start) {
