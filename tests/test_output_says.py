@@ -84,3 +84,14 @@ def test_a_huge_number_is_refused_in_one_short_line(run: Run, tmp_path: Path) ->
     refused = run("import", str(items), expect=1).stderr
     assert "got 1e+308;" in refused and len(refused) < 200
     assert run("history", "x", "--limit", "1e308", expect=2).stderr.count("\n") == 1
+
+
+def test_nan_and_infinity_are_named_as_json_writes_them(run: Run, tmp_path: Path) -> None:
+    for written, shown in (
+        ("NaN", "got NaN"),
+        ("Infinity", "got Infinity"),
+        ("-1e400", "got -Infinity"),
+    ):
+        items = tmp_path / "items.json"
+        items.write_text(f'[{{"type": "skill", "claim": "Pin versions", "confidence": {written}}}]')
+        assert f"{shown};" in run("import", str(items), expect=1).stderr

@@ -243,7 +243,7 @@ def _shown(value: object) -> str:
         return "a number of more than 30 digits"
     if isinstance(value, datetime):  # as YAML read it
         return value.isoformat()
-    if isinstance(value, float) and math.isfinite(value):  # 2, not 2.0: as JSON wrote it
+    if isinstance(value, float):  # 2, not 2.0; NaN, not nan: as JSON (and JavaScript) write it
         return js_number(value)
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "…"
