@@ -228,3 +228,16 @@ def test_a_huge_number_in_an_argument_is_refused_in_one_short_line(store: Path) 
     assert refused[2] == "Error: confidence must be between 0 and 1, got 1e+308"
     assert refused[3] == "Error: threshold must be a number from 0 to 1, got -1e+308"
     assert "Traceback" not in err
+
+
+def test_a_huge_text_where_a_word_is_allowed_is_clipped_in_the_error(store: Path) -> None:
+    pasted = "x" * 5000
+    answers, _ = exchange(
+        store,
+        call(1, "list", json.dumps({"provenance": pasted})),
+        call(2, "contribute", json.dumps({"type": pasted, "claim": "Pin it", "confidence": 0.5})),
+        call(3, "reinforce", json.dumps({"id": "x", "evidence": pasted})),
+    )
+    for answer in answers:
+        refused = tool_error(answer)
+        assert len(refused) < 300 and "xxx… (allowed: " in refused, refused[:300]

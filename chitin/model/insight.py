@@ -48,7 +48,9 @@ def _allowed(values: tuple[str, ...]) -> str:
 
 def _check_choice(field: str, value: object, allowed: tuple[str, ...]) -> str:
     if not isinstance(value, str) or value not in allowed:
-        raise ValidationError(field, f"invalid {field} {value!r} (allowed: {_allowed(allowed)})")
+        raise ValidationError(
+            field, f"invalid {field} {_shown(value)} (allowed: {_allowed(allowed)})"
+        )
     return value
 
 
