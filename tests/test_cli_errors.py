@@ -165,6 +165,25 @@ def test_a_huge_value_is_clipped_in_the_error_line(run: Run, args: list[str], co
     assert "xxx…" in result.stderr
 
 
+@pytest.mark.parametrize(
+    "args",
+    [["list", "--type", "skil"], ["list", "--provenance", "rumour"], ["get", "../x"],
+     ["retrieve", "--query", "x", "--min-confidence", "5"]],
+    ids=lambda a: " ".join(a),
+)  # fmt: skip
+def test_bad_input_on_a_missing_store_is_one_line(run: Run, store: Path, args: list[str]) -> None:
+    """The store being missing has nothing to do with a mistyped value: that one line
+    only, not a note about the store first."""
+    result = run(*args, expect=1)
+    assert result.stderr.startswith("Error: ") and result.stderr.count("\n") == 1
+    assert not store.exists()
+
+
+def test_a_missing_store_is_still_said_when_it_explains_the_outcome(run: Run) -> None:
+    assert "No store at" in run("get", "abc", expect=1).stderr  # why nothing is found
+    assert "No store at" in run("list").stderr
+
+
 def test_an_unexpected_error_is_one_line_without_traceback(run: Run, monkeypatch: object) -> None:
     from chitin import core
 
