@@ -149,6 +149,17 @@ def test_an_empty_store_option_is_a_usage_error_not_another_store(
     assert sorted((clone / "insights").rglob("*.md")) == files and result.stdout == ""
 
 
+def test_where_does_not_offer_init_for_a_file(tmp_path: Path) -> None:
+    """`chitin init` refuses a path that is a file: `where` must not suggest it."""
+    named = tmp_path / "notes.txt"
+    named.write_text("not a store")
+    said = chitin("--store", str(named), "where").stdout.splitlines()
+    assert (
+        said[2] == "  it is a file, not a folder: --store and $CHITIN_STORE name the store's folder"
+    )
+    assert chitin("--store", str(named), "init").exit_code == 1
+
+
 def test_a_misspelt_command_gets_did_you_mean() -> None:
     result = chitin("retreive")
     assert result.exit_code == 2
