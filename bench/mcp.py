@@ -531,10 +531,13 @@ def print_problems(starts: list[StartRun], sessions: list[WarmSession]) -> int:
 
 
 def save(data: dict[str, Any], output: Path | None) -> Path:
-    if output is None:
-        bench.RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    """Into ``output``: a file, or a folder (the default: bench/results/) that gets
+    ``mcp-<timestamp>.json``, as the flag's help says."""
+    if output is None or output.is_dir():
+        folder = bench.RESULTS_DIR if output is None else output
+        folder.mkdir(parents=True, exist_ok=True)
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-        output = bench.RESULTS_DIR / f"mcp-{stamp}.json"
+        output = folder / f"mcp-{stamp}.json"
     output.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return output
 

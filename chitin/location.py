@@ -59,8 +59,16 @@ def store_path(option: str | None, env: Mapping[str, str]) -> Path:
 
 def default_store(env: Mapping[str, str]) -> Path:
     """${XDG_DATA_HOME:-~/.local/share}/chitin."""
-    data_home = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(data_home).expanduser().absolute() / "chitin"
+    data_home = xdg_folder(env, "XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return data_home.absolute() / "chitin"
+
+
+def xdg_folder(env: Mapping[str, str], name: str) -> Path | None:
+    """The folder an XDG variable names (``~`` expanded), or None: unset, or relative,
+    which the XDG rule says to ignore (else the folder would move with every ``cd``)."""
+    value = env.get(name)
+    folder = Path(value).expanduser() if value else None
+    return folder if folder is not None and folder.is_absolute() else None
 
 
 # The insight types (model/field_spec.py's TYPES, which a leaf does not import).

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import IO
 
 from chitin.errors import StoreError
+from chitin.location import xdg_folder
 from chitin.notices import notice, shown
 
 # The folder of derived data at the store root: git-ignored, chitin's own.
@@ -67,9 +68,9 @@ def user_folder(env: Mapping[str, str]) -> Path:
     sets. Whoever trusts what is in it checks that it is private (``private_folder``)."""
     if env.get(USER_FOLDER):
         return Path(env[USER_FOLDER])
-    runtime = env.get("XDG_RUNTIME_DIR")
-    if runtime and Path(runtime).is_dir():
-        return Path(runtime) / "chitin"
+    runtime = xdg_folder(env, "XDG_RUNTIME_DIR")
+    if runtime is not None and runtime.is_dir():
+        return runtime / "chitin"
     return Path("/tmp") / f"chitin-{os.getuid()}"
 
 

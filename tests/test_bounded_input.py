@@ -71,7 +71,7 @@ def test_a_reinforcement_count_of_2_to_the_63_is_refused_and_nothing_committed(
     )
     refused = run("import", str(document), expect=1)
     assert refused.stderr == (
-        "Error: items[0].reinforcements: reinforcements must be a whole number from 0 to "
+        "Error: items[0].reinforcementCount: reinforcements must be a whole number from 0 to "
         f"{MAX_REINFORCEMENTS}, got 9223372036854775808; nothing was imported\n"
     )
     assert commit_count(seeded) == before
@@ -482,7 +482,7 @@ def test_a_1x_count_past_the_largest_is_refused_and_nothing_committed(
 ) -> None:
     database = legacy_database(tmp_path / "insights.db", [], count=2**63 - 1)
     refused = run("import", str(database), expect=1)
-    assert "items[0].reinforcements: reinforcements must be a whole number from 0 to" in (
+    assert "items[0].reinforcementCount: reinforcements must be a whole number from 0 to" in (
         refused.stderr
     )
     assert commit_count(store) == 0

@@ -151,6 +151,39 @@ def test_usage_errors_give_one_line_and_exit_2(run: Run, args: list[str], fragme
     assert result.stderr.count("\n") == 1 and "--help" in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [(["list", "--format"], 2), (["list", "--type"], 1), (["get"], 1), (["stats"], 2)],
+    ids=lambda a: " ".join(a) if isinstance(a, list) else str(a),
+)
+def test_a_huge_value_is_clipped_in_the_error_line(run: Run, args: list[str], code: int) -> None:
+    """A value pasted by mistake (5,000 characters) is not echoed whole: the line
+    stays one a person can read, with the allowed values still at its end."""
+    run("init")
+    result = run(*args, "x" * 5000, expect=code)
+    assert result.stderr.count("\n") == 1 and len(result.stderr) < 400, result.stderr[:400]
+    assert "xxx…" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["list", "--type", "skil"], ["list", "--provenance", "rumour"], ["get", "../x"],
+     ["retrieve", "--query", "x", "--min-confidence", "5"]],
+    ids=lambda a: " ".join(a),
+)  # fmt: skip
+def test_bad_input_on_a_missing_store_is_one_line(run: Run, store: Path, args: list[str]) -> None:
+    """The store being missing has nothing to do with a mistyped value: that one line
+    only, not a note about the store first."""
+    result = run(*args, expect=1)
+    assert result.stderr.startswith("Error: ") and result.stderr.count("\n") == 1
+    assert not store.exists()
+
+
+def test_a_missing_store_is_still_said_when_it_explains_the_outcome(run: Run) -> None:
+    assert "No store at" in run("get", "abc", expect=1).stderr  # why nothing is found
+    assert "No store at" in run("list").stderr
+
+
 def test_an_unexpected_error_is_one_line_without_traceback(run: Run, monkeypatch: object) -> None:
     from chitin import core
 

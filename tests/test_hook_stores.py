@@ -160,6 +160,19 @@ def test_a_hanging_chitin_costs_one_timeout_then_the_hook_backs_off(tmp_path: Pa
     assert len(log.read_text().splitlines()) == 3  # no back-off: tried every turn
 
 
+@needs_node
+@pytest.mark.parametrize("value", ["99999999999", "1e9", "15s", "-5", "0x10"])
+def test_a_bad_timeout_knob_falls_back_to_the_default(tmp_path: Path, value: str) -> None:
+    """Only whole milliseconds up to setTimeout's limit: parseInt read "1e9" as 1 and
+    "15s" as 15, and Node fires a longer timeout at once, so chitin was always cut off."""
+    slow = fake_chitin(tmp_path / "slow", 'sleep 0.3\necho "# From the fake"')
+    handler = installed_pack(tmp_path)
+    env = {"CHITIN_BIN": str(slow / "chitin"), "CHITIN_HOOK_TIMEOUT_MS": value,
+           "CHITIN_HOOK_BACKOFF_MS": value, "CHITIN_DEBUG": "1"}  # fmt: skip
+    said = run_handler(handler, tmp_path, env, 1)
+    assert "took longer" not in said and "TimeoutOverflowWarning" not in said, said
+
+
 def test_the_next_step_fits_the_folder(tmp_path: Path) -> None:
     elsewhere = chitin("hooks", "install", "openclaw", "--dir", str(tmp_path / "pack")).stdout
     pack = tmp_path / "pack" / "chitin"

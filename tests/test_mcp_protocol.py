@@ -210,3 +210,34 @@ def test_a_cancelled_request_that_waits_is_neither_run_nor_answered(store: Path)
     assert [a["id"] for a in answers] == [2]
     assert json.loads(answers[0]["result"]["content"][0]["text"])["total"] == 0
     assert err == ""
+
+
+def test_a_huge_number_in_an_argument_is_refused_in_one_short_line(store: Path) -> None:
+    answers, err = exchange(
+        store,
+        call(1, "retrieve", '{"query":"x","budget":1e308}'),
+        call(2, "history", '{"id":"x","limit":1000000000000000000000000000000}'),
+        call(3, "contribute", '{"type":"skill","claim":"Pin it","confidence":1e308}'),
+        call(4, "similar", '{"claim":"x","threshold":-1e308}'),
+    )
+    refused = [tool_error(a) for a in sorted(answers, key=lambda a: int(a["id"]))]
+    assert (
+        refused[0] == "Error: Invalid value for 'budget': 1e+308 is not in the range 1<=x<=1000000."
+    )
+    assert refused[1].startswith("Error: Invalid value for 'limit': 1e+30 is not in the range")
+    assert refused[2] == "Error: confidence must be between 0 and 1, got 1e+308"
+    assert refused[3] == "Error: threshold must be a number from 0 to 1, got -1e+308"
+    assert "Traceback" not in err
+
+
+def test_a_huge_text_where_a_word_is_allowed_is_clipped_in_the_error(store: Path) -> None:
+    pasted = "x" * 5000
+    answers, _ = exchange(
+        store,
+        call(1, "list", json.dumps({"provenance": pasted})),
+        call(2, "contribute", json.dumps({"type": pasted, "claim": "Pin it", "confidence": 0.5})),
+        call(3, "reinforce", json.dumps({"id": "x", "evidence": pasted})),
+    )
+    for answer in answers:
+        refused = tool_error(answer)
+        assert len(refused) < 300 and "xxx… (allowed: " in refused, refused[:300]

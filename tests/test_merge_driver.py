@@ -217,3 +217,16 @@ def test_a_merge_too_large_for_an_insight_file_is_left_to_a_person(tmp_path: Pat
     assert result.stderr.startswith(f"chitin: {PATH}: the merged file would be ")
     assert f"({MAX_INSIGHT_BYTES:,}); resolve it by hand" in result.stderr
     assert (tmp_path / "ours").read_text() == ours
+
+
+def test_a_missing_version_is_a_usage_error_not_an_internal_one(tmp_path: Path) -> None:
+    """Run by hand with a mistyped path: one line naming it, exit 2, not "internal
+    error: FileNotFoundError" and exit 3."""
+    present = tmp_path / "ours.md"
+    present.write_text("---\nid: a\n---\n")
+    result = CliRunner().invoke(
+        cli, ["merge-driver", str(tmp_path / "base.md"), str(present), str(present)]
+    )
+    assert result.exit_code == 2, result.output
+    assert "base.md" in result.stderr and "does not exist" in result.stderr
+    assert "internal error" not in result.stderr and result.stderr.count("\n") == 1

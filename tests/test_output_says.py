@@ -8,6 +8,7 @@ from typing import Any
 
 from conftest import Run, git
 
+from chitin.model.insight import js_number
 from chitin.render.text import confidence, confidence_change
 
 
@@ -62,3 +63,35 @@ def test_an_update_that_makes_two_insights_the_same_says_so(run: Run, add: Any) 
     assert f"chitin merge {second} {first}" in said
     again = run("update", second, "--confidence", "0.75").stdout  # the same already: no news
     assert "note:" not in again
+
+
+def test_numbers_are_printed_as_javascript_prints_them() -> None:
+    """Number.prototype.toString: digits up to 1e21, exponents beyond; down to 1e-6
+    in decimals, exponents below (1.4.5 prints every number so)."""
+    assert js_number(1e308) == "1e+308" and js_number(-1e308) == "-1e+308"
+    assert js_number(1e21) == "1e+21" and js_number(1e20) == "100000000000000000000"
+    assert js_number(10**30) == "1e+30" and js_number(10**400) == "Infinity"
+    assert js_number(0.00001) == "0.00001" and js_number(0.000001) == "0.000001"
+    assert js_number(1e-7) == "1e-7" and js_number(1.5e-7) == "1.5e-7"
+    assert js_number(2.5e25) == "2.5e+25" and js_number(-0.0) == "0"
+    assert js_number(0.905) == "0.905" and js_number(1.0) == "1" and js_number(12) == "12"
+    assert js_number(0.9097500000000001) == "0.9097500000000001"
+
+
+def test_a_huge_number_is_refused_in_one_short_line(run: Run, tmp_path: Path) -> None:
+    items = tmp_path / "items.json"
+    items.write_text('[{"type": "skill", "claim": "Pin versions", "confidence": 1e308}]')
+    refused = run("import", str(items), expect=1).stderr
+    assert "got 1e+308;" in refused and len(refused) < 200
+    assert run("history", "x", "--limit", "1e308", expect=2).stderr.count("\n") == 1
+
+
+def test_nan_and_infinity_are_named_as_json_writes_them(run: Run, tmp_path: Path) -> None:
+    for written, shown in (
+        ("NaN", "got NaN"),
+        ("Infinity", "got Infinity"),
+        ("-1e400", "got -Infinity"),
+    ):
+        items = tmp_path / "items.json"
+        items.write_text(f'[{{"type": "skill", "claim": "Pin versions", "confidence": {written}}}]')
+        assert f"{shown};" in run("import", str(items), expect=1).stderr

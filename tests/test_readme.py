@@ -199,3 +199,11 @@ def test_the_readme_names_every_script_ci_runs(readme: str) -> None:
     for script in scripts:
         assert f"`{script}`" in readme, f"the README does not say that CI runs {script}"
     assert "exactly what CI runs" not in readme
+
+
+def test_the_readme_says_what_openclaw_s_local_mode_loads(readme: str) -> None:
+    """Issue 28 item 3: `openclaw agent --local` loads no hooks, so no PERSONALITY.md;
+    a reader of the README (not only of docs/hooks.md) must learn it there."""
+    said = " ".join(readme.split())
+    assert "`openclaw agent --local`" in said
+    assert "no `PERSONALITY.md`" in said and "only the gateway" in said.lower()

@@ -310,6 +310,23 @@ def test_the_idle_time_set_by_the_environment_ends_it(
     provider.close()
 
 
+@pytest.mark.parametrize(
+    ("given", "idle"),
+    [("nan", client.IDLE_SECONDS), ("soon", client.IDLE_SECONDS), ("inf", client.MOST_IDLE),
+     ("1e400", client.MOST_IDLE), ("1e12", client.MOST_IDLE), ("-5", 0.1), ("90", 90.0)],
+)  # fmt: skip
+def test_the_idle_time_is_one_a_socket_can_wait(
+    folder: Path, given: str, idle: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """socket.settimeout refuses NaN and anything past time_t: such an idle time made
+    every resident die at its first wait, and every process start another."""
+    monkeypatch.setenv(client.IDLE, given)
+    settings = client.settings(os.environ, None)
+    assert settings is not None and settings.idle == idle
+    with socket.socket() as listener:
+        listener.settimeout(settings.idle)  # what the resident does with it
+
+
 def test_token_vectors_come_from_the_resident_as_from_the_model(
     folder: Path, machine_cache: Path
 ) -> None:

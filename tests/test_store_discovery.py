@@ -58,6 +58,19 @@ def test_a_folder_with_insights_but_no_git_is_not_a_store(
     assert "no store there yet" in chitin("where").stdout
 
 
+def test_a_relative_xdg_data_home_is_ignored_not_read_from_the_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The XDG rule: a relative path in $XDG_DATA_HOME is invalid and ignored; read
+    from the current folder, the default store moved with every `cd`."""
+    monkeypatch.setenv("XDG_DATA_HOME", "data")
+    monkeypatch.chdir(tmp_path)
+    found = where()
+    assert found["store"] == str(tmp_path / "home" / ".local" / "share" / "chitin")
+    monkeypatch.setenv("XDG_DATA_HOME", "~/elsewhere")  # a ~ a shell did not expand
+    assert where()["store"] == str(tmp_path / "home" / "elsewhere" / "chitin")
+
+
 def test_a_project_with_an_insights_folder_is_not_taken_for_a_store(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -113,6 +126,38 @@ def test_global_options_follow_the_command_too(clone: Path, tmp_path: Path) -> N
     installed = chitin("hooks", "install", "claude-code", "--dir", str(tmp_path / "p"),
                        "--store", str(clone))  # fmt: skip
     assert installed.exit_code == 0, installed.output
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--store", "", "list"], ["--store=", "stats"], ["list", "--store", ""],
+     ["get", "x", "--store="], ["contribute", "--type", "skill", "--claim", "Pin it",
+      "--store", ""], ["check", "--store", ""]],
+    ids=lambda a: " ".join(a),
+)  # fmt: skip
+def test_an_empty_store_option_is_a_usage_error_not_another_store(
+    clone: Path, monkeypatch: pytest.MonkeyPatch, args: list[str]
+) -> None:
+    """`chitin --store "$STORE" ...` with $STORE unset: git refuses `-C ""` too; taking
+    the store you stand in (or the default) instead would write where none was meant."""
+    monkeypatch.chdir(clone)
+    files = sorted((clone / "insights").rglob("*.md"))
+    result = chitin(*args)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.count("\n") == 1 and "--store" in result.stderr
+    assert "empty" in result.stderr
+    assert sorted((clone / "insights").rglob("*.md")) == files and result.stdout == ""
+
+
+def test_where_does_not_offer_init_for_a_file(tmp_path: Path) -> None:
+    """`chitin init` refuses a path that is a file: `where` must not suggest it."""
+    named = tmp_path / "notes.txt"
+    named.write_text("not a store")
+    said = chitin("--store", str(named), "where").stdout.splitlines()
+    assert (
+        said[2] == "  it is a file, not a folder: --store and $CHITIN_STORE name the store's folder"
+    )
+    assert chitin("--store", str(named), "init").exit_code == 1
 
 
 def test_a_misspelt_command_gets_did_you_mean() -> None:

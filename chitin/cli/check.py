@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from chitin import Chitin
+from chitin.cli.global_options import named_store
 from chitin.cli.options import format_option
 from chitin.cli.output import emit_json
 from chitin.render import shapes
@@ -17,13 +18,14 @@ from chitin.render import shapes
 @click.option(
     "--store",
     "store",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=click.Path(file_okay=False, path_type=str),  # str: Path("") would be "."
     metavar="PATH",
+    callback=named_store,
     help="The store to check (also accepted here, after the command, for pre-commit's args).",
 )
 @format_option
 @click.pass_context
-def check(ctx: click.Context, paths: tuple[Path, ...], store: Path | None, fmt: str) -> None:
+def check(ctx: click.Context, paths: tuple[Path, ...], store: str | None, fmt: str) -> None:
     """Validate insight files, chitin.yaml and the PERSONALITY.md template as they
     are on disk; exit 1 if any has an error.
 
@@ -48,7 +50,7 @@ def check(ctx: click.Context, paths: tuple[Path, ...], store: Path | None, fmt: 
     written.
     """
 
-    root = store.expanduser().absolute() if store else _store(ctx)
+    root = Path(store).expanduser().absolute() if store else _store(ctx)
     report = Chitin(root).check(list(paths) if paths else None, home=Path.home())
     if fmt == "json":
         emit_json(

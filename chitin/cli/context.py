@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from chitin.cli.output import note
 from chitin.core import Chitin
+from chitin.errors import ValidationError
 from chitin.location import Located, locate
 from chitin.lockfile import note_command
 from chitin.render.text import problem_lines
@@ -88,17 +89,28 @@ def opened_at(settings: Settings, reading: bool = True) -> Iterator[Chitin]:
         progress=progress,
         finishes_commands=True,  # cli/__init__.py releases signals at the command's end
     )
+    missing = reading and chitin.missing
     try:
-        if reading and chitin.missing:
-            note(f"No store at {settings.store} yet (run `chitin init`); showing an empty store.")
         if reading:
             legacy_hint(chitin)
-        yield chitin
+        try:
+            yield chitin
+        except ValidationError:
+            raise  # a mistyped value: its line alone, the store has nothing to do with it
+        except BaseException:
+            _say_missing(missing, settings.store)  # why nothing was found, say
+            raise
+        _say_missing(missing, settings.store)  # before the command prints its result
         progress.finish()
         report_problems(chitin)
     finally:
         progress.finish()
         chitin.close()
+
+
+def _say_missing(missing: bool, store: Path) -> None:
+    if missing:
+        note(f"No store at {store} yet (run `chitin init`); showing an empty store.")
 
 
 # Where chitin 1.x kept its one database (in the home folder, whatever XDG says).

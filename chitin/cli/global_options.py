@@ -44,8 +44,21 @@ def with_global_options(command: click.Command) -> click.Command:
     return command
 
 
+def named_store(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """A --store that names something: an empty one (``--store "$UNSET"``) is refused,
+    as git refuses ``-C ""``, rather than read as none given and another store used."""
+    if value is not None and not str(value).strip():
+        raise click.BadParameter(
+            "it is empty; name the store's folder (is the variable it came from unset?)",
+            ctx,
+            param,
+        )
+    return value
+
+
 def _late_store(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
     """``--store`` after the command: the store of this invocation, as if given first."""
+    named_store(ctx, param, value)
     if value:
         from chitin.cli.context import Settings
 

@@ -13,7 +13,13 @@ from typing import Any
 import click
 
 from chitin import __version__
-from chitin.cli.global_options import DEBUG_HELP, STORE_HELP, SuggestingGroup, resolved
+from chitin.cli.global_options import (
+    DEBUG_HELP,
+    STORE_HELP,
+    SuggestingGroup,
+    named_store,
+    resolved,
+)
 from chitin.cli.outcome import Failed, conclude
 from chitin.process import leave
 
@@ -122,6 +128,7 @@ def _usage_line(error: click.UsageError) -> str:
     "store",
     type=click.Path(path_type=str),
     metavar="PATH",
+    callback=named_store,
     help=STORE_HELP,
 )
 @click.option("--debug", is_flag=True, help=DEBUG_HELP)

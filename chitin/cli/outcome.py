@@ -8,6 +8,7 @@ the group turns click's own exceptions into ``Failed`` before they reach here.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 
@@ -80,8 +81,20 @@ def _say_notices() -> None:
 
 
 def _fail(line: str, code: int) -> int:
-    say(line, err=True)
+    say(_LONG_WORD.sub(_clipped_word, line), err=True)
     return code
+
+
+# A run of characters no message needs whole (longer than any path a person reads):
+# a value pasted by mistake, echoed back.
+_LONG_WORD = re.compile(r"\S{301,}")
+
+
+def _clipped_word(found: re.Match[str]) -> str:
+    """The word's first 200 characters and its closing quote or bracket, if any."""
+    word = found.group()
+    closing = word[-1] if word[-1] in "'\")]," else ""
+    return f"{word[:200]}…{closing}"
 
 
 def _silence_stdout() -> None:

@@ -87,9 +87,9 @@ def sync(
 
 
 @click.command("merge-driver", short_help="git's merge driver for insight files (run by git).")
-@click.argument("base", type=click.Path(dir_okay=False, path_type=Path))
-@click.argument("ours", type=click.Path(dir_okay=False, path_type=Path))
-@click.argument("theirs", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("base", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("ours", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("theirs", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.argument("path", required=False, default="")
 def merge_driver(base: Path, ours: Path, theirs: Path, path: str) -> None:
     """Merge one insight file, field by field: git runs this during a merge, as

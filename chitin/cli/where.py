@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from chitin.cli.context import Settings
@@ -36,4 +38,11 @@ def where(ctx: click.Context, fmt: str) -> None:
     click.echo(str(located.path))
     click.echo(f"  {located.reason()}")
     if not exists:
-        click.echo("  no store there yet: `chitin init` makes one")
+        click.echo(f"  {_missing(located.path)}")
+
+
+def _missing(path: Path) -> str:
+    """What stands where the store should be, and what to do: init refuses a file."""
+    if path.exists() and not path.is_dir():
+        return "it is a file, not a folder: --store and $CHITIN_STORE name the store's folder"
+    return "no store there yet: `chitin init` makes one"

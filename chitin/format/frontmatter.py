@@ -154,7 +154,7 @@ def load_yaml(text: str, what: str, field: str = "frontmatter", first_line: int 
     try:
         if "&" in text or "*" in text:  # else neither can be there: no second pass
             _refuse_aliases(yaml, yaml.parse(text, Loader=loader))
-        return yaml.load(text, Loader=loader)  # a safe loader (C or Python)
+        return _load_unique(yaml, loader(text), first_line)  # a safe loader (C or Python)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" (line {mark.line + first_line})" if mark is not None else ""
@@ -167,6 +167,38 @@ def load_yaml(text: str, what: str, field: str = "frontmatter", first_line: int 
         raise ValidationError(
             field, clipped(f"{what} holds a value out of range: {reason}")
         ) from None
+
+
+def _load_unique(yaml: ModuleType, loader: Any, first_line: int) -> Any:
+    """What ``yaml.load`` gives, refusing a key written twice in one mapping: PyYAML
+    keeps the last silently, so a line added above the old one would change nothing
+    (and the next rewrite would drop it), where YAML says keys are unique."""
+    try:
+        node = loader.get_single_node()
+        if node is not None:
+            _refuse_repeated_keys(yaml, node, first_line)
+        return None if node is None else loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _refuse_repeated_keys(yaml: ModuleType, node: Any, first_line: int) -> None:
+    if isinstance(node, yaml.MappingNode):
+        seen: dict[object, int] = {}  # key: the line it is first on
+        for key, value in node.value:
+            name = key.value if isinstance(key, yaml.ScalarNode) else None
+            if name in seen:
+                raise yaml.MarkedYAMLError(
+                    problem=f"{name} is written twice (lines {seen[name] + first_line} and "
+                    f"{key.start_mark.line + first_line}); keep one",
+                    problem_mark=key.start_mark,
+                )
+            if name is not None:
+                seen[name] = key.start_mark.line
+            _refuse_repeated_keys(yaml, value, first_line)
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            _refuse_repeated_keys(yaml, item, first_line)
 
 
 def _refuse_aliases(yaml: ModuleType, events: Iterable[Any]) -> None:

@@ -68,7 +68,8 @@ def bounded(name: str, value: int | None, high: int) -> int | None:
     """A count or budget from 1 to ``high``, refused in click's words for its flag."""
     if value is not None and not 1 <= value <= high:
         raise ValidationError(
-            name, f"Invalid value for '{name}': {value} is not in the range 1<=x<={high}."
+            name,
+            f"Invalid value for '{name}': {_shown(value)} is not in the range 1<=x<={high}.",
         )
     return value
 

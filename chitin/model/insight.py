@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 from chitin.errors import ValidationError
@@ -18,6 +18,7 @@ from chitin.model.fields import PROVENANCES as PROVENANCES
 from chitin.model.fields import TYPES as TYPES
 from chitin.model.ids import check_id
 from chitin.model.invisible import refuse_invisible
+from chitin.model.numbers import js_number as js_number
 from chitin.model.record import Insight as Insight
 
 EVIDENCE_KINDS: tuple[str, ...] = ("external", "internal", "social")
@@ -48,7 +49,9 @@ def _allowed(values: tuple[str, ...]) -> str:
 
 def _check_choice(field: str, value: object, allowed: tuple[str, ...]) -> str:
     if not isinstance(value, str) or value not in allowed:
-        raise ValidationError(field, f"invalid {field} {value!r} (allowed: {_allowed(allowed)})")
+        raise ValidationError(
+            field, f"invalid {field} {_shown(value)} (allowed: {_allowed(allowed)})"
+        )
     return value
 
 
@@ -245,7 +248,7 @@ def _shown(value: object) -> str:
         return "a number of more than 30 digits"
     if isinstance(value, datetime):  # as YAML read it
         return value.isoformat()
-    if isinstance(value, float) and math.isfinite(value):  # 2, not 2.0: as JSON wrote it
+    if isinstance(value, float):  # 2, not 2.0; NaN, not nan: as JSON (and JavaScript) write it
         return js_number(value)
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "…"
@@ -298,6 +301,8 @@ def parse_timestamp(name: str, value: object) -> datetime:
     years EARLIEST_YEAR to LATEST_YEAR."""
     if isinstance(value, datetime):
         moment = value
+    elif isinstance(value, date):  # YAML reads a bare 2026-01-15 so; a text reads as midnight
+        moment = datetime(value.year, value.month, value.day)
     elif isinstance(value, str):
         text = value.strip()
         if _LEGACY_STAMP.match(text):
@@ -346,13 +351,6 @@ def reinforced_confidence(confidence: float) -> float:
     return round(
         min(1.0, confidence + (1.0 - confidence) * CONFIDENCE_ADJUSTMENT_RATE), CONFIDENCE_DIGITS
     )
-
-
-def js_number(value: float | int) -> str:
-    """How JavaScript prints a number: 1 not 1.0, shortest round-trip digits otherwise."""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return repr(value)
 
 
 # ---------------------------------------------------------------- public shape

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 from chitin.errors import ValidationError
 from chitin.model.fields import (
+    BY_NAME,
     FREE_TEXTS,
     INTERCHANGE,
     LAST_RETRIEVED_AFTER,
@@ -117,9 +118,12 @@ def read_item(
     try:
         return _read(item, now, fresh_id)
     except ValidationError as error:
-        raise ValidationError(
-            f"items[{index}].{error.field}", f"items[{index}].{error.field}: {error}"
-        ) from None
+        key = _JSON_KEY.get(error.field, error.field)  # the key the item holds
+        raise ValidationError(f"items[{index}].{key}", f"items[{index}].{key}: {error}") from None
+
+
+# An insight's fields whose JSON key is another (reinforcements: reinforcementCount).
+_JSON_KEY = {name: field.json for name, field in BY_NAME.items() if field.json}
 
 
 def _read(item: Mapping[str, Any], now: str, fresh_id: Callable[[str], str]) -> Item:

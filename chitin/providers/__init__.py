@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from chitin.errors import ChitinError
+from chitin.location import xdg_folder
 
 if TYPE_CHECKING:
     import numpy as np
@@ -57,10 +58,9 @@ def model_cache(env: Mapping[str, str]) -> Path | None:
     """Where models prepared for this machine are kept: the user's cache folder
     (``$XDG_CACHE_HOME``, else ``~/.cache``), under ``chitin/models``; None without
     either (nothing is prepared then)."""
-    base = env.get("XDG_CACHE_HOME") or (
-        str(Path(env["HOME"]) / ".cache") if env.get("HOME") else None
-    )
-    return Path(base) / "chitin" / "models" if base else None
+    home = env.get("HOME")
+    base = xdg_folder(env, "XDG_CACHE_HOME") or (Path(home) / ".cache" if home else None)
+    return base / "chitin" / "models" if base else None
 
 
 def _remote(name: str) -> Factory:

@@ -27,6 +27,7 @@ import binascii
 import contextlib
 import fcntl
 import json
+import math
 import os
 import struct
 import sys
@@ -48,6 +49,7 @@ SWITCH = "CHITIN_RESIDENT"  # 0, off, no or false: never ask one, never start on
 FOLDER = USER_FOLDER  # where the socket lives (default: see ``folder_for``)
 IDLE = "CHITIN_RESIDENT_IDLE"  # seconds without a request before it exits
 IDLE_SECONDS = 300.0
+MOST_IDLE = 1e8  # seconds (three years: "never"); socket.settimeout refuses past time_t
 TIMEOUT = 1.0  # seconds for the connection and the first texts' answer
 PER_TEXT = 0.05  # and this much more per text asked
 MAX_TEXTS = 32  # more at once is bulk work, for the caller's own optimised model
@@ -83,14 +85,20 @@ def settings(env: Mapping[str, str], prepared_root: Path | None) -> Resident | N
     """The resident for this environment, or None where it is turned off."""
     if env.get(SWITCH, "").strip().lower() in OFF:
         return None
-    try:
-        idle = float(env.get(IDLE) or IDLE_SECONDS)
-    except ValueError:
-        idle = IDLE_SECONDS
-    found = Resident(folder_for(env), installation_key(), max(idle, 0.1), prepared_root)
+    found = Resident(folder_for(env), installation_key(), _idle(env.get(IDLE)), prepared_root)
     if len(os.fsencode(found.socket)) > SOCKET_PATH_BYTES:
         return None  # no socket can be made there: never start one in vain
     return found
+
+
+def _idle(given: str | None) -> float:
+    """The idle time ``$CHITIN_RESIDENT_IDLE`` gives, one a socket can wait: from 0.1 s
+    to MOST_IDLE (inf: the most), else the default (a word, NaN)."""
+    try:
+        idle = float(given or IDLE_SECONDS)
+    except ValueError:
+        return IDLE_SECONDS
+    return IDLE_SECONDS if math.isnan(idle) else min(max(idle, 0.1), MOST_IDLE)
 
 
 def folder_for(env: Mapping[str, str]) -> Path:

@@ -43,9 +43,15 @@ function debug(...args) {
   if (process.env.CHITIN_DEBUG) console.error("[chitin]", ...args);
 }
 
+// setTimeout's longest wait: Node fires a longer one at once (with a warning).
+const MOST_MS = 2 ** 31 - 1;
+
+// A knob in whole milliseconds, else the default: parseInt would read "1e9" as 1 and
+// "15s" as 15.
 function milliseconds(name, fallback, least = 1) {
-  const value = Number.parseInt(process.env[name] ?? "", 10);
-  return Number.isFinite(value) && value >= least ? value : fallback;
+  const text = (process.env[name] ?? "").trim();
+  const value = /^[0-9]+$/.test(text) ? Number(text) : Number.NaN;
+  return value >= least && value <= MOST_MS ? value : fallback;
 }
 
 function timeoutMs() {
@@ -212,8 +218,10 @@ function storeFolder() {
     // the gateway's folder is gone: no store there
   }
   if (here) return here;
-  const data = process.env.XDG_DATA_HOME || path.join(home, ".local", "share");
-  return path.join(path.resolve(expand(data)), "chitin");
+  // A relative $XDG_DATA_HOME is ignored, by the XDG rule (as chitin ignores it).
+  const given = expand(process.env.XDG_DATA_HOME || "");
+  const data = path.isAbsolute(given) ? given : path.join(home, ".local", "share");
+  return path.join(path.resolve(data), "chitin");
 }
 
 function enclosingStore(start) {

@@ -1,0 +1,47 @@
+"""Numbers printed as chitin 1.4.5 (JavaScript) prints them."""
+
+from __future__ import annotations
+
+import math
+
+
+def js_number(value: float | int) -> str:
+    """How JavaScript prints a number (Number.prototype.toString): 1 not 1.0, the
+    shortest round-trip digits, in decimals from 1e-6 up to 1e21 and with an exponent
+    beyond (``1e+308``, ``1e-7``), where Python writes 309 digits or ``1e-05``."""
+    if isinstance(value, int) and abs(value) < 10**21:
+        return str(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an int past any double: JavaScript reads it as Infinity
+        number = math.inf if value > 0 else -math.inf
+    if not math.isfinite(number):
+        return "NaN" if math.isnan(number) else ("Infinity" if number > 0 else "-Infinity")
+    if number == 0:
+        return "0"
+    digits, point = _shortest_digits(abs(number))
+    return ("-" if number < 0 else "") + _js_layout(digits, point)
+
+
+def _shortest_digits(number: float) -> tuple[str, int]:
+    """The shortest round-trip digits of a positive finite ``number`` (repr's), without
+    leading or trailing zeros, and where the point goes: number = 0.DIGITS × 10**point."""
+    significand, _, exponent = repr(number).partition("e")
+    whole, _, fraction = significand.partition(".")
+    digits = whole + fraction
+    significant = digits.lstrip("0")
+    point = len(whole) + int(exponent or 0) - (len(digits) - len(significant))
+    return significant.rstrip("0"), point
+
+
+def _js_layout(digits: str, point: int) -> str:
+    """ECMAScript's Number::toString steps for the digits and the point's place."""
+    if len(digits) <= point <= 21:
+        return digits + "0" * (point - len(digits))
+    if 0 < point <= 21:
+        return f"{digits[:point]}.{digits[point:]}"
+    if -6 < point <= 0:
+        return f"0.{'0' * -point}{digits}"
+    power = point - 1
+    mantissa = f"{digits[0]}.{digits[1:]}" if len(digits) > 1 else digits
+    return f"{mantissa}e{'+' if power >= 0 else '-'}{abs(power)}"

@@ -1,0 +1,46 @@
+"""Hand edits of an insight's frontmatter that YAML reads in its own way (qa34): a
+bare date, and a key written twice. Each is read as the person meant it or named with
+its fix, by every command, never silently taken for something else."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from conftest import Run
+
+
+def edit(store: Path, made: dict[str, Any], old: str, new: str) -> Path:
+    path = store / "insights" / made["type"] / f"{made['id']}.md"
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+    return path
+
+
+def test_a_bare_date_is_that_day_at_midnight_as_in_an_import(
+    run: Run, add: Any, run_json: Any, store: Path
+) -> None:
+    made = add("skill", "Reproduce the bug before fixing it", 0.8)
+    edit(store, made, f"created: {made['createdAt']}", "created: 2026-01-15")
+    assert run_json("get", made["id"])["createdAt"] == "2026-01-15T00:00:00Z"
+    assert "Reinforced" in run("reinforce", made["id"]).stdout
+    assert run("check").exit_code == 0
+
+
+def test_a_key_written_twice_is_named_not_silently_the_last(
+    run: Run, add: Any, store: Path
+) -> None:
+    """YAML keys are unique; PyYAML kept the last of two, so a `confidence: 0.5` added
+    above the old line changed nothing, and the next rewrite dropped it unsaid."""
+    made = add("skill", "Reproduce the bug before fixing it", 0.8)
+    edit(store, made, "confidence: 0.8\n", "confidence: 0.5\nconfidence: 0.8\n")
+    for command in (["get"], ["reinforce"], ["update", "--source", "s"]):
+        line = run(command[0], made["id"], *command[1:], expect=1).stderr.splitlines()[-1]
+        assert line.startswith(f"Error: insights/skill/{made['id']}.md exists but cannot be read")
+        assert "confidence is written twice (lines 4 and 5)" in line
+    assert "confidence is written twice" in run("check", expect=1).stdout
+    assert (
+        "confidence: 0.5\nconfidence: 0.8\n"
+        in (store / "insights" / "skill" / f"{made['id']}.md").read_text()
+    )  # nothing was rewritten
