@@ -328,7 +328,13 @@ def test_update_changes_fields_clears_with_empty_text_and_commits(
         "--tags",
         "c",
     ).stdout
-    assert out == f'✓ Updated insight: {made["id"]}\n  "New claim"\n'
+    assert out == (  # what changed, as `chitin diff` says it (issue 28: output says it)
+        f'✓ Updated insight: {made["id"]}\n  "New claim"\n'
+        '  claim: "Old claim" → "New claim"\n'
+        "  confidence 0.6 → 0.75\n"
+        "  tags: +c −a −b\n"
+        "  reasoning: why → (none)\n"
+    )
     now = run_json("get", made["id"])
     assert (now["claim"], now["confidence"], now["tags"]) == ("New claim", 0.75, ["c"])
     assert "reasoning" not in now

@@ -15,7 +15,7 @@ from chitin.cli.output import emit_json
 from chitin.core import Change
 from chitin.errors import DuplicateError, ValidationError
 from chitin.model.insight import EVIDENCE_KINDS, js_number
-from chitin.render import shapes, text
+from chitin.render import diff, shapes, text
 
 _ALLOW_SECRET_HELP = (
     "Write text that looks like a credential (a token, key or password) anyway; "
@@ -145,6 +145,9 @@ def update(
         click.echo(f"✓ No changes to insight: {result.insight.id}")
     else:
         click.echo(f'✓ Updated insight: {result.insight.id}\n  "{result.insight.claim}"')
+        if result.before is not None:
+            for line in diff.update_lines(result.before, result.insight):
+                click.echo(f"  {line}")
     for message in result.notes:
         click.echo(f"  note: {message}")
 

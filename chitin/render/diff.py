@@ -5,8 +5,17 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 
-from chitin.model.diff import CATEGORIES, WORKING_TREE, Delta, Ends, Unreadable, ValueChange, counts
-from chitin.model.insight import js_number
+from chitin.model.diff import (
+    CATEGORIES,
+    WORKING_TREE,
+    Delta,
+    Ends,
+    Unreadable,
+    ValueChange,
+    counts,
+    value_changes,
+)
+from chitin.model.insight import Insight, js_number
 
 NO_CHANGES = "No changes to the personality."
 NO_RENDER_CHANGES = "No changes to PERSONALITY.md."
@@ -87,6 +96,12 @@ def change_lines(delta: Delta) -> list[str]:
         lines.append(field_line(change))
     lines.extend(f"evidence: + {line}" for line in delta.evidence)
     return lines
+
+
+def update_lines(old: Insight, new: Insight) -> list[str]:
+    """What an ``update`` changed, one line per field, as ``chitin diff`` says it."""
+    changes = value_changes(old, new)
+    return change_lines(Delta("changed", new.id, None, None, changes))
 
 
 def _strength(confidence: ValueChange | None, reinforcements: ValueChange | None) -> str:
