@@ -21,6 +21,24 @@ def test_init_on_a_store_says_it_is_one_already(run: Run, store: Path) -> None:
     assert said.startswith(f"✓ {store} was already a store; added what it lacked (commit ")
 
 
+def test_init_in_another_projects_repository_says_the_store_shares_its_history(
+    run: Run, store: Path
+) -> None:
+    """qa34: `init` on a project's repository commits the store's skeleton into that
+    project's history; it is allowed (a team may keep it there), and said."""
+    store.mkdir(parents=True)
+    git(store, "init", "-q")
+    (store / "main.py").write_text("print('hi')\n")
+    git(store, "add", "main.py")
+    git(store, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "project")
+    assert run("init").stdout == (
+        f"✓ Store initialized at {store}\n"
+        f"  note: {store} was already a git repository; the store now shares its history "
+        "(a store of its own needs a folder of its own)\n"
+    )
+    assert run("init").stdout == f"✓ {store} is already a store; nothing to do\n"
+
+
 def test_reinforce_shows_old_and_new_confidence(run: Run, add: Any, run_json: Any) -> None:
     made = add("skill", "Reproduce the bug first", 0.95)
     assert "  Confidence: 0.95 → 0.953\n" in run("reinforce", made["id"]).stdout  # 0.9525

@@ -23,6 +23,8 @@ def init(ctx: click.Context, seed: bool, fmt: str) -> None:
 
     settings: Settings = ctx.find_root().obj
     existed = is_store(settings.store)
+    # A git repository of something else (a project): the store joins its history.
+    foreign = not existed and (settings.store / ".git").exists()
     with opened(ctx, reading=False) as chitin:
         legacy_hint(chitin)  # before the seeds: the store held nothing of the person's
         commit, seeded = chitin.init(seed)
@@ -31,6 +33,11 @@ def init(ctx: click.Context, seed: bool, fmt: str) -> None:
         emit_json(shapes.initialised(str(settings.store), commit is not None, seeded, vectors))
         return
     click.echo(_done(str(settings.store), existed, commit))
+    if foreign:
+        click.echo(
+            f"  note: {settings.store} was already a git repository; the store now shares "
+            "its history (a store of its own needs a folder of its own)"
+        )
     if seed:
         click.echo(
             f"✓ Seeded {len(seeded)} starter insight(s)"
