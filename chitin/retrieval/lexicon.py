@@ -300,6 +300,31 @@ IRREGULAR = {
     "always": "always",
 }
 
+# The past forms no suffix rule makes of the verbs in opposite-phrases.txt ("take* on":
+# "took on", "taken on"), read as the phrase.
+PHRASE_VERBS = {
+    "take": ("took", "taken"),
+    "give": ("gave", "given"),
+    "get": ("got", "gotten"),
+    "go": ("went", "gone"),
+    "keep": ("kept",),
+    "hold": ("held",),
+    "stand": ("stood",),
+    "stick": ("stuck",),
+    "fall": ("fell", "fallen"),
+    "lose": ("lost",),
+    "leave": ("left",),
+    "speak": ("spoke", "spoken"),
+    "sleep": ("slept",),
+    "eat": ("ate", "eaten"),
+    "shut": ("shut",),
+    "put": ("put",),
+    "cut": ("cut",),
+    "wind": ("wound",),
+    "catch": ("caught",),
+    "say": ("said",),
+}
+
 # Numbers written as words, as digits: "five kilometres" and "5 km" give one value.
 NUMBER_WORDS = {
     "two": "2",
