@@ -202,42 +202,46 @@ def _lexicon() -> Lexicon:
 
 
 def parse_lexicon(text: str) -> Lexicon:
-    """The table from its file: "= pole form…" lines (the forms read as the pole) and
-    "~ pole opposite…" lines; "#" starts a comment."""
+    """The table from its file: a "pole form… ~ opposite…" line a pole (its forms read
+    as it), and a "^ word:words…" line (the longest phrase each word starts); "#"
+    starts a comment. One line a pole, and the phrases' starts written out, because a
+    session start's first stance read pays for every line (docs/design.md §9e, tenth
+    round)."""
     forms: dict[str, str] = {}
     opposite: dict[str, frozenset[str]] = {}
     starts: dict[str, int] = {}
     for line in text.splitlines():
-        words = line.split()
-        if not words or words[0] == "#":
+        if not line or line[0] == "#":
             continue
-        if words[0] == "=":
-            forms.update(dict.fromkeys(words[1:], words[1]))
-            if "_" in words[1]:  # a phrase pole: its forms are phrases too
-                _starting(words[1:], starts)
-        elif words[0] == "~":
-            opposite[words[1]] = frozenset(words[2:])
-        else:
-            raise ValueError(f"not a line of the lexicon's table: {line[:40]!r}")
+        words = line.split()
+        if words[0] == "^":
+            starts = {word: int(size) for word, _, size in (w.partition(":") for w in words[1:])}
+            continue
+        cut = words.index("~")  # a ValueError where there is none: not a line of the table
+        forms.update(dict.fromkeys(words[:cut], words[0]))
+        opposite[words[0]] = frozenset(words[cut + 1 :])
     return forms, opposite, starts
 
 
-def _starting(phrases: Iterable[str], starts: dict[str, int]) -> None:
+def _starting(phrases: Iterable[str]) -> dict[str, int]:
+    starts: dict[str, int] = {}
     for phrase in phrases:
         first, *rest = phrase.split("_")
         starts[first] = max(starts.get(first, 0), len(rest) + 1)
+    return starts
 
 
 def format_lexicon(table: Lexicon) -> str:
     """``parse_lexicon``'s text of ``table``, in a stable order."""
-    forms, opposite, _ = table
+    forms, opposite, starts = table
     grouped: dict[str, list[str]] = {}
     for form, pole in forms.items():
         grouped.setdefault(pole, []).append(form)
-    lines = [
-        " ".join(["=", pole, *sorted(set(grouped[pole]) - {pole})]) for pole in sorted(grouped)
+    lines = [" ".join(["^", *(f"{word}:{starts[word]}" for word in sorted(starts))])]
+    lines += [
+        " ".join([pole, *sorted(set(grouped[pole]) - {pole}), "~", *sorted(opposite[pole])])
+        for pole in sorted(grouped)
     ]
-    lines += [" ".join(["~", pole, *sorted(opposite[pole])]) for pole in sorted(opposite)]
     return "\n".join(lines) + "\n"
 
 
@@ -253,8 +257,7 @@ def build_lexicon() -> Lexicon:
     for first, second in pairs:
         opposite.setdefault(first, set()).add(second)
         opposite.setdefault(second, set()).add(first)
-    starts: dict[str, int] = {}
-    _starting((form for form in forms if "_" in form), starts)
+    starts = _starting(form for form in forms if "_" in form)
     return forms, {pole: frozenset(others) for pole, others in opposite.items()}, starts
 
 
