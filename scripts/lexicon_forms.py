@@ -19,10 +19,10 @@ HEADER = (
     "# The stance lexicon's table, made by scripts/lexicon_forms.py from\n"
     "# chitin/retrieval/lexicon.py and chitin/assets/opposite-phrases.txt: do not edit.\n"
     "# 'pole form... ~ opposite...': the forms read as the pole, and its opposites (a\n"
-    "# phrase is written with '_'); '^ word:n...': the longest phrase, in words, that\n"
-    "# each word starts. The ninth round's opposites are from WordNet 3.0 (Copyright\n"
-    "# 2006 by Princeton University. All rights reserved; used under its licence,\n"
-    "# quoted in chitin/retrieval/lexicon.py).\n"
+    "# phrase is written with '_'); '^ first_second:n...': the longest phrase, in words,\n"
+    "# that its first two words start. The ninth round's opposites are from WordNet 3.0\n"
+    "# (Copyright 2006 by Princeton University. All rights reserved; used under its\n"
+    "# licence, quoted in chitin/retrieval/lexicon.py).\n"
 )
 
 

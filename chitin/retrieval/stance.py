@@ -92,7 +92,7 @@ def words_of(text: str) -> list[str]:
 @functools.lru_cache(maxsize=1 << 18)  # check judges every claim of a store, often
 def stance(text: str) -> Stance:
     sequence = phrased(words_of(text))
-    main = _main_clause(text)
+    main = _main_clause(text, sequence)
     negators = sum(1 for word in main if word in NEGATORS or root(word) in NEGATORS)
     kept = [word for word in sequence if word not in NEGATORS]
     poles = frozenset(p for p in (_pole(word) for word in _with_words(kept)) if p)
@@ -124,7 +124,7 @@ def _numbers(words: list[str]) -> frozenset[str]:
     return frozenset(NUMBER_WORDS.get(w, w) for w in words if w.isdigit() or w in NUMBER_WORDS)
 
 
-def _main_clause(text: str) -> list[str]:
+def _main_clause(text: str, sequence: list[str]) -> list[str]:
     """The words that carry a claim's stance: the first MAIN_REACH words of its main
     clause. A negation further on qualifies a detail ("…before confirming that the
     test, not the code, is wrong") and does not turn the advice around; a leading
@@ -133,7 +133,7 @@ def _main_clause(text: str) -> list[str]:
     opening = words_of(head)[:1]
     if comma and opening and opening[0] in _SITUATION:
         return _reach(phrased(words_of(rest)))
-    return _reach(phrased(words_of(text)))
+    return _reach(sequence)
 
 
 def _reach(tokens: list[str]) -> list[str]:
@@ -157,7 +157,10 @@ def phrased(words: list[str]) -> list[str]:
     result: list[str] = []
     at = 0
     while at < len(words):
-        for size in range(min(starts.get(words[at], 0), len(words) - at), 1, -1):
+        # A phrase is two words or more: its first two, looked up, say how long it
+        # may be, so that a claim's "in" or "at" costs one get, not a try of each size.
+        longest = starts.get(f"{words[at]}_{words[at + 1]}", 0) if at + 1 < len(words) else 0
+        for size in range(min(longest, len(words) - at), 1, -1):
             joined = "_".join(words[at : at + size])
             if joined in forms:
                 result.append(joined)
@@ -182,8 +185,8 @@ def _pole(word: str) -> str | None:
     return None
 
 
-# Forms to poles; each pole's opposites; the first word of each phrase form to the
-# longest phrase it starts (a phrase is written with "_": "by_hand", "turned_off").
+# Forms to poles; each pole's opposites; the first two words of each phrase form to
+# the longest phrase they start (a phrase is written with "_": "by_hand", "turned_off").
 Lexicon = tuple[dict[str, str], dict[str, frozenset[str]], dict[str, int]]
 LEXICON_FORMS = "lexicon-forms.txt"  # the table, made by scripts/lexicon_forms.py
 OPPOSITE_PHRASES = "opposite-phrases.txt"  # "phrase / phrase" opposites, one a line
@@ -203,7 +206,8 @@ def _lexicon() -> Lexicon:
 
 def parse_lexicon(text: str) -> Lexicon:
     """The table from its file: a "pole form… ~ opposite…" line a pole (its forms read
-    as it), and a "^ word:words…" line (the longest phrase each word starts); "#"
+    as it), and a "^ first_second:words…" line (the longest phrase its first two
+    words start); "#"
     starts a comment. One line a pole, and the phrases' starts written out, because a
     session start's first stance read pays for every line (docs/design.md §9e, tenth
     round)."""
@@ -226,8 +230,9 @@ def parse_lexicon(text: str) -> Lexicon:
 def _starting(phrases: Iterable[str]) -> dict[str, int]:
     starts: dict[str, int] = {}
     for phrase in phrases:
-        first, *rest = phrase.split("_")
-        starts[first] = max(starts.get(first, 0), len(rest) + 1)
+        words = phrase.split("_")
+        start = "_".join(words[:2])
+        starts[start] = max(starts.get(start, 0), len(words))
     return starts
 
 
