@@ -14,7 +14,9 @@ from __future__ import annotations
 # where a word's common sense is not the opposition ("fix", "new", "good", "left",
 # "up", "keep"/"remove"), it is left out. The first block is the rounds before the
 # seventh (docs/design.md §9e); then the seventh round's general English; the last,
-# the ninth round's, is from WordNet (credited there).
+# the ninth round's, is from WordNet (credited there). Opposites with a phrase on a
+# side ("by hand" / "automatically") are in chitin/assets/opposite-phrases.txt (the
+# tenth round), made into the same table.
 OPPOSITES = """
 # the rounds before (first to fifth)
 brief/thorough brief/detail brief/long brief/verbose concise/detail concise/verbose
