@@ -5,7 +5,8 @@ form of its opposites to its pole, and each pole's opposites.
 
 `chitin.retrieval.stance` reads the table from this file rather than making it on
 every process's first stance read (docs/design.md §9e, seventh round). Run this after
-changing chitin/retrieval/lexicon.py or how stance.py makes forms: tests/test_stance_lexicon.py
+changing chitin/retrieval/lexicon.py, chitin/assets/opposite-phrases.txt or how
+stance.py and forms.py make forms: tests/test_stance_lexicon.py
 fails until then.
 """
 
@@ -16,10 +17,12 @@ from chitin.retrieval.stance import LEXICON_FORMS, build_lexicon, format_lexicon
 
 HEADER = (
     "# The stance lexicon's table, made by scripts/lexicon_forms.py from\n"
-    "# chitin/retrieval/lexicon.py: do not edit. '= pole form...': the forms read as the\n"
-    "# pole; '~ pole opposite...': its opposites. The ninth round's opposites are from\n"
-    "# WordNet 3.0 (Copyright 2006 by Princeton University. All rights reserved; used\n"
-    "# under its licence, quoted in chitin/retrieval/lexicon.py).\n"
+    "# chitin/retrieval/lexicon.py and chitin/assets/opposite-phrases.txt: do not edit.\n"
+    "# 'pole form... ~ opposite...': the forms read as the pole, and its opposites (a\n"
+    "# phrase is written with '_'); '^ first_second:n...': the longest phrase, in words,\n"
+    "# that its first two words start. The ninth round's opposites are from WordNet 3.0\n"
+    "# (Copyright 2006 by Princeton University. All rights reserved; used under its\n"
+    "# licence, quoted in chitin/retrieval/lexicon.py).\n"
 )
 
 

@@ -13,9 +13,10 @@ from conftest import Run
 
 from chitin.resources import asset_path
 from chitin.retrieval import stance as stance_module
+from chitin.retrieval.forms import inflections
 from chitin.retrieval.judgement import CONFLICT, DUPLICATE, NONE, Side, judge
 from chitin.retrieval.lexicon import ANTONYMS, DRIFTED
-from chitin.retrieval.stance import NEGATORS, inflections, opposed_poles, stance
+from chitin.retrieval.stance import NEGATORS, opposed_poles, stance
 
 
 def skill(claim: str) -> Side:
@@ -122,6 +123,8 @@ def test_an_unreadable_table_is_made_instead(
     broken = tmp_path / "assets"
     broken.mkdir()
     (broken / stance_module.LEXICON_FORMS).write_text("= strict stricter\nnot a line\n")
+    phrases = asset_path(stance_module.OPPOSITE_PHRASES).read_text(encoding="utf-8")
+    (broken / stance_module.OPPOSITE_PHRASES).write_text(phrases, encoding="utf-8")
     monkeypatch.setattr(stance_module, "asset_path", lambda *parts: broken.joinpath(*parts))
     stance_module._lexicon.cache_clear()
     try:

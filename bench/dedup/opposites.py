@@ -8,6 +8,7 @@ bench/dedup/synonyms.py makes them), then ``judge()`` is called as the door call
     python scripts/antonyms_from_wordnet.py WN/data.adj WN/data.verb WN/data.adv \\
         WN/data.noun --counts WN/cntlist.rev | cut -f1 > /tmp/wordnet.txt
     python bench/dedup/opposites.py /tmp/wordnet.txt [more.txt …] [--changes]
+    python bench/dedup/opposites.py --phrases --changes   # opposite-phrases.txt's effect
 
 Printed, for each file: each set and the pooled figures against the lexicon as it is,
 a paired bootstrap of the pooled difference, and with ``--changes`` the pairs whose
@@ -36,12 +37,17 @@ def read_pairs(path: Path) -> list[tuple[str, str]]:
     return [(first, second) for first, _, second in (w.partition("/") for w in words) if second]
 
 
-def use(extra: Sequence[tuple[str, str]]) -> None:
-    """The stance rules read the lexicon's pairs and ``extra`` from now on."""
+def use(extra: Sequence[tuple[str, str]], phrases: bool = True) -> None:
+    """The stance rules read the lexicon's pairs and ``extra`` from now on, and the
+    opposite phrases (chitin/assets/opposite-phrases.txt) unless ``phrases`` is False."""
     from chitin.retrieval import lexicon, stance
 
     stance.ANTONYMS = (*lexicon.ANTONYMS, *extra)
+    read = stance.parse_phrases
+    if not phrases:
+        stance.parse_phrases = lambda text: []  # type: ignore[assignment]
     table = stance.build_lexicon()
+    stance.parse_phrases = read  # type: ignore[assignment]
     stance._lexicon = lambda: table  # type: ignore[assignment]
     stance.stance.cache_clear()
 
@@ -52,6 +58,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sets", nargs="*", default=list(SETS))
     parser.add_argument("--cache", type=Path, default=Path("/tmp/opposites/encoded.pkl"))
     parser.add_argument("--changes", action="store_true", help="list the pairs that changed")
+    parser.add_argument(
+        "--phrases", action="store_true", help="the lexicon without its phrases, then with them"
+    )
     args = parser.parse_args(argv)
     args.cache.parent.mkdir(parents=True, exist_ok=True)
     loaded = {name: load(HERE / name) for name in args.sets}
@@ -60,15 +69,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     from chitin.retrieval import synonyms
 
     heads = synonyms.canonical()
-    use(())
+    use((), phrases=not args.phrases)
     base = {name: verdicts(pairs, known, heads) for name, pairs in loaded.items()}
     everything = [p for pairs in loaded.values() for p in pairs]
     before = [v for name in loaded for v in base[name]]
-    print(line("lexicon", everything, before))
-    for path in args.extra:
-        extra = read_pairs(path)
+    print(line("lexicon" + (" without phrases" if args.phrases else ""), everything, before))
+    added: list[Path | None] = [None] if args.phrases else []
+    for path in [*added, *args.extra]:
+        extra = read_pairs(path) if path else []
         use(extra)
-        print(f"== {path.name}: {len(extra)} pairs added")
+        print(f"== {path.name}: {len(extra)} pairs added" if path else "== with phrases")
         after = []
         for name, pairs in loaded.items():
             said = verdicts(pairs, known, heads)
@@ -77,7 +87,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.changes:
                 changed(pairs, base[name], said)
         print(line("pooled", everything, after))
-        bootstrap(everything, before, after, f"{path.name} − lexicon, pooled")
+        what = path.name if path else "phrases"
+        bootstrap(everything, before, after, f"{what} − lexicon, pooled")
     return 0
 
 

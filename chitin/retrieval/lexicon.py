@@ -14,7 +14,9 @@ from __future__ import annotations
 # where a word's common sense is not the opposition ("fix", "new", "good", "left",
 # "up", "keep"/"remove"), it is left out. The first block is the rounds before the
 # seventh (docs/design.md §9e); then the seventh round's general English; the last,
-# the ninth round's, is from WordNet (credited there).
+# the ninth round's, is from WordNet (credited there). Opposites with a phrase on a
+# side ("by hand" / "automatically") are in chitin/assets/opposite-phrases.txt (the
+# tenth round), made into the same table.
 OPPOSITES = """
 # the rounds before (first to fifth)
 brief/thorough brief/detail brief/long brief/verbose concise/detail concise/verbose
@@ -298,6 +300,31 @@ IRREGULAR = {
     "never": "never",
     "gently": "gentle",
     "always": "always",
+}
+
+# The past forms no suffix rule makes of the verbs in opposite-phrases.txt ("take* on":
+# "took on", "taken on"), read as the phrase.
+PHRASE_VERBS = {
+    "take": ("took", "taken"),
+    "give": ("gave", "given"),
+    "get": ("got", "gotten"),
+    "go": ("went", "gone"),
+    "keep": ("kept",),
+    "hold": ("held",),
+    "stand": ("stood",),
+    "stick": ("stuck",),
+    "fall": ("fell", "fallen"),
+    "lose": ("lost",),
+    "leave": ("left",),
+    "speak": ("spoke", "spoken"),
+    "sleep": ("slept",),
+    "eat": ("ate", "eaten"),
+    "shut": ("shut",),
+    "put": ("put",),
+    "cut": ("cut",),
+    "wind": ("wound",),
+    "catch": ("caught",),
+    "say": ("said",),
 }
 
 # Numbers written as words, as digits: "five kilometres" and "5 km" give one value.

@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 from chitin.model.terms import stem
 from chitin.resources import asset_path
+from chitin.retrieval.forms import kept_forms, verb_forms
 from chitin.retrieval.lexicon import ANTONYMS, DRIFTED, IRREGULAR, NUMBER_WORDS
 
 # Words that turn a claim's stance around. "avoid" says "do not"; "instead" does not
@@ -90,13 +91,25 @@ def words_of(text: str) -> list[str]:
 
 @functools.lru_cache(maxsize=1 << 18)  # check judges every claim of a store, often
 def stance(text: str) -> Stance:
-    sequence = words_of(text)
-    main = _main_clause(text)
+    sequence = phrased(words_of(text))
+    main = _main_clause(text, sequence)
     negators = sum(1 for word in main if word in NEGATORS or root(word) in NEGATORS)
     kept = [word for word in sequence if word not in NEGATORS]
-    poles = frozenset(p for p in (_pole(word) for word in kept) if p)
+    poles = frozenset(p for p in (_pole(word) for word in _with_words(kept)) if p)
     numbers = _numbers(sequence)
     return Stance(topic_of(kept), poles, negators % 2 == 1, _preference(text), numbers)
+
+
+def _with_words(tokens: list[str]) -> Iterable[str]:
+    """Each token, and the words of each phrase among them but its negators: a pole a
+    phrase's word takes stays read ("stay quiet": quiet, "in parallel": parallel). A
+    word after "non" is negated by it, no pole ("non-urgent" is not "urgent")."""
+    for at, token in enumerate(tokens):
+        if at and tokens[at - 1] == "non":
+            continue
+        yield token
+        if "_" in token:
+            yield from (word for word in token.split("_") if word not in NEGATORS)
 
 
 def topic_of(words: Iterable[str]) -> frozenset[str]:
@@ -111,7 +124,7 @@ def _numbers(words: list[str]) -> frozenset[str]:
     return frozenset(NUMBER_WORDS.get(w, w) for w in words if w.isdigit() or w in NUMBER_WORDS)
 
 
-def _main_clause(text: str) -> list[str]:
+def _main_clause(text: str, sequence: list[str]) -> list[str]:
     """The words that carry a claim's stance: the first MAIN_REACH words of its main
     clause. A negation further on qualifies a detail ("…before confirming that the
     test, not the code, is wrong") and does not turn the advice around; a leading
@@ -119,8 +132,44 @@ def _main_clause(text: str) -> list[str]:
     head, comma, rest = text.partition(",")
     opening = words_of(head)[:1]
     if comma and opening and opening[0] in _SITUATION:
-        return words_of(rest)[:MAIN_REACH]
-    return words_of(text)[:MAIN_REACH]
+        return _reach(phrased(words_of(rest)))
+    return _reach(sequence)
+
+
+def _reach(tokens: list[str]) -> list[str]:
+    """The tokens that start within the first MAIN_REACH words (a phrase is as many
+    words as it has: "in private, never …" reaches no further for the phrase)."""
+    kept, count = [], 0
+    for token in tokens:
+        if count >= MAIN_REACH:
+            break
+        kept.append(token)
+        count += token.count("_") + 1
+    return kept
+
+
+def phrased(words: list[str]) -> list[str]:
+    """``words`` with each phrase of the lexicon ("by hand", "turned off", "can't
+    stand"), longest first, as one token ("by_hand"): its pole, whose words are then
+    neither poles of their own ("right" of "right away"), nor topic words, nor
+    negators ("not" of "ca not stand")."""
+    forms, _, starts = _lexicon()
+    result: list[str] = []
+    at = 0
+    while at < len(words):
+        # A phrase is two words or more: its first two, looked up, say how long it
+        # may be, so that a claim's "in" or "at" costs one get, not a try of each size.
+        longest = starts.get(f"{words[at]}_{words[at + 1]}", 0) if at + 1 < len(words) else 0
+        for size in range(min(longest, len(words) - at), 1, -1):
+            joined = "_".join(words[at : at + size])
+            if joined in forms:
+                result.append(joined)
+                at += size
+                break
+        else:
+            result.append(words[at])
+            at += 1
+    return result
 
 
 def _pole(word: str) -> str | None:
@@ -136,51 +185,11 @@ def _pole(word: str) -> str | None:
     return None
 
 
-def inflections(word: str) -> frozenset[str]:
-    """The forms a suffix makes of a pole's word ("strict": "stricter", "strictly";
-    "gentle": "gently"; "big": "bigger"; "busy": "busier"), made once for the whole
-    lexicon, so that a lookup is one dict get. A form that is no word is harmless; one
-    that means something else is in ``lexicon.DRIFTED``."""
-    return frozenset(_kept_forms(word))
-
-
-def _kept_forms(word: str) -> list[str]:
-    return [form for form in _forms(word) if form == word or form not in DRIFTED]
-
-
-def _forms(word: str) -> tuple[str, ...]:
-    # Tuples, not sets: the lexicon's ~1,100 words make ~9,500 forms on a session
-    # start's first stance read, and set algebra took half again as long (~4.4 → ~3 ms).
-    if word.endswith("e"):
-        cut = word[:-1]
-        adverb = cut + "y" if word.endswith("le") else word + "ly"
-        return (word, word + "s", word + "d", cut + "ing", word + "r", word + "st", adverb)
-    if len(word) > 2 and word[-1] == "y" and word[-2] not in _VOWELS:
-        base = word[:-1]
-        return (word, word + "ing", *(base + suffix for suffix in _Y_SUFFIXES))
-    made = (word, *(word + suffix for suffix in _SUFFIXES))
-    if _closed_syllable(word):  # big → bigger, plan → planned
-        made += tuple(word + word[-1] + suffix for suffix in _DOUBLING_SUFFIXES)
-    return (*made, word + "ally") if word.endswith("ic") else made
-
-
-_SUFFIXES = ("s", "es", "ed", "ing", "er", "est", "ly")
-_DOUBLING_SUFFIXES = ("ed", "ing", "er", "est")
-_Y_SUFFIXES = ("ies", "ied", "ier", "iest", "ily", "iness")
-
-
-def _closed_syllable(word: str) -> bool:
-    """Consonant, vowel, consonant at the end: the last letter doubles before a suffix."""
-    return (
-        len(word) >= 3
-        and word[-1] not in _VOWELS + "wxy"
-        and word[-2] in _VOWELS
-        and word[-3] not in _VOWELS
-    )
-
-
-Lexicon = tuple[dict[str, str], dict[str, frozenset[str]]]  # forms to poles; opposites
+# Forms to poles; each pole's opposites; the first two words of each phrase form to
+# the longest phrase they start (a phrase is written with "_": "by_hand", "turned_off").
+Lexicon = tuple[dict[str, str], dict[str, frozenset[str]], dict[str, int]]
 LEXICON_FORMS = "lexicon-forms.txt"  # the table, made by scripts/lexicon_forms.py
+OPPOSITE_PHRASES = "opposite-phrases.txt"  # "phrase / phrase" opposites, one a line
 
 
 @functools.cache
@@ -196,33 +205,48 @@ def _lexicon() -> Lexicon:
 
 
 def parse_lexicon(text: str) -> Lexicon:
-    """The table from its file: "= pole form…" lines (the forms read as the pole) and
-    "~ pole opposite…" lines; "#" starts a comment."""
+    """The table from its file: a "pole form… ~ opposite…" line a pole (its forms read
+    as it), and a "^ first_second:words…" line (the longest phrase its first two
+    words start); "#"
+    starts a comment. One line a pole, and the phrases' starts written out, because a
+    session start's first stance read pays for every line (docs/design.md §9e, tenth
+    round)."""
     forms: dict[str, str] = {}
     opposite: dict[str, frozenset[str]] = {}
+    starts: dict[str, int] = {}
     for line in text.splitlines():
-        words = line.split()
-        if not words or words[0] == "#":
+        if not line or line[0] == "#":
             continue
-        if words[0] == "=":
-            forms.update(dict.fromkeys(words[1:], words[1]))
-        elif words[0] == "~":
-            opposite[words[1]] = frozenset(words[2:])
-        else:
-            raise ValueError(f"not a line of the lexicon's table: {line[:40]!r}")
-    return forms, opposite
+        words = line.split()
+        if words[0] == "^":
+            starts = {word: int(size) for word, _, size in (w.partition(":") for w in words[1:])}
+            continue
+        cut = words.index("~")  # a ValueError where there is none: not a line of the table
+        forms.update(dict.fromkeys(words[:cut], words[0]))
+        opposite[words[0]] = frozenset(words[cut + 1 :])
+    return forms, opposite, starts
+
+
+def _starting(phrases: Iterable[str]) -> dict[str, int]:
+    starts: dict[str, int] = {}
+    for phrase in phrases:
+        words = phrase.split("_")
+        start = "_".join(words[:2])
+        starts[start] = max(starts.get(start, 0), len(words))
+    return starts
 
 
 def format_lexicon(table: Lexicon) -> str:
     """``parse_lexicon``'s text of ``table``, in a stable order."""
-    forms, opposite = table
+    forms, opposite, starts = table
     grouped: dict[str, list[str]] = {}
     for form, pole in forms.items():
         grouped.setdefault(pole, []).append(form)
-    lines = [
-        " ".join(["=", pole, *sorted(set(grouped[pole]) - {pole})]) for pole in sorted(grouped)
+    lines = [" ".join(["^", *(f"{word}:{starts[word]}" for word in sorted(starts))])]
+    lines += [
+        " ".join([pole, *sorted(set(grouped[pole]) - {pole}), "~", *sorted(opposite[pole])])
+        for pole in sorted(grouped)
     ]
-    lines += [" ".join(["~", pole, *sorted(opposite[pole])]) for pole in sorted(opposite)]
     return "\n".join(lines) + "\n"
 
 
@@ -232,11 +256,60 @@ def build_lexicon() -> Lexicon:
     written as a root ("complicat") keeps its root's forms."""
     forms: dict[str, str] = {}
     opposite: dict[str, set[str]] = {}
-    for pair in ANTONYMS:
-        first, second = (_register(word, forms) for word in pair)
+    pairs = [tuple(_register(word, forms) for word in pair) for pair in ANTONYMS]
+    phrases = parse_phrases(asset_path(OPPOSITE_PHRASES).read_text(encoding="utf-8"))
+    pairs += [tuple(_register_side(side, forms) for side in pair) for pair in phrases]
+    for first, second in pairs:
         opposite.setdefault(first, set()).add(second)
         opposite.setdefault(second, set()).add(first)
-    return forms, {pole: frozenset(others) for pole, others in opposite.items()}
+    starts = _starting(form for form in forms if "_" in form)
+    return forms, {pole: frozenset(others) for pole, others in opposite.items()}, starts
+
+
+Side = tuple[tuple[str, ...], int | None]  # a pair's side: its words, the verb's place
+
+
+def parse_phrases(text: str) -> list[tuple[Side, Side]]:
+    """The pairs of opposite-phrases.txt: "left / right" a line, "#" a comment; a side's
+    word marked "*" is a verb, read in its forms. Words as a claim's are read
+    (``words_of``: "can't" is "ca not")."""
+    pairs = []
+    for number, line in enumerate(text.splitlines(), 1):
+        body = line.partition("#")[0].strip()
+        if not body:
+            continue
+        sides = [_side(part) for part in body.split(" / ")]
+        if len(sides) != 2 or not all(words for words, _ in sides):
+            raise ValueError(f"line {number} of {OPPOSITE_PHRASES}: not a pair: {body[:60]!r}")
+        pairs.append((sides[0], sides[1]))
+    return pairs
+
+
+def _side(text: str) -> Side:
+    words: list[str] = []
+    verb = None
+    for token in text.split():
+        if token.endswith("*"):
+            verb = len(words)
+        words += words_of(token.rstrip("*"))
+    return tuple(words), verb
+
+
+def _register_side(side: Side, forms: dict[str, str]) -> str:
+    """The pole a pair's side is: a word's as ``_register`` makes it; a phrase's is
+    the phrase, its verb read in its forms ("turned_on" of "turn* on")."""
+    words, verb = side
+    if len(words) == 1 and verb is None:
+        return _register(words[0], forms)
+    pole = "_".join(words)
+    known = forms.get(pole)
+    if known is not None:
+        return known
+    forms.setdefault(pole, pole)
+    if verb is not None:
+        for form in verb_forms(words[verb]):
+            forms.setdefault("_".join((*words[:verb], form, *words[verb + 1 :])), pole)
+    return pole
 
 
 def _register(word: str, forms: dict[str, str]) -> str:
@@ -249,7 +322,7 @@ def _register(word: str, forms: dict[str, str]) -> str:
         known = forms.get(close)
     if known is not None:
         return known
-    for form in _kept_forms(word):
+    for form in kept_forms(word):
         forms.setdefault(form, word)
     if near:
         forms.setdefault(close, word)
@@ -275,8 +348,6 @@ def _content(text: str) -> frozenset[str]:
     roots = (root(word) for word in words_of(text) if word not in NEGATORS | FILLER)
     return frozenset(r for r in roots if r not in FILLER and len(r) >= 2)
 
-
-_VOWELS = "aeiou"
 
 _NUMBER_ROOTS = frozenset(root(word) for word in NUMBER_WORDS)
 
@@ -310,4 +381,8 @@ def opposed_poles(first: frozenset[str], second: frozenset[str]) -> list[tuple[s
         for mine, theirs in found
         if mine in opposite[pair[0]] or theirs in opposite[pair[1]]
     }
+    # So is a pair each of whose poles its own claim names with an opposite ("praise in
+    # public, criticise in private" / "criticism one on one, recognition in front of
+    # the team"): two comparisons, neither a side.
+    crossed |= {pair for pair in found if opposite[pair[0]] & first and opposite[pair[1]] & second}
     return [pair for pair in found if pair not in crossed]

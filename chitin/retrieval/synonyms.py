@@ -1,7 +1,7 @@
 """A general English synonym lexicon: groups of words that say the same thing in an
 agent's notes ("fix", "repair", "mend"; "prod", "production"; "colour", "color"), read
 from chitin/assets/synonyms.txt. Every word of a group, and each inflected form of it
-("repaired", "quicker", "quickly", found by ``stance.inflections``), reads as the group's
+("repaired", "quicker", "quickly", found by ``forms.inflections``), reads as the group's
 head, its first word, so that two claims worded apart can be compared word by word."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
 from chitin.resources import asset_path
-from chitin.retrieval.stance import inflections
+from chitin.retrieval.forms import inflections
 
 SYNONYMS = "synonyms.txt"
 SYNONYM_FORMS = "synonym-forms.txt"  # the tables, made by scripts/synonym_forms.py
