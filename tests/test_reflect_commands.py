@@ -75,3 +75,36 @@ def test_standing_in_the_store_with_chitin_on_path_the_commands_stay_short(
     commands = digest(program, store, on_path, store)["commands"]
     assert commands[-1] == "chitin reflect --done s-1"
     assert all(c.startswith("chitin contribute --type ") for c in commands[:-1])
+
+
+def test_a_session_key_or_id_that_is_no_name_is_refused_at_the_queue(tmp_path: Path) -> None:
+    """The key and id of a marker are printed in every digest and ready command: one
+    holding a line break, a credential or a novel's length is refused in one line and
+    queues nothing (a host's real keys and ids still queue)."""
+    program = chitin_program()
+    store = tmp_path / "store"
+    chitin(program, tmp_path, "/usr/bin:/bin", "--store", str(store), "init")
+    token = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A"
+    for flag, value in [
+        ("--session-key", f"agent:{token}"),
+        ("--session-key", "agent:main\nagent:other"),
+        ("--session-key", "k" * 100_000),
+        ("--session-id", f"id-{token}"),
+        ("--session-id", "a\u200bb"),
+    ]:
+        args = ["--store", str(store), "reflect", "--queue", "--reason", "new"]
+        if flag == "--session-id":
+            args += ["--session-key", "agent:main:main"]
+        done = subprocess.run([program, *args, flag, value], capture_output=True, text=True)
+        assert done.returncode == 1, (flag, value[:40], done.stdout, done.stderr)
+        assert done.stderr.count("\n") == 1 and flag.lstrip("-").replace("-", " ") in done.stderr
+        assert token not in done.stderr and "Traceback" not in done.stderr
+    assert (
+        not (store / ".chitin" / "reflections.json").exists()
+        or json.loads((store / ".chitin" / "reflections.json").read_text()) == []
+    )
+    key, ended = "agent:main:telegram:direct:123456789", "5b7e2f0c-3d4a-4c1e-9f55-0d5f1a2b3c4d"
+    chitin(program, tmp_path, "/usr/bin:/bin", "--store", str(store), "reflect", "--queue",
+           "--session-key", key, "--session-id", ended, "--reason", "new")  # fmt: skip
+    [marker] = json.loads((store / ".chitin" / "reflections.json").read_text())
+    assert (marker["sessionKey"], marker["sessionId"]) == (key, ended)
