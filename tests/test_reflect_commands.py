@@ -108,3 +108,34 @@ def test_a_session_key_or_id_that_is_no_name_is_refused_at_the_queue(tmp_path: P
            "--session-key", key, "--session-id", ended, "--reason", "new")  # fmt: skip
     [marker] = json.loads((store / ".chitin" / "reflections.json").read_text())
     assert (marker["sessionKey"], marker["sessionId"]) == (key, ended)
+
+
+def test_a_transcript_path_under_home_as_claude_code_s_docs_write_it_is_read(
+    tmp_path: Path,
+) -> None:
+    """The hooks reference shows ``"transcript_path": "~/.claude/projects/…"``: the `~`
+    is the home folder of the hook's user, and a relative path is taken from the
+    event's ``cwd``; either way the marker names the file, and the digest reads it."""
+    program = chitin_program()
+    home, project = tmp_path / "home", tmp_path / "project"
+    folder = home / ".claude" / "projects" / "-project"
+    folder.mkdir(parents=True)
+    project.mkdir()
+    for path in (folder / "s-1.jsonl", project / "s-2.jsonl"):
+        path.write_text("".join(json.dumps(turn) + "\n" for turn in TURNS))
+    store = tmp_path / "store"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "CHITIN_BACKGROUND_EMBED": "off"}
+    subprocess.run([program, "--store", str(store), "init"], env=env, check=True)
+    for session, given in (("s-1", "~/.claude/projects/-project/s-1.jsonl"), ("s-2", "s-2.jsonl")):
+        hook = {"session_id": session, "transcript_path": given, "cwd": str(project),
+                "hook_event_name": "SessionEnd", "reason": "other"}  # fmt: skip
+        subprocess.run([program, "--store", str(store), "hooks", "run", "claude-code", "reflect"],
+                       input=json.dumps(hook), env=env, text=True, check=True)  # fmt: skip
+    shown = subprocess.run([program, "--store", str(store), "reflect", "--format", "json"],
+                           env=env, capture_output=True, text=True, check=True)  # fmt: skip
+    digests = json.loads(shown.stdout)["digests"]
+    assert [d["source"] for d in digests] == [
+        str(folder / "s-1.jsonl"),
+        str(project / "s-2.jsonl"),
+    ]
+    assert [(d["warning"], len(d["moments"])) for d in digests] == [(None, 2), (None, 2)]
