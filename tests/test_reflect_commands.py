@@ -103,11 +103,18 @@ def test_a_session_key_or_id_that_is_no_name_is_refused_at_the_queue(tmp_path: P
         not (store / ".chitin" / "reflections.json").exists()
         or json.loads((store / ".chitin" / "reflections.json").read_text()) == []
     )
-    key, ended = "agent:main:telegram:direct:123456789", "5b7e2f0c-3d4a-4c1e-9f55-0d5f1a2b3c4d"
-    chitin(program, tmp_path, "/usr/bin:/bin", "--store", str(store), "reflect", "--queue",
-           "--session-key", key, "--session-id", ended, "--reason", "new")  # fmt: skip
-    [marker] = json.loads((store / ".chitin" / "reflections.json").read_text())
-    assert (marker["sessionKey"], marker["sessionId"]) == (key, ended)
+    # A host's real keys and ids, and an id of random characters, as a host may make one.
+    for key, ended in [
+        ("agent:main:telegram:direct:123456789", "5b7e2f0c-3d4a-4c1e-9f55-0d5f1a2b3c4d"),
+        ("agent:main:main", "Xq7bK2pL9mN4vR8tW3yZ6cF1hJ5dG0sA"),
+    ]:
+        chitin(program, tmp_path, "/usr/bin:/bin", "--store", str(store), "reflect", "--queue",
+               "--session-key", key, "--session-id", ended, "--reason", "new")  # fmt: skip
+    markers = json.loads((store / ".chitin" / "reflections.json").read_text())
+    assert [m["sessionId"] for m in markers] == [
+        "5b7e2f0c-3d4a-4c1e-9f55-0d5f1a2b3c4d",
+        "Xq7bK2pL9mN4vR8tW3yZ6cF1hJ5dG0sA",
+    ]
 
 
 def test_a_transcript_path_under_home_as_claude_code_s_docs_write_it_is_read(
