@@ -81,3 +81,22 @@ def test_the_ignore_pattern_init_writes_matches_a_link(run: Run, store: Path) ->
     )
     assert ignored.returncode == 0
     assert git(store, "status", "--porcelain") == ""
+
+
+def test_check_still_reports_the_committed_link_once_it_is_replaced(tmp_path: Path) -> None:
+    """Once a command has replaced the link with a folder, the link is still in the
+    history, and the next clone or sync brings it back: check says so until it is
+    removed from git, then says nothing."""
+    target = tmp_path / "elsewhere"
+    target.mkdir()
+    clone = planted_clone(tmp_path, target)
+    CliRunner().invoke(cli, ["--store", str(clone), "list"])  # replaces the link
+    assert (clone / ".chitin").is_dir() and not (clone / ".chitin").is_symlink()
+    result = CliRunner().invoke(cli, ["--store", str(clone), "check"])
+    assert result.exit_code == 1, result.output
+    assert ".chitin: file: is committed" in result.output
+    assert "git rm -r --cached .chitin" in result.output
+    git(clone, "rm", "-r", "-q", "--cached", ".chitin")
+    git(clone, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "unlink")
+    result = CliRunner().invoke(cli, ["--store", str(clone), "check"])
+    assert result.exit_code == 0 and ".chitin" not in result.output, result.output

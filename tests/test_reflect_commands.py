@@ -75,3 +75,74 @@ def test_standing_in_the_store_with_chitin_on_path_the_commands_stay_short(
     commands = digest(program, store, on_path, store)["commands"]
     assert commands[-1] == "chitin reflect --done s-1"
     assert all(c.startswith("chitin contribute --type ") for c in commands[:-1])
+
+
+def test_a_session_key_or_id_that_is_no_name_is_refused_at_the_queue(tmp_path: Path) -> None:
+    """The key and id of a marker are printed in every digest and ready command: one
+    holding a line break, a credential or a novel's length is refused in one line and
+    queues nothing (a host's real keys and ids still queue)."""
+    program = chitin_program()
+    store = tmp_path / "store"
+    chitin(program, tmp_path, "/usr/bin:/bin", "--store", str(store), "init")
+    token = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A"
+    for flag, value in [
+        ("--session-key", f"agent:{token}"),
+        ("--session-key", "agent:main\nagent:other"),
+        ("--session-key", "k" * 100_000),
+        ("--session-id", f"id-{token}"),
+        ("--session-id", "a\u200bb"),
+    ]:
+        args = ["--store", str(store), "reflect", "--queue", "--reason", "new"]
+        if flag == "--session-id":
+            args += ["--session-key", "agent:main:main"]
+        done = subprocess.run([program, *args, flag, value], capture_output=True, text=True)
+        assert done.returncode == 1, (flag, value[:40], done.stdout, done.stderr)
+        assert done.stderr.count("\n") == 1 and flag.lstrip("-").replace("-", " ") in done.stderr
+        assert token not in done.stderr and "Traceback" not in done.stderr
+    assert (
+        not (store / ".chitin" / "reflections.json").exists()
+        or json.loads((store / ".chitin" / "reflections.json").read_text()) == []
+    )
+    # A host's real keys and ids, and an id of random characters, as a host may make one.
+    for key, ended in [
+        ("agent:main:telegram:direct:123456789", "5b7e2f0c-3d4a-4c1e-9f55-0d5f1a2b3c4d"),
+        ("agent:main:main", "Xq7bK2pL9mN4vR8tW3yZ6cF1hJ5dG0sA"),
+    ]:
+        chitin(program, tmp_path, "/usr/bin:/bin", "--store", str(store), "reflect", "--queue",
+               "--session-key", key, "--session-id", ended, "--reason", "new")  # fmt: skip
+    markers = json.loads((store / ".chitin" / "reflections.json").read_text())
+    assert [m["sessionId"] for m in markers] == [
+        "5b7e2f0c-3d4a-4c1e-9f55-0d5f1a2b3c4d",
+        "Xq7bK2pL9mN4vR8tW3yZ6cF1hJ5dG0sA",
+    ]
+
+
+def test_a_transcript_path_under_home_as_claude_code_s_docs_write_it_is_read(
+    tmp_path: Path,
+) -> None:
+    """The hooks reference shows ``"transcript_path": "~/.claude/projects/…"``: the `~`
+    is the home folder of the hook's user, and a relative path is taken from the
+    event's ``cwd``; either way the marker names the file, and the digest reads it."""
+    program = chitin_program()
+    home, project = tmp_path / "home", tmp_path / "project"
+    folder = home / ".claude" / "projects" / "-project"
+    folder.mkdir(parents=True)
+    project.mkdir()
+    for path in (folder / "s-1.jsonl", project / "s-2.jsonl"):
+        path.write_text("".join(json.dumps(turn) + "\n" for turn in TURNS))
+    store = tmp_path / "store"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "CHITIN_BACKGROUND_EMBED": "off"}
+    subprocess.run([program, "--store", str(store), "init"], env=env, check=True)
+    for session, given in (("s-1", "~/.claude/projects/-project/s-1.jsonl"), ("s-2", "s-2.jsonl")):
+        hook = {"session_id": session, "transcript_path": given, "cwd": str(project),
+                "hook_event_name": "SessionEnd", "reason": "other"}  # fmt: skip
+        subprocess.run([program, "--store", str(store), "hooks", "run", "claude-code", "reflect"],
+                       input=json.dumps(hook), env=env, text=True, check=True)  # fmt: skip
+    shown = subprocess.run([program, "--store", str(store), "reflect", "--format", "json"],
+                           env=env, capture_output=True, text=True, check=True)  # fmt: skip
+    digests = json.loads(shown.stdout)["digests"]
+    assert [d["source"] for d in digests] == [
+        str(folder / "s-1.jsonl"),
+        str(project / "s-2.jsonl"),
+    ]
+    assert [(d["warning"], len(d["moments"])) for d in digests] == [(None, 2), (None, 2)]

@@ -94,6 +94,9 @@ def test_import_refuses_an_oversized_item_and_imports_nothing(
     result = run("import", str(path), expect=None)
     assert result.exit_code == 1, result.output
     assert "claim is " in result.stderr and LIMIT in result.stderr
+    # Like every other refusal of an import: which item, and that nothing came in.
+    assert result.stderr.startswith("Error: items[1].claim: claim is ")
+    assert result.stderr.rstrip().endswith("; nothing was imported")
     assert len(result.stderr.strip().splitlines()) == 1
     assert commit_count(store) == commits
     assert not list((store / "insights").rglob("*.md"))

@@ -478,3 +478,26 @@ def test_a_commit_holding_conflict_markers_is_not_sent(machines: Machines) -> No
     assert f"Error: not sent: {path} holds git conflict markers" in refused.stderr
     assert "keep one side, remove the marker lines" in refused.stderr
     assert machines.remote_head() == before
+
+
+def test_the_first_sync_of_a_clone_of_a_store_with_no_insights_yet_works(tmp_path: Path) -> None:
+    """docs/sync.md: `git clone` the repository, then `chitin sync` sets up the rest. A
+    store with no insight yet has no insights/ folder in git, and sync said there was
+    no store (every other command took the clone as one)."""
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    a, b = tmp_path / "a", tmp_path / "b"
+    chitin(a, "init")
+    git(a, "remote", "add", "origin", str(remote))
+    chitin(a, "sync")
+    subprocess.run(["git", "clone", "-q", str(remote), str(b)], check=True)
+    assert not (b / "insights").exists()
+    chitin(b, "sync")
+    chitin(b, "contribute", "--type", "skill", "--claim", "Sync a new clone.", "--confidence", "1")
+    chitin(b, "sync")
+    chitin(a, "sync")
+    assert [i["claim"] for i in as_json(a, "list")] == ["Sync a new clone."]
+    plain = tmp_path / "plain"
+    subprocess.run(["git", "init", "-q", str(plain)], check=True)
+    refused = chitin(plain, "sync", expect=1)  # a repository that is no store's clone
+    assert "run `chitin init` first" in refused.stderr

@@ -158,3 +158,33 @@ def _write_with_free_space(seeded: Path, disk: Path, free_kb: int) -> None:
     assert "Traceback" not in result.stderr and result.returncode in (0, 1), result.stderr
     assert status(store) == "", (free_kb, status(store))
     assert not list((store / ".git").glob("chitin-*")), free_kb
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "oserror"])
+def test_an_import_whose_vectors_find_the_disk_full_still_exits_0(
+    seeded: Path, run: Run, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, kind: str
+) -> None:
+    """The vectors an import makes after its commit are derived data: a full disk there
+    (a real tmpfs gave SQLITE_FULL at ~80 KB free, ENOSPC at ~64 KB) is said, and the
+    import, committed, exits 0 (it exited 3 or 1)."""
+    import errno
+
+    from chitin.index.vectors import VectorStore
+
+    error = _sqlite_full_error() if kind == "sqlite" else OSError(errno.ENOSPC, "No space left")
+
+    def full(*args: object, **options: object) -> None:
+        raise error
+
+    monkeypatch.setattr(VectorStore, "put", full)
+    source = tmp_path / "two.json"
+    source.write_text(
+        '[{"type": "skill", "claim": "Cache the lookups", "confidence": 0.5},'
+        ' {"type": "skill", "claim": "Log the retries", "confidence": 0.5}]'
+    )
+    before = commit_count(seeded)
+    result = run("import", str(source))  # exit 0, or the run fixture fails
+    assert commit_count(seeded) == before + 1
+    assert "no vectors made" in result.stdout and "chitin embed" in result.stdout
+    monkeypatch.undo()
+    assert "Cache the lookups" in run("list").stdout

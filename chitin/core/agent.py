@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import contextlib
 import json
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from chitin.core.reading import Reading
 from chitin.core.session import Session
-from chitin.errors import ChitinError, NotFoundError, StoreError
+from chitin.errors import ChitinError, NotFoundError, StoreError, ValidationError
+from chitin.model.bounds import MAX_SESSION_NAME
 from chitin.model.digest import Digest, make_digest
 from chitin.model.reflection import NOWHERE, Marker, Where, appended, new_marker, oldest_first
+from chitin.model.secrets import article, find_secrets
 from chitin.store.reflections import (
     QueueFile,
     queue_path,
@@ -97,6 +100,9 @@ def queue_reflection(
     Under the store lock, so two hooks firing at once both land. An unusable queue
     file is left as it is rather than replaced: it may hold markers worth reading.
     """
+    _check_session_name("sessionKey", "session key", session_key)
+    if session_id is not None:
+        _check_session_name("sessionId", "session id", session_id)
     where = where or NOWHERE
     if not where.injected and opened.root.is_dir():
         noted = read_session_note(opened.root, session_id or session_key)
@@ -119,6 +125,29 @@ def queue_reflection(
         except OSError as error:
             raise StoreError(f"cannot write {path}: {error.strerror or error}") from None
     return marker
+
+
+# The guard's rule for a long random string: an id is one (a host may well name its
+# sessions so), so a session's name is checked against the named kinds only.
+ID_LIKE = "random-looking token"
+
+
+def _check_session_name(field: str, name: str, value: str) -> None:
+    """Refuse a session key or id that no host sends: it is printed in every digest and
+    ready command, so a line break would split them, and a credential would be shown."""
+    problem = None
+    if len(value) > MAX_SESSION_NAME:
+        problem = f"is {len(value):,} characters long (at most {MAX_SESSION_NAME:,})"
+    elif any(unicodedata.category(ch) in ("Cc", "Cf") for ch in value):
+        problem = "holds a control or invisible character (a line break, a zero-width space …)"
+    elif found := [s for s in find_secrets(value) if s.kind != ID_LIKE]:
+        problem = f"looks like it holds {article(found[0].kind)} {found[0].kind}"
+    if problem is not None:
+        raise ValidationError(
+            field,
+            f"the {name} {problem}; it names the session in every digest and ready command, "
+            f"so it must be one line of 1 to {MAX_SESSION_NAME:,} characters, no credentials",
+        )
 
 
 def note_session_start(opened: Session, session: str, injected: list[str]) -> None:

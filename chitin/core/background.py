@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from chitin.errors import ChitinError
+from chitin.index.db import is_unwritable
 from chitin.index.vectors import SidecarReplaced
 from chitin.lockfile import commands_mark, derived_folder, try_lock, unlock
 from chitin.resources import asset_path
@@ -180,8 +181,10 @@ def prepare_vectors(
         count = embedding.unembedded()
         if count and (foreground or count <= semantic.INLINE_LIMIT):
             return Prepared(adopted + embedding.embed(progress=progress)[1], None)
-    except ChitinError as error:
-        return Prepared(0, None, str(error))
+    except Exception as error:  # vectors are derived: a full disk never fails the write
+        if not isinstance(error, ChitinError) and not is_unwritable(error):
+            raise
+        return Prepared(0, None, getattr(error, "strerror", None) or str(error))
     if not count:
         return Prepared(adopted, None)
     if not enabled(config, env):

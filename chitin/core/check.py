@@ -253,7 +253,7 @@ def _derived_not_a_folder(root: Path) -> list[Finding]:
 
     where = root / DERIVED_DIR
     if not where.is_symlink() and (where.is_dir() or not where.exists()):
-        return []
+        return _derived_committed(root)
     what = "a symbolic link" if where.is_symlink() else "not a folder"
     return [
         Finding(
@@ -263,6 +263,28 @@ def _derived_not_a_folder(root: Path) -> list[Finding]:
             "the next command replaces it with a folder",
             f"remove it (`git rm --cached {DERIVED_DIR}` if it is committed), and have "
             f"`{DERIVED_DIR}` (no trailing slash) in .gitignore",
+            lint.ERROR,
+            "parse",
+        )
+    ]
+
+
+def _derived_committed(root: Path) -> list[Finding]:
+    """``.chitin`` in git's index, once a command has replaced the link: every clone
+    and sync of the store brings it back."""
+    try:
+        listed = Git(root).run(["ls-files", "-z", "--", DERIVED_DIR], check=False)
+    except ChitinError:  # no git, or a repository git refuses: said by other checks
+        return []
+    if listed.returncode != 0 or not listed.stdout:
+        return []
+    problem = "is committed, though it holds only this machine's derived data"
+    return [
+        Finding(
+            DERIVED_DIR,
+            "file",
+            f"{problem}: every clone and sync of the store brings it back",
+            f"`git rm -r --cached {DERIVED_DIR}` and commit",
             lint.ERROR,
             "parse",
         )

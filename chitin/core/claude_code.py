@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import json
+import os
 import re
 import shlex
 from collections.abc import Sequence
@@ -281,4 +282,15 @@ def session_place(event: dict[str, Any]) -> Where:
     path = event.get("transcript_path")
     if not isinstance(path, str) or not path.strip() or "\0" in path:
         return Where()
-    return Where(transcript=path.strip().encode("utf-8", "replace").decode("utf-8"))
+    given = path.strip().encode("utf-8", "replace").decode("utf-8")
+    return Where(transcript=_absolute(given, event.get("cwd")))
+
+
+def _absolute(path: str, cwd: object) -> str:
+    """``path`` as the reader will find it later, from another folder: a leading `~`
+    is the home folder (Claude Code's hooks reference writes ``~/.claude/projects/…``),
+    and a relative path is taken from the event's ``cwd``, where Claude Code ran."""
+    expanded = Path(os.path.expanduser(path))  # unchanged where there is no such home
+    if not expanded.is_absolute() and isinstance(cwd, str) and Path(cwd).is_absolute():
+        expanded = Path(cwd) / expanded
+    return str(expanded)

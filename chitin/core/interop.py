@@ -191,9 +191,9 @@ def _import(
     if not plan.allow_secret:
         _refuse_secrets(items)
     with opened.writing() as cache:
-        kept, skipped = _checked(
-            lambda: _sort_out(cache, _read_all(raw, now, cache.id_exists), merge)
-        )
+        everything = _checked(lambda: _read_all(raw, now, cache.id_exists))
+        kept, skipped = _checked(lambda: _sort_out(cache, everything, merge))
+        position = {id(item): index for index, item in enumerate(everything)}
         imported = [item.insight for item in kept]
         ids = {insight.id for insight in imported}
         history = [row for row in plan.history if row.get("insightId") in ids]
@@ -201,7 +201,7 @@ def _import(
         history = _guarded_history(history, plan.allow_secret)
         writes = {
             opened.store.path_for(item.insight, archived=item.insight.archived): _rendered(
-                opened, item
+                opened, item, position[id(item)]
             )
             for item in kept
         }
@@ -215,9 +215,14 @@ def _import(
     return Imported(imported, skipped, commit, len(history))
 
 
-def _rendered(opened: Session, item: Item) -> str:
-
-    return opened.store.render(item.insight, Layout(evidence=item.evidence))
+def _rendered(opened: Session, item: Item, index: int) -> str:
+    """The file of the item at ``index``; one too large for a file stops the import,
+    naming the item as every other refusal of an import does."""
+    try:
+        return opened.store.render(item.insight, Layout(evidence=item.evidence))
+    except ValidationError as error:
+        name = f"items[{index}].{error.field}"
+        raise ValidationError(name, f"{name}: {error}; nothing was imported") from None
 
 
 def _checked(step: Callable[[], T]) -> T:

@@ -70,6 +70,7 @@ def sync(opened: Session, remote_name: str | None, resume: Resume | None = None)
     then ``resume`` takes the person's edited files, ``ours``/``theirs`` (ids or
     paths) take one side, and ``abort`` forgets the stopped sync."""
     store = opened.store
+    store.adopt_clone()
     if not store.is_initialized():
         raise StoreError(f"no store at {opened.root}; run `chitin init` first")
     git = store.git

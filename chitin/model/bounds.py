@@ -21,6 +21,10 @@ MAX_DAYS = 100_000
 # Characters of an agent's name ($CHITIN_AGENT): it is written into every commit's
 # author, e-mail and trailer, and into evidence lines.
 MAX_AGENT = 100
+# Characters of a reflection marker's session key or id: printed in every digest and
+# ready command. Hosts' keys and ids are far shorter (a UUID is 36; OpenClaw's keys,
+# agent:<agent>:<channel>:<peer>, well under 200).
+MAX_SESSION_NAME = 1_000
 
 # No insight file is larger (the largest chitin writes are a few KB, and 10,000
 # reinforcements' evidence lines add ~600 KB). A larger file is reported, not read;

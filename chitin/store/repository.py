@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from chitin.errors import StoreError
 from chitin.format.layout import ARCHIVE_DIR, INSIGHTS_DIR, FileStat
+from chitin.location import chitins
 from chitin.lockfile import WriteLock, derived_folder
 from chitin.model.ids import shard_folder
 from chitin.model.insight import Insight
@@ -39,6 +40,13 @@ class Store:
 
     def is_initialized(self) -> bool:
         return self.git.is_repository() and (self.root / INSIGHTS_DIR).is_dir()
+
+    def adopt_clone(self) -> None:
+        """Make insights/ in a clone of a store that had no insight yet (git keeps no
+        empty folder): the clone is one, as `chitin init`'s .gitattributes says."""
+        if not self.is_initialized() and chitins(self.root) and self.git.is_repository():
+            with contextlib.suppress(OSError):  # then sync says there is no store
+                (self.root / INSIGHTS_DIR).mkdir()
 
     def initialize(self, command: Sequence[str] = ("chitin",)) -> str | None:
         """Create the repository and its skeleton; idempotent. Returns the commit made, if
