@@ -84,7 +84,7 @@ def retrieve(
 def _cosines(cache: Cache, semantic: Semantic | None) -> Cosine:
     """How close two insights are in meaning, by their stored vectors (None where
     either has no current one): what ``selection`` judges a repeated lesson by."""
-    if semantic is None:
+    if semantic is None or semantic.vectors.empty():  # one query, not two an insight
         return lambda _a, _b: None
     vectors: dict[str, array.array[float] | None] = {}
 
