@@ -151,6 +151,39 @@ def test_methods_take_typed_values(store: Path) -> None:
         assert found.recorded
 
 
+@pytest.mark.parametrize(
+    ("asked", "field"),
+    [
+        ({"max_results": 0}, "max_results"),
+        ({"max_results": -1}, "max_results"),
+        ({"max_results": 2.5}, "max_results"),
+        ({"budget": 0}, "budget"),
+        ({"budget": True}, "budget"),
+        ({"min_confidence": 2}, "min_confidence"),
+        ({"min_confidence": -0.1}, "min_confidence"),
+        ({"text": None}, "query"),
+        ({"text": 5}, "query"),
+    ],
+)
+def test_a_query_out_of_bounds_is_refused_as_the_cli_refuses_it(
+    store: Path, asked: dict[str, Any], field: str
+) -> None:
+    """The library is a way in like the flags and the tools: a count of 0 or -1 (which
+    sliced the ranking to nothing, or to all but one), a budget that packs nothing, a
+    confidence floor above 1 or a query that is not text is a ValidationError naming
+    the field, never an empty answer or a TypeError."""
+    from chitin import Chitin, Query, ValidationError
+
+    query = Query("write a test")._replace(**asked)
+    with Chitin(store, now=FIXED) as chitin:
+        chitin.init(seed=True)
+        for call in (chitin.retrieve, chitin.render):
+            with pytest.raises(ValidationError) as refused:
+                call(query)
+            assert refused.value.field == field and field in str(refused.value)
+            assert "\n" not in str(refused.value)
+
+
 def test_retrieve_returns_what_fits_the_budget(store: Path) -> None:
     """The use case is finished in the library: the front ends print ``packed``."""
     from chitin import Chitin, Query

@@ -74,6 +74,31 @@ def bounded(name: str, value: int | None, high: int) -> int | None:
     return value
 
 
+def count(name: str, value: object, high: int) -> int:
+    """A whole number from 1 to ``high`` (a library caller's ``max_results`` or
+    ``budget``), refused in the words the MCP server and click use for it."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValidationError(name, f"{name} must be a whole number, got {_shown(value)}")
+    bounded(name, value, high)
+    return value
+
+
+def lowest(name: str, raw: object) -> float | None:
+    """``floor`` for a field whose name is not "confidence" (``min_confidence``)."""
+    try:
+        return floor(raw)
+    except ValidationError:
+        shown = _shown(raw)
+        raise ValidationError(name, f"{name} must be a number from 0 to 1, got {shown}") from None
+
+
+def text(name: str, raw: object) -> str:
+    """A text, as a library caller must give a query."""
+    if not isinstance(raw, str):
+        raise ValidationError(name, f"{name} must be a text, got {_shown(raw)}")
+    return raw
+
+
 def _shown(raw: object) -> str:
     """A refused value as the caller gave it: a text quoted, a number as JSON says it."""
     if isinstance(raw, int | float) and not isinstance(raw, bool):
