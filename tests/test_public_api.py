@@ -116,6 +116,20 @@ def test_a_clock_is_asked_for_each_operation(store: Path) -> None:
     assert second.insight.created.startswith("2027-")
 
 
+@pytest.mark.parametrize("now", ["2026-03-04T05:06:07Z", 1772600767])
+def test_a_now_that_is_no_datetime_nor_clock_is_refused_at_construction(
+    store: Path, now: object
+) -> None:
+    """``now`` is a datetime or a clock: a timestamp text (the CLI's old ``now: str``)
+    is refused when the instance is made, as a ValidationError naming ``now``, not as a
+    TypeError ("'str' object is not callable") at the first write."""
+    from chitin import Chitin, ValidationError
+
+    with pytest.raises(ValidationError) as refused:
+        Chitin(store, now=now)  # type: ignore[arg-type]
+    assert refused.value.field == "now" and "datetime" in str(refused.value)
+
+
 def test_the_context_manager_closes_the_cache(store: Path) -> None:
     from chitin import Chitin
 

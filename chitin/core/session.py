@@ -364,12 +364,12 @@ class Session:
 
 
 def _clock(now: datetime | Clock | None) -> Clock:
-    if now is None:
-        return lambda: datetime.now(UTC)
     if isinstance(now, datetime):
         fixed = now if now.tzinfo is not None else now.replace(tzinfo=UTC)
         return lambda: fixed
-    return now
+    if now is None or callable(now):  # a text would fail at the first write, as a TypeError
+        return now or (lambda: datetime.now(UTC))
+    raise ValidationError("now", f"now must be a datetime or a clock, got {now!r:.60}")
 
 
 def _agent_problem(agent: str | None) -> ValidationError | None:
