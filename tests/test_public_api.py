@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -196,6 +197,38 @@ def test_a_query_out_of_bounds_is_refused_as_the_cli_refuses_it(
                 call(query)
             assert refused.value.field == field and field in str(refused.value)
             assert "\n" not in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (lambda c: c.list_insights(min_confidence=5), "min_confidence"),
+        (lambda c: c.list_insights(min_confidence=-1), "min_confidence"),
+        (lambda c: c.history("write-the", limit=-1), "limit"),
+        (lambda c: c.history("write-the", limit=0), "limit"),
+        (lambda c: c.history("write-the", limit=1.5), "limit"),
+        (lambda c: c.changelog(days=0), "days"),
+        (lambda c: c.changelog(days=-3), "days"),
+        (lambda c: c.changelog(limit=-1), "limit"),
+        (lambda c: c.similar("write a test", threshold=2), "threshold"),
+        (lambda c: c.similar("write a test", threshold=-1), "threshold"),
+        (lambda c: c.quality(top=-1), "top"),
+    ],
+)
+def test_numbers_out_of_range_are_refused_by_every_reading(
+    store: Path, call: Callable[[Any], object], field: str
+) -> None:
+    """What `list --min-confidence`, `history --limit`, `changelog --days/--limit`,
+    `similar --threshold` and `quality --top` refuse, the library refuses too, naming
+    the argument: a limit of -1 gave all but the newest entry, days of 0 or -3 every
+    change, a threshold of -1 every insight, 1.5 a TypeError."""
+    from chitin import Chitin, ValidationError
+
+    with Chitin(store, now=FIXED) as chitin:
+        chitin.init(seed=True)
+        with pytest.raises(ValidationError) as refused:
+            call(chitin)
+    assert refused.value.field == field and field in str(refused.value)
 
 
 def test_retrieve_returns_what_fits_the_budget(store: Path) -> None:
