@@ -231,6 +231,21 @@ def test_numbers_out_of_range_are_refused_by_every_reading(
     assert refused.value.field == field and field in str(refused.value)
 
 
+def test_a_source_that_is_no_text_is_refused_before_any_write(store: Path) -> None:
+    """``reinforce(source=5)`` raised AttributeError ('int' object has no attribute
+    'isascii') from the text check; it is a ValidationError naming the field, and the
+    insight is left as it was."""
+    from chitin import Chitin, ValidationError
+
+    with Chitin(store, now=FIXED) as chitin:
+        chitin.init(seed=True)
+        for source in (5, ["review"]):
+            with pytest.raises(ValidationError) as refused:
+                chitin.reinforce("write-the", source=source)  # type: ignore[arg-type]
+            assert refused.value.field == "source" and "text" in str(refused.value)
+        assert chitin.get("write-the").reinforcements == 0
+
+
 def test_retrieve_returns_what_fits_the_budget(store: Path) -> None:
     """The use case is finished in the library: the front ends print ``packed``."""
     from chitin import Chitin, Query
