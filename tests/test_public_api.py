@@ -246,6 +246,24 @@ def test_a_source_that_is_no_text_is_refused_before_any_write(store: Path) -> No
         assert chitin.get("write-the").reinforcements == 0
 
 
+def test_fields_that_are_no_mapping_are_refused_as_such(store: Path) -> None:
+    """``contribute("a claim")`` read the text's letters as field names ("unknown field
+    'a'"); the refusal says that the fields are a mapping."""
+    from chitin import Chitin, ValidationError
+
+    with Chitin(store, now=FIXED) as chitin:
+        chitin.init(seed=True)
+        for call in (
+            lambda: chitin.contribute("Write the failing test first"),  # type: ignore[arg-type]
+            lambda: chitin.contribute([("type", "skill")]),  # type: ignore[arg-type]
+            lambda: chitin.update("write-the", "confidence"),  # type: ignore[arg-type]
+        ):
+            with pytest.raises(ValidationError) as refused:
+                call()
+            assert "mapping" in str(refused.value) and "unknown field" not in str(refused.value)
+        assert chitin.stats().total == 14
+
+
 def test_retrieve_returns_what_fits_the_budget(store: Path) -> None:
     """The use case is finished in the library: the front ends print ``packed``."""
     from chitin import Chitin, Query
