@@ -264,6 +264,31 @@ def test_fields_that_are_no_mapping_are_refused_as_such(store: Path) -> None:
         assert chitin.stats().total == 14
 
 
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (lambda c: c.similar(5, 0.2), "claim"),
+        (lambda c: c.similar(None, 0.5, semantic=True), "claim"),
+        (lambda c: c.diff(5), "revision"),
+        (lambda c: c.queue_reflection(5, "new"), "sessionKey"),
+        (lambda c: c.queue_reflection("agent:main:x", "new", session_id=7), "sessionId"),
+        (lambda c: c.reflection_done(5), "session"),
+    ],
+)
+def test_a_text_argument_given_as_no_text_is_refused_naming_it(
+    store: Path, call: Callable[[Any], object], field: str
+) -> None:
+    """A number or None where a text belongs raised AttributeError ('int' object has
+    no attribute 'lower', 'encode', 'strip') or TypeError from deep inside."""
+    from chitin import Chitin, ValidationError
+
+    with Chitin(store, now=FIXED) as chitin:
+        chitin.init(seed=True)
+        with pytest.raises(ValidationError) as refused:
+            call(chitin)
+    assert refused.value.field == field and "text" in str(refused.value)
+
+
 def test_retrieve_returns_what_fits_the_budget(store: Path) -> None:
     """The use case is finished in the library: the front ends print ``packed``."""
     from chitin import Chitin, Query

@@ -176,7 +176,7 @@ class Reading:
         from chitin.retrieval import conflicts
         from chitin.search.candidates import similar_candidates
 
-        threshold = arguments.threshold(threshold, semantic=False)
+        claim, threshold = arguments.text("claim", claim), arguments.threshold(threshold, False)
         if self.session.missing:
             return []
         return conflicts.similar(
@@ -190,7 +190,7 @@ class Reading:
         from chitin.retrieval.conflicts import Candidate
         from chitin.search import semantic
 
-        threshold = arguments.threshold(threshold, semantic=True)
+        claim, threshold = arguments.text("claim", claim), arguments.threshold(threshold, True)
         if self.session.missing:
             return []
         picked = semantic.choice(self.session.store.config())
