@@ -289,6 +289,18 @@ def test_a_text_argument_given_as_no_text_is_refused_naming_it(
     assert refused.value.field == field and "text" in str(refused.value)
 
 
+def test_a_merge_of_no_source_is_refused(store: Path) -> None:
+    """``merge([], target)`` answered with the target as if merged, committing nothing;
+    the command line needs a source, and so does the library."""
+    from chitin import Chitin, ValidationError
+
+    with Chitin(store, now=FIXED) as chitin:
+        chitin.init(seed=True)
+        with pytest.raises(ValidationError) as refused:
+            chitin.merge([], "write-the")
+    assert refused.value.field == "source" and "source" in str(refused.value)
+
+
 def test_retrieve_returns_what_fits_the_budget(store: Path) -> None:
     """The use case is finished in the library: the front ends print ``packed``."""
     from chitin import Chitin, Query
