@@ -25,6 +25,20 @@ def documented_example() -> str:
     return found.group(1)
 
 
+def test_the_readme_has_the_example_and_it_runs(
+    store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 13: the README has a "Use it from Python" section whose example runs. It
+    is docs/python.md's example, word for word, so that the two cannot drift apart."""
+    readme = (EXAMPLE_PAGE.parent.parent / "README.md").read_text(encoding="utf-8")
+    assert "\n## Use it from Python\n" in readme
+    found = re.search(r"<!-- python-example -->\n```python\n(.*?)```", readme, re.S)
+    assert found, "README's 'Use it from Python' example is missing"
+    assert found.group(1) == documented_example()
+    exec(compile(found.group(1), "README.md", "exec"), {"store": store})
+    assert capsys.readouterr().out.startswith("not found: ")
+
+
 def test_the_documented_example_runs(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
     exec(compile(documented_example(), "docs/python.md", "exec"), {"store": store})
     assert capsys.readouterr().out.startswith("not found: ")
