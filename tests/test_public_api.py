@@ -145,6 +145,24 @@ def test_a_now_that_is_no_datetime_nor_clock_is_refused_at_construction(
     assert refused.value.field == "now" and "datetime" in str(refused.value)
 
 
+@pytest.mark.parametrize("given", ["", "  ", 5])
+def test_a_store_that_names_no_folder_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given: object
+) -> None:
+    """``Chitin(store=os.environ.get("AGENT_STORE", ""))``: an empty text was the current
+    folder, where the first write made a store (the CLI refuses ``--store ""`` for this
+    reason); a number raised TypeError."""
+    from chitin import Chitin, ValidationError
+
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    with pytest.raises(ValidationError) as refused, Chitin(store=given, now=FIXED) as chitin:  # type: ignore[arg-type]
+        chitin.contribute({"type": "skill", "confidence": 0.7, "claim": "Not here."})
+    assert refused.value.field == "store"
+    assert list(here.iterdir()) == []
+
+
 def test_the_context_manager_closes_the_cache(store: Path) -> None:
     from chitin import Chitin
 

@@ -23,6 +23,7 @@ from chitin.index import usage
 from chitin.index.cache import Cache, Progress
 from chitin.location import store_path
 from chitin.lockfile import derived_folder
+from chitin.model import arguments
 from chitin.model.insight import Insight, format_timestamp
 from chitin.store.files import not_a_store_folder
 from chitin.store.repository import Store
@@ -83,7 +84,7 @@ class Session:
         the front end has finished the command (it calls ``store.interrupts.release``),
         so that the command is neither cut short nor told that nothing changed."""
         self.env: Mapping[str, str] = os.environ if env is None else env
-        self.root = Path(store) if store is not None else store_path(None, self.env)
+        self.root = arguments.store(store) or store_path(None, self.env)
         # As given (or from $CHITIN_AGENT), checked when a write needs it: a bad name
         # must not reach a commit, and must not stop a command that only reads.
         self.agent_given = agent if agent is not None else (self.env.get("CHITIN_AGENT") or None)

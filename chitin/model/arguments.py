@@ -11,6 +11,8 @@ the tool's schema); click's own types bound the CLI's numbers as usage errors.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from os import PathLike
+from pathlib import Path
 
 from chitin.errors import ValidationError
 from chitin.model.insight import (
@@ -97,6 +99,17 @@ def text(name: str, raw: object) -> str:
     if not isinstance(raw, str):
         raise ValidationError(name, f"{name} must be a text, got {_shown(raw)}")
     return raw
+
+
+def store(raw: object) -> Path | None:
+    """``Chitin(store=...)``: the store's folder, or None for the default rule. An empty
+    text is refused: ``Path("")`` is the current folder, where a write would make a
+    store (``--store ""`` is refused for the same reason)."""
+    if raw is None:
+        return None
+    if not isinstance(raw, str | PathLike) or not str(raw).strip():
+        raise ValidationError("store", f"store must name the store's folder, got {_shown(raw)}")
+    return Path(raw)
 
 
 def _shown(raw: object) -> str:
