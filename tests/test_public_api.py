@@ -163,6 +163,20 @@ def test_a_store_that_names_no_folder_is_refused(
     assert list(here.iterdir()) == []
 
 
+@pytest.mark.parametrize("env", ["CHITIN_AGENT=me", 5, {"CHITIN_AGENT": 5}])
+def test_an_env_that_is_no_mapping_of_texts_is_refused_at_construction(
+    store: Path, env: object
+) -> None:
+    """``env`` is a mapping of names to texts (os.environ or a dict): a text or a number
+    raised AttributeError ('str' object has no attribute 'get') at the first use, a
+    number as a value TypeError at the first write."""
+    from chitin import Chitin, ValidationError
+
+    with pytest.raises(ValidationError) as refused:
+        Chitin(store, now=FIXED, env=env)  # type: ignore[arg-type]
+    assert refused.value.field == "env" and "mapping" in str(refused.value)
+
+
 def test_the_context_manager_closes_the_cache(store: Path) -> None:
     from chitin import Chitin
 

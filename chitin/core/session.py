@@ -10,7 +10,6 @@ so two agents writing at once are serialized and neither loses its change.
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -83,7 +82,7 @@ class Session:
         then says what it did (the CLI). Once a write is committed, a signal waits until
         the front end has finished the command (it calls ``store.interrupts.release``),
         so that the command is neither cut short nor told that nothing changed."""
-        self.env: Mapping[str, str] = os.environ if env is None else env
+        self.env: Mapping[str, str] = arguments.environment(env)
         self.root = arguments.store(store) or store_path(None, self.env)
         # As given (or from $CHITIN_AGENT), checked when a write needs it: a bad name
         # must not reach a commit, and must not stop a command that only reads.

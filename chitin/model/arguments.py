@@ -10,7 +10,8 @@ the tool's schema); click's own types bound the CLI's numbers as usage errors.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Mapping
 from os import PathLike
 from pathlib import Path
 
@@ -110,6 +111,20 @@ def store(raw: object) -> Path | None:
     if not isinstance(raw, str | PathLike) or not str(raw).strip():
         raise ValidationError("store", f"store must name the store's folder, got {_shown(raw)}")
     return Path(raw)
+
+
+def environment(raw: object) -> Mapping[str, str]:
+    """``Chitin(env=...)``: names to texts (default ``os.environ``), checked when the
+    instance is made rather than at its first use of a key."""
+    if raw is None:
+        return os.environ
+    if not isinstance(raw, Mapping):
+        raise ValidationError("env", f"env must be a mapping such as os.environ, got {_shown(raw)}")
+    for name, value in raw.items():
+        if not isinstance(name, str) or not isinstance(value, str):
+            shown = f"{_shown(name)}: {_shown(value)}"
+            raise ValidationError("env", f"env must be a mapping of names to texts, got {shown}")
+    return raw
 
 
 def _shown(raw: object) -> str:
