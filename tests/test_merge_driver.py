@@ -230,3 +230,31 @@ def test_a_missing_version_is_a_usage_error_not_an_internal_one(tmp_path: Path) 
     assert result.exit_code == 2, result.output
     assert "base.md" in result.stderr and "does not exist" in result.stderr
     assert "internal error" not in result.stderr and result.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("line", "bad"),
+    [
+        ("reinforcements: 2", "reinforcements: 9223372036854775808"),
+        ("created: 2026-11-01T10:00:00Z", "created: 10000-01-01T00:00:00Z"),
+    ],
+)
+def test_a_side_out_of_bounds_is_not_merged_into_a_readable_file(
+    tmp_path: Path, line: str, bad: str
+) -> None:
+    """THEIRS holds a count of 2^63 (or a year past 9999), which no reader takes: the
+    line merge took it cleanly (exit 0), and git committed a file every command then
+    skipped. The bounds hold on this path in too: OURS stays, git reports a conflict,
+    and the line names what cannot be read."""
+    base = text(BASE)
+    assert line in base
+    ours = text(BASE.with_changes(tags=("files", "safety", "disk")))
+    files = {"base": base, "ours": ours, "theirs": base.replace(line, bad)}
+    for name, content in files.items():
+        (tmp_path / name).write_text(content)
+    args = [str(tmp_path / n) for n in ("base", "ours", "theirs")]
+    result = CliRunner().invoke(cli, ["merge-driver", *args, PATH])
+    assert result.exit_code == 1, result.output
+    assert (tmp_path / "ours").read_text() == ours
+    assert result.stderr.startswith(f"chitin: {PATH}: the merged file could not be read: ")
+    assert result.stderr.endswith("; resolve it by hand\n") and result.stderr.count("\n") == 1

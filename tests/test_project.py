@@ -562,6 +562,7 @@ BOUNDARIES: dict[str, dict[str, str]] = {
         "traceback": "the log of a hook that crashed: failures only",
     },
     "cli/show.py": {"chitin.render": "the JSON shapes: get's, list's and stats' text needs none"},
+    "cli/write.py": {"chitin.render": "difflib and the field diff: update's, not contribute's"},
     "core/__init__.py": {"importlib": "core's names load on first use (core/lazy.py's rule)"},
     "core/background.py": {
         "base64": "~0.6 ms (binascii): only a store that adopts the packaged vectors",

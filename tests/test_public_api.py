@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,20 @@ def documented_example() -> str:
     found = re.search(r"<!-- python-example -->\n```python\n(.*?)```", text, re.S)
     assert found, "the example of docs/python.md (Use it from Python) is missing"
     return found.group(1)
+
+
+def test_the_readme_has_the_example_and_it_runs(
+    store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 13: the README has a "Use it from Python" section whose example runs. It
+    is docs/python.md's example, word for word, so that the two cannot drift apart."""
+    readme = (EXAMPLE_PAGE.parent.parent / "README.md").read_text(encoding="utf-8")
+    assert "\n## Use it from Python\n" in readme
+    found = re.search(r"<!-- python-example -->\n```python\n(.*?)```", readme, re.S)
+    assert found, "README's 'Use it from Python' example is missing"
+    assert found.group(1) == documented_example()
+    exec(compile(found.group(1), "README.md", "exec"), {"store": store})
+    assert capsys.readouterr().out.startswith("not found: ")
 
 
 def test_the_documented_example_runs(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -116,6 +131,52 @@ def test_a_clock_is_asked_for_each_operation(store: Path) -> None:
     assert second.insight.created.startswith("2027-")
 
 
+@pytest.mark.parametrize("now", ["2026-03-04T05:06:07Z", 1772600767])
+def test_a_now_that_is_no_datetime_nor_clock_is_refused_at_construction(
+    store: Path, now: object
+) -> None:
+    """``now`` is a datetime or a clock: a timestamp text (the CLI's old ``now: str``)
+    is refused when the instance is made, as a ValidationError naming ``now``, not as a
+    TypeError ("'str' object is not callable") at the first write."""
+    from chitin import Chitin, ValidationError
+
+    with pytest.raises(ValidationError) as refused:
+        Chitin(store, now=now)  # type: ignore[arg-type]
+    assert refused.value.field == "now" and "datetime" in str(refused.value)
+
+
+@pytest.mark.parametrize("given", ["", "  ", 5])
+def test_a_store_that_names_no_folder_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given: object
+) -> None:
+    """``Chitin(store=os.environ.get("AGENT_STORE", ""))``: an empty text was the current
+    folder, where the first write made a store (the CLI refuses ``--store ""`` for this
+    reason); a number raised TypeError."""
+    from chitin import Chitin, ValidationError
+
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    with pytest.raises(ValidationError) as refused, Chitin(store=given, now=FIXED) as chitin:  # type: ignore[arg-type]
+        chitin.contribute({"type": "skill", "confidence": 0.7, "claim": "Not here."})
+    assert refused.value.field == "store"
+    assert list(here.iterdir()) == []
+
+
+@pytest.mark.parametrize("env", ["CHITIN_AGENT=me", 5, {"CHITIN_AGENT": 5}])
+def test_an_env_that_is_no_mapping_of_texts_is_refused_at_construction(
+    store: Path, env: object
+) -> None:
+    """``env`` is a mapping of names to texts (os.environ or a dict): a text or a number
+    raised AttributeError ('str' object has no attribute 'get') at the first use, a
+    number as a value TypeError at the first write."""
+    from chitin import Chitin, ValidationError
+
+    with pytest.raises(ValidationError) as refused:
+        Chitin(store, now=FIXED, env=env)  # type: ignore[arg-type]
+    assert refused.value.field == "env" and "mapping" in str(refused.value)
+
+
 def test_the_context_manager_closes_the_cache(store: Path) -> None:
     from chitin import Chitin
 
@@ -149,6 +210,141 @@ def test_methods_take_typed_values(store: Path) -> None:
         found = chitin.retrieve(Query("typed", types=("trigger",)))
         assert [r.insight.claim for r in found.ranked] == ["Typed trigger"]
         assert found.recorded
+
+
+@pytest.mark.parametrize(
+    ("asked", "field"),
+    [
+        ({"max_results": 0}, "max_results"),
+        ({"max_results": -1}, "max_results"),
+        ({"max_results": 2.5}, "max_results"),
+        ({"budget": 0}, "budget"),
+        ({"budget": True}, "budget"),
+        ({"min_confidence": 2}, "min_confidence"),
+        ({"min_confidence": -0.1}, "min_confidence"),
+        ({"text": None}, "query"),
+        ({"text": 5}, "query"),
+    ],
+)
+def test_a_query_out_of_bounds_is_refused_as_the_cli_refuses_it(
+    store: Path, asked: dict[str, Any], field: str
+) -> None:
+    """The library is a way in like the flags and the tools: a count of 0 or -1 (which
+    sliced the ranking to nothing, or to all but one), a budget that packs nothing, a
+    confidence floor above 1 or a query that is not text is a ValidationError naming
+    the field, never an empty answer or a TypeError."""
+    from chitin import Chitin, Query, ValidationError
+
+    query = Query("write a test")._replace(**asked)
+    with Chitin(store, now=FIXED) as chitin:
+        chitin.init(seed=True)
+        for call in (chitin.retrieve, chitin.render):
+            with pytest.raises(ValidationError) as refused:
+                call(query)
+            assert refused.value.field == field and field in str(refused.value)
+            assert "\n" not in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (lambda c: c.list_insights(min_confidence=5), "min_confidence"),
+        (lambda c: c.list_insights(min_confidence=-1), "min_confidence"),
+        (lambda c: c.history("write-the", limit=-1), "limit"),
+        (lambda c: c.history("write-the", limit=0), "limit"),
+        (lambda c: c.history("write-the", limit=1.5), "limit"),
+        (lambda c: c.changelog(days=0), "days"),
+        (lambda c: c.changelog(days=-3), "days"),
+        (lambda c: c.changelog(limit=-1), "limit"),
+        (lambda c: c.similar("write a test", threshold=2), "threshold"),
+        (lambda c: c.similar("write a test", threshold=-1), "threshold"),
+        (lambda c: c.quality(top=-1), "top"),
+    ],
+)
+def test_numbers_out_of_range_are_refused_by_every_reading(
+    store: Path, call: Callable[[Any], object], field: str
+) -> None:
+    """What `list --min-confidence`, `history --limit`, `changelog --days/--limit`,
+    `similar --threshold` and `quality --top` refuse, the library refuses too, naming
+    the argument: a limit of -1 gave all but the newest entry, days of 0 or -3 every
+    change, a threshold of -1 every insight, 1.5 a TypeError."""
+    from chitin import Chitin, ValidationError
+
+    with Chitin(store, now=FIXED) as chitin:
+        chitin.init(seed=True)
+        with pytest.raises(ValidationError) as refused:
+            call(chitin)
+    assert refused.value.field == field and field in str(refused.value)
+
+
+def test_a_source_that_is_no_text_is_refused_before_any_write(store: Path) -> None:
+    """``reinforce(source=5)`` raised AttributeError ('int' object has no attribute
+    'isascii') from the text check; it is a ValidationError naming the field, and the
+    insight is left as it was."""
+    from chitin import Chitin, ValidationError
+
+    with Chitin(store, now=FIXED) as chitin:
+        chitin.init(seed=True)
+        for source in (5, ["review"]):
+            with pytest.raises(ValidationError) as refused:
+                chitin.reinforce("write-the", source=source)  # type: ignore[arg-type]
+            assert refused.value.field == "source" and "text" in str(refused.value)
+        assert chitin.get("write-the").reinforcements == 0
+
+
+def test_fields_that_are_no_mapping_are_refused_as_such(store: Path) -> None:
+    """``contribute("a claim")`` read the text's letters as field names ("unknown field
+    'a'"); the refusal says that the fields are a mapping."""
+    from chitin import Chitin, ValidationError
+
+    with Chitin(store, now=FIXED) as chitin:
+        chitin.init(seed=True)
+        for call in (
+            lambda: chitin.contribute("Write the failing test first"),  # type: ignore[arg-type]
+            lambda: chitin.contribute([("type", "skill")]),  # type: ignore[arg-type]
+            lambda: chitin.update("write-the", "confidence"),  # type: ignore[arg-type]
+        ):
+            with pytest.raises(ValidationError) as refused:
+                call()
+            assert "mapping" in str(refused.value) and "unknown field" not in str(refused.value)
+        assert chitin.stats().total == 14
+
+
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (lambda c: c.similar(5, 0.2), "claim"),
+        (lambda c: c.similar(None, 0.5, semantic=True), "claim"),
+        (lambda c: c.diff(5), "revision"),
+        (lambda c: c.queue_reflection(5, "new"), "sessionKey"),
+        (lambda c: c.queue_reflection("agent:main:x", "new", session_id=7), "sessionId"),
+        (lambda c: c.reflection_done(5), "session"),
+    ],
+)
+def test_a_text_argument_given_as_no_text_is_refused_naming_it(
+    store: Path, call: Callable[[Any], object], field: str
+) -> None:
+    """A number or None where a text belongs raised AttributeError ('int' object has
+    no attribute 'lower', 'encode', 'strip') or TypeError from deep inside."""
+    from chitin import Chitin, ValidationError
+
+    with Chitin(store, now=FIXED) as chitin:
+        chitin.init(seed=True)
+        with pytest.raises(ValidationError) as refused:
+            call(chitin)
+    assert refused.value.field == field and "text" in str(refused.value)
+
+
+def test_a_merge_of_no_source_is_refused(store: Path) -> None:
+    """``merge([], target)`` answered with the target as if merged, committing nothing;
+    the command line needs a source, and so does the library."""
+    from chitin import Chitin, ValidationError
+
+    with Chitin(store, now=FIXED) as chitin:
+        chitin.init(seed=True)
+        with pytest.raises(ValidationError) as refused:
+            chitin.merge([], "write-the")
+    assert refused.value.field == "source" and "source" in str(refused.value)
 
 
 def test_retrieve_returns_what_fits_the_budget(store: Path) -> None:

@@ -15,7 +15,7 @@ from chitin.cli.output import emit_json
 from chitin.core import Change
 from chitin.errors import DuplicateError, ValidationError
 from chitin.model.insight import EVIDENCE_KINDS, js_number
-from chitin.render import diff, shapes, text
+from chitin.render import shapes, text
 
 _ALLOW_SECRET_HELP = (
     "Write text that looks like a credential (a token, key or password) anyway; "
@@ -146,6 +146,8 @@ def update(
     else:
         click.echo(f'✓ Updated insight: {result.insight.id}\n  "{result.insight.claim}"')
         if result.before is not None:
+            from chitin.render import diff  # difflib and the field diff: not contribute's
+
             for line in diff.update_lines(result.before, result.insight):
                 click.echo(f"  {line}")
     for message in result.notes:

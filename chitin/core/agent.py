@@ -17,6 +17,7 @@ from pathlib import Path
 from chitin.core.reading import Reading
 from chitin.core.session import Session
 from chitin.errors import ChitinError, NotFoundError, StoreError, ValidationError
+from chitin.model import arguments
 from chitin.model.bounds import MAX_SESSION_NAME
 from chitin.model.digest import Digest, make_digest
 from chitin.model.reflection import NOWHERE, Marker, Where, appended, new_marker, oldest_first
@@ -100,8 +101,10 @@ def queue_reflection(
     Under the store lock, so two hooks firing at once both land. An unusable queue
     file is left as it is rather than replaced: it may hold markers worth reading.
     """
+    arguments.text("sessionKey", session_key)  # text first: the checks below read it
     _check_session_name("sessionKey", "session key", session_key)
     if session_id is not None:
+        arguments.text("sessionId", session_id)
         _check_session_name("sessionId", "session id", session_id)
     where = where or NOWHERE
     if not where.injected and opened.root.is_dir():
@@ -280,7 +283,7 @@ def _claims(reading: Reading, ids: tuple[str, ...]) -> dict[str, str | None]:
 def done(opened: Session, legacy: Path | None, session: str) -> int:
     """Remove the markers of ``session`` (its key or its id) from every queue; how many
     went. Under the store lock, as clearing is."""
-    wanted = session.strip()
+    wanted = arguments.text("session", session).strip()
     queues = [] if opened.missing else [queue_path(opened.root)]
     if legacy is not None:
         queues.append(legacy)

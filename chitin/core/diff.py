@@ -18,6 +18,7 @@ from chitin.core.retrieving import Query, Retrieving
 from chitin.core.session import Session
 from chitin.errors import ValidationError
 from chitin.lockfile import derived_folder
+from chitin.model import arguments
 from chitin.model.diff import WORKING_TREE, Delta, Ends, Unreadable, compare
 from chitin.store import revisions
 
@@ -52,6 +53,7 @@ def parse_spec(text: str | None) -> Spec:
     """``None`` | ``REV`` | ``A..B`` | ``A...B``; an empty end of a range is HEAD."""
     if text is None:
         return Spec("HEAD", None)
+    text = arguments.text("revision", text)
     separator = "..." if "..." in text else ".." if ".." in text else None
     if separator is None:
         if not text.strip():

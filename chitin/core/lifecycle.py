@@ -334,6 +334,8 @@ class Lifecycle:
         one commit (``claim``: the merged wording)."""
 
         refs = [source_ref] if isinstance(source_ref, str) else list(source_ref)
+        if not refs:  # else the target came back as if merged, and nothing was committed
+            raise ValidationError("source", "merge needs at least one source insight")
         with self.session.writing() as cache:
             source_ids = [self._resolve_role(ref, "Source") for ref in refs]
             target_id = self._resolve_role(target_ref, "Target")

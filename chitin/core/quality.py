@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from chitin.core.reading import Reading
 from chitin.index import usage
+from chitin.model import arguments
+from chitin.model.bounds import MAX_COUNT
 from chitin.retrieval import quality
 from chitin.retrieval.quality import DEFAULT_TOP, QualityReport, QualityScore
 
@@ -11,7 +13,7 @@ from chitin.retrieval.quality import DEFAULT_TOP, QualityReport, QualityScore
 def report(reading: Reading, top: int | None = None) -> QualityReport:
     """The quality report over every live insight (the ``top`` that most need
     attention, default ``DEFAULT_TOP``); a missing store reports nothing."""
-    top = DEFAULT_TOP if top is None else top
+    top = DEFAULT_TOP if top is None else arguments.count("top", top, MAX_COUNT)
     now = reading.session.now()
     if reading.session.missing:
         return quality.report([], top)

@@ -10,6 +10,7 @@ from chitin.core.session import Session
 from chitin.errors import AmbiguousIdError, NotFoundError, StateError, StoreError
 from chitin.index.cache import Cache, Filters, Problem
 from chitin.model import arguments
+from chitin.model.bounds import MAX_COUNT, MAX_DAYS
 from chitin.model.ids import check_reference
 from chitin.model.insight import TYPES, Insight, check_provenance
 
@@ -154,6 +155,7 @@ class Reading:
         """The insight and its changes, newest first, from git's log."""
         from chitin.store import history
 
+        limit = None if limit is None else arguments.count("limit", limit, MAX_COUNT)
         insight = self.get(ref)
         return insight, history.insight_history(
             self.session.store.git, self.path_of(insight.id), limit
@@ -163,6 +165,8 @@ class Reading:
         """The store's changes, newest first (``days``: only those of the last days)."""
         from chitin.store import history
 
+        days = None if days is None else arguments.count("days", days, MAX_DAYS)
+        limit = arguments.count("limit", limit, MAX_COUNT)
         if self.session.missing or not self.session.store.git.is_repository():
             return []
         return history.changelog(self.session.store.git, days, limit)
@@ -172,6 +176,7 @@ class Reading:
         from chitin.retrieval import conflicts
         from chitin.search.candidates import similar_candidates
 
+        claim, threshold = arguments.text("claim", claim), arguments.threshold(threshold, False)
         if self.session.missing:
             return []
         return conflicts.similar(
@@ -185,6 +190,7 @@ class Reading:
         from chitin.retrieval.conflicts import Candidate
         from chitin.search import semantic
 
+        claim, threshold = arguments.text("claim", claim), arguments.threshold(threshold, True)
         if self.session.missing:
             return []
         picked = semantic.choice(self.session.store.config())
@@ -214,7 +220,8 @@ def filters_of(
     """Filters from types and tags, validated (a single string is one value)."""
     kinds = arguments.kinds(_values(types))
     chosen = arguments.tags(list(_values(tags)))
-    return Filters(archived=archived, types=kinds, min_confidence=min_confidence, tags=chosen)
+    floor = arguments.lowest("min_confidence", min_confidence)
+    return Filters(archived=archived, types=kinds, min_confidence=floor, tags=chosen)
 
 
 def _paths_of_one(cache: Cache, ref: str) -> list[str]:

@@ -11,6 +11,8 @@ from chitin.core.reading import filters_of
 from chitin.core.session import Session
 from chitin.errors import StoreError, ValidationError
 from chitin.lockfile import derived_folder
+from chitin.model import arguments
+from chitin.model.bounds import MAX_BUDGET, MAX_COUNT
 from chitin.model.insight import format_timestamp
 from chitin.model.search_text import well_formed
 from chitin.notices import notice
@@ -42,7 +44,16 @@ class Query(NamedTuple):
 
 
 def as_query(query: Query | str) -> Query:
-    return Query(query) if isinstance(query, str) else query
+    """The query, checked as the CLI's flags and the MCP tools' arguments are: a
+    library caller's Query is a way in too (a max_results of -1 sliced the ranking to
+    all but one, a min_confidence of 2 answered nothing, 2.5 raised a TypeError)."""
+    asked = Query(query) if isinstance(query, str) else query
+    return asked._replace(
+        text=arguments.text("query", asked.text),
+        max_results=arguments.count("max_results", asked.max_results, MAX_COUNT),
+        budget=arguments.count("budget", asked.budget, MAX_BUDGET),
+        min_confidence=arguments.lowest("min_confidence", asked.min_confidence),
+    )
 
 
 class Retrieving:

@@ -10,7 +10,6 @@ so two agents writing at once are serialized and neither loses its change.
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,6 +22,7 @@ from chitin.index import usage
 from chitin.index.cache import Cache, Progress
 from chitin.location import store_path
 from chitin.lockfile import derived_folder
+from chitin.model import arguments
 from chitin.model.insight import Insight, format_timestamp
 from chitin.store.files import not_a_store_folder
 from chitin.store.repository import Store
@@ -82,8 +82,8 @@ class Session:
         then says what it did (the CLI). Once a write is committed, a signal waits until
         the front end has finished the command (it calls ``store.interrupts.release``),
         so that the command is neither cut short nor told that nothing changed."""
-        self.env: Mapping[str, str] = os.environ if env is None else env
-        self.root = Path(store) if store is not None else store_path(None, self.env)
+        self.env: Mapping[str, str] = arguments.environment(env)
+        self.root = arguments.store(store) or store_path(None, self.env)
         # As given (or from $CHITIN_AGENT), checked when a write needs it: a bad name
         # must not reach a commit, and must not stop a command that only reads.
         self.agent_given = agent if agent is not None else (self.env.get("CHITIN_AGENT") or None)
@@ -364,12 +364,12 @@ class Session:
 
 
 def _clock(now: datetime | Clock | None) -> Clock:
-    if now is None:
-        return lambda: datetime.now(UTC)
     if isinstance(now, datetime):
         fixed = now if now.tzinfo is not None else now.replace(tzinfo=UTC)
         return lambda: fixed
-    return now
+    if now is None or callable(now):  # a text would fail at the first write, as a TypeError
+        return now or (lambda: datetime.now(UTC))
+    raise ValidationError("now", f"now must be a datetime or a clock, got {now!r:.60}")
 
 
 def _agent_problem(agent: str | None) -> ValidationError | None:

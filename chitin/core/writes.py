@@ -11,7 +11,7 @@ from pathlib import Path
 from chitin.errors import ChitinError, StoreError
 from chitin.model.bounds import MAX_INSIGHT_BYTES
 from chitin.store.files import UnsafeFile, atomic_write, kind_of, read_text
-from chitin.store.merging import merge_texts
+from chitin.store.merging import Merged, merge_texts, unreadable
 
 
 class Unmergeable(ChitinError):
@@ -76,11 +76,24 @@ def _refuse_oversized(text: str) -> None:
         )
 
 
+def _refuse_unreadable(merged: Merged, ours: str, name: str) -> None:
+    """A clean merge must not turn OURS, which chitin reads, into a file it cannot:
+    a side that does not parse is merged by lines, which take its out-of-bounds value
+    (a count of 2^63, the year 10000) as readily as any. A person resolves it."""
+
+    if merged.conflicts or unreadable(ours, name) is not None:
+        return
+    why = unreadable(merged.text, name)
+    if why is not None:
+        raise Unmergeable(f"the merged file could not be read: {why}")
+
+
 def merge_file(base: Path, ours: Path, theirs: Path, name: str) -> tuple[str, ...]:
     """git's merge driver: merge the three versions of one insight file field by field
     and write the result over ``ours``. The fields changed differently on both sides
     (the file then holds conflict markers); empty when merged. A version that cannot
-    be read (too large, not UTF-8) raises ``Unmergeable`` and ``ours`` stays as it is."""
+    be read (too large, not UTF-8), or a clean merge that chitin could not read while
+    it reads ``ours``, raises ``Unmergeable`` and ``ours`` stays as it is."""
 
     try:
         base_text, ours_text, theirs_text = (read_text(side) for side in (base, ours, theirs))
@@ -95,5 +108,6 @@ def merge_file(base: Path, ours: Path, theirs: Path, name: str) -> tuple[str, ..
         name,
     )
     _refuse_oversized(merged.text)
+    _refuse_unreadable(merged, ours_text, name)
     write_file(ours, merged.text)
     return tuple(merged.conflicts)

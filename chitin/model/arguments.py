@@ -10,7 +10,10 @@ the tool's schema); click's own types bound the CLI's numbers as usage errors.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Mapping
+from os import PathLike
+from pathlib import Path
 
 from chitin.errors import ValidationError
 from chitin.model.insight import (
@@ -72,6 +75,56 @@ def bounded(name: str, value: int | None, high: int) -> int | None:
             f"Invalid value for '{name}': {_shown(value)} is not in the range 1<=x<={high}.",
         )
     return value
+
+
+def count(name: str, value: object, high: int) -> int:
+    """A whole number from 1 to ``high`` (a library caller's ``max_results`` or
+    ``budget``), refused in the words the MCP server and click use for it."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValidationError(name, f"{name} must be a whole number, got {_shown(value)}")
+    bounded(name, value, high)
+    return value
+
+
+def lowest(name: str, raw: object) -> float | None:
+    """``floor`` for a field whose name is not "confidence" (``min_confidence``)."""
+    try:
+        return floor(raw)
+    except ValidationError:
+        shown = _shown(raw)
+        raise ValidationError(name, f"{name} must be a number from 0 to 1, got {shown}") from None
+
+
+def text(name: str, raw: object) -> str:
+    """A text, as a library caller must give a query."""
+    if not isinstance(raw, str):
+        raise ValidationError(name, f"{name} must be a text, got {_shown(raw)}")
+    return raw
+
+
+def store(raw: object) -> Path | None:
+    """``Chitin(store=...)``: the store's folder, or None for the default rule. An empty
+    text is refused: ``Path("")`` is the current folder, where a write would make a
+    store (``--store ""`` is refused for the same reason)."""
+    if raw is None:
+        return None
+    if not isinstance(raw, str | PathLike) or not str(raw).strip():
+        raise ValidationError("store", f"store must name the store's folder, got {_shown(raw)}")
+    return Path(raw)
+
+
+def environment(raw: object) -> Mapping[str, str]:
+    """``Chitin(env=...)``: names to texts (default ``os.environ``), checked when the
+    instance is made rather than at its first use of a key."""
+    if raw is None:
+        return os.environ
+    if not isinstance(raw, Mapping):
+        raise ValidationError("env", f"env must be a mapping such as os.environ, got {_shown(raw)}")
+    for name, value in raw.items():
+        if not isinstance(name, str) or not isinstance(value, str):
+            shown = f"{_shown(name)}: {_shown(value)}"
+            raise ValidationError("env", f"env must be a mapping of names to texts, got {shown}")
+    return raw
 
 
 def _shown(raw: object) -> str:

@@ -163,6 +163,8 @@ def check_text(field: str, value: str) -> str:
     """``value`` if it is valid UTF-8 text without control characters (tab and newline
     aside; a Windows line end becomes a newline), else a ValidationError naming ``field``."""
     global _FORBIDDEN
+    if not isinstance(value, str):  # a library caller's number or list
+        raise ValidationError(field, f"{field} must be a text, got {_shown(value)}")
     if value.isascii():
         found = re.search(_FORBIDDEN_ASCII, value)
     else:

@@ -30,6 +30,9 @@ UPDATE_FIELDS: tuple[str, ...] = CONTRIBUTE_FIELDS
 
 
 def check_known_fields(fields: Mapping[str, Any], allowed: tuple[str, ...]) -> None:
+    if not isinstance(fields, Mapping):  # a text's letters would read as field names
+        got = type(fields).__name__
+        raise ValidationError("fields", f"the fields must be a mapping of name to value, got {got}")
     for name in fields:
         if name not in allowed:
             raise ValidationError(name, f"unknown field {name!r} (allowed: {', '.join(allowed)})")

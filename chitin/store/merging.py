@@ -46,6 +46,15 @@ def merge_texts(base: str | None, ours: str, theirs: str, path: str) -> Merged:
     return Merged(merged, conflicts if count else ())
 
 
+def unreadable(text: str, path: str) -> str | None:
+    """Why chitin cannot read ``text`` as the insight file at ``path``; None if it can."""
+    try:
+        _read(text, path)
+    except (ChitinError, UnicodeDecodeError) as error:
+        return str(error)
+    return None
+
+
 def _read(text: str, path: str) -> tuple[Insight, Layout]:
     where = PurePosixPath(path)
     parts = [*where.parts, "", ""]
