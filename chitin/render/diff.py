@@ -124,10 +124,10 @@ def field_line(change: ValueChange) -> str:
         added = [f"+{t}" for t in after if t not in before]
         removed = [f"−{t}" for t in before if t not in after]
         return f"tags: {' '.join(added + removed) or '(reordered)'}"
-    before, after = _value(change.old), _value(change.new)
-    if before == after and isinstance(change.old, str) and isinstance(change.new, str):
-        before, after = _from_parting(change.old, change.new)
-    return f"{change.field}: {before} → {after}"
+    old, new = _value(change.old), _value(change.new)
+    if old == new and isinstance(change.old, str) and isinstance(change.new, str):
+        old, new = _from_parting(change.old, change.new)
+    return f"{change.field}: {old} → {new}"
 
 
 def _from_parting(old: str, new: str) -> tuple[str, str]:
