@@ -112,6 +112,22 @@ def _item(row: dict[str, Any]) -> dict[str, Any]:
             item["tags"] = json.loads(tags)
         except json.JSONDecodeError:
             item["tags"] = [tags]  # not JSON: keep the text rather than lose it
+    return _situation_in_context(item)
+
+
+def _situation_in_context(item: dict[str, Any]) -> dict[str, Any]:
+    """1.x took a condition and avoid on any type and showed them for triggers only;
+    ours keeps them for triggers. On another type they are written into the context
+    (``When: <condition> → avoid``), so the row migrates with nothing lost."""
+    if item.get("type") == "trigger":
+        return item
+    condition, avoid = item.pop("condition", None), bool(item.pop("avoid", False))
+    if not condition and not avoid:
+        return item
+    note = f"When: {condition}" if condition else "When it applies"
+    note += " → avoid" if avoid else ""
+    context = item.get("context")
+    item["context"] = f"{context}\n\n{note}" if context else note
     return item
 
 
