@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 from chitin.errors import StoreError
 from chitin.model.fields import INTERCHANGE
+from chitin.model.interchange import situation_in_context
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -112,23 +113,7 @@ def _item(row: dict[str, Any]) -> dict[str, Any]:
             item["tags"] = json.loads(tags)
         except json.JSONDecodeError:
             item["tags"] = [tags]  # not JSON: keep the text rather than lose it
-    return _situation_in_context(item)
-
-
-def _situation_in_context(item: dict[str, Any]) -> dict[str, Any]:
-    """1.x took a condition and avoid on any type and showed them for triggers only;
-    ours keeps them for triggers. On another type they are written into the context
-    (``When: <condition> → avoid``), so the row migrates with nothing lost."""
-    if item.get("type") == "trigger":
-        return item
-    condition, avoid = item.pop("condition", None), bool(item.pop("avoid", False))
-    if not condition and not avoid:
-        return item
-    note = f"When: {condition}" if condition else "When it applies"
-    note += " → avoid" if avoid else ""
-    context = item.get("context")
-    item["context"] = f"{context}\n\n{note}" if context else note
-    return item
+    return situation_in_context(item)
 
 
 def _generation(db: sqlite3.Connection, tables: set[str], columns: set[str]) -> str:
