@@ -334,6 +334,19 @@ def test_a_duplicate_id_is_an_error_on_both_files(run: Run, seeded: Path) -> Non
     )
 
 
+def test_a_copied_file_is_not_offered_a_merge_of_an_insight_into_itself(
+    run: Run, seeded: Path
+) -> None:
+    """A copy under another name holds the same id and claim: the repeated claim is
+    worth a warning, but `chitin merge <id> <id>` is no fix for it."""
+    put(seeded, "insights/skill/twin.md", insight_text("twin", claim="Keep every twin"))
+    put(seeded, "insights/skill/copy.md", insight_text("twin", claim="Keep every twin"))
+    report = check_json(run, expect=1)
+    fixes = [w["fix"] for w in report["warnings"] if w["kind"] == "near-duplicate"]
+    assert fixes and "chitin merge twin twin" not in " ".join(fixes), fixes
+    assert all("delete the copy" in fix for fix in fixes), fixes
+
+
 # ---------------------------------------------------------------- credentials
 
 

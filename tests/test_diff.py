@@ -535,3 +535,18 @@ def test_diff_runs_as_a_process(run: Run, two: Any, store: Path) -> None:
         text=True,
     )
     assert result.returncode == 0 and result.stdout.rstrip().endswith("1 added")
+
+
+def test_a_change_past_the_shortened_width_shows_where_the_texts_part(run: Run, two: Any) -> None:
+    """A merge appends the source's reasoning, an edit may fix a word at the end: the
+    two sides, each cut at 80 characters, would read the same on both sides of →."""
+    first, _ = two
+    start = "A fix for a failure nobody has seen is a guess, and a guess that passes review"
+    run("update", first["id"], "--reasoning", start + " stays a guess.")
+    said = run("update", first["id"], "--reasoning", start + " hides the real bug.").stdout
+    text = run("diff", "HEAD~1..HEAD").stdout
+    for output in (said, text):
+        (line,) = [x.strip() for x in output.splitlines() if x.strip().startswith("reasoning:")]
+        old, new = line.removeprefix("reasoning: ").split(" → ")
+        assert old != new, line
+        assert "stays a guess." in old and "hides the real bug." in new, line

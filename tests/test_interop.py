@@ -433,3 +433,19 @@ def test_merge_names_every_skipped_item(
     for n in range(15):
         assert f"skipped items[{n}] (" in human
     assert "more skipped" not in human
+
+
+def test_an_original_export_with_a_condition_on_another_type_keeps_it_in_the_context(
+    run: Run, run_json: Callable[..., Any], tmp_path: Path
+) -> None:
+    """1.x took `--condition` and `--avoid` on any type and exported them; ours keeps
+    them for triggers, so the export of 1.x (its "YYYY-MM-DD HH:MM:SS" times, no
+    ``archived``) is imported with them written into the context, as a migration does."""
+    item = {**ORIGINAL_EXPORT[0], "condition": "in a group chat", "avoid": True}
+    run("import", str(write(tmp_path, "export.json", [item])))
+    boss = run_json("get", "da70590d")
+    assert boss["context"] == "C1\n\nWhen: in a group chat → avoid"
+    assert "condition" not in boss and boss["avoid"] is False
+    ours = {key: value for key, value in item.items() if key != "id"}
+    ours["createdAt"] = ours["updatedAt"] = NOW  # not 1.x's export: refused as before
+    run("import", str(write(tmp_path, "ours.json", [ours])), expect=1)

@@ -276,3 +276,29 @@ def test_a_bad_row_names_the_item_and_nothing_is_migrated(
     assert result.stderr.startswith("Error: items[0].claim: claim must be a non-empty text")
     assert "nothing was imported" in result.stderr
     assert not store.exists()
+
+
+def test_a_condition_1x_kept_on_another_type_migrates_into_its_context(
+    run: Run, store: Path, tmp_path: Path
+) -> None:
+    """1.x took `contribute --condition … --avoid` on any type (§1.2: "accepted on any
+    type, only rendered for triggers"). Ours keeps condition and avoid for triggers, so
+    such a row is migrated with them written into its context, not refused whole."""
+    database = tmp_path / "insights.db"
+    build(database, "1.2 (provenance)")
+    db = sqlite3.connect(database)
+    db.execute(
+        "UPDATE insights SET condition = 'in a group chat', avoid = 1 WHERE id = ?", (FULL["id"],)
+    )
+    db.execute("UPDATE insights SET condition = 'on call' WHERE id = ?", (SPARSE["id"],))
+    db.commit()
+    db.close()
+    run("import", str(database))
+    full = json.loads(run("get", FULL["id"], "--format", "json").stdout)
+    assert full["context"] == FULL["context"] + "\n\nWhen: in a group chat → avoid"
+    sparse = json.loads(run("get", SPARSE["id"], "--format", "json").stdout)
+    assert sparse["context"] == "When: on call"
+    for shown in (full, sparse):
+        assert "condition" not in shown and shown["avoid"] is False
+    assert json.loads(run("get", TRIGGER["id"], "--format", "json").stdout)["condition"]
+    run("check")  # a clean store: nothing left that the rules refuse

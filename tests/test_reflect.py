@@ -242,14 +242,24 @@ def test_a_malformed_file_is_a_warning_not_a_crash(
 
 
 @pytest.mark.usefixtures("seeded")
-def test_queueing_refuses_to_overwrite_a_malformed_queue(run: Run, store: Path) -> None:
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("{oops", "not valid JSON"),
+        ('{"a": 1}', "not a JSON array of markers (found an object)"),
+        ("[1]", "marker 1 is not an object (found a number)"),
+    ],
+)
+def test_queueing_refuses_to_overwrite_a_malformed_queue(
+    run: Run, store: Path, text: str, problem: str
+) -> None:
     path = queue_file(store)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("{oops")
+    path.write_text(text)
     failed = queue(run, "k", expect=1)
     [line] = failed.stderr.splitlines()
-    assert line.startswith(f"Error: {path} is not valid JSON") and "reflect --clear" in line
-    assert path.read_text() == "{oops"
+    assert line.startswith(f"Error: {path}: {problem}") and "reflect --clear" in line
+    assert path.read_text() == text
 
 
 @pytest.mark.usefixtures("seeded")

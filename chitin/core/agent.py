@@ -120,7 +120,7 @@ def queue_reflection(
         current = read_queue(path)
         if current.problem:
             raise StoreError(
-                f"{path} is {current.problem}; it was left as it is. Fix it, or empty it "
+                f"{path}: {current.problem}; it was left as it is. Fix it, or empty it "
                 "with `chitin reflect --clear`"
             )
         try:

@@ -387,7 +387,9 @@ def _cluster_finding(
     how = "repeats" if cluster.exact else "nearly duplicates"
     message = f"claim {how} {len(others)} other file(s): {named}{more}"
     keep = insights[cluster.members[0]].id
-    if len(cluster.members) == 2:
+    if len(cluster.members) == 2 and insights[cluster.members[1]].id == keep:
+        fix = f"delete the copy: both files hold the id {keep}"  # merge takes ids, not files
+    elif len(cluster.members) == 2:
         other = insights[cluster.members[1]].id
         fix = f"fold one into the other: chitin merge {other} {keep}"
     else:

@@ -27,7 +27,7 @@ from chitin.index.cache import Cache, Filters
 from chitin.model import secrets
 from chitin.model.ids import new_id
 from chitin.model.insight import Insight
-from chitin.model.interchange import Exported, Item, items_of, read_item
+from chitin.model.interchange import Exported, Item, from_original, items_of, read_item
 from chitin.model.search_text import well_formed
 from chitin.notices import notice
 from chitin.retrieval.judgement import exact_key, side_of
@@ -157,7 +157,8 @@ def import_document(
     now = opened.timestamp()
     subject = "Import {count} insight(s) from " + origin
     plan = _Plan("import", subject, origin, [], allow_secret)
-    return _import(opened, items_of(document), merge, now, plan)
+    items = [from_original(item) for item in items_of(document)]
+    return _import(opened, items, merge, now, plan)
 
 
 def import_database(

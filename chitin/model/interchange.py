@@ -9,6 +9,7 @@ checked before anything is written, and an error names the item and the field, a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -109,6 +110,40 @@ def items_of(document: object) -> list[Mapping[str, Any]]:
         if not isinstance(item, Mapping):
             raise ValidationError("items", f"items[{index}] must be an object, got {_kind(item)}")
     return document
+
+
+# chitin 1.x's times (§1.2): what marks an item of its export, with no ``archived`` key.
+_ORIGINAL_TIME = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")
+
+
+def from_original(item: Mapping[str, Any]) -> Mapping[str, Any]:
+    """An item of 1.x's export with its condition and avoid settled as a migration
+    settles a row's (see ``situation_in_context``); any other item as it is."""
+    stamp = item.get("createdAt")
+    if "archived" in item or not isinstance(stamp, str) or not _ORIGINAL_TIME.fullmatch(stamp):
+        return item
+    return situation_in_context(dict(item))
+
+
+def situation_in_context(item: dict[str, Any]) -> dict[str, Any]:
+    """1.x took a condition and avoid on any type and showed them for triggers only;
+    ours keeps them for triggers. On another type they are written into the context
+    (``When: <condition> → avoid``), so the item comes in with nothing lost. Values
+    of the wrong kind are left for validation to name."""
+    condition, avoid = item.get("condition"), item.get("avoid", False)
+    texts = (condition, item.get("context"))
+    if item.get("type") == "trigger" or not all(isinstance(t, str | None) for t in texts):
+        return item
+    if not isinstance(avoid, bool | int) or not (condition or avoid):
+        return item
+    item.pop("condition", None)
+    item.pop("avoid", None)
+    note = (f"When: {condition}" if condition else "When it applies") + (
+        " → avoid" if avoid else ""
+    )
+    context = item.get("context")
+    item["context"] = f"{context}\n\n{note}" if context else note
+    return item
 
 
 def read_item(

@@ -21,6 +21,7 @@ NO_CHANGES = "No changes to the personality."
 NO_RENDER_CHANGES = "No changes to PERSONALITY.md."
 SHORT_CLAIM = 72
 SHORT_TEXT = 80
+_LEAD = 24  # characters of common text kept before the point where two texts part
 _TITLES = {
     "added": "Added",
     "removed": "Removed",
@@ -123,7 +124,23 @@ def field_line(change: ValueChange) -> str:
         added = [f"+{t}" for t in after if t not in before]
         removed = [f"−{t}" for t in before if t not in after]
         return f"tags: {' '.join(added + removed) or '(reordered)'}"
-    return f"{change.field}: {_value(change.old)} → {_value(change.new)}"
+    old, new = _value(change.old), _value(change.new)
+    if old == new and isinstance(change.old, str) and isinstance(change.new, str):
+        old, new = _from_parting(change.old, change.new)
+    return f"{change.field}: {old} → {new}"
+
+
+def _from_parting(old: str, new: str) -> tuple[str, str]:
+    """Two texts that part only past the shortened width (an appended reasoning, a
+    word fixed at the end), each shown from a few words before they part."""
+    a, b = " ".join(old.split()), " ".join(new.split())
+    same = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), len(a))
+    start = a.rfind(" ", 0, max(0, same - _LEAD)) + 1
+    return _quoted(a, start), _quoted(b, start)
+
+
+def _quoted(text: str, start: int) -> str:
+    return f'"{"…" if start else ""}{_short(text[start:], SHORT_TEXT)}"'
 
 
 def _tags(value: object) -> tuple[str, ...]:

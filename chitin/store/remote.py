@@ -130,9 +130,10 @@ def merge(git: Git, ref: str, message: str, holding: int | None = None) -> Attem
     """Merge ``ref``; ``holding`` (the store lock's descriptor) goes to git, so that a
     git that outlives a killed chitin keeps the lock until it is done."""
     git.ensure_identity()  # a merge commit needs an author, as any commit does
-    result = git.run(
-        [*_NO_GC, "merge", "--no-edit", "-m", message, ref], check=False, holding=holding
-    )
+    # --ff on the command line overrides a user's merge.ff (only: every diverged
+    # sync would be refused; false: a merge commit for every plain catch-up).
+    args = [*_NO_GC, "merge", "--ff", "--no-edit", "-m", message, ref]
+    result = git.run(args, check=False, holding=holding)
     return Attempt(result.returncode == 0, (result.stdout + result.stderr).strip())
 
 
