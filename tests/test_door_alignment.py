@@ -4,7 +4,7 @@ local model's token vectors; never for a clear verdict (chitin.search.door)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,13 +18,13 @@ from tests.conftest import Run
 def tokenized(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """Every text whose token vectors the local model is asked for."""
     texts: list[str] = []
-    real = LocalProvider.tokens_later
+    real = LocalProvider.tokens
 
-    def spy(self: LocalProvider, batch: Sequence[str]) -> Callable[[], list[TokenRows]]:
+    def spy(self: LocalProvider, batch: Sequence[str]) -> list[TokenRows]:
         texts.extend(batch)
         return real(self, batch)
 
-    monkeypatch.setattr(LocalProvider, "tokens_later", spy)
+    monkeypatch.setattr(LocalProvider, "tokens", spy)
     yield texts
 
 

@@ -230,32 +230,16 @@ class LocalProvider:
         """Each text's token vectors before pooling, and their word pieces: from the
         resident embedder where it answers, else computed here (the model loaded as
         ``embed`` loads it). For the door's token alignment (retrieval/alignment.py)."""
-        return self.tokens_later(texts)()
-
-    def tokens_later(self, texts: Sequence[str]) -> Callable[[], list[TokenRows]]:
-        """``tokens`` in two steps, as ``rows_later``: the question goes to the resident
-        now, the answer is read when the result is called (computed here then if the
-        resident fails; without one, computed here now)."""
         from chitin.providers import resident
 
         if not texts:
-            return list
+            return []
         asked = self._ask_resident(texts, tokens=True)
-        if asked is None:
-            made = self._tokens_here(texts)
-            return lambda: made
-
-        def answer() -> list[TokenRows]:
+        if asked is not None:
             answered = resident.answer_tokens(asked)
             if answered is not None:
                 return answered
             self._answered(None)  # not asked again; one started for the next process
-            return self._tokens_here(texts)
-
-        return answer
-
-    def _tokens_here(self, texts: Sequence[str]) -> list[TokenRows]:
-        """``tokens``, computed in this process."""
         with _FLIGHTS.flying(self):
             self._load(BULK if len(texts) > LIGHT_LOAD_TEXTS else QUERY)
             ids = self._token_ids(texts)

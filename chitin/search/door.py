@@ -149,19 +149,13 @@ def _by_meaning(
     for response in [side.claim] + [i.claim for i in triggers] if triggers else []:
         vectors.want(response, None)  # see judgement.TRIGGER_RESPONSE
     arriving = vectors.ask_missing()
-    # With every vector known already (a store whose candidates are embedded), the
-    # alignment's question goes out now too, so that the resident answers it while
-    # git commits; otherwise it waits for the cosines.
-    known = not vectors.missing and not triggers
-    early = _align_later(semantic, insight, chosen, vectors, {}) if known else None
 
     def judged() -> Found:
         vectors.take(arriving)
         new = vectors[text]
         responses = {i.id: vectors.cosine(i.claim, side.claim) for i in triggers}
         cosines = {i.id: dot(vectors[embedding_text(i)], new) for i in chosen}
-        aligning = early or _align_later(semantic, insight, chosen, vectors, responses)
-        aligned = aligning()
+        aligned = _aligned(semantic, insight, chosen, cosines, responses)
         verdicts = [
             (i, judge(side, side_of(i), cosines[i.id], responses.get(i.id), aligned.get(i.id)))
             for i in chosen
@@ -171,47 +165,37 @@ def _by_meaning(
     return judged
 
 
-def _align_later(
+def _aligned(
     semantic: Semantic,
     insight: Insight,
     chosen: Sequence[Insight],
-    vectors: _Vectors,
+    cosines: dict[str, float],
     responses: dict[str, float],
-) -> Callable[[], dict[str, float]]:
+) -> dict[str, float]:
     """The alignment of the words of their own (retrieval/alignment.py) of the new
-    insight and each candidate whose verdict depends on it (a cosine in the band
-    where the cosine alone is not trusted, and nothing else deciding), asked for now
-    and read when called. Only the local model gives token vectors, for these texts
-    alone (the resident's, where it answers); without them, the cosine decides."""
+    insight and each candidate whose verdict depends on it: a cosine in the band
+    where the cosine alone is not trusted, and nothing else deciding. Only the local
+    model gives token vectors, for these texts alone (the resident's, where it
+    answers); without them, the cosine decides as before."""
     side = side_of(insight)
-    new = vectors[embedding_text(insight)]
-    cosines = {i.id: dot(vectors[embedding_text(i)], new) for i in chosen}
+    tokens = getattr(semantic.provider, "tokens", None)
     wanted = [
         i
         for i in chosen
         if depends_on_alignment(side, side_of(i), cosines[i.id], responses.get(i.id))
     ]
     wanted = sorted(wanted, key=lambda i: -cosines[i.id])[:ALIGNED]
-    later = getattr(semantic.provider, "tokens_later", None)
-    if later is None or not wanted:
-        return dict
+    if tokens is None or not wanted:
+        return {}
     try:
-        arriving = later([embedding_text(insight)] + [embedding_text(i) for i in wanted])
+        made = tokens([embedding_text(insight)] + [embedding_text(i) for i in wanted])
     except ProviderError:
-        return dict
-
-    def aligned() -> dict[str, float]:
-        try:
-            made = arriving()
-        except ProviderError:
-            return {}
-        mine = _tokens(made[0])
-        return {
-            i.id: own_alignment(mine, _tokens(found), STOPWORDS, synonyms.canonical())
-            for i, found in zip(wanted, made[1:], strict=True)
-        }
-
-    return aligned
+        return {}
+    new = _tokens(made[0])
+    return {
+        i.id: own_alignment(new, _tokens(found), STOPWORDS, synonyms.canonical())
+        for i, found in zip(wanted, made[1:], strict=True)
+    }
 
 
 def _tokens(made: tuple[Sequence[str], Sequence[Sequence[float]]]) -> Tokens:
