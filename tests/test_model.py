@@ -66,7 +66,7 @@ def test_random_text_is_of_the_alphabet_and_even() -> None:
 
 def test_a_contribute_loads_no_random_module_and_no_diff(tmp_path: Path) -> None:
     """An id's suffix comes from os.urandom (secrets would load base64, hmac and
-    random); the field diff is an update's alone."""
+    random); the field diff is an update's alone; shutil (bz2, lzma) a sync's."""
     store = tmp_path / "store"
     subprocess.run(
         [sys.executable, "-m", "chitin", "--store", str(store), "init"],
@@ -79,7 +79,8 @@ def test_a_contribute_loads_no_random_module_and_no_diff(tmp_path: Path) -> None
         f"sys.argv = ['chitin', '--store', {str(store)!r}, 'contribute', '--type', 'skill',"
         " '--claim', 'Write the failing test first', '--confidence', '0.8']\n"
         "try: cli.main()\nexcept SystemExit: pass\n"
-        "print([m for m in ('secrets', 'hmac', 'random', 'chitin.model.diff') if m in sys.modules])"
+        "print([m for m in ('secrets', 'hmac', 'random', 'chitin.model.diff', 'shutil')"
+        " if m in sys.modules])"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert "Contributed" in result.stdout

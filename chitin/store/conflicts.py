@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import shutil
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -70,6 +69,8 @@ def load(git: Git) -> Stopped | None:
 
 def save(git: Git, stopped: Stopped, texts: dict[str, bytes]) -> None:
     """Keep the conflicted texts (written first) and the record (last, atomically)."""
+    import shutil  # see clear()
+
     folder = git.root / FOLDER
     if folder.exists():
         shutil.rmtree(folder, ignore_errors=True)
@@ -84,6 +85,10 @@ def save(git: Git, stopped: Stopped, texts: dict[str, bytes]) -> None:
 
 
 def clear(git: Git) -> None:
+    # shutil (~2-10 ms with bz2 and lzma) only here and in save(): every write reads
+    # this module (refuse_writes), and only a sync's stop and finish remove folders.
+    import shutil
+
     with contextlib.suppress(FileNotFoundError):
         record_path(git).unlink()
     shutil.rmtree(git.root / FOLDER, ignore_errors=True)
