@@ -44,18 +44,10 @@ sys.path.insert(0, str(HERE))
 
 from leads import whole  # noqa: E402
 from learn_rows import Row, gate_features, rows  # noqa: E402
-from run import bootstrap, load, scores  # noqa: E402
+from run import TUNING_SETS, bootstrap, load, scores  # noqa: E402
 from synonyms import encoded  # noqa: E402
 
-SETS = (
-    "pairs.yaml",
-    "heldout-pairs.yaml",
-    "heldout-pairs-2.yaml",
-    "heldout-pairs-3.yaml",
-    "heldout-pairs-4.yaml",
-    "heldout-pairs-5.yaml",
-    "heldout-pairs-6.yaml",
-)
+SETS = TUNING_SETS
 Pair = Mapping[str, Any]
 
 

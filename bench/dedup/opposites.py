@@ -26,10 +26,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from leads import line, whole  # noqa: E402
-from run import bootstrap, load  # noqa: E402
+from run import TUNING_SETS, bootstrap, load  # noqa: E402
 from synonyms import changed, encoded, verdicts  # noqa: E402
 
-SETS = ("pairs.yaml", "heldout-pairs.yaml", *(f"heldout-pairs-{n}.yaml" for n in range(2, 7)))
+SETS = TUNING_SETS
 
 
 def read_pairs(path: Path) -> list[tuple[str, str]]:
