@@ -136,6 +136,20 @@ def chitin_program() -> str:
     return found
 
 
+def build_distribution(kind: str, folder: Path) -> Path:
+    """This checkout's ``kind`` ("wheel" or "sdist"), built into ``folder`` by the build
+    backend itself (hatchling; the caller skips where it is not installed)."""
+    root = Path(__file__).resolve().parent.parent
+    subprocess.run(
+        [sys.executable, "-m", "hatchling", "build", "-t", kind, "-d", str(folder)],
+        cwd=root,
+        check=True,
+        capture_output=True,
+    )
+    [built] = folder.glob("*.whl" if kind == "wheel" else "*.tar.gz")
+    return built
+
+
 # ── Carapace: the loopback test server (issue 12) ─────────────────────────────────
 from collections.abc import Iterator  # noqa: E402  (kept in this block, for merging)
 

@@ -5,11 +5,11 @@ tests open too: the CI scripts, the workflows and the pre-commit hook's definiti
 from __future__ import annotations
 
 import subprocess
-import sys
 import tarfile
 from pathlib import Path
 
 import pytest
+from conftest import build_distribution
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -22,13 +22,7 @@ def test_the_sdist_holds_every_file_of_the_checkout(tmp_path: Path) -> None:
         ["git", "-C", str(ROOT), "ls-files", "-z"], capture_output=True, text=True, check=True
     ).stdout
     tracked = {name for name in listed.split("\0") if name and (ROOT / name).is_file()}
-    subprocess.run(
-        [sys.executable, "-m", "hatchling", "build", "-t", "sdist", "-d", str(tmp_path)],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-    )
-    [built] = tmp_path.glob("*.tar.gz")
+    built = build_distribution("sdist", tmp_path)
     with tarfile.open(built) as archive:
         shipped = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
     missing = sorted(tracked - shipped)

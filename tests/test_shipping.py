@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import MCP_INITIALIZE, Run, chitin_program
+from conftest import MCP_INITIALIZE, Run, build_distribution, chitin_program
 
 import chitin
 
@@ -70,15 +70,7 @@ def dependency_wheels() -> Path:
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The wheel of this checkout, built by the build backend itself."""
     pytest.importorskip("hatchling")
-    folder = tmp_path_factory.mktemp("dist")
-    subprocess.run(
-        [sys.executable, "-m", "hatchling", "build", "-t", "wheel", "-d", str(folder)],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-    )
-    [built] = folder.glob("*.whl")
-    return built
+    return build_distribution("wheel", tmp_path_factory.mktemp("dist"))
 
 
 def offline_pip_env(wheels: Path) -> dict[str, str]:
