@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from chitin.errors import StateError
-from chitin.store import conflicts, git_commit, journal, remote
+from chitin.store import conflicts, folding, git_commit, journal, remote
 
 if TYPE_CHECKING:
     from chitin.store.git import Git
@@ -107,7 +107,7 @@ def _merge(
         raise StateError(f"cannot merge {where[0]}/{where[1]}: {remote.last_lines(attempt.output)}")
     unsettled: dict[str, bytes] = {}
     settled: dict[str, bytes | None] = {}
-    removed: list[tuple[str, str]] = []
+    drops: list[folding.Dropped] = []
     for path in unmerged:
         how = choose(path)
         if how is None:
@@ -116,11 +116,15 @@ def _merge(
             unsettled[path] = _persons(store, path)
         else:
             settled[path] = _version(store, path, how)
+            if settled[path] is None:
+                drops.append(folding.dropped(git, path, how))
             remote.settle(git, path, settled[path])
-            removed += [(path, how)] * (settled[path] is None)
     if unsettled:
-        stopped = conflicts.Stopped(where[0], where[1], theirs, tuple(unmerged), tuple(removed))
+        removed = tuple((drop.path, drop.how) for drop in drops)
+        stopped = conflicts.Stopped(where[0], where[1], theirs, tuple(unmerged), removed)
         _stop(git, stopped, (unsettled, settled), attempt.output)
+    for drop in drops:  # all settled: what a dropped side added follows its merge
+        folding.fold_dropped(store, drop, theirs)
     remote.commit_merge(git, message, holding)
 
 
