@@ -78,6 +78,11 @@ SECRETS = [
     ("  " + "Ab+/" * 16 + "\n  " + "Cd9/" * 16 + "\n", "PEM key body"),
     ("-----END RSA " + "PRIVATE KEY-----", "private key"),
     ("login with pw=" + "Hunter2xyz9 then", "password or secret"),
+    # Said in a sentence, in lower case too.
+    ("the db password is " + "hunter2secret", "password or secret"),
+    ("password: " + "abc123xyz", "password or secret"),
+    ("My password for prod was '" + "abc123xyz'.", "password or secret"),
+    ("The API token is " + "q7w8e9r0t1y2.", "password or secret"),
     ("CI uses ghp_\u200b" + GITHUB[4:], "GitHub token"),
     ("CI uses " + GITHUB[:10] + "\u2060\u00ad" + GITHUB[10:], "GitHub token"),
     # A key of a shape no rule names, as a user pastes it into a chat.
@@ -145,6 +150,15 @@ PROSE = [
     "sha256 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
     "test_ReinforceKeepsTheEvidenceLogOfEachSigner_v2 passes",
     "MyVeryLongComponentNameForTheDashboardWidget2024",
+    "the password is required",
+    "the password is in 1password",
+    "The token is base64-encoded",
+    "the secret is sha256-hashed before it is stored",
+    "the api key was rotated in 2024",
+    "the token is 4096 tokens long",
+    "The password was test12345 in the fixtures",
+    "the password for staging is $STAGING_PASSWORD",
+    "the password is hunter2",
 ]
 
 
@@ -246,6 +260,13 @@ def test_contribute_refuses_a_credential_and_writes_nothing(run: Run, store: Pat
     assert result.stderr == f"Error: claim looks like it holds a GitHub token; {REFUSAL}\n"
     assert result.stdout == ""
     assert not store.exists()  # not even the store was created
+
+
+def test_contribute_refuses_a_password_said_in_a_sentence(run: Run, store: Path) -> None:
+    claim = "the db password is " + "hunter2secret"
+    result = run("contribute", "--type", "skill", "--claim", claim, "--confidence", "0.8", expect=1)
+    assert result.stderr == f"Error: claim looks like it holds a password or secret; {REFUSAL}\n"
+    assert not store.exists()
 
 
 def test_contribute_refuses_a_credential_in_any_field(run: Run, add: Any, store: Path) -> None:

@@ -22,6 +22,13 @@ from chitin.errors import ValidationError
 from chitin.model.bounds import MAX_AGENT
 from chitin.model.fields import GUARDED
 from chitin.model.insight import Insight
+from chitin.model.secret_values import (
+    assigned_value,
+    generated,
+    is_placeholder,
+    random_looking,
+    said_value,
+)
 
 
 class Secret(NamedTuple):
@@ -56,68 +63,19 @@ def _always(_: re.Match[str]) -> bool:
 _END = r"(?![A-Za-z0-9_-])"
 
 
-def _random_looking(value: str, minimum: int) -> bool:
-    """Long enough and mixing letters with digits: a generated value, not a word."""
-    return (
-        len(value) >= minimum
-        and any(ch.isdigit() for ch in value)
-        and any(ch.isalpha() for ch in value)
-    )
-
-
 def _group_random(group: int | str, minimum: int) -> Callable[[re.Match[str]], bool]:
-    return lambda match: _random_looking(match.group(group), minimum)
-
-
-_PLACEHOLDER = re.compile(
-    r"""^(?:
-        [$%<{\[(*/~.]                  # $VAR, <password>, {{secret}}, ***, /run/secrets/db …
-      | .*(?:\$\{|\{\{|://)               # ${VAR} or {{var}} inside, or a URL (where it lives)
-      | (.)\1*$                        # xxxxxxxx, 00000000
-      | [A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$  # YOUR_API_KEY: the name of an environment variable
-      | \d{4}-\d{2}-\d{2}               # a date or a time
-      | (?i:your|my|example|sample|dummy|fake|placeholder|redacted|changeme|xxx|test|none|null)
-        [\w.-]*$
-    )""",
-    re.VERBOSE,
-)
-# os.environ["API_KEY"], settings.API_KEY, get_token(): code saying where a secret is.
-_CODE_REFERENCE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$|[(\[]")
-
-
-def _is_placeholder(value: str) -> bool:
-    """``$TOKEN``, ``<password>``, ``********``, ``YOUR_KEY``, ``os.environ[…]`` …"""
-    return bool(_PLACEHOLDER.match(value) or _CODE_REFERENCE.search(value))
-
-
-def _character_classes(value: str) -> int:
-    return sum(
-        (
-            any(ch.islower() for ch in value),
-            any(ch.isupper() for ch in value),
-            any(ch.isdigit() for ch in value),
-            any(not ch.isalnum() for ch in value),
-        )
-    )
+    return lambda match: random_looking(match.group(group), minimum)
 
 
 def _assigned_secret(match: re.Match[str]) -> bool:
-    """``password = "…"`` counts when the value is not trivial: long enough, of at
-    least two kinds of character one of them digits, or three kinds (so "password:
-    required", "token: 4096" and "tokens: short-lived" pass),
-    and not a placeholder or a reference to where the secret really lives."""
-    value = match.group("value")
-    quoted = bool(match.group("quote"))
-    if len(value) < (6 if quoted else 8) or _is_placeholder(value):
-        return False
-    # A digit, or three kinds of character: "short-lived" or "Bearer-only" stay prose.
-    classes = _character_classes(value)
-    return classes >= 3 or (classes >= 2 and any(ch.isdigit() for ch in value))
+    """``password = "…"``, or said: ``the db password is …`` (secret_values.py)."""
+    judge = said_value if match.group("said") is not None else assigned_value
+    return judge(match.group("value"), bool(match.group("quote")))
 
 
 def _url_password(match: re.Match[str]) -> bool:
     password = match.group("password")
-    return not _is_placeholder(password) and password != match.group("user")
+    return not is_placeholder(password) and password != match.group("user")
 
 
 _KEY_NAME = (
@@ -126,6 +84,8 @@ _KEY_NAME = (
     r"|private[_-]?key|auth[_-]?key|credentials?)"
     r"[A-Za-z0-9_.-]*"
 )
+# What a sentence may put between the name and its "is": "the password for prod is …".
+_NAMED_FOR = r"(?: [ \t]+ (?:for|to|of|on|at) [ \t]+ (?:the [ \t]+)? [A-Za-z0-9_.-]+ )?"
 
 
 def _rule(
@@ -166,7 +126,7 @@ RULES: tuple[_Rule, ...] = (
         "AWS secret access key",
         "",
         r"(?<![A-Za-z0-9/+=])(?P<key>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
-        lambda match: _generated(match.group("key")),
+        lambda match: generated(match.group("key")),
         shortest=40,
     ),
     _rule("GitLab token", "glpat-", rf"\bglpat-[A-Za-z0-9_-]{{20,}}{_END}"),
@@ -217,7 +177,8 @@ RULES: tuple[_Rule, ...] = (
         "pass pw secret token key credential",
         rf"""(?ix)
         (?<![A-Za-z0-9_.-]) ["']? {_KEY_NAME} ["']?
-        [ \t]* (?: := | => | = | : ) [ \t]*
+        (?: [ \t]* (?: := | => | = | : ) [ \t]*
+          | (?P<said> {_NAMED_FOR} [ \t]+ (?:is|was) [ \t]+ ) )
         (?P<quote>["']?) (?P<value>[^\s"',;]+) (?P=quote)
         """,
         _assigned_secret,
@@ -230,26 +191,10 @@ RULES: tuple[_Rule, ...] = (
         "",
         r"(?<![A-Za-z0-9_-])(?P<token>[A-Za-z0-9_-]{32,})(?![A-Za-z0-9_-])",
         # two digits: an identifier in CamelCase with one version digit stays code
-        lambda match: _generated(match.group("token"), digits=2),
+        lambda match: generated(match.group("token"), digits=2),
         shortest=32,
     ),
 )
-
-
-_WORDS = re.compile(r"[a-z]{4,}")
-
-
-def _generated(value: str, digits: int = 1) -> bool:
-    """A token as a key generator makes it (AWS's 40 characters: 1.5% of them fail
-    this, prose almost never passes): both cases and ``digits`` digits, many different
-    characters, and no words (not a path, a hex hash or an identifier)."""
-    return (
-        sum(ch.isdigit() for ch in value) >= digits
-        and sum(ch.isupper() for ch in value) >= 3
-        and sum(ch.islower() for ch in value) >= 3
-        and len(set(value)) >= 20
-        and len(_WORDS.findall(value)) < 3
-    )
 
 
 # Characters that show as nothing (zero-width spaces and joiners, the soft hyphen,
