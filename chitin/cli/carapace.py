@@ -18,6 +18,7 @@ from chitin.cli.options import format_option
 from chitin.cli.output import emit_json, note
 from chitin.cli.write import in_cli_words
 from chitin.model import arguments
+from chitin.model import carapace as rules
 from chitin.model.insight import TYPES
 from chitin.render import carapace as shown
 from chitin.render import shapes
@@ -42,6 +43,13 @@ def _credentials(path: Path | None) -> Path:
 
 def _tags(value: str | None) -> list[str] | None:
     return None if value is None else list(arguments.tags(value))
+
+
+def _domain_tags(value: str | None) -> str | None:
+    """promote's --domain-tags: refused at once (a usage error) when it names no tag."""
+    if value is not None and not arguments.tags(value):
+        raise click.BadParameter(rules.NO_DOMAIN_TAG)
+    return value
 
 
 @click.command("carapace-register", short_help="Register this agent with Carapace.")
@@ -120,7 +128,12 @@ def query(
 
 @click.command(short_help="Share a well-tested insight on Carapace.")
 @click.argument("insight_id", metavar="ID")
-@click.option("--domain-tags", metavar="TAGS", help="Comma-separated tags to send instead.")
+@click.option(
+    "--domain-tags",
+    metavar="TAGS",
+    callback=lambda ctx, param, value: _domain_tags(value),
+    help="Comma-separated tags to send instead (at least one).",
+)
 @click.option(
     "--force",
     is_flag=True,

@@ -278,7 +278,14 @@ def promote(
     runs a step that reads the cache (``Chitin._run``, which repairs a damaged one):
     the reading and the recording are two steps, so that a repair never asks the
     server again."""
+    if domain_tags is not None and not domain_tags:
+        raise ValidationError("domain_tags", f"domain_tags: {rules.NO_DOMAIN_TAG}")
     insight = run(lambda: lifecycle.reading.get(ref))
+    if insight.archived:  # retired: no longer what this agent holds true, so not shared
+        raise StateError(
+            f"Insight {insight.id} is archived, and an archived insight is not shared; "
+            f"run `chitin unarchive {insight.id}` first"
+        )
     body = rules.contribution_of(insight, domain_tags)
     verdict = rules.verdict(insight, sharing(lifecycle.session).personal_terms, body)
     if verdict.blocked or (verdict.overridable and not force):

@@ -188,6 +188,14 @@ def check_timeout(value: object) -> float:
 # ---------------------------------------------------------------- mapping
 
 
+# An empty --domain-tags: 1.4.5 sent the insight's own tags (its "" was false), which
+# no one asking for no tags means; a promotion with none but provenance is no better.
+NO_DOMAIN_TAG = (
+    "no tag given; give one or more, comma-separated (--domain-tags testing,python), "
+    "or leave the option out to send the insight's own tags"
+)
+
+
 def contribution_of(insight: Insight, domain_tags: Sequence[str] | None) -> dict[str, Any]:
     """The request body for ``POST /contributions``, in the original's key order.
 

@@ -1,0 +1,61 @@
+"""promote's edges: an archived insight stays home, and an empty --domain-tags is a
+usage error (a promotion with no tag of its own is never what was meant)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from carapace_server import CarapaceServer
+from conftest import Run, commit_count
+from test_carapace import home as home  # the fixtures: a registered agent
+from test_carapace import key as key
+from test_carapace import posts, well_tested
+
+from chitin import Chitin, ValidationError
+
+
+def test_an_archived_insight_is_not_promoted(
+    carapace: CarapaceServer, run: Run, add: Any, store: Path, key: str
+) -> None:
+    insight_id = well_tested(add, run, "Write the failing test before the fix")
+    run("archive", insight_id)
+    commits = commit_count(store)
+    refused = run("promote", insight_id, expect=1)
+    assert refused.stderr == (
+        f"Error: Insight {insight_id} is archived, and an archived insight is not shared; "
+        f"run `chitin unarchive {insight_id}` first\n"
+    )
+    refused = run("promote", insight_id, "--force", expect=1)
+    assert "is archived" in refused.stderr
+    assert posts(carapace, "/contributions") == [] and commit_count(store) == commits
+
+
+@pytest.mark.parametrize("tags", ["", " ", ",", " , "])
+def test_empty_domain_tags_are_a_usage_error(
+    carapace: CarapaceServer, run: Run, add: Any, key: str, tags: str
+) -> None:
+    insight_id = well_tested(add, run, "Write the failing test before the fix")
+    refused = run("promote", insight_id, "--domain-tags", tags, expect=2)
+    assert refused.stderr == (
+        "Error: Invalid value for '--domain-tags': no tag given; give one or more, "
+        "comma-separated (--domain-tags testing,python), or leave the option out to "
+        "send the insight's own tags (see 'chitin promote --help')\n"
+    )
+    assert posts(carapace, "/contributions") == []
+
+
+def test_domain_tags_still_replace_the_insights_tags(
+    carapace: CarapaceServer, run: Run, add: Any, key: str
+) -> None:
+    insight_id = well_tested(add, run, "Write the failing test before the fix", tags="mine")
+    run("promote", insight_id, "--domain-tags", "testing, python")
+    sent = posts(carapace, "/contributions")[-1].json
+    assert sent["domainTags"] == ["testing", "python", "provenance:directive"]
+
+
+def test_the_python_api_refuses_empty_domain_tags_too(store: Path, tmp_path: Path) -> None:
+    with Chitin(store) as chitin, pytest.raises(ValidationError) as refused:
+        chitin.promote("any", tmp_path / "credentials.json", [])
+    assert refused.value.field == "domain_tags" and "no tag given" in str(refused.value)
