@@ -313,9 +313,15 @@ def test_bad_calls_fail_with_the_clis_messages(store: Path, run: Run, add: Any) 
     assert answers["budget 0"].text == (
         "Error: Invalid value for 'budget': 0 is not in the range 1<=x<=1000000."
     )
-    assert answers["words for a number"].text == "Error: confidence must be a number, got 'high'"
+    assert (
+        answers["words for a number"].text
+        == 'Error: confidence must be a number from 0 to 1, got "high"'
+    )
     assert answers["a number for a text"].text == "Error: id must be a text, got 5"
-    assert answers["tags not a list"].text == "Error: tags must be a list, got {'a': 1}"
+    assert (
+        answers["tags not a list"].text
+        == 'Error: tags must be a list of texts or null, got {"a": 1}'
+    )
     assert answers["unknown tool"].failed and "forget" in answers["unknown tool"].text
     assert not answers["still serving"].failed
     assert commit_count(store) == commits  # nothing was written by any of them

@@ -3,25 +3,30 @@
 Only the JSON types are checked here, strictly as the schema says them: "500" is not
 an integer, "true" not a boolean. The allowed values and ranges (enums, minimum,
 maximum) are chitin's own checks, so that an agent reads the message a person reads
-from the CLI. Every refusal is one line: ``<argument> must be <kind>, got <value>``.
+from the CLI. Every refusal is one line naming the argument and what it takes, the
+value as the client wrote it (JSON: null, true, "x"; not Python's None, True, 'x'):
+``<argument> must be <what the schema allows>, got <value>``.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from chitin.errors import ValidationError
+from chitin.model.numbers import js_number
 from chitin.server.protocol import lone_surrogate
 
-# The schema's types, in the words of a refusal.
+# The schema's types, in the words of a refusal (one value; then several).
 KINDS = {
-    "integer": "a whole number",
-    "number": "a number",
-    "string": "a text",
-    "boolean": "true or false",
-    "array": "a list",
-    "object": "an object",
+    "integer": ("a whole number", "whole numbers"),
+    "number": ("a number", "numbers"),
+    "string": ("a text", "texts"),
+    "boolean": ("true or false", "true or false"),
+    "array": ("a list", "lists"),
+    "object": ("an object", "objects"),
 }
+SHOWN = 60  # the most of a refused value a message repeats
 
 
 def checked(schema: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
@@ -51,7 +56,10 @@ def _value(where: str, value: Any, schema: dict[str, Any]) -> Any:
         items = schema.get("items", {})
         return [_value(f"{where}[{n}]", item, items) for n, item in enumerate(value)]
     if not _is(kind, value):
-        raise ValidationError(where, f"{where} must be {KINDS.get(kind, kind)}, got {value!r}")
+        said = allowed(schema)
+        if alternatives:  # null is allowed too
+            said = "true, false or null" if kind == "boolean" else f"{said} or null"
+        raise ValidationError(where, f"{where} must be {said}, got {shown(value)}")
     if kind == "integer":
         return int(value)
     if problem := lone_surrogate(value, where):
@@ -69,3 +77,28 @@ def _is(kind: str, value: Any) -> bool:
         return isinstance(value, int | float)
     python: type | None = {"string": str, "boolean": bool, "array": list, "object": dict}.get(kind)
     return python is not None and isinstance(value, python)
+
+
+def allowed(schema: dict[str, Any], many: bool = False) -> str:
+    """What ``schema`` takes, in words: "a number from 0 to 1", "a list of texts",
+    "one of external, internal, social"."""
+    kind = str(schema.get("type"))
+    if "enum" in schema:
+        choices = ", ".join(str(choice) for choice in schema["enum"] if choice != "")
+        return f"{KINDS['string'][1]} among {choices}" if many else f"one of {choices}"
+    if kind == "array":
+        return f"a list of {allowed(schema.get('items', {}), many=True)}"
+    words = KINDS.get(kind, (kind, kind))[many]
+    if "minimum" in schema and "maximum" in schema:
+        low, high = (js_number(schema[end]) for end in ("minimum", "maximum"))
+        return f"{words} from {low} to {high}"
+    return words
+
+
+def shown(value: Any) -> str:
+    """``value`` as JSON writes it, cut short to one readable piece."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except ValueError:  # an integer of more than 4,300 digits
+        return "a number of more than 4,300 digits"
+    return text if len(text) <= SHOWN else text[: SHOWN - 1] + "…"

@@ -46,7 +46,7 @@ def retrieve(
         max_results,
         parse.values(types),
         parse.tags(tags),
-        parse.floor(min_confidence),
+        parse.lowest("min_confidence", min_confidence),
         budget,
         full,
     )
@@ -121,7 +121,7 @@ def list_insights(
     min_confidence: float | None,
     archived: bool,
 ) -> Work:
-    floor = parse.floor(min_confidence)
+    floor = parse.lowest("min_confidence", min_confidence)
     wanted = parse.tags(tags)
 
     def work(chitin: Chitin) -> list[dict[str, Any]]:

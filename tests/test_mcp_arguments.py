@@ -1,0 +1,66 @@
+"""Every tool, every parameter, given a value of the wrong JSON type: one line naming
+the parameter and what it takes, the value as JSON writes it (null, true, "x"), never
+Python's spelling of it (None, True, 'x', NoneType, "expected str")."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from mcp import Client
+from test_mcp import Called, call, serve
+
+from chitin.server.tools import listing
+
+PYTHON_WORDS = re.compile(
+    r"\bNone\b|\bTrue\b|\bFalse\b|NoneType|expected (?:str|int|float|bool|list|dict)"
+    r"|list index|not subscriptable|has no attribute|object is not|Traceback|<class"
+)
+# A value of each JSON type, for the parameters that take another.
+WRONG = {"string": 5, "number": "x", "integer": "x", "boolean": "yes", "array": "x"}
+FILLED = {"string": "an-id", "number": 0.5, "integer": 1, "boolean": False, "array": ["a"]}
+
+
+def _kind(schema: dict[str, Any]) -> tuple[str, bool]:
+    """The JSON type a parameter takes, and whether null is allowed."""
+    for alternative in schema.get("anyOf", ()):
+        if alternative != {"type": "null"}:
+            return str(alternative["type"]), True
+    return str(schema["type"]), False
+
+
+def wrong_calls() -> list[tuple[str, str, dict[str, Any]]]:
+    """(tool, parameter, arguments) for each wrong value of each parameter."""
+    calls = []
+    for tool in listing():
+        properties = tool["inputSchema"]["properties"]
+        required = tool["inputSchema"].get("required", [])
+        base = {name: FILLED[_kind(properties[name])[0]] for name in required}
+        for name, schema in properties.items():
+            kind, nullable = _kind(schema)
+            values = [WRONG[kind], {"a": 1}, [1, None] if kind != "array" else True]
+            values += [] if nullable else [None]
+            calls += [(tool["name"], name, {**base, name: value}) for value in values]
+    return calls
+
+
+def test_every_wrong_type_is_refused_in_one_line_of_json_words(store: Path) -> None:
+    calls = wrong_calls()
+    with_parameters = [t for t in listing() if t["inputSchema"]["properties"]]
+    assert len({tool for tool, _, _ in calls}) == len(with_parameters) >= 13
+
+    async def sweep(client: Client) -> list[Called]:
+        return [await call(client, tool, **arguments) for tool, _, arguments in calls]
+
+    answers = serve(store, sweep)
+    for (tool, name, arguments), answer in zip(calls, answers, strict=True):
+        where = (tool, name, arguments[name], answer.text)
+        assert answer.failed and answer.blocks == [answer.text], where
+        assert "\n" not in answer.text and not PYTHON_WORDS.search(answer.text), where
+        said = re.fullmatch(
+            rf"Error: {re.escape(name)}(?:\[\d+\])? must be (.+), got (.+)", answer.text
+        )
+        assert said is not None, where
+        assert json.loads(said.group(2)) == arguments[name], where
