@@ -7,22 +7,19 @@ The rules are in ``chitin.format.lint``; this module finds and reads the files.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import shlex
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from chitin.core import hooks, settings
-from chitin.core.host_files import Installed, is_gone
+from chitin.core import settings
 from chitin.core.openclaw import openclaw_hooks_dir
 from chitin.core.personality import STORE_TEMPLATE
+from chitin.core.setup_check import setup_findings
 from chitin.errors import ChitinError, StoreError
 from chitin.format import layout, lint
 from chitin.format.lint import Checked, Finding
-from chitin.location import is_store
 from chitin.lockfile import DERIVED_DIR
 from chitin.model.insight import Insight
 from chitin.render import personality as templates
@@ -30,12 +27,12 @@ from chitin.retrieval.clusters import WORDS_ONLY, Cluster, Meaning, group
 from chitin.retrieval.judgement import side_of
 from chitin.search import semantic, stored
 from chitin.search.door import strength
-from chitin.store import files, remote
+from chitin.store import files
 from chitin.store.config import CONFIG_FILE, parse_config
 from chitin.store.git import Git
 
 if TYPE_CHECKING:
-    from chitin.core.host_files import Installed
+    pass
 
 
 @dataclass
@@ -105,60 +102,6 @@ def check_store(root: Path, paths: Sequence[Path] | None = None) -> Report:
         errors=[f for f in findings if f.severity == lint.ERROR],
         warnings=[f for f in findings if f.severity == lint.WARNING],
         by_words=by_words,
-    )
-
-
-def setup_findings(
-    root: Path,
-    home: Path,
-    openclaw_dir: Path,
-    env: Mapping[str, str] | None = None,
-    here: Path | None = None,
-) -> list[Finding]:
-    """Warnings for a chitin that git's merge driver or an agent host's hook runs by
-    absolute path, and that is no longer there (its virtual environment was removed,
-    chitin was reinstalled elsewhere): those hooks give up quietly, so say it here."""
-
-    named = hooks.installed_programs(home, openclaw_dir, env, here)
-    git = Git(root)
-    if git.is_repository():
-        driver = remote.configured(git, "merge.chitin.driver")
-        program = driver.split(" merge-driver ")[0] if " merge-driver " in driver else ""
-        with contextlib.suppress(ValueError, IndexError):
-            program = shlex.split(program)[0]
-            where = root / ".git" / "config"
-            named.append(Installed(where, "git's merge driver runs", program, "chitin init"))
-    gone = [
-        Finding(
-            str(item.where),
-            "chitin",
-            f"{item.what} {item.program}, which is no longer there, so nothing happens",
-            f"run `{item.fix}` with the chitin you use now",
-            lint.WARNING,
-            "setup",
-        )
-        for item in named
-        if is_gone(item.program)
-    ]
-    return gone + [_store_gone(item) for item in named if item.store and _not_store(item.store)]
-
-
-def _not_store(folder: str) -> bool:
-
-    return not is_store(Path(folder))
-
-
-def _store_gone(item: Installed) -> Finding:
-    """A hook bound at install to a store that is no longer one (moved, removed): the
-    host's sessions would start from an empty store."""
-    return Finding(
-        str(item.where),
-        "store",
-        f"{item.what} chitin on the store {item.store}, which is no longer there (no "
-        "insights/ and .git), so its sessions see an empty store",
-        "run `chitin --store <the store> hooks install …` again for the store you use now",
-        lint.WARNING,
-        "setup",
     )
 
 

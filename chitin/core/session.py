@@ -306,6 +306,7 @@ class Session:
             self.store.initialize(self.command)
         with self.store.lock():
             self.store.recover()
+            self.store.ensure_driver(self.command)  # a plain `git clone` lacks it
             if self._cache is None:
                 cache = self.cache
             else:

@@ -6,6 +6,7 @@ push git refuses is reported, never retried with force.
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Sequence
 from pathlib import Path
@@ -48,6 +49,30 @@ def register_driver(git: Git, command: Sequence[str] = ("chitin",)) -> bool:
             git.run(["config", "--local", key, value])
             changed = True
     return changed
+
+
+def driver_wanted(root: Path) -> bool:
+    """Whether the store's .gitattributes sends insight files to chitin's driver."""
+    try:
+        return "merge=chitin" in (root / ".gitattributes").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def ensure_driver(git: Git, command: Sequence[str]) -> None:
+    """Define the driver .gitattributes names if git's config lacks it: a plain `git
+    clone` of a store copies the attributes, not the config, and its `git pull` would
+    merge insight files by lines. Two small file reads when it is there (every write)."""
+    try:
+        config = (git.git_dir() / "config").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        config = ""
+    if _DRIVER_SECTION.search(config) is None and driver_wanted(git.root):
+        register_driver(git, command)
+
+
+# [merge "chitin"] with a driver line, as `git config` writes it
+_DRIVER_SECTION = re.compile(r'^\s*\[merge\s+"chitin"\][^\[]*^\s*driver\s*=', re.M)
 
 
 def configured(git: Git, key: str) -> str:

@@ -62,6 +62,11 @@ class Store:
             self.git.init()
         return self._writer.initialize(command)
 
+    def ensure_driver(self, command: Sequence[str]) -> None:
+        """Before a write: git's config defines the merge driver .gitattributes names
+        (a plain clone's does not). Writers only: it loads the write path."""
+        self._writer.ensure_driver(command)
+
     @functools.cached_property
     def _writer(self) -> Writer:
         # The write path's modules (the file format's writer, the secret detector, the

@@ -74,6 +74,9 @@ class Writer:
             subject = "Merge insight files with chitin's merge driver"
         return self.apply(writes, commit_message("init", subject, [], {}))
 
+    def ensure_driver(self, command: Sequence[str]) -> None:
+        remote.ensure_driver(self.git, command)
+
     @staticmethod
     def render(insight: Insight, layout: Layout | None = None) -> str:
         """The file's text; refused (before anything is written) when it would be
