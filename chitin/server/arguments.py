@@ -84,7 +84,7 @@ def allowed(schema: dict[str, Any], many: bool = False) -> str:
     "one of external, internal, social"."""
     kind = str(schema.get("type"))
     if "enum" in schema:
-        choices = ", ".join(str(choice) for choice in schema["enum"] if choice != "")
+        choices = ", ".join(str(choice) or '""' for choice in schema["enum"])  # "": clears
         return f"{KINDS['string'][1]} among {choices}" if many else f"one of {choices}"
     if kind == "array":
         return f"a list of {allowed(schema.get('items', {}), many=True)}"
