@@ -139,7 +139,7 @@ READS = [
     ["list"],
     ["list", "--format", "json"],
     ["stats"],
-    ["export", "--skip-unreadable"],
+    ["export"],
     ["similar", OURS],
     ["retrieve", "--query", "ask one question"],
     ["retrieve", "--query", "ask one question", "--format", "json"],
@@ -250,37 +250,6 @@ def test_a_hand_made_file_that_does_not_parse_is_named_with_its_fix(run: Run, st
         )
     refused = run("get", "odd", expect=1).stderr
     assert refused.startswith("Error: insights/skill/odd.md exists but cannot be read: ")
-
-
-def test_an_export_stops_at_a_file_that_does_not_read(
-    run: Run, store: Path, tmp_path: Path
-) -> None:
-    """A backup that misses an insight must not look like one that did not: exit 1,
-    the file named, nothing written; --skip-unreadable exports the rest."""
-    run("init", "--seed")
-    (store / "insights" / "skill" / "odd.md").write_text(insight_file("tags: [unclosed\n"))
-    refused = run("export", expect=1)
-    assert refused.stdout == ""
-    assert refused.stderr.startswith("Error: not exported: insights/skill/odd.md cannot be read: ")
-    assert "--skip-unreadable" in refused.stderr and len(refused.stderr.splitlines()) == 1
-    backup = tmp_path / "backup.json"
-    backup.write_text("the last good backup")
-    run("export", "--output", str(backup), expect=1)
-    assert backup.read_text() == "the last good backup"
-    skipped = run("export", "--skip-unreadable")
-    assert skipped.stderr.startswith("warning: skipped insights/skill/odd.md: ")
-    assert len(json.loads(skipped.stdout)) == len(
-        json.loads(run("list", "--format", "json").stdout)
-    )
-
-
-def test_an_export_stops_at_a_conflicted_file(conflicted: tuple[Path, str, Path]) -> None:
-    store, _, path = conflicted
-    refused = chitin(store, "export", expect=1)
-    relative = path.relative_to(store).as_posix()
-    assert (
-        refused.stdout == "" and f"{relative} cannot be read: holds git conflict" in refused.stderr
-    )
 
 
 @pytest.mark.parametrize("walk_limit", [2000, 0], ids=["stat walk", "git status"])

@@ -20,14 +20,8 @@ if TYPE_CHECKING:
 
 @click.command(short_help="Print every insight as JSON (a lossless backup).")
 @output_option("Write to this file (atomically) instead of stdout.")
-@click.option(
-    "--skip-unreadable",
-    is_flag=True,
-    help="Export the other insights when a file does not read (each is named on stderr); "
-    "without it, such a file stops the export, and nothing is written.",
-)
 @click.pass_context
-def export(ctx: click.Context, output: Path | None, skip_unreadable: bool) -> None:
+def export(ctx: click.Context, output: Path | None) -> None:
     """Print every insight as a JSON array, archived ones included.
 
     The shape is chitin 1.x's export (camelCase keys) plus ours (lastReinforcedAt,
@@ -36,7 +30,7 @@ def export(ctx: click.Context, output: Path | None, skip_unreadable: bool) -> No
     """
 
     with opened(ctx) as chitin:
-        data = shapes.export(chitin.export(skip_unreadable=skip_unreadable))
+        data = shapes.export(chitin.export())
     if output is None:
         emit_json(data)
         return

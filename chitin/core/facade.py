@@ -291,11 +291,9 @@ class Chitin:
         return self._run(lambda: background.prepare_vectors(part, env, foreground, progress))
 
     # ---------------------------------------------------------- interop, check (their .py)
-    def export(self, *, skip_unreadable: bool = False) -> list[Exported]:
-        """Every insight, live and archived, with its retrieval time, evidence, history.
-        A StoreError names an insight file that does not read, unless
-        ``skip_unreadable`` leaves such files out."""
-        return self._run(lambda: interop.export(self._reading, skip_unreadable))
+    def export(self) -> list[Exported]:
+        """Every insight, live and archived, with its retrieval time, evidence, history."""
+        return self._run(lambda: interop.export(self._reading))
 
     def import_insights(
         self,

@@ -20,7 +20,7 @@ from typing import Any, NamedTuple, TextIO, TypeVar
 
 from chitin.core.reading import Reading
 from chitin.core.session import Session
-from chitin.errors import ChitinError, StoreError, ValidationError
+from chitin.errors import ChitinError, ValidationError
 from chitin.format.markdown import Layout
 from chitin.index import usage
 from chitin.index.cache import Cache, Filters
@@ -112,16 +112,12 @@ def _parsed_export(raw: str, name: str) -> Any:
         raise ChitinError(f"cannot read {name}: {reason}") from None
 
 
-def export(reading: Reading, skip_unreadable: bool = False) -> list[Exported]:
+def export(reading: Reading) -> list[Exported]:
     """Every insight, archived ones included, newest first, with when it was last
     retrieved, its file's evidence log and its history: what an export holds
-    (render/shapes/ gives it the interchange shape). An insight file that does not
-    read stops it (a backup must not miss one silently), unless ``skip_unreadable``."""
+    (render/shapes/ gives it the interchange shape)."""
     if reading.session.missing:
         return []
-    problems = reading.session.cache.problems()
-    if problems and not skip_unreadable:
-        raise StoreError(_unreadable_message(problems))
     retrieved = usage.all_last_retrieved(reading.session.root)
     insights = reading.session.cache.select(Filters(archived=None))
     history = _histories(reading.session)
@@ -129,15 +125,6 @@ def export(reading: Reading, skip_unreadable: bool = False) -> list[Exported]:
         Exported(i, retrieved.get(i.id), _evidence_of(reading, i), tuple(history.get(i.id, ())))
         for i in insights
     ]
-
-
-def _unreadable_message(problems: Sequence[tuple[str, str]]) -> str:
-    path, error = problems[0]
-    more = f" (and {len(problems) - 1} more unreadable file(s))" if len(problems) > 1 else ""
-    return (
-        f"not exported: {path} cannot be read{more}: {error}; or run "
-        "`chitin export --skip-unreadable` to export the rest without it"
-    )
 
 
 def _evidence_of(reading: Reading, insight: Insight) -> tuple[str, ...]:
