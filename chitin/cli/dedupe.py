@@ -19,8 +19,8 @@ from chitin.render import shapes, text
 def dedupe(ctx: click.Context, apply_: bool, fmt: str) -> None:
     """List the store's clusters of duplicate insights, strongest first, each with the
     `chitin merge` that folds it into its strongest member (most reinforced, then most
-    confident, then the oldest). With --apply, run those merges: one commit per cluster, keeping every
-    reinforcement, tag and evidence line, as merge does.
+    confident, then the oldest). With --apply, run those merges: one commit per
+    cluster, keeping every reinforcement, tag and evidence line, as merge does.
 
     Duplicates are judged as contribute judges them, by words (check finds the same).
     """
