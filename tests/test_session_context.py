@@ -287,6 +287,20 @@ def test_only_the_stronger_side_of_a_known_contradiction_reaches_the_agent(
     assert f"left out {verbose['id']}: contradicts this one, which is stronger" in human
 
 
+def test_an_empty_query_shows_one_side_of_a_contradiction_too(run: Run, add: Any) -> None:
+    """`render` without --query (and retrieve of "") is all filler: the strongest
+    personality insights, where the issue's pair meet. No query is embedded then, but
+    the stored vectors still judge the pair (qa38: both sides were shown)."""
+    run("init", "--seed")
+    verbose = add("personality", "Be verbose and explain every step", 0.5, provenance="social")
+    found = retrieve_json(run, "", "--explain")
+    assert verbose["id"] not in {i["id"] for i in found["insights"]}
+    plainly = next(i for i in found["insights"] if i["claim"].startswith("Speak plainly"))
+    assert plainly["outweighs"] == [verbose["id"]] and found["degraded"] is None
+    rendered = run("render").stdout
+    assert "Speak plainly" in rendered and "Be verbose" not in rendered
+
+
 def test_a_trigger_and_its_opposite_for_one_situation_show_the_stronger(run: Run, add: Any) -> None:
     run("init")
     condition = "the deploy fails on a Friday evening"
