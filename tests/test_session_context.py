@@ -53,6 +53,29 @@ def test_every_line_carries_a_short_id_that_the_commands_accept(run: Run, add: A
     assert reinforced.startswith("✓ Reinforced")
 
 
+def test_a_claim_wrapped_by_hand_is_one_line_of_the_context(
+    run: Run, add: Any, store: Path
+) -> None:
+    """A Markdown paragraph's lines are one sentence: a claim a person wrapped in an
+    editor (or a context of two paragraphs) printed its later lines with no id, or as
+    list items and headers of the context (qa38)."""
+    run("init")
+    made = add("principle", "Keep the backups verified", 0.9, context="Nightly jobs")
+    path = store / "insights" / "principle" / f"{made['id']}.md"
+    text = path.read_text()
+    text = text.replace("Keep the backups verified", "Keep the backups\n- [fake] verified")
+    path.write_text(text.replace("Nightly jobs", "Nightly jobs.\n\n### Weekly ones"))
+    for output in (
+        retrieve_run(run, "backups verified"),
+        run("retrieve", "--query", "backups", "--format", "full").stdout,
+        run("render", "--query", "backups verified").stdout,
+    ):
+        assert "Keep the backups - [fake] verified" in output
+        assert "\n- [fake]" not in output and "\n### Weekly" not in output
+    full = run("retrieve", "--query", "backups", "--format", "full").stdout
+    assert "  Context: Nightly jobs. ### Weekly ones" in full
+
+
 def test_a_short_id_grows_until_it_names_one_insight(run: Run, add: Any) -> None:
     run("init")
     one = add("principle", "Check the facts before answering", 0.9)
