@@ -607,3 +607,17 @@ def test_changelog_and_list_on_a_missing_store_are_empty(run: Run, store: Path) 
     assert result.stdout == "No recent changes.\n"
     assert "No store at" in result.stderr
     assert not store.exists()
+
+
+def test_a_read_of_an_empty_folder_says_there_is_no_store_and_writes_nothing(
+    run: Run, store: Path, add: Any
+) -> None:
+    """An existing empty folder named as the store (a fresh tmp folder, a mkdir'd one)
+    is no store yet, as a missing one is: reads said nothing and left .chitin/ in it
+    (qa38). The first write makes the store there."""
+    store.mkdir()
+    for args in (["list"], ["stats"], ["retrieve", "--query", "x"], ["render"]):
+        assert "No store at" in run(*args).stderr
+    assert list(store.iterdir()) == []
+    add("skill", "The first insight of the folder", 0.6)
+    assert "No store at" not in run("list").stderr

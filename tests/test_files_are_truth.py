@@ -166,6 +166,18 @@ def test_chitin_agent_names_the_author_and_a_configured_identity_wins(
     assert git(store, "log", "-1", "--format=%an <%ae>") == "Ana <ana@example.org>\n"
 
 
+@pytest.mark.parametrize("agent", [" ", ".", "<>"])
+def test_an_agent_name_git_cannot_use_falls_back_to_chitin(
+    run: Run, add: Any, store: Path, monkeypatch: Any, agent: str
+) -> None:
+    """Without a git identity, $CHITIN_AGENT names the author; a name of only what git
+    strips from a name made every commit fail ("name consists only of disallowed
+    characters", qa38)."""
+    monkeypatch.setenv("CHITIN_AGENT", agent)
+    add("skill", "By a nameless agent", 0.6)
+    assert git(store, "log", "-1", "--format=%an <%ae>") == "chitin <chitin@chitin.invalid>\n"
+
+
 def test_git_log_shows_one_readable_commit_per_operation(run: Run, add: Any, store: Path) -> None:
     one = add("skill", "Readable history", 0.6)
     two = add("skill", "Merged away", 0.6)

@@ -53,6 +53,29 @@ def test_every_line_carries_a_short_id_that_the_commands_accept(run: Run, add: A
     assert reinforced.startswith("✓ Reinforced")
 
 
+def test_a_claim_wrapped_by_hand_is_one_line_of_the_context(
+    run: Run, add: Any, store: Path
+) -> None:
+    """A Markdown paragraph's lines are one sentence: a claim a person wrapped in an
+    editor (or a context of two paragraphs) printed its later lines with no id, or as
+    list items and headers of the context (qa38)."""
+    run("init")
+    made = add("principle", "Keep the backups verified", 0.9, context="Nightly jobs")
+    path = store / "insights" / "principle" / f"{made['id']}.md"
+    text = path.read_text()
+    text = text.replace("Keep the backups verified", "Keep the backups\n- [fake] verified")
+    path.write_text(text.replace("Nightly jobs", "Nightly jobs.\n\n### Weekly ones"))
+    for output in (
+        retrieve_run(run, "backups verified"),
+        run("retrieve", "--query", "backups", "--format", "full").stdout,
+        run("render", "--query", "backups verified").stdout,
+    ):
+        assert "Keep the backups - [fake] verified" in output
+        assert "\n- [fake]" not in output and "\n### Weekly" not in output
+    full = run("retrieve", "--query", "backups", "--format", "full").stdout
+    assert "  Context: Nightly jobs. ### Weekly ones" in full
+
+
 def test_a_short_id_grows_until_it_names_one_insight(run: Run, add: Any) -> None:
     run("init")
     one = add("principle", "Check the facts before answering", 0.9)
@@ -285,6 +308,20 @@ def test_only_the_stronger_side_of_a_known_contradiction_reaches_the_agent(
     assert "Be verbose" not in found["context"]
     human = run("retrieve", "--query", "explain the change to the user", "--explain").stdout
     assert f"left out {verbose['id']}: contradicts this one, which is stronger" in human
+
+
+def test_an_empty_query_shows_one_side_of_a_contradiction_too(run: Run, add: Any) -> None:
+    """`render` without --query (and retrieve of "") is all filler: the strongest
+    personality insights, where the issue's pair meet. No query is embedded then, but
+    the stored vectors still judge the pair (qa38: both sides were shown)."""
+    run("init", "--seed")
+    verbose = add("personality", "Be verbose and explain every step", 0.5, provenance="social")
+    found = retrieve_json(run, "", "--explain")
+    assert verbose["id"] not in {i["id"] for i in found["insights"]}
+    plainly = next(i for i in found["insights"] if i["claim"].startswith("Speak plainly"))
+    assert plainly["outweighs"] == [verbose["id"]] and found["degraded"] is None
+    rendered = run("render").stdout
+    assert "Speak plainly" in rendered and "Be verbose" not in rendered
 
 
 def test_a_trigger_and_its_opposite_for_one_situation_show_the_stronger(run: Run, add: Any) -> None:

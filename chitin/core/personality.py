@@ -75,7 +75,7 @@ def render_personality(
         values = {
             "header": templates.header(commit, query.text, budget),
             "insights": marshalling.marshal(packed) if packed else "",
-            "query": query.text or "(none)",
+            "query": templates.shown_query(query.text),
             "budget": budget,
             "commit": commit or "",
             "category": found.category,

@@ -133,7 +133,7 @@ class Retrieving:
                 picked = semantic.choice(config)
             except ValidationError as error:
                 failure = f"semantic search unavailable ({error}); ranked by text alone"
-        if picked.provider != semantic.NO_PROVIDER and text.strip():
+        if picked.provider != semantic.NO_PROVIDER:  # an empty query too: see engine.retrieve
             try:
                 meaning = self.session.semantic(picked)
             except ProviderError as error:

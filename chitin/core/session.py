@@ -186,7 +186,7 @@ class Session:
         Something else where the store should be (a file, a device) is an error."""
         if self.store.exists():
             return False
-        if self.root.exists() or self.root.is_symlink():
+        if not self.root.is_dir() and (self.root.exists() or self.root.is_symlink()):
             raise StoreError(not_a_store_folder(self.root))
         return True
 

@@ -44,17 +44,26 @@ def line(insight: Insight, full: bool = False, label: str | None = None) -> str:
     """One insight as a Markdown bullet, after its ``label`` (its short id) if it has
     one; a trigger with a condition reads as a reflex."""
     head = f"- [{label}] " if label else "- "
+    claim = one_line(insight.claim)
     if insight.type == "trigger" and insight.condition:
         action = "avoid" if insight.avoid else "do"
-        text = f"{head}When: {insight.condition} → {action}: {insight.claim}"
+        text = f"{head}When: {one_line(insight.condition)} → {action}: {claim}"
     else:
-        text = f"{head}{insight.claim}"
+        text = f"{head}{claim}"
     if full:
         for name, field in FULL_LINES:
             value = getattr(insight, field)
             if value:
-                text += f"\n  {name}: {value}"
+                text += f"\n  {name}: {one_line(value)}"
     return text
+
+
+def one_line(text: str) -> str:
+    """A field of a file on one line of the context: a claim a person wrapped in an
+    editor (a Markdown paragraph's lines are one sentence) or a section of several
+    paragraphs would start lines of its own, with no id, or read as a list item or a
+    header of the context."""
+    return " ".join(text.split())
 
 
 def _cost(text: str) -> int:

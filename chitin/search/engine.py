@@ -60,6 +60,12 @@ def retrieve(
             floors = said_nothing(cache, semantic, filters)
             meaning = [(i, c) for i, c in found.hits if c > floors.get(i, -1.0)]
             matches = _fused(cache, plain, meaning, filters, settings.fusion, text.share)
+    elif semantic is not None:
+        # A query that says nothing matches nothing in meaning, but the stored vectors
+        # are kept current as a search keeps them: selection judges by them which of
+        # the strongest insights repeat or contradict each other, as contribute does.
+        found = nearest(cache, semantic, None, filters)
+        degraded, unembedded = found.degraded, found.unembedded
     if matches is None:  # no vectors to fuse: by text alone, with synonyms
         found_by_text = cache.remembered(
             ("by text", query, limit, weights, filters, TEXT_SYNONYMS),

@@ -148,13 +148,14 @@ def waiting(cache: Cache, semantic: Semantic) -> int:
 def nearest(
     cache: Cache,
     semantic: Semantic,
-    query: str,
+    query: str | None,
     filters: Filters,
     strict: bool = False,
     inline_limit: int = INLINE_LIMIT,
 ) -> Nearest:
     """Insights nearest to ``query`` in meaning; on a provider failure, none, and why
-    (or, ``strict``, the failure itself).
+    (or, ``strict``, the failure itself). With no ``query``, none: the vectors are
+    only brought up to date.
 
     With more than ``inline_limit`` insights waiting for a vector, none are embedded
     and none are returned: ``unembedded`` says how many wait, and the caller decides
@@ -170,7 +171,7 @@ def nearest(
             return Nearest([], None, left)
         if left:
             refresh(cache, semantic, inline_limit)
-        return Nearest(_hits(cache, semantic, query, filters), None, 0)
+        return Nearest([] if query is None else _hits(cache, semantic, query, filters), None, 0)
     except ProviderError as error:
         if strict:
             raise

@@ -35,6 +35,20 @@ VARIABLES = (
 )
 
 
+# What git strips from the ends of an author's name (``crud`` in git's ident.c): a name
+# of nothing else ($CHITIN_AGENT="." or " ") is refused by every commit ("name consists
+# only of disallowed characters").
+_CRUD = frozenset(".,:;<>\"\\'")
+
+
+def author_name(agent: str | None, fallback: str) -> str:
+    """The author's name for an identity-less machine: the agent's, where git can use
+    it; else ``fallback``."""
+    if agent and any(ch > " " and ch not in _CRUD for ch in agent):
+        return agent
+    return fallback
+
+
 def configured(
     root: Path, git_dir: Path, env: Mapping[str, str], ask: Callable[[], set[str]]
 ) -> set[str]:

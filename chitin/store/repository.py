@@ -36,7 +36,12 @@ class Store:
     # -------------------------------------------------------------- life cycle
 
     def exists(self) -> bool:
-        return self.root.is_dir()
+        """Whether a store, or the start of one, is here: a folder holding insights/,
+        archive/ or a git repository. An empty folder (or one holding only a .chitin/
+        that a read left) is no store yet: reads say so, and write nothing there."""
+        return self.root.is_dir() and any(
+            (self.root / name).exists() for name in (INSIGHTS_DIR, ARCHIVE_DIR, ".git")
+        )
 
     def is_initialized(self) -> bool:
         return self.git.is_repository() and (self.root / INSIGHTS_DIR).is_dir()
