@@ -19,10 +19,11 @@ from chitin.render import shapes, text
 def dedupe(ctx: click.Context, apply_: bool, fmt: str) -> None:
     """List the store's clusters of duplicate insights, strongest first, each with the
     `chitin merge` that folds it into its strongest member (most reinforced, then most
-    confident, then the oldest). With --apply, run those merges: one commit per cluster, keeping every
-    reinforcement, tag and evidence line, as merge does.
+    confident, then the oldest). With --apply, run those merges: one commit per
+    cluster, keeping every reinforcement, tag and evidence line, as merge does.
 
-    Duplicates are judged as contribute judges them, by words (check finds the same).
+    Duplicates are judged as contribute judges them: by meaning where the stored
+    vectors are current (`chitin embed`), else by words. check finds the same.
     """
     with opened(ctx, reading=not apply_) as chitin:
         found = chitin.dedupe(apply=apply_)
