@@ -128,3 +128,23 @@ def test_of_equally_strong_copies_the_oldest_is_kept(
     cluster = run_json("dedupe")["clusters"][0]
     assert cluster["keep"]["id"] == "zzz-older-copy-aaaa"
     assert [d["id"] for d in cluster["duplicates"]] == ["aaa-newer-copy-bbbb"]
+
+
+def test_a_chain_of_near_duplicates_never_joins_two_opposed_insights(
+    run: Run, add: Any, run_json: Any
+) -> None:
+    """qa39: "brief … messages" and "thorough … messages" are each a near duplicate of
+    "… messages", and union-find joined all three: check no longer reported the
+    conflict contribute had warned of, and dedupe --apply folded both stances into the
+    neutral claim, losing a contradiction that a person should settle."""
+    brief = make(add, "Write brief commit messages for this repo", 0.6)
+    plain = make(add, "Write commit messages for this repo", 0.7)
+    thorough = make(add, "Write thorough commit messages for this repo", 0.6)
+    for cluster in run_json("dedupe")["clusters"]:
+        members = {cluster["keep"]["id"], *(d["id"] for d in cluster["duplicates"])}
+        assert plain in members and not {brief, thorough} <= members
+    conflicts = [w for w in run_json("check")["warnings"] if w["kind"] == "conflict"]
+    assert len(conflicts) == 1 and '"brief"' in conflicts[0]["message"]
+    run("dedupe", "--apply")
+    left = {i["id"] for i in run_json("list")}
+    assert len(left) == 2 and len(left & {brief, thorough}) >= 1
