@@ -148,3 +148,28 @@ def test_a_chain_of_near_duplicates_never_joins_two_opposed_insights(
     run("dedupe", "--apply")
     left = {i["id"] for i in run_json("list")}
     assert len(left) == 2 and len(left & {brief, thorough}) >= 1
+
+
+def test_apply_refused_for_a_credential_names_the_cluster_and_takes_allow_secret(
+    run: Run, add: Any, run_json: Any, store: Path
+) -> None:
+    """qa39: a copy whose reasoning holds a token (written with --allow-secret) made
+    dedupe --apply fail with merge's refusal alone: no word of which cluster, of the
+    clusters merged before it, and "use --allow-secret", which dedupe did not take."""
+    token = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
+    first = make(add, "Alpha lesson about caching", 0.9)
+    make(add, "alpha lesson about caching.", 0.5)
+    keep = make(add, "Zeta lesson about queues", 0.8)
+    copy = add(
+        "skill", "zeta lesson about queues.", 0.5, force=True, allow_secret=True,
+        reasoning=f"token {token}",
+    )["id"]  # fmt: skip
+    before = commit_count(store)
+    refused = run("dedupe", "--apply", expect=1).stderr
+    assert refused.count("\n") == 1 and "reasoning looks like it holds a GitHub token" in refused
+    assert f"chitin merge {copy} {keep}" in refused
+    assert "1 of 2 cluster(s) merged before it" in refused
+    assert commit_count(store) == before + 1 and first in {i["id"] for i in run_json("list")}
+    applied = run_json("dedupe", "--apply", "--allow-secret")
+    assert [c["keep"]["id"] for c in applied["clusters"]] == [keep]
+    assert run_json("dedupe")["clusters"] == []

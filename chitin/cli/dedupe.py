@@ -14,9 +14,14 @@ from chitin.render import shapes, text
 @click.option(
     "--apply", "apply_", is_flag=True, help="Merge every cluster, one commit per cluster."
 )
+@click.option(
+    "--allow-secret",
+    is_flag=True,
+    help="With --apply: merge a copy holding text that looks like a credential anyway.",
+)
 @format_option
 @click.pass_context
-def dedupe(ctx: click.Context, apply_: bool, fmt: str) -> None:
+def dedupe(ctx: click.Context, apply_: bool, allow_secret: bool, fmt: str) -> None:
     """List the store's clusters of duplicate insights, strongest first, each with the
     `chitin merge` that folds it into its strongest member (most reinforced, then most
     confident, then the oldest). With --apply, run those merges: one commit per
@@ -26,7 +31,7 @@ def dedupe(ctx: click.Context, apply_: bool, fmt: str) -> None:
     vectors are current (`chitin embed`), else by words. check finds the same.
     """
     with opened(ctx, reading=not apply_) as chitin:
-        found = chitin.dedupe(apply=apply_)
+        found = chitin.dedupe(apply=apply_, allow_secret=allow_secret)
     if fmt == "json":
         emit_json(shapes.dedupe(found, apply_))
         return
