@@ -160,6 +160,15 @@ BROKEN = [
         "remove condition and avoid, or set type: trigger",
     ),
     (
+        # qa39: the fix was "remove condition and avoid, or set type: trigger", for a
+        # file that is a trigger already
+        insight_text(kind="trigger", front="confidence: 0.8\ncondition: [tests, fail]\n"),
+        "condition",
+        "invalid",
+        "condition must be text, got ['tests', 'fail']",
+        "make condition one line of text: the situation the trigger is for",
+    ),
+    (
         insight_text(front="confidence: 0.8\ncreated: yesterday\n"),
         "created",
         "invalid",

@@ -141,6 +141,8 @@ def fix_for(error: ValidationError) -> str:
     if error.field == "condition":
         if "needs a condition" in message:
             return "add a line 'condition: <the situation it is for>'"
+        if "must be text" in message:  # a trigger's, or not: the value is what is wrong
+            return "make condition one line of text: the situation the trigger is for"
         return "remove condition and avoid, or set type: trigger"
     return _FIXES.get(error.field, f"correct {error.field}")
 
