@@ -169,6 +169,15 @@ BROKEN = [
         "make condition one line of text: the situation the trigger is for",
     ),
     (
+        # qa39: check said "no problems" of a file every write (reinforce, merge,
+        # update) refuses, as it read the file without its evidence log
+        insight_text(front="confidence: 0.8\nevidence: {a: 1}\n"),
+        "evidence",
+        "invalid",
+        "evidence must be a list of lines, one per reinforcement",
+        "write evidence as a list, one '- <time> <who>@<host> <token>' line each, or remove it",
+    ),
+    (
         insight_text(front="confidence: 0.8\ncreated: yesterday\n"),
         "created",
         "invalid",
