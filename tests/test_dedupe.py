@@ -58,6 +58,8 @@ def test_apply_merges_each_cluster_in_one_commit_keeping_reinforcements_and_evid
     assert text.count("\n- ") >= 4  # every evidence line of the three
     assert run_json("dedupe")["clusters"] == []
     assert "merged into" in run("get", other, expect=1).stderr
+    # qa39: the second source of the one commit too (it was "Insight not found")
+    assert f"it was merged into {keep}" in run("get", third, expect=1).stderr
     history = run_json("history", keep)["history"]
     assert history[-1]["source"] == f"merge:{other}, {third}"
 
