@@ -160,6 +160,24 @@ BROKEN = [
         "remove condition and avoid, or set type: trigger",
     ),
     (
+        # qa39: the fix was "remove condition and avoid, or set type: trigger", for a
+        # file that is a trigger already
+        insight_text(kind="trigger", front="confidence: 0.8\ncondition: [tests, fail]\n"),
+        "condition",
+        "invalid",
+        "condition must be text, got ['tests', 'fail']",
+        "make condition one line of text: the situation the trigger is for",
+    ),
+    (
+        # qa39: check said "no problems" of a file every write (reinforce, merge,
+        # update) refuses, as it read the file without its evidence log
+        insight_text(front="confidence: 0.8\nevidence: {a: 1}\n"),
+        "evidence",
+        "invalid",
+        "evidence must be a list of lines, one per reinforcement",
+        "write evidence as a list, one '- <time> <who>@<host> <token>' line each, or remove it",
+    ),
+    (
         insight_text(front="confidence: 0.8\ncreated: yesterday\n"),
         "created",
         "invalid",

@@ -34,6 +34,9 @@ def test_check_and_dedupe_find_a_paraphrase_by_its_stored_vectors(
     assert [
         [c["keep"]["id"], [d["id"] for d in c["duplicates"]]] for c in clusters["clusters"]
     ] == [[first["id"], [second["id"]]]]
+    # and its help says so (it said "by words" alone, which would send a user to
+    # look elsewhere for the paraphrases it finds)
+    assert "by meaning where the stored" in run("dedupe", "--help").stdout
     # a stale vector is not read: the new text has none, so words judge (and miss it)
     run("update", first["id"], "--claim", "Write the changelog entry first")
     assert warnings(run) == []

@@ -426,6 +426,26 @@ def test_archive_moves_the_file_and_unarchive_brings_it_back(
     assert [i["id"] for i in run_json("list")] == [made["id"]]
 
 
+def test_unarchive_says_when_the_same_insight_was_contributed_meanwhile(
+    run: Run, add: Any, run_json: Any
+) -> None:
+    """qa39: contribute refuses a copy of a live insight only, so the lesson written
+    again while its first copy was archived made two copies on unarchive, silently
+    (update says it in a note: one lesson in two files, to fold into one)."""
+    old = add("skill", "Archive me, then learn me again", 0.6)["id"]
+    run("archive", old)
+    again = add("skill", "archive me then learn me again", 0.7)["id"]
+    said = run("unarchive", old).stdout
+    assert said.splitlines()[1] == (
+        f"  note: now the same insight as {again}: fold one into the other: "
+        f"chitin merge {old} {again}"
+    )
+    assert run_json("unarchive", old)["id"] == old  # JSON unchanged: the insight
+    other = add("skill", "Archive me alone", 0.6)["id"]
+    run("archive", other)
+    assert run("unarchive", other).stdout == f"✓ Unarchived insight: {other}\n"
+
+
 # ------------------------------------------------------------------ list / stats
 
 

@@ -58,6 +58,8 @@ def test_apply_merges_each_cluster_in_one_commit_keeping_reinforcements_and_evid
     assert text.count("\n- ") >= 4  # every evidence line of the three
     assert run_json("dedupe")["clusters"] == []
     assert "merged into" in run("get", other, expect=1).stderr
+    # qa39: the second source of the one commit too (it was "Insight not found")
+    assert f"it was merged into {keep}" in run("get", third, expect=1).stderr
     history = run_json("history", keep)["history"]
     assert history[-1]["source"] == f"merge:{other}, {third}"
 
@@ -128,3 +130,48 @@ def test_of_equally_strong_copies_the_oldest_is_kept(
     cluster = run_json("dedupe")["clusters"][0]
     assert cluster["keep"]["id"] == "zzz-older-copy-aaaa"
     assert [d["id"] for d in cluster["duplicates"]] == ["aaa-newer-copy-bbbb"]
+
+
+def test_a_chain_of_near_duplicates_never_joins_two_opposed_insights(
+    run: Run, add: Any, run_json: Any
+) -> None:
+    """qa39: "brief … messages" and "thorough … messages" are each a near duplicate of
+    "… messages", and union-find joined all three: check no longer reported the
+    conflict contribute had warned of, and dedupe --apply folded both stances into the
+    neutral claim, losing a contradiction that a person should settle."""
+    brief = make(add, "Write brief commit messages for this repo", 0.6)
+    plain = make(add, "Write commit messages for this repo", 0.7)
+    thorough = make(add, "Write thorough commit messages for this repo", 0.6)
+    for cluster in run_json("dedupe")["clusters"]:
+        members = {cluster["keep"]["id"], *(d["id"] for d in cluster["duplicates"])}
+        assert plain in members and not {brief, thorough} <= members
+    conflicts = [w for w in run_json("check")["warnings"] if w["kind"] == "conflict"]
+    assert len(conflicts) == 1 and '"brief"' in conflicts[0]["message"]
+    run("dedupe", "--apply")
+    left = {i["id"] for i in run_json("list")}
+    assert len(left) == 2 and len(left & {brief, thorough}) >= 1
+
+
+def test_apply_refused_for_a_credential_names_the_cluster_and_takes_allow_secret(
+    run: Run, add: Any, run_json: Any, store: Path
+) -> None:
+    """qa39: a copy whose reasoning holds a token (written with --allow-secret) made
+    dedupe --apply fail with merge's refusal alone: no word of which cluster, of the
+    clusters merged before it, and "use --allow-secret", which dedupe did not take."""
+    token = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
+    first = make(add, "Alpha lesson about caching", 0.9)
+    make(add, "alpha lesson about caching.", 0.5)
+    keep = make(add, "Zeta lesson about queues", 0.8)
+    copy = add(
+        "skill", "zeta lesson about queues.", 0.5, force=True, allow_secret=True,
+        reasoning=f"token {token}",
+    )["id"]  # fmt: skip
+    before = commit_count(store)
+    refused = run("dedupe", "--apply", expect=1).stderr
+    assert refused.count("\n") == 1 and "reasoning looks like it holds a GitHub token" in refused
+    assert f"chitin merge {copy} {keep}" in refused
+    assert "1 of 2 cluster(s) merged before it" in refused
+    assert commit_count(store) == before + 1 and first in {i["id"] for i in run_json("list")}
+    applied = run_json("dedupe", "--apply", "--allow-secret")
+    assert [c["keep"]["id"] for c in applied["clusters"]] == [keep]
+    assert run_json("dedupe")["clusters"] == []

@@ -223,6 +223,27 @@ def test_a_chain_of_merges_ends_at_the_last_target(run: Run, two: Any, add: Add)
     }
 
 
+def test_a_merge_of_several_sources_reports_each_as_merged(run: Run, two: Any, add: Add) -> None:
+    """qa39: `merge a b target` and `dedupe --apply` write one commit whose trailer
+    lists the sources (`Chitin-Merged: a, b`); diff read the list as one id, so each
+    source was shown as removed, and a later merge of the target was not followed."""
+    first, second = two
+    one = add("skill", "Reproduce bugs with a failing test", 0.6)
+    other = add("skill", "Write the failing test first", 0.6)
+    run("merge", one["id"], other["id"], second["id"])
+    data = diff_json(run, "HEAD~1..HEAD")
+    assert data["removed"] == [] and data["summary"]["merged"] == 2
+    assert {m["id"]: m["into"] for m in data["merged"]} == dict.fromkeys(
+        (one["id"], other["id"]), second["id"]
+    )
+    run("merge", second["id"], first["id"])  # followed to the last target
+    assert {m["id"]: m["into"] for m in diff_json(run, "HEAD~2..HEAD")["merged"]} == {
+        one["id"]: first["id"],
+        other["id"]: first["id"],
+        second["id"]: first["id"],
+    }
+
+
 def test_a_deleted_file_is_removed(run: Run, two: Any, store: Path) -> None:
     _, second = two
     git(store, "rm", "-q", rel(store, second))

@@ -271,7 +271,7 @@ def test_a_repeated_id_in_one_document_is_an_error(run: Run, tmp_path: Path) -> 
 def test_merge_skips_known_ids_and_claims_ignoring_case_and_spacing(
     run: Run, run_json: Callable[..., Any], add: Callable[..., dict[str, Any]], tmp_path: Path
 ) -> None:
-    add("skill", "Always run the tests before pushing", 0.8)
+    known = add("skill", "Always run the tests before pushing", 0.8)["id"]
     run("import", str(write(tmp_path, "export.json", ORIGINAL_EXPORT)))
     document = [
         ORIGINAL_EXPORT[0],  # id already there
@@ -283,7 +283,8 @@ def test_merge_skips_known_ids_and_claims_ignoring_case_and_spacing(
     assert result["imported"] == 1 and result["skipped"] == 3
     reasons = {s["item"]: s["reason"] for s in result["skippedItems"]}
     assert reasons[0] == "already in the store"
-    assert reasons[1] == "the same insight is already there"
+    # qa39: named, as contribute and import-carapace name the insight already known
+    assert reasons[1] == f"the same insight is already there as {known}"
     assert reasons[3] == "the same insight as items[2], which is stronger"
     assert len(run_json("list")) == 4
     human = run("import", str(write(tmp_path, "more.json", document)), "--merge").stdout

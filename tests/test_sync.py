@@ -393,6 +393,28 @@ def test_sync_needs_a_store(tmp_path: Path) -> None:
     assert not (tmp_path / "none" / ".git").exists()
 
 
+def test_a_remote_of_another_history_is_refused_with_how_to_join_them(tmp_path: Path) -> None:
+    """qa39: a remote made elsewhere (a second `chitin init` pushed it, or a host made
+    it with a README) shares no commit with the store: git's "refusing to merge
+    unrelated histories" came through alone, with nothing on what to do."""
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    other = tmp_path / "other"  # as a host makes a repository, with a README
+    subprocess.run(["git", "init", "-q", str(other)], check=True)
+    (other / "README.md").write_text("# my agent's personality\n")
+    git(other, "add", "README.md")
+    git(other, "-c", "user.name=Ana", "-c", "user.email=ana@example.com", "commit", "-qm", "Init")
+    git(other, "push", "-q", str(remote), "HEAD:refs/heads/main")
+    store = tmp_path / "store"
+    chitin(store, "init")
+    git(store, "remote", "add", "origin", str(remote))
+    before = git(store, "rev-parse", "HEAD")
+    refused = chitin(store, "sync", expect=1).stderr
+    assert refused.count("\n") == 1 and "shares no commit with this store" in refused
+    assert f"git -C {store} merge --allow-unrelated-histories origin/" in refused
+    assert git(store, "rev-parse", "HEAD") == before and git(store, "status", "--porcelain") == ""
+
+
 def test_init_registers_the_merge_driver_once(tmp_path: Path) -> None:
     store = tmp_path / "s"
     chitin(store, "init")

@@ -14,18 +14,24 @@ from chitin.render import shapes, text
 @click.option(
     "--apply", "apply_", is_flag=True, help="Merge every cluster, one commit per cluster."
 )
+@click.option(
+    "--allow-secret",
+    is_flag=True,
+    help="With --apply: merge a copy holding text that looks like a credential anyway.",
+)
 @format_option
 @click.pass_context
-def dedupe(ctx: click.Context, apply_: bool, fmt: str) -> None:
+def dedupe(ctx: click.Context, apply_: bool, allow_secret: bool, fmt: str) -> None:
     """List the store's clusters of duplicate insights, strongest first, each with the
     `chitin merge` that folds it into its strongest member (most reinforced, then most
     confident, then the oldest). With --apply, run those merges: one commit per
     cluster, keeping every reinforcement, tag and evidence line, as merge does.
 
-    Duplicates are judged as contribute judges them, by words (check finds the same).
+    Duplicates are judged as contribute judges them: by meaning where the stored
+    vectors are current (`chitin embed`), else by words. check finds the same.
     """
     with opened(ctx, reading=not apply_) as chitin:
-        found = chitin.dedupe(apply=apply_)
+        found = chitin.dedupe(apply=apply_, allow_secret=allow_secret)
     if fmt == "json":
         emit_json(shapes.dedupe(found, apply_))
         return

@@ -198,6 +198,8 @@ def _moved(result: Change, verb: str, fmt: str) -> None:
         click.echo(f"✓ Insight already {verb}: {result.insight.id}")
     else:
         click.echo(f"✓ {verb.capitalize()} insight: {result.insight.id}")
+        for message in result.notes:
+            click.echo(f"  note: {message}")
 
 
 @click.command(short_help="Retire an insight to archive/ (a soft delete).")

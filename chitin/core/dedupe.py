@@ -14,6 +14,7 @@ import shlex
 from chitin.core.check import stored_meaning
 from chitin.core.lifecycle import Deduped, Lifecycle
 from chitin.core.session import Session
+from chitin.errors import ValidationError
 from chitin.index.cache import Filters
 from chitin.model.insight import Insight
 from chitin.retrieval.clusters import group
@@ -40,11 +41,23 @@ def _command(keep: Insight, others: list[Insight]) -> str:
     return "chitin merge " + " ".join(shlex.quote(i.id) for i in (*others, keep))
 
 
-def apply(lifecycle: Lifecycle, clusters: list[Deduped]) -> list[Deduped]:
+def apply(
+    lifecycle: Lifecycle, clusters: list[Deduped], allow_secret: bool = False
+) -> list[Deduped]:
     """Merge each cluster into its strongest member, one commit per cluster: the
     merge keeps the highest confidence, every tag, the sum of reinforcements and every
-    evidence line (``Chitin.merge``)."""
-    return [
-        found._replace(change=lifecycle.merge([i.id for i in found.others], found.keep.id))
-        for found in clusters
-    ]
+    evidence line (``Chitin.merge``). A merge refused (a likely credential a copy
+    holds) stops here, saying which cluster and how many were merged before it."""
+    done: list[Deduped] = []
+    for found in clusters:
+        sources = [i.id for i in found.others]
+        try:
+            change = lifecycle.merge(sources, found.keep.id, allow_secret=allow_secret)
+        except ValidationError as refused:
+            where = f"{refused} (the cluster of {found.keep.id}: {found.command}"
+            raise ValidationError(
+                refused.field,
+                f"{where}; {len(done)} of {len(clusters)} cluster(s) merged before it)",
+            ) from refused
+        done.append(found._replace(change=change))
+    return done

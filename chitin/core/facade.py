@@ -169,10 +169,12 @@ class Chitin:
         merge, secret = self._lifecycle.merge, allow_secret
         return self._run(lambda: merge(source_ref, target_ref, claim, secret))
 
-    def dedupe(self, apply: bool = False) -> list[lifecycle.Deduped]:
-        """The store's clusters of duplicates; with ``apply``, merged (dedupe.py)."""
+    def dedupe(self, apply: bool = False, allow_secret: bool = False) -> list[lifecycle.Deduped]:
+        """The store's duplicate clusters; with ``apply``, merged (``allow_secret``: merge's)."""
         found = self._run(lambda: dedupe.duplicate_clusters(self._session))
-        return self._run(lambda: dedupe.apply(self._lifecycle, found)) if apply else found
+        if not apply:
+            return found
+        return self._run(lambda: dedupe.apply(self._lifecycle, found, allow_secret))
 
     # ---------------------------------------------------------- reading (reading.py)
     def problems(self) -> list[Problem]:

@@ -282,7 +282,9 @@ def _merge_skips(cache: Cache, items: Sequence[Item]) -> dict[int, str]:
     document, of which only the strongest comes in (the first at a tie)."""
     reasons: dict[int, str] = {}
     ids: dict[str, int] = {}
-    known = {exact_key(side_of(i)) for i in cache.select(Filters(archived=None))}
+    known: dict[tuple[str, ...], str] = {}  # the store's id of each, a live one first
+    for stored in sorted(cache.select(Filters(archived=None)), key=lambda i: i.archived):
+        known.setdefault(exact_key(side_of(stored)), stored.id)
     best: dict[tuple[str, ...], int] = {}
     for index, item in enumerate(items):
         insight = item.insight
@@ -293,7 +295,7 @@ def _merge_skips(cache: Cache, items: Sequence[Item]) -> dict[int, str]:
         elif cache.id_exists(insight.id):
             reasons[index] = "already in the store"
         elif key in known:
-            reasons[index] = "the same insight is already there"
+            reasons[index] = f"the same insight is already there as {known[key]}"
         elif key not in best or _stronger(insight, items[best[key]].insight):
             best[key] = index
     for index, item in enumerate(items):

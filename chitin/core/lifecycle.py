@@ -233,14 +233,7 @@ class Lifecycle:
         refuses that at the door): one lesson in two files, to fold into one."""
         if exact_key(side_of(before)) == exact_key(side_of(after)):
             return []
-        same = [i for i in door.exact_duplicates(cache, side_of(after)) if i.id != after.id]
-        if not same:
-            return []
-        other = same[0].id
-        return [
-            f"now the same insight as {other}: fold one into the other: "
-            f"chitin merge {after.id} {other}"
-        ]
+        return _same_as_another(cache, after)
 
     def reinforce(
         self,
@@ -321,7 +314,9 @@ class Lifecycle:
                 {},
             )
             self.session.record_written(cache, {target: moved}, removed=[path])
-        return Change(moved, target, commit, insight)
+            # an insight contributed again while this one was archived
+            notes = () if to_archive else tuple(_same_as_another(cache, moved))
+        return Change(moved, target, commit, insight, notes)
 
     def merge(
         self,
@@ -379,3 +374,16 @@ class Lifecycle:
         trailers = {"Insight": insight_id, **extra, "Agent": self.session.agent}
         suspects = self.session.suspects(writes)
         return self.session.store.apply(writes, worded(words, trailers), suspects)
+
+
+def _same_as_another(cache: Cache, insight: Insight) -> list[str]:
+    """A note when ``insight`` is now the same as another live one (contribute refuses
+    that at the door): one lesson in two files, to fold into one."""
+    same = [i for i in door.exact_duplicates(cache, side_of(insight)) if i.id != insight.id]
+    if not same:
+        return []
+    other = same[0].id
+    return [
+        f"now the same insight as {other}: fold one into the other: "
+        f"chitin merge {insight.id} {other}"
+    ]

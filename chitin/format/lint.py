@@ -83,6 +83,7 @@ def read(path: str, text: str) -> Insight:
         fallback_id=parts[-1].removesuffix(".md"),
         fallback_type=parts[1] if len(parts) > 2 else None,
         fallback_time=_ANY_TIME,
+        evidence=True,
     )
     return insight.with_changes(archived=parts[0] == ARCHIVE_DIR)
 
@@ -141,7 +142,13 @@ def fix_for(error: ValidationError) -> str:
     if error.field == "condition":
         if "needs a condition" in message:
             return "add a line 'condition: <the situation it is for>'"
+        if "must be text" in message:  # a trigger's, or not: the value is what is wrong
+            return "make condition one line of text: the situation the trigger is for"
         return "remove condition and avoid, or set type: trigger"
+    if error.field == "evidence":
+        return (
+            "write evidence as a list, one '- <time> <who>@<host> <token>' line each, or remove it"
+        )
     return _FIXES.get(error.field, f"correct {error.field}")
 
 

@@ -179,13 +179,23 @@ def parse(
 
 
 def read_insight(
-    text: str, *, fallback_id: str, fallback_type: str | None, fallback_time: str
+    text: str,
+    *,
+    fallback_id: str,
+    fallback_type: str | None,
+    fallback_time: str,
+    evidence: bool = False,
 ) -> Insight:
-    """Like ``parse``, without the layout: for readers that never write the file back."""
+    """Like ``parse``, without the layout: for readers that never write the file back.
+    With ``evidence``, the reinforcement log is checked as a write reads it (``check``:
+    a file every write refuses is not one without problems)."""
     front, body = _split(text)
     try:
         data = read_frontmatter(front)
-        return _insight_from(data, body, fallback_id, fallback_type, fallback_time)
+        insight = _insight_from(data, body, fallback_id, fallback_type, fallback_time)
+        if evidence:
+            _evidence(data.get("evidence"))
+        return insight
     except (ValueError, OverflowError) as error:
         raise _unreadable(error) from None
     except ValidationError as error:

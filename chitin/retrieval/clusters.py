@@ -93,7 +93,8 @@ def group(
     """The duplicate clusters (two members or more) and the conflicts among ``sides``,
     judged by ``judge``: with the cosine ``meaning`` gives, by words where it gives
     none. ``strength[i]`` orders the insights, strongest (smallest) first."""
-    found = _Union(len(sides))
+    leanings = [leaning(side) for side in sides]
+    found = _Union(len(sides), _Apart(sides, leanings, meaning.cosine))
     topics = [stance(judged_text(side)).topic for side in sides]
     _join_exact(sides, found)
     index = _Index(topics)
@@ -103,7 +104,7 @@ def group(
             found.join(i, j)
     clusters = _clusters(sides, found, strength)
     head = {m: c.members[0] for c in clusters for m in c.members}
-    return Grouping(clusters, _clashes(sides, index, head, meaning))
+    return Grouping(clusters, _clashes(sides, index, head, meaning, leanings))
 
 
 def _join_near(
@@ -172,7 +173,11 @@ def _clusters(
 
 
 def _clashes(
-    sides: Sequence[Side], index: _Index, head: dict[int, int], meaning: Meaning
+    sides: Sequence[Side],
+    index: _Index,
+    head: dict[int, int],
+    meaning: Meaning,
+    leanings: Sequence[Leaning],
 ) -> list[Clash]:
     """Conflicts, once per pair of clusters, between their strongest members."""
     found: dict[tuple[int, int], Clash] = {}
@@ -186,7 +191,6 @@ def _clashes(
             found[(first, second)] = Clash(first, second, verdict.reason)
 
     poles = _PoleIndex([stance(judged_text(s)).poles for s in sides])
-    leanings = [leaning(side) for side in sides]
     topics = index.topics
     need = TOPIC_OVERLAP / 2  # the lowest topic overlap judge accepts for a conflict
     takers = [i for i, side in enumerate(sides) if takes_a_side(side)]
@@ -234,12 +238,59 @@ def _overlap(first: frozenset[str], second: frozenset[str]) -> float:
     return shared / (small + large - shared)
 
 
-class _Union:
-    """Union-find over positions, by size, with path halving."""
+class _Apart:
+    """Keeps two opposed insights out of one cluster. Near duplicates join through
+    chains ("Write brief commit messages" ~ "Write commit messages" ~ "Write thorough
+    commit messages"), and ``dedupe --apply`` folds a cluster into one insight: a chain
+    must not carry a contradiction into it, which a person should settle. Each cluster
+    keeps up to KEEP members of each leaning; a join is refused where two of them, one
+    from each side, may oppose and ``judge`` calls them a conflict. Clusters of one
+    leaning (a templated import) never call ``judge`` here."""
 
-    def __init__(self, size: int) -> None:
+    KEEP = 4
+
+    def __init__(
+        self,
+        sides: Sequence[Side],
+        leanings: Sequence[Leaning],
+        cosine: Callable[[int, int], float | None],
+    ) -> None:
+        self.sides, self.leanings, self.cosine = sides, leanings, cosine
+        self.held: dict[int, dict[Leaning, list[int]]] = {}
+
+    def _held(self, root: int) -> dict[Leaning, list[int]]:
+        held = self.held.get(root)
+        return held if held is not None else {self.leanings[root]: [root]}
+
+    def allows(self, a: int, b: int) -> bool:
+        theirs = self._held(b).items()
+        for first, mine in self._held(a).items():
+            for second, others in theirs:
+                if not (may_oppose(first, second) or may_oppose(second, first)):
+                    continue
+                for i in mine:
+                    for j in others:
+                        if judge(self.sides[i], self.sides[j], self.cosine(i, j)).kind == CONFLICT:
+                            return False
+        return True
+
+    def joined(self, a: int, b: int) -> None:
+        """Root b's cluster now belongs to root a's."""
+        held = self.held.setdefault(a, self._held(a))
+        for key, members in self._held(b).items():
+            kept = held.setdefault(key, [])
+            kept.extend(members[: self.KEEP - len(kept)])
+        self.held.pop(b, None)
+
+
+class _Union:
+    """Union-find over positions, by size, with path halving; a join that ``apart``
+    refuses is not made."""
+
+    def __init__(self, size: int, apart: _Apart) -> None:
         self.parent = list(range(size))
         self.size = [1] * size
+        self.apart = apart
 
     def root(self, i: int) -> int:
         parent = self.parent
@@ -250,12 +301,13 @@ class _Union:
 
     def join(self, i: int, j: int) -> None:
         a, b = self.root(i), self.root(j)
-        if a == b:
+        if a == b or not self.apart.allows(a, b):
             return
         if self.size[a] < self.size[b]:
             a, b = b, a
         self.parent[b] = a
         self.size[a] += self.size[b]
+        self.apart.joined(a, b)
 
 
 class _Index:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -178,6 +179,7 @@ class MergedAway(NamedTuple):
     when: str
 
 
+_ERE_SPECIAL = re.compile(r"([.\[\](){}*+?|^$\\])")  # escaped in git's -E pattern
 MERGED_SEARCHED = 20  # commits naming a merged-away id that are read, newest first
 
 
@@ -188,7 +190,10 @@ def merged_away(git: Git, ref: str) -> MergedAway | None:
     For a "not found" only: git searches every commit message (fast, but not free).
     """
     fmt = f"--format={_RECORD}%at{_UNIT}%B"  # before the first commit: no output
-    args = ["log", fmt, "-F", f"--grep={TRAILER_PREFIX}Merged: {ref}", f"-n{MERGED_SEARCHED}"]
+    # The ref anywhere in the list: `merge a b target` and dedupe write "a, b".
+    escaped = _ERE_SPECIAL.sub(r"\\\1", ref)
+    listed = f"--grep=^{TRAILER_PREFIX}Merged: (.*, )?{escaped}"
+    args = ["log", fmt, "-E", listed, f"-n{MERGED_SEARCHED}"]
     output = git.run(args, check=False).stdout
     found: dict[str, MergedAway] = {}
     for record in output.split(_RECORD)[1:]:

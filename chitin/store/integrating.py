@@ -104,7 +104,7 @@ def _merge(
         return
     unmerged = remote.unmerged_paths(git)
     if not unmerged:  # git refused before merging, or failed on the way
-        raise StateError(f"cannot merge {where[0]}/{where[1]}: {remote.last_lines(attempt.output)}")
+        raise StateError(_refusal(store, where, attempt.output))
     unsettled: dict[str, bytes] = {}
     settled: dict[str, bytes | None] = {}
     drops: list[folding.Dropped] = []
@@ -181,3 +181,19 @@ def _version(store: Store, path: str, how: str) -> bytes | None:
     if how == "edited":
         return conflicts.edited(store.root, path)
     return remote.stage(store.git, path, 2 if how == "ours" else 3)
+
+
+def _refusal(store: Store, where: tuple[str, str], output: str) -> str:
+    """Why git would not merge. A remote of another history (a host made it with a
+    README, or another `chitin init` pushed to it) is said with how to join the two
+    once, by hand: chitin never merges a history it does not share on its own, as the
+    remote could be any repository."""
+    ref = f"{where[0]}/{where[1]}"
+    if "unrelated histories" not in output:
+        return f"cannot merge {ref}: {remote.last_lines(output)}"
+    return (
+        f"cannot merge {ref}: it shares no commit with this store (a repository made "
+        "elsewhere, not a clone of this store); if it is meant to hold this store, join "
+        f"them once: git -C {store.root} merge --allow-unrelated-histories {ref}, "
+        "then chitin sync"
+    )

@@ -99,8 +99,9 @@ def merged_between(git: Git, old: str | None, new: str) -> dict[str, str]:
     """Sources of the merges committed after ``old`` up to ``new``: source id → target id.
 
     Read from the ``Chitin-Op: merge`` commits' trailers (``Chitin-Merged`` names the
-    source, ``Chitin-Insight`` the target), oldest first, so a chain of merges ends at
-    the last target.
+    sources, comma-separated where one commit folded several, as ``merge a b target``
+    and ``dedupe --apply`` do; ``Chitin-Insight`` the target), oldest first, so a chain
+    of merges ends at the last target.
     """
     span = f"{old}..{new}" if old else new
     grep = ["--fixed-strings", "--grep=Chitin-Op: merge"]
@@ -109,7 +110,8 @@ def merged_between(git: Git, old: str | None, new: str) -> dict[str, str]:
     for message in log.split("\0"):
         trailers = trailers_of(message)
         if trailers.get("Op") == "merge" and "Merged" in trailers and "Insight" in trailers:
-            merged[trailers["Merged"]] = trailers["Insight"]
+            for source in trailers["Merged"].split(", "):
+                merged[source] = trailers["Insight"]
     # A source merged into a target that was itself merged on: follow to the end.
     return {source: _last(merged, target) for source, target in merged.items()}
 
