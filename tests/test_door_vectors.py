@@ -110,3 +110,49 @@ def test_an_unembedded_store_is_embedded_in_the_background_after_a_contribute(
     made = contribute(run_json, PARAPHRASE)
     assert made["degraded"] is None
     assert [d["id"] for d in made["duplicates"]] == [first["id"]]
+
+
+AREAS = ("billing", "search", "login", "upload", "export", "mailer", "report")
+
+
+def test_in_an_unembedded_store_only_the_closest_candidates_are_embedded(
+    add: Any, run_json: Any, embedded: list[str]
+) -> None:
+    """Word candidates without a stored vector (an imported store, before the
+    background embedding) are embedded only up to door.RULE.cap, the most alike by
+    topic words first; the others are judged by words alone, and the note says that
+    the store's insights wait for a vector."""
+    from chitin.search import door
+
+    cap = door.RULE.cap
+    assert cap is not None and door.RULE.rest_by_words
+    for number in range(34):  # more than semantic.INLINE_LIMIT waiting for a vector
+        add(
+            "skill", f"Rotate the staging credential number {number} every quarter", 0.6, force=True
+        )
+    first = add("skill", CLAIM, 0.8, force=True)
+    for area in AREAS[: cap + 2]:  # more word candidates than the cap
+        add("skill", f"Reproduce a bug in the {area} service before fixing it", 0.6, force=True)
+    embedded.clear()
+    made = contribute(run_json, PARAPHRASE)
+    assert made["duplicates"][0]["id"] == first["id"]  # the closest, judged by meaning
+    assert made["duplicates"][0]["basis"] == "meaning"
+    assert "have no vector yet" in (made["degraded"] or "")
+    assert len(embedded) == 1 + cap  # the new insight, and the cap's closest
+    assert PARAPHRASE in embedded and CLAIM in embedded
+
+
+def test_with_stored_vectors_the_cap_does_not_apply(
+    run: Run, add: Any, run_json: Any, embedded: list[str]
+) -> None:
+    """Candidates with a current stored vector are all judged by meaning, whatever
+    their number: only the new insight is embedded."""
+    first = add("skill", CLAIM, 0.8, force=True)
+    for area in AREAS:
+        add("skill", f"Reproduce a bug in the {area} service before fixing it", 0.6, force=True)
+    run("embed")
+    embedded.clear()
+    made = contribute(run_json, PARAPHRASE)
+    assert made["duplicates"][0]["id"] == first["id"]
+    assert made["degraded"] is None
+    assert embedded == [PARAPHRASE]

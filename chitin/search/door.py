@@ -8,8 +8,10 @@ alike first, are judged by ``judgement.judge`` with the cosine of their whole-te
 vectors (``embedding_text``: what the sidecar stores and retrieval's collapsing of
 duplicates reads too). A candidate's vector is the stored one where it is current
 for its text; only the new insight and candidates without one are embedded (and a
-trigger's response, which is stored nowhere). With nothing to compare, the model is
-not loaded. With no embedding provider, or none that works, every word candidate is
+trigger's response, which is stored nowhere), and of those without one only the
+RULE.cap closest by words: the others are judged by words, as ``degraded`` says, while
+the background embedding gives them their vectors. With nothing to compare, the model
+is not loaded. With no embedding provider, or none that works, every word candidate is
 judged by words alone, and ``degraded`` says why.
 """
 
@@ -53,6 +55,30 @@ NEIGHBOURS = 20  # nearest stored insights by meaning added to the word candidat
 # resident's answer for the new text and 8 is ~30 ms, for 16 ~60 ms (bench/dedup/align.py
 # --cost); the others are judged by the cosine alone.
 ALIGNED = 8
+
+
+class Rule(NamedTuple):
+    """What the door does with word candidates that have no stored vector: an imported
+    or cloned store, before the background embedding has given them theirs (with more
+    than semantic.INLINE_LIMIT waiting, nothing is embedded inline). bench/dedup/
+    door_store.py compares rules; RULE is the one it chose."""
+
+    far: bool  # leave out those far by topic words, as where stored vectors exist
+    cap: int | None  # embed at most this many of them, most alike by topic words first
+    rest_by_words: bool  # judge the others by words alone (else: not at all)
+
+
+# Embedding every word candidate (up to JUDGED, and the new text: 17 texts, ~190 ms of
+# the model at perf-vs-orig's 1,000) made a contribute into an unembedded store cost
+# more than the rest of it. On the seven tuning sets (1,397 pairs, each `a` among 1,346
+# unembedded distractors), against embedding them all: the 2 closest embedded and the
+# rest judged by words, duplicate F1 -0.004 [-0.018, +0.008], conflict F1 +0.006
+# [+0.001, +0.012], compatible flagged -0.017 [-0.031, -0.005], 2.2 texts embedded
+# per contribute instead of 7.9; 1 closest loses duplicates (-0.023 [-0.043, -0.005]),
+# and leaving out those far by words as a store with vectors does loses more (-0.063).
+# With stored vectors nothing changes (the same 1,397 pairs, fully embedded: no verdict
+# moved). docs/design.md §9g, "The door in a store without vectors".
+RULE = Rule(far=False, cap=2, rest_by_words=True)
 
 
 class Found(NamedTuple):
@@ -137,14 +163,17 @@ def _by_meaning(
     side = side_of(insight)
     text = embedding_text(insight)
     near, degraded, unembedded = _neighbours(cache, semantic, text, pool)
-    chosen = _closest(side, pool.values(), near)[:JUDGED]
+    ranked = _closest(side, pool.values(), near, RULE.far)[:JUDGED]
+    stored = {i.id: _stored(cache, semantic, i) for i in ranked}
+    chosen, by_words = _embedded(ranked, stored)
+    worded = [(i, judge(side, side_of(i), None)) for i in by_words]
     if not chosen:
-        found = _found([], degraded, unembedded)
+        found = _found(worded, degraded, unembedded)
         return lambda: found
     vectors = _Vectors(semantic)
     vectors.want(text, semantic.vectors.cached_query(text))
     for candidate in chosen:
-        vectors.want(embedding_text(candidate), _stored(cache, semantic, candidate))
+        vectors.want(embedding_text(candidate), stored[candidate.id])
     triggers = [i for i in chosen if side.type == i.type == "trigger"]
     for response in [side.claim] + [i.claim for i in triggers] if triggers else []:
         vectors.want(response, None)  # see judgement.TRIGGER_RESPONSE
@@ -160,9 +189,30 @@ def _by_meaning(
             (i, judge(side, side_of(i), cosines[i.id], responses.get(i.id), aligned.get(i.id)))
             for i in chosen
         ]
-        return _found(verdicts, degraded, unembedded)
+        return _found(verdicts + worded, degraded, unembedded)
 
     return judged
+
+
+def _embedded(
+    ranked: Sequence[Insight], stored: dict[str, Any]
+) -> tuple[list[Insight], list[Insight]]:
+    """The candidates judged by meaning, and those judged by words alone (or not at
+    all, per RULE): of those without a stored vector, only the RULE.cap most alike."""
+    if RULE.cap is None:
+        return list(ranked), []
+    chosen: list[Insight] = []
+    rest: list[Insight] = []
+    embedding = 0
+    for insight in ranked:
+        if stored[insight.id] is not None:
+            chosen.append(insight)
+        elif embedding < RULE.cap:
+            chosen.append(insight)
+            embedding += 1
+        else:
+            rest.append(insight)
+    return chosen, rest if RULE.rest_by_words else []
 
 
 def _aligned(
@@ -269,10 +319,13 @@ def _neighbours(
     return dict(near.hits), None, 0
 
 
-def _closest(side: Side, insights: Iterable[Insight], near: dict[str, float]) -> list[Insight]:
+def _closest(
+    side: Side, insights: Iterable[Insight], near: dict[str, float], far: bool = True
+) -> list[Insight]:
     """The candidates worth embedding, most alike first: by the stored vectors' cosine
     or the share of topic words, whichever says more; those far by both are left out
-    (a verdict needs a cosine of 0.5, or a quarter of the topic words)."""
+    (a verdict needs a cosine of 0.5, or a quarter of the topic words), and, with
+    ``far``, those far by words where no stored vector says how near they are."""
     mine = stance(judged_text(side)).topic
 
     def alike(insight: Insight) -> float:
@@ -282,7 +335,7 @@ def _closest(side: Side, insights: Iterable[Insight], near: dict[str, float]) ->
         return max(shared, near.get(insight.id, 0.0))
 
     scored = [(alike(i), i) for i in insights]
-    kept = [(score, i) for score, i in scored if score >= FAR or not near]
+    kept = [(score, i) for score, i in scored if score >= FAR or not (near or far)]
     kept.sort(key=lambda pair: (-pair[0], strength(pair[1])))
     return [i for _, i in kept]
 
