@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import importlib.util
 import json
 import marshal
 import os
@@ -18,6 +19,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import types
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -311,7 +313,10 @@ def test_an_edit_to_a_source_file_gives_another_key(tmp_path: Path) -> None:
     os.utime(module, ns=(1, 1))
     assert front.source_signature(str(package)) != before
     (package / "sub" / "added.py").write_text("")
-    assert len(front.source_signature(str(package))) == 3
+    (package / "table.txt").write_text("a table the front reads ahead")
+    (package / "__pycache__").mkdir()
+    (package / "__pycache__" / "module.cpython-311.pyc").write_bytes(b"")
+    assert len(front.source_signature(str(package))) == 4
 
 
 def test_what_must_run_in_process(folder: Path) -> None:
@@ -331,3 +336,15 @@ def test_the_switches(monkeypatch: pytest.MonkeyPatch) -> None:
         ({}, True),
     ):
         assert (front.settings(env) is not None) == on, env
+
+
+def test_only_the_chitin_program_is_served() -> None:
+    """Another program that calls console main (a test that patched a module first, a
+    wrapper) runs it itself: a worker would run the front's unpatched modules."""
+    script, module, patched = (types.ModuleType("__main__") for _ in range(3))
+    script.__file__ = "/usr/local/bin/chitin"
+    module.__spec__ = importlib.util.find_spec("chitin.__main__")
+    patched.__file__ = "/home/me/bin/my-wrapper"
+    assert front.console_script(script) and front.console_script(module)
+    assert not front.console_script(patched)
+    assert not front.console_script(types.ModuleType("__main__"))  # python -c

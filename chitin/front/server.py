@@ -70,12 +70,25 @@ PRELOAD = (
 )
 
 
+# Tables the commands parse at their first use, read now (module caches, pure data of
+# the package's files, which the key covers).
+WARM = (
+    ("chitin.retrieval.synonyms", "canonical"),
+    ("chitin.retrieval.synonyms", "phrases"),
+    ("chitin.retrieval.synonym_lookup", "lexicon"),
+    ("chitin.retrieval.stance", "_lexicon"),
+)
+
+
 def preload(names: Sequence[str]) -> None:
-    """Import what the commands need; a module that is not there is the worker's to
-    import (or to fail on, as in-process)."""
+    """Import what the commands need, and read the tables they parse; what fails here is
+    the worker's to do (or to fail on, as in-process)."""
     for name in names:
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
+    for module, function in WARM:
+        with contextlib.suppress(Exception):
+            getattr(importlib.import_module(module), function)()
 
 
 class Front:
