@@ -21,12 +21,12 @@ milliseconds on top of Python's start (docs/design.md §9j).
 
 from __future__ import annotations
 
+import _signal  # type: ignore[import-not-found]  # not signal.py: its enums cost ~1 ms
 import _socket
 import contextlib
 import io
 import marshal
 import os
-import signal
 import sys
 import time
 from _blake2 import blake2b
@@ -56,7 +56,7 @@ IDLE_SECONDS = 600.0
 CONNECT_SECONDS = 0.5  # for the connection and the front's acknowledgement
 FAILED_PAUSE = 600.0  # seconds after a front failed to start before another tries
 MAX_FRAME = 16 << 20  # bytes: an environment and an argv fit many times over
-FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
+FORWARDED = (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP, _signal.SIGQUIT)
 PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LOST = "chitin: the resident front ended while it ran the command; its outcome is unknown\n"
 
@@ -191,13 +191,13 @@ def attempt(argv: Sequence[str], env: Mapping[str, str]) -> None:
         start(front)
         return
     pending: list[int] = []
-    previous = {number: signal.signal(number, _keep(pending)) for number in FORWARDED}
+    previous = {number: _signal.signal(number, _keep(pending)) for number in FORWARDED}
     if not _started(sock, front.key):
         sock.close()
         for number, handler in previous.items():
-            signal.signal(number, handler)
+            _signal.signal(number, handler)
         for waiting in pending:  # came while it asked: now for the command run here
-            signal.raise_signal(waiting)
+            _signal.raise_signal(waiting)
         start(front)
         return
     _forward(sock, pending)
@@ -266,7 +266,7 @@ def _forward(sock: Any, pending: list[int]) -> None:
             send_frame(sock, {"signal": number})
 
     for number in FORWARDED:
-        signal.signal(number, forward)
+        _signal.signal(number, forward)
     for waiting in pending:
         forward(waiting, None)
 
@@ -284,8 +284,8 @@ def _end_as(outcome: dict[str, Any] | None) -> None:
     code, number = (outcome or {}).get("exit"), (outcome or {}).get("signal")
     if isinstance(number, int):
         for forwarded in FORWARDED:
-            signal.signal(forwarded, signal.SIG_DFL)
-        signal.signal(number, signal.SIG_DFL)
+            _signal.signal(forwarded, _signal.SIG_DFL)
+        _signal.signal(number, _signal.SIG_DFL)
         os.kill(os.getpid(), number)
         time.sleep(1)  # a signal that does not end a process (SIGCHLD): exit as a shell says
         os._exit(128 + number)
