@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import chitin_program
+from conftest import chitin_program, commit_count
 
 from chitin import front
 
@@ -348,3 +348,29 @@ def test_only_the_chitin_program_is_served() -> None:
     assert front.console_script(script) and front.console_script(module)
     assert not front.console_script(patched)
     assert not front.console_script(types.ModuleType("__main__"))  # python -c
+
+
+def test_a_worker_whose_client_gave_up_before_its_go_never_runs(
+    folder: Path, tmp_path: Path
+) -> None:
+    """The client that timed out waiting for the acknowledgement runs the command
+    itself: the worker forked for it must not run it too (a write, twice)."""
+    started(folder)
+    sock = socket_of(folder)
+    store = tmp_path / "store"
+    in_process("--store", str(store), "init")
+    commits = commit_count(store)
+    argv = [chitin_program(), "--store", str(store), "contribute", "--type", "skill",
+            "--claim", "Never written twice", "--confidence", "0.5"]  # fmt: skip
+    stream = ("utf-8", "strict", False, False, False)
+    request = {
+        "protocol": front.PROTOCOL, "key": sock.stem.removeprefix("front-"), "argv": argv,
+        "cwd": str(tmp_path), "env": dict(os.environb), "umask": 0o022, "streams": [stream] * 3,
+    }  # fmt: skip
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+        client.connect(str(sock))
+        front.send_frame(client, request, (0, 1, 2))
+        answer = front.receive_frame(client, time.monotonic() + WAIT)
+        served = answer["pid"]
+    until(lambda: not alive(served), "the worker outlived its client")
+    assert commit_count(store) == commits

@@ -240,9 +240,12 @@ def _started(sock: Any, key: str) -> bool:
         }
         send_frame(sock, request, (0, 1, 2))
         answer = receive_frame(sock, time.monotonic() + CONNECT_SECONDS)
+        if answer.get("key") != key or not isinstance(answer.get("pid"), int):
+            return False
+        send_frame(sock, {"go": True})  # from here on, the worker's: never run here
     except (OSError, ValueError, EOFError, TypeError):
         return False
-    return answer.get("key") == key and isinstance(answer.get("pid"), int)
+    return True
 
 
 def _unbuffered(stream: Any) -> bool:

@@ -174,29 +174,40 @@ class Front:
 
 
 def supervise(connection: Any) -> int:  # pragma: no cover - a forked child
-    """Read the request, fork the worker, and relay until it ends."""
+    """Read the request, fork the worker, and relay until it ends. The worker waits for
+    the client's go, sent once the client has read the acknowledgement: a client that
+    gave up waiting runs the command itself, and the worker, which never began, dies."""
     request, fds = _request(connection)
     if request is None:
         return 1
     supervisor = os.getpid()
     try:
         os.chdir(request["cwd"])
+        wait, go = os.pipe()
         worker = os.fork()
     except OSError:
         for fd in fds:
             os.close(fd)
         return 1  # no acknowledgement: the client runs the command itself
     if worker == 0:
-        become_the_client(request, fds, connection, supervisor)
+        os.close(go)
+        become_the_client(request, fds, connection, supervisor, wait)
+    os.close(wait)
     for fd in fds:
         os.close(fd)
     try:
         pidfd = os.pidfd_open(worker)
         front.send_frame(connection, {"key": request["key"], "pid": worker})
-    except OSError:
+        answer = front.receive_frame(connection, time.monotonic() + REQUEST_SECONDS)
+        if answer.get("go") is not True:
+            raise ValueError("no go")
+        os.write(go, b"g")
+    except (OSError, ValueError, EOFError, TypeError):
         _kill(worker, signal.SIGKILL)
         os.waitpid(worker, 0)
         return 1
+    finally:
+        os.close(go)
     return _relay(connection, worker, pidfd)
 
 

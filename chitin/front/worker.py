@@ -30,8 +30,11 @@ PR_SET_PDEATHSIG = 1
 NAMES = ("<stdin>", "<stdout>", "<stderr>")
 
 
-def run(request: dict[str, Any], fds: Sequence[int], connection: Any, supervisor: int) -> NoReturn:
-    """Become the client's process and run its command; never returns."""
+def run(
+    request: dict[str, Any], fds: Sequence[int], connection: Any, supervisor: int, wait: int
+) -> NoReturn:
+    """Become the client's process and run its command once the supervisor says go (a
+    byte on ``wait``); never returns."""
     try:
         _bound_to(supervisor)
         connection.close()
@@ -40,6 +43,9 @@ def run(request: dict[str, Any], fds: Sequence[int], connection: Any, supervisor
         _take_signals()
         _take_streams(request["streams"])
         sys.argv = list(request["argv"])
+        if os.read(wait, 1) != b"g":  # the client gave up: it runs the command itself
+            os._exit(1)
+        os.close(wait)
     except BaseException:
         with contextlib.suppress(Exception):
             traceback.print_exc()
