@@ -178,13 +178,13 @@ def receive_frame(sock: Any, deadline: float | None) -> dict[str, Any]:
 def attempt(argv: Sequence[str], env: Mapping[str, str]) -> None:
     """Run ``chitin <argv>`` in a worker of the front, and end this process as the
     worker ended. Returns when the front cannot take it: the caller runs it."""
-    if not console_script(sys.modules.get("__main__")):
-        return
-    front = settings(env)
     streams = (sys.stdin, sys.stdout, sys.stderr)
-    if front is None or not all(isinstance(stream, io.TextIOWrapper) for stream in streams):
+    if not all(isinstance(stream, io.TextIOWrapper) for stream in streams):
         return  # a stream closed (no fd to pass) or replaced: the command runs here
-    if runs_in_process(argv, os.isatty(0)):
+    if not console_script(sys.modules.get("__main__")) or runs_in_process(argv, os.isatty(0)):
+        return
+    front = settings(env)  # the key: ~1 ms, only when a front may serve
+    if front is None:
         return
     sock = _connect(front)
     if sock is None:
