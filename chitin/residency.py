@@ -14,15 +14,17 @@ before anything else loads.
 from __future__ import annotations
 
 import _socket
-import contextlib
 import fcntl
 import math
 import os
 import stat
 import struct
 import time
-from collections.abc import Mapping
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: the console script's start imports no typing (~3 ms)
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
 
 OFF = frozenset({"0", "off", "no", "false"})
 ON = frozenset({"1", "on", "yes", "true"})
@@ -48,8 +50,10 @@ def private(folder: str | os.PathLike[str], make: bool) -> bool:
     """Whether ``folder`` is a folder of this user's that nobody else may enter (made
     so if missing and ``make``). A symlink, another owner or open modes: not ours."""
     if make:
-        with contextlib.suppress(OSError):
+        try:  # noqa: SIM105 - no contextlib in the console script's start
             os.makedirs(folder, mode=0o700)
+        except OSError:
+            pass  # there already, or not to be made: the check below says which
     try:
         seen = os.lstat(folder)
     except OSError:
@@ -77,10 +81,11 @@ def peer_uid(sock: Any) -> int | None:
     option = getattr(_socket, "SO_PEERCRED", None)
     if option is None:
         return None
-    with contextlib.suppress(OSError):
+    try:
         _, uid, _ = struct.unpack("3i", sock.getsockopt(_socket.SOL_SOCKET, option, 12))
-        return int(uid)
-    return None
+    except OSError:
+        return None
+    return int(uid)
 
 
 def receive_exactly(sock: Any, size: int, deadline: float | None) -> bytes:

@@ -23,16 +23,13 @@ from __future__ import annotations
 
 import _signal  # type: ignore[import-not-found]  # not signal.py: its enums cost ~1 ms
 import _socket
-import contextlib
 import io
 import marshal
 import os
+import struct
 import sys
 import time
 from _blake2 import blake2b
-from array import array
-from collections.abc import Mapping, Sequence
-from typing import Any
 
 from chitin import __version__
 from chitin.residency import (
@@ -47,6 +44,11 @@ from chitin.residency import (
     switched_off,
     user_folder_name,
 )
+
+TYPE_CHECKING = False  # not typing's: the console script's start imports no typing (~3 ms)
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any
 
 PROTOCOL = 1
 SWITCH = "CHITIN_FRONT"  # 0/off: never; 1/on: even where CHITIN_RESIDENT is off
@@ -155,7 +157,7 @@ def send_frame(sock: Any, message: Any, fds: Sequence[int] = ()) -> None:
     data = marshal.dumps(message)
     data = len(data).to_bytes(4, "big") + data
     if fds:
-        rights = [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, array("i", fds).tobytes())]
+        rights = [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, struct.pack(f"{len(fds)}i", *fds))]
         sent = sock.sendmsg([data], rights)
         data = data[sent:]
     if data:
@@ -265,8 +267,10 @@ def _forward(sock: Any, pending: list[int]) -> None:
     (which knows whether the worker still runs: no pid is reused under it)."""
 
     def forward(number: int, frame: object) -> None:
-        with contextlib.suppress(OSError):  # the front is gone: the outcome says so
+        try:  # noqa: SIM105 - no contextlib in the console script's start
             send_frame(sock, {"signal": number})
+        except OSError:
+            pass  # the front is gone: the outcome says so
 
     for number in FORWARDED:
         _signal.signal(number, forward)
