@@ -321,6 +321,7 @@ def test_an_edit_to_a_source_file_gives_another_key(tmp_path: Path) -> None:
 
 def test_what_must_run_in_process(folder: Path) -> None:
     assert front.runs_in_process(["sync"], False)
+    assert front.runs_in_process(["--store", "s", "embed", "--background-worker"], False)
     assert front.runs_in_process(["--store", "x", "init", "--remote", "u"], False)
     assert not front.runs_in_process(["list"], True)
     assert front.runs_in_process(["import", "-"], True)

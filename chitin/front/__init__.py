@@ -65,7 +65,11 @@ LOST = "chitin: the resident front ended while it ran the command; its outcome i
 # In-process, always: a command that may prompt on the terminal (git's credential or ssh
 # prompts open /dev/tty, which a worker of the front has none of). A word anywhere in
 # argv: a false positive only costs speed.
-IN_PROCESS_WORDS = frozenset({"sync", "push", "pull", "clone", "fetch", "remote", "--remote"})
+# And the background embedding (a detached process of its own, for minutes: nothing to
+# gain, and a front of its own for its cwd).
+IN_PROCESS_WORDS = frozenset(
+    {"sync", "push", "pull", "clone", "fetch", "remote", "--remote", "--background-worker"}
+)
 # With a terminal on stdin, only these run in a worker: they never read stdin.
 TERMINAL_SAFE = frozenset(
     {"get", "list", "stats", "similar", "retrieve", "render", "embed-status", "quality",
