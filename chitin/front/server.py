@@ -192,6 +192,8 @@ def supervise(connection: Any) -> int:  # pragma: no cover - a forked child
     if worker == 0:
         os.close(go)
         become_the_client(request, fds, connection, supervisor, wait)
+    with contextlib.suppress(OSError):  # as the worker does: whichever runs first
+        os.setpgid(worker, worker)
     os.close(wait)
     for fd in fds:
         os.close(fd)
@@ -203,11 +205,11 @@ def supervise(connection: Any) -> int:  # pragma: no cover - a forked child
             raise ValueError("no go")
         os.write(go, b"g")
     except (OSError, ValueError, EOFError, TypeError):
+        os.close(go)  # the worker reads the end of its pipe, and leaves
         _kill(worker, signal.SIGKILL)
         os.waitpid(worker, 0)
         return 1
-    finally:
-        os.close(go)
+    os.close(go)
     return _relay(connection, worker, pidfd)
 
 
@@ -278,8 +280,11 @@ def _relay(connection: Any, worker: int, pidfd: int) -> int:  # pragma: no cover
 def _kill(worker: int, number: int) -> None:
     """The worker leads its own process group (git's processes are in it, as they are
     in a terminal's foreground group): the signal goes to all, as a terminal sends it."""
-    with contextlib.suppress(OSError):
+    try:
         os.killpg(worker, number)
+    except OSError:  # not its group yet: the worker itself, our child, so never a reused pid
+        with contextlib.suppress(OSError):
+            os.kill(worker, number)
 
 
 # ------------------------------------------------------------------ start-up

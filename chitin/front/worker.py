@@ -54,7 +54,8 @@ def run(
 
 
 def _bound_to(supervisor: int) -> None:
-    os.setpgid(0, 0)
+    with contextlib.suppress(OSError):  # the supervisor may have made it so already
+        os.setpgid(0, 0)
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != supervisor:  # it died before the death signal was asked for
