@@ -21,6 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from warm_start import timed  # one whole process, timed; its failure ends the run
+
 QUERY = "how should I review a pull request before merging"
 ISOLATE = ("CHITIN_", "PYTHON", "XDG_", "GIT_", "VOYAGE_", "OPENAI_")
 
@@ -47,15 +49,6 @@ def operations(store: Path, chitin: str, env: dict[str, str]) -> dict[str, list[
         "list": [*at, "list"],
         "retrieve": [*at, "retrieve", "--query", QUERY, "--budget", "5000", "--format", "json"],
     }
-
-
-def timed(argv: list[str], env: dict[str, str]) -> float:
-    began = time.perf_counter()
-    done = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    spent = time.perf_counter() - began
-    if done.returncode != 0:
-        raise SystemExit(f"{argv} exited {done.returncode}")
-    return spent
 
 
 def main() -> None:
