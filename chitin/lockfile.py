@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import IO
 
 from chitin.errors import StoreError
-from chitin.location import xdg_folder
 from chitin.notices import notice, shown
+from chitin.residency import USER_FOLDER as USER_FOLDER  # where others import it from
+from chitin.residency import private, user_folder_name
 
 # The folder of derived data at the store root: git-ignored, chitin's own.
 DERIVED_DIR = ".chitin"
@@ -57,35 +58,19 @@ def note_command(root: Path, env: Mapping[str, str] | None = None) -> None:
 
 COMMANDS_MARK = "vectors/background.lock"  # core/background.py's LOCK_FILE
 USER_COMMANDS_MARK = "commands"
-USER_FOLDER = "CHITIN_RESIDENT_DIR"
 
 
 def user_folder(env: Mapping[str, str]) -> Path:
-    """This user's folder for chitin's files of the moment (the resident embedder's
-    socket, the mark of commands): ``$CHITIN_RESIDENT_DIR``; else
-    ``$XDG_RUNTIME_DIR/chitin`` (the user's own, by the standard); else
-    ``/tmp/chitin-<uid>``: short, and the same for every HOME a test or a benchmark
-    sets. Whoever trusts what is in it checks that it is private (``private_folder``)."""
-    if env.get(USER_FOLDER):
-        return Path(env[USER_FOLDER])
-    runtime = xdg_folder(env, "XDG_RUNTIME_DIR")
-    if runtime is not None and runtime.is_dir():
-        return runtime / "chitin"
-    return Path("/tmp") / f"chitin-{os.getuid()}"
+    """This user's folder for chitin's files of the moment (the resident embedder's and
+    the front's sockets, the mark of commands): see residency.py's ``user_folder_name``.
+    Whoever trusts what is in it checks that it is private (``private_folder``)."""
+    return Path(user_folder_name(env))
 
 
 def private_folder(folder: Path, make: bool) -> bool:
     """Whether ``folder`` is a folder of this user's that nobody else may enter (made
     so if missing and ``make``). A symlink, another owner or open modes: not ours."""
-    if make:
-        with contextlib.suppress(FileExistsError, OSError):
-            folder.mkdir(mode=0o700, parents=True)
-    try:
-        seen = os.lstat(folder)
-    except OSError:
-        return False
-    mine = seen.st_uid == os.getuid() and stat.S_ISDIR(seen.st_mode)
-    return mine and not seen.st_mode & 0o077
+    return private(folder, make)
 
 
 def commands_mark(env: Mapping[str, str]) -> Path | None:

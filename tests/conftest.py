@@ -4,9 +4,11 @@ the user's git configuration or the network."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,18 @@ _GIT_IDENTITY_VARS = (
     "GIT_WORK_TREE",
     "GIT_INDEX_FILE",
 )
+
+
+def _front_folder() -> str | None:
+    """With ``CHITIN_TEST_FRONT=1`` in the environment of pytest, the tests' chitin
+    processes run through the resident front (chitin/front/), one shared by every test
+    of the run in this folder; without, the front is off as the resident embedder is."""
+    if os.environ.get("CHITIN_TEST_FRONT") != "1":
+        return None
+    return tempfile.mkdtemp(prefix="cf", dir="/tmp")  # mode 0700; a socket path is short
+
+
+FRONT_FOLDER = _front_folder()
 
 
 @pytest.fixture(scope="session")
@@ -60,6 +74,10 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, machine_cache: Pat
     # background worker yields to, chitin/lockfile.py): the test's own, so that a
     # worker a test starts never waits for the commands of other tests or other runs.
     monkeypatch.setenv("CHITIN_RESIDENT_DIR", str(tmp_path / "run"))
+    if FRONT_FOLDER is not None:  # CHITIN_TEST_FRONT=1: every chitin process through a front
+        monkeypatch.setenv("CHITIN_FRONT", "on")
+        monkeypatch.setenv("CHITIN_FRONT_IDLE", "20")
+        monkeypatch.setenv("CHITIN_RESIDENT_DIR", FRONT_FOLDER)
     monkeypatch.setenv("CARAPACE_URL", "http://127.0.0.1:9/api/v1")  # refused: never the real one
     # Commands find the store you stand in (chitin/location.py): this source checkout
     # holds insights/ and .git, so tests stand in a folder of their own.

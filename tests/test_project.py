@@ -25,7 +25,10 @@ PACKAGE = ROOT / "chitin"
 ALLOWED: dict[str, set[str]] = {
     # The console script's start: it starts git's status early for reading commands
     # whose cache syncs by git (it asks the index, then the store's git wrapper).
-    "console": {"cli", "index", "store", "format"},
+    "console": {"cli", "index", "store", "format", "front"},
+    # The resident front (chitin/front/): its client is the console script's start, and
+    # its worker runs what the console runs (the rest it loads by name, PRELOAD).
+    "front": {"console"},
     "cli": {"server", "core", "render", "model"},
     # The MCP server: a front end beside the CLI, on the same public API.
     "server": {"core", "render", "model"},
@@ -46,7 +49,14 @@ ALLOWED: dict[str, set[str]] = {
 # Leaves everybody may use: the error family, the notices channel, and where the
 # store is, what the package holds, and the process around one command (process.py).
 LEAVES = {"errors", "notices"}
-SHARED = {"chitin", "chitin.resources", "chitin.location", "chitin.lockfile", "chitin.process"}
+SHARED = {
+    "chitin",
+    "chitin.resources",
+    "chitin.location",
+    "chitin.lockfile",
+    "chitin.process",
+    "chitin.residency",  # what the resident embedder and the front share
+}
 
 
 def layer_of(module: str) -> str | None:
@@ -108,20 +118,20 @@ def _calls(path: Path, names: set[str]) -> list[str]:
 
 
 def test_nothing_below_the_cli_prints() -> None:
-    """Only cli/ (and the console script's start) speaks to the user; the library
+    """Only cli/ (and the console script's start, with its front) speaks to the user; the library
     returns values and raises."""
     speaking = {"print", "echo", "secho"}
     found = [
         call
         for name, path in modules()
-        if layer_of(name) not in ("cli", "console", "__main__", None)
+        if layer_of(name) not in ("cli", "console", "front", "__main__", None)
         for call in _calls(path, speaking)
     ]
     assert found == []
     writes = [
         f"{name}: {line}"
         for name, path in modules()
-        if layer_of(name) not in ("cli", "console", "__main__", None)
+        if layer_of(name) not in ("cli", "console", "front", "__main__", None)
         for line in path.read_text().splitlines()
         if "sys.stdout" in line or "sys.stderr" in line
     ]
@@ -148,12 +158,14 @@ def test_only_the_chosen_modules_touch_click_subprocess_and_sqlite() -> None:
         "click": ("chitin.cli",),
         # git through one module, whose statuses started ahead chitin.process holds
         # (by type only); the detached background embedding (on Windows); and the
-        # resident embedder, started detached by its first client
+        # resident embedder, started detached by its first client; and the resident
+        # front, started with the interpreter's flags (subprocess knows them)
         "subprocess": (
             "chitin.store.git",
             "chitin.process",
             "chitin.core.background",
             "chitin.providers.resident",
+            "chitin.front",
         ),
         "sqlite3": ("chitin.index", "chitin.store.legacy", "chitin.store.transcripts"),
         "httpx": ("chitin.providers",),
@@ -500,6 +512,9 @@ BOUNDARIES: dict[str, dict[str, str]] = {
         "chitin.cli": "click and every command: --version answers before they load",
         "chitin.cli.lean": "the session start's parser: reading commands only",
         "chitin.console.ahead": "pathlib, the store's place, the index, git: readers only",
+    },
+    "front/__init__.py": {
+        "subprocess": "~5 ms: only to start a front",
     },
     "format/frontmatter.py": {"yaml": "PyYAML (~35 ms): a read from the cache parses none"},
     "index/sync.py": {"chitin.format.lint": "a broken file's fix, with the secret detector"},

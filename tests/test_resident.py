@@ -24,6 +24,7 @@ from chitin.providers import create
 from chitin.providers import resident as client
 from chitin.providers.local import LocalProvider
 from chitin.providers.resident import Resident, installation_key
+from chitin.residency import MOST_IDLE
 
 TEXTS = ["Reproduce a bug before fixing it", "Keep release notes short"]
 READY_SECONDS = 120.0  # a model's load on a loaded two-core machine
@@ -312,8 +313,8 @@ def test_the_idle_time_set_by_the_environment_ends_it(
 
 @pytest.mark.parametrize(
     ("given", "idle"),
-    [("nan", client.IDLE_SECONDS), ("soon", client.IDLE_SECONDS), ("inf", client.MOST_IDLE),
-     ("1e400", client.MOST_IDLE), ("1e12", client.MOST_IDLE), ("-5", 0.1), ("90", 90.0)],
+    [("nan", client.IDLE_SECONDS), ("soon", client.IDLE_SECONDS), ("inf", MOST_IDLE),
+     ("1e400", MOST_IDLE), ("1e12", MOST_IDLE), ("-5", 0.1), ("90", 90.0)],
 )  # fmt: skip
 def test_the_idle_time_is_one_a_socket_can_wait(
     folder: Path, given: str, idle: float, monkeypatch: pytest.MonkeyPatch

@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping, Sequence
 
-from chitin import process
+from chitin import front, process
+
+TYPE_CHECKING = False  # not typing's: the console script's start imports no typing (~3 ms)
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
 
 # Commands that only read the store.
 READERS = frozenset(
@@ -31,9 +34,19 @@ SESSION_START_HOOK = ("hooks", "run", "claude-code", "session-start")
 def main() -> None:
     process.hold_collector()  # for the start-up (chitin/process.py says why)
     try:
-        reading = prefetch(sys.argv[1:], os.environ)
+        front.attempt(sys.argv[1:], os.environ)  # ends the process when a worker ran it
+    except KeyboardInterrupt:  # Ctrl-C while it asked the front: no command has begun
+        sys.stderr.write("Interrupted: nothing was changed.\n")
+        sys.exit(130)
+    run_command(sys.argv[1:])
+
+
+def run_command(argv: Sequence[str]) -> None:
+    """What ``chitin <argv>`` runs, in this process or a worker of the front."""
+    try:
+        reading = prefetch(argv, os.environ)
         if reading:
-            lean_run(sys.argv[1:])  # ends the process when it ran the command
+            lean_run(argv)  # ends the process when it ran the command
         from chitin.cli import main as run_cli
     except KeyboardInterrupt:  # Ctrl-C while chitin loads: no command has begun
         sys.stderr.write("Interrupted: nothing was changed.\n")

@@ -25,9 +25,7 @@ from __future__ import annotations
 import _socket
 import binascii
 import contextlib
-import fcntl
 import json
-import math
 import os
 import struct
 import sys
@@ -40,6 +38,15 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard
 from chitin import __version__
 from chitin.lockfile import USER_FOLDER, private_folder, user_folder
 from chitin.providers.minilm import DIMENSIONS, MODEL, MODEL_SHA256
+from chitin.residency import (
+    SOCKET_PATH_BYTES,
+    failed_lately,
+    held,
+    idle_seconds,
+    peer_uid,
+    receive_exactly,
+    switched_off,
+)
 
 if TYPE_CHECKING:  # subprocess loads only to start a resident
     import subprocess
@@ -49,14 +56,11 @@ SWITCH = "CHITIN_RESIDENT"  # 0, off, no or false: never ask one, never start on
 FOLDER = USER_FOLDER  # where the socket lives (default: see ``folder_for``)
 IDLE = "CHITIN_RESIDENT_IDLE"  # seconds without a request before it exits
 IDLE_SECONDS = 300.0
-MOST_IDLE = 1e8  # seconds (three years: "never"); socket.settimeout refuses past time_t
 TIMEOUT = 1.0  # seconds for the connection and the first texts' answer
 PER_TEXT = 0.05  # and this much more per text asked
 MAX_TEXTS = 32  # more at once is bulk work, for the caller's own optimised model
 MAX_FRAME = 8 << 20  # bytes: a request of MAX_TEXTS long texts fits many times over
 FAILED_PAUSE = 600.0  # seconds after a resident failed to start before another tries
-OFF = {"0", "off", "no", "false"}
-SOCKET_PATH_BYTES = 107  # sun_path holds 108 bytes, the last a NUL
 _STARTED: list[subprocess.Popen[bytes]] = []  # the residents this process started
 
 
@@ -83,22 +87,13 @@ class Resident(NamedTuple):
 
 def settings(env: Mapping[str, str], prepared_root: Path | None) -> Resident | None:
     """The resident for this environment, or None where it is turned off."""
-    if env.get(SWITCH, "").strip().lower() in OFF:
+    if switched_off(env.get(SWITCH)):
         return None
-    found = Resident(folder_for(env), installation_key(), _idle(env.get(IDLE)), prepared_root)
+    idle = idle_seconds(env.get(IDLE), IDLE_SECONDS)
+    found = Resident(folder_for(env), installation_key(), idle, prepared_root)
     if len(os.fsencode(found.socket)) > SOCKET_PATH_BYTES:
         return None  # no socket can be made there: never start one in vain
     return found
-
-
-def _idle(given: str | None) -> float:
-    """The idle time ``$CHITIN_RESIDENT_IDLE`` gives, one a socket can wait: from 0.1 s
-    to MOST_IDLE (inf: the most), else the default (a word, NaN)."""
-    try:
-        idle = float(given or IDLE_SECONDS)
-    except ValueError:
-        return IDLE_SECONDS
-    return IDLE_SECONDS if math.isnan(idle) else min(max(idle, 0.1), MOST_IDLE)
 
 
 def folder_for(env: Mapping[str, str]) -> Path:
@@ -115,42 +110,12 @@ def installation_key() -> str:
     return f"{binascii.crc32(made.encode()):08x}"
 
 
-def peer_uid(sock: Any) -> int | None:
-    """The uid of the process at the other end, where the system says (Linux)."""
-    option = getattr(_socket, "SO_PEERCRED", None)
-    if option is None:
-        return None
-    with contextlib.suppress(OSError):
-        _, uid, _ = struct.unpack("3i", sock.getsockopt(_socket.SOL_SOCKET, option, 12))
-        return int(uid)
-    return None
-
-
 # ------------------------------------------------------------------ framing
 
 
 def send_frame(sock: Any, header: Mapping[str, object], payload: bytes = b"") -> None:
     data = json.dumps(header).encode("utf-8")
     sock.sendall(struct.pack(">I", len(data)) + data + payload)
-
-
-def receive_exactly(sock: Any, size: int, deadline: float | None) -> bytes:
-    """``size`` bytes, or ValueError on an early end; OSError (a timeout) past
-    ``deadline``."""
-    chunks: list[bytes] = []
-    left = size
-    while left:
-        if deadline is not None:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise TimeoutError("the resident embedder is too slow")
-            sock.settimeout(remaining)
-        chunk = sock.recv(min(left, 1 << 20))
-        if not chunk:
-            raise ValueError("the connection ended early")
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
 
 
 def receive_frame(sock: Any, deadline: float | None) -> dict[str, object]:
@@ -277,7 +242,9 @@ def sound(payload: bytes) -> bool:
 def start(resident: Resident) -> bool:
     """Start the resident, detached, unless one runs or is starting (it holds its
     lock), or one failed to start lately. True if a process was started."""
-    if not private_folder(resident.folder, True) or _failed_lately(resident) or _held(resident):
+    if not private_folder(resident.folder, True) or held(resident.lock):
+        return False
+    if failed_lately(resident.failed, FAILED_PAUSE):
         return False
     import subprocess
 
@@ -301,25 +268,3 @@ def start(resident: Resident) -> bool:
         return False
     _STARTED.append(started)  # not collected while it runs, which would warn
     return True
-
-
-def _failed_lately(resident: Resident) -> bool:
-    try:
-        return time.time() - resident.failed.stat().st_mtime < FAILED_PAUSE
-    except OSError:
-        return False
-
-
-def _held(resident: Resident) -> bool:
-    """Whether a resident holds the lock (runs, or is loading its model)."""
-    try:
-        descriptor = os.open(resident.lock, os.O_RDWR | os.O_CREAT, 0o600)
-    except OSError:
-        return True  # cannot tell: do not start one
-    try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return True
-    finally:
-        os.close(descriptor)  # releases the lock if it was taken
-    return False

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import fcntl
 import os
 import socket
 import sys
@@ -37,10 +36,10 @@ from chitin.providers.minilm import DIMENSIONS, LIGHT_LOAD_TEXTS
 from chitin.providers.resident import (
     MAX_TEXTS,
     PROTOCOL,
-    peer_uid,
     receive_frame,
     send_frame,
 )
+from chitin.residency import peer_uid, take_lock
 
 CACHED = 20_000  # texts whose vectors are kept (1.5 KB each)
 CLIENT_SECONDS = 5.0  # a client that sends nothing for this long is let go
@@ -165,21 +164,10 @@ def _texts(texts: Any) -> TypeGuard[list[str]]:
     )
 
 
-def _locked(lock: Path) -> int | None:
-    """The lock's descriptor, held; None if another resident holds it."""
-    descriptor = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(descriptor)
-        return None
-    return descriptor
-
-
 def run(path: Path, key: str, idle: float, prepared_root: Path | None) -> int:
     if not private_folder(path.parent, True):
         return 1
-    held = _locked(path.with_suffix(".lock"))
+    held = take_lock(path.with_suffix(".lock"))
     if held is None:
         return 0  # another one runs, or is starting
     try:

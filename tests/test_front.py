@@ -1,0 +1,377 @@
+"""The resident CLI front (chitin/front/): real ``chitin`` processes through a real
+front, in a short private folder of their own (a socket's path has 108 bytes). Whatever
+happens to the front, a command gives what it gives in-process; once a worker runs it,
+it is never run twice. Every front a test starts is killed at its end."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import importlib.util
+import json
+import marshal
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+import types
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import chitin_program, commit_count
+
+from chitin import front
+
+WAIT = 120.0  # seconds: a front's start on a loaded two-core machine
+
+
+@pytest.fixture()
+def folder(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    made = Path(tempfile.mkdtemp(prefix="cf", dir="/tmp"))
+    monkeypatch.setenv("CHITIN_FRONT", "on")
+    monkeypatch.setenv("CHITIN_RESIDENT_DIR", str(made))
+    monkeypatch.setenv("CHITIN_FRONT_IDLE", "60")
+    yield made
+    for sock in made.glob("*.sock"):
+        pid = _front_pid(sock)
+        if pid is not None:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+    shutil.rmtree(made, ignore_errors=True)
+
+
+def _front_pid(sock: Path) -> int | None:
+    """The pid of the front answering at ``sock`` (the socket's credentials)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        try:
+            probe.connect(str(sock))
+            found = probe.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
+        except OSError:
+            return None
+    return int.from_bytes(found[:4], "little")
+
+
+def chitin(
+    *args: str, cwd: Path | None = None, stdin: str = "", env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [chitin_program(), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=WAIT,
+    )
+
+
+def started(folder: Path, env: dict[str, str] | None = None, besides: int | None = None) -> int:
+    """Make sure a front answers in ``folder`` for ``env`` (one that is not ``besides``,
+    whose key is another); its pid."""
+    chitin("--version", env=env)  # starts one, when none answers
+    deadline = time.monotonic() + WAIT
+    while True:
+        found = {_front_pid(sock) for sock in folder.glob("front-*.sock")} - {None, besides}
+        if found:
+            [pid] = found
+            return int(pid)  # type: ignore[arg-type]
+        assert time.monotonic() < deadline, "no front started"
+        time.sleep(0.1)
+
+
+def socket_of(folder: Path) -> Path:
+    [sock] = folder.glob("front-*.sock")
+    return sock
+
+
+def in_process(*args: str, **given: object) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, CHITIN_FRONT="off")
+    return chitin(*args, env=env, **given)  # type: ignore[arg-type]
+
+
+def same(*args: str, **given: object) -> subprocess.CompletedProcess[str]:
+    """Run through the front and in-process: the same output and exit code."""
+    served = chitin(*args, **given)  # type: ignore[arg-type]
+    alone = in_process(*args, **given)
+    assert (served.returncode, served.stdout, served.stderr) == (
+        alone.returncode,
+        alone.stdout,
+        alone.stderr,
+    ), args
+    return served
+
+
+def _unsuffixed(text: str) -> str:
+    """Without the random end of a new insight's id."""
+    return re.sub(r"-[a-z0-9]{4}\b", "-", text)
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                stat = (entry / "stat").read_text()
+                if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                    found.append(int(entry.name))
+    return found
+
+
+def workers(front_pid: int) -> list[int]:
+    """The workers of a front: its supervisors' children."""
+    return [pid for supervisor in children(front_pid) for pid in children(supervisor)]
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def until(condition: object, what: str) -> None:
+    deadline = time.monotonic() + WAIT
+    while not condition():  # type: ignore[operator]
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
+
+
+# ------------------------------------------------------------------ the same outcome
+
+
+def test_commands_give_through_the_front_what_they_give_in_process(
+    folder: Path, tmp_path: Path
+) -> None:
+    started(folder)
+    store, twin = str(tmp_path / "store"), str(tmp_path / "twin")
+    claim = ["--type", "skill", "--claim", "Run the tests first", "--confidence", "0.7"]
+    for args in (["init"], ["contribute", *claim]):
+        served, alone = chitin("--store", store, *args), in_process("--store", twin, *args)
+        assert served.returncode == alone.returncode == 0
+        assert _unsuffixed(served.stdout.replace(store, twin)) == _unsuffixed(alone.stdout)
+    added = chitin(
+        "--store", store, "contribute", "--type", "skill", "--format", "json",
+        "--claim", "Run the tests before pushing a branch", "--confidence", "0.8",
+    )  # fmt: skip
+    identifier = json.loads(added.stdout)["insight"]["id"]
+    in_process("--store", store, "archive", identifier)  # the same store, as it was
+    in_process("--store", store, "unarchive", identifier)
+    for args in (
+        ["--store", store, "get", identifier],
+        ["--store", store, "get", identifier[:6], "--format", "json"],
+        ["--store", store, "list"],
+        ["--store", store, "list", "--format", "json"],
+        ["--store", store, "retrieve", "--query", "push a branch"],
+        ["--store", store, "stats"],
+        ["--store", store, "get", "no-such-insight"],
+        ["--store", store, "list", "--min-confidence", "nine"],
+        ["--store", store, "retreive"],
+        ["--help"],
+        ["list", "--help"],
+        ["--version"],
+        [],
+    ):
+        same(*args)
+    assert workers(started(folder)) == []  # every worker ended with its command
+
+
+def test_a_served_command_takes_its_stdin_cwd_and_environment(folder: Path, tmp_path: Path) -> None:
+    pid = started(folder)
+    store = tmp_path / "store"
+    in_process("--store", str(store), "init")
+    given = '{"type": "skill", "claim": "Keep release notes short", "confidence": 0.7}'
+    env = dict(os.environ, CHITIN_STORE=str(store))
+    added = chitin("contribute", "--json", "--format", "json", stdin=given, env=env)
+    assert added.returncode == 0, added.stderr
+    found = chitin("list", cwd=store)  # the store found from the cwd
+    assert "Keep release notes short" in found.stdout
+    elsewhere = chitin("list", cwd=tmp_path, env=dict(os.environ, CHITIN_STORE=str(store)))
+    assert elsewhere.stdout == found.stdout
+    assert _front_pid(socket_of(folder)) == pid  # the one front served them all
+
+
+def test_the_client_s_signals_reach_the_worker_and_its_death_kills_it(
+    folder: Path, tmp_path: Path
+) -> None:
+    pid = started(folder)
+    for sent, returned in ((signal.SIGTERM, -signal.SIGTERM), (signal.SIGKILL, None)):
+        client = subprocess.Popen(
+            [chitin_program(), "--store", str(tmp_path / "s"), "import", "-"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        until(lambda: workers(pid) != [], "the command never reached a worker")
+        [served] = workers(pid)
+        client.send_signal(sent)
+        code = client.wait(timeout=WAIT)
+        assert returned is None or code == returned
+        until(lambda served=served: not alive(served), "the worker outlived its client")
+        assert client.stdin is not None
+        client.stdin.close()
+
+
+# ------------------------------------------------------------------ never needed
+
+
+def _answering(path: Path, answer: bytes | None) -> threading.Thread:
+    """A socket at ``path`` that reads a request and sends ``answer`` (None: nothing)."""
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    listener.listen(1)
+
+    def serve() -> None:
+        with listener:
+            connection, _ = listener.accept()
+            with connection:
+                connection.recv(1 << 20)
+                if answer is not None:
+                    connection.sendall(answer)
+                time.sleep(2 * front.CONNECT_SECONDS)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    return thread
+
+
+def _framed(message: object) -> bytes:
+    data = marshal.dumps(message)
+    return len(data).to_bytes(4, "big") + data
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [None, b"\x00\x00\x00\x04junk", _framed({"key": "another", "pid": 1}), _framed([1])],
+    ids=["silent", "garbled", "another-key", "not-a-dict"],
+)
+def test_a_front_that_does_not_start_the_worker_is_not_needed(
+    folder: Path, tmp_path: Path, answer: bytes | None
+) -> None:
+    started(folder)
+    sock = socket_of(folder)
+    pid = _front_pid(sock)
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)  # and its lock is ours: no other front starts meanwhile
+    with open(sock.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        thread = _answering(sock, answer)
+        same("--store", str(tmp_path / "none"), "list")
+        thread.join(timeout=WAIT)
+
+
+def test_a_killed_front_is_replaced_and_the_command_runs_meanwhile(
+    folder: Path, tmp_path: Path
+) -> None:
+    pid = started(folder)
+    os.kill(pid, signal.SIGKILL)
+    until(lambda: not alive(pid), "the front did not die")
+    same("--store", str(tmp_path / "s"), "stats")  # its socket refuses: in-process
+    assert started(folder) != pid
+
+
+def test_another_key_is_another_front_with_its_own_stdio(folder: Path, tmp_path: Path) -> None:
+    first = started(folder)
+    env = dict(os.environ, PYTHONIOENCODING="ascii:backslashreplace")
+    assert front.front_key(env) != front.front_key(os.environ)
+    second = started(folder, env, besides=first)
+    assert second != first and alive(first)
+    store = str(tmp_path / "store")
+    in_process("--store", store, "init")
+    in_process(
+        "--store",
+        store,
+        "contribute",
+        "--type",
+        "skill",
+        "--claim",
+        "Café first",
+        "--confidence",
+        "0.6",
+    )
+    shown = chitin("--store", store, "list", env=env)
+    assert "Caf\\xe9 first" in shown.stdout
+    assert shown.stdout == chitin("--store", store, "list", env=dict(env, CHITIN_FRONT="0")).stdout
+
+
+def test_an_edit_to_a_source_file_gives_another_key(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    module = package / "sub" / "module.py"
+    module.write_text("A = 1\n")
+    (package / "__init__.py").write_text("")
+    before = front.source_signature(str(package))
+    module.write_text("A = 2\n")  # the same size; another mtime
+    os.utime(module, ns=(1, 1))
+    assert front.source_signature(str(package)) != before
+    (package / "sub" / "added.py").write_text("")
+    (package / "table.txt").write_text("a table the front reads ahead")
+    (package / "__pycache__").mkdir()
+    (package / "__pycache__" / "module.cpython-311.pyc").write_bytes(b"")
+    assert len(front.source_signature(str(package))) == 4
+
+
+def test_what_must_run_in_process(folder: Path) -> None:
+    assert front.runs_in_process(["sync"], False)
+    assert front.runs_in_process(["--store", "s", "embed", "--background-worker"], False)
+    assert front.runs_in_process(["--store", "x", "init", "--remote", "u"], False)
+    assert not front.runs_in_process(["list"], True)
+    assert front.runs_in_process(["import", "-"], True)
+    assert front.runs_in_process(["mcp"], True)
+    assert not front.runs_in_process(["mcp"], False)
+
+
+def test_the_switches(monkeypatch: pytest.MonkeyPatch) -> None:
+    for env, on in (
+        ({"CHITIN_FRONT": "0"}, False),
+        ({"CHITIN_RESIDENT": "off"}, False),
+        ({"CHITIN_RESIDENT": "off", "CHITIN_FRONT": "on"}, True),
+        ({}, True),
+    ):
+        assert (front.settings(env) is not None) == on, env
+
+
+def test_only_the_chitin_program_is_served() -> None:
+    """Another program that calls console main (a test that patched a module first, a
+    wrapper) runs it itself: a worker would run the front's unpatched modules."""
+    script, module, patched = (types.ModuleType("__main__") for _ in range(3))
+    script.__file__ = "/usr/local/bin/chitin"
+    module.__spec__ = importlib.util.find_spec("chitin.__main__")
+    patched.__file__ = "/home/me/bin/my-wrapper"
+    assert front.console_script(script) and front.console_script(module)
+    assert not front.console_script(patched)
+    assert not front.console_script(types.ModuleType("__main__"))  # python -c
+
+
+def test_a_worker_whose_client_gave_up_before_its_go_never_runs(
+    folder: Path, tmp_path: Path
+) -> None:
+    """The client that timed out waiting for the acknowledgement runs the command
+    itself: the worker forked for it must not run it too (a write, twice)."""
+    started(folder)
+    sock = socket_of(folder)
+    store = tmp_path / "store"
+    in_process("--store", str(store), "init")
+    commits = commit_count(store)
+    argv = [chitin_program(), "--store", str(store), "contribute", "--type", "skill",
+            "--claim", "Never written twice", "--confidence", "0.5"]  # fmt: skip
+    stream = ("utf-8", "strict", False, False, False)
+    request = {
+        "protocol": front.PROTOCOL, "key": sock.stem.removeprefix("front-"), "argv": argv,
+        "cwd": str(tmp_path), "env": dict(os.environb), "umask": 0o022, "streams": [stream] * 3,
+    }  # fmt: skip
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+        client.connect(str(sock))
+        front.send_frame(client, request, (0, 1, 2))
+        answer = front.receive_frame(client, time.monotonic() + WAIT)
+        served = answer["pid"]
+    until(lambda: not alive(served), "the worker outlived its client")
+    assert commit_count(store) == commits
