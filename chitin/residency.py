@@ -7,7 +7,8 @@ before anything else loads.
   private (lockfile.py's ``user_folder`` and ``private_folder`` are these, as Paths).
 - The switch words, the idle time, the peer's uid (SO_PEERCRED).
 - One instance per key: an ``flock`` held for the resident's whole life (``take_lock``),
-  which a starter probes (``held``); a ``.failed`` marker that stops starters for a while.
+  which a starter probes (``held``) and a leaving resident removes (``release_lock``);
+  a ``.failed`` marker that stops starters for a while.
 - Reading exactly so many bytes from a socket before a deadline.
 """
 
@@ -116,9 +117,12 @@ def failed_lately(marker: str | os.PathLike[str], pause: float) -> bool:
 
 
 def held(lock: str | os.PathLike[str]) -> bool:
-    """Whether a resident holds ``lock`` (runs, or is starting)."""
+    """Whether a resident holds ``lock`` (runs, or is starting). A probe makes no file:
+    none there means none runs."""
     try:
-        descriptor = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+        descriptor = os.open(lock, os.O_RDWR)
+    except FileNotFoundError:
+        return False
     except OSError:
         return True  # cannot tell: do not start one
     try:
@@ -131,11 +135,40 @@ def held(lock: str | os.PathLike[str]) -> bool:
 
 
 def take_lock(lock: str | os.PathLike[str]) -> int | None:
-    """The lock's descriptor, held for the caller's life; None if another holds it."""
-    descriptor = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
+    """The lock's descriptor, held for the caller's life; None if another holds it.
+
+    A resident that leaves removes its lock file (``release_lock``), so that the files
+    of old keys do not pile up in the user's folder. The file locked must therefore
+    still be the one at ``lock`` once locked: one opened just before its holder removed
+    it is dropped and the path opened again."""
+    for _ in range(3):
+        descriptor = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(descriptor)
+            return None
+        if _is_at(descriptor, lock):
+            return descriptor
         os.close(descriptor)
-        return None
-    return descriptor
+    return None
+
+
+def release_lock(lock: str | os.PathLike[str], descriptor: int) -> None:
+    """Remove the lock file taken by ``take_lock``, then let it go. Only its holder
+    removes it, and only while it is still the file at ``lock``."""
+    try:
+        if _is_at(descriptor, lock):
+            os.unlink(lock)
+    except OSError:
+        pass  # nothing worse than a file left behind
+    os.close(descriptor)
+
+
+def _is_at(descriptor: int, path: str | os.PathLike[str]) -> bool:
+    try:
+        there = os.stat(path)
+    except OSError:
+        return False
+    mine = os.fstat(descriptor)
+    return (there.st_dev, there.st_ino) == (mine.st_dev, mine.st_ino)

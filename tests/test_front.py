@@ -278,6 +278,15 @@ def test_a_killed_front_is_replaced_and_the_command_runs_meanwhile(
     assert started(folder) != pid
 
 
+def test_an_idle_front_leaves_no_file_behind(folder: Path) -> None:
+    """A front of a key that will not come back (an edited install) removes its socket
+    and its lock when it leaves, so the user's folder does not fill up with them."""
+    env = dict(os.environ, CHITIN_FRONT_IDLE="0.5")
+    pid = started(folder, env)
+    until(lambda: not alive(pid), "the idle front did not leave")
+    assert not list(folder.glob("front-*.sock")) and not list(folder.glob("front-*.lock"))
+
+
 def test_another_key_is_another_front_with_its_own_stdio(folder: Path, tmp_path: Path) -> None:
     first = started(folder)
     env = dict(os.environ, PYTHONIOENCODING="ascii:backslashreplace")

@@ -167,6 +167,7 @@ def test_it_exits_when_idle_and_removes_its_socket(folder: Path, machine_cache: 
     _ready(settings)
     assert server.wait(timeout=60) == 0
     assert not settings.socket.exists()
+    assert not settings.socket.with_suffix(".lock").exists()
 
 
 def test_one_instance_and_two_clients_at_once(folder: Path, machine_cache: Path) -> None:

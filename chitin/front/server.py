@@ -39,7 +39,7 @@ from typing import Any
 
 from chitin import front
 from chitin.front.worker import run as become_the_client
-from chitin.residency import peer_uid, private, receive_exactly, take_lock
+from chitin.residency import peer_uid, private, receive_exactly, release_lock, take_lock
 
 REQUEST_SECONDS = 5.0  # a client that sends nothing for this long is let go
 # What the front imports, so that no worker does: the CLI and what its commands load.
@@ -295,9 +295,17 @@ KEY = [""]  # the key this front serves (set once, before any fork)
 def run(path: str, key: str, idle: float, client_path: list[str]) -> int:
     if not private(os.path.dirname(path), True):
         return 1
-    held = take_lock(path[: -len(".sock")] + ".lock")
+    lock = path[: -len(".sock")] + ".lock"
+    held = take_lock(lock)
     if held is None:
         return 0  # another one runs, or is starting
+    try:
+        return _serve(path, key, idle, client_path, held)
+    finally:
+        release_lock(lock, held)
+
+
+def _serve(path: str, key: str, idle: float, client_path: list[str], held: int) -> int:
     sys.path[:] = client_path
     before = front.front_key(os.environ)
     preload(PRELOAD)

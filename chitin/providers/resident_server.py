@@ -39,7 +39,7 @@ from chitin.providers.resident import (
     receive_frame,
     send_frame,
 )
-from chitin.residency import peer_uid, take_lock
+from chitin.residency import peer_uid, release_lock, take_lock
 
 CACHED = 20_000  # texts whose vectors are kept (1.5 KB each)
 CLIENT_SECONDS = 5.0  # a client that sends nothing for this long is let go
@@ -170,6 +170,13 @@ def run(path: Path, key: str, idle: float, prepared_root: Path | None) -> int:
     held = take_lock(path.with_suffix(".lock"))
     if held is None:
         return 0  # another one runs, or is starting
+    try:
+        return _serve(path, key, idle, prepared_root)
+    finally:
+        release_lock(path.with_suffix(".lock"), held)
+
+
+def _serve(path: Path, key: str, idle: float, prepared_root: Path | None) -> int:
     try:
         embedder = Embedder(prepared_root)
     except Exception:  # no model to load: say so to the clients, who stop starting us
