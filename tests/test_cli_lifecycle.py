@@ -42,6 +42,23 @@ def test_init_seed_installs_the_starter_personality_once(
     assert commit_count(store) == 2
 
 
+def test_init_seed_does_not_bring_back_a_starter_merged_or_deleted(
+    run: Run, run_json: Any, store: Path
+) -> None:
+    """Merging a starter into another is a choice the store keeps: a later
+    ``init --seed`` (a setup script run again) must not make the duplicate again."""
+    run("init", "--seed")
+    first, second, third = (item["id"] for item in run_json("list")[:3])
+    run("merge", first, second)
+    git(store, "rm", "-q", *(str(path) for path in store.glob(f"insights/*/{third}.md")))
+    git(store, "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-qm", "Remove one")
+    assert "already present" in run("init", "--seed").stdout
+    assert run_json("stats")["total"] == 12
+    assert commit_count(store) == 4
+    run("archive", second)  # a move, not a removal: still the store's, nothing to add
+    assert "already present" in run("init", "--seed").stdout
+
+
 # ------------------------------------------------------------------ contribute / get
 
 

@@ -12,7 +12,11 @@ from chitin.render import shapes
 
 
 @click.command(short_help="Create a store (idempotent).")
-@click.option("--seed", is_flag=True, help="Add the starter insights that ship with chitin.")
+@click.option(
+    "--seed",
+    is_flag=True,
+    help="Add the starter insights that ship with chitin (not those the store merged or deleted).",
+)
 @format_option
 @click.pass_context
 def init(ctx: click.Context, seed: bool, fmt: str) -> None:

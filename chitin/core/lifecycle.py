@@ -23,6 +23,7 @@ from chitin.resources import data_path
 from chitin.retrieval.judgement import exact_key, side_of
 from chitin.search import door, semantic
 from chitin.store import files
+from chitin.store.history import removed_paths
 from chitin.store.loading import load_file
 from chitin.store.messages import (
     contribute_words,
@@ -89,7 +90,8 @@ class Lifecycle:
         return self.session.store.initialize(self.session.command)
 
     def seed(self) -> list[Insight]:
-        """Add the starter insights the store lacks, in one commit; those added."""
+        """Add the starter insights the store lacks, in one commit; those added. One
+        the store once had and merged or deleted is not brought back."""
         now = self.session.timestamp()
 
         source = data_path("insights")
@@ -100,6 +102,7 @@ class Lifecycle:
                 insight, layout = load_file(source.parent, rel, files.stat_of(file))
                 if not cache.id_exists(insight.id):
                     fresh.append((insight.with_changes(created=now, updated=now), layout))
+            fresh = self._never_removed(fresh)
             writes = {
                 self.session.store.path_for(i): self.session.store.render(i, lay)
                 for i, lay in fresh
@@ -111,6 +114,12 @@ class Lifecycle:
                 cache, {self.session.store.path_for(i): i for i, _ in fresh}
             )
         return [i for i, _ in fresh]
+
+    def _never_removed(self, fresh: list[tuple[Insight, Any]]) -> list[tuple[Insight, Any]]:
+        store = self.session.store
+        places = {i.id: {store.path_for(i), store.path_for(i, archived=True)} for i, _ in fresh}
+        gone = removed_paths(store.git, sorted(set().union(*places.values())))
+        return [(i, layout) for i, layout in fresh if not places[i.id] & gone]
 
     def contribute(
         self,

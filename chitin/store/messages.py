@@ -50,7 +50,8 @@ def short(text: str, width: int = 60) -> str:
 
 
 def seed_words(ids: Sequence[str]) -> Words:
-    return Words("seed", f"Seed {len(ids)} starter insights", [f"- {i}" for i in ids])
+    noun = "insight" if len(ids) == 1 else "insights"
+    return Words("seed", f"Seed {len(ids)} starter {noun}", [f"- {i}" for i in ids])
 
 
 def contribute_words(insight: Insight, imported: bool) -> Words:
