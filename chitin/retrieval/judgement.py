@@ -39,6 +39,7 @@ import re
 import unicodedata
 from typing import Any, NamedTuple
 
+from chitin.retrieval import people
 from chitin.retrieval.stance import Stance, opposed_poles, opposite_poles, stance, words_only
 
 DUPLICATE = "duplicate"
@@ -178,7 +179,7 @@ def judge(
         # or a conflict. Said first: retrieval's selection and `check` judge many such
         # pairs.
         return Verdict(NONE, similarity, "", False, basis)
-    if _apart(a, b, mine, theirs):
+    if _apart(a, b, mine, theirs) or _other_people(a, b):
         return Verdict(NONE, similarity, "", False, basis)
     reason, cues = _opposition(a, b, mine, theirs)
     if reason:
@@ -292,6 +293,12 @@ def _near(a: Side, b: Side, overlap: float, cosine: float, response: float | Non
     if a.type == b.type == "relational":
         return cosine >= RELATIONAL_COSINE
     return cosine >= DUPLICATE_COSINE or (cosine >= SUPPORTED_COSINE and overlap >= TOPIC_OVERLAP)
+
+
+def _other_people(a: Side, b: Side) -> bool:
+    """A lesson about a person and one naming others are two lessons, whatever the rest
+    says ("Alice likes brief replies" / "Bob prefers short answers"): people.py."""
+    return "relational" in (a.type, b.type) and people.apart(judged_text(a), judged_text(b))
 
 
 def _stance(side: Side) -> Stance:
