@@ -16,12 +16,12 @@ import sys
 from pathlib import Path
 
 from chitin.core.background import SEED_VECTORS
-from chitin.model.insight import embedding_text, embedding_texts, text_hash
+from chitin.model.search_text import embedding_text, embedding_texts, text_hash
 from chitin.providers.local import LocalProvider
 from chitin.providers.minilm import DIMENSIONS, MODEL
 from chitin.resources import asset_path, data_path
 from chitin.store.files import stat_of
-from chitin.store.repository import load_insight
+from chitin.store.loading import load_insight
 
 
 def starter_parts() -> list[tuple[str, str, int, str]]:
