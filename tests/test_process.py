@@ -208,3 +208,18 @@ def test_only_a_reading_command_runs_without_the_cycle_collector(
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.stdout == f"{collecting}\n", result.stderr
+
+
+@pytest.mark.parametrize("command", [["--version"], ["list"], ["where"], ["stats"]])
+def test_a_closed_stdout_or_stderr_is_no_failure(store: Path, command: list[str]) -> None:
+    """A daemon or cron job may start chitin with fd 1 or 2 closed: Python then has no
+    sys.stdout (or sys.stderr), and the command's end must not trip over it (it did,
+    with a traceback and exit 1, after the command had done its work)."""
+    chitin(store, "init", "--seed")
+    line = f"'{chitin_program()}' --store '{store}' {' '.join(command)}"
+    for closed, kept in ((">&-", 2), ("2>&-", 1)):
+        ran = subprocess.run(f"{line} {closed}", shell=True, capture_output=True, text=True)
+        assert ran.returncode == 0, ran
+        assert (ran.stdout, ran.stderr)[kept - 1] == chitin(store, *command).stdout * (kept == 1)
+    missing = subprocess.run(f"{line.replace(' '.join(command), 'get nope')} 2>&-", shell=True)
+    assert missing.returncode == 1
