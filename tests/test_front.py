@@ -218,6 +218,42 @@ def test_the_client_s_signals_reach_the_worker_and_its_death_kills_it(
         client.stdin.close()
 
 
+def test_a_signal_to_the_client_reaches_chitin_not_the_git_it_runs(
+    folder: Path, tmp_path: Path
+) -> None:
+    """`kill PID` of an in-process chitin reaches chitin alone, whose write guard then
+    lets the git it runs finish (store/interrupts.py). Sent by the front to the worker's
+    whole group, it reached git too, which could die holding .git/index.lock after the
+    worker undid its write and removed its journal, so that no later command cleared
+    the lock and every write failed (bench/interrupt.py with the front on, 1 in 200)."""
+    store, mark = tmp_path / "s", tmp_path / "mark"
+    assert chitin("--store", str(store), "init").returncode == 0
+    hook = store / ".git" / "hooks" / "pre-commit"
+    hook.write_text(
+        "#!/bin/sh\n"
+        f"trap 'touch {mark}.term; exit 1' TERM\n"
+        f"touch {mark}.started\n"
+        "sleep 2 & wait\n"  # a trapped signal ends `wait` at once, not `sleep`
+    )
+    hook.chmod(0o755)
+    pid = started(folder)
+    claim = ("--claim", "Read the whole diff before approving it", "--confidence", "0.6")
+    client = subprocess.Popen(
+        [chitin_program(), "--store", str(store), "contribute", "--type", "skill", *claim],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    until(lambda: Path(f"{mark}.started").exists(), "git's pre-commit hook never ran")
+    assert workers(pid) != []  # served by the front
+    client.send_signal(signal.SIGTERM)
+    _, stderr = client.communicate(timeout=WAIT)
+    assert not Path(f"{mark}.term").exists(), "the signal reached git's hook"
+    assert (client.returncode, commit_count(store)) == (0, 2), stderr
+    assert "SIGTERM arrived after the change was committed" in stderr
+    assert not (store / ".git" / "index.lock").exists()
+
+
 # ------------------------------------------------------------------ never needed
 
 

@@ -5,7 +5,8 @@ It takes the client's fds 0, 1 and 2 (so git's processes inherit them too), its 
 (the supervisor took it before the fork), environment, umask and time zone, the locale
 Python's start-up sets from that environment, the default signal handlers, and stdio
 made as Python's start-up made the client's (encoding, errors, line buffering). It
-leads a process group of its own, which the supervisor signals, and dies with the
+leads a process group of its own, which the supervisor kills when the client is gone
+(a forwarded signal goes to the worker alone), and dies with the
 supervisor (PR_SET_PDEATHSIG): a worker never outlives the client's connection.
 """
 
