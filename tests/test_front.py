@@ -254,6 +254,41 @@ def test_a_signal_to_the_client_reaches_chitin_not_the_git_it_runs(
     assert not (store / ".git" / "index.lock").exists()
 
 
+def test_ctrl_c_while_the_worker_takes_on_the_client_says_nothing_was_changed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The client forwards a signal as soon as it sent its go, and the worker may still
+    be taking on the client's fds and environment. A Ctrl-C then is one before the
+    command began: as console ``main`` says it in-process, one line and exit 130, not
+    a traceback and exit 1 (bench/interrupt.py with the front on: 2 in 200)."""
+    from chitin.front import worker
+
+    def interrupted(env: object, umask: int) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(worker, "_take_environment", interrupted)
+    err_read, err_write = os.pipe()
+    wait, go = os.pipe()
+    here, there = socket.socketpair()
+    parent = os.getpid()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the forked worker, which never returns
+        nulls = [os.open(os.devnull, os.O_RDWR) for _ in range(2)]
+        worker.run({"env": {}, "umask": 0o22}, [*nulls, err_write], there, parent, wait)
+    os.close(err_write)
+    with os.fdopen(err_read) as said:
+        stderr = said.read()
+    _, status = os.waitpid(child, 0)
+    for end in (here, there):
+        end.close()
+    for fd in (wait, go):
+        os.close(fd)
+    assert (os.waitstatus_to_exitcode(status), stderr) == (
+        130,
+        "Interrupted: nothing was changed.\n",
+    )
+
+
 # ------------------------------------------------------------------ never needed
 
 

@@ -47,11 +47,21 @@ def run(
         if os.read(wait, 1) != b"g":  # the client gave up: it runs the command itself
             os._exit(1)
         os.close(wait)
+    except KeyboardInterrupt:  # forwarded with the go, before the command began
+        _not_begun()
     except BaseException:
         with contextlib.suppress(Exception):
             traceback.print_exc()
         os._exit(1)
     _finish(_command(sys.argv[1:]))
+
+
+def _not_begun() -> NoReturn:
+    """A Ctrl-C the client forwarded while the worker was still taking it on (the front's
+    handler raises it): no command began, and console ``main`` says so in-process."""
+    with contextlib.suppress(OSError):
+        os.write(2, b"Interrupted: nothing was changed.\n")
+    os._exit(130)
 
 
 def _bound_to(supervisor: int) -> None:
