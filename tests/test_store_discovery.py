@@ -192,6 +192,22 @@ def test_a_habit_from_another_tool_gets_the_command_it_means(typed: str, meant: 
     )
 
 
+def test_a_misspelt_host_gets_did_you_mean() -> None:
+    """`hooks install claud-code`: the host is the word a person misspells there, so it
+    gets the nearest host, as a misspelt command does; the error names HOST, not the
+    brace list click makes of the choices."""
+    for action in ("install", "uninstall"):
+        result = chitin("hooks", action, "claud-code")
+        assert result.exit_code == 2
+        assert result.stderr == (
+            "Error: Invalid value for 'HOST': 'claud-code' is not one of 'openclaw', "
+            "'claude-code', 'claude-desktop', 'cursor', 'claude-code-mcp'. Did you mean "
+            f"'claude-code'? (see 'chitin hooks {action} --help')\n"
+        )
+    assert "Did you mean" not in chitin("hooks", "install", "vim").stderr
+    assert "Usage: chitin hooks install [OPTIONS] HOST" in chitin("hooks", "install", "-h").stdout
+
+
 def test_help_prints_the_help_of_chitin_or_of_a_command() -> None:
     """`chitin help [COMMAND]...`, as git's `git help` and 1.4.5's `help` command (its
     command list has it): the same text as --help; a misspelt command gets the usage
