@@ -84,6 +84,8 @@ def release_collector() -> None:
 def leave(code: int) -> None:
     """Flush what the command wrote and end the process now, without the teardown."""
     for stream in (sys.stdout, sys.stderr):
+        if stream is None:  # started with that fd closed (a daemon's): nothing to flush
+            continue
         try:  # noqa: SIM105 - no contextlib in the console script's start
             stream.flush()
         except (OSError, ValueError):  # closed by a reader that left early

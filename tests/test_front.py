@@ -218,6 +218,77 @@ def test_the_client_s_signals_reach_the_worker_and_its_death_kills_it(
         client.stdin.close()
 
 
+def test_a_signal_to_the_client_reaches_chitin_not_the_git_it_runs(
+    folder: Path, tmp_path: Path
+) -> None:
+    """`kill PID` of an in-process chitin reaches chitin alone, whose write guard then
+    lets the git it runs finish (store/interrupts.py). Sent by the front to the worker's
+    whole group, it reached git too, which could die holding .git/index.lock after the
+    worker undid its write and removed its journal, so that no later command cleared
+    the lock and every write failed (bench/interrupt.py with the front on, 1 in 200)."""
+    store, mark = tmp_path / "s", tmp_path / "mark"
+    assert chitin("--store", str(store), "init").returncode == 0
+    hook = store / ".git" / "hooks" / "pre-commit"
+    hook.write_text(
+        "#!/bin/sh\n"
+        f"trap 'touch {mark}.term; exit 1' TERM\n"
+        f"touch {mark}.started\n"
+        "sleep 2 & wait\n"  # a trapped signal ends `wait` at once, not `sleep`
+    )
+    hook.chmod(0o755)
+    pid = started(folder)
+    claim = ("--claim", "Read the whole diff before approving it", "--confidence", "0.6")
+    client = subprocess.Popen(
+        [chitin_program(), "--store", str(store), "contribute", "--type", "skill", *claim],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    until(lambda: Path(f"{mark}.started").exists(), "git's pre-commit hook never ran")
+    assert workers(pid) != []  # served by the front
+    client.send_signal(signal.SIGTERM)
+    _, stderr = client.communicate(timeout=WAIT)
+    assert not Path(f"{mark}.term").exists(), "the signal reached git's hook"
+    assert (client.returncode, commit_count(store)) == (0, 2), stderr
+    assert "SIGTERM arrived after the change was committed" in stderr
+    assert not (store / ".git" / "index.lock").exists()
+
+
+def test_ctrl_c_while_the_worker_takes_on_the_client_says_nothing_was_changed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The client forwards a signal as soon as it sent its go, and the worker may still
+    be taking on the client's fds and environment. A Ctrl-C then is one before the
+    command began: as console ``main`` says it in-process, one line and exit 130, not
+    a traceback and exit 1 (bench/interrupt.py with the front on: 2 in 200)."""
+    from chitin.front import worker
+
+    def interrupted(env: object, umask: int) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(worker, "_take_environment", interrupted)
+    err_read, err_write = os.pipe()
+    wait, go = os.pipe()
+    here, there = socket.socketpair()
+    parent = os.getpid()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the forked worker, which never returns
+        nulls = [os.open(os.devnull, os.O_RDWR) for _ in range(2)]
+        worker.run({"env": {}, "umask": 0o22}, [*nulls, err_write], there, parent, wait)
+    os.close(err_write)
+    with os.fdopen(err_read) as said:
+        stderr = said.read()
+    _, status = os.waitpid(child, 0)
+    for end in (here, there):
+        end.close()
+    for fd in (wait, go):
+        os.close(fd)
+    assert (os.waitstatus_to_exitcode(status), stderr) == (
+        130,
+        "Interrupted: nothing was changed.\n",
+    )
+
+
 # ------------------------------------------------------------------ never needed
 
 

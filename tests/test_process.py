@@ -208,3 +208,45 @@ def test_only_a_reading_command_runs_without_the_cycle_collector(
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.stdout == f"{collecting}\n", result.stderr
+
+
+@pytest.mark.parametrize("command", [["--version"], ["list"], ["where"], ["stats"]])
+def test_a_closed_stdout_or_stderr_is_no_failure(store: Path, command: list[str]) -> None:
+    """A daemon or cron job may start chitin with fd 1 or 2 closed: Python then has no
+    sys.stdout (or sys.stderr), and the command's end must not trip over it (it did,
+    with a traceback and exit 1, after the command had done its work)."""
+    chitin(store, "init", "--seed")
+    line = f"'{chitin_program()}' --store '{store}' {' '.join(command)}"
+    for closed, kept in ((">&-", 2), ("2>&-", 1)):
+        ran = subprocess.run(f"{line} {closed}", shell=True, capture_output=True, text=True)
+        assert ran.returncode == 0, ran
+        assert (ran.stdout, ran.stderr)[kept - 1] == chitin(store, *command).stdout * (kept == 1)
+    missing = subprocess.run(f"{line.replace(' '.join(command), 'get nope')} 2>&-", shell=True)
+    assert missing.returncode == 1
+
+
+def test_a_closed_stdin_reads_as_an_empty_one(store: Path) -> None:
+    """fd 0 closed (``<&-``): Python has no sys.stdin. The commands that read it say
+    what they lack, as with an empty input, instead of an internal error (exit 3)."""
+    chitin(store, "init", "--seed")
+    line = f"'{chitin_program()}' --store '{store}'"
+
+    def closed(command: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(f"{line} {command} <&-", shell=True, capture_output=True, text=True)
+
+    json_in = closed("contribute --json")
+    assert (json_in.returncode, json_in.stderr) == (
+        1,
+        "Error: stdin is empty: --json reads one JSON object such as "
+        '{"type": "skill", "claim": "…", "confidence": 0.8} from it\n',
+    )
+    imported = closed("import -")
+    assert imported.returncode == 1
+    assert imported.stderr.startswith("Error: - is empty: expected a chitin export")
+    served = closed("mcp")
+    assert (served.returncode, served.stdout) == (0, "")
+    assert "Traceback" not in served.stderr and "internal error" not in served.stderr
+    started = closed("hooks run claude-code session-start")
+    assert started.returncode == 0 and started.stderr == ""
+    assert json.loads(started.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert git(store, "status", "--porcelain") == ""

@@ -192,6 +192,39 @@ def test_a_habit_from_another_tool_gets_the_command_it_means(typed: str, meant: 
     )
 
 
+def test_a_misspelt_host_gets_did_you_mean() -> None:
+    """`hooks install claud-code`: the host is the word a person misspells there, so it
+    gets the nearest host, as a misspelt command does; the error names HOST, not the
+    brace list click makes of the choices."""
+    for action in ("install", "uninstall"):
+        result = chitin("hooks", action, "claud-code")
+        assert result.exit_code == 2
+        assert result.stderr == (
+            "Error: Invalid value for 'HOST': 'claud-code' is not one of 'openclaw', "
+            "'claude-code', 'claude-desktop', 'cursor', 'claude-code-mcp'. Did you mean "
+            f"'claude-code'? (see 'chitin hooks {action} --help')\n"
+        )
+    assert "Did you mean" not in chitin("hooks", "install", "vim").stderr
+    assert "Usage: chitin hooks install [OPTIONS] HOST" in chitin("hooks", "install", "-h").stdout
+
+
+def test_help_prints_the_help_of_chitin_or_of_a_command() -> None:
+    """`chitin help [COMMAND]...`, as git's `git help` and 1.4.5's `help` command (its
+    command list has it): the same text as --help; a misspelt command gets the usage
+    error with "did you mean"."""
+    assert chitin("help").stdout == chitin("--help").stdout
+    assert chitin("help", "list").stdout == chitin("list", "--help").stdout
+    nested = chitin("help", "hooks", "install")
+    assert (nested.exit_code, nested.stdout) == (0, chitin("hooks", "install", "--help").stdout)
+    wrong = chitin("help", "retreive")
+    assert wrong.exit_code == 2
+    assert wrong.stderr == (
+        "Error: No such command 'retreive'. Did you mean 'retrieve'? (see 'chitin --help')\n"
+    )
+    past = chitin("help", "list", "extra")
+    assert past.exit_code == 2 and "chitin list has no subcommands" in past.stderr
+
+
 def test_a_habit_is_offered_only_where_its_command_is() -> None:
     # `hooks` has no `list`: "ls" there falls back to the nearest in letters (none)
     assert "Did you mean 'list'" not in chitin("hooks", "ls").stderr

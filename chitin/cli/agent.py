@@ -3,6 +3,7 @@ in cli/reflect.py)."""
 
 from __future__ import annotations
 
+import difflib
 import os
 import sys
 from collections.abc import Callable
@@ -18,6 +19,20 @@ from chitin.cli.options import format_option
 from chitin.cli.session_hook import run_hook
 
 HOSTS = ("openclaw", "claude-code", "claude-desktop", "cursor", "claude-code-mcp")
+
+
+class HostChoice(click.Choice):  # type: ignore[type-arg]  # click < 8.2 is not generic
+    """The host argument: a misspelt host gets the nearest one, as a misspelt command
+    gets "did you mean" (cli/global_options.py)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter as error:
+            close = difflib.get_close_matches(str(value), HOSTS, n=1, cutoff=0.7)
+            if not close:
+                raise
+            self.fail(f"{error.message} Did you mean '{close[0]}'?", param, ctx)
 
 
 # ------------------------------------------------------------------ hooks
@@ -70,7 +85,7 @@ def _dir_option(function: Callable[..., Any]) -> Callable[..., Any]:
 
 
 @hooks.command(short_help="Install chitin's hook or MCP server into an agent host.")
-@click.argument("host", type=click.Choice(HOSTS))
+@click.argument("host", type=HostChoice(HOSTS), metavar="HOST")
 @_dir_option
 @format_option
 @click.pass_context
@@ -111,7 +126,7 @@ def install(ctx: click.Context, host: str, directory: Path | None, fmt: str) -> 
 
 
 @hooks.command(short_help="Remove chitin's hook or MCP server from an agent host.")
-@click.argument("host", type=click.Choice(HOSTS))
+@click.argument("host", type=HostChoice(HOSTS), metavar="HOST")
 @_dir_option
 @format_option
 def uninstall(host: str, directory: Path | None, fmt: str) -> None:

@@ -60,6 +60,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("chitin.cli.check", "check"),
     "mcp": ("chitin.cli.mcp", "mcp"),
     "where": ("chitin.cli.where", "where"),
+    "help": ("chitin.cli.help", "help_command"),
 }
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -11,7 +10,7 @@ import click
 
 from chitin.cli.context import opened, prepare_vectors, vectors_line, write_output
 from chitin.cli.options import format_option, output_option
-from chitin.cli.output import emit_json
+from chitin.cli.output import emit_json, standard_input
 from chitin.render import shapes
 
 if TYPE_CHECKING:
@@ -71,7 +70,7 @@ def import_insights(
     a progress bar, on a terminal, else by a background `chitin embed`.
     """
     with opened(ctx, reading=False) as chitin:
-        given = sys.stdin if source == "-" else source
+        given = standard_input() if source == "-" else source
         result = chitin.import_insights(given, merge=merge, allow_secret=allow_secret)
         vectors = prepare_vectors(chitin) if result.insights else None
     if fmt == "json":

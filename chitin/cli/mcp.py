@@ -9,7 +9,7 @@ from typing import BinaryIO
 import click
 
 from chitin.cli.context import Settings, running_chitin
-from chitin.cli.output import note
+from chitin.cli.output import note, standard_input
 
 
 @click.command(short_help="Serve the store to MCP clients (Claude Desktop, Cursor, …).")
@@ -31,7 +31,8 @@ def mcp(ctx: click.Context) -> None:
     from chitin.server import serve
 
     settings: Settings = ctx.find_root().obj
-    if sys.stdin.isatty():
+    given = standard_input()
+    if given.isatty():
         note(
             "chitin mcp speaks the Model Context Protocol on stdin and stdout, for an "
             "MCP client to start it (see `chitin hooks install --help`); Ctrl-C ends it."
@@ -41,7 +42,7 @@ def mcp(ctx: click.Context) -> None:
         os.environ,
         settings.agent,
         running_chitin(),
-        (sys.stdin.buffer, _protocol_stdout()),
+        (given.buffer, _protocol_stdout()),
     )
 
 

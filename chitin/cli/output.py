@@ -3,9 +3,10 @@ start's commands print through this; cli/lean.py says why)."""
 
 from __future__ import annotations
 
+import io
 import json
 import sys
-from typing import Any
+from typing import Any, TextIO
 
 
 def say(text: str = "", err: bool = False, nl: bool = True) -> None:
@@ -31,3 +32,12 @@ def note(message: str) -> None:
 
 def emit_json(data: Any) -> None:
     say(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def standard_input() -> TextIO:
+    """stdin, or an empty one where the process was started with fd 0 closed (``<&-``,
+    a daemon's): Python then has no ``sys.stdin``, and a closed input reads as an empty
+    one, as /dev/null does, so that each command says what it lacks in its own words."""
+    if sys.stdin is None:
+        return io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    return sys.stdin

@@ -7,10 +7,8 @@ click command in cli/agent.py runs.
 
 from __future__ import annotations
 
-import sys
-
 from chitin.cli.context import Settings, opened_at
-from chitin.cli.output import emit_json, note
+from chitin.cli.output import emit_json, note, standard_input
 from chitin.render import shapes
 
 PERSONALITY_BUDGET = 5000  # tokens, as the original hook asked for
@@ -20,7 +18,7 @@ def run_hook(settings: Settings, host: str, event: str) -> None:
     """Run a HOST hook for EVENT. It always ends well: on any failure it prints nothing
     on stdout and one line on stderr, so a broken store never blocks the agent."""
     try:
-        stdin = "" if sys.stdin.isatty() else _read_stdin()
+        stdin = "" if standard_input().isatty() else _read_stdin()
         _run_claude_code(settings, event, stdin)
     except Exception as error:  # a hook must never break its host; say why, once
         from chitin.render.failures import describe
@@ -35,9 +33,10 @@ def run_hook(settings: Settings, host: str, event: str) -> None:
 def _read_stdin() -> str:
     """The event text; bytes that are not UTF-8 read as U+FFFD, so that a garbled
     event still starts the session with the insights (as any unreadable event does)."""
-    raw = getattr(sys.stdin, "buffer", None)
+    given = standard_input()
+    raw = getattr(given, "buffer", None)
     if raw is None:
-        return sys.stdin.read()
+        return given.read()
     data: bytes = raw.read()
     return data.decode("utf-8", "replace")
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
 import click
@@ -11,7 +10,7 @@ import click
 from chitin.cli.context import opened
 from chitin.cli.fields import field_options, missing
 from chitin.cli.options import format_option
-from chitin.cli.output import emit_json
+from chitin.cli.output import emit_json, standard_input
 from chitin.core import Change
 from chitin.errors import DuplicateError, ValidationError
 from chitin.model.insight import EVIDENCE_KINDS, js_number
@@ -23,11 +22,16 @@ _ALLOW_SECRET_HELP = (
 )
 
 
+_EXAMPLE = 'one JSON object such as {"type": "skill", "claim": "…", "confidence": 0.8}'
+
+
 def _read_stdin_object() -> dict[str, Any]:
     try:
-        raw = sys.stdin.read()
+        raw = standard_input().read()
     except UnicodeDecodeError:
         raise ValidationError("stdin", "stdin must be valid UTF-8 text") from None
+    if not raw.strip():  # nothing piped in (or stdin closed): say so, not JSON's "char 0"
+        raise ValidationError("stdin", f"stdin is empty: --json reads {_EXAMPLE} from it")
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as error:
@@ -37,11 +41,7 @@ def _read_stdin_object() -> dict[str, Any]:
             "stdin", f"unreadable JSON on stdin: {_first_clause(error)}"
         ) from None
     if not isinstance(data, dict):
-        raise ValidationError(
-            "stdin",
-            "stdin must hold one JSON object such as "
-            '{"type": "skill", "claim": "…", "confidence": 0.8}',
-        )
+        raise ValidationError("stdin", f"stdin must hold {_EXAMPLE}")
     return data
 
 

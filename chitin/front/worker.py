@@ -5,7 +5,8 @@ It takes the client's fds 0, 1 and 2 (so git's processes inherit them too), its 
 (the supervisor took it before the fork), environment, umask and time zone, the locale
 Python's start-up sets from that environment, the default signal handlers, and stdio
 made as Python's start-up made the client's (encoding, errors, line buffering). It
-leads a process group of its own, which the supervisor signals, and dies with the
+leads a process group of its own, which the supervisor kills when the client is gone
+(a forwarded signal goes to the worker alone), and dies with the
 supervisor (PR_SET_PDEATHSIG): a worker never outlives the client's connection.
 """
 
@@ -46,11 +47,21 @@ def run(
         if os.read(wait, 1) != b"g":  # the client gave up: it runs the command itself
             os._exit(1)
         os.close(wait)
+    except KeyboardInterrupt:  # forwarded with the go, before the command began
+        _not_begun()
     except BaseException:
         with contextlib.suppress(Exception):
             traceback.print_exc()
         os._exit(1)
     _finish(_command(sys.argv[1:]))
+
+
+def _not_begun() -> NoReturn:
+    """A Ctrl-C the client forwarded while the worker was still taking it on (the front's
+    handler raises it): no command began, and console ``main`` says so in-process."""
+    with contextlib.suppress(OSError):
+        os.write(2, b"Interrupted: nothing was changed.\n")
+    os._exit(130)
 
 
 def _bound_to(supervisor: int) -> None:
