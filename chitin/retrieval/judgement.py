@@ -45,6 +45,7 @@ from chitin.retrieval.stance import (
     Stance,
     opposed_poles,
     opposite_poles,
+    order,
     stance,
     words_of,
     words_only,
@@ -358,7 +359,8 @@ def _opposition(a: Side, b: Side, mine: Stance, theirs: Stance) -> tuple[str, in
         if a.type == "trigger" and b.type == "trigger" and a.avoid != b.avoid:
             return "do ↔ avoid", 1
         return "negated ↔ affirmed", 1
-    if a.type == b.type == "trigger":  # the advice is the response; situations: _apart
+    triggers = a.type == b.type == "trigger"
+    if triggers:  # the advice is the response; situations: _apart
         mine, theirs = stance(a.claim), stance(b.claim)
     poles = opposed_poles(mine.poles, theirs.poles)
     if poles:
@@ -367,7 +369,12 @@ def _opposition(a: Side, b: Side, mine: Stance, theirs: Stance) -> tuple[str, in
     if crossed:
         first, second = crossed
         return f'"{first} over {second}" ↔ "{second} over {first}"', 1
-    crossed = turned(mine.order, theirs.order)
+    # Read only here, where nothing above opposed them, and the second only if the
+    # first orders two things.
+    first_order = order(a.claim if triggers else judged_text(a))
+    crossed = (
+        turned(first_order, order(b.claim if triggers else judged_text(b))) if first_order else None
+    )
     if crossed:
         first, second = crossed
         return f'"{first} before {second}" ↔ "{second} before {first}"', 1

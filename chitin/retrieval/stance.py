@@ -57,7 +57,6 @@ class Stance(NamedTuple):
     negated: bool  # an odd number of negators
     preference: Preference  # "X over Y": X's roots, Y's
     numbers: frozenset[str] = frozenset()  # the quantities it names, as digits
-    order: Preference = None  # "X before Y": X's roots, Y's
 
 
 @functools.lru_cache(maxsize=65536)
@@ -95,7 +94,7 @@ def stance(text: str) -> Stance:
     poles = frozenset(p for p in (_pole(word) for word in _with_words(kept)) if p)
     numbers = _numbers(sequence)
     preference = _preference(text)
-    return Stance(topic_of(kept), poles, negators % 2 == 1, preference, numbers, _order(text))
+    return Stance(topic_of(kept), poles, negators % 2 == 1, preference, numbers)
 
 
 def _with_words(tokens: list[str]) -> Iterable[str]:
@@ -335,10 +334,11 @@ def _preference(text: str) -> Preference:
     return None if found is None else _sides(lowered, *found)
 
 
-def _order(text: str) -> Preference:
-    """What a claim puts first and second by "before", "than" or "after" (turned)."""
-    lowered = text.lower()
-    found = comparison.order_marker(lowered)
+@functools.lru_cache(maxsize=1 << 16)
+def order(text: str) -> Preference:
+    """What a claim puts first and second by "before", "than" or "after" (turned); not
+    in ``stance``: only a pair no other cue opposes asks for it (judgement._opposition)."""
+    found = comparison.order_marker(lowered := comparison.contrast(text).lower())
     if found is None:
         return None
     start, end, after = found
