@@ -369,8 +369,11 @@ def _opposition(a: Side, b: Side, mine: Stance, theirs: Stance) -> tuple[str, in
     if crossed:
         first, second = crossed
         return f'"{first} over {second}" ↔ "{second} over {first}"', 1
-    # Read only here, where nothing above opposed them, and the second only if the
-    # first orders two things.
+    # Read only here, where nothing above opposed them, the second only if the first
+    # orders two things, and not between claims naming other quantities (a template
+    # filled in: "Deploy service 17 only after …", which `check` judges by the pair).
+    if mine.numbers != theirs.numbers:
+        return "", 0
     first_order = order(a.claim if triggers else judged_text(a))
     crossed = (
         turned(first_order, order(b.claim if triggers else judged_text(b))) if first_order else None
