@@ -369,19 +369,25 @@ def _opposition(a: Side, b: Side, mine: Stance, theirs: Stance) -> tuple[str, in
     if crossed:
         first, second = crossed
         return f'"{first} over {second}" ↔ "{second} over {first}"', 1
-    # Read only here, where nothing above opposed them, the second only if the first
-    # orders two things, and not between claims naming other quantities (a template
-    # filled in: "Deploy service 17 only after …", which `check` judges by the pair).
-    if mine.numbers != theirs.numbers:
+    # Read only here, where nothing above opposed them, where both may order two
+    # things, and not between claims naming other quantities (a template filled in:
+    # "Deploy service 17 only after …", which `check` judges by the pair).
+    texts = (a.claim, b.claim) if triggers else (judged_text(a), judged_text(b))
+    if mine.numbers != theirs.numbers or not (
+        _orders(mine, texts[0]) and _orders(theirs, texts[1])
+    ):
         return "", 0
-    first_order = order(a.claim if triggers else judged_text(a))
-    crossed = (
-        turned(first_order, order(b.claim if triggers else judged_text(b))) if first_order else None
-    )
+    crossed = turned(order(texts[0]), order(texts[1]))
     if crossed:
         first, second = crossed
         return f'"{first} before {second}" ↔ "{second} before {first}"', 1
     return "", 0
+
+
+def _orders(read: Stance, text: str) -> bool:
+    """Whether a claim may order two things: it takes "before" or "after" (poles of the
+    lexicon) or says "than". Most claims do not, and need no order read."""
+    return "before" in read.poles or "after" in read.poles or "than" in text
 
 
 def negated(side: Side, read: Stance) -> bool:
