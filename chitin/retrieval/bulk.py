@@ -20,7 +20,7 @@ from typing import Protocol
 
 import numpy as np
 
-from chitin.retrieval.judgement import Leaning
+from chitin.retrieval.leaning import Leaning
 
 CHUNK = 1 << 20  # candidate pairs looked at together: ~30 MB of arrays at most
 _SLACK = 1e-6  # the bound is a necessary condition: rounding must only let more through
@@ -148,7 +148,7 @@ def opposing(
     leanings: Sequence[Leaning],
 ) -> dict[int, list[int]]:
     """For each of ``takers``, the candidates of ``near(i, threshold, False, words)``
-    that may oppose it (``judgement.may_oppose``) and reach ``threshold`` of Jaccard,
+    that may oppose it (``leaning.may_oppose``) and reach ``threshold`` of Jaccard,
     in ``near``'s order (repeats kept)."""
     sizes = windows.sizes
     wanted = np.zeros(len(sizes), dtype=bool)

@@ -36,16 +36,13 @@ from chitin.retrieval.judgement import (
     DUPLICATE,
     TOPIC_OVERLAP,
     WORDS_DUPLICATE,
-    Leaning,
     Side,
     exact_key,
     judge,
     judged_text,
-    leaning,
-    may_oppose,
     sentence_key,
-    takes_a_side,
 )
+from chitin.retrieval.leaning import Leaning, leaning, may_oppose, takes_a_side
 from chitin.retrieval.stance import opposite_poles, stance
 
 CANDIDATES = 32  # neighbours looked at in each posting list looked up

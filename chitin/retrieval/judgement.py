@@ -24,12 +24,11 @@ where no vectors can be had: the judgement then reads words alone, and says so i
   and ``dedupe`` have no token vectors: the cosine decides.
 - **Neither, whatever the cosine**: triggers of opposite situations, or of other ones
   for opposite responses; a claim turned round twice (negation and opposite pole);
-  claims naming other quantities with other words besides (``_apart``,
+  claims naming other quantities with other words besides, or other people (``_apart``,
   ``_other_values``). With one opposing cue and words of its own on each side, the
   topic is the same only by meaning.
 
-The thresholds were chosen on bench/dedup/pairs.yaml, then on the three sets pooled
-(bench/dedup/run.py; the figures are in docs/design.md §9e).
+The thresholds were chosen on bench/dedup's labelled sets (figures: docs/design.md §9e).
 """
 
 from __future__ import annotations
@@ -40,7 +39,17 @@ import unicodedata
 from typing import Any, NamedTuple
 
 from chitin.retrieval import people
-from chitin.retrieval.stance import Stance, opposed_poles, opposite_poles, stance, words_only
+from chitin.retrieval.comparison import turned
+from chitin.retrieval.lexicon import WISHES
+from chitin.retrieval.stance import (
+    Stance,
+    opposed_poles,
+    opposite_poles,
+    order,
+    stance,
+    words_of,
+    words_only,
+)
 
 DUPLICATE = "duplicate"
 CONFLICT = "conflict"
@@ -84,6 +93,11 @@ ALIGN_DUPLICATE = 0.45
 ALIGN_VETO = 0.30
 ALIGN_FLOOR = 0.45
 ALIGN_CEILING = 0.92
+# Two claims about one person this near, their own words apart (under ALIGN_VETO), one
+# of them a wish: one wish filled with two values, a conflict (``_other_slot``). The
+# bar sits where the seven tuning sets' look-alikes about one person stop (0.83) and
+# opposite wishes start (0.84–0.92): bench/dedup; docs/design.md §9e, eleventh round.
+SLOT_COSINE: float | None = 0.84
 # Conflicts read from "X over Y" need the rest of the topic to match too.
 # The lowest cosine at which a rule may find something in two insights that share no
 # topic word (judge's first exit): a conflict needs shared words or STANCE_COSINE and
@@ -179,7 +193,7 @@ def judge(
         # or a conflict. Said first: retrieval's selection and `check` judge many such
         # pairs.
         return Verdict(NONE, similarity, "", False, basis)
-    if _apart(a, b, mine, theirs) or _other_people(a, b):
+    if _apart(a, b, mine, theirs):
         return Verdict(NONE, similarity, "", False, basis)
     reason, cues = _opposition(a, b, mine, theirs)
     if reason:
@@ -188,6 +202,8 @@ def judge(
         return Verdict(kind, similarity, reason, False, basis)
     if _other_values(mine, theirs):
         return Verdict(NONE, similarity, "", False, basis)
+    if _other_slot(a, b, cosine, alignment):
+        return Verdict(CONFLICT, similarity, "one wish, another value", False, basis)
     if _duplicate(a, b, overlap, cosine, response, alignment):
         return Verdict(
             DUPLICATE, similarity, "same meaning" if cosine else "same words", False, basis
@@ -277,6 +293,21 @@ def _duplicate(
     return alignment >= ALIGN_DUPLICATE and _near(a, b, overlap, 1.0, response)
 
 
+def _other_slot(a: Side, b: Side, cosine: float | None, alignment: float | None) -> bool:
+    """Two claims about one person that embed as near as a reworded one
+    (SLOT_COSINE) while the words each has of its own do not align (under ALIGN_VETO):
+    one wish of that person filled with two values ("Sam prefers window seats on
+    flights." / "aisle seats", 0.90, its own words 0.19), which issue 25 counts as a
+    conflict. The veto alone would call them neither."""
+    if SLOT_COSINE is None or cosine is None or alignment is None:
+        return False
+    if not (a.type == b.type == "relational" and _aligned(a, b, cosine)):
+        return False
+    if cosine < SLOT_COSINE or alignment >= ALIGN_VETO:
+        return False
+    return bool(WISHES.intersection(words_of(a.claim)) or WISHES.intersection(words_of(b.claim)))
+
+
 def _aligned(a: Side, b: Side, cosine: float) -> bool:
     """Whether the alignment counts: a cosine in its band, between insights of one type
     (the whole texts of a trigger and of another type are of other shapes, and no
@@ -293,12 +324,6 @@ def _near(a: Side, b: Side, overlap: float, cosine: float, response: float | Non
     if a.type == b.type == "relational":
         return cosine >= RELATIONAL_COSINE
     return cosine >= DUPLICATE_COSINE or (cosine >= SUPPORTED_COSINE and overlap >= TOPIC_OVERLAP)
-
-
-def _other_people(a: Side, b: Side) -> bool:
-    """A lesson about a person and one naming others are two lessons, whatever the rest
-    says ("Alice likes brief replies" / "Bob prefers short answers"): people.py."""
-    return "relational" in (a.type, b.type) and people.apart(judged_text(a), judged_text(b))
 
 
 def _stance(side: Side) -> Stance:
@@ -318,81 +343,56 @@ def _apart(a: Side, b: Side, mine: Stance, theirs: Stance) -> bool:
     of the conditions' words: "the patient is awake and can swallow" / "is
     unconscious"); or a claim turned round twice, by a negation and by an opposite
     pole ("Don't merge before CI has passed" / "Merge after CI has passed"), which
-    says the same in other words, or of another slot (a look-alike)."""
+    says the same in other words, or of another slot (a look-alike); or other people's."""
+    if "relational" in (a.type, b.type) and people.apart(judged_text(a), judged_text(b)):
+        return True
     if a.type == b.type == "trigger" and a.condition and b.condition:
         first, second = stance(a.condition), stance(b.condition)
         if first.negated != second.negated or opposed_poles(first.poles, second.poles):
             return True
         return a.avoid != b.avoid and _overlap(first.topic, second.topic) < CONDITION_OVERLAP
-    double = _negated(a, mine) != _negated(b, theirs) and opposed_poles(mine.poles, theirs.poles)
+    double = negated(a, mine) != negated(b, theirs) and opposed_poles(mine.poles, theirs.poles)
     return bool(double)
 
 
 def _opposition(a: Side, b: Side, mine: Stance, theirs: Stance) -> tuple[str, int]:
     """Why the two take opposing stances ("" if they do not), and how many cues say so."""
-    if _negated(a, mine) != _negated(b, theirs):
+    if negated(a, mine) != negated(b, theirs):
         if a.type == "trigger" and b.type == "trigger" and a.avoid != b.avoid:
             return "do ↔ avoid", 1
         return "negated ↔ affirmed", 1
-    if a.type == b.type == "trigger":  # the advice is the response; situations: _apart
+    triggers = a.type == b.type == "trigger"
+    if triggers:  # the advice is the response; situations: _apart
         mine, theirs = stance(a.claim), stance(b.claim)
     poles = opposed_poles(mine.poles, theirs.poles)
     if poles:
         return ", ".join(f'"{x}" ↔ "{y}"' for x, y in poles), len(poles)
-    turned = _turned(mine.preference, theirs.preference)
-    if turned:
-        first, second = turned
+    crossed = turned(mine.preference, theirs.preference)
+    if crossed:
+        first, second = crossed
         return f'"{first} over {second}" ↔ "{second} over {first}"', 1
+    # Read only here, where nothing above opposed them, where both may order two
+    # things, and not between claims naming other quantities (a template filled in:
+    # "Deploy service 17 only after …", which `check` judges by the pair).
+    texts = (a.claim, b.claim) if triggers else (judged_text(a), judged_text(b))
+    if mine.numbers != theirs.numbers or not (
+        _orders(mine, texts[0]) and _orders(theirs, texts[1])
+    ):
+        return "", 0
+    crossed = turned(order(texts[0]), order(texts[1]))
+    if crossed:
+        first, second = crossed
+        return f'"{first} before {second}" ↔ "{second} before {first}"', 1
     return "", 0
 
 
-Preference = tuple[frozenset[str], frozenset[str]] | None
+def _orders(read: Stance, text: str) -> bool:
+    """Whether a claim may order two things: it takes "before" or "after" (poles of the
+    lexicon) or says "than". Most claims do not, and need no order read."""
+    return "before" in read.poles or "after" in read.poles or "than" in text
 
 
-def _turned(mine: Preference, theirs: Preference) -> tuple[str, str] | None:
-    """A word the first puts before another that the second puts after it, and the
-    other way round ("speed … more than polish" against "polish … more than speed")."""
-    if mine is None or theirs is None:
-        return None
-    first, second = mine[0] & theirs[1], mine[1] & theirs[0]
-    if not first or not second or first & second:
-        return None
-    return min(first), min(second)
-
-
-def takes_a_side(side: Side) -> bool:
-    """Whether the insight could oppose another: a conflict always has one such side
-    (negated or "avoid", a pole of the lexicon, or "X over Y")."""
-    read = _stance(side)
-    return _negated(side, read) or bool(read.poles) or read.preference is not None
-
-
-class Leaning(NamedTuple):
-    """What ``_opposition`` reads of one side, to rule out a conflict without ``judge``."""
-
-    negated: bool
-    against: frozenset[str]  # the poles opposite to those it takes
-    poles: frozenset[str]
-    compares: bool  # an "X over Y"
-
-
-def leaning(side: Side) -> Leaning:
-    read = _stance(side)
-    against = frozenset().union(*(opposite_poles(pole) for pole in read.poles))
-    return Leaning(_negated(side, read), against, read.poles, read.preference is not None)
-
-
-def may_oppose(first: Leaning, second: Leaning) -> bool:
-    """False where ``judge`` cannot find the two opposed: same negation, no pole of one
-    opposite to the other's, not both comparing."""
-    return (
-        first.negated != second.negated
-        or bool(first.against & second.poles)
-        or (first.compares and second.compares)
-    )
-
-
-def _negated(side: Side, read: Stance) -> bool:
+def negated(side: Side, read: Stance) -> bool:
     """A trigger's "avoid" negates its response; a negated condition ("the tests do
     not pass") does not change what the trigger says to do, so only the claim counts."""
     if side.type != "trigger":

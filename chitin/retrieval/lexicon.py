@@ -348,3 +348,12 @@ NUMBER_WORDS = {
     "hundred": "100",
     "thousand": "1000",
 }
+
+# The verbs of a wish, in their common forms (general English, not the labelled sets'
+# words): a claim about a person that says one is about a preference of theirs
+# (judgement._other_slot).
+_WISH_WORDS = """want wants wanted wanting prefer prefers preferred preferring like likes liked
+    love loves loved enjoy enjoys enjoyed hate hates hated dislike dislikes disliked
+    loathe loathes adore adores insist insists insisted wish wishes wished rather
+    favour favours favoured favor favors favored"""
+WISHES = frozenset(_WISH_WORDS.split())

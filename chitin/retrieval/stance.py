@@ -17,6 +17,8 @@ from typing import NamedTuple
 
 from chitin.model.terms import stem
 from chitin.resources import asset_path
+from chitin.retrieval import comparison
+from chitin.retrieval.comparison import Preference
 from chitin.retrieval.forms import kept_forms, verb_forms
 from chitin.retrieval.lexicon import ANTONYMS, DRIFTED, IRREGULAR, NUMBER_WORDS
 
@@ -45,13 +47,6 @@ _ONCE_OPENS = frozenset(
 )
 _CONTRACTION = re.compile(r"n['’]t\b", re.IGNORECASE)
 _WORD = re.compile(r"[a-z0-9]+")
-# "X over Y", "X rather than Y", "X matters more than Y": X is put before Y. Each side
-# is the content words of its clause on that side of the marker ("Speed of delivery
-# matters more than polish": {speed, delivery, matter} over {polish}).
-_PREFERENCE = re.compile(r"\b(?:over|rather than|instead of|more than|in favou?r of)\b")
-# "prefer X to Y" (but not "prefer to do X"): the "to" is the marker.
-_PREFER_TO = re.compile(r"\bprefer\w*\s+(?!to\b)\w[^,;:.!?()]*?\s(to)\b")
-_CLAUSE_END = re.compile(r"[,;:.!?()]")
 
 
 class Stance(NamedTuple):
@@ -60,7 +55,7 @@ class Stance(NamedTuple):
     topic: frozenset[str]  # content roots, without negators, filler or poles
     poles: frozenset[str]  # the antonym poles it uses
     negated: bool  # an odd number of negators
-    preference: tuple[frozenset[str], frozenset[str]] | None  # "X over Y": X's roots, Y's
+    preference: Preference  # "X over Y": X's roots, Y's
     numbers: frozenset[str] = frozenset()  # the quantities it names, as digits
 
 
@@ -91,13 +86,15 @@ def words_of(text: str) -> list[str]:
 
 @functools.lru_cache(maxsize=1 << 18)  # check judges every claim of a store, often
 def stance(text: str) -> Stance:
+    text = comparison.contrast(text)
     sequence = phrased(words_of(text))
     main = _main_clause(text, sequence)
     negators = sum(1 for word in main if word in NEGATORS or root(word) in NEGATORS)
     kept = [word for word in sequence if word not in NEGATORS]
     poles = frozenset(p for p in (_pole(word) for word in _with_words(kept)) if p)
     numbers = _numbers(sequence)
-    return Stance(topic_of(kept), poles, negators % 2 == 1, _preference(text), numbers)
+    preference = _preference(text)
+    return Stance(topic_of(kept), poles, negators % 2 == 1, preference, numbers)
 
 
 def _with_words(tokens: list[str]) -> Iterable[str]:
@@ -331,17 +328,28 @@ def _register(word: str, forms: dict[str, str]) -> str:
     return word
 
 
-def _preference(text: str) -> tuple[frozenset[str], frozenset[str]] | None:
+def _preference(text: str) -> Preference:
     lowered = text.lower()
-    found = _PREFERENCE.search(lowered)
-    start, end = (found.start(), found.end()) if found else (0, 0)
+    found = comparison.preference_marker(lowered)
+    return None if found is None else _sides(lowered, *found)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def order(text: str) -> Preference:
+    """What a claim puts first and second by "before", "than" or "after" (turned); not
+    in ``stance``: only a pair no other cue opposes asks for it (judgement._opposition)."""
+    found = comparison.order_marker(lowered := comparison.contrast(text).lower())
     if found is None:
-        prefer = _PREFER_TO.search(lowered)
-        if prefer is None:
-            return None
-        start, end = prefer.start(1), prefer.end(1)
-    before = _CLAUSE_END.split(lowered[:start])[-1]
-    after = _CLAUSE_END.split(lowered[end:])[0]
+        return None
+    start, end, after = found
+    sides = _sides(lowered, start, end)
+    return (sides[1], sides[0]) if sides and after else sides
+
+
+def _sides(lowered: str, start: int, end: int) -> Preference:
+    """The content words of the clause on each side of a marker at [start, end)."""
+    before = comparison.CLAUSE_END.split(lowered[:start])[-1]
+    after = comparison.CLAUSE_END.split(lowered[end:])[0]
     first, second = _content(before), _content(after)
     return (first, second) if first and second else None
 

@@ -1,0 +1,42 @@
+"""What one side of a conflict leans to, read without ``judge``: `check` and `dedupe`
+rule out most pairs of a store with it before judging any (retrieval/clusters.py,
+retrieval/bulk.py)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from chitin.retrieval.judgement import Side, judged_text, negated
+from chitin.retrieval.stance import opposite_poles, stance
+
+
+def takes_a_side(side: Side) -> bool:
+    """Whether the insight could oppose another: a conflict always has one such side
+    (negated or "avoid", a pole of the lexicon, or "X over Y")."""
+    read = stance(judged_text(side))
+    return negated(side, read) or bool(read.poles) or read.preference is not None
+
+
+class Leaning(NamedTuple):
+    """What ``_opposition`` reads of one side, to rule out a conflict without ``judge``."""
+
+    negated: bool
+    against: frozenset[str]  # the poles opposite to those it takes
+    poles: frozenset[str]
+    compares: bool  # an "X over Y"
+
+
+def leaning(side: Side) -> Leaning:
+    read = stance(judged_text(side))
+    against = frozenset().union(*(opposite_poles(pole) for pole in read.poles))
+    return Leaning(negated(side, read), against, read.poles, read.preference is not None)
+
+
+def may_oppose(first: Leaning, second: Leaning) -> bool:
+    """False where ``judge`` cannot find the two opposed: same negation, no pole of one
+    opposite to the other's, not both comparing."""
+    return (
+        first.negated != second.negated
+        or bool(first.against & second.poles)
+        or (first.compares and second.compares)
+    )
