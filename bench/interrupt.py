@@ -276,14 +276,20 @@ def measure(base: Path, work: Path, env: dict[str, str]) -> dict[str, float]:
     return lengths
 
 
-def trials(kills: int, lengths: dict[str, float], seed: int) -> list[Trial]:
+def trials(
+    kills: int,
+    lengths: dict[str, float],
+    seed: int,
+    operations: Sequence[str] = OPERATIONS,
+    window: tuple[float, float] = (0.4, 1.1),
+) -> list[Trial]:
     chosen = random.Random(seed)
     planned = []
     for number in range(kills):
-        operation = OPERATIONS[number % len(OPERATIONS)]
-        signal_name = SIGNALS[(number // len(OPERATIONS)) % len(SIGNALS)]
+        operation = operations[number % len(operations)]
+        signal_name = SIGNALS[(number // len(operations)) % len(SIGNALS)]
         # The start-up is most of a write's length; its files and commit come last.
-        delay = chosen.uniform(lengths[operation] * 0.4, lengths[operation] * 1.1)
+        delay = chosen.uniform(lengths[operation] * window[0], lengths[operation] * window[1])
         planned.append(Trial(number, operation, signal_name, round(delay, 3)))
     return planned
 
@@ -293,7 +299,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--kills", type=int, default=240, help="trials to run (default 240)")
     parser.add_argument("--jobs", type=int, default=2, help="trials at once (default 2)")
     parser.add_argument("--seed", type=int, default=11, help="random seed of the delays")
+    parser.add_argument(
+        "--operations",
+        default=",".join(OPERATIONS),
+        help="the writes to kill, comma-separated (default: all)",
+    )
+    parser.add_argument(
+        "--window",
+        nargs=2,
+        type=float,
+        default=(0.4, 1.1),
+        metavar=("FROM", "TO"),
+        help="the delays' range, as fractions of the write's measured length (0.4 1.1)",
+    )
     args = parser.parse_args(argv)
+    operations = [name for name in args.operations.split(",") if name]
+    if not operations or any(name not in OPERATIONS for name in operations):
+        parser.error(f"--operations: some of {', '.join(OPERATIONS)}")
     with tempfile.TemporaryDirectory(prefix="chitin-interrupt-") as folder:
         work = Path(folder)
         home = work / "home"
@@ -302,7 +324,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         base = prepare(work, env)
         lengths = measure(base, work, env)
         print("uninterrupted:", ", ".join(f"{k} {v:.2f} s" for k, v in lengths.items()))
-        planned = trials(args.kills, lengths, args.seed)
+        planned = trials(args.kills, lengths, args.seed, operations, tuple(args.window))
         with ThreadPoolExecutor(max_workers=args.jobs) as pool:
             outcomes = list(pool.map(lambda t: run_trial(t, base, work, env), planned))
     bad = [o for o in outcomes if o.problems]
@@ -312,7 +334,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             + "; ".join(outcome.problems)
         )
     tally = Counter((o.trial.operation, o.trial.signal, o.committed) for o in outcomes)
-    for operation in OPERATIONS:
+    for operation in operations:
         for signal_name in SIGNALS:
             done = tally[(operation, signal_name, True)]
             undone = tally[(operation, signal_name, False)]

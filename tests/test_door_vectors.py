@@ -81,6 +81,34 @@ def test_nothing_near_by_words_in_an_unembedded_store_loads_no_model(
     assert embedded == []
 
 
+def test_a_contribute_writes_no_count_of_the_waiting_into_the_sidecar(
+    run: Run, add: Any, run_json: Any, store: Any
+) -> None:
+    """The count of insights without a vector is noted for the next read of the same
+    state; a contribute changes the state right after counting, so it notes nothing
+    (a write to the sidecar, its log's syncs and a checkpoint at close). A read notes
+    it."""
+    import sqlite3
+
+    for number in range(40):  # more than semantic.INLINE_LIMIT waiting for a vector
+        add(
+            "skill", f"Rotate the staging credential number {number} every quarter", 0.6, force=True
+        )
+    index = store / ".chitin" / "vectors" / "index.sqlite3"
+
+    def noted() -> dict[str, str]:
+        with sqlite3.connect(index) as db:
+            return dict(
+                db.execute("SELECT key, value FROM meta WHERE key IN ('counted', 'waiting')")
+            )
+
+    made = contribute(run_json, "Rotate the staging credential number 7 every month")
+    assert "40 insight(s) have no vector yet" in (made["degraded"] or "")
+    assert noted() == {}
+    run("retrieve", "--query", "rotate the staging credential")
+    assert noted()["waiting"] == "41"
+
+
 def test_an_unembedded_store_is_embedded_in_the_background_after_a_contribute(
     add: Any, run_json: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

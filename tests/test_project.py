@@ -584,7 +584,9 @@ BOUNDARIES: dict[str, dict[str, str]] = {
         "base64": "~0.6 ms (binascii): only a store that adopts the packaged vectors",
         "chitin.providers.minilm": "the packaged vectors: only a store that adopts them",
         "subprocess": "~5 ms: only when the background run is started",
-        "shutil": "~10 ms (bz2, lzma): only the status file's replace",
+    },
+    "core/background_status.py": {
+        "shutil": "~10 ms (bz2, lzma): only a folder in the status file's place",
     },
     "core/carapace.py": {"chitin.providers.carapace": "httpx (~300 ms): a Carapace call only"},
     "core/reading.py": {

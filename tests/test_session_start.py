@@ -385,6 +385,44 @@ def test_one_background_embedding_at_a_time(run: Run, store: Path, tmp_path: Pat
     assert log.count("another background embedding is running") + log.count("embedded 0") == 2
 
 
+def test_a_worker_still_starting_is_not_started_again(run: Run, store: Path) -> None:
+    """Writes that come while the worker they started is still loading (it takes its
+    lock only after the interpreter, the CLI and the store's sync) find it starting,
+    and start no second one."""
+    import os
+    import time
+
+    from chitin.core import background
+
+    run("init")
+    before = set(background._spawned)
+    first = background.ensure_running(store, os.environ, time.time())
+    again = [background.ensure_running(store, os.environ, time.time()) for _ in range(3)]
+    assert first.state == "started" and {s.state for s in again} == {"running"}
+    assert len(background._spawned - before) == 1
+    wait_for_background()
+
+
+def test_a_starting_status_counts_while_its_worker_lives_and_is_young() -> None:
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from chitin.core.background_status import STARTING, STARTING_SECONDS, starting
+
+    now = time.time()
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                           capture_output=True, text=True, check=True)  # fmt: skip
+    gone = int(ended.stdout)
+    alive = {"state": STARTING, "pid": os.getpid(), "started": now}
+    assert starting(alive, now + 1)
+    assert not starting(alive | {"pid": gone}, now + 1)  # it died before its lock
+    assert not starting(alive, now + STARTING_SECONDS + 1)  # never took it: let be
+    assert not starting(alive | {"state": "done"}, now)
+    assert not starting(alive | {"pid": "12"}, now) and not starting({}, now)
+
+
 def test_the_background_embedding_leaves_the_cpu_to_the_foreground(
     run: Run, store: Path, tmp_path: Path
 ) -> None:

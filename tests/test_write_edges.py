@@ -188,3 +188,42 @@ def test_an_import_whose_vectors_find_the_disk_full_still_exits_0(
     assert "no vectors made" in result.stdout and "chitin embed" in result.stdout
     monkeypatch.undo()
     assert "Cache the lookups" in run("list").stdout
+
+
+NEW_FILE = "insights/skill/pin-the-versions-ab12.md"
+NEW_TEXT = "---\nid: pin-the-versions-ab12\n---\nPin the versions\n"
+
+
+def test_what_runs_while_git_stages_finds_the_file_written_and_nothing_committed(
+    seeded: Path,
+) -> None:
+    """A contribute judges its candidates while git stages its file (``meanwhile``):
+    the file is written, not committed yet; the commit follows, of that file alone."""
+    from chitin.store.repository import Store
+
+    before = commit_count(seeded)
+    seen: list[tuple[int, bool]] = []
+
+    def meanwhile() -> None:
+        seen.append((commit_count(seeded), (seeded / NEW_FILE).is_file()))
+
+    made = Store(seeded).apply({NEW_FILE: NEW_TEXT}, "Add a skill", meanwhile=meanwhile)
+    assert seen == [(before, True)]
+    assert made is not None and commit_count(seeded) == before + 1
+    assert git(seeded, "show", "--name-only", "--format=", "HEAD").split() == [NEW_FILE]
+    assert status(seeded) == ""
+
+
+def test_a_failure_while_git_stages_leaves_nothing_written_or_staged(seeded: Path) -> None:
+    from chitin.store.repository import Store
+
+    before = commit_count(seeded)
+
+    def meanwhile() -> None:
+        raise RuntimeError("the judgement failed")
+
+    with pytest.raises(RuntimeError, match="the judgement failed"):
+        Store(seeded).apply({NEW_FILE: NEW_TEXT}, "Add a skill", meanwhile=meanwhile)
+    assert commit_count(seeded) == before
+    assert not (seeded / NEW_FILE).exists() and status(seeded) == ""
+    assert not (seeded / ".git" / "index.lock").exists()

@@ -33,10 +33,17 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
+from chitin.core.background_status import (
+    STARTING,
+    folder,
+    read_status,
+    starting,
+    write_status,
+)
 from chitin.errors import ChitinError
 from chitin.index.db import is_unwritable
 from chitin.index.vectors import SidecarReplaced
-from chitin.lockfile import commands_mark, derived_folder, try_lock, unlock
+from chitin.lockfile import commands_mark, try_lock, unlock
 from chitin.resources import asset_path
 from chitin.search import semantic
 
@@ -45,7 +52,6 @@ if TYPE_CHECKING:
     from chitin.index.cache import Progress
 
 LOCK_FILE = "background.lock"
-STATUS_FILE = "background.json"
 LOG_FILE = "background.log"
 RETRY_AFTER = 3600.0  # seconds between attempts after a failed background embedding
 NICENESS = 10
@@ -213,10 +219,6 @@ def packaged_vectors() -> dict[tuple[str, str, int], bytes]:
         return {}
 
 
-def folder(root: Path) -> Path:
-    return derived_folder(root) / "vectors"
-
-
 def enabled(config: Mapping[str, Any], env: Mapping[str, str]) -> bool:
     """Off with ``embedding: {background: false}`` or CHITIN_BACKGROUND_EMBED=off."""
     section = config.get("embedding")
@@ -226,16 +228,20 @@ def enabled(config: Mapping[str, Any], env: Mapping[str, str]) -> bool:
 
 
 def ensure_running(root: Path, env: Mapping[str, str], now: float) -> Status:
-    """Start the background embedding unless one is running, or one failed lately."""
+    """Start the background embedding unless one is running or still starting, or one
+    failed lately."""
     if is_running(root):
         return Status("running")
     last = read_status(root)
+    if starting(last, now):
+        return Status("running")
     if last.get("state") == "failed" and now - float(last.get("finished") or 0) < RETRY_AFTER:
         return Status("failed", str(last.get("error") or "unknown error"))
     try:
-        spawn(root, env)
+        pid = spawn(root, env)
     except OSError as error:
         return Status("failed", f"cannot start it: {error.strerror or error}")
+    write_status(root, STARTING, pid=pid, started=now)
     return Status("started")
 
 
@@ -254,7 +260,7 @@ def is_running(root: Path) -> bool:
     return True
 
 
-def spawn(root: Path, env: Mapping[str, str]) -> None:
+def spawn(root: Path, env: Mapping[str, str]) -> int:
     """Start ``chitin embed --background-worker`` detached, with this interpreter (so it
     is this chitin, whatever PATH says): a session of its own, stdin from /dev/null, and
     its output into a log in .chitin/, so that no pipe of the host stays open."""
@@ -279,24 +285,24 @@ def spawn(root: Path, env: Mapping[str, str]) -> None:
         pid = os.posix_spawn(sys.executable, argv, dict(env), file_actions=actions, setsid=True)
         _spawned.add(pid)
         _lower_group(f"/proc/{pid}/autogroup")
-        return
+        return pid
     import subprocess
 
     with open(log, "ab") as output:  # Windows: a detached process of its own
         flags = getattr(subprocess, "DETACHED_PROCESS", 0) | getattr(
             subprocess, "CREATE_NEW_PROCESS_GROUP", 0
         )
-        _launched.append(
-            subprocess.Popen(
-                argv,
-                stdin=subprocess.DEVNULL,
-                stdout=output,
-                stderr=output,
-                env=dict(env),
-                creationflags=flags,
-                close_fds=True,
-            )
+        launched = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=output,
+            stderr=output,
+            env=dict(env),
+            creationflags=flags,
+            close_fds=True,
         )
+    _launched.append(launched)
+    return launched.pid
 
 
 _spawned: set[int] = set()  # pids of background runs this process started
@@ -373,28 +379,3 @@ def _leads_its_session() -> bool:
         return os.getsid(0) == os.getpid()
     except (OSError, AttributeError):
         return False
-
-
-def read_status(root: Path) -> dict[str, Any]:
-    """How the last background embedding ended; {} when unknown or unreadable (the
-    file is rewritten by the next run)."""
-    try:
-        data = json.loads((folder(root) / STATUS_FILE).read_bytes())
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def write_status(root: Path, state: str, **details: Any) -> None:
-    """Replace the status file atomically; a failure to write it is not worth failing
-    the embedding for."""
-    record = {"state": state, "pid": os.getpid(), **details}
-    path = folder(root) / STATUS_FILE
-    temporary = path.with_name(f".{STATUS_FILE}.{os.getpid()}.tmp")
-    with contextlib.suppress(OSError):
-        if path.is_dir():
-            import shutil
-
-            shutil.rmtree(path)
-        temporary.write_text(json.dumps(record), encoding="utf-8")
-        os.replace(temporary, path)

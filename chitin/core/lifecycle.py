@@ -142,18 +142,24 @@ class Lifecycle:
             claim = str(fields.get("claim") or "")
             insight = ops.new_insight(fields, new_id(claim, cache.id_exists), now)
             insight = insight.with_changes(carapace_id=check_carapace_id(carapace_id))
-            # Judged in two halves (search/door.py): the question for the missing
-            # vectors goes out before the commit, the verdicts are read after it, so
-            # that a resident embedder embeds while git commits.
-            judging = self._judging(insight) if check else None
+            # An exact duplicate is refused before anything is written. The rest is
+            # judged in two halves (search/door.py): the candidates, and the question
+            # for their missing vectors, while git stages the file; the verdicts after
+            # the commit, while which a resident embedder embeds (design.md §9k).
+            if check:
+                self._refuse_exact(insight)
+            halves: list[Callable[[], door.Found]] = []
             path = self.session.store.path_for(insight)
             commit = self._commit(
                 {path: self.session.store.render(insight)},
                 contribute_words(insight, bool(carapace_id)),
                 insight.id,
                 {"Source": insight.source, "Carapace": carapace_id},
+                (lambda: halves.append(self._judging(insight))) if check else None,
             )
-            judged = self._judged(judging) if judging is not None else None
+            if check and not halves:  # nothing was staged: a new file always is
+                halves.append(self._judging(insight))
+            judged = self._judged(halves[0]) if check else None
             self.session.record_written(cache, {path: insight})
         if judged is None:
             return Contribution(insight, path, commit, [], [])
@@ -161,11 +167,13 @@ class Lifecycle:
 
     def _judging(self, insight: Insight) -> Callable[[], door.Found]:
         """The stored insights a new one nearly duplicates or conflicts with, and why
-        the judgement read words alone if it did, when called; an exact duplicate is
-        refused now."""
+        the judgement read words alone if it did, when called."""
+        meaning, why_not = self._meaning()
+        return door.examine_later(self.session.cache, insight, meaning, why_not)
 
-        side = side_of(insight)
-        same = door.exact_duplicates(self.session.cache, side)
+    def _refuse_exact(self, insight: Insight) -> None:
+        """Refuse a stored insight's exact duplicate (DuplicateError)."""
+        same = door.exact_duplicates(self.session.cache, side_of(insight))
         if same:
             known = same[0].id
             # a program's words; the CLI and the MCP server say theirs (their flag, tool)
@@ -174,8 +182,6 @@ class Lifecycle:
                 f"already known as {known}: reinforce {known} to strengthen it "
                 "(check=False writes a second copy anyway)",
             )
-        meaning, why_not = self._meaning()
-        return door.examine_later(self.session.cache, insight, meaning, why_not)
 
     def _judged(
         self, judging: Callable[[], door.Found]
@@ -378,11 +384,12 @@ class Lifecycle:
         words: Words,
         insight_id: str,
         extra: Mapping[str, str | None],
+        meanwhile: Callable[[], None] | None = None,
     ) -> str | None:
 
         trailers = {"Insight": insight_id, **extra, "Agent": self.session.agent}
         suspects = self.session.suspects(writes)
-        return self.session.store.apply(writes, worded(words, trailers), suspects)
+        return self.session.store.apply(writes, worded(words, trailers), suspects, meanwhile)
 
 
 def _same_as_another(cache: Cache, insight: Insight) -> list[str]:

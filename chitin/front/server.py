@@ -65,6 +65,14 @@ PRELOAD = (
     "chitin.retrieval.synonyms",
     "chitin.search.door",
     "chitin.store.git",
+    # The write path's own (loaded at a writer's first write, store/repository.py
+    # ``_writer``), git's processes and the door's resident embedder: ~6-8 ms of every
+    # served contribute (docs/design.md §9k).
+    "chitin.store.writing",
+    "chitin.store.git_identity",
+    "chitin.providers.local",
+    "chitin.providers.resident",
+    "subprocess",
     "sqlite3",
     "yaml",
 )

@@ -309,7 +309,7 @@ def _neighbours(
     not, and how many stored insights wait for a vector. The new insight's vector,
     embedded for the search, is kept in the sidecar's query cache, where the judgement
     finds it."""
-    near = nearest(cache, semantic, text, Filters())
+    near = nearest(cache, semantic, text, Filters(), keep=False)  # contribute writes next
     ids = [i for i, _ in near.hits[:NEIGHBOURS] if i not in pool]
     pool.update(cache.by_ids(ids))
     if near.degraded:

@@ -133,15 +133,19 @@ def adopt(cache: Cache, semantic: Semantic, known: Mapping[Part, bytes]) -> int:
     return len({insight_id for insight_id, _, _ in items})
 
 
-def waiting(cache: Cache, semantic: Semantic) -> int:
+def waiting(cache: Cache, semantic: Semantic, keep: bool = True) -> int:
     """How many insights lack a current vector; counted once per state of the store
-    and the sidecar (a join at 100,000 insights costs ~100 ms)."""
+    and the sidecar (a join at 100,000 insights costs ~100 ms). ``keep`` False: the
+    count is not noted, for a writer whose own write is about to change the state (the
+    note would never be read, and writing it cost the sidecar a transaction, its log's
+    syncs and a checkpoint at close: docs/design.md §9k)."""
     vectors = semantic.vectors
     state = f"{cache.generation()}:{vectors.note('generation')}"
     if vectors.note("counted") == state:
         return int(vectors.note("waiting") or 0)
     count = cache.unembedded(vectors.index_path)
-    vectors.remember(waiting=str(count), counted=state)
+    if keep:
+        vectors.remember(waiting=str(count), counted=state)
     return count
 
 
@@ -152,6 +156,7 @@ def nearest(
     filters: Filters,
     strict: bool = False,
     inline_limit: int = INLINE_LIMIT,
+    keep: bool = True,
 ) -> Nearest:
     """Insights nearest to ``query`` in meaning; on a provider failure, none, and why
     (or, ``strict``, the failure itself). With no ``query``, none: the vectors are
@@ -162,7 +167,7 @@ def nearest(
     what happens to them. A damaged sidecar is thrown away, and says so.
     """
     try:
-        left = waiting(cache, semantic)
+        left = waiting(cache, semantic, keep)
         if left > inline_limit:
             if strict:  # asked for meaning alone (similar --semantic): never an empty answer
                 raise ProviderError(

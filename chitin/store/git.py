@@ -156,14 +156,15 @@ class Git:
             raise GitError(explain(args, result))  # refused ownership: never "no history"
         return result
 
-    def start(self, args: Sequence[str]) -> subprocess.Popen[str]:
-        """Start git without waiting for it; ``finish`` reads its answer."""
+    def start(self, args: Sequence[str], stdin: int | None = None) -> subprocess.Popen[str]:
+        """Start git without waiting for it; ``finish`` reads its answer. ``stdin``: a
+        descriptor for its standard input (the read end of the caller's pipe)."""
         import subprocess
 
         try:
             return subprocess.Popen(
                 _argv(self.root, args),
-                stdin=subprocess.DEVNULL,
+                stdin=subprocess.DEVNULL if stdin is None else stdin,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,

@@ -18,6 +18,8 @@ from chitin.store.git_failures import explain
 if TYPE_CHECKING:
     import subprocess
 
+STDIN_AHEAD = 4096  # bytes written to git's stdin before its output is read: the pipe holds them
+
 
 def commit(
     git: Git,
@@ -25,6 +27,7 @@ def commit(
     message: str,
     bulk: bool = False,
     before_commit: Callable[[], None] | None = None,
+    meanwhile: Callable[[], None] | None = None,
 ) -> str | None:
     """Commit exactly ``paths`` (relative to the root) with ``message``.
 
@@ -33,7 +36,8 @@ def commit(
     (hundreds of files) writes their objects into one pack instead of a loose
     file each: 0.9 s rather than 4 s for 10,000 files. ``before_commit`` runs
     after staging, last before the commit: an exception there (an interruption)
-    stops it.
+    stops it. ``meanwhile`` runs while git stages the paths (work of the caller's that
+    the commit does not depend on); an exception there stops the commit too.
 
     If anything fails on the way (a pre-commit hook, gpg signing, an
     interruption), the paths are unstaged again: the index holds HEAD's version of
@@ -49,7 +53,7 @@ def commit(
     before = git.head()
     kept = keep_index(git)
     try:
-        return _stage_and_commit(git, present, message, bulk, before_commit)
+        return _stage_and_commit(git, present, message, bulk, before_commit, meanwhile)
     except GitError:
         made = _made_since(git, before)
         if made is not None:
@@ -70,6 +74,7 @@ def _stage_and_commit(
     message: str,
     bulk: bool,
     before_commit: Callable[[], None] | None,
+    meanwhile: Callable[[], None] | None = None,
 ) -> str | None:
     # Exact paths through stdin: an import may name more than fits in argv, and
     # `git add` would match each as a pathspec against every file (6 s for 10,000).
@@ -81,9 +86,8 @@ def _stage_and_commit(
     # that two git processes run at once instead of one after the other.
     staged = _staged_started(git)
     try:
-        git.run(
-            [*packed, "update-index", "--add", "--remove", "-z", "--stdin"],
-            input="\0".join(present),
+        _stage(
+            git, [*packed, "update-index", "--add", "--remove", "-z", "--stdin"], present, meanwhile
         )
         git.ensure_identity()
         if before_commit is not None:
@@ -95,6 +99,36 @@ def _stage_and_commit(
             staged.kill()
             staged.communicate()
     return _commit_index(git, ["commit", "-q", "--no-edit", "-F", "-"], message)
+
+
+def _stage(
+    git: Git, args: list[str], present: list[str], meanwhile: Callable[[], None] | None
+) -> None:
+    """Stage ``present``, running ``meanwhile`` while git does (a contribute's door
+    judges its candidates then: docs/design.md §9k)."""
+    listing = "\0".join(present)
+    data = os.fsencode(listing)  # the paths' bytes, as git reads them
+    if meanwhile is None or len(data) > STDIN_AHEAD:
+        git.run(args, input=listing)
+        if meanwhile is not None:
+            meanwhile()
+        return
+    reading, writing = os.pipe()
+    try:
+        try:
+            staging = git.start(args, stdin=reading)
+        finally:
+            os.close(reading)
+        with contextlib.suppress(BrokenPipeError):  # git ended early: ``finish`` says why
+            os.write(writing, data)  # it fits in the pipe: nobody reads git's output yet
+    finally:
+        os.close(writing)  # the end of the list: git stages and writes the index
+    try:
+        meanwhile()
+    except BaseException:
+        staging.communicate()  # ended, not killed: a killed git may leave index.lock
+        raise
+    git.finish(staging, args)
 
 
 def keep_index(git: Git) -> Path | None:

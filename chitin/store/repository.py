@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -183,6 +183,7 @@ class Store:
         writes: Mapping[str, str | None],
         message: str,
         suspects: Sequence[str] | None = None,
+        meanwhile: Callable[[], None] | None = None,
     ) -> str | None:
         """Write (text) or delete (None) files, then make one commit of exactly those paths.
 
@@ -198,9 +199,10 @@ class Store:
 
         ``suspects``, when the caller knows them (the cache's last git status), are the
         paths that may hold hand edits; the others are not asked about (a ``git status``
-        costs 55 ms at 100,000 files). Returns the commit id.
+        costs 55 ms at 100,000 files). ``meanwhile`` runs while git stages the paths, and
+        fails the write as a failed commit does. Returns the commit id.
         """
-        return self._writer.apply(writes, message, suspects)
+        return self._writer.apply(writes, message, suspects, meanwhile)
 
     def refuse_unsafe_state(self) -> None:
         """Refuse to write where the write would be lost or mixed into other work."""

@@ -93,6 +93,7 @@ class Writer:
         writes: Mapping[str, str | None],
         message: str,
         suspects: Sequence[str] | None = None,
+        meanwhile: Callable[[], None] | None = None,
     ) -> str | None:
         """Store.apply's work (its docstring says what is guaranteed)."""
         self.refuse_unsafe_state()
@@ -117,7 +118,12 @@ class Writer:
                         else:
                             write(target, text)
                     commit = git_commit.commit(
-                        self.git, writes.keys(), message, bulk=bulk, before_commit=guard.check
+                        self.git,
+                        writes.keys(),
+                        message,
+                        bulk=bulk,
+                        before_commit=guard.check,
+                        meanwhile=meanwhile,
                     )
                     guard.committed()
             except GitError:
