@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from chitin.core import background
+from chitin.core import background, seeding
 from chitin.core.reading import Reading
 from chitin.core.session import Session
 from chitin.errors import DuplicateError, ValidationError
@@ -19,19 +19,15 @@ from chitin.model.ids import new_id
 from chitin.model.insight import Insight, check_carapace_id, check_evidence, check_text
 from chitin.notices import notice
 from chitin.providers import ProviderError
-from chitin.resources import data_path
 from chitin.retrieval.judgement import exact_key, side_of
 from chitin.search import door, semantic
 from chitin.store import files
-from chitin.store.history import removed_paths
-from chitin.store.loading import load_file
 from chitin.store.messages import (
     contribute_words,
     merge_words,
     move_words,
     promote_words,
     reinforce_words,
-    seed_words,
     update_words,
     worded,
 )
@@ -90,36 +86,8 @@ class Lifecycle:
         return self.session.store.initialize(self.session.command)
 
     def seed(self) -> list[Insight]:
-        """Add the starter insights the store lacks, in one commit; those added. One
-        the store once had and merged or deleted is not brought back."""
-        now = self.session.timestamp()
-
-        source = data_path("insights")
-        with self.session.writing() as cache:
-            fresh: list[tuple[Insight, Any]] = []
-            for file in sorted(source.rglob("*.md")):
-                rel = file.relative_to(source.parent).as_posix()
-                insight, layout = load_file(source.parent, rel, files.stat_of(file))
-                if not cache.id_exists(insight.id):
-                    fresh.append((insight.with_changes(created=now, updated=now), layout))
-            fresh = self._never_removed(fresh)
-            writes = {
-                self.session.store.path_for(i): self.session.store.render(i, lay)
-                for i, lay in fresh
-            }
-            if not writes:
-                return []
-            self.session.store.apply(writes, worded(seed_words([i.id for i, _ in fresh]), {}))
-            self.session.record_written(
-                cache, {self.session.store.path_for(i): i for i, _ in fresh}
-            )
-        return [i for i, _ in fresh]
-
-    def _never_removed(self, fresh: list[tuple[Insight, Any]]) -> list[tuple[Insight, Any]]:
-        store = self.session.store
-        places = {i.id: {store.path_for(i), store.path_for(i, archived=True)} for i, _ in fresh}
-        gone = removed_paths(store.git, sorted(set().union(*places.values())))
-        return [(i, layout) for i, layout in fresh if not places[i.id] & gone]
+        """Add the starter insights the store lacks (core/seeding.py)."""
+        return seeding.seed(self.session)
 
     def contribute(
         self,
