@@ -232,6 +232,23 @@ def test_a_damaged_derived_file_is_never_fatal(
     run("reflect")
 
 
+@pytest.mark.parametrize("command", ["retrieve", "render"])
+def test_damaged_vectors_met_by_a_new_query_are_said_in_one_line(
+    run: Run, store: Path, populated: Path, command: str
+) -> None:
+    """A repeated query is answered without reading the matrix (the test above); a new
+    one reads it, finds the damage and throws the vectors away: that is one line, not
+    the sidecar's notice and the degraded answer's line both."""
+    shutil.copytree(populated, store)
+    damage(store / ".chitin" / "vectors" / "matrix.f32", "random bytes")
+    result = run(command, "--query", f"a query this store never saw, for {command}")
+    warnings = [line for line in result.stderr.splitlines() if line]
+    assert len(warnings) == 1, result.stderr
+    assert "matrix.f32" in warnings[0] and "text" in warnings[0], warnings
+    again = run(command, "--query", f"another query never seen, for {command}")
+    assert again.stderr == ""
+
+
 # ------------------------------------------------------------------ vectors without a command
 
 
