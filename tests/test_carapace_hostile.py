@@ -143,3 +143,38 @@ def test_a_rescue_file_is_never_named_after_the_server_s_agent_id(tmp_path: Path
     assert rescued is not None and rescued.parent == home
     assert "escaped" not in rescued.name and ".." not in rescued.name
     assert not list(tmp_path.parent.glob("*escaped*")) and not list(tmp_path.glob("*escaped*"))
+
+
+UNUSABLE_KEYS = {
+    "a newline": "sc_key_SECRETPART\nX-Injected: 1",
+    "a NUL": "sc_key_SECRETPART\x00",
+    "non-ASCII": "sc_key_SECRETPARTé€",
+    "a space inside": "sc_key_SECRET PART",
+}
+
+
+@pytest.mark.parametrize("given", UNUSABLE_KEYS.values(), ids=UNUSABLE_KEYS.keys())
+def test_a_key_that_cannot_be_sent_is_refused_without_being_shown(
+    carapace: CarapaceServer, run: Run, add: Any, tmp_path: Path, given: str
+) -> None:
+    """httpx refuses such a header with a message that quotes it (the key, printed), or
+    fails to encode it (an internal error). The file is refused, in one line, unshown."""
+    path = credentials_file(tmp_path / "home")
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"api_key": given, "agent_id": "a-1"}))
+    path.chmod(0o600)
+    insight_id = add("skill", "Read the error message before searching the web", 0.9)["id"]
+    for args in (("carapace-query", "anything"), ("promote", insight_id, "--force")):
+        line = one_line_error(run, *args)
+        assert "SECRETPART" not in line and "api_key" in line and str(path) in line, line
+    assert carapace.requests == []
+
+
+def test_a_registration_answer_with_an_unusable_key_says_so(
+    carapace: CarapaceServer, run: Run, tmp_path: Path
+) -> None:
+    run("init")
+    carapace.fail_next(201, {"id": "agent-1", "displayName": "Bot", "apiKey": "k\nSECRETPART"})
+    line = one_line_error(run, "carapace-register", "--name", "Bot")
+    assert "SECRETPART" not in line and "API key" in line, line
+    assert not credentials_file(tmp_path / "home").exists()

@@ -170,6 +170,12 @@ def register(
     key = answer.pop("apiKey", None)
     if not isinstance(key, str) or not key:
         raise ValidationError("apiKey", "Carapace registered the agent but sent no API key")
+    if not credentials.usable_key(key):
+        raise ValidationError(
+            "apiKey",
+            "Carapace registered the agent but sent an API key that cannot be sent back "
+            "(not visible ASCII characters); nothing was saved",
+        )
     answer = redacted(answer, key)  # the key is shown nowhere, even if said twice
     agent = answer.get("id") if isinstance(answer.get("id"), str) else None
     shown = answer.get("displayName")

@@ -212,8 +212,9 @@ class CarapaceClient:
                 f"cannot connect to {_host(url)}: {_reason(error)}", "NETWORK_ERROR"
             ) from None
         except httpx.HTTPError as error:
+            said = redacted(_reason(error), self._key)  # httpx may quote the headers
             raise CarapaceError(
-                f"the connection to {_host(url)} failed: {_reason(error)}", "NETWORK_ERROR"
+                f"the connection to {_host(url)} failed: {said}", "NETWORK_ERROR"
             ) from None
 
     def _timeout(self, url: str) -> httpx.Timeout:

@@ -49,11 +49,24 @@ def load(path: Path) -> tuple[Credentials, str | None]:
             f"Carapace credentials file {path} is missing api_key "
             '(expected: {"api_key": "sc_key_...", "agent_id": "..."})'
         )
+    if not usable_key(key.strip()):
+        raise CredentialsError(
+            f"Carapace credentials file {path} holds an api_key that cannot be sent (a key "
+            "is visible ASCII characters, no spaces or control characters): register "
+            "again, or correct the file"
+        )
     found = Credentials(
         key.strip(),
         *(_text(data.get(k)) for k in ("agent_id", "display_name", "registered_at")),
     )
     return found, exposure(path)
+
+
+def usable_key(key: str) -> bool:
+    """Whether ``key`` can travel in an Authorization header: visible ASCII, as a Bearer
+    token is. httpx refuses anything else with a message that quotes the header (the
+    key), or cannot encode it at all."""
+    return bool(key) and all("!" <= character <= "~" for character in key)
 
 
 def _read(path: Path) -> dict[str, object]:
