@@ -178,3 +178,19 @@ def test_a_registration_answer_with_an_unusable_key_says_so(
     line = one_line_error(run, "carapace-register", "--name", "Bot")
     assert "SECRETPART" not in line and "API key" in line, line
     assert not credentials_file(tmp_path / "home").exists()
+
+
+def test_a_refusal_s_text_cannot_drive_the_terminal_or_flood_it(
+    carapace: CarapaceServer, run: Run, key: str
+) -> None:
+    """A server's error is printed as a contribution is (test_carapace.py's
+    test_remote_text_cannot_drive_the_terminal): escapes made visible, and cut short."""
+    carapace.fail_next(
+        400, {"error": {"code": "\x1b[2J", "message": "\x1b[31mred\x1b[0m \x07 \u202eevil",
+                        "details": {"reasons": ["\x1b]0;pwned\x07"], "fields": ["f\x1b[1m"]}}},
+    )  # fmt: skip
+    line = one_line_error(run, "carapace-query", "anything")
+    assert not any(c in line for c in "\x1b\x07\u202e"), repr(line)
+    assert "\\u001b[31mred" in line and "\\u001b]0;pwned\\u0007" in line
+    carapace.fail_next(400, {"error": {"code": "INVALID_REQUEST", "message": "word " * 20_000}})
+    assert len(one_line_error(run, "carapace-query", "anything")) < 1_000

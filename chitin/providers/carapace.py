@@ -24,6 +24,7 @@ from urllib.parse import quote, urlsplit
 import httpx
 
 from chitin.errors import ChitinError
+from chitin.model.carapace import shown
 from chitin.providers.bounded_http import (
     ACCEPTED_ENCODINGS,
     Answer,
@@ -42,6 +43,7 @@ MAX_WAIT_SECONDS = 10.0  # a longer Retry-After is reported, not slept through
 MAX_ANSWER_BYTES = 4 * 1024 * 1024
 DEADLINE_SECONDS = 60.0  # for a whole command: $CARAPACE_TIMEOUT or carapace.timeout
 REDACTED_KEY = "[redacted API key]"
+SAID_TEXT = 300  # characters of each of the server's texts in an error line
 
 
 class CarapaceError(ChitinError):
@@ -67,19 +69,27 @@ class CarapaceError(ChitinError):
 
 
 def _line(message: str, code: str, details: Mapping[str, Any], wait: float | None) -> str:
-    said = [f"{' '.join(message.split())} ({code})"]
+    said = [f"{_said(message)} ({_said(code)})"]
     existing = details.get("existingId")
     if isinstance(existing, str):
-        said.append(f"the existing contribution is {existing}")
+        said.append(f"the existing contribution is {_said(existing)}")
     reasons = details.get("reasons")
     if isinstance(reasons, list) and reasons:
-        said.append("; ".join(str(r) for r in reasons))
+        said.append(_said("; ".join(str(r) for r in reasons)))
     fields = details.get("fields")
     if isinstance(fields, list) and fields and "; ".join(map(str, fields)) != message:
-        said.append("; ".join(str(f) for f in fields))
+        said.append(_said("; ".join(str(f) for f in fields)))
     if wait is not None:
         said.append(f"try again in {_duration(wait)}")
     return ": ".join(said)
+
+
+def _said(text: str) -> str:
+    """The server's text as the error line holds it: on one line, its control characters
+    made visible (never obeyed by the terminal), and cut short (a refusal is a sentence,
+    not a page)."""
+    text = shown(" ".join(text.split()))
+    return text if len(text) <= SAID_TEXT else text[:SAID_TEXT] + "…"
 
 
 def _duration(seconds: float) -> str:

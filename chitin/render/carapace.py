@@ -6,26 +6,18 @@ control characters (terminal escape sequences among them) made visible, never ob
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from chitin.model.carapace import shown
 from chitin.model.insight import Insight, js_number
 from chitin.render.text import conflicts_block, duplicates_block
 
 if TYPE_CHECKING:
     from chitin.model.results import Match
 
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 SHOWN_TEXT = 150
-
-
-def shown(value: object) -> str:
-    """Remote text made safe to print: control and bidirectional characters become
-    ``\\u`` escapes, so a contribution cannot move the cursor or recolour the screen."""
-    text = "" if value is None else str(value)
-    return _CONTROL.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
 def _cut(value: object, width: int = SHOWN_TEXT) -> str:
