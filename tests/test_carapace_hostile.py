@@ -194,3 +194,15 @@ def test_a_refusal_s_text_cannot_drive_the_terminal_or_flood_it(
     assert "\\u001b[31mred" in line and "\\u001b]0;pwned\\u0007" in line
     carapace.fail_next(400, {"error": {"code": "INVALID_REQUEST", "message": "word " * 20_000}})
     assert len(one_line_error(run, "carapace-query", "anything")) < 1_000
+
+
+def test_a_contribution_holding_a_credential_is_refused_with_no_flag_it_lacks(
+    carapace: CarapaceServer, run: Run, store: Path
+) -> None:
+    """import-carapace has no --allow-secret: its refusal must not send the user to it."""
+    run("init")
+    token = "ghp_" + "a1B2c3D4e5" * 4
+    theirs = carapace.add_contribution(carapace.add_agent("Other"), f"Push with {token} here")
+    line = one_line_error(run, "import-carapace", theirs.id)
+    assert "GitHub token" in line and "--allow-secret" not in line and token not in line, line
+    assert list((store / "insights").rglob("*.md")) == []
