@@ -206,3 +206,17 @@ def test_a_contribution_holding_a_credential_is_refused_with_no_flag_it_lacks(
     line = one_line_error(run, "import-carapace", theirs.id)
     assert "GitHub token" in line and "--allow-secret" not in line and token not in line, line
     assert list((store / "insights").rglob("*.md")) == []
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [("[1, 2]", "JSON array"), ('"ok"', "JSON string"), ("null", "JSON null"),
+     ("<html>", "an HTML page"), ("{oops", "application/json that is not JSON")],
+)  # fmt: skip
+def test_an_answer_that_is_not_an_object_says_what_it_is(
+    carapace: CarapaceServer, run: Run, body: str, said: str
+) -> None:
+    run("init")
+    carapace.fail_next(200, body.encode(), {"Content-Type": "application/json"})
+    line = one_line_error(run, "import-carapace", "c-1")
+    assert f"the answer is {said}" in line and "not a Carapace JSON object" in line, line

@@ -261,8 +261,9 @@ def _worth_retrying(error: CarapaceError, attempt: int) -> bool:
 def _answer(answer: Answer) -> dict[str, Any]:
     data = _json(answer)
     if not isinstance(data, dict):
+        what = _what(answer) if data is NOT_JSON else f"JSON {_JSON_KINDS.get(type(data), 'data')}"
         raise CarapaceError(
-            f"HTTP {answer.status}, but the answer is {_what(answer)}, not a Carapace JSON object",
+            f"HTTP {answer.status}, but the answer is {what}, not a Carapace JSON object",
             "BAD_RESPONSE",
             answer.status,
         )
@@ -308,11 +309,16 @@ def _retry_after(answer: Answer, error: object) -> float | None:
     return seconds if 0 <= seconds < 86_400 * 7 else None
 
 
+NOT_JSON = object()  # what _json gives for a body that does not parse (JSON's null is None)
+_JSON_KINDS = {list: "array", str: "string", int: "number", float: "number", bool: "true/false"}
+_JSON_KINDS[type(None)] = "null"
+
+
 def _json(answer: Answer) -> object:
     try:
         return json.loads(answer.body.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
-        return None
+        return NOT_JSON
 
 
 def _what(answer: Answer) -> str:
