@@ -220,3 +220,23 @@ def test_an_answer_that_is_not_an_object_says_what_it_is(
     carapace.fail_next(200, body.encode(), {"Content-Type": "application/json"})
     line = one_line_error(run, "import-carapace", "c-1")
     assert f"the answer is {said}" in line and "not a Carapace JSON object" in line, line
+
+
+def test_a_credentials_path_that_is_no_regular_file_is_refused_not_waited_on(
+    carapace: CarapaceServer, run: Run, tmp_path: Path
+) -> None:
+    """A FIFO there made every command wait forever for a writer; /dev/zero read as
+    "not a JSON object". Neither is a credentials file, and each is said so."""
+    import os
+
+    run("init")
+    fifo = tmp_path / "credentials.fifo"
+    os.mkfifo(fifo)
+    for path, said in ((fifo, "a FIFO"), (Path("/dev/zero"), "a device")):
+        line = one_line_error(run, "carapace-query", "x", "--carapace-config", str(path))
+        assert f"{path} is {said}, not a regular file" in line, line
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps({"api_key": "sc_key_x", "padding": "x" * 70_000}))
+    line = one_line_error(run, "carapace-query", "x", "--carapace-config", str(big))
+    assert "larger than" in line, line
+    assert carapace.requests == []
