@@ -249,6 +249,31 @@ def test_damaged_vectors_met_by_a_new_query_are_said_in_one_line(
     assert again.stderr == ""
 
 
+@pytest.mark.parametrize("name", [".chitin/head-time", "chitin.yaml"])
+def test_a_fifo_where_the_session_start_reads_never_hangs_it(
+    store: Path, populated: Path, name: str
+) -> None:
+    """Opening a FIFO waits for a writer: render read .chitin/head-time, and retrieve
+    and render read chitin.yaml, that way, and a session start hung for good."""
+    import os
+    import subprocess
+
+    from conftest import chitin_program
+
+    shutil.copytree(populated, store)
+    (store / name).unlink()
+    os.mkfifo(store / name)
+    for command in ("retrieve", "render"):
+        result = subprocess.run(
+            [chitin_program(), "--store", str(store), command, "--query", f"fifo {command}"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.strip() and len(result.stderr.splitlines()) <= 1, result.stderr
+
+
 # ------------------------------------------------------------------ vectors without a command
 
 
