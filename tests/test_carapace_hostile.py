@@ -240,3 +240,19 @@ def test_a_credentials_path_that_is_no_regular_file_is_refused_not_waited_on(
     line = one_line_error(run, "carapace-query", "x", "--carapace-config", str(big))
     assert "larger than" in line, line
     assert carapace.requests == []
+
+
+def test_results_that_are_not_contributions_are_not_counted_as_found(
+    carapace: CarapaceServer, run: Run, key: str
+) -> None:
+    carapace.fail_next(
+        200, {"_meta": {"warning": ["not", "text"]}, "results": [1, "a", None],
+              "totalMatches": "many"},
+    )  # fmt: skip
+    assert run("carapace-query", "anything").stdout == "No results found.\n"
+    carapace.fail_next(
+        200, {"_meta": {"warning": "Untrusted"}, "results": [result_of("Pin versions"), 7],
+              "totalMatches": [3]},
+    )  # fmt: skip
+    shown = run("carapace-query", "anything").stdout
+    assert shown.startswith("⚠ Untrusted\n\nFound 1 insight(s) (1 total matches):"), shown

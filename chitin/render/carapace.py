@@ -29,16 +29,19 @@ def query_lines(answer: Mapping[str, Any]) -> list[str]:
     lines: list[str] = []
     meta = answer.get("_meta")
     warning = meta.get("warning") if isinstance(meta, Mapping) else None
-    if warning:
+    if isinstance(warning, str) and warning.strip():  # not a list's or a dict's repr
         lines += [f"⚠ {shown(warning)}", ""]
-    results = answer.get("results")
-    if not isinstance(results, list) or not results:
+    # What is not a contribution is neither shown nor counted as found.
+    given = answer.get("results")
+    results = [r for r in given if isinstance(r, Mapping)] if isinstance(given, list) else []
+    if not results:
         return [*lines, "No results found."]
-    total = answer.get("totalMatches", len(results))
-    lines += [f"Found {len(results)} insight(s) ({shown(total)} total matches):", ""]
+    total = answer.get("totalMatches")
+    if not isinstance(total, int) or isinstance(total, bool) or total < len(results):
+        total = len(results)
+    lines += [f"Found {len(results)} insight(s) ({total} total matches):", ""]
     for result in results:
-        if isinstance(result, Mapping):
-            lines += [*_result_lines(result), ""]
+        lines += [*_result_lines(result), ""]
     domains = answer.get("relatedDomains")
     if isinstance(domains, list) and domains:
         lines.append(f"Related domains: {', '.join(shown(d) for d in domains)}")
