@@ -249,7 +249,7 @@ def test_damaged_vectors_met_by_a_new_query_are_said_in_one_line(
     assert again.stderr == ""
 
 
-@pytest.mark.parametrize("name", [".chitin/head-time", "chitin.yaml"])
+@pytest.mark.parametrize("name", [".chitin/head-time", "chitin.yaml", ".chitin/config.json"])
 def test_a_fifo_where_the_session_start_reads_never_hangs_it(
     store: Path, populated: Path, name: str
 ) -> None:

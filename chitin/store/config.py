@@ -13,7 +13,7 @@ from chitin.errors import StoreError, ValidationError
 from chitin.format.conflicts import ConflictMarkers, refuse_markers
 from chitin.format.layout import RACY_WINDOW_NS, FileStat
 from chitin.lockfile import clear_in_the_way, derived_folder
-from chitin.store.files import UnsafeFile, atomic_write, read_text
+from chitin.store.files import UnsafeFile, atomic_write, read_file, read_text
 
 CONFIG_FILE = "chitin.yaml"
 CONFIG_CACHE = "config.json"  # in .chitin/
@@ -48,11 +48,11 @@ def parse_config(path: Path) -> dict[str, Any]:
 def remembered(root: Path, stat: FileStat) -> dict[str, Any] | None:
     """The settings parsed when chitin.yaml had this ``stat``; None if unknown. A damaged
     or foreign file reads as unknown, and is written over."""
-    try:
-        kept = json.loads((derived_folder(root) / CONFIG_CACHE).read_bytes())
+    try:  # read as an insight file is: a FIFO there is not waited on, but written over
+        kept = json.loads(read_file(derived_folder(root) / CONFIG_CACHE))
         if kept["stat"] == list(stat) and isinstance(kept["config"], dict):
             return dict(kept["config"])
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, StoreError, ValueError, KeyError, TypeError):
         pass
     return None
 
