@@ -274,6 +274,39 @@ def test_a_fifo_where_the_session_start_reads_never_hangs_it(
         assert result.stdout.strip() and len(result.stderr.splitlines()) <= 1, result.stderr
 
 
+@pytest.mark.parametrize(
+    ("name", "command", "code"),
+    [
+        (".chitin/git-identity.json", ["contribute", "--type", "skill", "--claim",
+                                       "Check the derived files", "--confidence", "0.6"], 0),
+        (".chitin/reflections.json", ["reflect", "--queue", "--session-key", "agent:main:main",
+                                      "--reason", "new"], 1),
+    ],
+)  # fmt: skip
+def test_a_fifo_in_derived_files_never_hangs_a_write_or_the_queue(
+    store: Path, populated: Path, name: str, command: list[str], code: int
+) -> None:
+    """A contribute waited on a FIFO .chitin/git-identity.json (and, holding SIGTERM off
+    while it writes, for good); the session-end hook's reflect --queue waited on a FIFO
+    queue. The write goes on; the queue is refused as any unreadable queue is."""
+    import os
+    import subprocess
+
+    from conftest import chitin_program
+
+    shutil.copytree(populated, store)
+    (store / name).unlink(missing_ok=True)
+    os.mkfifo(store / name)
+    result = subprocess.run(
+        [chitin_program(), "--store", str(store), *command],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == code, result.stderr
+    assert len(result.stderr.splitlines()) <= 1, result.stderr
+
+
 # ------------------------------------------------------------------ vectors without a command
 
 
