@@ -281,6 +281,8 @@ def test_a_fifo_where_the_session_start_reads_never_hangs_it(
                                        "Check the derived files", "--confidence", "0.6"], 0),
         (".chitin/reflections.json", ["reflect", "--queue", "--session-key", "agent:main:main",
                                       "--reason", "new"], 1),
+        (".chitin/lock", ["contribute", "--type", "skill", "--claim", "Lock the derived files",
+                          "--confidence", "0.6"], 0),
     ],
 )  # fmt: skip
 def test_a_fifo_in_derived_files_never_hangs_a_write_or_the_queue(
