@@ -35,11 +35,13 @@ SOCKET_PATH_BYTES = 107  # sun_path holds 108 bytes, the last a NUL
 
 
 def user_folder_name(env: Mapping[str, str]) -> str:
-    """This user's folder for chitin's files of the moment: ``$CHITIN_RESIDENT_DIR``;
-    else ``$XDG_RUNTIME_DIR/chitin`` (absolute, an existing folder); else
-    ``/tmp/chitin-<uid>``: short, and the same for every HOME a test or a benchmark sets."""
+    """This user's folder for chitin's files of the moment: ``$CHITIN_RESIDENT_DIR``
+    (absolute); else ``$XDG_RUNTIME_DIR/chitin`` (absolute, an existing folder); else
+    ``/tmp/chitin-<uid>``: short, and the same for every HOME a test or a benchmark sets.
+    A relative folder is ignored, as XDG says of its own: it would be another folder in
+    every cwd (made there by each command), and the front, whose cwd is /, elsewhere."""
     given = env.get(USER_FOLDER)
-    if given:
+    if given and os.path.isabs(given):
         return given
     runtime = os.path.expanduser(env.get("XDG_RUNTIME_DIR") or "")
     if os.path.isabs(runtime) and os.path.isdir(runtime):

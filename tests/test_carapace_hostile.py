@@ -143,3 +143,116 @@ def test_a_rescue_file_is_never_named_after_the_server_s_agent_id(tmp_path: Path
     assert rescued is not None and rescued.parent == home
     assert "escaped" not in rescued.name and ".." not in rescued.name
     assert not list(tmp_path.parent.glob("*escaped*")) and not list(tmp_path.glob("*escaped*"))
+
+
+UNUSABLE_KEYS = {
+    "a newline": "sc_key_SECRETPART\nX-Injected: 1",
+    "a NUL": "sc_key_SECRETPART\x00",
+    "non-ASCII": "sc_key_SECRETPARTé€",
+    "a space inside": "sc_key_SECRET PART",
+}
+
+
+@pytest.mark.parametrize("given", UNUSABLE_KEYS.values(), ids=UNUSABLE_KEYS.keys())
+def test_a_key_that_cannot_be_sent_is_refused_without_being_shown(
+    carapace: CarapaceServer, run: Run, add: Any, tmp_path: Path, given: str
+) -> None:
+    """httpx refuses such a header with a message that quotes it (the key, printed), or
+    fails to encode it (an internal error). The file is refused, in one line, unshown."""
+    path = credentials_file(tmp_path / "home")
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"api_key": given, "agent_id": "a-1"}))
+    path.chmod(0o600)
+    insight_id = add("skill", "Read the error message before searching the web", 0.9)["id"]
+    for args in (("carapace-query", "anything"), ("promote", insight_id, "--force")):
+        line = one_line_error(run, *args)
+        assert "SECRETPART" not in line and "api_key" in line and str(path) in line, line
+    assert carapace.requests == []
+
+
+def test_a_registration_answer_with_an_unusable_key_says_so(
+    carapace: CarapaceServer, run: Run, tmp_path: Path
+) -> None:
+    run("init")
+    carapace.fail_next(201, {"id": "agent-1", "displayName": "Bot", "apiKey": "k\nSECRETPART"})
+    line = one_line_error(run, "carapace-register", "--name", "Bot")
+    assert "SECRETPART" not in line and "API key" in line, line
+    assert not credentials_file(tmp_path / "home").exists()
+
+
+def test_a_refusal_s_text_cannot_drive_the_terminal_or_flood_it(
+    carapace: CarapaceServer, run: Run, key: str
+) -> None:
+    """A server's error is printed as a contribution is (test_carapace.py's
+    test_remote_text_cannot_drive_the_terminal): escapes made visible, and cut short."""
+    carapace.fail_next(
+        400, {"error": {"code": "\x1b[2J", "message": "\x1b[31mred\x1b[0m \x07 \u202eevil",
+                        "details": {"reasons": ["\x1b]0;pwned\x07"], "fields": ["f\x1b[1m"]}}},
+    )  # fmt: skip
+    line = one_line_error(run, "carapace-query", "anything")
+    assert not any(c in line for c in "\x1b\x07\u202e"), repr(line)
+    assert "\\u001b[31mred" in line and "\\u001b]0;pwned\\u0007" in line
+    carapace.fail_next(400, {"error": {"code": "INVALID_REQUEST", "message": "word " * 20_000}})
+    assert len(one_line_error(run, "carapace-query", "anything")) < 1_000
+
+
+def test_a_contribution_holding_a_credential_is_refused_with_no_flag_it_lacks(
+    carapace: CarapaceServer, run: Run, store: Path
+) -> None:
+    """import-carapace has no --allow-secret: its refusal must not send the user to it."""
+    run("init")
+    token = "ghp_" + "a1B2c3D4e5" * 4
+    theirs = carapace.add_contribution(carapace.add_agent("Other"), f"Push with {token} here")
+    line = one_line_error(run, "import-carapace", theirs.id)
+    assert "GitHub token" in line and "--allow-secret" not in line and token not in line, line
+    assert list((store / "insights").rglob("*.md")) == []
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [("[1, 2]", "JSON array"), ('"ok"', "JSON string"), ("null", "JSON null"),
+     ("<html>", "an HTML page"), ("{oops", "application/json that is not JSON")],
+)  # fmt: skip
+def test_an_answer_that_is_not_an_object_says_what_it_is(
+    carapace: CarapaceServer, run: Run, body: str, said: str
+) -> None:
+    run("init")
+    carapace.fail_next(200, body.encode(), {"Content-Type": "application/json"})
+    line = one_line_error(run, "import-carapace", "c-1")
+    assert f"the answer is {said}" in line and "not a Carapace JSON object" in line, line
+
+
+def test_a_credentials_path_that_is_no_regular_file_is_refused_not_waited_on(
+    carapace: CarapaceServer, run: Run, tmp_path: Path
+) -> None:
+    """A FIFO there made every command wait forever for a writer; /dev/zero read as
+    "not a JSON object". Neither is a credentials file, and each is said so."""
+    import os
+
+    run("init")
+    fifo = tmp_path / "credentials.fifo"
+    os.mkfifo(fifo)
+    for path, said in ((fifo, "a FIFO"), (Path("/dev/zero"), "a device")):
+        line = one_line_error(run, "carapace-query", "x", "--carapace-config", str(path))
+        assert f"{path} is {said}, not a regular file" in line, line
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps({"api_key": "sc_key_x", "padding": "x" * 70_000}))
+    line = one_line_error(run, "carapace-query", "x", "--carapace-config", str(big))
+    assert "larger than" in line, line
+    assert carapace.requests == []
+
+
+def test_results_that_are_not_contributions_are_not_counted_as_found(
+    carapace: CarapaceServer, run: Run, key: str
+) -> None:
+    carapace.fail_next(
+        200, {"_meta": {"warning": ["not", "text"]}, "results": [1, "a", None],
+              "totalMatches": "many"},
+    )  # fmt: skip
+    assert run("carapace-query", "anything").stdout == "No results found.\n"
+    carapace.fail_next(
+        200, {"_meta": {"warning": "Untrusted"}, "results": [result_of("Pin versions"), 7],
+              "totalMatches": [3]},
+    )  # fmt: skip
+    shown = run("carapace-query", "anything").stdout
+    assert shown.startswith("⚠ Untrusted\n\nFound 1 insight(s) (1 total matches):"), shown

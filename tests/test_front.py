@@ -419,6 +419,37 @@ def test_the_switches(monkeypatch: pytest.MonkeyPatch) -> None:
         assert (front.settings(env) is not None) == on, env
 
 
+def test_a_relative_resident_dir_is_not_made_in_each_command_s_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Taken as it is, "run/chitin" was a folder in every folder a command ran in (the
+    client makes it), and the front, whose cwd is /, listened at /run/chitin: never
+    found, so every command ran in-process and started another. A relative value is
+    ignored, as XDG ignores a relative $XDG_RUNTIME_DIR."""
+    from chitin.residency import user_folder_name
+
+    runtime = tmp_path / "runtime"
+    runtime.mkdir()
+    env = {"CHITIN_RESIDENT_DIR": "run/chitin", "XDG_RUNTIME_DIR": str(runtime)}
+    assert user_folder_name(env) == str(runtime / "chitin")
+    project = tmp_path / "project"
+    project.mkdir()
+    monkeypatch.setenv("CHITIN_FRONT", "on")
+    monkeypatch.setenv("CHITIN_FRONT_IDLE", "5")
+    monkeypatch.setenv("CHITIN_RESIDENT_DIR", "run/chitin")
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    try:
+        assert chitin("--version", cwd=project).returncode == 0
+        assert not (project / "run").exists()
+    finally:
+        started_there = runtime / "chitin"
+        for sock in started_there.glob("*.sock") if started_there.is_dir() else ():
+            pid = _front_pid(sock)
+            if pid is not None:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+
+
 def test_only_the_chitin_program_is_served() -> None:
     """Another program that calls console main (a test that patched a module first, a
     wrapper) runs it itself: a worker would run the front's unpatched modules."""

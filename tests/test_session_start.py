@@ -232,6 +232,83 @@ def test_a_damaged_derived_file_is_never_fatal(
     run("reflect")
 
 
+@pytest.mark.parametrize("command", ["retrieve", "render"])
+def test_damaged_vectors_met_by_a_new_query_are_said_in_one_line(
+    run: Run, store: Path, populated: Path, command: str
+) -> None:
+    """A repeated query is answered without reading the matrix (the test above); a new
+    one reads it, finds the damage and throws the vectors away: that is one line, not
+    the sidecar's notice and the degraded answer's line both."""
+    shutil.copytree(populated, store)
+    damage(store / ".chitin" / "vectors" / "matrix.f32", "random bytes")
+    result = run(command, "--query", f"a query this store never saw, for {command}")
+    warnings = [line for line in result.stderr.splitlines() if line]
+    assert len(warnings) == 1, result.stderr
+    assert "matrix.f32" in warnings[0] and "text" in warnings[0], warnings
+    again = run(command, "--query", f"another query never seen, for {command}")
+    assert again.stderr == ""
+
+
+@pytest.mark.parametrize("name", [".chitin/head-time", "chitin.yaml", ".chitin/config.json"])
+def test_a_fifo_where_the_session_start_reads_never_hangs_it(
+    store: Path, populated: Path, name: str
+) -> None:
+    """Opening a FIFO waits for a writer: render read .chitin/head-time, and retrieve
+    and render read chitin.yaml, that way, and a session start hung for good."""
+    import os
+    import subprocess
+
+    from conftest import chitin_program
+
+    shutil.copytree(populated, store)
+    (store / name).unlink()
+    os.mkfifo(store / name)
+    for command in ("retrieve", "render"):
+        result = subprocess.run(
+            [chitin_program(), "--store", str(store), command, "--query", f"fifo {command}"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.strip() and len(result.stderr.splitlines()) <= 1, result.stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "command", "code"),
+    [
+        (".chitin/git-identity.json", ["contribute", "--type", "skill", "--claim",
+                                       "Check the derived files", "--confidence", "0.6"], 0),
+        (".chitin/reflections.json", ["reflect", "--queue", "--session-key", "agent:main:main",
+                                      "--reason", "new"], 1),
+        (".chitin/lock", ["contribute", "--type", "skill", "--claim", "Lock the derived files",
+                          "--confidence", "0.6"], 0),
+    ],
+)  # fmt: skip
+def test_a_fifo_in_derived_files_never_hangs_a_write_or_the_queue(
+    store: Path, populated: Path, name: str, command: list[str], code: int
+) -> None:
+    """A contribute waited on a FIFO .chitin/git-identity.json (and, holding SIGTERM off
+    while it writes, for good); the session-end hook's reflect --queue waited on a FIFO
+    queue. The write goes on; the queue is refused as any unreadable queue is."""
+    import os
+    import subprocess
+
+    from conftest import chitin_program
+
+    shutil.copytree(populated, store)
+    (store / name).unlink(missing_ok=True)
+    os.mkfifo(store / name)
+    result = subprocess.run(
+        [chitin_program(), "--store", str(store), *command],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == code, result.stderr
+    assert len(result.stderr.splitlines()) <= 1, result.stderr
+
+
 # ------------------------------------------------------------------ vectors without a command
 
 

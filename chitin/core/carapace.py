@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 from chitin.errors import ChitinError, DuplicateError, StateError, ValidationError
 from chitin.model import carapace as rules
+from chitin.model import secrets
 from chitin.model.insight import Insight, check_carapace_id, check_confidence, check_text
 from chitin.model.secrets import find_secrets
 from chitin.notices import notice
@@ -170,6 +171,12 @@ def register(
     key = answer.pop("apiKey", None)
     if not isinstance(key, str) or not key:
         raise ValidationError("apiKey", "Carapace registered the agent but sent no API key")
+    if not credentials.usable_key(key):
+        raise ValidationError(
+            "apiKey",
+            "Carapace registered the agent but sent an API key that cannot be sent back "
+            "(not visible ASCII characters); nothing was saved",
+        )
     answer = redacted(answer, key)  # the key is shown nowhere, even if said twice
     agent = answer.get("id") if isinstance(answer.get("id"), str) else None
     shown = answer.get("displayName")
@@ -349,6 +356,11 @@ def import_contribution(
         raise ValidationError("id", f"Carapace answered with another contribution for {cid}")
     try:
         result = lifecycle.contribute(fields, check=not force, carapace_id=cid)
+    except ValidationError as refused:
+        if secrets.ALLOW_ANYWAY not in str(refused):
+            raise
+        said = str(refused).replace(secrets.ALLOW_ANYWAY, "(such a contribution is not imported)")
+        raise ValidationError(refused.field, said) from None
     except DuplicateError as known:  # import_contribution's parameter is force
         existing = known.existing
         raise DuplicateError(

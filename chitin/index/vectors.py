@@ -100,15 +100,16 @@ class VectorStore:
     def close(self) -> None:
         self.db.close()
 
-    def discard(self, error: BaseException) -> None:
+    def discard(self, error: BaseException, said: bool = True) -> None:
         """Throw every vector away (a damaged index or matrix; they are embedded again),
-        and say so."""
+        and say so (unless ``said`` is False: the caller's own line says it)."""
         self.db.close()
         delete_files(self.folder)
         self.db = open_index(self.folder / INDEX)
         self._adopt_identity()
         self._opened = file_identity(self.folder / INDEX)
-        notice(f".chitin/{FOLDER} was damaged ({error}); its vectors are made again")
+        if said:
+            notice(f".chitin/{FOLDER} was damaged ({error}); its vectors are made again")
 
     def unsound(self) -> bool:
         """Whether the index is damaged (PRAGMA quick_check, and its tables): asked when

@@ -26,6 +26,18 @@ from chitin.model.insight import (
 DEFAULT_URL = "https://carapaceai.com/api/v1"
 DEFAULT_PERSONAL_TAGS: tuple[str, ...] = ("boss", "human", "personal", "private")
 
+# What lets remote text drive a terminal: control characters (escape sequences among
+# them) and the bidirectional ones that reorder what is read.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def shown(value: object) -> str:
+    """Remote text made safe to print: control and bidirectional characters become
+    ``\\u`` escapes, so a server cannot move the cursor or recolour the screen."""
+    text = "" if value is None else str(value)
+    return _CONTROL.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
+
 # Never shared, whatever --force says: a relational insight is about a person, and a
 # trigger is a reflex tuned to one agent and its human (the original's guide says so;
 # its code let both through under --force, and triggers even without it).

@@ -332,11 +332,16 @@ def check_agent(name: str) -> str:
     return name
 
 
+# How a refusal says to write it anyway: the CLI's flag. Where there is no such flag (the
+# MCP tools have a parameter; import-carapace has neither), the caller rewords it.
+ALLOW_ANYWAY = "(use --allow-secret if it is not one)"
+
+
 def refusal(field: str, kind: str) -> str:
     """What a write that would commit a credential says (the secret is not repeated)."""
     return (
         f"{field} looks like it holds {article(kind)} {kind}; an insight must not contain "
-        "credentials (use --allow-secret if it is not one)"
+        f"credentials {ALLOW_ANYWAY}"
     )
 
 

@@ -24,6 +24,7 @@ from urllib.parse import quote, urlsplit
 import httpx
 
 from chitin.errors import ChitinError
+from chitin.model.carapace import shown
 from chitin.providers.bounded_http import (
     ACCEPTED_ENCODINGS,
     Answer,
@@ -42,6 +43,7 @@ MAX_WAIT_SECONDS = 10.0  # a longer Retry-After is reported, not slept through
 MAX_ANSWER_BYTES = 4 * 1024 * 1024
 DEADLINE_SECONDS = 60.0  # for a whole command: $CARAPACE_TIMEOUT or carapace.timeout
 REDACTED_KEY = "[redacted API key]"
+SAID_TEXT = 300  # characters of each of the server's texts in an error line
 
 
 class CarapaceError(ChitinError):
@@ -67,19 +69,27 @@ class CarapaceError(ChitinError):
 
 
 def _line(message: str, code: str, details: Mapping[str, Any], wait: float | None) -> str:
-    said = [f"{' '.join(message.split())} ({code})"]
+    said = [f"{_said(message)} ({_said(code)})"]
     existing = details.get("existingId")
     if isinstance(existing, str):
-        said.append(f"the existing contribution is {existing}")
+        said.append(f"the existing contribution is {_said(existing)}")
     reasons = details.get("reasons")
     if isinstance(reasons, list) and reasons:
-        said.append("; ".join(str(r) for r in reasons))
+        said.append(_said("; ".join(str(r) for r in reasons)))
     fields = details.get("fields")
     if isinstance(fields, list) and fields and "; ".join(map(str, fields)) != message:
-        said.append("; ".join(str(f) for f in fields))
+        said.append(_said("; ".join(str(f) for f in fields)))
     if wait is not None:
         said.append(f"try again in {_duration(wait)}")
     return ": ".join(said)
+
+
+def _said(text: str) -> str:
+    """The server's text as the error line holds it: on one line, its control characters
+    made visible (never obeyed by the terminal), and cut short (a refusal is a sentence,
+    not a page)."""
+    text = shown(" ".join(text.split()))
+    return text if len(text) <= SAID_TEXT else text[:SAID_TEXT] + "…"
 
 
 def _duration(seconds: float) -> str:
@@ -212,8 +222,9 @@ class CarapaceClient:
                 f"cannot connect to {_host(url)}: {_reason(error)}", "NETWORK_ERROR"
             ) from None
         except httpx.HTTPError as error:
+            said = redacted(_reason(error), self._key)  # httpx may quote the headers
             raise CarapaceError(
-                f"the connection to {_host(url)} failed: {_reason(error)}", "NETWORK_ERROR"
+                f"the connection to {_host(url)} failed: {said}", "NETWORK_ERROR"
             ) from None
 
     def _timeout(self, url: str) -> httpx.Timeout:
@@ -250,8 +261,9 @@ def _worth_retrying(error: CarapaceError, attempt: int) -> bool:
 def _answer(answer: Answer) -> dict[str, Any]:
     data = _json(answer)
     if not isinstance(data, dict):
+        what = _what(answer) if data is NOT_JSON else f"JSON {_JSON_KINDS.get(type(data), 'data')}"
         raise CarapaceError(
-            f"HTTP {answer.status}, but the answer is {_what(answer)}, not a Carapace JSON object",
+            f"HTTP {answer.status}, but the answer is {what}, not a Carapace JSON object",
             "BAD_RESPONSE",
             answer.status,
         )
@@ -297,11 +309,16 @@ def _retry_after(answer: Answer, error: object) -> float | None:
     return seconds if 0 <= seconds < 86_400 * 7 else None
 
 
+NOT_JSON = object()  # what _json gives for a body that does not parse (JSON's null is None)
+_JSON_KINDS = {list: "array", str: "string", int: "number", float: "number", bool: "true/false"}
+_JSON_KINDS[type(None)] = "null"
+
+
 def _json(answer: Answer) -> object:
     try:
         return json.loads(answer.body.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
-        return None
+        return NOT_JSON
 
 
 def _what(answer: Answer) -> str:

@@ -49,6 +49,12 @@ def load(path: Path) -> tuple[Credentials, str | None]:
             f"Carapace credentials file {path} is missing api_key "
             '(expected: {"api_key": "sc_key_...", "agent_id": "..."})'
         )
+    if not usable_key(key.strip()):
+        raise CredentialsError(
+            f"Carapace credentials file {path} holds an api_key that cannot be sent (a key "
+            "is visible ASCII characters, no spaces or control characters): register "
+            "again, or correct the file"
+        )
     found = Credentials(
         key.strip(),
         *(_text(data.get(k)) for k in ("agent_id", "display_name", "registered_at")),
@@ -56,9 +62,18 @@ def load(path: Path) -> tuple[Credentials, str | None]:
     return found, exposure(path)
 
 
+def usable_key(key: str) -> bool:
+    """Whether ``key`` can travel in an Authorization header: visible ASCII, as a Bearer
+    token is. httpx refuses anything else with a message that quotes the header (the
+    key), or cannot encode it at all."""
+    return bool(key) and all("!" <= character <= "~" for character in key)
+
+
 def _read(path: Path) -> dict[str, object]:
     try:
-        with path.open("rb") as handle:
+        # Without O_NONBLOCK, opening a FIFO waits for a writer: forever.
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
+            _regular(path, os.fstat(handle.fileno()).st_mode)
             raw = handle.read(MAX_BYTES + 1)
     except FileNotFoundError:
         raise CredentialsError(
@@ -73,8 +88,13 @@ def _read(path: Path) -> dict[str, object]:
         raise CredentialsError(
             f"cannot read Carapace credentials {path}: {error.strerror or error}"
         ) from None
+    if len(raw) > MAX_BYTES:
+        raise CredentialsError(
+            f"Carapace credentials file {path} is larger than {MAX_BYTES // 1024} KB, "
+            "which no credentials file is; it was not read"
+        )
     try:
-        data = json.loads(raw.decode("utf-8")) if len(raw) <= MAX_BYTES else None
+        data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         data = None
     if not isinstance(data, dict):
@@ -83,6 +103,17 @@ def _read(path: Path) -> dict[str, object]:
             '(expected: {"api_key": "sc_key_...", "agent_id": "..."})'
         )
     return data
+
+
+def _regular(path: Path, mode: int) -> None:
+    """Refuse what is not a regular file: a folder, or what reading would wait on or
+    never finish (a FIFO, a device such as /dev/zero, a socket)."""
+    if stat.S_ISREG(mode):
+        return
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(path)
+    kind = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+    raise CredentialsError(f"Carapace credentials path {path} is {kind}, not a regular file")
 
 
 def _text(value: object) -> str | None:

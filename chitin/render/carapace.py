@@ -6,26 +6,18 @@ control characters (terminal escape sequences among them) made visible, never ob
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from chitin.model.carapace import shown
 from chitin.model.insight import Insight, js_number
 from chitin.render.text import conflicts_block, duplicates_block
 
 if TYPE_CHECKING:
     from chitin.model.results import Match
 
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 SHOWN_TEXT = 150
-
-
-def shown(value: object) -> str:
-    """Remote text made safe to print: control and bidirectional characters become
-    ``\\u`` escapes, so a contribution cannot move the cursor or recolour the screen."""
-    text = "" if value is None else str(value)
-    return _CONTROL.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
 def _cut(value: object, width: int = SHOWN_TEXT) -> str:
@@ -37,16 +29,19 @@ def query_lines(answer: Mapping[str, Any]) -> list[str]:
     lines: list[str] = []
     meta = answer.get("_meta")
     warning = meta.get("warning") if isinstance(meta, Mapping) else None
-    if warning:
+    if isinstance(warning, str) and warning.strip():  # not a list's or a dict's repr
         lines += [f"⚠ {shown(warning)}", ""]
-    results = answer.get("results")
-    if not isinstance(results, list) or not results:
+    # What is not a contribution is neither shown nor counted as found.
+    given = answer.get("results")
+    results = [r for r in given if isinstance(r, Mapping)] if isinstance(given, list) else []
+    if not results:
         return [*lines, "No results found."]
-    total = answer.get("totalMatches", len(results))
-    lines += [f"Found {len(results)} insight(s) ({shown(total)} total matches):", ""]
+    total = answer.get("totalMatches")
+    if not isinstance(total, int) or isinstance(total, bool) or total < len(results):
+        total = len(results)
+    lines += [f"Found {len(results)} insight(s) ({total} total matches):", ""]
     for result in results:
-        if isinstance(result, Mapping):
-            lines += [*_result_lines(result), ""]
+        lines += [*_result_lines(result), ""]
     domains = answer.get("relatedDomains")
     if isinstance(domains, list) and domains:
         lines.append(f"Related domains: {', '.join(shown(d) for d in domains)}")

@@ -191,8 +191,17 @@ def nearest(
             raise
         if not isinstance(error, DamagedVectors) and not semantic.vectors.unsound():
             raise  # the cache's damage, not the sidecar's: the cache is rebuilt for it
-        semantic.vectors.discard(error)
-        return Nearest([], "the vector sidecar was damaged and is rebuilt; ranked by text alone", 0)
+        # One line says it: the degraded answer's, which names the damage too.
+        semantic.vectors.discard(error, said=False)
+        return Nearest([], _damaged(error), 0)
+
+
+def _damaged(error: Exception) -> str:
+    """What the degraded answer says of a sidecar found damaged: which file, and why."""
+    where = (
+        ".chitin/vectors" if isinstance(error, DamagedVectors) else ".chitin/vectors/index.sqlite3"
+    )
+    return f"{where} was damaged ({error}) and is rebuilt; ranked by text alone"
 
 
 # The text that says nothing: how near an insight is to it is how near it comes to any

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chitin.errors import ValidationError
-from chitin.model import fields
+from chitin.model import fields, secrets
 from chitin.model.fields import CLAIM, FLAG, LIST, NUMBER, SECTION, TEXT, WORD, Field
 from chitin.notices import take
 from chitin.render.failures import describe
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 # How the refusal of a credential (model/secrets.py) says to write it anyway: the CLI's
 # flag, then the tools' parameter (tests/test_mcp.py holds the two together).
 ALLOW_ANYWAY = (
-    "(use --allow-secret if it is not one)",
+    secrets.ALLOW_ANYWAY,
     "(call again with allow_secret: true if it is not one)",
 )
 

@@ -13,7 +13,7 @@ from chitin.errors import StoreError, ValidationError
 from chitin.format.conflicts import ConflictMarkers, refuse_markers
 from chitin.format.layout import RACY_WINDOW_NS, FileStat
 from chitin.lockfile import clear_in_the_way, derived_folder
-from chitin.store.files import atomic_write
+from chitin.store.files import UnsafeFile, atomic_write, read_file, read_text
 
 CONFIG_FILE = "chitin.yaml"
 CONFIG_CACHE = "config.json"  # in .chitin/
@@ -25,7 +25,7 @@ def parse_config(path: Path) -> dict[str, Any]:
     from chitin.format.frontmatter import load_yaml
 
     try:  # without anchors and aliases, as frontmatter (a pulled file can be a YAML bomb)
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path, links=True)  # never waits on a FIFO put in its place
         refuse_markers(text)  # a stopped merge: what it says is neither side
         data = load_yaml(text, CONFIG_FILE, "config", first_line=1)
     except ConflictMarkers as error:
@@ -36,6 +36,8 @@ def parse_config(path: Path) -> dict[str, Any]:
         raise StoreError(f"{CONFIG_FILE} does not parse: {error}") from None
     except OSError as error:
         raise StoreError(f"cannot read {CONFIG_FILE}: {error.strerror or error}") from None
+    except UnsafeFile as error:
+        raise StoreError(f"cannot read {CONFIG_FILE}: it is {error}") from None
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -46,11 +48,11 @@ def parse_config(path: Path) -> dict[str, Any]:
 def remembered(root: Path, stat: FileStat) -> dict[str, Any] | None:
     """The settings parsed when chitin.yaml had this ``stat``; None if unknown. A damaged
     or foreign file reads as unknown, and is written over."""
-    try:
-        kept = json.loads((derived_folder(root) / CONFIG_CACHE).read_bytes())
+    try:  # read as an insight file is: a FIFO there is not waited on, but written over
+        kept = json.loads(read_file(derived_folder(root) / CONFIG_CACHE))
         if kept["stat"] == list(stat) and isinstance(kept["config"], dict):
             return dict(kept["config"])
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, StoreError, ValueError, KeyError, TypeError):
         pass
     return None
 

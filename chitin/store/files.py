@@ -205,17 +205,17 @@ class UnsafeFile(StoreError):
         self.fix = fix
 
 
-def read_file(path: Path, limit: int = MAX_INSIGHT_BYTES) -> bytes:
+def read_file(path: Path, limit: int = MAX_INSIGHT_BYTES, links: bool = False) -> bytes:
     """The bytes of the insight file at ``path``, if it is a regular file of at most
     ``limit`` bytes; else UnsafeFile says what it is. OSError if it cannot be read.
 
-    Links are never followed, and a FIFO is never opened: the kind is checked with
-    ``lstat`` before opening, and again on the open file, which is opened with
-    O_NOFOLLOW|O_NONBLOCK so that a file swapped in between cannot hang the reader
-    either. No more than ``limit`` + 1 bytes are ever read.
+    Links are never followed (unless ``links``: a settings file may be one), and a FIFO
+    is never opened: the kind is checked with ``lstat`` before opening, and again on the
+    open file, which is opened with O_NOFOLLOW|O_NONBLOCK so that a file swapped in
+    between cannot hang the reader either. No more than ``limit`` + 1 bytes are ever read.
     """
-    _refuse(os.lstat(path), limit)
-    fd = os.open(path, _OPEN_FLAGS)
+    _refuse(os.stat(path) if links else os.lstat(path), limit)
+    fd = os.open(path, _OPEN_FLAGS & ~getattr(os, "O_NOFOLLOW", 0) if links else _OPEN_FLAGS)
     try:
         st = os.fstat(fd)
         _refuse(st, limit)
@@ -236,10 +236,10 @@ def read_file(path: Path, limit: int = MAX_INSIGHT_BYTES) -> bytes:
     return data
 
 
-def read_text(path: Path, limit: int = MAX_INSIGHT_BYTES) -> str:
+def read_text(path: Path, limit: int = MAX_INSIGHT_BYTES, links: bool = False) -> str:
     """``read_file`` as text, the way ``Path.read_text`` reads it (UTF-8, and universal
     newlines). UnicodeDecodeError if it is not UTF-8."""
-    text = read_file(path, limit).decode("utf-8")
+    text = read_file(path, limit, links).decode("utf-8")
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return text

@@ -9,7 +9,11 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 
+from chitin.errors import StoreError
+from chitin.store.files import read_file
+
 _OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+REMEMBERED_BYTES = 256  # "<commit> <seconds>\n": a commit of 64 digits fits four times
 
 
 def read_head(git_dir: Path) -> str | None:
@@ -36,10 +40,10 @@ def read_head(git_dir: Path) -> str | None:
 
 
 def remembered_time(path: Path, commit: str) -> datetime | None:
-    try:
-        kept, stamp = path.read_text(encoding="ascii").split()
+    try:  # a FIFO there is not waited on: remember_time puts a file in its place
+        kept, stamp = read_file(path, REMEMBERED_BYTES).decode("ascii").split()
         return datetime.fromtimestamp(int(stamp), tz=UTC) if kept == commit else None
-    except (OSError, ValueError, UnicodeDecodeError, OverflowError):
+    except (OSError, StoreError, ValueError, UnicodeDecodeError, OverflowError):
         return None
 
 

@@ -20,7 +20,9 @@ import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from chitin.errors import StoreError
 from chitin.lockfile import derived_folder
+from chitin.store.files import read_text
 
 CACHE = "git-identity.json"
 KEYS = ("user.name", "user.email")
@@ -57,8 +59,8 @@ def configured(
     signature = _signature(git_dir, env)
     cache = derived_folder(root) / CACHE
     if signature is not None:
-        with contextlib.suppress(OSError, ValueError, TypeError, KeyError):
-            kept = json.loads(cache.read_text(encoding="utf-8"))
+        with contextlib.suppress(OSError, StoreError, ValueError, TypeError, KeyError):
+            kept = json.loads(read_text(cache))  # never waits on a FIFO put there
             if kept["signature"] == signature:
                 return {key for key in kept["keys"] if key in KEYS}
     keys = ask()

@@ -9,10 +9,11 @@ from typing import NamedTuple
 
 from chitin.lockfile import derived_folder
 from chitin.model.reflection import Marker, parse_queue, serialize
-from chitin.store.files import atomic_write
+from chitin.store.files import UnsafeFile, atomic_write, read_text
 
 # Inside the git-ignored .chitin/: a queue is machine-local, like the cache.
 QUEUE_FILE = "reflections.json"
+QUEUE_BYTES = 64 << 20  # a cap far above any queue: read_text's default is for insight files
 # What each session was given at its start (issue 26), one small file per session id,
 # read when the session ends; the oldest go once there are more than MAX_NOTES.
 NOTES_FOLDER = "sessions"
@@ -37,12 +38,14 @@ def queue_path(root: Path) -> Path:
 
 def read_queue(path: Path) -> QueueFile:
     """A missing file is an empty queue; one that cannot be read or parsed says why."""
-    try:
-        text = path.read_text(encoding="utf-8")
+    try:  # never waits on a FIFO put there
+        text = read_text(path, QUEUE_BYTES)
     except FileNotFoundError:
         return QueueFile(path, [])
     except (OSError, UnicodeDecodeError) as error:
         return QueueFile(path, [], f"cannot be read ({_reason(error)})")
+    except UnsafeFile as error:
+        return QueueFile(path, [], f"cannot be read (it is {error})")
     parsed = parse_queue(text)
     return QueueFile(path, parsed.markers, parsed.problem)
 
@@ -75,8 +78,8 @@ def write_session_note(root: Path, session: str, injected: list[str]) -> None:
 def read_session_note(root: Path, session: str) -> list[str]:
     """The ids noted for ``session``; none when there is no usable note."""
     try:
-        data = json.loads(_note_path(root, session).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        data = json.loads(read_text(_note_path(root, session), QUEUE_BYTES))
+    except (OSError, UnsafeFile, UnicodeDecodeError, json.JSONDecodeError):
         return []
     ids = data.get("injected") if isinstance(data, dict) else None
     if not isinstance(ids, list):
@@ -94,8 +97,8 @@ MAX_PLACES = 256
 def read_places(root: Path) -> dict[str, dict[str, int]]:
     """The places noted; none when the file is missing or unusable."""
     try:
-        data = json.loads((derived_folder(root) / PLACES_FILE).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        data = json.loads(read_text(derived_folder(root) / PLACES_FILE, QUEUE_BYTES))
+    except (OSError, UnsafeFile, UnicodeDecodeError, json.JSONDecodeError):
         return {}
     if not isinstance(data, dict):
         return {}
