@@ -32,7 +32,10 @@ def dedupe(ctx: click.Context, apply_: bool, allow_secret: bool, fmt: str) -> No
     """
     with opened(ctx, reading=not apply_) as chitin:
         found = chitin.dedupe(apply=apply_, allow_secret=allow_secret)
+    without = int(getattr(found, "without_alignment", 0))
     if fmt == "json":
-        emit_json(shapes.dedupe(found, apply_))
+        emit_json(shapes.dedupe(found, apply_, without))
         return
     click.echo("\n".join(text.dedupe_lines(found, apply_)))
+    if without:
+        click.echo(text.unaligned_line(without))
