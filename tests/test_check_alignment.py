@@ -13,7 +13,10 @@ from typing import Any
 
 import pytest
 
+from chitin.providers import ProviderError
 from chitin.providers.local import LocalProvider, TokenRows
+from chitin.retrieval.clusters import Meaning
+from chitin.retrieval.judgement import Side
 from chitin.search import aligned
 from tests.conftest import Run
 
@@ -102,3 +105,29 @@ def test_without_stored_vectors_nothing_is_aligned(
     report = check_json(run)
     assert report["warnings"] == [] and report["judgedWithoutAlignment"] == 0
     assert tokenized == [] and not (store / ".chitin" / "vectors").exists()
+
+
+def _pair_meaning(cosine: float) -> Meaning:
+    return Meaning([(0, 1, cosine)], lambda i, j: cosine if i != j else 1.0)
+
+
+def test_the_model_failing_leaves_the_cosine_to_decide_and_is_counted() -> None:
+    sides = [Side("relational", ALICE), Side("relational", PARAPHRASE)]
+
+    def failing(texts: Sequence[str]) -> Any:
+        raise ProviderError("the model is gone")
+
+    def aligned_fully(texts: Sequence[str]) -> Any:
+        return [(tuple(t.lower().split()), [[1.0, 0.0]] * len(t.split())) for t in texts]
+
+    strength = [(0,), (1,)]
+    text_of = [ALICE, PARAPHRASE].__getitem__
+    failed = aligned.grouped(sides, strength, _pair_meaning(0.80), text_of, failing)
+    assert failed.grouping.clusters == [] and failed.without_alignment == 1
+    found = aligned.grouped(sides, strength, _pair_meaning(0.80), text_of, aligned_fully)
+    assert [c.members for c in found.grouping.clusters] == [(0, 1)]
+    assert found.without_alignment == 0
+    # above the band the cosine decides alone: nothing is asked
+    clear = aligned.grouped(sides, strength, _pair_meaning(0.95), text_of, failing)
+    assert [c.members for c in clear.grouping.clusters] == [(0, 1)]
+    assert clear.without_alignment == 0

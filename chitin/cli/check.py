@@ -37,7 +37,9 @@ def check(ctx: click.Context, paths: tuple[Path, ...], store: str | None, fmt: s
     use; a template render cannot fill.
     Warnings: live insights that nearly duplicate or contradict each other (by
     meaning where the store holds a current vector of both, else by words: the
-    output says how many had none); a
+    output says how many had none; with the local model's token vectors where a
+    verdict hangs on them, as at contribute, a bounded few: the output says how
+    many pairs went without); a
     chitin.yaml setting nothing reads; and a chitin that git's merge driver or
     an agent host's hook runs but that is gone.
 

@@ -15,7 +15,9 @@ Y") look for them, and a conflict is reported once per pair of clusters.
 With ``meaning`` (the stored whole-text vectors, chitin.search.stored), a pair whose
 two insights have one is judged with its cosine, as ``contribute`` judges it, and the
 close pairs the vectors give are candidates too: duplicates by meaning that share few
-words, and conflicts whose topic is the same in meaning.
+words, and conflicts whose topic is the same in meaning. Where ``meaning`` also gives
+the alignment of a pair's own words (chitin.search.aligned), a duplicate is judged
+with it, as at the door.
 
 The cap trades completeness for bounded time: a pair sharing only words that more
 than CANDIDATES other insights hold may be missed (bench/check_scale.py).
