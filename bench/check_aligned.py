@@ -87,6 +87,7 @@ def measure(root: Path, pythonpath: str, env: dict[str, str]) -> tuple[float, fl
         text=True,
         env=chosen,
         check=False,
+        cwd=root.parent,  # not this checkout: `-c` puts the cwd before PYTHONPATH
     )
     seconds = time.perf_counter() - started
     peak = next(line for line in done.stderr.splitlines() if line.startswith("PEAK "))
