@@ -27,11 +27,13 @@ from chitin.retrieval.alignment import Tokens, own_alignment, words_of
 from chitin.retrieval.clusters import WORDS_ONLY, Grouping, Meaning, group
 from chitin.retrieval.judgement import Side, depends_on_alignment
 
-# Texts whose token vectors one run asks for, at most: the resident answers 32 in
-# ~0.1 s, the model loaded here ~0.4 s for the first (its load) and ~0.1 s a batch.
-TEXTS = 256
-# Pairs aligned, at most: each is ~0.3 ms of plain Python (bench/dedup/consistency.py).
-PAIRS = 1024
+# Texts whose token vectors one run asks for, at most, and pairs aligned. The model's
+# cost grows with a text's word pieces: 256 short claims ~0.5 s in-process, but 256
+# texts of ~100 pieces ~18 s (a 1,000-insight store of the labelled claims and
+# bench/run.py's made-up words, bench/check_aligned.py); 64 bounds a linter's run to a
+# few seconds at worst. A pair is ~1-15 ms of plain Python (its texts' lengths).
+TEXTS = 64
+PAIRS = 256
 BATCH = 32  # texts a question (the resident's MAX_TEXTS)
 
 Made = Sequence[tuple[Sequence[str], Sequence[Sequence[float]]]]
