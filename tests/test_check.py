@@ -66,7 +66,13 @@ def test_a_clean_store_passes(run: Run, seeded: Path) -> None:
     count = len(list((seeded / "insights").rglob("*.md")))
     result = run("check")
     assert result.stdout == f"✓ {count} insight files checked: no problems\n"
-    assert check_json(run) == {"files": count, "errors": [], "warnings": [], "judgedByWords": 0}
+    assert check_json(run) == {
+        "files": count,
+        "errors": [],
+        "warnings": [],
+        "judgedByWords": 0,
+        "judgedWithoutAlignment": 0,
+    }
 
 
 def test_an_empty_store_passes_and_a_missing_one_is_an_error(run: Run, store: Path) -> None:
@@ -466,7 +472,13 @@ def test_file_arguments_check_only_those_files(run: Run, seeded: Path) -> None:
     good = put(seeded, "insights/skill/good.md", insight_text("good", claim="A fine claim"))
     report = check_json(run, str(seeded / good), str(seeded / "README.md"))
     # the starter insights have vectors (init --seed); good.md, the one checked, has none
-    assert report == {"files": 1, "errors": [], "warnings": [], "judgedByWords": 1}
+    assert report == {
+        "files": 1,
+        "errors": [],
+        "warnings": [],
+        "judgedByWords": 1,
+        "judgedWithoutAlignment": 0,
+    }
     assert only(check_json(run, str(seeded / bad), expect=1))["path"] == bad
 
 
@@ -690,7 +702,7 @@ def test_a_store_without_chitin_yaml_or_with_every_setting_passes(run: Run, seed
         "shard: true\n"
     )
     expected = {"files": check_json(run)["files"], "errors": [], "warnings": []}
-    assert check_json(run) == {**expected, "judgedByWords": 0}
+    assert check_json(run) == {**expected, "judgedByWords": 0, "judgedWithoutAlignment": 0}
 
 
 def test_pre_commit_checks_chitin_yaml_when_it_is_among_the_changed_files(

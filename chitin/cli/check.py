@@ -10,7 +10,7 @@ from chitin import Chitin
 from chitin.cli.global_options import named_store
 from chitin.cli.options import format_option
 from chitin.cli.output import emit_json
-from chitin.render import shapes
+from chitin.render import shapes, text
 
 
 @click.command(short_help="Validate the store's files (for pre-commit and CI).")
@@ -37,7 +37,9 @@ def check(ctx: click.Context, paths: tuple[Path, ...], store: str | None, fmt: s
     use; a template render cannot fill.
     Warnings: live insights that nearly duplicate or contradict each other (by
     meaning where the store holds a current vector of both, else by words: the
-    output says how many had none); a
+    output says how many had none; with the local model's token vectors where a
+    verdict hangs on them, as at contribute, a bounded few: the output says how
+    many pairs went without); a
     chitin.yaml setting nothing reads; and a chitin that git's merge driver or
     an agent host's hook runs but that is gone.
 
@@ -54,7 +56,13 @@ def check(ctx: click.Context, paths: tuple[Path, ...], store: str | None, fmt: s
     report = Chitin(root).check(list(paths) if paths else None, home=Path.home())
     if fmt == "json":
         emit_json(
-            shapes.check_report(report.files, report.errors, report.warnings, report.by_words)
+            shapes.check_report(
+                report.files,
+                report.errors,
+                report.warnings,
+                report.by_words,
+                report.without_alignment,
+            )
         )
     else:
         for finding in report.errors + report.warnings:
@@ -65,6 +73,8 @@ def check(ctx: click.Context, paths: tuple[Path, ...], store: str | None, fmt: s
                 f"{_count(report.by_words, 'insight')} judged by words "
                 "(no vector yet; `chitin embed` makes them)"
             )
+        if report.without_alignment:
+            click.echo(text.unaligned_line(report.without_alignment))
         click.echo(_summary(report.files, len(report.errors), len(report.warnings)))
     if report.errors:
         ctx.exit(1)

@@ -28,11 +28,17 @@ def dedupe(ctx: click.Context, apply_: bool, allow_secret: bool, fmt: str) -> No
     cluster, keeping every reinforcement, tag and evidence line, as merge does.
 
     Duplicates are judged as contribute judges them: by meaning where the stored
-    vectors are current (`chitin embed`), else by words. check finds the same.
+    vectors are current (`chitin embed`), else by words; a pair whose verdict hangs
+    on how the words of its own align gets the local model's token vectors, as at
+    contribute (a bounded few a run: the output says how many pairs went without).
+    check finds the same.
     """
     with opened(ctx, reading=not apply_) as chitin:
         found = chitin.dedupe(apply=apply_, allow_secret=allow_secret)
+    without = int(getattr(found, "without_alignment", 0))
     if fmt == "json":
-        emit_json(shapes.dedupe(found, apply_))
+        emit_json(shapes.dedupe(found, apply_, without))
         return
     click.echo("\n".join(text.dedupe_lines(found, apply_)))
+    if without:
+        click.echo(text.unaligned_line(without))

@@ -22,10 +22,11 @@ from chitin.format import layout, lint
 from chitin.format.lint import Checked, Finding
 from chitin.lockfile import DERIVED_DIR
 from chitin.model.insight import Insight
+from chitin.model.search_text import embedding_text
 from chitin.render import personality as templates
-from chitin.retrieval.clusters import WORDS_ONLY, Cluster, Meaning, group
+from chitin.retrieval.clusters import WORDS_ONLY, Cluster, Grouping, Meaning, group
 from chitin.retrieval.judgement import side_of
-from chitin.search import semantic, stored
+from chitin.search import aligned, semantic, stored
 from chitin.search.door import strength
 from chitin.store import files
 from chitin.store.config import CONFIG_FILE, parse_config
@@ -43,6 +44,9 @@ class Report:
     # Live insights (of the focus, if any) judged by words because the sidecar holds no
     # current vector of them: `chitin embed` makes them.
     by_words: int = 0
+    # Pairs whose verdict depends on the alignment of their own words, judged by the
+    # cosine alone (past chitin.search.aligned's budget, or the model failed).
+    without_alignment: int = 0
 
 
 def check(
@@ -54,7 +58,7 @@ def check(
     the project the current folder is in. Reads the files, not the cache, and writes
     nothing."""
 
-    report = check_store(root, list(paths) if paths is not None else None)
+    report = check_store(root, list(paths) if paths is not None else None, env)
     if home is not None:
         folder = openclaw_hooks_dir(home, env)
         report.warnings.extend(setup_findings(root, home, folder, env, _current_folder()))
@@ -68,13 +72,16 @@ def _current_folder() -> Path | None:
         return None
 
 
-def check_store(root: Path, paths: Sequence[Path] | None = None) -> Report:
+def check_store(
+    root: Path, paths: Sequence[Path] | None = None, env: Mapping[str, str] | None = None
+) -> Report:
     """Check every insight file of the store at ``root``, or only ``paths`` (files
     anywhere; those that are not insight files of this store are ignored).
 
     With ``paths`` (what pre-commit passes: the changed files), the per-file rules and
     the near-duplicate warnings cover those files, and ids are compared with the
-    whole store's.
+    whole store's. With ``env``, the local model gives the token vectors of the pairs
+    whose verdict depends on them (chitin.search.aligned); without, the cosine decides.
     """
     if not root.is_dir():
         problem = "it is not a folder" if root.exists() else "the folder does not exist"
@@ -84,7 +91,8 @@ def check_store(root: Path, paths: Sequence[Path] | None = None) -> Report:
     checked = [_check(root, path, focus) for path in every]
     findings = [f for item in checked for f in item.findings]
     findings += lint.duplicate_ids(checked, focus)
-    related, by_words = related_findings([item for item in checked if item.insight], focus, root)
+    valid = [item for item in checked if item.insight]
+    related, by_words, unaligned = related_findings(valid, focus, root, env)
     findings += related
     # By file; the sort is stable, so each file's findings keep their order.
     order = {path: index for index, path in enumerate(every)}
@@ -102,6 +110,7 @@ def check_store(root: Path, paths: Sequence[Path] | None = None) -> Report:
         errors=[f for f in findings if f.severity == lint.ERROR],
         warnings=[f for f in findings if f.severity == lint.WARNING],
         by_words=by_words,
+        without_alignment=unaligned,
     )
 
 
@@ -265,21 +274,29 @@ def _check(root: Path, path: str, focus: set[str] | None) -> Checked:
 
 
 def related_findings(
-    valid: Sequence[Checked], focus: Collection[str] | None, root: Path | None = None
-) -> tuple[list[Finding], int]:
+    valid: Sequence[Checked],
+    focus: Collection[str] | None,
+    root: Path | None = None,
+    env: Mapping[str, str] | None = None,
+) -> tuple[list[Finding], int, int]:
     """Warnings for live insights that duplicate or contradict one another, judged as
     ``contribute`` judges them: by meaning where the store's sidecar holds a current
-    vector of both (read, never made: see ``stored_meaning``), else by words. One line
+    vector of both (read, never made: see ``judged_grouping``), else by words. One line
     per cluster of duplicates, on its strongest file, and one per conflicting pair of
     clusters. With ``focus``, only those touching a file of the focus, on that file.
-    Also how many of those insights (of the focus) had no current vector."""
+    Also how many of those insights (of the focus) had no current vector, and how many
+    pairs were judged without the alignment their verdict depends on."""
 
     items = [i for i in valid if i.insight is not None and not i.insight.archived]
     insights = [item.insight for item in items if item.insight is not None]
     paths = [item.path for item in items]
-    meaning, lacking = stored_meaning(root, insights) if root is not None else (WORDS_ONLY, [])
+    lacking: list[int] = []
+    if root is not None:
+        found_groups, lacking = judged_grouping(root, insights, env)
+    else:
+        found_groups = aligned.Grouped(_group(insights, WORDS_ONLY), 0)
     by_words = sum(1 for k in lacking if focus is None or paths[k] in focus)
-    grouping = group([side_of(i) for i in insights], [strength(i) for i in insights], meaning)
+    grouping = found_groups.grouping
     found = []
     for cluster in grouping.clusters:
         here = _reported_on(cluster.members, paths, focus)
@@ -292,20 +309,41 @@ def related_findings(
             message = f"claim conflicts with {paths[there]} ({clash.reason})"
             fix = "reconcile them: reword one, give each its context or limitations, or archive one"
             found.append(Finding(paths[here], "claim", message, fix, lint.WARNING, "conflict"))
-    return found, by_words
+    return found, by_words, found_groups.without_alignment
 
 
-def stored_meaning(root: Path, insights: Sequence[Insight]) -> tuple[Meaning, list[int]]:
-    """The stored vectors of the store at ``root`` for ``insights`` (of the provider
-    chitin.yaml names), and the positions of those that have none (judged by words;
-    none where chitin.yaml turns embedding off: no `chitin embed` would make them)."""
+def _group(insights: Sequence[Insight], meaning: Meaning) -> Grouping:
+    return group([side_of(i) for i in insights], [strength(i) for i in insights], meaning)
+
+
+def judged_grouping(
+    root: Path, insights: Sequence[Insight], env: Mapping[str, str] | None
+) -> tuple[aligned.Grouped, list[int]]:
+    """The clusters and conflicts of ``insights`` of the store at ``root``, judged by
+    the stored vectors of the provider chitin.yaml names (read, never made) and, with
+    ``env``, the alignment where a verdict depends on it (chitin.search.aligned); and
+    the positions of the insights without a current vector (judged by words; none
+    where chitin.yaml turns embedding off: no `chitin embed` would make them)."""
     try:
         picked = semantic.choice(parse_config(root / CONFIG_FILE))
     except ChitinError:  # check reports a bad chitin.yaml itself
         picked = semantic.Choice("local", None)
     if picked.provider == semantic.NO_PROVIDER:
-        return WORDS_ONLY, []
-    return stored.meaning(root / ".chitin", insights, picked.provider)
+        return aligned.Grouped(_group(insights, WORDS_ONLY), 0), []
+    meaning, lacking = stored.meaning(root / ".chitin", insights, picked.provider)
+    source = None if env is None else aligned.token_source(picked.provider, picked.model, env)
+    try:
+        found = aligned.grouped(
+            [side_of(i) for i in insights],
+            [strength(i) for i in insights],
+            meaning,
+            lambda k: embedding_text(insights[k]),
+            source,
+        )
+    finally:
+        if source is not None:
+            source.close()
+    return found, lacking
 
 
 def _reported_on(

@@ -3,35 +3,43 @@ the ``chitin merge`` that folds it into its strongest member; with ``apply``, th
 merges, one commit per cluster.
 
 The clusters are ``check``'s (chitin.retrieval.clusters, the contribute judgement, by
-meaning from the stored vectors where they are current, else by words), over the live
-insights of the cache.
+meaning from the stored vectors where they are current, else by words, with the
+alignment of their own words where a verdict depends on it: chitin.search.aligned),
+over the live insights of the cache.
 """
 
 from __future__ import annotations
 
 import shlex
+from collections.abc import Iterable
 
-from chitin.core.check import stored_meaning
+from chitin.core.check import judged_grouping
 from chitin.core.lifecycle import Deduped, Lifecycle
 from chitin.core.session import Session
 from chitin.errors import ValidationError
 from chitin.index.cache import Filters
 from chitin.model.insight import Insight
-from chitin.retrieval.clusters import group
-from chitin.retrieval.judgement import side_of
-from chitin.search.door import strength
 
 
-def duplicate_clusters(opened: Session) -> list[Deduped]:
+class Clusters(list[Deduped]):
+    """The clusters, strongest first, and how many pairs were judged by the cosine alone
+    although their verdict depends on the alignment of their own words (past the
+    budget of chitin.search.aligned, or the model failed)."""
+
+    def __init__(self, found: Iterable[Deduped] = (), without_alignment: int = 0) -> None:
+        super().__init__(found)
+        self.without_alignment = without_alignment
+
+
+def duplicate_clusters(opened: Session) -> Clusters:
     """The store's clusters of duplicates, strongest first."""
     if opened.missing:
-        return []
+        return Clusters()
 
     insights = opened.cache.select(Filters())
-    meaning, _ = stored_meaning(opened.root, insights)
-    grouping = group([side_of(i) for i in insights], [strength(i) for i in insights], meaning)
-    found = []
-    for cluster in grouping.clusters:
+    grouped, _ = judged_grouping(opened.root, insights, opened.env)
+    found = Clusters(without_alignment=grouped.without_alignment)
+    for cluster in grouped.grouping.clusters:
         keep, *others = (insights[m] for m in cluster.members)
         found.append(Deduped(keep, tuple(others), cluster.exact, _command(keep, others)))
     return found
@@ -41,14 +49,12 @@ def _command(keep: Insight, others: list[Insight]) -> str:
     return "chitin merge " + " ".join(shlex.quote(i.id) for i in (*others, keep))
 
 
-def apply(
-    lifecycle: Lifecycle, clusters: list[Deduped], allow_secret: bool = False
-) -> list[Deduped]:
+def apply(lifecycle: Lifecycle, clusters: list[Deduped], allow_secret: bool = False) -> Clusters:
     """Merge each cluster into its strongest member, one commit per cluster: the
     merge keeps the highest confidence, every tag, the sum of reinforcements and every
     evidence line (``Chitin.merge``). A merge refused (a likely credential a copy
     holds) stops here, saying which cluster and how many were merged before it."""
-    done: list[Deduped] = []
+    done = Clusters(without_alignment=getattr(clusters, "without_alignment", 0))
     for found in clusters:
         sources = [i.id for i in found.others]
         try:

@@ -99,6 +99,15 @@ def dedupe_lines(found: Sequence[Cluster], applied: bool) -> list[str]:
     return lines
 
 
+def unaligned_line(count: int) -> str:
+    """check and dedupe: the pairs judged by the cosine alone whose verdict depends on
+    the alignment of their own words (chitin.search.aligned's budget), said, not hidden."""
+    return (
+        f"{count} pair(s) judged without the alignment of their own words (past the budget "
+        "of token vectors, or no model): contribute may judge them otherwise"
+    )
+
+
 def percent(value: float) -> str:
     """Whole percent, ties rounded up like JavaScript's toFixed(0)."""
     return f"{int(value * 100 + 0.5 + 1e-9)}%"

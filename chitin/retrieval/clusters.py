@@ -15,7 +15,9 @@ Y") look for them, and a conflict is reported once per pair of clusters.
 With ``meaning`` (the stored whole-text vectors, chitin.search.stored), a pair whose
 two insights have one is judged with its cosine, as ``contribute`` judges it, and the
 close pairs the vectors give are candidates too: duplicates by meaning that share few
-words, and conflicts whose topic is the same in meaning.
+words, and conflicts whose topic is the same in meaning. Where ``meaning`` also gives
+the alignment of a pair's own words (chitin.search.aligned), a duplicate is judged
+with it, as at the door.
 
 The cap trades completeness for bounded time: a pair sharing only words that more
 than CANDIDATES other insights hold may be missed (bench/check_scale.py).
@@ -64,16 +66,19 @@ class Clash(NamedTuple):
     reason: str
 
 
+def _no_cosine(i: int, j: int, cosine: float | None = None) -> None:
+    return None
+
+
 class Meaning(NamedTuple):
-    """What the stored vectors say: close pairs of positions (i < j, cosine), and the
-    cosine of any two positions (None where one has no vector)."""
+    """What the stored vectors say: close pairs of positions (i < j, cosine), the
+    cosine of any two positions (None where one has no vector), and the alignment of
+    the words each of two positions has of its own, given their cosine, where the
+    verdict depends on it and it could be had (chitin.search.aligned; else None)."""
 
     pairs: Sequence[tuple[int, int, float]]
     cosine: Callable[[int, int], float | None]
-
-
-def _no_cosine(i: int, j: int) -> None:
-    return None
+    alignment: Callable[[int, int, float], float | None] = _no_cosine
 
 
 WORDS_ONLY = Meaning((), _no_cosine)
@@ -95,29 +100,32 @@ def group(
     topics = [stance(judged_text(side)).topic for side in sides]
     _join_exact(sides, found)
     index = _Index(topics)
-    _join_near(sides, index, found, meaning.cosine)
+    _join_near(sides, index, found, meaning)
     for i, j, cosine in meaning.pairs:
-        if found.root(i) != found.root(j) and judge(sides[i], sides[j], cosine).kind == DUPLICATE:
+        if found.root(i) != found.root(j) and _duplicates(sides, i, j, cosine, meaning):
             found.join(i, j)
     clusters = _clusters(sides, found, strength)
     head = {m: c.members[0] for c in clusters for m in c.members}
     return Grouping(clusters, _clashes(sides, index, head, meaning, leanings))
 
 
-def _join_near(
-    sides: Sequence[Side],
-    index: _Index,
-    found: _Union,
-    cosine: Callable[[int, int], float | None],
-) -> None:
+def _duplicates(
+    sides: Sequence[Side], i: int, j: int, cosine: float | None, meaning: Meaning
+) -> bool:
+    """judge()'s duplicate, with the alignment where the verdict depends on it."""
+    aligned = None if cosine is None else meaning.alignment(i, j, cosine)
+    return judge(sides[i], sides[j], cosine, None, aligned).kind == DUPLICATE
+
+
+def _join_near(sides: Sequence[Side], index: _Index, found: _Union, meaning: Meaning) -> None:
     """Join each insight to the near duplicates among its candidates by words."""
-    topics, sizes, need = index.topics, index.sizes, WORDS_DUPLICATE
+    topics, sizes, need, cosine = index.topics, index.sizes, WORDS_DUPLICATE, meaning.cosine
     if index.bulk is not None:
         # The order does not matter: union-find joins the same clusters.
         for i, j in index.bulk.near_duplicates(index.windows(), need):
             if found.root(i) == found.root(j) or _overlap(topics[i], topics[j]) < need:
                 continue
-            if judge(sides[i], sides[j], cosine(i, j)).kind == DUPLICATE:
+            if _duplicates(sides, i, j, cosine(i, j), meaning):
                 found.join(i, j)
         return
     for i in range(len(sides)):
@@ -133,7 +141,7 @@ def _join_near(
         for j in close:
             if found.root(j) == found.root(i):
                 continue
-            if judge(sides[i], sides[j], cosine(i, j)).kind == DUPLICATE:
+            if _duplicates(sides, i, j, cosine(i, j), meaning):
                 found.join(i, j)
 
 

@@ -21,7 +21,7 @@ where no vectors can be had: the judgement then reads words alone, and says so i
   insights of one type with a cosine in [ALIGN_FLOOR, ALIGN_CEILING) are duplicates
   by it instead: from ALIGN_DUPLICATE, unless a rule below keeps them apart, and not
   under ALIGN_VETO; a word and its synonym (synonyms.txt) align fully there. ``check``
-  and ``dedupe`` have no token vectors: the cosine decides.
+  and ``dedupe`` align such pairs too, within a budget (chitin.search.aligned).
 - **Neither, whatever the cosine**: triggers of opposite situations, or of other ones
   for opposite responses; a claim turned round twice (negation and opposite pole);
   claims naming other quantities with other words besides, or other people (``_apart``,

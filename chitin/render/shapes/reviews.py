@@ -57,15 +57,22 @@ def finding(value: Finding) -> dict[str, Any]:
 
 
 def check_report(
-    files: int, errors: Iterable[Finding], warnings: Iterable[Finding], by_words: int = 0
+    files: int,
+    errors: Iterable[Finding],
+    warnings: Iterable[Finding],
+    by_words: int = 0,
+    without_alignment: int = 0,
 ) -> dict[str, Any]:
     """check. ``judgedByWords``: live insights with no current stored vector, whose
-    duplicates and conflicts were judged by words alone."""
+    duplicates and conflicts were judged by words alone. ``judgedWithoutAlignment``:
+    pairs whose verdict depends on the alignment of their own words, judged by the
+    cosine alone (past the budget of token vectors, or no model)."""
     return {
         "files": files,
         "errors": [finding(f) for f in errors],
         "warnings": [finding(f) for f in warnings],
         "judgedByWords": by_words,
+        "judgedWithoutAlignment": without_alignment,
     }
 
 
@@ -141,8 +148,9 @@ def rendered_diff(ends: Ends, query: str, budget: int, patch: str) -> dict[str, 
 # ---------------------------------------------------------------- dedupe
 
 
-def dedupe(found: Sequence[Cluster], applied: bool) -> dict[str, Any]:
-    """dedupe: the clusters, strongest first; with --apply, each merge's commit."""
+def dedupe(found: Sequence[Cluster], applied: bool, without_alignment: int = 0) -> dict[str, Any]:
+    """dedupe: the clusters, strongest first; with --apply, each merge's commit.
+    ``judgedWithoutAlignment``: as check's."""
     return {
         "clusters": [
             {
@@ -155,4 +163,5 @@ def dedupe(found: Sequence[Cluster], applied: bool) -> dict[str, Any]:
             for c in found
         ],
         "applied": applied,
+        "judgedWithoutAlignment": without_alignment,
     }
