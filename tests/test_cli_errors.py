@@ -140,6 +140,14 @@ def test_bad_json_on_stdin(run: Run, store: Path, stdin: str, message: str) -> N
         ),
         (["get"], "Missing argument 'ID'."),
         (
+            ["get", "abc", "--format"],
+            "Option '--format' requires an argument. (see 'chitin get --help')",
+        ),
+        (
+            ["--store", "s", "list", "--store"],
+            "Option '--store' requires an argument. (see 'chitin list --help')",
+        ),
+        (
             ["changelog", "--limit", "0"],
             "Invalid value for '--limit': 0 is not in the range 1<=x<=1000000.",
         ),

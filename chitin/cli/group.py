@@ -101,7 +101,7 @@ class ChitinGroup(SuggestingGroup):
                     argv, prog_name or "chitin", complete_var, standalone_mode=False, **extra
                 )
             except click.UsageError as error:
-                raise Failed(_usage_line(error), 2) from error
+                raise Failed(_usage_line(error, self.command_named(argv)), 2) from error
             except click.Abort as error:
                 if isinstance(error.__context__, KeyboardInterrupt):  # click's wrapping of it
                     raise error.__context__ from None
@@ -111,11 +111,28 @@ class ChitinGroup(SuggestingGroup):
 
         sys.exit(conclude(run, argv, self.process_ends))
 
+    def command_named(self, argv: list[str]) -> str | None:
+        """The command ``argv`` runs: its first word that is not an option or the value
+        of one of the group's own options (``--store X``)."""
+        valued = {name for param in self.params if not getattr(param, "is_flag", True)
+                  for name in getattr(param, "opts", ())}  # fmt: skip
+        words = iter(argv)
+        for word in words:
+            if word in valued:
+                next(words, None)
+            elif not word.startswith("-"):
+                return word if word in COMMANDS else None
+        return None
 
-def _usage_line(error: click.UsageError) -> str:
+
+def _usage_line(error: click.UsageError, command: str | None) -> str:
+    """``command``: the command argv names, for an error click raised without its
+    context (an option lacking its value: "chitin get X --format")."""
     if type(error).__name__ == "NoArgsIsHelpError":  # click >= 8.2: a bare `chitin`
         return error.format_message().rstrip()  # the help itself, laid out as --help
-    where = error.ctx.command_path if error.ctx else "chitin"
+    where = f"chitin {command}" if command else "chitin"
+    if error.ctx:
+        where = error.ctx.command_path
     message = " ".join(error.format_message().split())
     return f"Error: {message} (see '{where} --help')"
 
