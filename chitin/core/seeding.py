@@ -8,7 +8,7 @@ from chitin.core.session import Session
 from chitin.model.insight import Insight
 from chitin.resources import data_path
 from chitin.store import files
-from chitin.store.history import removed_paths
+from chitin.store.git import Git
 from chitin.store.loading import load_file
 from chitin.store.messages import seed_words, worded
 
@@ -42,3 +42,13 @@ def _never_removed(session: Session, fresh: list[Starter]) -> list[Starter]:
     places = {i.id: {store.path_for(i), store.path_for(i, archived=True)} for i, _ in fresh}
     gone = removed_paths(store.git, sorted(set().union(*places.values())))
     return [(i, layout) for i, layout in fresh if not places[i.id] & gone]
+
+
+def removed_paths(git: Git, paths: list[str]) -> set[str]:
+    """Which of ``paths`` an earlier commit removed: an insight folded away by a
+    ``merge``, or deleted by a person. (Moves, such as an archive, are renames.) Asked
+    here rather than of store/history.py, which a contribute does not load."""
+    if not paths or git.head() is None:
+        return set()
+    output = git.run(["log", "--diff-filter=D", "--format=", "--name-only", "--", *paths]).stdout
+    return set(output.splitlines()) & set(paths)

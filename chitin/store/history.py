@@ -211,15 +211,6 @@ def merged_away(git: Git, ref: str) -> MergedAway | None:
     return next(iter(found.values())) if len(found) == 1 else None
 
 
-def removed_paths(git: Git, paths: list[str]) -> set[str]:
-    """Which of ``paths`` an earlier commit removed: an insight folded away by a
-    ``merge``, or deleted by a person. (Moves, such as an archive, are renames.)"""
-    if not paths or git.head() is None:
-        return set()
-    output = git.run(["log", "--diff-filter=D", "--format=", "--name-only", "--", *paths]).stdout
-    return set(output.splitlines()) & set(paths)
-
-
 def _log(git: Git, args: list[str], paths: list[str]) -> Iterator[_Commit]:
     if git.head() is None:
         return
