@@ -302,3 +302,42 @@ def test_a_condition_1x_kept_on_another_type_migrates_into_its_context(
         assert "condition" not in shown and shown["avoid"] is False
     assert json.loads(run("get", TRIGGER["id"], "--format", "json").stdout)["condition"]
     run("check")  # a clean store: nothing left that the rules refuse
+
+
+def test_a_provenance_1x_took_unchecked_migrates_rather_than_refusing_the_database(
+    run: Run, run_json: Callable[..., Any], store: Path, tmp_path: Path
+) -> None:
+    """1.x checked provenance only on `contribute --provenance`; `update --provenance`
+    and stdin JSON stored any text (§1.2). Such a row must not stop the migration: a
+    known value in other case is read as that value, any other text goes to the
+    context (`Provenance: <text>`), as a condition on another type does."""
+    database = tmp_path / "insights.db"
+    build(database, "1.2 (provenance)")
+    db = sqlite3.connect(database)
+    db.execute("UPDATE insights SET provenance = 'hearsay' WHERE id = ?", (FULL["id"],))
+    db.execute("UPDATE insights SET provenance = ' Observation' WHERE id = ?", (SPARSE["id"],))
+    db.execute("UPDATE insights SET provenance = '  ' WHERE id = ?", (TRIGGER["id"],))
+    db.commit()
+    db.close()
+    assert run_json("import", str(database))["imported"] == 3
+    full = run_json("get", FULL["id"])
+    assert full["context"] == FULL["context"] + "\n\nProvenance: hearsay"
+    assert "provenance" not in full
+    assert run_json("get", SPARSE["id"])["provenance"] == "observation"
+    assert "provenance" not in run_json("get", TRIGGER["id"])
+    run("check")
+
+
+def test_a_1x_export_item_with_an_unchecked_provenance_imports(
+    run: Run, run_json: Callable[..., Any], store: Path, tmp_path: Path
+) -> None:
+    exported = tmp_path / "export.json"
+    item = {"id": "1x-item", "type": "skill", "claim": "Keep the build green", "confidence": 0.8}
+    item |= {"provenance": "hearsay", "createdAt": "2026-11-29 12:56:44", "tags": []}
+    exported.write_text(json.dumps([item]), encoding="utf-8")
+    run("import", str(exported))
+    shown = run_json("get", "1x-item")
+    assert shown["context"] == "Provenance: hearsay" and "provenance" not in shown
+    ours = tmp_path / "ours.json"  # our own items are checked as contribute checks them
+    ours.write_text(json.dumps([{"type": "skill", "claim": "x", "provenance": "hearsay"}]))
+    assert "items[0].provenance: invalid provenance" in run("import", str(ours), expect=1).stderr

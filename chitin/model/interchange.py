@@ -23,6 +23,7 @@ from chitin.model.fields import (
 )
 from chitin.model.ids import check_id
 from chitin.model.insight import (
+    PROVENANCES,
     Insight,
     canonical_timestamp,
     check_carapace_id,
@@ -117,12 +118,35 @@ _ORIGINAL_TIME = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")
 
 
 def from_original(item: Mapping[str, Any]) -> Mapping[str, Any]:
-    """An item of 1.x's export with its condition and avoid settled as a migration
-    settles a row's (see ``situation_in_context``); any other item as it is."""
+    """An item of 1.x's export settled as a migration settles a row's (see
+    ``settle_original``); any other item as it is."""
     stamp = item.get("createdAt")
     if "archived" in item or not isinstance(stamp, str) or not _ORIGINAL_TIME.fullmatch(stamp):
         return item
-    return situation_in_context(dict(item))
+    return settle_original(dict(item))
+
+
+def settle_original(item: dict[str, Any]) -> dict[str, Any]:
+    """What 1.x stored unchecked, made to fit ours with nothing lost."""
+    return provenance_in_context(situation_in_context(item))
+
+
+def provenance_in_context(item: dict[str, Any]) -> dict[str, Any]:
+    """1.x checked provenance only on ``contribute --provenance``; ``update
+    --provenance`` and stdin JSON stored any text (§1.2). One of ours in other case or
+    spacing is read as it; blank is none; any other text goes at the end of the
+    context (``Provenance: <text>``) rather than refusing the whole database."""
+    value, context = item.get("provenance"), item.get("context")
+    if not isinstance(value, str) or not isinstance(context, str | None):
+        return item  # the wrong kind: left for validation to name
+    if value.strip().lower() in PROVENANCES:
+        item["provenance"] = value.strip().lower()
+        return item
+    del item["provenance"]
+    if value.strip():
+        note = f"Provenance: {value.strip()}"
+        item["context"] = f"{context}\n\n{note}" if context else note
+    return item
 
 
 def situation_in_context(item: dict[str, Any]) -> dict[str, Any]:
