@@ -327,9 +327,19 @@ def _commit_entries(
         ]
     source = f"merge:{commit.trailers.get('Merged', '')}" if op == "merge" else None
     changes = field_changes(old, new)
+    if op == "merge":  # the original's order of a merge's rows, not an update's
+        changes.sort(key=lambda change: _MERGE_ORDER.get(change.field, len(_MERGE_ORDER)))
     if not changes:
         return [entry("*", None, None, source)]
     return [entry(c.field, c.old, c.new, source) for c in changes]
+
+
+# 1.4.5 wrote a merge's rows on the target in this order (reference §1.5), so its
+# changelog, newest first, led with reasoning (§2.10); other fields follow, as updated.
+_MERGE_ORDER = {
+    name: rank
+    for rank, name in enumerate(("claim", "confidence", "tags", "reinforcement_count", "reasoning"))
+}
 
 
 def js_bool(value: bool) -> str:
