@@ -328,16 +328,43 @@ def test_a_provenance_1x_took_unchecked_migrates_rather_than_refusing_the_databa
     run("check")
 
 
-def test_a_1x_export_item_with_an_unchecked_provenance_imports(
+def test_a_1x_export_item_with_an_unchecked_provenance_or_trigger_imports(
     run: Run, run_json: Callable[..., Any], store: Path, tmp_path: Path
 ) -> None:
     exported = tmp_path / "export.json"
     item = {"id": "1x-item", "type": "skill", "claim": "Keep the build green", "confidence": 0.8}
     item |= {"provenance": "hearsay", "createdAt": "2026-11-29 12:56:44", "tags": []}
-    exported.write_text(json.dumps([item]), encoding="utf-8")
+    trigger = {"id": "1x-trigger", "type": "trigger", "claim": "Ask first", "confidence": 0.6}
+    trigger |= {"condition": None, "createdAt": "2026-11-29 12:56:45"}
+    exported.write_text(json.dumps([item, trigger]), encoding="utf-8")
     run("import", str(exported))
     shown = run_json("get", "1x-item")
     assert shown["context"] == "Provenance: hearsay" and "provenance" not in shown
+    assert run_json("get", "1x-trigger")["type"] == "behavioral"
     ours = tmp_path / "ours.json"  # our own items are checked as contribute checks them
     ours.write_text(json.dumps([{"type": "skill", "claim": "x", "provenance": "hearsay"}]))
     assert "items[0].provenance: invalid provenance" in run("import", str(ours), expect=1).stderr
+
+
+@pytest.mark.parametrize("condition", [None, "", "  "])
+def test_a_1x_trigger_with_no_condition_migrates_rather_than_refusing_the_database(
+    run: Run, run_json: Callable[..., Any], store: Path, tmp_path: Path, condition: str | None
+) -> None:
+    """1.x let `contribute --type trigger` go without `--condition` and showed such a
+    trigger as a plain line (§3.5). Ours needs a trigger's situation, and inventing one
+    would put words in the user's mouth: it comes in as behavioral, its 1.x type kept
+    in its context, and an avoid flag as a condition on another type keeps it."""
+    database = tmp_path / "insights.db"
+    build(database, "1.2 (provenance)")
+    db = sqlite3.connect(database)
+    db.execute("UPDATE insights SET condition = ? WHERE id = ?", (condition, TRIGGER["id"]))
+    db.commit()
+    db.close()
+    assert run_json("import", str(database))["imported"] == 3
+    shown = run_json("get", TRIGGER["id"])
+    assert (shown["type"], shown["claim"]) == ("behavioral", TRIGGER["claim"])
+    note = "A trigger in chitin 1.x, with no condition"
+    assert shown["context"] == f"{note}\n\nWhen it applies → avoid"
+    assert "condition" not in shown and shown["avoid"] is False
+    assert shown["tags"] == ["memory"] and shown["confidence"] == TRIGGER["confidence"]
+    run("check")

@@ -128,7 +128,24 @@ def from_original(item: Mapping[str, Any]) -> Mapping[str, Any]:
 
 def settle_original(item: dict[str, Any]) -> dict[str, Any]:
     """What 1.x stored unchecked, made to fit ours with nothing lost."""
-    return provenance_in_context(situation_in_context(item))
+    return provenance_in_context(situation_in_context(trigger_as_behavior(item)))
+
+
+def trigger_as_behavior(item: dict[str, Any]) -> dict[str, Any]:
+    """1.x let a trigger go without a condition and showed it as a plain line (§3.5).
+    Ours needs a trigger's situation, and inventing one would put words in the user's
+    mouth: such an item comes in as behavioral, with its 1.x type noted at the end of
+    its context (an avoid flag is then settled as on any other type)."""
+    condition, context = item.get("condition"), item.get("context")
+    if item.get("type") != "trigger" or not isinstance(context, str | None):
+        return item
+    if not isinstance(condition, str | None) or (condition and condition.strip()):
+        return item  # a trigger as ours, or the wrong kind: left for validation to name
+    item["type"] = "behavioral"
+    item.pop("condition", None)
+    note = "A trigger in chitin 1.x, with no condition"
+    item["context"] = f"{context}\n\n{note}" if context else note
+    return item
 
 
 def provenance_in_context(item: dict[str, Any]) -> dict[str, Any]:
