@@ -368,3 +368,22 @@ def test_a_1x_trigger_with_no_condition_migrates_rather_than_refusing_the_databa
     assert "condition" not in shown and shown["avoid"] is False
     assert shown["tags"] == ["memory"] and shown["confidence"] == TRIGGER["confidence"]
     run("check")
+
+
+def test_changelog_days_leaves_out_carried_rows_older_than_the_window(
+    run: Run, run_json: Callable[..., Any], tmp_path: Path
+) -> None:
+    """A migration's commit is new, but the 1.x rows it carries keep their own times
+    (2026-11-27 to 29 here); `changelog --days N` is about those times (1.x filtered
+    `changed_at >= now - N days`), so a window that starts after them shows none."""
+    database = tmp_path / "insights.db"
+    build(database, "1.2 (provenance)")
+    run("import", str(database))
+    everything = run_json("changelog", "--limit", "50")
+    assert {e["changeType"] for e in everything} >= {"reinforce", "update"}
+    oldest = min(e["changedAt"] for e in everything)
+    assert oldest.startswith("2026-11-2")
+    assert all(e["changedAt"] >= oldest for e in run_json("changelog", "--days", "100000"))
+    # the window of the last day (the tests run after 2026-11-29 by more than a day)
+    recent = run_json("changelog", "--days", "1", "--limit", "50")
+    assert all(not e["changedAt"].startswith("2026-11-2") for e in recent)

@@ -12,7 +12,7 @@ import functools
 import json
 import re
 from collections.abc import Iterator, Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -159,12 +159,20 @@ def changelog(git: Git, days: int | None, limit: int) -> list[Entry]:
     merge of branches, a file that does not parse), so commits are read ``limit`` at a
     time, then twice as many, until there are ``limit`` rows or no more commits."""
     since = [f"--since={days} days ago"] if days else []
+    # git's --since picks commits; the rows a migration or an import carries keep their
+    # own (older) times, and the window is about those, as 1.x's changed_at filter was.
+    cutoff = format_timestamp(datetime.now(UTC) - timedelta(days=days)) if days else ""
     found: list[Entry] = []
     skip, batch = 0, limit
     while len(found) < limit:
         args = [f"-n{batch}", f"--skip={skip}", *since]
         commits = list(_log(git, args, ["insights", "archive"]))
-        found += [entry for entries in _entries(git, commits) for entry in reversed(entries)]
+        found += [
+            entry
+            for entries in _entries(git, commits)
+            for entry in reversed(entries)
+            if entry.changed_at >= cutoff
+        ]
         if len(commits) < batch:
             break
         skip, batch = skip + batch, batch * 2
