@@ -58,7 +58,7 @@ _CHANGE_TYPES = {
 def insight_history(git: Git, path: str, limit: int | None = None) -> list[Entry]:
     """Changes to the file at ``path``, oldest first, following renames (archive).
 
-    With ``limit``, the newest ``limit`` commits (the original returned the oldest).
+    With ``limit``, the newest ``limit`` changes (the original returned the oldest).
     """
     count = [f"-n{limit}"] if limit else []
     logged = list(_log(git, ["--follow", "-m", *count], [path]))
@@ -66,7 +66,9 @@ def insight_history(git: Git, path: str, limit: int | None = None) -> list[Entry
     per_commit = _entries(git, touched)
     named = _named_only(git, Path(path).stem, {c.sha for c in touched}, count)
     newest_first = _by_time(list(zip(touched, per_commit, strict=True)), named)[:limit]
-    return [entry for _, entries in reversed(newest_first) for entry in entries]
+    changes = [entry for _, entries in reversed(newest_first) for entry in entries]
+    # N changes, not N commits: an update of three fields is three (1.x's LIMIT on rows).
+    return changes[-limit:] if limit else changes
 
 
 def _since_created(newest_first: list[_Commit]) -> list[_Commit]:
@@ -344,10 +346,8 @@ def _commit_entries(
 
 # 1.4.5 wrote a merge's rows on the target in this order (reference §1.5), so its
 # changelog, newest first, led with reasoning (§2.10); other fields follow, as updated.
-_MERGE_ORDER = {
-    name: rank
-    for rank, name in enumerate(("claim", "confidence", "tags", "reinforcement_count", "reasoning"))
-}
+_MERGED = ("claim", "confidence", "tags", "reinforcement_count", "reasoning")
+_MERGE_ORDER = {name: rank for rank, name in enumerate(_MERGED)}
 
 
 def js_bool(value: bool) -> str:
