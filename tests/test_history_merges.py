@@ -68,3 +68,40 @@ def test_a_new_insight_like_another_has_only_its_own_history(tmp_path: Path) -> 
         _, later = chitin.history(made.id)
     assert [(e.change_type, e.field, e.new) for e in entries] == [("create", "*", "Lesson two")]
     assert [e.change_type for e in later] == ["create", "reinforce"]
+
+
+def test_a_merges_rows_come_in_the_originals_field_order(tmp_path: Path) -> None:
+    """1.4.5 wrote a merge's rows on the target in the order claim, confidence, tags,
+    reinforcement_count, reasoning (reference §1.5), so its changelog (newest first)
+    leads with reasoning (§2.10); an update's rows keep the update order."""
+    with Chitin(store=tmp_path / "store", env=ENV, now=SECOND) as chitin:
+        chitin.init()
+        insight = {"type": "behavioral", "claim": "Target claim", "confidence": 0.8}
+        target = chitin.contribute(insight | {"tags": ["a"], "reasoning": "TR"}, check=False)
+        source = chitin.contribute(
+            {"type": "skill", "claim": "Source", "confidence": 0.9, "tags": ["b"]}
+            | {"reasoning": "SR"},
+            check=False,
+        )
+        chitin.reinforce(source.insight.id)
+        chitin.merge(source.insight.id, target.insight.id, claim="Merged claim")
+        _, entries = chitin.history(target.insight.id)
+    fields = [e.field for e in entries if e.change_type == "merge"]
+    assert fields == ["claim", "confidence", "tags", "reinforcement_count", "reasoning"]
+
+
+def test_history_with_a_limit_shows_that_many_changes_not_commits(tmp_path: Path) -> None:
+    """`--limit N` shows the newest N changes (docs/compatibility.md), as 1.x's SQL
+    LIMIT counted rows: an update of three fields is three changes, not one."""
+    with Chitin(store=tmp_path / "store", env=ENV, now=SECOND) as chitin:
+        chitin.init()
+        made = chitin.contribute(
+            {"type": "skill", "claim": "Pin versions", "confidence": 0.9}, check=False
+        ).insight
+        chitin.update(made.id, {"claim": "Pin every version", "confidence": 0.8, "tags": ["x"]})
+        _, newest = chitin.history(made.id, limit=2)
+        _, one = chitin.history(made.id, limit=1)
+        _, every = chitin.history(made.id, limit=9)
+    assert [e.field for e in newest] == ["confidence", "tags"]
+    assert [e.field for e in one] == ["tags"]
+    assert [e.field for e in every] == ["*", "claim", "confidence", "tags"]

@@ -450,3 +450,18 @@ def test_an_original_export_with_a_condition_on_another_type_keeps_it_in_the_con
     ours = {key: value for key, value in item.items() if key != "id"}
     ours["createdAt"] = ours["updatedAt"] = NOW  # not 1.x's export: refused as before
     run("import", str(write(tmp_path, "ours.json", [ours])), expect=1)
+
+
+def test_a_document_opened_by_a_byte_order_mark_is_read(
+    run: Run, run_json: Callable[..., Any], tmp_path: Path
+) -> None:
+    """Windows tools (PowerShell 5's `Out-File -Encoding utf8`, Notepad's "UTF-8 with
+    BOM") open a UTF-8 file with U+FEFF; JSON lets a reader ignore it (RFC 8259 §8.1),
+    as chitin ignores one that opens an insight file. It was "Unexpected UTF-8 BOM"."""
+    bommed = tmp_path / "bom.json"
+    bommed.write_bytes(b"\xef\xbb\xbf" + json.dumps([ORIGINAL_SEED[0]]).encode())
+    run("import", str(bommed))
+    run("import", "-", input="\ufeff" + json.dumps(ORIGINAL_SEED[1]))
+    piped = {"type": "skill", "claim": "Piped with a mark", "confidence": 0.5}
+    run("contribute", "--json", input="\ufeff" + json.dumps(piped))
+    assert len(run_json("list")) == 3

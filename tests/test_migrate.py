@@ -302,3 +302,88 @@ def test_a_condition_1x_kept_on_another_type_migrates_into_its_context(
         assert "condition" not in shown and shown["avoid"] is False
     assert json.loads(run("get", TRIGGER["id"], "--format", "json").stdout)["condition"]
     run("check")  # a clean store: nothing left that the rules refuse
+
+
+def test_a_provenance_1x_took_unchecked_migrates_rather_than_refusing_the_database(
+    run: Run, run_json: Callable[..., Any], store: Path, tmp_path: Path
+) -> None:
+    """1.x checked provenance only on `contribute --provenance`; `update --provenance`
+    and stdin JSON stored any text (§1.2). Such a row must not stop the migration: a
+    known value in other case is read as that value, any other text goes to the
+    context (`Provenance: <text>`), as a condition on another type does."""
+    database = tmp_path / "insights.db"
+    build(database, "1.2 (provenance)")
+    db = sqlite3.connect(database)
+    db.execute("UPDATE insights SET provenance = 'hearsay' WHERE id = ?", (FULL["id"],))
+    db.execute("UPDATE insights SET provenance = ' Observation' WHERE id = ?", (SPARSE["id"],))
+    db.execute("UPDATE insights SET provenance = '  ' WHERE id = ?", (TRIGGER["id"],))
+    db.commit()
+    db.close()
+    assert run_json("import", str(database))["imported"] == 3
+    full = run_json("get", FULL["id"])
+    assert full["context"] == FULL["context"] + "\n\nProvenance: hearsay"
+    assert "provenance" not in full
+    assert run_json("get", SPARSE["id"])["provenance"] == "observation"
+    assert "provenance" not in run_json("get", TRIGGER["id"])
+    run("check")
+
+
+def test_a_1x_export_item_with_an_unchecked_provenance_or_trigger_imports(
+    run: Run, run_json: Callable[..., Any], store: Path, tmp_path: Path
+) -> None:
+    exported = tmp_path / "export.json"
+    item = {"id": "1x-item", "type": "skill", "claim": "Keep the build green", "confidence": 0.8}
+    item |= {"provenance": "hearsay", "createdAt": "2026-11-29 12:56:44", "tags": []}
+    trigger = {"id": "1x-trigger", "type": "trigger", "claim": "Ask first", "confidence": 0.6}
+    trigger |= {"condition": None, "createdAt": "2026-11-29 12:56:45"}
+    exported.write_text(json.dumps([item, trigger]), encoding="utf-8")
+    run("import", str(exported))
+    shown = run_json("get", "1x-item")
+    assert shown["context"] == "Provenance: hearsay" and "provenance" not in shown
+    assert run_json("get", "1x-trigger")["type"] == "behavioral"
+    ours = tmp_path / "ours.json"  # our own items are checked as contribute checks them
+    ours.write_text(json.dumps([{"type": "skill", "claim": "x", "provenance": "hearsay"}]))
+    assert "items[0].provenance: invalid provenance" in run("import", str(ours), expect=1).stderr
+
+
+@pytest.mark.parametrize("condition", [None, "", "  "])
+def test_a_1x_trigger_with_no_condition_migrates_rather_than_refusing_the_database(
+    run: Run, run_json: Callable[..., Any], store: Path, tmp_path: Path, condition: str | None
+) -> None:
+    """1.x let `contribute --type trigger` go without `--condition` and showed such a
+    trigger as a plain line (§3.5). Ours needs a trigger's situation, and inventing one
+    would put words in the user's mouth: it comes in as behavioral, its 1.x type kept
+    in its context, and an avoid flag as a condition on another type keeps it."""
+    database = tmp_path / "insights.db"
+    build(database, "1.2 (provenance)")
+    db = sqlite3.connect(database)
+    db.execute("UPDATE insights SET condition = ? WHERE id = ?", (condition, TRIGGER["id"]))
+    db.commit()
+    db.close()
+    assert run_json("import", str(database))["imported"] == 3
+    shown = run_json("get", TRIGGER["id"])
+    assert (shown["type"], shown["claim"]) == ("behavioral", TRIGGER["claim"])
+    note = "A trigger in chitin 1.x, with no condition"
+    assert shown["context"] == f"{note}\n\nWhen it applies → avoid"
+    assert "condition" not in shown and shown["avoid"] is False
+    assert shown["tags"] == ["memory"] and shown["confidence"] == TRIGGER["confidence"]
+    run("check")
+
+
+def test_changelog_days_leaves_out_carried_rows_older_than_the_window(
+    run: Run, run_json: Callable[..., Any], tmp_path: Path
+) -> None:
+    """A migration's commit is new, but the 1.x rows it carries keep their own times
+    (2026-11-27 to 29 here); `changelog --days N` is about those times (1.x filtered
+    `changed_at >= now - N days`), so a window that starts after them shows none."""
+    database = tmp_path / "insights.db"
+    build(database, "1.2 (provenance)")
+    run("import", str(database))
+    everything = run_json("changelog", "--limit", "50")
+    assert {e["changeType"] for e in everything} >= {"reinforce", "update"}
+    oldest = min(e["changedAt"] for e in everything)
+    assert oldest.startswith("2026-11-2")
+    assert all(e["changedAt"] >= oldest for e in run_json("changelog", "--days", "100000"))
+    # the window of the last day (the tests run after 2026-11-29 by more than a day)
+    recent = run_json("changelog", "--days", "1", "--limit", "50")
+    assert all(not e["changedAt"].startswith("2026-11-2") for e in recent)

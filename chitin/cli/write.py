@@ -30,6 +30,7 @@ def _read_stdin_object() -> dict[str, Any]:
         raw = standard_input().read()
     except UnicodeDecodeError:
         raise ValidationError("stdin", "stdin must be valid UTF-8 text") from None
+    raw = raw.removeprefix("\ufeff")  # Windows tools write one; RFC 8259 §8.1
     if not raw.strip():  # nothing piped in (or stdin closed): say so, not JSON's "char 0"
         raise ValidationError("stdin", f"stdin is empty: --json reads {_EXAMPLE} from it")
     try:

@@ -93,6 +93,7 @@ def _read(read: Callable[[], str], name: str) -> str:
 
 def _parsed_export(raw: str, name: str) -> Any:
     """``raw`` JSON, parsed; a one-line error naming ``name`` if it is not JSON."""
+    raw = raw.removeprefix("\ufeff")  # Windows tools write one; RFC 8259 §8.1
     if not raw.strip():
         raise ChitinError(
             f"{name} is empty: expected a chitin export (a JSON array of insights, from "

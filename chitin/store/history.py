@@ -12,7 +12,7 @@ import functools
 import json
 import re
 from collections.abc import Iterator, Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -58,7 +58,7 @@ _CHANGE_TYPES = {
 def insight_history(git: Git, path: str, limit: int | None = None) -> list[Entry]:
     """Changes to the file at ``path``, oldest first, following renames (archive).
 
-    With ``limit``, the newest ``limit`` commits (the original returned the oldest).
+    With ``limit``, the newest ``limit`` changes (the original returned the oldest).
     """
     count = [f"-n{limit}"] if limit else []
     logged = list(_log(git, ["--follow", "-m", *count], [path]))
@@ -66,7 +66,9 @@ def insight_history(git: Git, path: str, limit: int | None = None) -> list[Entry
     per_commit = _entries(git, touched)
     named = _named_only(git, Path(path).stem, {c.sha for c in touched}, count)
     newest_first = _by_time(list(zip(touched, per_commit, strict=True)), named)[:limit]
-    return [entry for _, entries in reversed(newest_first) for entry in entries]
+    changes = [entry for _, entries in reversed(newest_first) for entry in entries]
+    # N changes, not N commits: an update of three fields is three (1.x's LIMIT on rows).
+    return changes[-limit:] if limit else changes
 
 
 def _since_created(newest_first: list[_Commit]) -> list[_Commit]:
@@ -159,12 +161,20 @@ def changelog(git: Git, days: int | None, limit: int) -> list[Entry]:
     merge of branches, a file that does not parse), so commits are read ``limit`` at a
     time, then twice as many, until there are ``limit`` rows or no more commits."""
     since = [f"--since={days} days ago"] if days else []
+    # git's --since picks commits; the rows a migration or an import carries keep their
+    # own (older) times, and the window is about those, as 1.x's changed_at filter was.
+    cutoff = format_timestamp(datetime.now(UTC) - timedelta(days=days)) if days else ""
     found: list[Entry] = []
     skip, batch = 0, limit
     while len(found) < limit:
         args = [f"-n{batch}", f"--skip={skip}", *since]
         commits = list(_log(git, args, ["insights", "archive"]))
-        found += [entry for entries in _entries(git, commits) for entry in reversed(entries)]
+        found += [
+            entry
+            for entries in _entries(git, commits)
+            for entry in reversed(entries)
+            if entry.changed_at >= cutoff
+        ]
         if len(commits) < batch:
             break
         skip, batch = skip + batch, batch * 2
@@ -318,9 +328,17 @@ def _commit_entries(
         ]
     source = f"merge:{commit.trailers.get('Merged', '')}" if op == "merge" else None
     changes = field_changes(old, new)
+    if op == "merge":  # the original's order of a merge's rows, not an update's
+        changes.sort(key=lambda change: _MERGE_ORDER.get(change.field, len(_MERGE_ORDER)))
     if not changes:
         return [entry("*", None, None, source)]
     return [entry(c.field, c.old, c.new, source) for c in changes]
+
+
+# 1.4.5 wrote a merge's rows on the target in this order (reference §1.5), so its
+# changelog, newest first, led with reasoning (§2.10); other fields follow, as updated.
+_MERGED = ("claim", "confidence", "tags", "reinforcement_count", "reasoning")
+_MERGE_ORDER = {name: rank for rank, name in enumerate(_MERGED)}
 
 
 def js_bool(value: bool) -> str:

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 from chitin.errors import StoreError
 from chitin.model.fields import INTERCHANGE
-from chitin.model.interchange import situation_in_context
+from chitin.model.interchange import settle_original
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -113,7 +113,7 @@ def _item(row: dict[str, Any]) -> dict[str, Any]:
             item["tags"] = json.loads(tags)
         except json.JSONDecodeError:
             item["tags"] = [tags]  # not JSON: keep the text rather than lose it
-    return situation_in_context(item)
+    return settle_original(item)
 
 
 def _generation(db: sqlite3.Connection, tables: set[str], columns: set[str]) -> str:
