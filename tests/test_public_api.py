@@ -314,6 +314,10 @@ def test_fields_that_are_no_mapping_are_refused_as_such(store: Path) -> None:
     ("call", "field"),
     [
         (lambda c: c.similar(5, 0.2), "claim"),
+        (lambda c: c.retrieve(None), "query"),
+        (lambda c: c.retrieve(5), "query"),
+        (lambda c: c.render(None), "query"),
+        (lambda c: c.diff(None, render=5), "query"),
         (lambda c: c.similar(None, 0.5, semantic=True), "claim"),
         (lambda c: c.diff(5), "revision"),
         (lambda c: c.queue_reflection(5, "new"), "sessionKey"),
