@@ -438,3 +438,30 @@ def test_one_import_takes_a_path_a_stream_or_a_parsed_export(store: Path, tmp_pa
         "Import 1 insight(s) from a test",
     ]
     assert not hasattr(Chitin, "is_database")
+
+
+def test_embed_with_another_provider_uses_it_and_an_unknown_one_is_refused(store: Path) -> None:
+    """One Chitin keeps its model open between calls; ``embed`` naming another provider
+    embedded with the model already open (the local one a contribute's duplicate check
+    had opened) and recorded the named one in chitin.yaml: an unknown name too, which
+    then broke every later embed and retrieval by meaning."""
+    from ollama_server import OllamaServer
+
+    from chitin import Chitin, ChitinError
+
+    with (
+        OllamaServer() as ollama,
+        Chitin(store, now=FIXED, env={"OPENAI_BASE_URL": ollama.url}) as chitin,
+    ):
+        chitin.init()
+        chitin.contribute(
+            {"type": "skill", "claim": "Run the tests before pushing", "confidence": 0.8}
+        )
+        chitin.similar("run the tests", 0.5, semantic=True)  # the local model, opened
+        with pytest.raises(ChitinError, match="Unknown embedding provider: 'bogus'"):
+            chitin.embed("bogus")
+        config = store / "chitin.yaml"
+        assert not config.exists() or "bogus" not in config.read_text(encoding="utf-8")
+        meaning, done = chitin.embed("openai", "nomic-embed-text")
+        assert (meaning.provider.name, done) == ("openai", 1)
+        assert ["Run the tests before pushing"] in [body["input"] for _, body in ollama.requests]
