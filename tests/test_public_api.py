@@ -465,3 +465,34 @@ def test_embed_with_another_provider_uses_it_and_an_unknown_one_is_refused(store
         meaning, done = chitin.embed("openai", "nomic-embed-text")
         assert (meaning.provider.name, done) == ("openai", 1)
         assert ["Run the tests before pushing"] in [body["input"] for _, body in ollama.requests]
+
+
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (lambda c: c.list_insights(types=5), "types"),
+        (lambda c: c.list_insights(tags=5), "tags"),
+        (lambda c: c.list_insights(types=[5]), "type"),
+        (lambda c: c.list_insights(archived="no"), "archived"),
+        (lambda c: c.retrieve(_query(types=5)), "types"),
+    ],
+)
+def test_filters_of_the_wrong_type_are_refused_naming_them(
+    store: Path, call: Callable[[Any], object], field: str
+) -> None:
+    """A number for the types or tags raised TypeError ('int' object is not iterable),
+    a number in the list AttributeError (no 'strip'), and archived="no" a ValueError
+    from SQLite's int(): each is a ValidationError naming the argument."""
+    from chitin import Chitin, ValidationError
+
+    with Chitin(store, now=FIXED) as chitin:
+        chitin.init(seed=True)
+        with pytest.raises(ValidationError) as refused:
+            call(chitin)
+    assert refused.value.field == field and field in str(refused.value)
+
+
+def _query(**given: object) -> Any:
+    from chitin import Query
+
+    return Query("x", **given)  # type: ignore[arg-type]

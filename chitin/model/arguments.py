@@ -33,12 +33,14 @@ def values(raw: Raw) -> tuple[str, ...]:
     if not raw:
         return ()
     pieces = raw.split(",") if isinstance(raw, str) else raw
-    return tuple(piece for piece in pieces if piece.strip())
+    return tuple(piece for piece in pieces if not isinstance(piece, str) or piece.strip())
 
 
 def kinds(raw: Raw) -> tuple[str, ...]:
     """Insight types, each one of TYPES."""
-    return tuple(check_type(kind.strip()) for kind in values(raw))
+    return tuple(
+        check_type(kind.strip() if isinstance(kind, str) else kind) for kind in values(raw)
+    )
 
 
 def tags(raw: object) -> tuple[str, ...]:
