@@ -475,14 +475,22 @@ def test_embed_with_another_provider_uses_it_and_an_unknown_one_is_refused(store
         (lambda c: c.list_insights(types=[5]), "type"),
         (lambda c: c.list_insights(archived="no"), "archived"),
         (lambda c: c.retrieve(_query(types=5)), "types"),
+        (lambda c: c.render("x", limit="500"), "limit"),
+        (lambda c: c.render("x", limit=-1), "limit"),
+        (lambda c: c.render("x", reader=5), "reader"),
+        (lambda c: c.import_insights([], origin=5), "origin"),
+        (lambda c: c.check(paths="insights/skill/x.md"), "paths"),
+        (lambda c: c.note_session_start(5, []), "session"),
     ],
 )
-def test_filters_of_the_wrong_type_are_refused_naming_them(
+def test_arguments_of_the_wrong_type_are_refused_naming_them(
     store: Path, call: Callable[[Any], object], field: str
 ) -> None:
     """A number for the types or tags raised TypeError ('int' object is not iterable),
     a number in the list AttributeError (no 'strip'), and archived="no" a ValueError
-    from SQLite's int(): each is a ValidationError naming the argument."""
+    from SQLite's int(); so did render's limit as a text (TypeError) and reader as a
+    number, an import's origin as a number, a session as a number; one path's text for
+    check's paths was read letter by letter. Each is a ValidationError naming it."""
     from chitin import Chitin, ValidationError
 
     with Chitin(store, now=FIXED) as chitin:
