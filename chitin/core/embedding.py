@@ -40,7 +40,7 @@ class Embedding:
         picked = semantic.Choice(
             provider or current.provider, model if model else (None if provider else current.model)
         )
-        if picked.provider == semantic.NO_PROVIDER:  # create() called it an unknown provider
+        if not provider and picked.provider == semantic.NO_PROVIDER:  # create(): "unknown"
             raise ValidationError(
                 "provider",
                 "semantic search is off in chitin.yaml (embedding.provider: none); name a "
