@@ -387,6 +387,36 @@ def test_the_server_sees_changes_made_under_it(store: Path, run: Run, add: Any) 
     assert seen["without cache"] == 1
 
 
+def test_an_embedding_provider_chosen_under_the_server_is_the_one_it_asks(
+    store: Path, run: Run
+) -> None:
+    """`chitin embed --provider openai` from another process while the server runs: the
+    next retrieve embeds its query with that provider. The server kept the model it had
+    opened first (the local one) and ranked by it against stale vectors, silently."""
+    from ollama_server import OllamaServer
+
+    run("init", "--seed")
+
+    with OllamaServer() as ollama:
+
+        async def session(client: Client) -> list[Any]:
+            await call(client, "retrieve", query="an ambiguous requirement")
+            subprocess.run(
+                [chitin_program(), "--store", str(store), "embed", "--provider", "openai",
+                 "--model", "nomic-embed-text"],
+                env={**os.environ, "OPENAI_BASE_URL": ollama.url},
+                capture_output=True,
+                check=True,
+            )  # fmt: skip
+            asked = len(ollama.requests)
+            answer = await call(client, "retrieve", query="an ambiguous requirement")
+            assert answer.json.get("degraded") is None, answer.text
+            return [body["input"] for _, body in ollama.requests[asked:]]
+
+        sent = serve(store, session, OPENAI_BASE_URL=ollama.url)
+    assert ["an ambiguous requirement"] in sent
+
+
 def test_writes_from_the_server_and_the_cli_at_once_are_all_kept(store: Path, run: Run) -> None:
     """Every write is one commit under the store's lock, whoever makes it."""
     run("init")

@@ -283,6 +283,30 @@ def test_install_and_check_find_openclaws_folder_as_openclaw_does(
     assert f"{recorded}: warning: chitin: the OpenClaw hook runs" in said
 
 
+def test_uninstall_finds_openclaw_json_under_openclaw_home_as_openclaw_does(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Item 4: with $OPENCLAW_HOME set, OpenClaw reads `~/conf/openclaw.json` in
+    $OPENCLAW_CONFIG_PATH under that home (resolveUserPath), as chitin found the hooks
+    folder; the uninstall looked for the file under $HOME, and left the entry that
+    `openclaw hooks enable chitin` wrote, for a hook that was gone."""
+    openclaw_home = tmp_path / "ochome"
+    monkeypatch.delenv("OPENCLAW_STATE_DIR", raising=False)
+    monkeypatch.setenv("OPENCLAW_HOME", str(openclaw_home))
+    monkeypatch.setenv("OPENCLAW_CONFIG_PATH", "~/conf/openclaw.json")
+    config = openclaw_home / "conf" / "openclaw.json"
+    config.parent.mkdir(parents=True)
+    enabled = {"hooks": {"internal": {"entries": {"chitin": {"enabled": True}, "other": {}}}}}
+    config.write_text(json.dumps(enabled))
+    assert (
+        f"in {openclaw_home / 'conf' / 'hooks' / 'chitin'}\n"
+        in run("hooks", "install", "openclaw").stdout
+    )
+    run("hooks", "uninstall", "openclaw")
+    assert json.loads(config.read_text())["hooks"]["internal"]["entries"] == {"other": {}}
+    assert not (Path.home() / "conf").exists()
+
+
 def test_an_install_of_the_older_layout_is_brought_up_to_date(run: Run, tmp_path: Path) -> None:
     """Item 5: the pack used to be HOOK.md, handler.js, package.json and chitin.json in
     one folder; installing again leaves the new layout only (OpenClaw would otherwise

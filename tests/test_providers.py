@@ -93,6 +93,57 @@ def test_http_failures_give_the_originals_messages(response: httpx.Response, mes
     assert str(caught.value) == message
 
 
+def _answer(vectors: list[object], indexes: list[object] | None = None) -> httpx.Response:
+    indexes = list(range(len(vectors))) if indexes is None else indexes
+    data = [{"embedding": v, "index": i} for v, i in zip(vectors, indexes, strict=True)]
+    return httpx.Response(200, content=json.dumps({"data": data}, allow_nan=True))
+
+
+BAD_VECTORS = (
+    "OpenAI API returned unexpected response format: an embedding is not a list of finite numbers"
+)
+BAD_ITEMS = (
+    "OpenAI API returned unexpected response format: "
+    "the data items must be objects indexed 0 to 1, once each"
+)
+
+
+@pytest.mark.parametrize(
+    ("response", "message"),
+    [
+        (_answer([["a", "b"], ["c", "d"]]), BAD_VECTORS),
+        (_answer([[None, 1.0], [1.0, 0.0]]), BAD_VECTORS),
+        (_answer([[float("nan"), 1.0], [1.0, 0.0]]), BAD_VECTORS),
+        (_answer([[1e300, 1.0], [1.0, 0.0]]), BAD_VECTORS),
+        (_answer([[[1.0, 2.0]], [[1.0, 2.0]]]), BAD_VECTORS),
+        (_answer([[], []]), "Dimension mismatch for text 0: expected at least 1, got 0"),
+        (_answer([[1.0, 0.0], [0.0, 1.0]], [0, "1"]), BAD_ITEMS),
+        (_answer([[1.0, 0.0], [0.0, 1.0]], [0, None]), BAD_ITEMS),
+        (_answer([[1.0, 0.0], [0.0, 1.0]], [0, 0]), BAD_ITEMS),
+        (httpx.Response(200, json={"data": [5, 6]}), BAD_ITEMS),
+    ],
+)
+def test_an_answer_of_no_vectors_is_a_provider_error(
+    response: httpx.Response, message: str
+) -> None:
+    """A compatible server that answers badly: texts or nulls in a vector, NaN, a value
+    past float32, nested lists, no numbers at all, indexes that are text, null or
+    repeated, items that are no objects. Each raised ValueError, TypeError or
+    AttributeError, or was stored as NaN that every later search ranked by."""
+    client = httpx.Client(transport=httpx.MockTransport(lambda _: response))
+    provider = OpenAIProvider("nomic-embed-text", None, "http://127.0.0.1:9/v1", client)
+    with pytest.raises(ProviderError) as caught:
+        provider.embed(["one", "two"])
+    assert str(caught.value) == message
+
+
+def test_the_items_are_put_in_the_order_of_their_index() -> None:
+    response = _answer([[0.0, 1.0], [1.0, 0.0]], [1, 0])
+    client = httpx.Client(transport=httpx.MockTransport(lambda _: response))
+    provider = OpenAIProvider("nomic-embed-text", None, "http://127.0.0.1:9/v1", client)
+    assert provider.embed(["one", "two"]).tolist() == [[1.0, 0.0], [0.0, 1.0]]
+
+
 def test_a_network_failure_is_a_provider_error() -> None:
     def refuse(request: httpx.Request) -> httpx.Response:
         raise httpx.ConnectError("connection refused", request=request)

@@ -314,6 +314,10 @@ def test_fields_that_are_no_mapping_are_refused_as_such(store: Path) -> None:
     ("call", "field"),
     [
         (lambda c: c.similar(5, 0.2), "claim"),
+        (lambda c: c.retrieve(None), "query"),
+        (lambda c: c.retrieve(5), "query"),
+        (lambda c: c.render(None), "query"),
+        (lambda c: c.diff(None, render=5), "query"),
         (lambda c: c.similar(None, 0.5, semantic=True), "claim"),
         (lambda c: c.diff(5), "revision"),
         (lambda c: c.queue_reflection(5, "new"), "sessionKey"),
@@ -434,3 +438,69 @@ def test_one_import_takes_a_path_a_stream_or_a_parsed_export(store: Path, tmp_pa
         "Import 1 insight(s) from a test",
     ]
     assert not hasattr(Chitin, "is_database")
+
+
+def test_embed_with_another_provider_uses_it_and_an_unknown_one_is_refused(store: Path) -> None:
+    """One Chitin keeps its model open between calls; ``embed`` naming another provider
+    embedded with the model already open (the local one a contribute's duplicate check
+    had opened) and recorded the named one in chitin.yaml: an unknown name too, which
+    then broke every later embed and retrieval by meaning."""
+    from ollama_server import OllamaServer
+
+    from chitin import Chitin, ChitinError
+
+    with (
+        OllamaServer() as ollama,
+        Chitin(store, now=FIXED, env={"OPENAI_BASE_URL": ollama.url}) as chitin,
+    ):
+        chitin.init()
+        chitin.contribute(
+            {"type": "skill", "claim": "Run the tests before pushing", "confidence": 0.8}
+        )
+        chitin.similar("run the tests", 0.5, semantic=True)  # the local model, opened
+        with pytest.raises(ChitinError, match="Unknown embedding provider: 'bogus'"):
+            chitin.embed("bogus")
+        config = store / "chitin.yaml"
+        assert not config.exists() or "bogus" not in config.read_text(encoding="utf-8")
+        meaning, done = chitin.embed("openai", "nomic-embed-text")
+        assert (meaning.provider.name, done) == ("openai", 1)
+        assert ["Run the tests before pushing"] in [body["input"] for _, body in ollama.requests]
+
+
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (lambda c: c.list_insights(types=5), "types"),
+        (lambda c: c.list_insights(tags=5), "tags"),
+        (lambda c: c.list_insights(types=[5]), "type"),
+        (lambda c: c.list_insights(archived="no"), "archived"),
+        (lambda c: c.retrieve(_query(types=5)), "types"),
+        (lambda c: c.render("x", limit="500"), "limit"),
+        (lambda c: c.render("x", limit=-1), "limit"),
+        (lambda c: c.render("x", reader=5), "reader"),
+        (lambda c: c.import_insights([], origin=5), "origin"),
+        (lambda c: c.check(paths="insights/skill/x.md"), "paths"),
+        (lambda c: c.note_session_start(5, []), "session"),
+    ],
+)
+def test_arguments_of_the_wrong_type_are_refused_naming_them(
+    store: Path, call: Callable[[Any], object], field: str
+) -> None:
+    """A number for the types or tags raised TypeError ('int' object is not iterable),
+    a number in the list AttributeError (no 'strip'), and archived="no" a ValueError
+    from SQLite's int(); so did render's limit as a text (TypeError) and reader as a
+    number, an import's origin as a number, a session as a number; one path's text for
+    check's paths was read letter by letter. Each is a ValidationError naming it."""
+    from chitin import Chitin, ValidationError
+
+    with Chitin(store, now=FIXED) as chitin:
+        chitin.init(seed=True)
+        with pytest.raises(ValidationError) as refused:
+            call(chitin)
+    assert refused.value.field == field and field in str(refused.value)
+
+
+def _query(**given: object) -> Any:
+    from chitin import Query
+
+    return Query("x", **given)  # type: ignore[arg-type]

@@ -346,3 +346,19 @@ def test_a_query_that_means_nothing_matches_no_one_word_insight(run: Run, add: A
     assert "Nothing stored matches this query" in run("retrieve", "--query", "zzqx blorf").stdout
     # What the insight says still finds it.
     assert retrieve_json(run, "x")["insights"][0]["id"] == one_char
+
+
+def test_embed_with_semantic_search_off_says_so_and_names_the_providers(
+    run: Run, store: Path
+) -> None:
+    """`embed` in a store whose chitin.yaml says `provider: none` answered "Unknown
+    embedding provider: 'none'", although none is a choice chitin.yaml allows; it says
+    that semantic search is off and how to embed anyway, and records nothing."""
+    run("init")
+    (store / "chitin.yaml").write_text("embedding: {provider: none}\n")
+    refused = run("embed", expect=1)
+    assert refused.stderr.splitlines()[0] == (
+        "Error: semantic search is off in chitin.yaml (embedding.provider: none); name a "
+        "provider to embed with: chitin embed --provider local (allowed: local, voyage, openai)"
+    )
+    assert (store / "chitin.yaml").read_text() == "embedding: {provider: none}\n"

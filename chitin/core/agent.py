@@ -156,6 +156,7 @@ def _check_session_name(field: str, name: str, value: str) -> None:
 def note_session_start(opened: Session, session: str, injected: list[str]) -> None:
     """Note what a session was given at its start, for its marker when it ends. Only
     in a store that exists, and never at the cost of the session's start."""
+    arguments.text("session", session)  # a number raised AttributeError (no 'strip')
     if opened.missing or not session.strip() or session == "unknown":
         return
     with contextlib.suppress(OSError):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from os import PathLike, fspath
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,7 +18,7 @@ from chitin.core import settings
 from chitin.core.openclaw import openclaw_hooks_dir
 from chitin.core.personality import STORE_TEMPLATE
 from chitin.core.setup_check import setup_findings
-from chitin.errors import ChitinError, StoreError
+from chitin.errors import ChitinError, StoreError, ValidationError
 from chitin.format import layout, lint
 from chitin.format.lint import Checked, Finding
 from chitin.lockfile import DERIVED_DIR
@@ -58,6 +59,8 @@ def check(
     the project the current folder is in. Reads the files, not the cache, and writes
     nothing."""
 
+    if isinstance(paths, str | PathLike):  # one path's text was read letter by letter
+        raise ValidationError("paths", f"paths must be a list of paths, got {fspath(paths)!r:.60}")
     report = check_store(root, list(paths) if paths is not None else None, env)
     if home is not None:
         folder = openclaw_hooks_dir(home, env)

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from chitin.core.session import Session
+from chitin.errors import ValidationError
 from chitin.index.vector_files import stored_identity
 from chitin.providers import DEFAULT_PROVIDER, REGISTRY, ProviderError
 from chitin.search import semantic
@@ -39,6 +40,13 @@ class Embedding:
         picked = semantic.Choice(
             provider or current.provider, model if model else (None if provider else current.model)
         )
+        if not provider and picked.provider == semantic.NO_PROVIDER:  # create(): "unknown"
+            raise ValidationError(
+                "provider",
+                "semantic search is off in chitin.yaml (embedding.provider: none); name a "
+                f"provider to embed with: chitin embed --provider {DEFAULT_PROVIDER} "
+                f"(allowed: {', '.join(REGISTRY)})",
+            )
         meaning = self.session.semantic(picked)
         if picked != current and (provider or model):
             self._record_choice(picked)

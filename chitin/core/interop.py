@@ -24,7 +24,7 @@ from chitin.errors import ChitinError, ValidationError
 from chitin.format.markdown import Layout
 from chitin.index import usage
 from chitin.index.cache import Cache, Filters
-from chitin.model import secrets
+from chitin.model import arguments, secrets
 from chitin.model.ids import new_id
 from chitin.model.insight import Insight
 from chitin.model.interchange import Exported, Item, from_original, items_of, read_item
@@ -69,6 +69,8 @@ def import_source(
     a text stream of JSON (standard input: ``-`` in errors), or an export already
     parsed. ``origin`` names a document in the commit (default: the file's name,
     "stdin" for a stream). A path's errors name it as given."""
+    if origin is not None:  # a number raised TypeError at the commit message's wording
+        origin = arguments.text("origin", origin)
     if isinstance(source, str | PathLike):
         path = Path(source)
         if sqlite_file(path):

@@ -47,10 +47,7 @@ def openclaw_hooks_dir(home: Path, env: Mapping[str, str]) -> Path:
     ``$OPENCLAW_CONFIG_PATH`` + ``/hooks``, else ``<home>/.openclaw/hooks``, where home
     is ``$OPENCLAW_HOME`` if set. A leading ``~`` means that home."""
 
-    explicit = (env.get("OPENCLAW_HOME") or "").strip()
-    if explicit in ("undefined", "null"):
-        explicit = ""
-    base = Path(os.path.abspath(_expand_home(explicit, home))) if explicit else home
+    base = _openclaw_home(home, env)
 
     def resolved(value: str) -> Path:
         return Path(os.path.abspath(_expand_home(value, base)))
@@ -69,9 +66,17 @@ def openclaw_config_file(home: Path, env: Mapping[str, str]) -> Path:
     ``$OPENCLAW_CONFIG_PATH``, else openclaw.json beside the managed hooks folder."""
 
     config = (env.get("OPENCLAW_CONFIG_PATH") or "").strip()
-    if config:
-        return Path(os.path.abspath(_expand_home(config, home)))
+    if config:  # a leading ~ is $OPENCLAW_HOME, as for the hooks folder (resolveUserPath)
+        return Path(os.path.abspath(_expand_home(config, _openclaw_home(home, env))))
     return openclaw_hooks_dir(home, env).parent / OPENCLAW_CONFIG
+
+
+def _openclaw_home(home: Path, env: Mapping[str, str]) -> Path:
+    """The home OpenClaw expands ``~`` to: ``$OPENCLAW_HOME`` if set, else ``home``."""
+    explicit = (env.get("OPENCLAW_HOME") or "").strip()
+    if explicit in ("undefined", "null"):
+        explicit = ""
+    return Path(os.path.abspath(_expand_home(explicit, home))) if explicit else home
 
 
 def _expand_home(value: str, home: Path) -> str:

@@ -13,12 +13,15 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from os import PathLike
 from pathlib import Path
 
 from chitin.core.retrieving import Query, Retrieving
 from chitin.core.session import Session
 from chitin.errors import ValidationError
 from chitin.location import locate
+from chitin.model import arguments
+from chitin.model.bounds import MAX_COUNT
 from chitin.model.packing import Packed
 from chitin.model.search_text import well_formed
 from chitin.notices import notice
@@ -64,7 +67,7 @@ def render_personality(
     gives way to chitin's own (``_within``); chitin's, longer still, is left as it is.
     ``how`` (mcp, reader) and ``store``: whom the closing instructions are for."""
     query = query._replace(text=well_formed(query.text))  # it is printed in the header too
-    budget = query.budget
+    budget, (limit, how) = query.budget, _checked(limit, how)
     commit, when = retrieving.snapshot_time()
     found = retrieving.retrieve_at(query, now or when, decay_at=when, record=now is not None)
     insights = [ranked.insight for ranked in found.ranked]
@@ -204,6 +207,19 @@ def template_of(root: Path, given: Path | None) -> tuple[Path, str]:
 def shipped_template() -> tuple[Path, str]:
     shipped = data_path("templates") / "PERSONALITY.md"
     return shipped, shipped.read_text(encoding="utf-8")
+
+
+def _checked(
+    limit: object, how: tuple[bool, object]
+) -> tuple[int | None, tuple[bool, Path | None]]:
+    """A library caller's ``limit`` and reader, refused naming them: a text limit raised
+    TypeError ('>' between int and str), a text reader AttributeError (no 'absolute')."""
+    if limit is not None:
+        limit = arguments.count("limit", limit, MAX_COUNT)
+    reader = how[1]
+    if reader is not None and not isinstance(reader, str | PathLike):
+        raise ValidationError("reader", f"reader must be a folder's path, got {reader!r:.60}")
+    return limit, (how[0], None if reader is None else Path(reader))
 
 
 def _within(limit: int, path: Path, text: str, alone: int) -> tuple[Path, str]:

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
 from chitin.core.session import Session
-from chitin.errors import AmbiguousIdError, NotFoundError, StateError, StoreError
+from chitin.errors import AmbiguousIdError, NotFoundError, StateError, StoreError, ValidationError
 from chitin.index.cache import Cache, Filters, Problem
 from chitin.model import arguments
 from chitin.model.bounds import MAX_COUNT, MAX_DAYS
@@ -218,9 +218,11 @@ def filters_of(
     archived: bool = False,
 ) -> Filters:
     """Filters from types and tags, validated (a single string is one value)."""
-    kinds = arguments.kinds(_values(types))
-    chosen = arguments.tags(list(_values(tags)))
+    kinds = arguments.kinds(_values("types", types))
+    chosen = arguments.tags(list(_values("tags", tags)))
     floor = arguments.lowest("min_confidence", min_confidence)
+    if not isinstance(archived, bool):  # "no" was int()ed in SQL: a ValueError
+        raise ValidationError("archived", f"archived must be true or false, got {archived!r:.60}")
     return Filters(archived=archived, types=kinds, min_confidence=floor, tags=chosen)
 
 
@@ -235,7 +237,9 @@ def _file_id(path: str) -> str:
     return path.rsplit("/", 1)[-1].removesuffix(".md")
 
 
-def _values(given: Iterable[str] | None) -> tuple[str, ...]:
-    if not given:
-        return ()
-    return (given,) if isinstance(given, str) else tuple(given)
+def _values(name: str, given: Iterable[str] | None) -> tuple[str, ...]:
+    if isinstance(given, str) or given is None:
+        return (given,) if given else ()
+    if not isinstance(given, Iterable):  # a number: "'int' object is not iterable"
+        raise ValidationError(name, f"{name} must be a text or a list of texts, got {given!r:.60}")
+    return tuple(given)

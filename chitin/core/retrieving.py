@@ -47,7 +47,9 @@ def as_query(query: Query | str) -> Query:
     """The query, checked as the CLI's flags and the MCP tools' arguments are: a
     library caller's Query is a way in too (a max_results of -1 sliced the ranking to
     all but one, a min_confidence of 2 answered nothing, 2.5 raised a TypeError)."""
-    asked = Query(query) if isinstance(query, str) else query
+    # Anything but a Query is taken for the text, so that None or a number is refused
+    # as "query must be a text" (it raised AttributeError: no attribute '_replace').
+    asked = query if isinstance(query, Query) else Query(query)
     return asked._replace(
         text=arguments.text("query", asked.text),
         max_results=arguments.count("max_results", asked.max_results, MAX_COUNT),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, Self, TypedDict, TypeVar
 
@@ -88,7 +88,7 @@ class Session:
         # must not reach a commit, and must not stop a command that only reads.
         self.agent_given = agent if agent is not None else (self.env.get("CHITIN_AGENT") or None)
         self._agent_problem = _agent_problem(self.agent_given)
-        self._clock: Clock = _clock(now)
+        self._clock: Clock = arguments.clock(now)
         self.command = tuple(command)  # how git runs the merge driver
         # who@host in the evidence log; asked only by reinforce (finding the user and
         # host name imports getpass and socket)
@@ -100,7 +100,7 @@ class Session:
         self.store = Store(self.root, None if self._agent_problem else self.agent_given)
         self._cache: Cache | None = None
         self._strength_of: Callable[[Insight], float] | None = None
-        self._vectors: semantic.Semantic | None = None
+        self._vectors: tuple[semantic.Choice, semantic.Semantic] | None = None  # (opened for)
         self._repair_depth = 0  # use cases running inside ``repairing``
         self._watcher: Watcher | None = None  # set up by the first ``refresh``
         self._cache_file: tuple[int, int] | None = None  # the cache file opened
@@ -131,7 +131,7 @@ class Session:
         if self._vectors is not None:
             from chitin.search import semantic
 
-            semantic.close(self._vectors)
+            semantic.close(self._vectors[1])
             self._vectors = None
         if self._cache is not None:
             self._cache.close()
@@ -356,21 +356,18 @@ class Session:
         return self._cache.may_differ_from_head(writes) if self._cache else None
 
     def semantic(self, picked: semantic.Choice) -> semantic.Semantic:
-        """The embedding model and vectors of ``picked``, opened once per session."""
+        """The embedding model and vectors of ``picked``, opened once per session. Another
+        choice (`embed --provider`, chitin.yaml edited under a server) closes them: they
+        would embed for it with the wrong model, and `embed` record what it never used."""
         from chitin.search import semantic
 
+        if self._vectors is not None and self._vectors[0] != picked:
+            semantic.close(self._vectors[1])
+            self._vectors = None
         if self._vectors is None:
-            self._vectors = semantic.open_semantic(derived_folder(self.root), picked, self.env)
-        return self._vectors
-
-
-def _clock(now: datetime | Clock | None) -> Clock:
-    if isinstance(now, datetime):
-        fixed = now if now.tzinfo is not None else now.replace(tzinfo=UTC)
-        return lambda: fixed
-    if now is None or callable(now):  # a text would fail at the first write, as a TypeError
-        return now or (lambda: datetime.now(UTC))
-    raise ValidationError("now", f"now must be a datetime or a clock, got {now!r:.60}")
+            opened = semantic.open_semantic(derived_folder(self.root), picked, self.env)
+            self._vectors = (picked, opened)
+        return self._vectors[1]
 
 
 def _agent_problem(agent: str | None) -> ValidationError | None:

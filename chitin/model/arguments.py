@@ -11,7 +11,8 @@ the tool's schema); click's own types bound the CLI's numbers as usage errors.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from datetime import UTC, datetime
 from os import PathLike
 from pathlib import Path
 
@@ -32,12 +33,14 @@ def values(raw: Raw) -> tuple[str, ...]:
     if not raw:
         return ()
     pieces = raw.split(",") if isinstance(raw, str) else raw
-    return tuple(piece for piece in pieces if piece.strip())
+    return tuple(piece for piece in pieces if not isinstance(piece, str) or piece.strip())
 
 
 def kinds(raw: Raw) -> tuple[str, ...]:
     """Insight types, each one of TYPES."""
-    return tuple(check_type(kind.strip()) for kind in values(raw))
+    return tuple(
+        check_type(kind.strip() if isinstance(kind, str) else kind) for kind in values(raw)
+    )
 
 
 def tags(raw: object) -> tuple[str, ...]:
@@ -132,3 +135,13 @@ def _shown(raw: object) -> str:
     if isinstance(raw, int | float) and not isinstance(raw, bool):
         return js_number(raw)
     return repr(raw)
+
+
+def clock(now: datetime | Callable[[], datetime] | None) -> Callable[[], datetime]:
+    """``Chitin(now=...)``: a fixed time (naive: UTC), a clock, or None for the system's."""
+    if isinstance(now, datetime):
+        fixed = now if now.tzinfo is not None else now.replace(tzinfo=UTC)
+        return lambda: fixed
+    if now is None or callable(now):  # a text would fail at the first write, as a TypeError
+        return now or (lambda: datetime.now(UTC))
+    raise ValidationError("now", f"now must be a datetime or a clock, got {now!r:.60}")

@@ -125,19 +125,49 @@ class HTTPProvider:
             raise ProviderError(
                 f"{self.label} API returned unexpected response format: missing data array"
             )
-        ordered = sorted(data, key=lambda item: item.get("index", 0))
         expected = self._dimensions
         rows = []
-        for number, item in enumerate(ordered):
-            vector = item.get("embedding") if isinstance(item, dict) else None
-            if not isinstance(vector, list) or (expected and len(vector) != expected):
+        for number, item in enumerate(self._ordered(data)):
+            vector = item.get("embedding")
+            if not isinstance(vector, list) or not vector or (expected and len(vector) != expected):
                 got = len(vector) if isinstance(vector, list) else "no vector"
+                wanted = expected or "at least 1"
                 raise ProviderError(
-                    f"Dimension mismatch for text {number}: expected {expected}, got {got}"
+                    f"Dimension mismatch for text {number}: expected {wanted}, got {got}"
                 )
             expected = len(vector)
             rows.append(vector)
-        return np.asarray(rows, dtype=np.float32)
+        return self._numbers(rows)
+
+    def _ordered(self, data: list[Any]) -> list[dict[str, Any]]:
+        """The items in the order of the texts sent: by ``index``, each of 0 to n-1 once
+        (an item that is no object, or a text or null index, raised from the sort)."""
+        indexes = [
+            item.get("index", n) if isinstance(item, dict) else None for n, item in enumerate(data)
+        ]
+        if sorted(i if type(i) is int else -1 for i in indexes) != list(range(len(data))):
+            raise ProviderError(
+                f"{self.label} API returned unexpected response format: the data items "
+                f"must be objects indexed 0 to {len(data) - 1}, once each"
+            )
+        return [item for _, item in sorted(zip(indexes, data, strict=True))]
+
+    def _numbers(self, rows: list[list[Any]]) -> np.ndarray:
+        """The vectors as float32, refused unless each is of finite numbers: a text, a
+        null, a nested list, NaN or a value past float32's range would be stored, and
+        every search that met it would rank by NaN (a text raised ValueError)."""
+        try:
+            vectors = np.asarray(rows, dtype=np.float64)
+        except (TypeError, ValueError):
+            vectors = np.empty(0)
+        with np.errstate(over="ignore"):
+            vectors = vectors.astype(np.float32)
+        if vectors.ndim != 2 or not np.isfinite(vectors).all():
+            raise ProviderError(
+                f"{self.label} API returned unexpected response format: "
+                "an embedding is not a list of finite numbers"
+            )
+        return vectors
 
 
 class VoyageProvider(HTTPProvider):
