@@ -30,17 +30,10 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from check_scale import MEASURED_CHITIN  # noqa: E402  (after the path)
+
 SETS = ("pairs.yaml", "heldout-pairs.yaml")
-SCRIPT = (
-    "import resource, sys\n"
-    "from chitin.cli import cli\n"
-    "try:\n"
-    "    cli.main(sys.argv[1:], prog_name='chitin')\n"
-    "except SystemExit:\n"
-    "    pass\n"
-    "used = resource.getrusage(resource.RUSAGE_SELF)\n"
-    "print(f'PEAK {used.ru_maxrss} {used.ru_utime + used.ru_stime}', file=sys.stderr)\n"
-)
+SCRIPT = MEASURED_CHITIN  # bench/check_scale.py's: peak memory and CPU on stderr
 
 
 def make_store(root: Path, size: int, env: dict[str, str]) -> int:

@@ -107,20 +107,24 @@ def write_vectors(root: Path, insights: list[Insight], near: bool) -> None:
     sidecar.close()
 
 
+# `chitin` run in a process that says its peak memory (KB) and CPU seconds on stderr.
+MEASURED_CHITIN = (
+    "import resource, sys\n"
+    "from chitin.cli import cli\n"
+    "try:\n"
+    "    cli.main(sys.argv[1:], prog_name='chitin')\n"
+    "except SystemExit:\n"
+    "    pass\n"
+    "used = resource.getrusage(resource.RUSAGE_SELF)\n"
+    "print(f'PEAK {used.ru_maxrss} {used.ru_utime + used.ru_stime}', file=sys.stderr)\n"
+)
+
+
 def measure(root: Path) -> tuple[float, float, float, dict[str, int]]:
     """Wall seconds, peak MB and CPU seconds of one `chitin check`, and its warnings by
     kind. (CPU time says what wall time would be on an idle machine; on a shared one
     the wall time includes the waits.)"""
-    script = (
-        "import resource, sys, time\n"
-        "from chitin.cli import cli\n"
-        "try:\n"
-        "    cli.main(sys.argv[1:], prog_name='chitin')\n"
-        "except SystemExit:\n"
-        "    pass\n"
-        "used = resource.getrusage(resource.RUSAGE_SELF)\n"
-        "print(f'PEAK {used.ru_maxrss} {used.ru_utime + used.ru_stime}', file=sys.stderr)\n"
-    )
+    script = MEASURED_CHITIN
     env = dict(os.environ, CHITIN_BACKGROUND_EMBED="off")
     started = time.perf_counter()
     done = subprocess.run(

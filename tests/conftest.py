@@ -9,7 +9,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from chitin.cli import cli
+from chitin.providers.local import LocalProvider, TokenRows
 
 _GIT_IDENTITY_VARS = (
     "GIT_AUTHOR_NAME",
@@ -197,3 +198,18 @@ MCP_INITIALIZE = {
         "clientInfo": {"name": "t", "version": "1"},
     },
 }
+
+
+@pytest.fixture
+def tokenized(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """Every text whose token vectors the local model is asked for (a spy on
+    LocalProvider.tokens: the door's and check's alignment)."""
+    texts: list[str] = []
+    real = LocalProvider.tokens
+
+    def spy(self: LocalProvider, batch: Sequence[str]) -> list[TokenRows]:
+        texts.extend(batch)
+        return real(self, batch)
+
+    monkeypatch.setattr(LocalProvider, "tokens", spy)
+    yield texts

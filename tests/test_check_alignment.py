@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from chitin.providers import ProviderError
-from chitin.providers.local import LocalProvider, TokenRows
 from chitin.retrieval.clusters import Meaning
 from chitin.retrieval.judgement import Side
 from chitin.search import aligned
@@ -22,20 +21,6 @@ from tests.conftest import Run
 
 ALICE = "Alice prefers short answers"
 PARAPHRASE = "Alice likes brief replies"  # 0.80 pooled, under the relational bar (0.82)
-
-
-@pytest.fixture
-def tokenized(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """Every text whose token vectors the local model is asked for."""
-    texts: list[str] = []
-    real = LocalProvider.tokens
-
-    def spy(self: LocalProvider, batch: Sequence[str]) -> list[TokenRows]:
-        texts.extend(batch)
-        return real(self, batch)
-
-    monkeypatch.setattr(LocalProvider, "tokens", spy)
-    yield texts
 
 
 def check_json(run: Run) -> Any:

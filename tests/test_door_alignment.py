@@ -4,28 +4,10 @@ local model's token vectors; never for a clear verdict (chitin.search.door)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from chitin.providers.local import LocalProvider, TokenRows
 from tests.conftest import Run
-
-
-@pytest.fixture
-def tokenized(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """Every text whose token vectors the local model is asked for."""
-    texts: list[str] = []
-    real = LocalProvider.tokens
-
-    def spy(self: LocalProvider, batch: Sequence[str]) -> list[TokenRows]:
-        texts.extend(batch)
-        return real(self, batch)
-
-    monkeypatch.setattr(LocalProvider, "tokens", spy)
-    yield texts
 
 
 def contribute(run_json: Any, claim: str) -> Any:
