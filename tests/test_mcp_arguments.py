@@ -64,3 +64,22 @@ def test_every_wrong_type_is_refused_in_one_line_of_json_words(store: Path) -> N
         )
         assert said is not None, where
         assert json.loads(said.group(2)) == arguments[name], where
+
+
+def test_an_argument_no_tool_takes_is_refused_by_name_with_what_it_takes(store: Path) -> None:
+    async def misspell(client: Client) -> list[Called]:
+        return [
+            await call(client, "retrieve", query="tests", max_result=3),
+            await call(client, "stats", verbose=True),
+            await call(client, "retrieve", query="tests", max_results=3),
+        ]
+
+    near, none, right = serve(store, misspell)
+    takes = next(t for t in listing() if t["name"] == "retrieve")["inputSchema"]["properties"]
+    assert near.failed and near.text == (
+        'Error: unknown argument "max_result" (did you mean max_results?); '
+        f"this tool takes {', '.join(takes)}"
+    )
+    assert none.failed
+    assert none.text == 'Error: unknown argument "verbose"; this tool takes no arguments'
+    assert not right.failed

@@ -11,6 +11,7 @@ value as the client wrote it (JSON: null, true, "x"; not Python's None, True, 'x
 from __future__ import annotations
 
 import json
+from difflib import get_close_matches
 from typing import Any
 
 from chitin.errors import ValidationError
@@ -30,12 +31,16 @@ SHOWN = 60  # the most of a refused value a message repeats
 
 
 def checked(schema: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
-    """``given`` with every argument the schema names, defaults filled in; arguments
-    it does not name are left out (as the SDK left them). Raise ValidationError."""
+    """``given`` with every argument the schema names, defaults filled in. Raise
+    ValidationError, also for an argument the schema does not name: the SDK dropped
+    those silently, so an agent that wrote ``limit`` for ``max_results`` got an
+    answer to a question it did not ask, and never learned the right name."""
     properties: dict[str, Any] = schema.get("properties", {})
     for name in schema.get("required", ()):
         if name not in given:
             raise ValidationError("arguments", f"{name} is required")
+    if unknown := [name for name in given if name not in properties]:
+        raise ValidationError("arguments", _unknown(unknown[0], list(properties)))
     arguments = {}
     for name, property_schema in properties.items():
         if name in given:
@@ -43,6 +48,15 @@ def checked(schema: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
         else:
             arguments[name] = property_schema.get("default")
     return arguments
+
+
+def _unknown(name: str, known: list[str]) -> str:
+    """One line: the argument no schema names, a near name, and what the tool takes."""
+    said = f"unknown argument {shown(name)}"
+    if close := get_close_matches(name, known, n=1, cutoff=0.6):
+        said += f" (did you mean {close[0]}?)"
+    takes = ", ".join(known) if known else "no arguments"
+    return f"{said}; this tool takes {takes}"
 
 
 def _value(where: str, value: Any, schema: dict[str, Any]) -> Any:
