@@ -139,6 +139,9 @@ def test_the_pairs_check_names_a_missing_file(
         "heldout-pairs-3.yaml",
         "heldout-pairs-4.yaml",
         "heldout-pairs-6.yaml",
+        "heldout-pairs-7.yaml",
+        "heldout-pairs-8.yaml",
+        "heldout-pairs-9.yaml",
     ],
 )
 def test_every_pair_set_passes_the_check(name: str) -> None:
