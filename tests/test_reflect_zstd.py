@@ -108,3 +108,16 @@ def test_a_compressed_event_over_the_line_limit_is_not_unpacked(tmp_path: Path) 
     read = read_agent_database(database(tmp_path / "db.sqlite", events, {1}), "s-9")
     assert [t.number for t in read.turns] == [1]
     assert read.warning is not None and "1 line(s) over 1 MB skipped" in read.warning
+
+
+def test_a_plain_event_over_the_line_limit_is_skipped_as_a_compressed_one_is(
+    tmp_path: Path,
+) -> None:
+    """An event OpenClaw kept uncompressed (``event_json``; a Node without zstd, or
+    ``\\u`` escapes in it) is bounded as a line of a file is: one over the limit is
+    skipped in SQLite, never handed to Python whole, and counted in the warning."""
+    events = [HEADER, message("m1", "user", "No, " + "y" * (2 << 20), 1),
+              message("m2", "user", "Stop, use the staging bucket.", 5)]  # fmt: skip
+    read = read_agent_database(database(tmp_path / "db.sqlite", events, set()), "s-9")
+    assert [(t.number, t.text) for t in read.turns] == [(1, "Stop, use the staging bucket.")]
+    assert read.warning is not None and "1 line(s) over 1 MB skipped" in read.warning

@@ -31,6 +31,15 @@ from chitin.model.transcript import Turn, is_message, turns_of
 MAX_LINE = 1 << 20  # bytes: no message worth quoting is longer
 WINDOW = 16 << 20  # bytes read from each end of an enormous file
 MAX_ROWS = 200_000  # events read from a database
+# Each event as its row holds it, or, for one over MAX_LINE bytes (as text, or already
+# compressed, when its text is longer still), NULLs and a flag: SQLite skips it, so
+# Python never holds it whole, as it never holds a line of a file over MAX_LINE.
+BOUNDED_EVENTS = (  # each size once: SQLite factors the same expression
+    "SELECT CASE WHEN length(CAST(event_json AS BLOB)) > ?1 THEN NULL ELSE event_json END,"
+    " CASE WHEN length(event_zstd) > ?1 THEN NULL ELSE event_zstd END,"
+    " length(CAST(event_json AS BLOB)) > ?1, length(event_zstd) > ?1"
+    " FROM transcript_events WHERE session_id = ?2 ORDER BY seq LIMIT ?3"
+)
 
 
 class Read(NamedTuple):
@@ -76,11 +85,7 @@ def read_agent_database(path: Path, session_id: str) -> Read:
     except sqlite3.Error as error:
         return Read([], f"{path} cannot be opened ({error})")
     try:
-        rows = connection.execute(
-            "SELECT event_json, event_zstd FROM transcript_events WHERE session_id = ? "
-            "ORDER BY seq LIMIT ?",
-            (session_id, MAX_ROWS),
-        )
+        rows = connection.execute(BOUNDED_EVENTS, (MAX_LINE, session_id, MAX_ROWS))
         turns = _turns(_events(rows, tally, zstd_codec()), tally)
     except sqlite3.Error as error:
         return Read([], f"{path}: the session's events cannot be read ({error})")
@@ -124,8 +129,10 @@ def _events(
     rows: Iterable[tuple[Any, ...]], tally: _Tally, decompress: Callable[[bytes], bytes] | None
 ) -> Iterator[str]:
     """Each row's event as text: ``event_json``, else ``event_zstd`` decompressed."""
-    for text, packed in rows:
-        if isinstance(text, str):
+    for text, packed, long_text, long_packed in rows:
+        if long_text or long_packed:
+            tally.long += 1
+        elif isinstance(text, str):
             yield text
         elif decompress is None:
             tally.compressed += 1
