@@ -423,6 +423,24 @@ def test_a_line_over_the_limit_is_skipped_unread(tmp_path: Path) -> None:
     assert read.warning is not None and "1 line(s) over 1 MB skipped" in read.warning
 
 
+def test_a_long_line_across_the_gap_of_an_enormous_file_is_counted_once(
+    tmp_path: Path,
+) -> None:
+    """Reading resumes after the gap inside the long line the start was reading: the
+    rest of that line is skipped as the gap's, neither counted as a second long line
+    nor as a line that is not JSON (it is no line: its start was skipped)."""
+    path = tmp_path / "t.jsonl"
+    first = json.dumps(user("I prefer tabs.", 1))
+    last = json.dumps(user("Never force-push to main.", 9))
+    long_line = json.dumps(user("No, " + "y" * (5 << 20)))
+    path.write_text(first + "\n" + long_line + "\n" + last + "\n")
+    read = read_transcript(path, window=2 << 20)
+    assert [t.text for t in read.turns] == ["I prefer tabs.", "Never force-push to main."]
+    assert read.warning is not None
+    said = read.warning.split("; ", 1)[1]
+    assert said == "1 line(s) over 1 MB skipped"
+
+
 def openclaw_database(path: Path, session_id: str, entries: list[dict[str, Any]]) -> None:
     """The table as OpenClaw 2026.9.6 creates it (its agent schema), the columns chitin
     reads; a compressed row has event_json NULL (this one's bytes are no zstd)."""

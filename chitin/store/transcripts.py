@@ -162,7 +162,9 @@ def _lines(handle: IO[bytes], window: int, tally: _Tally) -> Iterator[str]:
         return
     yield from _bounded(handle, window, tally)
     handle.seek(size - window)
-    handle.readline(MAX_LINE)  # the rest of a line cut by the seek
+    rest = handle.readline(MAX_LINE)  # the rest of a line cut by the seek: the gap's,
+    while rest and not rest.endswith(b"\n"):  # however long, in bounded pieces
+        rest = handle.readline(MAX_LINE)
     tally.skipped = (
         f"only the first and last {window >> 20} MB of {_size(size)} read (message "
         "numbers after the gap count from where reading resumed)"
