@@ -283,6 +283,29 @@ def test_each_digest_keeps_within_its_size(run: Run, store: Path, tmp_path: Path
 
 
 @pytest.mark.usefixtures("seeded")
+def test_a_cut_digest_keeps_the_command_that_finishes_its_session(
+    run: Run, run_json: RunJson, store: Path, tmp_path: Path
+) -> None:
+    """However small the size, the block still ends with `reflect --done SESSION`
+    (under "Ready commands:"), as the JSON's commands do: the text cut there before,
+    when the insights given at the start had filled the size."""
+    entries = []
+    for n in range(40):
+        entries += [user(f"No, write the failing test first, case {n}; " + "why " * 60, n),
+                    agent("Fixed " * 40)]  # fmt: skip
+    given = [i["id"] for i in run_json("list")]
+    queue_with(store, transcript=str(write_jsonl(tmp_path / "s.jsonl", entries)), injected=given)
+    for limit in (500, 800, 4000):
+        shown = run("reflect", "--max-characters", str(limit)).stdout
+        block = shown[shown.index("── ") : shown.index("\n\nWhen every session")]
+        assert len(block) <= limit
+        lines = block.splitlines()
+        assert lines[-1].endswith(" reflect --done s-1") and "    Ready commands:" in lines
+    [digest] = run_json("reflect", "--max-characters", "500")["digests"]
+    assert digest["commands"][-1].endswith(" reflect --done s-1")
+
+
+@pytest.mark.usefixtures("seeded")
 def test_a_session_compacted_then_ended_is_digested_once(
     run: Run, run_json: RunJson, tmp_path: Path
 ) -> None:
