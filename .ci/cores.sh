@@ -1,3 +1,4 @@
+# shellcheck shell=bash  # sourced by .ci/run, never run: no shebang, but bash it is
 # Core dumps of crashed test processes, for .ci/run (sourced). Nothing here may fail
 # the run: without root, or where the kernel's core pattern cannot be set, the run
 # goes on and says where cores go instead.

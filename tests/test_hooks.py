@@ -799,3 +799,29 @@ def test_a_reset_names_the_ended_sessions_file_or_its_agent_database(
     assert first["transcript"] == ended["sessionFile"] and "agentDatabase" not in first
     assert "transcript" not in second and "agentDatabase" not in second
     assert third["agentDatabase"] == str(database) and third["sessionId"] == "s-3"
+
+
+@needs_node
+def test_a_reset_without_an_ended_session_id_still_queues_its_marker(
+    call_handler: Callable[..., dict[str, Any]],
+    seeded: list[str],
+    run_json: RunJson,
+    tmp_path: Path,
+) -> None:
+    """The agent's database finds a session's events by its id: where OpenClaw names no
+    ended session (a /new that opens the chat, an entry without an id), the marker is
+    queued as chitin 1.x queued it, without the database, rather than refused for
+    naming the database with no id (`--agent-database needs --session-id`)."""
+    state = tmp_path / "oc-state"
+    database = state / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+    database.parent.mkdir(parents=True)
+    database.write_bytes(b"")
+    env = {"OPENCLAW_STATE_DIR": str(state)}
+    event = {"type": "command", "action": "new", "sessionKey": "agent:main:main"}
+    call_handler({**event, "context": {}}, env)
+    call_handler({**event, "context": {"previousSessionEntry": {"updatedAt": 1}}}, env)
+    call_handler({"type": "session", "action": "auto-reset", "sessionKey": "agent:main:main",
+                  "context": {"reason": "idle", "sessionEntry": {}}}, env)  # fmt: skip
+    pending = run_json("reflect")["pending"]
+    assert [m["reason"] for m in pending] == ["new", "new", "idle"]
+    assert all("agentDatabase" not in m and "sessionId" not in m for m in pending)

@@ -504,6 +504,33 @@ def test_the_reflect_prompt_lists_what_waits_in_skill_md_s_words(store: Path, ru
     assert "## When to contribute" in text
 
 
+def test_the_reflect_tool_finishes_one_session_as_the_digest_says(
+    store: Path, run: Run, run_json: Any
+) -> None:
+    """The prompt says each `chitin <command>` is a tool with the same options, and the
+    digest's ready command is `chitin reflect --done SESSION`: the tool takes ``done``,
+    answers as `reflect --done --format json`, and refuses as the CLI refuses."""
+    run("init")
+    run("reflect", "--queue", "--session-key", "agent:main:1", "--reason", "new")
+    run("reflect", "--queue", "--session-key", "agent:main:2", "--reason", "reset")
+
+    async def work(client: Client) -> list[Called]:
+        return [
+            await call(client, "reflect", done="agent:main:1"),
+            await call(client, "reflect"),
+            await call(client, "reflect", done="no-such-session"),
+            await call(client, "reflect", done="agent:main:2", clear=True),
+        ]
+
+    done, after, unknown, both = serve(store, work)
+    assert done.json == run_json("reflect", "--done", "agent:main:2") | {"done": "agent:main:1"}
+    assert [m["sessionKey"] for m in after.json["pending"]] == ["agent:main:2"]
+    assert unknown.failed
+    assert unknown.text == cli_error(run, "reflect", "--done", "no-such-session")
+    assert both.failed and both.text == "Error: done cannot be combined with clear"
+    assert run_json("reflect")["pending"] == []  # the CLI's --done above took the other
+
+
 def test_a_file_that_does_not_parse_is_named_beside_the_answer(
     store: Path, run: Run, add: Any
 ) -> None:

@@ -283,6 +283,29 @@ def test_each_digest_keeps_within_its_size(run: Run, store: Path, tmp_path: Path
 
 
 @pytest.mark.usefixtures("seeded")
+def test_a_cut_digest_keeps_the_command_that_finishes_its_session(
+    run: Run, run_json: RunJson, store: Path, tmp_path: Path
+) -> None:
+    """However small the size, the block still ends with `reflect --done SESSION`
+    (under "Ready commands:"), as the JSON's commands do: the text cut there before,
+    when the insights given at the start had filled the size."""
+    entries = []
+    for n in range(40):
+        entries += [user(f"No, write the failing test first, case {n}; " + "why " * 60, n),
+                    agent("Fixed " * 40)]  # fmt: skip
+    given = [i["id"] for i in run_json("list")]
+    queue_with(store, transcript=str(write_jsonl(tmp_path / "s.jsonl", entries)), injected=given)
+    for limit in (500, 800, 4000):
+        shown = run("reflect", "--max-characters", str(limit)).stdout
+        block = shown[shown.index("── ") : shown.index("\n\nWhen every session")]
+        assert len(block) <= limit
+        lines = block.splitlines()
+        assert lines[-1].endswith(" reflect --done s-1") and "    Ready commands:" in lines
+    [digest] = run_json("reflect", "--max-characters", "500")["digests"]
+    assert digest["commands"][-1].endswith(" reflect --done s-1")
+
+
+@pytest.mark.usefixtures("seeded")
 def test_a_session_compacted_then_ended_is_digested_once(
     run: Run, run_json: RunJson, tmp_path: Path
 ) -> None:
@@ -421,6 +444,24 @@ def test_a_line_over_the_limit_is_skipped_unread(tmp_path: Path) -> None:
     read = read_transcript(path)
     assert [t.number for t in read.turns] == [1]
     assert read.warning is not None and "1 line(s) over 1 MB skipped" in read.warning
+
+
+def test_a_long_line_across_the_gap_of_an_enormous_file_is_counted_once(
+    tmp_path: Path,
+) -> None:
+    """Reading resumes after the gap inside the long line the start was reading: the
+    rest of that line is skipped as the gap's, neither counted as a second long line
+    nor as a line that is not JSON (it is no line: its start was skipped)."""
+    path = tmp_path / "t.jsonl"
+    first = json.dumps(user("I prefer tabs.", 1))
+    last = json.dumps(user("Never force-push to main.", 9))
+    long_line = json.dumps(user("No, " + "y" * (5 << 20)))
+    path.write_text(first + "\n" + long_line + "\n" + last + "\n")
+    read = read_transcript(path, window=2 << 20)
+    assert [t.text for t in read.turns] == ["I prefer tabs.", "Never force-push to main."]
+    assert read.warning is not None
+    said = read.warning.split("; ", 1)[1]
+    assert said == "1 line(s) over 1 MB skipped"
 
 
 def openclaw_database(path: Path, session_id: str, entries: list[dict[str, Any]]) -> None:

@@ -108,3 +108,36 @@ def test_a_compressed_event_over_the_line_limit_is_not_unpacked(tmp_path: Path) 
     read = read_agent_database(database(tmp_path / "db.sqlite", events, {1}), "s-9")
     assert [t.number for t in read.turns] == [1]
     assert read.warning is not None and "1 line(s) over 1 MB skipped" in read.warning
+
+
+def test_a_plain_event_over_the_line_limit_is_skipped_as_a_compressed_one_is(
+    tmp_path: Path,
+) -> None:
+    """An event OpenClaw kept uncompressed (``event_json``; a Node without zstd, or
+    ``\\u`` escapes in it) is bounded as a line of a file is: one over the limit is
+    skipped in SQLite, never handed to Python whole, and counted in the warning."""
+    events = [HEADER, message("m1", "user", "No, " + "y" * (2 << 20), 1),
+              message("m2", "user", "Stop, use the staging bucket.", 5)]  # fmt: skip
+    read = read_agent_database(database(tmp_path / "db.sqlite", events, set()), "s-9")
+    assert [(t.number, t.text) for t in read.turns] == [(1, "Stop, use the staging bucket.")]
+    assert read.warning is not None and "1 line(s) over 1 MB skipped" in read.warning
+
+
+def test_an_enormous_session_in_the_database_is_read_at_both_ends_only(tmp_path: Path) -> None:
+    """As an enormous file is: past twice the window, only the events of the first and
+    of the last window's worth of bytes are read (bounded time, whatever the session
+    holds), and the one warning says so."""
+    filler = " The upload goes to the bucket named in the config." * 2000  # ~100 KB
+    events = [HEADER, message("m1", "user", "I prefer short answers.", 1)]
+    events += [message(f"f{n}", "assistant", "Working." + filler, 2) for n in range(40)]
+    events.insert(20, message("mid", "user", "No, use the EU bucket instead.", 3))
+    events.append(message("m9", "user", "Never force-push to main.", 9))
+    path = database(tmp_path / "db.sqlite", events, set())
+    read = read_agent_database(path, "s-9", window=1 << 20)
+    said = [t.text for t in read.turns if not t.text.startswith("Working.")]
+    assert said == ["I prefer short answers.", "Never force-push to main."]
+    assert read.warning is not None
+    assert "only the first and last 1 MB of 3 MB of the session's events read" in read.warning
+    whole = read_agent_database(path, "s-9")
+    assert "No, use the EU bucket instead." in [t.text for t in whole.turns]
+    assert whole.warning is None

@@ -15,6 +15,7 @@ from conftest import Run
 from chitin import __version__
 from chitin.cli import cli
 from chitin.cli.skill import with_version
+from chitin.model.reflection import REASONS
 from chitin.resources import asset_path
 
 GUIDE = asset_path("SKILL.md").read_text(encoding="utf-8")
@@ -200,3 +201,12 @@ def test_skill_neither_opens_nor_creates_a_store(run: Run, store: Path, tmp_path
     run("skill", "--path")
     assert not store.exists()
     assert not (tmp_path / "home" / "data" / "chitin").exists()
+
+
+def test_the_guide_names_every_reason_a_marker_may_give() -> None:
+    """The guide's line on queueing a session by hand lists the reasons `--reason`
+    takes: all of them, as `chitin reflect --help` does."""
+    text = asset_path("SKILL.md").read_text(encoding="utf-8")
+    (line,) = [line for line in text.splitlines() if "(reasons:" in line]
+    listed = re.findall(r"`([a-z]+)`", line.split("(reasons:", 1)[1])
+    assert listed == list(REASONS)

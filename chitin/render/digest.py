@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from chitin.model.reflection import Marker
 
 INDENT = "    "
+READY = f"{INDENT}Ready commands:"
 
 
 def session_name(marker: Marker) -> str:
@@ -36,10 +37,10 @@ def digest_lines(
         lines.append(f"{INDENT}warning: {warning}")
     lines += _moment_lines(digest)
     lines += _touch_lines(digest.touches)
-    lines += [f"{INDENT}Ready commands:"]
+    lines += [READY]
     commands = [*digest.commands, _done(marker, digest)]
     lines += [f"{INDENT}  {command}" for command in commands]
-    return _within(lines, characters)
+    return _within(lines, characters, lines[-1])
 
 
 def _read_part(digest: Digest) -> str:
@@ -114,16 +115,30 @@ def _quoted(text: str) -> str:
     return shlex.quote(text)
 
 
-def _within(lines: list[str], characters: int) -> list[str]:
+def _within(lines: list[str], characters: int, done: str) -> list[str]:
+    """``lines`` within ``characters``: cut short, a line says so, and the command that
+    finishes the session (``done``) still closes the block, under its heading, where
+    it fits (the JSON's commands keep it too)."""
+    room = characters - 80  # the line that says what was left out
+    if _length(lines) <= room:
+        return lines
+    tail = [READY, done]
+    if _length(tail) < room:
+        room -= _length(tail)
+    else:
+        tail = []
     kept: list[str] = []
-    used = 0
     for line in lines:
-        if used + len(line) + 1 > characters - 80:
-            kept.append(f"{INDENT}(the rest left out to keep {characters} characters)")
+        if _length(kept) + len(line) + 1 > room:
             break
         kept.append(line)
-        used += len(line) + 1
-    return kept
+    if READY in kept:
+        tail = tail[1:]
+    return [*kept, f"{INDENT}(the rest left out to keep {characters} characters)", *tail]
+
+
+def _length(lines: list[str]) -> int:
+    return sum(len(line) + 1 for line in lines)
 
 
 def digest_shape(marker: Marker, digest: Digest | None, warning: str | None) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chitin import DuplicateError, Query
+from chitin import DuplicateError, Query, ValidationError
 from chitin.model import arguments as parse
 from chitin.model.bounds import MAX_BUDGET, MAX_COUNT, MAX_DAYS
 from chitin.model.digest import DEFAULT_CHARACTERS
@@ -182,8 +182,14 @@ def changelog(days: int | None, limit: int) -> Work:
     return lambda c: shapes.changelog(c.changelog(days, limit))
 
 
-def reflect(clear: bool) -> Work:
-    return lambda chitin: pending_shape(chitin, clear)
+def reflect(clear: bool, done: str | None) -> Work:
+    if done is None:
+        return lambda chitin: pending_shape(chitin, clear)
+    if clear:  # as `reflect --done` refuses --clear: which one was meant?
+        raise ValidationError("done", "done cannot be combined with clear")
+    return lambda chitin: shapes.reflected(
+        done.strip(), chitin.reflection_done(done, Path.home() / LEGACY_QUEUE)
+    )
 
 
 def stats() -> Work:

@@ -8,7 +8,10 @@ for, the end how it went). What could not be read is said in one warning; what c
 be read is digested.
 
 OpenClaw's agent database is opened read-only (SQLite's ``mode=ro``), as OpenClaw may
-be writing it. OpenClaw 2026.9.6 stores an event zstd-compressed (``event_zstd``, with
+be writing it, and a session's events are bounded as a file's lines are: an event over
+``MAX_LINE`` is skipped in SQLite, and of a session over twice ``WINDOW`` bytes only
+the events of its first and last ``WINDOW`` bytes are read.
+OpenClaw 2026.9.6 stores an event zstd-compressed (``event_zstd``, with
 ``event_json`` NULL) when the Node it runs on has zstd (Node 22.15 and later, and the
 Node its npm package ships), the event is 1 KB to 4 MB of plain UTF-8 (no ``\\u``
 escape) and compressing saves a tenth: long tool outputs and messages, that is. Python
@@ -31,6 +34,20 @@ from chitin.model.transcript import Turn, is_message, turns_of
 MAX_LINE = 1 << 20  # bytes: no message worth quoting is longer
 WINDOW = 16 << 20  # bytes read from each end of an enormous file
 MAX_ROWS = 200_000  # events read from a database
+# Each event as its row holds it, or, for one over MAX_LINE bytes (as text, or already
+# compressed, when its text is longer still), NULLs and a flag: SQLite skips it, so
+# Python never holds it whole, as it never holds a line of a file over MAX_LINE.
+BOUNDED_EVENTS = (  # each size once: SQLite factors the same expression
+    "SELECT CASE WHEN length(CAST(event_json AS BLOB)) > ?1 THEN NULL ELSE event_json END,"
+    " CASE WHEN length(event_zstd) > ?1 THEN NULL ELSE event_zstd END,"
+    " length(CAST(event_json AS BLOB)) > ?1, length(event_zstd) > ?1"
+    " FROM transcript_events WHERE session_id = ?2 AND seq BETWEEN ?3 AND ?4 ORDER BY seq"
+)
+# Each event's size in bytes, for the window: measured in SQLite, read by nobody.
+EVENT_SIZES = (
+    "SELECT seq, coalesce(length(CAST(event_json AS BLOB)), 0) + coalesce(length(event_zstd), 0)"
+    " FROM transcript_events WHERE session_id = ? ORDER BY seq LIMIT ?"
+)
 
 
 class Read(NamedTuple):
@@ -64,8 +81,10 @@ def read_transcript(path: Path, window: int = WINDOW) -> Read:
     return Read(turns, _warning(path, tally, bool(turns)))
 
 
-def read_agent_database(path: Path, session_id: str) -> Read:
-    """The turns of one session's events in OpenClaw's agent database."""
+def read_agent_database(path: Path, session_id: str, window: int = WINDOW) -> Read:
+    """The turns of one session's events in OpenClaw's agent database: of a session
+    longer than twice ``window`` bytes, the events of its first and last ``window``
+    bytes, as of an enormous file."""
     if not path.is_file():
         if path.exists():
             return Read([], f"{path} is not a regular file")
@@ -76,24 +95,55 @@ def read_agent_database(path: Path, session_id: str) -> Read:
     except sqlite3.Error as error:
         return Read([], f"{path} cannot be opened ({error})")
     try:
-        rows = connection.execute(
-            "SELECT event_json, event_zstd FROM transcript_events WHERE session_id = ? "
-            "ORDER BY seq LIMIT ?",
-            (session_id, MAX_ROWS),
+        sizes = connection.execute(EVENT_SIZES, (session_id, MAX_ROWS)).fetchall()
+        spans, gap = _spans(sizes, window)
+        rows = (
+            row
+            for first, last in spans
+            for row in connection.execute(BOUNDED_EVENTS, (MAX_LINE, session_id, first, last))
         )
         turns = _turns(_events(rows, tally, zstd_codec()), tally)
     except sqlite3.Error as error:
         return Read([], f"{path}: the session's events cannot be read ({error})")
     finally:
         connection.close()
+    skipped = [gap] if gap else []
     if tally.compressed:
-        tally.skipped = (
+        skipped.append(
             f"{tally.compressed} compressed event(s) skipped (reading them needs zstd: "
             "Python 3.14, or pip install backports.zstd)"
         )
+    tally.skipped = "; ".join(skipped)
     if not turns and not (tally.compressed or tally.corrupt or tally.bad or tally.long):
         return Read([], f"{path} holds no events of session {session_id}")
     return Read(turns, _warning(path, tally, bool(turns)))
+
+
+def _spans(sizes: list[tuple[int, int]], window: int) -> tuple[list[tuple[int, int]], str]:
+    """The ranges of ``seq`` to read, from each event's (seq, bytes): all of them, or,
+    past twice ``window`` bytes, the first and the last events that fit in ``window``
+    bytes each; and what the gap left out, for the warning ('' for none)."""
+    total = sum(size for _, size in sizes)
+    if total <= 2 * window:
+        return ([(sizes[0][0], sizes[-1][0])] if sizes else []), ""
+    head = _fitting(sizes, window)
+    tail = len(sizes) - _fitting(sizes[::-1], window)
+    spans = [(sizes[0][0], sizes[head - 1][0])] if head else []
+    spans += [(sizes[tail][0], sizes[-1][0])] if tail < len(sizes) else []
+    return spans, (
+        f"only the first and last {window >> 20} MB of {_size(total)} of the session's "
+        "events read (message numbers after the gap count from where reading resumed)"
+    )
+
+
+def _fitting(sizes: list[tuple[int, int]], window: int) -> int:
+    """How many of ``sizes``, from the first, fit in ``window`` bytes."""
+    used = 0
+    for count, (_, size) in enumerate(sizes):
+        used += size
+        if used > window:
+            return count
+    return len(sizes)
 
 
 class _TooLong(Exception):
@@ -124,8 +174,10 @@ def _events(
     rows: Iterable[tuple[Any, ...]], tally: _Tally, decompress: Callable[[bytes], bytes] | None
 ) -> Iterator[str]:
     """Each row's event as text: ``event_json``, else ``event_zstd`` decompressed."""
-    for text, packed in rows:
-        if isinstance(text, str):
+    for text, packed, long_text, long_packed in rows:
+        if long_text or long_packed:
+            tally.long += 1
+        elif isinstance(text, str):
             yield text
         elif decompress is None:
             tally.compressed += 1
@@ -155,7 +207,9 @@ def _lines(handle: IO[bytes], window: int, tally: _Tally) -> Iterator[str]:
         return
     yield from _bounded(handle, window, tally)
     handle.seek(size - window)
-    handle.readline(MAX_LINE)  # the rest of a line cut by the seek
+    rest = handle.readline(MAX_LINE)  # the rest of a line cut by the seek: the gap's,
+    while rest and not rest.endswith(b"\n"):  # however long, in bounded pieces
+        rest = handle.readline(MAX_LINE)
     tally.skipped = (
         f"only the first and last {window >> 20} MB of {_size(size)} read (message "
         "numbers after the gap count from where reading resumed)"

@@ -353,10 +353,12 @@ function agentOf(sessionKey) {
 
 // Where the ended session's events are, for chitin's digest: the session file when
 // OpenClaw hands one over, else its agent database (the events' table, by session id),
-// when it is there. chitin only reads either, later.
-function eventsPlace(sessionKey, ended) {
+// when it is there and the ended session has an id to look up. chitin only reads
+// either, later.
+function eventsPlace(sessionKey, ended, sessionId) {
   const file = ended && typeof ended.sessionFile === "string" ? ended.sessionFile.trim() : "";
   if (file) return ["--transcript", file];
+  if (!sessionId) return []; // nothing to look up: a marker as chitin 1.x queued it
   const database = path.join(stateFolder(), "agents", agentOf(sessionKey), "agent", "openclaw-agent.sqlite");
   return existsSync(database) ? ["--agent-database", database] : [];
 }
@@ -368,7 +370,7 @@ async function queueReflection(event, reason, ended) {
   const args = ["reflect", "--queue", "--session-key", sessionKey];
   const sessionId = ended && typeof ended.sessionId === "string" ? ended.sessionId.trim() : "";
   if (sessionId) args.push("--session-id", sessionId);
-  args.push(...eventsPlace(sessionKey, ended));
+  args.push(...eventsPlace(sessionKey, ended, sessionId));
   await runChitin([...args, "--reason", reason]);
 }
 
