@@ -116,6 +116,26 @@ def test_budget_filters_and_explain(run: Run, seeded: Any, store: Path) -> None:
     assert "0 (no match; fills the result" in human
 
 
+@pytest.mark.parametrize("budget", ["1", "5", "13"])
+def test_a_budget_too_small_for_the_left_out_line_says_it_on_stderr(
+    run: Run, seeded: Any, store: Path, budget: str
+) -> None:
+    """The output stays within the budget (the hooks' contract), yet the person is told
+    that insights were left out: before, a budget under ~14 tokens printed an empty
+    line and nothing else."""
+    text_only(store)
+    done = run("retrieve", "--query", "fix the bug with a test", "--budget", budget)
+    result = retrieve_json(run, "fix the bug with a test", "--budget", budget)
+    assert result["tokenEstimate"] <= int(budget) and result["omitted"] == 2
+    assert "left out" not in done.stdout
+    assert done.stderr == (
+        "chitin: 2 more insights left out to fit the token budget; "
+        f"--budget {budget} has no room for this line in the output\n"
+    )
+    fits = run("retrieve", "--query", "fix the bug with a test", "--budget", "30")
+    assert "left out to fit the token budget" in fits.stdout and fits.stderr == ""
+
+
 def test_markdown_is_compact_and_full_adds_details(run: Run, add: Any) -> None:
     add("skill", "Profile before optimizing", 0.8, context="Slow endpoints")
     compact = run("retrieve", "--query", "profile").stdout

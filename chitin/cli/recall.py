@@ -52,7 +52,15 @@ def recall(
     else:
         if query.strip() and found.ranked and not any(r.matched for r in found.ranked):
             say(NOTHING_MATCHES)
-        say(marshalling.marshal(marshalling.packed_of(found), full))
+        packed = marshalling.packed_of(found)
+        say(marshalling.marshal(packed, full))
+        if packed.omitted and not packed.note:
+            # The output keeps within the budget (what a hook relies on), so a budget
+            # too small for the left-out line hears of it here instead.
+            note(
+                f"chitin: {marshalling.omission_note(packed.omitted)[1:-1]}; "
+                f"--budget {budget} has no room for this line in the output"
+            )
     if explain:
         say(
             "\n".join(
