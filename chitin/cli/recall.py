@@ -156,7 +156,7 @@ def _explanation(number: int, ranked: Ranked) -> str:
     if ranked.also_covers:
         lines.append(
             f"      also covers {', '.join(ranked.also_covers)}: the same lesson, not shown "
-            f"twice (chitin merge {ranked.also_covers[0]} {ranked.insight.id} folds them)"
+            f"twice (chitin merge {' '.join(ranked.also_covers)} {ranked.insight.id} folds them)"
         )
     if ranked.outweighs:
         lines.append(
