@@ -116,6 +116,26 @@ def test_budget_filters_and_explain(run: Run, seeded: Any, store: Path) -> None:
     assert "0 (no match; fills the result" in human
 
 
+@pytest.mark.parametrize("budget", ["1", "5", "13"])
+def test_a_budget_too_small_for_the_left_out_line_says_it_on_stderr(
+    run: Run, seeded: Any, store: Path, budget: str
+) -> None:
+    """The output stays within the budget (the hooks' contract), yet the person is told
+    that insights were left out: before, a budget under ~14 tokens printed an empty
+    line and nothing else."""
+    text_only(store)
+    done = run("retrieve", "--query", "fix the bug with a test", "--budget", budget)
+    result = retrieve_json(run, "fix the bug with a test", "--budget", budget)
+    assert result["tokenEstimate"] <= int(budget) and result["omitted"] == 2
+    assert "left out" not in done.stdout
+    assert done.stderr == (
+        "chitin: 2 more insights left out to fit the token budget; "
+        f"--budget {budget} has no room for this line in the output\n"
+    )
+    fits = run("retrieve", "--query", "fix the bug with a test", "--budget", "30")
+    assert "left out to fit the token budget" in fits.stdout and fits.stderr == ""
+
+
 def test_markdown_is_compact_and_full_adds_details(run: Run, add: Any) -> None:
     add("skill", "Profile before optimizing", 0.8, context="Slow endpoints")
     compact = run("retrieve", "--query", "profile").stdout
@@ -410,3 +430,32 @@ def test_matches_the_filters_leave_out_do_not_hide_those_they_keep(
         run("retrieve", "--query", "deploy", "--format", "json", "--explain").stdout
     )["insights"]
     assert sorted(i["claim"] for i in found if i["matched"]) == sorted(i["claim"] for i in live)
+
+
+def test_every_insight_object_carries_its_last_retrieval_where_1_4_5_had_it(
+    run: Run, add: Any
+) -> None:
+    """1.4.5's insight objects hold ``lastRetrievedAt`` after ``reinforcementCount``
+    when it is set; ours is when a retrieval last gave the insight (docs/compatibility.md),
+    in get, list and history as in the writes' answers, not only in export."""
+    kept = add("skill", "Profile before optimizing a slow endpoint", 0.8)["id"]
+    other = add("skill", "Name each branch after its ticket", 0.8)["id"]
+
+    def shown(*args: str) -> Any:
+        return json.loads(run(*args, "--format", "json").stdout)
+
+    assert "lastRetrievedAt" not in shown("get", kept)  # never retrieved: no key
+    run("retrieve", "--query", "profile the slow endpoint", "--max-results", "1")
+    [when] = [i["lastRetrievedAt"] for i in json.loads(run("export").stdout) if i["id"] == kept]
+    got = shown("get", kept)
+    keys = list(got)
+    assert got["lastRetrievedAt"] == when
+    assert keys[keys.index("reinforcementCount") + 1] == "lastRetrievedAt"
+    listed = {item["id"]: item for item in shown("list")}
+    assert listed[kept]["lastRetrievedAt"] == when and "lastRetrievedAt" not in listed[other]
+    assert shown("history", kept)["insight"]["lastRetrievedAt"] == when
+    assert shown("update", kept, "--limitations", "Not for cold starts")["lastRetrievedAt"] == when
+    assert shown("reinforce", kept)["lastRetrievedAt"] == when
+    assert shown("archive", kept)["lastRetrievedAt"] == when
+    assert shown("unarchive", kept)["lastRetrievedAt"] == when
+    assert shown("merge", other, kept)["lastRetrievedAt"] == when

@@ -300,14 +300,37 @@ def test_a_broken_file_is_reported_not_fatal(run: Run, two: Any, store: Path) ->
     (store / rel(store, first)).write_text("no frontmatter here\n")
     result = run("diff", "--format", "json")
     data = json.loads(result.stdout)
+    fix = "begin the file with a '---' line, then 'key: value' lines, then '---'"
     assert data["unreadable"] == [
         {
             "path": rel(store, first),
             "side": "to",
             "error": "file does not start with a '---' frontmatter line",
+            "fix": fix,
         }
     ]
-    assert f"warning: skipped {rel(store, first)} in the working tree:" in result.stderr
+    # One line naming the file and the fix, as every other read's warning (issue 24).
+    assert (
+        f"warning: skipped {rel(store, first)} in the working tree: file does not start "
+        f"with a '---' frontmatter line; fix: {fix}\n"
+    ) in result.stderr
+
+
+def test_conflict_markers_are_skipped_with_their_fix_on_each_side(
+    run: Run, two: Any, store: Path
+) -> None:
+    """A conflicted file committed as it was (`git commit -a` after a stopped sync) is
+    unreadable in the commit and the working tree alike: each warning says the fix."""
+    first, _ = two
+    path = store / rel(store, first)
+    path.write_text(
+        path.read_text().replace("\n---\n\n", "\n---\n\n<<<<<<< ours\n=======\n>>>>>>> theirs\n")
+    )
+    git(store, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "conflicted")
+    result = run("diff", "HEAD~1")
+    [line] = [line for line in result.stderr.splitlines() if rel(store, first) in line]
+    assert "holds git conflict markers" in line and "; fix: resolve the conflict" in line
+    assert "<<<<<<<" not in result.stdout
 
 
 def test_a_store_without_commits_compares_with_nothing(

@@ -196,6 +196,7 @@ def test_every_tool_answers_as_its_command(store: Path, run: Run) -> None:
         seen["retrieve"] = (
             await call(client, "retrieve", query="fix the flaky test", budget=500)
         ).json
+        seen["get-after"] = (await call(client, "get", id=first)).json
         seen["stats"] = (await call(client, "stats")).json
         seen["reflect"] = (await call(client, "reflect")).json
         seen["reflect-clear"] = (await call(client, "reflect", clear=True)).json
@@ -227,7 +228,10 @@ def test_every_tool_answers_as_its_command(store: Path, run: Run) -> None:
         return json.loads(run(*args, "--format", "json").stdout)
 
     assert seen["stats"] == cli("stats")
-    assert seen["merge"] == cli("get", first)
+    # The retrieve after the merge noted when it gave the insight: get says so since.
+    assert seen["get-after"] == cli("get", first)
+    assert seen["get-after"]["lastRetrievedAt"] == cli("get", first)["lastRetrievedAt"]
+    assert seen["merge"] == {k: v for k, v in cli("get", first).items() if k != "lastRetrievedAt"}
     assert seen["history"]["insight"] == seen["reinforce"]
     told = seen["history"]["history"]
     assert len(told) == 3 and told == cli("history", first)["history"][:3]

@@ -222,6 +222,25 @@ def test_the_strongest_of_a_repeated_lesson_is_the_one_shown(run: Run, add: Any)
     assert found["insights"][0]["alsoCovers"] == [weak["id"]]
 
 
+def test_explain_names_one_merge_that_folds_every_copy(run: Run, add: Any) -> None:
+    """Three copies of a lesson under the shown one: the command --explain offers folds
+    all three (merge takes several sources), not the first alone."""
+    run("init")
+    copies = [add("skill", claim, 0.5, force=True)["id"] for claim in COPIES]
+    strong = add("skill", "Pin the versions of dependencies!", 0.95, force=True)["id"]
+    [shown] = retrieve_json(run, "pin dependency versions")["insights"]
+    assert shown["id"] == strong and sorted(shown["alsoCovers"]) == sorted(copies)
+    human = run("retrieve", "--query", "pin dependency versions", "--explain").stdout
+    assert f"(chitin merge {' '.join(shown['alsoCovers'])} {strong} folds them)" in human
+
+
+COPIES = (
+    "Pin the versions of dependencies",
+    "pin the versions of dependencies.",
+    "PIN the versions of dependencies",
+)
+
+
 def test_the_same_claim_kept_under_two_types_is_one_line(run: Run, add: Any) -> None:
     """The door refuses the same claim only in one type: the same sentence kept as a
     personality and as a skill is still one lesson, said twice to the agent."""

@@ -21,8 +21,9 @@ def history(ctx: click.Context, insight_id: str, limit: int | None, fmt: str) ->
     """Show how an insight changed, oldest first, from git log (hand edits included)."""
     with opened(ctx) as chitin:
         insight, entries = chitin.history(insight_id, limit)
+        retrieved = chitin.last_retrieved([insight.id]) if fmt == "json" else {}
     if fmt == "json":
-        emit_json(shapes.history(insight, entries))
+        emit_json(shapes.history(insight, entries, retrieved))
         return
     lines = [
         f'[{insight.type}] "{insight.claim}"',

@@ -52,7 +52,15 @@ def recall(
     else:
         if query.strip() and found.ranked and not any(r.matched for r in found.ranked):
             say(NOTHING_MATCHES)
-        say(marshalling.marshal(marshalling.packed_of(found), full))
+        packed = marshalling.packed_of(found)
+        say(marshalling.marshal(packed, full))
+        if packed.omitted and not packed.note:
+            # The output keeps within the budget (what a hook relies on), so a budget
+            # too small for the left-out line hears of it here instead.
+            note(
+                f"chitin: {marshalling.omission_note(packed.omitted)[1:-1]}; "
+                f"--budget {budget} has no room for this line in the output"
+            )
     if explain:
         say(
             "\n".join(
@@ -148,7 +156,7 @@ def _explanation(number: int, ranked: Ranked) -> str:
     if ranked.also_covers:
         lines.append(
             f"      also covers {', '.join(ranked.also_covers)}: the same lesson, not shown "
-            f"twice (chitin merge {ranked.also_covers[0]} {ranked.insight.id} folds them)"
+            f"twice (chitin merge {' '.join(ranked.also_covers)} {ranked.insight.id} folds them)"
         )
     if ranked.outweighs:
         lines.append(

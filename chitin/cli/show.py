@@ -17,10 +17,11 @@ def show_insight(settings: Settings, insight_id: str, fmt: str) -> None:
     with opened_at(settings) as chitin:
         insight = chitin.get(insight_id)
         path = chitin.path_of(insight.id)
+        retrieved = chitin.last_retrieved([insight.id]) if fmt == "json" else {}
     if fmt == "json":
         from chitin.render import shapes
 
-        emit_json(shapes.insight(insight))
+        emit_json(shapes.insight(insight, retrieved))
     else:
         say("\n".join(text.detail(insight, path)))
 
@@ -44,10 +45,11 @@ def show_list(
             archived=archived,
             listed=fmt != "json",
         )
+        retrieved = chitin.last_retrieved(i.id for i in found) if fmt == "json" else {}
     if fmt == "json":
         from chitin.render import shapes
 
-        emit_json(shapes.insights(found))
+        emit_json(shapes.insights(found, retrieved))
     else:
         say(text.insight_list(found, archived))
 

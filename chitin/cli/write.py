@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -15,6 +15,9 @@ from chitin.core import Change
 from chitin.errors import DuplicateError, ValidationError
 from chitin.model.insight import EVIDENCE_KINDS, js_number
 from chitin.render import shapes, text
+
+if TYPE_CHECKING:
+    from chitin import Chitin
 
 _ALLOW_SECRET_HELP = (
     "Write text that looks like a credential (a token, key or password) anyway; "
@@ -139,8 +142,9 @@ def update(
     changes = {k: v for k, v in options.items() if v is not None}
     with opened(ctx, reading=False) as chitin:
         result = chitin.update(insight_id, changes, allow_secret=allow_secret)
+        retrieved = chitin.last_retrieved([result.insight.id]) if fmt == "json" else {}
     if fmt == "json":
-        emit_json(shapes.insight(result.insight))
+        emit_json(shapes.insight(result.insight, retrieved))
         return
     if result.commit is None:
         click.echo(f"✓ No changes to insight: {result.insight.id}")
@@ -175,8 +179,9 @@ def reinforce(
         result = chitin.reinforce(
             insight_id, source=source, evidence_kind=evidence, allow_secret=allow_secret
         )
+        retrieved = chitin.last_retrieved([result.insight.id]) if fmt == "json" else {}
     if fmt == "json":
-        emit_json(shapes.insight(result.insight))
+        emit_json(shapes.insight(result.insight, retrieved))
         return
     new = result.insight
     old = result.before.confidence if result.before is not None else new.confidence
@@ -192,9 +197,9 @@ def reinforce(
     click.echo("\n".join(lines))
 
 
-def _moved(result: Change, verb: str, fmt: str) -> None:
+def _moved(chitin: Chitin, result: Change, verb: str, fmt: str) -> None:
     if fmt == "json":
-        emit_json(shapes.insight(result.insight))
+        emit_json(shapes.insight(result.insight, chitin.last_retrieved([result.insight.id])))
     elif result.commit is None:
         click.echo(f"✓ Insight already {verb}: {result.insight.id}")
     else:
@@ -210,7 +215,7 @@ def _moved(result: Change, verb: str, fmt: str) -> None:
 def archive(ctx: click.Context, insight_id: str, fmt: str) -> None:
     """Retire an insight: its file moves to archive/<type>/ (undo with unarchive)."""
     with opened(ctx, reading=False) as chitin:
-        _moved(chitin.archive(insight_id), "archived", fmt)
+        _moved(chitin, chitin.archive(insight_id), "archived", fmt)
 
 
 @click.command(short_help="Bring an archived insight back.")
@@ -220,7 +225,7 @@ def archive(ctx: click.Context, insight_id: str, fmt: str) -> None:
 def unarchive(ctx: click.Context, insight_id: str, fmt: str) -> None:
     """Bring an archived insight back into insights/<type>/."""
     with opened(ctx, reading=False) as chitin:
-        _moved(chitin.unarchive(insight_id), "unarchived", fmt)
+        _moved(chitin, chitin.unarchive(insight_id), "unarchived", fmt)
 
 
 @click.command(short_help="Fold one insight (or several) into another, in one commit.")
@@ -247,9 +252,10 @@ def merge(
     sources: str | list[str] = source_ids[0] if len(source_ids) == 1 else list(source_ids)
     with opened(ctx, reading=False) as chitin:
         result = chitin.merge(sources, target_id, claim or None, allow_secret=allow_secret)
+        retrieved = chitin.last_retrieved([result.insight.id]) if fmt == "json" else {}
     insight = result.insight
     if fmt == "json":
-        emit_json(shapes.insight(insight))
+        emit_json(shapes.insight(insight, retrieved))
         return
     click.echo(
         "\n".join(

@@ -166,15 +166,13 @@ class Chitin:
         allow_secret: bool = False,
     ) -> lifecycle.Change:
         """Fold the source insights into the target, in one commit (``Lifecycle.merge``)."""
-        merge, secret = self._lifecycle.merge, allow_secret
-        return self._run(lambda: merge(source_ref, target_ref, claim, secret))
+        return self._run(lambda: self._lifecycle.merge(source_ref, target_ref, claim, allow_secret))
 
     def dedupe(self, apply: bool = False, allow_secret: bool = False) -> list[lifecycle.Deduped]:
         """The store's duplicate clusters; with ``apply``, merged (``allow_secret``: merge's)."""
         found = self._run(lambda: dedupe.duplicate_clusters(self._session))
-        if not apply:
-            return found
-        return self._run(lambda: dedupe.apply(self._lifecycle, found, allow_secret))
+        part, secret = self._lifecycle, allow_secret
+        return self._run(lambda: dedupe.apply(part, found, secret)) if apply else found
 
     # ---------------------------------------------------------- reading (reading.py)
     def problems(self) -> list[Problem]:
@@ -202,6 +200,9 @@ class Chitin:
         """The insights passing the filters (none: any); ``listed``: what `list` shows."""
         kept = self._reading.list_insights
         return self._run(lambda: kept(types, tags, provenance, min_confidence, archived, listed))
+
+    def last_retrieved(self, ids: Iterable[str]) -> dict[str, str]:  # id → its last retrieval
+        return self._reading.last_retrieved(ids)
 
     def holds_nothing(self) -> bool:
         """No store yet, or one without a single insight file, live or archived."""
@@ -388,9 +389,8 @@ class Chitin:
         else `chitin …`, as the MCP tools are named. ``cleared``: the markers were
         cleared from the queue, so what is shown counts as reflected on."""
         chitin = personality.agent_command(self._session) if shell else "chitin"
-        return self._run(
-            lambda: agents.digests(self._reading, markers, characters, chitin, cleared)
-        )
+        digests, part = agents.digests, self._reading
+        return self._run(lambda: digests(part, markers, characters, chitin, cleared))
 
     def reflection_done(self, session: str, legacy: Path | None = None) -> int:
         """Remove the markers of one session (its key or id) from the queues."""

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from chitin.core.session import Session
 from chitin.errors import AmbiguousIdError, NotFoundError, StateError, StoreError, ValidationError
+from chitin.index import usage
 from chitin.index.cache import Cache, Filters, Problem
 from chitin.model import arguments
 from chitin.model.bounds import MAX_COUNT, MAX_DAYS
@@ -136,6 +137,11 @@ class Reading:
             provenance=check_provenance(provenance)
         )
         return [] if self.session.missing else self.session.cache.select(filters, listed=listed)
+
+    def last_retrieved(self, ids: Iterable[str]) -> dict[str, str]:
+        """id → when a retrieval last gave it, for those of ``ids`` ever retrieved."""
+        times = usage.all_last_retrieved(self.session.root)
+        return {i: times[i] for i in ids if i in times}
 
     def holds_nothing(self) -> bool:
         """No store yet, or one without a single insight file, live or archived."""

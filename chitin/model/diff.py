@@ -164,8 +164,10 @@ def counts(deltas: Sequence[Delta]) -> dict[str, int]:
 
 
 class Unreadable(NamedTuple):
-    """A file on one side (``"from"`` or ``"to"``) that is not a valid insight."""
+    """A file on one side (``"from"`` or ``"to"``) that is not a valid insight, and what
+    to do about it (as every read's warning and ``chitin check`` say), when known."""
 
     path: str
     side: str
     error: str
+    fix: str | None = None

@@ -13,7 +13,13 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from chitin.errors import ValidationError
-from chitin.model.fields import JSON_FIELDS, LIST, SECTION_FIELDS
+from chitin.model.fields import (
+    JSON_FIELDS,
+    LAST_RETRIEVED_AFTER,
+    LAST_RETRIEVED_KEY,
+    LIST,
+    SECTION_FIELDS,
+)
 from chitin.model.fields import PROVENANCES as PROVENANCES
 from chitin.model.fields import TYPES as TYPES
 from chitin.model.ids import check_id
@@ -358,14 +364,18 @@ def reinforced_confidence(confidence: float) -> float:
 # ---------------------------------------------------------------- public shape
 
 
-def to_public_dict(insight: Insight) -> dict[str, Any]:
+def to_public_dict(insight: Insight, last_retrieved: str | None = None) -> dict[str, Any]:
     """The original's JSON shape (camelCase, absent fields omitted) plus our extra keys,
-    in the order of model/fields.py's ``json_at``."""
+    in the order of model/fields.py's ``json_at``. ``last_retrieved``: when a retrieval
+    last gave the insight (kept in ``.chitin/``, not in its file), as the original's
+    ``lastRetrievedAt``, in its place after the reinforcement count."""
     data: dict[str, Any] = {}
     for name, key, is_list in _PUBLIC_KEYS:
         value = getattr(insight, name)
         if value is not None:
             data[key] = list(value) if is_list else value
+        if name == LAST_RETRIEVED_AFTER.name and last_retrieved is not None:
+            data[LAST_RETRIEVED_KEY] = last_retrieved
     return data
 
 

@@ -18,8 +18,6 @@ from chitin.model.fields import (
     BY_NAME,
     FREE_TEXTS,
     INTERCHANGE,
-    LAST_RETRIEVED_AFTER,
-    LAST_RETRIEVED_KEY,
 )
 from chitin.model.ids import check_id
 from chitin.model.insight import (
@@ -77,12 +75,7 @@ def export_dict(
 ) -> dict[str, Any]:
     """The public shape, with ``lastRetrievedAt`` in the original's place when known,
     and the evidence log and history rows last, when there are any."""
-    data = to_public_dict(insight)
-    ordered: dict[str, Any] = {}
-    for key, value in data.items():
-        ordered[key] = value
-        if key == LAST_RETRIEVED_AFTER.json and last_retrieved is not None:
-            ordered[LAST_RETRIEVED_KEY] = last_retrieved
+    ordered = to_public_dict(insight, last_retrieved)
     if evidence:
         ordered[EVIDENCE_KEY] = list(evidence)
     if history:

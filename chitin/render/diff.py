@@ -168,6 +168,7 @@ def problem_lines(unreadable: Sequence[Unreadable], ends: Ends) -> list[str]:
     """Warnings for the files that could not be read on either side."""
     return [
         f"warning: skipped {u.path} in {side_name(ends, old=u.side == 'from')}: {u.error}"
+        + (f"; fix: {u.fix}" if u.fix else "")
         for u in unreadable
     ]
 

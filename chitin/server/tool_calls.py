@@ -18,7 +18,7 @@ from chitin.render import shapes
 from chitin.render.digest import digest_lines, digest_shape
 
 if TYPE_CHECKING:
-    from chitin import Chitin
+    from chitin import Chitin, Insight
 
 Work = Callable[["Chitin"], Any]
 
@@ -95,9 +95,14 @@ def reinforce(id: str, source: str | None, evidence: str | None, allow_secret: b
         changed = chitin.reinforce(
             id, source=source, evidence_kind=evidence, allow_secret=allow_secret
         )
-        return shapes.insight(changed.insight)
+        return _shown(chitin, changed.insight)
 
     return work
+
+
+def _shown(chitin: Chitin, insight: Insight) -> dict[str, Any]:
+    """One insight's object, with its last retrieval when known (the CLI's JSON)."""
+    return shapes.insight(insight, chitin.last_retrieved([insight.id]))
 
 
 def similar(claim: str, threshold: float | None, semantic: bool) -> Work:
@@ -111,7 +116,7 @@ def similar(claim: str, threshold: float | None, semantic: bool) -> Work:
 
 
 def get(id: str) -> Work:
-    return lambda chitin: shapes.insight(chitin.get(id))
+    return lambda chitin: _shown(chitin, chitin.get(id))
 
 
 def list_insights(
@@ -132,7 +137,7 @@ def list_insights(
             min_confidence=floor,
             archived=archived,
         )
-        return shapes.insights(found)
+        return shapes.insights(found, chitin.last_retrieved(i.id for i in found))
 
     return work
 
@@ -145,23 +150,23 @@ def update(id: str, allow_secret: bool, **arguments: Any) -> Work:
         changes["tags"] = ""  # what clears them, as the CLI's --tags ''
 
     def work(chitin: Chitin) -> dict[str, Any]:
-        return shapes.insight(chitin.update(id, changes, allow_secret=allow_secret).insight)
+        return _shown(chitin, chitin.update(id, changes, allow_secret=allow_secret).insight)
 
     return work
 
 
 def archive(id: str) -> Work:
-    return lambda chitin: shapes.insight(chitin.archive(id).insight)
+    return lambda chitin: _shown(chitin, chitin.archive(id).insight)
 
 
 def unarchive(id: str) -> Work:
-    return lambda chitin: shapes.insight(chitin.unarchive(id).insight)
+    return lambda chitin: _shown(chitin, chitin.unarchive(id).insight)
 
 
 def merge(source: str, target: str, claim: str | None, allow_secret: bool) -> Work:
     def work(chitin: Chitin) -> dict[str, Any]:
         merged = chitin.merge(source, target, claim or None, allow_secret=allow_secret)
-        return shapes.insight(merged.insight)
+        return _shown(chitin, merged.insight)
 
     return work
 
@@ -171,7 +176,7 @@ def history(id: str, limit: int | None) -> Work:
 
     def work(chitin: Chitin) -> dict[str, Any]:
         insight, entries = chitin.history(id, limit)
-        return shapes.history(insight, entries)
+        return shapes.history(insight, entries, chitin.last_retrieved([insight.id]))
 
     return work
 

@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 from chitin.errors import ChitinError, StoreError, ValidationError
 from chitin.format.layout import ARCHIVE_DIR, SCANNED_DIRS, is_insight_path
+from chitin.format.lint import fix_for
 from chitin.format.markdown import parse
 from chitin.model.diff import Unreadable, Version
 from chitin.store.files import (
@@ -38,6 +39,13 @@ _NO_TIME = "1970-01-01T00:00:00Z"
 _NULL_SHA = "0" * 40
 
 
+class Problem(NamedTuple):
+    """Why a file is not an insight, and the fix every read's warning gives for it."""
+
+    error: str
+    fix: str | None = None
+
+
 class FileVersions(NamedTuple):
     """An insight file that differs between the sides: its bytes on each (None: absent),
     and why the working tree's file was not read, if it was not (a symbolic link, a
@@ -46,7 +54,7 @@ class FileVersions(NamedTuple):
     path: str
     old: bytes | None
     new: bytes | None
-    problem: str | None = None
+    problem: Problem | None = None
 
 
 class Sides(NamedTuple):
@@ -173,7 +181,7 @@ def _tree_blobs(git: Git, commit: str) -> dict[str, str]:
     return dict(_tree_entries(listed))
 
 
-def _from_disk(root: Path, path: str) -> tuple[bytes | None, str | None]:
+def _from_disk(root: Path, path: str) -> tuple[bytes | None, Problem | None]:
     """The file's bytes, as every other command reads them: a symbolic link, a FIFO or
     a file too large is not read, and the reason is given instead."""
     if through_link(root, path):
@@ -181,7 +189,7 @@ def _from_disk(root: Path, path: str) -> tuple[bytes | None, str | None]:
     try:
         return read_file(root / path), None
     except UnsafeFile as error:
-        return None, str(error)
+        return None, Problem(str(error), error.fix)
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return None, None
 
@@ -196,10 +204,10 @@ def versions(changed: Sequence[FileVersions]) -> Sides:
     sides and is parsed once.
     """
     sides = Sides({}, {}, [])
-    parsed: dict[tuple[bytes, str, str | None], Version | str] = {}
+    parsed: dict[tuple[bytes, str, str | None], Version | Problem] = {}
     for item in changed:
         if item.problem is not None:
-            sides.unreadable.append(Unreadable(item.path, "to", item.problem))
+            sides.unreadable.append(Unreadable(item.path, "to", *item.problem))
         for side, data, into in (("from", item.old, sides.old), ("to", item.new, sides.new)):
             if data is None:
                 continue
@@ -208,26 +216,31 @@ def versions(changed: Sequence[FileVersions]) -> Sides:
             if key not in parsed:
                 parsed[key] = _read_or_reason(item.path, data)
             found = parsed[key]
-            problem = _place(found if isinstance(found, str) else _at(found, item.path), into)
+            problem = _place(found if isinstance(found, Problem) else _at(found, item.path), into)
             if problem:
-                sides.unreadable.append(Unreadable(item.path, side, problem))
+                sides.unreadable.append(Unreadable(item.path, side, *problem))
     return sides
 
 
-def _read_or_reason(path: str, data: bytes) -> Version | str:
+def _read_or_reason(path: str, data: bytes) -> Version | Problem:
     try:
         return read_version(path, data)
-    except (ChitinError, UnicodeDecodeError) as error:
-        return "not UTF-8 text" if isinstance(error, UnicodeDecodeError) else str(error)
+    except UnicodeDecodeError:
+        return Problem("not UTF-8 text", "save it as UTF-8")
+    except ChitinError as error:
+        fix = getattr(error, "fix", None)
+        if fix is None and isinstance(error, ValidationError):
+            fix = fix_for(error)
+        return Problem(str(error), fix)
 
 
-def _place(version: Version | str, into: dict[str, Version]) -> str | None:
+def _place(version: Version | Problem, into: dict[str, Version]) -> Problem | None:
     """Add ``version`` to its side; the problem, if it cannot be."""
-    if isinstance(version, str):
+    if isinstance(version, Problem):
         return version
     held = into.get(version.insight.id)
     if held is not None:
-        return f"id {version.insight.id} is also used by {held.path}"
+        return Problem(f"id {version.insight.id} is also used by {held.path}")
     into[version.insight.id] = version
     return None
 

@@ -19,14 +19,20 @@ if TYPE_CHECKING:
 # ---------------------------------------------------------------- insights
 
 
-def insight(value: Insight) -> dict[str, Any]:
+# id → when a retrieval last gave the insight (``Chitin.last_retrieved``): 1.4.5's
+# ``lastRetrievedAt``, which every insight object of a command carries when known.
+Retrieved = Mapping[str, str]
+NEVER: Retrieved = {}
+
+
+def insight(value: Insight, retrieved: Retrieved = NEVER) -> dict[str, Any]:
     """One insight: get, update, reinforce, archive, unarchive, merge."""
-    return to_public_dict(value)
+    return to_public_dict(value, retrieved.get(value.id))
 
 
-def insights(values: Iterable[Insight]) -> list[dict[str, Any]]:
+def insights(values: Iterable[Insight], retrieved: Retrieved = NEVER) -> list[dict[str, Any]]:
     """list."""
-    return [to_public_dict(value) for value in values]
+    return [to_public_dict(value, retrieved.get(value.id)) for value in values]
 
 
 def score(value: float) -> float:
@@ -117,9 +123,11 @@ def changelog(entries: Iterable[Entry]) -> list[dict[str, Any]]:
     return [history_entry(n, e) for n, e in enumerate(entries, 1)]
 
 
-def history(current: Insight, entries: Iterable[Entry]) -> dict[str, Any]:
+def history(
+    current: Insight, entries: Iterable[Entry], retrieved: Retrieved = NEVER
+) -> dict[str, Any]:
     """history: the insight as it is, then its changes, oldest first."""
-    return {"insight": to_public_dict(current), "history": changelog(entries)}
+    return {"insight": insight(current, retrieved), "history": changelog(entries)}
 
 
 # ---------------------------------------------------------------- retrieval
