@@ -378,6 +378,44 @@ def test_a_backup_restores_counts_evidence_and_history_whatever_the_claims(
     assert "evidence:" in file
 
 
+def test_a_merge_that_left_the_kept_file_as_it_was_is_in_the_export(
+    run: Run, store: Path, tmp_path: Path
+) -> None:
+    """Issue 25: a merge of a copy that brings the kept insight nothing new (the same
+    claim, no tag of its own, in the same second: here a fixed clock) commits no change
+    to its file. ``history`` shows it (from the commit's trailer); the changelog, and so
+    the export, lost it, and the backup came back without the merge in its history."""
+    from datetime import UTC, datetime
+
+    from chitin import Chitin
+
+    fixed = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+    claim = {"type": "skill", "claim": "Reproduce a bug before fixing it"}
+    with Chitin(store=store, now=fixed) as chitin:
+        chitin.init()
+        kept = chitin.contribute({**claim, "confidence": 0.8}).insight.id
+        copy = chitin.contribute({**claim, "confidence": 0.6}, check=False).insight.id
+        chitin.merge(copy, kept)
+        chitin.reinforce(kept, source="the login fix")
+        changes = [(e.insight_id, e.change_type) for e in chitin.changelog()]
+    assert (kept, "merge") in changes and (copy, "merge") in changes
+    exported = run("export").stdout
+    (item,) = [item for item in json.loads(exported) if item["id"] == kept]
+    rows = ["create", "merge", "reinforce"]
+    assert [row["changeType"] for row in item["history"]] == rows
+    assert item["history"][1]["source"] == f"merge:{copy}"
+
+    restored = tmp_path / "restored"
+    path = write(tmp_path, "backup.json", json.loads(exported))
+    from click.testing import CliRunner
+
+    from chitin.cli import cli
+
+    assert CliRunner().invoke(cli, ["--store", str(restored), "import", str(path)]).exit_code == 0
+    with Chitin(store=restored) as chitin:
+        assert [e.change_type for e in chitin.history(kept)[1]] == rows
+
+
 ADD = ("contribute", "--type", "skill", "--claim")
 
 

@@ -130,15 +130,24 @@ def _named_only(
     for commit in _log(git, grep, []):
         if commit.sha in seen or commit.trailers.get("Insight") != insight_id:
             continue
-        op = commit.trailers.get("Op", "")
-        merged = commit.trailers.get("Merged")
-        source = f"merge:{merged}" if op == "merge" and merged else None
-        change = _CHANGE_TYPES.get(op, "edit")
-        entry = Entry(
-            insight_id, "*", None, None, change, commit.when, source, commit.sha, commit.author
-        )
-        found.append((commit, [entry]))
+        found.append((commit, [_named_row(commit, insight_id)]))
     return found
+
+
+def _named_row(commit: _Commit, insight_id: str) -> Entry:
+    """The one row of a commit that names the insight but left its file as it was."""
+    op, merged = commit.trailers.get("Op", ""), commit.trailers.get("Merged")
+    source = f"merge:{merged}" if op == "merge" and merged else None
+    change, at = _CHANGE_TYPES.get(op, "edit"), commit.when
+    return Entry(insight_id, "*", None, None, change, at, source, commit.sha, commit.author)
+
+
+def _unchanged_target(commit: _Commit, entries: list[Entry]) -> list[Entry]:
+    """The row of a merge that left its target's file as it was (``_named_only``)."""
+    target = commit.trailers.get("Insight") if commit.trailers.get("Op") == "merge" else None
+    if not target or any(entry.insight_id == target for entry in entries):
+        return []
+    return [_named_row(commit, target)]
 
 
 def _by_time(
@@ -267,7 +276,7 @@ def _entries(git: Git, commits: list[_Commit]) -> list[list[Entry]]:
             old = _insight(blobs.get(old_blob), old_path)
             new = _insight(blobs.get(new_blob), new_path)
             entries.extend(_commit_entries(commit, old, new, new_path))
-        per_commit.append(entries)
+        per_commit.append(entries + _unchanged_target(commit, entries))
     return per_commit
 
 
