@@ -503,3 +503,23 @@ def test_a_document_opened_by_a_byte_order_mark_is_read(
     piped = {"type": "skill", "claim": "Piped with a mark", "confidence": 0.5}
     run("contribute", "--json", input="\ufeff" + json.dumps(piped))
     assert len(run_json("list")) == 3
+
+
+def test_the_library_imports_what_its_export_returns(store: Path, tmp_path: Path) -> None:
+    """Issue 25 from Python: ``Chitin.export()`` returns its items (``Exported``), and
+    ``import_insights`` of them was refused ("items[0] must be an object, got a
+    value"); a backup made in a program comes back whole, as the CLI's does."""
+    from chitin import Chitin
+
+    with Chitin(store=store) as chitin:
+        chitin.init()
+        claim = {"type": "skill", "claim": "Reproduce a bug before fixing it"}
+        kept = chitin.contribute({**claim, "confidence": 0.8}).insight.id
+        chitin.contribute({**claim, "confidence": 0.6}, check=False)
+        chitin.reinforce(kept, source="the login fix")
+        chitin.archive(kept)
+        exported = chitin.export()
+    with Chitin(store=tmp_path / "restored") as restored:
+        restored.init()
+        assert len(restored.import_insights(exported).insights) == 2
+        assert restored.export() == exported
