@@ -438,6 +438,27 @@ def test_merge_keeps_the_strongest_of_one_insight_repeated_in_the_document(
     assert [i["id"] for i in run_json("list")] == ["strong-aaaa"]
 
 
+def test_merge_keeps_the_live_copy_of_an_insight_also_archived_in_the_document(
+    run: Run, run_json: Callable[..., Any], tmp_path: Path
+) -> None:
+    """An export of a store where a lesson was archived, then contributed again: with
+    `--merge`, the stronger archived copy came in and the live one was skipped, so the
+    restored store no longer retrieved the lesson. A live copy wins, as the store's own
+    live copy is the one named (issue 25: never lose one)."""
+    document = [
+        {"id": "live-aaaa", "type": "relational", "claim": "Dana prefers short emails",
+         "confidence": 0.7},
+        {"id": "old-bbbb", "type": "relational", "claim": "Dana prefers short emails",
+         "confidence": 0.8, "reinforcementCount": 2, "archived": True},
+    ]  # fmt: skip
+    result = run_json("import", str(write(tmp_path, "export.json", document)), "--merge")
+    assert result["ids"] == ["live-aaaa"]
+    assert result["skippedItems"] == [
+        {"item": 1, "id": "old-bbbb", "reason": "the same insight as items[0], which is live"}
+    ]
+    assert [i["id"] for i in run_json("list")] == ["live-aaaa"]
+
+
 def test_merge_skips_only_what_contribute_calls_the_same_insight(
     run: Run, run_json: Callable[..., Any], tmp_path: Path
 ) -> None:
