@@ -282,7 +282,7 @@ def _merge_skips(cache: Cache, items: Sequence[Item]) -> dict[int, str]:
     """Why ``--merge`` skips each item it skips, by position: an id the store or an
     earlier item has, an insight the store has (as ``contribute`` judges one: its
     type and claim, and a trigger's condition and side), or one repeated in the
-    document, of which only the strongest comes in (the first at a tie)."""
+    document, of which only the strongest comes in (live first; the first at a tie)."""
     reasons: dict[int, str] = {}
     ids: dict[str, int] = {}
     known: dict[tuple[str, ...], str] = {}  # the store's id of each, a live one first
