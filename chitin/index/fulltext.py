@@ -263,7 +263,12 @@ def same_words(db: sqlite3.Connection, claim: str) -> list[int]:
     if not found:
         return []
     every = " ".join(f'"{word}"' for word in found)
-    rows = db.execute("SELECT rowid FROM search WHERE search MATCH ?", (f"claim : ({every})",))
+    # Only claims with no ASCII term either: "Do it" must not read every claim with "it".
+    rows = db.execute(
+        "SELECT rowid FROM search WHERE search MATCH ? AND rowid IN "
+        "(SELECT rowid FROM claim_terms WHERE terms = '')",
+        (f"claim : ({every})",),
+    )
     return [rowid for (rowid,) in rows]
 
 
