@@ -271,6 +271,30 @@ def test_an_exact_duplicate_written_with_other_unicode_code_points_is_refused(
     assert commit_count(store) == before
 
 
+def test_an_exact_duplicate_in_another_script_is_refused(
+    run: Run, add: Any, run_json: Any, store: Path
+) -> None:
+    """A claim with no ASCII word of three letters (Cyrillic, Chinese, "Go to it") has
+    no term in the index that finds a stored copy, so its exact duplicate was written
+    (with vectors, reported as a 100% near duplicate), while `check` called the two
+    copies repeats."""
+    claims = {
+        "Проверяй тесты перед коммитом": "проверяй  тесты перед коммитом.",
+        "先复现问题再修复": "先复现问题再修复。",
+        "Go to it": "go to it!",
+    }
+    for claim, again in claims.items():
+        first = add("skill", claim, 0.6)
+        before = commit_count(store)
+        refused = run("contribute", "--type", "skill", "--claim", again, "--confidence", "0.5",
+                      expect=1)  # fmt: skip
+        assert refused.stderr.startswith(f"Error: already known as {first['id']}: ")
+        assert commit_count(store) == before
+    assert len(run_json("list")) == 3
+    run("contribute", "--type", "skill", "--claim", "Проверяй код перед коммитом",
+        "--confidence", "0.5")  # fmt: skip
+
+
 def test_an_exact_duplicate_of_common_words_is_refused_in_a_large_store(
     run: Run, run_json: Any, store: Path, tmp_path: Path
 ) -> None:

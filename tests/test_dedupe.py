@@ -175,3 +175,18 @@ def test_apply_refused_for_a_credential_names_the_cluster_and_takes_allow_secret
     applied = run_json("dedupe", "--apply", "--allow-secret")
     assert [c["keep"]["id"] for c in applied["clusters"]] == [keep]
     assert run_json("dedupe")["clusters"] == []
+
+
+def test_claims_of_no_word_are_the_same_only_when_they_read_the_same(
+    run: Run, add: Any, run_json: Any
+) -> None:
+    """Case, spacing and punctuation aside, "🙂" and "🙃" were both the empty text, so
+    the same claim: check called them repeats and --apply would fold one into the
+    other, losing it. With no word left, the characters themselves are the claim."""
+    make(add, "🙂", 0.6)
+    make(add, "🙃", 0.7)
+    assert run_json("dedupe")["clusters"] == []
+    assert run_json("check")["warnings"] == []
+    twice = make(add, " 🙂 ", 0.5)
+    (cluster,) = run_json("dedupe")["clusters"]
+    assert cluster["exact"] is True and twice in cluster["command"]

@@ -105,3 +105,24 @@ def test_history_with_a_limit_shows_that_many_changes_not_commits(tmp_path: Path
     assert [e.field for e in newest] == ["confidence", "tags"]
     assert [e.field for e in one] == ["tags"]
     assert [e.field for e in every] == ["*", "claim", "confidence", "tags"]
+
+
+def test_a_change_after_such_a_merge_in_the_same_second_comes_after_it(
+    tmp_path: Path,
+) -> None:
+    """Issue 25's backup: merge a copy into the kept insight, then reinforce it, within
+    one second (a script, a test). The merge is found by its trailer, not in the file's
+    log, and at a tie of seconds it was put last, after the reinforcement that followed
+    it; git knows which came first (the export, from one git log, had it right)."""
+    claim = {"type": "skill", "claim": "Reproduce a bug before fixing it"}
+    with Chitin(store=tmp_path / "store", env=ENV, now=SECOND) as chitin:
+        chitin.init()
+        kept = chitin.contribute({**claim, "confidence": 0.8}).insight.id
+        copy = chitin.contribute({**claim, "confidence": 0.6}, check=False).insight.id
+        chitin.merge(copy, kept)
+        chitin.reinforce(kept, source="the login fix")
+        chitin.update(kept, {"limitations": "Not for typos"})
+        _, entries = chitin.history(kept)
+        _, newest = chitin.history(kept, limit=2)
+    assert [e.change_type for e in entries] == ["create", "merge", "reinforce", "update"]
+    assert [e.change_type for e in newest] == ["reinforce", "update"]

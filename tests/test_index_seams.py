@@ -148,6 +148,27 @@ def test_the_cache_reads_a_store_it_is_handed_without_any_file(tmp_path: Path) -
         cache.close()
 
 
+def test_same_words_finds_claims_of_no_ascii_term_and_only_those(tmp_path: Path) -> None:
+    """The look-up of an exact duplicate of a claim with no ASCII term (door): by its
+    words in any script, among the claims with no ASCII term either, so that "Do it"
+    does not read every claim that says "do it" among other words."""
+    files = MemoryFiles()
+    claims = ["Do it", "Do it now, carefully", "Проверяй тесты", "проверяй тесты и код"]
+    for number, claim in enumerate(claims, 1):
+        files.put(f"insights/skill/i{number}.md", make(number, claim=claim))
+    cache = synced(Cache(tmp_path, strength, files))
+    try:
+
+        def ids(claim: str) -> list[str]:
+            return [i.id for i in cache.select(rowids=set(cache.same_words(claim)))]
+
+        assert ids("do IT!") == ["i1"]
+        assert sorted(ids("ПРОВЕРЯЙ тесты.")) == ["i3", "i4"]  # candidates: exact_key decides
+        assert cache.same_words("🙂") == []
+    finally:
+        cache.close()
+
+
 def test_an_answer_is_remembered_until_the_content_changes_in_any_process(
     tmp_path: Path,
 ) -> None:

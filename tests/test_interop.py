@@ -378,6 +378,44 @@ def test_a_backup_restores_counts_evidence_and_history_whatever_the_claims(
     assert "evidence:" in file
 
 
+def test_a_merge_that_left_the_kept_file_as_it_was_is_in_the_export(
+    run: Run, store: Path, tmp_path: Path
+) -> None:
+    """Issue 25: a merge of a copy that brings the kept insight nothing new (the same
+    claim, no tag of its own, in the same second: here a fixed clock) commits no change
+    to its file. ``history`` shows it (from the commit's trailer); the changelog, and so
+    the export, lost it, and the backup came back without the merge in its history."""
+    from datetime import UTC, datetime
+
+    from chitin import Chitin
+
+    fixed = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+    claim = {"type": "skill", "claim": "Reproduce a bug before fixing it"}
+    with Chitin(store=store, now=fixed) as chitin:
+        chitin.init()
+        kept = chitin.contribute({**claim, "confidence": 0.8}).insight.id
+        copy = chitin.contribute({**claim, "confidence": 0.6}, check=False).insight.id
+        chitin.merge(copy, kept)
+        chitin.reinforce(kept, source="the login fix")
+        changes = [(e.insight_id, e.change_type) for e in chitin.changelog()]
+    assert (kept, "merge") in changes and (copy, "merge") in changes
+    exported = run("export").stdout
+    (item,) = [item for item in json.loads(exported) if item["id"] == kept]
+    rows = ["create", "merge", "reinforce"]
+    assert [row["changeType"] for row in item["history"]] == rows
+    assert item["history"][1]["source"] == f"merge:{copy}"
+
+    restored = tmp_path / "restored"
+    path = write(tmp_path, "backup.json", json.loads(exported))
+    from click.testing import CliRunner
+
+    from chitin.cli import cli
+
+    assert CliRunner().invoke(cli, ["--store", str(restored), "import", str(path)]).exit_code == 0
+    with Chitin(store=restored) as chitin:
+        assert [e.change_type for e in chitin.history(kept)[1]] == rows
+
+
 ADD = ("contribute", "--type", "skill", "--claim")
 
 
@@ -398,6 +436,27 @@ def test_merge_keeps_the_strongest_of_one_insight_repeated_in_the_document(
         {"item": 0, "id": "weak-bbbb", "reason": "the same insight as items[1], which is stronger"}
     ]
     assert [i["id"] for i in run_json("list")] == ["strong-aaaa"]
+
+
+def test_merge_keeps_the_live_copy_of_an_insight_also_archived_in_the_document(
+    run: Run, run_json: Callable[..., Any], tmp_path: Path
+) -> None:
+    """An export of a store where a lesson was archived, then contributed again: with
+    `--merge`, the stronger archived copy came in and the live one was skipped, so the
+    restored store no longer retrieved the lesson. A live copy wins, as the store's own
+    live copy is the one named (issue 25: never lose one)."""
+    document = [
+        {"id": "live-aaaa", "type": "relational", "claim": "Dana prefers short emails",
+         "confidence": 0.7},
+        {"id": "old-bbbb", "type": "relational", "claim": "Dana prefers short emails",
+         "confidence": 0.8, "reinforcementCount": 2, "archived": True},
+    ]  # fmt: skip
+    result = run_json("import", str(write(tmp_path, "export.json", document)), "--merge")
+    assert result["ids"] == ["live-aaaa"]
+    assert result["skippedItems"] == [
+        {"item": 1, "id": "old-bbbb", "reason": "the same insight as items[0], which is live"}
+    ]
+    assert [i["id"] for i in run_json("list")] == ["live-aaaa"]
 
 
 def test_merge_skips_only_what_contribute_calls_the_same_insight(
@@ -465,3 +524,23 @@ def test_a_document_opened_by_a_byte_order_mark_is_read(
     piped = {"type": "skill", "claim": "Piped with a mark", "confidence": 0.5}
     run("contribute", "--json", input="\ufeff" + json.dumps(piped))
     assert len(run_json("list")) == 3
+
+
+def test_the_library_imports_what_its_export_returns(store: Path, tmp_path: Path) -> None:
+    """Issue 25 from Python: ``Chitin.export()`` returns its items (``Exported``), and
+    ``import_insights`` of them was refused ("items[0] must be an object, got a
+    value"); a backup made in a program comes back whole, as the CLI's does."""
+    from chitin import Chitin
+
+    with Chitin(store=store) as chitin:
+        chitin.init()
+        claim = {"type": "skill", "claim": "Reproduce a bug before fixing it"}
+        kept = chitin.contribute({**claim, "confidence": 0.8}).insight.id
+        chitin.contribute({**claim, "confidence": 0.6}, check=False)
+        chitin.reinforce(kept, source="the login fix")
+        chitin.archive(kept)
+        exported = chitin.export()
+    with Chitin(store=tmp_path / "restored") as restored:
+        restored.init()
+        assert len(restored.import_insights(exported).insights) == 2
+        assert restored.export() == exported

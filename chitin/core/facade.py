@@ -307,7 +307,7 @@ class Chitin:
         allow_secret: bool = False,
     ) -> interop.Imported:
         """Import a file (a chitin 1.x database, migrated with its ids and history, or an
-        export's JSON), a stream of JSON or an export already parsed, all or nothing;
+        export's JSON), a stream of JSON, an export parsed or ``export()``'s, all or nothing;
         ``origin`` names a document in the commit (``interop.import_source``)."""
         load, opened, secret = interop.import_source, self._session, allow_secret
         return self._run(lambda: load(opened, source, origin, merge, secret))

@@ -282,7 +282,7 @@ def _merge_skips(cache: Cache, items: Sequence[Item]) -> dict[int, str]:
     """Why ``--merge`` skips each item it skips, by position: an id the store or an
     earlier item has, an insight the store has (as ``contribute`` judges one: its
     type and claim, and a trigger's condition and side), or one repeated in the
-    document, of which only the strongest comes in (the first at a tie)."""
+    document, of which only the strongest comes in (live first; the first at a tie)."""
     reasons: dict[int, str] = {}
     ids: dict[str, int] = {}
     known: dict[tuple[str, ...], str] = {}  # the store's id of each, a live one first
@@ -304,13 +304,16 @@ def _merge_skips(cache: Cache, items: Sequence[Item]) -> dict[int, str]:
     for index, item in enumerate(items):
         winner = best.get(exact_key(side_of(item.insight)), index)
         if index not in reasons and winner != index:
-            reasons[index] = f"the same insight as items[{winner}], which is stronger"
+            why = "live" if item.insight.archived > items[winner].insight.archived else "stronger"
+            reasons[index] = f"the same insight as items[{winner}], which is {why}"
     return reasons
 
 
 def _stronger(insight: Insight, than: Insight) -> bool:
-    """Strictly stronger: more reinforced, else more confident (search.door's order)."""
-    return (-insight.reinforcements, -insight.confidence) < (
+    """Strictly stronger: live (an archived copy would take the lesson out of
+    retrieval), then more reinforced, then more confident (search.door's order)."""
+    return (insight.archived, -insight.reinforcements, -insight.confidence) < (
+        than.archived,
         -than.reinforcements,
         -than.confidence,
     )

@@ -240,6 +240,10 @@ class Cache(Reconciler, Queries):
         """Rows whose claim holds exactly ``terms`` (fulltext.same_terms)."""
         return fulltext.same_terms(self.db, terms)
 
+    def same_words(self, claim: str) -> list[int]:
+        """Rows whose claim holds every word of ``claim``, any script (fulltext.same_words)."""
+        return fulltext.same_words(self.db, claim)
+
     def term_matches(
         self, terms: Iterable[str], max_share: float, floor: int
     ) -> tuple[dict[int, int], int]:

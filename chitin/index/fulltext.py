@@ -254,6 +254,24 @@ def same_terms(db: sqlite3.Connection, terms: Iterable[str]) -> list[int]:
     return [rowid for (rowid,) in found]
 
 
+def same_words(db: sqlite3.Connection, claim: str) -> list[int]:
+    """The rows whose claim holds every word of ``claim``, as the full-text index reads
+    words in any script: where an exact duplicate of a claim with no ASCII term is
+    ("Проверяй тесты", "先复现问题再修复", "Go to it"), which ``same_terms`` cannot look up
+    (the claim terms are ASCII words of three letters or more, as 1.4.5's were)."""
+    found = _WORD.findall(claim)[:MAX_QUERY_WORDS]
+    if not found:
+        return []
+    every = " ".join(f'"{word}"' for word in found)
+    # Only claims with no ASCII term either: "Do it" must not read every claim with "it".
+    rows = db.execute(
+        "SELECT rowid FROM search WHERE search MATCH ? AND rowid IN "
+        "(SELECT rowid FROM claim_terms WHERE terms = '')",
+        (f"claim : ({every})",),
+    )
+    return [rowid for (rowid,) in rows]
+
+
 def term_matches(
     db: sqlite3.Connection, terms: Iterable[str], max_share: float, floor: int
 ) -> tuple[dict[int, int], int]:

@@ -84,7 +84,8 @@ def export_dict(
 
 
 def items_of(document: object) -> list[Mapping[str, Any]]:
-    """The objects of an import document: an array of them, or a single one."""
+    """The objects of an import document: an array of them, or a single one; the
+    items of ``Chitin.export()`` (``Exported``) as the export's JSON has them."""
     if isinstance(document, Mapping):
         if not {"type", "claim"} & set(document):  # no insight: another tool's JSON
             keys = ", ".join(sorted(map(str, document))[:5])
@@ -100,6 +101,7 @@ def items_of(document: object) -> list[Mapping[str, Any]]:
             "items",
             f"expected a JSON array of insights or one insight object, got {_kind(document)}",
         )
+    document = [export_dict(*item) if isinstance(item, Exported) else item for item in document]
     for index, item in enumerate(document):
         if not isinstance(item, Mapping):
             raise ValidationError("items", f"items[{index}] must be an object, got {_kind(item)}")

@@ -145,10 +145,10 @@ def judged_text(side: Side) -> str:
 
 @functools.lru_cache(maxsize=1 << 18)  # check and dedupe compare each claim often
 def normalized(text: str | None) -> str:
-    """Case, spacing, punctuation and Unicode's ways of writing one character aside
-    ("café" typed as one code point or as "e" and a combining accent; NFKC)."""
+    """Case, spacing, punctuation and Unicode's forms of one character (NFKC: "café" as
+    one code point or two) aside; a text of no word ("🙂") is its characters, not ""."""
     folded = unicodedata.normalize("NFKC", text or "").casefold()
-    return " ".join(_PUNCTUATION.sub(" ", folded).split())
+    return " ".join(_PUNCTUATION.sub(" ", folded).split()) or "".join(folded.split())
 
 
 def exact_key(side: Side) -> tuple[str, ...]:

@@ -49,8 +49,12 @@ def similar_candidates(cache: Cache, claim: str, threshold: float) -> list[Candi
 
 def same_claim_candidates(cache: Cache, claim: str) -> list[Candidate]:
     """Live insights whose claim has the very words of ``claim``: an exact duplicate,
-    even of words too common for ``conflict_candidates`` to look up."""
-    return candidates(cache, set(cache.same_terms(stemmed_tokens(claim))))
+    even of words too common for ``conflict_candidates`` to look up, or of no ASCII
+    term at all (another script, or short words only)."""
+    terms = stemmed_tokens(claim)
+    if not terms:
+        return candidates(cache, set(cache.same_words(claim)))
+    return candidates(cache, set(cache.same_terms(terms)))
 
 
 def conflict_candidates(cache: Cache, claim: str) -> list[Candidate]:

@@ -8,8 +8,6 @@ by hand, by ``git revert`` or by a pull show up too.
 
 from __future__ import annotations
 
-import functools
-import json
 import re
 from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime, timedelta
@@ -22,7 +20,7 @@ from chitin.model.diff import field_changes
 from chitin.model.history import Entry
 from chitin.model.insight import Insight, canonical_timestamp, format_timestamp, js_number
 from chitin.store.git import Git
-from chitin.store.messages import LEGACY_HISTORY_HEADER, TRAILER_PREFIX
+from chitin.store.messages import TRAILER_PREFIX, carried_rows
 
 _RECORD, _UNIT = "\x1e", "\x1f"
 _NULL_SHA = "0" * 40
@@ -65,7 +63,7 @@ def insight_history(git: Git, path: str, limit: int | None = None) -> list[Entry
     touched = _since_created(_merges_once(logged))
     per_commit = _entries(git, touched)
     named = _named_only(git, Path(path).stem, {c.sha for c in touched}, count)
-    newest_first = _by_time(list(zip(touched, per_commit, strict=True)), named)[:limit]
+    newest_first = _by_time(git, list(zip(touched, per_commit, strict=True)), named)[:limit]
     changes = [entry for _, entries in reversed(newest_first) for entry in entries]
     # N changes, not N commits: an update of three fields is three (1.x's LIMIT on rows).
     return changes[-limit:] if limit else changes
@@ -130,28 +128,44 @@ def _named_only(
     for commit in _log(git, grep, []):
         if commit.sha in seen or commit.trailers.get("Insight") != insight_id:
             continue
-        op = commit.trailers.get("Op", "")
-        merged = commit.trailers.get("Merged")
-        source = f"merge:{merged}" if op == "merge" and merged else None
-        change = _CHANGE_TYPES.get(op, "edit")
-        entry = Entry(
-            insight_id, "*", None, None, change, commit.when, source, commit.sha, commit.author
-        )
-        found.append((commit, [entry]))
+        found.append((commit, [_named_row(commit, insight_id)]))
     return found
 
 
+def _named_row(commit: _Commit, insight_id: str) -> Entry:
+    """The one row of a commit that names the insight but left its file as it was."""
+    op, merged = commit.trailers.get("Op", ""), commit.trailers.get("Merged")
+    source = f"merge:{merged}" if op == "merge" and merged else None
+    change, at = _CHANGE_TYPES.get(op, "edit"), commit.when
+    return Entry(insight_id, "*", None, None, change, at, source, commit.sha, commit.author)
+
+
+def _unchanged_target(commit: _Commit, entries: list[Entry]) -> list[Entry]:
+    """The row of a merge that left its target's file as it was (``_named_only``)."""
+    target = commit.trailers.get("Insight") if commit.trailers.get("Op") == "merge" else None
+    if not target or any(entry.insight_id == target for entry in entries):
+        return []
+    return [_named_row(commit, target)]
+
+
 def _by_time(
-    touched: list[tuple[_Commit, list[Entry]]], named: list[tuple[_Commit, list[Entry]]]
+    git: Git, touched: list[tuple[_Commit, list[Entry]]], named: list[tuple[_Commit, list[Entry]]]
 ) -> list[tuple[_Commit, list[Entry]]]:
-    """Two newest-first lists as one, newest first; in the same second, a commit that
-    only names the insight counts as the newer (it can only have followed the insight's
-    creation, and a merge is the usual last step)."""
+    """Two newest-first lists as one, newest first."""
     merged: list[tuple[_Commit, list[Entry]]] = []
     while touched and named:
-        newer = named if named[0][0].when >= touched[0][0].when else touched
+        newer = named if _later(git, named[0][0], touched[0][0]) else touched
         merged.append(newer.pop(0))
     return merged + touched + named
+
+
+def _later(git: Git, named: _Commit, touched: _Commit) -> bool:
+    """Whether ``named`` came after ``touched``. In the same second (a merge, then a
+    reinforce, from a script), git says: the older is the other's ancestor."""
+    if named.when != touched.when:
+        return named.when > touched.when
+    ancestor = ["merge-base", "--is-ancestor", named.sha, touched.sha]
+    return git.run(ancestor, check=False).returncode != 0
 
 
 def changelog(git: Git, days: int | None, limit: int) -> list[Entry]:
@@ -267,7 +281,7 @@ def _entries(git: Git, commits: list[_Commit]) -> list[list[Entry]]:
             old = _insight(blobs.get(old_blob), old_path)
             new = _insight(blobs.get(new_blob), new_path)
             entries.extend(_commit_entries(commit, old, new, new_path))
-        per_commit.append(entries)
+        per_commit.append(entries + _unchanged_target(commit, entries))
     return per_commit
 
 
@@ -307,7 +321,7 @@ def _commit_entries(
     if old is None:
         # A migration and an import carry the insight's earlier history in the message.
         carried = op in ("migrate", "import")
-        legacy = _legacy_rows(commit.message).get(insight_id, []) if carried else []
+        legacy = carried_rows(commit.message).get(insight_id, []) if carried else []
         if legacy:
             return [_legacy_entry(row, commit) for row in legacy]
         return [entry("*", None, new.claim if new else None, None, "create")]
@@ -350,23 +364,6 @@ def _reinforce_source(count: int, trailers: Mapping[str, str]) -> str:
     evidence, source = trailers.get("Evidence"), trailers.get("Source")
     detail = " ".join(part for part in (f"[{evidence}]" if evidence else "", source or "") if part)
     return f"reinforce:{count}" + (f"|{detail}" if detail else "")
-
-
-@functools.lru_cache(maxsize=2)
-def _legacy_rows(message: str) -> dict[str, list[dict[str, Any]]]:
-    """The 1.x history rows a migration commit carries, by insight id (parsed once)."""
-    rows: dict[str, list[dict[str, Any]]] = {}
-    _, found, block = message.partition(LEGACY_HISTORY_HEADER)
-    for line in block.splitlines() if found else ():
-        if not line.startswith("{"):
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # a hand-edited message; the other rows still count
-        if isinstance(row, dict) and isinstance(row.get("insightId"), str):
-            rows.setdefault(row["insightId"], []).append(row)
-    return rows
 
 
 def _legacy_entry(row: Mapping[str, Any], commit: _Commit) -> Entry:

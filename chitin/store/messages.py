@@ -4,8 +4,10 @@ history.py parses back (the op and the trailers; the subjects are for people rea
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from chitin.model.insight import Insight
 
@@ -104,3 +106,21 @@ def embedding_words(provider: str, model: str | None) -> Words:
 def worded(words: Words, trailers: Mapping[str, str | None]) -> str:
     """The commit message for ``words``."""
     return commit_message(words.op, words.subject, words.body, trailers)
+
+
+@functools.lru_cache(maxsize=2)
+def carried_rows(message: str) -> dict[str, list[dict[str, Any]]]:
+    """The 1.x history rows a migration or import commit carries (after
+    ``LEGACY_HISTORY_HEADER``), by insight id; parsed once for all its insights."""
+    rows: dict[str, list[dict[str, Any]]] = {}
+    _, found, block = message.partition(LEGACY_HISTORY_HEADER)
+    for line in block.splitlines() if found else ():
+        if not line.startswith("{"):
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a hand-edited message; the other rows still count
+        if isinstance(row, dict) and isinstance(row.get("insightId"), str):
+            rows.setdefault(row["insightId"], []).append(row)
+    return rows
