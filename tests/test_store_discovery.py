@@ -102,6 +102,32 @@ def test_a_project_with_an_insights_folder_is_not_taken_for_a_store(
     assert where()["source"] == "folder"
 
 
+def test_a_clone_of_a_store_with_no_insight_yet_is_a_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git keeps no empty folder: a clone of a store that has no insight yet (or whose
+    insights are all archived) has no insights/, only chitin's .gitattributes. Standing
+    in it, commands use it, as they use the clone of a store with insights."""
+    import subprocess
+
+    empty = tmp_path / "empty"
+    assert chitin("--store", str(empty), "init").exit_code == 0
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(empty), str(clone)], check=True)
+    assert not (clone / "insights").exists()
+    monkeypatch.chdir(clone)
+    assert where() == {"store": str(clone), "source": "folder", "exists": True}
+    assert "no store there yet" not in chitin("--store", str(clone), "where").stdout
+    claim = ["--type", "skill", "--claim", "Reproduce the bug first", "--confidence", "0.8"]
+    assert chitin("contribute", *claim).exit_code == 0
+    assert (clone / "insights" / "skill").is_dir()
+    # a git repository with no insights/ and no chitin .gitattributes stays no store
+    plain = tmp_path / "plain"
+    subprocess.run(["git", "init", "-q", str(plain)], check=True)
+    monkeypatch.chdir(plain)
+    assert where()["source"] == "default"
+
+
 def test_the_named_store_comes_before_the_folder(
     clone: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
