@@ -265,3 +265,31 @@ def test_the_console_finds_the_store_by_the_same_rule(
     assert reading_store(["list", f"--store={tmp_path / 'y'}"], {}) == tmp_path / "y"
     assert reading_store(["list"], {"CHITIN_STORE": str(tmp_path / "e")}) == tmp_path / "e"
     assert reading_store(["contribute"], {}) is None
+
+
+@pytest.mark.parametrize("scanned", ["insights", "archive"])
+def test_no_store_is_made_inside_another_stores_insights(
+    clone: Path, monkeypatch: pytest.MonkeyPatch, scanned: str
+) -> None:
+    """A store nested in another's folder is found from inside it (the nearest wins,
+    as with git), but one made inside the other's insights/ or archive/ would have its
+    files read as the outer store's insights (the outer walks every folder there):
+    `init`, and a write that would create it, refuse it and say where to put it."""
+    nested = clone / scanned / "team"
+    for args in (["init"], ["contribute", "--type", "skill", "--claim", "Nested claim here",
+                            "--confidence", "0.5"]):  # fmt: skip
+        refused = chitin("--store", str(nested), *args)
+        assert refused.exit_code == 1
+        assert refused.stderr.strip().splitlines()[-1] == (
+            f"Error: {nested} is inside the {scanned}/ folder of the store {clone}, whose "
+            f"files are that store's insights; make the store in a folder outside "
+            f"{clone}/insights and {clone}/archive"
+        )
+        assert not (nested / ".git").exists()
+    listed = chitin("--store", str(clone), "list", "--format", "json")
+    assert [i["claim"] for i in json.loads(listed.stdout)] == ["Reproduce the bug first"]
+    # beside the insights, a nested store is fine, and found from inside it
+    beside = clone / "team"
+    assert chitin("--store", str(beside), "init").exit_code == 0
+    monkeypatch.chdir(beside)
+    assert where()["store"] == str(beside)
