@@ -272,9 +272,9 @@ def test_no_store_is_made_inside_another_stores_insights(
     clone: Path, monkeypatch: pytest.MonkeyPatch, scanned: str
 ) -> None:
     """A store nested in another's folder is found from inside it (the nearest wins,
-    as with git), but one made inside the other's insights/ or archive/ would have its
-    files read as the outer store's insights (the outer walks every folder there):
-    `init`, and a write that would create it, refuse it and say where to put it."""
+    as with git), but one made inside the other's insights/ or archive/, where every
+    file is the outer store's, is most likely a slip: `init`, and a write that would
+    create it, refuse it and say where to put it."""
     nested = clone / scanned / "team"
     for args in (["init"], ["contribute", "--type", "skill", "--claim", "Nested claim here",
                             "--confidence", "0.5"]):  # fmt: skip
@@ -293,3 +293,31 @@ def test_no_store_is_made_inside_another_stores_insights(
     assert chitin("--store", str(beside), "init").exit_code == 0
     monkeypatch.chdir(beside)
     assert where()["store"] == str(beside)
+
+
+@pytest.mark.parametrize("walk_limit", [2000, 0], ids=["stat walk", "git status"])
+def test_a_repository_inside_the_insights_is_not_read_as_insights(
+    clone: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, walk_limit: int
+) -> None:
+    """git skips a repository nested in its work tree (it is another's files); so does
+    chitin's walk: a store cloned into another's insights/ by hand is not read as the
+    outer store's insights, in a full walk (a fresh cache) as after one."""
+    import subprocess
+
+    monkeypatch.setattr("chitin.index.cache.WALK_LIMIT", walk_limit)
+
+    other = tmp_path / "other"
+    assert chitin("--store", str(other), "init").exit_code == 0
+    claim = ["--type", "skill", "--claim", "Nested store claim about caching", "--confidence",
+             "0.5"]  # fmt: skip
+    assert chitin("--store", str(other), "contribute", *claim).exit_code == 0
+    for fresh in (True, False):
+        if fresh:
+            subprocess.run(["rm", "-rf", str(clone / ".chitin")], check=True)
+        subprocess.run(["git", "clone", "-q", str(other), str(clone / "insights" / "team")],
+                       check=True)  # fmt: skip
+        listed = chitin("--store", str(clone), "list", "--format", "json")
+        assert [i["claim"] for i in json.loads(listed.stdout)] == ["Reproduce the bug first"]
+        checked = chitin("--store", str(clone), "check", "--format", "json")
+        assert json.loads(checked.stdout)["files"] == 1
+        subprocess.run(["rm", "-rf", str(clone / "insights" / "team")], check=True)

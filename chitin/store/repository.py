@@ -82,10 +82,10 @@ class Store:
         return Writer(self.root, self.git, self.refuse_unsafe_state)
 
     def _refuse_insights_folder(self) -> None:
-        """A store inside another store's insights/ or archive/ would have its files
-        read as that store's insights (its walk enters every folder there; git's own
-        walk skips a nested repository, chitin's does not): refuse it, before a folder
-        is made."""
+        """A store inside another store's insights/ or archive/, where that store's
+        every file is an insight (its walk passes over a nested repository, as git's
+        does, but a folder named there is most likely a slip for the store itself):
+        refuse it, before a folder is made."""
         if self.git.is_repository():
             return  # already a store: nothing new is made
         outer = enclosing_store(self.root.absolute().parent)
