@@ -122,4 +122,8 @@ def enclosing_store(here: Path) -> Path | None:
 
 
 def _absolute(path: str) -> Path:
-    return Path(path).expanduser().absolute()
+    """The named folder as an absolute path; one through ``..`` as the folder it leads
+    to now (what the system makes of it, links included): kept as ``/here/../store``,
+    it would stop naming the store once ``/here`` is gone (a hook's bound store)."""
+    absolute = Path(path).expanduser().absolute()
+    return absolute.resolve() if ".." in absolute.parts else absolute

@@ -321,3 +321,22 @@ def test_a_repository_inside_the_insights_is_not_read_as_insights(
         checked = chitin("--store", str(clone), "check", "--format", "json")
         assert json.loads(checked.stdout)["files"] == 1
         subprocess.run(["rm", "-rf", str(clone / "insights" / "team")], check=True)
+
+
+def test_a_store_named_through_dot_dot_is_the_folder_it_leads_to(
+    clone: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--store ../personality` names the folder it leads to now: kept as
+    /here/../personality, a hook bound at install stopped finding the store once the
+    folder it was installed from was gone, though the store was still there."""
+    here = tmp_path / "project"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    relative = f"../{clone.name}"
+    assert where("--store", relative)["store"] == str(clone)
+    monkeypatch.setenv("CHITIN_STORE", relative)
+    assert where()["store"] == str(clone)
+    monkeypatch.delenv("CHITIN_STORE")
+    installed = chitin("--store", relative, "hooks", "install", "cursor", "--dir",
+                       str(tmp_path / "elsewhere"), "--format", "json")  # fmt: skip
+    assert json.loads(installed.stdout)["store"] == str(clone)
