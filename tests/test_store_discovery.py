@@ -218,6 +218,23 @@ def test_a_habit_from_another_tool_gets_the_command_it_means(typed: str, meant: 
     )
 
 
+def test_a_misspelt_option_gets_the_nearest_first_as_a_command_does() -> None:
+    """click listed several near options alphabetically, in its own words ("(Did you
+    mean one of: '--condition', '--confidence', '--provenance'?)"); they now read as a
+    misspelt command's, the nearest first."""
+    typo = chitin("contribute", "--type", "skill", "--claim", "Pin it", "--confidance", "0.5")
+    assert typo.exit_code == 2
+    assert typo.stderr.startswith(
+        "Error: No such option '--confidance'. Did you mean '--confidence' or "
+    )
+    assert typo.stderr.endswith("? (see 'chitin contribute --help')\n")
+    one = chitin("list", "--formt", "json").stderr
+    assert (
+        one
+        == "Error: No such option '--formt'. Did you mean '--format'? (see 'chitin list --help')\n"
+    )
+
+
 def test_a_misspelt_host_gets_did_you_mean() -> None:
     """`hooks install claud-code`: the host is the word a person misspells there, so it
     gets the nearest host, as a misspelt command does; the error names HOST, not the
