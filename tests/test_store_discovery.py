@@ -303,6 +303,8 @@ def test_no_store_is_made_inside_another_stores_insights(
             f"{clone}/insights and {clone}/archive"
         )
         assert not (nested / ".git").exists()
+    itself = chitin("--store", str(clone / scanned), "init").stderr.strip().splitlines()[-1]
+    assert itself.startswith(f"Error: {clone / scanned} is the {scanned}/ folder of the store")
     listed = chitin("--store", str(clone), "list", "--format", "json")
     assert [i["claim"] for i in json.loads(listed.stdout)] == ["Reproduce the bug first"]
     # beside the insights, a nested store is fine, and found from inside it

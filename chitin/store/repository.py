@@ -91,10 +91,11 @@ class Store:
         outer = enclosing_store(self.root.absolute().parent)
         if outer is None:
             return
-        scanned = self.root.absolute().relative_to(outer).parts[0]
-        if scanned in (INSIGHTS_DIR, ARCHIVE_DIR):
+        parts = self.root.absolute().relative_to(outer).parts
+        if parts[0] in (INSIGHTS_DIR, ARCHIVE_DIR):
+            where = "is" if len(parts) == 1 else "is inside"  # --store OUTER/insights: a slip
             raise StoreError(
-                f"{self.root} is inside the {scanned}/ folder of the store {outer}, whose "
+                f"{self.root} {where} the {parts[0]}/ folder of the store {outer}, whose "
                 f"files are that store's insights; make the store in a folder outside "
                 f"{outer / INSIGHTS_DIR} and {outer / ARCHIVE_DIR}"
             )
