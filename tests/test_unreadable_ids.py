@@ -89,3 +89,21 @@ def test_a_prefix_that_a_broken_file_shares_is_ambiguous_not_the_other_insight(
         )
     assert (store / "insights" / "skill" / f"{other}.md").read_text() == before
     assert run("get", other).stdout  # its full id still answers
+
+
+def test_the_full_id_of_a_broken_file_names_it_though_a_longer_id_starts_with_it(
+    run: Run, add: Any, store: Path
+) -> None:
+    """As git takes a full name before a prefix: the id of a broken file, typed in
+    full, names that file, even when a readable insight's id starts with it."""
+    made = add("skill", "Reproduce the bug before fixing it", 0.8)["id"]
+    longer = f"{made}-two"
+    text = (store / "insights" / "skill" / f"{made}.md").read_text()
+    (store / "insights" / "skill" / f"{longer}.md").write_text(
+        text.replace(f"id: {made}", f"id: {longer}")
+    )
+    (store / "insights" / "skill" / f"{made}.md").write_text(BROKEN.format(id=made))
+    for command in (["get"], ["reinforce"]):
+        line = run(command[0], made, expect=1).stderr.splitlines()[-1]
+        assert line.startswith(f"Error: insights/skill/{made}.md exists but cannot be read: ")
+    assert run("get", longer).stdout

@@ -52,7 +52,10 @@ class Reading:
         matches = self.session.cache.ids_matching(ref, archived)
         ids = sorted({m[0] for m in matches})
         if len(ids) == 1 and ids[0] != ref:
-            ids = sorted({*ids, *_unreadable_like(self.session.cache, ref, archived)})
+            unreadable = _unreadable_like(self.session.cache, ref, archived)
+            if ref in unreadable:  # the full id of a broken file: that file is meant
+                self._refuse_unreadable(ref)
+            ids = sorted({*ids, *unreadable})
         if len(ids) > 1:
             raise AmbiguousIdError(ref, ids)
         if ids:
