@@ -35,7 +35,7 @@ def main() -> None:
         deep = Path(top).joinpath(*(f"d{n}" for n in range(options.depth)))
         deep.mkdir(parents=True)
         store = Path(top) / "store"
-        (store / "insights").mkdir(parents=True)
+        (store / "insights" / "skill").mkdir(parents=True)  # a type folder: chitin's
         (store / ".git").mkdir()
         assert locate(None, {}, store).source == "folder"
         walked = len(deep.parents) + 1

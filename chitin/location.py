@@ -77,9 +77,13 @@ TYPE_FOLDERS = ("behavioral", "personality", "relational", "principle", "skill",
 
 def is_store(folder: Path) -> bool:
     """A folder holding insights/ and .git (a folder, or a worktree's file): a store,
-    when it is named (a folder found by walking up must be chitin's too: ``chitins``)."""
+    when it is named (a folder found by walking up must be chitin's too: ``chitins``).
+    With no insights/, chitin's .gitattributes marks it: git keeps no empty folder, so
+    the clone of a store that has no insight yet (or only archived ones) has none."""
     try:
-        return (folder / MARKS[0]).is_dir() and (folder / MARKS[1]).exists()
+        if not (folder / MARKS[1]).exists():
+            return False
+        return (folder / MARKS[0]).is_dir() or _merges_with_chitin(folder)
     except OSError:  # unreadable: not one we can use
         return False
 
@@ -91,8 +95,17 @@ def chitins(folder: Path) -> bool:
     common name: a project's own (a report, notes) is no store, and chitin must
     neither read it as one nor commit into it."""
     try:
-        if any((folder / MARKS[0] / kind).is_dir() for kind in TYPE_FOLDERS):
-            return True
+        return any((folder / MARKS[0] / kind).is_dir() for kind in TYPE_FOLDERS) or (
+            _merges_with_chitin(folder)
+        )
+    except OSError:  # unreadable
+        return False
+
+
+def _merges_with_chitin(folder: Path) -> bool:
+    """Whether the folder's .gitattributes names chitin's merge driver, as `chitin
+    init` writes it."""
+    try:
         with open(folder / ".gitattributes", "rb") as attributes:
             return b"merge=chitin" in attributes.read(65536)
     except OSError:  # none, or unreadable
@@ -109,4 +122,8 @@ def enclosing_store(here: Path) -> Path | None:
 
 
 def _absolute(path: str) -> Path:
-    return Path(path).expanduser().absolute()
+    """The named folder as an absolute path; one through ``..`` as the folder it leads
+    to now (what the system makes of it, links included): kept as ``/here/../store``,
+    it would stop naming the store once ``/here`` is gone (a hook's bound store)."""
+    absolute = Path(path).expanduser().absolute()
+    return absolute.resolve() if ".." in absolute.parts else absolute

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -178,6 +179,10 @@ def test_the_next_step_fits_the_folder(tmp_path: Path) -> None:
     pack = tmp_path / "pack" / "chitin"
     assert f"Next: `openclaw plugins install --force {pack}`" in elsewhere
     assert "hooks enable" not in elsewhere
+    # a folder with a space: the command is one to paste into a shell, so it is quoted
+    spaced = chitin("hooks", "install", "openclaw", "--dir", str(tmp_path / "my packs")).stdout
+    quoted = shlex.quote(str(tmp_path / "my packs" / "chitin"))
+    assert f"Next: `openclaw plugins install --force {quoted}`" in spaced
     managed = chitin("hooks", "install", "openclaw").stdout
     assert "Next: `openclaw hooks enable chitin`, then restart the gateway" in managed
     assert "`openclaw agent --local` does not" in managed

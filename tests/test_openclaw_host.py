@@ -179,6 +179,31 @@ def test_a_session_renders_once_until_the_store_changes(host: Host, run: Run) ->
     assert [line.split()[2] for line in calls(host)] == ["render", "render"]
 
 
+def test_a_hanging_chitin_costs_the_gateway_one_timeout_then_the_hook_backs_off(
+    host: Host, run: Run, tmp_path: Path
+) -> None:
+    """Issue 28, item 3, in the real OpenClaw: its loader keeps the hook's module, so
+    after chitin timed out once the later turns of other sessions, and a session's
+    end, run no chitin for that store; the agent goes on without PERSONALITY.md."""
+    run("init", "--seed")
+    install_pack(host)
+    hanging = tmp_path / "bin" / "chitin-hanging"
+    hanging.write_text(f'#!/bin/sh\necho "$*" >> "{host.calls}"\nexec sleep 60\n')
+    hanging.chmod(hanging.stat().st_mode | stat.S_IXUSR)
+    env = {**host.env, "CHITIN_BIN": str(hanging), "CHITIN_HOOK_TIMEOUT_MS": "500"}
+    answers = drive(
+        host._replace(env=env),
+        bootstrap(),
+        bootstrap("agent:main:telegram:direct:43", "s-2"),
+        {"do": "new", "sessionKey": SESSION, "previousSessionId": "s-1"},
+        bootstrap("agent:main:telegram:direct:44", "s-3"),
+    )
+    for answer in (answers[0], answers[1], answers[3]):
+        files = prompt(answer)
+        assert "PERSONALITY.md" not in files and "AGENTS.md" in files
+    assert len(calls(host)) == 1, calls(host)  # one timeout, then the back-off
+
+
 def test_sub_agent_and_cron_sessions_get_no_personality_and_cost_no_render(
     host: Host, run: Run
 ) -> None:

@@ -563,7 +563,7 @@ BOUNDARIES: dict[str, dict[str, str]] = {
     "cli/embed.py": {"chitin": "the background worker's entry: the detached run only"},
     "cli/global_options.py": {
         "chitin.cli.context": "the library: --version and --help answer before it loads",
-        "difflib": "only for a misspelt command's did-you-mean",
+        "difflib": "only for a misspelt command's or option's did-you-mean",
     },
     "cli/group.py": {
         "chitin.cli.context": "the library: --version and --help answer before it loads",

@@ -102,6 +102,32 @@ def test_a_project_with_an_insights_folder_is_not_taken_for_a_store(
     assert where()["source"] == "folder"
 
 
+def test_a_clone_of_a_store_with_no_insight_yet_is_a_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git keeps no empty folder: a clone of a store that has no insight yet (or whose
+    insights are all archived) has no insights/, only chitin's .gitattributes. Standing
+    in it, commands use it, as they use the clone of a store with insights."""
+    import subprocess
+
+    empty = tmp_path / "empty"
+    assert chitin("--store", str(empty), "init").exit_code == 0
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(empty), str(clone)], check=True)
+    assert not (clone / "insights").exists()
+    monkeypatch.chdir(clone)
+    assert where() == {"store": str(clone), "source": "folder", "exists": True}
+    assert "no store there yet" not in chitin("--store", str(clone), "where").stdout
+    claim = ["--type", "skill", "--claim", "Reproduce the bug first", "--confidence", "0.8"]
+    assert chitin("contribute", *claim).exit_code == 0
+    assert (clone / "insights" / "skill").is_dir()
+    # a git repository with no insights/ and no chitin .gitattributes stays no store
+    plain = tmp_path / "plain"
+    subprocess.run(["git", "init", "-q", str(plain)], check=True)
+    monkeypatch.chdir(plain)
+    assert where()["source"] == "default"
+
+
 def test_the_named_store_comes_before_the_folder(
     clone: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -192,6 +218,23 @@ def test_a_habit_from_another_tool_gets_the_command_it_means(typed: str, meant: 
     )
 
 
+def test_a_misspelt_option_gets_the_nearest_first_as_a_command_does() -> None:
+    """click listed several near options alphabetically, in its own words ("(Did you
+    mean one of: '--condition', '--confidence', '--provenance'?)"); they now read as a
+    misspelt command's, the nearest first."""
+    typo = chitin("contribute", "--type", "skill", "--claim", "Pin it", "--confidance", "0.5")
+    assert typo.exit_code == 2
+    assert typo.stderr.startswith(
+        "Error: No such option '--confidance'. Did you mean '--confidence' or "
+    )
+    assert typo.stderr.endswith("? (see 'chitin contribute --help')\n")
+    one = chitin("list", "--formt", "json").stderr
+    assert (
+        one
+        == "Error: No such option '--formt'. Did you mean '--format'? (see 'chitin list --help')\n"
+    )
+
+
 def test_a_misspelt_host_gets_did_you_mean() -> None:
     """`hooks install claud-code`: the host is the word a person misspells there, so it
     gets the nearest host, as a misspelt command does; the error names HOST, not the
@@ -239,3 +282,80 @@ def test_the_console_finds_the_store_by_the_same_rule(
     assert reading_store(["list", f"--store={tmp_path / 'y'}"], {}) == tmp_path / "y"
     assert reading_store(["list"], {"CHITIN_STORE": str(tmp_path / "e")}) == tmp_path / "e"
     assert reading_store(["contribute"], {}) is None
+
+
+@pytest.mark.parametrize("scanned", ["insights", "archive"])
+def test_no_store_is_made_inside_another_stores_insights(
+    clone: Path, monkeypatch: pytest.MonkeyPatch, scanned: str
+) -> None:
+    """A store nested in another's folder is found from inside it (the nearest wins,
+    as with git), but one made inside the other's insights/ or archive/, where every
+    file is the outer store's, is most likely a slip: `init`, and a write that would
+    create it, refuse it and say where to put it."""
+    nested = clone / scanned / "team"
+    for args in (["init"], ["contribute", "--type", "skill", "--claim", "Nested claim here",
+                            "--confidence", "0.5"]):  # fmt: skip
+        refused = chitin("--store", str(nested), *args)
+        assert refused.exit_code == 1
+        assert refused.stderr.strip().splitlines()[-1] == (
+            f"Error: {nested} is inside the {scanned}/ folder of the store {clone}, whose "
+            f"files are that store's insights; make the store in a folder outside "
+            f"{clone}/insights and {clone}/archive"
+        )
+        assert not (nested / ".git").exists()
+    itself = chitin("--store", str(clone / scanned), "init").stderr.strip().splitlines()[-1]
+    assert itself.startswith(f"Error: {clone / scanned} is the {scanned}/ folder of the store")
+    listed = chitin("--store", str(clone), "list", "--format", "json")
+    assert [i["claim"] for i in json.loads(listed.stdout)] == ["Reproduce the bug first"]
+    # beside the insights, a nested store is fine, and found from inside it
+    beside = clone / "team"
+    assert chitin("--store", str(beside), "init").exit_code == 0
+    monkeypatch.chdir(beside)
+    assert where()["store"] == str(beside)
+
+
+@pytest.mark.parametrize("walk_limit", [2000, 0], ids=["stat walk", "git status"])
+def test_a_repository_inside_the_insights_is_not_read_as_insights(
+    clone: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, walk_limit: int
+) -> None:
+    """git skips a repository nested in its work tree (it is another's files); so does
+    chitin's walk: a store cloned into another's insights/ by hand is not read as the
+    outer store's insights, in a full walk (a fresh cache) as after one."""
+    import subprocess
+
+    monkeypatch.setattr("chitin.index.cache.WALK_LIMIT", walk_limit)
+
+    other = tmp_path / "other"
+    assert chitin("--store", str(other), "init").exit_code == 0
+    claim = ["--type", "skill", "--claim", "Nested store claim about caching", "--confidence",
+             "0.5"]  # fmt: skip
+    assert chitin("--store", str(other), "contribute", *claim).exit_code == 0
+    for fresh in (True, False):
+        if fresh:
+            subprocess.run(["rm", "-rf", str(clone / ".chitin")], check=True)
+        subprocess.run(["git", "clone", "-q", str(other), str(clone / "insights" / "team")],
+                       check=True)  # fmt: skip
+        listed = chitin("--store", str(clone), "list", "--format", "json")
+        assert [i["claim"] for i in json.loads(listed.stdout)] == ["Reproduce the bug first"]
+        checked = chitin("--store", str(clone), "check", "--format", "json")
+        assert json.loads(checked.stdout)["files"] == 1
+        subprocess.run(["rm", "-rf", str(clone / "insights" / "team")], check=True)
+
+
+def test_a_store_named_through_dot_dot_is_the_folder_it_leads_to(
+    clone: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--store ../personality` names the folder it leads to now: kept as
+    /here/../personality, a hook bound at install stopped finding the store once the
+    folder it was installed from was gone, though the store was still there."""
+    here = tmp_path / "project"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    relative = f"../{clone.name}"
+    assert where("--store", relative)["store"] == str(clone)
+    monkeypatch.setenv("CHITIN_STORE", relative)
+    assert where()["store"] == str(clone)
+    monkeypatch.delenv("CHITIN_STORE")
+    installed = chitin("--store", relative, "hooks", "install", "cursor", "--dir",
+                       str(tmp_path / "elsewhere"), "--format", "json")  # fmt: skip
+    assert json.loads(installed.stdout)["store"] == str(clone)

@@ -65,3 +65,45 @@ def test_a_file_whose_id_was_edited_is_named_by_its_file_name(
             f"`id: {made['id']}` in it"
         )
     assert run("get", "renamed-by-hand").stdout  # the id it declares still answers
+
+
+@pytest.mark.parametrize(
+    "command", [["get"], ["reinforce"], ["archive"], ["update", "--confidence", "0.5"]],
+    ids=lambda c: c[0],
+)  # fmt: skip
+def test_a_prefix_that_a_broken_file_shares_is_ambiguous_not_the_other_insight(
+    run: Run, add: Any, store: Path, broken: str, command: list[str]
+) -> None:
+    """A prefix that names two insights is ambiguous; a hand edit that breaks one of
+    the two files must not make it name the other one, which `reinforce` or `archive`
+    would then change in the place of the one meant."""
+    other = add("skill", "Reproduce the bug before fixing it, always", 0.6)["id"]
+    shared = next(n for n in range(len(broken), 0, -1) if other.startswith(broken[:n]))
+    prefix = broken[:shared]
+    before = (store / "insights" / "skill" / f"{other}.md").read_text()
+    for _ in range(2):  # with the cache synced, and with the cache vouching for a read
+        result = run(command[0], prefix, *command[1:], expect=1)
+        assert result.stderr.splitlines()[-1] == (
+            f"Error: Ambiguous ID prefix: {prefix} matches 2 insights: "
+            f"{', '.join(sorted([broken, other]))}"
+        )
+    assert (store / "insights" / "skill" / f"{other}.md").read_text() == before
+    assert run("get", other).stdout  # its full id still answers
+
+
+def test_the_full_id_of_a_broken_file_names_it_though_a_longer_id_starts_with_it(
+    run: Run, add: Any, store: Path
+) -> None:
+    """As git takes a full name before a prefix: the id of a broken file, typed in
+    full, names that file, even when a readable insight's id starts with it."""
+    made = add("skill", "Reproduce the bug before fixing it", 0.8)["id"]
+    longer = f"{made}-two"
+    text = (store / "insights" / "skill" / f"{made}.md").read_text()
+    (store / "insights" / "skill" / f"{longer}.md").write_text(
+        text.replace(f"id: {made}", f"id: {longer}")
+    )
+    (store / "insights" / "skill" / f"{made}.md").write_text(BROKEN.format(id=made))
+    for command in (["get"], ["reinforce"]):
+        line = run(command[0], made, expect=1).stderr.splitlines()[-1]
+        assert line.startswith(f"Error: insights/skill/{made}.md exists but cannot be read: ")
+    assert run("get", longer).stdout

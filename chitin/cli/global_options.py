@@ -90,16 +90,28 @@ HABITS = {
 def unknown_command(name: str, known: Iterable[str]) -> click.UsageError:
     """The usage error for a command chitin does not have, with the nearest ones: the
     command a habit from another tool means, else the closest in letters."""
-    import difflib  # only for a misspelt command: --version loads nothing more
-
     commands = list(known)
     habit = HABITS.get(name.lower())
     close = [habit] if habit in commands else []
-    close = close or difflib.get_close_matches(name, commands, n=3, cutoff=0.7)
+    close = close or _closest(name, commands, 0.7)
     message = f"No such command '{name}'."
     if close:
         message += " Did you mean " + " or ".join(f"'{c}'" for c in close) + "?"
     return click.UsageError(message)
+
+
+def unknown_option(name: str, close: list[str]) -> str:
+    """A misspelt option's message, worded as a misspelt command's: the nearest first
+    (click sorts them by name: "(Did you mean one of: '--condition', '--confidence', …?)")."""
+    nearest = _closest(name, close, 0.0)
+    return f"No such option '{name}'. Did you mean " + " or ".join(f"'{c}'" for c in nearest) + "?"
+
+
+def _closest(name: str, candidates: list[str], cutoff: float) -> list[str]:
+    """Up to three of ``candidates``, the nearest to ``name`` first."""
+    import difflib  # only for a misspelling: --version loads nothing more
+
+    return difflib.get_close_matches(name, candidates, n=3, cutoff=cutoff)
 
 
 class SuggestingGroup(click.Group):

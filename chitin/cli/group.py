@@ -19,6 +19,7 @@ from chitin.cli.global_options import (
     SuggestingGroup,
     named_store,
     resolved,
+    unknown_option,
 )
 from chitin.cli.outcome import Failed, conclude
 from chitin.process import leave
@@ -134,6 +135,8 @@ def _usage_line(error: click.UsageError, command: str | None) -> str:
     if error.ctx:
         where = error.ctx.command_path
     message = " ".join(error.format_message().split())
+    if isinstance(error, click.NoSuchOption) and error.possibilities:
+        message = unknown_option(error.option_name, list(error.possibilities))
     return f"Error: {message} (see '{where} --help')"
 
 

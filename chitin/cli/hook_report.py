@@ -86,5 +86,6 @@ def _store_line(store: Path | None, mcp: bool) -> str:
 
 def _next_step(outcome: Outcome, directory: Path | None) -> str:
     if outcome.host == "openclaw" and directory is not None:
-        return _OPENCLAW_PACK_STEP.format(path=outcome.path)
+        # a command to paste into a shell: a folder with a space is quoted
+        return _OPENCLAW_PACK_STEP.format(path=shlex.quote(str(outcome.path)))
     return _NEXT_STEP[outcome.host]

@@ -25,7 +25,8 @@ def where(ctx: click.Context, fmt: str) -> None:
       2. $CHITIN_STORE
       3. this folder, or the nearest folder above it, that is a store: one
          holding an insights/ folder and .git (what `chitin init` makes, and a
-         clone of a store)
+         clone of a store; a clone of one with no insight yet has no insights/,
+         and chitin's .gitattributes marks it)
       4. ${XDG_DATA_HOME:-~/.local/share}/chitin
     """
 

@@ -52,6 +52,11 @@ class Reading:
             raise NotFoundError(f"{role or 'Insight'} not found: {ref}")
         matches = self.session.cache.ids_matching(ref, archived)
         ids = sorted({m[0] for m in matches})
+        if len(ids) == 1 and ids[0] != ref:
+            unreadable = _unreadable_like(self.session.cache, ref, archived)
+            if ref in unreadable:  # the full id of a broken file: that file is meant
+                self._refuse_unreadable(ref)
+            ids = sorted({*ids, *unreadable})
         if len(ids) > 1:
             raise AmbiguousIdError(ref, ids)
         if ids:
@@ -101,7 +106,10 @@ class Reading:
             # a large store's sync (Session.cache_vouching). Anything else, the usual way.
             cache = self.session.cache_vouching(lambda cache: _paths_of_one(cache, ref))
             ids = {found[0] for found in cache.ids_matching(ref, None)}
-            found = cache.get(ids.pop()) if len(ids) == 1 else None
+            one = ids.pop() if len(ids) == 1 else None
+            if one is not None and one != ref and _unreadable_like(cache, ref, None):
+                one = None  # a prefix a broken file shares too: resolve says it is ambiguous
+            found = cache.get(one) if one is not None else None
             if found is not None:
                 return found
         insight_id = self.resolve(ref, archived=None)
@@ -236,6 +244,18 @@ def _paths_of_one(cache: Cache, ref: str) -> list[str]:
     """The files of the one insight ``ref`` names, or [] if it names none or several."""
     ids = {found[0] for found in cache.ids_matching(ref, None)}
     return cache.paths_of(ids.pop()) if len(ids) == 1 else []
+
+
+def _unreadable_like(cache: Cache, prefix: str, archived: bool | None) -> list[str]:
+    """The ids of the files that do not read (ids by their names) starting with
+    ``prefix``, in the scope ``archived`` says: a prefix one of them shares with a
+    readable insight is ambiguous, as it was before the hand edit broke the file."""
+    tops = {None: ("insights/", "archive/"), False: ("insights/",), True: ("archive/",)}
+    return [
+        _file_id(problem.path)
+        for problem in cache.problems()
+        if problem.path.startswith(tops[archived]) and _file_id(problem.path).startswith(prefix)
+    ]
 
 
 def _file_id(path: str) -> str:

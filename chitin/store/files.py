@@ -101,7 +101,8 @@ def bulk_write(path: Path, text: str) -> None:
 def walk(root: Path) -> dict[str, Folder]:
     """Every insight file under insights/ and archive/, by folder (relative, '/').
 
-    Hidden files and folders, README.md files and editor temp files are not insights.
+    Hidden files and folders, README.md files and editor temp files are not insights,
+    nor is anything in another git repository's folder (``nested_repository``).
     Nothing is followed: a symbolic link (to a file or a folder, inside the store or
     out of it, or a loop) and a file that is not a regular one (a FIFO, a socket, a
     device) are listed with their own ``lstat``, for the reader to refuse and report
@@ -135,11 +136,18 @@ def _walk_dir(directory: str, rel: str, found: dict[str, Folder]) -> None:
                     st = entry.stat(follow_symlinks=False)
                     folder.names.append(name)
                     folder.stats.append((st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino))
-                elif entry.is_dir(follow_symlinks=False):
+                elif entry.is_dir(follow_symlinks=False) and not nested_repository(entry.path):
                     subdirs.append((entry.path, f"{rel}/{name}"))
     found[rel] = folder
     for path, sub_rel in subdirs:
         _walk_dir(path, sub_rel, found)
+
+
+def nested_repository(folder: str) -> bool:
+    """Whether ``folder`` is the top of another git repository (a store cloned into
+    this one's insights/, say): its files are that repository's, and git's own walk
+    skips it too. One lstat per folder."""
+    return os.path.lexists(os.path.join(folder, ".git"))
 
 
 def is_listed(root: Path, path: str) -> bool:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from chitin.errors import StoreError
 from chitin.format.layout import ARCHIVE_DIR, INSIGHTS_DIR, FileStat
-from chitin.location import chitins
+from chitin.location import chitins, enclosing_store
 from chitin.lockfile import WriteLock, derived_folder
 from chitin.model.ids import shard_folder
 from chitin.model.insight import Insight
@@ -58,6 +58,7 @@ class Store:
         any. ``command`` runs chitin for git's merge driver (best an absolute path)."""
         if self.root.exists() and not self.root.is_dir():
             raise StoreError(f"store path is not a folder: {self.root}")
+        self._refuse_insights_folder()
         try:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as error:
@@ -79,6 +80,25 @@ class Store:
         from chitin.store.writing import Writer
 
         return Writer(self.root, self.git, self.refuse_unsafe_state)
+
+    def _refuse_insights_folder(self) -> None:
+        """A store inside another store's insights/ or archive/, where that store's
+        every file is an insight (its walk passes over a nested repository, as git's
+        does, but a folder named there is most likely a slip for the store itself):
+        refuse it, before a folder is made."""
+        if self.git.is_repository():
+            return  # already a store: nothing new is made
+        outer = enclosing_store(self.root.absolute().parent)
+        if outer is None:
+            return
+        parts = self.root.absolute().relative_to(outer).parts
+        if parts[0] in (INSIGHTS_DIR, ARCHIVE_DIR):
+            where = "is" if len(parts) == 1 else "is inside"  # --store OUTER/insights: a slip
+            raise StoreError(
+                f"{self.root} {where} the {parts[0]}/ folder of the store {outer}, whose "
+                f"files are that store's insights; make the store in a folder outside "
+                f"{outer / INSIGHTS_DIR} and {outer / ARCHIVE_DIR}"
+            )
 
     def _refuse_foreign_repository(self) -> None:
         """A store is a repository of its own. A folder that another repository tracks

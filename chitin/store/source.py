@@ -33,8 +33,8 @@ class StoreFiles:
                 if entry.name.startswith("."):
                     continue
                 if entry.is_dir(follow_symlinks=False):
-                    if entry.name.endswith(".md"):
-                        continue  # the walk neither lists nor enters a folder named x.md
+                    if entry.name.endswith(".md") or files.nested_repository(entry.path):
+                        continue  # the walk neither lists nor enters these (files.walk)
                     subfolders.append(entry.name)
                 elif is_insight_name(entry.name) or entry.is_symlink():
                     names.append(entry.name)

@@ -205,7 +205,8 @@ function isTrimmedSession(sessionKey) {
 
 // The store chitin will use, by chitin's own rule (chitin/location.py): the one named
 // at install; else $CHITIN_STORE; else the gateway's folder or the nearest above it
-// that holds insights/ and .git and is chitin's; else ${XDG_DATA_HOME:-~/.local/share}/chitin.
+// that holds .git and is chitin's (insights/ may be missing from a clone of a store with no
+// insight: git keeps no empty folder); else ${XDG_DATA_HOME:-~/.local/share}/chitin.
 function storeFolder() {
   const home = os.homedir();
   const expand = (value) => (value === "~" || value.startsWith("~/") ? home + value.slice(1) : value);
@@ -227,10 +228,9 @@ function storeFolder() {
 function enclosingStore(start) {
   for (let folder = path.resolve(start); ; folder = path.dirname(folder)) {
     try {
-      const marked = statSync(path.join(folder, "insights")).isDirectory() && existsSync(path.join(folder, ".git"));
-      if (marked && isChitins(folder)) return folder;
+      if (existsSync(path.join(folder, ".git")) && isChitins(folder)) return folder;
     } catch {
-      // no insights/ here
+      // unreadable: not a store we can use
     }
     if (path.dirname(folder) === folder) return null;
   }
