@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import Run, chitin_program
 
 LINE = re.compile(r"^- \[([a-z0-9-]+)\] ", re.MULTILINE)
@@ -327,6 +328,31 @@ def test_only_the_stronger_side_of_a_known_contradiction_reaches_the_agent(
     assert "Be verbose" not in found["context"]
     human = run("retrieve", "--query", "explain the change to the user", "--explain").stdout
     assert f"left out {verbose['id']}: contradicts this one, which is stronger" in human
+
+
+@pytest.mark.parametrize("kind", ["behavioral", "principle"])
+def test_a_contradiction_across_the_how_to_be_types_shows_one_side(
+    run: Run, add: Any, kind: str
+) -> None:
+    """The issue's verbose insight kept as another type than the starter's personality:
+    contribute warns of the conflict across types, so the context must not show both."""
+    run("init", "--seed")
+    verbose = add(kind, "Be verbose and explain every step", 0.5, provenance="social")
+    found = retrieve_json(run, "explain the change to the user", "--explain")
+    assert verbose["id"] not in {i["id"] for i in found["insights"]}
+    plainly = next(i for i in found["insights"] if i["claim"].startswith("Speak plainly"))
+    assert plainly["outweighs"] == [verbose["id"]]
+    assert "Be verbose" not in run("render", "--query", "explain the change to the user").stdout
+
+
+def test_a_persons_wish_is_not_folded_into_a_general_way_of_being(run: Run, add: Any) -> None:
+    """A relational insight is one person's exception, not a contradiction: both reach
+    the agent, the general rule and what this person wants."""
+    run("init", "--seed")
+    wish = add("relational", "Alice wants every step explained in detail", 0.9)
+    found = retrieve_json(run, "explain the change to Alice")
+    assert wish["id"] in {i["id"] for i in found["insights"]}
+    assert any(i["claim"].startswith("Speak plainly") for i in found["insights"])
 
 
 def test_an_empty_query_shows_one_side_of_a_contradiction_too(run: Run, add: Any) -> None:

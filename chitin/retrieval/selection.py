@@ -17,11 +17,16 @@ bug with a minimal failing case before changing any code to fix it" is one line 
 advice said twice, though too far apart in meaning (0.70) for the judgement to call
 one a duplicate of the other.
 
-Insights of different types are folded only when they say the very same thing (the
-same claim, case, spacing and punctuation aside; neither a trigger, whose claim is
-only half of what it says): a trigger and a skill that share words still say
-different kinds of things, but one sentence kept as a personality and as a skill is
-one lesson, which the door (same type only) let in twice. "Stronger" is the
+Insights of different types are judged the same way when both say how to be or how
+to judge, whatever the task (personality, principle, behavioral): "Be verbose and
+explain every step" kept as a behavioral insight contradicts the personality "Speak
+plainly and briefly" as much as it would as a personality, and ``contribute`` warns
+of it across types. Other pairs of types are folded only when they say the very same
+thing (the same claim, case, spacing and punctuation aside; neither a trigger, whose
+claim is only half of what it says): a trigger and a skill that share words say
+different kinds of things, and a relational insight is one person's exception to a
+general way of being, not its contradiction; but one sentence kept as a personality
+and as a skill is one lesson, which the door (same type only) let in twice. "Stronger" is the
 query-independent part of the score (confidence, reinforcement, decay); the stronger
 of two takes the better of their places in the ranking. docs/design.md §6c has the
 figures.
@@ -45,16 +50,24 @@ CONTAINED = 0.8
 # longer holds: at most 0.58.
 RESTATED_MEANING = 0.6
 MIN_WORDS = 2  # a statement of one topic word is too short to restate another
+# The types judged with one another as with their own (the module docstring says why).
+HOW_TO_BE = frozenset({"personality", "principle", "behavioral"})
 
 Cosine = Callable[[Insight, Insight], float | None]  # None: no vectors to compare
 
 
 def relation(a: Insight, b: Insight, cosine: float | None) -> str:
-    """DUPLICATE, CONFLICT or "" (both are shown), for two insights of one type."""
+    """DUPLICATE, CONFLICT or "" (both are shown), for two insights of one type, or
+    of two types of HOW_TO_BE."""
     verdict = judgement.judge(judgement.side_of(a), judgement.side_of(b), cosine)
     if verdict.kind:
         return verdict.kind
     return DUPLICATE if restates(a, b, cosine) else ""
+
+
+def _judged(a: Insight, b: Insight) -> bool:
+    """Whether the pair gets the whole judgement, not only the same-sentence check."""
+    return a.type == b.type or (a.type in HOW_TO_BE and b.type in HOW_TO_BE)
 
 
 def _same_claim(a: Insight, b: Insight) -> str:
@@ -128,7 +141,7 @@ def select(ranked: Sequence[Ranked], limit: int, cosine: Cosine) -> list[Ranked]
     for candidate in ranked:
         for line in lines:
             a, b = line.ranked.insight, candidate.insight
-            kind = relation(a, b, cosine(a, b)) if a.type == b.type else _same_claim(a, b)
+            kind = relation(a, b, cosine(a, b)) if _judged(a, b) else _same_claim(a, b)
             if kind in (DUPLICATE, CONFLICT):
                 line.take(candidate, kind)
                 break
