@@ -33,7 +33,7 @@ import sys
 TYPE_CHECKING = False  # not typing's: the console script's start imports no typing (~3 ms)
 if TYPE_CHECKING:
     import subprocess
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
 StatusKey = tuple[str, tuple[str, ...]]  # (store root, paths asked about)
 
@@ -81,6 +81,29 @@ def release_collector() -> None:
     gc.enable()
 
 
+# A worker of the resident front answers its client before it ends (``answer_early``):
+# how it tells the outcome, and the work kept for after it (``after_answer``).
+_ANSWER: list[Callable[[int], None]] = []
+_LATER: list[Callable[[], None]] = []
+
+
+def answer_early(tell: Callable[[int], None]) -> None:
+    """Make ``leave`` call ``tell(code)`` once the output is flushed, then run what
+    ``after_answer`` kept: the front's worker, whose client waits for the outcome only."""
+    _ANSWER[:] = [tell]
+
+
+def after_answer(work: Callable[[], None]) -> None:
+    """Run ``work`` (closing connections: the checkpoints of the cache and the vector
+    sidecar sync the disk) after the outcome reached whoever waits for the command: in
+    a worker of the front, after its client was answered (at ``leave``); else now.
+    Only what the next command does not need: every write is committed before."""
+    if _ANSWER:
+        _LATER.append(work)
+    else:
+        work()
+
+
 def leave(code: int) -> None:
     """Flush what the command wrote and end the process now, without the teardown."""
     for stream in (sys.stdout, sys.stderr):
@@ -90,4 +113,18 @@ def leave(code: int) -> None:
             stream.flush()
         except (OSError, ValueError):  # closed by a reader that left early
             pass
+    if _ANSWER:
+        _finish_answered(code)
     os._exit(code)
+
+
+def _finish_answered(code: int) -> None:
+    try:  # noqa: SIM105 - as above
+        _ANSWER[0](code)
+    except Exception:  # the client is gone: the outcome goes with the worker's end
+        pass
+    for work in _LATER:
+        try:  # noqa: SIM105 - as above
+            work()
+        except Exception:  # nobody hears of it any more; the command's writes are in
+            pass

@@ -200,10 +200,11 @@ def test_git_log_shows_one_readable_commit_per_operation(run: Run, add: Any, sto
 def test_a_settled_entry_still_sees_an_edit_that_restores_mtime(
     run_json: Any, add: Any, store: Path, monkeypatch: Any
 ) -> None:
-    from chitin.index import cache
+    from chitin.format import layout
 
     made = add("skill", "Settles", 0.6)
-    monkeypatch.setattr(cache, "RACY_WINDOW_NS", 0)
+    monkeypatch.setattr(layout, "RACY_WINDOW_NS", 0)
+    monkeypatch.setattr(layout, "FINE_RACY_WINDOW_NS", 0)
     time.sleep(0.01)
     run_json("list")
     path = path_of(store, made)
@@ -306,6 +307,30 @@ def test_a_new_branch_checkout_is_seen(run_json: Any, add: Any, store: Path) -> 
     assert on_branch["id"] not in {i["id"] for i in run_json("list")}
     git(store, "checkout", "-q", "other")
     assert on_branch["id"] in {i["id"] for i in run_json("list")}
+
+
+@pytest.mark.parametrize("how", ["rm", "checkout"])
+def test_a_file_chitin_wrote_into_a_settled_folder_is_seen_going(
+    run_json: Any, add: Any, store: Path, monkeypatch: Any, how: str
+) -> None:
+    """A folder whose files were all settled (not racily recent) when it was last
+    walked keeps a fingerprint of them; a file chitin writes there, then removed (by
+    hand, or by a checkout), gives that fingerprint back: the write unsettles the folder."""
+    from chitin.format import layout
+
+    monkeypatch.setattr(layout, "RACY_WINDOW_NS", 0)  # every stat settled at once
+    monkeypatch.setattr(layout, "FINE_RACY_WINDOW_NS", 0)
+    kept = add("skill", "Kept", 0.6)
+    time.sleep(0.01)
+    run_json("list")
+    if how == "checkout":
+        git(store, "checkout", "-q", "-b", "other")
+    gone = add("skill", "Gone again", 0.6)
+    if how == "rm":
+        path_of(store, gone).unlink()
+    else:
+        git(store, "checkout", "-q", "main")
+    assert [i["id"] for i in run_json("list")] == [kept["id"]]
 
 
 def test_a_removed_folder_and_a_file_put_in_place_of_a_folder(

@@ -179,7 +179,8 @@ def test_commands_give_through_the_front_what_they_give_in_process(
         [],
     ):
         same(*args)
-    assert workers(started(folder)) == []  # every worker ended with its command
+    front_pid = started(folder)  # every worker ends with its command (its closes after)
+    until(lambda: workers(front_pid) == [], "the workers ended")
 
 
 def test_a_served_command_takes_its_stdin_cwd_and_environment(folder: Path, tmp_path: Path) -> None:
@@ -195,6 +196,27 @@ def test_a_served_command_takes_its_stdin_cwd_and_environment(folder: Path, tmp_
     elsewhere = chitin("list", cwd=tmp_path, env=dict(os.environ, CHITIN_STORE=str(store)))
     assert elsewhere.stdout == found.stdout
     assert _front_pid(socket_of(folder)) == pid  # the one front served them all
+
+
+def test_a_served_write_is_answered_before_its_closes_which_still_run(
+    folder: Path, tmp_path: Path
+) -> None:
+    """The worker tells its exit code before it closes the cache (process.after_answer);
+    the client's end then kills nothing: the checkpoint runs and takes the log away."""
+    pid = started(folder)
+    store = tmp_path / "store"
+    env = dict(os.environ, CHITIN_BACKGROUND_EMBED="off")
+    in_process("--store", str(store), "init")
+    for claim in ("Answer first", "Close after"):
+        args = ["--type", "skill", "--claim", f"{claim}, then the rest", "--confidence", "0.7"]
+        added = chitin("--store", str(store), "contribute", *args, env=env)
+        assert (added.returncode, added.stderr) == (0, ""), added.stderr
+        assert added.stdout.startswith("✓ Contributed skill insight")
+    until(lambda: workers(pid) == [], "the workers ended")
+    logs = [p.name for p in (store / ".chitin").rglob("*-wal")]
+    assert logs == []  # every connection was closed, none was killed holding its log
+    listed = chitin("--store", str(store), "list", "--format", "json", env=env)
+    assert len(json.loads(listed.stdout)) == 2
 
 
 def test_the_client_s_signals_reach_the_worker_and_its_death_kills_it(
@@ -269,19 +291,22 @@ def test_ctrl_c_while_the_worker_takes_on_the_client_says_nothing_was_changed(
     monkeypatch.setattr(worker, "_take_environment", interrupted)
     err_read, err_write = os.pipe()
     wait, go = os.pipe()
+    heard, told = os.pipe()
     here, there = socket.socketpair()
     parent = os.getpid()
     child = os.fork()
     if child == 0:  # pragma: no cover - the forked worker, which never returns
         nulls = [os.open(os.devnull, os.O_RDWR) for _ in range(2)]
-        worker.run({"env": {}, "umask": 0o22}, [*nulls, err_write], there, parent, wait)
+        request = {"env": {}, "umask": 0o22}
+        worker.run(request, [*nulls, err_write], there, parent, (wait, told))
     os.close(err_write)
+    os.close(told)
     with os.fdopen(err_read) as said:
         stderr = said.read()
     _, status = os.waitpid(child, 0)
     for end in (here, there):
         end.close()
-    for fd in (wait, go):
+    for fd in (wait, go, heard):
         os.close(fd)
     assert (os.waitstatus_to_exitcode(status), stderr) == (
         130,

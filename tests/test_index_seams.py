@@ -7,13 +7,14 @@ from __future__ import annotations
 import ast
 import re
 import stat as stat_module
+import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import pytest
 
 from chitin.errors import ValidationError
-from chitin.format.layout import FileStat, Folder
+from chitin.format.layout import FileStat, Folder, racily_recent
 from chitin.index.cache import Cache, Filters
 from chitin.model.insight import Insight
 
@@ -386,3 +387,38 @@ def test_the_racy_window_is_defined_once() -> None:
         if re.search(r"^RACY_WINDOW_NS\s*=", path.read_text(), re.MULTILINE)
     ]
     assert [p.relative_to(ROOT).as_posix() for p in definitions] == ["chitin/format/layout.py"]
+
+
+def _written_ago(files: MemoryFiles, path: str, ago_ns: int, whole_ms: bool = False) -> None:
+    """``path``'s stat as if it was written ``ago_ns`` before now (a new stat each time)."""
+    files.tick += 1
+    mtime = time.time_ns() - ago_ns
+    mtime = mtime - mtime % 1_000_000 if whole_ms else mtime - mtime % 1_000 + 1  # (not whole)
+    files.stats[path] = (mtime, mtime, 100 + files.tick, files.tick)
+
+
+@pytest.mark.parametrize(
+    ("ago_ms", "whole_ms", "read_again"),
+    [(200, False, False), (10, False, True), (200, True, True), (2500, True, False)],
+)
+def test_a_file_recorded_just_after_its_change_is_read_again_only_while_racy(
+    tmp_path: Path, ago_ms: int, whole_ms: bool, read_again: bool
+) -> None:
+    """Fine timestamps are trusted 50 ms after the change, whole milliseconds (a file
+    system of coarse timestamps) only after 2 s: the next sync reads such a file again."""
+    files = MemoryFiles()
+    files.put("insights/skill/i1.md", make(1))
+    files.held["insights/skill/i2.md"] = make(2)
+    _written_ago(files, "insights/skill/i2.md", ago_ms * 1_000_000, whole_ms)
+    synced(Cache(tmp_path, strength, files)).close()
+    files.loads.clear()
+    synced(Cache(tmp_path, strength, files)).close()
+    assert files.loads == (["insights/skill/i2.md"] if read_again else [])
+
+
+def test_the_racy_windows() -> None:
+    now = 10_000_000_000_000
+    assert racily_recent(now - 49_000_001, now)  # fine: within 50 ms
+    assert not racily_recent(now - 50_000_001, now)
+    assert racily_recent(now - 1_000_000_000, now)  # whole milliseconds: within 2 s
+    assert not racily_recent(now - 2_001_000_000, now)

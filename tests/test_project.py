@@ -523,7 +523,6 @@ BOUNDARIES: dict[str, dict[str, str]] = {
     "lockfile.py": {"shutil": "~10 ms (bz2, lzma): only for a folder where a file goes"},
     "model/ids.py": {"hashlib": "OpenSSL: only a sharded store's path"},
     "model/quality.py": {"decimal": "only a shown score is rounded; retrieve never is"},
-    "model/search_text.py": {"hashlib": "OpenSSL: only when texts are embedded"},
     "providers/__init__.py": {
         "chitin.providers.local": "the local provider: when one is made, not named",
         "chitin.providers.remote": "httpx (~300 ms): when an HTTP provider is made",

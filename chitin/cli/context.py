@@ -20,6 +20,7 @@ from chitin.core import Chitin
 from chitin.errors import ValidationError
 from chitin.location import Located, locate
 from chitin.lockfile import note_command
+from chitin.process import after_answer
 from chitin.render.text import problem_lines
 
 if TYPE_CHECKING:
@@ -105,7 +106,9 @@ def opened_at(settings: Settings, reading: bool = True) -> Iterator[Chitin]:
         report_problems(chitin)
     finally:
         progress.finish()
-        chitin.close()
+        # Served by the front, the client is answered first: the closes' checkpoints
+        # sync the disk (four syncs after a contribute), and every write is committed.
+        after_answer(chitin.close)
 
 
 def _say_missing(missing: bool, store: Path) -> None:

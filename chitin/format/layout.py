@@ -65,3 +65,18 @@ class Folder(NamedTuple):
 # clean"). What is recorded of such a file is not trusted the next time.
 RACY_WINDOW_NS = 2_000_000_000
 RACY_SIZE = -1  # the size a racily recent file's row is kept with: it never matches
+# The window for a timestamp with digits below the millisecond: it comes from a file
+# system that keeps them (ext4, XFS, btrfs, tmpfs, APFS; NTFS keeps 100 ns), stamped by
+# a clock that ticks at least every 10 ms (Linux's coarse clock at HZ=100). A file
+# changed 50 ms before its stat is recorded cannot change again with the same mtime.
+# Whole milliseconds or coarser (FAT's 2 s, ext3's and HFS+'s 1 s) keep RACY_WINDOW_NS.
+# Without it, every file written in the last 2 s was parsed again by every sync: up to
+# six a contribute in perf-vs-orig's rhythm (docs/design.md §9l).
+FINE_RACY_WINDOW_NS = 50_000_000
+
+
+def racily_recent(mtime_ns: int, now_ns: int) -> bool:
+    """Whether a file with this mtime could still change without its stat changing, as
+    seen at ``now_ns``: what is recorded of it then is not trusted the next time."""
+    fine = mtime_ns % 1_000_000 != 0
+    return mtime_ns >= now_ns - (FINE_RACY_WINDOW_NS if fine else RACY_WINDOW_NS)

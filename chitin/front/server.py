@@ -192,6 +192,7 @@ def supervise(connection: Any) -> int:  # pragma: no cover - a forked child
     try:
         os.chdir(request["cwd"])
         wait, go = os.pipe()
+        heard, told = os.pipe()
         worker = os.fork()
     except OSError:
         for fd in fds:
@@ -199,10 +200,12 @@ def supervise(connection: Any) -> int:  # pragma: no cover - a forked child
         return 1  # no acknowledgement: the client runs the command itself
     if worker == 0:
         os.close(go)
-        become_the_client(request, fds, connection, supervisor, wait)
+        os.close(heard)
+        become_the_client(request, fds, connection, supervisor, (wait, told))
     with contextlib.suppress(OSError):  # as the worker does: whichever runs first
         os.setpgid(worker, worker)
     os.close(wait)
+    os.close(told)
     for fd in fds:
         os.close(fd)
     try:
@@ -218,7 +221,7 @@ def supervise(connection: Any) -> int:  # pragma: no cover - a forked child
         os.waitpid(worker, 0)
         return 1
     os.close(go)
-    return _relay(connection, worker, pidfd)
+    return _relay(connection, worker, pidfd, heard)
 
 
 def _request(connection: Any) -> tuple[dict[str, Any] | None, list[int]]:  # pragma: no cover
@@ -254,17 +257,29 @@ def _sound(request: object) -> bool:
     )
 
 
-def _relay(connection: Any, worker: int, pidfd: int) -> int:  # pragma: no cover
+def _relay(connection: Any, worker: int, pidfd: int, heard: int) -> int:  # pragma: no cover
     """Forward the client's signals to the worker until it ends; kill its whole group
-    if the client goes away; then send its status."""
+    if the client goes away; then send its status. A worker that told its exit code on
+    ``heard`` first (worker.answered) has it sent at once, and is waited for alone: its
+    client may end meanwhile, and what the worker does then (closes) is not killed."""
     watch = select.poll()
     watch.register(connection.fileno(), select.POLLIN)
     watch.register(pidfd, select.POLLIN)
+    watch.register(heard, select.POLLIN)
     connection.settimeout(REQUEST_SECONDS)
     while True:
         ready = dict(watch.poll())
         if pidfd in ready:
             break
+        if heard in ready:
+            code = os.read(heard, 1)
+            watch.unregister(heard)
+            if code:
+                with contextlib.suppress(OSError):
+                    front.send_frame(connection, {"exit": code[0]})
+                os.waitpid(worker, 0)
+                return 0
+            continue
         if connection.fileno() in ready:
             try:
                 message = front.receive_frame(connection, time.monotonic() + REQUEST_SECONDS)

@@ -32,10 +32,16 @@ NAMES = ("<stdin>", "<stdout>", "<stderr>")
 
 
 def run(
-    request: dict[str, Any], fds: Sequence[int], connection: Any, supervisor: int, wait: int
+    request: dict[str, Any],
+    fds: Sequence[int],
+    connection: Any,
+    supervisor: int,
+    pipes: tuple[int, int],
 ) -> NoReturn:
     """Become the client's process and run its command once the supervisor says go (a
-    byte on ``wait``); never returns."""
+    byte on ``wait``); the outcome goes back on ``told`` before the closes the client
+    need not wait for (``answered``). Never returns."""
+    wait, told = pipes
     try:
         _bound_to(supervisor)
         connection.close()
@@ -47,6 +53,7 @@ def run(
         if os.read(wait, 1) != b"g":  # the client gave up: it runs the command itself
             os._exit(1)
         os.close(wait)
+        process.answer_early(lambda code: answered(told, code))
     except KeyboardInterrupt:  # forwarded with the go, before the command began
         _not_begun()
     except BaseException:
@@ -54,6 +61,23 @@ def run(
             traceback.print_exc()
         os._exit(1)
     _finish(_command(sys.argv[1:]))
+
+
+def answered(told: int, code: int) -> None:
+    """Give the client its outcome now: its stdio let go (a reader of its output sees
+    the end), then the exit code to the supervisor, which sends it on. What the worker
+    does after (``process.after_answer``: the caches' closes, then its own end) no
+    longer delays the client (docs/design.md §9l)."""
+    null = os.open(os.devnull, os.O_RDWR)
+    try:
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+    finally:
+        os.close(null)
+    try:
+        os.write(told, bytes([code & 0xFF]))
+    finally:
+        os.close(told)
 
 
 def _not_begun() -> NoReturn:

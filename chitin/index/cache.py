@@ -21,7 +21,7 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from chitin.format.layout import RACY_SIZE, RACY_WINDOW_NS, FileStat
+from chitin.format.layout import RACY_SIZE, FileStat, racily_recent
 from chitin.index import fulltext
 from chitin.index.db import open_database
 from chitin.index.fulltext import TextMatch
@@ -103,12 +103,21 @@ class Cache(Reconciler, Queries):
     def record(self, path: str, insight: Insight, stat: FileStat) -> bool:
         """Store what chitin just wrote to ``path``. Returns True when it is racily recent."""
         row = self.db.execute("SELECT rowid FROM entries WHERE path = ?", (path,)).fetchone()
+        self._unsettle(path)
         return self._store_insight(path, insight, stat, time.time_ns(), row[0] if row else None)
+
+    def _unsettle(self, path: str) -> None:
+        """The folder of a file chitin wrote or removed is compared file by file at the
+        next walk: its fingerprint is of the files before, and a `rm` or checkout that
+        takes the file away again gives that fingerprint back (docs/design.md §9l)."""
+        self.db.execute(
+            "UPDATE dirs SET fingerprint = NULL WHERE path = ?", (path.rpartition("/")[0],)
+        )
 
     def _store_insight(
         self, path: str, insight: Insight, stat: FileStat, now_ns: int, rowid: int | None
     ) -> bool:
-        racy = stat[0] >= now_ns - RACY_WINDOW_NS
+        racy = racily_recent(stat[0], now_ns)
         if racy:
             stat = (stat[0], stat[1], RACY_SIZE, stat[3])  # never a real stat: re-read next time
         rowid = self._store(path, stat, None, insight, rowid)
@@ -156,6 +165,7 @@ class Cache(Reconciler, Queries):
 
     def forget(self, path: str) -> None:
         row = self.db.execute("SELECT rowid FROM entries WHERE path = ?", (path,)).fetchone()
+        self._unsettle(path)
         if row is not None:
             self._delete(row[0])
 

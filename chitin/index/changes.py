@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from chitin.format import layout
-from chitin.format.layout import RACY_WINDOW_NS
+from chitin.format.layout import racily_recent
 from chitin.index.sources import ChangeSource, InsightFiles
 from chitin.lockfile import clear_in_the_way, derived_folder
 
@@ -129,7 +129,7 @@ def forget(db: sqlite3.Connection) -> None:
 def folder_mtime(files: InsightFiles, folder: str, now_ns: int) -> int | None:
     """A folder's mtime to remember, or None when it is too recent to trust."""
     mtime = files.lstat(folder)[0][0]
-    return None if mtime >= now_ns - RACY_WINDOW_NS else mtime
+    return None if racily_recent(mtime, now_ns) else mtime
 
 
 class _Listing(NamedTuple):

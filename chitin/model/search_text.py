@@ -3,6 +3,10 @@ a vector is stale), and a query made fit for SQLite and the tokenizer."""
 
 from __future__ import annotations
 
+# The interpreter's own BLAKE2 (hashlib's is the same function): importing hashlib loads
+# OpenSSL, ~3 ms of every write that stores a row (docs/design.md §9l).
+from _blake2 import blake2b
+
 from chitin.model.insight import Insight
 
 
@@ -32,9 +36,7 @@ def embedding_texts(insight: Insight) -> tuple[str, ...]:
 
 
 def text_hash(text: str) -> str:
-    import hashlib
-
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=12).hexdigest()
+    return blake2b(text.encode("utf-8"), digest_size=12).hexdigest()
 
 
 def well_formed(text: str) -> str:

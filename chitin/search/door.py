@@ -97,8 +97,16 @@ def strength(insight: Insight) -> tuple[int, float, str, str]:
 
 
 def word_candidates(cache: Cache, side: Side) -> list[Insight]:
-    found = conflict_candidates(cache, judged_text(side))
-    return list(cache.by_ids(c.id for c in found).values())
+    """The stored insights sharing words with ``side``. Asked twice by a contribute (its
+    exact-duplicate refusal, then the door): the second is the first's answer while the
+    cache's content is the same (``Cache.remembered``; docs/design.md §9l)."""
+    text = judged_text(side)
+
+    def find() -> list[Insight]:
+        found = conflict_candidates(cache, text)
+        return list(cache.by_ids(c.id for c in found).values())
+
+    return list(cache.remembered(("word candidates", text), find))
 
 
 def exact_duplicates(cache: Cache, side: Side) -> list[Insight]:

@@ -11,7 +11,7 @@ from typing import Any
 
 from chitin.errors import StoreError, ValidationError
 from chitin.format.conflicts import ConflictMarkers, refuse_markers
-from chitin.format.layout import RACY_WINDOW_NS, FileStat
+from chitin.format.layout import FileStat, racily_recent
 from chitin.lockfile import clear_in_the_way, derived_folder
 from chitin.store.files import UnsafeFile, atomic_write, read_file, read_text
 
@@ -60,7 +60,7 @@ def remembered(root: Path, stat: FileStat) -> dict[str, Any] | None:
 def remember(root: Path, stat: FileStat, data: dict[str, Any]) -> None:
     """Keep the parsed settings, unless the file is racily recent (it could change again
     within the same mtime tick) or the settings do not survive JSON as they are."""
-    if stat[0] >= time.time_ns() - RACY_WINDOW_NS:
+    if racily_recent(stat[0], time.time_ns()):
         return
     try:
         text = json.dumps({"stat": list(stat), "config": data})
