@@ -34,7 +34,8 @@ class Located(NamedTuple):
         return {
             OPTION: "named by --store",
             ENVIRONMENT: "named by $CHITIN_STORE",
-            FOLDER: "the store this folder is in (it holds insights/ and .git)",
+            FOLDER: "the store this folder is in (a git repository with chitin's "
+            "insights/ or .gitattributes)",
             DEFAULT: "the default store (no --store, no $CHITIN_STORE, no store here)",
         }[self.source]
 

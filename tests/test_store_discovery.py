@@ -44,7 +44,11 @@ def test_standing_in_a_store_or_below_it_every_command_uses_it(
     assert "No store at" not in listed.stderr
     assert chitin("check").exit_code == 0  # the same store as list's
     human = chitin("where").stdout.splitlines()
-    assert human == [str(clone), "  the store this folder is in (it holds insights/ and .git)"]
+    assert human == [
+        str(clone),
+        "  the store this folder is in"
+        " (a git repository with chitin's insights/ or .gitattributes)",
+    ]
 
 
 def test_a_folder_with_insights_but_no_git_is_not_a_store(
