@@ -283,8 +283,11 @@ def _duplicate(
         return near
     if near:
         return alignment >= ALIGN_VETO
-    # Only the cosine bar kept them apart: at any cosine they would be duplicates.
-    return alignment >= ALIGN_DUPLICATE and _near(a, b, overlap, 1.0, response)
+    # Only the cosine bar kept them apart: at any cosine they would be duplicates. Two
+    # triggers of one situation and other responses are kept apart by the responses'
+    # cosine (RESPONSE_FLOOR), so their alignment needs only clear the veto.
+    bar = ALIGN_VETO if a.type == b.type == "trigger" else ALIGN_DUPLICATE
+    return alignment >= bar and _near(a, b, overlap, 1.0, response)
 
 
 def _other_slot(a: Side, b: Side, cosine: float | None, alignment: float | None) -> bool:
