@@ -54,6 +54,13 @@ def test_one_frame_with_another_filler_is_no_duplicate(first: str, second: str) 
             "Check for missing values before fitting a model.",
             "Check for missing values before you fit any model.",
         ),
+        # two words on one side of an opposition (both opposite "brief")
+        ("Keep answers thorough for the operator", "Keep answers long for the operator"),
+        # an indefinite pronoun for what the frame names
+        (
+            "Reproduce a flaky test in a loop before changing it",
+            "Reproduce a flaky test in a loop before changing anything",
+        ),
         # numbers alone: a template filled in, a bulk import's near duplicates
         (
             "Deploy service 17 only after the smoke tests pass",

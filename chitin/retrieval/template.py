@@ -25,9 +25,15 @@ from collections.abc import Set as AbstractSet
 from typing import Protocol
 
 from chitin.retrieval.lexicon import NUMBER_WORDS, WISHES
-from chitin.retrieval.stance import FILLER, NEGATORS, root, words_of
+from chitin.retrieval.stance import FILLER, NEGATORS, opposite_poles, root, stance, words_of
 from chitin.retrieval.synonyms import canonical
 
+# The indefinite pronouns stand for what the frame already names ("before changing it" /
+# "… anything"): function words here, as stance.FILLER's are. ("nothing" and "nobody"
+# negate, and stay content.)
+INDEFINITE = frozenset(
+    f"{a}{b}" for a in ("some", "any", "every") for b in ("thing", "one", "body", "where")
+)
 SLOT_WORDS = 3  # at most this many words on each side differ
 FRAME_WORDS = 2  # and at least this many content words frame them
 
@@ -83,7 +89,7 @@ def _common(first: Sequence[str], second: Sequence[str]) -> int:
 
 def _content(words: Sequence[str]) -> frozenset[str]:
     """The slot's words that say something: not filler, but a negator does."""
-    return frozenset(w for w in words if w not in FILLER or w in NEGATORS)
+    return frozenset(w for w in words if (w not in FILLER and w not in INDEFINITE) or w in NEGATORS)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -101,13 +107,18 @@ def _number(word: str) -> bool:
 
 
 def _covered(words: frozenset[str], others: AbstractSet[str]) -> bool:
-    """Whether each of ``words`` is one of ``others`` in another form or a synonym;
-    two verbs of wishing ("likes" / "prefers") say one wish (an opposite wish, "likes"
+    """Whether each of ``words`` is one of ``others`` in another form, a synonym, or a
+    word on the same side of an opposition; two verbs of wishing ("likes" / "prefers")
+    say one wish (an opposite wish, "likes"
     / "hates", is a conflict the poles read before this is asked)."""
     roots = {_root(w) for w in others}
     missing = [w for w in words if _root(w) not in roots]
     if others & WISHES:
         missing = [w for w in missing if w not in WISHES]
+    sides = {o for w in others for p in stance(w).poles for o in opposite_poles(p)}
+    # two words on one side of the lexicon's oppositions ("thorough", "long": both
+    # opposite "brief") say the same
+    missing = [w for w in missing if not any(opposite_poles(p) & sides for p in stance(w).poles)]
     if not missing:
         return True
     table = canonical()  # read here only: the table's first read costs ~10 ms
