@@ -54,9 +54,12 @@ def test_a_look_alike_contribute_keeps_apart_is_no_cluster(
     add("skill", "Never commit secrets to the repository.", 0.8)
     made = run_json(
         "contribute", "--type", "skill", "--claim",
-        "Never commit generated files to the repository.", "--confidence", "0.7",
+        "Never commit generated build files or caches to the shared repository.",
+        "--confidence", "0.7",
     )  # fmt: skip
-    assert made["duplicates"] == []  # 0.80 pooled; their own words align at 0.15
+    # near in meaning, their own words apart (two slots differ: one slot filled otherwise
+    # is no duplicate at all, and asks for no alignment: tests/test_template.py)
+    assert made["duplicates"] == []
     run("embed")
     tokenized.clear()
     report = check_json(run)

@@ -21,7 +21,9 @@ STOP = frozenset({"the", "to", "before", "it"})
 PROFILE = Side("skill", "Profile before optimising")
 MEASURE = Side("skill", "Measure performance before trying to optimize it")
 SECRETS = Side("skill", "Never commit secrets to the repository.")
-GENERATED = Side("skill", "Never commit generated files to the repository.")
+# more than one slot differs (one slot filled otherwise is no duplicate at all:
+# tests/test_template.py)
+GENERATED = Side("skill", "Never commit generated build files or caches to the shared repository.")
 
 
 def test_a_word_piece_belongs_to_its_whole_word() -> None:
@@ -78,3 +80,18 @@ def test_across_types_the_cosine_decides_alone() -> None:
     weaken = Side("trigger", "weakening the assertion", "a test fails", True)
     assert judge(tdd, weaken, 0.62, alignment=0.9).kind == NONE
     assert not depends_on_alignment(tdd, weaken, 0.62)
+
+
+def test_a_reworded_trigger_needs_its_own_words_only_clear_the_veto() -> None:
+    """Two triggers' whole texts are a condition and a response, both reworded in a
+    reworded trigger; the responses' cosine already keeps one situation with another
+    response apart, so the alignment's bar for them is the veto's (0.30), not 0.45."""
+    weaken = Side("trigger", "weakening the assertion", "a test fails", True)
+    loosen = Side("trigger", "loosening what the test checks", "a check goes red", True)
+    assert depends_on_alignment(weaken, loosen, 0.55, 0.50)
+    assert judge(weaken, loosen, 0.55, 0.50, 0.35).kind == DUPLICATE
+    assert judge(weaken, loosen, 0.55, 0.50, 0.25).kind == NONE
+    # the responses apart: another response to one situation, whatever the alignment
+    assert judge(weaken, loosen, 0.55, 0.20, 0.35).kind == NONE
+    # other insights keep the duplicate bar of the alignment
+    assert judge(PROFILE, MEASURE, 0.55, None, 0.35).kind == NONE

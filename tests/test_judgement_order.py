@@ -84,8 +84,11 @@ def test_one_wish_of_a_person_filled_with_two_values_is_a_conflict() -> None:
     assert depends_on_alignment(window, aisle, 0.90)
     verdict = judge(window, aisle, 0.90, None, 0.19)
     assert verdict.kind == CONFLICT
-    # Aligned words of their own: the same wish said again.
-    assert judge(window, aisle, 0.90, None, 0.60).kind == DUPLICATE
+    # Aligned words of their own: the same wish said again; but one frame with another
+    # filler is never that (tests/test_template.py).
+    again = person("On flights, Sam likes to sit by the window.")
+    assert judge(window, again, 0.90, None, 0.60).kind == DUPLICATE
+    assert judge(window, aisle, 0.90, None, 0.60).kind == NONE
     # Not near enough, or not a wish ("drives"), or no alignment to read: no conflict.
     assert judge(window, aisle, 0.83, None, 0.19).kind == NONE
     facts = person("Tom drives a blue car to work."), person("Tom drives a red car to work.")

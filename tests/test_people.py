@@ -59,6 +59,6 @@ def test_only_a_lesson_about_people_is_judged_by_its_names() -> None:
     """Tools and places are capitalised too: two skills naming other tools keep the
     judgement they had (the rule asks for a relational insight)."""
     first = Side("skill", "Tell Sam before a force push")
-    second = Side("skill", "Tell Dana before a force push")
+    second = Side("skill", "Tell Dana before any force push to a shared branch")
     assert judge(first, second, 0.95).kind == DUPLICATE
     assert judge(relational("Tell Sam before a force push"), second, 0.95).kind == NONE

@@ -25,8 +25,9 @@ where no vectors can be had: the judgement then reads words alone, and says so i
 - **Neither, whatever the cosine**: triggers of opposite situations, or of other ones
   for opposite responses; a claim turned round twice (negation and opposite pole);
   claims naming other quantities with other words besides, or other people (``_apart``,
-  ``_other_values``). With one opposing cue and words of its own on each side, the
-  topic is the same only by meaning.
+  ``_other_values``); no duplicate where the claims are one frame with one short slot
+  filled otherwise (retrieval/template.py). With one opposing cue and words of its own
+  on each side, the topic is the same only by meaning.
 
 The thresholds were chosen on bench/dedup's labelled sets (figures: docs/design.md §9e).
 """
@@ -50,6 +51,7 @@ from chitin.retrieval.stance import (
     words_of,
     words_only,
 )
+from chitin.retrieval.template import other_filler
 
 DUPLICATE = "duplicate"
 CONFLICT = "conflict"
@@ -98,20 +100,11 @@ ALIGN_CEILING = 0.92
 # bar sits where the seven tuning sets' look-alikes about one person stop (0.83) and
 # opposite wishes start (0.84–0.92): bench/dedup; docs/design.md §9e, eleventh round.
 SLOT_COSINE: float | None = 0.84
-# Conflicts read from "X over Y" need the rest of the topic to match too.
 # The lowest cosine at which a rule may find something in two insights that share no
 # topic word (judge's first exit): a conflict needs shared words or STANCE_COSINE and
 # up, a duplicate shared words or one of the bars above.
-LOWEST_COSINE = min(
-    STANCE_COSINE,
-    WEAK_TOPIC_COSINE,
-    TOPIC_COSINE,
-    DUPLICATE_COSINE,
-    SUPPORTED_COSINE,
-    TRIGGER_COSINE,
-    RELATIONAL_COSINE,
-    ALIGN_FLOOR,
-)
+_BARS = (STANCE_COSINE, WEAK_TOPIC_COSINE, TOPIC_COSINE, DUPLICATE_COSINE, SUPPORTED_COSINE)
+LOWEST_COSINE = min(*_BARS, TRIGGER_COSINE, RELATIONAL_COSINE, ALIGN_FLOOR)
 _PUNCTUATION = re.compile(r"[^\w\s]")
 
 
@@ -204,7 +197,8 @@ def judge(
         return Verdict(NONE, similarity, "", False, basis)
     if _other_slot(a, b, cosine, alignment):
         return Verdict(CONFLICT, similarity, "one wish, another value", False, basis)
-    if _duplicate(a, b, overlap, cosine, response, alignment):
+    # one frame with another filler is not one lesson (asked last: it is rarely needed)
+    if _duplicate(a, b, overlap, cosine, response, alignment) and not other_filler(a, b):
         return Verdict(
             DUPLICATE, similarity, "same meaning" if cosine else "same words", False, basis
         )
@@ -289,8 +283,11 @@ def _duplicate(
         return near
     if near:
         return alignment >= ALIGN_VETO
-    # Only the cosine bar kept them apart: at any cosine they would be duplicates.
-    return alignment >= ALIGN_DUPLICATE and _near(a, b, overlap, 1.0, response)
+    # Only the cosine bar kept them apart: at any cosine they would be duplicates. Two
+    # triggers of one situation and other responses are kept apart by the responses'
+    # cosine (RESPONSE_FLOOR), so their alignment needs only clear the veto.
+    bar = ALIGN_VETO if a.type == b.type == "trigger" else ALIGN_DUPLICATE
+    return alignment >= bar and _near(a, b, overlap, 1.0, response)
 
 
 def _other_slot(a: Side, b: Side, cosine: float | None, alignment: float | None) -> bool:

@@ -1,0 +1,126 @@
+"""Two claims that are one sentence with one slot filled otherwise (pure).
+
+"Keep the retry interval constant" / "Keep the retry interval variable", "Plant garlic
+cloves in autumn" / "… in spring", "Never commit secrets to the repository" / "… build
+output …": the same words in the same order around a short run of words that differ
+(on one side it may be empty: a scope added, "Tell Mia early …" / "Tell Mia's teacher
+early …", or a negator; one word added is a modifier, "… now", and leaves it be).
+A sentence embedding reads the shared frame and hardly the slot (0.8–0.97 near), and
+the slot's words, being of one kind and one role, align well as tokens (opposites
+embed close), so the judgement's bars called such pairs duplicates. They are not one
+lesson whatever the slot holds: another value of the same thing (an opposite the
+lexicon lacks) or another thing (a look-alike). A slot holds a paraphrase only where
+each word of it has a counterpart on the other side, the same word in another form
+or a synonym of the table ("likes short" / "prefers brief"); a slot of function words
+("before fitting a model" / "before you fit any model") or of numbers alone (a
+template filled in, "Deploy service 1 …" / "… 2 …": a bulk import's near duplicates)
+is no other filler either. docs/design.md §9e, twelfth round.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
+from typing import Protocol
+
+from chitin.retrieval.lexicon import NUMBER_WORDS, WISHES
+from chitin.retrieval.stance import FILLER, NEGATORS, opposite_poles, root, stance, words_of
+from chitin.retrieval.synonyms import canonical
+
+# The indefinite pronouns stand for what the frame already names ("before changing it" /
+# "… anything"): function words here, as stance.FILLER's are. ("nothing" and "nobody"
+# negate, and stay content.)
+INDEFINITE = frozenset(
+    f"{a}{b}" for a in ("some", "any", "every") for b in ("thing", "one", "body", "where")
+)
+SLOT_WORDS = 3  # at most this many words on each side differ
+FRAME_WORDS = 2  # and at least this many content words frame them
+
+
+class Claimed(Protocol):
+    @property
+    def type(self) -> str: ...
+    @property
+    def claim(self) -> str: ...
+
+
+def other_filler(first: Claimed, second: Claimed) -> bool:
+    """Whether two claims are one frame with one slot filled otherwise (see the
+    module's docstring). Not asked of triggers: their claim is half of what they say."""
+    if first.type == "trigger" or second.type == "trigger":
+        return False
+    mine, theirs = _words(first.claim), _words(second.claim)
+    if abs(len(mine) - len(theirs)) > SLOT_WORDS:
+        return False
+    head = _common(mine, theirs)
+    tail = _common(mine[head:][::-1], theirs[head:][::-1])
+    slot, other = mine[head : len(mine) - tail], theirs[head : len(theirs) - tail]
+    if (not slot and not other) or max(len(slot), len(other)) > SLOT_WORDS:
+        return False  # the same words; or more than a slot differs
+    frame = mine[:head] + mine[len(mine) - tail :]
+    if sum(1 for word in frame if word not in FILLER) < FRAME_WORDS:
+        return False
+    said, told = _content(slot), _content(other)
+    if (not said and not told) or all(_number(w) for w in said | told):
+        return False
+    if not (slot and other) and len(said | told) == 1 and not (said | told) & NEGATORS:
+        return False  # one word added is a modifier ("… now", "… carefully"): the same lesson
+    if sorted(slot) == sorted(other):
+        return True  # the same words in another order: "day/month/year" / "month/day/year"
+    # a word the other claim has elsewhere says nothing new ("closed-source ones" /
+    # "closed ones", after "open-source")
+    return not (_covered(said, told | set(theirs)) and _covered(told, said | set(mine)))
+
+
+@functools.lru_cache(maxsize=4096)  # small: check reads each claim's words once or twice
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(words_of(text))
+
+
+def _common(first: Sequence[str], second: Sequence[str]) -> int:
+    size = 0
+    for one, other in zip(first, second, strict=False):
+        if one != other:
+            break
+        size += 1
+    return size
+
+
+def _content(words: Sequence[str]) -> frozenset[str]:
+    """The slot's words that say something: not filler, but a negator does."""
+    return frozenset(w for w in words if (w not in FILLER and w not in INDEFINITE) or w in NEGATORS)
+
+
+@functools.lru_cache(maxsize=4096)
+def _root(word: str) -> str:
+    """stance.root, and a doubled last consonant dropped from a short root too
+    ("fitting" → "fitt" → "fit")."""
+    found = root(word)
+    if len(found) > 2 and found[-1] == found[-2] and found[-1] not in "aeiouls":
+        return found[:-1]
+    return found
+
+
+def _number(word: str) -> bool:
+    return word.isdigit() or word in NUMBER_WORDS
+
+
+def _covered(words: frozenset[str], others: AbstractSet[str]) -> bool:
+    """Whether each of ``words`` is one of ``others`` in another form, a synonym, or a
+    word on the same side of an opposition; two verbs of wishing ("likes" / "prefers")
+    say one wish (an opposite wish, "likes"
+    / "hates", is a conflict the poles read before this is asked)."""
+    roots = {_root(w) for w in others}
+    missing = [w for w in words if _root(w) not in roots]
+    if others & WISHES:
+        missing = [w for w in missing if w not in WISHES]
+    sides = {o for w in others for p in stance(w).poles for o in opposite_poles(p)}
+    # two words on one side of the lexicon's oppositions ("thorough", "long": both
+    # opposite "brief") say the same
+    missing = [w for w in missing if not any(opposite_poles(p) & sides for p in stance(w).poles)]
+    if not missing:
+        return True
+    table = canonical()  # read here only: the table's first read costs ~10 ms
+    heads = {table.get(w, w) for w in others}
+    return all(table.get(w, w) in heads for w in missing)

@@ -1,0 +1,95 @@
+"""One frame, another filler (chitin.retrieval.template): two claims that are one
+sentence with one short slot filled otherwise are no duplicate, whatever the cosine
+and the alignment say; a slot that says the same in other forms, synonyms or function
+words, or that holds numbers alone, leaves the judgement as it was. Pure rules: the
+cosine and the alignment are given, so these run without the model."""
+
+from __future__ import annotations
+
+import pytest
+
+from chitin.retrieval.judgement import CONFLICT, DUPLICATE, NONE, Side, depends_on_alignment, judge
+from chitin.retrieval.template import other_filler
+
+
+def skill(claim: str) -> Side:
+    return Side("skill", claim)
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        # an opposite the lexicon lacks, one word each side
+        ("Keep the retry interval constant", "Keep the retry interval variable"),
+        # two seasons, two tools: another value of one slot
+        ("Plant garlic cloves in autumn", "Plant garlic cloves in spring"),
+        ("Run the linter before every commit.", "Run the formatter before every commit."),
+        # the same words in another order
+        ("Write dates as day/month/year.", "Write dates as month/day/year."),
+        # a scope added on one side
+        ("Tell Mia early about any change.", "Tell Mia's teacher early about any change."),
+        # a negator the main clause's reach does not read
+        (
+            "A glass of wine in the evening helps me sleep.",
+            "A glass of wine in the evening does not help me sleep.",
+        ),
+    ],
+)
+def test_one_frame_with_another_filler_is_no_duplicate(first: str, second: str) -> None:
+    a, b = skill(first), skill(second)
+    assert other_filler(a, b) and other_filler(b, a)
+    # near in meaning and in the tokens of their own words: a duplicate by the bars
+    assert judge(a, b, 0.85, None, 0.6).kind == NONE
+    assert judge(a, b, 0.95).kind == NONE  # above the alignment's band too
+    assert not depends_on_alignment(a, b, 0.85)  # so the door asks no token vectors
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        # a synonym of the table, and two verbs of wishing
+        ("Dana likes short status updates", "Dana prefers brief status updates"),
+        # another form of one word, and function words
+        (
+            "Check for missing values before fitting a model.",
+            "Check for missing values before you fit any model.",
+        ),
+        # two words on one side of an opposition (both opposite "brief")
+        ("Keep answers thorough for the operator", "Keep answers long for the operator"),
+        # an indefinite pronoun for what the frame names
+        (
+            "Reproduce a flaky test in a loop before changing it",
+            "Reproduce a flaky test in a loop before changing anything",
+        ),
+        # numbers alone: a template filled in, a bulk import's near duplicates
+        (
+            "Deploy service 17 only after the smoke tests pass",
+            "Deploy service 18 only after the smoke tests pass",
+        ),
+        # more than a slot differs: left to the cosine and the alignment
+        ("Reproduce the bug before you fix it", "Reproduce a bug before fixing it"),
+    ],
+)
+def test_a_slot_that_says_the_same_stays_a_duplicate(first: str, second: str) -> None:
+    a, b = skill(first), skill(second)
+    assert not other_filler(a, b)
+    assert judge(a, b, 0.9, None, 0.6).kind == DUPLICATE
+
+
+def test_by_words_alone_the_same_rule_holds() -> None:
+    """`check` without vectors judges by the share of topic words: one frame with
+    another filler is no duplicate there either, and a template of numbers is."""
+    first = skill("Keep the retry interval constant for payment and invoice batch jobs")
+    second = skill("Keep the retry interval variable for payment and invoice batch jobs")
+    assert judge(first, second, None).kind == NONE
+    deploy = "Deploy service {} only after the smoke tests pass"
+    numbered = judge(skill(deploy.format(17)), skill(deploy.format(18)), None)
+    assert numbered.kind == DUPLICATE
+
+
+def test_a_conflict_read_before_is_kept_and_triggers_are_not_asked() -> None:
+    brief, long = skill("Keep commit messages brief"), skill("Keep commit messages long")
+    assert judge(brief, long, 0.9).kind == CONFLICT  # the poles decide first
+    first = Side("trigger", "roll back the release", "a deploy fails", False)
+    second = Side("trigger", "roll back the change", "a deploy fails", False)
+    assert not other_filler(first, second)
