@@ -68,6 +68,16 @@ def test_one_frame_with_another_filler_is_no_duplicate(first: str, second: str) 
         ),
         # more than a slot differs: left to the cosine and the alignment
         ("Reproduce the bug before you fix it", "Reproduce a bug before fixing it"),
+        # one negation spelt another way: "cannot", "can not", "can't", "won't"
+        (
+            "A blurred photo cannot be saved in editing.",
+            "A blurred photo can NOT be saved in editing",
+        ),
+        ("A blurred photo can't be saved in editing", "A blurred photo cannot be saved in editing"),
+        (
+            "The build won't pass without the lockfile",
+            "The build will not pass without the lockfile",
+        ),
     ],
 )
 def test_a_slot_that_says_the_same_stays_a_duplicate(first: str, second: str) -> None:

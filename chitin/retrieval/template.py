@@ -73,9 +73,14 @@ def other_filler(first: Claimed, second: Claimed) -> bool:
     return not (_covered(said, told | set(theirs)) and _covered(told, said | set(mine)))
 
 
+# One negation spelt three ways: "cannot", "can not" and "can't" (which words_of reads
+# as "ca" "not", as it reads "won't" as "wo" "not") are the same words to a slot.
+SPELT_APART = {"cannot": ("can", "not"), "ca": ("can",), "wo": ("will",), "sha": ("shall",)}
+
+
 @functools.lru_cache(maxsize=4096)  # small: check reads each claim's words once or twice
 def _words(text: str) -> tuple[str, ...]:
-    return tuple(words_of(text))
+    return tuple(part for word in words_of(text) for part in SPELT_APART.get(word, (word,)))
 
 
 def _common(first: Sequence[str], second: Sequence[str]) -> int:
