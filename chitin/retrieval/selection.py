@@ -17,12 +17,12 @@ bug with a minimal failing case before changing any code to fix it" is one line 
 advice said twice, though too far apart in meaning (0.70) for the judgement to call
 one a duplicate of the other.
 
-Insights of different types are judged the same way when both say how to be or how
-to judge, whatever the task (personality, principle, behavioral): "Be verbose and
-explain every step" kept as a behavioral insight contradicts the personality "Speak
-plainly and briefly" as much as it would as a personality, and ``contribute`` warns
-of it across types. Other pairs of types are folded only when they say the very same
-thing (the same claim, case, spacing and punctuation aside; neither a trigger, whose
+A contradiction is judged across types too when both say how to be or how to judge,
+whatever the task (personality, principle, behavioral): "Be verbose and explain every
+step" kept as a behavioral insight contradicts the personality "Speak plainly and
+briefly" as much as it would as a personality, and ``contribute`` warns of it across
+types. Otherwise insights of different types are folded only when they say the very
+same thing (the same claim, case, spacing and punctuation aside; neither a trigger, whose
 claim is only half of what it says): a trigger and a skill that share words say
 different kinds of things, and a relational insight is one person's exception to a
 general way of being, not its contradiction; but one sentence kept as a personality
@@ -57,17 +57,24 @@ Cosine = Callable[[Insight, Insight], float | None]  # None: no vectors to compa
 
 
 def relation(a: Insight, b: Insight, cosine: float | None) -> str:
-    """DUPLICATE, CONFLICT or "" (both are shown), for two insights of one type, or
-    of two types of HOW_TO_BE."""
+    """DUPLICATE, CONFLICT or "" (both are shown), for two insights of one type."""
     verdict = judgement.judge(judgement.side_of(a), judgement.side_of(b), cosine)
     if verdict.kind:
         return verdict.kind
     return DUPLICATE if restates(a, b, cosine) else ""
 
 
-def _judged(a: Insight, b: Insight) -> bool:
-    """Whether the pair gets the whole judgement, not only the same-sentence check."""
-    return a.type == b.type or (a.type in HOW_TO_BE and b.type in HOW_TO_BE)
+def _across_types(a: Insight, b: Insight, cosine: float | None) -> str:
+    """CONFLICT, DUPLICATE for the very same sentence, or "" (both are shown), for two
+    insights of different types. Only a contradiction is judged across HOW_TO_BE: a
+    near duplicate across types, judged by words where the store has no vectors yet,
+    folded "Announce the deploys step 1 …" (behavioral) into "Split the deploys step
+    2 …" (principle), and the stronger of two lessons took the other's place."""
+    if a.type in HOW_TO_BE and b.type in HOW_TO_BE:
+        verdict = judgement.judge(judgement.side_of(a), judgement.side_of(b), cosine)
+        if verdict.kind == CONFLICT:
+            return CONFLICT
+    return _same_claim(a, b)
 
 
 def _same_claim(a: Insight, b: Insight) -> str:
@@ -141,7 +148,10 @@ def select(ranked: Sequence[Ranked], limit: int, cosine: Cosine) -> list[Ranked]
     for candidate in ranked:
         for line in lines:
             a, b = line.ranked.insight, candidate.insight
-            kind = relation(a, b, cosine(a, b)) if _judged(a, b) else _same_claim(a, b)
+            if a.type == b.type:
+                kind = relation(a, b, cosine(a, b))
+            else:
+                kind = _across_types(a, b, cosine(a, b))
             if kind in (DUPLICATE, CONFLICT):
                 line.take(candidate, kind)
                 break
