@@ -295,6 +295,24 @@ def test_an_exact_duplicate_in_another_script_is_refused(
         "--confidence", "0.5")  # fmt: skip
 
 
+def test_an_exact_duplicate_of_a_claim_of_no_word_is_refused(
+    run: Run, add: Any, run_json: Any, store: Path
+) -> None:
+    """A claim of no word at all ("🙂", "— … —") is compared by its characters (check
+    and dedupe call two copies one insight), but the door looked its copy up by words,
+    found none, and wrote the exact duplicate; another such claim is no copy."""
+    first = add("skill", "— … —", 0.6)
+    smile = add("skill", "🙂", 0.6)
+    before = commit_count(store)
+    for claim, kept in (("—…—", first), ("🙂", smile)):
+        refused = run("contribute", "--type", "skill", "--claim", claim, "--confidence", "0.5",
+                      expect=1)  # fmt: skip
+        assert refused.stderr.startswith(f"Error: already known as {kept['id']}: ")
+    assert commit_count(store) == before
+    add("skill", "🙃", 0.6)
+    assert len(run_json("list")) == 3
+
+
 def test_an_exact_duplicate_of_common_words_is_refused_in_a_large_store(
     run: Run, run_json: Any, store: Path, tmp_path: Path
 ) -> None:

@@ -318,6 +318,23 @@ def test_no_store_is_made_inside_another_stores_insights(
     assert where()["store"] == str(beside)
 
 
+def test_no_store_is_made_inside_another_stores_insights_through_a_link(
+    clone: Path, tmp_path: Path
+) -> None:
+    """The folder a link leads to is where the store would be made: a link to the
+    other store's insights/ does not let a store in there, unseen."""
+    link = tmp_path / "shortcut"
+    link.symlink_to(clone / "insights")
+    refused = chitin("--store", str(link / "team"), "init")
+    assert refused.exit_code == 1
+    assert (
+        refused.stderr.strip()
+        .splitlines()[-1]
+        .startswith(f"Error: {link / 'team'} is inside the insights/ folder of the store {clone}")
+    )
+    assert not (clone / "insights" / "team").exists()
+
+
 @pytest.mark.parametrize("walk_limit", [2000, 0], ids=["stat walk", "git status"])
 def test_a_repository_inside_the_insights_is_not_read_as_insights(
     clone: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, walk_limit: int

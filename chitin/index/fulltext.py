@@ -258,10 +258,12 @@ def same_words(db: sqlite3.Connection, claim: str) -> list[int]:
     """The rows whose claim holds every word of ``claim``, as the full-text index reads
     words in any script: where an exact duplicate of a claim with no ASCII term is
     ("Проверяй тесты", "先复现问题再修复", "Go to it"), which ``same_terms`` cannot look up
-    (the claim terms are ASCII words of three letters or more, as 1.4.5's were)."""
+    (the claim terms are ASCII words of three letters or more, as 1.4.5's were). A
+    claim of no word ("🙂"): the claims of no word, whose characters are their exact
+    key (judgement.normalized), and no index holds those."""
     found = _WORD.findall(claim)[:MAX_QUERY_WORDS]
     if not found:
-        return []
+        return _wordless(db)
     every = " ".join(f'"{word}"' for word in found)
     # Only claims with no ASCII term either: "Do it" must not read every claim with "it".
     rows = db.execute(
@@ -270,6 +272,15 @@ def same_words(db: sqlite3.Connection, claim: str) -> list[int]:
         (f"claim : ({every})",),
     )
     return [rowid for (rowid,) in rows]
+
+
+def _wordless(db: sqlite3.Connection) -> list[int]:
+    """The rows whose claim has no word in any script: few, among those of no term."""
+    rows = db.execute(
+        "SELECT rowid, claim FROM search WHERE rowid IN "
+        "(SELECT rowid FROM claim_terms WHERE terms = '')"
+    )
+    return [rowid for rowid, claim in rows if not _WORD.search(claim or "")]
 
 
 def term_matches(

@@ -88,10 +88,15 @@ class Store:
         refuse it, before a folder is made."""
         if self.git.is_repository():
             return  # already a store: nothing new is made
-        outer = enclosing_store(self.root.absolute().parent)
+        # As named, and where its links lead: the folder made is the latter.
+        for named in dict.fromkeys((self.root.absolute(), self.root.resolve())):
+            self._refuse_inside(named)
+
+    def _refuse_inside(self, named: Path) -> None:
+        outer = enclosing_store(named.parent)
         if outer is None:
             return
-        parts = self.root.absolute().relative_to(outer).parts
+        parts = named.relative_to(outer).parts
         if parts[0] in (INSIGHTS_DIR, ARCHIVE_DIR):
             where = "is" if len(parts) == 1 else "is inside"  # --store OUTER/insights: a slip
             raise StoreError(
