@@ -138,6 +138,22 @@ def test_an_unknown_prompt_is_invalid_params_without_a_traceback(store: Path) ->
     assert err == ""
 
 
+def test_the_reflect_prompt_refuses_arguments_it_does_not_take(store: Path) -> None:
+    get = '{"jsonrpc":"2.0","id":%d,"method":"prompts/get","params":{"name":"reflect"%s}}'
+    answers, err = exchange(
+        store,
+        get % (1, ',"arguments":{"session":"abc"}'),
+        get % (2, ',"arguments":{}'),
+        get % (3, ""),
+    )
+    assert answers[0]["error"]["code"] == -32602
+    assert answers[0]["error"]["message"] == (
+        "prompts/get: the reflect prompt takes no arguments, got session"
+    )
+    assert "messages" in answers[1]["result"] and "messages" in answers[2]["result"]
+    assert err == ""
+
+
 @pytest.mark.parametrize(
     ("tool", "arguments", "message"),
     [

@@ -177,6 +177,12 @@ class Server:
         name = _text(request, "name")
         if name != prompts.LISTED["name"]:
             raise ProtocolError(INVALID_PARAMS, f"Unknown prompt: {name}")
+        given = request.params.get("arguments") or {}
+        if not isinstance(given, dict) or given:  # it lists none; tools refuse theirs too
+            said = ", ".join(map(str, given)) if isinstance(given, dict) else "not an object"
+            raise ProtocolError(
+                INVALID_PARAMS, f"prompts/get: the {name} prompt takes no arguments, got {said}"
+            )
 
         def message(text: str, warnings: list[str]) -> dict[str, Any]:
             said = {"role": "user", "content": {"type": "text", "text": text}}
