@@ -313,6 +313,17 @@ def test_an_exact_duplicate_of_a_claim_of_no_word_is_refused(
     assert len(run_json("list")) == 3
 
 
+def test_two_languages_named_by_a_sign_are_two_claims(run: Run, add: Any, store: Path) -> None:
+    """Punctuation is no part of the exact key, but a "+" or "#" ending a word is: "Use
+    C# for tools" was refused as a copy of "Use C++ for tools" (both read "use c")."""
+    cpp = add("skill", "Use C++ for the game engine.", 0.6)
+    add("skill", "Use C# for the game engine", 0.6)
+    add("skill", "Use C for the game engine", 0.6)
+    refused = run("contribute", "--type", "skill", "--claim", "use c++ for the game engine",
+                  "--confidence", "0.5", expect=1)  # fmt: skip
+    assert refused.stderr.startswith(f"Error: already known as {cpp['id']}: ")
+
+
 def test_an_exact_duplicate_of_common_words_is_refused_in_a_large_store(
     run: Run, run_json: Any, store: Path, tmp_path: Path
 ) -> None:

@@ -105,7 +105,8 @@ SLOT_COSINE: float | None = 0.84
 # up, a duplicate shared words or one of the bars above.
 _BARS = (STANCE_COSINE, WEAK_TOPIC_COSINE, TOPIC_COSINE, DUPLICATE_COSINE, SUPPORTED_COSINE)
 LOWEST_COSINE = min(*_BARS, TRIGGER_COSINE, RELATIONAL_COSINE, ALIGN_FLOOR)
-_PUNCTUATION = re.compile(r"[^\w\s]")
+# Punctuation, but not a "+" or "#" that ends a word: "C++" and "C#" are two languages.
+_PUNCTUATION = re.compile(r"(?<![\w+#])[+#]+|[^\w\s+#]")
 
 
 class Side(NamedTuple):
