@@ -130,8 +130,32 @@ def _diverge(work: Path, base: Path, env: dict[str, str]) -> None:
     assert local.returncode == 0, local.stderr
 
 
+def settled(store: Path, limit: float = 30.0) -> None:
+    """Wait until no process holds a file of ``store`` open. A command served by the
+    resident front answers before its worker closes the cache (docs/design.md §9l), and
+    that close removes SQLite's -wal and -shm files: a copy or removal of the store
+    right after the command would find them vanishing under it."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline and holding(store):
+        time.sleep(0.02)
+
+
+def holding(store: Path) -> bool:
+    """Whether any process (of those whose fds we may read) has a file of ``store`` open."""
+    inside = str(store.resolve()) + os.sep
+    for fds in Path("/proc").glob("[0-9]*/fd"):
+        try:
+            for fd in fds.iterdir():
+                if os.readlink(fd).startswith(inside):
+                    return True
+        except OSError:  # the process ended, or is not ours to read
+            continue
+    return False
+
+
 def copy_store(base: Path, store: Path) -> None:
     """The base store, with a remote of its own (a sync pushes to it)."""
+    settled(base)
     shutil.copytree(base, store, symlinks=True)
     shutil.copytree(base.parent / "remote.git", store.parent / f"{store.name}.git")
     git(store, "remote", "set-url", "origin", str(store.parent / f"{store.name}.git"))
@@ -272,6 +296,7 @@ def measure(base: Path, work: Path, env: dict[str, str]) -> dict[str, float]:
         result = chitin(store, *command_of(operation, work), env=env)
         lengths[operation] = time.perf_counter() - started
         assert result.returncode == 0, f"{operation}: {result.stderr}"
+        settled(store)
         shutil.rmtree(store)
     return lengths
 

@@ -314,6 +314,42 @@ def test_ctrl_c_while_the_worker_takes_on_the_client_says_nothing_was_changed(
     )
 
 
+def test_ctrl_c_pending_from_the_fork_says_nothing_was_changed() -> None:
+    """The supervisor forks the worker with the forwarded signals blocked (one landing
+    in the worker's first bytecodes, before run's try, ended it with exit 1 and no word:
+    stress48, 2 in ~1,000 early SIGINTs). One that came meanwhile is raised once the
+    worker has the client's stderr: one line and exit 130."""
+    from chitin.front import worker
+
+    err_read, err_write = os.pipe()
+    wait, go = os.pipe()
+    heard, told = os.pipe()
+    here, there = socket.socketpair()
+    os.close(go)  # no go: a worker that went on would leave with exit 1 and no word
+    parent = os.getpid()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the forked worker, which never returns
+        signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])  # as _fork_blocked
+        os.kill(os.getpid(), signal.SIGINT)
+        nulls = [os.open(os.devnull, os.O_RDWR) for _ in range(2)]
+        streams = [("utf-8", "strict", False, False, False)] * 3
+        request = {"env": {}, "umask": 0o22, "streams": streams, "argv": ["chitin", "list"]}
+        worker.run(request, [*nulls, err_write], there, parent, (wait, told))
+    os.close(err_write)
+    os.close(told)
+    with os.fdopen(err_read) as said:
+        stderr = said.read()
+    _, status = os.waitpid(child, 0)
+    for end in (here, there):
+        end.close()
+    for fd in (wait, heard):
+        os.close(fd)
+    assert (os.waitstatus_to_exitcode(status), stderr) == (
+        130,
+        "Interrupted: nothing was changed.\n",
+    )
+
+
 # ------------------------------------------------------------------ never needed
 
 

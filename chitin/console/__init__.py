@@ -22,6 +22,7 @@ from chitin import front, process
 TYPE_CHECKING = False  # not typing's: the console script's start imports no typing (~3 ms)
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
+    from typing import NoReturn
 
 # Commands that only read the store.
 READERS = frozenset(
@@ -36,8 +37,7 @@ def main() -> None:
     try:
         front.attempt(sys.argv[1:], os.environ)  # ends the process when a worker ran it
     except KeyboardInterrupt:  # Ctrl-C while it asked the front: no command has begun
-        sys.stderr.write("Interrupted: nothing was changed.\n")
-        sys.exit(130)
+        _not_begun()
     run_command(sys.argv[1:])
 
 
@@ -49,11 +49,21 @@ def run_command(argv: Sequence[str]) -> None:
             lean_run(argv)  # ends the process when it ran the command
         from chitin.cli import main as run_cli
     except KeyboardInterrupt:  # Ctrl-C while chitin loads: no command has begun
-        sys.stderr.write("Interrupted: nothing was changed.\n")
-        sys.exit(130)
+        _not_begun()
     if not reading:
         process.release_collector()  # a writer, the server or a worker may run long
-    run_cli()
+    try:
+        run_cli()
+    except KeyboardInterrupt:
+        # At the CLI's entry, before its own handling (cli/outcome.conclude) began: no
+        # command has begun. After it, a writer notes signals to its end (the hand-off of
+        # store/interrupts.py), so one that escapes comes from a command that only read.
+        _not_begun()
+
+
+def _not_begun() -> NoReturn:
+    sys.stderr.write("Interrupted: nothing was changed.\n")
+    sys.exit(130)
 
 
 def lean_run(argv: Sequence[str]) -> None:

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from chitin import console, process
+from chitin.front import FORWARDED
 
 PR_SET_PDEATHSIG = 1
 NAMES = ("<stdin>", "<stdout>", "<stderr>")
@@ -49,6 +50,9 @@ def run(
         _take_environment(request["env"], request["umask"])
         _take_signals()
         _take_streams(request["streams"])
+        # Blocked since the fork (server._fork_blocked): one that came meanwhile is
+        # raised here, where it is said that nothing began.
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, FORWARDED)
         sys.argv = list(request["argv"])
         if os.read(wait, 1) != b"g":  # the client gave up: it runs the command itself
             os._exit(1)
