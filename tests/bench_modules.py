@@ -3,7 +3,7 @@
 bench/eval and bench/dedup both have a ``run.py``; importing them as ``run`` through
 ``sys.path`` gives whichever was imported first, so a test file run alone could load
 the other one. Each is loaded here by its path, as ``bench_<folder>_<name>``, with
-its folder on ``sys.path`` for its own sibling imports.
+its folder at the end of ``sys.path`` for its own sibling imports.
 """
 
 from __future__ import annotations
@@ -22,7 +22,9 @@ def bench_module(folder: str, name: str) -> ModuleType:
         return sys.modules[qualified]
     path = BENCH / folder / f"{name}.py"
     if str(path.parent) not in sys.path:
-        sys.path.insert(0, str(path.parent))
+        # last, not first: bench/mcp.py must not hide the mcp package from the tests
+        # collected after this one, nor a script the standard library's modules
+        sys.path.append(str(path.parent))
     spec = importlib.util.spec_from_file_location(qualified, path)
     assert spec is not None and spec.loader is not None, path
     module = importlib.util.module_from_spec(spec)
