@@ -20,7 +20,7 @@ import tempfile
 import threading
 import time
 import types
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -289,15 +289,29 @@ def test_ctrl_c_while_the_worker_takes_on_the_client_says_nothing_was_changed(
         raise KeyboardInterrupt
 
     monkeypatch.setattr(worker, "_take_environment", interrupted)
+    outcome = forked_worker({"env": {}, "umask": 0o22}, give_go=True)
+    assert outcome == (130, "Interrupted: nothing was changed.\n")
+
+
+def forked_worker(
+    request: dict[str, object], give_go: bool, before: Callable[[], None] = lambda: None
+) -> tuple[int, str]:
+    """A front worker forked as the supervisor forks it, running ``request`` after
+    ``before()`` in the child: its exit code and what it wrote to the client's stderr.
+    ``give_go`` false: the go pipe is closed unwritten, as by a client that left."""
+    from chitin.front import worker
+
     err_read, err_write = os.pipe()
     wait, go = os.pipe()
     heard, told = os.pipe()
     here, there = socket.socketpair()
+    if not give_go:
+        os.close(go)
     parent = os.getpid()
     child = os.fork()
     if child == 0:  # pragma: no cover - the forked worker, which never returns
+        before()
         nulls = [os.open(os.devnull, os.O_RDWR) for _ in range(2)]
-        request = {"env": {}, "umask": 0o22}
         worker.run(request, [*nulls, err_write], there, parent, (wait, told))
     os.close(err_write)
     os.close(told)
@@ -306,12 +320,9 @@ def test_ctrl_c_while_the_worker_takes_on_the_client_says_nothing_was_changed(
     _, status = os.waitpid(child, 0)
     for end in (here, there):
         end.close()
-    for fd in (wait, go, heard):
+    for fd in (wait, heard, *([go] if give_go else [])):
         os.close(fd)
-    assert (os.waitstatus_to_exitcode(status), stderr) == (
-        130,
-        "Interrupted: nothing was changed.\n",
-    )
+    return os.waitstatus_to_exitcode(status), stderr
 
 
 def test_ctrl_c_pending_from_the_fork_says_nothing_was_changed() -> None:
@@ -319,35 +330,16 @@ def test_ctrl_c_pending_from_the_fork_says_nothing_was_changed() -> None:
     in the worker's first bytecodes, before run's try, ended it with exit 1 and no word:
     stress48, 2 in ~1,000 early SIGINTs). One that came meanwhile is raised once the
     worker has the client's stderr: one line and exit 130."""
-    from chitin.front import worker
 
-    err_read, err_write = os.pipe()
-    wait, go = os.pipe()
-    heard, told = os.pipe()
-    here, there = socket.socketpair()
-    os.close(go)  # no go: a worker that went on would leave with exit 1 and no word
-    parent = os.getpid()
-    child = os.fork()
-    if child == 0:  # pragma: no cover - the forked worker, which never returns
+    def pending_ctrl_c() -> None:
         signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])  # as _fork_blocked
         os.kill(os.getpid(), signal.SIGINT)
-        nulls = [os.open(os.devnull, os.O_RDWR) for _ in range(2)]
-        streams = [("utf-8", "strict", False, False, False)] * 3
-        request = {"env": {}, "umask": 0o22, "streams": streams, "argv": ["chitin", "list"]}
-        worker.run(request, [*nulls, err_write], there, parent, (wait, told))
-    os.close(err_write)
-    os.close(told)
-    with os.fdopen(err_read) as said:
-        stderr = said.read()
-    _, status = os.waitpid(child, 0)
-    for end in (here, there):
-        end.close()
-    for fd in (wait, heard):
-        os.close(fd)
-    assert (os.waitstatus_to_exitcode(status), stderr) == (
-        130,
-        "Interrupted: nothing was changed.\n",
-    )
+
+    streams = [("utf-8", "strict", False, False, False)] * 3
+    request = {"env": {}, "umask": 0o22, "streams": streams, "argv": ["chitin", "list"]}
+    # no go: a worker that went on would leave with exit 1 and no word
+    outcome = forked_worker(request, give_go=False, before=pending_ctrl_c)
+    assert outcome == (130, "Interrupted: nothing was changed.\n")
 
 
 # ------------------------------------------------------------------ never needed
