@@ -142,6 +142,7 @@ def test_the_pairs_check_names_a_missing_file(
         "heldout-pairs-7.yaml",
         "heldout-pairs-8.yaml",
         "heldout-pairs-9.yaml",
+        "heldout-pairs-10.yaml",
     ],
 )
 def test_every_pair_set_passes_the_check(name: str) -> None:
