@@ -99,5 +99,14 @@ def test_check_reports_a_stopped_sync_until_it_is_finished(machines: Machines) -
     assert error["kind"] == "merge-conflict" and error["path"].endswith(f"{machines.id}.md")
     path = str(next(machines.b.glob(f"insights/*/{machines.id}.md")))
     chitin(machines.b, "check", path)  # pre-commit's check of the files a commit changes
-    chitin(machines.b, "sync", "--ours", machines.id)
+    text = edited.read_text()
+    kept = (
+        text.split("<<<<<<<")[0]
+        + "Ask one question.\n"
+        + text.split(">>>>>>>")[1].split("\n", 1)[1]
+    )
+    edited.write_text(kept)
+    waiting = chitin(machines.b, "check", expect=1).stdout
+    assert "not merged yet" in waiting and "chitin sync --continue" in waiting
+    chitin(machines.b, "sync", "--continue")
     chitin(machines.b, "check")

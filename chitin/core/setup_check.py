@@ -93,10 +93,9 @@ def _store_gone(item: Installed) -> Finding:
 
 
 def stopped_sync_findings(root: Path) -> list[Finding]:
-    """The files a sync stopped on: no read meets their markers (they wait in
-    .chitin/conflicts/, the store keeps its last commit), so only this says that the
-    other side's changes are not in yet. One per file not yet settled: an error while
-    its text holds git's conflict markers, a warning once edited for `--continue`."""
+    """The files a sync stopped on: no read meets them (they wait in .chitin/conflicts/,
+    the store keeps its last commit), so only this says that the other side's changes
+    are not in yet. An error per file not yet settled, until the sync is finished."""
     stopped = conflicts.load(Git(root))
     if stopped is None:
         return []
@@ -109,21 +108,16 @@ def _stopped(root: Path, path: str) -> Finding:
     name = Path(path).stem if path.startswith(("insights/", "archive/")) else path
     sides = f"`chitin sync --ours {name}` (or --theirs) keeps one side"
     if conflicts.marked(root, path):
-        return Finding(
-            path,
-            "file",
-            f"changed on both sides in a stopped sync; both wait in {waiting}, between "
-            "git's conflict markers",
-            f"edit that file into the version to keep, then `chitin sync --continue`; "
-            f"or {sides}; or `chitin sync --abort`",
-            lint.ERROR,
-            "merge-conflict",
-        )
+        said = f"both wait in {waiting}, between git's conflict markers"
+        fix = f"edit that file into the version to keep, then `chitin sync --continue`; or {sides}"
+    else:  # edited already, or a change against a removal: no markers to take out
+        said = f"the version to keep waits in {waiting}, not merged yet"
+        fix = f"check it, then `chitin sync --continue`; or {sides}"
     return Finding(
         path,
         "file",
-        f"in a stopped sync, edited in {waiting} but not merged yet",
-        f"run `chitin sync --continue`; or {sides}",
-        lint.WARNING,
+        f"changed on both sides in a stopped sync; {said}",
+        f"{fix}; or `chitin sync --abort`",
+        lint.ERROR,
         "merge-conflict",
     )
