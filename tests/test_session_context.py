@@ -86,6 +86,30 @@ def test_a_short_id_grows_until_it_names_one_insight(run: Run, add: Any) -> None
     assert sorted(shown) == ["check-the-fa", "check-the-fi"]
 
 
+def test_a_short_id_is_not_shared_with_a_file_that_does_not_read(
+    run: Run, add: Any, store: Path
+) -> None:
+    """`get` and the other commands count an unreadable file by its name when they
+    resolve a prefix (it is ambiguous): the short id shown beside an insight must
+    not start that name too, or the agent's `chitin reinforce <id>` is refused (qa50:
+    a file left with git's conflict markers beside 'reproduce-flaky-…' showed [repr])."""
+    run("init")
+    kept = add("skill", "Reproduce flaky failures in a loop", 0.8)
+    broken = add("skill", "Reproduce the bug first", 0.9)
+    path = store / "insights" / "skill" / f"{broken['id']}.md"
+    sides = "<<<<<<< ours\nconfidence: 0.9\n=======\nconfidence: 1\n>>>>>>> x\n"
+    path.write_text(path.read_text().replace("confidence: 0.9\n", sides))
+    for output in (
+        retrieve_run(run, "reproduce flaky failures"),
+        run("render", "--query", "reproduce flaky failures").stdout,
+    ):
+        [shown] = LINE.findall(output)
+        assert shown == "reproduce-f"
+        found = json.loads(run("get", shown, "--format", "json").stdout)
+        assert found["id"] == kept["id"]
+    run("reinforce", "reproduce-f")
+
+
 def retrieve_run(run: Run, query: str) -> str:
     return str(run("retrieve", "--query", query).stdout)
 

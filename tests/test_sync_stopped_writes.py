@@ -6,6 +6,7 @@ carried through the merge."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -81,3 +82,31 @@ def test_a_hand_edit_of_a_conflicted_file_is_not_overwritten_by_finishing(
     assert "confidence: 0.3" in path.read_text()  # untouched
     chitin(store, "sync", "--ours", machines.id)  # keeps the edit
     assert as_json(store, "get", machines.id)["confidence"] == 0.3
+
+
+def test_check_reports_a_stopped_sync_until_it_is_finished(machines: Machines) -> None:
+    """The stop keeps the conflicted file, with git's markers, in .chitin/conflicts/,
+    out of every read; `chitin check` said "no problems" meanwhile (issue 24: after a
+    stopped sync, check said "no errors"). It reports each file still in conflict as a
+    merge-conflict error naming the file to edit and the commands that finish the sync."""
+    _, edited = _claim_conflict(machines)
+    stopped = chitin(machines.b, "check", expect=1)
+    [line] = [line for line in stopped.stdout.splitlines() if machines.id in line]
+    assert str(edited.relative_to(machines.b)) in line and "chitin sync --continue" in line
+    assert f"chitin sync --ours {machines.id}" in line and "chitin sync --abort" in line
+    found = chitin(machines.b, "check", "--format", "json", expect=1).stdout
+    [error] = json.loads(found)["errors"]
+    assert error["kind"] == "merge-conflict" and error["path"].endswith(f"{machines.id}.md")
+    path = str(next(machines.b.glob(f"insights/*/{machines.id}.md")))
+    chitin(machines.b, "check", path)  # pre-commit's check of the files a commit changes
+    text = edited.read_text()
+    kept = (
+        text.split("<<<<<<<")[0]
+        + "Ask one question.\n"
+        + text.split(">>>>>>>")[1].split("\n", 1)[1]
+    )
+    edited.write_text(kept)
+    waiting = chitin(machines.b, "check", expect=1).stdout
+    assert "not merged yet" in waiting and "chitin sync --continue" in waiting
+    chitin(machines.b, "sync", "--continue")
+    chitin(machines.b, "check")

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from chitin.core import settings
 from chitin.core.openclaw import openclaw_hooks_dir
 from chitin.core.personality import STORE_TEMPLATE
-from chitin.core.setup_check import setup_findings
+from chitin.core.setup_check import setup_findings, stopped_sync_findings
 from chitin.errors import ChitinError, StoreError, ValidationError
 from chitin.format import layout, lint
 from chitin.format.lint import Checked, Finding
@@ -101,7 +101,9 @@ def check_store(
     order = {path: index for index, path in enumerate(every)}
     findings.sort(key=lambda f: order.get(f.path, len(order)))
     if focus is None:
-        findings[:0] = _linked_tops(root) + _derived_not_a_folder(root)
+        findings[:0] = (
+            _linked_tops(root) + _derived_not_a_folder(root) + stopped_sync_findings(root)
+        )
 
     if paths is None or _named(root, paths, STORE_TEMPLATE):
         findings[:0] = template_findings(root)

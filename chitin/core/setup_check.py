@@ -1,6 +1,7 @@
 """What ``chitin check`` says of the setup around the store: the hooks, MCP entries
-and merge driver that run a chitin (or a store) that is gone, and a clone whose git
-config lacks the merge driver its .gitattributes names (git config is not cloned)."""
+and merge driver that run a chitin (or a store) that is gone, a clone whose git
+config lacks the merge driver its .gitattributes names (git config is not cloned),
+and a sync stopped on a conflict in this clone."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from chitin.core.host_files import Installed, is_gone
 from chitin.format import lint
 from chitin.format.lint import Finding
 from chitin.location import is_store
-from chitin.store import remote
+from chitin.store import conflicts, remote
 from chitin.store.git import Git
 
 
@@ -88,4 +89,35 @@ def _store_gone(item: Installed) -> Finding:
         "run `chitin --store <the store> hooks install …` again for the store you use now",
         lint.WARNING,
         "setup",
+    )
+
+
+def stopped_sync_findings(root: Path) -> list[Finding]:
+    """The files a sync stopped on: no read meets them (they wait in .chitin/conflicts/,
+    the store keeps its last commit), so only this says that the other side's changes
+    are not in yet. An error per file not yet settled, until the sync is finished."""
+    stopped = conflicts.load(Git(root))
+    if stopped is None:
+        return []
+    settled = {path for path, _ in stopped.removed}
+    return [_stopped(root, path) for path in stopped.paths if path not in settled]
+
+
+def _stopped(root: Path, path: str) -> Finding:
+    waiting = f"{conflicts.FOLDER}/{path}"
+    name = Path(path).stem if path.startswith(("insights/", "archive/")) else path
+    sides = f"`chitin sync --ours {name}` (or --theirs) keeps one side"
+    if conflicts.marked(root, path):
+        said = f"both wait in {waiting}, between git's conflict markers"
+        fix = f"edit that file into the version to keep, then `chitin sync --continue`; or {sides}"
+    else:  # edited already, or a change against a removal: no markers to take out
+        said = f"the version to keep waits in {waiting}, not merged yet"
+        fix = f"check it, then `chitin sync --continue`; or {sides}"
+    return Finding(
+        path,
+        "file",
+        f"changed on both sides in a stopped sync; {said}",
+        f"{fix}; or `chitin sync --abort`",
+        lint.ERROR,
+        "merge-conflict",
     )

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import itertools
 import sqlite3
@@ -65,7 +66,10 @@ class Queries:
         """Each id's shortest prefix, of at least ``shortest`` characters, that starts
         no other id of the store (live, archived or unreadable), so that any command
         taking an id resolves it whatever its scope. Only an id's two neighbours in
-        sorted order can share a longer prefix with it: two lookups of the id index."""
+        sorted order can share a longer prefix with it: two lookups of the id index.
+        A file that does not read has no id in its row; it counts by its name, as
+        ``Reading.resolve`` counts it (a prefix it shares with a readable id is ambiguous)."""
+        unreadable = sorted(_named(problem.path) for problem in self.problems())
         short = {}
         for insight_id in ids:
             neighbours = [
@@ -80,6 +84,7 @@ class Queries:
                 (_shared_prefix(insight_id, row[0]) for row in neighbours if row),
                 default=0,
             )
+            shared = max(shared, _shared_with_sorted(insight_id, unreadable))
             length = max(shortest, shared + 1)
             while insight_id[length - 1 : length] == "-":  # "run-c" reads better than "run-"
                 length += 1
@@ -218,3 +223,15 @@ def _shared_prefix(first: str, second: str) -> int:
     """How many leading characters two ids share."""
     same = itertools.takewhile(lambda pair: pair[0] == pair[1], zip(first, second, strict=False))
     return sum(1 for _ in same)
+
+
+def _shared_with_sorted(name: str, names: list[str]) -> int:
+    """The longest prefix ``name`` shares with any of ``names`` (sorted): only its
+    two neighbours in that order can share the longest."""
+    at = bisect.bisect_left(names, name)
+    return max((_shared_prefix(name, other) for other in names[max(0, at - 1) : at + 1]), default=0)
+
+
+def _named(path: str) -> str:
+    """The id a file is named after (``insights/skill/<id>.md``)."""
+    return path.rsplit("/", 1)[-1].removesuffix(".md")
