@@ -269,3 +269,25 @@ def test_check_in_a_project_warns_when_its_own_hooks_store_is_gone(
     monkeypatch.chdir(Path.home())
     result = CliRunner().invoke(cli, ["--store", str(tmp_path / "gone"), "check"])
     assert result.stdout.count("chitin on the store") == 1, result.stdout
+
+
+def test_check_in_the_folder_given_to_dir_warns_for_openclaw_and_claude_desktop(
+    personality: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`hooks install openclaw --dir D` (a hooks folder of one's own) and `claude-desktop
+    --dir D` write where check did not look: checking from D, or a folder in it, looks
+    there as it looks at a project's files."""
+    for host, folder in (("openclaw", "my-hooks"), ("claude-desktop", "desktop")):
+        chitin("--store", str(personality), "hooks", "install", host, "--dir",
+               str(tmp_path / folder))  # fmt: skip
+    moved = tmp_path / "moved"
+    personality.rename(moved)
+    pack = tmp_path / "my-hooks" / "chitin" / "hooks" / "chitin"
+    for here, file in (
+        (pack, pack / "chitin.json"),
+        (tmp_path / "desktop", tmp_path / "desktop" / "claude_desktop_config.json"),
+    ):
+        monkeypatch.chdir(here)
+        result = CliRunner().invoke(cli, ["--store", str(moved), "check"])
+        found = [line for line in result.stdout.splitlines() if "on the store" in line]
+        assert [line.split(": warning:")[0] for line in found] == [str(file)], result.stdout

@@ -49,6 +49,18 @@ def test_reinforce_shows_old_and_new_confidence(run: Run, add: Any, run_json: An
     assert run_json("get", made["id"])["confidence"] == 0.954875  # the data stays exact
 
 
+def test_update_and_diff_show_a_changed_confidence_as_reinforce_does(run: Run, add: Any) -> None:
+    """The line that says what an update changed, and chitin diff's, round a confidence
+    as reinforce's old → new does (they printed the stored 0.954875)."""
+    made = add("skill", "Reproduce the bug first", 0.95)
+    run("reinforce", made["id"])
+    run("reinforce", made["id"])  # 0.954875
+    updated = run("update", made["id"], "--confidence", "0.9").stdout
+    assert "  confidence 0.955 → 0.9\n" in updated
+    assert "0.954875" not in run("diff", "HEAD~1").stdout + run("diff", "HEAD~2").stdout
+    assert "confidence 0.953 → 0.955, +1 reinforcement" in run("diff", "HEAD~2..HEAD~1").stdout
+
+
 def test_the_rounding_is_javascripts_tofixed() -> None:
     assert confidence(0.914262) == "0.91"
     assert confidence(0.8) == "0.8" and confidence(1.0) == "1"

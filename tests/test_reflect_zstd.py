@@ -141,3 +141,30 @@ def test_an_enormous_session_in_the_database_is_read_at_both_ends_only(tmp_path:
     whole = read_agent_database(path, "s-9")
     assert "No, use the EU bucket instead." in [t.text for t in whole.turns]
     assert whole.warning is None
+
+
+def test_a_session_of_very_many_small_events_is_read_to_its_end(tmp_path: Path) -> None:
+    """The end of a session says how it went: one of a quarter of a million small events
+    (a few MB, so read whole) is read to its last event, whatever their number (reading
+    stopped after the first 200,000 events, and said nothing)."""
+    events = [HEADER, message("m1", "user", "I prefer short answers.", 1)]
+    path = database(tmp_path / "db.sqlite", events, set())
+    tick = json.dumps({"type": "custom", "customType": "tick"})
+    with sqlite3.connect(path) as db:
+        db.executemany(
+            "INSERT INTO transcript_events VALUES ('s-9', ?, ?, 0, NULL, NULL, NULL)",
+            ((seq, tick) for seq in range(2, 250_000)),
+        )
+        last = message("m9", "user", "No, use the EU bucket instead.", 9)
+        db.execute(
+            "INSERT INTO transcript_events VALUES ('s-9', 250000, ?, 0, NULL, NULL, NULL)",
+            (json.dumps(last),),
+        )
+    db.close()
+    read = read_agent_database(path, "s-9")
+    said = [t.text for t in read.turns]
+    assert said == ["I prefer short answers.", "No, use the EU bucket instead."]
+    assert read.warning is None
+    cut = read_agent_database(path, "s-9", window=1 << 20)  # ~9 MB: past twice 1 MB
+    assert [t.text for t in cut.turns] == said
+    assert cut.warning is not None and "only the first and last 1 MB of 9 MB" in cut.warning

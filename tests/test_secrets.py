@@ -85,6 +85,10 @@ SECRETS = [
     ("The API token is " + "q7w8e9r0t1y2.", "password or secret"),
     ("CI uses ghp_\u200b" + GITHUB[4:], "GitHub token"),
     ("CI uses " + GITHUB[:10] + "\u2060\u00ad" + GITHUB[10:], "GitHub token"),
+    # A command line's long option, as a digest quotes a tool call (issue 26).
+    ("mysql --user report --password " + "Tz4wQ8nLr2Kx9Vb sales", "password or secret"),
+    ("docker login --password '" + "Xy7pQ2mN9' registry", "password or secret"),
+    ("deploy --client-secret " + "Q9w8E7r6T5y4 --dry-run", "password or secret"),
     # A key of a shape no rule names, as a user pastes it into a chat.
     ("here is the mail key: " + "q8Zr3LxW0vKp5TnB" + "7yHc2MdFj9SgAe4U", "random-looking token"),
     ("MAILER=" + "key-Hq7Lm2Xp9Zr4Tc8Wv" + "3Nb6Kd1Js5Fg0Ay", "random-looking token"),
@@ -159,6 +163,14 @@ PROSE = [
     "The password was test12345 in the fixtures",
     "the password for staging is $STAGING_PASSWORD",
     "the password is hunter2",
+    "Pass --token-limit 4096 to cap the answer",
+    "--secret-name prod-db-2 names the vault entry",
+    "docker login --password-stdin < pw.txt",
+    "Run psql --password to be prompted for it",
+    "Use --api-key $OPENAI_API_KEY in CI",
+    "the flag --password required by the tool",
+    "--token --verbose",
+    "mysql --password <your password>",
 ]
 
 

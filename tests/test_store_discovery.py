@@ -239,6 +239,24 @@ def test_a_misspelt_option_gets_the_nearest_first_as_a_command_does() -> None:
     )
 
 
+def test_a_command_or_option_typed_in_capitals_gets_did_you_mean() -> None:
+    """Caps Lock, or a shell habit: the letters are right, only their case is not, and
+    difflib (case-sensitive) found nothing near 'LIST' or '--TYPE'."""
+    assert chitin("LIST").stderr == (
+        "Error: No such command 'LIST'. Did you mean 'list'? (see 'chitin --help')\n"
+    )
+    nested = chitin("hooks", "INSTALL", "cursor").stderr
+    assert nested.startswith("Error: No such command 'INSTALL'. Did you mean 'install'")
+    option = chitin("list", "--TYPE", "skill")
+    assert option.exit_code == 2
+    assert option.stderr == (
+        "Error: No such option '--TYPE'. Did you mean '--type'? (see 'chitin list --help')\n"
+    )
+    assert chitin("--STORE", "x", "where").stderr.startswith(
+        "Error: No such option '--STORE'. Did you mean '--store'?"
+    )
+
+
 def test_a_misspelt_host_gets_did_you_mean() -> None:
     """`hooks install claud-code`: the host is the word a person misspells there, so it
     gets the nearest host, as a misspelt command does; the error names HOST, not the

@@ -107,11 +107,33 @@ def unknown_option(name: str, close: list[str]) -> str:
     return f"No such option '{name}'. Did you mean " + " or ".join(f"'{c}'" for c in nearest) + "?"
 
 
+def near_options(error: click.NoSuchOption) -> list[str]:
+    """The options near a misspelt one: click's (difflib's, case-sensitive), else
+    those of its command that are near it whatever the case ('--TYPE': '--type')."""
+    if error.possibilities:
+        return list(error.possibilities)
+    if error.ctx is None:
+        return []
+    ctx = error.ctx
+    names = [
+        name
+        for param in ctx.command.get_params(ctx)
+        if isinstance(param, click.Option)
+        for name in (*param.opts, *param.secondary_opts)
+        if name.startswith("--")
+    ]
+    return _closest(error.option_name, names, 0.6)
+
+
 def _closest(name: str, candidates: list[str], cutoff: float) -> list[str]:
-    """Up to three of ``candidates``, the nearest to ``name`` first."""
+    """Up to three of ``candidates`` (lower case, as chitin's commands and options
+    are), the nearest to ``name`` in any case first: 'LIST' is 'list' in Caps Lock."""
     import difflib  # only for a misspelling: --version loads nothing more
 
-    return difflib.get_close_matches(name, candidates, n=3, cutoff=cutoff)
+    lower = name.lower()
+    if lower in candidates:
+        return [lower]
+    return difflib.get_close_matches(lower, candidates, n=3, cutoff=cutoff)
 
 
 class SuggestingGroup(click.Group):

@@ -18,6 +18,7 @@ from chitin.cli.global_options import (
     STORE_HELP,
     SuggestingGroup,
     named_store,
+    near_options,
     resolved,
     unknown_option,
 )
@@ -135,8 +136,8 @@ def _usage_line(error: click.UsageError, command: str | None) -> str:
     if error.ctx:
         where = error.ctx.command_path
     message = " ".join(error.format_message().split())
-    if isinstance(error, click.NoSuchOption) and error.possibilities:
-        message = unknown_option(error.option_name, list(error.possibilities))
+    if isinstance(error, click.NoSuchOption) and (near := near_options(error)):
+        message = unknown_option(error.option_name, near)
     return f"Error: {message} (see '{where} --help')"
 
 

@@ -126,18 +126,28 @@ def installed_programs(
             claude_code.installed_program(home),
             claude_code.installed_program(project) if project is not None else None,
             openclaw.installed_program(openclaw_dir),
+            # a hooks folder of one's own (`hooks install openclaw --dir D`)
+            openclaw.installed_program(project) if project is not None else None,
         )
         if program is not None
     ]
     clients = mcp_clients.installed_programs(home, sys.platform, {} if env is None else env)
     if project is not None:
         clients += mcp_clients.project_programs(project)
-    return found + clients
+    unique = {item.where.absolute(): item for item in found + clients}  # D may be OpenClaw's
+    return list(unique.values())
 
 
 # What `hooks install … --dir PROJECT` writes in a project, for Claude Code, its MCP
-# servers and Cursor.
-PROJECT_FILES = (Path(".claude") / "settings.json", Path(".mcp.json"), Path(".cursor") / "mcp.json")
+# servers and Cursor; and in the folder `--dir` names for OpenClaw (its pack) and
+# Claude Desktop (its file).
+PROJECT_FILES = (
+    Path(".claude") / "settings.json",
+    Path(".mcp.json"),
+    Path(".cursor") / "mcp.json",
+    Path(openclaw.OPENCLAW_HOOK) / openclaw.OPENCLAW_COMMAND_FILE,
+    Path(mcp_clients.DESKTOP_FILE),
+)
 
 
 def project_of(here: Path, home: Path) -> Path | None:

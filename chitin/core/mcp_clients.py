@@ -254,10 +254,11 @@ def installed_programs(home: Path, platform: str, env: Mapping[str, str]) -> lis
 
 def project_programs(project: Path) -> list[Installed]:
     """The same, in a project's own files (``.mcp.json``, ``.cursor/mcp.json``), which
-    ``hooks install claude-code-mcp|cursor --dir PROJECT`` writes."""
+    ``hooks install claude-code-mcp|cursor --dir PROJECT`` writes, and the
+    ``claude_desktop_config.json`` that ``claude-desktop --dir FOLDER`` writes."""
     found = (
         _installed(CLIENTS[name], config_path(name, project, project, "", {}))
-        for name in ("claude-code-mcp", "cursor")
+        for name in ("claude-code-mcp", "cursor", "claude-desktop")
     )
     return [program for program in found if program is not None]
 

@@ -84,6 +84,12 @@ _KEY_NAME = (
     r"|private[_-]?key|auth[_-]?key|credentials?)"
     r"[A-Za-z0-9_.-]*"
 )
+# A secret's name as a command line's option ends with it (no pw: `--pw` is rare, and
+# a short option like `-p` names nothing).
+_FLAG_NAME = (
+    r"(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key"
+    r"|private[_-]?key|auth[_-]?key|credentials?)"
+)
 # What a sentence may put between the name and its "is": "the password for prod is …".
 _NAMED_FOR = r"(?: [ \t]+ (?:for|to|of|on|at) [ \t]+ (?:the [ \t]+)? [A-Za-z0-9_.-]+ )?"
 
@@ -182,6 +188,19 @@ RULES: tuple[_Rule, ...] = (
         (?P<quote>["']?) (?P<value>[^\s"',;]+) (?P=quote)
         """,
         _assigned_secret,
+        fold=True,
+    ),
+    # A command line's long option: `mysql --password Tz4w…`, `--api-key …`. The option
+    # ends at the secret's name (`--token-limit 4096`, `--secret-name x` name no
+    # secret), and the value is judged as an assigned one (`--password required`).
+    _rule(
+        "password or secret",
+        "pass secret token key credential",
+        rf"""(?ix)
+        (?<![A-Za-z0-9_.-]) --[A-Za-z0-9_.-]*?{_FLAG_NAME} [ \t]+
+        (?P<quote>["']?) (?P<value>[^\s"',;-][^\s"',;]*) (?P=quote)
+        """,
+        lambda match: assigned_value(match.group("value"), bool(match.group("quote"))),
         fold=True,
     ),
     # Last, for the shapes no rule above knows (a service's key pasted into a chat that

@@ -16,6 +16,7 @@ from chitin.model.diff import (
     value_changes,
 )
 from chitin.model.insight import Insight, js_number
+from chitin.render.text import confidence_change
 
 NO_CHANGES = "No changes to the personality."
 NO_RENDER_CHANGES = "No changes to PERSONALITY.md."
@@ -108,7 +109,13 @@ def update_lines(old: Insight, new: Insight) -> list[str]:
 def _strength(confidence: ValueChange | None, reinforcements: ValueChange | None) -> str:
     parts = []
     if confidence is not None:
-        parts.append(f"confidence {_value(confidence.old)} → {_value(confidence.new)}")
+        old, new = confidence.old, confidence.new
+        if isinstance(old, float | int) and isinstance(new, float | int):
+            # as reinforce says it: three decimals, more when it takes more to show the
+            # move, not the stored six (0.954875)
+            parts.append(f"confidence {confidence_change(float(old), float(new))}")
+        else:
+            parts.append(f"confidence {_value(old)} → {_value(new)}")
     if reinforcements is not None:
         assert isinstance(reinforcements.old, int) and isinstance(reinforcements.new, int)
         more = reinforcements.new - reinforcements.old

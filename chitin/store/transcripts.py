@@ -33,7 +33,6 @@ from chitin.model.transcript import Turn, is_message, turns_of
 
 MAX_LINE = 1 << 20  # bytes: no message worth quoting is longer
 WINDOW = 16 << 20  # bytes read from each end of an enormous file
-MAX_ROWS = 200_000  # events read from a database
 # Each event as its row holds it, or, for one over MAX_LINE bytes (as text, or already
 # compressed, when its text is longer still), NULLs and a flag: SQLite skips it, so
 # Python never holds it whole, as it never holds a line of a file over MAX_LINE.
@@ -44,10 +43,13 @@ BOUNDED_EVENTS = (  # each size once: SQLite factors the same expression
     " FROM transcript_events WHERE session_id = ?2 AND seq BETWEEN ?3 AND ?4 ORDER BY seq"
 )
 # Each event's size in bytes, for the window: measured in SQLite, read by nobody.
+# Streamed from either end, and only as far as the window needs: however many events
+# a session holds, its last ones are reached (the end says how the session went).
+_SIZE = "coalesce(length(CAST(event_json AS BLOB)), 0) + coalesce(length(event_zstd), 0)"
 EVENT_SIZES = (
-    "SELECT seq, coalesce(length(CAST(event_json AS BLOB)), 0) + coalesce(length(event_zstd), 0)"
-    " FROM transcript_events WHERE session_id = ? ORDER BY seq LIMIT ?"
+    f"SELECT seq, {_SIZE} FROM transcript_events WHERE session_id = ? ORDER BY seq {{order}}"
 )
+TOTAL_SIZE = f"SELECT sum({_SIZE}) FROM transcript_events WHERE session_id = ?"
 
 
 class Read(NamedTuple):
@@ -95,8 +97,7 @@ def read_agent_database(path: Path, session_id: str, window: int = WINDOW) -> Re
     except sqlite3.Error as error:
         return Read([], f"{path} cannot be opened ({error})")
     try:
-        sizes = connection.execute(EVENT_SIZES, (session_id, MAX_ROWS)).fetchall()
-        spans, gap = _spans(sizes, window)
+        spans, gap = _spans(connection, session_id, window)
         rows = (
             row
             for first, last in spans
@@ -119,31 +120,42 @@ def read_agent_database(path: Path, session_id: str, window: int = WINDOW) -> Re
     return Read(turns, _warning(path, tally, bool(turns)))
 
 
-def _spans(sizes: list[tuple[int, int]], window: int) -> tuple[list[tuple[int, int]], str]:
-    """The ranges of ``seq`` to read, from each event's (seq, bytes): all of them, or,
-    past twice ``window`` bytes, the first and the last events that fit in ``window``
-    bytes each; and what the gap left out, for the warning ('' for none)."""
-    total = sum(size for _, size in sizes)
-    if total <= 2 * window:
-        return ([(sizes[0][0], sizes[-1][0])] if sizes else []), ""
-    head = _fitting(sizes, window)
-    tail = len(sizes) - _fitting(sizes[::-1], window)
-    spans = [(sizes[0][0], sizes[head - 1][0])] if head else []
-    spans += [(sizes[tail][0], sizes[-1][0])] if tail < len(sizes) else []
+def _spans(
+    connection: sqlite3.Connection, session_id: str, window: int
+) -> tuple[list[tuple[int, int]], str]:
+    """The ranges of ``seq`` to read: all of the session's events, or, past twice
+    ``window`` bytes, the first and the last events that fit in ``window`` bytes each;
+    and what the gap left out, for the warning ('' for none)."""
+    first, head, last, whole = _edge(connection, session_id, "ASC", window)
+    if whole:
+        return ([(first, last)] if first is not None and last is not None else []), ""
+    end, tail, _, _ = _edge(connection, session_id, "DESC", window)
+    spans = [(first, head)] if first is not None and head is not None else []
+    spans += [(tail, end)] if tail is not None and end is not None else []
+    total = connection.execute(TOTAL_SIZE, (session_id,)).fetchone()[0] or 0
     return spans, (
         f"only the first and last {window >> 20} MB of {_size(total)} of the session's "
         "events read (message numbers after the gap count from where reading resumed)"
     )
 
 
-def _fitting(sizes: list[tuple[int, int]], window: int) -> int:
-    """How many of ``sizes``, from the first, fit in ``window`` bytes."""
+def _edge(
+    connection: sqlite3.Connection, session_id: str, order: str, window: int
+) -> tuple[int | None, int | None, int | None, bool]:
+    """Reading the events' sizes from one end (``order``), streamed and only as far
+    as needed: the seq of the first event, of the farthest within ``window`` bytes, and
+    of the farthest within twice that; and whether that reached the other end (the
+    whole session fits in twice ``window``)."""
+    first = near = far = None
     used = 0
-    for count, (_, size) in enumerate(sizes):
+    for seq, size in connection.execute(EVENT_SIZES.format(order=order), (session_id,)):
         used += size
-        if used > window:
-            return count
-    return len(sizes)
+        if used > 2 * window:
+            return first, near, far, False
+        first = seq if first is None else first
+        near = seq if used <= window else near
+        far = seq
+    return first, near, far, True
 
 
 class _TooLong(Exception):
