@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import commit_count
 
 FIXED = datetime(2026, 3, 4, 5, 6, 7, tzinfo=UTC)
 EXAMPLE_PAGE = Path(__file__).resolve().parent.parent / "docs" / "python.md"
@@ -114,6 +115,26 @@ def test_it_is_configured_at_construction(store: Path) -> None:
         ["git", "-C", str(store), "log", "-1", "--format=%B"], capture_output=True, text=True
     ).stdout
     assert "Chitin-Agent: tester" in log
+
+
+def test_a_relative_store_is_the_folder_it_named_when_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``Chitin(store="personality")`` is the folder ``--store personality`` names: git
+    runs inside the store, so a relative path handed to it once named a file that is
+    not there (``git commit failed: could not open 'personality/.git/...'``)."""
+    from chitin import Chitin
+
+    monkeypatch.chdir(tmp_path)
+    with Chitin(store="personality", now=FIXED) as chitin:
+        chitin.init()
+        added = chitin.contribute({"type": "skill", "confidence": 0.7, "claim": "Walk in."})
+        monkeypatch.chdir("/")
+        assert chitin.get(added.insight.id).claim == "Walk in."
+    assert [p.name for p in (tmp_path / "personality" / "insights" / "skill").iterdir()] == [
+        f"{added.insight.id}.md"
+    ]
+    assert commit_count(tmp_path / "personality") == 2
 
 
 def test_a_clock_is_asked_for_each_operation(store: Path) -> None:

@@ -83,7 +83,10 @@ class Session:
         the front end has finished the command (it calls ``store.interrupts.release``),
         so that the command is neither cut short nor told that nothing changed."""
         self.env: Mapping[str, str] = arguments.environment(env)
-        self.root = arguments.store(store) or store_path(None, self.env)
+        # The CLI's rule for --store, so that a relative folder names the one it named
+        # when the instance was made (git runs in the store, not in the caller's folder).
+        given = arguments.store(store)
+        self.root = store_path(None if given is None else str(given), self.env)
         # As given (or from $CHITIN_AGENT), checked when a write needs it: a bad name
         # must not reach a commit, and must not stop a command that only reads.
         self.agent_given = agent if agent is not None else (self.env.get("CHITIN_AGENT") or None)
