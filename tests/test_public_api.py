@@ -528,3 +528,13 @@ def _query(**given: object) -> Any:
     from chitin import Query
 
     return Query("x", **given)  # type: ignore[arg-type]
+
+
+def test_every_public_attribute_of_chitin_says_what_it_does() -> None:
+    """``help(Chitin)`` is a caller's reference: each use case has its docstring."""
+    from chitin import Chitin
+
+    public = [name for name in vars(Chitin) if not name.startswith("_")]
+    assert len(public) > 30
+    undocumented = [name for name in public if not (getattr(Chitin, name).__doc__ or "").strip()]
+    assert undocumented == []

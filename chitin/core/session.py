@@ -41,7 +41,8 @@ Clock = Callable[[], datetime]
 
 
 class Options(TypedDict, total=False):
-    """``Session``'s keyword arguments (``chitin.Chitin`` passes them on)."""
+    """``Chitin``'s keyword arguments: also ``agent`` (the committer fallback), ``command``
+    (git's merge driver), ``signer`` (who reinforces), ``progress`` (told of a rebuild)."""
 
     now: datetime | Clock | None
     env: Mapping[str, str] | None
@@ -83,8 +84,7 @@ class Session:
         the front end has finished the command (it calls ``store.interrupts.release``),
         so that the command is neither cut short nor told that nothing changed."""
         self.env: Mapping[str, str] = arguments.environment(env)
-        # The CLI's rule for --store, so that a relative folder names the one it named
-        # when the instance was made (git runs in the store, not in the caller's folder).
+        # --store's rule: a relative folder is the one named now (git runs in the store)
         given = arguments.store(store)
         self.root = store_path(None if given is None else str(given), self.env)
         # As given (or from $CHITIN_AGENT), checked when a write needs it: a bad name
