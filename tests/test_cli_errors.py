@@ -184,7 +184,7 @@ def test_a_line_break_or_escape_in_a_named_file_stays_inside_the_one_line(
     """A file name is echoed in the error: its line break split the line in two, and
     a terminal's escape sequence in it was sent to the terminal as it was."""
     run("init")
-    result = run(*args, expect=args[0] == "render" and 2 or 1)
+    result = run(*args, expect=2 if args[0] == "render" else 1)
     assert result.stderr.count("\n") == 1 and "\x1b" not in result.stderr, result.stderr
     assert "no\\nsuch\\x1b[31m" in result.stderr
 
