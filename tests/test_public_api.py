@@ -301,6 +301,35 @@ def test_numbers_out_of_range_are_refused_by_every_reading(
     assert refused.value.field == field and field in str(refused.value)
 
 
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (lambda c: c.merge(None, "write-the"), "source"),
+        (lambda c: c.merge(5, "write-the"), "source"),
+        (lambda c: c.merge(["repr"], None), "id"),
+        (lambda c: c.path_of(["write-the"]), "id"),
+        (lambda c: c.path_of("\udcff"), "id"),
+        (lambda c: c.path_of("../x"), "id"),
+    ],
+    ids=["merge-none", "merge-int", "merge-target", "path-list", "path-surrogate", "path-up"],
+)
+def test_an_id_of_the_wrong_kind_is_refused_by_merge_and_path_of(
+    store: Path, call: Callable[[Any], object], field: str
+) -> None:
+    """``merge(None, ...)`` raised TypeError ('NoneType' object is not iterable), and
+    ``path_of`` handed a list to SQLite (ProgrammingError) and a lone surrogate to its
+    UTF-8 (UnicodeEncodeError): each is a ValidationError, as ``get`` gives."""
+    from chitin import Chitin, ValidationError
+
+    with Chitin(store, now=FIXED) as chitin:
+        chitin.init(seed=True)
+        commits = commit_count(store)
+        with pytest.raises(ValidationError) as refused:
+            call(chitin)
+        assert refused.value.field == field and "\n" not in str(refused.value)
+        assert commit_count(store) == commits
+
+
 def test_a_source_that_is_no_text_is_refused_before_any_write(store: Path) -> None:
     """``reinforce(source=5)`` raised AttributeError ('int' object has no attribute
     'isascii') from the text check; it is a ValidationError naming the field, and the
