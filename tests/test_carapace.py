@@ -672,6 +672,11 @@ def refusal(message: str, **details: Any) -> dict[str, Any]:
         ),
         (429, None, "Rate limit exceeded (RATE_LIMITED): try again in 5 min 54 s"),
         (404, b"", "HTTP 404 Not Found, and the answer is empty, not Carapace's JSON"),
+        (  # JSON, but not Carapace's error object: once "application/json that is not JSON"
+            404,
+            b'{"error": "no such thing"}',
+            "HTTP 404 Not Found, and the answer is JSON of another shape, not Carapace's JSON",
+        ),
         (502, None, None),
     ],
 )  # fmt: skip

@@ -175,6 +175,22 @@ def test_a_huge_value_is_clipped_in_the_error_line(run: Run, args: list[str], co
 
 @pytest.mark.parametrize(
     "args",
+    [["import", "no\nsuch\x1b[31m.json"], ["render", "--template", "no\nsuch\x1b[31m.md"]],
+    ids=["import", "template"],
+)
+def test_a_line_break_or_escape_in_a_named_file_stays_inside_the_one_line(
+    run: Run, args: list[str]
+) -> None:
+    """A file name is echoed in the error: its line break split the line in two, and
+    a terminal's escape sequence in it was sent to the terminal as it was."""
+    run("init")
+    result = run(*args, expect=2 if args[0] == "render" else 1)
+    assert result.stderr.count("\n") == 1 and "\x1b" not in result.stderr, result.stderr
+    assert "no\\nsuch\\x1b[31m" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
     [["list", "--type", "skil"], ["list", "--provenance", "rumour"], ["get", "../x"],
      ["retrieve", "--query", "x", "--min-confidence", "5"]],
     ids=lambda a: " ".join(a),

@@ -44,3 +44,22 @@ def test_a_key_written_twice_is_named_not_silently_the_last(
         "confidence: 0.5\nconfidence: 0.8\n"
         in (store / "insights" / "skill" / f"{made['id']}.md").read_text()
     )  # nothing was rewritten
+
+
+def test_an_evidence_log_that_is_no_list_is_named_by_every_rewrite_and_the_export(
+    run: Run, add: Any, store: Path
+) -> None:
+    """Reads take a file whose `evidence:` is one line or a mapping (the log is only
+    needed to write the file back), and `check` names it; a rewrite or the export
+    said only "evidence must be a list of lines", leaving the person to find the file."""
+    made = add("skill", "Reproduce the bug before fixing it", 0.8)
+    edit(store, made, "confidence: 0.8\n", "confidence: 0.8\nevidence: reinforced by hand\n")
+    assert run("get", made["id"]).exit_code == 0
+    for command in (["reinforce", made["id"]], ["update", made["id"], "--source", "s"], ["export"]):
+        refused = run(*command, expect=1).stderr
+        assert refused == (
+            f"Error: insights/skill/{made['id']}.md cannot be read: evidence must be a list of "
+            "lines, one per reinforcement; fix: write evidence as a list, one '- <time> "
+            "<who>@<host> <token>' line each, or remove it\n"
+        ), command
+    assert f"insights/skill/{made['id']}.md: evidence: " in run("check", expect=1).stdout

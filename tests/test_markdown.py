@@ -105,6 +105,26 @@ def test_hand_added_keys_and_text_survive_a_rewrite() -> None:
     assert serialize(again, layout2) == rewritten
 
 
+@pytest.mark.parametrize(
+    ("added", "kept"),
+    [
+        ("? owner\n: ana\n", "? owner\n: ana\n---"),  # YAML's explicit key, a key of one's own
+        ("? source\n: a review\n", "source: a review\n"),  # a key chitin writes its own way
+        ("? 'why: now'\n: because\n", "? 'why: now'\n: because\n---"),  # a colon in the key
+    ],
+    ids=["own", "known", "quoted"],
+)
+def test_an_explicit_yaml_key_survives_a_rewrite_whole(added: str, kept: str) -> None:
+    """`? key` on one line and `: value` on the next: the key's line once went with the
+    key above it and its value stayed alone, so the rewrite (committed) did not parse."""
+    edited = serialize(sample()).replace("---\n\n", added + "---\n\n", 1)
+    insight, layout = parse(edited, fallback_id="x", fallback_type=None, fallback_time=NOW)
+    rewritten = serialize(insight._replace(confidence=0.95), layout)
+    assert kept in rewritten
+    assert rewritten.count(added.split(": ")[-1]) == 1, rewritten
+    assert read(rewritten).confidence == 0.95
+
+
 def test_a_section_heading_inside_a_field_is_escaped() -> None:
     insight = sample(reasoning="line one\n## not a heading\nline three")
     text = serialize(insight)

@@ -546,7 +546,10 @@ BOUNDARIES: dict[str, dict[str, str]] = {
         "chitin.store.git_identity": "json (~1 ms): only a commit needs the identity",
     },
     "store/messages.py": {"chitin.model.diff": "an update's changed fields: not every write"},
-    "store/loading.py": {"chitin.format.markdown": "a read served from the cache parses none"},
+    "store/loading.py": {
+        "chitin.format.markdown": "a read served from the cache parses none",
+        "chitin.format.lint": "the fix of a file that does not read: only then",
+    },
     "store/repository.py": {
         "chitin.store.writing": "the write path (writer, secrets, commit words): writes only",
         "yaml": "PyYAML (~35 ms): `config set` only",

@@ -76,6 +76,18 @@ def test_a_429_is_retried_with_backoff_then_succeeds() -> None:
         (httpx.Response(429, json={"detail": "quota"}), "Voyage API rate limited (429): quota"),
         (httpx.Response(500, json={"message": "boom"}), "Voyage API error (500): boom"),
         (httpx.Response(400, text="plain words"), "Voyage API error (400): plain words"),
+        (  # a server that echoes the key: never printed (as Carapace's never is)
+            httpx.Response(500, text="upstream refused Bearer key-123 today"),
+            "Voyage API error (500): upstream refused Bearer [redacted API key] today",
+        ),
+        (
+            httpx.Response(429, json={"detail": {"message": "key-123 is over quota"}}),
+            "Voyage API rate limited (429): [redacted API key] is over quota",
+        ),
+        (  # a long message of many words is cut as a long text is, not printed whole
+            httpx.Response(500, json={"message": "bad " * 100_000}),
+            "Voyage API error (500): " + ("bad " * 75).strip(),
+        ),
         (httpx.Response(200, text="{not json"), "Voyage API returned malformed JSON"),
         (
             httpx.Response(200, json={"object": "list"}),

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import commit_count
 
 FIXED = datetime(2026, 3, 4, 5, 6, 7, tzinfo=UTC)
 EXAMPLE_PAGE = Path(__file__).resolve().parent.parent / "docs" / "python.md"
@@ -25,9 +26,7 @@ def documented_example() -> str:
     return found.group(1)
 
 
-def test_the_readme_has_the_example_and_it_runs(
-    store: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_the_readme_has_the_documented_example() -> None:
     """Issue 13: the README has a "Use it from Python" section whose example runs. It
     is docs/python.md's example, word for word, so that the two cannot drift apart."""
     readme = (EXAMPLE_PAGE.parent.parent / "README.md").read_text(encoding="utf-8")
@@ -35,14 +34,19 @@ def test_the_readme_has_the_example_and_it_runs(
     found = re.search(r"<!-- python-example -->\n```python\n(.*?)```", readme, re.S)
     assert found, "README's 'Use it from Python' example is missing"
     assert found.group(1) == documented_example()
-    exec(compile(found.group(1), "README.md", "exec"), {"store": store})
-    assert capsys.readouterr().out.startswith("not found: ")
 
 
-def test_the_documented_example_runs(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    exec(compile(documented_example(), "docs/python.md", "exec"), {"store": store})
-    assert capsys.readouterr().out.startswith("not found: ")
-    assert (store / ".git").is_dir()
+def test_the_documented_example_runs_as_written(tmp_path: Path) -> None:
+    """A newcomer pastes the example into a file and runs it, in a folder of their own:
+    it names its own store (it once used a ``store`` it never defined: NameError)."""
+    (tmp_path / "example.py").write_text(documented_example(), encoding="utf-8")
+    ran = subprocess.run(
+        [sys.executable, "example.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.startswith("not found: ")
+    made = [folder for folder in tmp_path.iterdir() if (folder / ".git").is_dir()]
+    assert len(made) == 1 and (made[0] / "insights" / "skill").is_dir()
 
 
 def test_all_lists_the_public_names() -> None:
@@ -114,6 +118,26 @@ def test_it_is_configured_at_construction(store: Path) -> None:
         ["git", "-C", str(store), "log", "-1", "--format=%B"], capture_output=True, text=True
     ).stdout
     assert "Chitin-Agent: tester" in log
+
+
+def test_a_relative_store_is_the_folder_it_named_when_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``Chitin(store="personality")`` is the folder ``--store personality`` names: git
+    runs inside the store, so a relative path handed to it once named a file that is
+    not there (``git commit failed: could not open 'personality/.git/...'``)."""
+    from chitin import Chitin
+
+    monkeypatch.chdir(tmp_path)
+    with Chitin(store="personality", now=FIXED) as chitin:
+        chitin.init()
+        added = chitin.contribute({"type": "skill", "confidence": 0.7, "claim": "Walk in."})
+        monkeypatch.chdir("/")
+        assert chitin.get(added.insight.id).claim == "Walk in."
+    assert [p.name for p in (tmp_path / "personality" / "insights" / "skill").iterdir()] == [
+        f"{added.insight.id}.md"
+    ]
+    assert commit_count(tmp_path / "personality") == 2
 
 
 def test_a_clock_is_asked_for_each_operation(store: Path) -> None:
@@ -275,6 +299,35 @@ def test_numbers_out_of_range_are_refused_by_every_reading(
         with pytest.raises(ValidationError) as refused:
             call(chitin)
     assert refused.value.field == field and field in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (lambda c: c.merge(None, "write-the"), "source"),
+        (lambda c: c.merge(5, "write-the"), "source"),
+        (lambda c: c.merge(["repr"], None), "id"),
+        (lambda c: c.path_of(["write-the"]), "id"),
+        (lambda c: c.path_of("\udcff"), "id"),
+        (lambda c: c.path_of("../x"), "id"),
+    ],
+    ids=["merge-none", "merge-int", "merge-target", "path-list", "path-surrogate", "path-up"],
+)
+def test_an_id_of_the_wrong_kind_is_refused_by_merge_and_path_of(
+    store: Path, call: Callable[[Any], object], field: str
+) -> None:
+    """``merge(None, ...)`` raised TypeError ('NoneType' object is not iterable), and
+    ``path_of`` handed a list to SQLite (ProgrammingError) and a lone surrogate to its
+    UTF-8 (UnicodeEncodeError): each is a ValidationError, as ``get`` gives."""
+    from chitin import Chitin, ValidationError
+
+    with Chitin(store, now=FIXED) as chitin:
+        chitin.init(seed=True)
+        commits = commit_count(store)
+        with pytest.raises(ValidationError) as refused:
+            call(chitin)
+        assert refused.value.field == field and "\n" not in str(refused.value)
+        assert commit_count(store) == commits
 
 
 def test_a_source_that_is_no_text_is_refused_before_any_write(store: Path) -> None:
@@ -504,3 +557,13 @@ def _query(**given: object) -> Any:
     from chitin import Query
 
     return Query("x", **given)  # type: ignore[arg-type]
+
+
+def test_every_public_attribute_of_chitin_says_what_it_does() -> None:
+    """``help(Chitin)`` is a caller's reference: each use case has its docstring."""
+    from chitin import Chitin
+
+    public = [name for name in vars(Chitin) if not name.startswith("_")]
+    assert len(public) > 30
+    undocumented = [name for name in public if not (getattr(Chitin, name).__doc__ or "").strip()]
+    assert undocumented == []

@@ -91,6 +91,7 @@ def test_a_session_key_or_id_that_is_no_name_is_refused_at_the_queue(tmp_path: P
         ("--session-key", "k" * 100_000),
         ("--session-id", f"id-{token}"),
         ("--session-id", "a\u200bb"),
+        ("--session-key", "agent:\udcff"),  # a byte not UTF-8: once an internal error
     ]:
         args = ["--store", str(store), "reflect", "--queue", "--reason", "new"]
         if flag == "--session-id":

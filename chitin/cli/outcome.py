@@ -56,6 +56,7 @@ def _described(error: Exception, argv: Sequence[str]) -> tuple[str, int]:
     from chitin.render.failures import INTERNAL, describe
 
     message, code = describe(error)
+    message = _CONTROL.sub(lambda found: repr(found.group())[1:-1], message)
     if code == INTERNAL:
         if "--debug" in argv:
             raise error
@@ -83,6 +84,12 @@ def _say_notices() -> None:
 def _fail(line: str, code: int) -> int:
     say(_LONG_WORD.sub(_clipped_word, line), err=True)
     return code
+
+
+# What a value quoted in an error (a file name, a path) may hold that would end its line
+# or steer the terminal: shown as Python writes it (\n, \x1b), so the line stays one.
+# (A bare command's help, which also ends here, keeps its lines: it is no error's text.)
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 
 
 # A run of characters no message needs whole (longer than any path a person reads):

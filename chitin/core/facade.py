@@ -64,11 +64,8 @@ class Chitin:
     ``store``: the store's folder (default: $CHITIN_STORE, else the XDG data home's
     chitin); ``now``: a fixed datetime, or a clock called for each operation (default:
     the system clock, UTC); ``env``: API keys and base URLs of the embedding providers
-    and Carapace, $CHITIN_AGENT (default: ``os.environ``). ``agent`` names the
-    committer fallback; ``command`` is how git runs chitin as its merge driver;
-    ``signer`` says who reinforces, for the evidence log; ``progress`` hears of a large
-    cache rebuild (and ``session.Options``). Errors are ``chitin.errors.ChitinError``s.
-    """
+    and Carapace, $CHITIN_AGENT (default: ``os.environ``); the rest: ``session.Options``.
+    Errors are ``chitin.errors.ChitinError``s."""
 
     def __init__(self, store: Path | str | None = None, **options: Unpack[Options]) -> None:
         self._session = Session(store, **options)
@@ -99,6 +96,7 @@ class Chitin:
     # ---------------------------------------------------------- the store (session.py)
     @property
     def root(self) -> Path:
+        """The store's folder, absolute."""
         return self._session.root
 
     @property
@@ -155,6 +153,7 @@ class Chitin:
         return self._run(lambda: self._lifecycle.archive(ref))
 
     def unarchive(self, ref: str) -> lifecycle.Change:
+        """Move an archived insight back among the live ones."""
         return self._run(lambda: self._lifecycle.unarchive(ref))
 
     def merge(
@@ -201,7 +200,8 @@ class Chitin:
         kept = self._reading.list_insights
         return self._run(lambda: kept(types, tags, provenance, min_confidence, archived, listed))
 
-    def last_retrieved(self, ids: Iterable[str]) -> dict[str, str]:  # id → its last retrieval
+    def last_retrieved(self, ids: Iterable[str]) -> dict[str, str]:
+        """Each id → when it was last retrieved (those never retrieved are left out)."""
         return self._reading.last_retrieved(ids)
 
     def holds_nothing(self) -> bool:
@@ -209,6 +209,7 @@ class Chitin:
         return self._run(self._reading.holds_nothing)
 
     def stats(self) -> Stats:
+        """The live insights counted: in all, by type, and their mean confidence."""
         return self._run(self._reading.stats)
 
     def history(self, ref: str, limit: int | None = None) -> tuple[Insight, list[Entry]]:
@@ -257,9 +258,8 @@ class Chitin:
     def diff(
         self, revision: str | None = None, *, render: retrieving.Query | str | None = None
     ) -> diff.PersonalityDiff | diff.RenderedDiff:
-        """What changed in the insights between two commits (``revision``: a git range);
-        with ``render``, PERSONALITY.md for that query on each side instead (diff.py).
-        Only the rendering reads the cache: the insights' diff reads files and git."""
+        """What changed in the insights over ``revision`` (a git range; diff.py), read from
+        files and git; ``render``: PERSONALITY.md for that query on each side instead."""
         if render is None:
             return diff.personality_diff(self._session, revision)
         asked, part = retrieving.as_query(render), self._retrieving
@@ -306,9 +306,8 @@ class Chitin:
         merge: bool = False,
         allow_secret: bool = False,
     ) -> interop.Imported:
-        """Import a file (a chitin 1.x database, migrated with its ids and history, or an
-        export's JSON), a stream of JSON, an export parsed or ``export()``'s, all or nothing;
-        ``origin`` names a document in the commit (``interop.import_source``)."""
+        """Import, all or nothing, a 1.x database (ids, history kept), a JSON file or stream, or
+        an export parsed; ``origin`` names it in the commit (``interop.import_source``)."""
         load, opened, secret = interop.import_source, self._session, allow_secret
         return self._run(lambda: load(opened, source, origin, merge, secret))
 
@@ -351,6 +350,7 @@ class Chitin:
         return carapace.register(opened, credentials, home, name, description, opened.timestamp())
 
     def ask_carapace(self, credentials: Path, question: CarapaceQuestion) -> dict[str, Any]:
+        """Carapace's answers to ``question``, as its server sent them (checked, capped)."""
         return carapace.query(self._session, credentials, question)
 
     def promote(
@@ -362,6 +362,7 @@ class Chitin:
     def import_contribution(
         self, contribution_id: str, kind: str, force: bool = False
     ) -> carapace.Imported:
+        """One Carapace contribution as an insight of this store, of type ``kind``."""
         part = self._lifecycle
         return self._run(lambda: carapace.import_contribution(part, contribution_id, kind, force))
 
@@ -384,10 +385,8 @@ class Chitin:
     def reflection_digests(
         self, markers: list[Marker], characters: int, shell: bool = False, cleared: bool = False
     ) -> list[SessionDigest]:
-        """A digest of each marker's session, each within about ``characters``. With
-        ``shell``, its commands are as the agent's shell runs them (``agent_command``);
-        else `chitin …`, as the MCP tools are named. ``cleared``: the markers were
-        cleared from the queue, so what is shown counts as reflected on."""
+        """Each marker's session's digest, within about ``characters``; ``shell``: commands as
+        the agent's shell runs them, else as MCP names them; ``cleared``: now reflected on."""
         chitin = personality.agent_command(self._session) if shell else "chitin"
         digests, part = agents.digests, self._reading
         return self._run(lambda: digests(part, markers, characters, chitin, cleared))
@@ -397,4 +396,5 @@ class Chitin:
         return agents.done(self._session, legacy, session)
 
     def pending_reflections(self, legacy: Path | None = None, clear: bool = False) -> Pending:
+        """The sessions queued for reflection (``legacy``: 1.4.5's too); ``clear``: emptied."""
         return agents.pending(self._session, legacy, clear)

@@ -311,6 +311,11 @@ class Lifecycle:
         """Fold the source insight (or each of several, in order) into the target, in
         one commit (``claim``: the merged wording)."""
 
+        if not isinstance(source_ref, str | list | tuple):  # else a TypeError from list()
+            raise ValidationError(
+                "source",
+                f"source_ref must be an id or a list of ids, got {type(source_ref).__name__}",
+            )
         refs = [source_ref] if isinstance(source_ref, str) else list(source_ref)
         if not refs:  # else the target came back as if merged, and nothing was committed
             raise ValidationError("source", "merge needs at least one source insight")

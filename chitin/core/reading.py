@@ -119,6 +119,7 @@ class Reading:
 
     def path_of(self, insight_id: str) -> str:
         """The insight's file, relative to the store."""
+        check_reference(insight_id)  # as get does: a list reached SQLite, a surrogate UTF-8
         cache = self.session.cache_vouching(lambda cache: cache.paths_of(insight_id))
         paths = cache.paths_of(insight_id)
         if len(paths) > 1:

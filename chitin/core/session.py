@@ -41,7 +41,8 @@ Clock = Callable[[], datetime]
 
 
 class Options(TypedDict, total=False):
-    """``Session``'s keyword arguments (``chitin.Chitin`` passes them on)."""
+    """``Chitin``'s keyword arguments: also ``agent`` (the committer fallback), ``command``
+    (git's merge driver), ``signer`` (who reinforces), ``progress`` (told of a rebuild)."""
 
     now: datetime | Clock | None
     env: Mapping[str, str] | None
@@ -83,7 +84,9 @@ class Session:
         the front end has finished the command (it calls ``store.interrupts.release``),
         so that the command is neither cut short nor told that nothing changed."""
         self.env: Mapping[str, str] = arguments.environment(env)
-        self.root = arguments.store(store) or store_path(None, self.env)
+        # --store's rule: a relative folder is the one named now (git runs in the store)
+        given = arguments.store(store)
+        self.root = store_path(None if given is None else str(given), self.env)
         # As given (or from $CHITIN_AGENT), checked when a write needs it: a bad name
         # must not reach a commit, and must not stop a command that only reads.
         self.agent_given = agent if agent is not None else (self.env.get("CHITIN_AGENT") or None)

@@ -308,7 +308,9 @@ def _extra_chunks(front: str) -> tuple[str, ...]:
     """Raw chunks of the keys chitin does not know, comments and all."""
     chunks: list[tuple[str | None, list[str]]] = []
     for line in front.split("\n"):
-        if line and not line[0].isspace() and line[0] not in "#-" and ":" in line:
+        if line.startswith("?"):  # YAML's explicit key; its ": value" line follows
+            chunks.append((line[1:].strip().strip("'\""), [line]))
+        elif line and not line[0].isspace() and line[0] not in "#-:" and ":" in line:
             key = line.split(":", 1)[0].strip().strip("'\"")
             chunks.append((key, [line]))
         elif chunks:

@@ -338,6 +338,8 @@ def check_agent(name: str) -> str:
         problem = f"is {len(name):,} characters long (at most {MAX_AGENT})"
     elif any(unicodedata.category(ch) in ("Cc", "Cf") for ch in name):
         problem = "holds a control or invisible character (a line break, a zero-width space …)"
+    elif any(unicodedata.category(ch) == "Cs" for ch in name):  # as Python decodes them
+        problem = "holds bytes that are not UTF-8"
     else:
         found = find_secrets(name)
         if found:

@@ -277,8 +277,9 @@ def _refusal(answer: Answer) -> CarapaceError:
     wait = _retry_after(answer, error)
     if not isinstance(error, dict):
         reason = answer.reason or "error"
+        what = _what(answer) if data is NOT_JSON else "JSON of another shape"
         return CarapaceError(
-            f"HTTP {status} {reason}, and the answer is {_what(answer)}, not Carapace's "
+            f"HTTP {status} {reason}, and the answer is {what}, not Carapace's "
             "JSON (is a proxy in the way?)",
             f"HTTP_{status}",
             status,

@@ -107,7 +107,7 @@ class HTTPProvider:
         status = response.status_code
         if status < 300:
             return response
-        detail = _detail(response)
+        detail = _detail(response, self.key)
         if status == 401:
             raise ProviderError(
                 f"{self.label} API authentication failed (401): check {self.key_variable}"
@@ -201,19 +201,26 @@ class OpenAIProvider(HTTPProvider):
     }
 
 
-def _detail(response: httpx.Response) -> str:
+def _detail(response: httpx.Response, key: str) -> str:
+    """What the server said went wrong, in at most 300 characters, with the API key
+    redacted (before the cut, so that no part of it is left): a server that echoes the
+    key must not make chitin print it."""
     try:
         body = response.json()
     except ValueError:
-        return response.text.strip()[:300] or response.reason_phrase
+        return _shown(response.text, key) or response.reason_phrase
     if isinstance(body, dict):
-        for key in ("detail", "message", "error"):
-            value = body.get(key)
+        for name in ("detail", "message", "error"):
+            value = body.get(name)
             if isinstance(value, dict):
                 value = value.get("message")
             if value:
-                return str(value)
-    return response.text.strip()[:300]
+                return _shown(str(value), key)
+    return _shown(response.text, key)
+
+
+def _shown(text: str, key: str) -> str:
+    return (text.replace(key, "[redacted API key]") if key else text).strip()[:300].strip()
 
 
 def _retry_after(response: httpx.Response, fallback: float) -> float:

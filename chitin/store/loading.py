@@ -25,8 +25,22 @@ def load_file(root: Path, path: str, stat: FileStat) -> tuple[Insight, Layout]:
     """
     from chitin.format.markdown import parse
 
-    insight, layout = parse(files.read_text(root / path), **_fallbacks(path, stat))
+    try:
+        insight, layout = parse(files.read_text(root / path), **_fallbacks(path, stat))
+    except ValidationError as error:
+        raise _named(path, error) from None
     return insight.with_changes(archived=path.startswith(ARCHIVE_DIR + "/")), layout
+
+
+def _named(path: str, error: ValidationError) -> ValidationError:
+    """A file the cache reads (it leaves the evidence log unchecked) that a rewrite or an
+    export cannot: named, with ``chitin check``'s fix, as the bare reason names no file.
+    An error that says its own fix (conflict markers, an invisible character) stays."""
+    if type(error) is not ValidationError:
+        return error
+    from chitin.format.lint import fix_for  # only when a file does not read
+
+    return ValidationError(error.field, f"{path} cannot be read: {error}; fix: {fix_for(error)}")
 
 
 def load_insight(root: Path, path: str, stat: FileStat) -> Insight:
