@@ -341,6 +341,21 @@ def test_import_of_a_reserved_id_is_refused(
     assert not list((seeded / "insights").rglob(f"{insight_id}.md"))
 
 
+@pytest.mark.parametrize("insight_id", ["abc\n", "abc\r\n", "\nabc"])
+def test_an_import_id_with_a_line_break_is_refused(
+    run: Run, seeded: Path, tmp_path: Path, insight_id: str
+) -> None:
+    """An id ending in a newline passed the id pattern (re.match with "$" matches before a
+    final newline) and became the file name insights/skill/abc\\n.md (qa53)."""
+    before = commit_count(seeded)
+    items = [{"id": insight_id, "type": "skill", "claim": "x y z", "confidence": 0.5}]
+    refused = import_items(run, tmp_path, items, expect=1)
+    assert refused.stderr.startswith(f"Error: items[0].id: invalid id {insight_id!r}: use")
+    assert commit_count(seeded) == before
+    assert not [p for p in (seeded / "insights").rglob("*") if "\n" in p.name]
+    run("get", "abc\n", expect=1)
+
+
 def test_a_hand_made_file_with_a_reserved_name_is_reported(run: Run, seeded: Path) -> None:
     (seeded / "insights" / "skill" / "con.md").write_text(
         "---\ntype: skill\nconfidence: 0.5\n---\n\nA claim in a file named con.md\n"

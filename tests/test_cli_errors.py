@@ -57,6 +57,16 @@ def replace(args: list[str], flag: str, value: str) -> list[str]:
             "Error: invalid id '../../etc/passwd': use letters, digits, "
             "'-', '_' and '.', no path separators and no '..'",
         ),
+        (
+            ["get", "_dash"],
+            "Error: invalid id '_dash': start it with a letter or digit (use letters, "
+            "digits, '-', '_' and '.', no path separators and no '..')",
+        ),
+        (
+            ["get", "a" * 129],
+            f"Error: invalid id '{'a' * 76}…: at most 128 characters, got 129 (use "
+            "letters, digits, '-', '_' and '.', no path separators and no '..')",
+        ),
         (["update", "nope", "--claim", "x"], "Error: Insight not found: nope"),
         (["reinforce", "nope"], "Error: Insight not found: nope"),
         (["archive", "nope"], "Error: Insight not found: nope"),

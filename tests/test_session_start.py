@@ -249,6 +249,20 @@ def test_damaged_vectors_met_by_a_new_query_are_said_in_one_line(
     assert again.stderr == ""
 
 
+def test_a_cut_short_matrix_is_said_in_one_line(run: Run, store: Path, populated: Path) -> None:
+    """A truncated matrix.f32 was made again without a word: the check for the notice
+    asked whether the matrix existed after it had been removed (qa53)."""
+    shutil.copytree(populated, store)
+    damage(store / ".chitin" / "vectors" / "matrix.f32", "truncated")
+    result = run("retrieve", "--query", "a query this store never saw, cut short")
+    warnings = [line for line in result.stderr.splitlines() if line]
+    assert warnings == [
+        "warning: .chitin/vectors/matrix.f32 was cut short; its vectors are made again"
+    ], result.stderr
+    again = run("retrieve", "--query", "another query never seen, cut short")
+    assert again.stderr == ""
+
+
 @pytest.mark.parametrize("name", [".chitin/head-time", "chitin.yaml", ".chitin/config.json"])
 def test_a_fifo_where_the_session_start_reads_never_hangs_it(
     store: Path, populated: Path, name: str

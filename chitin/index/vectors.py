@@ -134,10 +134,14 @@ class VectorStore:
         expected = row_bytes(self.dimensions)
         short = size < rows * expected
         if stored is None or stored[0] != self.identity or short:
+            # Asked before the unlink: afterwards the matrix never exists, and a cut-short
+            # matrix was rebuilt without a word (issue 10: one warning line per damage).
+            same = stored is not None and stored[0] == self.identity
+            cut_short = short and same and matrix.exists()
             with self.db:
                 self._reset()
             matrix.unlink(missing_ok=True)
-            if short and matrix.exists() and stored is not None and stored[0] == self.identity:
+            if cut_short:
                 notice(f".chitin/{FOLDER}/{MATRIX} was cut short; its vectors are made again")
         elif size % expected:
             os.truncate(matrix, size - size % expected)

@@ -10,8 +10,11 @@ from collections.abc import Callable
 from chitin.errors import ValidationError
 
 # An id becomes a file name, so it may hold no path separator and no "..".
-# Imported ids (UUIDs from chitin 1.x, for example) fit this pattern too.
-_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+# Imported ids (UUIDs from chitin 1.x, for example) fit this pattern too. Matched whole
+# (fullmatch): with match and "$", an id ending in a newline passed and named a file.
+_ID_MAX = 128
+_ID_PATTERN = re.compile(rf"[A-Za-z0-9][A-Za-z0-9._-]{{0,{_ID_MAX - 1}}}")
+_ID_CHARACTERS = re.compile(r"[A-Za-z0-9._-]+")
 _SLUG_MAX = 32
 _SUFFIX_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"  # no 0/o, 1/l look-alikes
 _SUFFIX_LENGTH = 4
@@ -40,13 +43,20 @@ def check_id(value: object) -> str:
 def check_reference(value: object) -> str:
     """An id or the prefix of one, as a command names it: a safe file name (a prefix
     such as ``con`` may be a reserved name and still name ``connect-…``)."""
-    if not isinstance(value, str) or not _ID_PATTERN.match(value) or ".." in value:
-        raise ValidationError(
-            "id",
-            f"invalid id {_shown(value)}: use letters, digits, '-', '_' and '.', "
-            "no path separators and no '..'",
-        )
+    if not isinstance(value, str) or not _ID_PATTERN.fullmatch(value) or ".." in value:
+        raise ValidationError("id", f"invalid id {_shown(value)}: {_id_problem(value)}")
     return value
+
+
+def _id_problem(value: object) -> str:
+    """What is wrong with an id the pattern refused, and what is allowed: "use letters,
+    digits, '-' …" alone read as wrong for '-dash' or for a 200-letter id."""
+    allowed = "use letters, digits, '-', '_' and '.', no path separators and no '..'"
+    if not isinstance(value, str) or ".." in value or not _ID_CHARACTERS.fullmatch(value):
+        return allowed
+    if not value[0].isalnum():
+        return f"start it with a letter or digit ({allowed})"
+    return f"at most {_ID_MAX} characters, got {len(value)} ({allowed})"
 
 
 def _shown(value: object) -> str:
