@@ -148,13 +148,14 @@ def retrieval(found: Retrieval, explain: bool) -> dict[str, Any]:
             "type": item.insight.type,
             "claim": item.insight.claim,
             "score": score_number(item.score),
+            # false only for a filler (score 0): what a reader of the plain JSON checks
+            "matched": item.matched,
         }
         if item.also_covers:
             data["alsoCovers"] = list(item.also_covers)
         if item.outweighs:
             data["outweighs"] = list(item.outweighs)
         if explain:
-            data["matched"] = item.matched
             data["factors"] = {
                 name: score_number(getattr(item.factors, name)) for name in RANKING_FACTORS
             }
