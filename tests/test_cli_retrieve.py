@@ -360,6 +360,17 @@ def test_render_writes_a_file_and_uses_the_stores_template(
     assert run("render", "--query", "git").stdout.startswith("2 for git:\n### ")
 
 
+def test_an_output_of_dash_is_stdout(
+    run: Run, seeded: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--output -` is stdout, as for most tools that write a file (it wrote a file
+    named '-')."""
+    monkeypatch.chdir(tmp_path)
+    assert run("render", "--output", "-").stdout == run("render").stdout
+    assert run("export", "--output", "-").stdout == run("export").stdout
+    assert not (tmp_path / "-").exists()
+
+
 def test_a_bad_template_placeholder_is_named(run: Run, seeded: Any, tmp_path: Path) -> None:
     template = tmp_path / "t.md"
     template.write_text("$header\n$insight\n")

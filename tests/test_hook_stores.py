@@ -291,3 +291,19 @@ def test_check_in_the_folder_given_to_dir_warns_for_openclaw_and_claude_desktop(
         result = CliRunner().invoke(cli, ["--store", str(moved), "check"])
         found = [line for line in result.stdout.splitlines() if "on the store" in line]
         assert [line.split(": warning:")[0] for line in found] == [str(file)], result.stdout
+
+
+def test_install_names_the_default_store_and_says_when_there_is_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Installed with no store named, the host's chitin uses the default store: the line
+    names it, and, when no store is there yet, says so as for a --store that names
+    none (every session would otherwise see an empty store, unannounced)."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    default = tmp_path / "data" / "chitin"
+    said = chitin("hooks", "install", "claude-code", "--dir", str(tmp_path / "p")).stdout
+    assert f"It uses the default store, {default} (or $CHITIN_STORE" in said
+    assert f"But there is no store at {default} yet: run `chitin init`" in said
+    chitin("init")
+    again = chitin("hooks", "install", "cursor", "--dir", str(tmp_path / "p")).stdout
+    assert f"It serves the default store, {default} (or" in again and "no store" not in again

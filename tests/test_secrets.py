@@ -89,6 +89,10 @@ SECRETS = [
     ("mysql --user report --password " + "Tz4wQ8nLr2Kx9Vb sales", "password or secret"),
     ("docker login --password '" + "Xy7pQ2mN9' registry", "password or secret"),
     ("deploy --client-secret " + "Q9w8E7r6T5y4 --dry-run", "password or secret"),
+    # HTTP Basic authorization (base64 of "admin:hunter2Secret9"), curl's -u user:pass.
+    ("curl -H 'Authorization: Basic " + "YWRtaW46aHVudGVyMlNlY3JldDk='", "password or secret"),
+    ("curl -u admin:" + "hunter2Secret9 https://api.internal", "password or secret"),
+    ("curl --user 'report:" + "Tz4wQ8nLr2Kx9Vb' https://x", "password or secret"),
     # A key of a shape no rule names, as a user pastes it into a chat.
     ("here is the mail key: " + "q8Zr3LxW0vKp5TnB" + "7yHc2MdFj9SgAe4U", "random-looking token"),
     ("MAILER=" + "key-Hq7Lm2Xp9Zr4Tc8Wv" + "3Nb6Kd1Js5Fg0Ay", "random-looking token"),
@@ -171,6 +175,15 @@ PROSE = [
     "the flag --password required by the tool",
     "--token --verbose",
     "mysql --password <your password>",
+    "Basic authentication is weak over plain HTTP",
+    "Basic dGVzdGluZyBpcyBmdW4= decodes to prose",
+    "Authorization: Basic <base64 of user:password>",
+    "docker run -u 1000:1000 the image",
+    "docker run -u app:staff2 the image",
+    "curl -u user:password is the syntax",
+    "curl -u admin:$ADMIN_PASSWORD https://x",
+    "curl -u root:root http://localhost",
+    "git diff -u HEAD:src/app2.py",
 ]
 
 

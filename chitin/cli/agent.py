@@ -113,6 +113,7 @@ def install(ctx: click.Context, host: str, directory: Path | None, fmt: str) -> 
     from chitin import install_hook
 
     store = _named_store(ctx)
+    settings: Settings = ctx.find_root().obj
     outcome = install_hook(
         host,
         directory or _default_dir(host),
@@ -122,7 +123,7 @@ def install(ctx: click.Context, host: str, directory: Path | None, fmt: str) -> 
         platform=sys.platform,
         env=os.environ,
     )
-    report(outcome, fmt, store, directory)
+    report(outcome, fmt, store, directory, None if store else settings.store)
 
 
 @hooks.command(short_help="Remove chitin's hook or MCP server from an agent host.")

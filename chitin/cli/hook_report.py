@@ -42,7 +42,14 @@ _OPENCLAW_PACK_STEP = (
 )
 
 
-def report(outcome: Outcome, fmt: str, store: Path | None, directory: Path | None) -> None:
+def report(
+    outcome: Outcome,
+    fmt: str,
+    store: Path | None,
+    directory: Path | None,
+    default: Path | None = None,
+) -> None:
+    """``store``: the store bound (None: the default one, ``default``, is used)."""
     installing = outcome.action in ("installed", "updated", "unchanged")
     if fmt == "json":
         path = str(outcome.path)
@@ -61,14 +68,27 @@ def report(outcome: Outcome, fmt: str, store: Path | None, directory: Path | Non
     )
     click.echo(line)
     if installing:
-        click.echo(_store_line(store, mcp))
+        click.echo(_store_line(store, mcp, default))
     if outcome.action in ("installed", "updated"):
         click.echo(_next_step(outcome, directory))
 
 
-def _store_line(store: Path | None, mcp: bool) -> str:
+def _store_line(store: Path | None, mcp: bool, default: Path | None = None) -> str:
     """Which store the host's chitin uses, as bound at install."""
     uses = "It serves" if mcp else "It uses"
+    if store is None and default is not None:
+        line = (
+            f"  {uses} the default store, {default} (or $CHITIN_STORE where the host runs "
+            "it); `chitin --store PATH hooks install …` binds another."
+        )
+        if is_store(default):
+            return line
+        # As for a mistyped --store: every session would see no insights, unannounced.
+        return (
+            f"{line}\n  But there is no store at {default} yet: run `chitin init`, or "
+            "install again with the right --store; until then the host's sessions see no "
+            "insights."
+        )
     if store is not None and not is_store(store):
         # A mistyped --store would give every session an empty store, unannounced.
         return (

@@ -37,7 +37,10 @@ def output_option(help: str) -> Callable[[F], F]:
 
 
 def _check_output(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
-    """Refuse at once (before any work) an --output that is not a regular file."""
+    """Refuse at once (before any work) an --output that is not a regular file. ``-``
+    is stdout, as for most tools that write a file."""
+    if value is not None and str(value) == "-":
+        return None
     if value is not None:
         try:
             output_target(value)

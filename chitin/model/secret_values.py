@@ -5,6 +5,7 @@ secrets.py's rules call these on what they match.
 
 from __future__ import annotations
 
+import binascii  # built in: nothing to load
 import re
 
 
@@ -86,3 +87,15 @@ def generated(value: str, digits: int = 1) -> bool:
         and len(set(value)) >= 20
         and len(_WORDS.findall(value)) < 3
     )
+
+
+def basic_credentials(token: str) -> bool:
+    """An HTTP Basic authorization's token: base64 that decodes to ``user:password``."""
+    if len(token) % 4:
+        return False
+    try:
+        text = binascii.a2b_base64(token, strict_mode=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return False
+    user, colon, password = text.partition(":")
+    return bool(colon and user and password) and text.isprintable()

@@ -24,6 +24,8 @@ from chitin.model.fields import GUARDED
 from chitin.model.insight import Insight
 from chitin.model.secret_values import (
     assigned_value,
+    basic_credentials,
+    character_classes,
     generated,
     is_placeholder,
     random_looking,
@@ -71,6 +73,18 @@ def _assigned_secret(match: re.Match[str]) -> bool:
     """``password = "…"``, or said: ``the db password is …`` (secret_values.py)."""
     judge = said_value if match.group("said") is not None else assigned_value
     return judge(match.group("value"), bool(match.group("quote")))
+
+
+def _user_password(match: re.Match[str]) -> bool:
+    """``-u user:password``: one of three kinds of character at least, not a path, not
+    the user again (``-u app:staff2``, ``-u 1000:1000`` and ``-u root:root`` pass)."""
+    value, user = match.group("value"), match.group("user")
+    return (
+        len(value) >= 8
+        and character_classes(value) >= 3
+        and "/" not in value
+        and (value != user and not is_placeholder(value))
+    )
 
 
 def _url_password(match: re.Match[str]) -> bool:
@@ -171,6 +185,20 @@ RULES: tuple[_Rule, ...] = (
         "Bearer",
         r"\bBearer[ \t]+(?P<token>[A-Za-z0-9._~+/-]{16,}=*)(?![A-Za-z0-9._~+/=-])",
         _group_random("token", 16),
+    ),
+    # HTTP's Basic authorization (base64 of "user:password"), and curl's -u user:pass.
+    _rule(
+        "password or secret",
+        "Basic",
+        r"\bBasic[ \t]+(?P<token>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])",
+        lambda match: basic_credentials(match.group("token")),
+    ),
+    _rule(
+        "password or secret",
+        "-u --user",
+        r"""(?<!\S)(?:-u|--user)[ \t]+(?P<quote>["']?)(?P<user>[^\s:"']+):"""
+        r"""(?P<value>[^\s"']+)(?P=quote)""",
+        _user_password,
     ),
     _rule(
         "password in a URL",
