@@ -338,8 +338,8 @@ def front_environment(env: Mapping[str, str]) -> dict[str, str]:
     Python's start-up set itself. In a C locale (no LANG: cron, systemd, containers) it
     coerces the locale (PEP 538) and turns on its UTF-8 mode (PEP 540); a front started
     with the coerced LC_CTYPE starts in C.UTF-8 and keeps the mode off, so its flags,
-    and its key, would differ from its client's, and it would never serve. The worker takes the
-    client's environment whole (worker.py), LC_CTYPE included."""
+    and its key, would differ from its client's, and it would never serve. The worker
+    takes the client's environment whole (worker.py), LC_CTYPE included."""
     found = dict(env)
     asked = "utf8" in sys._xoptions or "PYTHONUTF8" in found
     if sys.flags.utf8_mode and not asked and found.get("LC_CTYPE") in COERCED_LOCALES:
