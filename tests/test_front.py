@@ -539,3 +539,15 @@ def test_a_worker_whose_client_gave_up_before_its_go_never_runs(
         served = answer["pid"]
     until(lambda: not alive(served), "the worker outlived its client")
     assert commit_count(store) == commits
+
+
+def test_a_client_that_names_no_locale_is_served(folder: Path) -> None:
+    """Without LANG or LC_*, Python coerces the C locale (LC_CTYPE=C.UTF-8 in its
+    environment) and runs in UTF-8 mode: the front it starts must run so too, or its key
+    differs and it never serves (a `.failed` marker, every command in-process)."""
+    env = {k: v for k, v in os.environ.items() if k != "LANG" and not k.startswith("LC_")}
+    env.pop("PYTHONUTF8", None)
+    env.pop("PYTHONCOERCECLOCALE", None)
+    assert started(folder, env)
+    assert not list(folder.glob("front-*.failed"))
+    assert chitin("--version", env=env).stdout == in_process("--version").stdout

@@ -1,6 +1,7 @@
-"""A commit's git processes (store/git_identity.py, git_commit.maintain): the identity
-is asked once while git's configuration files stay as they were, and git's auto
-maintenance runs where it may have work, not after every commit. Every process git
+"""A commit's git processes (store/git_identity.py, git_commit.maintain, git_index.py):
+the identity is asked once while git's configuration files stay as they were, git's
+auto maintenance runs where it may have work, not after every commit, and what else is
+staged is asked only when the index is no longer as chitin's last commit left it. Every process git
 runs is read from GIT_TRACE."""
 
 from __future__ import annotations
@@ -76,6 +77,44 @@ def test_maintenance_runs_where_loose_objects_pile_up(add: Any, store: Path, tra
     ran(trace, "maintenance")
     add("skill", "Keep release notes short")
     assert ran(trace, "maintenance run --auto") == 1
+
+
+def test_the_staged_check_is_skipped_while_the_index_is_as_chitin_left_it(
+    add: Any, store: Path, trace: Path
+) -> None:
+    add("skill", "Reproduce a bug before fixing it")
+    add("skill", "Ask for the original mockup first")  # the first commit had no HEAD
+    ran(trace, "diff")
+    add("skill", "Keep release notes short")
+    assert ran(trace, "diff --cached") == 0  # the index holds HEAD's tree: nothing staged
+    (store / "notes.txt").write_text("my notes")
+    git(store, "add", "notes.txt")
+    add("skill", "Write migrations that can be rolled back")
+    assert ran(trace, "diff --cached") == 1  # the index changed: asked again
+    assert "notes.txt" not in git(store, "show", "--name-only", "--format=", "HEAD")
+    assert git(store, "diff", "--cached", "--name-only") == "notes.txt\n"
+
+
+def test_a_head_moved_without_the_index_is_asked_about(add: Any, store: Path) -> None:
+    add("skill", "Reproduce a bug before fixing it")
+    add("skill", "Ask for the original mockup first")
+    git(store, "reset", "-q", "--soft", "HEAD~1")  # the mockup's file is staged now
+    staged = git(store, "diff", "--cached", "--name-only")
+    add("skill", "Keep release notes short")
+    assert git(store, "show", "--name-only", "--format=", "HEAD").count("\n") == 1
+    assert git(store, "diff", "--cached", "--name-only") == staged
+
+
+def test_what_a_post_commit_hook_stages_stays_out_of_the_next_commit(add: Any, store: Path) -> None:
+    add("skill", "Reproduce a bug before fixing it")
+    hook = store / ".git" / "hooks" / "post-commit"
+    hook.write_text("#!/bin/sh\necho hook >> hooked.txt\ngit add hooked.txt\n")
+    hook.chmod(0o755)
+    add("skill", "Ask for the original mockup first")
+    hook.unlink()
+    add("skill", "Keep release notes short")
+    assert "hooked.txt" not in git(store, "show", "--name-only", "--format=", "HEAD")
+    assert git(store, "diff", "--cached", "--name-only") == "hooked.txt\n"
 
 
 def _loose_objects_in_17(store: Path, count: int) -> Path:

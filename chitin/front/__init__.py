@@ -324,12 +324,30 @@ def start(front: Front) -> bool:
     except OSError:
         return False
     if child == 0:  # pragma: no cover - the forked child, which execs or ends
-        _detach_and_exec(argv)
+        _detach_and_exec(argv, front_environment(os.environ))
     os.waitpid(child, 0)  # the middle process ends at once: no zombie left behind
     return True
 
 
-def _detach_and_exec(argv: list[str]) -> None:  # pragma: no cover - a forked child
+# What Python's start-up puts in LC_CTYPE when it coerces the C locale (PEP 538).
+COERCED_LOCALES = ("C.UTF-8", "C.utf8", "UTF-8")
+
+
+def front_environment(env: Mapping[str, str]) -> dict[str, str]:
+    """The environment to start the front with: the client's, less an LC_CTYPE that
+    Python's start-up set itself. In a C locale (no LANG: cron, systemd, containers) it
+    coerces the locale (PEP 538) and turns on its UTF-8 mode (PEP 540); a front started
+    with the coerced LC_CTYPE starts in C.UTF-8 and keeps the mode off, so its flags,
+    and its key, would differ from its client's, and it would never serve. The worker
+    takes the client's environment whole (worker.py), LC_CTYPE included."""
+    found = dict(env)
+    asked = "utf8" in sys._xoptions or "PYTHONUTF8" in found
+    if sys.flags.utf8_mode and not asked and found.get("LC_CTYPE") in COERCED_LOCALES:
+        del found["LC_CTYPE"]
+    return found
+
+
+def _detach_and_exec(argv: list[str], env: dict[str, str]) -> None:  # pragma: no cover
     try:
         os.setsid()
         if os.fork() == 0:
@@ -337,7 +355,7 @@ def _detach_and_exec(argv: list[str]) -> None:  # pragma: no cover - a forked ch
             null = os.open(os.devnull, os.O_RDWR)
             for target in (0, 1, 2):
                 os.dup2(null, target)
-            os.execv(argv[0], argv)
+            os.execve(argv[0], argv, env)
     finally:
         os._exit(0)
 

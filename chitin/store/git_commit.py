@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from chitin.errors import GitError
+from chitin.lockfile import derived_folder
+from chitin.store import git_index
 from chitin.store.git import ARGV_BATCH, Git
 from chitin.store.git_failures import explain
 
@@ -51,9 +53,11 @@ def commit(
     if not present:
         return None
     before = git.head()
+    # Asked before ``keep_index``, whose second name for the index changes its ctime.
+    clean = before is not None and git_index.as_left(git.git_dir(), _clean_note(git))
     kept = keep_index(git)
     try:
-        return _stage_and_commit(git, present, message, bulk, before_commit, meanwhile)
+        return _stage_and_commit(git, present, message, bulk, clean, before_commit, meanwhile)
     except GitError:
         made = _made_since(git, before)
         if made is not None:
@@ -73,6 +77,7 @@ def _stage_and_commit(
     present: list[str],
     message: str,
     bulk: bool,
+    clean: bool,
     before_commit: Callable[[], None] | None,
     meanwhile: Callable[[], None] | None = None,
 ) -> str | None:
@@ -83,8 +88,9 @@ def _stage_and_commit(
     # against 150 ms for a plain commit of the index. The plain commit is right
     # only when nothing but our paths is staged, which one comparison tells. It is
     # asked beside the staging (staging our paths changes nothing it answers), so
-    # that two git processes run at once instead of one after the other.
-    staged = _staged_started(git)
+    # that two git processes run at once instead of one after the other; not at all
+    # when the index is as chitin's last plain commit left it (git_index.py).
+    staged = None if clean else _staged_started(git)
     try:
         _stage(
             git, [*packed, "update-index", "--add", "--remove", "-z", "--stdin"], present, meanwhile
@@ -92,13 +98,15 @@ def _stage_and_commit(
         git.ensure_identity()
         if before_commit is not None:
             before_commit()
-        if staged is None or _other_changes_staged(git.finish(staged, STAGED), present):
+        if not clean and (
+            staged is None or _other_changes_staged(git.finish(staged, STAGED), present)
+        ):
             return _commit_only(git, present, message)
     finally:
         if staged is not None and staged.returncode is None:  # not read: interrupted
             staged.kill()
             staged.communicate()
-    return _commit_index(git, ["commit", "-q", "--no-edit", "-F", "-"], message)
+    return _commit_index(git, ["commit", "-q", "--no-edit", "-F", "-"], message, whole=True)
 
 
 def _stage(
@@ -241,7 +249,8 @@ def _commit_only(git: Git, paths: list[str], message: str) -> str | None:
         return _commit_index(git, [*args, "--pathspec-file-nul"], message)
 
 
-def _commit_index(git: Git, args: list[str], message: str) -> str | None:
+def _commit_index(git: Git, args: list[str], message: str, whole: bool = False) -> str | None:
+    """``whole``: a commit of the whole index, which then holds HEAD's tree."""
     # git's own `maintenance run --auto` after every commit is one more process
     # (~4 ms); chitin runs it where it may have work instead (``maintain``).
     result = git.run(["-c", "maintenance.auto=false", *args], input=message, check=False)
@@ -250,8 +259,14 @@ def _commit_index(git: Git, args: list[str], message: str) -> str | None:
             return None
         raise GitError(explain(["commit"], result))
     made = git.head()
+    if whole:
+        git_index.remember(git.git_dir(), _clean_note(git))
     maintain(git, made)
     return made
+
+
+def _clean_note(git: Git) -> Path:
+    return derived_folder(git.root) / git_index.KEPT
 
 
 # git's `gc --auto` counts the loose objects in objects/17 and packs above
