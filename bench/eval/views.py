@@ -14,8 +14,9 @@ the first person. Round 8: ``floor``, a lower floor of meaning when the query's 
 passes the fixed one; ``relative``, the floor that far under the nearest (kept, as
 engine.meaning_floor); ``extra``, insights under the floor fused only where no text
 match holds them; ``tier``, insights under the floor ranked after every match, before or
-after the fillers; ``cond``, a trigger's condition counted below its cosine. The four
-floor ideas are measured against the fixed floor (FIXED_FLOOR_IDEAS). Every variant is
+after the fillers; ``cond``, a trigger's condition counted below its cosine;
+``nothing``, said_nothing only for insights near the empty query. The four floor ideas
+are measured against the fixed floor (FIXED_FLOOR_IDEAS). Every variant is
 compared with the default by run.py's paired bootstrap. ``--census`` counts the
 paraphrase answers under the fixed floor of meaning."""
 
@@ -241,16 +242,33 @@ def _extra(original: Callable[..., Any], low: float, *args: Any) -> Any:
     return fused + [(weight * c, found[i]) for i, c in extra if i in found]
 
 
+def _nothing(variant: Variant) -> Callable[..., dict[str, float]]:
+    """engine.said_nothing, keeping only the insights at least variant["nothing"] near
+    the empty query (the centre of the model's space, where "x" and "ok" are)."""
+    original = engine.said_nothing
+
+    def said_nothing(cache: Any, sem: Any, filters: Any) -> dict[str, float]:
+        floors = original(cache, sem, filters)
+        if "nothing" not in variant:
+            return floors
+        return {i: f for i, f in floors.items() if f >= variant["nothing"]}
+
+    return said_nothing
+
+
 def rankings(root: Path, queries: list[ev.Query], variant: Variant) -> Any:
     chitin = Chitin(root, now=ev.NOW, shape=ev.DEFAULT_SHAPE, fusion="blend")
     nearest, blend, ranking = engine.nearest, engine._fused, engine.rank
     engine.nearest, engine._fused = substitute(variant), fused(variant)  # type: ignore[assignment]
     engine.rank = tiered(variant)  # type: ignore[assignment]
+    nothing = engine.said_nothing
+    engine.said_nothing = _nothing(variant)
     try:
         asked = [Asked(q.text, max_results=ev.CUTOFF) for q in queries]
         return [[r.insight.id for r in chitin.retrieve(a, record=False).ranked] for a in asked]
     finally:
         engine.nearest, engine._fused, engine.rank = nearest, blend, ranking
+        engine.said_nothing = nothing
         chitin.close()
 
 
@@ -286,6 +304,7 @@ IDEAS: dict[str, list[tuple[str, Variant]]] = {
         for d in (0.05, 0.1, 0.15)
         for low in (0.15, 0.2)
     ],
+    "nothing": [(f"said_nothing from {x}", {"nothing": x}) for x in (0.25, 0.3, 0.4)],
     "cond": [(f"condition less {d}", {"cond": d}) for d in (0.0, 0.02, 0.04, 0.06)],
     "tier": [
         (f"nearest down to {low}, {where} the fillers", {"tier": (low, where)})
