@@ -16,6 +16,7 @@ import yaml
 from bench_modules import bench_module
 
 from chitin.model.insight import TYPES
+from chitin.retrieval import retrieve, scoring
 
 evaluation = bench_module("eval", "run")
 
@@ -221,3 +222,22 @@ def test_synonyms_on_the_text_side_find_an_answer_sharing_only_a_synonym(tmp_pat
     assert found(expansion.Expansion("or", 1.0))[:1] == ["invoice-vat"]
     absent = expansion.Expansion("apart", 0.5, lambda _word, held: held == 0)
     assert found(absent)[:1] == ["invoice-vat"]
+
+
+def test_the_decay_substitution_changes_decay_alone_and_is_undone() -> None:
+    """bench/eval/priors.py (docs/design.md §6b, round 8): a transform of the decay
+    factor reaches the score of a match and of a filler, and nothing else; leaving the
+    block gives the real scoring back."""
+    priors = bench_module("eval", "priors")
+    original = retrieve.strength
+    insight = evaluation._insight(INSIGHTS[2])  # external, 400 days: decay 0.21
+    settings = scoring.Settings()
+    real = scoring.strength(insight, "general", evaluation.NOW, settings)
+    with priors.decay_as(lambda decay: max(decay, 0.5)):
+        floored = scoring.strength(insight, "general", evaluation.NOW, settings)
+        assert retrieve.strength is scoring.strength
+    assert real.decay < 0.5 and floored.decay == 0.5
+    assert floored.score == pytest.approx(real.score * 0.5 / real.decay)
+    assert floored.confidence == real.confidence and floored.type_boost == real.type_boost
+    assert scoring.strength(insight, "general", evaluation.NOW, settings) == real
+    assert retrieve.strength is original is scoring.strength  # undone

@@ -332,6 +332,26 @@ def test_embed_without_a_terminal_prints_a_plain_count(run: Run, add: Any) -> No
     assert "embedded 1/1" in result.stderr and result.stdout.startswith("✓ Embedded 1 insight")
 
 
+def test_a_query_that_means_something_matches_what_is_almost_as_near(run: Run, add: Any) -> None:
+    """The fixed floor of meaning (0.25) rejects queries that mean nothing; a query whose
+    nearest insight passes it also matches those within 0.15 of that nearest
+    (engine.NEAR_BEST). Here the neighbour who minds the dog is 0.23 from the query,
+    the trigger about the dog 0.36: under the fixed floor alone the neighbour was left
+    out, and a principle about tax (0.07) was all that followed."""
+    add(
+        "trigger",
+        "add a sniffing game that day rather than scolding",
+        condition="the dog starts chewing furniture or barking at nothing",
+    )
+    add("skill", "The vet is the clinic on Elm Street; vaccinations are due each March.")
+    tax = add("principle", "Set aside a quarter of every payment for tax the day it arrives.")
+    hanna = add("relational", "Hanna next door looks after Rex when the family is away.")
+    found = retrieve_json(run, "someone to look after the dog while we travel", "--explain")
+    by_id = {item["id"]: item for item in found["insights"]}
+    assert by_id[hanna["id"]]["matched"]
+    assert not by_id[tax["id"]]["matched"]  # the filler stays a filler
+
+
 def test_a_query_that_means_nothing_matches_no_one_word_insight(run: Run, add: Any) -> None:
     # A claim of a character or two embeds where every meaningless query lands ("zzqx
     # blorf" is 0.32 from "x", over the fixed floor of 0.25): it ranked first, matched.
