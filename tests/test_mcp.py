@@ -267,7 +267,8 @@ def test_bad_calls_fail_with_the_clis_messages(store: Path, run: Run, add: Any) 
     assert f"run `chitin reinforce {known}`" in said_on_the_cli
     expected["exact duplicate"] = (
         f"Error: already known as {known}: call the reinforce tool with id {known} to "
-        "strengthen it (force: true writes a second copy anyway)"
+        f"strengthen it, as `chitin reinforce {known}` does in a shell (force: true "
+        "writes a second copy anyway)"
     )
     # So is the refusal of a credential: the parameter, not the CLI's --allow-secret.
     token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"

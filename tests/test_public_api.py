@@ -454,8 +454,8 @@ def test_a_duplicate_is_refused_in_the_librarys_words(store: Path) -> None:
             chitin.contribute(claim)
         assert refused.value.existing == known
         assert str(refused.value) == (
-            f"already known as {known}: reinforce {known} to strengthen it "
-            "(check=False writes a second copy anyway)"
+            f"already known as {known}: reinforce {known} to strengthen it, as "
+            f"`chitin reinforce {known}` does (check=False writes a second copy anyway)"
         )
         assert chitin.contribute(claim, check=False).insight.id != known
 

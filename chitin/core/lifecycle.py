@@ -147,8 +147,8 @@ class Lifecycle:
             # a program's words; the CLI and the MCP server say theirs (their flag, tool)
             raise DuplicateError(
                 known,
-                f"already known as {known}: reinforce {known} to strengthen it "
-                "(check=False writes a second copy anyway)",
+                f"already known as {known}: reinforce {known} to strengthen it, as "
+                f"`chitin reinforce {known}` does (check=False writes a second copy anyway)",
             )
 
     def _judged(

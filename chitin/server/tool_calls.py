@@ -86,7 +86,8 @@ def in_tools_words(known: DuplicateError) -> DuplicateError:
     return DuplicateError(
         existing,
         f"already known as {existing}: call the reinforce tool with id {existing} to "
-        "strengthen it (force: true writes a second copy anyway)",
+        f"strengthen it, as `chitin reinforce {existing}` does in a shell (force: true "
+        "writes a second copy anyway)",
     )
 
 
