@@ -452,6 +452,17 @@ def test_update_keeps_what_a_person_added_to_the_file(run: Run, add: Any, store:
 # ------------------------------------------------------------------ reinforce
 
 
+def test_reinforce_json_says_the_confidence_before(add: Any, run_json: Any) -> None:
+    """The JSON says what changed, as the text's old → new does: 1.4.5's keys, then the
+    confidence before."""
+    made = add("relational", "Boss values concise brief responses", 0.9)
+    first = run_json("reinforce", made["id"])
+    assert (first["previousConfidence"], first["confidence"]) == (0.9, 0.905)
+    second = run_json("reinforce", made["id"])
+    assert (second["previousConfidence"], second["confidence"]) == (0.905, 0.90975)
+    assert list(second)[-1] == "previousConfidence"
+
+
 def test_reinforce_updates_confidence_count_and_records_evidence(
     run: Run, add: Any, run_json: Any, store: Path
 ) -> None:

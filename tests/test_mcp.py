@@ -215,6 +215,8 @@ def test_every_tool_answers_as_its_command(store: Path, run: Run) -> None:
     assert seen["similar"][0]["id"] == first
     assert seen["update"]["limitations"] == "Not for tests of timing"
     assert seen["reinforce"]["reinforcementCount"] == 1
+    # what changed, as the CLI's JSON says it: the confidence before, beside the new one
+    assert seen["reinforce"]["previousConfidence"] < seen["reinforce"]["confidence"]
     assert seen["archive"]["archived"] is True and seen["unarchive"]["archived"] is False
     assert seen["merge"]["reinforcementCount"] >= 1
     assert first in [r["id"] for r in seen["retrieve"]["insights"]]
@@ -232,7 +234,8 @@ def test_every_tool_answers_as_its_command(store: Path, run: Run) -> None:
     assert seen["get-after"] == cli("get", first)
     assert seen["get-after"]["lastRetrievedAt"] == cli("get", first)["lastRetrievedAt"]
     assert seen["merge"] == {k: v for k, v in cli("get", first).items() if k != "lastRetrievedAt"}
-    assert seen["history"]["insight"] == seen["reinforce"]
+    now_known = {k: v for k, v in seen["reinforce"].items() if k != "previousConfidence"}
+    assert seen["history"]["insight"] == now_known
     told = seen["history"]["history"]
     assert len(told) == 3 and told == cli("history", first)["history"][:3]
     made_then = [seen["twin"]["insight"], seen["contribute"]["insight"]]  # the same second:

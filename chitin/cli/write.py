@@ -181,7 +181,7 @@ def reinforce(
         )
         retrieved = chitin.last_retrieved([result.insight.id]) if fmt == "json" else {}
     if fmt == "json":
-        emit_json(shapes.insight(result.insight, retrieved))
+        emit_json(shapes.reinforced(result.insight, result.before, retrieved))
         return
     new = result.insight
     old = result.before.confidence if result.before is not None else new.confidence

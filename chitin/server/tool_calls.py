@@ -96,7 +96,8 @@ def reinforce(id: str, source: str | None, evidence: str | None, allow_secret: b
         changed = chitin.reinforce(
             id, source=source, evidence_kind=evidence, allow_secret=allow_secret
         )
-        return _shown(chitin, changed.insight)
+        found = chitin.last_retrieved([changed.insight.id])
+        return shapes.reinforced(changed.insight, changed.before, found)
 
     return work
 

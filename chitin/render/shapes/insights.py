@@ -30,6 +30,17 @@ def insight(value: Insight, retrieved: Retrieved = NEVER) -> dict[str, Any]:
     return to_public_dict(value, retrieved.get(value.id))
 
 
+def reinforced(
+    value: Insight, before: Insight | None, retrieved: Retrieved = NEVER
+) -> dict[str, Any]:
+    """reinforce: the insight, and the confidence it had before (``previousConfidence``,
+    after 1.4.5's keys), so a program sees what changed as the text's ``old → new`` shows."""
+    data = insight(value, retrieved)
+    if before is not None:
+        data["previousConfidence"] = before.confidence
+    return data
+
+
 def insights(values: Iterable[Insight], retrieved: Retrieved = NEVER) -> list[dict[str, Any]]:
     """list."""
     return [to_public_dict(value, retrieved.get(value.id)) for value in values]
