@@ -41,7 +41,8 @@ def _strings(value: Any) -> Iterator[str]:
 
 
 def texts() -> list[str]:
-    found = [p.read_text(encoding="utf-8") for p in sorted((ROOT / "insights").rglob("*.md"))]
+    starters = sorted((ROOT / "starter" / "insights").rglob("*.md"))
+    found = [p.read_text(encoding="utf-8") for p in starters]
     for path in sorted((ROOT / "bench" / "eval").glob("*.yaml")):
         found += _strings(yaml.safe_load(path.read_text(encoding="utf-8")))
     return found

@@ -83,7 +83,7 @@ def test_no_eval_set_text_is_taken_for_a_secret() -> None:
 
 
 def test_no_starter_insight_is_refused(run: Run, store: Path) -> None:
-    files = sorted((ROOT / "insights").rglob("*.md"))
+    files = sorted((ROOT / "starter" / "insights").rglob("*.md"))
     assert files
     assert [p.name for p in files if find_secrets(p.read_text(encoding="utf-8"))] == []
     result = run("init", "--seed")

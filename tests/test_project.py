@@ -18,6 +18,7 @@ from chitin.cli import COMMANDS, cli
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "chitin"
+STARTERS = ROOT / "starter" / "insights"
 
 # Which layers each layer may import (docs/architecture.md has the map and the reasons).
 # Not a linear order: a layer may use only what it needs, so that, say, render cannot
@@ -296,9 +297,7 @@ def test_the_wheel_carries_the_starter_insights_and_the_template(tmp_path: Path)
     )
     wheel = next(tmp_path.glob("chitin_personality-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
-    starters = {
-        p.relative_to(ROOT / "insights").as_posix() for p in (ROOT / "insights").rglob("*.md")
-    }
+    starters = {p.relative_to(STARTERS).as_posix() for p in STARTERS.rglob("*.md")}
     packaged = {
         n.removeprefix("chitin/_data/insights/")
         for n in names

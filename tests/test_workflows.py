@@ -155,13 +155,13 @@ def test_insights_uses_the_personality_workflow_on_this_repository() -> None:
     caller = load("insights.yml")
     (job,) = caller["jobs"].values()
     assert job["uses"] == "./.github/workflows/personality.yml"
-    assert job["with"]["store-path"] == "." and job["with"]["chitin-spec"] == "."
+    assert job["with"]["store-path"] == "starter" and job["with"]["chitin-spec"] == "."
     assert job["permissions"]["pull-requests"] == "write"
     inputs = load("personality.yml")["on"]["workflow_call"]["inputs"]
     assert set(job["with"]) <= set(inputs)
     assert all(name in job["with"] for name, spec in inputs.items() if spec.get("required"))
     assert {"push", "pull_request"} <= set(caller["on"])
-    assert "insights/**" in caller["on"]["pull_request"]["paths"]
+    assert "starter/**" in caller["on"]["pull_request"]["paths"]
 
 
 # ------------------------------------------------------------------ the scripts, run
@@ -307,25 +307,40 @@ def test_the_comment_script_updates_one_comment(
         assert calls == json.loads(json.dumps(expected).replace("BODY", json.dumps(body)[1:-1]))
 
 
-def test_the_repository_root_reads_as_a_store(tmp_path: Path) -> None:
-    """insights.yml points chitin at this repository's root, which holds insights/."""
+def test_a_checkout_of_chitin_is_not_a_store(tmp_path: Path) -> None:
+    """A command run at the top of a checkout (where a test suite runs) uses the default
+    store, not the project: its insights live in starter/, so its top is no store, and
+    no command reads the project's files or commits into its history."""
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    env = {**os.environ, "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data")}
+    env.pop("CHITIN_STORE", None)
+    command = [sys.executable, "-m", "chitin", "where"]
+    found = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+    assert found.returncode == 0, found.stderr
+    assert found.stdout.splitlines()[0] == str(tmp_path / "data" / "chitin")
+
+
+def test_the_starter_folder_reads_as_a_store(tmp_path: Path) -> None:
+    """insights.yml points chitin at this repository's starter/, which holds insights/:
+    a store in a folder of a larger repository."""
     if not (ROOT / ".git").exists():
         pytest.skip("not a git checkout")
     clone = tmp_path / "chitin"
     subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
 
     def chitin(*args: str) -> str:
-        command = [sys.executable, "-m", "chitin", "--store", str(clone), *args]
+        command = [sys.executable, "-m", "chitin", "--store", str(clone / "starter"), *args]
         result = subprocess.run(command, capture_output=True, text=True)
         assert result.returncode == 0, result.stderr
         return result.stdout
 
-    starters = len(list((clone / "insights").rglob("*.md")))
+    starters = len(list((clone / "starter" / "insights").rglob("*.md")))
     assert json.loads(chitin("stats", "--format", "json"))["total"] == starters > 0
     assert chitin("render").count("\n- ") >= 5
     assert chitin("diff", "HEAD...HEAD") == "No changes to the personality.\n"
     if "check" in COMMANDS:
         chitin("check")
     # The cache chitin keeps next to the insights stays out of git (it ignores itself).
-    assert (clone / ".chitin").is_dir()
+    assert (clone / "starter" / ".chitin").is_dir()
     assert git(clone, "status", "--porcelain") == ""
