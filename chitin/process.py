@@ -81,27 +81,15 @@ def release_collector() -> None:
     gc.enable()
 
 
-# A worker of the resident front answers its client before it ends (``answer_early``):
-# how it tells the outcome, and the work kept for after it (``after_answer``).
+# A worker of the resident front answers its client before its own end
+# (``answer_early``): how it tells the outcome.
 _ANSWER: list[Callable[[int], None]] = []
-_LATER: list[Callable[[], None]] = []
 
 
 def answer_early(tell: Callable[[int], None]) -> None:
-    """Make ``leave`` call ``tell(code)`` once the output is flushed, then run what
-    ``after_answer`` kept: the front's worker, whose client waits for the outcome only."""
+    """Make ``leave`` call ``tell(code)`` once the output is flushed: the front's worker,
+    whose client waits for the outcome only, not for the worker's exit."""
     _ANSWER[:] = [tell]
-
-
-def after_answer(work: Callable[[], None]) -> None:
-    """Run ``work`` (closing connections: the checkpoints of the cache and the vector
-    sidecar sync the disk) after the outcome reached whoever waits for the command: in
-    a worker of the front, after its client was answered (at ``leave``); else now.
-    Only what the next command does not need: every write is committed before."""
-    if _ANSWER:
-        _LATER.append(work)
-    else:
-        work()
 
 
 def leave(code: int) -> None:
@@ -123,8 +111,3 @@ def _finish_answered(code: int) -> None:
         _ANSWER[0](code)
     except Exception:  # the client is gone: the outcome goes with the worker's end
         pass
-    for work in _LATER:
-        try:  # noqa: SIM105 - as above
-            work()
-        except Exception:  # nobody hears of it any more; the command's writes are in
-            pass

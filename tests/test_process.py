@@ -184,22 +184,17 @@ def test_the_process_ends_at_once_with_its_exit_code_and_all_its_output(store: P
 ANSWERING = """
 import sys
 from chitin import process
-process.after_answer(lambda: print("not served: now", flush=True))
 process.answer_early(lambda code: print(f"told {code}", flush=True))
-process.after_answer(lambda: print("after the answer", flush=True))
-process.after_answer(lambda: 1 / 0)  # nobody hears of it: the rest still runs
-process.after_answer(lambda: print("last", flush=True))
 print("output", end="")
 process.leave(3)
 """
 
 
-def test_a_served_process_tells_its_outcome_before_the_work_kept_for_after() -> None:
-    """The front's worker answers its client at ``leave``, flushed output first, then
-    runs the closes it kept (``after_answer``); elsewhere they run at once."""
+def test_a_served_process_tells_its_outcome_once_its_output_is_flushed() -> None:
+    """The front's worker answers its client at ``leave``, its output flushed first."""
     ran = subprocess.run([sys.executable, "-c", ANSWERING], capture_output=True, text=True)
     assert ran.returncode == 3, ran.stderr
-    assert ran.stdout == "not served: now\noutputtold 3\nafter the answer\nlast\n"
+    assert ran.stdout == "outputtold 3\n"
     assert ran.stderr == ""
 
 

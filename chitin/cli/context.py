@@ -20,7 +20,6 @@ from chitin.core import Chitin
 from chitin.errors import ValidationError
 from chitin.location import Located, locate
 from chitin.lockfile import note_command
-from chitin.process import after_answer
 from chitin.render.text import problem_lines
 
 if TYPE_CHECKING:
@@ -106,9 +105,10 @@ def opened_at(settings: Settings, reading: bool = True) -> Iterator[Chitin]:
         report_problems(chitin)
     finally:
         progress.finish()
-        # Served by the front, the client is answered first: the closes' checkpoints
-        # sync the disk (four syncs after a contribute), and every write is committed.
-        after_answer(chitin.close)
+        # Closed before the client is answered, served or not: a script that removes or
+        # copies .chitin/ right after a command must not race its checkpoint (answering
+        # first gained nothing measurable; docs/design.md §9l, stop 50).
+        chitin.close()
 
 
 def _say_missing(missing: bool, store: Path) -> None:

@@ -69,9 +69,9 @@ def run(
 
 def answered(told: int, code: int) -> None:
     """Give the client its outcome now: its stdio let go (a reader of its output sees
-    the end), then the exit code to the supervisor, which sends it on. What the worker
-    does after (``process.after_answer``: the caches' closes, then its own end) no
-    longer delays the client (docs/design.md §9l)."""
+    the end), then the exit code to the supervisor, which sends it on. The worker's own
+    end (the interpreter's exit) no longer delays the client; its caches were closed
+    before, so .chitin/ is still when the client returns (docs/design.md §9l)."""
     null = os.open(os.devnull, os.O_RDWR)
     try:
         for fd in (0, 1, 2):
