@@ -45,3 +45,23 @@ def test_a_relative_store_from_a_removed_folder_is_one_line(
         "Error: cannot find the store 'rel': the current folder no longer exists, and the "
         "path is relative to it; name the store by its absolute path\n"
     )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["render", "--output", "P.md"], ["check", "insights/skill/x.md"],
+     ["reflect", "--queue", "--session-key", "k", "--reason", "new", "--transcript", "t.jsonl"]],
+    ids=["render-output", "check-file", "reflect-transcript"],
+)  # fmt: skip
+def test_a_relative_file_from_a_removed_folder_is_one_line(tmp_path: Path, args: list[str]) -> None:
+    """os.getcwd()'s FileNotFoundError, met where a relative path is made absolute,
+    was an "internal error" (exit 3)."""
+    store = tmp_path / "store"
+    subprocess.run(
+        [chitin_program(), "--store", str(store), "init"], check=True, capture_output=True
+    )
+    done = from_gone_folder(tmp_path, ["--store", str(store), *args], "0")
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.startswith("Error: the current folder no longer exists") and (
+        done.stderr.count("\n") == 1
+    ), done.stderr
