@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
+from chitin.errors import StoreError
+
 # How the store was found, for `chitin where` and the hooks' installers.
 OPTION, ENVIRONMENT, FOLDER, DEFAULT = "option", "environment", "folder", "default"
 MARKS = ("insights", ".git")  # what makes a folder a store (see is_store)
@@ -126,5 +128,11 @@ def _absolute(path: str) -> Path:
     """The named folder as an absolute path; one through ``..`` as the folder it leads
     to now (what the system makes of it, links included): kept as ``/here/../store``,
     it would stop naming the store once ``/here`` is gone (a hook's bound store)."""
-    absolute = Path(path).expanduser().absolute()
+    try:
+        absolute = Path(path).expanduser().absolute()
+    except OSError:  # the current folder was removed under us: a relative path names none
+        raise StoreError(
+            f"cannot find the store {path!r}: the current folder no longer exists, and the "
+            "path is relative to it; name the store by its absolute path"
+        ) from None
     return absolute.resolve() if ".." in absolute.parts else absolute

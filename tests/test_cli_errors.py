@@ -134,6 +134,23 @@ def test_bad_json_on_stdin(run: Run, store: Path, stdin: str, message: str) -> N
     assert files_in(store) == []
 
 
+def test_a_binary_file_to_import_is_named_as_neither_json_nor_a_database(
+    run: Run, store: Path, tmp_path: Path
+) -> None:
+    """A file of bytes that are not UTF-8 (a zip, a picture) said Python's codec
+    error: "'utf-8' codec can't decode byte 0xd7 in position 1: invalid continuation
+    byte"."""
+    run("init")
+    binary = tmp_path / "photo.jpg"
+    binary.write_bytes(b"\xff\xd8\xff\xe0 not text")
+    result = run("import", str(binary), expect=1)
+    assert result.stderr == (
+        f"Error: {binary} is neither JSON nor a chitin 1.x database: it is not UTF-8 text "
+        "(byte 1)\n"
+    )
+    assert files_in(store) == []
+
+
 @pytest.mark.parametrize(
     ("args", "fragment"),
     [

@@ -106,6 +106,32 @@ def test_a_broken_pipe_is_quiet(store: Path) -> None:
     assert pipeline.stderr == ""
 
 
+@pytest.mark.parametrize(
+    "args",
+    [["reinforce", "write-the"], ["history", "write-the"], ["stats"]],
+    ids=["write", "read", "lean-read"],
+)
+def test_output_cut_by_its_reader_ends_with_0_whatever_the_command(
+    store: Path, args: list[str]
+) -> None:
+    """A reader that leaves before the output (`chitin reinforce X | head -0`): the
+    session start's lean commands ended with 0, every click command with 1 and no
+    word (click's main answers a broken pipe so), a write's commit made all the same."""
+    chitin(store, "init", "--seed")
+    commits = commit_count(store)
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        done = subprocess.run(
+            [chitin_program(), "--store", str(store), *args],
+            stdout=writer, stderr=subprocess.PIPE, text=True, timeout=60,
+        )  # fmt: skip
+    finally:
+        os.close(writer)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert commit_count(store) == commits + (args[0] == "reinforce")
+
+
 def test_concurrent_writers_are_serialized_and_nothing_is_lost(store: Path) -> None:
     made = json.loads(
         chitin(

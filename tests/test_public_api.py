@@ -330,6 +330,50 @@ def test_an_id_of_the_wrong_kind_is_refused_by_merge_and_path_of(
         assert commit_count(store) == commits
 
 
+def test_check_takes_paths_as_texts_too_and_refuses_what_is_no_path(store: Path) -> None:
+    """``check(["insights/skill/x.md"])`` failed on a text's missing ``.name``
+    (AttributeError), and a number among the paths or as ``home`` raised TypeError."""
+    from chitin import Chitin, ValidationError
+
+    with Chitin(store, now=FIXED) as chitin:
+        chitin.init(seed=True)
+        one = chitin.path_of(chitin.get("write-the").id)
+        assert chitin.check([str(store / one)]).files == 1
+        assert chitin.check([store / one], home=str(store)).files == 1
+        for paths, home, field in (([5], None, "paths"), (5, None, "paths"), (None, 5, "home")):
+            with pytest.raises(ValidationError) as refused:
+                chitin.check(paths, home)  # type: ignore[arg-type]
+            assert refused.value.field == field
+
+
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (lambda c: c.last_retrieved(5), "ids"),
+        (lambda c: c.last_retrieved("write-the"), "ids"),
+        (lambda c: c.last_retrieved([["write-the"]]), "ids"),
+        (lambda c: c.pending_reflections(legacy=5), "legacy"),
+        (lambda c: c.reflection_done("s-1", legacy=["x"]), "legacy"),
+        (lambda c: c.diff("x" * 200_000), "revision"),
+    ],
+    ids=["ids-number", "ids-text", "ids-nested", "pending-legacy", "done-legacy", "long-rev"],
+)
+def test_the_host_calls_refuse_arguments_of_the_wrong_kind(
+    store: Path, call: Callable[[Any], object], field: str
+) -> None:
+    """What the hooks' and hosts' calls raised for an argument of the wrong kind:
+    TypeError ('int' object is not iterable; lstat: path should be string), and for a
+    revision longer than a command line's argument may be, OSError (Argument list too
+    long). Each is a ValidationError naming the argument."""
+    from chitin import Chitin, ValidationError
+
+    with Chitin(store, now=FIXED) as chitin:
+        chitin.init(seed=True)
+        with pytest.raises(ValidationError) as refused:
+            call(chitin)
+    assert refused.value.field == field
+
+
 def test_a_source_that_is_no_text_is_refused_before_any_write(store: Path) -> None:
     """``reinforce(source=5)`` raised AttributeError ('int' object has no attribute
     'isascii') from the text check; it is a ValidationError naming the field, and the

@@ -66,6 +66,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+class _ReaderGone(Exception):
+    """The command's output was cut by its reader (``| head``): click's main answers a
+    broken pipe with exit 1 and no word, a write's commit made or not, so it is carried
+    past click as this, and ended as outcome.conclude ends a broken pipe."""
+
+
 class ChitinGroup(SuggestingGroup):
     """Loads commands on demand and turns every failure into one line and an exit code."""
 
@@ -81,6 +87,12 @@ class ChitinGroup(SuggestingGroup):
         command = getattr(importlib.import_module(target[0]), target[1])
         assert isinstance(command, click.Command)
         return command
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError as error:  # past click's main, which would exit 1 for it
+            raise _ReaderGone from error
 
     def resolve_command(
         self, ctx: click.Context, args: list[str]
@@ -110,6 +122,8 @@ class ChitinGroup(SuggestingGroup):
                 raise Failed("Aborted.", 1) from error
             except click.ClickException as error:
                 raise Failed(f"Error: {error.format_message()}", error.exit_code) from error
+            except _ReaderGone:  # the output's reader left: quiet, and 0 (outcome.py)
+                raise BrokenPipeError from None
 
         sys.exit(conclude(run, argv, self.process_ends))
 

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from chitin.console import reading_command
+from chitin.errors import ChitinError
 from chitin.format.layout import SCANNED_DIRS
 from chitin.index.changes import syncs_by_git
 from chitin.location import locate
@@ -23,8 +24,12 @@ def reading_store(argv: Sequence[str], env: Mapping[str, str]) -> Path | None:
 
 
 def prefetch_status(store: str | None, env: Mapping[str, str]) -> None:
-    """Start ``git status`` in the store a reading command names, if it syncs by git."""
-    root = located(store, env)
+    """Start ``git status`` in the store a reading command names, if it syncs by git:
+    a look ahead only, so a store it cannot place is the command's to report."""
+    try:
+        root = located(store, env)
+    except ChitinError:
+        return
     if syncs_by_git(root):
         git.prefetch_status(root, SCANNED_DIRS)
 

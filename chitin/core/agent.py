@@ -50,6 +50,7 @@ def pending(opened: Session, legacy: Path | None, clear: bool = False) -> Pendin
     Clearing holds the store lock from reading to writing, so a marker a hook queues
     meanwhile is either shown and cleared, or kept: never cleared unseen.
     """
+    legacy = arguments.path("legacy", legacy)
     if opened.missing:  # a read must not create the store; only the legacy file is left
         return _collect([], legacy, clear)
     if not clear:  # queue files are replaced atomically: reading needs no lock
@@ -287,6 +288,7 @@ def done(opened: Session, legacy: Path | None, session: str) -> int:
     """Remove the markers of ``session`` (its key or its id) from every queue; how many
     went. Under the store lock, as clearing is."""
     wanted = arguments.text("session", session).strip()
+    legacy = arguments.path("legacy", legacy)
     queues = [] if opened.missing else [queue_path(opened.root)]
     if legacy is not None:
         queues.append(legacy)

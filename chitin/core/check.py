@@ -59,13 +59,29 @@ def check(
     the project the current folder is in. Reads the files, not the cache, and writes
     nothing."""
 
+    listed = _paths(paths)
+    if home is not None and not isinstance(home, str | PathLike):
+        raise ValidationError("home", f"home must be a path, got {type(home).__name__}")
+    report = check_store(root, listed, env)
+    if home is not None:
+        folder = openclaw_hooks_dir(Path(home), env)
+        report.warnings.extend(setup_findings(root, Path(home), folder, env, _current_folder()))
+    return report
+
+
+def _paths(paths: object) -> list[Path] | None:
+    """``paths`` as Paths, each given as a path or its text (a text was taken for a
+    Path, and failed on its missing ``.name``; a number or None in the list likewise)."""
+    if paths is None:
+        return None
     if isinstance(paths, str | PathLike):  # one path's text was read letter by letter
         raise ValidationError("paths", f"paths must be a list of paths, got {fspath(paths)!r:.60}")
-    report = check_store(root, list(paths) if paths is not None else None, env)
-    if home is not None:
-        folder = openclaw_hooks_dir(home, env)
-        report.warnings.extend(setup_findings(root, home, folder, env, _current_folder()))
-    return report
+    items: list[object] = list(paths) if isinstance(paths, Collection) else [paths]
+    kept = [Path(item) for item in items if isinstance(item, str | PathLike)]
+    if len(kept) < len(items):
+        wrong = next(item for item in items if not isinstance(item, str | PathLike))
+        raise ValidationError("paths", f"paths must be a list of paths, got {type(wrong).__name__}")
+    return kept
 
 
 def _current_folder() -> Path | None:

@@ -49,11 +49,18 @@ class RenderedDiff:
     budget: int
 
 
+MAX_REVISION = 10_000  # characters: any git revision, range or expression fits
+
+
 def parse_spec(text: str | None) -> Spec:
     """``None`` | ``REV`` | ``A..B`` | ``A...B``; an empty end of a range is HEAD."""
     if text is None:
         return Spec("HEAD", None)
     text = arguments.text("revision", text)
+    if len(text) > MAX_REVISION:  # past what one argument of git's command line may hold
+        raise ValidationError(
+            "revision", f"the revision is {len(text):,} characters long (at most {MAX_REVISION:,})"
+        )
     separator = "..." if "..." in text else ".." if ".." in text else None
     if separator is None:
         if not text.strip():

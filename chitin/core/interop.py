@@ -88,9 +88,13 @@ def import_source(
 def _read(read: Callable[[], str], name: str) -> str:
     try:
         return read()
-    except (OSError, UnicodeDecodeError) as error:
-        reason = getattr(error, "strerror", None) or str(error)
-        raise ChitinError(f"cannot read {name}: {reason}") from None
+    except UnicodeDecodeError as error:  # said as Python's codec says it, before
+        raise ChitinError(
+            f"{name} is neither JSON nor a chitin 1.x database: it is not UTF-8 text "
+            f"(byte {error.start + 1})"
+        ) from None
+    except OSError as error:
+        raise ChitinError(f"cannot read {name}: {error.strerror or error}") from None
 
 
 def _parsed_export(raw: str, name: str) -> Any:

@@ -149,8 +149,9 @@ class Reading:
 
     def last_retrieved(self, ids: Iterable[str]) -> dict[str, str]:
         """id → when a retrieval last gave it, for those of ``ids`` ever retrieved."""
+        asked = arguments.texts("ids", ids)
         times = usage.all_last_retrieved(self.session.root)
-        return {i: times[i] for i in ids if i in times}
+        return {i: times[i] for i in asked if i in times}
 
     def holds_nothing(self) -> bool:
         """No store yet, or one without a single insight file, live or archived."""

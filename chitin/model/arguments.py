@@ -105,6 +105,24 @@ def text(name: str, raw: object) -> str:
     return raw
 
 
+def texts(name: str, raw: object) -> tuple[str, ...]:
+    """A list of texts (ids), as a library caller must give them: one text alone would
+    be read letter by letter, and a number is no list at all."""
+    items = tuple(raw) if isinstance(raw, Iterable) and not isinstance(raw, str) else None
+    if items is None or not all(isinstance(item, str) for item in items):
+        raise ValidationError(name, f"{name} must be a list of texts, got {_shown(raw)}")
+    return items
+
+
+def path(name: str, raw: object) -> Path | None:
+    """An optional file a library caller names (a Path or its text), or None."""
+    if raw is None:
+        return None
+    if not isinstance(raw, str | PathLike):
+        raise ValidationError(name, f"{name} must be a path, got {_shown(raw)}")
+    return Path(raw)
+
+
 def store(raw: object) -> Path | None:
     """``Chitin(store=...)``: the store's folder, or None for the default rule. An empty
     text is refused: ``Path("")`` is the current folder, where a write would make a

@@ -2,7 +2,8 @@
 
 - chitin's own errors (``chitin.errors``) say what went wrong and what to do: exit 1.
 - An operating-system error whose cause is plain (no permission, a full disk, a
-  read-only file system) names the file: exit 1.
+  read-only file system) names the file: exit 1; so does a current folder removed
+  under the command, which no relative path can be resolved against.
 - Anything else is chitin's fault: ``internal error: <Type>: <message>``, exit 3.
 
 Paths of chitin's own temporary files are never shown: they are gone by the time the
@@ -11,6 +12,7 @@ message is read, and they say nothing the folder holding them does not.
 
 from __future__ import annotations
 
+import os
 import re
 
 from chitin.errors import ChitinError
@@ -45,9 +47,26 @@ def describe(error: BaseException) -> tuple[str, int]:
         return str(error), error.exit_code
     if isinstance(error, OSError) and error.errno in _PLAIN_CAUSES:
         return _plain(error), 1
+    if isinstance(error, FileNotFoundError) and error.filename is None and _folder_gone():
+        return GONE_FOLDER, 1
     said = scrubbed(str(error))
     name = type(error).__name__
     return (f"internal error: {name}: {said}" if said else f"internal error: {name}"), INTERNAL
+
+
+# os.getcwd()'s error (no file named), met by whatever makes a relative path absolute.
+GONE_FOLDER = (
+    "the current folder no longer exists (it was removed after the shell entered it), so "
+    "a relative path names nothing: cd to a folder that exists, or give absolute paths"
+)
+
+
+def _folder_gone() -> bool:
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return True
+    return False
 
 
 def _plain(error: OSError) -> str:
