@@ -24,8 +24,9 @@ TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"  # in pieces: no scanner
         (TOKEN, "$CHITIN_AGENT looks like it holds a GitHub token"),
         ("a" * 100_000, "$CHITIN_AGENT is 100,000 characters long (at most 100)"),
         ("bot\nChitin-Op: forged", "$CHITIN_AGENT holds a control or invisible character"),
+        ("bot\udcff", "$CHITIN_AGENT is not valid UTF-8"),  # the byte 0xff (qa53)
     ],
-    ids=["token", "long", "newline"],
+    ids=["token", "long", "newline", "not-utf8"],
 )
 def test_a_bad_agent_name_is_refused_before_any_commit(
     run: Run, store: Path, monkeypatch: pytest.MonkeyPatch, agent: str, said: str
