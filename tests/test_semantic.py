@@ -344,6 +344,15 @@ def test_similar_semantic_catches_a_paraphrase_that_shares_no_word(run: Run, add
     assert run("similar", query, "--semantic").stdout.startswith("No similar insights found.")
 
 
+def test_similar_semantic_takes_a_claim_that_is_not_utf8(run: Run, add: Any) -> None:
+    """A byte that is not UTF-8 (0xff, read as \\udcff) reached the vectors' text hash
+    and failed as an internal error, exit 3; the word path and retrieve take it (qa53)."""
+    target = add("skill", "Reproduce a bug before fixing it", 0.6)
+    query = "reproduce the bug \udcff before fixing it"
+    found = json.loads(run("similar", query, "--semantic", "--format", "json").stdout)
+    assert [item["id"] for item in found] == [target["id"]]
+
+
 def test_embed_without_a_terminal_prints_a_plain_count(run: Run, add: Any) -> None:
     add("skill", "Profile before optimizing", 0.8)
     result = run("embed")
