@@ -84,6 +84,7 @@ class Session:
         so that the command is neither cut short nor told that nothing changed."""
         self.env: Mapping[str, str] = arguments.environment(env)
         self.root = arguments.store(store) or store_path(None, self.env)
+        arguments.nameable_store(self.root)
         # As given (or from $CHITIN_AGENT), checked when a write needs it: a bad name
         # must not reach a commit, and must not stop a command that only reads.
         self.agent_given = agent if agent is not None else (self.env.get("CHITIN_AGENT") or None)
