@@ -260,6 +260,23 @@ def test_a_store_path_that_is_a_file_is_an_error(run: Run, store: Path) -> None:
     )
 
 
+@pytest.mark.parametrize("command", [["init"], ["list"], ["contribute", "--json"]])
+def test_a_store_path_that_is_not_utf8_is_an_error(
+    run: Run, tmp_path: Path, command: list[str]
+) -> None:
+    """A folder named with a byte that is not UTF-8 (0xff, read as \\udcff): init made a
+    store there, and every write after failed as an internal error, exit 3 (qa53)."""
+    named = tmp_path / "store\udcff"
+    document = '{"type": "skill", "claim": "Start small", "confidence": 0.5}'
+    result = run("--store", str(named), *command, input=document, expect=1)
+    assert result.stderr == (
+        f"Error: the store path {tmp_path}/store\\udcff is not valid UTF-8 (at character "
+        f"{len(str(tmp_path)) + 7}); name a folder whose path is, with --store or "
+        "$CHITIN_STORE\n"
+    )
+    assert not list(tmp_path.glob("store*"))
+
+
 @pytest.mark.parametrize(
     "command",
     [

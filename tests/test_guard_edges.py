@@ -24,8 +24,7 @@ TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"  # in pieces: no scanner
         (TOKEN, "$CHITIN_AGENT looks like it holds a GitHub token"),
         ("a" * 100_000, "$CHITIN_AGENT is 100,000 characters long (at most 100)"),
         ("bot\nChitin-Op: forged", "$CHITIN_AGENT holds a control or invisible character"),
-        # A byte that is not UTF-8 (a lone surrogate to Python) ended in "internal error".
-        ("bot\udcff", "$CHITIN_AGENT holds bytes that are not UTF-8"),
+        ("bot\udcff", "$CHITIN_AGENT is not valid UTF-8"),  # the byte 0xff (qa53)
     ],
     ids=["token", "long", "newline", "not-utf8"],
 )

@@ -181,6 +181,26 @@ def test_openai_compatible_endpoints_and_probed_dimensions() -> None:
     assert identity(provider) == "openai:nomic-embed-text:768"
 
 
+def test_a_key_or_url_a_request_cannot_carry_fails_the_provider_not_the_session(
+    run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pasted key with a curly quote (or a byte that is not UTF-8) made httpx raise
+    UnicodeEncodeError: retrieve exited 3 instead of ranking by text (qa53)."""
+    run(
+        "contribute", "--type", "skill", "--claim", "Profile a slow endpoint", "--confidence", "0.8"
+    )
+    (store / "chitin.yaml").write_text("embedding: {provider: voyage}\n")
+    key = "pa-\u201ckey\u201d"
+    monkeypatch.setenv("VOYAGE_API_KEY", key)
+    result = run("retrieve", "--query", "the endpoint is slow", "--format", "json")
+    degraded = json.loads(result.stdout)["degraded"]
+    assert "VOYAGE_API_KEY holds a character an HTTP request cannot carry" in degraded
+    assert key not in degraded and key not in result.stderr
+    base = "http://127.0.0.1:9/v1/\udcff"  # the byte 0xff, as Python reads it from the environment
+    with pytest.raises(ProviderError, match="VOYAGE_BASE_URL holds a character"):
+        create("voyage", env={"VOYAGE_API_KEY": "pa-key", "VOYAGE_BASE_URL": base})
+
+
 def test_the_registry_names_providers_and_keys() -> None:
     with pytest.raises(
         ProviderError,

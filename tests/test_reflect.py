@@ -313,6 +313,19 @@ def test_an_empty_session_key_is_refused(run: Run, store: Path) -> None:
     assert not queue_file(store).exists()
 
 
+@pytest.mark.usefixtures("seeded")
+@pytest.mark.parametrize("option", ["--session-key", "--session-id"])
+def test_a_session_name_that_is_not_utf8_is_refused(run: Run, store: Path, option: str) -> None:
+    """A byte that is not UTF-8 (0xff, read by Python as \\udcff) failed the queue's
+    write as an internal error, exit 3 (qa53)."""
+    names = {"--session-key": "k", "--session-id": "s-1"}
+    names[option] += "\udcff"
+    args = [item for pair in names.items() for item in pair]
+    result = run("reflect", "--queue", *args, "--reason", "new", expect=1)
+    assert result.stderr.startswith("Error: the session ") and "is not valid UTF-8" in result.stderr
+    assert not queue_file(store).exists()
+
+
 # ---------------------------------------------------------------- concurrency
 
 

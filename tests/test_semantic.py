@@ -119,6 +119,24 @@ def test_embed_records_the_chosen_provider_in_one_commit(run: Run, add: Any, sto
     assert "Unknown embedding provider: 'cohere' (allowed: local, voyage, openai)" in bad.stderr
 
 
+def test_an_embed_whose_provider_fails_records_nothing(
+    run: Run, add: Any, store: Path, monkeypatch: Any
+) -> None:
+    """The choice was committed before the provider was asked, so a refused endpoint
+    left chitin.yaml naming it, and each retrieve after fell back to text (qa53)."""
+    add("skill", "Anything", 0.8)
+    before = commit_count(store)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # refused
+    result = run("embed", "--provider", "openai", expect=1)
+    assert result.stderr.startswith("Error: OpenAI API unreachable")
+    assert commit_count(store) == before and not (store / "chitin.yaml").exists()
+    assert (
+        json.loads(run("retrieve", "--query", "anything", "--format", "json").stdout)["degraded"]
+        is None
+    )
+
+
 def test_a_damaged_matrix_is_discarded_and_rebuilt(run: Run, add: Any, store: Path) -> None:
     add("skill", "Profile before optimizing a slow endpoint", 0.8)
     run("embed")
@@ -324,6 +342,15 @@ def test_similar_semantic_catches_a_paraphrase_that_shares_no_word(run: Run, add
     assert [item["id"] for item in found] == [target["id"]]
     assert 0.3 <= found[0]["similarity"] <= 1.0
     assert run("similar", query, "--semantic").stdout.startswith("No similar insights found.")
+
+
+def test_similar_semantic_takes_a_claim_that_is_not_utf8(run: Run, add: Any) -> None:
+    """A byte that is not UTF-8 (0xff, read as \\udcff) reached the vectors' text hash
+    and failed as an internal error, exit 3; the word path and retrieve take it (qa53)."""
+    target = add("skill", "Reproduce a bug before fixing it", 0.6)
+    query = "reproduce the bug \udcff before fixing it"
+    found = json.loads(run("similar", query, "--semantic", "--format", "json").stdout)
+    assert [item["id"] for item in found] == [target["id"]]
 
 
 def test_embed_without_a_terminal_prints_a_plain_count(run: Run, add: Any) -> None:

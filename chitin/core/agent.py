@@ -142,10 +142,12 @@ def _check_session_name(field: str, name: str, value: str) -> None:
     problem = None
     if len(value) > MAX_SESSION_NAME:
         problem = f"is {len(value):,} characters long (at most {MAX_SESSION_NAME:,})"
+    elif any(unicodedata.category(ch) == "Cs" for ch in value):
+        # A byte that is not UTF-8 (\udcff for \xff): the queue's JSON could not be
+        # written, and the write failed as an internal error.
+        problem = "is not valid UTF-8"
     elif any(unicodedata.category(ch) in ("Cc", "Cf") for ch in value):
         problem = "holds a control or invisible character (a line break, a zero-width space …)"
-    elif any(unicodedata.category(ch) == "Cs" for ch in value):  # as Python decodes them
-        problem = "holds bytes that are not UTF-8"
     elif found := [s for s in find_secrets(value) if s.kind != ID_LIKE]:
         problem = f"looks like it holds {article(found[0].kind)} {found[0].kind}"
     if problem is not None:

@@ -48,9 +48,12 @@ class Embedding:
                 f"(allowed: {', '.join(REGISTRY)})",
             )
         meaning = self.session.semantic(picked)
+        done, _ = semantic.refresh(self.session.cache, meaning, None, progress, force)
+        # Recorded once the provider has answered: recorded first, an endpoint that
+        # failed (refused, 401, 500) left the store committed to it, and every session
+        # start after fell back to text.
         if picked != current and (provider or model):
             self._record_choice(picked)
-        done, _ = semantic.refresh(self.session.cache, meaning, None, progress, force)
         prepare = getattr(meaning.provider, "prepare", None)
         if callable(prepare):  # the local model, made quick to load for session starts
             prepare()

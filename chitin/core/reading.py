@@ -14,6 +14,7 @@ from chitin.model import arguments
 from chitin.model.bounds import MAX_COUNT, MAX_DAYS
 from chitin.model.ids import check_reference
 from chitin.model.insight import TYPES, Insight, check_provenance
+from chitin.model.search_text import well_formed
 
 if TYPE_CHECKING:
     from chitin.model.history import Entry
@@ -207,6 +208,7 @@ class Reading:
         from chitin.search import semantic
 
         claim, threshold = arguments.text("claim", claim), arguments.threshold(threshold, True)
+        claim = well_formed(claim)  # a byte that is not UTF-8 failed the embedding (exit 3)
         if self.session.missing:
             return []
         picked = semantic.choice(self.session.store.config())

@@ -87,6 +87,7 @@ class Session:
         # --store's rule: a relative folder is the one named now (git runs in the store)
         given = arguments.store(store)
         self.root = store_path(None if given is None else str(given), self.env)
+        arguments.nameable_store(self.root)
         # As given (or from $CHITIN_AGENT), checked when a write needs it: a bad name
         # must not reach a commit, and must not stop a command that only reads.
         self.agent_given = agent if agent is not None else (self.env.get("CHITIN_AGENT") or None)

@@ -134,6 +134,22 @@ def store(raw: object) -> Path | None:
     return Path(raw)
 
 
+def nameable_store(root: Path) -> Path:
+    """Refuse a store path holding bytes that are not UTF-8 (a folder named so by
+    another tool): SQLite and git's stdin take text, and every write failed as an
+    internal error (exit 3) after init had made the store."""
+    try:
+        str(root).encode("utf-8")
+    except UnicodeEncodeError as error:
+        shown = str(root).encode("utf-8", "backslashreplace").decode()
+        raise ValidationError(
+            "store",
+            f"the store path {shown} is not valid UTF-8 (at character {error.start + 1}); "
+            "name a folder whose path is, with --store or $CHITIN_STORE",
+        ) from None
+    return root
+
+
 def environment(raw: object) -> Mapping[str, str]:
     """``Chitin(env=...)``: names to texts (default ``os.environ``), checked when the
     instance is made rather than at its first use of a key."""

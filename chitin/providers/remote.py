@@ -56,11 +56,14 @@ class HTTPProvider:
         provider's own service; an endpoint of one's own (``*_BASE_URL``, such as a local
         Ollama, which takes no key) may go without."""
         key = env.get(cls.key_variable, "").strip()
-        base = env.get(f"{cls.key_variable.split('_')[0]}_BASE_URL", "").strip()
+        base_variable = f"{cls.key_variable.split('_')[0]}_BASE_URL"
+        base = env.get(base_variable, "").strip()
         if not key and not base:
             raise ProviderError(
                 f"Missing API key for {cls.name}: set {cls.key_variable} environment variable"
             )
+        _check_sendable(cls.key_variable, key, header=True)
+        _check_sendable(base_variable, base, header=False)
         return cls(model or cls.default_model, key, base or cls.default_url, client)
 
     @property
@@ -199,6 +202,20 @@ class OpenAIProvider(HTTPProvider):
         "text-embedding-3-large": 3072,
         "text-embedding-ada-002": 1536,
     }
+
+
+def _check_sendable(variable: str, value: str, *, header: bool) -> None:
+    """Refuse, as a provider failure (retrieval goes on by text), a key an HTTP header
+    cannot carry (a pasted curly quote, a byte that is not UTF-8) or a URL that is not
+    UTF-8: httpx raised UnicodeEncodeError, and every session start failed (exit 3).
+    The value is never repeated: it may be a key."""
+    try:
+        value.encode("ascii" if header else "utf-8")
+    except UnicodeEncodeError as error:
+        raise ProviderError(
+            f"{variable} holds a character an HTTP request cannot carry (at character "
+            f"{error.start + 1}); check it"
+        ) from None
 
 
 def _detail(response: httpx.Response, key: str) -> str:
