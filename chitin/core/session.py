@@ -84,8 +84,7 @@ class Session:
         the front end has finished the command (it calls ``store.interrupts.release``),
         so that the command is neither cut short nor told that nothing changed."""
         self.env: Mapping[str, str] = arguments.environment(env)
-        # --store's rule: a relative folder is the one named now (git runs in the store)
-        given = arguments.store(store)
+        given = arguments.store(store)  # --store's rule: a relative folder, from here
         self.root = store_path(None if given is None else str(given), self.env)
         arguments.nameable_store(self.root)
         # As given (or from $CHITIN_AGENT), checked when a write needs it: a bad name
