@@ -1,5 +1,5 @@
 """One frame, another filler (chitin.retrieval.template): two claims that are one
-sentence with one short slot filled otherwise are no duplicate, whatever the cosine
+sentence with one slot filled otherwise are no duplicate, whatever the cosine
 and the alignment say; a slot that says the same in other forms, synonyms or function
 words, or that holds numbers alone, leaves the judgement as it was. Pure rules: the
 cosine and the alignment are given, so these run without the model."""
@@ -28,6 +28,12 @@ def skill(claim: str) -> Side:
         ("Write dates as day/month/year.", "Write dates as month/day/year."),
         # a scope added on one side
         ("Tell Mia early about any change.", "Tell Mia's teacher early about any change."),
+        # a long middle: two things said of one subject (a slot of up to 12 words)
+        (
+            "Buy concert tickets the day the sale opens.",
+            "Buy concert tickets in the last week before the show, when prices drop.",
+        ),
+        ("Proof bread dough in a warm kitchen.", "Proof bread dough overnight in the fridge."),
         # a negator the main clause's reach does not read
         (
             "A glass of wine in the evening helps me sleep.",

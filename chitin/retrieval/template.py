@@ -2,7 +2,7 @@
 
 "Keep the retry interval constant" / "Keep the retry interval variable", "Plant garlic
 cloves in autumn" / "… in spring", "Never commit secrets to the repository" / "… build
-output …": the same words in the same order around a short run of words that differ
+output …": the same words in the same order around a run of words that differ
 (on one side it may be empty: a scope added, "Tell Mia early …" / "Tell Mia's teacher
 early …", or a negator; one word added is a modifier, "… now", and leaves it be).
 A sentence embedding reads the shared frame and hardly the slot (0.8–0.97 near), and
@@ -15,6 +15,15 @@ or a synonym of the table ("likes short" / "prefers brief"); a slot of function 
 ("before fitting a model" / "before you fit any model") or of numbers alone (a
 template filled in, "Deploy service 1 …" / "… 2 …": a bulk import's near duplicates)
 is no other filler either. docs/design.md §9e, twelfth round.
+
+The slot need not be short (§9e, thirteenth round): two claims that open or close
+alike and differ in the middle by words the other side does not cover ("Sow carrot
+seed thickly and thin the seedlings later" / "… sparsely so the row never needs
+thinning"; "Buy travel insurance the day you book the trip" / "… in the last week
+before you leave") say two things about one subject, whatever the embedding makes of
+the shared words. A paraphrase rewords the whole sentence or its middle in words the
+table covers; one that keeps the frame and rewords the middle in words it lacks is
+the price (3 of 382 on the ten tuning sets).
 """
 
 from __future__ import annotations
@@ -34,8 +43,11 @@ from chitin.retrieval.synonyms import canonical
 INDEFINITE = frozenset(
     f"{a}{b}" for a in ("some", "any", "every") for b in ("thing", "one", "body", "where")
 )
-SLOT_WORDS = 3  # at most this many words on each side differ
-FRAME_WORDS = 2  # and at least this many content words frame them
+# At most this many words on each side differ (3 in the twelfth round; 12 chosen by
+# leave-one-set-out on the ten tuning sets, 9 folds of 10; 8-99 a plateau), and at
+# least this many content words frame them.
+SLOT_WORDS = 12
+FRAME_WORDS = 2
 
 
 class Claimed(Protocol):
@@ -53,12 +65,9 @@ def other_filler(first: Claimed, second: Claimed) -> bool:
     mine, theirs = _words(first.claim), _words(second.claim)
     if abs(len(mine) - len(theirs)) > SLOT_WORDS:
         return False
-    head = _common(mine, theirs)
-    tail = _common(mine[head:][::-1], theirs[head:][::-1])
-    slot, other = mine[head : len(mine) - tail], theirs[head : len(theirs) - tail]
+    slot, other, frame = slots(mine, theirs)
     if (not slot and not other) or max(len(slot), len(other)) > SLOT_WORDS:
         return False  # the same words; or more than a slot differs
-    frame = mine[:head] + mine[len(mine) - tail :]
     if sum(1 for word in frame if word not in FILLER) < FRAME_WORDS:
         return False
     said, told = _content(slot), _content(other)
@@ -71,6 +80,17 @@ def other_filler(first: Claimed, second: Claimed) -> bool:
     # a word the other claim has elsewhere says nothing new ("closed-source ones" /
     # "closed ones", after "open-source")
     return not (_covered(said, told | set(theirs)) and _covered(told, said | set(mine)))
+
+
+def slots(
+    mine: tuple[str, ...], theirs: tuple[str, ...]
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """What differs between two claims' words after their shared beginning and end
+    (each side's slot), and those shared words (the frame)."""
+    head = _common(mine, theirs)
+    tail = _common(mine[head:][::-1], theirs[head:][::-1])
+    frame = mine[:head] + mine[len(mine) - tail :]
+    return mine[head : len(mine) - tail], theirs[head : len(theirs) - tail], frame
 
 
 # One negation spelt three ways: "cannot", "can not" and "can't" (which words_of reads
