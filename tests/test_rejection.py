@@ -1,6 +1,6 @@
-"""One frame, and one claim turns down what the other takes (chitin.retrieval.rejection):
-a conflict, whatever the cosine and the alignment say. Pure rules: the cosine and the
-alignment are given, so these run without the model."""
+"""One claim turns down what the other takes (chitin.retrieval.rejection): a conflict
+where the two are on one topic, whatever the alignment says. Pure rules: the cosine and
+the alignment are given, so these run without the model."""
 
 from __future__ import annotations
 
@@ -60,6 +60,8 @@ def test_one_frame_whose_filler_the_other_turns_down_is_a_conflict(
             "Carry medicines in the cabin bag, not in the hold.",
             "Carry medicines in hand luggage rather than in the hold.",
         ),
+        # a word the taker itself puts second ("over") is not one it takes
+        ("Prefer tabs over spaces in the Makefile.", "Use tabs in the Makefile, not spaces."),
         # "not just" adds
         ("Test the parser and the lexer.", "Test the parser and, not just the lexer."),
         # a plain "not" rejects nothing here: left to the negation rule
@@ -73,6 +75,16 @@ def test_one_frame_whose_filler_the_other_turns_down_is_a_conflict(
 )
 def test_no_word_turned_down_is_no_rejection(first: str, second: str) -> None:
     assert rejected(skill(first), skill(second)) is None
+
+
+def test_other_words_around_it_need_the_same_topic_by_meaning() -> None:
+    """Not one frame: words of their own on each side, so the topic is the same only by
+    meaning (TOPIC_COSINE), as for any single opposing cue."""
+    a = skill("Log build errors as structured JSON lines.")
+    b = skill("Write build log messages as plain readable sentences, not JSON.")
+    assert rejected(a, b) == "json"
+    assert judge(a, b, 0.80).kind == CONFLICT
+    assert judge(a, b, 0.60).kind != CONFLICT
 
 
 def test_triggers_are_not_asked() -> None:

@@ -1,50 +1,57 @@
-"""One frame, and one claim rejects what the other says (pure).
+"""One claim turns down what the other takes (pure).
 
 "Configure the service through environment variables." / "Configure the service
-through a checked-in config file rather than environment variables."; "Mei wants
-feedback in writing." / "Mei wants feedback given face to face, never in writing.":
-one frame with another filler (retrieval/template.py), where the second's slot holds a
-contrast ("rather than", "instead of", or a "not" or "never" after a comma, a colon, a
-semicolon, a bracket or a dash: comparison.contrast's "X, not Y") whose clause names a
-word the first says, says outside any contrast of its own, and the second does not say
-before it. Each says which of two things it takes; the one the first takes is the one
-the second turns down: a conflict, whatever a sentence embedding makes of the shared
-words. A plain "not" is left to the negation rule: "for anything that is not urgent"
-rejects nothing. docs/design.md §9e, thirteenth round.
+through a checked-in config file rather than environment variables."; "Log errors as
+structured JSON lines." / "Write log messages as plain human-readable sentences, not
+JSON.": the second holds a contrast ("rather than", "instead of", or a "not" or
+"never" after a comma, a colon, a semicolon, a bracket or a dash: comparison.contrast's
+"X, not Y") whose clause names a word the first says, outside any contrast or
+comparison of its own ("over", "than", "instead of", "in favour of"), and the second
+does not say before it. Each says which of two things it takes, and the one the first
+takes is the one the second turns down: an opposing stance, a conflict where the two
+are on one topic (``judgement._same_topic``, as for any single cue). A plain "not" is
+left to the negation rule: "for anything that is not urgent" rejects nothing.
+docs/design.md §9e, thirteenth round.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+from typing import Protocol
 
 from chitin.retrieval.stance import FILLER, NEGATORS
-from chitin.retrieval.template import INDEFINITE, Claimed, _root, _words, other_filler, slots
+from chitin.retrieval.template import INDEFINITE, _root, _words
 
 _CONTRAST = re.compile(
     r"(?:(?:[,;:(\u2013\u2014]|\s-)\s*(?:not|never)|\b(?:rather than|instead of))\b"
     r"(?!\s+(?:just|only|merely|simply)\b)"
 )
+# What a claim puts second in a comparison of its own is not a word it takes.
+_SECOND = re.compile(r"\b(?:over|than|instead of|in favou?r of)\b")
 _CLAUSE_END = re.compile(r"[,;:.!?()]")
-_IN_SLOT = frozenset(("not", "never", "rather", "instead"))
+
+
+class Claimed(Protocol):
+    @property
+    def type(self) -> str: ...
+    @property
+    def claim(self) -> str: ...
 
 
 def rejected(first: Claimed, second: Claimed) -> str | None:
-    """A word one of two one-frame claims takes and the other rejects (see the
-    module's docstring), or None. Not asked of triggers (``other_filler`` is not)."""
+    """A word (its root) one of two claims takes and the other turns down (see the
+    module's docstring), or None. Not asked of triggers: their claim is half of what
+    they say, and do against avoid reads their stance."""
+    if first.type == "trigger" or second.type == "trigger":
+        return None
     if not (_contrasts(first.claim) or _contrasts(second.claim)):
         return None  # most claims: two cached lookups
-    if not other_filler(first, second):
-        return None
     return _turned_down(first.claim, second.claim) or _turned_down(second.claim, first.claim)
 
 
 def _turned_down(taker: str, rejecter: str) -> str | None:
-    """A word ``taker`` says that ``rejecter``'s slot turns down."""
-    slot = slots(_words(rejecter), _words(taker))[0]
-    if not _IN_SLOT.intersection(slot):
-        return None
-    said = _content(taker) - frozenset().union(*(rest for _, rest in _contrasts(taker)))
+    said = _taken(taker)
     for before, rest in _contrasts(rejecter):
         hit = (rest & said) - before
         if hit:
@@ -53,15 +60,28 @@ def _turned_down(taker: str, rejecter: str) -> str | None:
 
 
 @functools.lru_cache(maxsize=4096)
+def _taken(text: str) -> frozenset[str]:
+    """The roots of the content words a claim takes: not those its own contrasts or
+    comparisons put second."""
+    lowered = text.lower()
+    second = [rest for _, rest in _contrasts(text)]
+    second += [_content(_clause(lowered[m.end() :])) for m in _SECOND.finditer(lowered)]
+    return _content(lowered).difference(*second)
+
+
+@functools.lru_cache(maxsize=4096)
 def _contrasts(text: str) -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
     """For each contrast in ``text``: the roots of the content words before it, and of
     those after it to the end of its clause."""
     lowered = text.lower()
-    found = []
-    for marker in _CONTRAST.finditer(lowered):
-        rest = _CLAUSE_END.split(lowered[marker.end() :], 1)[0]
-        found.append((_content(lowered[: marker.start()]), _content(rest)))
-    return tuple(found)
+    return tuple(
+        (_content(lowered[: m.start()]), _content(_clause(lowered[m.end() :])))
+        for m in _CONTRAST.finditer(lowered)
+    )
+
+
+def _clause(text: str) -> str:
+    return _CLAUSE_END.split(text, 1)[0]
 
 
 @functools.lru_cache(maxsize=4096)
