@@ -21,7 +21,7 @@ import re
 from typing import Protocol
 
 from chitin.retrieval.stance import FILLER, NEGATORS
-from chitin.retrieval.template import INDEFINITE, _root, _words
+from chitin.retrieval.template import INDEFINITE, _root, _words, opposite_fillers
 
 _CONTRAST = re.compile(
     r"(?:(?:[,;:(\u2013\u2014]|\s-)\s*(?:not|never)|\b(?:rather than|instead of))\b"
@@ -39,6 +39,17 @@ class Claimed(Protocol):
     def claim(self) -> str: ...
 
 
+def other_opposition(first: Claimed, second: Claimed) -> str:
+    """Why two claims that no pole, negation or comparison opposed still take opposing
+    stances ("" if they do not): one turns down what the other takes, or one frame has
+    opposites in its slots (``template.opposite_fillers``)."""
+    taken = rejected(first, second)
+    if taken:
+        return f'"{taken}" ↔ "not {taken}"'
+    found = opposite_fillers(first, second)
+    return f'"{found[0]}" ↔ "{found[1]}"' if found else ""
+
+
 def rejected(first: Claimed, second: Claimed) -> str | None:
     """A word (its root) one of two claims takes and the other turns down (see the
     module's docstring), or None. Not asked of triggers: their claim is half of what
@@ -48,6 +59,12 @@ def rejected(first: Claimed, second: Claimed) -> str | None:
     if not (_contrasts(first.claim) or _contrasts(second.claim)):
         return None  # most claims: two cached lookups
     return _turned_down(first.claim, second.claim) or _turned_down(second.claim, first.claim)
+
+
+def turns_down(side: Claimed) -> bool:
+    """Whether a claim may turn down what another takes: `check`'s pre-filter pairs
+    such a claim with its candidates (``leaning.may_oppose``)."""
+    return side.type != "trigger" and bool(_contrasts(side.claim))
 
 
 def _turned_down(taker: str, rejecter: str) -> str | None:
