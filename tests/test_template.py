@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from chitin.retrieval.judgement import CONFLICT, DUPLICATE, NONE, Side, depends_on_alignment, judge
-from chitin.retrieval.template import other_filler
+from chitin.retrieval.template import opposite_fillers, other_filler
 
 
 def skill(claim: str) -> Side:
@@ -109,3 +109,42 @@ def test_a_conflict_read_before_is_kept_and_triggers_are_not_asked() -> None:
     first = Side("trigger", "roll back the release", "a deploy fails", False)
     second = Side("trigger", "roll back the change", "a deploy fails", False)
     assert not other_filler(first, second)
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "words"),
+    [
+        # a synonym of an opposite: "terse" is "brief" in the table, opposite "long"
+        (
+            "Keep the reply terse and to the point.",
+            "Keep the reply long and to the point.",
+            ("terse", "long"),
+        ),
+        # opposites of the lexicon the poles' rule drops where one claim names both
+        # ends ("warm" against "at room temperature"); in one frame the slot decides
+        (
+            "Serve the soup cold, at 4 degrees.",
+            "Serve the soup warm, at room temperature.",
+            ("cold", "warm"),
+        ),
+    ],
+)
+def test_opposites_in_the_slots_of_one_frame_are_a_conflict(
+    first: str, second: str, words: tuple[str, str]
+) -> None:
+    a, b = skill(first), skill(second)
+    assert opposite_fillers(a, b) == words
+    verdict = judge(a, b, 0.9, None, 0.6)
+    assert verdict.kind == CONFLICT and verdict.reason == '"{}" ↔ "{}"'.format(*words)
+
+
+def test_no_opposites_in_the_slots_is_no_conflict() -> None:
+    # another thing in the slot, and a word both claims say ("night") is no filler
+    linter, formatter = (
+        skill("Run the linter before every commit."),
+        skill("Run the formatter before every commit."),
+    )
+    assert opposite_fillers(linter, formatter) is None
+    down = skill("Turn the heating down at night to save money.")
+    up = skill("Turn the heating up at night so the house is warm by morning.")
+    assert opposite_fillers(down, up) is None

@@ -11,7 +11,7 @@ where no vectors can be had: the judgement then reads words alone, and says so i
 - **Conflict**: the same topic, and opposing stances: one negated and the other not
   (for triggers, "avoid" counts as a negation), opposite poles of the antonym lexicon
   (``lexicon.ANTONYMS``), a preference turned around ("X over Y" against "Y over X"),
-  or one frame whose filler one side turns down (retrieval/rejection.py).
+  or a word one side turns down, or opposites in one frame's slots (rejection.py).
   The same topic is the same content words (Jaccard ≥ TOPIC_OVERLAP, the opposing
   words aside), or a cosine of at least TOPIC_COSINE; with two opposing pairs or more,
   half that overlap or a cosine of WEAK_TOPIC_COSINE.
@@ -43,7 +43,7 @@ from typing import Any, NamedTuple
 from chitin.retrieval import people
 from chitin.retrieval.comparison import turned
 from chitin.retrieval.lexicon import WISHES
-from chitin.retrieval.rejection import rejected
+from chitin.retrieval.rejection import other_opposition
 from chitin.retrieval.stance import (
     Stance,
     opposed_poles,
@@ -191,8 +191,8 @@ def judge(
     if _apart(a, b, mine, theirs):
         return Verdict(NONE, similarity, "", False, basis)
     reason, cues = _opposition(a, b, mine, theirs)
-    if not reason and (taken := rejected(a, b)):  # one frame, one side's word turned down
-        reason, cues = f'"{taken}" ↔ "not {taken}"', 1
+    if not reason:  # a word turned down, or opposites in one frame's slots
+        reason, cues = other_opposition(a, b), 1
     if reason:
         same = _stance_only(mine, theirs, cosine) or _same_topic(mine, theirs, cosine, cues)
         kind = CONFLICT if same else NONE

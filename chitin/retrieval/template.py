@@ -82,6 +82,43 @@ def other_filler(first: Claimed, second: Claimed) -> bool:
     return not (_covered(said, told | set(theirs)) and _covered(told, said | set(mine)))
 
 
+def opposite_fillers(first: Claimed, second: Claimed) -> tuple[str, str] | None:
+    """Two words, one in each slot of two one-frame claims, that are opposites: a pole
+    of the lexicon on one side and, on the other, its opposite or a synonym of it (the
+    table's: "terse" is "brief", opposite "long"; "sparsely" / "thickly"). In one frame
+    the slot is all that differs, so opposites there are a side taken, even where each
+    claim names both ends ("praise in public, correct in private" / the other way
+    round), which ``stance.opposed_poles`` leaves alone in claims of other shapes.
+    docs/design.md §9e, thirteenth round."""
+    if not (stance(first.claim).poles or stance(second.claim).poles):
+        return None  # no pole, no opposite: most pairs stop here
+    if not other_filler(first, second):
+        return None
+    words, others = _words(first.claim), _words(second.claim)
+    mine, theirs, _ = slots(words, others)
+    # a word both claims say is no filler of one slot ("at night" on both sides)
+    said, told = {_root(w) for w in words}, {_root(w) for w in others}
+    for word in (w for w in mine if w not in FILLER and _root(w) not in told):
+        for other in (w for w in theirs if w not in FILLER and _root(w) not in said):
+            if _against(word) & _heads(other) or _against(other) & _heads(word):
+                return word, other
+    return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _heads(word: str) -> frozenset[str]:
+    """A word's synonym group, and its poles' (as the table's group heads)."""
+    table = canonical()
+    return frozenset((table.get(word, word), *(table.get(p, p) for p in stance(word).poles)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _against(word: str) -> frozenset[str]:
+    """The opposites of a word's poles, as the table's group heads."""
+    table = canonical()
+    return frozenset(table.get(o, o) for p in stance(word).poles for o in opposite_poles(p))
+
+
 def slots(
     mine: tuple[str, ...], theirs: tuple[str, ...]
 ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
