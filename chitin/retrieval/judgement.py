@@ -191,8 +191,8 @@ def judge(
     if _apart(a, b, mine, theirs):
         return Verdict(NONE, similarity, "", False, basis)
     reason, cues = _opposition(a, b, mine, theirs)
-    if not reason:  # a word turned down, or opposites in one frame's slots
-        reason, cues = other_opposition(a, b), 1
+    if not reason and (overlap >= TOPIC_OVERLAP or (cosine or 0.0) >= TOPIC_COSINE):
+        reason, cues = other_opposition(a, b), 1  # only where one cue makes a conflict
     if reason:
         same = _stance_only(mine, theirs, cosine) or _same_topic(mine, theirs, cosine, cues)
         kind = CONFLICT if same else NONE

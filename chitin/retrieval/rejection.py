@@ -20,8 +20,8 @@ import functools
 import re
 from typing import Protocol
 
-from chitin.retrieval.stance import FILLER, NEGATORS
-from chitin.retrieval.template import INDEFINITE, _root, _words, opposite_fillers
+from chitin.retrieval.stance import FILLER, NEGATORS, words_of
+from chitin.retrieval.template import INDEFINITE, _root, opposite_fillers
 
 _CONTRAST = re.compile(
     r"(?:(?:[,;:(\u2013\u2014]|\s-)\s*(?:not|never)|\b(?:rather than|instead of))\b"
@@ -56,15 +56,21 @@ def rejected(first: Claimed, second: Claimed) -> str | None:
     they say, and do against avoid reads their stance."""
     if first.type == "trigger" or second.type == "trigger":
         return None
-    if not (_contrasts(first.claim) or _contrasts(second.claim)):
-        return None  # most claims: two cached lookups
+    if not (_may_contrast(first.claim) or _may_contrast(second.claim)):
+        return None  # most claims: a few substring tests
     return _turned_down(first.claim, second.claim) or _turned_down(second.claim, first.claim)
 
 
 def turns_down(side: Claimed) -> bool:
     """Whether a claim may turn down what another takes: `check`'s pre-filter pairs
     such a claim with its candidates (``leaning.may_oppose``)."""
-    return side.type != "trigger" and bool(_contrasts(side.claim))
+    return side.type != "trigger" and _may_contrast(side.claim) and bool(_contrasts(side.claim))
+
+
+@functools.lru_cache(maxsize=1 << 18)  # check judges every claim of a store, often
+def _may_contrast(text: str) -> bool:
+    """Whether ``text`` has a contrast at all (most claims do not)."""
+    return _CONTRAST.search(text.lower()) is not None
 
 
 def _turned_down(taker: str, rejecter: str) -> str | None:
@@ -105,6 +111,6 @@ def _clause(text: str) -> str:
 def _content(text: str) -> frozenset[str]:
     return frozenset(
         _root(w)
-        for w in _words(text)
+        for w in words_of(text)
         if w not in FILLER and w not in INDEFINITE and w not in NEGATORS
     )

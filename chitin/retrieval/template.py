@@ -68,7 +68,7 @@ def other_filler(first: Claimed, second: Claimed) -> bool:
     slot, other, frame = slots(mine, theirs)
     if (not slot and not other) or max(len(slot), len(other)) > SLOT_WORDS:
         return False  # the same words; or more than a slot differs
-    if sum(1 for word in frame if word not in FILLER) < FRAME_WORDS:
+    if _framing(frame) < FRAME_WORDS:
         return False
     said, told = _content(slot), _content(other)
     if (not said and not told) or all(_number(w) for w in said | told):
@@ -90,19 +90,46 @@ def opposite_fillers(first: Claimed, second: Claimed) -> tuple[str, str] | None:
     claim names both ends ("praise in public, correct in private" / the other way
     round), which ``stance.opposed_poles`` leaves alone in claims of other shapes.
     docs/design.md §9e, thirteenth round."""
-    if not (stance(first.claim).poles or stance(second.claim).poles):
-        return None  # no pole, no opposite: most pairs stop here
-    if not other_filler(first, second):
+    if first.type == "trigger" or second.type == "trigger":
         return None
+    (reach, heads), (other_reach, other_heads) = _sides(first.claim), _sides(second.claim)
+    if not (reach & other_heads or other_reach & heads):
+        return None  # no two poles opposed, if through a synonym: most pairs stop here
     words, others = _words(first.claim), _words(second.claim)
-    mine, theirs, _ = slots(words, others)
+    if words[:1] != others[:1] and words[-1:] != others[-1:]:
+        return None  # no shared first or last word, no frame: most pairs stop here
+    slot, other, frame = slots(words, others)
+    if max(len(slot), len(other)) > SLOT_WORDS or _framing(frame) < FRAME_WORDS:
+        return None  # not one frame
     # a word both claims say is no filler of one slot ("at night" on both sides)
-    said, told = {_root(w) for w in words}, {_root(w) for w in others}
-    for word in (w for w in mine if w not in FILLER and _root(w) not in told):
-        for other in (w for w in theirs if w not in FILLER and _root(w) not in said):
-            if _against(word) & _heads(other) or _against(other) & _heads(word):
-                return word, other
+    said, told = _roots(words), _roots(others)
+    fillers = [w for w in other if w not in FILLER and _root(w) not in said]
+    for word in (w for w in slot if w not in FILLER and _root(w) not in told):
+        for filler in fillers:
+            if _opposed(word, filler):
+                # asked last: the frame's whole test costs more than this search
+                return (word, filler) if other_filler(first, second) else None
     return None
+
+
+@functools.lru_cache(maxsize=1 << 18)  # check judges every claim of a store, often
+def _sides(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The synonym heads of what a claim's poles oppose, and of its poles."""
+    poles = stance(text).poles
+    return frozenset().union(*map(_against, poles)), frozenset().union(*map(_heads, poles))
+
+
+def _opposed(word: str, other: str) -> bool:
+    return bool(_against(word) & _heads(other) or _against(other) & _heads(word))
+
+
+def _framing(frame: Sequence[str]) -> int:
+    return sum(1 for word in frame if word not in FILLER)
+
+
+@functools.lru_cache(maxsize=4096)
+def _roots(words: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(_root(w) for w in words)
 
 
 @functools.lru_cache(maxsize=4096)
