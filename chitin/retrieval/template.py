@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from collections.abc import Set as AbstractSet
 from typing import Protocol
 
 from chitin.retrieval.lexicon import NUMBER_WORDS, WISHES
@@ -65,6 +64,8 @@ def other_filler(first: Claimed, second: Claimed) -> bool:
     mine, theirs = _words(first.claim), _words(second.claim)
     if abs(len(mine) - len(theirs)) > SLOT_WORDS:
         return False
+    if mine[:1] != theirs[:1] and mine[-1:] != theirs[-1:]:
+        return False  # no shared first or last word, no frame: most pairs stop here
     slot, other, frame = slots(mine, theirs)
     if (not slot and not other) or max(len(slot), len(other)) > SLOT_WORDS:
         return False  # the same words; or more than a slot differs
@@ -79,7 +80,8 @@ def other_filler(first: Claimed, second: Claimed) -> bool:
         return True  # the same words in another order: "day/month/year" / "month/day/year"
     # a word the other claim has elsewhere says nothing new ("closed-source ones" /
     # "closed ones", after "open-source")
-    return not (_covered(said, told | set(theirs)) and _covered(told, said | set(mine)))
+    # (each slot's words are among its own claim's: the other claim's words cover them)
+    return not (_covered(said, theirs) and _covered(told, mine))
 
 
 def opposite_fillers(first: Claimed, second: Claimed) -> tuple[str, str] | None:
@@ -152,7 +154,9 @@ def slots(
     """What differs between two claims' words after their shared beginning and end
     (each side's slot), and those shared words (the frame)."""
     head = _common(mine, theirs)
-    tail = _common(mine[head:][::-1], theirs[head:][::-1])
+    limit, tail = min(len(mine), len(theirs)) - head, 0
+    while tail < limit and mine[-1 - tail] == theirs[-1 - tail]:
+        tail += 1
     frame = mine[:head] + mine[len(mine) - tail :]
     return mine[head : len(mine) - tail], theirs[head : len(theirs) - tail], frame
 
@@ -195,21 +199,28 @@ def _number(word: str) -> bool:
     return word.isdigit() or word in NUMBER_WORDS
 
 
-def _covered(words: frozenset[str], others: AbstractSet[str]) -> bool:
-    """Whether each of ``words`` is one of ``others`` in another form, a synonym, or a
-    word on the same side of an opposition; two verbs of wishing ("likes" / "prefers")
-    say one wish (an opposite wish, "likes"
-    / "hates", is a conflict the poles read before this is asked)."""
-    roots = {_root(w) for w in others}
+def _covered(words: frozenset[str], claim: tuple[str, ...]) -> bool:
+    """Whether each of ``words`` is one of the words of ``claim`` in another form, a
+    synonym, or a word on the same side of an opposition; two verbs of wishing ("likes"
+    / "prefers") say one wish (an opposite wish, "likes" / "hates", is a conflict the
+    poles read before this is asked)."""
+    roots, wishes, sides = _reading(claim)
     missing = [w for w in words if _root(w) not in roots]
-    if others & WISHES:
+    if wishes:
         missing = [w for w in missing if w not in WISHES]
-    sides = {o for w in others for p in stance(w).poles for o in opposite_poles(p)}
     # two words on one side of the lexicon's oppositions ("thorough", "long": both
     # opposite "brief") say the same
     missing = [w for w in missing if not any(opposite_poles(p) & sides for p in stance(w).poles)]
     if not missing:
         return True
     table = canonical()  # read here only: the table's first read costs ~10 ms
-    heads = {table.get(w, w) for w in others}
+    heads = {table.get(w, w) for w in claim}
     return all(table.get(w, w) in heads for w in missing)
+
+
+@functools.lru_cache(maxsize=4096)
+def _reading(claim: tuple[str, ...]) -> tuple[frozenset[str], bool, frozenset[str]]:
+    """What ``_covered`` reads of a claim's words, once: their roots, whether one is a
+    verb of wishing, and the opposites of their poles."""
+    sides = frozenset(o for w in claim for p in stance(w).poles for o in opposite_poles(p))
+    return frozenset(_root(w) for w in claim), bool(WISHES.intersection(claim)), sides
