@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Protocol
 
 from chitin.retrieval.stance import FILLER, NEGATORS, words_of
-from chitin.retrieval.template import INDEFINITE, _root, opposite_fillers
+from chitin.retrieval.template import INDEFINITE, Claimed, _root, opposite_fillers
 
 _CONTRAST = re.compile(
     r"(?:(?:[,;:(\u2013\u2014]|\s-)\s*(?:not|never)|\b(?:rather than|instead of))\b"
@@ -30,13 +29,6 @@ _CONTRAST = re.compile(
 # What a claim puts second in a comparison of its own is not a word it takes.
 _SECOND = re.compile(r"\b(?:over|than|instead of|in favou?r of)\b")
 _CLAUSE_END = re.compile(r"[,;:.!?()]")
-
-
-class Claimed(Protocol):
-    @property
-    def type(self) -> str: ...
-    @property
-    def claim(self) -> str: ...
 
 
 def other_opposition(first: Claimed, second: Claimed) -> str:
@@ -57,7 +49,7 @@ def rejected(first: Claimed, second: Claimed) -> str | None:
     if first.type == "trigger" or second.type == "trigger":
         return None
     if not (_may_contrast(first.claim) or _may_contrast(second.claim)):
-        return None  # most claims: a few substring tests
+        return None  # most claims: two cached lookups
     return _turned_down(first.claim, second.claim) or _turned_down(second.claim, first.claim)
 
 
