@@ -609,6 +609,26 @@ def test_exact_repeats_and_paraphrase_free_conflicts_are_found_by_words(
     }
 
 
+def test_a_claim_that_turns_down_what_another_takes_is_a_conflict_in_check(
+    run: Run, store: Path, add: Any
+) -> None:
+    """Neither is negated, no pole, one compares: check's pre-filter used to leave the
+    pair unjudged, where contribute reports the conflict (retrieval/rejection.py)."""
+    env = add("skill", "Configure the build through environment variables", 0.8)
+    config = add(
+        "skill",
+        "Configure the build through a checked-in config file rather than environment variables",
+        0.7,
+    )
+    (conflict,) = check_json(run)["warnings"]
+    assert conflict["kind"] == "conflict"
+    assert {conflict["path"], conflict["message"].split(" (")[0].split()[-1]} == {
+        f"insights/skill/{env['id']}.md",
+        f"insights/skill/{config['id']}.md",
+    }
+    assert '" ↔ "not ' in conflict["message"]
+
+
 # ---------------------------------------------------------------- chitin.yaml
 
 SETTINGS_CASES = [

@@ -54,10 +54,10 @@ def test_a_look_alike_contribute_keeps_apart_is_no_cluster(
     add("skill", "Never commit secrets to the repository.", 0.8)
     made = run_json(
         "contribute", "--type", "skill", "--claim",
-        "Never commit generated build files or caches to the shared repository.",
+        "Do not commit generated build files or caches to a shared repository.",
         "--confidence", "0.7",
     )  # fmt: skip
-    # near in meaning, their own words apart (two slots differ: one slot filled otherwise
+    # near in meaning, their own words apart (not one frame: one frame with another filler
     # is no duplicate at all, and asks for no alignment: tests/test_template.py)
     assert made["duplicates"] == []
     run("embed")

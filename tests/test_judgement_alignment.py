@@ -21,9 +21,9 @@ STOP = frozenset({"the", "to", "before", "it"})
 PROFILE = Side("skill", "Profile before optimising")
 MEASURE = Side("skill", "Measure performance before trying to optimize it")
 SECRETS = Side("skill", "Never commit secrets to the repository.")
-# more than one slot differs (one slot filled otherwise is no duplicate at all:
-# tests/test_template.py)
-GENERATED = Side("skill", "Never commit generated build files or caches to the shared repository.")
+# not one frame (one frame with another filler is no duplicate at all:
+# tests/test_template.py): no two content words open or close both alike
+GENERATED = Side("skill", "Do not commit generated build files or caches to a shared repository.")
 
 
 def test_a_word_piece_belongs_to_its_whole_word() -> None:

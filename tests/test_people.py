@@ -51,7 +51,11 @@ def test_about_one_person_the_judgement_is_as_before() -> None:
     assert judge(alice, relational("Alice wants long, detailed replies"), 0.7).kind == CONFLICT
     # A title is not a name: "Dr. Kim" and "Dr Kim" are one person, "Dr. Reyes" another.
     kim = relational("Dr. Kim wants citations in APA style")
-    assert judge(kim, relational("Dr Kim asks for APA style citations"), 0.9).kind == DUPLICATE
+    # (reworded whole: one frame with its middle reworded, "Dr Kim asks for APA style
+    # citations", is no duplicate since the thirteenth round: tests/test_template.py)
+    assert (
+        judge(kim, relational("APA style citations are what Dr Kim wants"), 0.9).kind == DUPLICATE
+    )
     assert judge(kim, relational("Dr. Reyes wants citations in APA style"), 0.9).kind == NONE
 
 

@@ -1,5 +1,5 @@
 """One frame, another filler (chitin.retrieval.template): two claims that are one
-sentence with one short slot filled otherwise are no duplicate, whatever the cosine
+sentence with one slot filled otherwise are no duplicate, whatever the cosine
 and the alignment say; a slot that says the same in other forms, synonyms or function
 words, or that holds numbers alone, leaves the judgement as it was. Pure rules: the
 cosine and the alignment are given, so these run without the model."""
@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from chitin.retrieval.judgement import CONFLICT, DUPLICATE, NONE, Side, depends_on_alignment, judge
-from chitin.retrieval.template import other_filler
+from chitin.retrieval.template import opposite_fillers, other_filler
 
 
 def skill(claim: str) -> Side:
@@ -28,6 +28,12 @@ def skill(claim: str) -> Side:
         ("Write dates as day/month/year.", "Write dates as month/day/year."),
         # a scope added on one side
         ("Tell Mia early about any change.", "Tell Mia's teacher early about any change."),
+        # a long middle: two things said of one subject (a slot of up to 12 words)
+        (
+            "Buy concert tickets the day the sale opens.",
+            "Buy concert tickets in the last week before the show, when prices drop.",
+        ),
+        ("Proof bread dough in a warm kitchen.", "Proof bread dough overnight in the fridge."),
         # a negator the main clause's reach does not read
         (
             "A glass of wine in the evening helps me sleep.",
@@ -103,3 +109,42 @@ def test_a_conflict_read_before_is_kept_and_triggers_are_not_asked() -> None:
     first = Side("trigger", "roll back the release", "a deploy fails", False)
     second = Side("trigger", "roll back the change", "a deploy fails", False)
     assert not other_filler(first, second)
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "words"),
+    [
+        # a synonym of an opposite: "terse" is "brief" in the table, opposite "long"
+        (
+            "Keep the reply terse and to the point.",
+            "Keep the reply long and to the point.",
+            ("terse", "long"),
+        ),
+        # opposites of the lexicon the poles' rule drops where one claim names both
+        # ends ("warm" against "at room temperature"); in one frame the slot decides
+        (
+            "Serve the soup cold, at 4 degrees.",
+            "Serve the soup warm, at room temperature.",
+            ("cold", "warm"),
+        ),
+    ],
+)
+def test_opposites_in_the_slots_of_one_frame_are_a_conflict(
+    first: str, second: str, words: tuple[str, str]
+) -> None:
+    a, b = skill(first), skill(second)
+    assert opposite_fillers(a, b) == words
+    verdict = judge(a, b, 0.9, None, 0.6)
+    assert verdict.kind == CONFLICT and verdict.reason == '"{}" ↔ "{}"'.format(*words)
+
+
+def test_no_opposites_in_the_slots_is_no_conflict() -> None:
+    # another thing in the slot, and a word both claims say ("night") is no filler
+    linter, formatter = (
+        skill("Run the linter before every commit."),
+        skill("Run the formatter before every commit."),
+    )
+    assert opposite_fillers(linter, formatter) is None
+    down = skill("Turn the heating down at night to save money.")
+    up = skill("Turn the heating up at night so the house is warm by morning.")
+    assert opposite_fillers(down, up) is None

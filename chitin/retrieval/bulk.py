@@ -158,10 +158,11 @@ def opposing(
     ]
     negated = np.asarray([lean.negated for lean in leanings], dtype=bool)
     compares = np.asarray([lean.compares for lean in leanings], dtype=bool)
+    rejects = np.asarray([lean.rejects for lean in leanings], dtype=bool)
     poles, against = _pole_masks(leanings)
     found: dict[int, list[int]] = {}
     for i, j in windows.pairs(windows.slots(counts, True)):
-        kept = (negated[i] != negated[j]) | (compares[i] & compares[j])
+        kept = (negated[i] != negated[j]) | (compares[i] & compares[j]) | rejects[i] | rejects[j]
         kept |= ((against[i] & poles[j]) != 0).any(axis=1)
         i, j = i[kept], j[kept]
         kept = windows.may_reach(i, j, threshold)

@@ -10,7 +10,8 @@ where no vectors can be had: the judgement then reads words alone, and says so i
   aside; for triggers, the same condition, response and do/avoid.
 - **Conflict**: the same topic, and opposing stances: one negated and the other not
   (for triggers, "avoid" counts as a negation), opposite poles of the antonym lexicon
-  (``lexicon.ANTONYMS``), or a preference turned around ("X over Y" against "Y over X").
+  (``lexicon.ANTONYMS``), a preference turned around ("X over Y" against "Y over X"),
+  or a word one side turns down, or opposites in one frame's slots (rejection.py).
   The same topic is the same content words (Jaccard ≥ TOPIC_OVERLAP, the opposing
   words aside), or a cosine of at least TOPIC_COSINE; with two opposing pairs or more,
   half that overlap or a cosine of WEAK_TOPIC_COSINE.
@@ -25,7 +26,7 @@ where no vectors can be had: the judgement then reads words alone, and says so i
 - **Neither, whatever the cosine**: triggers of opposite situations, or of other ones
   for opposite responses; a claim turned round twice (negation and opposite pole);
   claims naming other quantities with other words besides, or other people (``_apart``,
-  ``_other_values``); no duplicate where the claims are one frame with one short slot
+  ``_other_values``); no duplicate where the claims are one frame with one slot
   filled otherwise (retrieval/template.py). With one opposing cue and words of its own
   on each side, the topic is the same only by meaning.
 
@@ -42,6 +43,7 @@ from typing import Any, NamedTuple
 from chitin.retrieval import people
 from chitin.retrieval.comparison import turned
 from chitin.retrieval.lexicon import WISHES
+from chitin.retrieval.rejection import other_opposition
 from chitin.retrieval.stance import (
     Stance,
     opposed_poles,
@@ -100,9 +102,8 @@ ALIGN_CEILING = 0.92
 # bar sits where the seven tuning sets' look-alikes about one person stop (0.83) and
 # opposite wishes start (0.84–0.92): bench/dedup; docs/design.md §9e, eleventh round.
 SLOT_COSINE: float | None = 0.84
-# The lowest cosine at which a rule may find something in two insights that share no
-# topic word (judge's first exit): a conflict needs shared words or STANCE_COSINE and
-# up, a duplicate shared words or one of the bars above.
+# The lowest cosine at which a rule may find anything in two insights that share no
+# topic word (judge's first exit): a conflict's STANCE_COSINE, a duplicate's bars above.
 _BARS = (STANCE_COSINE, WEAK_TOPIC_COSINE, TOPIC_COSINE, DUPLICATE_COSINE, SUPPORTED_COSINE)
 LOWEST_COSINE = min(*_BARS, TRIGGER_COSINE, RELATIONAL_COSINE, ALIGN_FLOOR)
 # Punctuation, but not a "+" or "#" that ends a word: "C++" and "C#" are two languages.
@@ -190,6 +191,8 @@ def judge(
     if _apart(a, b, mine, theirs):
         return Verdict(NONE, similarity, "", False, basis)
     reason, cues = _opposition(a, b, mine, theirs)
+    if not reason and (overlap >= TOPIC_OVERLAP or (cosine or 0.0) >= TOPIC_COSINE):
+        reason, cues = other_opposition(a, b), 1  # only where one cue makes a conflict
     if reason:
         same = _stance_only(mine, theirs, cosine) or _same_topic(mine, theirs, cosine, cues)
         kind = CONFLICT if same else NONE
@@ -221,9 +224,8 @@ def _stance_only(mine: Stance, theirs: Stance, cosine: float | None) -> bool:
     "verbose"), and the two are near in meaning (STANCE_COSINE): its pole is then what
     it is about, and the other's opposite pole speaks of the same thing. The issue-24
     pair "Be verbose and explain every step" and the starter "Speak plainly and
-    briefly, …" are 0.54 apart (0.46 with the starter's context), under any cosine bar
-    that keeps look-alikes apart; "Be concise in chat" and "Be thorough in design
-    documents", about two different things, are 0.21 apart."""
+    briefly, …" are 0.54 apart, under any bar that keeps look-alikes apart; "Be concise
+    in chat" / "Be thorough in design documents", two things, 0.21."""
     if cosine is None or cosine < STANCE_COSINE or mine.negated or theirs.negated:
         return False
     shorter = min(len(_said(mine, theirs)), len(_said(theirs, mine)))

@@ -7,14 +7,17 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from chitin.retrieval.judgement import Side, judged_text, negated
+from chitin.retrieval.rejection import turns_down
 from chitin.retrieval.stance import opposite_poles, stance
 
 
 def takes_a_side(side: Side) -> bool:
     """Whether the insight could oppose another: a conflict always has one such side
-    (negated or "avoid", a pole of the lexicon, or "X over Y")."""
+    (negated or "avoid", a pole of the lexicon, "X over Y", or "X, not Y")."""
     read = stance(judged_text(side))
-    return negated(side, read) or bool(read.poles) or read.preference is not None
+    return (
+        negated(side, read) or bool(read.poles) or read.preference is not None or turns_down(side)
+    )
 
 
 class Leaning(NamedTuple):
@@ -24,19 +27,23 @@ class Leaning(NamedTuple):
     against: frozenset[str]  # the poles opposite to those it takes
     poles: frozenset[str]
     compares: bool  # an "X over Y"
+    rejects: bool  # a contrast ("X, not Y"): it may turn down what another takes
 
 
 def leaning(side: Side) -> Leaning:
     read = stance(judged_text(side))
     against = frozenset().union(*(opposite_poles(pole) for pole in read.poles))
-    return Leaning(negated(side, read), against, read.poles, read.preference is not None)
+    compares = read.preference is not None
+    return Leaning(negated(side, read), against, read.poles, compares, turns_down(side))
 
 
 def may_oppose(first: Leaning, second: Leaning) -> bool:
     """False where ``judge`` cannot find the two opposed: same negation, no pole of one
-    opposite to the other's, not both comparing."""
+    opposite to the other's, not both comparing, neither turning anything down."""
     return (
         first.negated != second.negated
         or bool(first.against & second.poles)
         or (first.compares and second.compares)
+        or first.rejects
+        or second.rejects
     )

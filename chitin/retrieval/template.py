@@ -2,7 +2,7 @@
 
 "Keep the retry interval constant" / "Keep the retry interval variable", "Plant garlic
 cloves in autumn" / "… in spring", "Never commit secrets to the repository" / "… build
-output …": the same words in the same order around a short run of words that differ
+output …": the same words in the same order around a run of words that differ
 (on one side it may be empty: a scope added, "Tell Mia early …" / "Tell Mia's teacher
 early …", or a negator; one word added is a modifier, "… now", and leaves it be).
 A sentence embedding reads the shared frame and hardly the slot (0.8–0.97 near), and
@@ -15,13 +15,21 @@ or a synonym of the table ("likes short" / "prefers brief"); a slot of function 
 ("before fitting a model" / "before you fit any model") or of numbers alone (a
 template filled in, "Deploy service 1 …" / "… 2 …": a bulk import's near duplicates)
 is no other filler either. docs/design.md §9e, twelfth round.
+
+The slot need not be short (§9e, thirteenth round): two claims that open or close
+alike and differ in the middle by words the other side does not cover ("Sow carrot
+seed thickly and thin the seedlings later" / "… sparsely so the row never needs
+thinning"; "Buy travel insurance the day you book the trip" / "… in the last week
+before you leave") say two things about one subject, whatever the embedding makes of
+the shared words. A paraphrase rewords the whole sentence or its middle in words the
+table covers; one that keeps the frame and rewords the middle in words it lacks is
+the price (3 of 382 on the ten tuning sets).
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from collections.abc import Set as AbstractSet
 from typing import Protocol
 
 from chitin.retrieval.lexicon import NUMBER_WORDS, WISHES
@@ -34,8 +42,11 @@ from chitin.retrieval.synonyms import canonical
 INDEFINITE = frozenset(
     f"{a}{b}" for a in ("some", "any", "every") for b in ("thing", "one", "body", "where")
 )
-SLOT_WORDS = 3  # at most this many words on each side differ
-FRAME_WORDS = 2  # and at least this many content words frame them
+# At most this many words on each side differ (3 in the twelfth round; 12 chosen by
+# leave-one-set-out on the ten tuning sets, 9 folds of 10; 8-99 a plateau), and at
+# least this many content words frame them.
+SLOT_WORDS = 12
+FRAME_WORDS = 2
 
 
 class Claimed(Protocol):
@@ -53,13 +64,12 @@ def other_filler(first: Claimed, second: Claimed) -> bool:
     mine, theirs = _words(first.claim), _words(second.claim)
     if abs(len(mine) - len(theirs)) > SLOT_WORDS:
         return False
-    head = _common(mine, theirs)
-    tail = _common(mine[head:][::-1], theirs[head:][::-1])
-    slot, other = mine[head : len(mine) - tail], theirs[head : len(theirs) - tail]
+    if mine[:1] != theirs[:1] and mine[-1:] != theirs[-1:]:
+        return False  # no shared first or last word, no frame: most pairs stop here
+    slot, other, frame = slots(mine, theirs)
     if (not slot and not other) or max(len(slot), len(other)) > SLOT_WORDS:
         return False  # the same words; or more than a slot differs
-    frame = mine[:head] + mine[len(mine) - tail :]
-    if sum(1 for word in frame if word not in FILLER) < FRAME_WORDS:
+    if _framing(frame) < FRAME_WORDS:
         return False
     said, told = _content(slot), _content(other)
     if (not said and not told) or all(_number(w) for w in said | told):
@@ -70,7 +80,85 @@ def other_filler(first: Claimed, second: Claimed) -> bool:
         return True  # the same words in another order: "day/month/year" / "month/day/year"
     # a word the other claim has elsewhere says nothing new ("closed-source ones" /
     # "closed ones", after "open-source")
-    return not (_covered(said, told | set(theirs)) and _covered(told, said | set(mine)))
+    # (each slot's words are among its own claim's: the other claim's words cover them)
+    return not (_covered(said, theirs) and _covered(told, mine))
+
+
+def opposite_fillers(first: Claimed, second: Claimed) -> tuple[str, str] | None:
+    """Two words, one in each slot of two one-frame claims, that are opposites: a pole
+    of the lexicon on one side and, on the other, its opposite or a synonym of it (the
+    table's: "terse" is "brief", opposite "long"; "sparsely" / "thickly"). In one frame
+    the slot is all that differs, so opposites there are a side taken, even where each
+    claim names both ends ("praise in public, correct in private" / the other way
+    round), which ``stance.opposed_poles`` leaves alone in claims of other shapes.
+    docs/design.md §9e, thirteenth round."""
+    if first.type == "trigger" or second.type == "trigger":
+        return None
+    (reach, heads), (other_reach, other_heads) = _sides(first.claim), _sides(second.claim)
+    if not (reach & other_heads or other_reach & heads):
+        return None  # no two poles opposed, if through a synonym: most pairs stop here
+    words, others = _words(first.claim), _words(second.claim)
+    if words[:1] != others[:1] and words[-1:] != others[-1:]:
+        return None  # no shared first or last word, no frame: most pairs stop here
+    slot, other, frame = slots(words, others)
+    if max(len(slot), len(other)) > SLOT_WORDS or _framing(frame) < FRAME_WORDS:
+        return None  # not one frame
+    # a word both claims say is no filler of one slot ("at night" on both sides)
+    said, told = _roots(words), _roots(others)
+    fillers = [w for w in other if w not in FILLER and _root(w) not in said]
+    for word in (w for w in slot if w not in FILLER and _root(w) not in told):
+        for filler in fillers:
+            if _opposed(word, filler):
+                # asked last: the frame's whole test costs more than this search
+                return (word, filler) if other_filler(first, second) else None
+    return None
+
+
+@functools.lru_cache(maxsize=1 << 18)  # check judges every claim of a store, often
+def _sides(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The synonym heads of what a claim's poles oppose, and of its poles."""
+    poles = stance(text).poles
+    return frozenset().union(*map(_against, poles)), frozenset().union(*map(_heads, poles))
+
+
+def _opposed(word: str, other: str) -> bool:
+    return bool(_against(word) & _heads(other) or _against(other) & _heads(word))
+
+
+def _framing(frame: Sequence[str]) -> int:
+    return sum(1 for word in frame if word not in FILLER)
+
+
+@functools.lru_cache(maxsize=4096)
+def _roots(words: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(_root(w) for w in words)
+
+
+@functools.lru_cache(maxsize=4096)
+def _heads(word: str) -> frozenset[str]:
+    """A word's synonym group, and its poles' (as the table's group heads)."""
+    table = canonical()
+    return frozenset((table.get(word, word), *(table.get(p, p) for p in stance(word).poles)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _against(word: str) -> frozenset[str]:
+    """The opposites of a word's poles, as the table's group heads."""
+    table = canonical()
+    return frozenset(table.get(o, o) for p in stance(word).poles for o in opposite_poles(p))
+
+
+def slots(
+    mine: tuple[str, ...], theirs: tuple[str, ...]
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """What differs between two claims' words after their shared beginning and end
+    (each side's slot), and those shared words (the frame)."""
+    head = _common(mine, theirs)
+    limit, tail = min(len(mine), len(theirs)) - head, 0
+    while tail < limit and mine[-1 - tail] == theirs[-1 - tail]:
+        tail += 1
+    frame = mine[:head] + mine[len(mine) - tail :]
+    return mine[head : len(mine) - tail], theirs[head : len(theirs) - tail], frame
 
 
 # One negation spelt three ways: "cannot", "can not" and "can't" (which words_of reads
@@ -111,21 +199,28 @@ def _number(word: str) -> bool:
     return word.isdigit() or word in NUMBER_WORDS
 
 
-def _covered(words: frozenset[str], others: AbstractSet[str]) -> bool:
-    """Whether each of ``words`` is one of ``others`` in another form, a synonym, or a
-    word on the same side of an opposition; two verbs of wishing ("likes" / "prefers")
-    say one wish (an opposite wish, "likes"
-    / "hates", is a conflict the poles read before this is asked)."""
-    roots = {_root(w) for w in others}
+def _covered(words: frozenset[str], claim: tuple[str, ...]) -> bool:
+    """Whether each of ``words`` is one of the words of ``claim`` in another form, a
+    synonym, or a word on the same side of an opposition; two verbs of wishing ("likes"
+    / "prefers") say one wish (an opposite wish, "likes" / "hates", is a conflict the
+    poles read before this is asked)."""
+    roots, wishes, sides = _reading(claim)
     missing = [w for w in words if _root(w) not in roots]
-    if others & WISHES:
+    if wishes:
         missing = [w for w in missing if w not in WISHES]
-    sides = {o for w in others for p in stance(w).poles for o in opposite_poles(p)}
     # two words on one side of the lexicon's oppositions ("thorough", "long": both
     # opposite "brief") say the same
     missing = [w for w in missing if not any(opposite_poles(p) & sides for p in stance(w).poles)]
     if not missing:
         return True
     table = canonical()  # read here only: the table's first read costs ~10 ms
-    heads = {table.get(w, w) for w in others}
+    heads = {table.get(w, w) for w in claim}
     return all(table.get(w, w) in heads for w in missing)
+
+
+@functools.lru_cache(maxsize=4096)
+def _reading(claim: tuple[str, ...]) -> tuple[frozenset[str], bool, frozenset[str]]:
+    """What ``_covered`` reads of a claim's words, once: their roots, whether one is a
+    verb of wishing, and the opposites of their poles."""
+    sides = frozenset(o for w in claim for p in stance(w).poles for o in opposite_poles(p))
+    return frozenset(_root(w) for w in claim), bool(WISHES.intersection(claim)), sides
