@@ -371,6 +371,19 @@ def test_an_output_of_dash_is_stdout(
     assert not (tmp_path / "-").exists()
 
 
+def test_an_output_of_dot_slash_dash_is_a_file_named_dash(
+    run: Run, seeded: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only `-` itself is stdout: `./-` is the way to name a file '-', as for cat or
+    tar (pathlib reads "./-" as "-", so it went to stdout too)."""
+    monkeypatch.chdir(tmp_path)
+    assert run("export", "--output", "./-").stdout.startswith("✓ Exported")
+    assert (tmp_path / "-").read_text() == run("export").stdout
+    (tmp_path / "-").unlink()
+    assert run("render", "--output", "./-").stdout.startswith("✓ Wrote")
+    assert (tmp_path / "-").read_text() == run("render").stdout
+
+
 def test_a_bad_template_placeholder_is_named(run: Run, seeded: Any, tmp_path: Path) -> None:
     template = tmp_path / "t.md"
     template.write_text("$header\n$insight\n")
