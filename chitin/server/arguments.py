@@ -60,6 +60,15 @@ def _unknown(name: str, known: list[str]) -> str:
     return f"{said}; this tool takes {takes}"
 
 
+def unknown_tool(name: str, known: list[str]) -> str:
+    """One line, the SDK's words first: the tool no one serves, the nearest one, and
+    the tools there are."""
+    said = f"Unknown tool: {name}"
+    if close := get_close_matches(name.lower(), known, n=1, cutoff=0.6):
+        said += f" (did you mean {close[0]}?)"
+    return f"{said}; the tools are {', '.join(known)}"
+
+
 def _value(where: str, value: Any, schema: dict[str, Any]) -> Any:
     alternatives = schema.get("anyOf")
     if alternatives is not None:
