@@ -384,6 +384,15 @@ def test_an_output_of_dot_slash_dash_is_a_file_named_dash(
     assert (tmp_path / "-").read_text() == run("render").stdout
 
 
+@pytest.mark.parametrize("command", ["render", "export"])
+def test_an_empty_output_is_refused_as_empty(run: Run, seeded: Any, command: str) -> None:
+    """`--output "$UNSET"` was read as the current folder: '. is a folder', which sent
+    the reader after a folder nobody named."""
+    result = run(command, "--output", "", expect=2)
+    assert result.stderr.startswith("Error: Invalid value for '--output': it is empty;")
+    assert "is a folder" not in result.stderr and result.stderr.count("\n") == 1
+
+
 def test_a_bad_template_placeholder_is_named(run: Run, seeded: Any, tmp_path: Path) -> None:
     template = tmp_path / "t.md"
     template.write_text("$header\n$insight\n")

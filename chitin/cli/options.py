@@ -43,6 +43,10 @@ def _check_output(ctx: click.Context, param: click.Parameter, value: str | None)
     is stdout, as for most tools that write a file (``./-`` is a file named "-")."""
     if value is None or value == "-":
         return None
+    if not value.strip():  # `--output "$UNSET"`: Path("") would be the current folder
+        raise click.BadParameter(
+            "it is empty; name the file to write (or - for stdout)", ctx, param
+        )
     path = Path(value)
     try:
         output_target(path)
