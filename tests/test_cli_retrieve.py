@@ -492,3 +492,18 @@ def test_every_insight_object_carries_its_last_retrieval_where_1_4_5_had_it(
     assert shown("archive", kept)["lastRetrievedAt"] == when
     assert shown("unarchive", kept)["lastRetrievedAt"] == when
     assert shown("merge", other, kept)["lastRetrievedAt"] == when
+
+
+def test_a_query_nothing_matches_and_nothing_fills_says_so(run: Run, add: Any) -> None:
+    """A store of skills only (no principle, personality or behavioral insight to fill
+    with): a query that matches none printed an empty line, where one that left only
+    fillers says that nothing matches. An empty query is a session start's, not a
+    question, and stays quiet."""
+    run("init")
+    add("skill", "Run the test suite before every commit", 0.8)
+    assert run("retrieve", "--query", "zebra").stdout == "Nothing stored matches this query.\n"
+    assert run("retrieve", "--query", "zebra", "--format", "full").stdout.startswith(
+        "Nothing stored matches this query.\n"
+    )
+    assert "Nothing" not in run("retrieve", "--query", "").stdout
+    assert "Nothing" not in run("retrieve", "--query", "commit").stdout
