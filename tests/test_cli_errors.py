@@ -218,6 +218,23 @@ def test_a_line_break_or_escape_in_a_named_file_stays_inside_the_one_line(
 
 @pytest.mark.parametrize(
     "args",
+    [["\x1b[31mlist"], ["list", "--ty\npe", "skill"], ["list", "--\x1b[2Jtype", "skill"]],
+    ids=["command", "option-break", "option-escape"],
+)
+def test_a_misspelt_name_with_a_break_or_escape_stays_one_harmless_line(
+    run: Run, args: list[str]
+) -> None:
+    """The unknown command or option is echoed in its usage error (with its "did you
+    mean"): an option's line break split the line in two, and an escape sequence in
+    either was sent to the terminal as it was."""
+    result = run(*args, expect=2)
+    assert result.stderr.count("\n") == 1 and "\x1b" not in result.stderr, result.stderr
+    assert result.stderr.startswith("Error: No such ")
+    assert "\\x1b" in result.stderr or "\\n" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
     [["list", "--type", "skil"], ["list", "--provenance", "rumour"], ["get", "../x"],
      ["retrieve", "--query", "x", "--min-confidence", "5"]],
     ids=lambda a: " ".join(a),

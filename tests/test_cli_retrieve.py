@@ -371,6 +371,28 @@ def test_an_output_of_dash_is_stdout(
     assert not (tmp_path / "-").exists()
 
 
+def test_an_output_of_dot_slash_dash_is_a_file_named_dash(
+    run: Run, seeded: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only `-` itself is stdout: `./-` is the way to name a file '-', as for cat or
+    tar (pathlib reads "./-" as "-", so it went to stdout too)."""
+    monkeypatch.chdir(tmp_path)
+    assert run("export", "--output", "./-").stdout.startswith("✓ Exported")
+    assert (tmp_path / "-").read_text() == run("export").stdout
+    (tmp_path / "-").unlink()
+    assert run("render", "--output", "./-").stdout.startswith("✓ Wrote")
+    assert (tmp_path / "-").read_text() == run("render").stdout
+
+
+@pytest.mark.parametrize("command", ["render", "export"])
+def test_an_empty_output_is_refused_as_empty(run: Run, seeded: Any, command: str) -> None:
+    """`--output "$UNSET"` was read as the current folder: '. is a folder', which sent
+    the reader after a folder nobody named."""
+    result = run(command, "--output", "", expect=2)
+    assert result.stderr.startswith("Error: Invalid value for '--output': it is empty;")
+    assert "is a folder" not in result.stderr and result.stderr.count("\n") == 1
+
+
 def test_a_bad_template_placeholder_is_named(run: Run, seeded: Any, tmp_path: Path) -> None:
     template = tmp_path / "t.md"
     template.write_text("$header\n$insight\n")
@@ -470,3 +492,18 @@ def test_every_insight_object_carries_its_last_retrieval_where_1_4_5_had_it(
     assert shown("archive", kept)["lastRetrievedAt"] == when
     assert shown("unarchive", kept)["lastRetrievedAt"] == when
     assert shown("merge", other, kept)["lastRetrievedAt"] == when
+
+
+def test_a_query_nothing_matches_and_nothing_fills_says_so(run: Run, add: Any) -> None:
+    """A store of skills only (no principle, personality or behavioral insight to fill
+    with): a query that matches none printed an empty line, where one that left only
+    fillers says that nothing matches. An empty query is a session start's, not a
+    question, and stays quiet."""
+    run("init")
+    add("skill", "Run the test suite before every commit", 0.8)
+    assert run("retrieve", "--query", "zebra").stdout == "Nothing stored matches this query.\n"
+    assert run("retrieve", "--query", "zebra", "--format", "full").stdout.startswith(
+        "Nothing stored matches this query.\n"
+    )
+    assert "Nothing" not in run("retrieve", "--query", "").stdout
+    assert "Nothing" not in run("retrieve", "--query", "commit").stdout

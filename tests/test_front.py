@@ -555,3 +555,32 @@ def test_a_client_that_names_no_locale_is_served(folder: Path) -> None:
     assert started(folder, env)
     assert not list(folder.glob("front-*.failed"))
     assert chitin("--version", env=env).stdout == in_process("--version").stdout
+
+
+def test_a_path_to_one_of_the_client_s_own_descriptors_runs_in_process(
+    folder: Path, tmp_path: Path
+) -> None:
+    """`chitin import <(chitin export)` names /dev/fd/63, a descriptor of the client's
+    that the front is not given (it passes stdin, stdout and stderr): in a worker the
+    path named nothing ('cannot read /dev/fd/63: No such file or directory')."""
+    assert front.runs_in_process(["import", "/dev/fd/63"], False)
+    assert front.runs_in_process(["render", "--template=/proc/self/fd/5"], False)
+    assert not front.runs_in_process(["import", "/dev/stdin"], False)
+    started(folder)
+    store = tmp_path / "s"
+    assert in_process("--store", str(store), "init").returncode == 0
+    reader, writer = os.pipe()
+    os.write(
+        writer, json.dumps([{"type": "skill", "claim": "Piped in", "confidence": 0.5}]).encode()
+    )
+    os.close(writer)
+    try:
+        result = subprocess.run(
+            [chitin_program(), "--store", str(store), "import", f"/dev/fd/{reader}"],
+            capture_output=True, text=True, pass_fds=(reader,), timeout=WAIT,
+        )  # fmt: skip
+    finally:
+        os.close(reader)
+    assert result.returncode == 0, result.stderr
+    listed = in_process("--store", str(store), "list", "--format", "json")
+    assert [i["claim"] for i in json.loads(listed.stdout)] == ["Piped in"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -181,6 +182,22 @@ def test_a_single_object_and_stdin_are_accepted(
 ) -> None:
     run("import", str(write(tmp_path, "one.json", ORIGINAL_SEED[0])))
     run("import", "-", input=json.dumps(ORIGINAL_SEED[1]))
+    assert sorted(i["type"] for i in run_json("list")) == ["principle", "skill"]
+
+
+def test_an_import_from_a_pipe_reads_it_once(
+    run: Run, run_json: Callable[..., Any], tmp_path: Path
+) -> None:
+    """`chitin import <(ssh host chitin export)` names a pipe (/dev/fd/63): the test for
+    a 1.x database read its first bytes (a buffer's worth), and the JSON was then read
+    from a second open of the pipe, which held nothing more ("/dev/fd/63 is empty")."""
+    reader, writer = os.pipe()
+    os.write(writer, json.dumps(ORIGINAL_SEED[:2]).encode())
+    os.close(writer)
+    try:
+        run("import", f"/dev/fd/{reader}")
+    finally:
+        os.close(reader)
     assert sorted(i["type"] for i in run_json("list")) == ["principle", "skill"]
 
 

@@ -72,9 +72,10 @@ def test_an_argument_no_tool_takes_is_refused_by_name_with_what_it_takes(store: 
             await call(client, "retrieve", query="tests", max_result=3),
             await call(client, "stats", verbose=True),
             await call(client, "retrieve", query="tests", max_results=3),
+            await call(client, "retrieve", query="tests", MAX_RESULTS=3),
         ]
 
-    near, none, right = serve(store, misspell)
+    near, none, right, shouted = serve(store, misspell)
     takes = next(t for t in listing() if t["name"] == "retrieve")["inputSchema"]["properties"]
     assert near.failed and near.text == (
         'Error: unknown argument "max_result" (did you mean max_results?); '
@@ -83,3 +84,22 @@ def test_an_argument_no_tool_takes_is_refused_by_name_with_what_it_takes(store: 
     assert none.failed
     assert none.text == 'Error: unknown argument "verbose"; this tool takes no arguments'
     assert not right.failed
+    # in any case, as the CLI's options are (`list --TYPE`)
+    assert shouted.text.startswith(
+        'Error: unknown argument "MAX_RESULTS" (did you mean max_results?)'
+    )
+
+
+def test_an_unknown_tool_gets_the_nearest_and_the_tools_there_are(store: Path) -> None:
+    """`Unknown tool: Retrieve` (the SDK's words, kept) said neither that `retrieve`
+    was meant nor which tools there are, as an unknown argument says both."""
+
+    async def misnamed(client: Client) -> list[Called]:
+        return [await call(client, "Retrieve", query="x"), await call(client, "frobnicate")]
+
+    near, none = serve(store, misnamed)
+    names = ", ".join(t["name"] for t in listing())
+    assert near.failed and near.text == (
+        f"Unknown tool: Retrieve (did you mean retrieve?); the tools are {names}"
+    )
+    assert none.failed and none.text == f"Unknown tool: frobnicate; the tools are {names}"

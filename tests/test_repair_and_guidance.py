@@ -10,6 +10,7 @@ import os
 import shutil
 import sqlite3
 import stat
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 import pytest
 
 from chitin.index import db as cache_db
-from tests.conftest import Run, commit_count
+from tests.conftest import Run, chitin_program, commit_count
 
 QUERY = "fix the failing test before the release"
 AS_ROOT = os.geteuid() == 0
@@ -651,3 +652,19 @@ def test_the_old_generic_message_is_gone() -> None:
     """One function says every front end's errors (the CLI's and the hooks')."""
     source = (Path(__file__).parents[1] / "chitin" / "cli").rglob("*.py")
     assert not [p for p in source if "unexpected {type(error)" in p.read_text()]
+
+
+@pytest.mark.parametrize("command", OUTPUT_COMMANDS, ids=lambda c: c[0])
+def test_output_to_dev_stdout_on_a_pipe_is_refused_in_one_line(
+    seeded: Path, command: list[str]
+) -> None:
+    """`--output /dev/stdout` with stdout a pipe: /dev/stdout leads to /proc's link
+    "pipe:[…]", which names no file, so it was taken for a new file in /proc and the
+    write ended in 'internal error: FileNotFoundError', exit 3. It is a FIFO: refused
+    as any FIFO is, before any work, saying that `-` is stdout."""
+    argv = [chitin_program(), "--store", str(seeded), *command, "--output", "/dev/stdout"]
+    result = subprocess.run(argv, capture_output=True, text=True, env={**os.environ})
+    assert result.returncode == 2, result.stderr
+    line = result.stderr.strip()
+    assert "\n" not in line and "is a FIFO (named pipe); --output writes only regular" in line
+    assert "`--output -` writes to stdout" in line and result.stdout == ""

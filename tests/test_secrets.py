@@ -184,6 +184,10 @@ PROSE = [
     "curl -u admin:$ADMIN_PASSWORD https://x",
     "curl -u root:root http://localhost",
     "git diff -u HEAD:src/app2.py",
+    # docker's --secret takes id=NAME,src=FILE: where the secret is, not the secret
+    "docker build --secret id=AWS_CREDS,src=./creds .",
+    "docker build --secret id=npmrc2,src=$HOME/.npmrc .",
+    "docker run --secret source=DbPass,target=/run/pw app",
 ]
 
 

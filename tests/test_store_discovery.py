@@ -270,6 +270,9 @@ def test_a_misspelt_host_gets_did_you_mean() -> None:
             f"'claude-code'? (see 'chitin hooks {action} --help')\n"
         )
     assert "Did you mean" not in chitin("hooks", "install", "vim").stderr
+    # in any case, as a command or an option in capitals is (`chitin LIST`)
+    shouted = chitin("hooks", "install", "CLAUDE-CODE").stderr
+    assert shouted.endswith("Did you mean 'claude-code'? (see 'chitin hooks install --help')\n")
     assert "Usage: chitin hooks install [OPTIONS] HOST" in chitin("hooks", "install", "-h").stdout
 
 

@@ -29,7 +29,8 @@ class HostChoice(click.Choice):  # type: ignore[type-arg]  # click < 8.2 is not 
         try:
             return super().convert(value, param, ctx)
         except click.BadParameter as error:
-            close = difflib.get_close_matches(str(value), HOSTS, n=1, cutoff=0.7)
+            # in lower case, as hosts are: CLAUDE-CODE is claude-code in Caps Lock
+            close = difflib.get_close_matches(str(value).lower(), HOSTS, n=1, cutoff=0.7)
             if not close:
                 raise
             self.fail(f"{error.message} Did you mean '{close[0]}'?", param, ctx)

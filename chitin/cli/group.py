@@ -22,7 +22,7 @@ from chitin.cli.global_options import (
     resolved,
     unknown_option,
 )
-from chitin.cli.outcome import Failed, conclude
+from chitin.cli.outcome import Failed, conclude, harmless
 from chitin.process import leave
 
 # name → (module, function). The order here is the order of ``chitin --help``.
@@ -152,7 +152,8 @@ def _usage_line(error: click.UsageError, command: str | None) -> str:
     message = " ".join(error.format_message().split())
     if isinstance(error, click.NoSuchOption) and (near := near_options(error)):
         message = unknown_option(error.option_name, near)
-    return f"Error: {message} (see '{where} --help')"
+    # The unknown name or value is echoed: its break or escape must not reach the terminal.
+    return f"Error: {harmless(message)} (see '{where} --help')"
 
 
 @click.group(

@@ -29,21 +29,27 @@ def output_option(help: str) -> Callable[[F], F]:
     """``--output PATH``: a regular file, written atomically (see ``write_output``)."""
     return click.option(
         "--output",
-        type=click.Path(path_type=Path),
+        # The text as given, made a Path in the callback: pathlib reads "./-" as "-",
+        # and "./-" is how a file named "-" is written.
+        type=click.Path(),
         callback=_check_output,
         metavar="FILE",
         help=help,
     )
 
 
-def _check_output(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+def _check_output(ctx: click.Context, param: click.Parameter, value: str | None) -> Path | None:
     """Refuse at once (before any work) an --output that is not a regular file. ``-``
-    is stdout, as for most tools that write a file."""
-    if value is not None and str(value) == "-":
+    is stdout, as for most tools that write a file (``./-`` is a file named "-")."""
+    if value is None or value == "-":
         return None
-    if value is not None:
-        try:
-            output_target(value)
-        except StoreError as error:
-            raise click.BadParameter(str(error), ctx, param) from None
-    return value
+    if not value.strip():  # `--output "$UNSET"`: Path("") would be the current folder
+        raise click.BadParameter(
+            "it is empty; name the file to write (or - for stdout)", ctx, param
+        )
+    path = Path(value)
+    try:
+        output_target(path)
+    except StoreError as error:
+        raise click.BadParameter(str(error), ctx, param) from None
+    return path

@@ -56,7 +56,7 @@ def _described(error: Exception, argv: Sequence[str]) -> tuple[str, int]:
     from chitin.render.failures import INTERNAL, describe
 
     message, code = describe(error)
-    message = _CONTROL.sub(lambda found: repr(found.group())[1:-1], message)
+    message = harmless(message)
     if code == INTERNAL:
         if "--debug" in argv:
             raise error
@@ -90,6 +90,11 @@ def _fail(line: str, code: int) -> int:
 # or steer the terminal: shown as Python writes it (\n, \x1b), so the line stays one.
 # (A bare command's help, which also ends here, keeps its lines: it is no error's text.)
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+
+def harmless(message: str) -> str:
+    """``message`` with its line breaks and control characters written as escapes."""
+    return _CONTROL.sub(lambda found: repr(found.group())[1:-1], message)
 
 
 # A run of characters no message needs whole (longer than any path a person reads):

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 EMPTY_STORE = "No insights stored yet. Use `chitin contribute` to add some."
 NOTHING_MATCHES = "Nothing stored matches this query; the strongest insights follow."
+NO_MATCH = "Nothing stored matches this query."
 FORMATS = ("compact", "full", "json", "markdown")
 
 
@@ -49,6 +50,9 @@ def recall(
         return
     if empty:
         say(EMPTY_STORE)
+    elif query.strip() and not found.ranked:
+        # no match, and no principle, personality or behavioral insight to fill with
+        say(NO_MATCH)
     else:
         if query.strip() and found.ranked and not any(r.matched for r in found.ranked):
             say(NOTHING_MATCHES)

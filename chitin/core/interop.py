@@ -73,7 +73,9 @@ def import_source(
         origin = arguments.text("origin", origin)
     if isinstance(source, str | PathLike):
         path = Path(source)
-        if sqlite_file(path):
+        # Only a regular file is looked into first: a pipe (`import <(chitin export)`)
+        # gives its bytes once, and the look would take them from the JSON.
+        if path.is_file() and sqlite_file(path):
             return import_database(opened, path, merge, allow_secret)
         read: Callable[[], str] = partial(path.read_text, encoding="utf-8")
         name, named = fspath(source), path.name

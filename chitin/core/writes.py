@@ -34,7 +34,9 @@ def output_target(path: Path) -> Path:
     target = Path(os.path.realpath(path)) if path.is_symlink() else path
     via = f" (a symlink to {target})" if target != path else ""
     try:
-        mode = os.stat(target).st_mode
+        # What the link leads to, followed as a write would follow it: /dev/stdout's
+        # "pipe:[…]" is no path realpath can give, but the pipe is there to stat.
+        mode = os.stat(path).st_mode
     except FileNotFoundError:
         _refuse_missing_folder(path, target)
         return target  # a new file
@@ -44,7 +46,9 @@ def output_target(path: Path) -> Path:
         return target
 
     kind = kind_of(mode, "not a regular file")
-    raise StoreError(f"{path}{via} is {kind}; --output writes only regular files")
+    raise StoreError(
+        f"{path}{via} is {kind}; --output writes only regular files (`--output -` writes to stdout)"
+    )
 
 
 def _refuse_missing_folder(path: Path, target: Path) -> None:

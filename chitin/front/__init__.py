@@ -146,12 +146,23 @@ def console_script(main: object) -> bool:
 
 def runs_in_process(argv: Sequence[str], stdin_is_terminal: bool) -> bool:
     """Whether the command must run in the client's own process (see above)."""
-    if any(word in IN_PROCESS_WORDS for word in argv):
+    if any(word in IN_PROCESS_WORDS or _names_own_descriptor(word) for word in argv):
         return True
     if not stdin_is_terminal:
         return False
     words = [word for word in argv if not word.startswith("--store")]
     return not words or words[0] not in TERMINAL_SAFE or "-" in words
+
+
+def _names_own_descriptor(word: str) -> bool:
+    """Whether ``word`` (or an option's value after "=") is a path to one of the
+    client's descriptors past stdio (`import <(chitin export)`: /dev/fd/63), which a
+    worker is not given: it has the client's stdin, stdout and stderr only."""
+    value = word.partition("=")[2] if word.startswith("--") else word
+    for prefix in ("/dev/fd/", "/proc/self/fd/"):
+        if value.startswith(prefix):
+            return value[len(prefix) :] not in ("0", "1", "2")
+    return False
 
 
 # ------------------------------------------------------------------ framing

@@ -62,6 +62,17 @@ def assigned_value(value: str, quoted: bool) -> bool:
     return classes >= 3 or (classes >= 2 and any(ch.isdigit() for ch in value))
 
 
+# A value that starts with a lower-case name and "=" is a list of settings, not the
+# secret itself: docker's `--secret id=NAME,src=FILE` says where a secret is.
+_SETTINGS = re.compile(r"^[a-z][a-z_-]*=")
+
+
+def option_value(value: str, quoted: bool) -> bool:
+    """``--password VALUE`` counts as ``password = VALUE`` does (``assigned_value``),
+    unless the value is settings (``id=AWS_CREDS``)."""
+    return not _SETTINGS.match(value) and assigned_value(value, quoted)
+
+
 def said_value(value: str, quoted: bool) -> bool:
     """``the db password is hunter2secret``: said in a sentence, where "is" is followed
     by prose far more often than ``=`` is ("the token is short-lived", "the password

@@ -28,6 +28,7 @@ from chitin.model.secret_values import (
     character_classes,
     generated,
     is_placeholder,
+    option_value,
     random_looking,
     said_value,
 )
@@ -228,7 +229,7 @@ RULES: tuple[_Rule, ...] = (
         (?<![A-Za-z0-9_.-]) --[A-Za-z0-9_.-]*?{_FLAG_NAME} [ \t]+
         (?P<quote>["']?) (?P<value>[^\s"',;-][^\s"',;]*) (?P=quote)
         """,
-        lambda match: assigned_value(match.group("value"), bool(match.group("quote"))),
+        lambda match: option_value(match.group("value"), bool(match.group("quote"))),
         fold=True,
     ),
     # Last, for the shapes no rule above knows (a service's key pasted into a chat that

@@ -146,10 +146,11 @@ class Server:
             given = {}
         if not isinstance(given, dict):
             raise ProtocolError(INVALID_PARAMS, "tools/call: arguments must be an object")
-        schema = next((t["inputSchema"] for t in self.list_tools(request)["tools"]
-                       if t["name"] == name), None)  # fmt: skip
-        if schema is None:  # as the SDK answered it: the agent reads which tool
-            self.reply(request.ident, tools.refusal(f"Unknown tool: {name}"))
+        listed = self.list_tools(request)["tools"]
+        schema = next((t["inputSchema"] for t in listed if t["name"] == name), None)
+        if schema is None:  # as the SDK answered it, then what was meant
+            known = [t["name"] for t in listed]
+            self.reply(request.ident, tools.refusal(arguments.unknown_tool(name, known)))
             return
         try:
             work = tools.tools()[name](**arguments.checked(schema, given))

@@ -53,10 +53,20 @@ def checked(schema: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
 def _unknown(name: str, known: list[str]) -> str:
     """One line: the argument no schema names, a near name, and what the tool takes."""
     said = f"unknown argument {shown(name)}"
-    if close := get_close_matches(name, known, n=1, cutoff=0.6):
+    # in lower case, as the names are: MAX_RESULTS is max_results in Caps Lock
+    if close := get_close_matches(name.lower(), known, n=1, cutoff=0.6):
         said += f" (did you mean {close[0]}?)"
     takes = ", ".join(known) if known else "no arguments"
     return f"{said}; this tool takes {takes}"
+
+
+def unknown_tool(name: str, known: list[str]) -> str:
+    """One line, the SDK's words first: the tool no one serves, the nearest one, and
+    the tools there are."""
+    said = f"Unknown tool: {name}"
+    if close := get_close_matches(name.lower(), known, n=1, cutoff=0.6):
+        said += f" (did you mean {close[0]}?)"
+    return f"{said}; the tools are {', '.join(known)}"
 
 
 def _value(where: str, value: Any, schema: dict[str, Any]) -> Any:
