@@ -366,8 +366,7 @@ def check_agent(name: str) -> str:
     if len(name) > MAX_AGENT:
         problem = f"is {len(name):,} characters long (at most {MAX_AGENT})"
     elif any(unicodedata.category(ch) == "Cs" for ch in name):
-        # Bytes not UTF-8, as Python reads them from the environment (\udcff for \xff):
-        # git cannot carry them; the commit failed as an internal error.
+        # bytes not UTF-8 read from the environment (\udcff for \xff): git can't carry them
         problem = "is not valid UTF-8"
     elif any(unicodedata.category(ch) in ("Cc", "Cf") for ch in name):
         problem = "holds a control or invisible character (a line break, a zero-width space …)"
