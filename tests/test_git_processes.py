@@ -117,6 +117,41 @@ def test_what_a_post_commit_hook_stages_stays_out_of_the_next_commit(add: Any, s
     assert git(store, "diff", "--cached", "--name-only") == "hooked.txt\n"
 
 
+def test_a_checkout_that_carries_a_staged_file_is_asked_about(
+    add: Any, store: Path, trace: Path
+) -> None:
+    add("skill", "Reproduce a bug before fixing it")
+    add("skill", "Ask for the original mockup first")
+    add("skill", "Keep release notes short")
+    git(store, "branch", "older", "HEAD~1")
+    (store / "notes.txt").write_text("my notes")
+    git(store, "add", "notes.txt")
+    git(store, "checkout", "-q", "older")  # the staged file comes along
+    ran(trace, "diff")
+    add("skill", "Write migrations that can be rolled back")
+    assert ran(trace, "diff --cached") == 1
+    assert git(store, "show", "--name-only", "--format=", "HEAD").count("\n") == 1
+    assert git(store, "diff", "--cached", "--name-only") == "notes.txt\n"
+
+
+def test_after_an_amend_chitin_asks_once_then_trusts_its_own_commit_again(
+    add: Any, store: Path, trace: Path
+) -> None:
+    add("skill", "Reproduce a bug before fixing it")
+    add("skill", "Ask for the original mockup first")
+    (store / "notes.txt").write_text("my notes")
+    git(store, "add", "notes.txt")
+    person = ["-c", "user.name=Dana", "-c", "user.email=dana@example.org"]
+    git(store, *person, "commit", "-q", "--amend", "--no-edit")  # HEAD moved, nothing staged
+    ran(trace, "diff")
+    add("skill", "Keep release notes short")
+    assert ran(trace, "diff --cached") == 1
+    add("skill", "Write migrations that can be rolled back")
+    assert ran(trace, "diff --cached") == 0
+    assert git(store, "show", "--name-only", "--format=", "HEAD").count("\n") == 1
+    assert git(store, "status", "--porcelain") == ""
+
+
 def _loose_objects_in_17(store: Path, count: int) -> Path:
     """Write loose blobs until objects/17 (git's sample of loose objects) holds
     ``count``, as a store that was never packed would."""
