@@ -175,7 +175,7 @@ def _build(out: Outputs, carapace: CarapaceServer, tmp_path: Path) -> None:
     out.run("unarchive", "unarchive", small, "--format", "json")
     dup = contribute(
         None,
-        "--type", "skill", "--claim", "Write a failing test first, then the fix",
+        "--type", "skill", "--claim", "Write a failing test before you fix anything",
         "--confidence", "0.6", "--tags", "bugs", "--force",
     )["insight"]["id"]  # fmt: skip
     out.run("dedupe", "dedupe", "--format", "json")
