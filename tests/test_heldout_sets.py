@@ -143,6 +143,7 @@ def test_the_pairs_check_names_a_missing_file(
         "heldout-pairs-8.yaml",
         "heldout-pairs-9.yaml",
         "heldout-pairs-10.yaml",
+        "heldout-pairs-11.yaml",
     ],
 )
 def test_every_pair_set_passes_the_check(name: str) -> None:
@@ -167,3 +168,17 @@ def test_the_third_heldout_retrieval_set_loads_with_its_shape() -> None:
     assert len(queries) >= 80 and set(kinds) == set(evaluation.KINDS)
     assert kinds["paraphrase"] >= 0.45 * len(queries)
     assert "never tuned on" in HELDOUT_3.read_text(encoding="utf-8").split("insights:")[0]
+
+
+HELDOUT_7 = evaluation.HERE / "heldout-7.yaml"
+
+
+def test_the_seventh_heldout_retrieval_set_loads_with_its_shape() -> None:
+    insights, queries = evaluation.load(HELDOUT_7)  # check() refuses a broken set
+    assert len(insights) >= 280 and len(queries) == 100
+    assert {i.type for i in insights} == set(TYPES)
+    kinds = Counter(q.kind for q in queries)
+    assert set(kinds) == set(evaluation.KINDS) and kinds["paraphrase"] * 3 >= len(queries)
+    starts = [q for q in queries if q.text.startswith(("coding session in", "session start"))]
+    assert len(starts) == 4
+    assert "never tuned on" in HELDOUT_7.read_text(encoding="utf-8").split("insights:")[0]
