@@ -160,8 +160,12 @@ def _check_session_name(field: str, name: str, value: str) -> None:
 
 def note_session_start(opened: Session, session: str, injected: list[str]) -> None:
     """Note what a session was given at its start, for its marker when it ends. Only
-    in a store that exists, and never at the cost of the session's start."""
+    in a store that exists, and never at the cost of the session's start (a write that
+    fails is let go); a session name the queue would refuse is refused first."""
     arguments.text("session", session)  # a number raised AttributeError (no 'strip')
+    # The rule of queue_reflection, which this session's marker must pass: a key it
+    # would refuse (not UTF-8, a line break) is refused here too, not noted for nothing.
+    _check_session_name("session", "session", session)
     if opened.missing or not session.strip() or session == "unknown":
         return
     with contextlib.suppress(OSError):
