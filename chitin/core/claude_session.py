@@ -47,7 +47,10 @@ def claude_code_session_start(chitin: Host, event: str, budget: int) -> Personal
     query = claude_code.coding_session_query(details)
     limit = claude_code.CLAUDE_CONTEXT_LIMIT
     made = chitin.render(Query(query, budget=min(budget, limit // 4)), limit=limit)
-    chitin.note_session_start(claude_code.session_key(details), list(made.ids))
+    try:
+        chitin.note_session_start(claude_code.session_key(details), list(made.ids))
+    except ValidationError as refused:  # a name the queue refuses: the start goes on
+        notice(f"{refused}; this session's start is not noted for its reflection")
     if characters(made.text) > limit:
         notice(
             f"the PERSONALITY.md template alone is {characters(made.text)} characters, "
