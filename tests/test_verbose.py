@@ -84,3 +84,14 @@ def test_verbose_through_the_program(clone: Path, tmp_path: Path, front: str) ->
         assert done.returncode == 0, done.stderr
         assert done.stderr.splitlines() == [str(clone), "  named by $CHITIN_STORE"]
         assert "Pin the versions" in done.stdout
+
+
+def test_verbose_names_the_store_check_s_own_option_chose(clone: Path, tmp_path: Path) -> None:
+    """check has a --store of its own (pre-commit's args); --verbose named the store the
+    rule found instead of the one check then checked."""
+    for args in (["check", "--store", str(clone), "--verbose"],
+                 ["--verbose", "check", "--store", str(clone)]):  # fmt: skip
+        checked = chitin(*args)
+        assert checked.exit_code == 0, checked.output
+        assert checked.stderr.splitlines() == [str(clone), "  named by --store"]
+        assert "1 insight file checked" in checked.stdout

@@ -30,7 +30,7 @@ def with_global_options(command: click.Command) -> click.Command:
     if "--store" not in names:
         command.params.append(
             click.Option(
-                ["--store"], metavar="PATH", expose_value=False, callback=_late_store,
+                ["--store"], metavar="PATH", expose_value=False, callback=late_store,
                 help="The store to use (as `chitin --store`).",
             )
         )  # fmt: skip
@@ -69,8 +69,9 @@ def named_store(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     return value
 
 
-def _late_store(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
-    """``--store`` after the command: the store of this invocation, as if given first."""
+def late_store(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """``--store`` after the command (or a command's own, check's): the store of this
+    invocation, as if given first, which --verbose names."""
     named_store(ctx, param, value)
     if value:
         from chitin.cli.context import Settings
@@ -78,6 +79,7 @@ def _late_store(ctx: click.Context, param: click.Parameter, value: str | None) -
         root = ctx.find_root()
         settings: Settings = root.obj
         root.obj = Settings.from_environment(value, settings.debug, settings.verbose)
+    return value
 
 
 def _late_debug(ctx: click.Context, param: click.Parameter, value: bool) -> None:
