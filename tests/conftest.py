@@ -88,11 +88,13 @@ def end_servers_under(folder: Path) -> list[int]:
 
 
 def _alive(pid: int) -> bool:
+    """Whether ``pid`` still runs: gone, or a zombie its parent has yet to reap (where
+    the machine's init reaps slowly, or never), it does not."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
         return False
-    return True
+    return state != "Z"
 
 
 @pytest.fixture(autouse=True)

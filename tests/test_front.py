@@ -596,6 +596,6 @@ def test_the_fronts_a_test_started_are_ended_after_it(tmp_path: Path) -> None:
     assert run.is_relative_to(tmp_path)
     env = {**os.environ, "CHITIN_FRONT": "on", "CHITIN_FRONT_IDLE": "600"}
     pid = started(run, env)
-    assert servers_under(tmp_path) == [pid]
-    assert end_servers_under(tmp_path) == [pid]
+    assert pid in servers_under(tmp_path)  # with, for a moment, a command's supervisor
+    assert pid in end_servers_under(tmp_path)
     assert not alive(pid) and servers_under(tmp_path) == []
