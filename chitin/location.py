@@ -41,6 +41,21 @@ class Located(NamedTuple):
             DEFAULT: "the default store (no --store, no $CHITIN_STORE, no store here)",
         }[self.source]
 
+    def lines(self) -> list[str]:
+        """The store, why it is the one, and what to do when there is none there: what
+        `chitin where` prints, and `chitin --verbose` says on stderr first."""
+        found = [str(self.path), f"  {self.reason()}"]
+        if not is_store(self.path):
+            found.append(f"  {_missing(self.path)}")
+        return found
+
+
+def _missing(path: Path) -> str:
+    """What stands where the store should be, and what to do: init refuses a file."""
+    if path.exists() and not path.is_dir():
+        return "it is a file, not a folder: --store and $CHITIN_STORE name the store's folder"
+    return "no store there yet: `chitin init` makes one"
+
 
 def locate(option: str | None, env: Mapping[str, str], here: Path | None) -> Located:
     """The store, by the rule above; ``here`` is the current folder (None: not asked)."""

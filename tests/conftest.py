@@ -3,13 +3,16 @@ the user's git configuration or the network."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +44,71 @@ def _front_folder() -> str | None:
 
 
 FRONT_FOLDER = _front_folder()
+
+# The long-lived processes chitin starts for later commands (the CLI's front, the
+# resident embedder): each idles for minutes after its last command.
+SERVER_MODULES = ("chitin.front.server", "chitin.providers.resident_server")
+
+
+def servers_under(folder: Path) -> list[int]:
+    """The pids of chitin's servers whose socket lies under ``folder`` (a test's
+    tmp_path): the ones that test started, since a socket's folder is the test's own."""
+    proc = Path("/proc")
+    if not proc.is_dir():  # no /proc to read (not Linux): nothing is found
+        return []
+    inside = str(folder.resolve()) + os.sep
+    found = []
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            words = (entry / "cmdline").read_bytes().decode(errors="replace").split("\0")
+        except OSError:  # ended meanwhile, or not ours to read
+            continue
+        if not any(module in words for module in SERVER_MODULES) or "--socket" not in words:
+            continue
+        socket = words[words.index("--socket") + 1 : words.index("--socket") + 2]
+        if socket and os.path.realpath(socket[0]).startswith(inside):
+            found.append(int(entry.name))
+    return found
+
+
+def end_servers_under(folder: Path) -> list[int]:
+    """End the servers of ``servers_under(folder)`` (SIGTERM, then SIGKILL after a few
+    seconds) and return their pids: a test leaves no front idling behind the suite."""
+    pids = servers_under(folder)
+    for signum in (signal.SIGTERM, signal.SIGKILL):
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signum)
+        deadline = time.monotonic() + 5.0
+        while time.monotonic() < deadline and any(_alive(pid) for pid in pids):
+            time.sleep(0.05)
+    return pids
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` still runs: gone, or a zombie its parent has yet to reap (where
+    the machine's init reaps slowly, or never), it does not."""
+    try:
+        state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+@pytest.fixture(autouse=True)
+def tidy(tmp_path: Path) -> Iterator[None]:
+    """After each test, end the servers it started (their sockets are in its tmp_path):
+    each would idle for minutes after the suite, on a CI machine as on a laptop."""
+    yield
+    end_servers_under(tmp_path)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """The front every test shared under CHITIN_TEST_FRONT=1 ends with the run."""
+    if FRONT_FOLDER is not None:
+        end_servers_under(Path(FRONT_FOLDER))
 
 
 @pytest.fixture(scope="session")
@@ -170,8 +238,6 @@ def build_distribution(kind: str, folder: Path) -> Path:
 
 
 # ── Carapace: the loopback test server (issue 12) ─────────────────────────────────
-from collections.abc import Iterator  # noqa: E402  (kept in this block, for merging)
-
 from carapace_server import CarapaceServer  # noqa: E402
 
 

@@ -404,6 +404,19 @@ def test_a_session_id_json_cannot_store_is_still_queued(
     assert marker["sessionKey"] == "ab?cd"
 
 
+def test_a_session_id_the_queue_refuses_still_gets_its_start(
+    commands: dict[str, str], project: Path, store: Path, seeded: list[str]
+) -> None:
+    """The session's name is checked by the queue's rule when its start is noted (qa56,
+    render --session); a Claude Code session whose id it refuses keeps its context."""
+    stdin = '{"session_id": "ab\\u200bcd", "hook_event_name": "SessionStart"}'
+    done = run_command(commands["SessionStart"], stdin, store=store, cwd=project)
+    assert done.returncode == 0
+    assert json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert b"invisible character" in done.stderr and b"not noted" in done.stderr
+    assert not list(store.glob(".chitin/sessions/*"))
+
+
 # ----------------------------------------------------------------- failures
 
 

@@ -584,3 +584,18 @@ def test_a_path_to_one_of_the_client_s_own_descriptors_runs_in_process(
     assert result.returncode == 0, result.stderr
     listed = in_process("--store", str(store), "list", "--format", "json")
     assert [i["claim"] for i in json.loads(listed.stdout)] == ["Piped in"]
+
+
+def test_the_fronts_a_test_started_are_ended_after_it(tmp_path: Path) -> None:
+    """A front idles for minutes after its last command: the tests that started one
+    (with their tmp_path's run folder, conftest's) left it idling after the suite, on
+    a CI machine too. conftest's tidy fixture ends those of each test."""
+    from conftest import end_servers_under, servers_under
+
+    run = Path(os.environ["CHITIN_RESIDENT_DIR"])
+    assert run.is_relative_to(tmp_path)
+    env = {**os.environ, "CHITIN_FRONT": "on", "CHITIN_FRONT_IDLE": "600"}
+    pid = started(run, env)
+    assert pid in servers_under(tmp_path)  # with, for a moment, a command's supervisor
+    assert pid in end_servers_under(tmp_path)
+    assert not alive(pid) and servers_under(tmp_path) == []

@@ -561,3 +561,60 @@ def test_the_library_imports_what_its_export_returns(store: Path, tmp_path: Path
         restored.init()
         assert len(restored.import_insights(exported).insights) == 2
         assert restored.export() == exported
+
+
+HAND_KEYS = "team: platform\nreviewers:\n  - ana  # lead\n  - bo\n"
+
+
+def test_hand_added_frontmatter_keys_come_back_from_an_export(
+    run: Run, store: Path, tmp_path: Path
+) -> None:
+    """Every rewrite keeps the keys a person added to an insight's frontmatter; an
+    export dropped them, so a store restored from it lost them (qa56)."""
+    run("init")
+    run("contribute", "--type", "skill", "--claim", "Pin the versions", "--confidence", "0.8")
+    [path] = (store / "insights").rglob("*.md")
+    path.write_text(path.read_text().replace("\n---\n", "\n" + HAND_KEYS + "---\n", 1))
+    exported = json.loads(run("export").stdout)
+    assert exported[0]["extraFrontmatter"] == [
+        "team: platform",
+        "reviewers:\n  - ana  # lead\n  - bo",
+    ]
+    from click.testing import CliRunner
+
+    from chitin.cli import cli
+
+    other = tmp_path / "other"
+    backup = write(tmp_path, "backup.json", exported)
+    imported = CliRunner().invoke(cli, ["--store", str(other), "import", str(backup)])
+    assert imported.exit_code == 0, imported.output
+    [copy] = (other / "insights").rglob("*.md")
+    assert copy.read_text() == path.read_text()
+    again = CliRunner().invoke(cli, ["--store", str(other), "export"])
+    assert json.loads(again.stdout) == exported
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [["confidence: 1"], ["a: 1\nb: 2"], ["a: [1"], ["a: 1\n---\ntype: trigger"], ["  a: 1"],
+     ["evidence:\n- x"], [5], "team: platform", [""]],
+    ids=["known", "two", "yaml", "document", "indented", "evidence", "number", "text", "empty"],
+)  # fmt: skip
+def test_hand_added_keys_that_would_not_read_back_are_refused(
+    run: Run, store: Path, tmp_path: Path, extra: object
+) -> None:
+    item = {"type": "skill", "claim": "Pin the versions", "extraFrontmatter": extra}
+    refused = run("import", str(write(tmp_path, "bad.json", [item])), expect=1)
+    assert refused.stderr.startswith("Error: items[0].extraFrontmatter: extraFrontmatter must ")
+    assert refused.stderr.rstrip().endswith("nothing was imported")
+    assert not list(store.rglob("*.md"))
+
+
+def test_a_credential_in_a_hand_added_key_is_refused_as_in_a_field(
+    run: Run, store: Path, tmp_path: Path
+) -> None:
+    item = {"type": "skill", "claim": "Pin it", "extraFrontmatter": ["aws: AKIAIOSFODNN7EXAMPLE"]}
+    refused = run("import", str(write(tmp_path, "bad.json", [item])), expect=1)
+    assert "items[0].extraFrontmatter" in refused.stderr and "AWS access key" in refused.stderr
+    kept = run("import", str(write(tmp_path, "bad.json", [item])), "--allow-secret")
+    assert kept.exit_code == 0

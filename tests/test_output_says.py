@@ -125,3 +125,25 @@ def test_nan_and_infinity_are_named_as_json_writes_them(run: Run, tmp_path: Path
         items = tmp_path / "items.json"
         items.write_text(f'[{{"type": "skill", "claim": "Pin versions", "confidence": {written}}}]')
         assert f"{shown};" in run("import", str(items), expect=1).stderr
+
+
+def test_json_prints_a_whole_number_as_javascript_does(run: Run, add: Any) -> None:
+    """1.4.5's JSON (JSON.stringify) writes 1 and 0 where Python's writes 1.0 and 0.0:
+    `get --format json` printed `"confidence": 1.0`, quality's components
+    `"maturity": 0.0` (qa56)."""
+    made = add("skill", "Write the failing test before the fix", 1.0)["id"]
+    assert '\n  "confidence": 1,\n' in run("get", made, "--format", "json").stdout
+    scored = run("quality:score", made, "--format", "json").stdout
+    assert '"maturity": 0,' in scored and ".0," not in scored and ".0\n" not in scored
+    assert (
+        '"similarity": 0\n'
+        in run("similar", "zebra", "--threshold", "0", "--format", "json").stdout
+    )
+    from chitin.cli.output import json_text
+    from chitin.server.tools import answer
+
+    assert answer({"similarity": 0.0}, [])["content"][0]["text"] == '{\n  "similarity": 0\n}'
+
+    assert json_text({"a": [1e21, 1e20, -0.0, 0.5, 2.0]}) == (
+        '{\n  "a": [\n    1e+21,\n    100000000000000000000,\n    0,\n    0.5,\n    2\n  ]\n}'
+    )

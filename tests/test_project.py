@@ -239,7 +239,7 @@ def test_the_console_script_loads_nothing_more_for_the_version() -> None:
 
 
 # Options every command takes, described once at the top of docs/commands.md.
-COMMON_OPTIONS = {"store", "debug", "help"}
+COMMON_OPTIONS = {"store", "debug", "verbose", "help"}
 
 
 def command_reference(path: str) -> str:

@@ -374,6 +374,65 @@ def test_the_host_calls_refuse_arguments_of_the_wrong_kind(
     assert refused.value.field == field
 
 
+EVENT = '{"session_id": "s-1", "cwd": "/work/app", "hook_event_name": "SessionEnd"}'
+
+
+def _marker(chitin: Any) -> Any:
+    return chitin.queue_reflection("agent:main:x", "new")
+
+
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (lambda c: c.queue_reflection("agent:main:x", "new", where="here"), "where"),
+        (lambda c: c.note_session_start("s-1", "write-the"), "injected"),
+        (lambda c: c.note_session_start("s-1", [5]), "injected"),
+        (lambda c: c.reflection_digests(5, 4000), "markers"),
+        (lambda c: c.reflection_digests([_marker(c).session_key], 4000), "markers"),
+        (lambda c: c.reflection_digests([_marker(c)], "4000"), "characters"),
+        (lambda c: c.reflection_digests([_marker(c)], 10), "characters"),
+        (lambda c: c.reflection_digests([_marker(c)], 4000, shell="no"), "shell"),
+        (lambda c: c.reflection_digests([_marker(c)], 4000, cleared=1), "cleared"),
+        (lambda c: (_marker(c), c.pending_reflections(clear="no")), "clear"),
+        (lambda c: claude_code_session_start(c, EVENT, "500"), "budget"),
+        (lambda c: claude_code_session_start(c, EVENT, None), "budget"),
+        (lambda c: claude_code_session_start(c, {"session_id": "s-1"}, 500), "event"),
+        (lambda c: claude_code_reflect(c, None), "event"),
+        (lambda c: claude_code_reflect(str(c.root), EVENT), "chitin"),
+        (lambda c: claude_code_session_start(None, EVENT, 500), "chitin"),
+    ],
+)
+def test_the_reflection_host_calls_refuse_arguments_of_the_wrong_type(
+    store: Path, call: Callable[[Any], object], field: str
+) -> None:
+    """The reflection's host calls raised TypeError ('<' not supported between 'int'
+    and 'str'; 'int' object is not iterable) or AttributeError ('NoneType' object has
+    no attribute 'strip'), or took a text as true (``clear="no"`` cleared the queue).
+    Each is a ValidationError naming the argument and what it accepts; nothing changed."""
+    from chitin import Chitin, ValidationError
+
+    with Chitin(store, now=FIXED) as chitin:
+        chitin.init(seed=True)
+        with pytest.raises(ValidationError) as refused:
+            call(chitin)
+        assert refused.value.field == field and field in str(refused.value)
+        assert " must be " in str(refused.value)
+        if field == "clear":
+            assert len(chitin.pending_reflections().markers) == 1  # left as it was
+
+
+def claude_code_session_start(*args: Any) -> Any:
+    from chitin import claude_code_session_start as call
+
+    return call(*args)
+
+
+def claude_code_reflect(*args: Any) -> Any:
+    from chitin import claude_code_reflect as call
+
+    return call(*args)
+
+
 def test_a_source_that_is_no_text_is_refused_before_any_write(store: Path) -> None:
     """``reinforce(source=5)`` raised AttributeError ('int' object has no attribute
     'isascii') from the text check; it is a ValidationError naming the field, and the

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -17,6 +18,7 @@ from conftest import Run, git
 
 from chitin.model import reflection
 from chitin.model.reflection import Marker
+from chitin.store.reflections import NOTES_FOLDER
 
 ISO_MS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
 ISO_SECONDS = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z"
@@ -324,6 +326,32 @@ def test_a_session_name_that_is_not_utf8_is_refused(run: Run, store: Path, optio
     result = run("reflect", "--queue", *args, "--reason", "new", expect=1)
     assert result.stderr.startswith("Error: the session ") and "is not valid UTF-8" in result.stderr
     assert not queue_file(store).exists()
+
+
+@pytest.mark.usefixtures("seeded")
+@pytest.mark.parametrize("key", ["k\udcff", "k\nl", "k\u200b"], ids=["not-utf8", "break", "zwsp"])
+@pytest.mark.parametrize("lean", [False, True], ids=["click", "program"])
+def test_render_refuses_the_session_keys_the_queue_refuses(
+    run: Run, store: Path, tmp_path: Path, key: str, lean: bool
+) -> None:
+    """render --session noted a key that reflect --queue then refused (qa56): one rule,
+    the queue's, for both; nothing is rendered or noted under a refused key."""
+    queued = run("reflect", "--queue", "--session-key", key, "--reason", "new", expect=1)
+    output = tmp_path / "P.md"
+    args = ["render", "--session", key, "--output", str(output)]
+    if lean:  # the session start's own parser (cli/lean.py), as OpenClaw's hook runs it
+        env = {**os.environ, "CHITIN_FRONT": "0", "CHITIN_STORE": str(store)}
+        done = subprocess.run(
+            [installed_chitin(), *args], capture_output=True, env=env, stdin=subprocess.DEVNULL,
+            timeout=120, errors="surrogateescape",
+        )  # fmt: skip
+        code, stderr = done.returncode, done.stderr
+    else:
+        rendered = run(*args, expect=1)
+        code, stderr = rendered.exit_code, rendered.stderr
+    assert code == 1 and stderr.startswith("Error: the session ")
+    assert stderr.split(";")[0].split("session ")[1] == queued.stderr.split(";")[0].split("key ")[1]
+    assert not output.exists() and not list(store.glob(f".chitin/{NOTES_FOLDER}/*"))
 
 
 # ---------------------------------------------------------------- concurrency

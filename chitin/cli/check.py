@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from chitin import Chitin
-from chitin.cli.global_options import named_store
+from chitin.cli.global_options import late_store
 from chitin.cli.options import format_option
 from chitin.cli.output import emit_json
 from chitin.render import shapes, text
@@ -20,7 +20,7 @@ from chitin.render import shapes, text
     "store",
     type=click.Path(file_okay=False, path_type=str),  # str: Path("") would be "."
     metavar="PATH",
-    callback=named_store,
+    callback=late_store,  # the store of this invocation: --verbose names it
     help="The store to check (also accepted here, after the command, for pre-commit's args).",
 )
 @format_option

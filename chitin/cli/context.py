@@ -31,11 +31,13 @@ class Settings(NamedTuple):
     agent: str | None
     debug: bool
     located: Located  # the store, and how it was found (chitin/location.py)
+    verbose: bool = False  # --verbose: the command first says which store, and why
 
     @classmethod
-    def from_environment(cls, store: str | None, debug: bool) -> Settings:
+    def from_environment(cls, store: str | None, debug: bool, verbose: bool = False) -> Settings:
         located = locate(store, os.environ, current_folder())
-        return cls(located.path, os.environ.get("CHITIN_AGENT") or None, debug, located)
+        agent = os.environ.get("CHITIN_AGENT") or None
+        return cls(located.path, agent, debug, located, verbose)
 
 
 def current_folder() -> Path | None:

@@ -8,25 +8,29 @@ from typing import Any
 
 import click
 
+from chitin.cli.output import note
+
 STORE_HELP = (
     "The store to use. Without it: $CHITIN_STORE; else the store you stand in (this "
     "folder or the nearest above it holding insights/ and .git); else "
     "${XDG_DATA_HOME:-~/.local/share}/chitin. `chitin where` says which, and why."
 )
 DEBUG_HELP = "Show the traceback of unexpected errors."
+VERBOSE_HELP = "Say first, on stderr, which store the command uses and why (as `chitin where`)."
 _MARK = "_chitin_global_options"  # set on a command once it has them
 
 
 def with_global_options(command: click.Command) -> click.Command:
-    """Give ``command`` (and, for a group, each command under it) ``--store`` and
-    ``--debug``, unless it has options of those names already (``check --store``)."""
+    """Give ``command`` (and, for a group, each command under it) ``--store``,
+    ``--debug`` and ``--verbose``, unless it has options of those names already
+    (``check --store``); and a command (not a group) the announcement of --verbose."""
     if getattr(command, _MARK, False):
         return command
     names = {name for param in command.params for name in getattr(param, "opts", ())}
     if "--store" not in names:
         command.params.append(
             click.Option(
-                ["--store"], metavar="PATH", expose_value=False, callback=_late_store,
+                ["--store"], metavar="PATH", expose_value=False, callback=late_store,
                 help="The store to use (as `chitin --store`).",
             )
         )  # fmt: skip
@@ -37,10 +41,19 @@ def with_global_options(command: click.Command) -> click.Command:
                 help=DEBUG_HELP,
             )
         )  # fmt: skip
+    if "--verbose" not in names:
+        command.params.append(
+            click.Option(
+                ["--verbose"], is_flag=True, expose_value=False, callback=_late_verbose,
+                help=VERBOSE_HELP,
+            )
+        )  # fmt: skip
     setattr(command, _MARK, True)
     if isinstance(command, click.Group):
         for sub in command.commands.values():
             with_global_options(sub)
+    else:
+        command.params.append(_Announcement())  # last: after every option is read
     return command
 
 
@@ -56,21 +69,50 @@ def named_store(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     return value
 
 
-def _late_store(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
-    """``--store`` after the command: the store of this invocation, as if given first."""
+def late_store(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """``--store`` after the command (or a command's own, check's): the store of this
+    invocation, as if given first, which --verbose names."""
     named_store(ctx, param, value)
     if value:
         from chitin.cli.context import Settings
 
         root = ctx.find_root()
         settings: Settings = root.obj
-        root.obj = Settings.from_environment(value, settings.debug)
+        root.obj = Settings.from_environment(value, settings.debug, settings.verbose)
+    return value
 
 
 def _late_debug(ctx: click.Context, param: click.Parameter, value: bool) -> None:
     if value:
         root = ctx.find_root()
         root.obj = root.obj._replace(debug=True)
+
+
+def _late_verbose(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value:
+        root = ctx.find_root()
+        root.obj = root.obj._replace(verbose=True)
+
+
+class _Announcement(click.Option):
+    """--verbose's line, said once the command's options are all read (a --store after
+    the command among them) and valid, before the command runs. An option no command
+    line can give: click processes the options not given in the order they were
+    declared, and this one is declared last."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            ["--chitin-announcement"], hidden=True, expose_value=False, callback=_announce
+        )
+
+    def add_to_parser(self, parser: Any, ctx: click.Context) -> None:
+        """Nothing: it is never read from the command line."""
+
+
+def _announce(ctx: click.Context, param: click.Parameter, value: Any) -> None:
+    settings = ctx.find_root().obj
+    if settings is not None and settings.verbose and not ctx.resilient_parsing:
+        note("\n".join(settings.located.lines()))
 
 
 # Words other tools taught (git, the shell, note apps), and chitin's command for each:

@@ -16,6 +16,7 @@ from chitin import __version__
 from chitin.cli.global_options import (
     DEBUG_HELP,
     STORE_HELP,
+    VERBOSE_HELP,
     SuggestingGroup,
     named_store,
     near_options,
@@ -169,8 +170,9 @@ def _usage_line(error: click.UsageError, command: str | None) -> str:
     help=STORE_HELP,
 )
 @click.option("--debug", is_flag=True, help=DEBUG_HELP)
+@click.option("--verbose", is_flag=True, help=VERBOSE_HELP)
 @click.pass_context
-def cli(ctx: click.Context, store: str | None, debug: bool) -> None:
+def cli(ctx: click.Context, store: str | None, debug: bool, verbose: bool) -> None:
     """chitin keeps how an agent works best: learned insights, as Markdown files in git.
 
     \b
@@ -180,15 +182,15 @@ def cli(ctx: click.Context, store: str | None, debug: bool) -> None:
     Confirm: chitin reinforce <id>
     Browse:  chitin list, chitin get <id>, chitin history <id>
 
-    Ids may be shortened to any unique prefix. --store and --debug may also follow
-    the command. The store is found as git finds a repository: --store, else
-    $CHITIN_STORE, else the folder you stand in or the nearest above it that holds
-    insights/ and .git (a store, or a clone of one), else the default store;
-    `chitin where` says which.
+    Ids may be shortened to any unique prefix. --store, --debug and --verbose may
+    also follow the command. The store is found as git finds a repository: --store,
+    else $CHITIN_STORE, else the folder you stand in or the nearest above it that
+    holds insights/ and .git (a store, or a clone of one), else the default store;
+    `chitin where` (or `chitin --verbose <command>`) says which.
     """
     from chitin.cli.context import Settings
 
-    ctx.obj = Settings.from_environment(store, debug)
+    ctx.obj = Settings.from_environment(store, debug, verbose)
 
 
 def main() -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -10,7 +9,7 @@ import click
 
 from chitin.cli.context import opened, prepare_vectors, vectors_line, write_output
 from chitin.cli.options import format_option, output_option
-from chitin.cli.output import emit_json, standard_input
+from chitin.cli.output import emit_json, json_text, standard_input
 from chitin.render import shapes
 
 if TYPE_CHECKING:
@@ -33,7 +32,7 @@ def export(ctx: click.Context, output: Path | None) -> None:
     if output is None:
         emit_json(data)
         return
-    write_output(output, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    write_output(output, json_text(data) + "\n")
     click.echo(f"✓ Exported {len(data)} insight(s) to {output}")
 
 

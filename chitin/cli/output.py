@@ -8,6 +8,8 @@ import json
 import sys
 from typing import Any, TextIO
 
+from chitin.model.numbers import js_numbers
+
 
 def say(text: str = "", err: bool = False, nl: bool = True) -> None:
     """One message and its newline, flushed: what ``click.echo`` does with text."""
@@ -31,7 +33,13 @@ def note(message: str) -> None:
 
 
 def emit_json(data: Any) -> None:
-    say(json.dumps(data, indent=2, ensure_ascii=False))
+    say(json_text(data))
+
+
+def json_text(data: Any) -> str:
+    """``data`` as the JSON chitin prints: numbers as JavaScript (and chitin 1.4.5)
+    print them, a whole one without ``.0`` (``"confidence": 1``, not ``1.0``)."""
+    return json.dumps(js_numbers(data), indent=2, ensure_ascii=False)
 
 
 def standard_input() -> TextIO:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
 from chitin.cli.context import Settings
@@ -36,14 +34,4 @@ def where(ctx: click.Context, fmt: str) -> None:
     if fmt == "json":
         emit_json(shapes.where(str(located.path), located.source, exists))
         return
-    click.echo(str(located.path))
-    click.echo(f"  {located.reason()}")
-    if not exists:
-        click.echo(f"  {_missing(located.path)}")
-
-
-def _missing(path: Path) -> str:
-    """What stands where the store should be, and what to do: init refuses a file."""
-    if path.exists() and not path.is_dir():
-        return "it is a file, not a folder: --store and $CHITIN_STORE name the store's folder"
-    return "no store there yet: `chitin init` makes one"
+    click.echo("\n".join(located.lines()))

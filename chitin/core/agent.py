@@ -19,7 +19,7 @@ from chitin.core.session import Session
 from chitin.errors import ChitinError, NotFoundError, StoreError, ValidationError
 from chitin.model import arguments
 from chitin.model.bounds import MAX_SESSION_NAME
-from chitin.model.digest import Digest, make_digest
+from chitin.model.digest import MIN_CHARACTERS, Digest, make_digest
 from chitin.model.reflection import NOWHERE, Marker, Where, appended, new_marker, oldest_first
 from chitin.model.secrets import article, find_secrets
 from chitin.store.reflections import (
@@ -51,6 +51,7 @@ def pending(opened: Session, legacy: Path | None, clear: bool = False) -> Pendin
     meanwhile is either shown and cleared, or kept: never cleared unseen.
     """
     legacy = arguments.path("legacy", legacy)
+    clear = arguments.flag("clear", clear)  # a text ("no") would read as true, and clear
     if opened.missing:  # a read must not create the store; only the legacy file is left
         return _collect([], legacy, clear)
     if not clear:  # queue files are replaced atomically: reading needs no lock
@@ -107,6 +108,8 @@ def queue_reflection(
     if session_id is not None:
         arguments.text("sessionId", session_id)
         _check_session_name("sessionId", "session id", session_id)
+    if where is not None and not isinstance(where, Where):
+        raise ValidationError("where", f"where must be a Where or None, got {where!r:.80}")
     where = where or NOWHERE
     if not where.injected and opened.root.is_dir():
         noted = read_session_note(opened.root, session_id or session_key)
@@ -160,8 +163,13 @@ def _check_session_name(field: str, name: str, value: str) -> None:
 
 def note_session_start(opened: Session, session: str, injected: list[str]) -> None:
     """Note what a session was given at its start, for its marker when it ends. Only
-    in a store that exists, and never at the cost of the session's start."""
+    in a store that exists, and never at the cost of the session's start (a write that
+    fails is let go); a session name the queue would refuse is refused first."""
     arguments.text("session", session)  # a number raised AttributeError (no 'strip')
+    injected = list(arguments.texts("injected", injected))  # ids, written as given
+    # The rule of queue_reflection, which this session's marker must pass: a key it
+    # would refuse (not UTF-8, a line break) is refused here too, not noted for nothing.
+    _check_session_name("session", "session", session)
     if opened.missing or not session.strip() or session == "unknown":
         return
     with contextlib.suppress(OSError):
@@ -197,6 +205,11 @@ def digests(
     after the last one its digest showed then, since a compacted session goes on in
     the same transcript. How far each digest reads is noted as shown (with
     ``reflected``, when the queue is being cleared, as reflected on)."""
+    markers = arguments.instances(
+        "markers", markers, Marker, "the markers pending_reflections gives"
+    )
+    characters = arguments.at_least("characters", characters, MIN_CHARACTERS)
+    reflected = arguments.flag("cleared", reflected)
     root = None if reading.session.missing else reading.session.root
     places = read_places(root) if root is not None else {}
     made = [_digest(reading, marker, characters, chitin, places) for marker in _once(markers)]

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Self, TextIO, TypeVar, Unpack, overload
 
 from chitin.core.reading import Reading, Stats
 from chitin.core.session import Options, Session
+from chitin.model.arguments import flag
 
 if TYPE_CHECKING:
     from os import PathLike
@@ -385,11 +386,10 @@ class Chitin:
     def reflection_digests(
         self, markers: list[Marker], characters: int, shell: bool = False, cleared: bool = False
     ) -> list[SessionDigest]:
-        """Each marker's session's digest, within about ``characters``; ``shell``: commands as
-        the agent's shell runs them, else as MCP names them; ``cleared``: now reflected on."""
-        chitin = personality.agent_command(self._session) if shell else "chitin"
-        digests, part = agents.digests, self._reading
-        return self._run(lambda: digests(part, markers, characters, chitin, cleared))
+        """Each marker's digest in ~``characters`` (agent.digests); ``shell``: shell commands."""
+        shown = personality.agent_command(self._session) if flag("shell", shell) else "chitin"
+        part = self._reading
+        return self._run(lambda: agents.digests(part, markers, characters, shown, cleared))
 
     def reflection_done(self, session: str, legacy: Path | None = None) -> int:
         """Remove the markers of one session (its key or id) from the queues."""

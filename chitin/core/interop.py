@@ -21,10 +21,10 @@ from typing import Any, NamedTuple, TextIO, TypeVar
 from chitin.core.reading import Reading
 from chitin.core.session import Session
 from chitin.errors import ChitinError, ValidationError
-from chitin.format.markdown import Layout
+from chitin.format.markdown import Layout, checked_render
 from chitin.index import usage
 from chitin.index.cache import Cache, Filters
-from chitin.model import arguments, secrets
+from chitin.model import arguments, interchange, secrets
 from chitin.model.ids import new_id
 from chitin.model.insight import Insight
 from chitin.model.interchange import Exported, Item, from_original, items_of, read_item
@@ -131,13 +131,16 @@ def export(reading: Reading) -> list[Exported]:
     insights = reading.session.cache.select(Filters(archived=None))
     history = _histories(reading.session)
     return [
-        Exported(i, retrieved.get(i.id), _evidence_of(reading, i), tuple(history.get(i.id, ())))
+        Exported(i, retrieved.get(i.id), layout.evidence, tuple(history.get(i.id, ())), extra)
         for i in insights
+        for layout in [_layout_of(reading, i)]
+        for extra in [layout.extra_keys]
     ]
 
 
-def _evidence_of(reading: Reading, insight: Insight) -> tuple[str, ...]:
-    return reading.session.store.read(reading.path_of(insight.id))[1].evidence
+def _layout_of(reading: Reading, insight: Insight) -> Layout:
+    """What the file keeps beside the fields: its evidence log, hand-added keys."""
+    return reading.session.store.read(reading.path_of(insight.id))[1]
 
 
 def _histories(opened: Session) -> dict[str, list[dict[str, Any]]]:
@@ -198,6 +201,9 @@ def _import(
     # Check every item before the store is even created, then again under the lock,
     # where ids are compared with the store's and fresh ones are made.
     items = _checked(lambda: _read_all(raw, now, lambda _: False))
+    for index, item in enumerate(items):  # hand-added keys read back, before the store is made
+        if item.extra_keys:
+            _rendered(opened, item, index)
     if not plan.allow_secret:
         _refuse_secrets(items)
     with opened.writing() as cache:
@@ -229,7 +235,8 @@ def _rendered(opened: Session, item: Item, index: int) -> str:
     """The file of the item at ``index``; one too large for a file stops the import,
     naming the item as every other refusal of an import does."""
     try:
-        return opened.store.render(item.insight, Layout(evidence=item.evidence))
+        layout = Layout(extra_keys=item.extra_keys, evidence=item.evidence)
+        return checked_render(opened.store.render(item.insight, layout), item.insight, layout)
     except ValidationError as error:
         name = f"items[{index}].{error.field}"
         raise ValidationError(name, f"{name}: {error}; nothing was imported") from None
@@ -245,7 +252,9 @@ def _checked(step: Callable[[], T]) -> T:
 def _refuse_secrets(items: Sequence[Item]) -> None:
     """A likely credential in any item stops the whole import, before anything is written."""
     for index, item in enumerate(items):
-        for field, secret in secrets.secrets_in(item.insight):
+        extra = interchange.EXTRA_KEY
+        found = [(extra, s) for chunk in item.extra_keys for s in secrets.find_secrets(chunk)]
+        for field, secret in [*secrets.secrets_in(item.insight), *found]:
             name = f"items[{index}].{field}"
             message = secrets.refusal(field, secret.kind)
             raise ValidationError(name, f"{name}: {message}; nothing was imported")

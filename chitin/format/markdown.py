@@ -59,6 +59,7 @@ from chitin.model.insight import (
     check_type,
     parse_tags,
 )
+from chitin.model.interchange import EXTRA_KEY
 
 # The frontmatter's keys in the order they are written, then the evidence log.
 KEY_ORDER: tuple[str, ...] = (*(field.name for field in FILE_FIELDS), "evidence")
@@ -176,6 +177,27 @@ def parse(
     except ValidationError as error:
         raise _clipped(error) from None
     return insight, Layout(_extra_chunks(front), _body_layout(body), evidence)
+
+
+def checked_render(text: str, insight: Insight, layout: Layout) -> str:
+    """``text``, the file of ``insight`` written with ``layout``, once its hand-added keys
+    (an export's, imported) read back as they were given: each one key chitin does not
+    know, as a file has it, that YAML reads. One that does not (a known key, two keys,
+    a ``---`` line, bad YAML) would change the insight or break its file."""
+    if not layout.extra_keys:
+        return text
+    try:
+        _, back = parse(text, fallback_id=insight.id, fallback_type=None, fallback_time="")
+        same = back.extra_keys == layout.extra_keys
+    except ValidationError:
+        same = False
+    if not same:
+        raise ValidationError(
+            EXTRA_KEY,
+            f"{EXTRA_KEY} must hold frontmatter keys chitin does not know, each one key "
+            "as the file has it (its key line, then any continuation lines), in YAML",
+        )
+    return text
 
 
 def read_insight(

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from os import PathLike
 from pathlib import Path
+from typing import TypeVar
 
 from chitin.errors import ValidationError
 from chitin.model.insight import (
@@ -26,6 +27,7 @@ from chitin.model.insight import (
 )
 
 Raw = str | Iterable[str] | None  # a comma list, or its values
+T = TypeVar("T")
 
 
 def values(raw: Raw) -> tuple[str, ...]:
@@ -86,6 +88,14 @@ def count(name: str, value: object, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValidationError(name, f"{name} must be a whole number, got {_shown(value)}")
     bounded(name, value, high)
+    return value
+
+
+def at_least(name: str, value: object, low: int) -> int:
+    """A whole number of ``low`` or more (the characters of a reflection's digest)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        shown = _shown(value)
+        raise ValidationError(name, f"{name} must be a whole number of {low} or more, got {shown}")
     return value
 
 
@@ -162,6 +172,23 @@ def environment(raw: object) -> Mapping[str, str]:
             shown = f"{_shown(name)}: {_shown(value)}"
             raise ValidationError("env", f"env must be a mapping of names to texts, got {shown}")
     return raw
+
+
+def flag(name: str, raw: object) -> bool:
+    """True or False, as a library caller must give a switch: a text ("no") or a number
+    would be read as true."""
+    if not isinstance(raw, bool):
+        raise ValidationError(name, f"{name} must be True or False, got {_shown(raw)}")
+    return raw
+
+
+def instances(name: str, raw: object, kind: type[T], what: str) -> list[T]:
+    """A list of ``kind`` (``what`` names it for the caller), as a library caller must
+    give it: one item alone, a text or a number is no list of them."""
+    items = list(raw) if isinstance(raw, list | tuple) else None
+    if items is None or not all(isinstance(item, kind) for item in items):
+        raise ValidationError(name, f"{name} must be a list of {what}, got {_shown(raw):.80}")
+    return items
 
 
 def _shown(raw: object) -> str:

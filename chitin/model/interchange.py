@@ -43,8 +43,12 @@ DEFAULT_CONFIDENCE = 0.5
 # Every key an item may have, in the order export writes them (model/fields.py), then
 # what a backup needs beside the fields: the file's evidence log and the insight's
 # history, as 1.x history rows (issue 25: an export restores every insight whole).
-EVIDENCE_KEY, HISTORY_KEY = "evidence", "history"
-KNOWN_KEYS: tuple[str, ...] = (*(key for key, _ in INTERCHANGE), EVIDENCE_KEY, HISTORY_KEY)
+# And the frontmatter keys a person added to the file by hand (chitin keeps them through
+# every rewrite), each as the file has it: its key line and continuation lines.
+EVIDENCE_KEY, HISTORY_KEY, EXTRA_KEY = "evidence", "history", "extraFrontmatter"
+KNOWN_KEYS: tuple[str, ...] = (
+    *(key for key, _ in INTERCHANGE), EVIDENCE_KEY, EXTRA_KEY, HISTORY_KEY
+)  # fmt: skip
 HISTORY_ROW_KEYS = ("field", "oldValue", "newValue", "changeType", "changedAt", "source")
 
 
@@ -55,6 +59,7 @@ class Exported(NamedTuple):
     last_retrieved: str | None
     evidence: tuple[str, ...] = ()
     history: tuple[Mapping[str, Any], ...] = ()
+    extra_keys: tuple[str, ...] = ()  # hand-added frontmatter chunks (format/markdown.py)
 
 
 class Item(NamedTuple):
@@ -65,6 +70,7 @@ class Item(NamedTuple):
     last_retrieved: str | None
     evidence: tuple[str, ...] = ()
     history: tuple[Mapping[str, Any], ...] = ()
+    extra_keys: tuple[str, ...] = ()
 
 
 def export_dict(
@@ -72,12 +78,16 @@ def export_dict(
     last_retrieved: str | None,
     evidence: Sequence[str] = (),
     history: Sequence[Mapping[str, Any]] = (),
+    extra_keys: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The public shape, with ``lastRetrievedAt`` in the original's place when known,
-    and the evidence log and history rows last, when there are any."""
+    and the evidence log, hand-added frontmatter and history rows last, when there
+    are any."""
     ordered = to_public_dict(insight, last_retrieved)
     if evidence:
         ordered[EVIDENCE_KEY] = list(evidence)
+    if extra_keys:
+        ordered[EXTRA_KEY] = list(extra_keys)
     if history:
         ordered[HISTORY_KEY] = [{k: row.get(k) for k in HISTORY_ROW_KEYS} for row in history]
     return ordered
@@ -230,7 +240,20 @@ def _read(item: Mapping[str, Any], now: str, fresh_id: Callable[[str], str]) -> 
     )
     made = validate(insight)
     history = _history(item.get(HISTORY_KEY), made.id)
-    return Item(made, last_retrieved, _evidence(item.get(EVIDENCE_KEY)), history)
+    extra = _extra_keys(item.get(EXTRA_KEY))  # checked as a file's when written (core)
+    return Item(made, last_retrieved, _evidence(item.get(EVIDENCE_KEY)), history, extra)
+
+
+def _extra_keys(value: object) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise ValidationError(
+            EXTRA_KEY,
+            f"{EXTRA_KEY} must be a list of frontmatter keys, each as the file has it "
+            "(its key line, then any continuation lines: 'team: platform')",
+        )
+    return tuple(value)
 
 
 def _evidence(value: object) -> tuple[str, ...]:

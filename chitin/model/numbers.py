@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import math
+from typing import Any
+
+# JavaScript writes a whole number below this in plain digits, as an int prints; from it
+# on with an exponent (1e+21), as a float's repr does.
+_PLAIN_BELOW = 1e21
 
 
 def js_number(value: float | int) -> str:
@@ -45,3 +50,15 @@ def _js_layout(digits: str, point: int) -> str:
     power = point - 1
     mantissa = f"{digits[0]}.{digits[1:]}" if len(digits) > 1 else digits
     return f"{mantissa}e{'+' if power >= 0 else '-'}{abs(power)}"
+
+
+def js_numbers(value: Any) -> Any:
+    """``value`` (JSON data) with each whole float an int, so that ``json.dumps`` writes
+    it as JavaScript's JSON.stringify does (and chitin 1.4.5): ``1``, not ``1.0``."""
+    if isinstance(value, float):
+        return int(value) if value.is_integer() and abs(value) < _PLAIN_BELOW else value
+    if isinstance(value, dict):
+        return {key: js_numbers(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [js_numbers(item) for item in value]
+    return value

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from chitin.errors import ValidationError
 from chitin.model import fields, secrets
 from chitin.model.fields import CLAIM, FLAG, LIST, NUMBER, SECTION, TEXT, WORD, Field
+from chitin.model.numbers import js_numbers
 from chitin.notices import take
 from chitin.render.failures import describe
 
@@ -101,6 +102,7 @@ def _title(name: str) -> str:
 def answer(value: Any, warnings: list[str]) -> dict[str, Any]:
     """A tool's result: the JSON as the command prints it (and as structured
     content), with chitin's warnings in a second block."""
+    value = js_numbers(value)  # 1, not 1.0: as the command prints it, and 1.4.5
     texts = [
         json.dumps(value, indent=2, ensure_ascii=False),
         *(["\n".join(warnings)] * bool(warnings)),
