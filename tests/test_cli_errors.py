@@ -338,3 +338,57 @@ def test_a_bare_command_shows_its_help_not_one_squashed_line(args: list[str]) ->
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert not done.stderr.startswith("Error:")
     assert done.stderr.strip() == helped.stdout.strip()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["hooks", "install", "claude-code", "--dir", ""],
+        ["hooks", "install", "openclaw", "--dir", " "],
+        ["hooks", "install", "cursor", "--dir", ""],
+        ["reflect", "--queue", "--session-key", "k", "--reason", "new", "--transcript", ""],
+        [
+            "reflect",
+            "--queue",
+            "--session-key",
+            "k",
+            "--session-id",
+            "s",
+            "--reason",
+            "new",
+            "--agent-database",
+            "",
+        ],
+        ["reflect", "--clear", "--pending-path", ""],
+        ["carapace-query", "flaky tests", "--carapace-config", ""],
+        ["check", ""],
+        ["import", ""],
+    ],
+    ids=[
+        "hooks-claude-code",
+        "hooks-openclaw",
+        "hooks-cursor",
+        "transcript",
+        "agent-database",
+        "pending-path",
+        "carapace-config",
+        "check",
+        "import",
+    ],
+)
+def test_an_empty_path_is_refused_not_taken_for_the_current_folder(
+    run: Run, store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str]
+) -> None:
+    """``--dir "$UNSET"``: pathlib reads "" as ".", so hooks were installed into the
+    folder the command ran in, a marker named that folder as its transcript, and the
+    others said odd things of "." ("cannot clear .: Device or resource busy"), where
+    an empty --store or --output is refused as empty."""
+    run("init")
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    result = run(*args, expect=2)
+    assert result.stderr.startswith("Error: Invalid value for ")
+    assert "it is empty" in result.stderr and result.stderr.count("\n") == 1, result.stderr
+    assert list(here.iterdir()) == []
+    assert not (store / ".chitin" / "reflections.json").exists()

@@ -90,6 +90,29 @@ def test_an_argument_no_tool_takes_is_refused_by_name_with_what_it_takes(store: 
     )
 
 
+def test_a_misspelt_required_argument_is_named_and_one_cut_short_gets_its_whole_name(
+    store: Path,
+) -> None:
+    """`confidance` for `confidence` was answered "confidence is required": the agent
+    learned nothing of what it wrote wrong, and its next call, with both, was refused
+    again. And `max` (carapace-query's option) got no suggestion: difflib scores it
+    0.43 against `max_results`, as the CLI's did for `--max` (`--format` first)."""
+
+    async def misspell(client: Client) -> list[Called]:
+        return [
+            await call(client, "contribute", type="skill", claim="Pin it", confidance=0.5),
+            await call(client, "retrieve", query="tests", max=3),
+        ]
+
+    required, cut = serve(store, misspell)
+    assert required.failed and required.text.startswith(
+        'Error: unknown argument "confidance" (did you mean confidence?); this tool takes'
+    )
+    assert cut.failed and cut.text.startswith(
+        'Error: unknown argument "max" (did you mean max_results?); this tool takes'
+    )
+
+
 def test_an_unknown_tool_gets_the_nearest_and_the_tools_there_are(store: Path) -> None:
     """`Unknown tool: Retrieve` (the SDK's words, kept) said neither that `retrieve`
     was meant nor which tools there are, as an unknown argument says both."""

@@ -147,3 +147,29 @@ def test_a_transcript_path_under_home_as_claude_code_s_docs_write_it_is_read(
         str(project / "s-2.jsonl"),
     ]
     assert [(d["warning"], len(d["moments"])) for d in digests] == [(None, 2), (None, 2)]
+
+
+def test_a_relative_transcript_path_without_cwd_is_taken_from_where_the_hook_ran(
+    tmp_path: Path,
+) -> None:
+    """An event without ``cwd`` (a hand-made one, or another host's) and a relative
+    ``transcript_path``: the hook runs where Claude Code runs, so the path is taken
+    from there, as ``reflect --queue --transcript`` takes its own; kept relative, the
+    marker named a file that ``reflect`` run from any other folder could not find."""
+    program = chitin_program()
+    home, project, elsewhere = tmp_path / "home", tmp_path / "project", tmp_path / "elsewhere"
+    for folder in (home, project, elsewhere):
+        folder.mkdir(exist_ok=True)
+    (project / "s-3.jsonl").write_text("".join(json.dumps(turn) + "\n" for turn in TURNS))
+    store = tmp_path / "store"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "CHITIN_BACKGROUND_EMBED": "off"}
+    subprocess.run([program, "--store", str(store), "init"], env=env, check=True)
+    hook = {"session_id": "s-3", "transcript_path": "s-3.jsonl", "hook_event_name": "SessionEnd"}
+    subprocess.run([program, "--store", str(store), "hooks", "run", "claude-code", "reflect"],
+                   input=json.dumps(hook), env=env, text=True, check=True, cwd=project)  # fmt: skip
+    shown = subprocess.run([program, "--store", str(store), "reflect", "--format", "json"],
+                           env=env, capture_output=True, text=True, cwd=elsewhere)  # fmt: skip
+    assert shown.returncode == 0, shown.stderr
+    [digest] = json.loads(shown.stdout)["digests"]
+    assert (digest["source"], digest["warning"]) == (str(project / "s-3.jsonl"), None)
+    assert shown.stderr == ""

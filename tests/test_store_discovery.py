@@ -239,6 +239,18 @@ def test_a_misspelt_option_gets_the_nearest_first_as_a_command_does() -> None:
     )
 
 
+def test_an_option_cut_short_gets_the_option_it_begins_first() -> None:
+    """`retrieve --max 5` (carapace-query's option, or a hurried hand): difflib scored
+    '--format' over '--max-results' (0.62 against 0.56), so the one option the word
+    begins came after another or not at all."""
+    cut = chitin("retrieve", "--query", "x", "--max", "5")
+    assert cut.exit_code == 2
+    assert cut.stderr.startswith("Error: No such option '--max'. Did you mean '--max-results'")
+    assert chitin("contribute", "--prov", "correction").stderr.startswith(
+        "Error: No such option '--prov'. Did you mean '--provenance'"
+    )
+
+
 def test_a_command_or_option_typed_in_capitals_gets_did_you_mean() -> None:
     """Caps Lock, or a shell habit: the letters are right, only their case is not, and
     difflib (case-sensitive) found nothing near 'LIST' or '--TYPE'."""

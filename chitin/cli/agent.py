@@ -15,7 +15,7 @@ import click
 from chitin.cli.context import Settings, running_chitin
 from chitin.cli.global_options import SuggestingGroup
 from chitin.cli.hook_report import MCP_CLIENTS, report
-from chitin.cli.options import format_option
+from chitin.cli.options import GivenPath, format_option
 from chitin.cli.session_hook import run_hook
 
 HOSTS = ("openclaw", "claude-code", "claude-desktop", "cursor", "claude-code-mcp")
@@ -71,7 +71,7 @@ def _dir_option(function: Callable[..., Any]) -> Callable[..., Any]:
     return click.option(
         "--dir",
         "directory",
-        type=click.Path(file_okay=False, path_type=Path),
+        type=GivenPath(file_okay=False, path_type=Path),
         metavar="PATH",
         help="openclaw: the hooks folder (default: OpenClaw's, $OPENCLAW_STATE_DIR/hooks, "
         "else beside $OPENCLAW_CONFIG_PATH, else ~/.openclaw/hooks). claude-code: the "

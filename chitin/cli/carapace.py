@@ -14,7 +14,7 @@ import click
 
 from chitin import CarapaceQuestion, DuplicateError, NotPromotable, carapace_credentials_path
 from chitin.cli.context import opened
-from chitin.cli.options import format_option
+from chitin.cli.options import GivenPath, format_option
 from chitin.cli.output import emit_json, note
 from chitin.cli.write import in_cli_words
 from chitin.model import arguments
@@ -31,7 +31,7 @@ def credentials_option(function: F) -> F:
     return click.option(
         "--carapace-config",
         "credentials_path",
-        type=click.Path(path_type=Path, dir_okay=False),
+        type=GivenPath(path_type=Path, dir_okay=False),
         metavar="PATH",
         help="The credentials file. Default: ~/.config/carapace/credentials.json.",
     )(function)

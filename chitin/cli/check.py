@@ -8,13 +8,13 @@ import click
 
 from chitin import Chitin
 from chitin.cli.global_options import late_store
-from chitin.cli.options import format_option
+from chitin.cli.options import GivenPath, format_option
 from chitin.cli.output import emit_json
 from chitin.render import shapes, text
 
 
 @click.command(short_help="Validate the store's files (for pre-commit and CI).")
-@click.argument("paths", nargs=-1, metavar="[FILE]...", type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, metavar="[FILE]...", type=GivenPath(path_type=Path))
 @click.option(
     "--store",
     "store",

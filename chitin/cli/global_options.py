@@ -145,26 +145,32 @@ def unknown_command(name: str, known: Iterable[str]) -> click.UsageError:
 def unknown_option(name: str, close: list[str]) -> str:
     """A misspelt option's message, worded as a misspelt command's: the nearest first
     (click sorts them by name: "(Did you mean one of: '--condition', '--confidence', …?)")."""
-    nearest = _closest(name, close, 0.0)
+    begun = _begun_by(name, close)
+    nearest = (begun + _closest(name, [c for c in close if c not in begun], 0.0))[:3]
     return f"No such option '{name}'. Did you mean " + " or ".join(f"'{c}'" for c in nearest) + "?"
 
 
 def near_options(error: click.NoSuchOption) -> list[str]:
-    """The options near a misspelt one: click's (difflib's, case-sensitive), else
-    those of its command that are near it whatever the case ('--TYPE': '--type')."""
-    if error.possibilities:
-        return list(error.possibilities)
-    if error.ctx is None:
-        return []
+    """The options near a misspelt one: those the typed word begins ('--max':
+    '--max-results', which difflib scores under '--format'), then click's (difflib's,
+    case-sensitive), else those near it whatever the case ('--TYPE': '--type')."""
     ctx = error.ctx
     names = [
         name
-        for param in ctx.command.get_params(ctx)
+        for param in (ctx.command.get_params(ctx) if ctx is not None else [])
         if isinstance(param, click.Option)
         for name in (*param.opts, *param.secondary_opts)
         if name.startswith("--")
     ]
-    return _closest(error.option_name, names, 0.6)
+    begun = _begun_by(error.option_name, names)
+    near = list(error.possibilities or ()) or _closest(error.option_name, names, 0.6)
+    return [*begun, *(name for name in near if name not in begun)]
+
+
+def _begun_by(name: str, candidates: list[str]) -> list[str]:
+    """Up to three of ``candidates`` that ``name`` (in any case) is the start of."""
+    lower = name.lower()
+    return [c for c in candidates if c.startswith(lower) and c != lower][:3]
 
 
 def _closest(name: str, candidates: list[str], cutoff: float) -> list[str]:

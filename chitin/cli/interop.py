@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from chitin.cli.context import opened, prepare_vectors, vectors_line, write_output
-from chitin.cli.options import format_option, output_option
+from chitin.cli.options import GivenPath, format_option, output_option
 from chitin.cli.output import emit_json, json_text, standard_input
 from chitin.render import shapes
 
@@ -37,7 +37,8 @@ def export(ctx: click.Context, output: Path | None) -> None:
 
 
 @click.command("import", short_help="Import a JSON export or migrate a chitin 1.x database.")
-@click.argument("source", metavar="FILE")
+# readable=False: whether it can be read is the import's to say, in its own words.
+@click.argument("source", metavar="FILE", type=GivenPath(path_type=str, readable=False))
 @click.option(
     "--merge",
     is_flag=True,

@@ -1,4 +1,5 @@
-"""The click options several commands share: ``--format`` and ``--output``."""
+"""The click options several commands share: ``--format`` and ``--output``, and the
+path type that refuses an empty path."""
 
 from __future__ import annotations
 
@@ -12,6 +13,17 @@ from chitin.cli.context import output_target
 from chitin.errors import StoreError
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+class GivenPath(click.Path):
+    """click's Path, refusing an empty value: pathlib reads "" as ".", so ``--dir
+    "$UNSET"`` named whatever folder the command ran in (as ``--store`` and
+    ``--output`` refuse it, global_options.named_store and _check_output)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.strip():
+            self.fail("it is empty; name a path (is the variable it came from unset?)", param, ctx)
+        return super().convert(value, param, ctx)
 
 
 def format_option(function: F) -> F:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from chitin.cli.context import opened
-from chitin.cli.options import format_option
+from chitin.cli.options import GivenPath, format_option
 from chitin.cli.output import emit_json, note
 from chitin.model.digest import DEFAULT_CHARACTERS, MIN_CHARACTERS
 from chitin.model.reflection import LEGACY_QUEUE, REASONS, Where, display_time
@@ -33,14 +33,14 @@ if TYPE_CHECKING:
 )
 @click.option(
     "--transcript",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=GivenPath(dir_okay=False, path_type=Path),
     metavar="PATH",
     help="With --queue: the session's events as JSON lines (Claude Code's "
     "transcript_path, an OpenClaw session file), read for the digest.",
 )
 @click.option(
     "--agent-database",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=GivenPath(dir_okay=False, path_type=Path),
     metavar="PATH",
     help="With --queue and --session-id: OpenClaw's agent database holding the "
     "session's events (read only).",
@@ -62,7 +62,7 @@ if TYPE_CHECKING:
 )
 @click.option(
     "--pending-path",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=GivenPath(dir_okay=False, path_type=Path),
     metavar="PATH",
     help="chitin 1.4.5's queue, read and cleared too. "
     "Default: ~/.config/chitin/pending-reflection.json.",

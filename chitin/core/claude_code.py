@@ -289,8 +289,14 @@ def session_place(event: dict[str, Any]) -> Where:
 def _absolute(path: str, cwd: object) -> str:
     """``path`` as the reader will find it later, from another folder: a leading `~`
     is the home folder (Claude Code's hooks reference writes ``~/.claude/projects/…``),
-    and a relative path is taken from the event's ``cwd``, where Claude Code ran."""
+    and a relative path is taken from the event's ``cwd``, where Claude Code ran, or,
+    without one, from the folder the hook runs in (Claude Code's, too)."""
     expanded = Path(os.path.expanduser(path))  # unchanged where there is no such home
-    if not expanded.is_absolute() and isinstance(cwd, str) and Path(cwd).is_absolute():
-        expanded = Path(cwd) / expanded
-    return str(expanded)
+    if expanded.is_absolute():
+        return str(expanded)
+    if isinstance(cwd, str) and Path(cwd).is_absolute():
+        return str(Path(cwd) / expanded)
+    try:
+        return str(Path.cwd() / expanded)
+    except OSError:  # the hook's folder was removed under it: the path as given
+        return str(expanded)

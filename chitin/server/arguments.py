@@ -36,11 +36,12 @@ def checked(schema: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
     those silently, so an agent that wrote ``limit`` for ``max_results`` got an
     answer to a question it did not ask, and never learned the right name."""
     properties: dict[str, Any] = schema.get("properties", {})
+    # The unknown first: a required argument misspelt is missing only because of it.
+    if unknown := [name for name in given if name not in properties]:
+        raise ValidationError("arguments", _unknown(unknown[0], list(properties)))
     for name in schema.get("required", ()):
         if name not in given:
             raise ValidationError("arguments", f"{name} is required")
-    if unknown := [name for name in given if name not in properties]:
-        raise ValidationError("arguments", _unknown(unknown[0], list(properties)))
     arguments = {}
     for name, property_schema in properties.items():
         if name in given:
@@ -53,8 +54,11 @@ def checked(schema: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
 def _unknown(name: str, known: list[str]) -> str:
     """One line: the argument no schema names, a near name, and what the tool takes."""
     said = f"unknown argument {shown(name)}"
-    # in lower case, as the names are: MAX_RESULTS is max_results in Caps Lock
-    if close := get_close_matches(name.lower(), known, n=1, cutoff=0.6):
+    # in lower case, as the names are: MAX_RESULTS is max_results in Caps Lock; a
+    # name cut short (max) first, which difflib scores under its cutoff
+    lower = name.lower()
+    begun = [n for n in known if n.startswith(lower)] if lower else []
+    if close := begun[:1] or get_close_matches(lower, known, n=1, cutoff=0.6):
         said += f" (did you mean {close[0]}?)"
     takes = ", ".join(known) if known else "no arguments"
     return f"{said}; this tool takes {takes}"
