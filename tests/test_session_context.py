@@ -400,3 +400,22 @@ def test_a_trigger_and_its_opposite_for_one_situation_show_the_stronger(run: Run
     weaker = add("trigger", "roll back at once", 0.5, condition=condition, avoid=True)
     found = retrieve_json(run, "the deploy failed on friday evening")
     assert len(found["insights"]) == 1 and found["insights"][0]["outweighs"] == [weaker["id"]]
+
+
+def test_triggers_of_one_situation_with_other_responses_both_reach_the_agent(
+    run: Run, add: Any
+) -> None:
+    """qa55: the restatement rule read a trigger's topic words, which are its situation's
+    ("deploy", "fail"; "roll back first" holds only poles), so a second response to one
+    situation was folded into the first as the same lesson and never shown, though
+    contribute, check and dedupe all keep the two apart."""
+    run("init")
+    condition = "a deploy fails"
+    first = add("trigger", "roll back first", 0.8, condition=condition)
+    second = add("trigger", "page the on-call engineer", 0.7, condition=condition)
+    again = add("trigger", "roll back before anything else", 0.6, condition="a deployment fails")
+    run("embed")
+    found = retrieve_json(run, "the deploy failed")
+    shown = {i["id"]: i.get("alsoCovers", []) for i in found["insights"]}
+    assert shown == {first["id"]: [again["id"]], second["id"]: []}
+    assert "page the on-call engineer" in run("render", "--query", "the deploy failed").stdout

@@ -90,13 +90,30 @@ def restates(a: Insight, b: Insight, cosine: float | None) -> bool:
     Called on pairs the judgement found no opposing stance in."""
     if cosine is None or cosine < RESTATED_MEANING or bool(a.avoid) != bool(b.avoid):
         return False
-    first, second = (_topic(i) for i in (a, b))
+    if not _contained(_topic(a), _topic(b), MIN_WORDS):
+        return False
+    # Two triggers of one situation share their topic words whatever each answers it
+    # with ("When a deploy fails: roll back first" / "…: page the on-call engineer"):
+    # the response restates the other's too, or they are two lessons.
+    return a.type != "trigger" or b.type != "trigger" or _contained(_response(a), _response(b))
+
+
+def _contained(first: frozenset[str], second: frozenset[str], least: int = 1) -> bool:
+    """Whether the shorter of two word sets, of ``least`` words or more, is held by the
+    longer at CONTAINED."""
     shorter, longer = sorted((first, second), key=len)
-    return len(shorter) >= MIN_WORDS and len(shorter & longer) >= CONTAINED * len(shorter)
+    return len(shorter) >= least and len(shorter & longer) >= CONTAINED * len(shorter)
 
 
 def _topic(insight: Insight) -> frozenset[str]:
     return stance(judgement.judged_text(judgement.side_of(insight))).topic
+
+
+def _response(trigger: Insight) -> frozenset[str]:
+    """The words of a trigger's response, its poles included ("roll back first" has
+    no topic word beside the poles "roll back" and "first")."""
+    said = stance(trigger.claim)
+    return said.topic | said.poles
 
 
 def stronger(ranked: Ranked) -> float:
