@@ -419,3 +419,18 @@ def test_triggers_of_one_situation_with_other_responses_both_reach_the_agent(
     shown = {i["id"]: i.get("alsoCovers", []) for i in found["insights"]}
     assert shown == {first["id"]: [again["id"]], second["id"]: []}
     assert "page the on-call engineer" in run("render", "--query", "the deploy failed").stdout
+
+
+def test_other_answers_to_one_long_situation_both_reach_the_agent(run: Run, add: Any) -> None:
+    """qa55: two answers to one long situation embed as near as a reworded trigger
+    (0.8: the shared condition outweighs the short responses), and retrieval, which
+    has no cosine of the responses alone, folded the second into the first; the door
+    and check keep them apart."""
+    run("init")
+    condition = "the production deploy of the billing service fails in the Friday release"
+    first = add("trigger", "roll back first", 0.8, condition=condition)
+    second = add("trigger", "page the on-call engineer", 0.7, condition=condition)
+    run("embed")
+    found = retrieve_json(run, "the billing deploy failed on friday")
+    assert sorted(i["id"] for i in found["insights"]) == sorted([first["id"], second["id"]])
+    assert not any("alsoCovers" in i for i in found["insights"])

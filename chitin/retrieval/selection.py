@@ -40,6 +40,7 @@ from chitin.model.insight import Insight
 from chitin.model.results import Ranked
 from chitin.retrieval import judgement
 from chitin.retrieval.judgement import CONFLICT, DUPLICATE
+from chitin.retrieval.responses import share_words
 from chitin.retrieval.stance import stance
 
 # A shorter statement whose topic words the longer one holds at least this share of...
@@ -59,9 +60,25 @@ Cosine = Callable[[Insight, Insight], float | None]  # None: no vectors to compa
 def relation(a: Insight, b: Insight, cosine: float | None) -> str:
     """DUPLICATE, CONFLICT or "" (both are shown), for two insights of one type."""
     verdict = judgement.judge(judgement.side_of(a), judgement.side_of(b), cosine)
+    if verdict.kind == DUPLICATE and not verdict.exact and _other_answers(a, b):
+        return ""
     if verdict.kind:
         return verdict.kind
     return DUPLICATE if restates(a, b, cosine) else ""
+
+
+def _other_answers(a: Insight, b: Insight) -> bool:
+    """Two triggers of the very same situation whose responses share no word: other
+    answers to it, whose whole texts embed close for the condition they share ("When
+    the production deploy … fails: roll back first" / "…: page the on-call engineer",
+    0.8). The door keeps them apart by the responses' own cosine, which retrieval does
+    not have; a shared word stands in for it (retrieval/responses.py). Only for one
+    condition, said alike: a reworded trigger rewords its situation too, and its
+    response may share no word with the other's."""
+    if not a.type == b.type == "trigger":
+        return False
+    same = judgement.normalized(a.condition) == judgement.normalized(b.condition)
+    return same and not share_words(a, b)
 
 
 def _across_types(a: Insight, b: Insight, cosine: float | None) -> str:
