@@ -68,6 +68,28 @@ def test_a_look_alike_contribute_keeps_apart_is_no_cluster(
     assert len(tokenized) == 4  # each text once, by check, then by dedupe
 
 
+def test_triggers_of_one_situation_with_other_responses_are_no_cluster(
+    run: Run, run_json: Any, add: Any
+) -> None:
+    """qa55: check and dedupe joined "page the on-call engineer" to a reworded "roll
+    back first" of the same situation, which contribute keeps apart, and `dedupe
+    --apply` would have merged that lesson away."""
+    first = add("trigger", "roll back first", 0.8, condition="a deploy fails")
+    page = add("trigger", "page the on-call engineer", 0.7, condition="a deploy fails")
+    again = run_json(
+        "contribute", "--type", "trigger", "--condition", "a deployment fails",
+        "--claim", "roll back before anything else", "--confidence", "0.6",
+    )  # fmt: skip
+    assert [d["id"] for d in again["duplicates"]] == [first["id"]]
+    run("embed")
+    clusters = run_json("dedupe")["clusters"]
+    assert [[c["keep"]["id"], [d["id"] for d in c["duplicates"]]] for c in clusters] == [
+        [first["id"], [again["insight"]["id"]]]
+    ]
+    report = check_json(run)
+    assert len(report["warnings"]) == 1 and page["id"] not in json.dumps(report)
+
+
 def test_past_the_budget_the_cosine_decides_and_the_output_says_so(
     run: Run, run_json: Any, add: Any, monkeypatch: pytest.MonkeyPatch, tokenized: list[str]
 ) -> None:

@@ -271,6 +271,30 @@ def test_an_exact_duplicate_written_with_other_unicode_code_points_is_refused(
     assert commit_count(store) == before
 
 
+def test_an_exact_duplicate_written_all_in_full_width_letters_is_refused(
+    run: Run, add: Any, store: Path
+) -> None:
+    """qa55: a claim typed all in full-width letters (an East Asian keyboard's Latin
+    mode), or with the "ﬁ" ligature a PDF pastes, is the same claim (NFKC) as its plain
+    copy, either way round; the door looked the copy up by the words as typed, found no
+    ASCII term and no full-text word in common, and wrote it, with no duplicate named."""
+    pairs = [
+        ("Reproduce a bug before fixing it",
+         "\uff32\uff45\uff50\uff52\uff4f\uff44\uff55\uff43\uff45 \uff41 \uff42\uff55\uff47 "
+         "\uff42\uff45\uff46\uff4f\uff52\uff45 \uff46\uff49\uff58\uff49\uff4e\uff47 \uff49\uff54"),
+        ("\uff2b\uff45\uff45\uff50 \uff49\uff54 \uff53\uff49\uff4d\uff50\uff4c\uff45",
+         "Keep it simple"),
+        ("\ufb01nd the \ufb01rst failing \ufb01le", "find the first failing file"),
+    ]  # fmt: skip
+    for stored, typed in pairs:
+        first = add("skill", stored, 0.6)
+        before = commit_count(store)
+        refused = run("contribute", "--type", "skill", "--claim", typed, "--confidence", "0.5",
+                      expect=1)  # fmt: skip
+        assert refused.stderr.startswith(f"Error: already known as {first['id']}: ")
+        assert commit_count(store) == before
+
+
 def test_an_exact_duplicate_in_another_script_is_refused(
     run: Run, add: Any, run_json: Any, store: Path
 ) -> None:

@@ -95,3 +95,20 @@ def test_a_reworded_trigger_needs_its_own_words_only_clear_the_veto() -> None:
     assert judge(weaken, loosen, 0.55, 0.20, 0.35).kind == NONE
     # other insights keep the duplicate bar of the alignment
     assert judge(PROFILE, MEASURE, 0.55, None, 0.35).kind == NONE
+
+
+def test_without_the_responses_cosine_a_trigger_clears_the_duplicate_bar() -> None:
+    """qa55: check and dedupe have no cosine of the two responses alone (no sidecar
+    stores it), so the veto's bar let two triggers of one situation with other
+    responses ("…: roll back before anything else" / "…: page the on-call engineer")
+    join as one lesson, which contribute, weighing the responses, keeps apart. Without
+    that guard, a word the responses share stands in for it; with none, a trigger's
+    own words clear the bar of any other insight."""
+    roll = Side("trigger", "roll back before anything else", "a deployment fails")
+    page = Side("trigger", "page the on-call engineer", "a deploy fails")
+    assert judge(roll, page, 0.61, None, 0.35).kind == NONE
+    assert judge(roll, page, 0.61, None, 0.50).kind == DUPLICATE
+    assert judge(roll, page, 0.61, 0.45, 0.35).kind == DUPLICATE  # the door's, as before
+    weaken = Side("trigger", "weakening the assertion", "a test fails", True)
+    loosen = Side("trigger", "loosening the assertion of the test", "a check goes red", True)
+    assert judge(weaken, loosen, 0.55, None, 0.35).kind == DUPLICATE  # "assertion" shared

@@ -400,3 +400,37 @@ def test_a_trigger_and_its_opposite_for_one_situation_show_the_stronger(run: Run
     weaker = add("trigger", "roll back at once", 0.5, condition=condition, avoid=True)
     found = retrieve_json(run, "the deploy failed on friday evening")
     assert len(found["insights"]) == 1 and found["insights"][0]["outweighs"] == [weaker["id"]]
+
+
+def test_triggers_of_one_situation_with_other_responses_both_reach_the_agent(
+    run: Run, add: Any
+) -> None:
+    """qa55: the restatement rule read a trigger's topic words, which are its situation's
+    ("deploy", "fail"; "roll back first" holds only poles), so a second response to one
+    situation was folded into the first as the same lesson and never shown, though
+    contribute, check and dedupe all keep the two apart."""
+    run("init")
+    condition = "a deploy fails"
+    first = add("trigger", "roll back first", 0.8, condition=condition)
+    second = add("trigger", "page the on-call engineer", 0.7, condition=condition)
+    again = add("trigger", "roll back before anything else", 0.6, condition="a deployment fails")
+    run("embed")
+    found = retrieve_json(run, "the deploy failed")
+    shown = {i["id"]: i.get("alsoCovers", []) for i in found["insights"]}
+    assert shown == {first["id"]: [again["id"]], second["id"]: []}
+    assert "page the on-call engineer" in run("render", "--query", "the deploy failed").stdout
+
+
+def test_other_answers_to_one_long_situation_both_reach_the_agent(run: Run, add: Any) -> None:
+    """qa55: two answers to one long situation embed as near as a reworded trigger
+    (0.8: the shared condition outweighs the short responses), and retrieval, which
+    has no cosine of the responses alone, folded the second into the first; the door
+    and check keep them apart."""
+    run("init")
+    condition = "the production deploy of the billing service fails in the Friday release"
+    first = add("trigger", "roll back first", 0.8, condition=condition)
+    second = add("trigger", "page the on-call engineer", 0.7, condition=condition)
+    run("embed")
+    found = retrieve_json(run, "the billing deploy failed on friday")
+    assert sorted(i["id"] for i in found["insights"]) == sorted([first["id"], second["id"]])
+    assert not any("alsoCovers" in i for i in found["insights"])

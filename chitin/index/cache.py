@@ -40,7 +40,7 @@ from chitin.index.sync import Progress, Reconciler
 from chitin.index.vector_join import current_rows, unembedded
 from chitin.model.insight import Insight
 from chitin.model.search_text import embedding_text, text_hash
-from chitin.model.terms import stemmed_tokens
+from chitin.model.terms import claim_terms
 
 __all__ = ["LIVE", "Cache", "Filters", "Problem", "Progress", "TextMatch"]
 
@@ -123,7 +123,7 @@ class Cache(Reconciler, Queries):
         rowid = self._store(path, stat, None, insight, rowid)
         self.db.execute(
             "INSERT INTO claim_terms (rowid, terms) VALUES (?, ?)",
-            (rowid, " ".join(sorted(stemmed_tokens(insight.claim)))),
+            (rowid, " ".join(sorted(claim_terms(insight.claim)))),
         )
         self.db.execute(fulltext.INSERT, (rowid, *fulltext.document(insight)))
         return racy

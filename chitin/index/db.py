@@ -27,9 +27,10 @@ from chitin.model.fields import (
 from chitin.notices import notice, shown
 
 # Bumped by hand for a change the schema's text does not show (9: files with conflict
-# markers are errors, and errors carry a fix). A change of the text, such as a column
-# that model/fields.py's table adds, changes the file's version by itself (USER_VERSION).
-SCHEMA_VERSION = 9
+# markers are errors, and errors carry a fix; 10: claim terms of the NFKC form). A
+# change of the text, such as a column that model/fields.py's table adds, changes the
+# file's version by itself (USER_VERSION).
+SCHEMA_VERSION = 10
 CACHE_DIR = ".chitin"
 CACHE_FILE = "cache.sqlite3"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -78,6 +79,14 @@ def stemmed_tokens(text: str) -> set[str]:
     """Tokens plus their stems: the term set conflict detection compares."""
     found = tokens(text)
     return found | {stem(token) for token in found}
+
+
+def claim_terms(claim: str) -> set[str]:
+    """The terms a claim is indexed and looked up by: ``stemmed_tokens`` of its NFKC
+    form, the form its exact key is of (judgement.normalized), so that a claim typed in
+    full-width letters ("Ｋｅｅｐ ｉｔ ｓｉｍｐｌｅ") or with a ligature ("ﬁle") finds its
+    plain copy, and is found by it."""
+    return stemmed_tokens(unicodedata.normalize("NFKC", claim))
 
 
 def jaccard(first: Set[str], second: Set[str]) -> float:

@@ -44,6 +44,7 @@ from chitin.retrieval import people
 from chitin.retrieval.comparison import turned
 from chitin.retrieval.lexicon import WISHES
 from chitin.retrieval.rejection import other_opposition
+from chitin.retrieval.responses import share_words
 from chitin.retrieval.stance import (
     Stance,
     opposed_poles,
@@ -286,10 +287,9 @@ def _duplicate(
         return near
     if near:
         return alignment >= ALIGN_VETO
-    # Only the cosine bar kept them apart: at any cosine they would be duplicates. Two
-    # triggers of one situation and other responses are kept apart by the responses'
-    # cosine (RESPONSE_FLOOR), so their alignment needs only clear the veto.
-    bar = ALIGN_VETO if a.type == b.type == "trigger" else ALIGN_DUPLICATE
+    # Only the cosine bar kept them apart; triggers of like responses: the veto's bar.
+    alike = a.type == b.type == "trigger" and (response is not None or share_words(a, b))
+    bar = ALIGN_VETO if alike else ALIGN_DUPLICATE
     return alignment >= bar and _near(a, b, overlap, 1.0, response)
 
 

@@ -40,6 +40,7 @@ from chitin.model.insight import Insight
 from chitin.model.results import Ranked
 from chitin.retrieval import judgement
 from chitin.retrieval.judgement import CONFLICT, DUPLICATE
+from chitin.retrieval.responses import share_words
 from chitin.retrieval.stance import stance
 
 # A shorter statement whose topic words the longer one holds at least this share of...
@@ -59,9 +60,25 @@ Cosine = Callable[[Insight, Insight], float | None]  # None: no vectors to compa
 def relation(a: Insight, b: Insight, cosine: float | None) -> str:
     """DUPLICATE, CONFLICT or "" (both are shown), for two insights of one type."""
     verdict = judgement.judge(judgement.side_of(a), judgement.side_of(b), cosine)
+    if verdict.kind == DUPLICATE and not verdict.exact and _other_answers(a, b):
+        return ""
     if verdict.kind:
         return verdict.kind
     return DUPLICATE if restates(a, b, cosine) else ""
+
+
+def _other_answers(a: Insight, b: Insight) -> bool:
+    """Two triggers of the very same situation whose responses share no word: other
+    answers to it, whose whole texts embed close for the condition they share ("When
+    the production deploy … fails: roll back first" / "…: page the on-call engineer",
+    0.8). The door keeps them apart by the responses' own cosine, which retrieval does
+    not have; a shared word stands in for it (retrieval/responses.py). Only for one
+    condition, said alike: a reworded trigger rewords its situation too, and its
+    response may share no word with the other's."""
+    if not a.type == b.type == "trigger":
+        return False
+    same = judgement.normalized(a.condition) == judgement.normalized(b.condition)
+    return same and not share_words(a, b)
 
 
 def _across_types(a: Insight, b: Insight, cosine: float | None) -> str:
@@ -90,13 +107,30 @@ def restates(a: Insight, b: Insight, cosine: float | None) -> bool:
     Called on pairs the judgement found no opposing stance in."""
     if cosine is None or cosine < RESTATED_MEANING or bool(a.avoid) != bool(b.avoid):
         return False
-    first, second = (_topic(i) for i in (a, b))
+    if not _contained(_topic(a), _topic(b), MIN_WORDS):
+        return False
+    # Two triggers of one situation share their topic words whatever each answers it
+    # with ("When a deploy fails: roll back first" / "…: page the on-call engineer"):
+    # the response restates the other's too, or they are two lessons.
+    return a.type != "trigger" or b.type != "trigger" or _contained(_response(a), _response(b))
+
+
+def _contained(first: frozenset[str], second: frozenset[str], least: int = 1) -> bool:
+    """Whether the shorter of two word sets, of ``least`` words or more, is held by the
+    longer at CONTAINED."""
     shorter, longer = sorted((first, second), key=len)
-    return len(shorter) >= MIN_WORDS and len(shorter & longer) >= CONTAINED * len(shorter)
+    return len(shorter) >= least and len(shorter & longer) >= CONTAINED * len(shorter)
 
 
 def _topic(insight: Insight) -> frozenset[str]:
     return stance(judgement.judged_text(judgement.side_of(insight))).topic
+
+
+def _response(trigger: Insight) -> frozenset[str]:
+    """The words of a trigger's response, its poles included ("roll back first" has
+    no topic word beside the poles "roll back" and "first")."""
+    said = stance(trigger.claim)
+    return said.topic | said.poles
 
 
 def stronger(ranked: Ranked) -> float:

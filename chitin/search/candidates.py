@@ -11,7 +11,7 @@ import math
 from typing import TYPE_CHECKING
 
 from chitin.index.fulltext import COMMON_TERM_FLOOR, COMMON_TERM_SHARE
-from chitin.model.terms import stemmed_tokens, tokens
+from chitin.model.terms import claim_terms, stemmed_tokens, tokens
 from chitin.retrieval import conflicts
 from chitin.retrieval.conflicts import Candidate, most_shared
 
@@ -51,7 +51,7 @@ def same_claim_candidates(cache: Cache, claim: str) -> list[Candidate]:
     """Live insights whose claim has the very words of ``claim``: an exact duplicate,
     even of words too common for ``conflict_candidates`` to look up, or of no ASCII
     term at all (another script, or short words only)."""
-    terms = stemmed_tokens(claim)
+    terms = claim_terms(claim)
     if not terms:
         return candidates(cache, set(cache.same_words(claim)))
     return candidates(cache, set(cache.same_terms(terms)))
