@@ -60,11 +60,14 @@ def framed_opposition(first: Claimed, second: Claimed) -> str:
     """Why two claims take opposing stances by one of the readings above ("" if none)."""
     if first.type == "trigger" or second.type == "trigger":
         return ""
-    mine, theirs = _words(first.claim), _words(second.claim)
-    crossed = turned(_steps(mine), _steps(theirs))
-    if crossed:
-        return '"{0} before {1}" ↔ "{1} before {0}"'.format(*crossed)
-    if mine[:1] != theirs[:1] and mine[-1:] != theirs[-1:]:
+    if not (_may_turn(first.claim) or _may_turn(second.claim)):
+        return ""  # most pairs stop here: what `check` pairs (``may_turn``) is all it reads
+    (mine, steps), (theirs, others) = _read(first.claim), _read(second.claim)
+    if steps is not None and others is not None:
+        crossed = turned(steps, others)
+        if crossed:
+            return '"{0} before {1}" ↔ "{1} before {0}"'.format(*crossed)
+    if not (mine and theirs) or (mine[0] != theirs[0] and mine[-1] != theirs[-1]):
         return ""  # no shared first or last word, no frame: most pairs stop here
     slot, other, frame = slots(mine, theirs)
     if max(len(slot), len(other)) > SLOT_WORDS or _framing(frame) < FRAME_WORDS:
@@ -87,7 +90,12 @@ def _negation(
     return _covered(said, theirs) and _covered(told, mine)
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=1 << 16)  # by text: judge asks it of every pair it reaches
+def _read(text: str) -> tuple[tuple[str, ...], Preference]:
+    words = _words(text)
+    return words, _steps(words)
+
+
 def _steps(words: tuple[str, ...]) -> Preference:
     """What a claim does first and what next, by "then" ("A first, then B", "A, then
     B") or by "first" and a later word ("A first and B afterwards"): the content roots
@@ -126,4 +134,4 @@ def _may_turn(text: str) -> bool:
     negators = sum(w in NEGATORS for w in words)
     if negators > (1 if stance(text).negated else 0):
         return True
-    return bool(_TURNING.intersection(words)) or _steps(words) is not None
+    return bool(_TURNING.intersection(words)) or _read(text)[1] is not None
