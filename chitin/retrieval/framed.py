@@ -15,7 +15,8 @@ in one frame, a particle turned round, and an order turned by "first … then".
   the examples first and let the grammar rule come after."; "Lead with the story, then
   give the numbers" / "Lead with the numbers, then give the story". ``stance.order``
   reads "before", "after" and "than"; these say the order with "first", "then",
-  "afterwards".
+  "afterwards", and are compared with each other or with such an order ("Write the
+  test before the fix" / "Write the fix first, then the test").
 
 General English, not words read off the labelled pairs. docs/design.md §9e,
 fourteenth round.
@@ -27,7 +28,7 @@ import functools
 import re
 
 from chitin.retrieval.comparison import Preference, turned
-from chitin.retrieval.stance import NEGATORS, stance
+from chitin.retrieval.stance import NEGATORS, order, stance
 from chitin.retrieval.template import (
     FRAME_WORDS,
     SLOT_WORDS,
@@ -68,8 +69,9 @@ def framed_opposition(first: Claimed, second: Claimed) -> str:
     if not (_may_turn(first.claim) or _may_turn(second.claim)):
         return ""  # most pairs stop here: what `check` pairs (``may_turn``) is all it reads
     (mine, steps), (theirs, others) = _read(first.claim), _read(second.claim)
-    if steps is not None and others is not None:
-        crossed = turned(steps, others)
+    if steps is not None or others is not None:
+        # steps against steps, or against an order by "before" / "after" (stance.order)
+        crossed = turned(steps or order(first.claim), others or order(second.claim))
         if crossed:
             return '"{0} before {1}" ↔ "{1} before {0}"'.format(*crossed)
     if not (mine and theirs) or (mine[0] != theirs[0] and mine[-1] != theirs[-1]):
