@@ -629,6 +629,38 @@ def test_a_claim_that_turns_down_what_another_takes_is_a_conflict_in_check(
     assert '" ↔ "not ' in conflict["message"]
 
 
+@pytest.mark.parametrize(
+    ("first", "second", "reason"),
+    [
+        (
+            "Tap water in this building is safe to drink unfiltered",
+            "Tap water in this building is not safe to drink unfiltered",
+            "negated ↔ affirmed",
+        ),
+        ("Bake the pie with the foil on", "Bake the pie with the foil off", '"on" ↔ "off"'),
+        (
+            "Show the demo first, then explain the design",
+            "Explain the design first, then show the demo",
+            " before ",
+        ),
+    ],
+)
+def test_a_stance_turned_where_the_stance_does_not_read_is_a_conflict_in_check(
+    run: Run, store: Path, add: Any, first: str, second: str, reason: str
+) -> None:
+    """A negation past the stance's reach, a particle, steps in another order: neither
+    side negated, no pole, no comparison, so check's pre-filter left such a pair
+    unjudged where contribute reports the conflict (retrieval/framed.py)."""
+    one, other = add("skill", first, 0.8), add("skill", second, 0.7)
+    (conflict,) = check_json(run)["warnings"]
+    assert conflict["kind"] == "conflict"
+    assert {conflict["path"], conflict["message"].split(" (")[0].split()[-1]} == {
+        f"insights/skill/{one['id']}.md",
+        f"insights/skill/{other['id']}.md",
+    }
+    assert all(part in conflict["message"] for part in reason.split(" ↔ "))
+
+
 # ---------------------------------------------------------------- chitin.yaml
 
 SETTINGS_CASES = [

@@ -94,3 +94,22 @@ def test_one_wish_of_a_person_filled_with_two_values_is_a_conflict() -> None:
     facts = person("Tom drives a blue car to work."), person("Tom drives a red car to work.")
     assert judge(*facts, 0.90, None, 0.19).kind == NONE
     assert judge(window, aisle, 0.90).kind != CONFLICT
+
+
+def test_would_rather_x_than_y_is_a_preference() -> None:
+    """ "rather" apart from its "than" (§9e, fourteenth round): a wish turned round
+    against "prefers Y to X", and what check's pre-filter pairs; "rather than" as one
+    marker reads as before."""
+    rather = person("Uncle Sam would rather be emailed than called.")
+    prefers = person("Uncle Sam prefers phone calls to email.")
+    assert stance(rather.claim).preference is not None
+    assert judge(rather, prefers, 0.9).kind == CONFLICT
+    assert may_oppose(leaning(rather), leaning(prefers))
+    assert (
+        judge(rather, person("Uncle Sam would rather get an email than a call."), 0.9).kind
+        != CONFLICT
+    )
+    assert stance("Ask for help rather than guessing.").preference == (
+        frozenset({"ask", "help"}),
+        frozenset({"guess"}),
+    )

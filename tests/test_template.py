@@ -34,11 +34,6 @@ def skill(claim: str) -> Side:
             "Buy concert tickets in the last week before the show, when prices drop.",
         ),
         ("Proof bread dough in a warm kitchen.", "Proof bread dough overnight in the fridge."),
-        # a negator the main clause's reach does not read
-        (
-            "A glass of wine in the evening helps me sleep.",
-            "A glass of wine in the evening does not help me sleep.",
-        ),
     ],
 )
 def test_one_frame_with_another_filler_is_no_duplicate(first: str, second: str) -> None:

@@ -158,7 +158,7 @@ def opposing(
     ]
     negated = np.asarray([lean.negated for lean in leanings], dtype=bool)
     compares = np.asarray([lean.compares for lean in leanings], dtype=bool)
-    rejects = np.asarray([lean.rejects for lean in leanings], dtype=bool)
+    rejects = np.asarray([lean.rejects or lean.turns for lean in leanings], dtype=bool)
     poles, against = _pole_masks(leanings)
     found: dict[int, list[int]] = {}
     for i, j in windows.pairs(windows.slots(counts, True)):

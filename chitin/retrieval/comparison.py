@@ -21,6 +21,9 @@ Preference = tuple[frozenset[str], frozenset[str]] | None  # the first side's ro
 _PREFERENCE = re.compile(r"\b(?:over|rather than|instead of|more than|in favou?r of)\b")
 # "prefer X to Y" (but not "prefer to do X"): the "to" is the marker.
 _PREFER_TO = re.compile(r"\bprefer\w*\s+(?!to\b)\w[^,;:.!?()]*?\s(to)\b")
+# "would rather X than Y", "had sooner X than Y": "rather" apart from its "than"; the
+# "than" is the marker, as in "X rather than Y" (§9e, fourteenth round).
+_RATHER_THAN = re.compile(r"\b(?:rather|sooner)\s+(?!than\b)\w[^,;:.!?()]*?\s(than)\b")
 CLAUSE_END = re.compile(r"[,;:.!?()]")
 _ORDER = re.compile(r"\b(?:before|than)\b")
 _ORDER_AFTER = re.compile(r"\bafter\b")
@@ -43,7 +46,7 @@ def preference_marker(lowered: str) -> tuple[int, int] | None:
     found = _PREFERENCE.search(lowered)
     if found is not None:
         return found.start(), found.end()
-    prefer = _PREFER_TO.search(lowered)
+    prefer = _PREFER_TO.search(lowered) or _RATHER_THAN.search(lowered)
     return None if prefer is None else (prefer.start(1), prefer.end(1))
 
 

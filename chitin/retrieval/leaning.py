@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from chitin.retrieval.framed import may_turn
 from chitin.retrieval.judgement import Side, judged_text, negated
 from chitin.retrieval.rejection import turns_down
 from chitin.retrieval.stance import opposite_poles, stance
@@ -13,10 +14,15 @@ from chitin.retrieval.stance import opposite_poles, stance
 
 def takes_a_side(side: Side) -> bool:
     """Whether the insight could oppose another: a conflict always has one such side
-    (negated or "avoid", a pole of the lexicon, "X over Y", or "X, not Y")."""
+    (negated or "avoid", a pole of the lexicon, "X over Y", "X, not Y", or what
+    ``framed`` reads: a negator past the stance's reach, a particle, steps in order)."""
     read = stance(judged_text(side))
     return (
-        negated(side, read) or bool(read.poles) or read.preference is not None or turns_down(side)
+        negated(side, read)
+        or bool(read.poles)
+        or read.preference is not None
+        or turns_down(side)
+        or may_turn(side)
     )
 
 
@@ -28,22 +34,27 @@ class Leaning(NamedTuple):
     poles: frozenset[str]
     compares: bool  # an "X over Y"
     rejects: bool  # a contrast ("X, not Y"): it may turn down what another takes
+    turns: bool  # framed.may_turn: a negation, particle or order framed.py reads
 
 
 def leaning(side: Side) -> Leaning:
     read = stance(judged_text(side))
     against = frozenset().union(*(opposite_poles(pole) for pole in read.poles))
     compares = read.preference is not None
-    return Leaning(negated(side, read), against, read.poles, compares, turns_down(side))
+    turns = may_turn(side)
+    return Leaning(negated(side, read), against, read.poles, compares, turns_down(side), turns)
 
 
 def may_oppose(first: Leaning, second: Leaning) -> bool:
     """False where ``judge`` cannot find the two opposed: same negation, no pole of one
-    opposite to the other's, not both comparing, neither turning anything down."""
+    opposite to the other's, not both comparing, neither turning anything down, neither
+    one that ``framed`` may read turned."""
     return (
         first.negated != second.negated
         or bool(first.against & second.poles)
         or (first.compares and second.compares)
         or first.rejects
         or second.rejects
+        or first.turns
+        or second.turns
     )

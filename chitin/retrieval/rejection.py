@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import re
 
+from chitin.retrieval.framed import framed_opposition
 from chitin.retrieval.stance import FILLER, NEGATORS, words_of
 from chitin.retrieval.template import INDEFINITE, Claimed, _root, opposite_fillers
 
@@ -33,13 +34,16 @@ _CLAUSE_END = re.compile(r"[,;:.!?()]")
 
 def other_opposition(first: Claimed, second: Claimed) -> str:
     """Why two claims that no pole, negation or comparison opposed still take opposing
-    stances ("" if they do not): one turns down what the other takes, or one frame has
-    opposites in its slots (``template.opposite_fillers``)."""
+    stances ("" if they do not): one turns down what the other takes, one frame has
+    opposites in its slots (``template.opposite_fillers``), or a negation, a particle or
+    an order that ``stance`` does not read turns one round (``framed``)."""
     taken = rejected(first, second)
     if taken:
         return f'"{taken}" ↔ "not {taken}"'
     found = opposite_fillers(first, second)
-    return f'"{found[0]}" ↔ "{found[1]}"' if found else ""
+    if found:
+        return f'"{found[0]}" ↔ "{found[1]}"'
+    return framed_opposition(first, second)
 
 
 def rejected(first: Claimed, second: Claimed) -> str | None:

@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from chitin.retrieval.lexicon import NUMBER_WORDS, WISHES
+from chitin.retrieval.sequence import one_kind
 from chitin.retrieval.stance import FILLER, NEGATORS, opposite_poles, root, stance, words_of
 from chitin.retrieval.synonyms import canonical
 
@@ -78,6 +79,12 @@ def other_filler(first: Claimed, second: Claimed) -> bool:
         return False  # one word added is a modifier ("… now", "… carefully"): the same lesson
     if sorted(slot) == sorted(other):
         return True  # the same words in another order: "day/month/year" / "month/day/year"
+    # words of order and of attention are fillers of one kind (sequence.py); the same
+    # things ordered otherwise around them are another filler
+    kept = one_kind(said, told, mine, theirs, _key)
+    if kept is None:
+        return True
+    said, told = kept
     # a word the other claim has elsewhere says nothing new ("closed-source ones" /
     # "closed ones", after "open-source")
     # (each slot's words are among its own claim's: the other claim's words cover them)
@@ -193,6 +200,11 @@ def _root(word: str) -> str:
     if len(found) > 2 and found[-1] == found[-2] and found[-1] not in "aeiouls":
         return found[:-1]
     return found
+
+
+def _key(word: str) -> str | None:
+    """A word's root, or None for a word that says nothing (the frame's order)."""
+    return None if word in FILLER or word in INDEFINITE else _root(word)
 
 
 def _number(word: str) -> bool:
