@@ -87,7 +87,7 @@ def write_vectors(root: Path, insights: list[Insight], near: bool) -> None:
     import numpy as np
 
     from chitin.index.vectors import VectorStore
-    from chitin.model.search_text import embedding_text, text_hash
+    from chitin.model.search_text import vector_hash
     from chitin.providers import identity
     from chitin.providers.local import LocalProvider
 
@@ -101,7 +101,7 @@ def write_vectors(root: Path, insights: list[Insight], near: bool) -> None:
         vectors = topics[rng.integers(0, 300, size)] * 0.75 + noise
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     sidecar = VectorStore(root / ".chitin", identity(LocalProvider()), dimensions)
-    items = [(i.id, text_hash(embedding_text(i)), 0) for i in insights]
+    items = [(i.id, vector_hash(i), 0) for i in insights]
     for start in range(0, size, 10_000):
         sidecar.put(items[start : start + 10_000], vectors[start : start + 10_000])
     sidecar.close()

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from chitin.core.background import SEED_VECTORS
-from chitin.model.search_text import embedding_text, embedding_texts, text_hash
+from chitin.model.search_text import embedding_texts, vector_hash
 from chitin.providers.local import LocalProvider
 from chitin.providers.minilm import DIMENSIONS, MODEL
 from chitin.resources import asset_path, data_path
@@ -25,14 +25,14 @@ from chitin.store.loading import load_insight
 
 
 def starter_parts() -> list[tuple[str, str, int, str]]:
-    """(id, hash of its embedding text, part, text of the part) of every starter
+    """(id, hash of its embedding text and tags, part, text of the part) of every starter
     insight's parts, in id order."""
     source = data_path("insights")
     found = []
     for path in sorted(source.rglob("*.md")):
         relative = path.relative_to(source.parent).as_posix()
         insight = load_insight(source.parent, relative, stat_of(path))
-        digest = text_hash(embedding_text(insight))
+        digest = vector_hash(insight)
         found += [(insight.id, digest, n, text) for n, text in enumerate(embedding_texts(insight))]
     return sorted(found)
 

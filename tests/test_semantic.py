@@ -263,6 +263,29 @@ def test_a_query_near_the_reasoning_alone_finds_its_insight(run: Run, add: Any) 
     assert found["insights"][0]["id"] == target["id"]
 
 
+def test_a_query_that_names_what_only_a_tag_says_finds_its_insight(
+    run: Run, add: Any, store: Path
+) -> None:
+    """The whole text with the tags has a vector of its own (``tagged_text``): "Bris" is
+    a name to the model, and the query calls her "the puppy"; the tag "dog" says what
+    the claim leaves out (0.10 from the claim's text, under the floor of meaning; 0.26
+    with the tags). A change to the tags alone makes the vectors stale."""
+    target = add(
+        "skill",
+        "Bris's recall word is 'hit' followed by the whistle; practise it with cheese, "
+        "on a long line.",
+        0.8,
+        tags="dog,training",
+    )
+    add("skill", "Invoices are due fourteen days after the work is delivered.", 0.8)
+    add("skill", "Run the linter before pushing a branch.", 0.8)
+    found = retrieve_json(run, "the puppy won't come back when I call it at the park")
+    assert found["insights"][0]["id"] == target["id"] and found["insights"][0]["matched"]
+    assert json.loads(run("embed-status", "--format", "json").stdout)["missing"] == 0
+    run("update", target["id"], "--tags", "dog,training,park")
+    assert json.loads(run("embed-status", "--format", "json").stdout)["missing"] == 1
+
+
 def test_one_stray_word_of_a_long_query_is_not_a_match_when_meaning_is_searched(
     run: Run, add: Any, store: Path
 ) -> None:

@@ -39,7 +39,7 @@ from chitin.index.sources import ChangeSource, InsightFiles
 from chitin.index.sync import Progress, Reconciler
 from chitin.index.vector_join import current_rows, unembedded
 from chitin.model.insight import Insight
-from chitin.model.search_text import embedding_text, text_hash
+from chitin.model.search_text import vector_hash
 from chitin.model.terms import claim_terms
 
 __all__ = ["LIVE", "Cache", "Filters", "Problem", "Progress", "TextMatch"]
@@ -142,7 +142,7 @@ class Cache(Reconciler, Queries):
             values = (
                 *row_values(insight),
                 self.strength(insight),
-                text_hash(embedding_text(insight)),
+                vector_hash(insight),
             )
         params = (path, path.rsplit("/", 1)[0], *stat, error, *values)
         if rowid is None:

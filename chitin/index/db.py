@@ -27,10 +27,11 @@ from chitin.model.fields import (
 from chitin.notices import notice, shown
 
 # Bumped by hand for a change the schema's text does not show (9: files with conflict
-# markers are errors, and errors carry a fix; 10: claim terms of the NFKC form). A
-# change of the text, such as a column that model/fields.py's table adds, changes the
-# file's version by itself (USER_VERSION).
-SCHEMA_VERSION = 10
+# markers are errors, and errors carry a fix; 10: claim terms of the NFKC form; 11:
+# text_hash holds the tags too, so the vectors of a tagged insight are made again with
+# the part of its tags). A change of the text, such as a column that model/fields.py's
+# table adds, changes the file's version by itself (USER_VERSION).
+SCHEMA_VERSION = 11
 CACHE_DIR = ".chitin"
 CACHE_FILE = "cache.sqlite3"
 
@@ -57,7 +58,7 @@ CREATE TABLE entries (
     -- The insight: model/fields.py's fields, in its order (index/rows.py).
     {_INSIGHT_COLUMNS},
     strength REAL,  -- confidence and reinforcements, shaped (retrieval.scoring.base_strength)
-    text_hash TEXT  -- of model.insight.embedding_text: what a vector must match to be fresh
+    text_hash TEXT  -- model.search_text.vector_hash: what a vector must match to be fresh
 );
 CREATE INDEX entries_dir ON entries (dir);
 CREATE INDEX entries_id ON entries (id);

@@ -1,13 +1,14 @@
 """The vector sidecar: float32 rows of the insights' texts, under ``.chitin/vectors/``.
 
 Each insight has a row for its whole text (part 0), and one more for each of a
-trigger's condition and the reasoning alone, when it has them (parts 1, 2, see
-``model.search_text.embedding_texts``): an insight's cosine to a query is its best part's.
+trigger's condition, the reasoning alone and the whole text with the tags, when it has
+them (see ``model.search_text.embedding_texts``): an insight's cosine to a query is its
+best part's.
 
 - ``matrix.f32`` holds the rows, raw and row-major. It is memory-mapped, so a search
   over 100,000 rows reads no more than the dot products need.
 - ``index.sqlite3`` says which insight and part each row belongs to, the content hash
-  of the insight's text (``embedding_text``, which holds every part), and the provider
+  of the insight's text and tags (``vector_hash``, which holds every part), and the provider
   identity (``provider:model:dimensions``) of every row. Its schema and the files'
   names are in vector_files.py; its join with the cache in vector_join.py.
 

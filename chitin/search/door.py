@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from chitin.index.fulltext import STOPWORDS
 from chitin.index.rows import Filters
 from chitin.model.insight import Insight
-from chitin.model.search_text import embedding_text, text_hash
+from chitin.model.search_text import embedding_text, vector_hash
 from chitin.model.vector_math import dot
 from chitin.providers import ProviderError
 from chitin.retrieval import synonyms
@@ -264,7 +264,7 @@ def _tokens(made: tuple[Sequence[str], Sequence[Sequence[float]]]) -> Tokens:
 def _stored(cache: Cache, semantic: Semantic, insight: Insight) -> Any:
     """The insight's stored whole-text vector, if it is current for its text."""
     digest = cache.text_hash_of(insight.id) or ""
-    if digest != text_hash(embedding_text(insight)):
+    if digest != vector_hash(insight):
         return None
     return semantic.vectors.whole_vector(insight.id, digest)
 

@@ -4,8 +4,8 @@ without writing anything (check is a linter: it never makes ``.chitin/``).
 
 A vector is used only where it is current: its row in the sidecar's index names the
 insight, part 0 (the whole text, ``embedding_text``) and the hash of the insight's
-text as the file says it now. The others are judged by words, and ``meaning`` says
-which.
+text and tags as the file says them now (``vector_hash``). The others are judged by
+words, and ``meaning`` says which.
 
 Close pairs among up to 100,000 vectors are found without the n² products
 (chitin.search.neighbours).
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from chitin.index.stored_rows import Unreadable, whole_text_rows
 from chitin.model.insight import Insight
-from chitin.model.search_text import embedding_text, text_hash
+from chitin.model.search_text import vector_hash
 from chitin.retrieval.clusters import WORDS_ONLY, Meaning
 from chitin.retrieval.judgement import WEAK_TOPIC_COSINE
 
@@ -80,7 +80,7 @@ def read(chitin_dir: Path, insights: Sequence[Insight], provider: str) -> Stored
     numbers: list[int] = []
     for k, insight in enumerate(insights):
         row = rows.get(insight.id)
-        if row is not None and row[0] == text_hash(embedding_text(insight)):
+        if row is not None and row[0] == vector_hash(insight):
             positions.append(k)
             numbers.append(row[1])
     folder = chitin_dir / "vectors"
