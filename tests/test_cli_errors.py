@@ -162,8 +162,8 @@ def test_a_binary_file_to_import_is_named_as_neither_json_nor_a_database(
         ),
         (["frobnicate"], "No such command 'frobnicate'."),
         (
-            ["list", "--bogus"],
-            "No such option '--bogus'. Did you mean '--tags'? (see 'chitin list --help')",
+            ["list", "--tgas"],
+            "No such option '--tgas'. Did you mean '--tags'? (see 'chitin list --help')",
         ),
         (["get"], "Missing argument 'ID'."),
         (
