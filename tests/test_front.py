@@ -124,8 +124,14 @@ def children(pid: int) -> list[int]:
 
 
 def workers(front_pid: int) -> list[int]:
-    """The workers of a front: its supervisors' children."""
-    return [pid for supervisor in children(front_pid) for pid in children(supervisor)]
+    """The workers of a front that took a command: its supervisors' children, less the
+    spare's (forked ahead of need, in the front's cwd, /)."""
+    return [
+        pid
+        for supervisor in children(front_pid)
+        for pid in children(supervisor)
+        if os.readlink(f"/proc/{pid}/cwd") != "/"
+    ]
 
 
 def alive(pid: int) -> bool:
@@ -315,8 +321,12 @@ def forked_worker(
     child = os.fork()
     if child == 0:  # pragma: no cover - the forked worker, which never returns
         before()
-        nulls = [os.open(os.devnull, os.O_RDWR) for _ in range(2)]
-        worker.run(request, [*nulls, err_write], there, parent, (wait, told))
+        worker.run(there, parent, (wait, told))
+    nulls = [os.open(os.devnull, os.O_RDWR) for _ in range(2)]
+    cwd = os.open(".", os.O_PATH | os.O_DIRECTORY)
+    front.send_frame(here, request, [*nulls, err_write, cwd])  # as the supervisor passes it
+    for fd in (*nulls, cwd):
+        os.close(fd)
     os.close(err_write)
     os.close(told)
     with os.fdopen(err_read) as said:
@@ -404,6 +414,56 @@ def test_a_killed_front_is_replaced_and_the_command_runs_meanwhile(
     until(lambda: not alive(pid), "the front did not die")
     same("--store", str(tmp_path / "s"), "stats")  # its socket refuses: in-process
     assert started(folder) != pid
+
+
+def spare(front_pid: int) -> tuple[int, int] | None:
+    """The front's spare: a supervisor and its worker forked ahead of need, both still
+    in the front's cwd (/), which a supervisor leaves for its client's."""
+    for supervisor in children(front_pid):
+        with contextlib.suppress(OSError):
+            kids = children(supervisor)
+            cwds = {os.readlink(f"/proc/{pid}/cwd") for pid in (supervisor, *kids)}
+            if len(kids) == 1 and cwds == {"/"}:
+                return supervisor, kids[0]
+    return None
+
+
+def test_the_worker_is_forked_before_its_command_comes(folder: Path, tmp_path: Path) -> None:
+    """Neither fork is in the client's wait (docs/design.md §9n): the command runs in
+    the spare's worker, forked before the client connected, and a new spare follows."""
+    pid = started(folder)
+    until(lambda: spare(pid) is not None, "no spare forked")
+    ahead = spare(pid)
+    assert ahead is not None
+    client = subprocess.Popen(
+        [chitin_program(), "--store", str(tmp_path / "s"), "import", "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    until(lambda: workers(pid) != [], "the command never reached a worker")
+    assert workers(pid) == [ahead[1]]
+    assert os.readlink(f"/proc/{ahead[1]}/cwd") == os.getcwd()  # the client's
+    assert client.stdin is not None
+    client.stdin.close()
+    client.wait(timeout=WAIT)
+    until(lambda: spare(pid) not in (None, ahead), "no next spare")
+
+
+def test_a_front_that_ends_takes_its_spare_with_it(folder: Path) -> None:
+    """No process is left behind: an idle front ends its spare, and a killed front's
+    spare sees its channel end and leaves, its worker with it."""
+    for kill in (False, True):
+        env = dict(os.environ, CHITIN_FRONT_IDLE="60" if kill else "3")
+        pid = started(folder, env)
+        until(lambda pid=pid: spare(pid) is not None, "no spare forked")
+        ahead = spare(pid)
+        assert ahead is not None
+        if kill:
+            os.kill(pid, signal.SIGKILL)
+        until(lambda pid=pid: not alive(pid), "the front did not end")
+        for left in ahead:
+            until(lambda left=left: not alive(left), "the spare outlived its front")
 
 
 def test_an_idle_front_leaves_no_file_behind(folder: Path) -> None:
