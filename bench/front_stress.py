@@ -127,6 +127,14 @@ class Stress:
         return sorted(set(mine) - fronts - spares)
 
 
+def _described(pid: int) -> str:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return f"state {stat[0]}, parent {stat[1]}, cwd {os.readlink(f'/proc/{pid}/cwd')}"
+    except OSError as error:
+        return str(error)
+
+
 def _in_root(pids: set[int]) -> bool:
     try:
         return {os.readlink(f"/proc/{pid}/cwd") for pid in pids} == {"/"}
@@ -207,6 +215,11 @@ def main() -> None:
     )  # fmt: skip
     print(f"clients {len(jobs)} in {spent:.1f} s, {args.parallel} at once; counts {stress.counts}")
     print(f"left behind (not a front): {left}")
+    if left:  # what they are, and whether they are still there a while later
+        for pid in left:
+            print(f"  {pid}: {_described(pid)}")
+        time.sleep(10.0)
+        print(f"still there 10 s later: {sorted(set(left) & set(stress.leftovers()))}")
     said, killed = stress.counts["written"], stress.counts["killed"]
     print(f"written store: check exit {check.returncode}; {total - seeded} new insights")
     print(f"for {said} contributes that said so (+ up to {killed} killed clients)")

@@ -76,8 +76,7 @@ def supervise(channel: Any) -> int:  # pragma: no cover - a forked child
     except (OSError, ValueError, EOFError, TypeError):
         os.close(go)  # the worker reads the end of its pipe, and leaves
         return _never_begun(worker, 1)
-    os.close(go)
-    return _relay(connection, worker, pidfd, heard)
+    return _relay(connection, worker, pidfd, (heard, go))
 
 
 def _handed(channel: Any) -> Any | None:  # pragma: no cover - a forked child
@@ -92,7 +91,8 @@ def _handed(channel: Any) -> Any | None:  # pragma: no cover - a forked child
         for fd in fds:
             os.close(fd)
         return None
-    return socket.socket(fileno=fds[0])
+    # Its kind given: not asked of the kernel (three calls)
+    return socket.socket(socket.AF_UNIX, socket.SOCK_STREAM, 0, fileno=fds[0])
 
 
 def _never_begun(worker: int, code: int) -> int:  # pragma: no cover - a forked child
@@ -152,11 +152,15 @@ def _sound(request: object) -> bool:
     )
 
 
-def _relay(connection: Any, worker: int, pidfd: int, heard: int) -> int:  # pragma: no cover
+def _relay(  # pragma: no cover - a forked child
+    connection: Any, worker: int, pidfd: int, pipes: tuple[int, int]
+) -> int:
     """Forward the client's signals to the worker until it ends; kill its whole group
     if the client goes away; then send its status. A worker that told its exit code on
-    ``heard`` first (worker.answered) has it sent at once, and is waited for alone: its
-    client may end meanwhile, and what the worker does then (closes) is not killed."""
+    ``heard`` first (worker.answered) has it sent at once, then its end begins (``sent``
+    closed), and it is waited for alone: its client may end meanwhile, and the
+    worker's end is not killed."""
+    heard, sent = pipes
     watch = select.poll()
     watch.register(connection.fileno(), select.POLLIN)
     watch.register(pidfd, select.POLLIN)
@@ -172,6 +176,7 @@ def _relay(connection: Any, worker: int, pidfd: int, heard: int) -> int:  # prag
             if code:
                 with contextlib.suppress(OSError):
                     front.send_frame(connection, {"exit": code[0]})
+                os.close(sent)
                 os.waitpid(worker, 0)
                 return 0
             continue

@@ -58,8 +58,7 @@ def run(channel: Any, supervisor: int, pipes: tuple[int, int]) -> NoReturn:
         sys.argv = list(request["argv"])
         if os.read(wait, 1) != b"g":  # the client gave up: it runs the command itself
             os._exit(1)
-        os.close(wait)
-        process.answer_early(lambda code: answered(told, code))
+        process.answer_early(lambda code: answered(told, code, wait))
     except KeyboardInterrupt:  # forwarded with the go, before the command began
         _not_begun()
     except BaseException:
@@ -83,11 +82,14 @@ def _request(channel: Any) -> tuple[dict[str, Any], list[int]]:
     return request, fds
 
 
-def answered(told: int, code: int) -> None:
+def answered(told: int, code: int, sent: int) -> None:
     """Give the client its outcome now: its stdio let go (a reader of its output sees
     the end), then the exit code to the supervisor, which sends it on. The worker's own
     end (the interpreter's exit) no longer delays the client; its caches were closed
-    before, so .chitin/ is still when the client returns (docs/design.md §9l)."""
+    before, so .chitin/ is still when the client returns (docs/design.md §9l). Then wait
+    until the supervisor has sent it (its end of ``sent`` closes): this process's end,
+    the teardown of its memory (~1 ms), ran first where both shared a core, and
+    delayed the client's answer by as much (docs/design.md §9n)."""
     null = os.open(os.devnull, os.O_RDWR)
     try:
         for fd in (0, 1, 2):
@@ -98,6 +100,7 @@ def answered(told: int, code: int) -> None:
         os.write(told, bytes([code & 0xFF]))
     finally:
         os.close(told)
+    os.read(sent, 1)  # its end closed: the outcome sent, or the supervisor gone
 
 
 def _not_begun() -> NoReturn:
