@@ -5,6 +5,7 @@ it is never run twice. Every front a test starts is killed at its end."""
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import fcntl
 import importlib.util
@@ -337,6 +338,56 @@ def forked_worker(
     for fd in (wait, heard, *([go] if give_go else [])):
         os.close(fd)
     return os.waitstatus_to_exitcode(status), stderr
+
+
+READ = {"x86_64": 0, "aarch64": 63}  # the read system call's number
+
+
+def reading(pid: int, fd: int) -> bool:
+    """Whether process ``pid`` (ours) is blocked reading ``fd`` (no clock: the kernel
+    says which call it waits in)."""
+    with contextlib.suppress(OSError):
+        call = Path(f"/proc/{pid}/syscall").read_text().split()
+        return call[:2] == [str(READ[os.uname().machine]), hex(fd)]
+    return False
+
+
+def test_a_worker_ends_only_once_its_outcome_is_sent() -> None:
+    """The worker tells its exit code, then waits until its supervisor closes the go
+    pipe (the outcome sent on) before it ends: its teardown, which ran before the
+    supervisor's send where both shared a core, is not in the client's wait."""
+    from chitin.front import worker
+
+    wait, go = os.pipe()
+    heard, told = os.pipe()
+    here, there = socket.socketpair()
+    parent = os.getpid()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the forked worker, which never returns
+        atexit._clear()  # pytest's, not the command's
+        for fd in (go, heard, here.fileno()):  # the supervisor's ends, as it forks it
+            os.close(fd)
+        worker.run(there, parent, (wait, told))
+    os.close(told)
+    nulls = [os.open(os.devnull, os.O_RDWR) for _ in range(3)]
+    cwd = os.open(".", os.O_PATH | os.O_DIRECTORY)
+    streams = [("utf-8", "strict", False, False, False)] * 3
+    request = {"env": dict(os.environb), "umask": 0o22, "streams": streams,
+               "argv": ["chitin", "--version"]}  # fmt: skip
+    front.send_frame(here, request, [*nulls, cwd])
+    for fd in (*nulls, cwd):
+        os.close(fd)
+    os.write(go, b"g")
+    assert os.read(heard, 1) == b"\0"  # exit 0, told
+    until(lambda: reading(child, wait) or os.waitpid(child, os.WNOHANG) != (0, 0), "")
+    assert reading(child, wait)  # not ended: it waits for the end of the go pipe
+    os.close(go)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    for fd in (wait, heard):
+        os.close(fd)
+    for end in (here, there):
+        end.close()
 
 
 def test_ctrl_c_pending_from_the_fork_says_nothing_was_changed() -> None:
