@@ -517,6 +517,27 @@ def test_a_front_that_ends_takes_its_spare_with_it(folder: Path) -> None:
             until(lambda left=left: not alive(left), "the spare outlived its front")
 
 
+def test_a_front_keeps_none_of_its_starter_s_other_fds(folder: Path) -> None:
+    """A client that starts the front passes it no fd but 0-2: a pipe its caller gave
+    it (a harness waiting for the pipe's end) is not held for the front's life."""
+    read, write = os.pipe()
+    os.set_inheritable(write, True)
+    try:
+        subprocess.run(
+            [chitin_program(), "--version"],
+            pass_fds=(write,),
+            capture_output=True,
+            timeout=WAIT,
+        )
+        os.close(write)
+        pid = started(folder)
+        until(lambda: spare(pid) is not None, "no spare forked")
+        os.set_blocking(read, False)  # held by any process: BlockingIOError
+        assert os.read(read, 1) == b""  # the end: no front, spare or worker holds it
+    finally:
+        os.close(read)
+
+
 def test_an_idle_front_leaves_no_file_behind(folder: Path) -> None:
     """A front of a key that will not come back (an edited install) removes its socket
     and its lock when it leaves, so the user's folder does not fill up with them."""
