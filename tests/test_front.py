@@ -131,8 +131,16 @@ def workers(front_pid: int) -> list[int]:
         pid
         for supervisor in children(front_pid)
         for pid in children(supervisor)
-        if os.readlink(f"/proc/{pid}/cwd") != "/"
+        if _cwd(pid) != "/"
     ]
+
+
+def _cwd(pid: int) -> str | None:
+    """A process's cwd; None once it has ended (a worker may end as it is looked at)."""
+    try:
+        return os.readlink(f"/proc/{pid}/cwd")
+    except OSError:
+        return None
 
 
 def alive(pid: int) -> bool:
