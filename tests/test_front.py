@@ -487,13 +487,39 @@ def spare(front_pid: int) -> tuple[int, int] | None:
     return None
 
 
+def with_spare(folder: Path, env: dict[str, str] | None = None) -> tuple[int, tuple[int, int]]:
+    """Start a front and find it and its spare without connecting to it (``started``'s
+    probe is a connection: handed to the spare, which then ends, it left the test
+    holding a spare that was no longer one)."""
+    chitin("--version", env=env)  # starts one
+    found: list[tuple[int, tuple[int, int]]] = []
+
+    def look() -> bool:
+        fronts = _fronts(folder)
+        ahead = spare(fronts[0]) if len(fronts) == 1 else None
+        found[:] = [] if ahead is None else [(fronts[0], ahead)]
+        return bool(found)
+
+    until(look, "no front with a spare")
+    return found[0]
+
+
+def _fronts(folder: Path) -> list[int]:
+    """The fronts of ``folder``: processes of the front's argv whose parent is not one."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            line = (entry / "cmdline").read_bytes()
+            if b"chitin.front.server" in line and os.fsencode(folder) in line:
+                stat = (entry / "stat").read_text()
+                parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    return [pid for pid, parent in parents.items() if parent not in parents]
+
+
 def test_the_worker_is_forked_before_its_command_comes(folder: Path, tmp_path: Path) -> None:
     """Neither fork is in the client's wait (docs/design.md §9n): the command runs in
     the spare's worker, forked before the client connected, and a new spare follows."""
-    pid = started(folder)
-    until(lambda: spare(pid) is not None, "no spare forked")
-    ahead = spare(pid)
-    assert ahead is not None
+    pid, ahead = with_spare(folder)
     client = subprocess.Popen(
         [chitin_program(), "--store", str(tmp_path / "s"), "import", "-"],
         stdin=subprocess.PIPE,
@@ -514,10 +540,7 @@ def test_a_front_that_ends_takes_its_spare_with_it(folder: Path) -> None:
     spare sees its channel end and leaves, its worker with it."""
     for kill in (False, True):
         env = dict(os.environ, CHITIN_FRONT_IDLE="60" if kill else "3")
-        pid = started(folder, env)
-        until(lambda pid=pid: spare(pid) is not None, "no spare forked")
-        ahead = spare(pid)
-        assert ahead is not None
+        pid, ahead = with_spare(folder, env)
         if kill:
             os.kill(pid, signal.SIGKILL)
         until(lambda pid=pid: not alive(pid), "the front did not end")
