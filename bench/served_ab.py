@@ -5,9 +5,10 @@ processes, interleaved, medians.
 
 ``--version``, ``get <id>`` and ``contribute`` at bench/run.py's 1,000-insight store
 (built there once; each install writes to a copy of its own), the front on in a private
-folder of this run, three warm-up rounds (the fronts, the embedders and the page cache),
-then ``--runs`` rounds, the order of the two alternating each round. The load is
-printed before and after: on a shared machine, repeat when it moved.
+folder of this run, the background embedding off, three warm-up rounds (the fronts,
+the embedders and the page cache), then ``--runs`` rounds, the order of the two
+alternating each round. The load is printed before and after: on a shared machine,
+repeat when it moved.
 """
 
 from __future__ import annotations
@@ -53,7 +54,10 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="served-ab-"))
     fronts = work / "fronts"
     fronts.mkdir(mode=0o700)
+    # No background embedding: started by the first contributes, it embeds the whole
+    # store for minutes, beside the counts of both installs.
     env = dict(bench.child_env(bytecode_cache=True), CHITIN_FRONT="1")
+    env["CHITIN_BACKGROUND_EMBED"] = "off"
     env["CHITIN_RESIDENT_DIR"] = str(fronts)
     built = bench.ensure_store(1000, args.after, False, env)
     claims = bench.claim_generator(1000)
