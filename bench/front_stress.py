@@ -105,15 +105,41 @@ class Stress:
 
     def leftovers(self) -> list[int]:
         """Processes of our folder (fronts, supervisors, workers: the front's argv) that
-        are not a front answering at a socket."""
-        mine = []
+        are not a front answering at a socket, nor its spare (one supervisor and its
+        worker forked ahead of need, both still in the front's cwd, /)."""
+        mine: dict[int, int] = {}  # pid: parent
         for entry in Path("/proc").iterdir():
             if entry.name.isdigit():
-                with contextlib.suppress(OSError):
+                with contextlib.suppress(OSError, ValueError, IndexError):
                     line = (entry / "cmdline").read_bytes().replace(b"\0", b" ")
                     if b"chitin.front.server" in line and os.fsencode(self.folder) in line:
-                        mine.append(int(entry.name))
-        return sorted(set(mine) - self.front_pids())
+                        stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                        mine[int(entry.name)] = int(stat[1])
+        fronts = self.front_pids()
+        spares = set()
+        for front in fronts:
+            kids = [pid for pid, parent in mine.items() if parent == front]
+            for kid in kids:
+                grandchildren = [pid for pid, parent in mine.items() if parent == kid]
+                pair = {kid, *grandchildren}
+                if len(kids) == 1 and len(grandchildren) == 1 and _in_root(pair):
+                    spares |= pair
+        return sorted(set(mine) - fronts - spares)
+
+
+def _described(pid: int) -> str:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return f"state {stat[0]}, parent {stat[1]}, cwd {os.readlink(f'/proc/{pid}/cwd')}"
+    except OSError as error:
+        return str(error)
+
+
+def _in_root(pids: set[int]) -> bool:
+    try:
+        return {os.readlink(f"/proc/{pid}/cwd") for pid in pids} == {"/"}
+    except OSError:
+        return False
 
 
 def main() -> None:
@@ -189,6 +215,11 @@ def main() -> None:
     )  # fmt: skip
     print(f"clients {len(jobs)} in {spent:.1f} s, {args.parallel} at once; counts {stress.counts}")
     print(f"left behind (not a front): {left}")
+    if left:  # what they are, and whether they are still there a while later
+        for pid in left:
+            print(f"  {pid}: {_described(pid)}")
+        time.sleep(10.0)
+        print(f"still there 10 s later: {sorted(set(left) & set(stress.leftovers()))}")
     said, killed = stress.counts["written"], stress.counts["killed"]
     print(f"written store: check exit {check.returncode}; {total - seeded} new insights")
     print(f"for {said} contributes that said so (+ up to {killed} killed clients)")

@@ -5,6 +5,7 @@ it is never run twice. Every front a test starts is killed at its end."""
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import fcntl
 import importlib.util
@@ -124,8 +125,22 @@ def children(pid: int) -> list[int]:
 
 
 def workers(front_pid: int) -> list[int]:
-    """The workers of a front: its supervisors' children."""
-    return [pid for supervisor in children(front_pid) for pid in children(supervisor)]
+    """The workers of a front that took a command: its supervisors' children, less the
+    spare's (forked ahead of need, in the front's cwd, /)."""
+    return [
+        pid
+        for supervisor in children(front_pid)
+        for pid in children(supervisor)
+        if _cwd(pid) != "/"
+    ]
+
+
+def _cwd(pid: int) -> str | None:
+    """A process's cwd; None once it has ended (a worker may end as it is looked at)."""
+    try:
+        return os.readlink(f"/proc/{pid}/cwd")
+    except OSError:
+        return None
 
 
 def alive(pid: int) -> bool:
@@ -315,8 +330,12 @@ def forked_worker(
     child = os.fork()
     if child == 0:  # pragma: no cover - the forked worker, which never returns
         before()
-        nulls = [os.open(os.devnull, os.O_RDWR) for _ in range(2)]
-        worker.run(request, [*nulls, err_write], there, parent, (wait, told))
+        worker.run(there, parent, (wait, told))
+    nulls = [os.open(os.devnull, os.O_RDWR) for _ in range(2)]
+    cwd = os.open(".", os.O_PATH | os.O_DIRECTORY)
+    front.send_frame(here, request, [*nulls, err_write, cwd])  # as the supervisor passes it
+    for fd in (*nulls, cwd):
+        os.close(fd)
     os.close(err_write)
     os.close(told)
     with os.fdopen(err_read) as said:
@@ -327,6 +346,56 @@ def forked_worker(
     for fd in (wait, heard, *([go] if give_go else [])):
         os.close(fd)
     return os.waitstatus_to_exitcode(status), stderr
+
+
+READ = {"x86_64": 0, "aarch64": 63}  # the read system call's number
+
+
+def reading(pid: int, fd: int) -> bool:
+    """Whether process ``pid`` (ours) is blocked reading ``fd`` (no clock: the kernel
+    says which call it waits in)."""
+    with contextlib.suppress(OSError):
+        call = Path(f"/proc/{pid}/syscall").read_text().split()
+        return call[:2] == [str(READ[os.uname().machine]), hex(fd)]
+    return False
+
+
+def test_a_worker_ends_only_once_its_outcome_is_sent() -> None:
+    """The worker tells its exit code, then waits until its supervisor closes the go
+    pipe (the outcome sent on) before it ends: its teardown, which ran before the
+    supervisor's send where both shared a core, is not in the client's wait."""
+    from chitin.front import worker
+
+    wait, go = os.pipe()
+    heard, told = os.pipe()
+    here, there = socket.socketpair()
+    parent = os.getpid()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the forked worker, which never returns
+        atexit._clear()  # pytest's, not the command's
+        for fd in (go, heard, here.fileno()):  # the supervisor's ends, as it forks it
+            os.close(fd)
+        worker.run(there, parent, (wait, told))
+    os.close(told)
+    nulls = [os.open(os.devnull, os.O_RDWR) for _ in range(3)]
+    cwd = os.open(".", os.O_PATH | os.O_DIRECTORY)
+    streams = [("utf-8", "strict", False, False, False)] * 3
+    request = {"env": dict(os.environb), "umask": 0o22, "streams": streams,
+               "argv": ["chitin", "--version"]}  # fmt: skip
+    front.send_frame(here, request, [*nulls, cwd])
+    for fd in (*nulls, cwd):
+        os.close(fd)
+    os.write(go, b"g")
+    assert os.read(heard, 1) == b"\0"  # exit 0, told
+    until(lambda: reading(child, wait) or os.waitpid(child, os.WNOHANG) != (0, 0), "")
+    assert reading(child, wait)  # not ended: it waits for the end of the go pipe
+    os.close(go)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    for fd in (wait, heard):
+        os.close(fd)
+    for end in (here, there):
+        end.close()
 
 
 def test_ctrl_c_pending_from_the_fork_says_nothing_was_changed() -> None:
@@ -404,6 +473,100 @@ def test_a_killed_front_is_replaced_and_the_command_runs_meanwhile(
     until(lambda: not alive(pid), "the front did not die")
     same("--store", str(tmp_path / "s"), "stats")  # its socket refuses: in-process
     assert started(folder) != pid
+
+
+def spare(front_pid: int) -> tuple[int, int] | None:
+    """The front's spare: a supervisor and its worker forked ahead of need, both still
+    in the front's cwd (/), which a supervisor leaves for its client's."""
+    for supervisor in children(front_pid):
+        with contextlib.suppress(OSError):
+            kids = children(supervisor)
+            cwds = {os.readlink(f"/proc/{pid}/cwd") for pid in (supervisor, *kids)}
+            if len(kids) == 1 and cwds == {"/"}:
+                return supervisor, kids[0]
+    return None
+
+
+def with_spare(folder: Path, env: dict[str, str] | None = None) -> tuple[int, tuple[int, int]]:
+    """Start a front and find it and its spare without connecting to it (``started``'s
+    probe is a connection: handed to the spare, which then ends, it left the test
+    holding a spare that was no longer one)."""
+    chitin("--version", env=env)  # starts one
+    found: list[tuple[int, tuple[int, int]]] = []
+
+    def look() -> bool:
+        fronts = _fronts(folder)
+        ahead = spare(fronts[0]) if len(fronts) == 1 else None
+        found[:] = [] if ahead is None else [(fronts[0], ahead)]
+        return bool(found)
+
+    until(look, "no front with a spare")
+    return found[0]
+
+
+def _fronts(folder: Path) -> list[int]:
+    """The fronts of ``folder``: processes of the front's argv whose parent is not one."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            line = (entry / "cmdline").read_bytes()
+            if b"chitin.front.server" in line and os.fsencode(folder) in line:
+                stat = (entry / "stat").read_text()
+                parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    return [pid for pid, parent in parents.items() if parent not in parents]
+
+
+def test_the_worker_is_forked_before_its_command_comes(folder: Path, tmp_path: Path) -> None:
+    """Neither fork is in the client's wait (docs/design.md §9n): the command runs in
+    the spare's worker, forked before the client connected, and a new spare follows."""
+    pid, ahead = with_spare(folder)
+    client = subprocess.Popen(
+        [chitin_program(), "--store", str(tmp_path / "s"), "import", "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    until(lambda: workers(pid) != [], "the command never reached a worker")
+    assert workers(pid) == [ahead[1]]
+    assert os.readlink(f"/proc/{ahead[1]}/cwd") == os.getcwd()  # the client's
+    assert client.stdin is not None
+    client.stdin.close()
+    client.wait(timeout=WAIT)
+    until(lambda: spare(pid) not in (None, ahead), "no next spare")
+
+
+def test_a_front_that_ends_takes_its_spare_with_it(folder: Path) -> None:
+    """No process is left behind: an idle front ends its spare, and a killed front's
+    spare sees its channel end and leaves, its worker with it."""
+    for kill in (False, True):
+        env = dict(os.environ, CHITIN_FRONT_IDLE="60" if kill else "3")
+        pid, ahead = with_spare(folder, env)
+        if kill:
+            os.kill(pid, signal.SIGKILL)
+        until(lambda pid=pid: not alive(pid), "the front did not end")
+        for left in ahead:
+            until(lambda left=left: not alive(left), "the spare outlived its front")
+
+
+def test_a_front_keeps_none_of_its_starter_s_other_fds(folder: Path) -> None:
+    """A client that starts the front passes it no fd but 0-2: a pipe its caller gave
+    it (a harness waiting for the pipe's end) is not held for the front's life."""
+    read, write = os.pipe()
+    os.set_inheritable(write, True)
+    try:
+        subprocess.run(
+            [chitin_program(), "--version"],
+            pass_fds=(write,),
+            capture_output=True,
+            timeout=WAIT,
+        )
+        os.close(write)
+        pid = started(folder)
+        until(lambda: spare(pid) is not None, "no spare forked")
+        os.set_blocking(read, False)  # held by any process: BlockingIOError
+        assert os.read(read, 1) == b""  # the end: no front, spare or worker holds it
+    finally:
+        os.close(read)
 
 
 def test_an_idle_front_leaves_no_file_behind(folder: Path) -> None:

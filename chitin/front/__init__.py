@@ -366,6 +366,9 @@ def _detach_and_exec(argv: list[str], env: dict[str, str]) -> None:  # pragma: n
             null = os.open(os.devnull, os.O_RDWR)
             for target in (0, 1, 2):
                 os.dup2(null, target)
+            # Nothing else the client inherited (a harness's pipe, a `3>` redirection):
+            # the front, its spares and workers would hold it for as long as they live.
+            os.closerange(3, os.sysconf("SC_OPEN_MAX"))
             os.execve(argv[0], argv, env)
     finally:
         os._exit(0)

@@ -11,13 +11,17 @@ an ``flock`` on ``.lock`` held for its whole life. It starts no thread and loads
 model (a fork copies only the calling thread: a lock another thread held would stay
 held in the worker); the resident embedder stays a process of its own.
 
-Each connection gets a supervisor, forked from the front: it reads the request, forks
-the worker (front/worker.py), acknowledges with the worker's pid, then watches two
-things with ``poll``: the connection (a signal to forward; its end: the client died,
-and the worker is killed) and the worker's pidfd (its end: the status goes back to the
-client). The supervisor is the worker's parent, so it can signal it without a pid-reuse
-race, and the front's own loop stays a plain accept. The front exits after ``--idle``
-seconds with no command and none running, removing its socket.
+Each connection gets a supervisor, forked from the front ahead of need with its worker
+(front/worker.py) forked and waiting: a *spare* (docs/design.md §9n), so that neither
+fork is in a client's wait. The front hands the accepted connection to the spare, then
+forks the next one. The supervisor reads the request, passes it to its worker with the
+client's fds and cwd, acknowledges with the worker's pid, then watches two things with
+``poll``: the connection (a signal to forward; its end: the client died, and the worker
+is killed) and the worker's pidfd (its end: the status goes back to the client). The
+supervisor is the worker's parent, so it can signal it without a pid-reuse race, and
+the front's own loop stays a plain accept. The front exits after ``--idle`` seconds
+with no command and none running, removing its socket and ending its spare (a spare
+whose front died sees its channel end, and leaves).
 """
 
 from __future__ import annotations
@@ -27,7 +31,6 @@ import ast
 import contextlib
 import gc
 import importlib
-import marshal
 import os
 import select
 import signal
@@ -38,10 +41,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from chitin import front
-from chitin.front.worker import run as become_the_client
-from chitin.residency import peer_uid, private, receive_exactly, release_lock, take_lock
+from chitin.front import supervisor
+from chitin.front.supervisor import kill, supervise
+from chitin.residency import peer_uid, private, release_lock, take_lock
 
-REQUEST_SECONDS = 5.0  # a client that sends nothing for this long is let go
+SPARE_BESIDE = 0.5  # seconds a command runs before the next spare is forked beside it
 # What the front imports, so that no worker does: the CLI and what its commands load.
 # Not numpy, onnxruntime, tokenizers or httpx: heavy, rarely needed, and some start
 # threads when loaded (a fork would copy their locks, not their threads).
@@ -104,7 +108,9 @@ class Front:
         self.path = path
         self.idle = idle
         self.last = time.monotonic()
-        self.supervisors: set[int] = set()
+        self.supervisors: dict[int, int | None] = {}  # those that took a connection: pidfds
+        self.handed = 0.0  # when the last connection was handed to a supervisor
+        self.spare: tuple[int, Any] | None = None  # a supervisor waiting, and its channel
         self.listener: Any = None
         self.bound = 0
 
@@ -124,53 +130,102 @@ class Front:
         self.bound = os.stat(self.path).st_ino
 
     def serve(self, held: int) -> None:
-        """Accept until ``idle`` seconds pass with no command and none running."""
+        """Accept until ``idle`` seconds pass with no command and none running; fork the
+        next spare when no command runs (or one has run for a while: an MCP server's),
+        so that its forks do not take CPU from the command it would follow."""
+        self.listener.setblocking(False)
         while True:
             self.reap()
+            if self.spare is None and self.quiet():
+                self.spare = self.fork_spare(held)
             if self.supervisors:
                 self.last = time.monotonic()
             left = self.idle - (time.monotonic() - self.last)
             if left <= 0:
                 return
-            self.listener.settimeout(min(left, 1.0))  # and look at the running ones
+            watch = select.poll()  # the listener, and the end of each running command
+            for fd in (self.listener.fileno(), *self.supervisors.values()):
+                if fd is not None:
+                    watch.register(fd, select.POLLIN)
+            if not watch.poll(min(left, 1.0) * 1000):
+                continue
             try:
                 connection, _ = self.listener.accept()
-            except TimeoutError:
-                continue
-            except InterruptedError:  # pragma: no cover - PEP 475 retries
-                continue
-            self.last = time.monotonic()
+            except (BlockingIOError, InterruptedError):
+                continue  # a supervisor ended, or the client left before its accept
+            self.last = self.handed = time.monotonic()
             with connection:
                 self.hand_over(connection, held)
 
+    def quiet(self) -> bool:
+        return not self.supervisors or time.monotonic() - self.handed > SPARE_BESIDE
+
     def hand_over(self, connection: Any, held: int) -> None:
+        """Give the connection to the spare (one forked now if there is none, or if the
+        spare died): its supervisor answers the client from then on."""
         if peer_uid(connection) not in (None, os.getuid()):
             return
+        for _ in range(2):
+            spare, self.spare = self.spare or self.fork_spare(held, connection), None
+            if spare is None:
+                return  # no fork: the client's acknowledgement never comes, it runs itself
+            pid, channel = spare
+            self.supervisors[pid] = _pidfd(pid)  # reaped as the others: busy, or dead
+            with channel:
+                try:
+                    socket.send_fds(channel, [b"c"], [connection.fileno()])
+                except OSError:
+                    kill(pid, signal.SIGKILL)  # a spare that cannot take it: a new one
+                    continue
+            return
+
+    def fork_spare(self, held: int, connection: Any = None) -> tuple[int, Any] | None:
+        """A supervisor forked ahead of the connection it will serve, which forks its
+        worker at once: both forks, and the worker's start, leave the client's wait."""
+        try:
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        except OSError:
+            return None
         try:
             pid = os.fork()
         except OSError:
-            return  # the client's acknowledgement never comes: it runs the command itself
+            ours.close()
+            theirs.close()
+            return None
         if pid == 0:  # pragma: no cover - the supervisor, measured through real processes
             code = 1
             try:
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
                 self.listener.close()
                 os.close(held)  # the front's lock is the front's alone
-                code = supervise(connection)
+                ours.close()
+                _close_inherited(connection, self.supervisors.values())
+                code = supervise(theirs)
             finally:
                 os._exit(code)
-        self.supervisors.add(pid)
+        theirs.close()
+        return pid, ours
 
     def reap(self) -> None:
-        for pid in list(self.supervisors):
-            with contextlib.suppress(ChildProcessError):
-                done, _ = os.waitpid(pid, os.WNOHANG)
-                if not done:
-                    continue
-            self.supervisors.discard(pid)
+        if self.spare is not None and _ended(self.spare[0]):
+            self.spare[1].close()
+            self.spare = None
+        for pid, pidfd in list(self.supervisors.items()):
+            if _ended(pid):
+                if pidfd is not None:
+                    os.close(pidfd)
+                del self.supervisors[pid]
 
     def close(self) -> None:
-        """Remove the socket if it is still ours (not a successor's)."""
+        """End the spare (it has no connection: only this process hands them), and
+        remove the socket if it is still ours (not a successor's)."""
+        if self.spare is not None:
+            pid, channel = self.spare
+            channel.close()
+            kill(pid, signal.SIGKILL)  # its worker dies with it (PR_SET_PDEATHSIG)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+            self.spare = None
         with contextlib.suppress(OSError):
             if os.stat(self.path).st_ino == self.bound:
                 os.unlink(self.path)
@@ -178,163 +233,35 @@ class Front:
             self.listener.close()
 
 
-# ------------------------------------------------------------------ the supervisor
-
-
-def supervise(connection: Any) -> int:  # pragma: no cover - a forked child
-    """Read the request, fork the worker, and relay until it ends. The worker waits for
-    the client's go, sent once the client has read the acknowledgement: a client that
-    gave up waiting runs the command itself, and the worker, which never began, dies."""
-    request, fds = _request(connection)
-    if request is None:
-        return 1
-    supervisor = os.getpid()
-    try:
-        os.chdir(request["cwd"])
-        wait, go = os.pipe()
-        heard, told = os.pipe()
-        worker = _fork_blocked()
-    except OSError:
-        for fd in fds:
+def _close_inherited(connection: Any, pidfds: Any) -> None:  # pragma: no cover - a child
+    """What the front had open that a spare must not keep: the connection being handed
+    (to another spare; a copy held here would hide its end from its client) and the
+    pidfds of the running commands."""
+    if connection is not None:
+        connection.close()
+    for fd in pidfds:
+        if fd is not None:
             os.close(fd)
-        return 1  # no acknowledgement: the client runs the command itself
-    if worker == 0:
-        os.close(go)
-        os.close(heard)
-        become_the_client(request, fds, connection, supervisor, (wait, told))
-    with contextlib.suppress(OSError):  # as the worker does: whichever runs first
-        os.setpgid(worker, worker)
-    os.close(wait)
-    os.close(told)
-    for fd in fds:
-        os.close(fd)
-    try:
-        pidfd = os.pidfd_open(worker)
-        front.send_frame(connection, {"key": request["key"], "pid": worker})
-        answer = front.receive_frame(connection, time.monotonic() + REQUEST_SECONDS)
-        if answer.get("go") is not True:
-            raise ValueError("no go")
-        os.write(go, b"g")
-    except (OSError, ValueError, EOFError, TypeError):
-        os.close(go)  # the worker reads the end of its pipe, and leaves
-        _kill(worker, signal.SIGKILL)
-        os.waitpid(worker, 0)
-        return 1
-    os.close(go)
-    return _relay(connection, worker, pidfd, heard)
 
 
-def _fork_blocked() -> int:  # pragma: no cover - a forked child
-    """Fork the worker with the forwarded signals blocked: the client forwards one as
-    soon as it sent its go, and landing in the worker's first bytecodes (before
-    worker.run can say that nothing began) it ended the worker through this process's
-    exit, 1 and no word (stress48: 2 in ~1,000 SIGINTs early in a contribute). The
-    worker unblocks them once the client's stderr and handlers are its own."""
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, front.FORWARDED)
+def _pidfd(pid: int) -> int | None:
+    """Our child's pidfd, which the front's poll wakes on at its end (None: the loop's
+    second finds it)."""
     try:
-        child = os.fork()
+        return os.pidfd_open(pid)
     except OSError:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-        raise
-    if child:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-    return child
+        return None
 
 
-def _request(connection: Any) -> tuple[dict[str, Any] | None, list[int]]:  # pragma: no cover
-    fds: list[int] = []
+def _ended(pid: int) -> bool:
+    """Whether our child ``pid`` has ended (reaped now, or already)."""
     try:
-        connection.settimeout(REQUEST_SECONDS)
-        head, fds, _, _ = socket.recv_fds(connection, 4, 3)
-        if len(head) < 4 or len(fds) != 3:
-            raise ValueError("no request")
-        deadline = time.monotonic() + REQUEST_SECONDS
-        size = int.from_bytes(head, "big")
-        if size > front.MAX_FRAME:
-            raise ValueError("a frame too large")
-        request = marshal.loads(receive_exactly(connection, size, deadline))
-        if not _sound(request):
-            raise ValueError("a malformed request")
-    except (OSError, ValueError, EOFError, TypeError):
-        for fd in fds:
-            os.close(fd)
-        return None, []
-    return request, fds
-
-
-def _sound(request: object) -> bool:
-    fields = {"protocol": int, "key": str, "argv": list, "cwd": str, "env": dict, "umask": int}
-    return (
-        isinstance(request, dict)
-        and all(isinstance(request.get(name), kind) for name, kind in fields.items())
-        and request["protocol"] == front.PROTOCOL
-        and request["key"] == KEY[0]
-        and isinstance(request.get("streams"), list)
-        and len(request["streams"]) == 3
-    )
-
-
-def _relay(connection: Any, worker: int, pidfd: int, heard: int) -> int:  # pragma: no cover
-    """Forward the client's signals to the worker until it ends; kill its whole group
-    if the client goes away; then send its status. A worker that told its exit code on
-    ``heard`` first (worker.answered) has it sent at once, and is waited for alone: its
-    client may end meanwhile, and what the worker does then (closes) is not killed."""
-    watch = select.poll()
-    watch.register(connection.fileno(), select.POLLIN)
-    watch.register(pidfd, select.POLLIN)
-    watch.register(heard, select.POLLIN)
-    connection.settimeout(REQUEST_SECONDS)
-    while True:
-        ready = dict(watch.poll())
-        if pidfd in ready:
-            break
-        if heard in ready:
-            code = os.read(heard, 1)
-            watch.unregister(heard)
-            if code:
-                with contextlib.suppress(OSError):
-                    front.send_frame(connection, {"exit": code[0]})
-                os.waitpid(worker, 0)
-                return 0
-            continue
-        if connection.fileno() in ready:
-            try:
-                message = front.receive_frame(connection, time.monotonic() + REQUEST_SECONDS)
-            except (OSError, ValueError, EOFError, TypeError):  # the client is gone
-                _kill(worker, signal.SIGKILL)
-                break
-            number = message.get("signal")
-            if isinstance(number, int) and number in front.FORWARDED:
-                # To the worker alone, as `kill PID` reaches an in-process chitin alone:
-                # its write guard lets the git it runs finish. Sent to the group, git
-                # died holding .git/index.lock after the write was undone (bench/
-                # interrupt.py, front on). Our unreaped child: never a reused pid.
-                with contextlib.suppress(OSError):
-                    os.kill(worker, number)
-    _, status = os.waitpid(worker, 0)
-    outcome = (
-        {"signal": os.WTERMSIG(status)}
-        if os.WIFSIGNALED(status)
-        else {"exit": os.waitstatus_to_exitcode(status)}
-    )
-    with contextlib.suppress(OSError):
-        front.send_frame(connection, outcome)
-    return 0
-
-
-def _kill(worker: int, number: int) -> None:
-    """The worker leads its own process group (git's processes are in it): a client
-    gone (killed) takes all of them with it, as a SIGKILL of its group would."""
-    try:
-        os.killpg(worker, number)
-    except OSError:  # not its group yet: the worker itself, our child, so never a reused pid
-        with contextlib.suppress(OSError):
-            os.kill(worker, number)
+        return os.waitpid(pid, os.WNOHANG)[0] != 0
+    except ChildProcessError:
+        return True
 
 
 # ------------------------------------------------------------------ start-up
-
-KEY = [""]  # the key this front serves (set once, before any fork)
 
 
 def run(path: str, key: str, idle: float, client_path: list[str]) -> int:
@@ -357,7 +284,7 @@ def _serve(path: str, key: str, idle: float, client_path: list[str], held: int) 
     if before != key or front.front_key(os.environ) != key:
         _failed(path)  # started with other flags, or the source changed as it loaded
         return 1
-    KEY[0] = key
+    supervisor.KEY[0] = key
     gc.freeze()  # what is loaded now stays shared with every worker, never copied by gc
     server = Front(path, idle)
     try:

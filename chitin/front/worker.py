@@ -7,7 +7,9 @@ Python's start-up sets from that environment, the default signal handlers, and s
 made as Python's start-up made the client's (encoding, errors, line buffering). It
 leads a process group of its own, which the supervisor kills when the client is gone
 (a forwarded signal goes to the worker alone), and dies with the
-supervisor (PR_SET_PDEATHSIG): a worker never outlives the client's connection.
+supervisor (PR_SET_PDEATHSIG): a worker never outlives the client's connection. It is
+forked ahead of need (a spare, docs/design.md §9n): the request comes later, from its
+supervisor, with the client's fds and an fd of its cwd.
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ import contextlib
 import ctypes
 import io
 import locale
+import marshal
 import os
 import signal
+import socket
 import sys
 import time
 import traceback
@@ -27,26 +31,24 @@ from typing import Any, NoReturn
 
 from chitin import console, process
 from chitin.front import FORWARDED
+from chitin.residency import receive_exactly
 
 PR_SET_PDEATHSIG = 1
 NAMES = ("<stdin>", "<stdout>", "<stderr>")
 
 
-def run(
-    request: dict[str, Any],
-    fds: Sequence[int],
-    connection: Any,
-    supervisor: int,
-    pipes: tuple[int, int],
-) -> NoReturn:
-    """Become the client's process and run its command once the supervisor says go (a
-    byte on ``wait``); the outcome goes back on ``told`` before the closes the client
-    need not wait for (``answered``). Never returns."""
+def run(channel: Any, supervisor: int, pipes: tuple[int, int]) -> NoReturn:
+    """Wait, as a spare, for the request the supervisor passes on ``channel`` (with the
+    client's fds 0-2 and its cwd), become the client's process and run its command once
+    the supervisor says go (a byte on ``wait``); the outcome goes back on ``told``
+    before the closes the client need not wait for (``answered``). Never returns."""
     wait, told = pipes
     try:
-        _bound_to(supervisor)
-        connection.close()
-        _take_fds(fds)
+        _bound_to(supervisor)  # ahead of the request: out of the client's wait
+        request, fds = _request(channel)
+        os.fchdir(fds[3])
+        os.close(fds[3])
+        _take_fds(fds[:3])
         _take_environment(request["env"], request["umask"])
         _take_signals()
         _take_streams(request["streams"])
@@ -56,8 +58,7 @@ def run(
         sys.argv = list(request["argv"])
         if os.read(wait, 1) != b"g":  # the client gave up: it runs the command itself
             os._exit(1)
-        os.close(wait)
-        process.answer_early(lambda code: answered(told, code))
+        process.answer_early(lambda code: answered(told, code, wait))
     except KeyboardInterrupt:  # forwarded with the go, before the command began
         _not_begun()
     except BaseException:
@@ -67,11 +68,28 @@ def run(
     _finish(_command(sys.argv[1:]))
 
 
-def answered(told: int, code: int) -> None:
+def _request(channel: Any) -> tuple[dict[str, Any], list[int]]:
+    """The request and its four fds, from the supervisor; a supervisor gone (its front
+    left before a client came): the spare's end, quietly."""
+    try:
+        head, fds, _, _ = socket.recv_fds(channel, 4, 4)
+        if len(head) < 4 or len(fds) != 4:
+            raise ValueError("no request")
+        request = marshal.loads(receive_exactly(channel, int.from_bytes(head, "big"), None))
+    except (OSError, ValueError, EOFError):
+        os._exit(0)
+    channel.close()
+    return request, fds
+
+
+def answered(told: int, code: int, sent: int) -> None:
     """Give the client its outcome now: its stdio let go (a reader of its output sees
     the end), then the exit code to the supervisor, which sends it on. The worker's own
     end (the interpreter's exit) no longer delays the client; its caches were closed
-    before, so .chitin/ is still when the client returns (docs/design.md §9l)."""
+    before, so .chitin/ is still when the client returns (docs/design.md §9l). Then wait
+    until the supervisor has sent it (its end of ``sent`` closes): this process's end,
+    the teardown of its memory (~1 ms), ran first where both shared a core, and
+    delayed the client's answer by as much (docs/design.md §9n)."""
     null = os.open(os.devnull, os.O_RDWR)
     try:
         for fd in (0, 1, 2):
@@ -82,6 +100,7 @@ def answered(told: int, code: int) -> None:
         os.write(told, bytes([code & 0xFF]))
     finally:
         os.close(told)
+    os.read(sent, 1)  # its end closed: the outcome sent, or the supervisor gone
 
 
 def _not_begun() -> NoReturn:
