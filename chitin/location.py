@@ -61,7 +61,7 @@ def locate(option: str | None, env: Mapping[str, str], here: Path | None) -> Loc
     """The store, by the rule above; ``here`` is the current folder (None: not asked)."""
     if option:
         return Located(_absolute(option), OPTION)
-    if env.get("CHITIN_STORE"):
+    if env.get("CHITIN_STORE", "").strip():  # empty or blank: unset, not a folder " "
         return Located(_absolute(env["CHITIN_STORE"]), ENVIRONMENT)
     found = enclosing_store(here) if here is not None else None
     if found is not None:

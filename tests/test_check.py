@@ -261,6 +261,40 @@ def test_a_misspelt_key_is_a_warning_naming_the_key_it_meant(run: Run, seeded: P
     assert warning["fix"] == "rename it to tags"
 
 
+def test_a_body_field_written_as_a_key_is_a_warning_naming_its_section(
+    run: Run, seeded: Path
+) -> None:
+    """qa60: `reasoning: ...` (the name `update --reasoning` and the JSON give it) in
+    the frontmatter was read as nothing: `get` showed no reasoning, and check, which
+    warns of `tagz`, said nothing. The reasoning, context, limitations and the claim
+    live in the body; a key of their name is named, with where its text goes."""
+    front = "confidence: 0.8\nReasoning: it keeps diffs small\ncontext: any repo\nclaim: x\n"
+    put(seeded, "insights/skill/x.md", insight_text(front=front))
+    report = check_json(run)
+    assert report["errors"] == []
+    found = {w["field"]: (w["message"], w["fix"], w["kind"]) for w in report["warnings"]}
+    assert found == {
+        "Reasoning": (
+            "Reasoning is not a key chitin reads: the reasoning is the body's "
+            "'## Reasoning' section, so this text is never read",
+            "move the text under a '## Reasoning' heading",
+            "unknown-key",
+        ),
+        "context": (
+            "context is not a key chitin reads: the context is the body's "
+            "'## Context' section, so this text is never read",
+            "move the text under a '## Context' heading",
+            "unknown-key",
+        ),
+        "claim": (
+            "claim is not a key chitin reads: the claim is the body's first paragraph, "
+            "so this text is never read",
+            "make the text the first paragraph after the closing '---', or remove the key",
+            "unknown-key",
+        ),
+    }
+
+
 # ---------------------------------------------------------------- where a file lives
 
 

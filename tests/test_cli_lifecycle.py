@@ -577,6 +577,20 @@ def test_list_filters_and_orders_newest_first(run: Run, run_json: Any, add: Any)
     )
 
 
+def test_a_tag_with_a_capital_beyond_ascii_is_found_by_its_own_spelling(
+    run_json: Any, add: Any
+) -> None:
+    """qa60: `list --tags Über` (and retrieve's, the MCP tools' and the library's tag
+    filters) found nothing of an insight tagged `Über`, however it was spelt: the query
+    lowercased the whole tag (`über`), SQLite's lower() the stored one in ASCII alone
+    (`Über`). Tags match ignoring ASCII case, as they always did for `Testing`."""
+    tagged = add("skill", "Read the release notes of the Über service", 0.8, tags="Über,ÄÖ")
+    for asked in ("Über", "ÜBER", "ÄÖ"):
+        assert [i["id"] for i in run_json("list", "--tags", asked)] == [tagged["id"]], asked
+    found = run_json("retrieve", "--query", "release notes", "--tags", "Über", "--format", "json")
+    assert [i["id"] for i in found["insights"]] == [tagged["id"]]
+
+
 def test_list_on_an_empty_store(run: Run, run_json: Any) -> None:
     run("init")
     assert run("list").stdout == "No insights found.\n"

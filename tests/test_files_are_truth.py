@@ -345,6 +345,26 @@ def test_a_removed_folder_and_a_file_put_in_place_of_a_folder(
     assert [i["claim"] for i in run_json("list")] == ["Stays"]
 
 
+def test_a_removed_folder_forgets_no_other_folder_of_a_like_name(
+    run_json: Any, add: Any, store: Path, sync_mode: str
+) -> None:
+    """qa60: in a store past WALK_LIMIT files (git says what changed), removing the
+    folder insights/team_a dropped the insights of insights/teamBa/sub and
+    insights/TEAM_A/sub from the cache too, for good: the folder's rows were matched
+    with SQL LIKE, where "_" is any character and case is ignored. list, get and
+    stats lost them; check, which reads the files, still counted them."""
+    add("skill", "Stays", 0.6)
+    folders = {"team_a": "Goes with its folder", "teamBa/sub": "Alike", "TEAM_A/sub": "Cased"}
+    for number, (folder, claim) in enumerate(folders.items()):
+        (store / "insights" / folder).mkdir(parents=True)
+        (store / "insights" / folder / f"n{number}.md").write_text(HANDMADE.format(claim=claim))
+    git(store, "add", "-A")
+    git(store, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "by hand")
+    assert len(run_json("list")) == 4
+    shutil.rmtree(store / "insights" / "team_a")
+    assert sorted(i["claim"] for i in run_json("list")) == ["Alike", "Cased", "Stays"]
+
+
 def test_an_edit_of_chitin_yaml_is_seen_though_its_settings_are_kept_parsed(
     run: Run, add: Any, store: Path
 ) -> None:

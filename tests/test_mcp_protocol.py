@@ -115,6 +115,23 @@ def test_a_malformed_request_gets_one_error_with_the_specs_code(
     assert "Traceback" not in err and err == ""
 
 
+def test_an_insight_uri_whose_id_no_insight_may_have_is_invalid_params(store: Path) -> None:
+    """``insight://..`` or ``insight://a%2Db`` (an id with a character ids never hold)
+    answered -32603, Internal error, as if the store had failed: the id is the client's
+    mistake, invalid params naming the uri, as an id that names no insight is."""
+    read = '{"jsonrpc":"2.0","id":%d,"method":"resources/read","params":{"uri":"%s"}}'
+    uris = ["insight://..", "insight://a%2Db", "insight://no-such-insight"]
+    answers, err = exchange(store, *(read % (n, uri) for n, uri in enumerate(uris, 1)))
+    by_id = {answer["id"]: answer["error"] for answer in answers}
+    assert sorted(by_id) == [1, 2, 3]
+    for n, uri in enumerate(uris, 1):
+        assert by_id[n]["code"] == -32602, by_id[n]
+        assert by_id[n]["data"] == {"uri": uri}
+        assert "\n" not in by_id[n]["message"]
+    assert "invalid id 'a%2Db'" in by_id[2]["message"]
+    assert err == ""
+
+
 def test_notifications_and_client_responses_get_no_answer(store: Path) -> None:
     answers, err = exchange(
         store,

@@ -147,3 +147,12 @@ def test_json_prints_a_whole_number_as_javascript_does(run: Run, add: Any) -> No
     assert json_text({"a": [1e21, 1e20, -0.0, 0.5, 2.0]}) == (
         '{\n  "a": [\n    1e+21,\n    100000000000000000000,\n    0,\n    0.5,\n    2\n  ]\n}'
     )
+
+
+def test_merge_of_insights_without_tags_says_none(run: Run, add: Any) -> None:
+    """qa60: `merge` printed `  tags: ` and nothing after it where the merged insight has
+    no tag; chitin 1.4.5 printed `(none)` there, as `contribute` does."""
+    target = add("skill", "Keep the target claim", 0.8)
+    source = add("skill", "Fold this other claim in", 0.7)
+    out = run("merge", source["id"], target["id"]).stdout
+    assert out.endswith("  tags: (none)\n"), out

@@ -86,9 +86,10 @@ def test_chitin_offers_its_use_cases_and_hides_its_parts() -> None:
 
 
 def _code_of(attribute: object) -> Any:
-    """The code object of a method, property or static method (where it is defined)."""
+    """The code object of a method, property or static method (where it is defined; a
+    method whose switches are checked, arguments.switches_checked, is its own)."""
     function = getattr(attribute, "fget", None) or getattr(attribute, "__func__", attribute)
-    return function.__code__
+    return getattr(function, "__wrapped__", function).__code__
 
 
 def test_the_package_is_typed() -> None:
@@ -419,6 +420,58 @@ def test_the_reflection_host_calls_refuse_arguments_of_the_wrong_type(
         assert " must be " in str(refused.value)
         if field == "clear":
             assert len(chitin.pending_reflections().markers) == 1  # left as it was
+
+
+SECRET = "token ghp_abcdefghijklmnopqrstuvwxyz0123456789 here"
+TWIN = {"type": "skill", "claim": "Keep it simple", "confidence": 0.5}
+
+
+def _one(chitin: Any, index: int = 0) -> str:
+    return str(chitin.list_insights()[index].id)
+
+
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (lambda c: c.dedupe(apply="no"), "apply"),
+        (lambda c: c.dedupe(True, allow_secret="no"), "allow_secret"),
+        (lambda c: c.contribute({**TWIN, "claim": SECRET}, allow_secret="no"), "allow_secret"),
+        (lambda c: c.contribute(TWIN, check=0), "check"),
+        (lambda c: c.update(_one(c), {"reasoning": SECRET}, allow_secret="no"), "allow_secret"),
+        (lambda c: c.reinforce(_one(c), source=SECRET, allow_secret=1), "allow_secret"),
+        (lambda c: c.merge(_one(c), _one(c, 1), allow_secret=""), "allow_secret"),
+        (lambda c: c.init(seed="no"), "seed"),
+        (lambda c: c.list_insights(archived="no"), "archived"),
+        (lambda c: c.similar("keep it simple", 0.2, semantic="no"), "semantic"),
+        (lambda c: c.retrieve("keep it simple", record="no"), "record"),
+        (lambda c: c.render("keep it simple", record="no"), "record"),
+        (lambda c: c.embed(force="no"), "force"),
+        (lambda c: c.import_insights([TWIN], merge="no"), "merge"),
+        (lambda c: c.sync(abort="no"), "abort"),
+        (lambda c: c.import_contribution("x", "skill", force="no"), "force"),
+    ],
+)
+def test_a_switch_that_is_no_bool_is_refused_before_anything_changes(
+    store: Path, call: Callable[[Any], object], field: str
+) -> None:
+    """The library's switches took any value as its truth: ``dedupe(apply="no")``
+    merged every cluster, and ``contribute(..., allow_secret="no")`` committed a GitHub
+    token to git's history. Each switch is a ValidationError naming it unless it is
+    True or False (as ``pending_reflections(clear=...)`` already was), and the store
+    is left as it was."""
+    from chitin import Chitin, ValidationError
+
+    with Chitin(store, now=FIXED) as chitin:
+        chitin.init()
+        for _ in range(2):  # a cluster for dedupe, the same claim twice
+            chitin.contribute(TWIN, check=False)
+        before = commit_count(store)
+        with pytest.raises(ValidationError) as refused:
+            call(chitin)
+        assert refused.value.field == field
+        assert f"{field} must be True or False, got " in str(refused.value)
+        assert commit_count(store) == before
+        assert len(chitin.list_insights()) == 2
 
 
 def claude_code_session_start(*args: Any) -> Any:

@@ -173,3 +173,23 @@ def test_a_relative_transcript_path_without_cwd_is_taken_from_where_the_hook_ran
     [digest] = json.loads(shown.stdout)["digests"]
     assert (digest["source"], digest["warning"]) == (str(project / "s-3.jsonl"), None)
     assert shown.stderr == ""
+
+
+def test_a_cleared_queue_offers_no_command_that_needs_its_markers(tmp_path: Path) -> None:
+    """qa60: `reflect --clear` shows the digests, then empties the queue, yet its ready
+    commands ended with `reflect --done s-1` (which then fails: "no pending reflection
+    on session 's-1'") and its text closed with "When every session is reflected on:
+    chitin reflect --clear", as if nothing had been cleared. The contribute commands
+    stay: they still record what the session taught."""
+    program = chitin_program()
+    store = queued(tmp_path, program)
+    on_path = f"{Path(program).parent}{os.pathsep}/usr/bin:/bin"
+    shown = chitin(program, store, on_path, "reflect", "--clear", "--format", "json")
+    [made] = json.loads(shown.stdout)["digests"]
+    assert made["commands"] and all(" contribute " in f" {c} " for c in made["commands"])
+    (tmp_path / "again").mkdir()
+    store2 = queued(tmp_path / "again", program)
+    text = chitin(program, store2, on_path, "reflect", "--clear").stdout
+    assert "reflect --done" not in text and "When every session" not in text, text
+    assert "✓ Cleared pending reflections." in text
+    assert "chitin contribute --type " in text

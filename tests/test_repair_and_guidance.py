@@ -620,7 +620,8 @@ def test_an_internal_error_never_names_chitins_temporary_files(
     [
         (13, "permission denied: {folder}/ (check its owner and permissions)"),
         (28, "no space left on device: {folder}/ (free some space and run the command again)"),
-        (30, "read-only file system: {folder}/ (the store must be on a writable file system)"),
+        (30, "read-only file system: {folder}/ (it is mounted read-only: use a folder on a "
+             "writable file system)"),
     ],
     ids=["EACCES", "ENOSPC", "EROFS"],
 )  # fmt: skip
@@ -632,6 +633,21 @@ def test_a_plain_os_error_names_the_path_and_exits_1(
     failing(monkeypatch, error)
     result = run("stats", expect=1)
     assert result.stderr == f"Error: {said.format(folder=folder)}\n"
+
+
+def test_a_read_only_file_system_is_not_blamed_on_the_store() -> None:
+    """qa60: `render --output /mnt/usb/P.md` (or `export --output`) onto a file system
+    mounted read-only said "(the store must be on a writable file system)", though the
+    store was writable and the file named was no part of it."""
+    from chitin.render.failures import describe
+
+    said, code = describe(OSError(30, os.strerror(30), "/mnt/usb/.chitin-k2j4x9.tmp"))
+    assert code == 1
+    assert said == (
+        "read-only file system: /mnt/usb/ (it is mounted read-only: use a folder on a "
+        "writable file system)"
+    )
+    assert "store" not in said
 
 
 def test_a_hook_says_the_same_line(run: Run, seeded: Path, monkeypatch: pytest.MonkeyPatch) -> None:

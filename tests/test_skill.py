@@ -210,3 +210,27 @@ def test_the_guide_names_every_reason_a_marker_may_give() -> None:
     (line,) = [line for line in text.splitlines() if "(reasons:" in line]
     listed = re.findall(r"`([a-z]+)`", line.split("(reasons:", 1)[1])
     assert listed == list(REASONS)
+
+
+def test_the_guide_says_an_exact_duplicate_is_refused(run: Run) -> None:
+    """qa60: the guide told the agent "The insight is saved either way" after a
+    contribute, though an exact copy of a stored insight is refused before anything is
+    written (exit 1, `Error: already known as <id>: run chitin reinforce <id> …`): an
+    agent reading it took the refusal for a failure of chitin."""
+    claim = ["--type", "skill", "--claim", "Bisect before guessing", "--confidence", "0.7"]
+    run("contribute", *claim)
+    refused = run("contribute", *claim, expect=1)
+    assert refused.stderr.startswith("Error: already known as ")
+    assert "saved either way" not in GUIDE
+    (paragraph,) = [" ".join(p.split()) for p in GUIDE.split("\n\n") if p.startswith("Read the")]
+    assert "refused" in paragraph and "`Error: already known as <id>" in paragraph
+
+
+def test_the_guide_gives_the_whole_rule_that_finds_the_store() -> None:
+    """qa60: the guide said the store is --store (given before the command), else
+    $CHITIN_STORE, else the default: it left out the store the agent stands in (a
+    clone of a store is used from its folder) and said --store must come first, which
+    it need not since chitin looks for it after the command too."""
+    (paragraph,) = [" ".join(p.split()) for p in GUIDE.split("\n\n") if "`$CHITIN_STORE`" in p]
+    assert "given before the command" not in paragraph
+    assert "stand in" in paragraph and "`chitin where`" in paragraph

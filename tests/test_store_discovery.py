@@ -413,3 +413,23 @@ def test_a_store_named_through_dot_dot_is_the_folder_it_leads_to(
     installed = chitin("--store", relative, "hooks", "install", "cursor", "--dir",
                        str(tmp_path / "elsewhere"), "--format", "json")  # fmt: skip
     assert json.loads(installed.stdout)["store"] == str(clone)
+
+
+@pytest.mark.parametrize("value", ["", " ", "\t "])
+def test_a_chitin_store_of_white_space_alone_is_as_if_unset(
+    clone: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    """qa60: `CHITIN_STORE=" "` named a folder called " " in the current folder (a
+    write made a store there, a name no listing shows), while an empty one counts as
+    unset and `--store " "` is refused as empty. White space alone is unset too: the
+    store you stand in, else the default, is used."""
+    monkeypatch.setenv("CHITIN_STORE", value)
+    monkeypatch.chdir(clone / "insights")
+    assert where() == {"store": str(clone), "source": "folder", "exists": True}
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert where()["source"] == "default"
+    from chitin.location import store_path
+
+    assert store_path(None, {"CHITIN_STORE": value, "HOME": str(tmp_path)}).name == "chitin"

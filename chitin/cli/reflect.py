@@ -194,24 +194,25 @@ def _show(ctx: click.Context, legacy: Path, clear: bool, characters: int, fmt: s
             note(f"warning: {made.warning}")
     if fmt == "json":
         counted = shapes.stats(stats.total, stats.by_type, stats.average_confidence, stats.archived)
-        shaped = [digest_shape(d.marker, d.digest, d.warning) for d in digests]
+        shaped = [digest_shape(d.marker, d.digest, d.warning, clear) for d in digests]
         emit_json(shapes.pending(found.markers, counted, found.cleared if clear else None, shaped))
         return
     lines = _pending_lines(found, stats.total, stats.average_confidence, clear)
-    click.echo("\n".join(lines + _digest_lines(digests, characters)))
+    click.echo("\n".join(lines + _digest_lines(digests, characters, clear)))
 
 
-def _digest_lines(digests: list[SessionDigest], characters: int) -> list[str]:
+def _digest_lines(digests: list[SessionDigest], characters: int, cleared: bool) -> list[str]:
     """Each digest of a session whose transcript is known; none for the others, whose
-    markers say only that they ended."""
+    markers say only that they ended. A cleared queue has nothing left to clear."""
 
     lines: list[str] = []
     chitin = "chitin"
     for made in digests:
         if made.digest is not None:
-            lines += ["", *digest_lines(made.marker, made.digest, made.warning, characters)]
+            shown = digest_lines(made.marker, made.digest, made.warning, characters, cleared)
+            lines += ["", *shown]
             chitin = made.digest.chitin
-    if lines:
+    if lines and not cleared:
         lines += ["", f"When every session is reflected on: {chitin} reflect --clear"]
     return lines
 

@@ -264,7 +264,7 @@ def merge(
                 f'  "{insight.claim}"',
                 f"  confidence: {js_number(insight.confidence)} | "
                 f"reinforced: {insight.reinforcements}×",
-                f"  tags: {', '.join(insight.tags)}",
+                f"  tags: {text.tags_text(insight)}",
             ]
         )
     )

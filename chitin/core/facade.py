@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Self, TextIO, TypeVar, Unpack, overload
 
 from chitin.core.reading import Reading, Stats
 from chitin.core.session import Options, Session
-from chitin.model.arguments import flag
+from chitin.model.arguments import switches_checked
 
 if TYPE_CHECKING:
     from os import PathLike
@@ -56,6 +56,7 @@ __all__ = ["Chitin"]
 T = TypeVar("T")
 
 
+@switches_checked
 class Chitin:
     """One store, opened for one caller, and closed by ``close()`` or ``with``::
 
@@ -387,8 +388,7 @@ class Chitin:
         self, markers: list[Marker], characters: int, shell: bool = False, cleared: bool = False
     ) -> list[SessionDigest]:
         """Each marker's digest in ~``characters`` (agent.digests); ``shell``: shell commands."""
-        shown = personality.agent_command(self._session) if flag("shell", shell) else "chitin"
-        part = self._reading
+        shown, part = personality.agent_command(self._session) if shell else "chitin", self._reading
         return self._run(lambda: agents.digests(part, markers, characters, shown, cleared))
 
     def reflection_done(self, session: str, legacy: Path | None = None) -> int:

@@ -88,13 +88,32 @@ def read(path: str, text: str) -> Insight:
     return insight.with_changes(archived=parts[0] == ARCHIVE_DIR)
 
 
+# The fields a file holds in its body, not its frontmatter: where the text goes, and how.
+_IN_THE_BODY = {
+    name: (f"the body's '## {title}' section", f"move the text under a '## {title}' heading")
+    for name, title in SECTION_TITLES.items()
+}
+_IN_THE_BODY["claim"] = (
+    "the body's first paragraph",
+    "make the text the first paragraph after the closing '---', or remove the key",
+)
+
+
 def key_findings(path: str, text: str) -> list[Finding]:
     """A frontmatter key chitin does not know but that is close to one it does (tagz,
-    confidance): the file keeps it as written and reads no such field, so the tags or
-    the text it meant to set go quietly missing. A key of one's own stays silent."""
+    confidance), or that names a field of the body (reasoning: …, as `update
+    --reasoning` and the JSON call it): the file keeps it as written and reads no such
+    field, so the tags or the text it meant to set go quietly missing. A key of one's
+    own stays silent."""
     found = []
     for key in _front_keys(text):
         if key in KEY_ORDER:
+            continue
+        if key.lower() in _IN_THE_BODY:
+            body, fix = _IN_THE_BODY[key.lower()]
+            message = f"{key} is not a key chitin reads: the {key.lower()} is {body}, so "
+            found.append(Finding(path, key, message + "this text is never read", fix, WARNING,
+                                 "unknown-key"))  # fmt: skip
             continue
         meant = get_close_matches(key.lower(), KEY_ORDER, n=1, cutoff=0.75)
         if meant:

@@ -175,8 +175,10 @@ class Cache(Reconciler, Queries):
         self._drop_terms(rowid)
 
     def _forget_tree(self, folder: str) -> None:
+        # instr, not LIKE: LIKE reads "_" and "%" in a folder's name as wildcards and
+        # ignores case, so team_a's rows took teamBa/sub's and TEAM_A/sub's with them.
         for (rowid,) in self.db.execute(
-            "SELECT rowid FROM entries WHERE dir = ? OR dir LIKE ?", (folder, f"{folder}/%")
+            "SELECT rowid FROM entries WHERE dir = ? OR instr(dir, ?) = 1", (folder, f"{folder}/")
         ).fetchall():
             self._delete(rowid)
 

@@ -90,7 +90,7 @@ def remember(
     db.execute("DELETE FROM watch")
     db.executemany("INSERT INTO watch VALUES (?, ?)", [(p, int(u)) for p, u in watch.items()])
     for folder in gone:
-        db.execute("DELETE FROM dirs WHERE path = ? OR path LIKE ?", (folder, f"{folder}/%"))
+        db.execute("DELETE FROM dirs WHERE path = ? OR instr(path, ?) = 1", (folder, f"{folder}/"))
     db.executemany(
         "INSERT INTO dirs (path, mtime_ns) VALUES (?, ?) "
         "ON CONFLICT (path) DO UPDATE SET mtime_ns = excluded.mtime_ns",

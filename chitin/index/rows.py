@@ -29,6 +29,7 @@ INSERT = (
 )
 UPDATE = f"UPDATE entries SET {', '.join(f'{c} = ?' for c in ROW_COLUMNS)} WHERE rowid = ?"
 TAG_SEPARATOR = "\n"  # tags never hold a newline: parse_tags folds white space
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
 class Filters(NamedTuple):
@@ -58,7 +59,9 @@ class Filters(NamedTuple):
         if self.tags:
             held = f"lower(char(10) || {prefix}tags || char(10))"
             clauses.append("(" + " OR ".join(f"instr({held}, ?) > 0" for _ in self.tags) + ")")
-            args.extend(f"\n{tag.lower()}\n" for tag in self.tags)
+            # SQLite's lower() folds ASCII alone: so must the tag asked for, or a stored
+            # "Über" (lowered to "Über") never holds the "über" Python's lower() makes.
+            args.extend(f"\n{tag.translate(_ASCII_LOWER)}\n" for tag in self.tags)
         return " AND ".join(clauses), args
 
 

@@ -10,11 +10,13 @@ the tool's schema); click's own types bound the CLI's numbers as usage errors.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from os import PathLike
 from pathlib import Path
+from types import FunctionType
 from typing import TypeVar
 
 from chitin.errors import ValidationError
@@ -180,6 +182,39 @@ def flag(name: str, raw: object) -> bool:
     if not isinstance(raw, bool):
         raise ValidationError(name, f"{name} must be True or False, got {_shown(raw)}")
     return raw
+
+
+def switches_checked(cls: type[T]) -> type[T]:
+    """``cls`` with every public method's ``bool`` parameters checked by ``flag`` before
+    the method runs: a library caller's text ("no") or number read as true, so
+    ``dedupe(apply="no")`` merged and ``contribute(..., allow_secret="no")`` committed a
+    credential."""
+    for name, method in list(vars(cls).items()):
+        if name.startswith("_") or not isinstance(method, FunctionType):
+            continue  # a property, a private helper
+        code = method.__code__
+        parameters = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+        named = {
+            switch: at
+            for at, switch in enumerate(parameters)
+            if method.__annotations__.get(switch) in ("bool", bool)
+        }
+        if named:
+            setattr(cls, name, _switches_checked(method, named))
+    return cls
+
+
+def _switches_checked(method: Callable[..., T], named: dict[str, int]) -> Callable[..., T]:
+    @functools.wraps(method)
+    def checked(*args: object, **kwargs: object) -> T:
+        for switch, at in named.items():
+            if switch in kwargs:
+                flag(switch, kwargs[switch])
+            elif at < len(args):
+                flag(switch, args[at])
+        return method(*args, **kwargs)
+
+    return checked
 
 
 def instances(name: str, raw: object, kind: type[T], what: str) -> list[T]:

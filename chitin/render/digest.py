@@ -24,10 +24,15 @@ def session_name(marker: Marker) -> str:
 
 
 def digest_lines(
-    marker: Marker, digest: Digest | None, warning: str | None, characters: int
+    marker: Marker,
+    digest: Digest | None,
+    warning: str | None,
+    characters: int,
+    cleared: bool = False,
 ) -> list[str]:
     """One session's digest as text, at most ``characters`` long (lines past the limit
-    are left out, and a last line says so)."""
+    are left out, and a last line says so); ``cleared``: its marker is gone already, so
+    no `reflect --done` for it."""
     lines = [f"── {session_name(marker)} ({marker.reason}) — {display_time(marker)}"]
     where = marker.transcript or marker.agent_database or ""
     if digest is None:
@@ -37,9 +42,10 @@ def digest_lines(
         lines.append(f"{INDENT}warning: {warning}")
     lines += _moment_lines(digest)
     lines += _touch_lines(digest.touches)
-    lines += [READY]
-    commands = [*digest.commands, _done(marker, digest)]
-    lines += [f"{INDENT}  {command}" for command in commands]
+    commands = _commands(marker, digest, cleared)
+    if not commands:
+        return _within(lines, characters, None)
+    lines += [READY, *(f"{INDENT}  {command}" for command in commands)]
     return _within(lines, characters, lines[-1])
 
 
@@ -51,9 +57,11 @@ def _read_part(digest: Digest) -> str:
     return f"messages {digest.since + 1}–{digest.messages}; 1–{digest.since} reflected on before"
 
 
-def _done(marker: Marker, digest: Digest) -> str:
-    """The command that removes the session's marker, once reflected on."""
-    return f"{digest.chitin} reflect --done {_quoted(session_name(marker))}"
+def _commands(marker: Marker, digest: Digest, cleared: bool) -> list[str]:
+    """The ready commands: the digest's, then the one that removes the session's
+    marker once reflected on (none when the queue was cleared: it would fail)."""
+    done = f"{digest.chitin} reflect --done {_quoted(session_name(marker))}"
+    return [*digest.commands] if cleared else [*digest.commands, done]
 
 
 def _moment_lines(digest: Digest) -> list[str]:
@@ -115,14 +123,14 @@ def _quoted(text: str) -> str:
     return shlex.quote(text)
 
 
-def _within(lines: list[str], characters: int, done: str) -> list[str]:
+def _within(lines: list[str], characters: int, done: str | None) -> list[str]:
     """``lines`` within ``characters``: cut short, a line says so, and the command that
     finishes the session (``done``) still closes the block, under its heading, where
     it fits (the JSON's commands keep it too)."""
     room = characters - 80  # the line that says what was left out
     if _length(lines) <= room:
         return lines
-    tail = [READY, done]
+    tail = [READY, done] if done else []
     if _length(tail) < room:
         room -= _length(tail)
     else:
@@ -141,8 +149,10 @@ def _length(lines: list[str]) -> int:
     return sum(len(line) + 1 for line in lines)
 
 
-def digest_shape(marker: Marker, digest: Digest | None, warning: str | None) -> dict[str, Any]:
-    """reflect --format json: one session's digest."""
+def digest_shape(
+    marker: Marker, digest: Digest | None, warning: str | None, cleared: bool = False
+) -> dict[str, Any]:
+    """reflect --format json: one session's digest (``cleared``: as digest_lines)."""
     data: dict[str, Any] = {"session": session_name(marker), "sessionKey": marker.session_key}
     data["source"] = marker.transcript or marker.agent_database
     if digest is None:
@@ -155,7 +165,7 @@ def digest_shape(marker: Marker, digest: Digest | None, warning: str | None) -> 
         "moments": [_moment_shape(m) for m in digest.moments],
         "omitted": digest.omitted,
         "insights": [_touch_shape(t) for t in digest.touches],
-        "commands": [*digest.commands, _done(marker, digest)],
+        "commands": _commands(marker, digest, cleared),
     }
 
 

@@ -32,7 +32,7 @@ _ADVICE = {
     1: "check its owner and permissions",
     28: "free some space and run the command again",
     122: "free some space and run the command again",
-    30: "the store must be on a writable file system",
+    30: "it is mounted read-only: use a folder on a writable file system",
 }
 # chitin's temporary files and folders: atomic writes' ".chitin-XXXX.tmp", the
 # ".<name>.<pid>.tmp" files of state written aside, and the scratch folders of merges

@@ -19,7 +19,7 @@ import chitin.server.arguments as arguments
 import chitin.server.prompts as prompts
 import chitin.server.tools as tools
 from chitin import __version__
-from chitin.errors import AmbiguousIdError, NotFoundError
+from chitin.errors import AmbiguousIdError, NotFoundError, ValidationError
 from chitin.render.failures import describe
 from chitin.server.protocol import (
     INTERNAL_ERROR,
@@ -243,10 +243,11 @@ def insight_file(chitin: Chitin, ref: str) -> str:
 
 
 def _resource_error(error: BaseException, uri: str) -> ProtocolError:
-    """A resource's failure as the SDK gave it: an unknown insight is invalid params
-    (naming the uri); the store's own failures are internal errors, in one line."""
+    """A resource's failure as the SDK gave it: an unknown insight, or an id no insight
+    may have, is invalid params (naming the uri); the store's own failures are internal
+    errors, in one line."""
 
-    if isinstance(error, NotFoundError | AmbiguousIdError):
+    if isinstance(error, NotFoundError | AmbiguousIdError | ValidationError):
         return ProtocolError(INVALID_PARAMS, str(error), {"uri": uri})
     return _internal(error)
 

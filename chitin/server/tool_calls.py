@@ -235,7 +235,7 @@ def pending_shape(chitin: Chitin, clear: bool) -> dict[str, Any]:
     for path, problem in found.problems:
         notice(f"ignored {path}: {problem}")
     made = chitin.reflection_digests(found.markers, DEFAULT_CHARACTERS, cleared=clear)
-    digests = [digest_shape(d.marker, d.digest, d.warning) for d in made]
+    digests = [digest_shape(d.marker, d.digest, d.warning, clear) for d in made]
     cleared = found.cleared if clear else None
     return shapes.pending(found.markers, stats_shape(chitin), cleared, digests)
 
