@@ -29,8 +29,10 @@ from chitin.notices import notice, shown
 # Bumped by hand for a change the schema's text does not show (9: files with conflict
 # markers are errors, and errors carry a fix; 10: claim terms of the NFKC form; 11:
 # text_hash holds the tags too, so the vectors of a tagged insight are made again with
-# the part of its tags). A change of the text, such as a column that model/fields.py's
-# table adds, changes the file's version by itself (USER_VERSION).
+# the part of its tags; its rebuild also gives back the rows that a removed folder's
+# LIKE pattern forgot in similarly named folders). A change of the text, such as a
+# column that model/fields.py's table adds, changes the file's version by itself
+# (USER_VERSION).
 SCHEMA_VERSION = 11
 CACHE_DIR = ".chitin"
 CACHE_FILE = "cache.sqlite3"
