@@ -460,6 +460,29 @@ def test_update_can_set_condition_avoid_and_type(run_json: Any, add: Any, store:
     assert run_json("update", made["id"], "--no-avoid")["avoid"] is False
 
 
+def test_a_moved_file_keeps_the_folders_a_person_made(run: Run, store: Path) -> None:
+    # A file in a folder of one's own under its type folder (docs/format.md): a new type,
+    # archive and unarchive change the type folder and the top only, never drop the rest.
+    run("init")
+    mine = store / "insights" / "skill" / "teamBa" / "y1.md"
+    mine.parent.mkdir(parents=True)
+    mine.write_text("---\nid: y1\ntype: skill\nconfidence: 0.6\n---\n\nPlan before coding\n")
+    git(store, "add", "-A")
+    git(store, "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-qm", "by hand")
+    run("update", "y1", "--type", "principle")
+    assert git(store, "ls-files", "insights", "archive").split() == [
+        "insights/principle/teamBa/y1.md"
+    ]
+    run("archive", "y1")
+    assert git(store, "ls-files", "insights", "archive").split() == [
+        "archive/principle/teamBa/y1.md"
+    ]
+    run("unarchive", "y1")
+    assert git(store, "ls-files", "insights", "archive").split() == [
+        "insights/principle/teamBa/y1.md"
+    ]
+
+
 def test_update_keeps_what_a_person_added_to_the_file(run: Run, add: Any, store: Path) -> None:
     made = add("skill", "Keep hand edits", 0.6)
     path = insight_file(store, made)

@@ -200,7 +200,7 @@ class Lifecycle:
             notes += self._now_the_same(cache, before, after)
             if not allow_secret:  # the fields it changes; the others are committed already
                 secrets.refuse_secrets(after, before)
-            target = self.session.store.path_for(after) if after.type != before.type else path
+            target = self.session.store.moved_to(path, after)
             writes: dict[str, str | None] = {target: self.session.store.render(after, layout)}
             if target != path:
                 writes[path] = None
@@ -289,7 +289,7 @@ class Lifecycle:
 
             text = files.read_text(self.session.root / path)
             moved = insight.with_changes(archived=to_archive)
-            target = self.session.store.path_for(moved, archived=to_archive)
+            target = self.session.store.moved_to(path, moved)
             commit = self._commit(
                 {target: text, path: None},
                 move_words(insight_id, insight.claim, to_archive),

@@ -47,6 +47,19 @@ def is_insight_path(path: str) -> bool:
     )
 
 
+def moved_path(path: str, kind: str, archived: bool, types: tuple[str, ...]) -> str:
+    """Where the file at ``path`` goes when its insight becomes of type ``kind``, or
+    archived or live: the top folder and a type folder change, and nothing else. The
+    folders a person made below them (``insights/skill/team-ana/``), a shard folder,
+    and a file of one's own folder (``insights/team-ana/``, which may hold any type)
+    stay where they are."""
+    parts = path.split("/")
+    folders = parts[1:-1]
+    if folders and folders[0] in types:
+        folders[0] = kind
+    return "/".join([ARCHIVE_DIR if archived else INSIGHTS_DIR, *folders, parts[-1]])
+
+
 # What tells us a file changed without reading it, as git's index does:
 # (mtime_ns, ctime_ns, size, inode). A plain tuple, because the walk makes 100,000
 # of them per command in a large store and a NamedTuple costs a Python-level call.

@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chitin.errors import StoreError
-from chitin.format.layout import ARCHIVE_DIR, INSIGHTS_DIR, FileStat
+from chitin.format.layout import ARCHIVE_DIR, INSIGHTS_DIR, FileStat, moved_path
 from chitin.location import chitins, enclosing_store
 from chitin.lockfile import WriteLock, derived_folder
 from chitin.model.ids import shard_folder
-from chitin.model.insight import Insight
+from chitin.model.insight import TYPES, Insight
 from chitin.store import config, journal
 from chitin.store.config import CONFIG_FILE
 from chitin.store.files import stat_of
@@ -195,6 +195,13 @@ class Store:
         if self.config().get("shard") is True:
             return f"{top}/{insight.type}/{shard_folder(insight.id)}/{insight.id}.md"
         return f"{top}/{insight.type}/{insight.id}.md"
+
+    @staticmethod
+    def moved_to(path: str, insight: Insight) -> str:
+        """Where the file at ``path`` goes now that it holds ``insight`` (a new type,
+        archived or live): its type folder and top change, the folders a person made
+        stay (format/layout.py's ``moved_path``)."""
+        return moved_path(path, insight.type, insight.archived, TYPES)
 
     def render(self, insight: Insight, layout: Layout | None = None) -> str:
         """The file's text (Writer.render: refused when too large for a reader)."""
