@@ -130,6 +130,45 @@ def test_export_to_a_file(run: Run, populated: list[str], tmp_path: Path) -> Non
     assert json.loads(target.read_text()) == json.loads(run("export").stdout)
 
 
+def test_export_refuses_a_store_with_an_unreadable_file(
+    run: Run, populated: list[str], store: Path, tmp_path: Path
+) -> None:
+    # A backup that silently misses a file is no backup: nothing is written, exit 1.
+    (store / "insights" / "skill" / "bad.md").write_text("---\nid: bad\nconfidence: 2\n---\n")
+    (store / "insights" / "skill" / "torn.md").write_text(
+        "---\nid: torn\ntype: skill\nconfidence: 0.5\n---\n\n<<<<<<< ours\nA\n=======\nB\n"
+        ">>>>>>> theirs\n"
+    )
+    target = tmp_path / "backup.json"
+    refused = run("export", "--output", str(target), expect=1)
+    assert not target.exists() and refused.stdout == ""
+    [line] = refused.stderr.splitlines()
+    assert line.startswith("Error: ") and "chitin check" in line
+    assert "insights/skill/bad.md" in line and "insights/skill/torn.md" in line
+    assert run("export", expect=1).stdout == ""
+
+    kept = run("export", "--skip-unreadable")
+    assert {item["id"] for item in json.loads(kept.stdout)} == set(populated)
+    skipped = [line for line in kept.stderr.splitlines() if line.startswith("warning: skipped")]
+    assert [line.split()[2] for line in skipped] == [
+        "insights/skill/bad.md:",
+        "insights/skill/torn.md:",
+    ]
+
+
+def test_the_library_export_refuses_an_unreadable_file_unless_told(store: Path) -> None:
+    from chitin import Chitin, ChitinError
+
+    with Chitin(store=store) as chitin:
+        chitin.init()
+        chitin.contribute({"type": "skill", "confidence": 0.7, "claim": "Plan first."})
+    (store / "insights" / "skill" / "bad.md").write_text("not an insight\n")
+    with Chitin(store=store) as chitin:
+        with pytest.raises(ChitinError, match=r"insights/skill/bad\.md"):
+            chitin.export()
+        assert [e.insight.claim for e in chitin.export(skip_unreadable=True)] == ["Plan first."]
+
+
 def test_export_of_a_missing_store_is_an_empty_array(run: Run, store: Path) -> None:
     assert json.loads(run("export").stdout) == []
     assert not store.exists()

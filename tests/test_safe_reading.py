@@ -106,7 +106,7 @@ def test_a_link_to_a_file_outside_the_store_is_never_served(
 
     listed = run("list", "--format", "json", *(["--archived"] if top == "archive" else []))
     assert "outside" not in listed.stdout and warning in listed.stderr
-    assert OUTSIDE_CLAIM not in run("export").stdout
+    assert OUTSIDE_CLAIM not in run("export", "--skip-unreadable").stdout
     refused = run("get", "outside", expect=1).stderr  # named as there, but never read
     assert refused.startswith(f"Error: {relative} exists but cannot be read: a symbolic link")
     assert OUTSIDE_CLAIM not in refused
@@ -195,7 +195,7 @@ def test_a_link_loop_breaks_no_command(
         ["stats"],
         ["retrieve", "--query", "tests commit"],
         ["render"],
-        ["export"],
+        ["export", "--skip-unreadable"],
         ["quality"],
         ["similar", "Run the tests"],
         ["history", kept],
@@ -229,7 +229,7 @@ def test_a_linked_top_folder_is_not_followed(
     listed = run("list", "--archived", "--format", "json")
     assert "far" not in listed.stdout
     assert "archive/ is a symbolic link, which chitin does not follow" in listed.stderr
-    assert OUTSIDE_CLAIM not in run("export").stdout
+    assert OUTSIDE_CLAIM not in run("export", "--skip-unreadable").stdout
     checked = run("check", expect=1)
     assert checked.stdout.startswith("archive/: file: is a symbolic link")
 
@@ -247,7 +247,12 @@ def test_a_fifo_named_like_an_insight_never_hangs_a_command(
     fifo = seeded / "insights" / "skill" / "x.md"
     os.mkfifo(fifo)
     warning = "warning: skipped insights/skill/x.md: a named pipe (FIFO), not a regular file"
-    for command in (["list"], ["retrieve", "--query", "tests"], ["export"], ["diff"]):
+    for command in (
+        ["list"],
+        ["retrieve", "--query", "tests"],
+        ["export", "--skip-unreadable"],
+        ["diff"],
+    ):
         done = chitin_process(mode, seeded, *command)
         assert done.returncode == 0, (command, done.stderr)
         assert warning in done.stderr or command == ["diff"], command  # git lists no FIFO

@@ -20,7 +20,7 @@ from chitin.core import Chitin
 from chitin.errors import ValidationError
 from chitin.location import Located, locate
 from chitin.lockfile import note_command
-from chitin.render.text import problem_lines
+from chitin.render.text import MAX_PROBLEM_LINES, problem_lines
 
 if TYPE_CHECKING:
     import click
@@ -67,18 +67,23 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
-def opened(ctx: click.Context, reading: bool = True) -> contextlib.AbstractContextManager[Chitin]:
+def opened(
+    ctx: click.Context, reading: bool = True, every_problem: bool = False
+) -> contextlib.AbstractContextManager[Chitin]:
     """The store of this click invocation (``opened_at`` its settings)."""
     settings: Settings = ctx.find_root().obj
-    return opened_at(settings, reading)
+    return opened_at(settings, reading, every_problem)
 
 
 @contextmanager
-def opened_at(settings: Settings, reading: bool = True) -> Iterator[Chitin]:
+def opened_at(
+    settings: Settings, reading: bool = True, every_problem: bool = False
+) -> Iterator[Chitin]:
     """The store of this invocation.
 
     Readers hear on stderr when there is no store yet; every command names the
-    insight files it had to skip because they do not parse.
+    insight files it had to skip because they do not parse (the first few, or
+    ``every_problem``: each, as an export that leaves them out does).
     """
     note_command(settings.store, os.environ)  # a background embedding waits meanwhile
     progress = IndexProgress()
@@ -104,7 +109,7 @@ def opened_at(settings: Settings, reading: bool = True) -> Iterator[Chitin]:
             raise
         _say_missing(missing, settings.store)  # before the command prints its result
         progress.finish()
-        report_problems(chitin)
+        report_problems(chitin, every_problem)
     finally:
         progress.finish()
         # Closed before the client is answered, served or not: a script that removes or
@@ -164,10 +169,10 @@ class IndexProgress:
             self._bar = None
 
 
-def report_problems(chitin: Chitin) -> None:
+def report_problems(chitin: Chitin, every_problem: bool = False) -> None:
     """Name each file that could not be read; the command still did its work."""
 
-    for line in problem_lines(chitin.problems()):
+    for line in problem_lines(chitin.problems(), None if every_problem else MAX_PROBLEM_LINES):
         note(line)
 
 

@@ -18,17 +18,25 @@ if TYPE_CHECKING:
 
 @click.command(short_help="Print every insight as JSON (a lossless backup).")
 @output_option("Write to this file (atomically) instead of stdout.")
+@click.option(
+    "--skip-unreadable",
+    is_flag=True,
+    help="Export the rest when an insight file cannot be read (each is named on stderr); "
+    "without it, such a file stops the export before anything is written.",
+)
 @click.pass_context
-def export(ctx: click.Context, output: Path | None) -> None:
+def export(ctx: click.Context, output: Path | None, skip_unreadable: bool) -> None:
     """Print every insight as a JSON array, archived ones included.
 
     The shape is chitin 1.x's export (camelCase keys) plus ours (lastReinforcedAt,
     archived). `chitin import` reads it back with ids, provenance, conditions, counts
-    and times intact, so export → import → export gives the same JSON.
+    and times intact, so export → import → export gives the same JSON. An insight file
+    that cannot be read (`chitin check` says why) stops it, exit 1, unless
+    --skip-unreadable exports the rest.
     """
 
-    with opened(ctx) as chitin:
-        data = shapes.export(chitin.export())
+    with opened(ctx, every_problem=skip_unreadable) as chitin:
+        data = shapes.export(chitin.export(skip_unreadable))
     if output is None:
         emit_json(data)
         return

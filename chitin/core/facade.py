@@ -296,9 +296,9 @@ class Chitin:
         return self._run(lambda: background.prepare_vectors(part, env, foreground, progress))
 
     # ---------------------------------------------------------- interop, check (their .py)
-    def export(self) -> list[Exported]:
-        """Every insight, live and archived, with its retrieval time, evidence, history."""
-        return self._run(lambda: interop.export(self._reading))
+    def export(self, skip_unreadable: bool = False) -> list[Exported]:
+        """Every insight, with its retrieval time, evidence, history (exporting.py)."""
+        return self._run(lambda: interop.export(self._reading, skip_unreadable))
 
     def import_insights(
         self,

@@ -18,7 +18,7 @@ from os import PathLike, fspath
 from pathlib import Path
 from typing import Any, NamedTuple, TextIO, TypeVar
 
-from chitin.core.reading import Reading
+from chitin.core.exporting import export as export
 from chitin.core.session import Session
 from chitin.errors import ChitinError, ValidationError
 from chitin.format.markdown import Layout, checked_render
@@ -27,11 +27,10 @@ from chitin.index.cache import Cache, Filters
 from chitin.model import arguments, interchange, secrets
 from chitin.model.ids import new_id
 from chitin.model.insight import Insight
-from chitin.model.interchange import Exported, Item, from_original, items_of, read_item
+from chitin.model.interchange import Item, from_original, items_of, read_item
 from chitin.model.search_text import well_formed
 from chitin.notices import notice
 from chitin.retrieval.judgement import exact_key, side_of
-from chitin.store import history
 from chitin.store.legacy import is_database as sqlite_file
 from chitin.store.legacy import read_database
 from chitin.store.messages import LEGACY_HISTORY_HEADER, commit_message
@@ -119,42 +118,6 @@ def _parsed_export(raw: str, name: str) -> Any:
     except ValueError as error:  # an integer of more than 4,300 digits
         reason = str(error).split(":")[0]
         raise ChitinError(f"cannot read {name}: {reason}") from None
-
-
-def export(reading: Reading) -> list[Exported]:
-    """Every insight, archived ones included, newest first, with when it was last
-    retrieved, its file's evidence log and its history: what an export holds
-    (render/shapes/ gives it the interchange shape)."""
-    if reading.session.missing:
-        return []
-    retrieved = usage.all_last_retrieved(reading.session.root)
-    insights = reading.session.cache.select(Filters(archived=None))
-    history = _histories(reading.session)
-    return [
-        Exported(i, retrieved.get(i.id), layout.evidence, tuple(history.get(i.id, ())), extra)
-        for i in insights
-        for layout in [_layout_of(reading, i)]
-        for extra in [layout.extra_keys]
-    ]
-
-
-def _layout_of(reading: Reading, insight: Insight) -> Layout:
-    """What the file keeps beside the fields: its evidence log, hand-added keys."""
-    return reading.session.store.read(reading.path_of(insight.id))[1]
-
-
-def _histories(opened: Session) -> dict[str, list[dict[str, Any]]]:
-    """Every insight's history, oldest first, as 1.x history rows (one pass of git log)."""
-
-    if not opened.store.git.is_repository():
-        return {}
-    rows: dict[str, list[dict[str, Any]]] = {}
-    for entry in reversed(history.changelog(opened.store.git, None, _EVERY_CHANGE)):
-        rows.setdefault(entry.insight_id, []).append(entry.row())
-    return rows
-
-
-_EVERY_CHANGE = 2**31 - 1  # git log -n takes an int
 
 
 def import_document(

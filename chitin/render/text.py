@@ -266,10 +266,14 @@ def changelog_line(entry: Entry) -> str:
 MAX_PROBLEM_LINES = 3
 
 
-def problem_lines(problems: Sequence[tuple[str, str]]) -> list[str]:
-    """``warning:`` lines for the insight files (path, error) a command had to skip."""
-    lines = [f"warning: skipped {path}: {error}" for path, error in problems[:MAX_PROBLEM_LINES]]
-    if len(problems) > MAX_PROBLEM_LINES:
-        more = len(problems) - MAX_PROBLEM_LINES
+def problem_lines(
+    problems: Sequence[tuple[str, str]], limit: int | None = MAX_PROBLEM_LINES
+) -> list[str]:
+    """``warning:`` lines for the insight files (path, error) a command had to skip:
+    the first ``limit`` of them (``None``: each), then how many more."""
+    shown = problems if limit is None else problems[:limit]
+    lines = [f"warning: skipped {path}: {error}" for path, error in shown]
+    if len(problems) > len(shown):
+        more = len(problems) - len(shown)
         lines.append(f"warning: … and {more} more unreadable file(s); run `chitin check`")
     return lines
