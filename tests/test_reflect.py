@@ -354,6 +354,21 @@ def test_render_refuses_the_session_keys_the_queue_refuses(
     assert not output.exists() and not list(store.glob(f".chitin/{NOTES_FOLDER}/*"))
 
 
+@pytest.mark.usefixtures("seeded")
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs /proc, where no file is made")
+def test_render_notes_the_session_only_once_its_output_is_written(
+    run: Run, store: Path, tmp_path: Path
+) -> None:
+    """render --session S --output F noted S before writing F: an --output that failed
+    (here a folder where no file can be made, even by root) still left the note, as if
+    the session had been given the insights."""
+    failed = run("render", "--session", "s-1", "--output", "/proc/P.md", expect=None)
+    assert failed.exit_code != 0
+    assert not list(store.glob(f".chitin/{NOTES_FOLDER}/*"))
+    run("render", "--session", "s-1", "--output", str(tmp_path / "P.md"))
+    assert len(list(store.glob(f".chitin/{NOTES_FOLDER}/*"))) == 1
+
+
 # ---------------------------------------------------------------- concurrency
 
 

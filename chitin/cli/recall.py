@@ -89,21 +89,27 @@ def render_for(
     output: Path | None,
     session: str | None,
 ) -> None:
-    """Render PERSONALITY.md for ``query`` to stdout or ``output`` (render's --help)."""
+    """Render PERSONALITY.md for ``query`` to stdout or ``output`` (render's --help).
+    The session is noted as given these insights only once they are written: an
+    ``output`` that fails leaves no note."""
     asked = asked_for(query, budget, max_results, types, tags, min_confidence)
     with opened_at(settings) as chitin:
         # The agent reads the file where it is written, and runs chitin from there.
         reader = output.absolute().parent if output is not None else None
         made = chitin.render(asked, template=template, reader=reader)
         report(made.found)
+        if session is not None:  # a key the queue would refuse: refused before any write
+            chitin.note_session_start(session, None)
+        text = made.text
+        if output is None:
+            say(text, nl=False)
+        else:
+            write_output(output, text)
         if session is not None:
             chitin.note_session_start(session, list(made.ids))
-    text = made.text
-    if output is None:
-        say(text, nl=False)
-        return
-    write_output(output, text)
-    say(f"✓ Wrote {output} ({made.count} insight(s), ~{marshalling.estimate_tokens(text)} tokens)")
+    if output is not None:
+        tokens = marshalling.estimate_tokens(text)
+        say(f"✓ Wrote {output} ({made.count} insight(s), ~{tokens} tokens)")
 
 
 def asked_for(

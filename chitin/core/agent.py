@@ -161,15 +161,17 @@ def _check_session_name(field: str, name: str, value: str) -> None:
         )
 
 
-def note_session_start(opened: Session, session: str, injected: list[str]) -> None:
+def note_session_start(opened: Session, session: str, injected: list[str] | None) -> None:
     """Note what a session was given at its start, for its marker when it ends. Only
     in a store that exists, and never at the cost of the session's start (a write that
     fails is let go); a session name the queue would refuse is refused first."""
     arguments.text("session", session)  # a number raised AttributeError (no 'strip')
-    injected = list(arguments.texts("injected", injected))  # ids, written as given
     # The rule of queue_reflection, which this session's marker must pass: a key it
     # would refuse (not UTF-8, a line break) is refused here too, not noted for nothing.
     _check_session_name("session", "session", session)
+    if injected is None:  # the name checked before the work it notes (render --output)
+        return
+    injected = list(arguments.texts("injected", injected))  # ids, written as given
     if opened.missing or not session.strip() or session == "unknown":
         return
     with contextlib.suppress(OSError):

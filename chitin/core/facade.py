@@ -380,8 +380,8 @@ class Chitin:
         opened = self._session
         return agents.queue_reflection(opened, session_key, reason, opened.now(), session_id, where)
 
-    def note_session_start(self, session: str, injected: list[str]) -> None:
-        """Note the insights a session was given at its start (agent.py)."""
+    def note_session_start(self, session: str, injected: list[str] | None) -> None:
+        """Note the insights a session was given at its start (None: check the name only)."""
         agents.note_session_start(self._session, session, injected)
 
     def reflection_digests(
