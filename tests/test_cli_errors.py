@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -392,3 +393,39 @@ def test_an_empty_path_is_refused_not_taken_for_the_current_folder(
     assert "it is empty" in result.stderr and result.stderr.count("\n") == 1, result.stderr
     assert list(here.iterdir()) == []
     assert not (store / ".chitin" / "reflections.json").exists()
+
+
+# What float() takes beside plain decimals: digit groups, other scripts' digits,
+# exponents, words. A confidence is a plain decimal (ASCII digits, one '.', a sign).
+NOT_PLAIN = ["0.5_0", "١", "٠.٥", "5e-1", "0x1", "inf", "nan", "½", "0.5 0", ""]
+
+
+@pytest.mark.parametrize("value", NOT_PLAIN)
+def test_a_confidence_that_is_not_a_plain_decimal_is_refused_at_every_door(
+    run: Run, store: Path, value: str
+) -> None:
+    run("init")
+    line = f"Error: confidence must be a number from 0 to 1, got {value!r}\n"
+    flags = ["--type", "skill", "--claim", "Plain numbers only"]
+    assert run("contribute", *flags, "--confidence", value, expect=1).stderr == line
+    item = json.dumps({"type": "skill", "claim": "Plain numbers", "confidence": value})
+    assert run("contribute", "--json", input=item, expect=1).stderr == line
+    assert run("list", "--min-confidence", value, expect=1).stderr == line
+    assert run("retrieve", "--query", "x", "--min-confidence", value, expect=1).stderr == line
+
+
+@pytest.mark.parametrize("value", ["0.5", " 0.5 ", ".5", "1.", "+0.25", "1", "0"])
+def test_a_plain_decimal_confidence_is_taken_as_before(run: Run, value: str) -> None:
+    run("init")
+    flags = ["--type", "skill", "--claim", "Plain numbers only", "--format", "json"]
+    made = json.loads(run("contribute", *flags, "--confidence", value).stdout)
+    assert made["insight"]["confidence"] == float(value)
+
+
+def test_the_library_refuses_a_confidence_that_is_not_a_plain_decimal(store: Path) -> None:
+    from chitin import Chitin, ValidationError
+
+    with Chitin(store=store) as chitin:
+        chitin.init()
+        with pytest.raises(ValidationError, match="got '١'"):
+            chitin.contribute({"type": "skill", "claim": "Plain", "confidence": "١"})

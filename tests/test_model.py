@@ -117,13 +117,13 @@ def test_uuid_ids_from_chitin_1_are_valid() -> None:
 # ------------------------------------------------------------------ values
 
 
-@pytest.mark.parametrize("value", ["abc", "", "nan", True, None, [0.5]])
+@pytest.mark.parametrize("value", ["abc", "", "nan", "inf", "0.5_0", "١", True, None, [0.5]])
 def test_confidence_must_be_a_number(value: object) -> None:
     with pytest.raises(ValidationError, match="number from 0 to 1"):
         check_confidence(value)
 
 
-@pytest.mark.parametrize("value", ["1.5", -0.1, "-1", "inf"])
+@pytest.mark.parametrize("value", ["1.5", -0.1, "-1", float("inf")])
 def test_confidence_must_be_between_0_and_1(value: object) -> None:
     with pytest.raises(ValidationError, match="between 0 and 1"):
         check_confidence(value)

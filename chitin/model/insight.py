@@ -103,20 +103,23 @@ def check_carapace_id(value: object) -> str | None:
     return value
 
 
+# A confidence given as text: a plain decimal, ASCII digits with at most one '.', and a
+# sign (a negative one is then out of range), surrounded by white space at most.
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)")
+
+
 def check_confidence(value: object) -> float:
-    """Accept a number or numeric text in [0, 1]; refuse NaN, infinities and words."""
+    """Accept a number or a plain decimal text in [0, 1]; refuse NaN, infinities, words,
+    and what else float() reads (digit groups, exponents, other scripts' digits)."""
     if isinstance(value, bool):
         number = math.nan
     elif isinstance(value, int):
         number = float(value) if -2 <= value <= 2 else math.inf  # float(10**400) overflows
     elif isinstance(value, float):
         number = value
-    elif isinstance(value, str):
-        try:
-            number = float(value.strip())
-        except ValueError:
-            number = math.nan
-    else:
+    elif isinstance(value, str) and _DECIMAL.fullmatch(value.strip()):
+        number = float(value.strip())
+    else:  # float() would take "0.5_0", other scripts' digits ("٠.٥"), "5e-1", "inf"
         number = math.nan
     if math.isnan(number):
         raise ValidationError(
