@@ -402,6 +402,24 @@ def test_a_trigger_and_its_opposite_for_one_situation_show_the_stronger(run: Run
     assert len(found["insights"]) == 1 and found["insights"][0]["outweighs"] == [weaker["id"]]
 
 
+def test_a_restatement_of_the_stronger_side_is_covered_not_outweighed(run: Run, add: Any) -> None:
+    """The line began with the AVOID copy (ranked first), which outweighed the DO copy;
+    the stronger DO insight then took the line, and was handed the AVOID copy's
+    outweighs: --explain said the DO copy "contradicts this one", a restatement."""
+    run("init")
+    avoid = add("trigger", "roll back first", 0.71, condition="a deploy fails", avoid=True)
+    same = add("trigger", "roll back first", 0.7, condition="a deploy fails", force=True)
+    strong = add(
+        "trigger", "roll back before anything else", 0.8, condition="a deployment fails", force=True
+    )
+    [shown] = retrieve_json(run, "the deploy failed", "--explain")["insights"]
+    assert shown["id"] == strong["id"]
+    assert (shown["alsoCovers"], shown["outweighs"]) == ([same["id"]], [avoid["id"]])
+    said = run("retrieve", "--query", "the deploy failed", "--explain").stdout
+    assert f"also covers {same['id']}: the same lesson" in said
+    assert f"left out {avoid['id']}: contradicts this one" in said
+
+
 def test_triggers_of_one_situation_with_other_responses_both_reach_the_agent(
     run: Run, add: Any
 ) -> None:

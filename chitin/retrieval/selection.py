@@ -150,14 +150,26 @@ class _Line:
         self.outweighs: list[str] = list(ranked.outweighs)
 
     def take(self, other: Ranked, kind: str) -> None:
-        """Fold ``other`` into this line; the stronger of the two is shown, in this place."""
-        folded = self.covers if kind == DUPLICATE else self.outweighs
+        """Fold ``other`` into this line; the stronger of the two is shown, in this place.
+
+        Each side keeps its own: what says the same as the shown insight is covered,
+        what contradicts it is outweighed. When ``other`` takes the place of an
+        insight it contradicts, that insight and its restatements now contradict the
+        one shown, and what the insight outweighed agrees with it."""
+        agrees = kind == DUPLICATE
+        same, opposed = list(other.also_covers), list(other.outweighs)  # as ``other`` sees
         if stronger(other) > stronger(self.ranked):
-            folded.append(self.ranked.insight.id)
+            left_out = self.ranked.insight.id
+            if not agrees:  # the old side now opposes the one shown, and its opposite agrees
+                self.covers, self.outweighs = self.outweighs, self.covers
             self.ranked = placed(other, self.ranked)
         else:
-            folded.append(other.insight.id)
-        folded.extend(other.also_covers if kind == DUPLICATE else other.outweighs)
+            left_out = other.insight.id
+            if not agrees:  # ``other``'s side opposes the one shown
+                same, opposed = opposed, same
+        (self.covers if agrees else self.outweighs).append(left_out)
+        self.covers.extend(same)
+        self.outweighs.extend(opposed)
 
     def result(self) -> Ranked:
         return self.ranked._replace(also_covers=tuple(self.covers), outweighs=tuple(self.outweighs))
