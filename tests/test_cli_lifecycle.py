@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -783,3 +784,28 @@ def test_a_read_of_an_empty_folder_says_there_is_no_store_and_writes_nothing(
     assert list(store.iterdir()) == []
     add("skill", "The first insight of the folder", 0.6)
     assert "No store at" not in run("list").stderr
+
+
+def test_an_insight_deleted_by_hand_is_said_deleted_with_its_commit(
+    run: Run, run_json: Any, add: Any, store: Path
+) -> None:
+    """get and history said only "Insight not found" of an insight whose file was
+    removed and committed by hand, though changelog shows the delete."""
+    run("init")
+    made = add("skill", "Reproduce a bug before fixing it", 0.8)
+    run("reinforce", made["id"])
+    git(store, "rm", "-q", str(insight_file(store, made)))
+    git(store, "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-qm", "gone")
+    short = git(store, "log", "-1", "--format=%h").strip()
+    stamp = int(git(store, "log", "-1", "--format=%at"))
+    day = datetime.fromtimestamp(stamp, UTC).date().isoformat()
+    for ref in (made["id"], made["id"][:12]):
+        said = run("get", ref, expect=1).stderr
+        assert said == (
+            f"Error: insight {made['id']} was deleted in commit {short} ({day}); "
+            f"`chitin history {made['id']}` shows its history\n"
+        )
+    shown = run_json("history", made["id"])
+    assert shown["insight"]["id"] == made["id"]
+    assert [e["changeType"] for e in shown["history"]] == ["create", "reinforce", "delete"]
+    assert "Insight not found" in run("get", "no-such-insight", expect=1).stderr

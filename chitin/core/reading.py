@@ -19,7 +19,7 @@ from chitin.model.search_text import well_formed
 if TYPE_CHECKING:
     from chitin.model.history import Entry
     from chitin.retrieval.conflicts import Candidate
-    from chitin.store.history import MergedAway
+    from chitin.store.history import Deleted, MergedAway
 
 # Results are NamedTuples, not dataclasses: reads would otherwise import dataclasses
 # and build three classes for nothing (~2 ms of a session start).
@@ -67,11 +67,16 @@ class Reading:
         if archived is True and self.session.cache.ids_matching(ref, False):
             raise StateError(f"Insight {ref} is not archived")
         self._refuse_unreadable(ref)
-        merged = self._merged_away(ref)
+        merged, gone = self._gone(ref)
         if merged is not None:
             what = role.lower() if role else "insight"
             raise NotFoundError(
                 f"no {what} {ref}; it was merged into {merged.target} ({merged.when[:10]})"
+            )
+        if gone is not None:
+            raise NotFoundError(
+                f"insight {gone.insight_id} was deleted in commit {gone.short} ({gone.day}); "
+                f"`chitin history {gone.insight_id}` shows its history"
             )
         raise NotFoundError(f"{role or 'Insight'} not found: {ref}")
 
@@ -91,13 +96,16 @@ class Reading:
                     f"rename the file to {declared}.md, or set `id: {named_as}` in it"
                 )
 
-    def _merged_away(self, ref: str) -> MergedAway | None:
-        """The merge that folded ``ref`` into another insight, from git history."""
+    def _gone(self, ref: str) -> tuple[MergedAway | None, Deleted | None]:
+        """The merge that folded ``ref`` into another insight, else the commit that
+        deleted its file outside chitin, from git history."""
         from chitin.store import history
 
-        if not self.session.store.git.is_repository():
-            return None
-        return history.merged_away(self.session.store.git, ref)
+        git = self.session.store.git
+        if not git.is_repository():
+            return None, None
+        merged = history.merged_away(git, ref)
+        return merged, None if merged is not None else history.deleted(git, ref)
 
     def get(self, ref: str) -> Insight:
         """The insight ``ref`` names (an id or a unique prefix), live or archived."""
@@ -173,10 +181,16 @@ class Reading:
         from chitin.store import history
 
         limit = None if limit is None else arguments.count("limit", limit, MAX_COUNT)
-        insight = self.get(ref)
-        return insight, history.insight_history(
-            self.session.store.git, self.path_of(insight.id), limit
-        )
+        git = self.session.store.git
+        try:
+            insight = self.get(ref)
+        except NotFoundError:  # deleted outside chitin: its history is still git's
+            gone = None if self.session.missing else self._gone(ref)[1]
+            if gone is None:
+                raise
+            insight = history.last_version(git, gone)
+            return insight, history.insight_history(git, gone.path, limit)
+        return insight, history.insight_history(git, self.path_of(insight.id), limit)
 
     def changelog(self, days: int | None = None, limit: int = 50) -> list[Entry]:
         """The store's changes, newest first (``days``: only those of the last days)."""

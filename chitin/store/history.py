@@ -19,6 +19,9 @@ from chitin.format.markdown import parse
 from chitin.model.diff import field_changes
 from chitin.model.history import Entry
 from chitin.model.insight import Insight, canonical_timestamp, format_timestamp, js_number
+from chitin.store.deleted import Deleted as Deleted
+from chitin.store.deleted import deleted as deleted
+from chitin.store.deleted import last_version as last_version
 from chitin.store.git import Git
 from chitin.store.messages import TRAILER_PREFIX, carried_rows
 
