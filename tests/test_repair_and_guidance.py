@@ -410,6 +410,24 @@ def make(kind: str, where: Path) -> Path:
 OUTPUT_COMMANDS = [["render", "--query", QUERY], ["export"]]
 
 
+@pytest.mark.parametrize("command", OUTPUT_COMMANDS, ids=lambda c: c[0])
+def test_output_where_no_file_can_be_made_is_one_line_not_an_internal_error(
+    run: Run, seeded: Path, tmp_path: Path, command: list[str]
+) -> None:
+    """A folder that takes no new file (/proc) and a name longer than the file system
+    allows are the user's --output, said as such: not 'internal error', exit 3."""
+    cases = (
+        (Path("/proc/P.md"), 1, "no such file or directory"),
+        (tmp_path / ("a" * 300), 2, "file name too long"),  # refused as the option is read
+    )
+    for target, code, reason in cases:
+        result = run(*command, "--output", str(target), expect=code)
+        line = result.stderr.strip()
+        assert "\n" not in line and "internal error" not in line
+        assert "cannot write" in line and reason in line
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(("a", "."))]
+
+
 @pytest.mark.parametrize(
     "kind", ["a FIFO", "a symlink to a character device", "a folder", "a symlink to a FIFO"]
 )

@@ -4,6 +4,7 @@ export) and the merge driver's result over git's ``%A``. All of them go through
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -31,7 +32,10 @@ def output_target(path: Path) -> Path:
     it by a regular file would break what it was, and writing into it could block
     or reach a device."""
 
-    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    try:
+        target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    except OSError as error:  # a name too long to look up
+        raise StoreError(f"cannot write {path}: {(error.strerror or '').lower()}") from None
     via = f" (a symlink to {target})" if target != path else ""
     try:
         # What the link leads to, followed as a write would follow it: /dev/stdout's
@@ -65,7 +69,21 @@ def _refuse_missing_folder(path: Path, target: Path) -> None:
 def write_output(path: Path, text: str) -> None:
     """Write ``--output``: atomically, to the regular file ``output_target`` names
     (checked again: it may have changed while the command ran)."""
-    write_file(output_target(path), text)
+    try:
+        write_file(output_target(path), text)
+    except OSError as error:
+        if error.errno not in _NOT_WRITABLE_HERE:
+            raise  # no permission, no space, read-only: render/failures.py names those
+        reason = (error.strerror or "cannot be written").lower()
+        raise StoreError(f"cannot write {path}: {reason} (choose another --output)") from None
+
+
+# What a path can say when the folder exists but the file cannot be made in it: a name
+# longer than the file system allows, a folder that takes no new files (/proc), a name
+# the file system refuses. Said as the user's --output, not as chitin's temporary file.
+_NOT_WRITABLE_HERE = frozenset(
+    {errno.ENAMETOOLONG, errno.ENOENT, errno.EINVAL, errno.EISDIR, errno.ENOTDIR}
+)
 
 
 def _refuse_oversized(text: str) -> None:
