@@ -106,7 +106,14 @@ def main() -> None:
     print(f"medians of {args.runs} whole processes, ms")
     for command in commands:
         a, b = (statistics.median(times[name, command]) * 1000 for name in bins)
-        print(f"{command:<12} before {a:7.1f}  after {b:7.1f}  after/before {b / a:.3f}")
+        paired = zip(times["before", command], times["after", command], strict=True)
+        pairs = [after - before for before, after in paired]
+        faster = sum(d < 0 for d in pairs)
+        print(
+            f"{command:<12} before {a:7.1f}  after {b:7.1f}  after/before {b / a:.3f}"
+            f"  paired: median {statistics.median(pairs) * 1000:+.1f} ms,"
+            f" after faster in {faster}/{len(pairs)} rounds"
+        )
     for sock in sorted(fronts.glob("*.sock")):  # this run's fronts and embedders
         pid = _listener(sock)
         status = Path(f"/proc/{pid}/status").read_text()

@@ -83,11 +83,13 @@ def test_a_store_sized_matrix_gives_the_same_nearest_rows_either_way(
 ) -> None:
     """A thousand rows of 384 dimensions, as a served command (numpy loaded) and a fresh
     process (read plainly) search them: the same rows in the same order, for a query
-    near a stored row and for random ones, over every row and over some."""
+    near a stored row (and its three copies) and for random ones, over every row and
+    over some."""
     dimensions, count = 384, 1000
     generator = np.random.default_rng(7)
     matrix = generator.standard_normal((count, dimensions)).astype(np.float32)
     matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    matrix[[900, 40, 611]] = matrix[5]  # duplicates: equal cosines, given in the rows' order
     folder = tmp_path / "vectors"
     folder.mkdir()
     (folder / MATRIX).write_bytes(matrix.tobytes())

@@ -79,7 +79,7 @@ def _by_numpy(
             scores = matrix[numbers] @ vector
     if len(scores) > limit:  # the best `limit` in O(n), then only those sorted
         top = np.argpartition(-scores, limit)[:limit]
-        best = top[np.argsort(-scores[top], kind="stable")]
+        best = top[np.lexsort((top, -scores[top]))]  # equal cosines: in the rows' order
     else:
         best = np.argsort(-scores, kind="stable")
     return [(int(numbers[i]), float(scores[i])) for i in best]
