@@ -2,6 +2,7 @@
 the front SIGKILLed at random moments, clients SIGKILLed at random moments.
 
     python bench/front_stress.py [--chitin BIN] [--clients 300] [--parallel 12] [--seed 1]
+        [--writers 0.2] [--embedded]
 
 Readers (get, list, stats, a usage error) run against a store that does not change, and
 must print what they print in-process, byte for byte; writers contribute to another
@@ -9,6 +10,10 @@ store. At the end it counts: wrong outputs (0 wanted), hung clients (none past t
 timeout), processes of the front's folder left besides the fronts themselves (orphan
 workers or supervisors: 0 wanted), and the written store's consistency (``chitin
 check``; as many insights as contributes that said so, plus at most those killed).
+``--writers`` is the share of contributes; with ``--embedded`` the stores are embedded
+at their ``init`` (the local model from the caller's cache folder), so that every
+served contribute's door searches by meaning in a worker (numpy, forked from the
+front: docs/design.md §9o), and the readers include ``similar --semantic``.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ HUNG_SECONDS = 120.0
 
 
 class Stress:
-    def __init__(self, chitin: str, folder: Path, home: Path) -> None:
+    def __init__(self, chitin: str, folder: Path, home: Path, cache: str | None) -> None:
         self.chitin = chitin
         self.folder = folder
         self.env = dict(
@@ -41,6 +46,8 @@ class Stress:
             CHITIN_FRONT_IDLE="30",
             CHITIN_BACKGROUND_EMBED="off",
         )
+        if cache is not None:  # the model's folder (providers: models_dir)
+            self.env["XDG_CACHE_HOME"] = cache
         self.counts = {"runs": 0, "wrong": 0, "hung": 0, "killed": 0, "written": 0, "fronts": 0}
         self.lock = threading.Lock()
         self.wrong: list[str] = []
@@ -148,12 +155,17 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=300)
     parser.add_argument("--parallel", type=int, default=12)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--writers", type=float, default=0.2, help="share of contributes")
+    parser.add_argument("--embedded", action="store_true")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     folder = Path(tempfile.mkdtemp(prefix="fs", dir="/tmp"))
     work = Path(tempfile.mkdtemp(prefix="front-stress-"))
     (work / "home").mkdir()
-    stress = Stress(args.chitin, folder, work / "home")
+    cache = None
+    if args.embedded:
+        cache = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+    stress = Stress(args.chitin, folder, work / "home", cache)
     read, written = str(work / "read"), str(work / "written")
     for store in (read, written):
         stress.run(["--store", store, "init", "--seed"], front="0")
@@ -166,13 +178,15 @@ def main() -> None:
         ["--store", read, "list", "--min-confidence", "nine"],
         ["--store", read, "retrieve", "--query", "review a change"],
     ]
+    if args.embedded:
+        readers.append(["--store", read, "similar", "--semantic", "look over a patch"])
     expected = {}
     for argv in readers:
         done = stress.run(argv, front="0")
         expected[tuple(argv)] = (done.returncode, done.stdout, done.stderr)
     jobs: list[tuple[list[str], tuple[int, str, str] | None]] = []
     for k in range(args.clients):
-        if rng.random() < 0.2:
+        if rng.random() < args.writers:
             claim = f"Stress claim number {k} keeps its own words {rng.random():.6f}"
             argv = ["--store", written, "contribute", "--type", "skill", "--claim", claim,
                     "--confidence", "0.6"]  # fmt: skip

@@ -39,9 +39,14 @@ def both_ways(
     store: VectorStore, monkeypatch: pytest.MonkeyPatch, query: list[float], limit: int
 ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
     rows = list(range(0, 60, 2))  # the current rows: every other one
+    monkeypatch.setattr(vector_search, "numpy_loaded", lambda: False)  # as in a fresh process
     plain = store.nearest(query, rows, limit)
+    monkeypatch.setattr(vector_search, "numpy_loaded", lambda: True)  # as in a served one
+    loaded = store.nearest(query, rows, limit)
     monkeypatch.setattr(vector_search, "SMALL_MATRIX", 0)  # any matrix is "large"
+    monkeypatch.setattr(vector_search, "numpy_loaded", lambda: False)
     numpy = store.nearest(query, rows, limit)
+    assert loaded == numpy  # the same path, whichever reason took it
     return plain, numpy
 
 
@@ -65,11 +70,45 @@ def test_a_damaged_row_is_found_either_way(
     data[0 : 4 * DIMENSIONS] = float32_bytes([1e30] * DIMENSIONS)  # no embedding is this
     matrix.write_bytes(bytes(data))
     query = [1.0] + [0.0] * (DIMENSIONS - 1)
+    monkeypatch.setattr(vector_search, "numpy_loaded", lambda: False)
     with pytest.raises(DamagedVectors):
         sidecar.nearest(query, [0, 2, 4], 3)
-    monkeypatch.setattr(vector_search, "SMALL_MATRIX", 0)
+    monkeypatch.setattr(vector_search, "numpy_loaded", lambda: True)
     with pytest.raises(DamagedVectors):
         sidecar.nearest(query, [0, 2, 4], 3)
+
+
+def test_a_store_sized_matrix_gives_the_same_nearest_rows_either_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A thousand rows of 384 dimensions, as a served command (numpy loaded) and a fresh
+    process (read plainly) search them: the same rows in the same order, for a query
+    near a stored row (and its three copies) and for random ones, over every row and
+    over some."""
+    dimensions, count = 384, 1000
+    generator = np.random.default_rng(7)
+    matrix = generator.standard_normal((count, dimensions)).astype(np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    matrix[[900, 40, 611]] = matrix[5]  # duplicates: equal cosines, given in the rows' order
+    folder = tmp_path / "vectors"
+    folder.mkdir()
+    (folder / MATRIX).write_bytes(matrix.tobytes())
+    queries = [matrix[5] + 0.1 * generator.standard_normal(dimensions).astype(np.float32)]
+    queries += list(generator.standard_normal((5, dimensions)).astype(np.float32))
+    for query in queries:
+        unit = [float(x) for x in query / np.linalg.norm(query)]
+        for rows in (list(range(count)), list(range(3, count, 7)), [count + 1, 10, 2]):
+            found = {}
+            for loaded in (False, True):
+                monkeypatch.setattr(vector_search, "numpy_loaded", lambda loaded=loaded: loaded)
+                found[loaded] = vector_search.nearest_rows(
+                    folder, dimensions, unit, rows, 20, count
+                )
+            assert [r for r, _ in found[False]] == [r for r, _ in found[True]]
+            assert all(
+                abs(a - b) < 1e-5 for (_, a), (_, b) in zip(found[False], found[True], strict=True)
+            )
+            assert count + 1 not in [r for r, _ in found[True]]  # past the end: left out
 
 
 def test_rows_of_floats_are_stored_as_numpy_rows_are(tmp_path: Path) -> None:

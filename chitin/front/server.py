@@ -47,8 +47,9 @@ from chitin.residency import peer_uid, private, release_lock, take_lock
 
 SPARE_BESIDE = 0.5  # seconds a command runs before the next spare is forked beside it
 # What the front imports, so that no worker does: the CLI and what its commands load.
-# Not numpy, onnxruntime, tokenizers or httpx: heavy, rarely needed, and some start
-# threads when loaded (a fork would copy their locks, not their threads).
+# Not onnxruntime, tokenizers or httpx: heavy, rarely needed, and some start threads
+# when loaded (a fork would copy their locks, not their threads). numpy is imported
+# apart (``preload_numpy``): with one BLAS thread, so that it starts none.
 PRELOAD = (
     "chitin.cli",
     "chitin.cli.group",
@@ -90,6 +91,31 @@ WARM = (
     ("chitin.retrieval.synonym_lookup", "lexicon"),
     ("chitin.retrieval.stance", "_lexicon"),
 )
+
+
+# OpenBLAS starts its pool (a thread a core, less one) when numpy is imported, unless
+# told one thread. Each variable a BLAS build may read; OpenBLAS reads them once, at load.
+ONE_BLAS_THREAD = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def preload_numpy() -> None:
+    """Import numpy with one BLAS thread, so that the front stays a process of one
+    thread, and a served command's search by meaning finds numpy loaded (index/
+    vector_search.py uses it then: docs/design.md §9o). The variables are set in the
+    front's own environment for the import only; a worker takes the client's
+    environment, but keeps the BLAS it inherited: one thread (a matrix-vector product
+    of a store's rows needs no more)."""
+    saved = {name: os.environ.get(name) for name in ONE_BLAS_THREAD}
+    os.environ.update(dict.fromkeys(ONE_BLAS_THREAD, "1"))
+    try:
+        with contextlib.suppress(ImportError):
+            importlib.import_module("numpy")
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def preload(names: Sequence[str]) -> None:
@@ -280,6 +306,7 @@ def run(path: str, key: str, idle: float, client_path: list[str]) -> int:
 def _serve(path: str, key: str, idle: float, client_path: list[str], held: int) -> int:
     sys.path[:] = client_path
     before = front.front_key(os.environ)
+    preload_numpy()
     preload(PRELOAD)
     if before != key or front.front_key(os.environ) != key:
         _failed(path)  # started with other flags, or the source changed as it loaded

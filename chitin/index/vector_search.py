@@ -1,15 +1,18 @@
 """The rows of the vector matrix nearest to a query: read plainly for a small matrix,
-by numpy for a large one.
+by numpy for a large one, or whenever numpy is already loaded.
 
 numpy's import (~60-90 ms) is more than the cosines of a few thousand rows cost in
 Python (~10 µs a row on Python 3.12, with ``math.sumprod``), and a contribute's door
 or a new query in a store of that size would pay it for one product. docs/design.md
-§9h has the figures that chose SMALL_MATRIX.
+§9h has the figures that chose SMALL_MATRIX. A command served by the resident front
+runs in a fork of a process that holds numpy already (front/server.py): there numpy's
+product is free of the import, and a thousand rows cost ~1 ms against ~12 (§9o).
 """
 
 from __future__ import annotations
 
 import heapq
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -32,9 +35,17 @@ def nearest_rows(
 ) -> Best:
     """The ``limit`` rows of ``rows`` most similar to ``query`` in a matrix of ``held``
     unit rows; rows past the matrix's end are left out."""
-    if held <= SMALL_MATRIX:
+    # numpy when it costs no import (a served command: the front loaded it, §9o; or this
+    # process needed it already), or when the matrix is past what Python scores faster
+    # than numpy imports (§9h). Both give the same rows; cosines agree within 1e-5.
+    if held <= SMALL_MATRIX and not numpy_loaded():
         return _plain(folder, dimensions, query, rows, limit)
     return _by_numpy(folder, dimensions, query, rows, limit)
+
+
+def numpy_loaded() -> bool:
+    """Whether this process imported numpy already (the front's workers: always)."""
+    return "numpy" in sys.modules
 
 
 def _plain(
@@ -68,7 +79,7 @@ def _by_numpy(
             scores = matrix[numbers] @ vector
     if len(scores) > limit:  # the best `limit` in O(n), then only those sorted
         top = np.argpartition(-scores, limit)[:limit]
-        best = top[np.argsort(-scores[top], kind="stable")]
+        best = top[np.lexsort((top, -scores[top]))]  # equal cosines: in the rows' order
     else:
         best = np.argsort(-scores, kind="stable")
     return [(int(numbers[i]), float(scores[i])) for i in best]
