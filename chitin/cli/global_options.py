@@ -20,6 +20,25 @@ VERBOSE_HELP = "Say first, on stderr, which store the command uses and why (as `
 _MARK = "_chitin_global_options"  # set on a command once it has them
 
 
+def _late_options() -> list[click.Option]:
+    """The global options as a command takes them after its name: each read by a
+    callback (the group's own values are bound before the command runs)."""
+    return [
+        click.Option(
+            ["--store"], metavar="PATH", expose_value=False, callback=late_store,
+            help="The store to use (as `chitin --store`).",
+        ),
+        click.Option(
+            ["--debug"], is_flag=True, expose_value=False, callback=_late_debug,
+            help=DEBUG_HELP,
+        ),
+        click.Option(
+            ["--verbose"], is_flag=True, expose_value=False, callback=_late_verbose,
+            help=VERBOSE_HELP,
+        ),
+    ]  # fmt: skip
+
+
 def with_global_options(command: click.Command) -> click.Command:
     """Give ``command`` (and, for a group, each command under it) ``--store``,
     ``--debug`` and ``--verbose``, unless it has options of those names already
@@ -27,27 +46,9 @@ def with_global_options(command: click.Command) -> click.Command:
     if getattr(command, _MARK, False):
         return command
     names = {name for param in command.params for name in getattr(param, "opts", ())}
-    if "--store" not in names:
-        command.params.append(
-            click.Option(
-                ["--store"], metavar="PATH", expose_value=False, callback=late_store,
-                help="The store to use (as `chitin --store`).",
-            )
-        )  # fmt: skip
-    if "--debug" not in names:
-        command.params.append(
-            click.Option(
-                ["--debug"], is_flag=True, expose_value=False, callback=_late_debug,
-                help=DEBUG_HELP,
-            )
-        )  # fmt: skip
-    if "--verbose" not in names:
-        command.params.append(
-            click.Option(
-                ["--verbose"], is_flag=True, expose_value=False, callback=_late_verbose,
-                help=VERBOSE_HELP,
-            )
-        )  # fmt: skip
+    for option in _late_options():
+        if option.opts[0] not in names:
+            command.params.append(option)
     setattr(command, _MARK, True)
     if isinstance(command, click.Group):
         for sub in command.commands.values():
