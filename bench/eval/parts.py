@@ -23,10 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
 import chitin.search.engine as engine
-from chitin.core import Chitin
 from chitin.core import Query as Asked
 from chitin.model.insight import Insight
 from chitin.model.search_text import embedding_text
@@ -128,10 +126,7 @@ def measure(dataset: Path, idea: str) -> None:
     provider = create("local", None, env={})
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
-        ev.build_store(insights, root)
-        (root / "chitin.yaml").write_text(yaml.safe_dump({"embedding": {"provider": "local"}}))
-        ev.rankings(root, queries[:1], ev.DEFAULT_SHAPE)  # embeds the store
-        chitin = Chitin(root, now=ev.NOW, shape=ev.DEFAULT_SHAPE, fusion="blend")
+        chitin = ev.embedded_chitin(insights, queries, root)
         nearest, fused = engine.nearest, engine._fused
         engine.nearest = views.nearest(nearest)  # type: ignore[assignment]
         engine._fused = views.fused(fused)  # type: ignore[assignment]

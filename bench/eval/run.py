@@ -289,6 +289,15 @@ def rankings(
     return run(root, queries, shape, k, mode, config).ranked
 
 
+def embedded_chitin(insights: Iterable[Insight], queries: list[Query], root: Path) -> Chitin:
+    """The set's store at ``root``, embedded by the local model (one ranking does it),
+    opened as the default retrieve reads it: for scripts that look inside a ranking."""
+    build_store(insights, root)
+    (root / "chitin.yaml").write_text(yaml.safe_dump({"embedding": {"provider": "local"}}))
+    rankings(root, queries[:1], DEFAULT_SHAPE)  # embeds the store
+    return Chitin(root, now=NOW, shape=DEFAULT_SHAPE, fusion="blend")
+
+
 # ------------------------------------------------------------------ metrics
 
 

@@ -366,10 +366,7 @@ def census(dataset: Path) -> None:
 
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
-        ev.build_store(insights, root)
-        (root / "chitin.yaml").write_text(yaml.safe_dump({"embedding": {"provider": "local"}}))
-        ev.rankings(root, queries[:1], ev.DEFAULT_SHAPE)  # embeds the store
-        chitin = Chitin(root, now=ev.NOW, shape=ev.DEFAULT_SHAPE, fusion="blend")
+        chitin = ev.embedded_chitin(insights, queries, root)
         engine._fused, engine.nearest = fused, nearest  # type: ignore[assignment]
         answers, gaps, bests, nothing = 0, [], [], 0
         try:
