@@ -151,6 +151,16 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
+def waiting_import(store: Path) -> subprocess.Popen[bytes]:
+    """A served ``import -`` that waits on its stdin: a command held in its worker."""
+    return subprocess.Popen(
+        [chitin_program(), "--store", str(store), "import", "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
 def until(condition: object, what: str) -> None:
     deadline = time.monotonic() + WAIT
     while not condition():  # type: ignore[operator]
@@ -243,12 +253,7 @@ def test_the_client_s_signals_reach_the_worker_and_its_death_kills_it(
 ) -> None:
     pid = started(folder)
     for sent, returned in ((signal.SIGTERM, -signal.SIGTERM), (signal.SIGKILL, None)):
-        client = subprocess.Popen(
-            [chitin_program(), "--store", str(tmp_path / "s"), "import", "-"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        client = waiting_import(tmp_path / "s")
         until(lambda: workers(pid) != [], "the command never reached a worker")
         [served] = workers(pid)
         client.send_signal(sent)
@@ -520,12 +525,7 @@ def test_the_worker_is_forked_before_its_command_comes(folder: Path, tmp_path: P
     """Neither fork is in the client's wait (docs/design.md §9n): the command runs in
     the spare's worker, forked before the client connected, and a new spare follows."""
     pid, ahead = with_spare(folder)
-    client = subprocess.Popen(
-        [chitin_program(), "--store", str(tmp_path / "s"), "import", "-"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    client = waiting_import(tmp_path / "s")
     until(lambda: workers(pid) != [], "the command never reached a worker")
     assert workers(pid) == [ahead[1]]
     assert os.readlink(f"/proc/{ahead[1]}/cwd") == os.getcwd()  # the client's
