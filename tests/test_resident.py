@@ -382,3 +382,63 @@ def test_a_bad_token_answer_costs_the_caller_an_in_process_run(
     assert provider._session is not None and provider.resident is None
     assert [pieces[:2] for pieces, _ in made] == [("reproduce", "a"), ("keep", "release")]
     provider.close()
+
+
+@pytest.mark.parametrize("embedded", [True, False], ids=["stored-vector", "vector-to-come"])
+def test_the_door_asks_for_token_vectors_before_git_commits(
+    folder: Path,
+    machine_cache: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    embedded: bool,
+) -> None:
+    """A verdict that reads the alignment (the two are 0.55 apart pooled) asks the
+    resident for its token vectors in the door's first half, so that they are computed
+    while git commits: before the store's pre-commit hook runs. Its candidate's vector
+    is stored (the question is exact) or still to come (a guess); the verdict is the
+    one the model in-process gives."""
+    from chitin import Chitin
+
+    events = tmp_path / "events"
+    real = LocalProvider.tokens_later
+
+    def spy(self: LocalProvider, texts: list[str]) -> object:
+        with events.open("a") as log:
+            log.write(f"tokens asked: {len(texts)}\n")
+        return real(self, texts)
+
+    def reported(store: Path) -> list[tuple[str, float]]:
+        with Chitin(store=store) as chitin:
+            chitin.contribute(
+                {"type": "skill", "claim": "Profile before optimising", "confidence": 0.8}
+            )
+            if embedded:
+                chitin.embed()
+            hook = store / ".git" / "hooks" / "pre-commit"
+            hook.write_text(f"#!/bin/sh\necho commit >> '{events}'\n")
+            hook.chmod(0o755)
+            made = chitin.contribute(
+                {
+                    "type": "skill",
+                    "claim": "Measure performance before trying to optimize it",
+                    "confidence": 0.7,
+                }
+            )
+        return [(m.id.split("-")[0], round(m.similarity, 4)) for m in made.duplicates]
+
+    monkeypatch.setenv("CHITIN_RESIDENT", "0")
+    alone = reported(tmp_path / "alone")
+    assert alone and alone[0][0] == "profile"
+    monkeypatch.setenv("CHITIN_RESIDENT", "on")
+    settings = client.settings(os.environ, machine_cache)
+    assert settings is not None
+    server = _serve(settings)
+    _ready(settings)
+    events.unlink()
+    monkeypatch.setattr(LocalProvider, "tokens_later", spy)
+    try:
+        assert reported(tmp_path / "resident") == alone
+    finally:
+        server.kill()
+        server.wait()
+    assert events.read_text().splitlines()[-2:] == ["tokens asked: 2", "commit"]

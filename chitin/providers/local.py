@@ -29,7 +29,7 @@ import weakref
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from chitin.providers import ProviderError
 from chitin.providers.minilm import (
@@ -56,6 +56,15 @@ if TYPE_CHECKING:  # numpy loads with the model, not when the provider is named
 Rows = list["array[float]"]  # vectors as plain rows (see ``rows``)
 # A text's token vectors ([CLS] and [SEP] out) with each token's word piece: ``tokens``
 TokenRows = tuple[tuple[str, ...], Rows]
+
+
+class TokensLater(NamedTuple):
+    """Token vectors asked of the resident embedder (``tokens_later``): ``take`` reads
+    its answer (None if it failed), ``drop`` lets it go unread."""
+
+    take: Callable[[], list[TokenRows] | None]
+    drop: Callable[[], None]
+
 
 # How long the interpreter's exit waits for an embedding in flight: one batch takes
 # ~0.1 s on two cores; the wait ends earlier as soon as none is running.
@@ -226,20 +235,34 @@ class LocalProvider:
 
         return answer
 
+    def tokens_later(self, texts: Sequence[str]) -> TokensLater | None:
+        """``tokens``' question sent to the resident embedder now, its answer read
+        when taken (the door's commit runs meanwhile: search/door_tokens.py). None
+        where no resident is asked: ``tokens`` then computes them here, when needed."""
+        from chitin.providers import resident
+
+        asked = self._ask_resident(texts, tokens=True) if texts else None
+        if asked is None:
+            return None
+
+        def take() -> list[TokenRows] | None:
+            answered = resident.answer_tokens(asked)
+            if answered is None:
+                self._answered(None)  # not asked again; one started for the next process
+            return answered
+
+        return TokensLater(take, asked.sock.close)
+
     def tokens(self, texts: Sequence[str]) -> list[TokenRows]:
         """Each text's token vectors before pooling, and their word pieces: from the
         resident embedder where it answers, else computed here (the model loaded as
         ``embed`` loads it). For the door's token alignment (retrieval/alignment.py)."""
-        from chitin.providers import resident
-
         if not texts:
             return []
-        asked = self._ask_resident(texts, tokens=True)
-        if asked is not None:
-            answered = resident.answer_tokens(asked)
-            if answered is not None:
-                return answered
-            self._answered(None)  # not asked again; one started for the next process
+        asked = self.tokens_later(texts)
+        answered = asked.take() if asked is not None else None
+        if answered is not None:
+            return answered
         with _FLIGHTS.flying(self):
             self._load(BULK if len(texts) > LIGHT_LOAD_TEXTS else QUERY)
             ids = self._token_ids(texts)

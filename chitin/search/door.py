@@ -20,27 +20,24 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from chitin.index.fulltext import STOPWORDS
 from chitin.index.rows import Filters
 from chitin.model.insight import Insight
 from chitin.model.search_text import embedding_text, vector_hash
 from chitin.model.vector_math import dot
 from chitin.providers import ProviderError
-from chitin.retrieval import synonyms
-from chitin.retrieval.alignment import Tokens, own_alignment, words_of
 from chitin.retrieval.conflicts import MAX_CONFLICTS, Match
 from chitin.retrieval.judgement import (
     CONFLICT,
     DUPLICATE,
     Side,
     Verdict,
-    depends_on_alignment,
     exact_key,
     judge,
     judged_text,
     side_of,
 )
 from chitin.retrieval.stance import stance
+from chitin.search import door_tokens
 from chitin.search.candidates import conflict_candidates, same_claim_candidates
 from chitin.search.semantic import nearest, plain_rows, waiting
 
@@ -51,10 +48,6 @@ if TYPE_CHECKING:
 JUDGED = 16  # candidates judged by meaning with the new insight, at most
 FAR = 0.3  # below this cosine of stored vectors and share of topic words: not judged
 NEIGHBOURS = 20  # nearest stored insights by meaning added to the word candidates
-# Candidates whose token vectors are asked for, at most (the closest by cosine): the
-# resident's answer for the new text and 8 is ~30 ms, for 16 ~60 ms (bench/dedup/align.py
-# --cost); the others are judged by the cosine alone.
-ALIGNED = 8
 
 
 class Rule(NamedTuple):
@@ -186,13 +179,15 @@ def _by_meaning(
     for response in [side.claim] + [i.claim for i in triggers] if triggers else []:
         vectors.want(response, None)  # see judgement.TRIGGER_RESPONSE
     arriving = vectors.ask_missing()
+    tokens = door_tokens.TokenSource(semantic)
+    door_tokens.ask_early(tokens, side, text, chosen, vectors.known.get, dot)
 
     def judged() -> Found:
         vectors.take(arriving)
         new = vectors[text]
         responses = {i.id: vectors.cosine(i.claim, side.claim) for i in triggers}
         cosines = {i.id: dot(vectors[embedding_text(i)], new) for i in chosen}
-        aligned = _aligned(semantic, insight, chosen, cosines, responses)
+        aligned = door_tokens.aligned(tokens, insight, chosen, cosines, responses)
         verdicts = [
             (i, judge(side, side_of(i), cosines[i.id], responses.get(i.id), aligned.get(i.id)))
             for i in chosen
@@ -221,44 +216,6 @@ def _embedded(
         else:
             rest.append(insight)
     return chosen, rest if RULE.rest_by_words else []
-
-
-def _aligned(
-    semantic: Semantic,
-    insight: Insight,
-    chosen: Sequence[Insight],
-    cosines: dict[str, float],
-    responses: dict[str, float],
-) -> dict[str, float]:
-    """The alignment of the words of their own (retrieval/alignment.py) of the new
-    insight and each candidate whose verdict depends on it: a cosine in the band
-    where the cosine alone is not trusted, and nothing else deciding. Only the local
-    model gives token vectors, for these texts alone (the resident's, where it
-    answers); without them, the cosine decides as before."""
-    side = side_of(insight)
-    tokens = getattr(semantic.provider, "tokens", None)
-    wanted = [
-        i
-        for i in chosen
-        if depends_on_alignment(side, side_of(i), cosines[i.id], responses.get(i.id))
-    ]
-    wanted = sorted(wanted, key=lambda i: -cosines[i.id])[:ALIGNED]
-    if tokens is None or not wanted:
-        return {}
-    try:
-        made = tokens([embedding_text(insight)] + [embedding_text(i) for i in wanted])
-    except ProviderError:
-        return {}
-    new = _tokens(made[0])
-    return {
-        i.id: own_alignment(new, _tokens(found), STOPWORDS, synonyms.canonical())
-        for i, found in zip(wanted, made[1:], strict=True)
-    }
-
-
-def _tokens(made: tuple[Sequence[str], Sequence[Sequence[float]]]) -> Tokens:
-    pieces, rows = made
-    return Tokens(words_of(pieces), tuple(_plain(row) for row in rows))
 
 
 def _stored(cache: Cache, semantic: Semantic, insight: Insight) -> Any:
