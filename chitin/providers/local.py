@@ -15,23 +15,20 @@ bought was the ~10-20 ms of `git status`.
 A library caller may still embed on a thread of its own (a daemon thread inside
 ``retrieve``) while its program exits, which aborted the same way (issue 27, item 11):
 onnxruntime's threads were torn down under a run in progress. So each embedding is
-counted while it runs (``_Flights``): ``close()`` waits for the provider's own, and at
+counted while it runs (flights.py): ``close()`` waits for the provider's own, and at
 interpreter exit every embedding in flight is stopped at its next batch and waited
 for, before any model is let go.
 """
 
 from __future__ import annotations
 
-import atexit
-import contextlib
-import threading
-import weakref
 from array import array
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from chitin.providers import ProviderError
+from chitin.providers.flights import FLIGHTS
 from chitin.providers.minilm import (
     BATCH,
     BULK,
@@ -64,92 +61,6 @@ class TokensLater(NamedTuple):
 
     take: Callable[[], list[TokenRows] | None]
     drop: Callable[[], None]
-
-
-# How long the interpreter's exit waits for an embedding in flight: one batch takes
-# ~0.1 s on two cores; the wait ends earlier as soon as none is running.
-EXIT_WAIT_SECONDS = 10.0
-
-
-class _Stopped(BaseException):
-    """The interpreter exits: the embedding in flight ends here (see ``_halt``)."""
-
-
-def _halt() -> None:
-    """End an embedding stopped by the interpreter's exit. What is left running then is
-    a daemon thread (Python joins the others before its exit handlers run): it waits
-    here, outside onnxruntime, and ends with the process, without an error to print.
-    Only on the main thread (an exit handler that embeds) does it raise."""
-    if threading.current_thread() is threading.main_thread():
-        raise ProviderError("the program is exiting; the embedding was stopped")
-    threading.Event().wait()
-
-
-class _Flights:
-    """The embeddings running now, per provider, and whether the interpreter exits."""
-
-    def __init__(self) -> None:
-        self.changed = threading.Condition()
-        self.running: dict[int, int] = {}
-        self.exiting = False
-        self.loaded: weakref.WeakSet[LocalProvider] = weakref.WeakSet()
-        self.watching = False
-
-    @contextlib.contextmanager
-    def flying(self, provider: LocalProvider) -> Iterator[None]:
-        key = id(provider)
-        with self.changed:
-            exiting = self.exiting
-            if not exiting:
-                self.running[key] = self.running.get(key, 0) + 1
-        if exiting:
-            _halt()
-        stopped = False
-        try:
-            yield
-        except _Stopped:
-            stopped = True
-        finally:
-            with self.changed:
-                self.running[key] -= 1
-                if not self.running[key]:
-                    del self.running[key]
-                self.changed.notify_all()
-        if stopped:
-            _halt()
-
-    def stop_if_exiting(self) -> None:
-        """At exit, an embedding stops before its next run of the model."""
-        if self.exiting:
-            raise _Stopped
-
-    def wait(self, provider: LocalProvider | None, timeout: float | None) -> None:
-        """Until ``provider``'s embeddings (None: every one) have ended."""
-        key = None if provider is None else id(provider)
-        with self.changed:
-            self.changed.wait_for(
-                lambda: not (self.running if key is None else self.running.get(key)),
-                timeout,
-            )
-
-    def watch(self, provider: LocalProvider) -> None:
-        """Know of a provider that loaded its model, to let it go at exit."""
-        self.loaded.add(provider)
-        if not self.watching:
-            self.watching = True
-            atexit.register(self.at_exit)
-
-    def at_exit(self) -> None:
-        """Stop what runs (at its next batch), wait for it, then let every model go,
-        while the interpreter is whole (see LocalProvider.close)."""
-        with self.changed:
-            self.exiting = True
-        self.wait(None, EXIT_WAIT_SECONDS)
-        for provider in list(self.loaded):
-            provider.release()
-
-
-_FLIGHTS = _Flights()
 
 
 class LocalProvider:
@@ -189,7 +100,7 @@ class LocalProvider:
         answered = self._from_resident(texts)
         if answered is not None:
             return np.frombuffer(answered, dtype="<f4").reshape(len(texts), DIMENSIONS).copy()
-        with _FLIGHTS.flying(self):
+        with FLIGHTS.flying(self):
             self._load(BULK if len(texts) > LIGHT_LOAD_TEXTS else QUERY)
             # Batches of similar lengths pad little: the model's cost grows with the
             # longest.
@@ -263,7 +174,7 @@ class LocalProvider:
         answered = asked.take() if asked is not None else None
         if answered is not None:
             return answered
-        with _FLIGHTS.flying(self):
+        with FLIGHTS.flying(self):
             self._load(BULK if len(texts) > LIGHT_LOAD_TEXTS else QUERY)
             ids = self._token_ids(texts)
             made = [
@@ -310,7 +221,7 @@ class LocalProvider:
         return answered
 
     def _batch(self, texts: Sequence[str]) -> np.ndarray:
-        _FLIGHTS.stop_if_exiting()  # the program exits: no new run of the model
+        FLIGHTS.stop_if_exiting()  # the program exits: no new run of the model
         return _runtime(self).pooled(self._session, self._token_ids(texts))
 
     def _token_ids(self, texts: Sequence[str]) -> list[list[int]]:
@@ -357,7 +268,7 @@ class LocalProvider:
         """Let go of the model now, while the interpreter is whole: onnxruntime's worker
         threads are then joined by its own destructor, not torn down at exit. An
         embedding this provider runs on another thread is waited for first."""
-        _FLIGHTS.wait(self, None)
+        FLIGHTS.wait(self, None)
         self.release()
 
     def release(self) -> None:
@@ -378,7 +289,7 @@ class LocalProvider:
         if unprepared is not None:
             self.unprepared = unprepared
         self._optimised = load.optimised
-        _FLIGHTS.watch(self)
+        FLIGHTS.watch(self)
 
     def prepare(self) -> bool:
         """Make the prepared model now if it is missing (the background embedding does,
