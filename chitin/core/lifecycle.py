@@ -20,7 +20,7 @@ from chitin.model.insight import Insight, check_carapace_id, check_evidence, che
 from chitin.notices import notice
 from chitin.providers import ProviderError
 from chitin.retrieval.judgement import exact_key, side_of
-from chitin.search import door, semantic
+from chitin.search import door, own_vectors, semantic
 from chitin.store import files
 from chitin.store.messages import (
     contribute_words,
@@ -129,15 +129,25 @@ class Lifecycle:
                 halves.append(self._judging(insight))
             judged = self._judged(halves[0]) if check else None
             self.session.record_written(cache, {path: insight})
+            if judged is not None and judged.own is not None:
+                self._keep_vectors(insight, judged.own)
         if judged is None:
             return Contribution(insight, path, commit, [], [])
-        return Contribution(insight, path, commit, *judged)
+        return Contribution(
+            insight, path, commit, judged.duplicates, judged.conflicts, judged.degraded
+        )
 
     def _judging(self, insight: Insight) -> Callable[[], door.Found]:
         """The stored insights a new one nearly duplicates or conflicts with, and why
         the judgement read words alone if it did, when called."""
         meaning, why_not = self._meaning()
         return door.examine_later(self.session.cache, insight, meaning, why_not)
+
+    def _keep_vectors(self, insight: Insight, rows: Sequence[Sequence[float]]) -> None:
+        """Store the vectors the door made of a new insight (search/own_vectors.py)."""
+        meaning, _ = self._meaning()
+        if meaning is not None:
+            own_vectors.keep(meaning, insight, rows)
 
     def _refuse_exact(self, insight: Insight) -> None:
         """Refuse a stored insight's exact duplicate (DuplicateError)."""
@@ -151,15 +161,13 @@ class Lifecycle:
                 f"`chitin reinforce {known}` does (check=False writes a second copy anyway)",
             )
 
-    def _judged(
-        self, judging: Callable[[], door.Found]
-    ) -> tuple[list[Match], list[Match], str | None]:
+    def _judged(self, judging: Callable[[], door.Found]) -> door.Found:
         found = judging()
         if found.unembedded:
             found = found._replace(degraded=self._waiting(found.unembedded))
         if found.degraded and found.degraded != _EMBEDDING_OFF:  # said once, when chosen
             notice(found.degraded)
-        return found.duplicates, found.conflicts, found.degraded
+        return found
 
     def _waiting(self, count: int) -> str:
         """What the check says of ``count`` insights without a vector, having started

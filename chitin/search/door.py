@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from chitin.index.rows import Filters
 from chitin.model.insight import Insight
-from chitin.model.search_text import embedding_text, vector_hash
+from chitin.model.search_text import embedding_text, embedding_texts, vector_hash
 from chitin.model.vector_math import dot
 from chitin.providers import ProviderError
 from chitin.retrieval.conflicts import MAX_CONFLICTS, Match
@@ -81,6 +81,10 @@ class Found(NamedTuple):
     # stored insights without a vector, judged by words alone, when that is what
     # ``degraded`` says (the caller may start the background embedding for them)
     unembedded: int = 0
+    # the new insight's vectors, every part (search_text.embedding_texts), where the
+    # judgement embedded its whole text: the caller stores them once the insight is
+    # recorded (search/own_vectors.py)
+    own: tuple[Sequence[float], ...] | None = None
 
 
 def strength(insight: Insight) -> tuple[int, float, str, str]:
@@ -173,6 +177,9 @@ def _by_meaning(
         return lambda: found
     vectors = _Vectors(semantic)
     vectors.want(text, semantic.vectors.cached_query(text))
+    parts = embedding_texts(insight)  # the others asked beside: own_vectors.py
+    for part in parts[1:]:
+        vectors.want(part, None)
     for candidate in chosen:
         vectors.want(embedding_text(candidate), stored[candidate.id])
     triggers = [i for i in chosen if side.type == i.type == "trigger"]
@@ -192,7 +199,8 @@ def _by_meaning(
             (i, judge(side, side_of(i), cosines[i.id], responses.get(i.id), aligned.get(i.id)))
             for i in chosen
         ]
-        return _found(verdicts + worded, degraded, unembedded)
+        own = tuple(vectors[part] for part in parts)
+        return _found(verdicts + worded, degraded, unembedded)._replace(own=own)
 
     return judged
 
