@@ -615,6 +615,38 @@ def test_a_tag_with_a_capital_beyond_ascii_is_found_by_its_own_spelling(
     assert [i["id"] for i in found["insights"]] == [tagged["id"]]
 
 
+def test_tags_match_in_any_case_of_any_script_and_keep_their_spelling(
+    run: Run, run_json: Any, add: Any, store: Path
+) -> None:
+    """fix70b: `über` did not find `Über`, nor `σοφία` `ΣΟΦΊΑ`, nor `strasse` `Straße`:
+    the cache's lower() folds ASCII alone. Tags now compare by NFKC and casefold, in
+    every filter and when tags are united; the file keeps the tag as it was written."""
+    greek = add("skill", "Ask what the person already knows", 0.8, tags="ΣΟΦΊΑ,Über")
+    street = add("skill", "Name the street as the map does", 0.7, tags="Straße,ﬁle")
+    for asked, found in (
+        ("über", [greek]),
+        ("ÜBER", [greek]),
+        ("σοφία", [greek]),
+        ("strasse", [street]),
+        ("STRASSE", [street]),
+        ("file", [street]),
+    ):
+        got = run_json("list", "--tags", asked)
+        assert sorted(i["id"] for i in got) == sorted(i["id"] for i in found), asked
+    retrieved = run_json("retrieve", "--query", "person knows", "--tags", "σοφία")
+    assert [i["id"] for i in retrieved["insights"]] == [greek["id"]]
+    assert run_json("get", greek["id"])["tags"] == ["ΣΟΦΊΑ", "Über"]
+    assert "ΣΟΦΊΑ" in (store / "insights" / "skill" / f"{greek['id']}.md").read_text()
+    # One tag, however it is cased: contribute keeps the first spelling, a merge unites.
+    once = add("skill", "Keep one spelling of a tag", 0.6, tags="Über,über,ÜBER")
+    assert once["tags"] == ["Über"]
+    run("merge", street["id"], greek["id"])
+    assert run_json("get", greek["id"])["tags"] == ["ΣΟΦΊΑ", "Über", "Straße", "ﬁle"]
+    dup = add("skill", "Spell the street twice", 0.6, tags="STRASSE")
+    run("merge", dup["id"], greek["id"])
+    assert run_json("get", greek["id"])["tags"] == ["ΣΟΦΊΑ", "Über", "Straße", "ﬁle"]
+
+
 def test_list_on_an_empty_store(run: Run, run_json: Any) -> None:
     run("init")
     assert run("list").stdout == "No insights found.\n"

@@ -132,6 +132,62 @@ def test_what_a_person_staged_stays_out_of_chitin_commits(run: Run, add: Any, st
     assert git(store, "diff", "--cached", "--name-only") == "notes.txt\n"
 
 
+def test_a_staged_hand_edit_of_an_insight_stays_staged_through_every_write(
+    run: Run, add: Any, store: Path
+) -> None:
+    """fix70b item 2: a person edits insight A and `git add`s it (and another file);
+    chitin's next contribute, reinforce, update or archive of another insight commits
+    that insight alone, and leaves A and the other file staged as they were."""
+    a = add("skill", "Run the linter before pushing", 0.8)
+    b = add("skill", "Write the failing test first", 0.8)
+    path_a = f"insights/skill/{a['id']}.md"
+    edited = (store / path_a).read_text().replace("Run the linter", "Run the formatter")
+    (store / path_a).write_text(edited)
+    (store / "notes.txt").write_text("my notes")
+    git(store, "add", path_a, "notes.txt")
+    staged = f"M  {path_a}\nA  notes.txt\n"
+    assert git(store, "status", "--short") == staged
+    for command in (
+        [
+            "contribute",
+            "--type",
+            "principle",
+            "--claim",
+            "Deploy after staging",
+            "--confidence=0.7",
+        ],
+        ["reinforce", b["id"]],
+        ["update", b["id"], "--context", "on CI"],
+        ["archive", b["id"]],
+    ):
+        run(*command)
+        assert git(store, "status", "--short") == staged, command
+        assert path_a not in git(store, "show", "--name-only", "--format=", "HEAD"), command
+    assert git(store, "show", f"HEAD:{path_a}") != edited
+
+
+def test_a_staged_edit_of_the_insight_chitin_writes_is_committed_first_as_on_disk(
+    run: Run, add: Any, store: Path
+) -> None:
+    """fix70b item 2, the same insight: A staged with one edit and edited again on top.
+    chitin commits the file as it is on disk as the person's own commit ("Edit ... by
+    hand"), then its reinforce over it; the other staged file stays staged."""
+    a = add("skill", "Run the linter before pushing", 0.8)
+    path_a = f"insights/skill/{a['id']}.md"
+    text = (store / path_a).read_text().replace("Run the linter", "Run the formatter")
+    (store / path_a).write_text(text)
+    (store / "notes.txt").write_text("my notes")
+    git(store, "add", path_a, "notes.txt")
+    (store / path_a).write_text(text.replace("before pushing", "before a push"))
+    run("reinforce", a["id"])
+    assert git(store, "status", "--short") == "A  notes.txt\n"
+    subjects = git(store, "log", "-2", "--format=%s").splitlines()
+    assert subjects[0].startswith(f"Reinforce {a['id']}")
+    assert subjects[1] == f"Edit {a['id']} by hand"
+    assert "Run the formatter before a push" in git(store, "show", f"HEAD~1:{path_a}")
+    assert "Run the formatter before a push" in (store / path_a).read_text()
+
+
 def test_a_refused_commit_leaves_no_file_behind(run: Run, store: Path) -> None:
     run("init")
     hook = store / ".git" / "hooks" / "pre-commit"

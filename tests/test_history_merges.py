@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
+
+from conftest import Run, git
 
 from chitin import Chitin
 
@@ -126,3 +129,40 @@ def test_a_change_after_such_a_merge_in_the_same_second_comes_after_it(
         _, newest = chitin.history(kept, limit=2)
     assert [e.change_type for e in entries] == ["create", "merge", "reinforce", "update"]
     assert [e.change_type for e in newest] == ["reinforce", "update"]
+
+
+def test_a_chain_of_merges_is_followed_to_the_insight_there_is(run: Run, add: Any) -> None:
+    """A merged into B, then B into C: `get A` named B, which is gone too (fix70b)."""
+    a = add("skill", "Reproduce bugs with a failing test", 0.7)["id"]
+    b = add("skill", "Keep commits small and focused", 0.85)["id"]
+    c = add("principle", "Deploy only after the staging checks pass", 0.8)["id"]
+    run("merge", a, b)
+    run("merge", b, c)
+    day = datetime.now(UTC).strftime("%Y-%m-%d")  # the merges' commit dates (UTC)
+    both = f"it was merged into {b} ({day}), then into {c} ({day})\n"
+    for command in (["get", a], ["history", a], ["get", a, "--format", "json"]):
+        assert run(*command, expect=1).stderr == f"Error: no insight {a}; {both}", command
+    assert (
+        run("get", b, expect=1).stderr == f"Error: no insight {b}; it was merged into {c} ({day})\n"
+    )
+    assert run("merge", a, c, expect=1).stderr == f"Error: no source insight {a}; {both}"
+
+
+def test_a_cycle_of_merges_in_the_log_is_said_once(run: Run, add: Any, store: Path) -> None:
+    """A merged into B, B into C, and a commit (by hand) saying C was merged into A:
+    the chain stops before it comes round again."""
+    a = add("skill", "Reproduce bugs with a failing test", 0.7)["id"]
+    b = add("skill", "Keep commits small and focused", 0.85)["id"]
+    c = add("principle", "Deploy only after the staging checks pass", 0.8)["id"]
+    run("merge", a, b)
+    run("merge", b, c)
+    git(store, "rm", "-q", f"insights/principle/{c}.md")
+    message = f"Merge by hand\n\nChitin-Op: merge\nChitin-Insight: {a}\nChitin-Merged: {c}\n"
+    git(store, "-c", "user.name=P", "-c", "user.email=p@example.com", "commit", "-qm", message)
+    day = datetime.now(UTC).strftime("%Y-%m-%d")
+    assert run("get", a, expect=1).stderr == (
+        f"Error: no insight {a}; it was merged into {b} ({day}), then into {c} ({day})\n"
+    )
+    assert run("get", c, expect=1).stderr == (
+        f"Error: no insight {c}; it was merged into {a} ({day}), then into {b} ({day})\n"
+    )

@@ -758,3 +758,20 @@ def test_a_cache_repaired_before_the_first_request_is_said_with_its_answer(
     assert first.blocks[1].startswith("warning: .chitin/cache.sqlite3 was damaged (")
     assert first.blocks[1].endswith("rebuilt it from the insight files")
     assert second.blocks == [second.text]  # said once
+
+
+def test_get_of_an_id_merged_twice_names_where_it_is_now(store: Path, run: Run, add: Any) -> None:
+    """A merged into B, then B into C: the tool's error follows the chain to C (fix70b)."""
+    a = add("skill", "Reproduce bugs with a failing test", 0.7)["id"]
+    b = add("skill", "Keep commits small and focused", 0.85)["id"]
+    c = add("principle", "Deploy only after the staging checks pass", 0.8)["id"]
+    run("merge", a, b)
+    run("merge", b, c)
+
+    async def session(client: Client) -> Called:
+        return await call(client, "get", id=a)
+
+    got = serve(store, session)
+    assert got.failed
+    assert got.text == cli_error(run, "get", a)
+    assert f"it was merged into {b} (" in got.text and f"), then into {c} (" in got.text

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from chitin.retrieval.conflicts import Candidate
     from chitin.store.history import Deleted, MergedAway
 
+MERGES_FOLLOWED = 20  # a chain of merges is said to its end, up to this many
 # Results are NamedTuples, not dataclasses: reads would otherwise import dataclasses
 # and build three classes for nothing (~2 ms of a session start).
 
@@ -68,11 +69,10 @@ class Reading:
             raise StateError(f"Insight {ref} is not archived")
         self._refuse_unreadable(ref)
         merged, gone = self._gone(ref)
-        if merged is not None:
+        if merged:
             what = role.lower() if role else "insight"
-            raise NotFoundError(
-                f"no {what} {ref}; it was merged into {merged.target} ({merged.when[:10]})"
-            )
+            steps = ", then into ".join(f"{m.target} ({m.when[:10]})" for m in merged)
+            raise NotFoundError(f"no {what} {ref}; it was merged into {steps}")
         if gone is not None:
             raise NotFoundError(
                 f"insight {gone.insight_id} was deleted in commit {gone.short} ({gone.day}); "
@@ -96,16 +96,32 @@ class Reading:
                     f"rename the file to {declared}.md, or set `id: {named_as}` in it"
                 )
 
-    def _gone(self, ref: str) -> tuple[MergedAway | None, Deleted | None]:
-        """The merge that folded ``ref`` into another insight, else the commit that
-        deleted its file outside chitin, from git history."""
+    def _gone(self, ref: str) -> tuple[list[MergedAway], Deleted | None]:
+        """The merges that folded ``ref`` into another insight, followed while their
+        target is gone too (merged on: A into B, then B into C), to the insight there
+        is (or as far as the log tells, never round a cycle); else the commit that
+        deleted its file outside chitin. From git history."""
         from chitin.store import history
 
         git = self.session.store.git
         if not git.is_repository():
-            return None, None
+            return [], None
         merged = history.merged_away(git, ref)
-        return merged, None if merged is not None else history.deleted(git, ref)
+        if merged is None:
+            return [], history.deleted(git, ref)
+        chain, seen = [merged], {merged.source, merged.target}
+        while len(chain) < MERGES_FOLLOWED and not self._exists(chain[-1].target):
+            onward = history.merged_away(git, chain[-1].target)
+            if onward is None or onward.target in seen:
+                break
+            chain.append(onward)
+            seen.add(onward.target)
+        return chain, None
+
+    def _exists(self, insight_id: str) -> bool:
+        return any(
+            found[0] == insight_id for found in self.session.cache.ids_matching(insight_id, None)
+        )
 
     def get(self, ref: str) -> Insight:
         """The insight ``ref`` names (an id or a unique prefix), live or archived."""

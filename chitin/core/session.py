@@ -93,8 +93,7 @@ class Session:
         self._agent_problem = _agent_problem(self.agent_given)
         self._clock: Clock = arguments.clock(now)
         self.command = tuple(command)  # how git runs the merge driver
-        # who@host in the evidence log; asked only by reinforce (finding the user and
-        # host name imports getpass and socket)
+        # who@host in the evidence log, asked only by reinforce (imports getpass, socket)
         self.signer: Callable[[], str] = signer or (lambda: signature(self.agent))
         self.progress = progress
         self.shape = shape  # another shape or fusion is for evaluating the scoring only
@@ -153,12 +152,11 @@ class Session:
         return self._usage
 
     def refresh(self) -> None:
-        """For a caller that serves many requests with one instance (the MCP server):
-        whatever changed on disk since the last use (another process's write, a ``git
-        pull``, a hand edit) is seen by the next one. Cheap when the operating system
-        can say that nothing changed (store/watch.py); else one cache sync, as the
-        start of a command makes. A ``.chitin/`` that was removed or replaced meanwhile
-        is opened anew."""
+        """Whatever changed on disk since the last use (another process's write, a ``git
+        pull``, a hand edit) is seen by the next: ``repairing`` runs it before each use
+        case of an instance kept open (not a command's). Cheap when the operating system
+        says nothing changed (store/watch.py); else one cache sync, as a command's start
+        makes. A ``.chitin/`` removed or replaced meanwhile is opened anew."""
         from chitin.store.watch import Watcher
 
         cache = self._cache
@@ -272,6 +270,8 @@ class Session:
         self._repair_depth += 1
         try:
             try:
+                if self._cache is not None and not self.finishes_commands:
+                    self.refresh()  # an open instance sees what changed since its last use
                 return work()
             except Exception as error:
                 if not self._damaged(error):

@@ -34,6 +34,7 @@ from chitin.index.rows import (
     UPDATE,
     Filters,
     row_values,
+    tag_keys,
 )
 from chitin.index.sources import ChangeSource, InsightFiles
 from chitin.index.sync import Progress, Reconciler
@@ -143,6 +144,7 @@ class Cache(Reconciler, Queries):
                 *row_values(insight),
                 self.strength(insight),
                 vector_hash(insight),
+                tag_keys(insight),
             )
         params = (path, path.rsplit("/", 1)[0], *stat, error, *values)
         if rowid is None:
@@ -150,7 +152,8 @@ class Cache(Reconciler, Queries):
             cursor = self.db.execute(INSERT, params)
             return int(cursor.lastrowid or 0)
         before = self.db.execute(
-            f"SELECT error, {INSIGHT_COLUMNS}, strength, text_hash FROM entries WHERE rowid = ?",
+            f"SELECT error, {INSIGHT_COLUMNS}, strength, text_hash, tag_keys FROM entries "
+            "WHERE rowid = ?",
             (rowid,),
         ).fetchone()
         if before != (error, *values):

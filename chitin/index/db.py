@@ -60,7 +60,8 @@ CREATE TABLE entries (
     -- The insight: model/fields.py's fields, in its order (index/rows.py).
     {_INSIGHT_COLUMNS},
     strength REAL,  -- confidence and reinforcements, shaped (retrieval.scoring.base_strength)
-    text_hash TEXT  -- model.search_text.vector_hash: what a vector must match to be fresh
+    text_hash TEXT,  -- model.search_text.vector_hash: what a vector must match to be fresh
+    tag_keys TEXT  -- the tags by model.insight.tag_key, one a line: what tag filters match
 );
 CREATE INDEX entries_dir ON entries (dir);
 CREATE INDEX entries_id ON entries (id);

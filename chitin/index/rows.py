@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from chitin.model.fields import FIELDS, FLAG, FOLDER, LIST
-from chitin.model.insight import Insight
+from chitin.model.insight import Insight, tag_key
 
 INSIGHT_FIELDS = tuple(field.name for field in FIELDS)
 INSIGHT_COLUMNS = ", ".join(INSIGHT_FIELDS)
@@ -22,14 +22,14 @@ ROW_COLUMNS = [
     *INSIGHT_FIELDS,
     "strength",
     "text_hash",
+    "tag_keys",
 ]
-INSIGHT_VALUES = len(ROW_COLUMNS) - 7  # the insight's columns, strength and text hash
+INSIGHT_VALUES = len(ROW_COLUMNS) - 7  # the insight's columns, strength, hash, tag keys
 INSERT = (
     f"INSERT INTO entries ({', '.join(ROW_COLUMNS)}) VALUES ({', '.join('?' * len(ROW_COLUMNS))})"
 )
 UPDATE = f"UPDATE entries SET {', '.join(f'{c} = ?' for c in ROW_COLUMNS)} WHERE rowid = ?"
 TAG_SEPARATOR = "\n"  # tags never hold a newline: parse_tags folds white space
-_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
 class Filters(NamedTuple):
@@ -39,7 +39,7 @@ class Filters(NamedTuple):
     types: tuple[str, ...] = ()
     provenance: str | None = None
     min_confidence: float | None = None
-    tags: tuple[str, ...] = ()  # any of them, whole tags, ignoring (ASCII) case
+    tags: tuple[str, ...] = ()  # any of them, whole tags, compared by tag_key
 
     def sql(self, prefix: str = "") -> tuple[str, list[Any]]:
         clauses = [f"{prefix}error IS NULL"]
@@ -57,11 +57,11 @@ class Filters(NamedTuple):
             clauses.append(f"{prefix}confidence >= ?")
             args.append(self.min_confidence)
         if self.tags:
-            held = f"lower(char(10) || {prefix}tags || char(10))"
+            # Each row's tags as tag_key made them when it was written (tag_keys): SQLite's
+            # lower() folds ASCII alone, and "über" never matched a stored "Über".
+            held = f"(char(10) || {prefix}tag_keys || char(10))"
             clauses.append("(" + " OR ".join(f"instr({held}, ?) > 0" for _ in self.tags) + ")")
-            # SQLite's lower() folds ASCII alone: so must the tag asked for, or a stored
-            # "Über" (lowered to "Über") never holds the "über" Python's lower() makes.
-            args.extend(f"\n{tag.translate(_ASCII_LOWER)}\n" for tag in self.tags)
+            args.extend(f"\n{tag_key(tag)}\n" for tag in self.tags)
         return " AND ".join(clauses), args
 
 
@@ -82,6 +82,11 @@ def row_values(insight: Insight) -> tuple[Any, ...]:
     for at in _FLAG_AT:
         values[at] = int(values[at])
     return tuple(values)
+
+
+def tag_keys(insight: Insight) -> str:
+    """The ``tag_keys`` column: the insight's tags by ``tag_key``, one a line."""
+    return TAG_SEPARATOR.join(tag_key(tag) for tag in insight.tags)
 
 
 def _column_value(at: int) -> str:

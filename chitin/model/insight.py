@@ -210,6 +210,13 @@ def _has_visible(text: str) -> bool:
     )
 
 
+def tag_key(tag: str) -> str:
+    """What two tags are compared by, everywhere: "Über" and "über", "ΣΟΦΊΑ" and "σοφία",
+    "Straße" and "STRASSE" are one tag (NFKC, then casefold, then NFKC again: Unicode's
+    NFKC_Casefold). Files keep the tag as it was written."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", tag).casefold())
+
+
 def parse_tags(value: object) -> tuple[str, ...]:
     """Tags from a comma list or a list: trimmed, empty pieces dropped, first spelling kept.
     A text in a list is split at its commas too, as ``--tags`` splits: a tag that held a
@@ -232,8 +239,8 @@ def parse_tags(value: object) -> tuple[str, ...]:
         elif not (isinstance(piece, float) or -(10**18) < piece < 10**18):
             raise ValidationError("tags", "a tag must be text, not a number that long")
         tag = " ".join(str(piece).split())
-        if tag and tag.lower() not in seen:
-            seen.add(tag.lower())
+        if tag and tag_key(tag) not in seen:
+            seen.add(tag_key(tag))
             tags.append(tag)
     return tuple(tags)
 

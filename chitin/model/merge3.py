@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 from chitin.model.evidence import united
 from chitin.model.fields import MERGED_AS_SCALAR
-from chitin.model.insight import MAX_REINFORCEMENTS, Insight, reinforced_confidence
+from chitin.model.insight import MAX_REINFORCEMENTS, Insight, reinforced_confidence, tag_key
 
 # Fields merged as plain values: one side's change wins, two different changes conflict.
 SCALAR_FIELDS: tuple[str, ...] = MERGED_AS_SCALAR  # model/fields.py
@@ -114,15 +114,15 @@ def _tags(
     base: tuple[str, ...] | None, ours: tuple[str, ...], theirs: tuple[str, ...]
 ) -> tuple[str, ...]:
     """Ours in order, then theirs' additions; a tag either side removed stays removed.
-    Tags compare ignoring case, as everywhere else."""
-    before = {tag.lower() for tag in base} if base is not None else set()
-    kept_ours = {tag.lower() for tag in ours}
-    kept_theirs = {tag.lower() for tag in theirs}
+    Tags compare by ``tag_key`` (ignoring case), as everywhere else."""
+    before = {tag_key(tag) for tag in base} if base is not None else set()
+    kept_ours = {tag_key(tag) for tag in ours}
+    kept_theirs = {tag_key(tag) for tag in theirs}
     removed = (before - kept_ours) | (before - kept_theirs)
     merged: list[str] = []
     seen: set[str] = set()
     for tag in (*ours, *theirs):
-        key = tag.lower()
+        key = tag_key(tag)
         if key not in seen and key not in removed:
             seen.add(key)
             merged.append(tag)

@@ -21,6 +21,7 @@ from chitin.model.insight import (
     optional_text,
     parse_tags,
     reinforced_confidence,
+    tag_key,
     validate,
 )
 
@@ -135,8 +136,8 @@ def merged(source: Insight, target: Insight, claim: str | None, now: str) -> Ins
     if source.id == target.id:
         raise ValidationError("source", "Cannot merge an insight with itself")
     tags = list(target.tags)
-    known = {tag.lower() for tag in tags}
-    tags.extend(tag for tag in source.tags if tag.lower() not in known)
+    known = {tag_key(tag) for tag in tags}
+    tags.extend(tag for tag in source.tags if tag_key(tag) not in known)
     reasoning = "; ".join(r for r in (target.reasoning, source.reasoning) if r) or None
     last = max((s for s in (source.last_reinforced, target.last_reinforced) if s), default=None)
     return target.with_changes(
