@@ -385,9 +385,9 @@ def _send(git: Git, where: tuple[str, str, int], result: Synced, guard: interrup
     if attempt.ok:
         result.sent += outgoing
         return True
-    if "rejected" in attempt.output or "fetch first" in attempt.output:
+    if remote.moved_on(attempt.output):
         return False  # the remote moved on since our fetch: fetch and merge again
     if guard.received is not None:
         result.notes.append("interrupted while pushing: run `chitin sync` again to send")
         return True
-    raise StoreError(f"cannot push to {name}: {remote.last_lines(attempt.output)}")
+    raise StoreError(f"cannot push to {name}: {remote.refusal(attempt.output)}")

@@ -216,6 +216,21 @@ def commit_merge(git: Git, message: str, holding: int | None = None) -> None:
     git.run([*_NO_GC, "commit", "-q", "--no-edit", "-F", "-"], input=message, holding=holding)
 
 
+def moved_on(output: str) -> bool:
+    """Whether a push was refused because the remote has commits we lack (fetch, merge
+    and push again), not declined by the remote itself (``[remote rejected]``: a
+    protected branch, a hook), which no retry gets past."""
+    return "(fetch first)" in output or "(non-fast-forward)" in output
+
+
+def refusal(output: str) -> str:
+    """Why a push failed: the refused ref and the remote's first words, else git's last lines."""
+    said = [" ".join(line.split()) for line in output.splitlines()]
+    refused = [line for line in said if line.startswith("! ")]
+    words = [line for line in said if line.startswith("remote: ")]
+    return "; ".join(refused + words[:2]) or last_lines(output)
+
+
 def last_lines(output: str) -> str:
     lines = [line.strip() for line in output.splitlines() if line.strip()]
     return "; ".join(lines[-3:]) or "git gave no reason"
