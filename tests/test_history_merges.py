@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
+
+from conftest import git
 
 from chitin import Chitin
 
@@ -126,3 +129,23 @@ def test_a_change_after_such_a_merge_in_the_same_second_comes_after_it(
         _, newest = chitin.history(kept, limit=2)
     assert [e.change_type for e in entries] == ["create", "merge", "reinforce", "update"]
     assert [e.change_type for e in newest] == ["reinforce", "update"]
+
+
+def test_an_insight_a_git_revert_brought_back_keeps_its_whole_history(
+    run_json: Any, add: Any, store: Path
+) -> None:
+    """`git revert` of a merge brings the merged-away insight back. Its history cut at
+    that revert (a re-creation looked like a new file much like another), so it showed
+    a second "create" and, from the commit naming it, a first one without its claim,
+    and the merge itself was gone."""
+    source = add("skill", "Reproduce bugs with a failing test", 0.7)["id"]
+    target = add("skill", "Reproduce a bug before fixing it", 0.85, force=True)["id"]
+    run_json("merge", source, target)
+    git(store, "-c", "user.name=t", "-c", "user.email=t@t", "revert", "--no-edit", "HEAD")
+    rows = run_json("history", source)["history"]
+
+    assert [(r["changeType"], r["newValue"]) for r in rows] == [
+        ("create", "Reproduce bugs with a failing test"),
+        ("merge", f"merged into {target}"),
+        ("create", "Reproduce bugs with a failing test"),
+    ]
