@@ -579,3 +579,19 @@ def test_a_remote_that_moves_during_the_push_is_fetched_and_merged_again(
         == git(machines.a, "rev-parse", "HEAD").strip()
     )
     assert machines.insight(machines.a)["reinforcementCount"] == 3
+
+
+def test_the_first_sync_of_a_new_branch_counts_only_the_commits_it_sends(
+    machines: Machines,
+) -> None:
+    """A branch the remote lacks: the commits it already has on another branch are not
+    sent again (it said "sent 33 commit(s)" for one new reinforcement)."""
+    git(machines.b, "checkout", "-q", "-b", "experiment")
+    chitin(machines.b, "reinforce", machines.id)
+    synced = as_json(machines.b, "sync")
+    assert (synced["branch"], synced["sent"]) == ("experiment", 1)
+    assert git(machines.remote, "rev-parse", "experiment") == git(machines.b, "rev-parse", "HEAD")
+    # A new branch with no commit of its own is still made on the remote.
+    git(machines.b, "checkout", "-q", "-b", "copy")
+    assert as_json(machines.b, "sync")["sent"] == 0
+    assert git(machines.remote, "rev-parse", "copy") == git(machines.b, "rev-parse", "HEAD")

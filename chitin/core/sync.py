@@ -376,8 +376,10 @@ def _send(git: Git, where: tuple[str, str, int], result: Synced, guard: interrup
     name, branch, held = where
     theirs = f"refs/remotes/{name}/{branch}"
     known = remote.resolve(git, theirs) is not None
-    outgoing = remote.count(git, f"{theirs}..HEAD" if known else "HEAD")
-    if not outgoing:
+    # A branch the remote lacks is pushed, but what its other branches hold is not sent.
+    sent = [f"{theirs}..HEAD"] if known else ["HEAD", "--not", f"--remotes={name}"]
+    outgoing = remote.count(git, *sent)
+    if known and not outgoing:
         return True
     remote.refuse_marked(git, f"{theirs}..HEAD" if known else None)
     upstream = remote.upstream_remote(git, branch)

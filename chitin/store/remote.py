@@ -105,8 +105,8 @@ def resolve(git: Git, ref: str) -> str | None:
     return result.stdout.strip() or None
 
 
-def count(git: Git, revisions: str) -> int:
-    return int(git.run(["rev-list", "--count", revisions]).stdout.strip() or 0)
+def count(git: Git, *revisions: str) -> int:
+    return int(git.run(["rev-list", "--count", *revisions]).stdout.strip() or 0)
 
 
 # A line that opens, splits (diff3's base) or closes a conflict, as format/conflicts.py
