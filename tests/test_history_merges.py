@@ -149,3 +149,19 @@ def test_an_insight_a_git_revert_brought_back_keeps_its_whole_history(
         ("merge", f"merged into {target}"),
         ("create", "Reproduce bugs with a failing test"),
     ]
+
+
+def test_an_archive_undone_outside_chitin_says_so_in_history(
+    run_json: Any, add: Any, store: Path
+) -> None:
+    """`git revert` of an archive (or a `git mv` back) moves the file from archive/ to
+    insights/: its row said "[edit]" and nothing else."""
+    made = add("skill", "Check the logs before restarting a service", 0.7)["id"]
+    run_json("archive", made)
+    git(store, "-c", "user.name=t", "-c", "user.email=t@t", "revert", "--no-edit", "HEAD")
+    rows = run_json("history", made)["history"]
+    assert [(r["changeType"], r["field"], r["oldValue"], r["newValue"]) for r in rows[1:]] == [
+        ("archive", "archived", "false", "true"),
+        ("edit", "archived", "true", "false"),
+    ]
+    assert run_json("changelog", "--limit", "1")[0]["field"] == "archived"

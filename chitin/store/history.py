@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from chitin.errors import ChitinError
+from chitin.format.layout import ARCHIVE_DIR
 from chitin.format.markdown import parse
 from chitin.model.diff import field_changes
 from chitin.model.history import Entry
@@ -309,7 +310,7 @@ def _insight(blob: bytes | None, path: str) -> Insight | None:
         )
     except (ChitinError, UnicodeDecodeError):
         return None
-    return insight
+    return insight.with_changes(archived=path.startswith(f"{ARCHIVE_DIR}/"))
 
 
 def _commit_entries(
@@ -341,8 +342,11 @@ def _commit_entries(
         merged_into = commit.trailers.get("Insight") if op == "merge" else None
         note = f"merged into {merged_into}" if merged_into else None
         return [entry("*", old.claim, note, None, kind if op == "merge" else "delete")]
+    # Archived or back, by chitin, or by hand or `git revert` (a move, maybe with edits).
+    moved = [entry("archived", str(old.archived).lower(), str(new.archived).lower(), None)]
     if op in ("archive", "unarchive"):
-        return [entry("archived", js_bool(op == "unarchive"), js_bool(op == "archive"), None)]
+        return moved
+    moved = moved if old.archived != new.archived else []
     if op == "reinforce":
         return [
             entry(
@@ -357,18 +361,14 @@ def _commit_entries(
     if op == "merge":  # the original's order of a merge's rows, not an update's
         changes.sort(key=lambda change: _MERGE_ORDER.get(change.field, len(_MERGE_ORDER)))
     if not changes:
-        return [entry("*", None, None, source)]
-    return [entry(c.field, c.old, c.new, source) for c in changes]
+        return moved or [entry("*", None, None, source)]
+    return moved + [entry(c.field, c.old, c.new, source) for c in changes]
 
 
 # 1.4.5 wrote a merge's rows on the target in this order (reference §1.5), so its
 # changelog, newest first, led with reasoning (§2.10); other fields follow, as updated.
 _MERGED = ("claim", "confidence", "tags", "reinforcement_count", "reasoning")
 _MERGE_ORDER = {name: rank for rank, name in enumerate(_MERGED)}
-
-
-def js_bool(value: bool) -> str:
-    return "true" if value else "false"
 
 
 def _reinforce_source(count: int, trailers: Mapping[str, str]) -> str:
