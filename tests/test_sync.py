@@ -595,3 +595,25 @@ def test_the_first_sync_of_a_new_branch_counts_only_the_commits_it_sends(
     git(machines.b, "checkout", "-q", "-b", "copy")
     assert as_json(machines.b, "sync")["sent"] == 0
     assert git(machines.remote, "rev-parse", "copy") == git(machines.b, "rev-parse", "HEAD")
+
+
+WHO = ("-c", "user.name=t", "-c", "user.email=t@t")
+
+
+def test_a_sync_during_a_rebase_says_to_finish_the_rebase(machines: Machines) -> None:
+    """A `git rebase` a person started and that stopped leaves HEAD detached: sync said
+    "not on a branch (detached HEAD); check one out first", which would lose the rebase."""
+    path = next(machines.b.glob(f"insights/*/{machines.id}.md"))
+    for store, words in ((machines.a, "Ask one clear question"), (machines.b, "Ask one sharp one")):
+        mine = next(store.glob(f"insights/*/{machines.id}.md"))
+        text = mine.read_text().split("---\n", 2)
+        mine.write_text("---\n".join([*text[:2], f"\n{words}\n"]))
+        git(store, *WHO, "commit", "-qam", "by hand")
+    chitin(machines.a, "sync")
+    git(machines.b, "fetch", "-q")
+    rebase = ["git", "-C", str(machines.b), *WHO, "rebase", "-q", "FETCH_HEAD"]
+    subprocess.run(rebase, capture_output=True)
+    assert (machines.b / ".git" / "rebase-merge").exists() and path.exists()
+    stderr = chitin(machines.b, "sync", expect=1).stderr
+    assert stderr.startswith("Error: the store is in the middle of a rebase")
+    assert "git rebase --continue" in stderr and "check one out" not in stderr

@@ -309,6 +309,9 @@ def _branch(git: Git) -> str:
             "a git merge is in progress in the store: finish it (git commit) or abort it "
             "(git merge --abort), then run `chitin sync` again"
         )
+    problem = git.unsafe_to_commit()  # a rebase, cherry-pick … in progress, or a detached HEAD
+    if problem is not None:
+        raise StateError(problem)
     branch = remote.current_branch(git)
     if branch is None:
         raise StateError("the store is not on a branch (detached HEAD); check one out first")
