@@ -88,6 +88,21 @@ def test_a_git_revert_of_a_contribute_removes_the_insight(
     assert drop["id"] not in {i["id"] for i in run_json("list")}
 
 
+def test_a_git_revert_of_the_first_archive_brings_the_insight_back_once(
+    run_json: Any, add: Any, store: Path
+) -> None:
+    """The first archive makes archive/<type>/; its revert removes that folder again.
+    The cache had no row for a folder chitin made, so no later walk looked for it, and
+    the archived copy stayed: "id … is used by 2 files" on `get`, in both lists."""
+    made = add("skill", "Check the logs before restarting a service", 0.7)["id"]
+    run_json("archive", made)
+    git(store, "-c", "user.name=t", "-c", "user.email=t@t", "revert", "--no-edit", "HEAD")
+    assert not (store / "archive" / "skill").exists()
+    assert run_json("get", made)["id"] == made
+    assert [i["id"] for i in run_json("list")] == [made]
+    assert run_json("list", "--archived") == []
+
+
 def test_a_git_checkout_of_an_older_version_is_seen(
     run_json: Any, run: Run, add: Any, store: Path
 ) -> None:

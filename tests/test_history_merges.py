@@ -166,3 +166,39 @@ def test_a_cycle_of_merges_in_the_log_is_said_once(run: Run, add: Any, store: Pa
     assert run("get", c, expect=1).stderr == (
         f"Error: no insight {c}; it was merged into {a} ({day}), then into {b} ({day})\n"
     )
+
+
+def test_an_insight_a_git_revert_brought_back_keeps_its_whole_history(
+    run_json: Any, add: Any, store: Path
+) -> None:
+    """`git revert` of a merge brings the merged-away insight back. Its history cut at
+    that revert (a re-creation looked like a new file much like another), so it showed
+    a second "create" and, from the commit naming it, a first one without its claim,
+    and the merge itself was gone."""
+    source = add("skill", "Reproduce bugs with a failing test", 0.7)["id"]
+    target = add("skill", "Reproduce a bug before fixing it", 0.85, force=True)["id"]
+    run_json("merge", source, target)
+    git(store, "-c", "user.name=t", "-c", "user.email=t@t", "revert", "--no-edit", "HEAD")
+    rows = run_json("history", source)["history"]
+
+    assert [(r["changeType"], r["newValue"]) for r in rows] == [
+        ("create", "Reproduce bugs with a failing test"),
+        ("merge", f"merged into {target}"),
+        ("create", "Reproduce bugs with a failing test"),
+    ]
+
+
+def test_an_archive_undone_outside_chitin_says_so_in_history(
+    run_json: Any, add: Any, store: Path
+) -> None:
+    """`git revert` of an archive (or a `git mv` back) moves the file from archive/ to
+    insights/: its row said "[edit]" and nothing else."""
+    made = add("skill", "Check the logs before restarting a service", 0.7)["id"]
+    run_json("archive", made)
+    git(store, "-c", "user.name=t", "-c", "user.email=t@t", "revert", "--no-edit", "HEAD")
+    rows = run_json("history", made)["history"]
+    assert [(r["changeType"], r["field"], r["oldValue"], r["newValue"]) for r in rows[1:]] == [
+        ("archive", "archived", "false", "true"),
+        ("edit", "archived", "true", "false"),
+    ]
+    assert run_json("changelog", "--limit", "1")[0]["field"] == "archived"

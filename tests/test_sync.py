@@ -523,3 +523,97 @@ def test_the_first_sync_of_a_clone_of_a_store_with_no_insights_yet_works(tmp_pat
     subprocess.run(["git", "init", "-q", str(plain)], check=True)
     refused = chitin(plain, "sync", expect=1)  # a repository that is no store's clone
     assert "run `chitin init` first" in refused.stderr
+
+
+def test_a_push_the_remote_refuses_is_reported_with_its_reason(machines: Machines) -> None:
+    """A remote that declines the push (a protected branch, a server hook) has not moved:
+    "kept moving; run `chitin sync` again" sent people round a loop that never ends."""
+    hook = machines.remote / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'master is protected here' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    chitin(machines.a, "reinforce", machines.id)
+    result = chitin(machines.a, "sync", expect=1)
+    assert result.stderr.startswith("Error: cannot push to origin: ")
+    assert "master is protected here" in result.stderr
+    assert "kept moving" not in result.stderr
+    assert len(result.stderr.splitlines()) == 1
+
+
+def test_a_push_to_a_checked_out_branch_says_so(tmp_path: Path) -> None:
+    """A non-bare remote refuses a push to its checked-out branch, in a dozen lines
+    whose last ones say nothing: the refused ref and the first of them are kept."""
+    machines = Machines(tmp_path)
+    shared = tmp_path / "shared"
+    subprocess.run(["git", "clone", "-q", str(machines.remote), str(shared)], check=True)
+    git(machines.a, "remote", "set-url", "origin", str(shared))
+    chitin(machines.a, "sync")
+    chitin(machines.a, "reinforce", machines.id)
+    stderr = chitin(machines.a, "sync", expect=1).stderr
+    assert "[remote rejected] (branch is currently checked out)" in stderr
+    assert "refusing to update checked out branch" in stderr
+
+
+def test_a_remote_that_moves_during_the_push_is_fetched_and_merged_again(
+    machines: Machines,
+) -> None:
+    """The other side of the test above: a push refused because the remote moved on
+    since the fetch is fetched, merged and pushed again, with nothing to do."""
+    chitin(machines.b, "reinforce", machines.id, agent="beta")
+    chitin(machines.b, "sync")
+    chitin(machines.b, "reinforce", machines.id, agent="beta")  # pushed by the hook
+    flag = machines.a.parent / "pushed-once"
+    hook = machines.a / ".git" / "hooks" / "reference-transaction"
+    hook.write_text(  # b pushes after a has fetched, before a pushes
+        f'#!/bin/sh\n[ "$1" = committed ] || exit 0\n'
+        f"grep -q refs/remotes/origin/ || exit 0\n[ -e '{flag}' ] && exit 0\n"
+        f"touch '{flag}'\n"
+        f"env -u GIT_DIR -u GIT_INDEX_FILE git -C '{machines.b}' push -q origin HEAD\n"
+    )
+    hook.chmod(0o755)
+    chitin(machines.a, "reinforce", machines.id, agent="alpha")
+    synced = as_json(machines.a, "sync")
+    assert flag.exists()
+    assert (
+        synced["mergeCommit"]
+        == machines.remote_head()
+        == git(machines.a, "rev-parse", "HEAD").strip()
+    )
+    assert machines.insight(machines.a)["reinforcementCount"] == 3
+
+
+def test_the_first_sync_of_a_new_branch_counts_only_the_commits_it_sends(
+    machines: Machines,
+) -> None:
+    """A branch the remote lacks: the commits it already has on another branch are not
+    sent again (it said "sent 33 commit(s)" for one new reinforcement)."""
+    git(machines.b, "checkout", "-q", "-b", "experiment")
+    chitin(machines.b, "reinforce", machines.id)
+    synced = as_json(machines.b, "sync")
+    assert (synced["branch"], synced["sent"]) == ("experiment", 1)
+    assert git(machines.remote, "rev-parse", "experiment") == git(machines.b, "rev-parse", "HEAD")
+    # A new branch with no commit of its own is still made on the remote.
+    git(machines.b, "checkout", "-q", "-b", "copy")
+    assert as_json(machines.b, "sync")["sent"] == 0
+    assert git(machines.remote, "rev-parse", "copy") == git(machines.b, "rev-parse", "HEAD")
+
+
+WHO = ("-c", "user.name=t", "-c", "user.email=t@t")
+
+
+def test_a_sync_during_a_rebase_says_to_finish_the_rebase(machines: Machines) -> None:
+    """A `git rebase` a person started and that stopped leaves HEAD detached: sync said
+    "not on a branch (detached HEAD); check one out first", which would lose the rebase."""
+    path = next(machines.b.glob(f"insights/*/{machines.id}.md"))
+    for store, words in ((machines.a, "Ask one clear question"), (machines.b, "Ask one sharp one")):
+        mine = next(store.glob(f"insights/*/{machines.id}.md"))
+        text = mine.read_text().split("---\n", 2)
+        mine.write_text("---\n".join([*text[:2], f"\n{words}\n"]))
+        git(store, *WHO, "commit", "-qam", "by hand")
+    chitin(machines.a, "sync")
+    git(machines.b, "fetch", "-q")
+    rebase = ["git", "-C", str(machines.b), *WHO, "rebase", "-q", "FETCH_HEAD"]
+    subprocess.run(rebase, capture_output=True)
+    assert (machines.b / ".git" / "rebase-merge").exists() and path.exists()
+    stderr = chitin(machines.b, "sync", expect=1).stderr
+    assert stderr.startswith("Error: the store is in the middle of a rebase")
+    assert "git rebase --continue" in stderr and "check one out" not in stderr

@@ -309,6 +309,9 @@ def _branch(git: Git) -> str:
             "a git merge is in progress in the store: finish it (git commit) or abort it "
             "(git merge --abort), then run `chitin sync` again"
         )
+    problem = git.unsafe_to_commit()  # a rebase, cherry-pick … in progress, or a detached HEAD
+    if problem is not None:
+        raise StateError(problem)
     branch = remote.current_branch(git)
     if branch is None:
         raise StateError("the store is not on a branch (detached HEAD); check one out first")
@@ -376,8 +379,10 @@ def _send(git: Git, where: tuple[str, str, int], result: Synced, guard: interrup
     name, branch, held = where
     theirs = f"refs/remotes/{name}/{branch}"
     known = remote.resolve(git, theirs) is not None
-    outgoing = remote.count(git, f"{theirs}..HEAD" if known else "HEAD")
-    if not outgoing:
+    # A branch the remote lacks is pushed, but what its other branches hold is not sent.
+    sent = [f"{theirs}..HEAD"] if known else ["HEAD", "--not", f"--remotes={name}"]
+    outgoing = remote.count(git, *sent)
+    if known and not outgoing:
         return True
     remote.refuse_marked(git, f"{theirs}..HEAD" if known else None)
     upstream = remote.upstream_remote(git, branch)
@@ -385,9 +390,9 @@ def _send(git: Git, where: tuple[str, str, int], result: Synced, guard: interrup
     if attempt.ok:
         result.sent += outgoing
         return True
-    if "rejected" in attempt.output or "fetch first" in attempt.output:
+    if remote.moved_on(attempt.output):
         return False  # the remote moved on since our fetch: fetch and merge again
     if guard.received is not None:
         result.notes.append("interrupted while pushing: run `chitin sync` again to send")
         return True
-    raise StoreError(f"cannot push to {name}: {remote.last_lines(attempt.output)}")
+    raise StoreError(f"cannot push to {name}: {remote.refusal(attempt.output)}")

@@ -110,9 +110,14 @@ class Cache(Reconciler, Queries):
     def _unsettle(self, path: str) -> None:
         """The folder of a file chitin wrote or removed is compared file by file at the
         next walk: its fingerprint is of the files before, and a `rm` or checkout that
-        takes the file away again gives that fingerprint back (docs/design.md §9l)."""
+        takes the file away again gives that fingerprint back (docs/design.md §9l). A
+        folder chitin just made gets its row here: a walk looks only for folders it has
+        rows for, so a file in a folder gone before any walk (the revert of the first
+        archive) would keep its row."""
         self.db.execute(
-            "UPDATE dirs SET fingerprint = NULL WHERE path = ?", (path.rpartition("/")[0],)
+            "INSERT INTO dirs (path, fingerprint) VALUES (?, NULL) "
+            "ON CONFLICT (path) DO UPDATE SET fingerprint = NULL",
+            (path.rpartition("/")[0],),
         )
 
     def _store_insight(

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from chitin.errors import ChitinError
+from chitin.format.layout import ARCHIVE_DIR
 from chitin.format.markdown import parse
 from chitin.model.diff import field_changes
 from chitin.model.history import Entry
@@ -58,13 +59,13 @@ _CHANGE_TYPES = {
 
 def insight_history(git: Git, path: str, limit: int | None = None) -> list[Entry]:
     """Changes to the file at ``path``, oldest first, following renames (archive).
-
-    With ``limit``, the newest ``limit`` changes (the original returned the oldest).
-    """
+    With ``limit``, the newest ``limit`` changes (the original returned the oldest)."""
     count = [f"-n{limit}"] if limit else []
-    logged = list(_log(git, ["--follow", "-m", *count], [path]))
-    touched = _since_created(_merges_once(logged))
-    per_commit = _entries(git, touched)
+    touched, logged = [], list(_log(git, ["--follow", "-m", *count], [path]))
+    while logged:  # back to a creation, and on past one undoing a delete (git revert)
+        touched += _since_created(_merges_once(logged))
+        logged = _before_brought_back(git, touched[-1], count) if touched else []
+    per_commit = _entries(git, touched, targets=False)
     named = _named_only(git, Path(path).stem, {c.sha for c in touched}, count)
     newest_first = _by_time(git, list(zip(touched, per_commit, strict=True)), named)[:limit]
     changes = [entry for _, entries in reversed(newest_first) for entry in entries]
@@ -83,6 +84,15 @@ def _since_created(newest_first: list[_Commit]) -> list[_Commit]:
         if any(old_blob == _NULL_SHA for old_blob, *_ in commit.changes):
             return newest_first[: position + 1]
     return newest_first
+
+
+def _before_brought_back(git: Git, made: _Commit, count: list[str]) -> list[_Commit]:
+    """The file's commits before ``made``, if ``made`` brought back what they deleted
+    (chitin's own creations are the first: nothing to look for)."""
+    ours = _CHANGE_TYPES.get(made.trailers.get("Op", "")) == "create"
+    paths = [] if ours else [path for old, _, _, path in made.changes if old == _NULL_SHA][:1]
+    earlier = list(_log(git, ["--follow", "-m", *count, f"{made.sha}^@"], paths)) if paths else []
+    return earlier if any(n == _NULL_SHA for c in earlier[:1] for _, n, *_ in c.changes) else []
 
 
 def _merges_once(newest_first: list[_Commit]) -> list[_Commit]:
@@ -274,8 +284,8 @@ def _raw_changes(raw: str) -> Iterator[tuple[str, str, str, str]]:
         yield old_blob, new_blob, paths[0], paths[-1]
 
 
-def _entries(git: Git, commits: list[_Commit]) -> list[list[Entry]]:
-    """Each commit's entries (commits in log order, newest first), oldest entry first."""
+def _entries(git: Git, commits: list[_Commit], targets: bool = True) -> list[list[Entry]]:
+    """Each commit's entries (log order), oldest first; ``targets``: _unchanged_target's."""
     blobs = git.cat_blobs(b for c in commits for ch in c.changes for b in ch[:2])
     per_commit: list[list[Entry]] = []
     for commit in commits:
@@ -284,7 +294,7 @@ def _entries(git: Git, commits: list[_Commit]) -> list[list[Entry]]:
             old = _insight(blobs.get(old_blob), old_path)
             new = _insight(blobs.get(new_blob), new_path)
             entries.extend(_commit_entries(commit, old, new, new_path))
-        per_commit.append(entries + _unchanged_target(commit, entries))
+        per_commit.append(entries + (_unchanged_target(commit, entries) if targets else []))
     return per_commit
 
 
@@ -300,7 +310,7 @@ def _insight(blob: bytes | None, path: str) -> Insight | None:
         )
     except (ChitinError, UnicodeDecodeError):
         return None
-    return insight
+    return insight.with_changes(archived=path.startswith(f"{ARCHIVE_DIR}/"))
 
 
 def _commit_entries(
@@ -332,8 +342,11 @@ def _commit_entries(
         merged_into = commit.trailers.get("Insight") if op == "merge" else None
         note = f"merged into {merged_into}" if merged_into else None
         return [entry("*", old.claim, note, None, kind if op == "merge" else "delete")]
+    # Archived or back, by chitin, or by hand or `git revert` (a move, maybe with edits).
+    moved = [entry("archived", str(old.archived).lower(), str(new.archived).lower(), None)]
     if op in ("archive", "unarchive"):
-        return [entry("archived", js_bool(op == "unarchive"), js_bool(op == "archive"), None)]
+        return moved
+    moved = moved if old.archived != new.archived else []
     if op == "reinforce":
         return [
             entry(
@@ -348,18 +361,14 @@ def _commit_entries(
     if op == "merge":  # the original's order of a merge's rows, not an update's
         changes.sort(key=lambda change: _MERGE_ORDER.get(change.field, len(_MERGE_ORDER)))
     if not changes:
-        return [entry("*", None, None, source)]
-    return [entry(c.field, c.old, c.new, source) for c in changes]
+        return moved or [entry("*", None, None, source)]
+    return moved + [entry(c.field, c.old, c.new, source) for c in changes]
 
 
 # 1.4.5 wrote a merge's rows on the target in this order (reference §1.5), so its
 # changelog, newest first, led with reasoning (§2.10); other fields follow, as updated.
 _MERGED = ("claim", "confidence", "tags", "reinforcement_count", "reasoning")
 _MERGE_ORDER = {name: rank for rank, name in enumerate(_MERGED)}
-
-
-def js_bool(value: bool) -> str:
-    return "true" if value else "false"
 
 
 def _reinforce_source(count: int, trailers: Mapping[str, str]) -> str:

@@ -105,8 +105,8 @@ def resolve(git: Git, ref: str) -> str | None:
     return result.stdout.strip() or None
 
 
-def count(git: Git, revisions: str) -> int:
-    return int(git.run(["rev-list", "--count", revisions]).stdout.strip() or 0)
+def count(git: Git, *revisions: str) -> int:
+    return int(git.run(["rev-list", "--count", *revisions]).stdout.strip() or 0)
 
 
 # A line that opens, splits (diff3's base) or closes a conflict, as format/conflicts.py
@@ -214,6 +214,21 @@ def commit_merge(git: Git, message: str, holding: int | None = None) -> None:
     """Commit the merge in progress, its conflicts settled (any identity will do)."""
     git.ensure_identity()
     git.run([*_NO_GC, "commit", "-q", "--no-edit", "-F", "-"], input=message, holding=holding)
+
+
+def moved_on(output: str) -> bool:
+    """Whether a push was refused because the remote has commits we lack (fetch, merge
+    and push again), not declined by the remote itself (``[remote rejected]``: a
+    protected branch, a hook), which no retry gets past."""
+    return "(fetch first)" in output or "(non-fast-forward)" in output
+
+
+def refusal(output: str) -> str:
+    """Why a push failed: the refused ref and the remote's first words, else git's last lines."""
+    said = [" ".join(line.split()) for line in output.splitlines()]
+    refused = [line for line in said if line.startswith("! ")]
+    words = [line for line in said if line.startswith("remote: ")]
+    return "; ".join(refused + words[:2]) or last_lines(output)
 
 
 def last_lines(output: str) -> str:
