@@ -384,7 +384,7 @@ def test_a_bad_token_answer_costs_the_caller_an_in_process_run(
     provider.close()
 
 
-@pytest.mark.parametrize("embedded", [True, False], ids=["stored-vector", "vector-to-come"])
+@pytest.mark.parametrize("embedded", [True, False], ids=["embedded", "embedded-by-the-search"])
 def test_the_door_asks_for_token_vectors_before_git_commits(
     folder: Path,
     machine_cache: Path,
@@ -395,8 +395,8 @@ def test_the_door_asks_for_token_vectors_before_git_commits(
     """A verdict that reads the alignment (the two are 0.55 apart pooled) asks the
     resident for its token vectors in the door's first half, so that they are computed
     while git commits: before the store's pre-commit hook runs. Its candidate's vector
-    is stored (the question is exact) or still to come (a guess); the verdict is the
-    one the model in-process gives."""
+    is stored by `embed`, or by the door's own search (an insight waiting inline); the
+    verdict is the one the model in-process gives."""
     from chitin import Chitin
 
     events = tmp_path / "events"

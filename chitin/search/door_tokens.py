@@ -5,21 +5,20 @@ The alignment is read only for the candidates whose cosine falls where the cosin
 alone is not trusted (``judgement.depends_on_alignment``), at most ALIGNED of them,
 the closest first. Which those are is known once every cosine is, and the door's
 verdicts come after the commit (search/door.py). Asked then, the token vectors cost
-a contribute a round of the model after git's commit (~15-30 ms for the new text and
-two candidates, docs/design.md §9p). So they are asked in the door's first half, of
-a resident embedder that computes them while git stages and commits:
+a contribute a round of the model after git's commit (16-82 ms for four of
+perf-vs-orig's eight claims at 1,000 embedded insights: docs/design.md §9p).
 
-- every vector known then (an embedded store): exactly the texts the verdicts will
-  need, the question they asked after the commit before;
-- some vector still to come (a candidate without a stored one, a trigger's
-  response): a guess, the new text and the candidates the alignment may read (those
-  in the band by their known cosine, and those whose cosine is not known yet). The
-  verdicts take what they need from its answer and ask for the rest, as before; an
-  answer nobody needs is dropped unread.
-
-Without a resident nothing is asked early: the texts needed are embedded in this
-process after the commit, and only those. The verdicts are the same either way: a
-text's token vectors do not depend on the texts asked beside it.
+Where every vector is known in the door's first half (an embedded store: the stored
+ones, and the new text's from its search), the cosines are too, and so are the texts
+the verdicts will need: they are asked then, of a resident embedder that computes
+them while git stages and commits. Where a vector is still to come (a candidate
+without a stored one, a trigger's response), the texts are asked after, as before: a
+guess asked beside (the new text and the candidates that might need it) cost a store
+without vectors ~7 ms a contribute in the resident's unneeded work, for no claim of
+perf-vs-orig's that needed it. Without a resident nothing is asked early: the texts
+needed are embedded in this process after the commit, and only those. The verdicts
+are the same either way: a text's token vectors do not depend on the texts asked
+beside it.
 """
 
 from __future__ import annotations
@@ -56,9 +55,6 @@ class TokensLater(Protocol):
 # resident's answer for the new text and 8 is ~30 ms, for 16 ~60 ms (bench/dedup/align.py
 # --cost); the others are judged by the cosine alone.
 ALIGNED = 8
-# Candidates asked for on a guess, at most: the resident's work an unneeded guess costs
-# (the new text and 2: ~15 ms) is done beside git's commit, but on the machine's cores.
-GUESSED = 3
 
 
 def wanted(
@@ -127,25 +123,23 @@ def ask_early(
     known: Callable[[str], Sequence[float] | None],
     cosine: Callable[[Sequence[float], Sequence[float]], float],
 ) -> None:
-    """In the door's first half: ask for the token vectors the verdicts will need, or
-    may (see the module's docstring). ``known`` gives a text's vector if it is known
-    now; the trigger responses' cosines are never known then."""
-    if not source.available:
-        return
+    """In the door's first half: ask for the token vectors the verdicts will need,
+    where every cosine is known then (see the module's docstring). ``known`` gives a
+    text's vector if it is known now; a trigger response's cosine never is."""
     new = known(text)
+    if not source.available or new is None:
+        return
+    if any(side.type == i.type == "trigger" for i in chosen):
+        return
     cosines = {}
-    unknown = []
     for insight in chosen:
         vector = known(embedding_text(insight))
-        if new is None or vector is None:
-            unknown.append(insight)
-        else:
-            cosines[insight.id] = cosine(new, vector)
-    exact = not unknown and not any(side.type == i.type == "trigger" for i in chosen)
-    maybe = wanted(side, [i for i in chosen if i.id in cosines], cosines, {})
-    texts = [embedding_text(i) for i in (maybe if exact else (maybe + unknown)[:GUESSED])]
-    if texts:
-        source.ask([text, *texts])
+        if vector is None:
+            return  # a verdict waits for a vector: its tokens are asked after, if needed
+        cosines[insight.id] = cosine(new, vector)
+    needed = wanted(side, chosen, cosines, {})
+    if needed:
+        source.ask([text, *(embedding_text(i) for i in needed)])
 
 
 def aligned(
