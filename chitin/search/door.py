@@ -177,7 +177,10 @@ def _by_meaning(
         return lambda: found
     vectors = _Vectors(semantic)
     vectors.want(text, semantic.vectors.cached_query(text))
-    parts = embedding_texts(insight)  # the others asked beside: own_vectors.py
+    # The others asked beside, where a search would embed them inline (nothing else
+    # waits: own_vectors.py); a store waiting for its background embedding leaves
+    # them to it, as it does the rest.
+    parts = embedding_texts(insight) if degraded is None and not unembedded else ()
     for part in parts[1:]:
         vectors.want(part, None)
     for candidate in chosen:
@@ -199,7 +202,7 @@ def _by_meaning(
             (i, judge(side, side_of(i), cosines[i.id], responses.get(i.id), aligned.get(i.id)))
             for i in chosen
         ]
-        own = tuple(vectors[part] for part in parts)
+        own = tuple(vectors[part] for part in parts) if parts else None
         return _found(verdicts + worded, degraded, unembedded)._replace(own=own)
 
     return judged
