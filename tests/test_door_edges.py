@@ -4,6 +4,7 @@ default store, and a slug keeps the letters NFKD cannot take apart."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -35,3 +36,40 @@ def test_install_makes_the_hosts_own_folder_inside_an_existing_dir(
     assert (project / ".claude" / "settings.json").is_file()
     run("hooks", "install", "cursor", "--dir", str(project))
     assert (project / ".cursor" / "mcp.json").is_file()
+
+
+# ------------------------------------------------------------------ slugs
+
+
+def _contributed_id(run: Run, claim: str) -> str:
+    done = run("contribute", "--type", "skill", "--claim", claim, "--confidence", "0.8",
+               "--format", "json")  # fmt: skip
+    return str(json.loads(done.stdout)["insight"]["id"])
+
+
+@pytest.mark.parametrize(
+    ("claim", "slug"),
+    [
+        ("Straße tests first", "strasse-tests-first"),
+        ("STRASSE and Æsir and Œuvre", "strasse-and-aesir-and-oeuvre"),
+        ("Ørsted measures Łódź", "orsted-measures-lodz"),
+        ("Đorđe the Þórr of ðe ıdle", "dorde-the-thorr-of-de-idle"),
+        ("ÞÆÐØŁŒẞ", "thaedoloess"),
+    ],
+)
+def test_a_slug_keeps_letters_nfkd_does_not_take_apart(run: Run, claim: str, slug: str) -> None:
+    insight_id = _contributed_id(run, claim)
+    assert insight_id.rsplit("-", 1)[0] == slug
+
+
+def test_a_stored_insight_keeps_its_id_and_file(run: Run, store: Path) -> None:
+    """An insight made before the rule changed keeps its name: ids never change."""
+    insight_id = _contributed_id(run, "Straße first")
+    old = store / "insights" / "skill" / f"{insight_id}.md"
+    kept = old.with_name("strae-first-k3f9.md")  # as the old rule named it
+    old.rename(kept)
+    text = kept.read_text().replace(insight_id, "strae-first-k3f9")
+    kept.write_text(text)
+    run("reinforce", "strae-first-k3f9")
+    assert kept.is_file()
+    assert json.loads(run("get", "strae", "--format", "json").stdout)["id"] == "strae-first-k3f9"
