@@ -5,10 +5,11 @@ default store, and a slug keeps the letters NFKD cannot take apart."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import Run
+from conftest import Run, chitin_program
 
 # ------------------------------------------------------------------ hooks install --dir
 
@@ -73,3 +74,57 @@ def test_a_stored_insight_keeps_its_id_and_file(run: Run, store: Path) -> None:
     run("reinforce", "strae-first-k3f9")
     assert kept.is_file()
     assert json.loads(run("get", "strae", "--format", "json").stdout)["id"] == "strae-first-k3f9"
+
+
+# ------------------------------------------------------------------ empty choices
+
+
+@pytest.mark.parametrize(
+    ("args", "allowed"),
+    [
+        (["embed", "--provider", ""], "local, voyage, openai"),
+        (["embed", "--provider="], "local, voyage, openai"),
+        (["list", "--type", ""], "behavioral, personality"),
+        (["list", "--type", " , "], "behavioral, personality"),
+        (["list", "--provenance", ""], "directive, observation"),
+        (["retrieve", "--query", "tests", "--type="], "behavioral, personality"),
+        (["render", "--type", ""], "behavioral, personality"),
+    ],
+)
+def test_an_explicitly_empty_choice_is_a_usage_error(
+    run: Run, args: list[str], allowed: str
+) -> None:
+    run("init")
+    done = run(*args, expect=2)
+    said = done.stderr.strip().splitlines()
+    assert len(said) == 1 and "empty" in said[0] and allowed in said[0], said
+    assert done.stdout == ""
+
+
+def test_an_empty_model_is_a_usage_error(run: Run) -> None:
+    run("init")
+    said = run("embed", "--model", "", expect=2).stderr.strip().splitlines()
+    assert len(said) == 1 and "--model" in said[0] and "empty" in said[0], said
+
+
+@pytest.mark.parametrize("args", [["list", "--type", ""], ["list", "--provenance="]])
+def test_the_console_script_refuses_them_too(store: Path, args: list[str]) -> None:
+    """The session start's own parser (cli/lean.py) leaves an empty value to click."""
+    subprocess.run([chitin_program(), "--store", str(store), "init"], check=True,
+                   capture_output=True)  # fmt: skip
+    done = subprocess.run([chitin_program(), "--store", str(store), *args],
+                          capture_output=True, text=True, check=False)  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "empty" in done.stderr
+
+
+def test_an_empty_provider_in_chitin_yaml_is_named_not_taken_for_local(
+    run: Run, store: Path
+) -> None:
+    run("init")
+    (store / "chitin.yaml").write_text('embedding:\n  provider: ""\n')
+    said = run("embed", expect=1).stderr.strip().splitlines()
+    assert len(said) == 1 and "embedding.provider" in said[0] and "empty" in said[0], said
+    assert "local, voyage, openai, none" in said[0]
+    found = json.loads(run("check", "--format", "json", expect=1).stdout)
+    assert [e["message"][:17] for e in found["errors"]] == ["provider is empty"]
