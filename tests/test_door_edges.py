@@ -5,6 +5,7 @@ default store, and a slug keeps the letters NFKD cannot take apart."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -128,3 +129,77 @@ def test_an_empty_provider_in_chitin_yaml_is_named_not_taken_for_local(
     assert "local, voyage, openai, none" in said[0]
     found = json.loads(run("check", "--format", "json", expect=1).stdout)
     assert [e["message"][:17] for e in found["errors"]] == ["provider is empty"]
+
+
+# ------------------------------------------------------------------ no home
+
+
+def _chitin(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([chitin_program(), *args], capture_output=True, text=True,
+                          env=env, check=False)  # fmt: skip
+
+
+def _made(tmp_path: Path) -> list[str]:
+    """What the test's folder holds beyond what the fixtures put there."""
+    return sorted(p.name for p in tmp_path.iterdir() if p.name not in ("home", "gitconfig"))
+
+
+def _without_home(home: str | None, **more: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("HOME", "XDG_DATA_HOME")}
+    if home is not None:
+        env["HOME"] = home
+    return {**env, **more}
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        _without_home(""),
+        _without_home(None),
+        _without_home("relative/home"),
+        _without_home("", XDG_DATA_HOME="data"),  # relative: ignored, as XDG says
+    ],
+    ids=["empty", "unset", "relative", "relative-xdg"],
+)
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["where"],
+        ["list"],
+        ["contribute", "--type", "skill", "--claim", "Test it", "--confidence", "0.8"],
+        ["hooks", "install", "claude-code", "--dir", "."],
+    ],
+    ids=["where", "list", "contribute", "hooks"],
+)
+def test_no_home_and_no_store_named_is_refused(
+    tmp_path: Path, env: dict[str, str], args: list[str]
+) -> None:
+    done = _chitin(env, *args)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.strip() == (
+        "Error: HOME is not set: name a store with --store or CHITIN_STORE"
+    )
+    assert done.stdout == ""
+    assert _made(tmp_path) == []
+
+
+def test_a_named_store_or_an_absolute_xdg_data_home_needs_no_home(tmp_path: Path) -> None:
+    named = _chitin(_without_home(""), "--store", str(tmp_path / "s"), "where")
+    assert named.returncode == 0 and named.stdout.startswith(f"{tmp_path / 's'}\n")
+    env = _without_home("", CHITIN_STORE=str(tmp_path / "e"))
+    assert _chitin(env, "where").stdout.startswith(f"{tmp_path / 'e'}\n")
+    env = _without_home("", XDG_DATA_HOME=str(tmp_path / "data"))
+    assert _chitin(env, "where").stdout.startswith(f"{tmp_path / 'data' / 'chitin'}\n")
+
+
+def test_a_hosts_default_folder_needs_a_home(tmp_path: Path) -> None:
+    """With a store named but no home, the host's default folder (~/.claude, …) would
+    be taken from the current folder: refused, naming --dir."""
+    for host in ("claude-code", "openclaw", "cursor"):
+        done = _chitin(_without_home(""), "--store", str(tmp_path / "s"), "hooks", "install",
+                       host)  # fmt: skip
+        assert done.returncode == 1, done.stderr
+        assert done.stderr.strip() == (
+            "Error: HOME is not set: name the folder to install into with --dir"
+        )
+    assert _made(tmp_path) == []
