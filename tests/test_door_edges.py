@@ -203,3 +203,73 @@ def test_a_hosts_default_folder_needs_a_home(tmp_path: Path) -> None:
             "Error: HOME is not set: name the folder to install into with --dir"
         )
     assert _made(tmp_path) == []
+
+
+# ------------------------------------------------------------------ stores made by a write
+
+CONTRIBUTE = ["contribute", "--type", "skill", "--claim", "Test it first", "--confidence", "0.8"]
+
+
+@pytest.mark.parametrize("how", ["option", "environment"])
+def test_a_write_to_a_store_whose_folder_does_not_exist_is_refused(
+    tmp_path: Path, how: str
+) -> None:
+    typo = tmp_path / "typo" / "x"
+    env = {**os.environ, **({"CHITIN_STORE": str(typo)} if how == "environment" else {})}
+    named = ["--store", str(typo)] if how == "option" else []
+    done = _chitin(env, *named, *CONTRIBUTE)
+    assert done.returncode == 1, done.stderr
+    said = done.stderr.strip().splitlines()
+    assert len(said) == 1 and str(tmp_path / "typo") in said[0], said
+    assert f"chitin --store {typo} init" in said[0]
+    assert not (tmp_path / "typo").exists()
+
+
+def test_a_store_made_by_a_write_is_said_once(tmp_path: Path) -> None:
+    store = tmp_path / "new-store"
+    done = _chitin(dict(os.environ), "--store", str(store), *CONTRIBUTE)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [f"warning: created a new store at {store}"]
+    again = _chitin(dict(os.environ), "--store", str(store), "contribute", "--type", "skill",
+                    "--claim", "Lint before pushing", "--confidence", "0.8")  # fmt: skip
+    assert again.returncode == 0 and again.stderr == ""
+
+
+def test_the_default_store_is_still_made_by_the_first_write(tmp_path: Path) -> None:
+    """A fresh machine has no ~/.local/share: the default store's folders are made."""
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "fresh" / "share")}
+    done = _chitin(env, *CONTRIBUTE)
+    assert done.returncode == 0, done.stderr
+    default = tmp_path / "fresh" / "share" / "chitin"
+    assert done.stderr.splitlines() == [f"warning: created a new store at {default}"]
+    assert (default / ".git").is_dir()
+
+
+def test_init_makes_a_named_store_with_its_folders(tmp_path: Path) -> None:
+    deep = tmp_path / "on" / "purpose"
+    done = _chitin(dict(os.environ), "--store", str(deep), "init")
+    assert done.returncode == 0, done.stderr
+    assert (deep / ".git").is_dir()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["list"],
+        ["stats"],
+        ["get", "x"],
+        ["retrieve", "--query", "tests"],
+        ["render"],
+        ["export"],
+        ["history", "x"],
+        ["changelog"],
+        ["embed-status"],
+        ["check"],
+        ["where"],
+    ],
+    ids=lambda args: args[0],
+)
+def test_reads_of_a_missing_store_make_nothing(tmp_path: Path, args: list[str]) -> None:
+    for store in (tmp_path / "typo" / "x", tmp_path / "absent"):
+        _chitin(dict(os.environ), "--store", str(store), *args)
+        assert not store.exists() and not (tmp_path / "typo").exists(), args
