@@ -75,18 +75,37 @@ def store_path(option: str | None, env: Mapping[str, str]) -> Path:
     return locate(option, env, None).path
 
 
+NO_HOME = "HOME is not set: name a store with --store or CHITIN_STORE"
+
+
 def default_store(env: Mapping[str, str]) -> Path:
-    """${XDG_DATA_HOME:-~/.local/share}/chitin."""
-    data_home = xdg_folder(env, "XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    """${XDG_DATA_HOME:-~/.local/share}/chitin; with neither an absolute
+    $XDG_DATA_HOME nor a home, none (a StoreError): "" made it /.local/share/chitin."""
+    data_home = xdg_folder(env, "XDG_DATA_HOME")
+    if data_home is None:
+        home = home_folder(env)
+        if home is None:
+            raise StoreError(NO_HOME)
+        data_home = home / ".local" / "share"
     return data_home.absolute() / "chitin"
+
+
+def home_folder(env: Mapping[str, str]) -> Path | None:
+    """$HOME when it names an absolute folder; None when it is unset, empty or relative
+    (no guess from the password database: a process without HOME names no home)."""
+    value = env.get("HOME", "")
+    return Path(value) if value and Path(value).is_absolute() else None
 
 
 def xdg_folder(env: Mapping[str, str], name: str) -> Path | None:
     """The folder an XDG variable names (``~`` expanded), or None: unset, or relative,
-    which the XDG rule says to ignore (else the folder would move with every ``cd``)."""
+    which the XDG rule says to ignore (else the folder would move with every ``cd``).
+    Without a home, ``~`` is not expanded (``~/x`` is then relative)."""
     value = env.get(name)
-    folder = Path(value).expanduser() if value else None
-    return folder if folder is not None and folder.is_absolute() else None
+    if not value:
+        return None
+    folder = Path(value).expanduser() if home_folder(env) is not None else Path(value)
+    return folder if folder.is_absolute() else None
 
 
 # The insight types (model/field_spec.py's TYPES, which a leaf does not import).

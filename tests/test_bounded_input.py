@@ -451,6 +451,7 @@ def test_a_token_in_1x_history_is_redacted_from_the_migration_commit(
     )  # fmt: skip
     result = run("import", str(database))
     assert result.stderr == (
+        f"warning: created a new store at {store}\n"
         "warning: 3 likely credential(s) in chitin 1.x's history rows were redacted from the "
         "migration commit (--allow-secret keeps them)\n"
     )
@@ -469,7 +470,7 @@ def test_allow_secret_keeps_1x_history_as_it_was(run: Run, store: Path, tmp_path
         [("*", None, f"Deploy with {GITHUB}", "create", "2026-11-29 12:00:00", None)],
     )
     result = run("import", str(database), "--allow-secret")
-    assert result.stderr == ""
+    assert result.stderr == f"warning: created a new store at {store}\n"  # and nothing more
     assert GITHUB in git(store, "log", "-1", "--format=%B")
 
 

@@ -67,6 +67,7 @@ def host_env() -> dict[str, str]:
 
 def test_claude_code_runs_the_store_named_at_install(personality: Path, tmp_path: Path) -> None:
     project = tmp_path / "project"
+    project.mkdir()
     said = chitin("--store", str(personality), "hooks", "install", "claude-code",
                   "--dir", str(project)).stdout  # fmt: skip
     assert f"It uses the store at {personality}." in said
@@ -84,6 +85,8 @@ def test_the_store_you_stand_in_is_bound_too(
     personality: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(personality / "insights")
+    for folder in ("oc", "p"):
+        (tmp_path / folder).mkdir()
     done = json.loads(
         chitin(
             "hooks", "install", "openclaw", "--dir", str(tmp_path / "oc"), "--format", "json"
@@ -132,6 +135,7 @@ def run_handler(handler: Path, tmp_path: Path, env: dict[str, str], times: int) 
 
 
 def installed_pack(tmp_path: Path, *options: str) -> Path:
+    (tmp_path / "oc").mkdir(exist_ok=True)
     chitin(*options, "hooks", "install", "openclaw", "--dir", str(tmp_path / "oc"))
     return tmp_path / "oc" / "chitin" / "hooks" / "chitin" / "handler.js"
 
@@ -175,6 +179,8 @@ def test_a_bad_timeout_knob_falls_back_to_the_default(tmp_path: Path, value: str
 
 
 def test_the_next_step_fits_the_folder(tmp_path: Path) -> None:
+    for folder in ("pack", "my packs"):
+        (tmp_path / folder).mkdir()
     elsewhere = chitin("hooks", "install", "openclaw", "--dir", str(tmp_path / "pack")).stdout
     pack = tmp_path / "pack" / "chitin"
     assert f"Next: `openclaw plugins install --force {pack}`" in elsewhere
@@ -233,6 +239,7 @@ def test_install_says_when_the_store_it_binds_is_not_a_store(tmp_path: Path) -> 
     """A mistyped --store (or one not made yet) would give every session an empty store,
     and nothing would say so until `chitin check`: the install says it at once."""
     typo = tmp_path / "personalty"
+    (tmp_path / "project").mkdir()
     said = chitin("--store", str(typo), "hooks", "install", "claude-code",
                   "--dir", str(tmp_path / "project")).stdout  # fmt: skip
     assert f"It uses the store at {typo}.\n  But there is no store at {typo} yet" in said
@@ -250,6 +257,7 @@ def test_check_in_a_project_warns_when_its_own_hooks_store_is_gone(
     user's (as claude-code-mcp and cursor write its .mcp.json and .cursor/mcp.json):
     checking from that project (or a folder in it) looks at them too."""
     project = tmp_path / "billing"
+    project.mkdir()
     for host in ("claude-code", "claude-code-mcp", "cursor"):
         chitin("--store", str(personality), "hooks", "install", host, "--dir", str(project))
     (project / "src").mkdir()
@@ -278,6 +286,7 @@ def test_check_in_the_folder_given_to_dir_warns_for_openclaw_and_claude_desktop(
     --dir D` write where check did not look: checking from D, or a folder in it, looks
     there as it looks at a project's files."""
     for host, folder in (("openclaw", "my-hooks"), ("claude-desktop", "desktop")):
+        (tmp_path / folder).mkdir()
         chitin("--store", str(personality), "hooks", "install", host, "--dir",
                str(tmp_path / folder))  # fmt: skip
     moved = tmp_path / "moved"
@@ -301,6 +310,7 @@ def test_install_names_the_default_store_and_says_when_there_is_none(
     none (every session would otherwise see an empty store, unannounced)."""
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     default = tmp_path / "data" / "chitin"
+    (tmp_path / "p").mkdir()
     said = chitin("hooks", "install", "claude-code", "--dir", str(tmp_path / "p")).stdout
     assert f"It uses the default store, {default} (or $CHITIN_STORE" in said
     assert f"But there is no store at {default} yet: run `chitin init`" in said

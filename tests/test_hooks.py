@@ -94,6 +94,7 @@ def openclaw_handler(tmp_path: Path) -> Path:
     """The handler that `chitin hooks install openclaw --dir` wrote, with no store bound
     (the host's $CHITIN_STORE chooses it)."""
     hooks = str(tmp_path / "openclaw-hooks")
+    Path(hooks).mkdir()
     assert CliRunner().invoke(cli, ["hooks", "install", "openclaw", "--dir", hooks]).exit_code == 0
     return tmp_path / "openclaw-hooks" / "chitin" / "hooks" / "chitin" / "handler.js"
 
@@ -379,6 +380,7 @@ def test_installing_openclaw_again_changes_nothing(
     run: Run, run_json: RunJson, tmp_path: Path, store: Path
 ) -> None:
     hooks = tmp_path / "hooks"
+    hooks.mkdir()
     first = run_json("hooks", "install", "openclaw", "--dir", str(hooks))
     path = str(hooks / "chitin")
     assert first == {"host": "openclaw", "action": "installed", "path": path, "store": str(store)}
@@ -391,6 +393,7 @@ def test_installing_openclaw_again_changes_nothing(
 
 def test_installing_openclaw_repairs_a_changed_file(run_json: RunJson, tmp_path: Path) -> None:
     hooks = tmp_path / "hooks"
+    hooks.mkdir()
     run_json("hooks", "install", "openclaw", "--dir", str(hooks))
     handler = hooks / "chitin" / "hooks" / "chitin" / "handler.js"
     shipped = handler.read_text()
@@ -401,6 +404,7 @@ def test_installing_openclaw_repairs_a_changed_file(run_json: RunJson, tmp_path:
 
 def test_uninstalling_openclaw_removes_only_our_files(run_json: RunJson, tmp_path: Path) -> None:
     hooks = tmp_path / "hooks"
+    hooks.mkdir()
     run_json("hooks", "install", "openclaw", "--dir", str(hooks))
     (hooks / "chitin" / "notes.txt").write_text("mine")
     (hooks / "other-hook").mkdir()
@@ -516,6 +520,8 @@ def test_install_keeps_the_file_mode_and_writes_through_a_symlink(
 
 
 def test_new_files_are_readable_like_any_other(run: Run, tmp_path: Path) -> None:
+    for folder in ("p", "hooks"):
+        (tmp_path / folder).mkdir()
     run("hooks", "install", "claude-code", "--dir", str(tmp_path / "p"))
     run("hooks", "install", "openclaw", "--dir", str(tmp_path / "hooks"))
     written = [tmp_path / "p" / ".claude" / "settings.json"]

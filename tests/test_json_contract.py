@@ -213,6 +213,7 @@ def _build(out: Outputs, carapace: CarapaceServer, tmp_path: Path) -> None:
         _digest_of(out, host, legacy)
 
     hooks = str(tmp_path / "openclaw-hooks")
+    Path(hooks).mkdir()
     out.run("hooks-install", "hooks", "install", "openclaw", "--dir", hooks, "--format", "json")
     out.run("hooks-uninstall", "hooks", "uninstall", "openclaw", "--dir", hooks, "--format", "json")
     session = json.dumps({"session_id": "golden", "cwd": str(tmp_path / "project")})

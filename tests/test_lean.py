@@ -15,6 +15,7 @@ from conftest import Run, chitin_program
 from chitin.cli import COMMANDS as CLICK_COMMANDS
 from chitin.cli import lean
 from chitin.cli.global_options import with_global_options
+from chitin.cli.options import Named
 
 # The options every command has (cli/global_options.py); --verbose is click's alone:
 # the lean parser leaves a command line with it to the click group.
@@ -40,6 +41,8 @@ def kind_of(param: click.Parameter) -> lean.Kind:
         return lean.FLAG
     if isinstance(param.type, click.Path) or param.callback is not None:
         return lean.CLICKS
+    if isinstance(param.type, Named):
+        return lean.NAMED
     if isinstance(param.type, click.Choice):
         return tuple(str(choice) for choice in param.type.choices)
     if isinstance(param.type, click.IntRange):

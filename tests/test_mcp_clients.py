@@ -98,6 +98,12 @@ def user_file(home: Path, client: str) -> Path:
     }[client]
 
 
+def made(folder: Path) -> Path:
+    """``folder``, made: --dir names a folder that exists (a mistyped one is refused)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 def write_json(path: Path, data: Any, indent: int | None = 2) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=indent) + "\n")
@@ -482,7 +488,7 @@ def test_which_entries_are_chitins(entry: Any, mine: bool) -> None:
 
 def test_the_human_output_says_what_to_do_next(run: Run, tmp_path: Path) -> None:
     said = {
-        client: run("hooks", "install", client, "--dir", str(tmp_path / client)).stdout
+        client: run("hooks", "install", client, "--dir", str(made(tmp_path / client))).stdout
         for client in CLIENTS
     }
     assert said["claude-desktop"].startswith("✓ Installed chitin's MCP server for claude-desktop")
@@ -495,7 +501,7 @@ def test_the_human_output_says_what_to_do_next(run: Run, tmp_path: Path) -> None
 
 
 def test_the_json_output_has_the_shape_of_every_host(bare_json: RunJson, tmp_path: Path) -> None:
-    project = tmp_path / "p"
+    project = made(tmp_path / "p")
     path = str(project / ".mcp.json")
     actions = [
         bare_json("hooks", command, "claude-code-mcp", "--dir", str(project))
@@ -586,7 +592,7 @@ def test_the_installed_chitin_writes_itself_into_the_entry(tmp_path: Path, home:
     """As a person runs it: the console script names itself, by absolute path, and the
     entry's command runs that very chitin."""
     program = chitin_program()
-    project = tmp_path / "billing"
+    project = made(tmp_path / "billing")
     env = {**os.environ, "HOME": str(home)}
     env.pop("CHITIN_STORE", None)
     done = subprocess.run(
@@ -627,7 +633,7 @@ def test_the_entry_starts_chitins_server_on_the_named_store(tmp_path: Path, home
     program = chitin_program()
     env = {**os.environ, "HOME": str(home)}
     env.pop("CHITIN_STORE", None)
-    store, project = tmp_path / "served", tmp_path / "billing"
+    store, project = tmp_path / "served", made(tmp_path / "billing")
 
     def chitin(*args: str) -> str:
         done = subprocess.run(

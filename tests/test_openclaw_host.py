@@ -235,6 +235,7 @@ def test_plugins_install_then_new_reset_and_auto_reset_queue_the_ended_sessions(
     install openclaw --dir` writes, and enables it; /new, /reset and a daily reset each
     queue the chat's key and the ended session's id, which `chitin reflect` lists."""
     run("init", "--seed")
+    (tmp_path / "pack").mkdir()
     run("hooks", "install", "openclaw", "--dir", str(tmp_path / "pack"))
     openclaw_cli = [str(host.openclaw.node), str(host.openclaw.package / "openclaw.mjs")]
     installed = subprocess.run(

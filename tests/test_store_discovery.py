@@ -153,6 +153,7 @@ def test_global_options_follow_the_command_too(clone: Path, tmp_path: Path) -> N
                    "--format", "json")  # fmt: skip
     assert json.loads(later.stdout)["total"] == 1
     assert chitin("stats", "--debug", "--store", str(clone)).exit_code == 0
+    (tmp_path / "p").mkdir()
     installed = chitin("hooks", "install", "claude-code", "--dir", str(tmp_path / "p"),
                        "--store", str(clone))  # fmt: skip
     assert installed.exit_code == 0, installed.output
@@ -410,6 +411,7 @@ def test_a_store_named_through_dot_dot_is_the_folder_it_leads_to(
     monkeypatch.setenv("CHITIN_STORE", relative)
     assert where()["store"] == str(clone)
     monkeypatch.delenv("CHITIN_STORE")
+    (tmp_path / "elsewhere").mkdir()
     installed = chitin("--store", relative, "hooks", "install", "cursor", "--dir",
                        str(tmp_path / "elsewhere"), "--format", "json")  # fmt: skip
     assert json.loads(installed.stdout)["store"] == str(clone)

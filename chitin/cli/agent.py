@@ -17,6 +17,8 @@ from chitin.cli.global_options import SuggestingGroup
 from chitin.cli.hook_report import MCP_CLIENTS, report
 from chitin.cli.options import GivenPath, format_option
 from chitin.cli.session_hook import run_hook
+from chitin.errors import ValidationError
+from chitin.location import home_folder
 
 HOSTS = ("openclaw", "claude-code", "claude-desktop", "cursor", "claude-code-mcp")
 
@@ -115,12 +117,13 @@ def install(ctx: click.Context, host: str, directory: Path | None, fmt: str) -> 
 
     store = _named_store(ctx)
     settings: Settings = ctx.find_root().obj
+    home = _home(directory)
     outcome = install_hook(
         host,
-        directory or _default_dir(host),
+        directory or _default_dir(host, home),
         running_chitin(),
         store=store,
-        home=Path.home(),
+        home=home,
         platform=sys.platform,
         env=os.environ,
     )
@@ -138,23 +141,33 @@ def uninstall(host: str, directory: Path | None, fmt: str) -> None:
     into openclaw.json is removed too."""
     from chitin import uninstall_hook
 
+    home = _home(directory)
     outcome = uninstall_hook(
         host,
-        directory or _default_dir(host),
-        home=Path.home(),
+        directory or _default_dir(host, home),
+        home=home,
         platform=sys.platform,
         env=os.environ,
     )
     report(outcome, fmt, None, directory)
 
 
-def _default_dir(host: str) -> Path | None:
+def _default_dir(host: str, home: Path | None) -> Path | None:
     """The folder to install into when --dir is not given; None for openclaw and the
     MCP clients, whose folders core finds (OpenClaw's from $OPENCLAW_STATE_DIR,
     $OPENCLAW_CONFIG_PATH or the home, as OpenClaw does)."""
     if host in MCP_CLIENTS or host == "openclaw":
         return None
-    return Path.home()
+    return home
+
+
+def _home(directory: Path | None) -> Path | None:
+    """The home the hosts' default folders are in. Without --dir it must be set: an
+    empty HOME put ~/.claude/settings.json at /.claude/settings.json."""
+    home = home_folder(os.environ)
+    if home is None and directory is None:
+        raise ValidationError("home", "HOME is not set: name the folder to install into with --dir")
+    return home
 
 
 def _named_store(ctx: click.Context) -> Path | None:

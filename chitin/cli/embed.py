@@ -8,7 +8,7 @@ import click
 
 from chitin import provider_names
 from chitin.cli.context import EmbedProgress, opened
-from chitin.cli.options import format_option
+from chitin.cli.options import Named, format_option
 from chitin.cli.output import emit_json
 from chitin.render import shapes
 
@@ -17,9 +17,14 @@ from chitin.render import shapes
 @click.option(
     "--provider",
     metavar="|".join(provider_names()),
+    type=Named("a provider", provider_names()),
     help="Embedding provider (default: chitin.yaml's, else local).",
 )
-@click.option("--model", help="The provider's model (default: the provider's own).")
+@click.option(
+    "--model",
+    type=Named("the provider's model"),
+    help="The provider's model (default: the provider's own).",
+)
 @click.option("--force", is_flag=True, help="Embed every insight again.")
 @click.option(
     "--background-worker",

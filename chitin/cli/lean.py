@@ -27,8 +27,9 @@ from chitin.model.bounds import MAX_BUDGET, MAX_COUNT
 TEXT = "text"  # any value
 FLAG = "flag"  # no value: True when given
 CLICKS = "clicks"  # an option whose value click checks (a path): given, the line is click's
+NAMED = "named"  # a text that names something (cli/options.Named): empty, click's to refuse
 REQUIRED = object()  # the default of an option the command cannot run without
-# TEXT, FLAG, CLICKS, the allowed choices, or the allowed numbers.
+# TEXT, FLAG, CLICKS, NAMED, the allowed choices, or the allowed numbers.
 Kind = str | tuple[str, ...] | range
 
 
@@ -45,7 +46,7 @@ class Lean(NamedTuple):
 
 
 _FORMAT = Option("fmt", ("human", "json"), "human")
-_TYPES = Option("types", TEXT, None)
+_TYPES = Option("types", NAMED, None)
 _TAGS = Option("tags", TEXT, None)
 _FLOOR = Option("min_confidence", TEXT, None)
 _BUDGET = Option("budget", range(1, MAX_BUDGET + 1), 2000)
@@ -63,7 +64,7 @@ COMMANDS: Mapping[str, Lean] = {
         {
             "--type": _TYPES,
             "--tags": _TAGS,
-            "--provenance": Option("provenance", TEXT, None),
+            "--provenance": Option("provenance", NAMED, None),
             "--min-confidence": _FLOOR,
             "--archived": Option("archived", FLAG, False),
             "--format": _FORMAT,
@@ -210,6 +211,8 @@ def _converted(kind: Kind, value: str | None) -> object:
         return None
     if kind == TEXT:
         return value
+    if kind == NAMED:
+        return value if value.replace(",", " ").strip() else None
     if isinstance(kind, range):
         number = int(value) if value.isascii() and value.isdigit() else None
         return number if number in kind else None

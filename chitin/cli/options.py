@@ -1,9 +1,9 @@
-"""The click options several commands share: ``--format`` and ``--output``, and the
-path type that refuses an empty path."""
+"""The click options several commands share: ``--format`` and ``--output``, the path
+type that refuses an empty path, and the text type that refuses an empty name."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -24,6 +24,24 @@ class GivenPath(click.Path):
         if isinstance(value, str) and not value.strip():
             self.fail("it is empty; name a path (is the variable it came from unset?)", param, ctx)
         return super().convert(value, param, ctx)
+
+
+class Named(click.ParamType):  # type: ignore[type-arg]  # click < 8.2 is not generic
+    """A text that names something, of ``allowed`` when given (a provider, types, a
+    provenance): explicitly empty (``--provider ""``, ``--type "$UNSET"``, a comma list
+    of only commas) it is a usage error naming what is allowed, not the option left
+    out. Only the text's emptiness is checked here; the library checks the names."""
+
+    name = "text"
+
+    def __init__(self, what: str, allowed: Sequence[str] = ()) -> None:
+        self.what, self.allowed = what, tuple(allowed)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.replace(",", " ").strip():
+            named = f"one of {', '.join(self.allowed)}" if self.allowed else self.what
+            self.fail(f"it is empty; name {named}, or leave the option out", param, ctx)
+        return value
 
 
 def format_option(function: F) -> F:

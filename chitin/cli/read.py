@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from chitin.cli.context import opened
-from chitin.cli.options import format_option
+from chitin.cli.options import Named, format_option
 from chitin.cli.output import emit_json
 from chitin.cli.show import show_insight, show_list, show_stats
 from chitin.model import arguments
@@ -26,9 +26,20 @@ def get(ctx: click.Context, insight_id: str, fmt: str) -> None:
 
 
 @click.command("list")
-@click.option("--type", "types", metavar="TYPES", help=f"Comma list of: {', '.join(TYPES)}.")
+@click.option(
+    "--type",
+    "types",
+    type=Named("types", TYPES),
+    metavar="TYPES",
+    help=f"Comma list of: {', '.join(TYPES)}.",
+)
 @click.option("--tags", help="Comma list; an insight with any of them matches.")
-@click.option("--provenance", metavar="|".join(PROVENANCES), help="Only this provenance.")
+@click.option(
+    "--provenance",
+    type=Named("a provenance", PROVENANCES),
+    metavar="|".join(PROVENANCES),
+    help="Only this provenance.",
+)
 @click.option("--min-confidence", metavar="0..1", help="Only insights at least this confident.")
 @click.option("--archived", is_flag=True, help="List archived insights instead.")
 @format_option

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from chitin.cli import bounds
-from chitin.cli.options import output_option
+from chitin.cli.options import Named, output_option
 from chitin.cli.recall import FORMATS, recall, render_for
 from chitin.model.insight import TYPES
 
@@ -33,7 +33,11 @@ def _selection_options(function: Any) -> Any:
                 help="Most insights to consider.",
             ),
             click.option(
-                "--type", "types", metavar="TYPES", help=f"Comma list of: {', '.join(TYPES)}."
+                "--type",
+                "types",
+                type=Named("types", TYPES),
+                metavar="TYPES",
+                help=f"Comma list of: {', '.join(TYPES)}.",
             ),
             click.option("--tags", help="Comma list; only insights with any of them."),
             click.option("--min-confidence", metavar="0..1", help="Only insights this confident."),

@@ -44,7 +44,11 @@ def install_hook(
     client's user-wide file, found from ``home``, ``platform`` (``sys.platform``) and
     ``env`` ($XDG_CONFIG_HOME), or with ``folder`` into that folder's file. ``store``
     given, what the host runs is told that store, for every host (a host runs chitin
-    in a folder and an environment of its own, where chitin would find another one)."""
+    in a folder and an environment of its own, where chitin would find another one).
+    ``folder`` must exist: only the host's own folder inside it (``.claude/``, …) is
+    made, so that a mistyped path is refused rather than created."""
+    if folder is not None:
+        _existing(folder)
     if host in MCP_CLIENTS:
         path = _client_file(host, folder, home, platform, env)
         return mcp_clients.install(host, path, command, store)
@@ -88,6 +92,16 @@ def _openclaw_config(
     if hooks_dir.absolute() != managed.absolute():
         return None
     return openclaw.openclaw_config_file(home or Path.home(), {} if env is None else env)
+
+
+def _existing(folder: Path) -> None:
+    """Refuse a folder that does not exist (a mistyped --dir made its whole chain)."""
+    if not folder.is_dir():
+        raise ValidationError(
+            "folder",
+            f"the folder {folder} does not exist: check the path, or create the folder "
+            "first (mkdir -p) if it is the one you mean",
+        )
 
 
 def _folder(host: str, folder: Path | None) -> Path:

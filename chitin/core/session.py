@@ -306,7 +306,7 @@ class Session:
 
         self.agent  # noqa: B018 (a bad $CHITIN_AGENT is refused before any commit)
         if self.missing or not self.store.is_initialized():  # (raises for a file there)
-            self.store.initialize(self.command)
+            self.store.initialize_for_write(self.command, self.env)
         with self.store.lock():
             self.store.recover()
             self.store.ensure_driver(self.command)  # a plain `git clone` lacks it

@@ -16,6 +16,15 @@ _ID_MAX = 128
 _ID_PATTERN = re.compile(rf"[A-Za-z0-9][A-Za-z0-9._-]{{0,{_ID_MAX - 1}}}")
 _ID_CHARACTERS = re.compile(r"[A-Za-z0-9._-]+")
 _SLUG_MAX = 32
+# Letters NFKD does not take apart into an ASCII letter and marks, which the ASCII fold
+# would drop ("Straße" gave "strae"): their usual transliterations, capitals included.
+_TRANSLITERATED = str.maketrans(
+    {
+        "ß": "ss", "ẞ": "SS", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ø": "o",
+        "Ø": "O", "ł": "l", "Ł": "L", "đ": "d", "Đ": "D", "ð": "d", "Ð": "D",
+        "þ": "th", "Þ": "TH", "ı": "i",
+    }
+)  # fmt: skip
 _SUFFIX_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"  # no 0/o, 1/l look-alikes
 _SUFFIX_LENGTH = 4
 # Names an id may not take. README.md is a folder's description, never an insight (the
@@ -72,6 +81,7 @@ def is_reserved(insight_id: str) -> bool:
 def slugify(text: str) -> str:
     """The first words of a claim, lower-case ASCII joined by hyphens, ≤ 32 characters."""
     text = text.replace("'", "").replace("’", "")  # "don't" → "dont", not "don-t"
+    text = text.translate(_TRANSLITERATED)
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     words = re.findall(r"[a-z0-9]+", ascii_text.lower())
     slug = ""

@@ -267,8 +267,15 @@ def choice(config: Mapping[str, Any]) -> Choice:
         raise ValidationError(
             "embedding", "chitin.yaml: embedding must be a mapping such as {provider: local}"
         )
-    name = section.get("provider") or DEFAULT_PROVIDER
+    name = section.get("provider")
     allowed = (*REGISTRY, NO_PROVIDER)
+    if isinstance(name, str) and not name.strip():  # written, but empty: not "local"
+        raise ValidationError(
+            "embedding",
+            f"chitin.yaml: embedding.provider is empty; name one of {', '.join(allowed)}, "
+            "or remove the line for the default (local)",
+        )
+    name = name or DEFAULT_PROVIDER
     if name not in allowed:
         raise ValidationError(
             "embedding",

@@ -10,10 +10,11 @@ from typing import TYPE_CHECKING, Any
 
 from chitin.errors import StoreError
 from chitin.format.layout import ARCHIVE_DIR, INSIGHTS_DIR, FileStat, moved_path
-from chitin.location import chitins, enclosing_store
+from chitin.location import chitins, default_store, enclosing_store
 from chitin.lockfile import WriteLock, derived_folder
 from chitin.model.ids import shard_folder
 from chitin.model.insight import TYPES, Insight
+from chitin.notices import notice
 from chitin.store import config, journal
 from chitin.store.config import CONFIG_FILE
 from chitin.store.files import stat_of
@@ -67,6 +68,30 @@ class Store:
             self._refuse_foreign_repository()
             self.git.init()
         return self._writer.initialize(command)
+
+    def initialize_for_write(self, command: Sequence[str], env: Mapping[str, str]) -> None:
+        """A write where no store is yet makes one, and says so once (a notice). A named
+        folder whose parent does not exist is most likely a typo (``--store
+        /tmp/typo/x``): refused, as git refuses ``git -C`` of a missing folder; `chitin
+        init` makes one on purpose. The default store's folders are made as needed (a
+        fresh machine has no ~/.local/share)."""
+        made = not self.exists()
+        self._refuse_insights_folder()  # the more telling refusal, when both apply
+        if made and not self.root.parent.is_dir() and not self._is_default(env):
+            raise StoreError(
+                f"there is no store at {self.root}, and its folder {self.root.parent} does "
+                f"not exist: check the path, or make the store on purpose with "
+                f"`chitin --store {self.root} init`"
+            )
+        self.initialize(command)
+        if made:
+            notice(f"created a new store at {self.root}")
+
+    def _is_default(self, env: Mapping[str, str]) -> bool:
+        try:
+            return self.root.absolute() == default_store(env)
+        except StoreError:  # no home: there is no default store
+            return False
 
     def ensure_driver(self, command: Sequence[str]) -> None:
         """Before a write: git's config defines the merge driver .gitattributes names
