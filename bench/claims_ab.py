@@ -1,0 +1,99 @@
+"""Served contributes of perf-vs-orig's eight claims, two installs interleaved.
+
+    python bench/claims_ab.py BEFORE_BIN AFTER_BIN --store STORE --home HOME
+        [--rounds 8] [--background]
+
+STORE is copied afresh for each install every round (perf-vs-orig's contribute store
+with KEEP=1, ``N1000/ours/store``; or a copy without ``.chitin/vectors`` for a store
+that waits for its background embedding), and the eight claims are contributed to it
+in order, as perf-vs-orig does, each install after the other (the order alternating
+each round). HOME holds the prepared model (perf-vs-orig's ``ours-home``). Both run
+in perf-vs-orig's environment, served by their fronts; the background embedding is
+off unless ``--background``. Round 0 is a warm-up. Printed: each install's median
+over every counted claim, and its median per claim (the first claim of a round pays
+the cache's first sync of the copy, as perf-vs-orig's warm-up does).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+CLAIMS = (  # perf-vs-orig's, in its order
+    "Be verbose and detailed when explaining a rollback plan to the on-call engineer",
+    "Keep release notes concise and list the breaking changes first",
+    "Ask the designer for the original mockup before changing spacing in the UI",
+    "Run the slow integration suite locally before tagging a release candidate",
+    "Prefer a formal tone in incident reports that customers will read",
+    "Write the migration so it can be rolled back without losing rows",
+    "Check the feature flag defaults when a deploy behaves differently in staging",
+    "Summarize long review threads in one comment before asking for approval",
+)
+SCRUBBED = ("CHITIN_", "GIT_", "PYTHON", "XDG_")
+
+
+def environment(home: Path, background: bool) -> dict[str, str]:
+    kept = {k: v for k, v in os.environ.items() if not k.startswith(SCRUBBED)}
+    switch = "on" if background else "off"
+    return {**kept, "HOME": str(home), "TZ": "UTC", "CHITIN_BACKGROUND_EMBED": switch}
+
+
+def contribute(chitin: str, store: Path, claim: str, env: dict[str, str]) -> float:
+    argv = [chitin, "--store", str(store), "contribute", "--type", "behavioral"]
+    argv += ["--claim", claim, "--confidence", "0.7", "--tags", "bench,review"]
+    argv += ["--provenance", "observation"]
+    started = time.perf_counter()
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+    took = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"{chitin} contribute failed: {done.stderr.strip()}")
+    return took
+
+
+def fresh_copy(source: Path, target: Path) -> None:
+    # a background embedding of the last round's copy is stopped first: it writes there
+    subprocess.run(["pkill", "-f", f"--store {target} embed"], check=False)
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(source, target, symlinks=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("before")
+    parser.add_argument("after")
+    parser.add_argument("--store", type=Path, required=True)
+    parser.add_argument("--home", type=Path, required=True)
+    parser.add_argument("--rounds", type=int, default=8)
+    parser.add_argument("--background", action="store_true")
+    options = parser.parse_args()
+    env = environment(options.home, options.background)
+    sides = (options.before, options.after)
+    times: dict[str, dict[int, list[float]]] = {side: {} for side in sides}
+    with tempfile.TemporaryDirectory(prefix="claims-ab-") as work:
+        copies = {side: Path(work) / name for side, name in zip(sides, "ab", strict=True)}
+        for round_ in range(options.rounds + 1):
+            for side in sides:
+                fresh_copy(options.store, copies[side])
+            order = sides if round_ % 2 == 0 else sides[::-1]
+            for number, claim in enumerate(CLAIMS):
+                for side in order:
+                    took = contribute(side, copies[side], claim, env)
+                    if round_:
+                        times[side].setdefault(number, []).append(took)
+        for side in sides:
+            subprocess.run(["pkill", "-f", f"--store {copies[side]} embed"], check=False)
+    print(f"load {os.getloadavg()[0]:.2f}; medians in ms of {options.rounds} rounds")
+    for side in sides:
+        every = [t for runs in times[side].values() for t in runs]
+        each = " ".join(f"{statistics.median(times[side][n]) * 1000:.0f}" for n in range(8))
+        print(f"{side}: {statistics.median(every) * 1000:.1f}  per claim: {each}")
+
+
+if __name__ == "__main__":
+    main()
