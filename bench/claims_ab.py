@@ -25,16 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
-CLAIMS = (  # perf-vs-orig's, in its order
-    "Be verbose and detailed when explaining a rollback plan to the on-call engineer",
-    "Keep release notes concise and list the breaking changes first",
-    "Ask the designer for the original mockup before changing spacing in the UI",
-    "Run the slow integration suite locally before tagging a release candidate",
-    "Prefer a formal tone in incident reports that customers will read",
-    "Write the migration so it can be rolled back without losing rows",
-    "Check the feature flag defaults when a deploy behaves differently in staging",
-    "Summarize long review threads in one comment before asking for approval",
-)
+from contribute_cpu import CLAIMS  # perf-vs-orig's, in its order (bench/ is on sys.path)
+
 SCRUBBED = ("CHITIN_", "GIT_", "PYTHON", "XDG_")
 
 

@@ -147,6 +147,16 @@ def test_what_a_person_staged_stays_out_of_chitin_commits(run: Run, add: Any, st
     assert git(store, "diff", "--cached", "--name-only") == "notes.txt\n"
 
 
+def _edit_and_stage(store: Path, path: str) -> str:
+    """A person's edit of the insight at ``path``, and a file of their own, both
+    staged; the edited text."""
+    edited = (store / path).read_text().replace("Run the linter", "Run the formatter")
+    (store / path).write_text(edited)
+    (store / "notes.txt").write_text("my notes")
+    git(store, "add", path, "notes.txt")
+    return edited
+
+
 def test_a_staged_hand_edit_of_an_insight_stays_staged_through_every_write(
     run: Run, add: Any, store: Path
 ) -> None:
@@ -156,10 +166,7 @@ def test_a_staged_hand_edit_of_an_insight_stays_staged_through_every_write(
     a = add("skill", "Run the linter before pushing", 0.8)
     b = add("skill", "Write the failing test first", 0.8)
     path_a = f"insights/skill/{a['id']}.md"
-    edited = (store / path_a).read_text().replace("Run the linter", "Run the formatter")
-    (store / path_a).write_text(edited)
-    (store / "notes.txt").write_text("my notes")
-    git(store, "add", path_a, "notes.txt")
+    edited = _edit_and_stage(store, path_a)
     staged = f"M  {path_a}\nA  notes.txt\n"
     assert git(store, "status", "--short") == staged
     for command in (
@@ -189,10 +196,7 @@ def test_a_staged_edit_of_the_insight_chitin_writes_is_committed_first_as_on_dis
     hand"), then its reinforce over it; the other staged file stays staged."""
     a = add("skill", "Run the linter before pushing", 0.8)
     path_a = f"insights/skill/{a['id']}.md"
-    text = (store / path_a).read_text().replace("Run the linter", "Run the formatter")
-    (store / path_a).write_text(text)
-    (store / "notes.txt").write_text("my notes")
-    git(store, "add", path_a, "notes.txt")
+    text = _edit_and_stage(store, path_a)
     (store / path_a).write_text(text.replace("before pushing", "before a push"))
     run("reinforce", a["id"])
     assert git(store, "status", "--short") == "A  notes.txt\n"
