@@ -258,7 +258,17 @@ def test_the_caches_columns_are_the_tables_fields_and_hold_each_value_as_it_was(
         for insight in (FULL, FULL._replace(tags=(), avoid=False, archived=False, source=None)):
             stat = (1, 1, 1, 1)
             database.execute(
-                rows.INSERT, ("p", "d", *stat, None, *rows.row_values(insight), 0.5, "h")
+                rows.INSERT,
+                (
+                    "p",
+                    "d",
+                    *stat,
+                    None,
+                    *rows.row_values(insight),
+                    0.5,
+                    "h",
+                    rows.tag_keys(insight),
+                ),
             )
             (row,) = database.execute(f"SELECT {rows.INSIGHT_COLUMNS} FROM entries").fetchall()
             database.execute("DELETE FROM entries")
