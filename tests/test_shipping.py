@@ -206,6 +206,7 @@ def test_every_place_that_states_the_version_states_the_same(run: Run, store: Pa
     assert json.loads((pack / "package.json").read_text())["version"] == version
     assert front_matter(pack / "hooks" / "chitin" / "HOOK.md")["version"] == version
     hooks = store.parent / "openclaw-hooks"
+    hooks.mkdir()  # a --dir that does not exist is refused (a mistyped path)
     run("hooks", "install", "openclaw", "--dir", str(hooks))
     [installed] = hooks.rglob("package.json")
     assert json.loads(installed.read_text())["version"] == version

@@ -215,11 +215,13 @@ def test_a_repeated_query_sees_every_change_to_what_it_found(
         assert found(chitin) == ["Rebase the topic branch before merging"]
 
 
-def test_without_a_refresh_an_instance_keeps_its_view(store: Path, add: Any) -> None:
-    """What ``refresh`` is for: a command's instance reads the files once."""
+def test_a_commands_instance_keeps_its_view(store: Path, add: Any) -> None:
+    """A command's instance (``finishes_commands``: the CLI's) reads the files once, at
+    its start, and is not refreshed before each use; an instance kept open is
+    (test_open_instance.py)."""
     first = add("skill", "Keep commits small", 0.8)["id"]
     path = store / "insights" / "skill" / f"{first}.md"
-    with Chitin(store) as chitin:
+    with Chitin(store, finishes_commands=True) as chitin:
         assert chitin.get(first).claim == "Keep commits small"
         path.write_text(path.read_text().replace("Keep commits small", "Keep commits tiny"))
         assert chitin.get(first).claim == "Keep commits small"

@@ -210,6 +210,9 @@ def run_step(script: str, env: dict[str, str], cwd: Path) -> subprocess.Complete
 
 def test_the_personality_scripts_run_on_a_pull_request(tmp_path: Path, bin_dir: Path) -> None:
     store, base, head = pull_request(tmp_path)
+    # actions/checkout: the pull request's head. (The store was left on main: a stale
+    # cache once showed the pull request's insight there too, which this test took.)
+    git(store, "checkout", "-q", head)
     workflow = load("personality.yml")
     (job,) = workflow["jobs"]
     assert set(workflow["jobs"][job]["env"]) == {"STORE", "QUERY", "BUDGET"}
