@@ -699,7 +699,8 @@ def test_the_hooks_run_the_installing_chitin_without_it_on_path(
 
 
 def test_reflect_without_a_store_exits_0_with_one_line(run: Run, store: Path) -> None:
-    result = run("hooks", "run", "claude-code", "reflect", input='{"session_id": "s"}')
+    stdin = json.dumps({"session_id": "s", "transcript_path": "/tmp/s.jsonl"})
+    result = run("hooks", "run", "claude-code", "reflect", input=stdin)
     assert result.stdout == ""
     [line] = result.stderr.splitlines()
     assert "run `chitin init`" in line
@@ -726,12 +727,15 @@ def test_session_start_tolerates_unreadable_input(run: Run, seeded: list[str], s
     assert any(claim in context for claim in seeded)
 
 
-def test_reflect_from_unreadable_input_queues_an_unknown_session(
-    run: Run, run_json: RunJson, seeded: list[str]
+@pytest.mark.parametrize("stdin", ["", "garbage", "{}", '{"session_id": "abc"}'])
+def test_reflect_from_input_naming_no_transcript_queues_nothing(
+    run: Run, run_json: RunJson, seeded: list[str], stdin: str
 ) -> None:
-    run("hooks", "run", "claude-code", "reflect", input="garbage")
-    [marker] = run_json("reflect")["pending"]
-    assert marker["sessionKey"] == "unknown" and marker["reason"] == "end"
+    result = run("hooks", "run", "claude-code", "reflect", input=stdin)
+    assert result.stdout == ""
+    [line] = result.stderr.splitlines()
+    assert "the reflect hook did nothing" in line and "transcript" in line
+    assert run_json("reflect")["pending"] == []
 
 
 def test_session_start_without_a_store_gives_the_template_and_creates_nothing(
