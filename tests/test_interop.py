@@ -282,6 +282,26 @@ def test_one_bad_item_imports_nothing_and_names_its_index_and_field(
 
 
 @pytest.mark.parametrize(
+    ("value", "said"),
+    [({"confidence": True}, "got true"),
+     ({"tags": [None]}, "got null"),
+     ({"confidence": {"a": 1}}, 'got {"a": 1}'),
+     ({"confidence": ["0.5"]}, 'got ["0.5"]'),
+     ({"reasoning": False}, "got false"),
+     ({"tags": [True]}, "got true")],
+)  # fmt: skip
+def test_a_refused_value_is_shown_as_json_writes_it(
+    run: Run, tmp_path: Path, value: dict[str, Any], said: str
+) -> None:
+    """The file is JSON: its values are quoted back in JSON's form, not Python's."""
+    run("init")
+    item = {"type": "skill", "claim": "Pin the versions", "confidence": 0.5, **value}
+    result = run("import", str(write(tmp_path, "bad.json", [item])), expect=1)
+    assert said in result.stderr, result.stderr
+    assert not any(word in result.stderr for word in ("True", "False", "None", "'"))
+
+
+@pytest.mark.parametrize(
     ("content", "message"),
     [
         ("{not json", "neither JSON nor a chitin 1.x database"),

@@ -254,11 +254,23 @@ def insight_fields(contribution: Mapping[str, Any], kind: str) -> dict[str, Any]
     return fields
 
 
-def contribution_id(contribution: Mapping[str, Any]) -> str:
-    cid = check_carapace_id(contribution.get("id"))
+def contribution_id(contribution: Mapping[str, Any], what: str = "") -> str:
+    """The id in the server's answer; ``what`` says what it answered ("for
+    contribution c-1"), for the message if the id is bad."""
+    try:
+        cid = check_carapace_id(contribution.get("id"))
+    except ValidationError as refused:
+        raise from_server(refused, what or "with a bad contribution id") from None
     if cid is None:
-        raise ValidationError("id", "Carapace answered without a contribution id")
+        said = f"Carapace answered {what}".rstrip()
+        raise ValidationError("id", f"{said} without a contribution id")
     return cid
+
+
+def from_server(refused: ValidationError, what: str) -> ValidationError:
+    """``refused``, said of a value the Carapace server sent, not one the user typed
+    ("invalid Carapace id 5" read as the user's mistake)."""
+    return ValidationError(refused.field, f"Carapace answered {what}: {refused}")
 
 
 def check_import_type(value: str) -> str:
