@@ -323,11 +323,16 @@ def test_new_and_reset_queue_a_reflection(
 
 
 @needs_node
-def test_a_command_without_a_session_key_queues_it_as_unknown(
+def test_a_command_naming_no_session_queues_nothing_and_says_why_in_the_debug_log(
     call_handler: Callable[..., dict[str, Any]], seeded: list[str], run_json: RunJson
 ) -> None:
-    call_handler({"type": "command", "action": "new", "context": {}})
-    assert run_json("reflect")["pending"][0]["sessionKey"] == "unknown"
+    """No key, no id, no file: a marker "unknown" with nothing to digest, which pushed
+    a real one out of the ten the queue keeps."""
+    said: list[str] = []
+    call_handler({"type": "command", "action": "new", "context": {}},
+                 env={"CHITIN_DEBUG": "1"}, stderr=said)  # fmt: skip
+    assert run_json("reflect")["pending"] == []
+    assert "names no session" in said[0] and "nothing queued" in said[0], said
 
 
 @needs_node
