@@ -376,6 +376,21 @@ def test_personal_terms_are_configurable_and_found_in_what_is_sent(
     )
 
 
+def test_personal_tags_are_compared_as_the_store_compares_tags(
+    carapace: CarapaceServer, run: Run, add: Any, key: str
+) -> None:
+    """The store takes "ＰＲＩＶＡＴＥ" (full-width) and "private" for one tag (tag_key:
+    NFKC and casefold); the privacy check, with casefold alone, let it through."""
+    wide = well_tested(add, run, "Batch small writes into one commit", tags="ＰＲＩＶＡＴＥ")
+    refused = run("promote", wide, expect=1)
+    assert "terms (tags: private)" in refused.stderr, refused.stderr
+    plain = well_tested(add, run, "Release notes go out on Mondays")
+    run("promote", plain, "--domain-tags", "release,ｐｒｏｖｅｎａｎｃｅ：ｄｉｒｅｃｔｉｖｅ")
+    [sent] = posts(carapace, "/contributions")
+    tags = sent.json["domainTags"]
+    assert tags == ["release", "ｐｒｏｖｅｎａｎｃｅ：ｄｉｒｅｃｔｉｖｅ"], tags  # no second marker
+
+
 def test_an_insight_is_promoted_once_unless_forced(
     carapace: CarapaceServer, run: Run, add: Any, key: str
 ) -> None:

@@ -256,3 +256,41 @@ def test_results_that_are_not_contributions_are_not_counted_as_found(
     )  # fmt: skip
     shown = run("carapace-query", "anything").stdout
     assert shown.startswith("⚠ Untrusted\n\nFound 1 insight(s) (1 total matches):"), shown
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "said"),
+    [("confidence", 7, "confidence must be between 0 and 1, got 7"),
+     ("confidence", {"a": 1}, 'got {"a": 1}'),
+     ("confidence", True, "got true"),
+     ("id", 5, "invalid Carapace id 5"),
+     ("domainTags", [None], "tag must be text, got null"),
+     ("reasoning", False, "reasoning must be a text, got false")],
+)  # fmt: skip
+def test_a_bad_value_in_the_answer_is_the_server_s_not_the_user_s(
+    carapace: CarapaceServer, run: Run, store: Path, field: str, value: Any, said: str
+) -> None:
+    """The user typed none of these: the line says the server sent it, and shows the
+    value as JSON (the server's form), not as Python prints it."""
+    run("init")
+    answer = {"id": "c-1", "claim": "Pin the versions", "confidence": 0.8, "domainTags": []}
+    carapace.fail_next(
+        200, json.dumps({**answer, field: value}).encode(), {"Content-Type": "application/json"}
+    )
+    line = one_line_error(run, "import-carapace", "c-1")
+    assert line.startswith("Error: Carapace answered ") and "for contribution c-1: " in line, line
+    assert said in line, line
+    assert "True" not in line and "'a'" not in line and "None" not in line, line
+    assert list((store / "insights").rglob("*.md")) == []
+
+
+def test_a_bad_id_in_a_promotion_s_answer_is_the_server_s(
+    carapace: CarapaceServer, run: Run, key: str
+) -> None:
+    made = run("contribute", "--type", "skill", "--claim", "Pin the dependency versions",
+               "--confidence", "0.9", "--tags", "deps", "--provenance", "external",
+               "--format", "json")  # fmt: skip
+    insight = json.loads(made.stdout)["insight"]["id"]
+    carapace.fail_next(201, b'{"id": 5}', {"Content-Type": "application/json"})
+    line = one_line_error(run, "promote", insight, "--force")
+    assert line.startswith("Error: Carapace answered ") and "invalid Carapace id 5" in line, line

@@ -397,7 +397,10 @@ def test_a_session_id_json_cannot_store_is_still_queued(
     commands: dict[str, str], project: Path, store: Path, seeded: list[str], run_json: RunJson
 ) -> None:
     """A lone surrogate is valid JSON but no UTF-8 file can hold it."""
-    stdin = '{"session_id": "ab\\ud800cd", "hook_event_name": "SessionEnd", "reason": "other"}'
+    stdin = (
+        '{"session_id": "ab\\ud800cd", "hook_event_name": "SessionEnd", "reason": "other", '
+        '"transcript_path": "/tmp/ab.jsonl"}'
+    )
     done = run_command(commands["SessionEnd"], stdin, store=store, cwd=project)
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
     [marker] = pending(run_json)
@@ -526,7 +529,7 @@ def test_garbage_stdin_still_gives_a_session_start_context(
 
 @pytest.mark.parametrize("garbage", list(GARBAGE), ids=list(GARBAGE))
 @pytest.mark.parametrize("name", ["SessionEnd", "PreCompact"])
-def test_garbage_stdin_queues_an_unknown_session(
+def test_garbage_stdin_queues_nothing_and_says_why(
     commands: dict[str, str],
     project: Path,
     store: Path,
@@ -535,10 +538,30 @@ def test_garbage_stdin_queues_an_unknown_session(
     name: str,
     garbage: str,
 ) -> None:
+    """An event that names no transcript gives the digest nothing to read: a marker
+    for it ("unknown", no transcript) only pushed real ones out of the queue."""
     done = run_command(commands[name], GARBAGE[garbage], store=store, cwd=project, env=UTF8_LOCALE)
-    assert (done.returncode, done.stdout) == (0, b""), done.stderr.decode()
+    assert_failed_quietly(done, "reflect hook did nothing", "transcript")
+    assert pending(run_json) == []
+
+
+def test_junk_events_never_push_a_real_marker_out_of_the_queue(
+    commands: dict[str, str],
+    project: Path,
+    store: Path,
+    tmp_path: Path,
+    seeded: list[str],
+    run_json: RunJson,
+) -> None:
+    real = json.dumps(event("SessionEnd", project, tmp_path / "home", reason="other"))
+    done = run_command(commands["SessionEnd"], real, store=store, cwd=project)
+    assert done.returncode == 0, done.stderr.decode()
+    no_transcript = {"session_id": "abc", "hook_event_name": "SessionEnd"}
+    for junk in [b"", b"{}", json.dumps(no_transcript).encode()] * 4:
+        done = run_command(commands["SessionEnd"], junk, store=store, cwd=project)
+        assert_failed_quietly(done, "transcript")
     [marker] = pending(run_json)
-    assert marker["sessionKey"] == "unknown"
+    assert marker["sessionKey"] == SESSION
 
 
 # ----------------------------------------------------------------- where the session is
@@ -571,7 +594,7 @@ def test_the_marker_names_the_transcript_and_the_insights_the_session_was_given(
     assert not Path(marker["transcript"]).exists()  # nothing was copied or made
 
 
-def test_a_pre_compact_marker_names_the_transcript_and_an_event_without_one_none(
+def test_a_pre_compact_marker_names_the_transcript_and_an_event_without_one_is_not_queued(
     commands: dict[str, str],
     project: Path,
     store: Path,
@@ -582,7 +605,9 @@ def test_a_pre_compact_marker_names_the_transcript_and_an_event_without_one_none
     compact = event("PreCompact", project, tmp_path / "home", trigger="auto")
     bare: dict[str, Any] = {**event("SessionEnd", project, tmp_path / "h"), "transcript_path": 7}
     for sent in (compact, bare):
-        run_command(commands[sent["hook_event_name"]], json.dumps(sent), store=store, cwd=project)
-    first, second = pending(run_json)
+        done = run_command(
+            commands[sent["hook_event_name"]], json.dumps(sent), store=store, cwd=project
+        )
+    assert_failed_quietly(done, "names no session transcript", "nothing was queued")
+    [first] = pending(run_json)
     assert first["transcript"] == compact["transcript_path"]
-    assert "transcript" not in second and "injected" not in second

@@ -126,6 +126,10 @@ def test_unknown_evidence_and_self_merge_are_refused(run: Run, add: object, stor
             '{"type": "skill", "claim": "x", "confidence": "high"}',
             "Error: confidence must be a number from 0 to 1, got 'high'",
         ),
+        (
+            '{"type": "skill", "claim": "x", "confidence": 0.5, "claim": "y"}',
+            'Error: stdin gives the key "claim" twice in one object',
+        ),
     ],
 )
 def test_bad_json_on_stdin(run: Run, store: Path, stdin: str, message: str) -> None:

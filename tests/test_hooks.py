@@ -324,11 +324,16 @@ def test_new_and_reset_queue_a_reflection(
 
 
 @needs_node
-def test_a_command_without_a_session_key_queues_it_as_unknown(
+def test_a_command_naming_no_session_queues_nothing_and_says_why_in_the_debug_log(
     call_handler: Callable[..., dict[str, Any]], seeded: list[str], run_json: RunJson
 ) -> None:
-    call_handler({"type": "command", "action": "new", "context": {}})
-    assert run_json("reflect")["pending"][0]["sessionKey"] == "unknown"
+    """No key, no id, no file: a marker "unknown" with nothing to digest, which pushed
+    a real one out of the ten the queue keeps."""
+    said: list[str] = []
+    call_handler({"type": "command", "action": "new", "context": {}},
+                 env={"CHITIN_DEBUG": "1"}, stderr=said)  # fmt: skip
+    assert run_json("reflect")["pending"] == []
+    assert "names no session" in said[0] and "nothing queued" in said[0], said
 
 
 @needs_node
@@ -705,7 +710,8 @@ def test_the_hooks_run_the_installing_chitin_without_it_on_path(
 
 
 def test_reflect_without_a_store_exits_0_with_one_line(run: Run, store: Path) -> None:
-    result = run("hooks", "run", "claude-code", "reflect", input='{"session_id": "s"}')
+    stdin = json.dumps({"session_id": "s", "transcript_path": "/tmp/s.jsonl"})
+    result = run("hooks", "run", "claude-code", "reflect", input=stdin)
     assert result.stdout == ""
     [line] = result.stderr.splitlines()
     assert "run `chitin init`" in line
@@ -732,12 +738,15 @@ def test_session_start_tolerates_unreadable_input(run: Run, seeded: list[str], s
     assert any(claim in context for claim in seeded)
 
 
-def test_reflect_from_unreadable_input_queues_an_unknown_session(
-    run: Run, run_json: RunJson, seeded: list[str]
+@pytest.mark.parametrize("stdin", ["", "garbage", "{}", '{"session_id": "abc"}'])
+def test_reflect_from_input_naming_no_transcript_queues_nothing(
+    run: Run, run_json: RunJson, seeded: list[str], stdin: str
 ) -> None:
-    run("hooks", "run", "claude-code", "reflect", input="garbage")
-    [marker] = run_json("reflect")["pending"]
-    assert marker["sessionKey"] == "unknown" and marker["reason"] == "end"
+    result = run("hooks", "run", "claude-code", "reflect", input=stdin)
+    assert result.stdout == ""
+    [line] = result.stderr.splitlines()
+    assert "the reflect hook did nothing" in line and "transcript" in line
+    assert run_json("reflect")["pending"] == []
 
 
 def test_session_start_without_a_store_gives_the_template_and_creates_nothing(

@@ -282,6 +282,52 @@ def test_one_bad_item_imports_nothing_and_names_its_index_and_field(
 
 
 @pytest.mark.parametrize(
+    ("value", "said"),
+    [({"confidence": True}, "got true"),
+     ({"tags": [None]}, "got null"),
+     ({"confidence": {"a": 1}}, 'got {"a": 1}'),
+     ({"confidence": ["0.5"]}, 'got ["0.5"]'),
+     ({"reasoning": False}, "got false"),
+     ({"tags": [True]}, "got true")],
+)  # fmt: skip
+def test_a_refused_value_is_shown_as_json_writes_it(
+    run: Run, tmp_path: Path, value: dict[str, Any], said: str
+) -> None:
+    """The file is JSON: its values are quoted back in JSON's form, not Python's."""
+    run("init")
+    item = {"type": "skill", "claim": "Pin the versions", "confidence": 0.5, **value}
+    result = run("import", str(write(tmp_path, "bad.json", [item])), expect=1)
+    assert said in result.stderr, result.stderr
+    assert not any(word in result.stderr for word in ("True", "False", "None", "'"))
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [('[{"type": "skill", "claim": "A", "confidence": 0.5},'
+      ' {"type": "skill", "claim": "B", "claim": "C", "confidence": 0.5}]',
+      'items[1] gives the key "claim" twice'),
+     ('{"type": "skill", "claim": "A", "confidence": 0.5, "confidence": 0.9}',
+      'items[0] gives the key "confidence" twice'),
+     ('[{"type": "skill", "claim": "A", "confidence": 0.5,'
+      ' "evidence": [{"source": "x", "source": "y"}]}]',
+      'items[0] gives the key "source" twice')],
+)  # fmt: skip
+def test_a_repeated_key_is_refused_naming_it_and_its_item(
+    run: Run, store: Path, tmp_path: Path, content: str, said: str
+) -> None:
+    """json.loads keeps the last of two equal keys: the import would silently drop one."""
+    run("init")
+    before = commit_count(store)
+    path = tmp_path / "doc.json"
+    path.write_text(content)
+    result = run("import", str(path), expect=1)
+    line = result.stderr.strip()
+    assert said in line and "nothing was imported" in line and "\n" not in line, line
+    assert commit_count(store) == before
+    assert not list((store / "insights").rglob("*.md"))
+
+
+@pytest.mark.parametrize(
     ("content", "message"),
     [
         ("{not json", "neither JSON nor a chitin 1.x database"),

@@ -285,3 +285,22 @@ def test_a_huge_text_where_a_word_is_allowed_is_clipped_in_the_error(store: Path
     for answer in answers:
         refused = tool_error(answer)
         assert len(refused) < 300 and "xxx… (allowed: " in refused, refused[:300]
+
+
+def test_a_repeated_key_in_a_message_is_refused_not_the_last_one_taken(store: Path) -> None:
+    """json.loads keeps the last of two equal keys; chitin refuses such a message, as
+    `hooks install` refuses such a settings file, rather than guess which was meant."""
+    subprocess.run([chitin_program(), "--store", str(store), "init"], check=True, timeout=120)
+    answers, err = exchange(
+        store,
+        call(1, "contribute", '{"type":"skill","claim":"A","claim":"B","confidence":0.5}'),
+        '{"jsonrpc":"2.0","id":2,"method":"ping","method":"ping"}',
+        '{"jsonrpc":"2.0","id":99,"method":"ping"}',
+    )
+    assert [a["id"] for a in answers] == [1, 2, 99], answers
+    for answer, key in zip(answers[:2], ("claim", "method"), strict=True):
+        assert answer["error"]["code"] == -32600, answer
+        message = answer["error"]["message"]
+        assert f'the key "{key}" twice' in message and "\n" not in message
+    assert not list((store / "insights").rglob("*.md"))
+    assert "Traceback" not in err

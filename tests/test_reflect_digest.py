@@ -537,3 +537,81 @@ def test_the_reinforcements_of_a_session_are_read_from_its_calls() -> None:
     assert reinforced(calls, ids) == {
         "abcd-1": (1,), "efgh-2": (1,), "ijkl-3": (2,), "mnop-4": (), "abzz-5": ()
     }  # fmt: skip
+
+
+# One message for each alternative of PREFERENCE_RULES and CORRECTION_RULES, some in
+# letters IGNORECASE takes for ASCII ones (ſ for s, K for k, ı and İ for i): the words
+# model/moments.py looks for before running the rules must let every one through.
+CUES = {
+    PREFERENCE: [
+        "We'd really PREFER tabs",
+        "I'd rather keep it",
+        "From now on, squash",
+        "Fine. Next time ask",
+        "ok. Stick with pytest",
+        "don't ever push to main",
+        "don't forget to tag it",
+        "going forward use uv",
+        "in future, ask",
+        "as a rule, pin",
+        "please never force-push",
+        "make ſure to lint",
+        "remember to rebase",
+        "the convention is kebab",
+        "I want you to always ask",
+        "I never want merges",
+        "I'd like you to never guess",
+        "prefer small diffs",
+        "by default use ruff",
+        "İn this repo we squash",
+        "ALWAYS run the tests",
+        "you should never delete files",
+    ],
+    CORRECTION: [
+        "No, the other one",
+        "nah, leave it",
+        "Stop. Look first",
+        "wait a sec",
+        "Undo that",
+        "use pnpm, not npm",
+        "Why did you delete it",
+        "that's incorrect",
+        "not what I want",
+        "you should have asked",
+        "Wrong file",
+        "I told you twice",
+        "that's not right",
+        "that's wrong",
+        "you broKe the build",
+        "don't touch main",
+        "actually, use the stable one",
+        "use yarn instead",
+        "merge rather than rebase",
+        "stop doing that",
+        "switch back",
+        "please roll back",
+        "Done. Don't rename it",
+        "I didn't ask for that",
+        "I meant the tests",
+        "I don't want that",
+        "why are you doing this",
+        "this isn't how",
+        "the wrong branch",
+        "let's not",
+        "could you not",
+        "you were supposed to ask",
+        "way too long",
+        "ıt is the wrong one",
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("kind", "text"), [(kind, text) for kind, texts in CUES.items() for text in texts]
+)
+def test_every_cue_phrase_passes_the_word_check_before_the_rules(kind: str, text: str) -> None:
+    from chitin.model.moments import CORRECTION_RULES, PREFERENCE_RULES, cue_kind
+
+    rules = PREFERENCE_RULES if kind == PREFERENCE else CORRECTION_RULES
+    assert rules.search(text), text  # the example is one of the rules' own
+    assert cue_kind(text) == kind

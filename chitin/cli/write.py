@@ -13,6 +13,7 @@ from chitin.cli.options import format_option
 from chitin.cli.output import emit_json, standard_input
 from chitin.core import Change
 from chitin.errors import DuplicateError, ValidationError
+from chitin.model import strict_json
 from chitin.model.insight import EVIDENCE_KINDS, js_number
 from chitin.render import shapes, text
 
@@ -37,7 +38,11 @@ def _read_stdin_object() -> dict[str, Any]:
     if not raw.strip():  # nothing piped in (or stdin closed): say so, not JSON's "char 0"
         raise ValidationError("stdin", f"stdin is empty: --json reads {_EXAMPLE} from it")
     try:
-        data = json.loads(raw)
+        data = strict_json.loads(raw)
+    except strict_json.RepeatedKey as repeated:  # json.loads kept the last, silently
+        raise ValidationError(
+            "stdin", f'stdin gives the key "{repeated.key}" twice in one object; keep one'
+        ) from None
     except json.JSONDecodeError as error:
         raise ValidationError("stdin", f"malformed JSON on stdin: {error}") from None
     except (ValueError, RecursionError) as error:  # 5,000 digits, or [[[[…]]]] too deep

@@ -302,7 +302,7 @@ def promote(
     _refuse_what_the_server_would(body, "the promotion")
     with _client(lifecycle.session, credentials_path) as client:
         answer = client.contribute(body)
-    carapace_id = rules.contribution_id(answer)
+    carapace_id = rules.contribution_id(answer, f"to the promotion of {insight.id}")
     try:
         with _finishing():
             change = run(lambda: lifecycle.record_promotion(insight.id, carapace_id))
@@ -351,14 +351,17 @@ def import_contribution(
         raise StateError(_here_already(here[0], cid))
     with _client(lifecycle.session, None) as client:
         contribution = client.contribution(cid)
-    fields = rules.insight_fields(contribution, kind)
-    if rules.contribution_id(contribution) != cid:
-        raise ValidationError("id", f"Carapace answered with another contribution for {cid}")
+    what = f"for contribution {cid}"
     try:
+        if rules.contribution_id(contribution, what) != cid:
+            raise ValidationError("id", f"Carapace answered with another contribution for {cid}")
+        fields = rules.insight_fields(contribution, kind)
         result = lifecycle.contribute(fields, check=not force, carapace_id=cid)
     except ValidationError as refused:
-        if secrets.ALLOW_ANYWAY not in str(refused):
+        if str(refused).startswith("Carapace answered"):
             raise
+        if secrets.ALLOW_ANYWAY not in str(refused):  # every field is the server's
+            raise rules.from_server(refused, what) from None
         said = str(refused).replace(secrets.ALLOW_ANYWAY, "(such a contribution is not imported)")
         raise ValidationError(refused.field, said) from None
     except DuplicateError as known:  # import_contribution's parameter is force

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from chitin.errors import ChitinError
+from chitin.model import strict_json
 from chitin.store.files import atomic_write
 
 
@@ -65,13 +66,13 @@ def read_json_object(path: Path) -> dict[str, Any]:
     if not text.strip():
         return {}
     try:
-        data = json.loads(text, object_pairs_hook=_unique_keys)
+        data = strict_json.loads(text)
     except json.JSONDecodeError as error:
         raise HookSetupError(
             f"{path} is not valid JSON ({error.msg} at line {error.lineno} column "
             f"{error.colno}); fix it and run again (nothing was written)"
         ) from None
-    except _RepeatedKey as repeated:
+    except strict_json.RepeatedKey as repeated:
         raise HookSetupError(
             f'{path} gives the key "{repeated.key}" twice in one object; remove one and '
             "run again (nothing was written)"
@@ -79,20 +80,6 @@ def read_json_object(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise HookSetupError(f"{path} must hold a JSON object; nothing was written")
     return data
-
-
-class _RepeatedKey(Exception):
-    def __init__(self, key: str) -> None:
-        self.key = key
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    found: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in found:
-            raise _RepeatedKey(key)
-        found[key] = value
-    return found
 
 
 def read_text(path: Path) -> str | None:

@@ -24,7 +24,7 @@ from chitin.errors import ChitinError, ValidationError
 from chitin.format.markdown import Layout, checked_render
 from chitin.index import usage
 from chitin.index.cache import Cache, Filters
-from chitin.model import arguments, interchange, secrets
+from chitin.model import arguments, interchange, secrets, strict_json
 from chitin.model.ids import new_id
 from chitin.model.insight import Insight
 from chitin.model.interchange import Item, from_original, items_of, read_item
@@ -107,7 +107,12 @@ def _parsed_export(raw: str, name: str) -> Any:
             "`chitin export`) or a chitin 1.x database"
         )
     try:
-        return json.loads(raw)
+        return strict_json.loads(raw)
+    except strict_json.RepeatedKey as repeated:  # json.loads kept the last, silently
+        raise ChitinError(
+            f'{name}: items[{repeated.item or 0}] gives the key "{repeated.key}" twice in '
+            "one object; keep one (nothing was imported)"
+        ) from None
     except json.JSONDecodeError as error:
         raise ChitinError(
             f"{name} is neither JSON nor a chitin 1.x database: {error.msg} "

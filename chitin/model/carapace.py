@@ -21,6 +21,7 @@ from chitin.model.insight import (
     normalize_claim,
     optional_text,
     parse_tags,
+    tag_key,
 )
 
 DEFAULT_URL = "https://carapaceai.com/api/v1"
@@ -151,15 +152,19 @@ def personal_found(
 ) -> list[str]:
     """Where a personal term appears: as one of the insight's tags or of the tags sent,
     or as a word of the text sent (``tags: boss``, ``claim: ken``)."""
-    terms = {term.casefold() for term in personal_terms}
+    # Tags by the store's one key (NFKC and casefold: "ＢＯＳＳ" is "boss"). A text's
+    # words by the same key too, each word cut from the text as written: keying the
+    # whole text first could join or split words (NFKC turns "ﬁ" into "fi", "①" into
+    # "1"), and a word is compared with a term, which is a tag.
+    terms = {tag_key(term) for term in personal_terms}
     found: list[str] = []
     tags = [*insight.tags, *((sent or {}).get("domainTags") or [])]
-    hits = sorted({t.casefold() for t in tags if t.casefold() in terms})
+    hits = sorted({tag_key(t) for t in tags if tag_key(t) in terms})
     if hits:
         found.append(f"tags: {', '.join(hits)}")
     for field, value in (sent or {}).items():
         if isinstance(value, str) and field in MAX_LENGTHS:
-            words = {w.casefold() for w in re.findall(r"\w+", value)}
+            words = {tag_key(w) for w in re.findall(r"\w+", value)}
             named = sorted(words & terms)
             if named:
                 found.append(f"{field}: {', '.join(named)}")
@@ -226,7 +231,7 @@ def contribution_of(insight: Insight, domain_tags: Sequence[str] | None) -> dict
     if insight.provenance:
         body["provenance"] = insight.provenance  # ignored by the server; sent as 1.4.5 does
         marker = f"provenance:{insight.provenance}"
-        if marker.casefold() not in {t.casefold() for t in tags}:
+        if tag_key(marker) not in {tag_key(t) for t in tags}:
             tags.append(marker)
     body["domainTags"] = tags
     return body
@@ -254,11 +259,23 @@ def insight_fields(contribution: Mapping[str, Any], kind: str) -> dict[str, Any]
     return fields
 
 
-def contribution_id(contribution: Mapping[str, Any]) -> str:
-    cid = check_carapace_id(contribution.get("id"))
+def contribution_id(contribution: Mapping[str, Any], what: str = "") -> str:
+    """The id in the server's answer; ``what`` says what it answered ("for
+    contribution c-1"), for the message if the id is bad."""
+    try:
+        cid = check_carapace_id(contribution.get("id"))
+    except ValidationError as refused:
+        raise from_server(refused, what or "with a bad contribution id") from None
     if cid is None:
-        raise ValidationError("id", "Carapace answered without a contribution id")
+        said = f"Carapace answered {what}".rstrip()
+        raise ValidationError("id", f"{said} without a contribution id")
     return cid
+
+
+def from_server(refused: ValidationError, what: str) -> ValidationError:
+    """``refused``, said of a value the Carapace server sent, not one the user typed
+    ("invalid Carapace id 5" read as the user's mistake)."""
+    return ValidationError(refused.field, f"Carapace answered {what}: {refused}")
 
 
 def check_import_type(value: str) -> str:

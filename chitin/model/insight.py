@@ -6,6 +6,7 @@ validators here, so a value that is refused in one place is refused everywhere.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import unicodedata
@@ -155,7 +156,7 @@ def optional_text(name: str, value: object) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        raise ValidationError(name, f"{name} must be text, got {type(value).__name__}")
+        raise ValidationError(name, f"{name} must be a text, got {_shown(value)}")
     stripped = check_text(name, value).strip()
     return stripped or None
 
@@ -260,15 +261,19 @@ def check_reinforcements(value: object) -> int:
 
 
 def _shown(value: object) -> str:
-    """``repr(value)`` for a message, short: Python refuses to print an int of more
-    than 4,300 digits, and a message must stay one readable line."""
+    """A refused value as JSON writes it (``true``, ``{"a": 1}``: values mostly come from
+    JSON), a text quoted as typed; short, one line (Python refuses to print an int of
+    more than 4,300 digits)."""
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**30:
         return "a number of more than 30 digits"
     if isinstance(value, datetime):  # as YAML read it
         return value.isoformat()
     if isinstance(value, float):  # 2, not 2.0; NaN, not nan: as JSON (and JavaScript) write it
         return js_number(value)
-    text = repr(value)
+    try:
+        text = repr(value) if isinstance(value, str) else json.dumps(value, default=str)
+    except ValueError:  # an int of more than 4,300 digits inside a list
+        text = "a value too large to show"
     return text if len(text) <= 80 else text[:77] + "…"
 
 

@@ -165,8 +165,9 @@ def weigh(text: str, cue: str | None, *, opener: bool = False, before: str = "")
         return Weight(0.0, CORRECTION)
     sentences = [s.strip(" \t\"'*>-") for s in _SENTENCES.split(text) if s.strip()]
     told = [s for s in sentences if not _acknowledges(s)]
-    best = max(told, key=_sentence, default="")
-    score = CUE if cue == CORRECTION else _sentence(best) if best else 0.0
+    # Each sentence weighed once (the first weightiest wins, as max() picks it).
+    weighed, best = max(((_sentence(s), s) for s in told), key=_first, default=(0.0, ""))
+    score = CUE if cue == CORRECTION else weighed if best else 0.0
     if told and _REFUSAL.match(told[0]):
         score += 1.0
     if told and _overlaps(text, before):
@@ -175,6 +176,10 @@ def weigh(text: str, cue: str | None, *, opener: bool = False, before: str = "")
     score -= _demotions(text, told) if cue is None or not told else 0.0
     at = 0 if cue is not None else max(text.find(best), 0)
     return Weight(score, _kind(text, cue), at)
+
+
+def _first(pair: tuple[float, str]) -> float:
+    return pair[0]
 
 
 def _acknowledges(sentence: str) -> bool:

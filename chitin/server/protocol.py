@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from chitin.model import strict_json
+
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
@@ -65,7 +67,12 @@ def read(line: bytes) -> Message:
     if not line.strip():
         return None
     try:
-        value = json.loads(line, parse_constant=_not_json)
+        value = strict_json.loads(line, parse_constant=_not_json)
+    except strict_json.RepeatedKey as repeated:  # json.loads kept the last, silently
+        found = repeated.value
+        ident = found.get("id") if isinstance(found, dict) else None
+        why = f'the message gives the key "{repeated.key}" twice in one object'
+        return _refuse(ident if _is_ident(ident) else None, why)
     except ValueError as error:  # UnicodeDecodeError included
         return Refusal(None, ProtocolError(PARSE_ERROR, f"Parse error: {_first_line(error)}"))
     except RecursionError:

@@ -370,7 +370,13 @@ async function queueReflection(event, reason, ended) {
   const args = ["reflect", "--queue", "--session-key", sessionKey];
   const sessionId = ended && typeof ended.sessionId === "string" ? ended.sessionId.trim() : "";
   if (sessionId) args.push("--session-id", sessionId);
-  args.push(...eventsPlace(sessionKey, ended, sessionId));
+  const place = eventsPlace(sessionKey, ended, sessionId);
+  if (!event.sessionKey && !sessionId && place.length === 0) {
+    // A marker "unknown" would give the digest nothing to read, and push a real one out.
+    debug("the event names no session (no session key, id or file); nothing queued");
+    return;
+  }
+  args.push(...place);
   await runChitin([...args, "--reason", reason]);
 }
 
