@@ -26,10 +26,13 @@ LIMIT = f"{MAX_INSIGHT_BYTES:,} bytes"
 HUGE = "é" * (MAX_INSIGHT_BYTES // 2 + 10)
 
 
-def refused_cleanly(run: Run, store: Path, result: Any, commits: int, field: str) -> None:
+def refused_cleanly(
+    run: Run, store: Path, result: Any, commits: int, field: str, source: str = ""
+) -> None:
+    """``source``: who gave the value, where the message names it (a Carapace answer)."""
     assert result.exit_code == 1, result.output
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith(f"Error: {field} is "), result.stderr
+    assert len(lines) == 1 and lines[0].startswith(f"Error: {source}{field} is "), result.stderr
     assert LIMIT in lines[0]
     assert commit_count(store) == commits
     assert not list((store / "insights").rglob("*.md"))
@@ -110,7 +113,8 @@ def test_import_carapace_refuses_a_planted_oversized_contribution(
     planted = carapace.add_contribution(agent, "Huge. " + HUGE, 0.8)
     commits = commit_count(store)
     result = run("import-carapace", planted.id, expect=None)
-    refused_cleanly(run, store, result, commits, "claim")
+    answered = f"Carapace answered for contribution {planted.id}: "
+    refused_cleanly(run, store, result, commits, "claim", answered)
 
 
 def test_the_mcp_contribute_tool_refuses_an_oversized_claim(run: Run, store: Path) -> None:
