@@ -101,8 +101,9 @@ class StoreWorker:
 
     def _call(self, work: Callable[[Chitin], T]) -> tuple[T, list[str]]:
         try:
+            # What changed on disk since the last request is seen: every use case of
+            # an instance kept open refreshes first (Session.repairing).
             chitin = self._opened()
-            chitin.refresh()
             value = work(chitin)
             warnings = _problems(chitin)
         except REQUEST_ERRORS:
@@ -120,9 +121,7 @@ class StoreWorker:
     def _warm(self) -> None:
         """(What it repairs on the way, the first request says.)"""
         try:
-            chitin = self._opened()
-            chitin.refresh()
-            chitin.warm()
+            self._opened().warm()
         except Exception:  # a warm-up is a favour: the first request meets the failure
             self._close()
 
