@@ -83,7 +83,7 @@ def _dir_option(function: Callable[..., Any]) -> Callable[..., Any]:
         "${XDG_CONFIG_HOME:-~/.config}/Claude on Linux). cursor: the project whose "
         ".cursor/mcp.json to change (default ~/.cursor/mcp.json, every project). "
         "claude-code-mcp: the project whose .mcp.json to change (default ~/.claude.json, "
-        "every project).",
+        "every project). The folder must exist: a mistyped one is refused, not made.",
     )(function)
 
 
