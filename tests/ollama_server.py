@@ -36,6 +36,10 @@ def bag_of_words(text: str, dimensions: int) -> list[float]:
 class OllamaServer:
     def __init__(self, pulled: tuple[str, ...] = ("nomic-embed-text",)) -> None:
         self.pulled = pulled
+        # Set, every request waits for it to be set again (or 60 s) before it is
+        # answered: an Ollama that hangs (busy loading a model, a stuck GPU).
+        self.hang = threading.Event()
+        self.released = threading.Event()
         self.requests: list[tuple[str | None, dict[str, Any]]] = []
         server = self
 
@@ -46,6 +50,8 @@ class OllamaServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length)
+                if server.hang.is_set():
+                    server.released.wait(60)
                 status, body = server.answer(self.path, self.headers.get("Authorization"), raw)
                 data = json.dumps(body).encode()
                 self.send_response(status)
@@ -66,6 +72,7 @@ class OllamaServer:
         return self
 
     def __exit__(self, *_: object) -> None:
+        self.released.set()
         self.http.shutdown()
         self.http.server_close()
 

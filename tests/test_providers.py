@@ -463,3 +463,45 @@ def test_without_an_endpoint_of_ones_own_the_openai_key_is_needed() -> None:
         "openai", "nomic-embed-text", env={"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
     )
     assert isinstance(provider, OpenAIProvider) and provider.key == ""
+
+
+def test_a_query_is_asked_once_and_briefly_while_someone_waits() -> None:
+    """A session start (or a contribution) waits on a query's vector: it is asked once,
+    with the whole wait bounded (INTERACTIVE_SECONDS), not retried for up to a minute
+    as bulk work is; a failure falls back to text at once."""
+    from chitin.providers import answering
+
+    seen: list[dict[str, object]] = []
+
+    def busy(request: httpx.Request) -> httpx.Response:
+        seen.append(dict(request.extensions["timeout"]))
+        return httpx.Response(429, json={"detail": "slow down"}, headers={"retry-after": "30"})
+
+    with answering(), pytest.raises(ProviderError, match=r"rate limited \(429\)"):
+        voyage(busy).embed(["hello"], kind="query")
+    assert len(seen) == 1
+    assert all(0 < float(str(limit)) <= 5 for limit in seen[0].values())
+    seen.clear()
+    with pytest.raises(ProviderError, match=r"rate limited \(429\)"):
+        voyage(busy).embed(["hello"], kind="query")  # no one waiting: retried
+    assert len(seen) == 5
+
+
+def test_a_hanging_endpoint_costs_a_session_start_seconds_not_half_a_minute(
+    run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An Ollama that accepts the connection but never answers: retrieve gives the text
+    ranking after INTERACTIVE_SECONDS, saying why, where it waited 30 s (a hook's 15 s
+    timeout then gave the agent no PERSONALITY.md at all)."""
+    with OllamaServer() as ollama:
+        monkeypatch.setenv("OPENAI_BASE_URL", ollama.url)
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        run("init")
+        run("contribute", "--type", "skill", "--claim", "Keep commits small", "--confidence", "0.8")
+        run("embed", "--provider", "openai", "--model", "nomic-embed-text")
+        ollama.hang.set()
+        found = run("retrieve", "--query", "commit the work", "--format", "json")
+        assert not ollama.released.is_set()
+    answer = json.loads(found.stdout)
+    assert answer["insights"][0]["claim"] == "Keep commits small"
+    assert "OpenAI API gave no answer within 5 s" in answer["degraded"]

@@ -18,7 +18,7 @@ from chitin.model import evidence, ops, secrets
 from chitin.model.ids import new_id
 from chitin.model.insight import Insight, check_carapace_id, check_evidence, check_text
 from chitin.notices import notice
-from chitin.providers import ProviderError
+from chitin.providers import ProviderError, answering
 from chitin.retrieval.judgement import exact_key, side_of
 from chitin.search import door, own_vectors, semantic
 from chitin.store import files
@@ -191,7 +191,8 @@ class Lifecycle:
         if picked.provider == semantic.NO_PROVIDER:
             return None, _EMBEDDING_OFF
         try:
-            return self.session.semantic(picked), None
+            with answering():  # a probe of the dimensions, for one
+                return self.session.semantic(picked), None
         except ProviderError as error:
             return None, f"no vectors ({error}): duplicates judged by words alone"
 

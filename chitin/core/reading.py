@@ -233,7 +233,7 @@ class Reading:
     def similar_meaning(self, claim: str, threshold: float) -> list[tuple[Candidate, float]]:
         """Insights whose meaning is close to ``claim`` (cosine similarity ≥ threshold),
         through the configured embedding provider; catches paraphrases words miss."""
-        from chitin.providers import DEFAULT_PROVIDER
+        from chitin.providers import DEFAULT_PROVIDER, answering
         from chitin.retrieval.conflicts import Candidate
         from chitin.search import semantic
 
@@ -244,9 +244,9 @@ class Reading:
         picked = semantic.choice(self.session.store.config())
         if picked.provider == semantic.NO_PROVIDER:
             picked = semantic.Choice(DEFAULT_PROVIDER, None)
-        found = semantic.nearest(
-            self.session.cache, self.session.semantic(picked), claim, Filters(), strict=True
-        )
+        with answering():  # a probe of the dimensions, for one
+            meaning = self.session.semantic(picked)
+        found = semantic.nearest(self.session.cache, meaning, claim, Filters(), strict=True)
         insights = self.session.cache.by_ids(i for i, _ in found.hits)
         return [
             (Candidate(i, insights[i].type, insights[i].claim), score)

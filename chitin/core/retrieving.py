@@ -16,7 +16,7 @@ from chitin.model.bounds import MAX_BUDGET, MAX_COUNT
 from chitin.model.insight import format_timestamp
 from chitin.model.search_text import well_formed
 from chitin.notices import notice
-from chitin.providers import ProviderError
+from chitin.providers import ProviderError, answering
 from chitin.render import budget
 from chitin.retrieval.context import detect_category
 from chitin.retrieval.scoring import DEFAULT_SHAPE, Settings
@@ -137,7 +137,8 @@ class Retrieving:
                 failure = f"semantic search unavailable ({error}); ranked by text alone"
         if picked.provider != semantic.NO_PROVIDER:  # an empty query too: see engine.retrieve
             try:
-                meaning = self.session.semantic(picked)
+                with answering():  # a probe of the dimensions, for one
+                    meaning = self.session.semantic(picked)
             except ProviderError as error:
                 failure = f"semantic search unavailable ({error}); ranked by text alone"
         found = engine.retrieve(

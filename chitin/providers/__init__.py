@@ -9,7 +9,10 @@ so tests never reach the network.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -20,6 +23,27 @@ if TYPE_CHECKING:
     import numpy as np
 
 DEFAULT_PROVIDER = "local"
+
+# What a command that someone waits on (a session start, a contribution, similar) may
+# spend on an HTTP provider, in all: one request, no retries. Past it the answer is
+# given by text, saying why; a hook's own timeout (OpenClaw's 15 s) is never reached.
+INTERACTIVE_SECONDS = 5.0
+_due: ContextVar[float | None] = ContextVar("chitin_provider_due", default=None)
+
+
+@contextmanager
+def answering(seconds: float = INTERACTIVE_SECONDS) -> Iterator[None]:
+    """Within it, HTTP providers ask once and give up ``seconds`` from now."""
+    token = _due.set(time.monotonic() + seconds)
+    try:
+        yield
+    finally:
+        _due.reset(token)
+
+
+def due() -> float | None:
+    """When (time.monotonic) someone waiting needs the answer; None for bulk work."""
+    return _due.get()
 
 
 class ProviderError(ChitinError):

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import numpy as np
 
-from chitin.providers import ProviderError
+from chitin.providers import INTERACTIVE_SECONDS, ProviderError, due
 from chitin.providers.arrays import normalized
 
 RETRIES = 4  # attempts after the first, for 429 and 5xx
@@ -90,17 +90,30 @@ class HTTPProvider:
         return {"input": texts, "model": self.model}
 
     def _post(self, body: dict[str, Any]) -> httpx.Response:
+        """The answer, retried on 429 and 5xx; but with someone waiting (``answering``),
+        asked once, within what is left of their wait."""
         wait = BACKOFF_SECONDS
+        end = due()
         for attempt in range(RETRIES + 1):
+            left = None if end is None else max(0.05, end - time.monotonic())
             try:
                 headers = {"Authorization": f"Bearer {self.key}"} if self.key else {}
                 response = self.client.post(
-                    f"{self.base_url}/embeddings", json=body, headers=headers
+                    f"{self.base_url}/embeddings",
+                    json=body,
+                    headers=headers,
+                    timeout=httpx.USE_CLIENT_DEFAULT if left is None else httpx.Timeout(left),
                 )
+            except httpx.TimeoutException as error:
+                if end is None:
+                    raise ProviderError(f"{self.label} API unreachable: {error}") from None
+                raise ProviderError(
+                    f"{self.label} API gave no answer within {INTERACTIVE_SECONDS:g} s"
+                ) from None
             except httpx.HTTPError as error:
                 raise ProviderError(f"{self.label} API unreachable: {error}") from None
             retry = response.status_code == 429 or response.status_code >= 500
-            if not retry or attempt == RETRIES:
+            if not retry or attempt == RETRIES or end is not None:
                 return self._checked(response)
             self.sleep(_retry_after(response, wait))
             wait *= 2

@@ -24,6 +24,7 @@ from chitin.providers import (
     REGISTRY,
     Provider,
     ProviderError,
+    answering,
     create,
     identity,
 )
@@ -167,16 +168,8 @@ def nearest(
     what happens to them. A damaged sidecar is thrown away, and says so.
     """
     try:
-        left = waiting(cache, semantic, keep)
-        if left > inline_limit:
-            if strict:  # asked for meaning alone (similar --semantic): never an empty answer
-                raise ProviderError(
-                    f"{left} insight(s) have no vector yet; run `chitin embed` first"
-                )
-            return Nearest([], None, left)
-        if left:
-            refresh(cache, semantic, inline_limit)
-        return Nearest([] if query is None else _hits(cache, semantic, query, filters), None, 0)
+        with answering():  # someone waits: an HTTP provider asks once, briefly
+            return _nearest(cache, semantic, query, filters, strict, inline_limit, keep)
     except ProviderError as error:
         if strict:
             raise
@@ -194,6 +187,25 @@ def nearest(
         # One line says it: the degraded answer's, which names the damage too.
         semantic.vectors.discard(error, said=False)
         return Nearest([], _damaged(error), 0)
+
+
+def _nearest(
+    cache: Cache,
+    semantic: Semantic,
+    query: str | None,
+    filters: Filters,
+    strict: bool,
+    inline_limit: int,
+    keep: bool,
+) -> Nearest:
+    left = waiting(cache, semantic, keep)
+    if left > inline_limit:
+        if strict:  # asked for meaning alone (similar --semantic): never an empty answer
+            raise ProviderError(f"{left} insight(s) have no vector yet; run `chitin embed` first")
+        return Nearest([], None, left)
+    if left:
+        refresh(cache, semantic, inline_limit)
+    return Nearest([] if query is None else _hits(cache, semantic, query, filters), None, 0)
 
 
 def _damaged(error: Exception) -> str:
