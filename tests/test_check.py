@@ -730,6 +730,18 @@ SETTINGS_CASES = [
         "(allowed: local, voyage, openai, none)",
         "invalid",
     ),
+    (  # every retrieve and embed refuses it (qa80): so must check
+        "embedding: {provider: local, model: text-embedding-3-small}\n",
+        "chitin.yaml: embedding: model: the local provider has one model, all-MiniLM-L6-v2; "
+        "got 'text-embedding-3-small'; fix: ",
+        "invalid",
+    ),
+    (
+        "embedding: {model: nomic-embed-text}\n",  # no provider: the local one
+        "chitin.yaml: embedding: model: the local provider has one model, all-MiniLM-L6-v2; "
+        "got 'nomic-embed-text'; fix: ",
+        "invalid",
+    ),
     (
         "embedding: {background: 'no'}\n",
         "chitin.yaml: embedding: background must be true or false, got 'no'",

@@ -28,6 +28,7 @@ from chitin.providers import (
     create,
     identity,
 )
+from chitin.providers.minilm import MODEL
 
 # Stale vectors a retrieve embeds itself, with the query: at 176-640 texts a second on
 # two cores that is 50-180 ms. A contribution or a hand edit stays under it; an import,
@@ -295,6 +296,12 @@ def choice(config: Mapping[str, Any]) -> Choice:
             f"{name!r} (allowed: {', '.join(allowed)})",
         )
     model = section.get("model")
+    if name == "local" and model and str(model) != MODEL:  # what create() would refuse
+        raise ValidationError(
+            "embedding",
+            f"chitin.yaml: embedding.model: the local provider has one model, {MODEL}; "
+            f"got {str(model)!r}",
+        )
     return Choice(str(name), str(model) if model else None)
 
 
