@@ -505,3 +505,28 @@ def test_a_hanging_endpoint_costs_a_session_start_seconds_not_half_a_minute(
     answer = json.loads(found.stdout)
     assert answer["insights"][0]["claim"] == "Keep commits small"
     assert "OpenAI API gave no answer within 5 s" in answer["degraded"]
+
+
+def test_an_embed_with_a_provider_that_fails_keeps_the_vectors_the_store_has(
+    run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`embed --provider openai` with a wrong key, URL or model fails and records
+    nothing; it threw away every vector of the provider in use (the sidecar took the
+    new identity before the first request), so every session start after it was
+    answered by text until all were embedded again."""
+    with OllamaServer(pulled=()) as ollama:
+        monkeypatch.setenv("OPENAI_BASE_URL", ollama.url)
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        run("init")
+        for claim in ("Profile the slow endpoint before optimising", "Keep commits small"):
+            run("contribute", "--type", "skill", "--claim", claim, "--confidence", "0.8")
+        run("embed")
+        before = json.loads(run("embed-status", "--format", "json").stdout)
+        failed = run("embed", "--provider", "openai", expect=1)  # text-embedding-3-small
+        after = json.loads(run("embed-status", "--format", "json").stdout)
+    assert failed.stderr == (
+        'Error: OpenAI API error (404): model "text-embedding-3-small" not found, '
+        "try pulling it first\n"
+    )
+    assert before["embedded"] == 2 and before["provider"] == "local"
+    assert after == before

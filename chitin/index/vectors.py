@@ -27,7 +27,7 @@ import contextlib
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -77,7 +77,15 @@ class DamagedVectors(StoreError):
 class VectorStore:
     """The sidecar for one store, holding vectors of one provider identity at a time."""
 
-    def __init__(self, chitin_dir: Path, identity: str, dimensions: int) -> None:
+    def __init__(
+        self,
+        chitin_dir: Path,
+        identity: str,
+        dimensions: int,
+        before_switch: Callable[[], object] | None = None,
+    ) -> None:
+        """``before_switch`` runs before the vectors of another identity are dropped
+        (a provider's trial embedding): if it raises, they are kept, and so it raises."""
         self.folder = chitin_dir / FOLDER
         self.identity = identity
         self.dimensions = dimensions
@@ -87,11 +95,15 @@ class VectorStore:
                 make_room(self.folder / name)
             self.db = open_index(self.folder / INDEX)
             try:
-                self._adopt_identity()
+                self._adopt_identity(before_switch)
             except sqlite3.DatabaseError as error:  # a corrupt page, found when read
                 if not is_damage(error):
+                    self.db.close()
                     raise
                 self.discard(error)
+            except BaseException:
+                self.db.close()
+                raise
             self._opened = file_identity(self.folder / INDEX)
         except (OSError, sqlite3.Error) as error:
             raise StoreError(
@@ -123,13 +135,16 @@ class VectorStore:
 
     # -------------------------------------------------------------- state
 
-    def _adopt_identity(self) -> None:
-        """Rows of another provider, model or dimension are all stale: drop them. So are
-        all rows when the matrix is shorter than the rows its index names. A row half
-        appended by a write that was killed is cut off: no index entry names it yet."""
+    def _adopt_identity(self, before_switch: Callable[[], object] | None = None) -> None:
+        """Rows of another provider, model or dimension are all stale: drop them, once
+        ``before_switch`` has run. So are all rows when the matrix is shorter than the
+        rows its index names. A row half appended by a write that was killed is cut
+        off: no index entry names it yet."""
         stored = self.db.execute("SELECT value FROM meta WHERE key = 'identity'").fetchone()
         # max(row) reads one end of the primary key; count(*) scanned 100,000 rows.
         rows = self.db.execute("SELECT coalesce(max(row) + 1, 0) FROM rows").fetchone()[0]
+        if before_switch is not None and rows and stored is not None and stored[0] != self.identity:
+            before_switch()  # a provider that cannot embed must not cost the vectors held
         matrix = self.folder / MATRIX
         size = matrix.stat().st_size if matrix.exists() else 0
         expected = row_bytes(self.dimensions)

@@ -308,8 +308,12 @@ def choice(config: Mapping[str, Any]) -> Choice:
 def open_semantic(chitin_dir: Path, picked: Choice, env: Mapping[str, str]) -> Semantic:
     """The provider and its sidecar; raises ProviderError when either cannot be had."""
     provider = create(picked.provider, picked.model, env=env, work_folder=chitin_dir / "vectors")
+
+    def trial() -> object:  # before the vectors of another provider are dropped
+        return provider.embed(["a trial text"], "document")
+
     try:
-        store = VectorStore(chitin_dir, identity(provider), provider.dimensions)
+        store = VectorStore(chitin_dir, identity(provider), provider.dimensions, trial)
     except StoreError as error:
         raise ProviderError(str(error)) from None
     return Semantic(provider, store)
