@@ -538,6 +538,22 @@ def test_file_arguments_warn_about_pairs_with_those_files_only(
     assert len(check_json(run)["warnings"]) == 1
 
 
+def test_a_folder_argument_checks_the_insight_files_under_it(
+    run: Run, seeded: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`chitin check insights/skill` printed "✓ 0 insight files checked: no problems"
+    over a broken file there (qa80): a folder was not an insight file, so ignored."""
+    bad = put(seeded, "insights/skill/bad.md", insight_text("bad", kind="skil"))
+    put(seeded, "insights/principle/fine.md", insight_text("fine", kind="principle"))
+    skills = len(list((seeded / "insights/skill").glob("*.md")))
+    report = check_json(run, str(seeded / "insights/skill"), expect=1)
+    assert (report["files"], only(report)["path"]) == (skills, bad)
+    assert check_json(run, str(seeded / "insights/principle"))["errors"] == []
+    assert check_json(run, str(seeded), expect=1)["files"] == check_json(run, expect=1)["files"]
+    monkeypatch.chdir(seeded / "insights")
+    assert check_json(run, ".", expect=1)["files"] == check_json(run, expect=1)["files"]
+
+
 def test_a_missing_insight_file_argument_is_an_error(run: Run, seeded: Path) -> None:
     result = run("check", str(seeded / "insights/skill/gone.md"), expect=1)
     assert result.stderr == f"Error: no such insight file: {seeded / 'insights/skill/gone.md'}\n"
@@ -553,7 +569,7 @@ def test_in_a_store_checkout_paths_are_relative_and_no_store_is_needed(
     assert result.exit_code == 1
     assert result.stdout.startswith("insights/skill/bad.md: type: invalid type 'skil'")
     assert result.stdout.splitlines()[-1] == "✗ 1 error, 0 warnings in 1 file"
-    assert runner.invoke(cli, ["check", "skill/"]).exit_code == 0  # a folder: ignored
+    assert runner.invoke(cli, ["check", "skill/"]).exit_code == 1  # a folder: its files
     # $CHITIN_STORE comes first, as for every command; pre-commit's hook names the
     # checkout it runs in (.pre-commit-hooks.yaml: `chitin check --store .`).
     monkeypatch.setenv("CHITIN_STORE", str(tmp_path / "elsewhere"))

@@ -43,9 +43,10 @@ def check(ctx: click.Context, paths: tuple[Path, ...], store: str | None, fmt: s
     chitin.yaml setting nothing reads; and a chitin that git's merge driver or
     an agent host's hook runs but that is gone.
 
-    With FILEs (as pre-commit passes them), only those are checked, and their ids
-    against the whole store's; other files (but chitin.yaml and
-    templates/PERSONALITY.md) are ignored.
+    With FILEs (as pre-commit passes them), only those are checked (a folder of
+    the store: the insight files under it), and their ids against the whole
+    store's; other files (but chitin.yaml and templates/PERSONALITY.md) are
+    ignored.
     The store is found as by every command (`chitin where`): --store, else
     $CHITIN_STORE, else the store you stand in (this folder or the nearest above
     it holding insights/ and .git, such as a clone), else the default. Nothing is

@@ -12,7 +12,6 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from os import PathLike, fspath
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from chitin.core import settings
 from chitin.core.openclaw import openclaw_hooks_dir
@@ -32,9 +31,6 @@ from chitin.search.door import strength
 from chitin.store import files
 from chitin.store.config import CONFIG_FILE, parse_config
 from chitin.store.git import Git
-
-if TYPE_CHECKING:
-    pass
 
 
 @dataclass
@@ -106,7 +102,7 @@ def check_store(
         problem = "it is not a folder" if root.exists() else "the folder does not exist"
         raise StoreError(f"no store at {root}: {problem}")
     every = sorted(f"{d}/{n}" for d, folder in files.walk(root).items() for n in folder.names)
-    focus = None if paths is None else _focus(root, paths)
+    focus = None if paths is None else _focus(root, paths, every)
     checked = [_check(root, path, focus) for path in every]
     findings = [f for item in checked for f in item.findings]
     findings += lint.duplicate_ids(checked, focus)
@@ -187,20 +183,24 @@ def _named(root: Path, paths: Sequence[Path], relative: str) -> bool:
     return any(os.path.realpath(path) == wanted for path in paths)
 
 
-def _focus(root: Path, paths: Sequence[Path]) -> set[str]:
-    """The store-relative insight paths among ``paths``; other files are ignored. A
-    path's folder is resolved, the file itself is not: a symbolic link in the store is
-    checked (and reported), not the file it leads to."""
+def _focus(root: Path, paths: Sequence[Path], every: Sequence[str]) -> set[str]:
+    """The store-relative insight paths among ``paths`` (of ``every``, those under a
+    folder named); other files are ignored. A path's folder is resolved, the file
+    itself is not: a symbolic link in the store is checked (and reported), not followed."""
     base = os.path.realpath(root)
-    chosen = set()
+    chosen: set[str] = set()
     for path in paths:
-        full = os.path.join(os.path.realpath(os.path.dirname(os.path.abspath(path))), path.name)
+        given = os.path.abspath(path)  # "." names its folder too
+        full = os.path.join(os.path.realpath(os.path.dirname(given)), os.path.basename(given))
         relative = os.path.relpath(full, base).replace(os.sep, "/")
-        if relative.startswith("../") or not files.is_listed(Path(base), relative):
+        if relative == ".." or relative.startswith("../"):
             continue
-        if not os.path.lexists(full) or (os.path.isdir(full) and not os.path.islink(full)):
-            raise ChitinError(f"no such insight file: {path}")
-        chosen.add(relative)
+        if os.path.isdir(full) and not os.path.islink(full):  # `check insights/skill`
+            chosen.update(p for p in every if relative == "." or p.startswith(relative + "/"))
+        elif files.is_listed(Path(base), relative):
+            if not os.path.lexists(full):
+                raise ChitinError(f"no such insight file: {path}")
+            chosen.add(relative)
     return chosen
 
 
