@@ -364,6 +364,32 @@ def test_without_merge_an_id_the_store_has_is_an_error(
     assert commit_count(store) == before
 
 
+def test_an_id_whose_file_cannot_be_read_is_taken_not_written_over(
+    run: Run, store: Path, tmp_path: Path
+) -> None:
+    """A hand-edited file that does not parse (untracked: git has no copy) answers to
+    no id, so import wrote the item with its id over it, or beside it in another type's
+    folder (one id, two files) (qa80)."""
+    run("init")
+    broken = store / "insights" / "skill" / "mine-aaaa.md"
+    broken.parent.mkdir(parents=True, exist_ok=True)
+    text = "---\nid: mine-aaaa\ntype: skill\nconfidence: [0.8\n---\n\nMy own words.\n"
+    broken.write_text(text)
+    before = commit_count(store)
+    for kind in ("skill", "principle"):
+        item = {"id": "mine-aaaa", "type": kind, "claim": "Imported", "confidence": 0.5}
+        result = run("import", str(write(tmp_path, "one.json", [item])), expect=1)
+        assert result.stderr.startswith(
+            "Error: items[0].id: id mine-aaaa is taken (insights/skill/mine-aaaa.md holds "
+            "it but cannot be read: "
+        )
+        merged = run("import", "--merge", "--format", "json", str(tmp_path / "one.json"))
+        assert json.loads(merged.stdout)["imported"] == 0
+    assert broken.read_text() == text
+    assert not (store / "insights" / "principle" / "mine-aaaa.md").exists()
+    assert commit_count(store) == before
+
+
 def test_a_repeated_id_in_one_document_is_an_error(run: Run, tmp_path: Path) -> None:
     twice = [ORIGINAL_EXPORT[0], {**ORIGINAL_EXPORT[0], "claim": "another"}]
     result = run("import", str(write(tmp_path, "twice.json", twice)), expect=1)

@@ -23,7 +23,7 @@ from chitin.core.session import Session
 from chitin.errors import ChitinError, ValidationError
 from chitin.format.markdown import Layout, checked_render
 from chitin.index import usage
-from chitin.index.cache import Cache, Filters
+from chitin.index.cache import Cache, Filters, Problem
 from chitin.model import arguments, interchange, secrets, strict_json
 from chitin.model.ids import new_id
 from chitin.model.insight import Insight
@@ -245,23 +245,27 @@ def _read_all(
 def _sort_out(cache: Cache, items: list[Item], merge: bool) -> tuple[list[Item], list[Skipped]]:
     """Items to write, and those ``--merge`` skips. Without ``--merge`` an id that is
     taken, in the store or earlier in the document, is an error."""
+    unreadable = {p.path.rsplit("/", 1)[-1].removesuffix(".md"): p for p in cache.problems()}
     if not merge:
         seen_ids: dict[str, int] = {}
         for index, item in enumerate(items):
-            earlier = seen_ids.get(item.insight.id)
-            if earlier is not None or cache.id_exists(item.insight.id):
+            insight_id, earlier = item.insight.id, seen_ids.get(item.insight.id)
+            if earlier is not None or cache.id_exists(insight_id) or insight_id in unreadable:
+                where = unreadable.get(insight_id)
                 raise ValidationError(
-                    f"items[{index}].id", _id_taken(index, item.insight.id, earlier)
+                    f"items[{index}].id", _id_taken(index, insight_id, earlier, where)
                 )
-            seen_ids[item.insight.id] = index
+            seen_ids[insight_id] = index
         return list(items), []
-    reasons = _merge_skips(cache, items)
+    reasons = _merge_skips(cache, items, unreadable)
     kept = [item for index, item in enumerate(items) if index not in reasons]
     skipped = [Skipped(i, items[i].insight.id, reasons[i]) for i in sorted(reasons)]
     return kept, skipped
 
 
-def _merge_skips(cache: Cache, items: Sequence[Item]) -> dict[int, str]:
+def _merge_skips(
+    cache: Cache, items: Sequence[Item], unreadable: Mapping[str, Problem]
+) -> dict[int, str]:
     """Why ``--merge`` skips each item it skips, by position: an id the store or an
     earlier item has, an insight the store has (as ``contribute`` judges one: its
     type and claim, and a trigger's condition and side), or one repeated in the
@@ -280,6 +284,8 @@ def _merge_skips(cache: Cache, items: Sequence[Item]) -> dict[int, str]:
             reasons[index] = f"repeats the id of items[{earlier}]"
         elif cache.id_exists(insight.id):
             reasons[index] = "already in the store"
+        elif insight.id in unreadable:  # a hand edit that does not parse: never written over
+            reasons[index] = f"{unreadable[insight.id].path} holds the id but cannot be read"
         elif key in known:
             reasons[index] = f"the same insight is already there as {known[key]}"
         elif key not in best or _stronger(insight, items[best[key]].insight):
@@ -302,8 +308,10 @@ def _stronger(insight: Insight, than: Insight) -> bool:
     )
 
 
-def _id_taken(index: int, insight_id: str, earlier: int | None) -> str:
+def _id_taken(index: int, insight_id: str, earlier: int | None, file: Problem | None) -> str:
     where = f"items[{earlier}] uses it too" if earlier is not None else "the store has it"
+    if file is not None and earlier is None:
+        where = f"{file.path} holds it but cannot be read: {file.error}"
     return (
         f"items[{index}].id: id {insight_id} is taken ({where}); "
         "--merge skips insights that are already there"
