@@ -40,6 +40,7 @@ class OllamaServer:
         # answered: an Ollama that hangs (busy loading a model, a stuck GPU).
         self.hang = threading.Event()
         self.released = threading.Event()
+        self.hang_on = b""  # only requests whose body holds this hang
         self.requests: list[tuple[str | None, dict[str, Any]]] = []
         server = self
 
@@ -50,7 +51,7 @@ class OllamaServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length)
-                if server.hang.is_set():
+                if server.hang.is_set() and server.hang_on in raw:
                     server.released.wait(60)
                 status, body = server.answer(self.path, self.headers.get("Authorization"), raw)
                 data = json.dumps(body).encode()

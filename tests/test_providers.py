@@ -500,7 +500,7 @@ def test_a_hanging_endpoint_costs_a_session_start_seconds_not_half_a_minute(
         run("contribute", "--type", "skill", "--claim", "Keep commits small", "--confidence", "0.8")
         run("embed", "--provider", "openai", "--model", "nomic-embed-text")
         ollama.hang.set()
-        found = run("retrieve", "--query", "commit the work", "--format", "json")
+        found = run("retrieve", "--query", "keep commits tiny", "--format", "json")
         assert not ollama.released.is_set()
     answer = json.loads(found.stdout)
     assert answer["insights"][0]["claim"] == "Keep commits small"
@@ -530,3 +530,40 @@ def test_an_embed_with_a_provider_that_fails_keeps_the_vectors_the_store_has(
     )
     assert before["embedded"] == 2 and before["provider"] == "local"
     assert after == before
+
+
+def test_stale_vectors_too_slow_to_embed_inline_go_to_the_background_embedding(
+    run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An Ollama too slow to embed a hand-edited insight inline: the session start
+    gives up on it after INTERACTIVE_SECONDS and leaves it to the background embedding
+    (which has the patience), rather than failing on it at every session start."""
+    with OllamaServer() as ollama:
+        monkeypatch.setenv("OPENAI_BASE_URL", ollama.url)
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        monkeypatch.setenv("CHITIN_BACKGROUND_EMBED", "off")
+        run("init")
+        added = run(
+            "contribute",
+            "--type",
+            "skill",
+            "--claim",
+            "Keep commits small",
+            "--confidence",
+            "0.8",
+            "--format",
+            "json",
+        )
+        run("embed", "--provider", "openai", "--model", "nomic-embed-text")
+        path = store / json.loads(added.stdout)["path"]
+        path.write_text(path.read_text().replace("Keep commits small", "Keep commits tiny"))
+        ollama.hang_on = b"tiny"  # the edited insight's texts (and the query, not reached)
+        ollama.hang.set()
+        found = json.loads(
+            run("retrieve", "--query", "keep commits tiny", "--format", "json").stdout
+        )
+    assert found["insights"][0]["claim"] == "Keep commits tiny"
+    assert found["degraded"] == (
+        "1 insight(s) have no vector yet and background embedding is off; "
+        "ranked by text alone (run `chitin embed`)"
+    )

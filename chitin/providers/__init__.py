@@ -50,6 +50,10 @@ class ProviderError(ChitinError):
     """The provider could not embed: no key, no network, an HTTP error, a bad answer."""
 
 
+class ProviderTimeout(ProviderError):
+    """No answer within what someone waiting can give (``answering``): slow, not wrong."""
+
+
 class Provider(Protocol):
     name: str
     model: str

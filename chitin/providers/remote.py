@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import numpy as np
 
-from chitin.providers import INTERACTIVE_SECONDS, ProviderError, due
+from chitin.providers import INTERACTIVE_SECONDS, ProviderError, ProviderTimeout, due
 from chitin.providers.arrays import normalized
 
 RETRIES = 4  # attempts after the first, for 429 and 5xx
@@ -107,7 +107,7 @@ class HTTPProvider:
             except httpx.TimeoutException as error:
                 if end is None:
                     raise ProviderError(f"{self.label} API unreachable: {error}") from None
-                raise ProviderError(
+                raise ProviderTimeout(
                     f"{self.label} API gave no answer within {INTERACTIVE_SECONDS:g} s"
                 ) from None
             except httpx.HTTPError as error:

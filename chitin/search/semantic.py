@@ -24,6 +24,7 @@ from chitin.providers import (
     REGISTRY,
     Provider,
     ProviderError,
+    ProviderTimeout,
     answering,
     create,
     identity,
@@ -205,7 +206,12 @@ def _nearest(
             raise ProviderError(f"{left} insight(s) have no vector yet; run `chitin embed` first")
         return Nearest([], None, left)
     if left:
-        refresh(cache, semantic, inline_limit)
+        try:
+            refresh(cache, semantic, inline_limit)
+        except ProviderTimeout:  # too slow for a session: the background run has the time
+            if strict:
+                raise
+            return Nearest([], None, left)
     return Nearest([] if query is None else _hits(cache, semantic, query, filters), None, 0)
 
 
