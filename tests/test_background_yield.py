@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from chitin.core import background
+from chitin.core.background_status import read_status
 from chitin.lockfile import commands_mark, user_folder
 
 
@@ -68,3 +69,41 @@ def test_a_folder_others_may_enter_gives_no_mark(tmp_path: Path) -> None:
     folder.chmod(0o755)
     assert commands_mark(os.environ) is None
     assert not (folder / "commands").exists()
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="reads /proc")
+def test_the_worker_starts_up_only_once_the_commands_pause(tmp_path: Path) -> None:
+    """Its start-up (interpreter, CLI, model libraries) ran at once, beside the
+    commands of the agent that set it off (docs/design.md §9q): a lean waiter holds
+    it until the marks have rested for QUIET_SECONDS, then becomes it (same pid)."""
+    store = tmp_path / "store"
+    subprocess.run(
+        [sys.executable, "-m", "chitin", "--store", str(store), "init"],
+        check=True,
+        capture_output=True,
+    )
+    lock = store / ".chitin" / "vectors" / background.LOCK_FILE
+    pid = background.spawn(store, dict(os.environ))
+    commands_end = time.time() + 2.0  # a command every 50 ms for two seconds
+    waiter_seen = False
+    while time.time() < commands_end:
+        os.utime(lock)
+        touched = lock.stat().st_mtime
+        waiter_seen = waiter_seen or b"chitin.quiet_start" in _cmdline(pid)
+        time.sleep(0.05)
+    os.waitpid(pid, 0)  # until it has ended, however long the machine makes it wait
+    background._spawned.discard(pid)
+    status = read_status(store)
+    assert status.get("state") == "done", status
+    assert waiter_seen
+    assert status["pid"] == pid  # the waiter became the worker: one process throughout
+    finished = status["finished"]
+    assert isinstance(finished, float)
+    assert finished - touched >= background.QUIET_SECONDS - 0.05  # never beside a command
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""

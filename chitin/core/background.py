@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
+from chitin import quiet_start
 from chitin.core.background_status import (
     STARTING,
     folder,
@@ -58,8 +59,8 @@ NICENESS = 10
 AUTOGROUP = "/proc/self/autogroup"  # Linux: the nice of the session's scheduling group
 AUTOGROUP_NICE = 19
 OFF_WORDS = ("0", "off", "false", "no")
-QUIET_SECONDS = 1.0  # no command for this long: the worker embeds its next chunk
-MAX_WAIT = 30.0  # seconds: then a chunk anyway
+QUIET_SECONDS = quiet_start.QUIET_SECONDS  # no command for this long: the next chunk
+MAX_WAIT = quiet_start.MAX_WAIT  # seconds: then a chunk anyway
 ENVIRONMENT_SWITCH = "CHITIN_BACKGROUND_EMBED"
 
 
@@ -154,17 +155,12 @@ def wait_for_quiet(
     MAX_WAIT, so that the embedding still ends while commands never stop. Even at the
     lowest priority, a worker running beside them cost each ~15-30 ms (docs/design.md
     §9f; a contribute in another store, ~30 ms: §9g). Returns the seconds waited."""
-    marks = [folder(root) / LOCK_FILE, *([user] if user is not None else [])]
-    started = clock()
-    while clock() - started < MAX_WAIT:
-        try:
-            quiet_for = clock() - max(mark.stat().st_mtime for mark in marks)
-        except OSError:
-            break
-        if quiet_for >= QUIET_SECONDS:
-            break
-        time.sleep(min(QUIET_SECONDS - quiet_for, MAX_WAIT) + 0.01)
-    return clock() - started
+    return quiet_start.wait_for_quiet(_marks(root, user), clock)
+
+
+def _marks(root: Path, user: Path | None) -> list[str]:
+    """The files whose mtime says when a chitin command last ran (``wait_for_quiet``)."""
+    return [str(folder(root) / LOCK_FILE), *([str(user)] if user is not None else [])]
 
 
 def _pause(root: Path, user: Path | None) -> None:
@@ -266,8 +262,12 @@ def spawn(root: Path, env: Mapping[str, str]) -> int:
     its output into a log in .chitin/, so that no pipe of the host stays open."""
     target = folder(root)
     target.mkdir(parents=True, exist_ok=True)
+    (target / LOCK_FILE).touch()  # the mark the waiter watches: this command just ran
     argv = [sys.executable, "-m", "chitin", "--store", str(root.absolute()), "embed"]
     argv.append("--background-worker")
+    # Through a lean waiter: the worker's own start-up waits for the commands to pause.
+    user = commands_mark(env)
+    argv = [sys.executable, "-m", "chitin.quiet_start", *_marks(root, user), "--", *argv]
     log = str(target / LOG_FILE)
     if hasattr(os, "posix_spawn"):
         # posix_spawn, not Popen: no Popen object to outlive (and warn about) a child

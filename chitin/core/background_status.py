@@ -12,10 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from chitin.lockfile import derived_folder
+from chitin.quiet_start import MAX_WAIT
 
 STATUS_FILE = "background.json"
 STARTING = "starting"  # the status a spawner leaves until its worker holds the lock
-STARTING_SECONDS = 30.0  # after this, a worker that never took the lock is let be
+# After this, a worker that never took the lock is let be: its waiter may wait for the
+# commands to pause for MAX_WAIT (chitin/quiet_start.py), then it starts in seconds.
+STARTING_SECONDS = MAX_WAIT + 30.0
 
 
 def folder(root: Path) -> Path:
@@ -24,9 +27,10 @@ def folder(root: Path) -> Path:
 
 def starting(last: Mapping[str, Any], now: float) -> bool:
     """Whether the status names a worker spawned lately that is alive and has not taken
-    the lock yet. Its start (the interpreter, the CLI, the store's sync) takes ~0.2 s of
-    CPU at the lowest priority, seconds on a busy machine: every write meanwhile found
-    the lock free and spawned another, which left at once (docs/design.md §9k)."""
+    the lock yet. It waits for the commands to pause (chitin/quiet_start.py), and its
+    start (the interpreter, the CLI) takes ~0.1-0.2 s of CPU at the lowest priority,
+    seconds on a busy machine: every write meanwhile found the lock free and spawned
+    another, which left at once (docs/design.md §9k)."""
     pid, started = last.get("pid"), last.get("started")
     if last.get("state") != STARTING or not isinstance(pid, int) or pid <= 0:
         return False
