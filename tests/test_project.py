@@ -57,6 +57,7 @@ SHARED = {
     "chitin.lockfile",
     "chitin.process",
     "chitin.residency",  # what the resident embedder and the front share
+    "chitin.quiet_start",  # the background embedding's waiter: a process entry of its own
 }
 
 
