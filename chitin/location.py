@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-from chitin.errors import StoreError
+from chitin.errors import StoreError, ValidationError
 
 # How the store was found, for `chitin where` and the hooks' installers.
 OPTION, ENVIRONMENT, FOLDER, DEFAULT = "option", "environment", "folder", "default"
@@ -60,9 +60,9 @@ def _missing(path: Path) -> str:
 def locate(option: str | None, env: Mapping[str, str], here: Path | None) -> Located:
     """The store, by the rule above; ``here`` is the current folder (None: not asked)."""
     if option:
-        return Located(_absolute(option), OPTION)
+        return Located(_absolute(option, env, "--store"), OPTION)
     if env.get("CHITIN_STORE", "").strip():  # empty or blank: unset, not a folder " "
-        return Located(_absolute(env["CHITIN_STORE"]), ENVIRONMENT)
+        return Located(_absolute(env["CHITIN_STORE"], env, "CHITIN_STORE"), ENVIRONMENT)
     found = enclosing_store(here) if here is not None else None
     if found is not None:
         return Located(found, FOLDER)
@@ -95,6 +95,29 @@ def home_folder(env: Mapping[str, str]) -> Path | None:
     (no guess from the password database: a process without HOME names no home)."""
     value = env.get("HOME", "")
     return Path(value) if value and Path(value).is_absolute() else None
+
+
+NO_HOME_FOLDER = "name the folder to install into with --dir"  # hooks install's default
+
+
+def needed_home(env: Mapping[str, str], instead: str) -> Path:
+    """$HOME (home_folder), else a refusal in one line, ``instead`` saying what
+    supplies the path without it: ``Path.home()`` made an empty HOME ``/``, so a default
+    under ``~`` (a credentials file, a queue) was written or read under ``/``."""
+    home = home_folder(env)
+    if home is None:
+        raise ValidationError("home", f"HOME is not set: {instead}")
+    return home
+
+
+def expanded(path: Path, env: Mapping[str, str], what: str) -> Path:
+    """``path`` with a leading ``~`` expanded: refused when there is no home, where
+    ``~/x`` became ``/x``."""
+    if path.parts and path.parts[0] == "~":
+        return needed_home(env, f"{what} cannot start with ~; name it by its absolute path") / Path(
+            *path.parts[1:]
+        )
+    return path.expanduser()
 
 
 def xdg_folder(env: Mapping[str, str], name: str) -> Path | None:
@@ -158,12 +181,12 @@ def enclosing_store(here: Path) -> Path | None:
     return None
 
 
-def _absolute(path: str) -> Path:
+def _absolute(path: str, env: Mapping[str, str], what: str) -> Path:
     """The named folder as an absolute path; one through ``..`` as the folder it leads
     to now (what the system makes of it, links included): kept as ``/here/../store``,
     it would stop naming the store once ``/here`` is gone (a hook's bound store)."""
     try:
-        absolute = Path(path).expanduser().absolute()
+        absolute = expanded(Path(path), env, what).absolute()
     except OSError:  # the current folder was removed under us: a relative path names none
         raise StoreError(
             f"cannot find the store {path!r}: the current folder no longer exists, and the "

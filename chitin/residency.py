@@ -43,7 +43,9 @@ def user_folder_name(env: Mapping[str, str]) -> str:
     given = env.get(USER_FOLDER)
     if given and os.path.isabs(given):
         return given
-    runtime = os.path.expanduser(env.get("XDG_RUNTIME_DIR") or "")
+    runtime = env.get("XDG_RUNTIME_DIR") or ""
+    if os.path.isabs(env.get("HOME") or ""):  # else ~ would be "/" (fix80)
+        runtime = os.path.expanduser(runtime)
     if os.path.isabs(runtime) and os.path.isdir(runtime):
         return os.path.join(runtime, "chitin")
     return f"/tmp/chitin-{os.getuid()}"

@@ -660,7 +660,10 @@ def test_embed_with_another_provider_uses_it_and_an_unknown_one_is_refused(store
 
     with (
         OllamaServer() as ollama,
-        Chitin(store, now=FIXED, env={"OPENAI_BASE_URL": ollama.url}) as chitin,
+        # os.environ's too (the isolated fixture's CHITIN_RESIDENT=off and folder): an
+        # env of its own started a resident embedder in the user's real folder, alive
+        # for 5 idle minutes after the run ("subprocess N is still running" at exit).
+        Chitin(store, now=FIXED, env={**os.environ, "OPENAI_BASE_URL": ollama.url}) as chitin,
     ):
         chitin.init()
         chitin.contribute(

@@ -17,8 +17,7 @@ from chitin.cli.global_options import SuggestingGroup
 from chitin.cli.hook_report import MCP_CLIENTS, report
 from chitin.cli.options import GivenPath, format_option
 from chitin.cli.session_hook import run_hook
-from chitin.errors import ValidationError
-from chitin.location import home_folder
+from chitin.location import NO_HOME_FOLDER, home_folder, needed_home
 
 HOSTS = ("openclaw", "claude-code", "claude-desktop", "cursor", "claude-code-mcp")
 
@@ -164,10 +163,11 @@ def _default_dir(host: str, home: Path | None) -> Path | None:
 def _home(directory: Path | None) -> Path | None:
     """The home the hosts' default folders are in. Without --dir it must be set: an
     empty HOME put ~/.claude/settings.json at /.claude/settings.json."""
-    home = home_folder(os.environ)
-    if home is None and directory is None:
-        raise ValidationError("home", "HOME is not set: name the folder to install into with --dir")
-    return home
+    return (
+        home_folder(os.environ)
+        if directory is not None
+        else needed_home(os.environ, NO_HOME_FOLDER)
+    )
 
 
 def _named_store(ctx: click.Context) -> Path | None:

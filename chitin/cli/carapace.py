@@ -6,6 +6,7 @@ format, ever holds it.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -17,6 +18,7 @@ from chitin.cli.context import opened
 from chitin.cli.options import GivenPath, format_option
 from chitin.cli.output import emit_json, note
 from chitin.cli.write import in_cli_words
+from chitin.location import expanded, home_folder, needed_home
 from chitin.model import arguments
 from chitin.model import carapace as rules
 from chitin.model.insight import TYPES
@@ -38,7 +40,12 @@ def credentials_option(function: F) -> F:
 
 
 def _credentials(path: Path | None) -> Path:
-    return carapace_credentials_path(path, Path.home())
+    """--carapace-config, else ~/.config/carapace/credentials.json: with no home,
+    refused (an empty HOME put the key in /.config/carapace)."""
+    if path is not None:
+        return expanded(path, os.environ, "--carapace-config")
+    home = needed_home(os.environ, "name the credentials file with --carapace-config")
+    return carapace_credentials_path(None, home)
 
 
 def _tags(value: str | None) -> list[str] | None:
@@ -67,7 +74,7 @@ def register(
     """
     path = _credentials(credentials_path)
     with opened(ctx, reading=False) as chitin:
-        done = chitin.register_carapace(path, name, description, Path.home())
+        done = chitin.register_carapace(path, name, description, home_folder(os.environ))
     if fmt == "json":
         emit_json(shapes.carapace_registered(done.answer, str(path)))
         return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -10,6 +11,7 @@ from chitin import Chitin
 from chitin.cli.global_options import late_store
 from chitin.cli.options import GivenPath, format_option
 from chitin.cli.output import emit_json
+from chitin.location import expanded, needed_home
 from chitin.render import shapes, text
 
 
@@ -53,8 +55,11 @@ def check(ctx: click.Context, paths: tuple[Path, ...], store: str | None, fmt: s
     written.
     """
 
-    root = Path(store).expanduser().absolute() if store else _store(ctx)
-    report = Chitin(root).check(list(paths) if paths else None, home=Path.home())
+    root = expanded(Path(store), os.environ, "--store").absolute() if store else _store(ctx)
+    home = needed_home(
+        os.environ, "check reads the agent hosts' settings in the home folder; set HOME"
+    )
+    report = Chitin(root).check(list(paths) if paths else None, home=home)
     if fmt == "json":
         emit_json(
             shapes.check_report(

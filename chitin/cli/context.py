@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from chitin.cli.output import note
 from chitin.core import Chitin
 from chitin.errors import ValidationError
-from chitin.location import Located, locate
+from chitin.location import Located, home_folder, locate
 from chitin.lockfile import note_command
 from chitin.render.text import MAX_PROBLEM_LINES, problem_lines
 
@@ -131,10 +131,13 @@ def legacy_hint(chitin: Chitin) -> None:
     """On a store that holds nothing, one line if chitin 1.x's database is where 1.x
     kept it: the insights the person expects are there, not lost. (One stat when
     there is no such file, so every read may ask.)"""
+    home = home_folder(os.environ)
+    if home is None:  # no home: no 1.x database to point at (Path.home() was "/")
+        return
+    database = home / LEGACY_DATABASE
     try:
-        database = Path.home() / LEGACY_DATABASE
         found = database.is_file()
-    except (OSError, RuntimeError):  # no home folder
+    except OSError:
         return
     if found and chitin.holds_nothing():
         note(

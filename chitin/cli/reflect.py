@@ -3,6 +3,7 @@ happened in it (issue 26), and the markers the hooks queue."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -12,7 +13,7 @@ from chitin.cli.context import opened
 from chitin.cli.options import GivenPath, format_option
 from chitin.cli.output import emit_json, note
 from chitin.model.digest import DEFAULT_CHARACTERS, MIN_CHARACTERS
-from chitin.model.reflection import LEGACY_QUEUE, REASONS, Where, display_time
+from chitin.model.reflection import REASONS, Where, display_time, legacy_queue
 from chitin.render import shapes
 from chitin.render.digest import digest_lines, digest_shape
 from chitin.render.text import fixed
@@ -121,7 +122,7 @@ def reflect(
             "go with --queue",
             ctx,
         )
-    legacy = pending_path or Path.home() / LEGACY_QUEUE
+    legacy = pending_path or legacy_queue(os.environ)
     if done is not None:
         _done(ctx, done, legacy, fmt)
         return
@@ -173,7 +174,7 @@ def _session(marker: Marker) -> str:
     return f"{marker.session_key}, session {marker.session_id}"
 
 
-def _done(ctx: click.Context, session: str, legacy: Path, fmt: str) -> None:
+def _done(ctx: click.Context, session: str, legacy: Path | None, fmt: str) -> None:
     with opened(ctx, reading=False) as chitin:
         removed = chitin.reflection_done(session, legacy)
     if fmt == "json":
@@ -182,7 +183,7 @@ def _done(ctx: click.Context, session: str, legacy: Path, fmt: str) -> None:
         click.echo(f"✓ Reflected on {session.strip()}: {removed} marker(s) removed")
 
 
-def _show(ctx: click.Context, legacy: Path, clear: bool, characters: int, fmt: str) -> None:
+def _show(ctx: click.Context, legacy: Path | None, clear: bool, characters: int, fmt: str) -> None:
     with opened(ctx) as chitin:
         found = chitin.pending_reflections(legacy, clear)
         stats = chitin.stats()

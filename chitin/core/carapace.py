@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import urlsplit
 
 from chitin.errors import ChitinError, DuplicateError, StateError, ValidationError
+from chitin.location import expanded, home_folder
 from chitin.model import carapace as rules
 from chitin.model import secrets
 from chitin.model.insight import Insight, check_carapace_id, check_confidence, check_text
@@ -118,7 +120,9 @@ def _loopback(host: str) -> bool:
 def carapace_credentials_path(given: Path | None, home: Path) -> Path:
     """--carapace-config, else 1.4.5's ``~/.config/carapace/credentials.json``."""
 
-    return given.expanduser() if given is not None else default_path(home)
+    if given is not None:
+        return expanded(given, os.environ, "the credentials path")
+    return default_path(home)
 
 
 def _client(opened: Session, credentials_path: Path | None) -> CarapaceClient:
@@ -157,7 +161,7 @@ def _refuse_what_the_server_would(body: Mapping[str, Any], what: str) -> None:
 
 
 def register(
-    opened: Session, path: Path, home: Path, name: str, description: str | None, now: str
+    opened: Session, path: Path, home: Path | None, name: str, description: str | None, now: str
 ) -> Registration:
     from chitin.providers.carapace import redacted
 
@@ -182,7 +186,7 @@ def register(
     shown = answer.get("displayName")
     found = credentials.Credentials(key, agent, shown if isinstance(shown, str) else name, now)
     with _finishing():
-        _save_or_rescue(found, path, home)
+        _save_or_rescue(found, path, home if home is not None else home_folder(opened.env))
     return Registration(answer, path)
 
 
@@ -197,7 +201,7 @@ def _finishing() -> Iterator[None]:
         yield
 
 
-def _save_or_rescue(found: Credentials, path: Path, home: Path) -> None:
+def _save_or_rescue(found: Credentials, path: Path, home: Path | None) -> None:
     """Save the key; if its file cannot be written, keep it in another 0600 file and
     say where, for the server shows a key once only."""
 

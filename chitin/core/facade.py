@@ -348,7 +348,7 @@ class Chitin:
         self, credentials: Path, name: str, description: str | None = None, home: Path | None = None
     ) -> carapace.Registration:
         """Register with Carapace; the API key is saved to ``credentials`` (0600)."""
-        home, opened = Path.home() if home is None else home, self._session
+        opened = self._session  # home None: $HOME's, if any (never Path.home()'s "/")
         return carapace.register(opened, credentials, home, name, description, opened.timestamp())
 
     def ask_carapace(self, credentials: Path, question: CarapaceQuestion) -> dict[str, Any]:

@@ -13,6 +13,7 @@ must never block an agent.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -20,6 +21,7 @@ from pathlib import Path
 from chitin.core import claude_code, mcp_clients, openclaw
 from chitin.core.host_files import Installed, Outcome
 from chitin.errors import ValidationError
+from chitin.location import NO_HOME_FOLDER, home_folder, needed_home
 
 HOSTS: tuple[str, ...] = ("openclaw", "claude-code", "claude-desktop", "cursor", "claude-code-mcp")
 MCP_CLIENTS: tuple[str, ...] = ("claude-desktop", "cursor", "claude-code-mcp")
@@ -80,7 +82,7 @@ def _openclaw_folder(folder: Path | None, home: Path | None, env: Mapping[str, s
     """``folder``, else OpenClaw's managed hooks folder for ``env`` (openclaw_hooks_dir)."""
     if folder is not None:
         return folder
-    return openclaw.openclaw_hooks_dir(home or Path.home(), {} if env is None else env)
+    return openclaw.openclaw_hooks_dir(_home(home), {} if env is None else env)
 
 
 def _openclaw_config(
@@ -88,10 +90,17 @@ def _openclaw_config(
 ) -> Path | None:
     """OpenClaw's openclaw.json when ``hooks_dir`` is OpenClaw's own hooks folder (the
     one it enables hooks from); None for another folder (a pack to install elsewhere)."""
+    if home is None and home_folder(os.environ) is None:
+        return None  # no home: no OpenClaw folder of the user's to enable the pack in
     managed = _openclaw_folder(None, home, env)
     if hooks_dir.absolute() != managed.absolute():
         return None
-    return openclaw.openclaw_config_file(home or Path.home(), {} if env is None else env)
+    return openclaw.openclaw_config_file(_home(home), {} if env is None else env)
+
+
+def _home(home: Path | None) -> Path:
+    """``home``, else $HOME: refused without one (Path.home() made it /)."""
+    return home if home is not None else needed_home(os.environ, NO_HOME_FOLDER)
 
 
 def _existing(folder: Path) -> None:
@@ -121,7 +130,7 @@ def _client_file(
 ) -> Path:
 
     return mcp_clients.config_path(
-        host, folder, home or Path.home(), platform or sys.platform, {} if env is None else env
+        host, folder, _home(home), platform or sys.platform, {} if env is None else env
     )
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from chitin.core.retrieving import Query, Retrieving
 from chitin.core.session import Session
-from chitin.errors import ValidationError
+from chitin.errors import StoreError, ValidationError
 from chitin.location import locate
 from chitin.model import arguments
 from chitin.model.bounds import MAX_COUNT
@@ -152,7 +152,10 @@ def store_to_name(root: Path, env: Mapping[str, str], reader: Path | None = None
     else None. A hook bound with --store renders that store, while the agent's own
     `chitin reinforce <id>` finds the default one, where the id names nothing, or
     another insight."""
-    found = locate(None, env, reader or current_folder()).path
+    try:
+        found = locate(None, env, reader or current_folder()).path
+    except StoreError:  # no home: no default store, so the agent's chitin needs this one
+        return shlex.quote(str(root.absolute()))
     if _same_file(str(found), str(root)) or found == root.absolute():
         return None
     return shlex.quote(str(root.absolute()))

@@ -15,11 +15,13 @@ here is pure: parsing, validation and serialization.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from chitin.errors import ValidationError
+from chitin.location import home_folder
 
 # new and reset come from OpenClaw's /new and /reset (as in the original), daily and
 # idle from its automatic resets (session:auto-reset); compact and end from Claude
@@ -27,6 +29,16 @@ from chitin.errors import ValidationError
 REASONS: tuple[str, ...] = ("new", "reset", "daily", "idle", "compact", "end")
 # Where chitin 1.4.5 queued reflections, below the home folder: read (and cleared) too.
 LEGACY_QUEUE = ".config/chitin/pending-reflection.json"
+
+
+def legacy_queue(env: Mapping[str, str]) -> Path | None:
+    """chitin 1.4.5's queue in the home folder; with no home, none: Path.home() made
+    an empty HOME "/", so /.config/chitin/pending-reflection.json was read and cleared
+    (a ready `reflect --done` runs in the agent's shell, which may have no HOME)."""
+    home = home_folder(env)
+    return None if home is None else home / LEGACY_QUEUE
+
+
 MAX_PENDING = 10
 UNKNOWN = "unknown"
 

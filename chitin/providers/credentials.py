@@ -201,13 +201,14 @@ def _write_exclusive(path: Path, content: bytes) -> None:
         os.fsync(handle.fileno())
 
 
-def rescue(credentials: Credentials, home: Path) -> Path | None:
+def rescue(credentials: Credentials, home: Path | None) -> Path | None:
     """Where the credentials went when their own path could not take them: a new
-    0600 file in the home folder, else in the temporary folder; None if neither could."""
+    0600 file in the home folder (if any), else in the temporary folder; None if
+    neither could."""
     # Never named after the agent id: that is the server's text ("../" and all).
     name = "carapace-credentials"
     data = {k: v for k, v in credentials._asdict().items() if v is not None}
-    for folder in (home, Path(tempfile.gettempdir())):
+    for folder in (f for f in (home, Path(tempfile.gettempdir())) if f is not None):
         try:
             descriptor, where = tempfile.mkstemp(dir=folder, prefix=f".{name}-", suffix=".json")
         except OSError:

@@ -243,9 +243,23 @@ def history_line(entry: Entry) -> str:
     elif entry.change_type == "reinforce":  # as 1.4.5: numbers bare, values quoted
         body = f" {entry.field}: {entry.old or ''} → {entry.new or ''}"
     else:
-        body = f' {entry.field}: "{entry.old or ""}" → "{entry.new or ""}"'
-    suffix = f" ({entry.source})" if entry.source else ""
+        body = f" {_field_change(entry)}"
+    suffix = _suffix(entry)
+    if entry.uncommitted:  # as `git status` says of it
+        return f"{head}{body}{suffix}  [not committed: edited in the working tree]"
     return f"{head}{body}{suffix}  [{entry.commit[:8]} {entry.author}]"
+
+
+def _field_change(entry: Entry) -> str:
+    if entry.field == "id":  # renamed by hand (git mv)
+        return f"renamed from {entry.old} to {entry.new}"
+    return f'{entry.field}: "{entry.old or ""}" → "{entry.new or ""}"'
+
+
+def _suffix(entry: Entry) -> str:
+    said = [entry.source] if entry.source else []
+    said += [entry.reverts.said()] if entry.reverts else []
+    return "".join(f" ({text})" for text in said)
 
 
 def changelog_line(entry: Entry) -> str:
@@ -256,8 +270,8 @@ def changelog_line(entry: Entry) -> str:
     elif entry.change_type == "reinforce":
         body = f"{entry.old} → {entry.new}"
     else:
-        body = f'{entry.field}: "{entry.old or ""}" → "{entry.new or ""}"'
-    suffix = f" ({entry.source})" if entry.source else ""
+        body = _field_change(entry)
+    suffix = _suffix(entry)
     return f"  {stamp}  [{entry.change_type}] {entry.insight_id} {body}{suffix}"
 
 

@@ -3,6 +3,7 @@ it returns, which runs on the store's thread and answers with the command's JSON
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -12,7 +13,7 @@ from chitin.model import arguments as parse
 from chitin.model.bounds import MAX_BUDGET, MAX_COUNT, MAX_DAYS
 from chitin.model.digest import DEFAULT_CHARACTERS
 from chitin.model.fields import EDITABLE
-from chitin.model.reflection import LEGACY_QUEUE, display_time
+from chitin.model.reflection import display_time, legacy_queue
 from chitin.notices import notice
 from chitin.render import shapes
 from chitin.render.digest import digest_lines, digest_shape
@@ -195,7 +196,7 @@ def reflect(clear: bool, done: str | None) -> Work:
     if clear:  # as `reflect --done` refuses --clear: which one was meant?
         raise ValidationError("done", "done cannot be combined with clear")
     return lambda chitin: shapes.reflected(
-        done.strip(), chitin.reflection_done(done, Path.home() / LEGACY_QUEUE)
+        done.strip(), chitin.reflection_done(done, _legacy_queue())
     )
 
 
@@ -243,7 +244,12 @@ def pending_shape(chitin: Chitin, clear: bool) -> dict[str, Any]:
 def pending(chitin: Chitin, clear: bool = False) -> Any:
     """The sessions waiting for reflection, as ``chitin reflect`` finds them."""
 
-    return chitin.pending_reflections(Path.home() / LEGACY_QUEUE, clear)
+    return chitin.pending_reflections(_legacy_queue(), clear)
+
+
+def _legacy_queue() -> Path | None:
+    """chitin 1.4.5's queue in the home folder, as `chitin reflect` finds it."""
+    return legacy_queue(os.environ)
 
 
 def pending_text(chitin: Chitin) -> str:

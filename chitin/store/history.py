@@ -9,21 +9,28 @@ by hand, by ``git revert`` or by a pull show up too.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from chitin.errors import ChitinError
 from chitin.format.layout import ARCHIVE_DIR
 from chitin.format.markdown import parse
 from chitin.model.diff import field_changes
 from chitin.model.history import Entry
-from chitin.model.insight import Insight, canonical_timestamp, format_timestamp, js_number
+from chitin.model.insight import Insight, format_timestamp, js_number
 from chitin.store.deleted import Deleted as Deleted
 from chitin.store.deleted import deleted as deleted
 from chitin.store.deleted import last_version as last_version
 from chitin.store.git import Git
+from chitin.store.history_rows import (
+    legacy_entry,
+    reinforce_source,
+    renamed,
+    reverted,
+    uncommitted_pair,
+)
 from chitin.store.messages import TRAILER_PREFIX, carried_rows
 
 _RECORD, _UNIT = "\x1e", "\x1f"
@@ -69,8 +76,21 @@ def insight_history(git: Git, path: str, limit: int | None = None) -> list[Entry
     named = _named_only(git, Path(path).stem, {c.sha for c in touched}, count)
     newest_first = _by_time(git, list(zip(touched, per_commit, strict=True)), named)[:limit]
     changes = [entry for _, entries in reversed(newest_first) for entry in entries]
+    changes += _uncommitted(git, path)  # the newest, as `git status` would say
     # N changes, not N commits: an update of three fields is three (1.x's LIMIT on rows).
     return changes[-limit:] if limit else changes
+
+
+def _uncommitted(git: Git, path: str) -> list[Entry]:
+    """The working tree's change to the file since HEAD, marked uncommitted."""
+    found = uncommitted_pair(git, path)
+    if found is None:
+        return []
+    head, now, when = found
+    commit = _Commit("", when, "", {}, [], "")
+    old, new = _insight(head, path), _insight(now, path)
+    rows = _commit_entries(commit, old, new, (path, path)) if new is not None else []
+    return [row._replace(uncommitted=True) for row in rows]
 
 
 def _since_created(newest_first: list[_Commit]) -> list[_Commit]:
@@ -293,8 +313,10 @@ def _entries(git: Git, commits: list[_Commit], targets: bool = True) -> list[lis
         for old_blob, new_blob, old_path, new_path in commit.changes:
             old = _insight(blobs.get(old_blob), old_path)
             new = _insight(blobs.get(new_blob), new_path)
-            entries.extend(_commit_entries(commit, old, new, new_path))
-        per_commit.append(entries + (_unchanged_target(commit, entries) if targets else []))
+            entries.extend(_commit_entries(commit, old, new, (old_path, new_path)))
+        entries += _unchanged_target(commit, entries) if targets else []
+        undid = reverted(git, commit.message, commit.trailers)
+        per_commit.append([e._replace(reverts=undid) for e in entries] if undid else entries)
     return per_commit
 
 
@@ -314,12 +336,12 @@ def _insight(blob: bytes | None, path: str) -> Insight | None:
 
 
 def _commit_entries(
-    commit: _Commit, old: Insight | None, new: Insight | None, path: str
+    commit: _Commit, old: Insight | None, new: Insight | None, paths: tuple[str, str]
 ) -> list[Entry]:
     op = commit.trailers.get("Op", "")
     kind = _CHANGE_TYPES.get(op, "edit")
     known = new or old
-    insight_id = known.id if known is not None else Path(path).stem
+    insight_id = known.id if known is not None else Path(paths[1]).stem
     at = commit.when
 
     def entry(
@@ -336,7 +358,7 @@ def _commit_entries(
         carried = op in ("migrate", "import")
         legacy = carried_rows(commit.message).get(insight_id, []) if carried else []
         if legacy:
-            return [_legacy_entry(row, commit) for row in legacy]
+            return [legacy_entry(row, at, commit.sha, commit.author) for row in legacy]
         return [entry("*", None, new.claim if new else None, None, "create")]
     if new is None:
         merged_into = commit.trailers.get("Insight") if op == "merge" else None
@@ -347,13 +369,15 @@ def _commit_entries(
     if op in ("archive", "unarchive"):
         return moved
     moved = moved if old.archived != new.archived else []
+    was = renamed(old, new, *paths)  # by hand: git mv (and the id in the file)
+    moved += [entry("id", was[0], was[1], None)] if was else []
     if op == "reinforce":
         return [
             entry(
                 "confidence",
                 js_number(old.confidence),
                 js_number(new.confidence),
-                _reinforce_source(new.reinforcements, commit.trailers),
+                reinforce_source(new.reinforcements, commit.trailers),
             )
         ]
     source = f"merge:{commit.trailers.get('Merged', '')}" if op == "merge" else None
@@ -369,32 +393,3 @@ def _commit_entries(
 # changelog, newest first, led with reasoning (§2.10); other fields follow, as updated.
 _MERGED = ("claim", "confidence", "tags", "reinforcement_count", "reasoning")
 _MERGE_ORDER = {name: rank for rank, name in enumerate(_MERGED)}
-
-
-def _reinforce_source(count: int, trailers: Mapping[str, str]) -> str:
-    """The original's form: ``reinforce:<n>|[<evidence>] <source>``."""
-    evidence, source = trailers.get("Evidence"), trailers.get("Source")
-    detail = " ".join(part for part in (f"[{evidence}]" if evidence else "", source or "") if part)
-    return f"reinforce:{count}" + (f"|{detail}" if detail else "")
-
-
-def _legacy_entry(row: Mapping[str, Any], commit: _Commit) -> Entry:
-    def text(key: str) -> str | None:
-        value = row.get(key)
-        return None if value is None else str(value)
-
-    try:
-        at = canonical_timestamp("changedAt", row.get("changedAt"))
-    except ChitinError:
-        at = commit.when
-    return Entry(
-        str(row["insightId"]),
-        text("field") or "*",
-        text("oldValue"),
-        text("newValue"),
-        text("changeType") or "create",
-        at,
-        text("source"),
-        commit.sha,
-        commit.author,
-    )

@@ -125,8 +125,12 @@ def initialised(
 
 
 def history_entry(number: int, entry: Entry) -> dict[str, Any]:
-    """One change, numbered from 1: history and changelog."""
-    return {"id": number, **entry.row(), "commit": entry.commit, "author": entry.author}
+    """One change, numbered from 1: history and changelog. A change not committed yet
+    adds ``uncommitted`` (its commit and author null); one by ``git revert``, ``reverts``."""
+    if entry.uncommitted:
+        return {"id": number, **entry.row(), "commit": None, "author": None, "uncommitted": True}
+    shape = {"id": number, **entry.row(), "commit": entry.commit, "author": entry.author}
+    return shape | ({"reverts": entry.reverts.shape()} if entry.reverts else {})
 
 
 def changelog(entries: Iterable[Entry]) -> list[dict[str, Any]]:
