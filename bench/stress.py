@@ -169,18 +169,39 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _wait_for_background(store: Path, seconds: float = 300) -> None:
     """Let the background embedding the last scenario started finish before its store
-    is removed (it would fail, and its log say so, for no fault of its own)."""
-    lock = store / ".chitin" / "vectors" / "background.lock"
-    deadline = time.monotonic() + seconds
-    while lock.exists() and time.monotonic() < deadline:
-        import fcntl
+    is removed (it would fail, and its log say so, for no fault of its own): while its
+    waiter waits for the commands to pause (the status says "starting", chitin/
+    quiet_start.py) and while the worker holds the lock."""
+    import fcntl
 
-        with open(lock, "rb") as handle:
-            try:
+    folder = store / ".chitin" / "vectors"
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if _starting(folder / "background.json"):
+            time.sleep(0.5)
+            continue
+        try:
+            with open(folder / "background.lock", "rb") as handle:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
                 return
-            except BlockingIOError:
-                time.sleep(0.5)
+        except BlockingIOError:
+            time.sleep(0.5)
+        except OSError:
+            return  # no lock: none ever ran
+
+
+def _starting(status: Path) -> bool:
+    """Whether the status names a spawned worker, still alive, yet to take the lock."""
+    import os
+
+    try:
+        record = json.loads(status.read_text(encoding="utf-8"))
+        if record.get("state") != "starting":
+            return False
+        os.kill(int(record["pid"]), 0)
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    return True
 
 
 if __name__ == "__main__":
