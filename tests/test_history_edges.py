@@ -68,6 +68,9 @@ def test_a_revert_of_a_merge_names_the_merge(
 ) -> None:
     target = add("skill", "Reproduce a bug before fixing it", 0.9)["id"]
     source = add("skill", "Check the logs before guessing", 0.6)["id"]
+    # its reinforcement is the target's after the merge: the merge changes the target's
+    # file even within the second the target was made (updatedAt alone would not)
+    run("reinforce", source)
     run("merge", source, target)
     merge = git(store, "rev-parse", "HEAD").strip()
     _by_hand(store, "revert", "--no-edit", "HEAD")
