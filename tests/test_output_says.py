@@ -156,3 +156,22 @@ def test_merge_of_insights_without_tags_says_none(run: Run, add: Any) -> None:
     source = add("skill", "Fold this other claim in", 0.7)
     out = run("merge", source["id"], target["id"]).stdout
     assert out.endswith("  tags: (none)\n"), out
+
+
+def test_merge_of_a_trigger_into_another_type_says_what_it_dropped(
+    run: Run, add: Any, run_json: Any
+) -> None:
+    """fix81: merging a trigger into a principle dropped its condition and its avoid
+    without a word; `update --type` says so in a note, and merge now says the same."""
+    target = add("principle", "Tests describe the truth of the code", 0.7)
+    source = add("trigger", "weakening the assertion", 0.9, condition="a test fails", avoid=True)
+    out = run("merge", source["id"], target["id"]).stdout
+    assert out.endswith(
+        "\n  note: condition and avoid dropped: a principle insight has neither\n"
+    ), out
+    other = add("skill", "Keep the skill claim", 0.8)
+    plain = add("skill", "Fold this skill in", 0.7)
+    assert "note:" not in run("merge", plain["id"], other["id"]).stdout
+    kept = add("trigger", "reverting the fix", 0.8, condition="a test is flaky", avoid=True)
+    merged = run_json("merge", kept["id"], other["id"])
+    assert merged["type"] == "skill" and "condition" not in merged  # the shape update gives

@@ -270,6 +270,7 @@ def merge(
                 f"  confidence: {js_number(insight.confidence)} | "
                 f"reinforced: {insight.reinforcements}×",
                 f"  tags: {text.tags_text(insight)}",
+                *(f"  note: {message}" for message in result.notes),
             ]
         )
     )
