@@ -175,3 +175,23 @@ def test_merge_of_a_trigger_into_another_type_says_what_it_dropped(
     kept = add("trigger", "reverting the fix", 0.8, condition="a test is flaky", avoid=True)
     merged = run_json("merge", kept["id"], other["id"])
     assert merged["type"] == "skill" and "condition" not in merged  # the shape update gives
+
+
+def test_merge_and_history_round_a_confidence_as_get_and_reinforce_do(
+    run: Run, add: Any, run_json: Any
+) -> None:
+    """fix81: merge and history printed the stored confidence (0.954875) where get and
+    list print 0.95 and reinforce's old → new 0.953 → 0.955; the JSON stays exact."""
+    made = add("skill", "Reproduce the bug first", 0.95)
+    run("reinforce", made["id"])
+    run("reinforce", made["id"])  # 0.954875
+    other = add("skill", "Run the failing test alone", 0.5)
+    merged = run("merge", other["id"], made["id"]).stdout
+    assert "  confidence: 0.95 | reinforced: 2×\n" in merged, merged
+    shown = run("history", made["id"]).stdout
+    assert "  Current: confidence 0.95 | 2× reinforced\n" in shown, shown
+    assert "[reinforce] confidence: 0.953 → 0.955 (reinforce:2)" in shown, shown
+    run("update", made["id"], "--confidence", "0.9")
+    assert '[update] confidence: "0.955" → "0.9"' in run("history", made["id"]).stdout
+    assert "0.954875" not in run("changelog").stdout
+    assert run_json("history", made["id"])["history"][2]["newValue"] == "0.954875"
