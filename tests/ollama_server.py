@@ -41,6 +41,9 @@ class OllamaServer:
         self.hang = threading.Event()
         self.released = threading.Event()
         self.hang_on = b""  # only requests whose body holds this hang
+        # Requests whose body holds this fail with a 503 (Retry-After: 0, so that the
+        # client's retries cost no time): a server that breaks partway through a run.
+        self.fail_on: bytes | None = None
         self.requests: list[tuple[str | None, dict[str, Any]]] = []
         server = self
 
@@ -54,8 +57,12 @@ class OllamaServer:
                 if server.hang.is_set() and server.hang_on in raw:
                     server.released.wait(60)
                 status, body = server.answer(self.path, self.headers.get("Authorization"), raw)
+                if server.fail_on is not None and server.fail_on in raw:
+                    status, body = 503, _error("model runner has unexpectedly stopped", "api_error")
                 data = json.dumps(body).encode()
                 self.send_response(status)
+                if status == 503:
+                    self.send_header("Retry-After", "0")
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()

@@ -526,7 +526,7 @@ def test_an_embed_with_a_provider_that_fails_keeps_the_vectors_the_store_has(
         after = json.loads(run("embed-status", "--format", "json").stdout)
     assert failed.stderr == (
         'Error: OpenAI API error (404): model "text-embedding-3-small" not found, '
-        "try pulling it first\n"
+        "try pulling it first; the vectors of local/all-MiniLM-L6-v2 are kept\n"
     )
     assert before["embedded"] == 2 and before["provider"] == "local"
     assert after == before
@@ -566,4 +566,38 @@ def test_stale_vectors_too_slow_to_embed_inline_go_to_the_background_embedding(
     assert found["degraded"] == (
         "1 insight(s) have no vector yet and background embedding is off; "
         "ranked by text alone (run `chitin embed`)"
+    )
+
+
+def test_an_embed_whose_provider_fails_after_its_trial_keeps_the_vectors_the_store_has(
+    run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fix81: a provider that passes the trial embedding and then fails (a 5xx on a
+    later request) left the store without the previous provider's vectors: the switch
+    dropped them before the new ones were made. They are kept until the new provider's
+    embedding completes, and the error says so."""
+    with OllamaServer() as ollama:
+        monkeypatch.setenv("OPENAI_BASE_URL", ollama.url)
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        run("init")
+        for claim in ("Profile the slow endpoint before optimising", "Keep commits small"):
+            run("contribute", "--type", "skill", "--claim", claim, "--confidence", "0.8")
+        run("embed")
+        before = json.loads(run("embed-status", "--format", "json").stdout)
+        ollama.fail_on = b"Keep commits small"
+        failed = run("embed", "--provider", "openai", "--model", "nomic-embed-text", expect=1)
+        after = json.loads(run("embed-status", "--format", "json").stdout)
+        ollama.fail_on = None
+        found = json.loads(
+            run("similar", "keep commits tiny", "--semantic", "--format", "json").stdout
+        )
+    assert failed.stderr == (
+        "Error: OpenAI API error (503): model runner has unexpectedly stopped; "
+        "the vectors of local/all-MiniLM-L6-v2 are kept\n"
+    ), failed.stderr
+    assert before["embedded"] == 2 and before["provider"] == "local"
+    assert after == before
+    assert found and found[0]["claim"] == "Keep commits small"
+    assert (
+        not (store / "chitin.yaml").exists() or "openai" not in (store / "chitin.yaml").read_text()
     )
