@@ -44,6 +44,9 @@ class OllamaServer:
         # Requests whose body holds this fail with a 503 (Retry-After: 0, so that the
         # client's retries cost no time): a server that breaks partway through a run.
         self.fail_on: bytes | None = None
+        # Set, a request without ``Bearer <key>`` is a 401: a server of one's own that
+        # wants a key (a proxy in front of Ollama, vLLM with --api-key).
+        self.key: str | None = None
         self.requests: list[tuple[str | None, dict[str, Any]]] = []
         server = self
 
@@ -94,6 +97,8 @@ class OllamaServer:
                 f"invalid character in request body: {error}", "invalid_request_error"
             )
         self.requests.append((authorization, body))
+        if self.key is not None and authorization != f"Bearer {self.key}":
+            return 401, _error("invalid api key", "invalid_request_error")
         model, given = body.get("model"), body.get("input")
         if not given:
             return 400, _error("invalid input", "invalid_request_error")

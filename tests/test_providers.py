@@ -601,3 +601,24 @@ def test_an_embed_whose_provider_fails_after_its_trial_keeps_the_vectors_the_sto
     assert (
         not (store / "chitin.yaml").exists() or "openai" not in (store / "chitin.yaml").read_text()
     )
+
+
+def test_a_401_from_a_server_of_ones_own_without_a_key_says_to_set_one(
+    run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fix81: a 401 said "check OPENAI_API_KEY" when no key was set at all, the user
+    running a server of their own (OPENAI_BASE_URL): it says that server wants one."""
+    with OllamaServer() as ollama:
+        ollama.key = "secret-1"
+        monkeypatch.setenv("OPENAI_BASE_URL", ollama.url)
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        run("init")
+        run("contribute", "--type", "skill", "--claim", "Keep commits small", "--confidence", "0.8")
+        unset = run("embed", "--provider", "openai", "--model", "nomic-embed-text", expect=1)
+        monkeypatch.setenv("OPENAI_API_KEY", "wrong")
+        wrong = run("embed", "--provider", "openai", "--model", "nomic-embed-text", expect=1)
+    assert unset.stderr == (
+        f"Error: OpenAI API authentication failed (401): the server at {ollama.url} wants "
+        "an API key, and OPENAI_API_KEY is not set\n"
+    ), unset.stderr
+    assert wrong.stderr == "Error: OpenAI API authentication failed (401): check OPENAI_API_KEY\n"

@@ -125,9 +125,14 @@ class HTTPProvider:
             return response
         detail = _detail(response, self.key)
         if status == 401:
-            raise ProviderError(
-                f"{self.label} API authentication failed (401): check {self.key_variable}"
+            # No key at all: a server of the user's own (a base URL) that wants one.
+            check = (
+                f"check {self.key_variable}"
+                if self.key
+                else f"the server at {self.base_url} wants an API key, and "
+                f"{self.key_variable} is not set"
             )
+            raise ProviderError(f"{self.label} API authentication failed (401): {check}")
         if status == 429:
             raise ProviderError(f"{self.label} API rate limited (429): {detail}")
         raise ProviderError(f"{self.label} API error ({status}): {detail}")
