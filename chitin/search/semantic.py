@@ -302,6 +302,17 @@ def choice(config: Mapping[str, Any]) -> Choice:
             f"{name!r} (allowed: {', '.join(allowed)})",
         )
     model = section.get("model")
+    if isinstance(model, str) and not model.strip():  # written, but empty: not the default
+        raise ValidationError(
+            "embedding",
+            "chitin.yaml: embedding.model is empty; name the provider's model, or remove "
+            "the line for its own",
+        )
+    if model is not None and not isinstance(model, str):
+        raise ValidationError(
+            "embedding",
+            f"chitin.yaml: embedding.model must be a model's name (a text), got {model!r}",
+        )
     if name == "local" and model and str(model) != MODEL:  # what create() would refuse
         raise ValidationError(
             "embedding",
