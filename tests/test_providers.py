@@ -622,3 +622,31 @@ def test_a_401_from_a_server_of_ones_own_without_a_key_says_to_set_one(
         "an API key, and OPENAI_API_KEY is not set\n"
     ), unset.stderr
     assert wrong.stderr == "Error: OpenAI API authentication failed (401): check OPENAI_API_KEY\n"
+
+
+def test_the_size_of_a_model_learnt_once_is_not_asked_again(
+    run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fix81: a model of unknown size (an Ollama model) cost a request for its size
+    ("dimension probe") in every command that uses meaning. The size is kept with the
+    sidecar's identity; only another model is asked again."""
+    with OllamaServer(pulled=("nomic-embed-text", "mxbai-embed-large")) as ollama:
+        monkeypatch.setenv("OPENAI_BASE_URL", ollama.url)
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        run("init")
+        run("contribute", "--type", "skill", "--claim", "Keep commits small", "--confidence", "0.8")
+        run("embed", "--provider", "openai", "--model", "nomic-embed-text")
+
+        def probes() -> int:
+            return sum(body["input"] == ["dimension probe"] for _, body in ollama.requests)
+
+        learnt = probes()
+        for query in ("keep commits tiny", "small commits please"):
+            run("similar", query, "--semantic")
+            run("retrieve", "--query", query)
+        assert probes() == learnt, [body["input"] for _, body in ollama.requests]
+        run("embed", "--provider", "openai", "--model", "mxbai-embed-large")
+        assert probes() == learnt + 1  # a changed model is asked
+        status = json.loads(run("embed-status", "--format", "json").stdout)
+    assert learnt == 1
+    assert status["model"] == "mxbai-embed-large" and status["embedded"] == 1

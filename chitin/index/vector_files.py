@@ -100,6 +100,24 @@ def drop_kept(kept: Path) -> None:
         os.rmdir(kept)
 
 
+def held_size(chitin_dir: Path, provider: str, model: str) -> int | None:
+    """The vectors' size the sidecar's identity (``provider:model:dimensions``) holds
+    for that provider and model, without reading its rows; None for another."""
+    path = chitin_dir / FOLDER / INDEX
+    if not path.exists():
+        return None
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            found = db.execute("SELECT value FROM meta WHERE key = 'identity'").fetchone()
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return None
+    held, _, size = str(found[0]).rpartition(":") if found else ("", "", "")
+    return int(size) if held == f"{provider}:{model}" and size.isdigit() else None
+
+
 def row_bytes(dimensions: int) -> int:
     return 4 * dimensions
 

@@ -67,6 +67,15 @@ class HTTPProvider:
         return cls(model or cls.default_model, key, base or cls.default_url, client)
 
     @property
+    def unsized(self) -> bool:
+        """Whether the model's size is still to be asked (see ``sized``)."""
+        return self._dimensions is None
+
+    def sized(self, dimensions: int) -> None:
+        """Take the model's size as learnt before (the vector sidecar keeps it)."""
+        self._dimensions = dimensions
+
+    @property
     def dimensions(self) -> int:
         """Known for the usual models; asked of the endpoint once for any other."""
         if self._dimensions is None:
