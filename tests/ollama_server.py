@@ -41,6 +41,12 @@ class OllamaServer:
         self.hang = threading.Event()
         self.released = threading.Event()
         self.hang_on = b""  # only requests whose body holds this hang
+        # Requests whose body holds this fail with a 503 (Retry-After: 0, so that the
+        # client's retries cost no time): a server that breaks partway through a run.
+        self.fail_on: bytes | None = None
+        # Set, a request without ``Bearer <key>`` is a 401: a server of one's own that
+        # wants a key (a proxy in front of Ollama, vLLM with --api-key).
+        self.key: str | None = None
         self.requests: list[tuple[str | None, dict[str, Any]]] = []
         server = self
 
@@ -54,8 +60,12 @@ class OllamaServer:
                 if server.hang.is_set() and server.hang_on in raw:
                     server.released.wait(60)
                 status, body = server.answer(self.path, self.headers.get("Authorization"), raw)
+                if server.fail_on is not None and server.fail_on in raw:
+                    status, body = 503, _error("model runner has unexpectedly stopped", "api_error")
                 data = json.dumps(body).encode()
                 self.send_response(status)
+                if status == 503:
+                    self.send_header("Retry-After", "0")
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
@@ -87,6 +97,8 @@ class OllamaServer:
                 f"invalid character in request body: {error}", "invalid_request_error"
             )
         self.requests.append((authorization, body))
+        if self.key is not None and authorization != f"Bearer {self.key}":
+            return 401, _error("invalid api key", "invalid_request_error")
         model, given = body.get("model"), body.get("input")
         if not given:
             return 400, _error("invalid input", "invalid_request_error")

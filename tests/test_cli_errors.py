@@ -433,3 +433,18 @@ def test_the_library_refuses_a_confidence_that_is_not_a_plain_decimal(store: Pat
         chitin.init()
         with pytest.raises(ValidationError, match="got '١'"):
             chitin.contribute({"type": "skill", "claim": "Plain", "confidence": "١"})
+
+
+@pytest.mark.parametrize("name", ["none", "Local", "ollama-ish"])
+def test_an_unknown_embedding_provider_is_a_usage_error_naming_the_allowed(
+    run: Run, name: str
+) -> None:
+    """fix81: `embed --provider none` said "Unknown embedding provider" and exited 1, as
+    an error of the store would; a bad flag value is a usage error (exit 2)."""
+    run("init")
+    result = run("embed", "--provider", name, expect=2)
+    assert result.stderr == (
+        f"Error: Invalid value for '--provider': {name!r} is not a provider; "
+        "name one of local, voyage, openai, or leave the option out "
+        "(see 'chitin embed --help')\n"
+    ), result.stderr

@@ -688,7 +688,7 @@ def test_merge_folds_source_into_target_in_one_commit(
     out = run("merge", source["id"], target["id"]).stdout
     assert out == (
         f'✓ Merged into: {target["id"]}\n  "Target claim"\n'
-        "  confidence: 0.905 | reinforced: 1×\n  tags: a, b, c\n"
+        "  confidence: 0.91 | reinforced: 1×\n  tags: a, b, c\n"
     )
     assert commit_count(store) == before + 1
     assert not insight_file(store, source).exists()
@@ -750,8 +750,7 @@ def test_history_reads_every_operation_back_from_git(
     assert all(len(h["commit"]) == 40 and h["author"] == "chitin" for h in data["history"])
     human = run("history", made["id"]).stdout
     assert human.startswith(
-        '[relational] "Boss values concise responses"\n'
-        "  Current: confidence 0.905 | 1× reinforced\n"
+        '[relational] "Boss values concise responses"\n  Current: confidence 0.91 | 1× reinforced\n'
     )
     assert '[update] claim: "Boss values concise brief responses" → "Boss values concise' in human
     # 1.4.5 prints a reinforcement's numbers bare, an update's values quoted

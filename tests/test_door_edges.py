@@ -131,6 +131,26 @@ def test_an_empty_provider_in_chitin_yaml_is_named_not_taken_for_local(
     assert [e["message"][:17] for e in found["errors"]] == ["provider is empty"]
 
 
+@pytest.mark.parametrize(
+    ("written", "said"),
+    [
+        ('""', "embedding.model is empty; name the provider's model, or remove the line"),
+        ("42", "embedding.model must be a model's name (a text), got 42"),
+    ],
+)
+def test_a_model_in_chitin_yaml_that_names_none_is_reported_by_check(
+    run: Run, store: Path, written: str, said: str
+) -> None:
+    """fix81: `model: ""` (the provider's own model, silently) or `model: 42` under
+    the openai provider passed `check` without a word; it is reported as a bad
+    provider is."""
+    run("init")
+    (store / "chitin.yaml").write_text(f"embedding:\n  provider: openai\n  model: {written}\n")
+    found = json.loads(run("check", "--format", "json", expect=1).stdout)
+    assert next(e["message"] for e in found["errors"]).startswith(said[len("embedding.") :])
+    assert said in run("embed", expect=1).stderr
+
+
 # ------------------------------------------------------------------ no home
 
 

@@ -390,6 +390,32 @@ def test_an_id_whose_file_cannot_be_read_is_taken_not_written_over(
     assert commit_count(store) == before
 
 
+def test_merge_names_an_unreadable_file_as_the_reason_not_a_duplicate(
+    run: Run, store: Path, tmp_path: Path
+) -> None:
+    """fix81: `import --merge` counted an item skipped for an unreadable file among
+    "duplicate(s)"; the summary names each reason it skipped for."""
+    run("init")
+    broken = store / "insights" / "skill" / "mine-aaaa.md"
+    broken.parent.mkdir(parents=True, exist_ok=True)
+    broken.write_text("---\nid: mine-aaaa\ntype: skill\nconfidence: [0.8\n---\n\nMine.\n")
+    items = [
+        {"id": "mine-aaaa", "type": "skill", "claim": "Imported", "confidence": 0.5},
+        {"id": "new-bbbb", "type": "skill", "claim": "Another one", "confidence": 0.5},
+        {"id": "new-bbbb", "type": "skill", "claim": "Another two", "confidence": 0.5},
+    ]
+    said = run("import", "--merge", str(write(tmp_path, "three.json", items))).stdout
+    assert said.splitlines()[0] == (
+        "✓ Imported 1 insight(s), skipped 1 duplicate(s) and 1 item(s) whose id's file "
+        "cannot be read"
+    ), said
+    unread = [{"id": "mine-aaaa", "type": "skill", "claim": "Imported", "confidence": 0.5}]
+    alone = run("import", "--merge", str(write(tmp_path, "one.json", unread))).stdout
+    assert alone.splitlines()[0] == (
+        "✓ Imported 0 insight(s), skipped 1 item(s) whose id's file cannot be read"
+    ), alone
+
+
 def test_a_repeated_id_in_one_document_is_an_error(run: Run, tmp_path: Path) -> None:
     twice = [ORIGINAL_EXPORT[0], {**ORIGINAL_EXPORT[0], "claim": "another"}]
     result = run("import", str(write(tmp_path, "twice.json", twice)), expect=1)

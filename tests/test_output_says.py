@@ -156,3 +156,42 @@ def test_merge_of_insights_without_tags_says_none(run: Run, add: Any) -> None:
     source = add("skill", "Fold this other claim in", 0.7)
     out = run("merge", source["id"], target["id"]).stdout
     assert out.endswith("  tags: (none)\n"), out
+
+
+def test_merge_of_a_trigger_into_another_type_says_what_it_dropped(
+    run: Run, add: Any, run_json: Any
+) -> None:
+    """fix81: merging a trigger into a principle dropped its condition and its avoid
+    without a word; `update --type` says so in a note, and merge now says the same."""
+    target = add("principle", "Tests describe the truth of the code", 0.7)
+    source = add("trigger", "weakening the assertion", 0.9, condition="a test fails", avoid=True)
+    out = run("merge", source["id"], target["id"]).stdout
+    assert out.endswith(
+        "\n  note: condition and avoid dropped: a principle insight has neither\n"
+    ), out
+    other = add("skill", "Keep the skill claim", 0.8)
+    plain = add("skill", "Fold this skill in", 0.7)
+    assert "note:" not in run("merge", plain["id"], other["id"]).stdout
+    kept = add("trigger", "reverting the fix", 0.8, condition="a test is flaky", avoid=True)
+    merged = run_json("merge", kept["id"], other["id"])
+    assert merged["type"] == "skill" and "condition" not in merged  # the shape update gives
+
+
+def test_merge_and_history_round_a_confidence_as_get_and_reinforce_do(
+    run: Run, add: Any, run_json: Any
+) -> None:
+    """fix81: merge and history printed the stored confidence (0.954875) where get and
+    list print 0.95 and reinforce's old → new 0.953 → 0.955; the JSON stays exact."""
+    made = add("skill", "Reproduce the bug first", 0.95)
+    run("reinforce", made["id"])
+    run("reinforce", made["id"])  # 0.954875
+    other = add("skill", "Run the failing test alone", 0.5)
+    merged = run("merge", other["id"], made["id"]).stdout
+    assert "  confidence: 0.95 | reinforced: 2×\n" in merged, merged
+    shown = run("history", made["id"]).stdout
+    assert "  Current: confidence 0.95 | 2× reinforced\n" in shown, shown
+    assert "[reinforce] confidence: 0.953 → 0.955 (reinforce:2)" in shown, shown
+    run("update", made["id"], "--confidence", "0.9")
+    assert '[update] confidence: "0.955" → "0.9"' in run("history", made["id"]).stdout
+    assert "0.954875" not in run("changelog").stdout
+    assert run_json("history", made["id"])["history"][2]["newValue"] == "0.954875"

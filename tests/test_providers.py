@@ -526,7 +526,7 @@ def test_an_embed_with_a_provider_that_fails_keeps_the_vectors_the_store_has(
         after = json.loads(run("embed-status", "--format", "json").stdout)
     assert failed.stderr == (
         'Error: OpenAI API error (404): model "text-embedding-3-small" not found, '
-        "try pulling it first\n"
+        "try pulling it first; the vectors of local/all-MiniLM-L6-v2 are kept\n"
     )
     assert before["embedded"] == 2 and before["provider"] == "local"
     assert after == before
@@ -567,3 +567,86 @@ def test_stale_vectors_too_slow_to_embed_inline_go_to_the_background_embedding(
         "1 insight(s) have no vector yet and background embedding is off; "
         "ranked by text alone (run `chitin embed`)"
     )
+
+
+def test_an_embed_whose_provider_fails_after_its_trial_keeps_the_vectors_the_store_has(
+    run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fix81: a provider that passes the trial embedding and then fails (a 5xx on a
+    later request) left the store without the previous provider's vectors: the switch
+    dropped them before the new ones were made. They are kept until the new provider's
+    embedding completes, and the error says so."""
+    with OllamaServer() as ollama:
+        monkeypatch.setenv("OPENAI_BASE_URL", ollama.url)
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        run("init")
+        for claim in ("Profile the slow endpoint before optimising", "Keep commits small"):
+            run("contribute", "--type", "skill", "--claim", claim, "--confidence", "0.8")
+        run("embed")
+        before = json.loads(run("embed-status", "--format", "json").stdout)
+        ollama.fail_on = b"Keep commits small"
+        failed = run("embed", "--provider", "openai", "--model", "nomic-embed-text", expect=1)
+        after = json.loads(run("embed-status", "--format", "json").stdout)
+        ollama.fail_on = None
+        found = json.loads(
+            run("similar", "keep commits tiny", "--semantic", "--format", "json").stdout
+        )
+    assert failed.stderr == (
+        "Error: OpenAI API error (503): model runner has unexpectedly stopped; "
+        "the vectors of local/all-MiniLM-L6-v2 are kept\n"
+    ), failed.stderr
+    assert before["embedded"] == 2 and before["provider"] == "local"
+    assert after == before
+    assert found and found[0]["claim"] == "Keep commits small"
+    assert (
+        not (store / "chitin.yaml").exists() or "openai" not in (store / "chitin.yaml").read_text()
+    )
+
+
+def test_a_401_from_a_server_of_ones_own_without_a_key_says_to_set_one(
+    run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fix81: a 401 said "check OPENAI_API_KEY" when no key was set at all, the user
+    running a server of their own (OPENAI_BASE_URL): it says that server wants one."""
+    with OllamaServer() as ollama:
+        ollama.key = "secret-1"
+        monkeypatch.setenv("OPENAI_BASE_URL", ollama.url)
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        run("init")
+        run("contribute", "--type", "skill", "--claim", "Keep commits small", "--confidence", "0.8")
+        unset = run("embed", "--provider", "openai", "--model", "nomic-embed-text", expect=1)
+        monkeypatch.setenv("OPENAI_API_KEY", "wrong")
+        wrong = run("embed", "--provider", "openai", "--model", "nomic-embed-text", expect=1)
+    assert unset.stderr == (
+        f"Error: OpenAI API authentication failed (401): the server at {ollama.url} wants "
+        "an API key, and OPENAI_API_KEY is not set\n"
+    ), unset.stderr
+    assert wrong.stderr == "Error: OpenAI API authentication failed (401): check OPENAI_API_KEY\n"
+
+
+def test_the_size_of_a_model_learnt_once_is_not_asked_again(
+    run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fix81: a model of unknown size (an Ollama model) cost a request for its size
+    ("dimension probe") in every command that uses meaning. The size is kept with the
+    sidecar's identity; only another model is asked again."""
+    with OllamaServer(pulled=("nomic-embed-text", "mxbai-embed-large")) as ollama:
+        monkeypatch.setenv("OPENAI_BASE_URL", ollama.url)
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        run("init")
+        run("contribute", "--type", "skill", "--claim", "Keep commits small", "--confidence", "0.8")
+        run("embed", "--provider", "openai", "--model", "nomic-embed-text")
+
+        def probes() -> int:
+            return sum(body["input"] == ["dimension probe"] for _, body in ollama.requests)
+
+        learnt = probes()
+        for query in ("keep commits tiny", "small commits please"):
+            run("similar", query, "--semantic")
+            run("retrieve", "--query", query)
+        assert probes() == learnt, [body["input"] for _, body in ollama.requests]
+        run("embed", "--provider", "openai", "--model", "mxbai-embed-large")
+        assert probes() == learnt + 1  # a changed model is asked
+        status = json.loads(run("embed-status", "--format", "json").stdout)
+    assert learnt == 1
+    assert status["model"] == "mxbai-embed-large" and status["embedded"] == 1

@@ -115,8 +115,8 @@ def test_embed_records_the_chosen_provider_in_one_commit(run: Run, add: Any, sto
         == "Error: Missing API key for voyage: set VOYAGE_API_KEY environment variable\n"
     )
     assert commit_count(store) == before and not (store / "chitin.yaml").exists()
-    bad = run("embed", "--provider", "cohere", expect=1)
-    assert "Unknown embedding provider: 'cohere' (allowed: local, voyage, openai)" in bad.stderr
+    bad = run("embed", "--provider", "cohere", expect=2)  # a usage error (fix81)
+    assert "'cohere' is not a provider; name one of local, voyage, openai" in bad.stderr
 
 
 def test_an_embed_whose_provider_fails_records_nothing(

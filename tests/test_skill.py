@@ -234,3 +234,24 @@ def test_the_guide_gives_the_whole_rule_that_finds_the_store() -> None:
     (paragraph,) = [" ".join(p.split()) for p in GUIDE.split("\n\n") if "`$CHITIN_STORE`" in p]
     assert "given before the command" not in paragraph
     assert "stand in" in paragraph and "`chitin where`" in paragraph
+
+
+def test_the_helps_example_writes_the_guide_in_a_fresh_folder(tmp_path: Path) -> None:
+    """fix81: `chitin skill > skills/chitin/SKILL.md`, as the help wrote it, failed in
+    a folder without skills/chitin/ (the shell cannot open the file); the example, run
+    as written by a shell, now makes the folder first. README's says the same."""
+    import subprocess
+
+    from click.testing import CliRunner
+    from conftest import chitin_program
+
+    help_text = CliRunner().invoke(cli, ["skill", "--help"]).stdout
+    example = next(line.strip() for line in help_text.splitlines() if "SKILL.md" in line
+                   and "chitin skill" in line and ">" in line)  # fmt: skip
+    assert example.startswith("mkdir -p skills/chitin && "), example
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    assert f"`{example}`" in readme
+    shell = example.replace("chitin skill", f"'{chitin_program()}' skill")
+    subprocess.run(shell, shell=True, cwd=tmp_path, check=True, capture_output=True)
+    written = (tmp_path / "skills" / "chitin" / "SKILL.md").read_text(encoding="utf-8")
+    assert written == with_version(asset_path("SKILL.md").read_text(encoding="utf-8"), __version__)

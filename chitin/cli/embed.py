@@ -17,7 +17,7 @@ from chitin.render import shapes
 @click.option(
     "--provider",
     metavar="|".join(provider_names()),
-    type=Named("a provider", provider_names()),
+    type=Named("a provider", provider_names(), only=True),
     help="Embedding provider (default: chitin.yaml's, else local).",
 )
 @click.option(

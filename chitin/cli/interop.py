@@ -90,8 +90,17 @@ def import_insights(
 
 def _summary(result: Imported) -> list[str]:
     head = f"✓ Imported {len(result.insights)} insight(s)"
-    if result.skipped:
-        head += f", skipped {len(result.skipped)} duplicate(s)"
+    unreadable = sum(1 for skipped in result.skipped if skipped.unreadable)
+    why = [
+        f"{count} {what}"
+        for count, what in (
+            (len(result.skipped) - unreadable, "duplicate(s)"),
+            (unreadable, "item(s) whose id's file cannot be read"),
+        )
+        if count
+    ]
+    if why:
+        head += f", skipped {' and '.join(why)}"
     lines = [head]
     if result.generation:
         lines.append(

@@ -8,7 +8,6 @@ from chitin.cli import bounds
 from chitin.cli.context import opened
 from chitin.cli.options import format_option
 from chitin.cli.output import emit_json
-from chitin.model.insight import js_number
 from chitin.render import shapes, text
 
 
@@ -27,7 +26,7 @@ def history(ctx: click.Context, insight_id: str, limit: int | None, fmt: str) ->
         return
     lines = [
         f'[{insight.type}] "{insight.claim}"',
-        f"  Current: confidence {js_number(insight.confidence)} | "
+        f"  Current: confidence {text.confidence(insight.confidence)} | "
         f"{insight.reinforcements}× reinforced",
         "",
     ]

@@ -30,17 +30,22 @@ class Named(click.ParamType):  # type: ignore[type-arg]  # click < 8.2 is not ge
     """A text that names something, of ``allowed`` when given (a provider, types, a
     provenance): explicitly empty (``--provider ""``, ``--type "$UNSET"``, a comma list
     of only commas) it is a usage error naming what is allowed, not the option left
-    out. Only the text's emptiness is checked here; the library checks the names."""
+    out. Only the text's emptiness is checked here; the library checks the names of a
+    list (types); a single name (``only``: a provider) is checked here too."""
 
     name = "text"
 
-    def __init__(self, what: str, allowed: Sequence[str] = ()) -> None:
-        self.what, self.allowed = what, tuple(allowed)
+    def __init__(self, what: str, allowed: Sequence[str] = (), only: bool = False) -> None:
+        self.what, self.allowed, self.only = what, tuple(allowed), only
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        named = f"one of {', '.join(self.allowed)}" if self.allowed else self.what
         if isinstance(value, str) and not value.replace(",", " ").strip():
-            named = f"one of {', '.join(self.allowed)}" if self.allowed else self.what
             self.fail(f"it is empty; name {named}, or leave the option out", param, ctx)
+        if self.only and value not in self.allowed:
+            self.fail(
+                f"{value!r} is not {self.what}; name {named}, or leave the option out", param, ctx
+            )
         return value
 
 

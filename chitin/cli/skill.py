@@ -38,7 +38,7 @@ def skill(show_path: bool) -> None:
     Install it where your agent looks for skills, for example:
 
     \b
-    chitin skill > skills/chitin/SKILL.md
+    mkdir -p skills/chitin && chitin skill > skills/chitin/SKILL.md
     """
 
     path = chitin.resources.asset_path("SKILL.md")

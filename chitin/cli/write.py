@@ -14,7 +14,7 @@ from chitin.cli.output import emit_json, standard_input
 from chitin.core import Change
 from chitin.errors import DuplicateError, ValidationError
 from chitin.model import strict_json
-from chitin.model.insight import EVIDENCE_KINDS, js_number
+from chitin.model.insight import EVIDENCE_KINDS
 from chitin.render import shapes, text
 
 if TYPE_CHECKING:
@@ -267,9 +267,10 @@ def merge(
             [
                 f"✓ Merged into: {insight.id}",
                 f'  "{insight.claim}"',
-                f"  confidence: {js_number(insight.confidence)} | "
+                f"  confidence: {text.confidence(insight.confidence)} | "
                 f"reinforced: {insight.reinforcements}×",
                 f"  tags: {text.tags_text(insight)}",
+                *(f"  note: {message}" for message in result.notes),
             ]
         )
     )

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 from chitin.core.session import Session
 from chitin.errors import ValidationError
-from chitin.index.vector_files import stored_identity
+from chitin.index.vector_files import drop_kept, put_back, set_aside, stored_identity
+from chitin.lockfile import derived_folder
 from chitin.providers import DEFAULT_PROVIDER, REGISTRY, ProviderError
 from chitin.search import semantic
 from chitin.store.messages import embedding_words, worded
@@ -47,8 +48,25 @@ class Embedding:
                 f"provider to embed with: chitin embed --provider {DEFAULT_PROVIDER} "
                 f"(allowed: {', '.join(REGISTRY)})",
             )
-        meaning = self.session.semantic(picked)
-        done, _ = semantic.refresh(self.session.cache, meaning, None, progress, force)
+        chitin_dir = derived_folder(self.session.root)
+        _, held = stored_identity(chitin_dir)
+        # Another provider's vectors are set aside until this one's are all made: a
+        # provider that passed the trial and failed later cost the store its vectors.
+        kept = set_aside(chitin_dir) if held and _switches(held, picked) else None
+        try:
+            meaning = self.session.semantic(picked)
+            done, _ = semantic.refresh(self.session.cache, meaning, None, progress, force)
+        except BaseException as error:
+            if kept is None:
+                raise
+            self.session.close()  # the new sidecar released before it is dropped
+            put_back(chitin_dir, kept)
+            if isinstance(error, ProviderError):
+                name = "/".join(str(held).split(":")[:2])
+                raise ProviderError(f"{error}; the vectors of {name} are kept") from None
+            raise
+        if kept is not None:
+            drop_kept(kept)
         # Recorded once the provider has answered: recorded first, an endpoint that
         # failed (refused, 401, 500) left the store committed to it, and every session
         # start after fell back to text.
@@ -110,6 +128,15 @@ class Embedding:
         chosen = {k: v for k, v in picked._asdict().items() if v}
         words = embedding_words(picked.provider, picked.model)
         self.session.store.set_config("embedding", chosen, worded(words, {}))
+
+
+def _switches(held: str, picked: semantic.Choice) -> bool:
+    """Whether ``picked`` embeds with another provider or model than the sidecar's
+    identity (``provider:model:dimensions``); the same provider without a model named
+    is left to the sidecar's trial embedding."""
+    provider, _, rest = held.partition(":")
+    model = rest.rpartition(":")[0]
+    return provider != picked.provider or (picked.model is not None and model != picked.model)
 
 
 def provider_names() -> tuple[str, ...]:

@@ -42,6 +42,7 @@ class Skipped(NamedTuple):
     item: int  # its position in the document
     id: str
     reason: str
+    unreadable: bool = False  # its id's file cannot be read; else a duplicate
 
 
 @dataclass
@@ -259,7 +260,10 @@ def _sort_out(cache: Cache, items: list[Item], merge: bool) -> tuple[list[Item],
         return list(items), []
     reasons = _merge_skips(cache, items, unreadable)
     kept = [item for index, item in enumerate(items) if index not in reasons]
-    skipped = [Skipped(i, items[i].insight.id, reasons[i]) for i in sorted(reasons)]
+    skipped = [
+        Skipped(i, items[i].insight.id, reasons[i], items[i].insight.id in unreadable)
+        for i in sorted(reasons)
+    ]
     return kept, skipped
 
 

@@ -336,11 +336,15 @@ class Lifecycle:
             target_path = self.reading.path_of(target_id)
             target, layout = self.session.store.read(target_path)
             result, logs, paths, claims = target, [layout.evidence], [], []
+            notes: list[str] = []
             for number, source_id in enumerate(source_ids, 1):
                 paths.append(self.reading.path_of(source_id))
                 source, source_layout = self.session.store.read(paths[-1])
                 wording = claim if number == len(source_ids) else None
                 result = ops.merged(source, result, wording, self.session.timestamp())
+                notes += [
+                    n for n in ops.dropped_trigger_fields(source, target.type) if n not in notes
+                ]
                 logs.append(source_layout.evidence)
                 claims.append(source.claim)
             if not allow_secret:
@@ -355,7 +359,7 @@ class Lifecycle:
                 {"Merged": ", ".join(source_ids)},
             )
             self.session.record_written(cache, {target_path: result}, removed=paths)
-        return Change(result, target_path, commit, target)
+        return Change(result, target_path, commit, target, tuple(notes))
 
     def _resolve_role(self, ref: str, role: str) -> str:
         return self.reading.resolve(ref, role=f"{role} insight")

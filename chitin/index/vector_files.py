@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import array
 import contextlib
+import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -60,6 +61,61 @@ def stored_identity(chitin_dir: Path) -> tuple[dict[str, str], str | None]:
     except sqlite3.Error:
         return {}, None
     return rows, found[0] if found else None
+
+
+KEPT = "vectors.kept"
+
+
+def set_aside(chitin_dir: Path) -> Path | None:
+    """Move the sidecar out of the way of another provider's (``put_back`` restores
+    it, ``drop_kept`` drops it once the other's embedding is complete): None when it
+    holds no vector. A folder kept by a run that was killed is dropped first."""
+    folder, kept = chitin_dir / FOLDER, chitin_dir / KEPT
+    drop_kept(kept)
+    rows, _ = stored_identity(chitin_dir)
+    if not rows:
+        return None
+    folder.rename(kept)
+    return kept
+
+
+def put_back(chitin_dir: Path, kept: Path) -> None:
+    """The sidecar set aside, in place again (the one made since is dropped)."""
+    drop_kept(chitin_dir / FOLDER)
+    kept.rename(chitin_dir / FOLDER)
+
+
+def drop_kept(kept: Path) -> None:
+    """Remove the folder and what it holds (shutil.rmtree would load bz2 and lzma)."""
+    for root, folders, files in os.walk(kept, topdown=False):
+        for name in files:
+            with contextlib.suppress(OSError):
+                os.unlink(os.path.join(root, name))
+        for name in folders:
+            path = os.path.join(root, name)
+            remove = os.unlink if os.path.islink(path) else os.rmdir  # a link: not followed
+            with contextlib.suppress(OSError):
+                remove(path)
+    with contextlib.suppress(OSError):
+        os.rmdir(kept)
+
+
+def held_size(chitin_dir: Path, provider: str, model: str) -> int | None:
+    """The vectors' size the sidecar's identity (``provider:model:dimensions``) holds
+    for that provider and model, without reading its rows; None for another."""
+    path = chitin_dir / FOLDER / INDEX
+    if not path.exists():
+        return None
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            found = db.execute("SELECT value FROM meta WHERE key = 'identity'").fetchone()
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return None
+    held, _, size = str(found[0]).rpartition(":") if found else ("", "", "")
+    return int(size) if held == f"{provider}:{model}" and size.isdigit() else None
 
 
 def row_bytes(dimensions: int) -> int:

@@ -77,8 +77,7 @@ def updated_insight(
     if insight.type == "trigger" and kind != "trigger":
         # Leaving the trigger type: its condition and avoid go (setting them is an error).
         check_trigger_fields(kind, values.get("condition"), values.get("avoid", False))
-        if insight.condition or insight.avoid:
-            notes.append(f"condition and avoid dropped: a {kind} insight has neither")
+        notes += dropped_trigger_fields(insight, kind)
         values.update(condition=None, avoid=False)
     candidate = insight.with_changes(**values)
     check_trigger_fields(candidate.type, candidate.condition, candidate.avoid)
@@ -124,6 +123,14 @@ def reinforced(insight: Insight, now: str) -> Insight:
         last_reinforced=now,
         updated=now,
     )
+
+
+def dropped_trigger_fields(insight: Insight, kind: str) -> list[str]:
+    """The note for a trigger's condition and avoid lost to an insight of type ``kind``
+    (update's ``--type``, and a merge into another type, say it alike)."""
+    if insight.type == "trigger" and kind != "trigger" and (insight.condition or insight.avoid):
+        return [f"condition and avoid dropped: a {kind} insight has neither"]
+    return []
 
 
 def merged(source: Insight, target: Insight, claim: str | None, now: str) -> Insight:

@@ -67,6 +67,15 @@ class HTTPProvider:
         return cls(model or cls.default_model, key, base or cls.default_url, client)
 
     @property
+    def unsized(self) -> bool:
+        """Whether the model's size is still to be asked (see ``sized``)."""
+        return self._dimensions is None
+
+    def sized(self, dimensions: int) -> None:
+        """Take the model's size as learnt before (the vector sidecar keeps it)."""
+        self._dimensions = dimensions
+
+    @property
     def dimensions(self) -> int:
         """Known for the usual models; asked of the endpoint once for any other."""
         if self._dimensions is None:
@@ -125,9 +134,14 @@ class HTTPProvider:
             return response
         detail = _detail(response, self.key)
         if status == 401:
-            raise ProviderError(
-                f"{self.label} API authentication failed (401): check {self.key_variable}"
+            # No key at all: a server of the user's own (a base URL) that wants one.
+            check = (
+                f"check {self.key_variable}"
+                if self.key
+                else f"the server at {self.base_url} wants an API key, and "
+                f"{self.key_variable} is not set"
             )
+            raise ProviderError(f"{self.label} API authentication failed (401): {check}")
         if status == 429:
             raise ProviderError(f"{self.label} API rate limited (429): {detail}")
         raise ProviderError(f"{self.label} API error ({status}): {detail}")

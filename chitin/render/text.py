@@ -241,7 +241,8 @@ def history_line(entry: Entry) -> str:
         text = entry.new if entry.new is not None else entry.old
         body = f' "{text}"' if text is not None else ""
     elif entry.change_type == "reinforce":  # as 1.4.5: numbers bare, values quoted
-        body = f" {entry.field}: {entry.old or ''} → {entry.new or ''}"
+        old, new = _values(entry)
+        body = f" {entry.field}: {old} → {new}"
     else:
         body = f" {_field_change(entry)}"
     suffix = _suffix(entry)
@@ -253,7 +254,8 @@ def history_line(entry: Entry) -> str:
 def _field_change(entry: Entry) -> str:
     if entry.field == "id":  # renamed by hand (git mv)
         return f"renamed from {entry.old} to {entry.new}"
-    return f'{entry.field}: "{entry.old or ""}" → "{entry.new or ""}"'
+    old, new = _values(entry)
+    return f'{entry.field}: "{old}" → "{new}"'
 
 
 def _suffix(entry: Entry) -> str:
@@ -268,11 +270,25 @@ def changelog_line(entry: Entry) -> str:
         text = entry.new if entry.new is not None else entry.old
         body = f'"{text}"' if text is not None else ""
     elif entry.change_type == "reinforce":
-        body = f"{entry.old} → {entry.new}"
+        old, new = _values(entry)
+        body = f"{old} → {new}"
     else:
         body = _field_change(entry)
     suffix = _suffix(entry)
     return f"  {stamp}  [{entry.change_type}] {entry.insight_id} {body}{suffix}"
+
+
+def _values(entry: Entry) -> tuple[str, str]:
+    """An entry's old and new value as text: a confidence rounded as reinforce's
+    ``old → new`` rounds it (the JSON keeps the stored value)."""
+    old, new = entry.old or "", entry.new or ""
+    if entry.field == "confidence":
+        try:
+            shown = confidence_change(float(old), float(new))
+        except ValueError:  # a hand edit's value that is not a number: as it is
+            return old, new
+        old, _, new = shown.partition(" → ")
+    return old, new
 
 
 # Unreadable files named after a command; the rest are counted, not to flood the

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 from chitin.errors import StoreError, ValidationError
 from chitin.index.cache import Cache, Filters
 from chitin.index.db import is_damage, is_unwritable
+from chitin.index.vector_files import held_size
 from chitin.index.vectors import DamagedVectors, Part, VectorStore
 from chitin.model.search_text import embedding_texts
 from chitin.providers import (
@@ -302,6 +303,17 @@ def choice(config: Mapping[str, Any]) -> Choice:
             f"{name!r} (allowed: {', '.join(allowed)})",
         )
     model = section.get("model")
+    if isinstance(model, str) and not model.strip():  # written, but empty: not the default
+        raise ValidationError(
+            "embedding",
+            "chitin.yaml: embedding.model is empty; name the provider's model, or remove "
+            "the line for its own",
+        )
+    if model is not None and not isinstance(model, str):
+        raise ValidationError(
+            "embedding",
+            f"chitin.yaml: embedding.model must be a model's name (a text), got {model!r}",
+        )
     if name == "local" and model and str(model) != MODEL:  # what create() would refuse
         raise ValidationError(
             "embedding",
@@ -314,6 +326,10 @@ def choice(config: Mapping[str, Any]) -> Choice:
 def open_semantic(chitin_dir: Path, picked: Choice, env: Mapping[str, str]) -> Semantic:
     """The provider and its sidecar; raises ProviderError when either cannot be had."""
     provider = create(picked.provider, picked.model, env=env, work_folder=chitin_dir / "vectors")
+    if getattr(provider, "unsized", False):  # a remote model of unknown size: asked once
+        size = held_size(chitin_dir, provider.name, provider.model)
+        if size is not None:
+            provider.sized(size)  # type: ignore[attr-defined]
 
     def trial() -> object:  # before the vectors of another provider are dropped
         return provider.embed(["a trial text"], "document")

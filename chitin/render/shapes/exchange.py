@@ -21,7 +21,12 @@ if TYPE_CHECKING:
         merge_commit: str | None
 
     class _Skipped(Protocol):
-        def _asdict(self) -> dict[str, Any]: ...
+        @property
+        def item(self) -> int: ...
+        @property
+        def id(self) -> str: ...
+        @property
+        def reason(self) -> str: ...
 
     class _Imported(Protocol):
         @property
@@ -67,7 +72,7 @@ def imported(result: _Imported, vectors: Any) -> dict[str, Any]:
         "imported": len(result.insights),
         "skipped": len(result.skipped),
         "ids": [value.id for value in result.insights],
-        "skippedItems": [s._asdict() for s in result.skipped],
+        "skippedItems": [{"item": s.item, "id": s.id, "reason": s.reason} for s in result.skipped],
         "commit": result.commit,
         "migratedFrom": result.generation,
         "historyRows": result.history_rows,
