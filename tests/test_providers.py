@@ -603,6 +603,31 @@ def test_an_embed_whose_provider_fails_after_its_trial_keeps_the_vectors_the_sto
     )
 
 
+def test_a_switch_killed_halfway_gives_the_kept_vectors_back_to_the_next_one(
+    run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A switch of provider killed before it completed leaves the old vectors set
+    aside (.chitin/vectors.kept) and chitin.yaml naming the old provider: the next
+    switch puts them back rather than dropping them, so its failure keeps them too."""
+    with OllamaServer() as ollama:
+        monkeypatch.setenv("OPENAI_BASE_URL", ollama.url)
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        run("init")
+        for claim in ("Profile the slow endpoint before optimising", "Keep commits small"):
+            run("contribute", "--type", "skill", "--claim", claim, "--confidence", "0.8")
+        run("embed")
+        before = json.loads(run("embed-status", "--format", "json").stdout)
+        chitin_dir = store / ".chitin"
+        (chitin_dir / "vectors").rename(chitin_dir / "vectors.kept")  # as a kill leaves it
+        ollama.fail_on = b"Keep commits small"
+        failed = run("embed", "--provider", "openai", "--model", "nomic-embed-text", expect=1)
+        ollama.fail_on = None
+        after = json.loads(run("embed-status", "--format", "json").stdout)
+    assert failed.stderr.endswith("the vectors of local/all-MiniLM-L6-v2 are kept\n")
+    assert after == before and before["embedded"] == 2
+    assert not (chitin_dir / "vectors.kept").exists()
+
+
 def test_a_401_from_a_server_of_ones_own_without_a_key_says_to_set_one(
     run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

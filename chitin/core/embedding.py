@@ -8,7 +8,13 @@ from typing import TYPE_CHECKING
 
 from chitin.core.session import Session
 from chitin.errors import ValidationError
-from chitin.index.vector_files import drop_kept, put_back, set_aside, stored_identity
+from chitin.index.vector_files import (
+    drop_kept,
+    put_back,
+    restore_kept,
+    set_aside,
+    stored_identity,
+)
 from chitin.lockfile import derived_folder
 from chitin.providers import DEFAULT_PROVIDER, REGISTRY, ProviderError
 from chitin.search import semantic
@@ -49,6 +55,7 @@ class Embedding:
                 f"(allowed: {', '.join(REGISTRY)})",
             )
         chitin_dir = derived_folder(self.session.root)
+        restore_kept(chitin_dir)  # left by a switch that was killed: the store's own
         _, held = stored_identity(chitin_dir)
         # Another provider's vectors are set aside until this one's are all made: a
         # provider that passed the trial and failed later cost the store its vectors.

@@ -69,14 +69,23 @@ KEPT = "vectors.kept"
 def set_aside(chitin_dir: Path) -> Path | None:
     """Move the sidecar out of the way of another provider's (``put_back`` restores
     it, ``drop_kept`` drops it once the other's embedding is complete): None when it
-    holds no vector. A folder kept by a run that was killed is dropped first."""
+    holds no vector."""
     folder, kept = chitin_dir / FOLDER, chitin_dir / KEPT
-    drop_kept(kept)
+    restore_kept(chitin_dir)
     rows, _ = stored_identity(chitin_dir)
     if not rows:
         return None
     folder.rename(kept)
     return kept
+
+
+def restore_kept(chitin_dir: Path) -> None:
+    """Put back a sidecar that a switch killed before it completed set aside: it
+    holds the vectors of the provider chitin.yaml still names (a switch is recorded
+    only once complete), and the half-made ones in its place are the ones to drop."""
+    kept = chitin_dir / KEPT
+    if kept.is_dir() and not kept.is_symlink():
+        put_back(chitin_dir, kept)
 
 
 def put_back(chitin_dir: Path, kept: Path) -> None:
