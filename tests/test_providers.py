@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import httpx
 import numpy as np
@@ -569,6 +570,21 @@ def test_stale_vectors_too_slow_to_embed_inline_go_to_the_background_embedding(
     )
 
 
+def _two_embedded_locally(
+    run: Run, monkeypatch: pytest.MonkeyPatch, ollama: OllamaServer
+) -> dict[str, Any]:
+    """A store of two insights with the local model's vectors, the OpenAI-compatible
+    provider pointed at ``ollama``; its embed-status."""
+    monkeypatch.setenv("OPENAI_BASE_URL", ollama.url)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    run("init")
+    for claim in ("Profile the slow endpoint before optimising", "Keep commits small"):
+        run("contribute", "--type", "skill", "--claim", claim, "--confidence", "0.8")
+    run("embed")
+    status: dict[str, Any] = json.loads(run("embed-status", "--format", "json").stdout)
+    return status
+
+
 def test_an_embed_whose_provider_fails_after_its_trial_keeps_the_vectors_the_store_has(
     run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -577,13 +593,7 @@ def test_an_embed_whose_provider_fails_after_its_trial_keeps_the_vectors_the_sto
     dropped them before the new ones were made. They are kept until the new provider's
     embedding completes, and the error says so."""
     with OllamaServer() as ollama:
-        monkeypatch.setenv("OPENAI_BASE_URL", ollama.url)
-        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-        run("init")
-        for claim in ("Profile the slow endpoint before optimising", "Keep commits small"):
-            run("contribute", "--type", "skill", "--claim", claim, "--confidence", "0.8")
-        run("embed")
-        before = json.loads(run("embed-status", "--format", "json").stdout)
+        before = _two_embedded_locally(run, monkeypatch, ollama)
         ollama.fail_on = b"Keep commits small"
         failed = run("embed", "--provider", "openai", "--model", "nomic-embed-text", expect=1)
         after = json.loads(run("embed-status", "--format", "json").stdout)
@@ -610,13 +620,7 @@ def test_a_switch_killed_halfway_gives_the_kept_vectors_back_to_the_next_one(
     aside (.chitin/vectors.kept) and chitin.yaml naming the old provider: the next
     switch puts them back rather than dropping them, so its failure keeps them too."""
     with OllamaServer() as ollama:
-        monkeypatch.setenv("OPENAI_BASE_URL", ollama.url)
-        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-        run("init")
-        for claim in ("Profile the slow endpoint before optimising", "Keep commits small"):
-            run("contribute", "--type", "skill", "--claim", claim, "--confidence", "0.8")
-        run("embed")
-        before = json.loads(run("embed-status", "--format", "json").stdout)
+        before = _two_embedded_locally(run, monkeypatch, ollama)
         chitin_dir = store / ".chitin"
         (chitin_dir / "vectors").rename(chitin_dir / "vectors.kept")  # as a kill leaves it
         ollama.fail_on = b"Keep commits small"
