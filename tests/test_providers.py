@@ -508,6 +508,21 @@ def test_a_hanging_endpoint_costs_a_session_start_seconds_not_half_a_minute(
     assert "OpenAI API gave no answer within 5 s" in answer["degraded"]
 
 
+def _two_embedded_locally(
+    run: Run, monkeypatch: pytest.MonkeyPatch, ollama: OllamaServer
+) -> dict[str, Any]:
+    """A store of two insights with the local model's vectors, the OpenAI-compatible
+    provider pointed at ``ollama``; its embed-status."""
+    monkeypatch.setenv("OPENAI_BASE_URL", ollama.url)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    run("init")
+    for claim in ("Profile the slow endpoint before optimising", "Keep commits small"):
+        run("contribute", "--type", "skill", "--claim", claim, "--confidence", "0.8")
+    run("embed")
+    status: dict[str, Any] = json.loads(run("embed-status", "--format", "json").stdout)
+    return status
+
+
 def test_an_embed_with_a_provider_that_fails_keeps_the_vectors_the_store_has(
     run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -516,13 +531,7 @@ def test_an_embed_with_a_provider_that_fails_keeps_the_vectors_the_store_has(
     new identity before the first request), so every session start after it was
     answered by text until all were embedded again."""
     with OllamaServer(pulled=()) as ollama:
-        monkeypatch.setenv("OPENAI_BASE_URL", ollama.url)
-        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-        run("init")
-        for claim in ("Profile the slow endpoint before optimising", "Keep commits small"):
-            run("contribute", "--type", "skill", "--claim", claim, "--confidence", "0.8")
-        run("embed")
-        before = json.loads(run("embed-status", "--format", "json").stdout)
+        before = _two_embedded_locally(run, monkeypatch, ollama)
         failed = run("embed", "--provider", "openai", expect=1)  # text-embedding-3-small
         after = json.loads(run("embed-status", "--format", "json").stdout)
     assert failed.stderr == (
@@ -568,21 +577,6 @@ def test_stale_vectors_too_slow_to_embed_inline_go_to_the_background_embedding(
         "1 insight(s) have no vector yet and background embedding is off; "
         "ranked by text alone (run `chitin embed`)"
     )
-
-
-def _two_embedded_locally(
-    run: Run, monkeypatch: pytest.MonkeyPatch, ollama: OllamaServer
-) -> dict[str, Any]:
-    """A store of two insights with the local model's vectors, the OpenAI-compatible
-    provider pointed at ``ollama``; its embed-status."""
-    monkeypatch.setenv("OPENAI_BASE_URL", ollama.url)
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    run("init")
-    for claim in ("Profile the slow endpoint before optimising", "Keep commits small"):
-        run("contribute", "--type", "skill", "--claim", claim, "--confidence", "0.8")
-    run("embed")
-    status: dict[str, Any] = json.loads(run("embed-status", "--format", "json").stdout)
-    return status
 
 
 def test_an_embed_whose_provider_fails_after_its_trial_keeps_the_vectors_the_store_has(
