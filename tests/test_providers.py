@@ -4,8 +4,9 @@ protocol (errors included), the local model for real. Nothing reaches the networ
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import httpx
 import numpy as np
@@ -438,6 +439,63 @@ def test_a_store_is_embedded_and_searched_through_ollama(
     assert {body["model"] for _, body in ollama.requests} == {"nomic-embed-text"}
     assert "Keep commits small" in texts and "the endpoint is slow" in texts
     assert {auth for auth, _ in ollama.requests} == {None}  # no key, no header
+
+
+def test_no_empty_text_is_sent_to_a_provider(
+    run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fix82: a retrieve after `similar --semantic` sent the provider `[""]`: the floor a
+    query must pass in meaning is its distance from the empty query (`said_nothing`),
+    and the empty text was embedded for it. OpenAI's endpoint refuses an empty input,
+    and no model says what nothing means; the local model's is packaged, a remote
+    provider has no floor."""
+    with OllamaServer() as ollama:
+        monkeypatch.setenv("OPENAI_BASE_URL", ollama.url)
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        run("init")
+        run("contribute", "--type", "skill", "--claim", "Keep commits small", "--confidence", "0.8")
+        run("embed", "--provider", "openai", "--model", "nomic-embed-text")
+        run("similar", "keep commits tiny", "--semantic")
+        found = json.loads(
+            run("retrieve", "--query", "keep commits tiny", "--format", "json").stdout
+        )
+    texts = [text for _, body in ollama.requests for text in body["input"]]
+    assert all(text.strip() for text in texts), texts
+    assert texts.count("keep commits tiny") == 1  # the query's vector is remembered
+    assert found["insights"][0]["claim"] == "Keep commits small" and not found["degraded"]
+
+
+def test_no_empty_text_is_sent_to_the_local_model(
+    run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same with the local model: the texts it is asked to embed are never empty."""
+    from chitin.providers.local import LocalProvider
+
+    asked: list[str] = []
+    real = LocalProvider.embed
+
+    def spy(self: LocalProvider, texts: Sequence[str], kind: str = "document") -> Any:
+        asked.extend(texts)
+        return real(self, texts, kind)
+
+    monkeypatch.setattr(LocalProvider, "embed", spy)
+    run("init")
+    run("contribute", "--type", "skill", "--claim", "Keep commits small", "--confidence", "0.8")
+    run("similar", "keep commits tiny", "--semantic")
+    found = json.loads(run("retrieve", "--query", "keep commits tiny", "--format", "json").stdout)
+    assert "keep commits tiny" in asked and all(text.strip() for text in asked), asked
+    assert found["insights"][0]["claim"] == "Keep commits small"
+
+
+def test_the_local_models_empty_text_vector_is_packaged() -> None:
+    """The local model's vector of the empty text ([CLS] and [SEP] alone), the floor of
+    a match in meaning, ships with chitin rather than being asked of the model."""
+    from chitin.providers.local import LocalProvider
+
+    provider = LocalProvider()
+    packaged = np.array(provider.said_nothing(), dtype=np.float32)
+    made = provider.embed([""], "query")[0]  # the model itself, here in the test only
+    assert float(np.dot(packaged, made)) > 0.9999, "run scripts/seed_vectors.py"
 
 
 def test_a_model_ollama_has_not_pulled_is_a_one_line_error(
