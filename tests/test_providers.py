@@ -565,6 +565,44 @@ def test_a_hanging_endpoint_costs_a_session_start_seconds_not_half_a_minute(
     assert "OpenAI API gave no answer within 5 s" in answer["degraded"]
 
 
+def test_a_contribute_whose_endpoint_stops_answering_is_judged_by_words_within_the_wait(
+    run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fix82: contribute's judgement asks the provider more than once (the new text's
+    neighbours, then the vectors it lacks); only the first was within the wait
+    (INTERACTIVE_SECONDS), so a server that answered once and then hung held the
+    contribute for the client's whole timeout. The judgement is under one limit: the
+    insight is written, and the report says why it was judged by words."""
+    with OllamaServer() as ollama:
+        monkeypatch.setenv("OPENAI_BASE_URL", ollama.url)
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        run("init")
+        run("contribute", "--type", "skill", "--claim", "Keep commits small", "--confidence", "0.8")
+        run("embed", "--provider", "openai", "--model", "nomic-embed-text")
+        ollama.hang_after = ollama.received + 1  # the neighbours' query, then nothing
+        added = run(
+            "contribute",
+            "--type",
+            "skill",
+            "--claim",
+            "Keep commits tiny",
+            "--confidence",
+            "0.7",
+            "--tags",
+            "git",
+            "--format",
+            "json",
+        )
+        assert not ollama.released.is_set()  # answered while the server still hangs
+        assert ollama.received == ollama.hang_after + 1  # the second request was sent
+    answer = json.loads(added.stdout)
+    assert (store / answer["path"]).is_file()
+    assert answer["degraded"] == (
+        "no vectors (OpenAI API gave no answer within 5 s): duplicates and conflicts "
+        "judged by words alone"
+    ), answer
+
+
 def test_an_embed_with_a_provider_that_fails_keeps_the_vectors_the_store_has(
     run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
