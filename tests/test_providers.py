@@ -724,6 +724,40 @@ def test_a_switch_killed_halfway_gives_the_kept_vectors_back_to_the_next_one(
     assert not (chitin_dir / "vectors.kept").exists()
 
 
+def test_a_switch_killed_halfway_gives_the_kept_vectors_back_to_any_command(
+    run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fix82: until the next `embed`, every other command (a session start) opened the
+    sidecar a killed switch left in place of the set-aside one, and embedded the whole
+    store again (or dropped the half-made vectors). Opening the sidecar puts the kept
+    one back first, unless the switch is alive (it holds the kept sidecar's lock)."""
+    from chitin.lockfile import WriteLock
+
+    with OllamaServer() as ollama:
+        monkeypatch.setenv("OPENAI_BASE_URL", ollama.url)
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        run("init")
+        for claim in ("Profile the slow endpoint before optimising", "Keep commits small"):
+            run("contribute", "--type", "skill", "--claim", claim, "--confidence", "0.8")
+        run("embed", "--provider", "openai", "--model", "nomic-embed-text")
+        chitin_dir = store / ".chitin"
+        kept = chitin_dir / "vectors.kept"
+        (chitin_dir / "vectors").rename(kept)  # as a switch to another provider, killed
+        with WriteLock(kept / "lock"):  # a switch alive: its vectors are left aside
+            run("similar", "keep commits tiny", "--semantic", expect=None)
+            assert kept.is_dir()
+        sent = len(ollama.requests)
+        found = json.loads(
+            run("retrieve", "--query", "the endpoint is slow", "--format", "json").stdout
+        )
+        texts = [text for _, body in ollama.requests[sent:] for text in body["input"]]
+        status = json.loads(run("embed-status", "--format", "json").stdout)
+    assert texts == ["the endpoint is slow"]  # the query alone: nothing embedded again
+    assert not kept.exists()
+    assert found["insights"][0]["claim"].startswith("Profile") and not found["degraded"]
+    assert status["embedded"] == 2 and status["provider"] == "openai"
+
+
 def test_a_401_from_a_server_of_ones_own_without_a_key_says_to_set_one(
     run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
