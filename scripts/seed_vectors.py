@@ -1,4 +1,5 @@
-"""Make chitin/assets/seed-vectors.json: the local model's vectors of the starter insights.
+"""Make chitin/assets/seed-vectors.json: the local model's vectors of the starter insights,
+and chitin/providers/data/all-MiniLM-L6-v2.empty.hex, its vector of the empty text.
 
     python scripts/seed_vectors.py
 
@@ -18,7 +19,7 @@ from pathlib import Path
 from chitin.core.background import SEED_VECTORS
 from chitin.model.search_text import embedding_texts, vector_hash
 from chitin.providers.local import LocalProvider
-from chitin.providers.minilm import DIMENSIONS, MODEL
+from chitin.providers.minilm import DIMENSIONS, EMPTY_TEXT_VECTOR, MODEL
 from chitin.resources import asset_path, data_path
 from chitin.store.files import stat_of
 from chitin.store.loading import load_insight
@@ -54,6 +55,11 @@ def main() -> int:
     target = Path(asset_path(SEED_VECTORS))
     target.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
     print(f"wrote {len(rows)} vectors to {target}")
+    # The floor of a match in meaning (search/semantic.py, said_nothing): the one place
+    # the empty text is embedded, so that no command ever asks a model for it.
+    empty = provider.embed([""], "query")[0].astype("<f4").tobytes()
+    EMPTY_TEXT_VECTOR.write_text(empty.hex() + "\n", encoding="ascii")
+    print(f"wrote the empty text's vector to {EMPTY_TEXT_VECTOR}")
     return 0
 
 

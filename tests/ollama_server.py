@@ -41,6 +41,11 @@ class OllamaServer:
         self.hang = threading.Event()
         self.released = threading.Event()
         self.hang_on = b""  # only requests whose body holds this hang
+        # Set to n, every request after the n-th hangs as ``hang`` does: a server that
+        # stops answering partway through a command.
+        self.hang_after: int | None = None
+        self.received = 0
+        self.counting = threading.Lock()
         # Requests whose body holds this fail with a 503 (Retry-After: 0, so that the
         # client's retries cost no time): a server that breaks partway through a run.
         self.fail_on: bytes | None = None
@@ -57,7 +62,10 @@ class OllamaServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length)
-                if server.hang.is_set() and server.hang_on in raw:
+                with server.counting:
+                    server.received += 1
+                    late = server.hang_after is not None and server.received > server.hang_after
+                if late or (server.hang.is_set() and server.hang_on in raw):
                     server.released.wait(60)
                 status, body = server.answer(self.path, self.headers.get("Authorization"), raw)
                 if server.fail_on is not None and server.fail_on in raw:

@@ -513,7 +513,8 @@ def test_file_arguments_check_only_those_files(run: Run, seeded: Path) -> None:
         "judgedByWords": 1,
         "judgedWithoutAlignment": 0,
     }
-    assert only(check_json(run, str(seeded / bad), expect=1))["path"] == bad
+    # named files are reported from the current folder (the test's, above the store)
+    assert only(check_json(run, str(seeded / bad), expect=1))["path"] == f"store/{bad}"
 
 
 def test_file_arguments_still_find_a_duplicate_id_in_the_whole_store(
@@ -523,7 +524,7 @@ def test_file_arguments_still_find_a_duplicate_id_in_the_whole_store(
     new = put(seeded, "insights/skill/twin.md", insight_text("twin", claim="A new one"))
     error = only(check_json(run, str(seeded / new), expect=1))
     assert (error["path"], error["message"]) == (
-        new,
+        f"store/{new}",
         "id 'twin' is also used by archive/skill/twin.md",
     )
 
@@ -547,7 +548,7 @@ def test_a_folder_argument_checks_the_insight_files_under_it(
     put(seeded, "insights/principle/fine.md", insight_text("fine", kind="principle"))
     skills = len(list((seeded / "insights/skill").glob("*.md")))
     report = check_json(run, str(seeded / "insights/skill"), expect=1)
-    assert (report["files"], only(report)["path"]) == (skills, bad)
+    assert (report["files"], only(report)["path"]) == (skills, f"store/{bad}")
     assert check_json(run, str(seeded / "insights/principle"))["errors"] == []
     assert check_json(run, str(seeded), expect=1)["files"] == check_json(run, expect=1)["files"]
     monkeypatch.chdir(seeded / "insights")
@@ -559,7 +560,7 @@ def test_a_missing_insight_file_argument_is_an_error(run: Run, seeded: Path) -> 
     assert result.stderr == f"Error: no such insight file: {seeded / 'insights/skill/gone.md'}\n"
 
 
-def test_in_a_store_checkout_paths_are_relative_and_no_store_is_needed(
+def test_in_a_store_checkout_paths_are_relative_to_here_and_no_store_is_needed(
     seeded: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     put(seeded, "insights/skill/bad.md", insight_text("bad", kind="skil"))
@@ -567,7 +568,7 @@ def test_in_a_store_checkout_paths_are_relative_and_no_store_is_needed(
     runner = CliRunner()
     result = runner.invoke(cli, ["check", "skill/bad.md", "../chitin.yaml", "../README.md"])
     assert result.exit_code == 1
-    assert result.stdout.startswith("insights/skill/bad.md: type: invalid type 'skil'")
+    assert result.stdout.startswith("skill/bad.md: type: invalid type 'skil'")  # from here
     assert result.stdout.splitlines()[-1] == "✗ 1 error, 0 warnings in 1 file"
     assert runner.invoke(cli, ["check", "skill/"]).exit_code == 1  # a folder: its files
     # $CHITIN_STORE comes first, as for every command; pre-commit's hook names the
@@ -578,6 +579,34 @@ def test_in_a_store_checkout_paths_are_relative_and_no_store_is_needed(
     assert "entry: chitin check --store .\n" in entry
     result = runner.invoke(cli, ["check", "--store", ".", "insights/skill/bad.md"])
     assert result.exit_code == 1 and result.stdout.startswith("insights/skill/bad.md: type:")
+
+
+def test_a_store_in_a_folder_of_the_repository_is_reported_by_the_paths_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fix82: pre-commit with the store in a folder of the repository (docs/checking.md:
+    `args: [--store, personality]`) passes the changed files from the repository's top;
+    check printed them relative to the store (`insights/skill/bad.md`), a path that is
+    not there from where the user stands. Named files are reported as linters do,
+    relative to the current folder, in text and JSON."""
+    repository = tmp_path / "repository"
+    repository.mkdir()
+    subprocess.run(["git", "init", "-q", str(repository)], check=True)
+    store = repository / "personality"
+    put(store, "insights/skill/bad.md", insight_text("bad", kind="skil"))
+    put(store, "insights/skill/good.md", insight_text("good", claim="Another claim"))
+    (store / "chitin.yaml").write_text("half_lives: {social: -3}\n")
+    monkeypatch.chdir(repository)
+    given = ["personality/insights/skill/bad.md", "personality/chitin.yaml"]
+    runner = CliRunner()
+    text = runner.invoke(cli, ["check", "--store", "personality", *given])
+    found = runner.invoke(cli, ["check", "--store", "personality", *given, "--format", "json"])
+    assert text.exit_code == found.exit_code == 1, text.output
+    assert [line.split(":")[0] for line in text.stdout.splitlines()[:2]] == given[::-1]
+    assert [e["path"] for e in json.loads(found.stdout)["errors"]] == given[::-1]
+    monkeypatch.chdir(store / "insights")  # from a folder of the store: from there too
+    inside = runner.invoke(cli, ["check", "--store", "..", "skill/bad.md", "--format", "json"])
+    assert [e["path"] for e in json.loads(inside.stdout)["errors"]] == ["skill/bad.md"]
 
 
 def test_check_takes_store_after_the_command_too(seeded: Path, tmp_path: Path) -> None:

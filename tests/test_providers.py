@@ -4,7 +4,7 @@ protocol (errors included), the local model for real. Nothing reaches the networ
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -441,6 +441,63 @@ def test_a_store_is_embedded_and_searched_through_ollama(
     assert {auth for auth, _ in ollama.requests} == {None}  # no key, no header
 
 
+def test_no_empty_text_is_sent_to_a_provider(
+    run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fix82: a retrieve after `similar --semantic` sent the provider `[""]`: the floor a
+    query must pass in meaning is its distance from the empty query (`said_nothing`),
+    and the empty text was embedded for it. OpenAI's endpoint refuses an empty input,
+    and no model says what nothing means; the local model's is packaged, a remote
+    provider has no floor."""
+    with OllamaServer() as ollama:
+        monkeypatch.setenv("OPENAI_BASE_URL", ollama.url)
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        run("init")
+        run("contribute", "--type", "skill", "--claim", "Keep commits small", "--confidence", "0.8")
+        run("embed", "--provider", "openai", "--model", "nomic-embed-text")
+        run("similar", "keep commits tiny", "--semantic")
+        found = json.loads(
+            run("retrieve", "--query", "keep commits tiny", "--format", "json").stdout
+        )
+    texts = [text for _, body in ollama.requests for text in body["input"]]
+    assert all(text.strip() for text in texts), texts
+    assert texts.count("keep commits tiny") == 1  # the query's vector is remembered
+    assert found["insights"][0]["claim"] == "Keep commits small" and not found["degraded"]
+
+
+def test_no_empty_text_is_sent_to_the_local_model(
+    run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same with the local model: the texts it is asked to embed are never empty."""
+    from chitin.providers.local import LocalProvider
+
+    asked: list[str] = []
+    real = LocalProvider.embed
+
+    def spy(self: LocalProvider, texts: Sequence[str], kind: str = "document") -> Any:
+        asked.extend(texts)
+        return real(self, texts, kind)
+
+    monkeypatch.setattr(LocalProvider, "embed", spy)
+    run("init")
+    run("contribute", "--type", "skill", "--claim", "Keep commits small", "--confidence", "0.8")
+    run("similar", "keep commits tiny", "--semantic")
+    found = json.loads(run("retrieve", "--query", "keep commits tiny", "--format", "json").stdout)
+    assert "keep commits tiny" in asked and all(text.strip() for text in asked), asked
+    assert found["insights"][0]["claim"] == "Keep commits small"
+
+
+def test_the_local_models_empty_text_vector_is_packaged() -> None:
+    """The local model's vector of the empty text ([CLS] and [SEP] alone), the floor of
+    a match in meaning, ships with chitin rather than being asked of the model."""
+    from chitin.providers.local import LocalProvider
+
+    provider = LocalProvider()
+    packaged = np.array(provider.said_nothing(), dtype=np.float32)
+    made = provider.embed([""], "query")[0]  # the model itself, here in the test only
+    assert float(np.dot(packaged, made)) > 0.9999, "run scripts/seed_vectors.py"
+
+
 def test_a_model_ollama_has_not_pulled_is_a_one_line_error(
     run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -506,6 +563,44 @@ def test_a_hanging_endpoint_costs_a_session_start_seconds_not_half_a_minute(
     answer = json.loads(found.stdout)
     assert answer["insights"][0]["claim"] == "Keep commits small"
     assert "OpenAI API gave no answer within 5 s" in answer["degraded"]
+
+
+def test_a_contribute_whose_endpoint_stops_answering_is_judged_by_words_within_the_wait(
+    run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fix82: contribute's judgement asks the provider more than once (the new text's
+    neighbours, then the vectors it lacks); only the first was within the wait
+    (INTERACTIVE_SECONDS), so a server that answered once and then hung held the
+    contribute for the client's whole timeout. The judgement is under one limit: the
+    insight is written, and the report says why it was judged by words."""
+    with OllamaServer() as ollama:
+        monkeypatch.setenv("OPENAI_BASE_URL", ollama.url)
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        run("init")
+        run("contribute", "--type", "skill", "--claim", "Keep commits small", "--confidence", "0.8")
+        run("embed", "--provider", "openai", "--model", "nomic-embed-text")
+        ollama.hang_after = ollama.received + 1  # the neighbours' query, then nothing
+        added = run(
+            "contribute",
+            "--type",
+            "skill",
+            "--claim",
+            "Keep commits tiny",
+            "--confidence",
+            "0.7",
+            "--tags",
+            "git",
+            "--format",
+            "json",
+        )
+        assert not ollama.released.is_set()  # answered while the server still hangs
+        assert ollama.received == ollama.hang_after + 1  # the second request was sent
+    answer = json.loads(added.stdout)
+    assert (store / answer["path"]).is_file()
+    assert answer["degraded"] == (
+        "no vectors (OpenAI API gave no answer within 5 s): duplicates and conflicts "
+        "judged by words alone"
+    ), answer
 
 
 def _two_embedded_locally(
@@ -624,6 +719,40 @@ def test_a_switch_killed_halfway_gives_the_kept_vectors_back_to_the_next_one(
     assert failed.stderr.endswith("the vectors of local/all-MiniLM-L6-v2 are kept\n")
     assert after == before and before["embedded"] == 2
     assert not (chitin_dir / "vectors.kept").exists()
+
+
+def test_a_switch_killed_halfway_gives_the_kept_vectors_back_to_any_command(
+    run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fix82: until the next `embed`, every other command (a session start) opened the
+    sidecar a killed switch left in place of the set-aside one, and embedded the whole
+    store again (or dropped the half-made vectors). Opening the sidecar puts the kept
+    one back first, unless the switch is alive (it holds the kept sidecar's lock)."""
+    from chitin.lockfile import WriteLock
+
+    with OllamaServer() as ollama:
+        monkeypatch.setenv("OPENAI_BASE_URL", ollama.url)
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        run("init")
+        for claim in ("Profile the slow endpoint before optimising", "Keep commits small"):
+            run("contribute", "--type", "skill", "--claim", claim, "--confidence", "0.8")
+        run("embed", "--provider", "openai", "--model", "nomic-embed-text")
+        chitin_dir = store / ".chitin"
+        kept = chitin_dir / "vectors.kept"
+        (chitin_dir / "vectors").rename(kept)  # as a switch to another provider, killed
+        with WriteLock(kept / "lock"):  # a switch alive: its vectors are left aside
+            run("similar", "keep commits tiny", "--semantic", expect=None)
+            assert kept.is_dir()
+        sent = len(ollama.requests)
+        found = json.loads(
+            run("retrieve", "--query", "the endpoint is slow", "--format", "json").stdout
+        )
+        texts = [text for _, body in ollama.requests[sent:] for text in body["input"]]
+        status = json.loads(run("embed-status", "--format", "json").stdout)
+    assert texts == ["the endpoint is slow"]  # the query alone: nothing embedded again
+    assert not kept.exists()
+    assert found["insights"][0]["claim"].startswith("Profile") and not found["degraded"]
+    assert status["embedded"] == 2 and status["provider"] == "openai"
 
 
 def test_a_401_from_a_server_of_ones_own_without_a_key_says_to_set_one(

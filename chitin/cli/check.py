@@ -48,7 +48,7 @@ def check(ctx: click.Context, paths: tuple[Path, ...], store: str | None, fmt: s
     With FILEs (as pre-commit passes them), only those are checked (a folder of
     the store: the insight files under it), and their ids against the whole
     store's; other files (but chitin.yaml and templates/PERSONALITY.md) are
-    ignored.
+    ignored; findings name their files relative to this folder, as linters do.
     The store is found as by every command (`chitin where`): --store, else
     $CHITIN_STORE, else the store you stand in (this folder or the nearest above
     it holding insights/ and .git, such as a clone), else the default. Nothing is
@@ -60,18 +60,21 @@ def check(ctx: click.Context, paths: tuple[Path, ...], store: str | None, fmt: s
         os.environ, "check reads the agent hosts' settings in the home folder; set HOME"
     )
     report = Chitin(root).check(list(paths) if paths else None, home=home)
+    # Files named as the user (pre-commit) named them: from here, as linters do.
+    errors = [f._replace(path=_from_here(root, f.path)) if paths else f for f in report.errors]
+    warnings = [f._replace(path=_from_here(root, f.path)) if paths else f for f in report.warnings]
     if fmt == "json":
         emit_json(
             shapes.check_report(
                 report.files,
-                report.errors,
-                report.warnings,
+                errors,
+                warnings,
                 report.by_words,
                 report.without_alignment,
             )
         )
     else:
-        for finding in report.errors + report.warnings:
+        for finding in errors + warnings:
             click.echo(finding.line())
         if report.by_words:
             # Said, not warned: a fresh clone has no vectors, and that is no problem.
@@ -84,6 +87,23 @@ def check(ctx: click.Context, paths: tuple[Path, ...], store: str | None, fmt: s
         click.echo(_summary(report.files, len(report.errors), len(report.warnings)))
     if report.errors:
         ctx.exit(1)
+
+
+def _from_here(root: Path, path: str) -> str:
+    """A finding's store-relative ``path`` made relative to the current folder, where
+    the FILEs were given from (a store in a folder of the repository that pre-commit
+    runs at the top of); a path outside the current folder, in full."""
+    if os.path.isabs(path):  # a host's settings file, named in full already
+        return path
+    full = os.path.normpath(os.path.join(root, path))
+    here = os.getcwd()
+    shown = os.path.relpath(full, here) if _under(full, here) else full
+    folder = "/" if path.endswith("/") else ""  # `insights/`, a linked folder
+    return shown.replace(os.sep, "/") + folder
+
+
+def _under(path: str, folder: str) -> bool:
+    return os.path.commonpath([path, folder]) == folder
 
 
 def _store(ctx: click.Context) -> Path:

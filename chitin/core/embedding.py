@@ -67,13 +67,15 @@ class Embedding:
             if kept is None:
                 raise
             self.session.close()  # the new sidecar released before it is dropped
-            put_back(chitin_dir, kept)
+            put_back(chitin_dir, kept.folder)
+            kept.release()
             if isinstance(error, ProviderError):
                 name = "/".join(str(held).split(":")[:2])
                 raise ProviderError(f"{error}; the vectors of {name} are kept") from None
             raise
         if kept is not None:
-            drop_kept(kept)
+            drop_kept(kept.folder)
+            kept.release()
         # Recorded once the provider has answered: recorded first, an endpoint that
         # failed (refused, 401, 500) left the store committed to it, and every session
         # start after fell back to text.

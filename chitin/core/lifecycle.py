@@ -139,9 +139,17 @@ class Lifecycle:
 
     def _judging(self, insight: Insight) -> Callable[[], door.Found]:
         """The stored insights a new one nearly duplicates or conflicts with, and why
-        the judgement read words alone if it did, when called."""
-        meaning, why_not = self._meaning()
-        return door.examine_later(self.session.cache, insight, meaning, why_not)
+        the judgement read words alone if it did, when called. Both halves ask an HTTP
+        provider within one wait (INTERACTIVE_SECONDS), whatever they ask."""
+        with answering() as until:
+            meaning, why_not = self._meaning()
+            judging = door.examine_later(self.session.cache, insight, meaning, why_not)
+
+        def judged() -> door.Found:
+            with answering(until=until):
+                return judging()
+
+        return judged
 
     def _keep_vectors(self, insight: Insight, rows: Sequence[Sequence[float]]) -> None:
         """Store the vectors the door made of a new insight (search/own_vectors.py)."""

@@ -10,9 +10,10 @@ import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from chitin.index.db import check_schema, expected_schema, is_damage, is_unwritable
+from chitin.lockfile import WriteLock, try_lock, unlock
 from chitin.model.vector_math import float32_row
 from chitin.notices import notice
 
@@ -66,26 +67,58 @@ def stored_identity(chitin_dir: Path) -> tuple[dict[str, str], str | None]:
 KEPT = "vectors.kept"
 
 
-def set_aside(chitin_dir: Path) -> Path | None:
-    """Move the sidecar out of the way of another provider's (``put_back`` restores
-    it, ``drop_kept`` drops it once the other's embedding is complete): None when it
-    holds no vector."""
+class Kept(NamedTuple):
+    """The sidecar set aside, and its lock (``LOCK``, moved with it), held while the
+    switch that set it aside lives: a command that finds it unheld knows the switch
+    was killed (``restore_kept``)."""
+
+    folder: Path
+    lock: WriteLock
+
+    def release(self) -> None:
+        self.lock.__exit__()
+
+
+def set_aside(chitin_dir: Path) -> Kept | None:
+    """Move the sidecar out of the way of another provider's, under its lock, and keep
+    the lock until ``release`` (``put_back`` restores it, ``drop_kept`` drops it once the
+    other's embedding is complete): None when it holds no vector."""
     folder, kept = chitin_dir / FOLDER, chitin_dir / KEPT
     restore_kept(chitin_dir)
     rows, _ = stored_identity(chitin_dir)
     if not rows:
         return None
-    folder.rename(kept)
-    return kept
+    lock = WriteLock(folder / LOCK).__enter__()  # writers hold it for milliseconds
+    try:
+        folder.rename(kept)
+    except BaseException:
+        lock.__exit__()
+        raise
+    return Kept(kept, lock)
 
 
 def restore_kept(chitin_dir: Path) -> None:
     """Put back a sidecar that a switch killed before it completed set aside: it
     holds the vectors of the provider chitin.yaml still names (a switch is recorded
-    only once complete), and the half-made ones in its place are the ones to drop."""
+    only once complete), and the half-made ones in its place are the ones to drop.
+    Every opening of the sidecar asks first (vectors.py). A switch alive holds the
+    kept sidecar's lock: its folder is left to it."""
     kept = chitin_dir / KEPT
-    if kept.is_dir() and not kept.is_symlink():
-        put_back(chitin_dir, kept)
+    if not kept.is_dir() or kept.is_symlink():
+        return
+    try:
+        handle = open(kept / LOCK, "a+b")  # noqa: SIM115 - released below, in finally
+    except OSError:  # put back meanwhile by another command, or not ours to touch
+        return
+    try:
+        if try_lock(handle):
+            try:
+                if kept.is_dir():
+                    put_back(chitin_dir, kept)
+            finally:
+                unlock(handle)
+    finally:
+        handle.close()
 
 
 def put_back(chitin_dir: Path, kept: Path) -> None:

@@ -53,6 +53,7 @@ from chitin.index.vector_files import (
     noted,
     open_index,
     read_row,
+    restore_kept,
     row_bytes,
 )
 from chitin.index.vector_search import nearest_rows
@@ -90,6 +91,9 @@ class VectorStore:
         self.identity = identity
         self.dimensions = dimensions
         try:
+            # A switch of provider killed halfway left the store's vectors aside, and
+            # half another provider's here: the store's are put back first.
+            restore_kept(chitin_dir)
             make_folder(self.folder)
             for name in (MATRIX, LOCK, *(INDEX + suffix for suffix in INDEX_SIDE_FILES)):
                 make_room(self.folder / name)

@@ -32,11 +32,17 @@ _due: ContextVar[float | None] = ContextVar("chitin_provider_due", default=None)
 
 
 @contextmanager
-def answering(seconds: float = INTERACTIVE_SECONDS) -> Iterator[None]:
-    """Within it, HTTP providers ask once and give up ``seconds`` from now."""
-    token = _due.set(time.monotonic() + seconds)
+def answering(seconds: float = INTERACTIVE_SECONDS, until: float | None = None) -> Iterator[float]:
+    """Within it, HTTP providers ask once and give up ``seconds`` from now, or at
+    ``until`` (a time.monotonic that an earlier block gave: one wait in two halves);
+    never later than a block around it. Gives the moment they give up."""
+    end = time.monotonic() + seconds if until is None else until
+    outer = _due.get()
+    if outer is not None:
+        end = min(end, outer)
+    token = _due.set(end)
     try:
-        yield
+        yield end
     finally:
         _due.reset(token)
 

@@ -33,6 +33,7 @@ from chitin.providers.minilm import (
     BATCH,
     BULK,
     DIMENSIONS,
+    EMPTY_TEXT_VECTOR,
     LIGHT_LOAD_TEXTS,
     MAX_TOKENS,
     MODEL,
@@ -127,6 +128,14 @@ class LocalProvider:
             for at in range(0, len(texts), LIGHT_LOAD_TEXTS)
             for row in self.embed(texts[at : at + LIGHT_LOAD_TEXTS], kind).tolist()
         ]
+
+    def said_nothing(self) -> array[float]:
+        """The model's vector of the empty text, packaged (minilm.EMPTY_TEXT_VECTOR): no
+        text is embedded for it."""
+        found = array("f", bytes.fromhex(EMPTY_TEXT_VECTOR.read_text(encoding="ascii")))
+        if found.itemsize != 4 or len(found) != DIMENSIONS:  # pragma: no cover - packaging
+            raise ProviderError(f"{EMPTY_TEXT_VECTOR.name} is not a vector of {DIMENSIONS}")
+        return found
 
     def rows_later(self, texts: Sequence[str], kind: str = "document") -> Callable[[], Rows]:
         """``rows``, in two steps: the question goes to the resident embedder now, and

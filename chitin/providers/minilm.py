@@ -17,6 +17,10 @@ TOKENIZER = Path(__file__).parent / "data" / "all-MiniLM-L6-v2.tokenizer.json"
 # The same vocabulary as plain text, for the plain-Python tokenizer (wordpiece.py),
 # made from TOKENIZER by scripts/vocabulary.py; and the added tokens TOKENIZER declares.
 VOCABULARY = Path(__file__).parent / "data" / "all-MiniLM-L6-v2.vocab.txt"
+# The model's vector of the empty text ([CLS] and [SEP] alone), the hex of little-endian
+# float32: what a query that says nothing is near (search/semantic.py, ``said_nothing``),
+# packaged so that the empty text is never embedded (scripts/seed_vectors.py makes it).
+EMPTY_TEXT_VECTOR = Path(__file__).parent / "data" / "all-MiniLM-L6-v2.empty.hex"
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 MAX_TOKENS = 128  # as the model was trained (its tokenizer.json says so too)
 BATCH = 16  # measured: 16 beats 32, 64 and 128 on 2 cores

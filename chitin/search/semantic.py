@@ -224,39 +224,52 @@ def _damaged(error: Exception) -> str:
     return f"{where} was damaged ({error}) and is rebuilt; ranked by text alone"
 
 
-# The text that says nothing: how near an insight is to it is how near it comes to any
-# query that means nothing to it (see ``said_nothing``).
+# What a query that says nothing is remembered as: no query is empty (``retrieve``
+# embeds only a query with words), so no real query's neighbours are kept under it.
 NOTHING = ""
 
 
 def said_nothing(cache: Cache, semantic: Semantic, filters: Filters) -> dict[str, float]:
-    """Each insight's cosine to a query that says nothing (NOTHING), where it is among
-    the NEIGHBOURS nearest to it; {} when the provider fails.
+    """Each insight's cosine to a query that says nothing (the empty text), where it is
+    among the NEIGHBOURS nearest to it; {} when the provider has no such vector.
 
     A text of a word or two ("x", "ok") embeds near the centre of the model's space,
     where every query that means little also lands: "zzqx blorf" is 0.32 from "x", above
     any fixed floor that keeps real matches, while the empty query is 0.53 from it and
     about 0 from a real insight. So a query matches an insight in meaning only when it is
     nearer to it than saying nothing is. Hooks repeat it, so it is remembered by state
-    like any query (``_hits``), and costs one scan of the vectors per change of store."""
+    like any query (``_hits``), and costs one scan of the vectors per change of store.
+
+    The empty text is never embedded (an OpenAI-compatible endpoint refuses it): the
+    local model's vector of it is packaged (``LocalProvider.said_nothing``), and another
+    provider's model has none, so its matches have no floor but MIN_SIMILARITY's."""
+    nothing = getattr(semantic.provider, "said_nothing", None)
+    if nothing is None:
+        return {}
     try:
-        return dict(_hits(cache, semantic, NOTHING, filters))
+        return dict(_hits(cache, semantic, NOTHING, filters, nothing))
     except ProviderError:
         return {}
 
 
 def _hits(
-    cache: Cache, semantic: Semantic, query: str, filters: Filters
+    cache: Cache,
+    semantic: Semantic,
+    query: str,
+    filters: Filters,
+    given: Callable[[], Sequence[float]] | None = None,
 ) -> list[tuple[str, float]]:
-    """The nearest rows to ``query``. Hooks repeat the same query; while nothing
-    changed, so does its answer, and it is given without the model, numpy or a scan of
-    the vectors."""
+    """The nearest rows to ``query`` (whose vector ``given`` gives, when it is not to be
+    embedded). Hooks repeat the same query; while nothing changed, so does its answer,
+    and it is given without the model, numpy or a scan of the vectors."""
+    if given is None and not query.strip():  # no text without words is ever embedded
+        return []
     vectors = semantic.vectors
     state = f"{cache.generation()}:{vectors.note('generation')}:{filters!r}"
     hits = vectors.known_hits(query, state)
     if hits is not None:
         return hits
-    vector: Sequence[float] | None = vectors.cached_query(query)
+    vector: Sequence[float] | None = given() if given is not None else vectors.cached_query(query)
     if vector is None:
         vector = plain_rows(semantic, [query], "query")[0]
         vectors.cache_query(query, vector, time.time_ns())
