@@ -279,3 +279,17 @@ def tokenized(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
 
     monkeypatch.setattr(LocalProvider, "tokens", spy)
     yield texts
+
+
+@pytest.fixture
+def embedded(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """Every text the local model is asked to embed (it still embeds them)."""
+    texts: list[str] = []
+    real = LocalProvider.embed
+
+    def spy(self: LocalProvider, batch: Sequence[str], kind: str = "document") -> Any:
+        texts.extend(batch)
+        return real(self, batch, kind)
+
+    monkeypatch.setattr(LocalProvider, "embed", spy)
+    yield texts

@@ -4,30 +4,14 @@ nothing to compare the model is not loaded at all (chitin.search.door)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
 
-from chitin.providers.local import LocalProvider
 from tests.conftest import Run
 
 CLAIM = "Reproduce a bug before fixing it"
 PARAPHRASE = "Reproduce the bug before you fix it"
-
-
-@pytest.fixture
-def embedded(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """Every text the local model is asked to embed (it still embeds them)."""
-    texts: list[str] = []
-    real = LocalProvider.embed
-
-    def spy(self: LocalProvider, batch: Sequence[str], kind: str = "document") -> Any:
-        texts.extend(batch)
-        return real(self, batch, kind)
-
-    monkeypatch.setattr(LocalProvider, "embed", spy)
-    yield texts
 
 
 def contribute(run_json: Any, claim: str) -> Any:

@@ -4,7 +4,7 @@ protocol (errors included), the local model for real. Nothing reaches the networ
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -410,6 +410,25 @@ def test_a_query_embeds_alike_by_either_tokenizer() -> None:
 # ------------------------------------------------------------------ a stronger model, via Ollama
 
 
+def _two_insights(run: Run, monkeypatch: pytest.MonkeyPatch, ollama: OllamaServer) -> None:
+    """A store of two insights, the OpenAI-compatible provider pointed at ``ollama``."""
+    monkeypatch.setenv("OPENAI_BASE_URL", ollama.url)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    run("init")
+    for claim in ("Profile the slow endpoint before optimising", "Keep commits small"):
+        run("contribute", "--type", "skill", "--claim", claim, "--confidence", "0.8")
+
+
+def _two_embedded_locally(
+    run: Run, monkeypatch: pytest.MonkeyPatch, ollama: OllamaServer
+) -> dict[str, Any]:
+    """The two insights with the local model's vectors; their embed-status."""
+    _two_insights(run, monkeypatch, ollama)
+    run("embed")
+    status: dict[str, Any] = json.loads(run("embed-status", "--format", "json").stdout)
+    return status
+
+
 def test_a_store_is_embedded_and_searched_through_ollama(
     run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -417,11 +436,7 @@ def test_a_store_is_embedded_and_searched_through_ollama(
     no key needed, every text and the query go to the model named, in batches, and the
     store is then searched by meaning (README, "A stronger model")."""
     with OllamaServer() as ollama:
-        monkeypatch.setenv("OPENAI_BASE_URL", ollama.url)
-        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-        run("init")
-        for claim in ("Profile the slow endpoint before optimising", "Keep commits small"):
-            run("contribute", "--type", "skill", "--claim", claim, "--confidence", "0.8")
+        _two_insights(run, monkeypatch, ollama)
         embedded = json.loads(
             run(
                 "embed", "--provider", "openai", "--model", "nomic-embed-text", "--format", "json"
@@ -441,6 +456,15 @@ def test_a_store_is_embedded_and_searched_through_ollama(
     assert {auth for auth, _ in ollama.requests} == {None}  # no key, no header
 
 
+def _one_embedded_remotely(run: Run, monkeypatch: pytest.MonkeyPatch, ollama: OllamaServer) -> None:
+    """A store of one insight embedded by the OpenAI-compatible provider at ``ollama``."""
+    monkeypatch.setenv("OPENAI_BASE_URL", ollama.url)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    run("init")
+    run("contribute", "--type", "skill", "--claim", "Keep commits small", "--confidence", "0.8")
+    run("embed", "--provider", "openai", "--model", "nomic-embed-text")
+
+
 def test_no_empty_text_is_sent_to_a_provider(
     run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -450,11 +474,7 @@ def test_no_empty_text_is_sent_to_a_provider(
     and no model says what nothing means; the local model's is packaged, a remote
     provider has no floor."""
     with OllamaServer() as ollama:
-        monkeypatch.setenv("OPENAI_BASE_URL", ollama.url)
-        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-        run("init")
-        run("contribute", "--type", "skill", "--claim", "Keep commits small", "--confidence", "0.8")
-        run("embed", "--provider", "openai", "--model", "nomic-embed-text")
+        _one_embedded_remotely(run, monkeypatch, ollama)
         run("similar", "keep commits tiny", "--semantic")
         found = json.loads(
             run("retrieve", "--query", "keep commits tiny", "--format", "json").stdout
@@ -465,25 +485,13 @@ def test_no_empty_text_is_sent_to_a_provider(
     assert found["insights"][0]["claim"] == "Keep commits small" and not found["degraded"]
 
 
-def test_no_empty_text_is_sent_to_the_local_model(
-    run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_no_empty_text_is_sent_to_the_local_model(run: Run, embedded: list[str]) -> None:
     """The same with the local model: the texts it is asked to embed are never empty."""
-    from chitin.providers.local import LocalProvider
-
-    asked: list[str] = []
-    real = LocalProvider.embed
-
-    def spy(self: LocalProvider, texts: Sequence[str], kind: str = "document") -> Any:
-        asked.extend(texts)
-        return real(self, texts, kind)
-
-    monkeypatch.setattr(LocalProvider, "embed", spy)
     run("init")
     run("contribute", "--type", "skill", "--claim", "Keep commits small", "--confidence", "0.8")
     run("similar", "keep commits tiny", "--semantic")
     found = json.loads(run("retrieve", "--query", "keep commits tiny", "--format", "json").stdout)
-    assert "keep commits tiny" in asked and all(text.strip() for text in asked), asked
+    assert "keep commits tiny" in embedded and all(text.strip() for text in embedded), embedded
     assert found["insights"][0]["claim"] == "Keep commits small"
 
 
@@ -552,11 +560,7 @@ def test_a_hanging_endpoint_costs_a_session_start_seconds_not_half_a_minute(
     ranking after INTERACTIVE_SECONDS, saying why, where it waited 30 s (a hook's 15 s
     timeout then gave the agent no PERSONALITY.md at all)."""
     with OllamaServer() as ollama:
-        monkeypatch.setenv("OPENAI_BASE_URL", ollama.url)
-        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-        run("init")
-        run("contribute", "--type", "skill", "--claim", "Keep commits small", "--confidence", "0.8")
-        run("embed", "--provider", "openai", "--model", "nomic-embed-text")
+        _one_embedded_remotely(run, monkeypatch, ollama)
         ollama.hang.set()
         found = run("retrieve", "--query", "keep commits tiny", "--format", "json")
         assert not ollama.released.is_set()
@@ -574,11 +578,7 @@ def test_a_contribute_whose_endpoint_stops_answering_is_judged_by_words_within_t
     contribute for the client's whole timeout. The judgement is under one limit: the
     insight is written, and the report says why it was judged by words."""
     with OllamaServer() as ollama:
-        monkeypatch.setenv("OPENAI_BASE_URL", ollama.url)
-        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-        run("init")
-        run("contribute", "--type", "skill", "--claim", "Keep commits small", "--confidence", "0.8")
-        run("embed", "--provider", "openai", "--model", "nomic-embed-text")
+        _one_embedded_remotely(run, monkeypatch, ollama)
         ollama.hang_after = ollama.received + 1  # the neighbours' query, then nothing
         added = run(
             "contribute",
@@ -601,21 +601,6 @@ def test_a_contribute_whose_endpoint_stops_answering_is_judged_by_words_within_t
         "no vectors (OpenAI API gave no answer within 5 s): duplicates and conflicts "
         "judged by words alone"
     ), answer
-
-
-def _two_embedded_locally(
-    run: Run, monkeypatch: pytest.MonkeyPatch, ollama: OllamaServer
-) -> dict[str, Any]:
-    """A store of two insights with the local model's vectors, the OpenAI-compatible
-    provider pointed at ``ollama``; its embed-status."""
-    monkeypatch.setenv("OPENAI_BASE_URL", ollama.url)
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    run("init")
-    for claim in ("Profile the slow endpoint before optimising", "Keep commits small"):
-        run("contribute", "--type", "skill", "--claim", claim, "--confidence", "0.8")
-    run("embed")
-    status: dict[str, Any] = json.loads(run("embed-status", "--format", "json").stdout)
-    return status
 
 
 def test_an_embed_with_a_provider_that_fails_keeps_the_vectors_the_store_has(
@@ -731,11 +716,7 @@ def test_a_switch_killed_halfway_gives_the_kept_vectors_back_to_any_command(
     from chitin.lockfile import WriteLock
 
     with OllamaServer() as ollama:
-        monkeypatch.setenv("OPENAI_BASE_URL", ollama.url)
-        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-        run("init")
-        for claim in ("Profile the slow endpoint before optimising", "Keep commits small"):
-            run("contribute", "--type", "skill", "--claim", claim, "--confidence", "0.8")
+        _two_insights(run, monkeypatch, ollama)
         run("embed", "--provider", "openai", "--model", "nomic-embed-text")
         chitin_dir = store / ".chitin"
         kept = chitin_dir / "vectors.kept"
@@ -783,11 +764,7 @@ def test_the_size_of_a_model_learnt_once_is_not_asked_again(
     ("dimension probe") in every command that uses meaning. The size is kept with the
     sidecar's identity; only another model is asked again."""
     with OllamaServer(pulled=("nomic-embed-text", "mxbai-embed-large")) as ollama:
-        monkeypatch.setenv("OPENAI_BASE_URL", ollama.url)
-        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-        run("init")
-        run("contribute", "--type", "skill", "--claim", "Keep commits small", "--confidence", "0.8")
-        run("embed", "--provider", "openai", "--model", "nomic-embed-text")
+        _one_embedded_remotely(run, monkeypatch, ollama)
 
         def probes() -> int:
             return sum(body["input"] == ["dimension probe"] for _, body in ollama.requests)
