@@ -13,7 +13,7 @@ fails until then.
 from __future__ import annotations
 
 from chitin.resources import asset_path
-from chitin.retrieval.stance import LEXICON_FORMS, build_lexicon, format_lexicon
+from chitin.retrieval.stance import LEXICON_FORMS, Lexicon, build_lexicon
 
 HEADER = (
     "# The stance lexicon's table, made by scripts/lexicon_forms.py from\n"
@@ -24,6 +24,20 @@ HEADER = (
     "# (Copyright 2006 by Princeton University. All rights reserved; used under its\n"
     "# licence, quoted in chitin/retrieval/lexicon.py).\n"
 )
+
+
+def format_lexicon(table: Lexicon) -> str:
+    """The table's text, as ``stance.parse_lexicon`` reads it, in a stable order."""
+    forms, opposite, starts = table
+    grouped: dict[str, list[str]] = {}
+    for form, pole in forms.items():
+        grouped.setdefault(pole, []).append(form)
+    lines = [" ".join(["^", *(f"{word}:{starts[word]}" for word in sorted(starts))])]
+    lines += [
+        " ".join([pole, *sorted(set(grouped[pole]) - {pole}), "~", *sorted(opposite[pole])])
+        for pole in sorted(grouped)
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def main() -> None:

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
+from bench_modules import BENCH
 from conftest import Run
 
 from chitin.resources import asset_path
@@ -131,3 +133,22 @@ def test_an_unreadable_table_is_made_instead(
         assert stance_module._lexicon() == stance_module.build_lexicon()
     finally:
         stance_module._lexicon.cache_clear()
+
+
+def test_topic_alone_is_the_stance_s_topic() -> None:
+    """``topic`` (the door ranks its candidates by it) reads exactly what ``stance``
+    reads, on every claim and condition of the tuning pairs and on the cues it skips."""
+    pairs = yaml.safe_load((BENCH / "dedup" / "pairs.yaml").read_text(encoding="utf-8"))["pairs"]
+    texts = {side[key] for pair in pairs for side in (pair["a"], pair["b"]) for key in side}
+    texts = {text for text in texts if isinstance(text, str)}
+    texts |= {
+        "Don't weaken the assertion when a test fails",
+        "Prefer tabs over spaces, never the other way",
+        "Once you have read it, answer by hand in private",
+        "non-urgent tickets wait; urgent ones go first",
+        "Keep 3 small commits rather than one large one",
+        "",
+    }
+    assert len(texts) > 300
+    for text in texts:
+        assert stance_module.topic(text) == stance(text).topic, text

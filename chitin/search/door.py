@@ -36,7 +36,7 @@ from chitin.retrieval.judgement import (
     judged_text,
     side_of,
 )
-from chitin.retrieval.stance import stance
+from chitin.retrieval.stance import topic
 from chitin.search import door_tokens
 from chitin.search.candidates import conflict_candidates, same_claim_candidates
 from chitin.search.semantic import nearest, plain_rows, waiting
@@ -302,10 +302,10 @@ def _closest(
     or the share of topic words, whichever says more; those far by both are left out
     (a verdict needs a cosine of 0.5, or a quarter of the topic words), and, with
     ``far``, those far by words where no stored vector says how near they are."""
-    mine = stance(judged_text(side)).topic
+    mine = topic(judged_text(side))
 
     def alike(insight: Insight) -> float:
-        theirs = stance(judged_text(side_of(insight))).topic
+        theirs = topic(judged_text(side_of(insight)))
         union = mine | theirs
         shared = len(mine & theirs) / len(union) if union else 1.0
         return max(shared, near.get(insight.id, 0.0))
