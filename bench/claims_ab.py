@@ -50,7 +50,7 @@ def contribute(chitin: str, store: Path, claim: str, env: dict[str, str]) -> flo
 
 def fresh_copy(source: Path, target: Path) -> None:
     # a background embedding of the last round's copy is stopped first: it writes there
-    subprocess.run(["pkill", "-f", f"--store {target} embed"], check=False)
+    subprocess.run(["pkill", "-f", "--", f"--store {target} embed"], check=False)
     shutil.rmtree(target, ignore_errors=True)
     shutil.copytree(source, target, symlinks=True)
 
@@ -79,7 +79,7 @@ def main() -> None:
                     if round_:
                         times[side].setdefault(number, []).append(took)
         for side in sides:
-            subprocess.run(["pkill", "-f", f"--store {copies[side]} embed"], check=False)
+            subprocess.run(["pkill", "-f", "--", f"--store {copies[side]} embed"], check=False)
     print(f"load {os.getloadavg()[0]:.2f}; medians in ms of {options.rounds} rounds")
     for side in sides:
         every = [t for runs in times[side].values() for t in runs]
