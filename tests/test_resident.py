@@ -442,3 +442,51 @@ def test_the_door_asks_for_token_vectors_before_git_commits(
         server.kill()
         server.wait()
     assert events.read_text().splitlines()[-2:] == ["tokens asked: 2", "commit"]
+
+
+def test_a_contribute_sends_its_text_ahead_and_the_door_asks_only_for_the_rest(
+    folder: Path, machine_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """providers/ahead.py: the new insight's whole text is the first question to the
+    resident, before git commits (the store's pre-commit hook), and no later question
+    asks its vector again; the verdict is the one the model in-process gives."""
+    from chitin import Chitin
+
+    events = tmp_path / "events"
+    first, second = "Reproduce a bug before fixing it", "Reproduce the bug before you fix it"
+    real = client.send
+
+    def spy(resident: Resident, texts: list[str], tokens: bool = False) -> object:
+        with events.open("a") as log:
+            log.write(f"{'tokens' if tokens else 'vectors'}: {' | '.join(texts)}\n")
+        return real(resident, texts, tokens)
+
+    def reported(store: Path) -> list[tuple[str, float]]:
+        with Chitin(store=store) as chitin:
+            chitin.contribute({"type": "skill", "claim": first, "confidence": 0.7})
+            hook = store / ".git" / "hooks" / "pre-commit"
+            hook.write_text(f"#!/bin/sh\necho commit >> '{events}'\n")
+            hook.chmod(0o755)
+            events.write_text("")
+            made = chitin.contribute({"type": "skill", "claim": second, "confidence": 0.7})
+        return [(m.id.split("-")[0], round(m.similarity, 4)) for m in made.duplicates]
+
+    monkeypatch.setenv("CHITIN_RESIDENT", "0")
+    alone = reported(tmp_path / "alone")
+    assert alone and alone[0][0] == "reproduce"
+    monkeypatch.setenv("CHITIN_RESIDENT", "on")
+    settings = client.settings(os.environ, machine_cache)
+    assert settings is not None
+    server = _serve(settings)
+    _ready(settings)
+    monkeypatch.setattr(client, "send", spy)
+    try:
+        assert reported(tmp_path / "resident") == alone
+    finally:
+        server.kill()
+        server.wait()
+    lines = events.read_text().splitlines()
+    assert lines[0] == f"vectors: {second}", lines
+    assert "commit" in lines[1:], lines
+    later = [line for line in lines[1:] if line.startswith("vectors: ")]
+    assert all(second not in line.removeprefix("vectors: ").split(" | ") for line in later), lines

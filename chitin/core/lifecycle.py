@@ -6,21 +6,19 @@ what writes need at its top, the credential detector (~2 ms of patterns) include
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from chitin.core import background, seeding
+from chitin.core import seeding
+from chitin.core.door_check import DoorCheck
 from chitin.core.reading import Reading
 from chitin.core.session import Session
-from chitin.errors import DuplicateError, ValidationError
+from chitin.errors import ValidationError
 from chitin.model import evidence, ops, secrets
 from chitin.model.ids import new_id
 from chitin.model.insight import Insight, check_carapace_id, check_evidence, check_text
-from chitin.notices import notice
-from chitin.providers import ProviderError, answering
 from chitin.retrieval.judgement import exact_key, side_of
-from chitin.search import door, own_vectors, semantic
+from chitin.search import door
 from chitin.store import files
 from chitin.store.messages import (
     contribute_words,
@@ -36,9 +34,6 @@ if TYPE_CHECKING:
     from chitin.index.cache import Cache
     from chitin.retrieval.conflicts import Match
     from chitin.store.messages import Words
-
-
-_EMBEDDING_OFF = "embedding is off (provider: none): duplicates judged by words alone"
 
 
 class Contribution(NamedTuple):
@@ -78,6 +73,7 @@ class Lifecycle:
     def __init__(self, session: Session, reading: Reading) -> None:
         self.session = session
         self.reading = reading
+        self.door = DoorCheck(session)
 
     def create(self) -> str | None:
         """Create the store (idempotent); the commit made, if any."""
@@ -113,9 +109,11 @@ class Lifecycle:
             # An exact duplicate is refused before anything is written. The rest is
             # judged in two halves (search/door.py): the candidates, and the question
             # for their missing vectors, while git stages the file; the verdicts after
-            # the commit, while which a resident embedder embeds (design.md §9k).
+            # the commit, while which a resident embedder embeds (design.md §9k). The
+            # new text's vector is asked for first, before the refusal (§9r).
             if check:
-                self._refuse_exact(insight)
+                self.door.ask_ahead(insight)
+                self.door.refuse_exact(insight)
             halves: list[Callable[[], door.Found]] = []
             path = self.session.store.path_for(insight)
             commit = self._commit(
@@ -123,86 +121,19 @@ class Lifecycle:
                 contribute_words(insight, bool(carapace_id)),
                 insight.id,
                 {"Source": insight.source, "Carapace": carapace_id},
-                (lambda: halves.append(self._judging(insight))) if check else None,
+                (lambda: halves.append(self.door.judging(insight))) if check else None,
             )
             if check and not halves:  # nothing was staged: a new file always is
-                halves.append(self._judging(insight))
-            judged = self._judged(halves[0]) if check else None
+                halves.append(self.door.judging(insight))
+            judged = self.door.judged(halves[0]) if check else None
             self.session.record_written(cache, {path: insight})
             if judged is not None and judged.own is not None:
-                self._keep_vectors(insight, judged.own)
+                self.door.keep_vectors(insight, judged.own)
         if judged is None:
             return Contribution(insight, path, commit, [], [])
         return Contribution(
             insight, path, commit, judged.duplicates, judged.conflicts, judged.degraded
         )
-
-    def _judging(self, insight: Insight) -> Callable[[], door.Found]:
-        """The stored insights a new one nearly duplicates or conflicts with, and why
-        the judgement read words alone if it did, when called. Both halves ask an HTTP
-        provider within one wait (INTERACTIVE_SECONDS), whatever they ask."""
-        with answering() as until:
-            meaning, why_not = self._meaning()
-            judging = door.examine_later(self.session.cache, insight, meaning, why_not)
-
-        def judged() -> door.Found:
-            with answering(until=until):
-                return judging()
-
-        return judged
-
-    def _keep_vectors(self, insight: Insight, rows: Sequence[Sequence[float]]) -> None:
-        """Store the vectors the door made of a new insight (search/own_vectors.py)."""
-        meaning, _ = self._meaning()
-        if meaning is not None:
-            own_vectors.keep(meaning, insight, rows)
-
-    def _refuse_exact(self, insight: Insight) -> None:
-        """Refuse a stored insight's exact duplicate (DuplicateError)."""
-        same = door.exact_duplicates(self.session.cache, side_of(insight))
-        if same:
-            known = same[0].id
-            # a program's words; the CLI and the MCP server say theirs (their flag, tool)
-            raise DuplicateError(
-                known,
-                f"already known as {known}: reinforce {known} to strengthen it, as "
-                f"`chitin reinforce {known}` does (check=False writes a second copy anyway)",
-            )
-
-    def _judged(self, judging: Callable[[], door.Found]) -> door.Found:
-        found = judging()
-        if found.unembedded:
-            found = found._replace(degraded=self._waiting(found.unembedded))
-        if found.degraded and found.degraded != _EMBEDDING_OFF:  # said once, when chosen
-            notice(found.degraded)
-        return found
-
-    def _waiting(self, count: int) -> str:
-        """What the check says of ``count`` insights without a vector, having started
-        the background embedding for them if it may: without it, every later check
-        would judge them by words too."""
-        session = self.session
-        if not background.enabled(session.store.config(), session.env):
-            return door.unembedded_note(count)
-        status = background.ensure_running(session.root, session.env, time.time())
-        if status.state == "failed":
-            return door.unembedded_note(
-                count, f"the background embedding failed: {status.detail}; `chitin embed`"
-            )
-        started = "started now" if status.state == "started" else "already running"
-        return door.unembedded_note(count, f"being embedded in the background, {started}")
-
-    def _meaning(self) -> tuple[Any, str | None]:
-        """The store's embedding provider and vectors, or None and why not."""
-
-        picked = semantic.choice(self.session.store.config())
-        if picked.provider == semantic.NO_PROVIDER:
-            return None, _EMBEDDING_OFF
-        try:
-            with answering():  # a probe of the dimensions, for one
-                return self.session.semantic(picked), None
-        except ProviderError as error:
-            return None, f"no vectors ({error}): duplicates judged by words alone"
 
     def update(self, ref: str, changes: Mapping[str, Any], allow_secret: bool = False) -> Change:
         """Change the fields named in ``changes`` (an empty value clears an optional one)."""

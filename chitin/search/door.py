@@ -116,6 +116,16 @@ def exact_duplicates(cache: Cache, side: Side) -> list[Insight]:
     return sorted(same, key=strength)
 
 
+def ask_ahead(semantic: Semantic | None, insight: Insight) -> None:
+    """Send ``insight``'s whole text to the provider now, if it takes questions ahead
+    (a resident embedder: providers/ahead.py) and the sidecar keeps no vector of it
+    from a search: the search by meaning and the verdicts of ``examine`` want it."""
+    ask = getattr(semantic.provider, "ask_ahead", None) if semantic is not None else None
+    text = embedding_text(insight)
+    if ask is not None and semantic is not None and semantic.vectors.cached_query(text) is None:
+        ask([text])
+
+
 def examine(
     cache: Cache, insight: Insight, semantic: Semantic | None, why_not: str | None
 ) -> Found:
