@@ -149,7 +149,7 @@ def update(
         result = chitin.update(insight_id, changes, allow_secret=allow_secret)
         retrieved = chitin.last_retrieved([result.insight.id]) if fmt == "json" else {}
     if fmt == "json":
-        emit_json(shapes.insight(result.insight, retrieved))
+        emit_json(shapes.changed(result.insight, retrieved, result.dropped))
         return
     if result.commit is None:
         click.echo(f"✓ No changes to insight: {result.insight.id}")
@@ -260,7 +260,7 @@ def merge(
         retrieved = chitin.last_retrieved([result.insight.id]) if fmt == "json" else {}
     insight = result.insight
     if fmt == "json":
-        emit_json(shapes.insight(insight, retrieved))
+        emit_json(shapes.changed(insight, retrieved, result.dropped))
         return
     click.echo(
         "\n".join(

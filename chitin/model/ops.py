@@ -133,6 +133,12 @@ def dropped_trigger_fields(insight: Insight, kind: str) -> list[str]:
     return []
 
 
+def dropped_fields(insight: Insight, kind: str) -> tuple[str, ...]:
+    """The fields ``dropped_trigger_fields`` speaks of, by their JSON keys (the JSON of
+    update and merge names them in ``dropped``)."""
+    return ("condition", "avoid") if dropped_trigger_fields(insight, kind) else ()
+
+
 def merged(source: Insight, target: Insight, claim: str | None, now: str) -> Insight:
     """The original's merge rules (§5.3): the target absorbs the source.
 

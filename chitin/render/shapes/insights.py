@@ -30,6 +30,19 @@ def insight(value: Insight, retrieved: Retrieved = NEVER) -> dict[str, Any]:
     return to_public_dict(value, retrieved.get(value.id))
 
 
+def changed(
+    value: Insight,
+    retrieved: Retrieved = NEVER,
+    dropped: Sequence[str] = (),
+) -> dict[str, Any]:
+    """update, merge: the insight, then the fields the type it took has no place for
+    (``dropped``: a trigger's condition and avoid), only when there are some."""
+    data = insight(value, retrieved)
+    if dropped:
+        data["dropped"] = list(dropped)
+    return data
+
+
 def reinforced(
     value: Insight, before: Insight | None, retrieved: Retrieved = NEVER
 ) -> dict[str, Any]:
