@@ -198,7 +198,8 @@ class Lifecycle:
                 cache, {target: after}, removed=[path] if target != path else []
             )
         lost = ops.dropped_fields(before, after.type)
-        return Change(after, target, commit, before, tuple(notes), lost)
+        cleared = ops.cleared_fields(before, after, changes)
+        return Change(after, target, commit, before, tuple(notes), lost, cleared)
 
     @staticmethod
     def _now_the_same(cache: Cache, before: Insight, after: Insight) -> list[str]:

@@ -29,6 +29,7 @@ class Change(NamedTuple):
     before: Insight | None = None
     notes: tuple[str, ...] = ()
     dropped: tuple[str, ...] = ()  # fields lost to another type (condition, avoid)
+    cleared: tuple[str, ...] = ()  # fields an update's empty value cleared
 
 
 class Deduped(NamedTuple):

@@ -154,7 +154,8 @@ def update(id: str, allow_secret: bool, **arguments: Any) -> Work:
 
     def work(chitin: Chitin) -> dict[str, Any]:
         done = chitin.update(id, changes, allow_secret=allow_secret)
-        return shapes.changed(done.insight, chitin.last_retrieved([done.insight.id]), done.dropped)
+        retrieved = chitin.last_retrieved([done.insight.id])
+        return shapes.changed(done.insight, retrieved, done.dropped, done.cleared)
 
     return work
 

@@ -34,12 +34,16 @@ def changed(
     value: Insight,
     retrieved: Retrieved = NEVER,
     dropped: Sequence[str] = (),
+    cleared: Sequence[str] = (),
 ) -> dict[str, Any]:
     """update, merge: the insight, then the fields the type it took has no place for
-    (``dropped``: a trigger's condition and avoid), only when there are some."""
+    (``dropped``: a trigger's condition and avoid) and those an empty value cleared
+    (``cleared``), each only when there are some."""
     data = insight(value, retrieved)
     if dropped:
         data["dropped"] = list(dropped)
+    if cleared:
+        data["cleared"] = list(cleared)
     return data
 
 
