@@ -429,6 +429,7 @@ def test_update_changes_fields_clears_with_empty_text_and_commits(
         "  confidence 0.6 → 0.75\n"
         "  tags: +c −a −b\n"
         "  reasoning: why → (none)\n"
+        "  note: reasoning cleared\n"
     )
     now = run_json("get", made["id"])
     assert (now["claim"], now["confidence"], now["tags"]) == ("New claim", 0.75, ["c"])
@@ -437,6 +438,21 @@ def test_update_changes_fields_clears_with_empty_text_and_commits(
     assert git(store, "log", "-1", "--format=%s") == (
         f"Update {made['id']}: claim, reasoning, confidence, tags\n"
     )
+
+
+def test_update_with_an_empty_value_says_what_it_cleared(run: Run, add: Any, run_json: Any) -> None:
+    """fix90: `update --provenance ""` cleared the provenance with nothing said but the
+    diff's line (1.4.5 ignored an empty value): the text now says it in a note, and the
+    JSON names each field an empty value cleared (``cleared``), as for every field
+    update takes an empty value for."""
+    made = add("skill", "Reproduce it first", 0.6, provenance="observation", source="a bug")
+    out = run("update", made["id"], "--provenance", "").stdout
+    assert out.endswith("  provenance: observation → (none)\n  note: provenance cleared\n"), out
+    assert "provenance" not in run_json("get", made["id"])
+    shown = run_json("update", made["id"], "--source", "", "--tags", "", "--reasoning", "")
+    assert shown["cleared"] == ["source"] and "source" not in shown  # the others were empty
+    again = run_json("update", made["id"], "--provenance", "", "--claim", "Reproduce it")
+    assert "cleared" not in again and again["claim"] == "Reproduce it"
 
 
 def test_update_without_a_change_makes_no_commit(run: Run, add: Any, store: Path) -> None:

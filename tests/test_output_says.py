@@ -195,3 +195,18 @@ def test_merge_and_history_round_a_confidence_as_get_and_reinforce_do(
     assert '[update] confidence: "0.955" → "0.9"' in run("history", made["id"]).stdout
     assert "0.954875" not in run("changelog").stdout
     assert run_json("history", made["id"])["history"][2]["newValue"] == "0.954875"
+
+
+def test_json_of_merge_and_update_type_names_the_fields_dropped(add: Any, run_json: Any) -> None:
+    """fix90: merging a trigger into another type, or `update --type` away from trigger,
+    drops condition and avoid and says so in text; the JSON said nothing of it."""
+    target = add("principle", "Tests describe the truth of the code", 0.7)
+    source = add("trigger", "weakening the assertion", 0.9, condition="a test fails", avoid=True)
+    assert run_json("merge", source["id"], target["id"])["dropped"] == ["condition", "avoid"]
+    kept = add("trigger", "reverting the fix", 0.8, condition="a test is flaky", avoid=True)
+    updated = run_json("update", kept["id"], "--type", "skill")
+    assert updated["dropped"] == ["condition", "avoid"] and "condition" not in updated
+    plain = add("skill", "Fold this skill in", 0.7)
+    other = add("skill", "Keep the skill claim", 0.8)
+    assert "dropped" not in run_json("merge", plain["id"], other["id"])
+    assert "dropped" not in run_json("update", other["id"], "--type", "principle")

@@ -10,12 +10,16 @@ the network, so that pip installs from the wheels scripts/fetch_wheels.py downlo
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from conftest import Run, commit_count, git
+
+from chitin.cli import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 FETCHER = ROOT / "scripts" / "fetch_wheels.py"
@@ -29,6 +33,14 @@ IDENTITY = {
     "GIT_COMMITTER_NAME": "Dev",
     "GIT_COMMITTER_EMAIL": "dev@example.com",
 }
+IDENTITY_FLAGS = ("-c", "user.name=Dev", "-c", "user.email=dev@example.com")
+# The hook's lines docs/checking.md gives, commented out, for a store in a folder of the
+# repository (`personality`), as a user uncomments them.
+SUBFOLDER_HOOK = "".join(
+    line.replace("# ", "", 1) + "\n"
+    for line in (ROOT / "docs" / "checking.md").read_text().splitlines()
+    if line.strip().startswith(("# args:", "# files:"))
+)
 BAD_INSIGHT = "---\nid: bad\ntype: skil\nconfidence: 0.8\n---\n\nA claim worth keeping\n"
 GOOD_INSIGHT = BAD_INSIGHT.replace("type: skil", "type: skill")
 
@@ -156,3 +168,52 @@ def test_the_hook_checks_only_the_files_it_names(
         "insights/skill/bad.md: type: invalid type 'skil' (allowed: behavioral, personality, "
         "relational, principle, skill, trigger); fix: set type to one of them"
     ]
+
+
+def test_a_store_in_a_folder_of_the_repository_is_checked_there(
+    tmp_path: Path, wheels: Path, pre_commit_home: Path
+) -> None:
+    """fix90: the store kept in a folder of a project's repository, with the args and
+    files docs/checking.md gives for it: pre-commit names the files from the
+    repository's top, and the hook must check the store's insights and its chitin.yaml
+    there, and nothing outside it."""
+    project = tmp_path / "project"
+    project.mkdir()
+    git(project, "init", "-q")
+    (project / "main.py").write_text("print('hi')\n")
+    git(project, "add", "main.py")
+    git(project, *IDENTITY_FLAGS, "commit", "-qm", "project")
+    made = CliRunner().invoke(cli, ["--store", str(tmp_path / "made"), "init", "--seed"])
+    assert made.exit_code == 0, made.output
+    store = project / "personality"  # the store's files, kept in the project's history
+    shutil.copytree(tmp_path / "made", store, ignore=shutil.ignore_patterns(".git", ".chitin"))
+    git(project, "add", "-A")
+    git(project, *IDENTITY_FLAGS, "commit", "-qm", "the team's personality")
+    head = git(ROOT, "rev-parse", "HEAD").strip()
+    (project / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {ROOT}\n    rev: {head}\n    hooks:\n      - id: chitin-check\n"
+        f"{SUBFOLDER_HOOK}"
+    )
+    installed = pre_commit(project, wheels, pre_commit_home, "install")
+    assert installed.returncode == 0, installed.stderr
+    (store / "insights" / "skill" / "bad.md").write_text(BAD_INSIGHT)
+    (store / "chitin.yaml").write_text("half_lives: {social: -3}\n")
+    (project / "insights").mkdir()  # not the store's: a folder of the project's own
+    (project / "insights" / "notes.md").write_text("not an insight\n")
+    before = commit_count(project)
+
+    refused = commit(project, wheels, pre_commit_home)
+    output = refused.stdout + refused.stderr
+    assert refused.returncode == 1, output
+    assert "personality/chitin.yaml: half_lives: social must be a positive number" in output
+    assert "personality/insights/skill/bad.md: type: invalid type 'skil'" in output
+    assert "notes.md" not in output
+    assert commit_count(project) == before
+
+    (store / "insights" / "skill" / "bad.md").write_text(GOOD_INSIGHT)
+    (store / "chitin.yaml").write_text("half_lives: {social: 3}\n")
+    accepted = commit(project, wheels, pre_commit_home)
+    output = accepted.stdout + accepted.stderr
+    assert accepted.returncode == 0, output
+    assert "chitin check" in output and "Passed" in output
+    assert commit_count(project) == before + 1

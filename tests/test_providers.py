@@ -779,3 +779,71 @@ def test_the_size_of_a_model_learnt_once_is_not_asked_again(
         status = json.loads(run("embed-status", "--format", "json").stdout)
     assert learnt == 1
     assert status["model"] == "mxbai-embed-large" and status["embedded"] == 1
+
+
+def test_a_switch_under_way_keeps_its_vectors_from_the_other_commands(
+    run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fix90: while `embed --provider X` runs, the sidecar holds X's half-made vectors
+    and chitin.yaml still names the old provider (recorded once the switch completes).
+    A session start's retrieve or a contribute meanwhile opened the sidecar with the
+    old provider's identity and reset it: the switch's vectors so far were dropped and
+    it wrote on into a sidecar of another identity. They are left to the switch now,
+    and the other commands answer by words."""
+    import os
+    import subprocess
+    import sys
+    import time
+    from collections import Counter
+
+    from chitin.index.vector_files import stored_identity
+
+    with OllamaServer() as ollama:
+        monkeypatch.setenv("OPENAI_BASE_URL", ollama.url)
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        monkeypatch.setenv("CHITIN_BACKGROUND_EMBED", "off")
+        claims = [f"Rotate the staging credential number {n} every quarter" for n in range(128)]
+        items = [{"type": "skill", "claim": c, "confidence": 0.7} for c in claims]
+        items.append({"type": "skill", "claim": "Zip the last report slowly", "confidence": 0.7})
+        run("import", "-", input=json.dumps(items))
+        run("embed")  # the local model's vectors, which the switch sets aside
+        ollama.hang_on = b"Zip the last"  # the second chunk waits until released
+        ollama.hang.set()
+        chitin = Path(sys.executable).parent / "chitin"
+        switch = subprocess.Popen(
+            [str(chitin), "--store", str(store), "embed", "--provider", "openai",
+             "--model", "nomic-embed-text"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env={**os.environ, "CHITIN_FRONT": "0", "CHITIN_RESIDENT": "0"},
+        )  # fmt: skip
+        chitin_dir = store / ".chitin"
+        made, identity = stored_identity(chitin_dir)
+        while not (str(identity).startswith("openai:") and len(made) == 128):  # one chunk
+            assert switch.poll() is None, switch.communicate()
+            time.sleep(0.05)
+            made, identity = stored_identity(chitin_dir)
+
+        found = json.loads(
+            run("retrieve", "--query", "rotate the staging credential", "--format", "json").stdout
+        )
+        added = json.loads(
+            run(
+                "contribute", "--type", "skill", "--claim", "Rotate the production key",
+                "--confidence", "0.7", "--format", "json",
+            ).stdout
+        )  # fmt: skip
+        again = run("embed", expect=1)  # the old provider's embed: not over the switch
+        assert stored_identity(chitin_dir) == (made, identity)  # untouched meanwhile
+        ollama.released.set()
+        _, err = switch.communicate(timeout=600)
+        status = json.loads(run("embed-status", "--format", "json").stdout)
+    assert switch.returncode == 0, err
+    assert found["insights"] and "switch" in found["degraded"], found["degraded"]
+    assert "switch" in added["degraded"], added["degraded"]
+    assert again.stderr == (
+        "Error: a switch of embedding provider is under way (chitin embed --provider): "
+        "run chitin embed again once it completes\n"
+    )
+    sent = Counter(t for _, body in ollama.requests for t in body["input"] if t in claims)
+    assert set(sent.values()) == {1}  # each insight embedded once, none again
+    assert status["provider"] == "openai" and status["embedded"] == len(items)

@@ -149,7 +149,7 @@ def update(
         result = chitin.update(insight_id, changes, allow_secret=allow_secret)
         retrieved = chitin.last_retrieved([result.insight.id]) if fmt == "json" else {}
     if fmt == "json":
-        emit_json(shapes.insight(result.insight, retrieved))
+        emit_json(shapes.changed(result.insight, retrieved, result.dropped, result.cleared))
         return
     if result.commit is None:
         click.echo(f"✓ No changes to insight: {result.insight.id}")
@@ -162,6 +162,8 @@ def update(
                 click.echo(f"  {line}")
     for message in result.notes:
         click.echo(f"  note: {message}")
+    if result.cleared:
+        click.echo(f"  note: {', '.join(result.cleared)} cleared")
 
 
 @click.command(short_help="Record that experience confirmed an insight.")
@@ -260,7 +262,7 @@ def merge(
         retrieved = chitin.last_retrieved([result.insight.id]) if fmt == "json" else {}
     insight = result.insight
     if fmt == "json":
-        emit_json(shapes.insight(insight, retrieved))
+        emit_json(shapes.changed(insight, retrieved, result.dropped))
         return
     click.echo(
         "\n".join(

@@ -7,13 +7,14 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from chitin.core.session import Session
-from chitin.errors import ValidationError
+from chitin.errors import StoreError, ValidationError
 from chitin.index.vector_files import (
     drop_kept,
     put_back,
     restore_kept,
     set_aside,
     stored_identity,
+    switch_under_way,
 )
 from chitin.lockfile import derived_folder
 from chitin.providers import DEFAULT_PROVIDER, REGISTRY, ProviderError
@@ -56,6 +57,11 @@ class Embedding:
             )
         chitin_dir = derived_folder(self.session.root)
         restore_kept(chitin_dir)  # left by a switch that was killed: the store's own
+        if switch_under_way(chitin_dir) is not None:  # its half-made vectors are its own
+            raise StoreError(
+                "a switch of embedding provider is under way (chitin embed --provider): "
+                "run chitin embed again once it completes"
+            )
         _, held = stored_identity(chitin_dir)
         # Another provider's vectors are set aside until this one's are all made: a
         # provider that passed the trial and failed later cost the store its vectors.

@@ -7,11 +7,14 @@ what writes need at its top, the credential detector (~2 ms of patterns) include
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from chitin.core import seeding
 from chitin.core.door_check import DoorCheck
 from chitin.core.reading import Reading
+from chitin.core.results import Change as Change  # re-exported: the facade's, dedupe's
+from chitin.core.results import Contribution as Contribution
+from chitin.core.results import Deduped as Deduped
 from chitin.core.session import Session
 from chitin.errors import ValidationError
 from chitin.model import evidence, ops, secrets
@@ -32,38 +35,7 @@ from chitin.store.messages import (
 
 if TYPE_CHECKING:
     from chitin.index.cache import Cache
-    from chitin.retrieval.conflicts import Match
     from chitin.store.messages import Words
-
-
-class Contribution(NamedTuple):
-    insight: Insight
-    path: str
-    commit: str | None
-    duplicates: list[Match]
-    conflicts: list[Match]
-    degraded: str | None = None  # why duplicates were judged by words alone, if they were
-
-
-class Change(NamedTuple):
-    """The result of an operation on an existing insight."""
-
-    insight: Insight
-    path: str
-    commit: str | None
-    before: Insight | None = None
-    notes: tuple[str, ...] = ()
-
-
-class Deduped(NamedTuple):
-    """A cluster of duplicates (``Chitin.dedupe``): the insight that stays, those
-    folded into it, and the ``chitin merge`` that does it (``change``: once done)."""
-
-    keep: Insight
-    others: tuple[Insight, ...]
-    exact: bool  # all the same insight, not only near duplicates
-    command: str
-    change: Change | None = None
 
 
 class Lifecycle:
@@ -156,7 +128,9 @@ class Lifecycle:
             self.session.record_written(
                 cache, {target: after}, removed=[path] if target != path else []
             )
-        return Change(after, target, commit, before, tuple(notes))
+        lost = ops.dropped_fields(before, after.type)
+        cleared = ops.cleared_fields(before, after, changes)
+        return Change(after, target, commit, before, tuple(notes), lost, cleared)
 
     @staticmethod
     def _now_the_same(cache: Cache, before: Insight, after: Insight) -> list[str]:
@@ -276,6 +250,7 @@ class Lifecycle:
             target, layout = self.session.store.read(target_path)
             result, logs, paths, claims = target, [layout.evidence], [], []
             notes: list[str] = []
+            dropped: tuple[str, ...] = ()
             for number, source_id in enumerate(source_ids, 1):
                 paths.append(self.reading.path_of(source_id))
                 source, source_layout = self.session.store.read(paths[-1])
@@ -284,6 +259,7 @@ class Lifecycle:
                 notes += [
                     n for n in ops.dropped_trigger_fields(source, target.type) if n not in notes
                 ]
+                dropped = dropped or ops.dropped_fields(source, target.type)
                 logs.append(source_layout.evidence)
                 claims.append(source.claim)
             if not allow_secret:
@@ -298,7 +274,7 @@ class Lifecycle:
                 {"Merged": ", ".join(source_ids)},
             )
             self.session.record_written(cache, {target_path: result}, removed=paths)
-        return Change(result, target_path, commit, target, tuple(notes))
+        return Change(result, target_path, commit, target, tuple(notes), dropped)
 
     def _resolve_role(self, ref: str, role: str) -> str:
         return self.reading.resolve(ref, role=f"{role} insight")

@@ -121,6 +121,14 @@ def restore_kept(chitin_dir: Path) -> None:
         handle.close()
 
 
+def switch_under_way(chitin_dir: Path) -> str | None:
+    """The identity of the vectors a switch of provider alive has set aside (once
+    ``restore_kept`` has put back those of a switch killed): the sidecar in their
+    place is the switch's, half made, for no other command to reset or fill."""
+    kept = chitin_dir / KEPT
+    return held_identity(kept) if kept.is_dir() else None
+
+
 def put_back(chitin_dir: Path, kept: Path) -> None:
     """The sidecar set aside, in place again (the one made since is dropped)."""
     drop_kept(chitin_dir / FOLDER)
@@ -144,8 +152,18 @@ def drop_kept(kept: Path) -> None:
 
 def held_size(chitin_dir: Path, provider: str, model: str) -> int | None:
     """The vectors' size the sidecar's identity (``provider:model:dimensions``) holds
-    for that provider and model, without reading its rows; None for another."""
-    path = chitin_dir / FOLDER / INDEX
+    for that provider and model, without reading its rows; None for another. The
+    vectors a switch alive has set aside are the store's provider's: asked too."""
+    for folder in (FOLDER, KEPT):
+        held, _, size = (held_identity(chitin_dir / folder) or "").rpartition(":")
+        if held == f"{provider}:{model}" and size.isdigit():
+            return int(size)
+    return None
+
+
+def held_identity(folder: Path) -> str | None:
+    """The identity a sidecar's index names (``folder``: the sidecar's or the kept one)."""
+    path = folder / INDEX
     if not path.exists():
         return None
     try:
@@ -156,8 +174,7 @@ def held_size(chitin_dir: Path, provider: str, model: str) -> int | None:
             db.close()
     except sqlite3.Error:
         return None
-    held, _, size = str(found[0]).rpartition(":") if found else ("", "", "")
-    return int(size) if held == f"{provider}:{model}" and size.isdigit() else None
+    return str(found[0]) if found else None
 
 
 def row_bytes(dimensions: int) -> int:

@@ -55,6 +55,7 @@ from chitin.index.vector_files import (
     read_row,
     restore_kept,
     row_bytes,
+    switch_under_way,
 )
 from chitin.index.vector_search import nearest_rows
 from chitin.lockfile import WriteLock
@@ -69,6 +70,10 @@ Part = tuple[str, str, int]  # (insight id, hash of its embedding text, part)
 
 class SidecarReplaced(StoreError):
     """The sidecar folder was removed (and perhaps made anew) while it was open."""
+
+
+class SwitchUnderWay(StoreError):
+    """The sidecar is another provider's, half made by a switch that is still running."""
 
 
 class DamagedVectors(StoreError):
@@ -94,6 +99,11 @@ class VectorStore:
             # A switch of provider killed halfway left the store's vectors aside, and
             # half another provider's here: the store's are put back first.
             restore_kept(chitin_dir)
+            if switch_under_way(chitin_dir) == identity:  # the provider being left
+                raise SwitchUnderWay(
+                    "a switch of embedding provider is under way (chitin embed --provider): "
+                    "the vectors are left to it until it completes"
+                )
             make_folder(self.folder)
             for name in (MATRIX, LOCK, *(INDEX + suffix for suffix in INDEX_SIDE_FILES)):
                 make_room(self.folder / name)

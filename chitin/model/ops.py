@@ -133,6 +133,22 @@ def dropped_trigger_fields(insight: Insight, kind: str) -> list[str]:
     return []
 
 
+def dropped_fields(insight: Insight, kind: str) -> tuple[str, ...]:
+    """The fields ``dropped_trigger_fields`` speaks of, by their JSON keys (the JSON of
+    update and merge names them in ``dropped``)."""
+    return ("condition", "avoid") if dropped_trigger_fields(insight, kind) else ()
+
+
+def cleared_fields(before: Insight, after: Insight, changes: Mapping[str, Any]) -> tuple[str, ...]:
+    """The fields an update's empty value cleared: those that held a value before (the
+    JSON of update names them in ``cleared``, and its text says so in a note)."""
+    return tuple(
+        name
+        for name in changes
+        if changes[name] == "" and getattr(before, name) and not getattr(after, name)
+    )
+
+
 def merged(source: Insight, target: Insight, claim: str | None, now: str) -> Insight:
     """The original's merge rules (§5.3): the target absorbs the source.
 

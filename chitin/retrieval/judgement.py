@@ -28,7 +28,8 @@ where no vectors can be had: the judgement then reads words alone, and says so i
   claims naming other quantities with other words besides, or other people (``_apart``,
   ``_other_values``); no duplicate where the claims are one frame with one slot
   filled otherwise (retrieval/template.py). With one opposing cue and words of its own
-  on each side, the topic is the same only by meaning.
+  on each side, the topic is the same only by meaning. No duplicate of two claims with
+  no topic word and no pole; past the model's reach, words alone (retrieval/unread.py).
 
 The thresholds were chosen on bench/dedup's labelled sets (figures: docs/design.md §9e).
 """
@@ -40,7 +41,7 @@ import re
 import unicodedata
 from typing import Any, NamedTuple
 
-from chitin.retrieval import people
+from chitin.retrieval import people, unread
 from chitin.retrieval.comparison import turned
 from chitin.retrieval.lexicon import WISHES
 from chitin.retrieval.rejection import other_opposition
@@ -55,6 +56,7 @@ from chitin.retrieval.stance import (
     words_only,
 )
 from chitin.retrieval.template import other_filler
+from chitin.retrieval.unread import topic_overlap as _overlap
 
 DUPLICATE = "duplicate"
 CONFLICT = "conflict"
@@ -280,8 +282,10 @@ def _duplicate(
     response: float | None,
     alignment: float | None,
 ) -> bool:
-    if cosine is None:
-        return overlap >= WORDS_DUPLICATE
+    if unread.nothing_read(_stance(a), _stance(b)):
+        return False  # no word read on either side: not the whole overlap of two stances
+    if cosine is None or unread.past_the_model(judged_text(a), judged_text(b)):
+        return overlap >= WORDS_DUPLICATE  # the cosine read long texts' openings alone
     near = _near(a, b, overlap, cosine, response)
     if alignment is None or not _aligned(a, b, cosine):
         return near
@@ -328,12 +332,6 @@ def _near(a: Side, b: Side, overlap: float, cosine: float, response: float | Non
 
 def _stance(side: Side) -> Stance:
     return stance(judged_text(side))
-
-
-def _overlap(first: frozenset[str], second: frozenset[str]) -> float:
-    if not first and not second:
-        return 1.0  # "be brief" and "be thorough": nothing but the stance
-    return len(first & second) / len(first | second)
 
 
 def _apart(a: Side, b: Side, mine: Stance, theirs: Stance) -> bool:

@@ -153,7 +153,9 @@ def update(id: str, allow_secret: bool, **arguments: Any) -> Work:
         changes["tags"] = ""  # what clears them, as the CLI's --tags ''
 
     def work(chitin: Chitin) -> dict[str, Any]:
-        return _shown(chitin, chitin.update(id, changes, allow_secret=allow_secret).insight)
+        done = chitin.update(id, changes, allow_secret=allow_secret)
+        retrieved = chitin.last_retrieved([done.insight.id])
+        return shapes.changed(done.insight, retrieved, done.dropped, done.cleared)
 
     return work
 
@@ -169,7 +171,8 @@ def unarchive(id: str) -> Work:
 def merge(source: str, target: str, claim: str | None, allow_secret: bool) -> Work:
     def work(chitin: Chitin) -> dict[str, Any]:
         merged = chitin.merge(source, target, claim or None, allow_secret=allow_secret)
-        return _shown(chitin, merged.insight)
+        retrieved = chitin.last_retrieved([merged.insight.id])
+        return shapes.changed(merged.insight, retrieved, merged.dropped)
 
     return work
 

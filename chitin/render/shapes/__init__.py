@@ -27,6 +27,7 @@ from chitin.render.shapes.exchange import (
 )
 from chitin.render.shapes.insights import (
     RANKING_FACTORS,
+    changed,
     changelog,
     contribution,
     embed_status,
@@ -66,6 +67,7 @@ __all__ = [
     "carapace_answer",
     "carapace_imported",
     "carapace_registered",
+    "changed",
     "changelog",
     "check_report",
     "contribution",

@@ -30,6 +30,23 @@ def insight(value: Insight, retrieved: Retrieved = NEVER) -> dict[str, Any]:
     return to_public_dict(value, retrieved.get(value.id))
 
 
+def changed(
+    value: Insight,
+    retrieved: Retrieved = NEVER,
+    dropped: Sequence[str] = (),
+    cleared: Sequence[str] = (),
+) -> dict[str, Any]:
+    """update, merge: the insight, then the fields the type it took has no place for
+    (``dropped``: a trigger's condition and avoid) and those an empty value cleared
+    (``cleared``), each only when there are some."""
+    data = insight(value, retrieved)
+    if dropped:
+        data["dropped"] = list(dropped)
+    if cleared:
+        data["cleared"] = list(cleared)
+    return data
+
+
 def reinforced(
     value: Insight, before: Insight | None, retrieved: Retrieved = NEVER
 ) -> dict[str, Any]:

@@ -1,0 +1,43 @@
+"""What the life cycle's writes return (``chitin.core.lifecycle``): a contribution, a
+change of an existing insight, a cluster of duplicates (``chitin.Chitin`` hands them on)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+from chitin.model.insight import Insight
+
+if TYPE_CHECKING:
+    from chitin.retrieval.conflicts import Match
+
+
+class Contribution(NamedTuple):
+    insight: Insight
+    path: str
+    commit: str | None
+    duplicates: list[Match]
+    conflicts: list[Match]
+    degraded: str | None = None  # why duplicates were judged by words alone, if they were
+
+
+class Change(NamedTuple):
+    """The result of an operation on an existing insight."""
+
+    insight: Insight
+    path: str
+    commit: str | None
+    before: Insight | None = None
+    notes: tuple[str, ...] = ()
+    dropped: tuple[str, ...] = ()  # fields lost to another type (condition, avoid)
+    cleared: tuple[str, ...] = ()  # fields an update's empty value cleared
+
+
+class Deduped(NamedTuple):
+    """A cluster of duplicates (``Chitin.dedupe``): the insight that stays, those
+    folded into it, and the ``chitin merge`` that does it (``change``: once done)."""
+
+    keep: Insight
+    others: tuple[Insight, ...]
+    exact: bool  # all the same insight, not only near duplicates
+    command: str
+    change: Change | None = None
