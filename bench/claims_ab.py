@@ -1,7 +1,7 @@
 """Served contributes of perf-vs-orig's eight claims, two installs interleaved.
 
     python bench/claims_ab.py BEFORE_BIN AFTER_BIN --store STORE --home HOME
-        [--rounds 8] [--background]
+        [--rounds 8] [--background] [--cold]
 
 STORE is copied afresh for each install every round (perf-vs-orig's contribute store
 with KEEP=1, ``N1000/ours/store``; or a copy without ``.chitin/vectors`` for a store
@@ -12,6 +12,13 @@ in perf-vs-orig's environment, served by their fronts; the background embedding 
 off unless ``--background``. Round 0 is a warm-up. Printed: each install's median
 over every counted claim, and its median per claim (the first claim of a round pays
 the cache's first sync of the copy, as perf-vs-orig's warm-up does).
+
+A resident embedder keeps the vectors it made: from the second round on, it answers
+every text of the eight claims from memory, and its model's work is no longer in the
+timings. ``--cold`` gives each install a resident folder of its own, stops its
+resident and starts a fresh one (ready before the round's first claim) every round,
+and adds the round to each claim: every text is embedded again, as in perf-vs-orig,
+whose runs start with no resident and whose claims and candidates are all new.
 """
 
 from __future__ import annotations
@@ -34,6 +41,24 @@ def environment(home: Path, background: bool) -> dict[str, str]:
     kept = {k: v for k, v in os.environ.items() if not k.startswith(SCRUBBED)}
     switch = "on" if background else "off"
     return {**kept, "HOME": str(home), "TZ": "UTC", "CHITIN_BACKGROUND_EMBED": switch}
+
+
+def fresh_resident(chitin: str, env: dict[str, str]) -> None:
+    """Stop the resident of ``env``'s folder, then start one and wait until it answers
+    (the install's own interpreter asks it, as its chitin would)."""
+    folder = env["CHITIN_RESIDENT_DIR"]
+    subprocess.run(["pkill", "-f", "--", f"resident_server --socket {folder}/"], check=False)
+    ask = (
+        "import os, sys; from chitin.providers import resident as r; "
+        "s = r.settings(os.environ, None); "
+        "sys.exit(0 if r.ask(s, ['ready?']) or (r.start(s) and False) else 3)"
+    )
+    python = str(Path(chitin).with_name("python"))
+    deadline = time.monotonic() + 120
+    while subprocess.run([python, "-c", ask], env=env, check=False).returncode != 0:
+        if time.monotonic() > deadline:
+            raise SystemExit(f"{chitin}: the resident never answered")
+        time.sleep(0.3)
 
 
 def contribute(chitin: str, store: Path, claim: str, env: dict[str, str]) -> float:
@@ -63,23 +88,34 @@ def main() -> None:
     parser.add_argument("--home", type=Path, required=True)
     parser.add_argument("--rounds", type=int, default=8)
     parser.add_argument("--background", action="store_true")
+    parser.add_argument("--cold", action="store_true", help="a fresh resident every round")
     options = parser.parse_args()
-    env = environment(options.home, options.background)
     sides = (options.before, options.after)
     times: dict[str, dict[int, list[float]]] = {side: {} for side in sides}
-    with tempfile.TemporaryDirectory(prefix="claims-ab-") as work:
+    with tempfile.TemporaryDirectory(prefix="claims-ab-", dir="/tmp") as work:
         copies = {side: Path(work) / name for side, name in zip(sides, "ab", strict=True)}
+        envs = {side: environment(options.home, options.background) for side in sides}
+        if options.cold:  # short paths: a socket's has 108 bytes
+            for side, name in zip(sides, "ab", strict=True):
+                (folder := Path(work) / f"r{name}").mkdir(mode=0o700)
+                envs[side]["CHITIN_RESIDENT_DIR"] = str(folder)
         for round_ in range(options.rounds + 1):
             for side in sides:
                 fresh_copy(options.store, copies[side])
+                if options.cold:
+                    fresh_resident(side, envs[side])
             order = sides if round_ % 2 == 0 else sides[::-1]
             for number, claim in enumerate(CLAIMS):
+                said = f"{claim} (round {round_})" if options.cold else claim
                 for side in order:
-                    took = contribute(side, copies[side], claim, env)
+                    took = contribute(side, copies[side], said, envs[side])
                     if round_:
                         times[side].setdefault(number, []).append(took)
         for side in sides:
             subprocess.run(["pkill", "-f", "--", f"--store {copies[side]} embed"], check=False)
+            if options.cold:
+                folder = envs[side]["CHITIN_RESIDENT_DIR"]
+                subprocess.run(["pkill", "-f", "--", f"resident_server --socket {folder}/"])
     print(f"load {os.getloadavg()[0]:.2f}; medians in ms of {options.rounds} rounds")
     for side in sides:
         every = [t for runs in times[side].values() for t in runs]
