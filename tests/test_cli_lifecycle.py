@@ -349,6 +349,30 @@ def test_two_languages_named_by_a_sign_are_two_claims(run: Run, add: Any, store:
     assert refused.stderr.startswith(f"Error: already known as {cpp['id']}: ")
 
 
+def test_an_apostrophe_is_punctuation_the_exact_key_sets_aside(
+    run: Run, add: Any, run_json: Any, store: Path
+) -> None:
+    """qa91: an apostrophe inside a word read as a space ("don't" as "don t"), so
+    "Dont mock the database" was written beside "Don't mock the database" (and reported
+    as its conflict: "dont" is no negation), "its" beside "it's": claims that differ by
+    punctuation alone."""
+    pairs = [
+        ("Don't mock the database in integration tests",
+         "Dont mock the database in integration tests"),
+        ("It\u2019s worth pinning the CI image", "its worth pinning the CI image."),
+        ("Read the users' own notes first", "Read the users own notes first"),
+    ]  # fmt: skip
+    for stored, typed in pairs:
+        first = add("skill", stored, 0.6)
+        before = commit_count(store)
+        refused = run("contribute", "--type", "skill", "--claim", typed, "--confidence", "0.5",
+                      expect=1)  # fmt: skip
+        assert refused.stderr.startswith(f"Error: already known as {first['id']}: ")
+        assert commit_count(store) == before
+    add("skill", "Don't mock the database in unit tests", 0.6)  # other words: no copy
+    assert len(run_json("list")) == 4
+
+
 def test_an_exact_duplicate_of_common_words_is_refused_in_a_large_store(
     run: Run, run_json: Any, store: Path, tmp_path: Path
 ) -> None:

@@ -109,8 +109,8 @@ SLOT_COSINE: float | None = 0.84
 # topic word (judge's first exit): a conflict's STANCE_COSINE, a duplicate's bars above.
 _BARS = (STANCE_COSINE, WEAK_TOPIC_COSINE, TOPIC_COSINE, DUPLICATE_COSINE, SUPPORTED_COSINE)
 LOWEST_COSINE = min(*_BARS, TRIGGER_COSINE, RELATIONAL_COSINE, ALIGN_FLOOR)
-# Punctuation, but not a "+" or "#" that ends a word: "C++" and "C#" are two languages.
-_PUNCTUATION = re.compile(r"(?<![\w+#])[+#]+|[^\w\s+#]")
+# Punctuation, but not a "+" or "#" ending a word ("C++", "C#"); "don't" reads "dont".
+_PUNCTUATION = re.compile(r"(?P<join>(?<=\w)['\u2018\u2019](?=\w))|(?<![\w+#])[+#]+|[^\w\s+#]")
 
 
 class Side(NamedTuple):
@@ -146,7 +146,8 @@ def normalized(text: str | None) -> str:
     """Case, spacing, punctuation and Unicode's forms of one character (NFKC: "café" as
     one code point or two) aside; a text of no word ("🙂") is its characters, not ""."""
     folded = unicodedata.normalize("NFKC", text or "").casefold()
-    return " ".join(_PUNCTUATION.sub(" ", folded).split()) or "".join(folded.split())
+    spaced = _PUNCTUATION.sub(lambda found: "" if found["join"] else " ", folded)
+    return " ".join(spaced.split()) or "".join(folded.split())
 
 
 def exact_key(side: Side) -> tuple[str, ...]:
@@ -187,9 +188,8 @@ def judge(
     # Rounded: the last digits of a cosine differ between CPUs (and say nothing).
     similarity = overlap if cosine is None else round(cosine, 4)
     if overlap == 0.0 and (cosine is None or cosine < LOWEST_COSINE):
-        # No topic word in common and far in meaning: no rule below finds a duplicate
-        # or a conflict. Said first: retrieval's selection and `check` judge many such
-        # pairs.
+        # No topic word in common and far in meaning: no rule below finds anything.
+        # Said first: retrieval's selection and `check` judge many such pairs.
         return Verdict(NONE, similarity, "", False, basis)
     if _apart(a, b, mine, theirs):
         return Verdict(NONE, similarity, "", False, basis)
