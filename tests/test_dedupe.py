@@ -4,10 +4,12 @@ with the merge that resolves it; --apply merges them, one commit per cluster."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
-from conftest import Run, commit_count
+from conftest import Run, chitin_program, commit_count, git
 
 
 def make(add: Any, claim: str, confidence: float) -> str:
@@ -190,3 +192,50 @@ def test_claims_of_no_word_are_the_same_only_when_they_read_the_same(
     twice = make(add, " 🙂 ", 0.5)
     (cluster,) = run_json("dedupe")["clusters"]
     assert cluster["exact"] is True and twice in cluster["command"]
+
+
+# A pre-commit hook that lets the first commit through and, at the second, does what a
+# terminal's Ctrl-C does: SIGINT to the whole foreground group (chitin, git, the hook).
+CTRL_C_AT_THE_SECOND_COMMIT = """#!/bin/sh
+count=$(cat "{counter}" 2>/dev/null || echo 0)
+count=$((count + 1))
+echo "$count" > "{counter}"
+if [ "$count" -ge 2 ]; then
+    kill -INT 0
+    exit 1
+fi
+"""
+
+
+def test_a_ctrl_c_after_some_clusters_says_how_many_were_merged(
+    add: Any, store: Path, tmp_path: Path
+) -> None:
+    """qa91: `dedupe --apply` stopped by Ctrl-C in its second cluster said
+    "Interrupted: nothing was changed." while its first cluster's merge was committed."""
+    for claim in ("Tag a release after the changelog is written",
+                  "Pin the versions of every dependency in CI",
+                  "Answer the question before explaining the reasoning"):  # fmt: skip
+        make(add, claim, 0.9)
+        make(add, claim.lower() + ".", 0.5)
+    hook = store / ".git" / "hooks" / "pre-commit"
+    hook.parent.mkdir(exist_ok=True)
+    hook.write_text(CTRL_C_AT_THE_SECOND_COMMIT.format(counter=tmp_path / "commits"))
+    hook.chmod(0o755)
+    before = commit_count(store)
+    done = subprocess.run(
+        [chitin_program(), "--store", str(store), "dedupe", "--apply"],
+        env={**os.environ, "CHITIN_FRONT": "0"},
+        capture_output=True,
+        text=True,
+        start_new_session=True,  # its own group, as a terminal's foreground job
+        timeout=120,
+    )
+    assert done.returncode == 130, done.stderr
+    assert commit_count(store) == before + 1  # the first cluster's merge, kept
+    assert git(store, "status", "--porcelain") == ""
+    said = done.stderr.strip().splitlines()
+    assert len(said) == 1 and said[0].startswith("Interrupted: 1 of 3 cluster(s) merged"), said
+    assert len(json.loads(subprocess.run(
+        [chitin_program(), "--store", str(store), "dedupe", "--format", "json"],
+        capture_output=True, text=True, check=True,
+    ).stdout)["clusters"]) == 2  # fmt: skip

@@ -49,7 +49,8 @@ def conclude(run: Callable[[], object], argv: Sequence[str], process_ends: bool)
 def interrupted(error: KeyboardInterrupt) -> int:
     """Ctrl-C or SIGTERM: a write it stopped has been undone (store/interrupts.py)."""
     signum = getattr(error, "signum", 2)  # a write's guard says which signal came
-    return _fail("Interrupted: nothing was changed.", 128 + signum)
+    kept = getattr(error, "kept", "") or "nothing was changed"  # or what earlier writes kept
+    return _fail(f"Interrupted: {kept}.", 128 + signum)
 
 
 def _described(error: Exception, argv: Sequence[str]) -> tuple[str, int]:

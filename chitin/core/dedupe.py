@@ -11,6 +11,7 @@ over the live insights of the cache.
 from __future__ import annotations
 
 import shlex
+import signal
 from collections.abc import Iterable
 
 from chitin.core.check import judged_grouping
@@ -19,6 +20,7 @@ from chitin.core.session import Session
 from chitin.errors import ValidationError
 from chitin.index.cache import Filters
 from chitin.model.insight import Insight
+from chitin.store import interrupts
 
 
 class Clusters(list[Deduped]):
@@ -53,17 +55,29 @@ def apply(lifecycle: Lifecycle, clusters: list[Deduped], allow_secret: bool = Fa
     """Merge each cluster into its strongest member, one commit per cluster: the
     merge keeps the highest confidence, every tag, the sum of reinforcements and every
     evidence line (``Chitin.merge``). A merge refused (a likely credential a copy
-    holds) stops here, saying which cluster and how many were merged before it."""
+    holds) stops here, saying which cluster and how many were merged before it; so
+    does Ctrl-C (or SIGTERM), at the next cluster, or undoing the merge it stopped."""
     done = Clusters(without_alignment=getattr(clusters, "without_alignment", 0))
-    for found in clusters:
-        sources = [i.id for i in found.others]
-        try:
-            change = lifecycle.merge(sources, found.keep.id, allow_secret=allow_secret)
-        except ValidationError as refused:
-            where = f"{refused} (the cluster of {found.keep.id}: {found.command}"
-            raise ValidationError(
-                refused.field,
-                f"{where}; {len(done)} of {len(clusters)} cluster(s) merged before it)",
-            ) from refused
-        done.append(found._replace(change=change))
+    with interrupts.holding() as guard:  # one guard for all: the merges share it
+        for found in clusters:
+            sources = [i.id for i in found.others]
+            try:
+                if guard.received is not None:  # came during or after the last merge
+                    raise interrupts.Interrupted(guard.received)
+                change = lifecycle.merge(sources, found.keep.id, allow_secret=allow_secret)
+            except ValidationError as refused:
+                where = f"{refused} (the cluster of {found.keep.id}: {found.command}"
+                raise ValidationError(
+                    refused.field,
+                    f"{where}; {len(done)} of {len(clusters)} cluster(s) merged before it)",
+                ) from refused
+            except KeyboardInterrupt as stopped:
+                if not done:
+                    raise
+                kept = f"{len(done)} of {len(clusters)} cluster(s) merged, each in its own"
+                raise interrupts.Interrupted(
+                    getattr(stopped, "signum", signal.SIGINT),
+                    f"{kept} commit; the others are as they were (`chitin dedupe` lists them)",
+                ) from stopped
+            done.append(found._replace(change=change))
     return done

@@ -30,11 +30,13 @@ GUARDED = tuple(
 
 
 class Interrupted(KeyboardInterrupt):
-    """A signal stopped a write before its commit: nothing of it was kept."""
+    """A signal stopped a write before its commit: nothing of it was kept. ``kept``:
+    what earlier writes of the same command kept, where it made several."""
 
-    def __init__(self, signum: int) -> None:
+    def __init__(self, signum: int, kept: str = "") -> None:
         super().__init__(signal.Signals(signum).name)
         self.signum = signum
+        self.kept = kept
 
 
 class Guard:
