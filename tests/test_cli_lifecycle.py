@@ -373,6 +373,22 @@ def test_an_apostrophe_is_punctuation_the_exact_key_sets_aside(
     assert len(run_json("list")) == 4
 
 
+def test_a_contraction_typed_without_its_apostrophe_still_negates(add: Any, run_json: Any) -> None:
+    """qa91: "dont" was a word of the topic, not a negation, so "Dont push to production
+    on a Friday" was reported as the conflict (negated ↔ affirmed) of "Don't push to
+    production on Fridays", the same lesson, and `check` put the copies of "Don't …"
+    and "Dont …" in one cluster that conflicted with "Do not push …"."""
+    stored = add("skill", "Don't push to production on Fridays", 0.6)
+    said = run_json("contribute", "--type", "skill", "--claim",
+                    "Dont push to production on a Friday", "--confidence", "0.5")  # fmt: skip
+    assert said["conflicts"] == []
+    assert [d["id"] for d in said["duplicates"]] == [stored["id"]]
+    again = run_json("contribute", "--type", "skill", "--claim",
+                     "Push to production on a Friday", "--confidence", "0.5")  # fmt: skip
+    assert {c["tensionReason"] for c in again["conflicts"]} == {"negated ↔ affirmed"}
+    assert len(again["conflicts"]) == 2
+
+
 def test_an_exact_duplicate_of_common_words_is_refused_in_a_large_store(
     run: Run, run_json: Any, store: Path, tmp_path: Path
 ) -> None:

@@ -45,7 +45,9 @@ _ONCE_OPENS = frozenset(
     {"you", "the", "it", "we", "i", "they", "he", "she", "this", "that", "these", "those"}
     | {"your", "our", "their", "its", "my", "his", "her"}
 )
-_CONTRACTION = re.compile(r"n['’]t\b", re.IGNORECASE)
+# "don't", and "dont" typed without its apostrophe: "do not" ("can't" is "ca not").
+_BARE = "do|does|did|is|are|was|were|has|have|had|should|would|could|must|need|ca|wo"
+_CONTRACTION = re.compile(rf"n['’]t\b|\b({_BARE})nt\b", re.IGNORECASE)
 _WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -76,7 +78,7 @@ def root(word: str) -> str:
 
 
 def words_of(text: str) -> list[str]:
-    words = _WORD.findall(_CONTRACTION.sub(" not", text.lower()))
+    words = _WORD.findall(_CONTRACTION.sub(lambda bare: f"{bare[1] or ''} not", text.lower()))
     if "once" in words:
         for at, word in enumerate(words[:-1]):
             if word == "once" and words[at + 1] in _ONCE_OPENS:
