@@ -179,6 +179,27 @@ def test_apply_refused_for_a_credential_names_the_cluster_and_takes_allow_secret
     assert run_json("dedupe")["clusters"] == []
 
 
+def test_apply_stopped_by_a_hand_edit_it_will_not_commit_names_the_cluster(
+    run: Run, add: Any, store: Path
+) -> None:
+    """qa91: a copy edited by hand to hold a token (which chitin will not commit, as
+    merge does not) stopped dedupe --apply with that line alone: no word of the
+    cluster, nor of the cluster merged and committed before it."""
+    make(add, "Alpha lesson about caching", 0.9)
+    make(add, "alpha lesson about caching.", 0.5)
+    keep = make(add, "Zeta lesson about queues", 0.8)
+    copy = make(add, "zeta lesson about queues.", 0.5)
+    edited = next(store.rglob(f"{copy}.md"))
+    token = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
+    edited.write_text(edited.read_text() + f"\n## Context\n\ntoken {token}\n")
+    before = commit_count(store)
+    refused = run("dedupe", "--apply", expect=1).stderr
+    assert refused.count("\n") == 1 and "edited by hand" in refused, refused
+    assert f"chitin merge {copy} {keep}" in refused
+    assert "1 of 2 cluster(s) merged before it" in refused
+    assert commit_count(store) == before + 1
+
+
 def test_claims_of_no_word_are_the_same_only_when_they_read_the_same(
     run: Run, add: Any, run_json: Any
 ) -> None:

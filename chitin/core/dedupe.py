@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from chitin.core.check import judged_grouping
 from chitin.core.lifecycle import Deduped, Lifecycle
 from chitin.core.session import Session
-from chitin.errors import ValidationError
+from chitin.errors import ChitinError
 from chitin.index.cache import Filters
 from chitin.model.insight import Insight
 from chitin.store import interrupts
@@ -55,8 +55,9 @@ def apply(lifecycle: Lifecycle, clusters: list[Deduped], allow_secret: bool = Fa
     """Merge each cluster into its strongest member, one commit per cluster: the
     merge keeps the highest confidence, every tag, the sum of reinforcements and every
     evidence line (``Chitin.merge``). A merge refused (a likely credential a copy
-    holds) stops here, saying which cluster and how many were merged before it; so
-    does Ctrl-C (or SIGTERM), at the next cluster, or undoing the merge it stopped."""
+    holds, a hand edit chitin will not commit) stops here, saying which cluster and
+    how many were merged before it; so does Ctrl-C (or SIGTERM), at the next cluster,
+    or undoing the merge it stopped."""
     done = Clusters(without_alignment=getattr(clusters, "without_alignment", 0))
     with interrupts.holding() as guard:  # one guard for all: the merges share it
         for found in clusters:
@@ -65,12 +66,11 @@ def apply(lifecycle: Lifecycle, clusters: list[Deduped], allow_secret: bool = Fa
                 if guard.received is not None:  # came during or after the last merge
                     raise interrupts.Interrupted(guard.received)
                 change = lifecycle.merge(sources, found.keep.id, allow_secret=allow_secret)
-            except ValidationError as refused:
+            except ChitinError as refused:  # a likely credential, a hand edit, the lock
                 where = f"{refused} (the cluster of {found.keep.id}: {found.command}"
-                raise ValidationError(
-                    refused.field,
-                    f"{where}; {len(done)} of {len(clusters)} cluster(s) merged before it)",
-                ) from refused
+                before = f"{len(done)} of {len(clusters)} cluster(s) merged before it"
+                refused.args = (f"{where}; {before})",)
+                raise  # as it was (its kind, its field), saying where it stopped
             except KeyboardInterrupt as stopped:
                 if not done:
                     raise
