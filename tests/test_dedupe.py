@@ -56,6 +56,8 @@ def test_apply_merges_each_cluster_in_one_commit_keeping_reinforcements_and_evid
     assert merged["reinforcementCount"] == 4 and merged["confidence"] == max(
         merged["confidence"], 0.9
     )
+    # qa91: the kept insight as the merge left it, not as it was before (2×)
+    assert applied["clusters"][0]["keep"] == merged
     text = next(store.rglob(f"{keep}.md")).read_text()
     assert text.count("\n- ") >= 4  # every evidence line of the three
     assert run_json("dedupe")["clusters"] == []

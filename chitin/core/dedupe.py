@@ -79,5 +79,5 @@ def apply(lifecycle: Lifecycle, clusters: list[Deduped], allow_secret: bool = Fa
                     getattr(stopped, "signum", signal.SIGINT),
                     f"{kept} commit; the others are as they were (`chitin dedupe` lists them)",
                 ) from stopped
-            done.append(found._replace(change=change))
+            done.append(found._replace(keep=change.insight, change=change))  # as merged
     return done

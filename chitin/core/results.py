@@ -33,8 +33,8 @@ class Change(NamedTuple):
 
 
 class Deduped(NamedTuple):
-    """A cluster of duplicates (``Chitin.dedupe``): the insight that stays, those
-    folded into it, and the ``chitin merge`` that does it (``change``: once done)."""
+    """A cluster of duplicates (``Chitin.dedupe``): the insight that stays (once merged,
+    as merged), those folded into it, the ``chitin merge`` that does it (``change``)."""
 
     keep: Insight
     others: tuple[Insight, ...]
