@@ -262,3 +262,18 @@ def test_a_ctrl_c_after_some_clusters_says_how_many_were_merged(
         [chitin_program(), "--store", str(store), "dedupe", "--format", "json"],
         capture_output=True, text=True, check=True,
     ).stdout)["clusters"]) == 2  # fmt: skip
+
+
+def test_allow_secret_without_apply_is_a_usage_error(run: Run, add: Any, store: Path) -> None:
+    """qa91: `dedupe --allow-secret` without --apply listed the clusters, exit 0, and
+    merged nothing: a flag that did nothing, where `diff --query` without --render is
+    refused."""
+    make(add, "Alpha lesson about caching", 0.9)
+    make(add, "alpha lesson about caching.", 0.5)
+    before = commit_count(store)
+    refused = run("dedupe", "--allow-secret", expect=2)
+    assert refused.stdout == ""
+    assert refused.stderr.splitlines()[0].startswith(
+        "Error: --allow-secret applies only with --apply"
+    )
+    assert commit_count(store) == before

@@ -33,6 +33,8 @@ def dedupe(ctx: click.Context, apply_: bool, allow_secret: bool, fmt: str) -> No
     contribute (a bounded few a run: the output says how many pairs went without).
     check finds the same.
     """
+    if allow_secret and not apply_:
+        raise click.UsageError("--allow-secret applies only with --apply")
     with opened(ctx, reading=not apply_) as chitin:
         found = chitin.dedupe(apply=apply_, allow_secret=allow_secret)
     without = int(getattr(found, "without_alignment", 0))
