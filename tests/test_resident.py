@@ -449,7 +449,8 @@ def test_a_contribute_sends_its_text_ahead_and_the_door_asks_only_for_the_rest(
 ) -> None:
     """providers/ahead.py: the new insight's whole text is the first question to the
     resident, before git commits (the store's pre-commit hook), and no later question
-    asks its vector again; the verdict is the one the model in-process gives."""
+    asks its vector again; the verdict is the one the model in-process gives. Into an
+    empty store nothing is sent: the door would want no vector."""
     from chitin import Chitin
 
     events = tmp_path / "events"
@@ -463,11 +464,12 @@ def test_a_contribute_sends_its_text_ahead_and_the_door_asks_only_for_the_rest(
 
     def reported(store: Path) -> list[tuple[str, float]]:
         with Chitin(store=store) as chitin:
+            events.write_text("")
             chitin.contribute({"type": "skill", "claim": first, "confidence": 0.7})
+            assert events.read_text() == ""  # an empty store: nothing to ask, nothing ahead
             hook = store / ".git" / "hooks" / "pre-commit"
             hook.write_text(f"#!/bin/sh\necho commit >> '{events}'\n")
             hook.chmod(0o755)
-            events.write_text("")
             made = chitin.contribute({"type": "skill", "claim": second, "confidence": 0.7})
         return [(m.id.split("-")[0], round(m.similarity, 4)) for m in made.duplicates]
 

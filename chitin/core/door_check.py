@@ -30,11 +30,11 @@ class DoorCheck:
 
     def ask_ahead(self, insight: Insight) -> None:
         """Send the new insight's text to a resident embedder now, where the store
-        embeds locally (providers/ahead.py): the door wants its vector, and it is
-        embedded while the exact refusal, the file and git's staging go on. No other
-        provider is opened before the exact refusal."""
+        embeds locally and the door will want its vector (providers/ahead.py): it is
+        embedded while the file is written and git stages it. No other provider is
+        opened before the door's own first half."""
         if semantic.choice(self.session.store.config()).provider == "local":
-            door.ask_ahead(self.meaning()[0], insight)
+            door.ask_ahead(self.session.cache, self.meaning()[0], insight)
 
     def judging(self, insight: Insight) -> Callable[[], door.Found]:
         """The stored insights a new one nearly duplicates or conflicts with, and why

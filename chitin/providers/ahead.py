@@ -4,9 +4,12 @@ A ``contribute`` knows the new insight's text from the start, but its door asks 
 the text's vector only once the candidates are ranked, beside theirs, while git
 stages and commits; the resident then embeds three texts where the commit leaves it
 time for two, and the command waits for the rest. Sent ahead (``LocalProvider.
-ask_ahead``, at the start of the contribute), the resident embeds the text while the
-exact refusal, the file and the staging go on, and the door's question holds only
-the candidates (docs/design.md §9r).
+ask_ahead``, once the exact refusal has passed and where the door will want the
+vector: search/door.py ``ask_ahead``), the resident embeds the text while the file
+is written and staged, and the door's question holds only the candidates
+(docs/design.md §9r). Where the door wants no vector (nothing shares the new text's
+words and no vector is stored), nothing is sent: the resident's work beside the
+commit would only slow it.
 
 An answer sent ahead is read when a later question of the same provider wants one of
 its texts (``take``); one that never comes is closed unread with the provider. A
