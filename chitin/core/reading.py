@@ -4,10 +4,12 @@ insights that say much the same as a claim."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from chitin.core.session import Session
 from chitin.errors import AmbiguousIdError, NotFoundError, StateError, StoreError, ValidationError
+from chitin.format.layout import SCANNED_DIRS
 from chitin.index import usage
 from chitin.index.cache import Cache, Filters, Problem
 from chitin.model import arguments
@@ -95,6 +97,11 @@ class Reading:
                     f"{path} declares the id {declared!r}, not the {named_as!r} of its name: "
                     f"rename the file to {declared}.md, or set `id: {named_as}` in it"
                 )
+        for path in _folders_named(self.session.root, ref):
+            raise StoreError(
+                f"{path} exists but cannot be read: it is a folder, not an insight file; "
+                "fix: move the folder away, and put the insight's file there"
+            )
 
     def _gone(self, ref: str) -> tuple[list[MergedAway], Deleted | None]:
         """The merges that folded ``ref`` into another insight, followed while their
@@ -290,6 +297,14 @@ def _unreadable_like(cache: Cache, prefix: str, archived: bool | None) -> list[s
         for problem in cache.problems()
         if problem.path.startswith(tops[archived]) and _file_id(problem.path).startswith(prefix)
     ]
+
+
+def _folders_named(root: Path, ref: str) -> list[str]:
+    """The folders where ``ref``'s file would be (``insights/<type>/<ref>.md``, or in
+    archive/), which the walk neither reads nor enters: a dozen lstats, and only for an
+    id that names no insight."""
+    paths = (f"{top}/{kind}/{ref}.md" for top in SCANNED_DIRS for kind in TYPES)
+    return [path for path in paths if (root / path).is_dir() and not (root / path).is_symlink()]
 
 
 def _file_id(path: str) -> str:
