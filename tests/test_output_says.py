@@ -21,6 +21,18 @@ def test_init_on_a_store_says_it_is_one_already(run: Run, store: Path) -> None:
     assert said.startswith(f"✓ {store} was already a store; added what it lacked (commit ")
 
 
+def test_init_seed_on_a_store_does_not_say_nothing_to_do_then_seed(run: Run, store: Path) -> None:
+    """`init --seed` on a store said "is already a store; nothing to do", then
+    "✓ Seeded 14 starter insight(s)": the first line denied what the second said."""
+    run("init")
+    said = run("init", "--seed").stdout.splitlines()
+    assert said[0] == f"✓ {store} is already a store"
+    assert said[1].startswith("✓ Seeded ") and said[1].endswith(" starter insight(s)")
+    again = run("init", "--seed").stdout.splitlines()
+    assert again == [f"✓ {store} is already a store; nothing to do",
+                     "  Starter insights already present."]  # fmt: skip
+
+
 def test_init_in_another_projects_repository_says_the_store_shares_its_history(
     run: Run, store: Path
 ) -> None:
