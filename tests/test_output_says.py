@@ -161,6 +161,24 @@ def test_json_prints_a_whole_number_as_javascript_does(run: Run, add: Any) -> No
     )
 
 
+def test_json_prints_a_small_number_as_javascript_does() -> None:
+    """Python writes a float under 1e-4 with an exponent of two digits (``5e-05``,
+    ``9.547453703703702e-07``), JSON.stringify in plain digits down to 1e-6 and with
+    its own exponent below (``0.00005``, ``9.547453703703702e-7``): quality's
+    `daysSinceLastRecall` right after a retrieve, a weak match's score in retrieve."""
+    from chitin.cli.output import json_text
+    from chitin.server.tools import answer
+
+    data = {"days": 9.547453703703702e-07, "score": 5e-05, "tiny": [-1.5e-7], "ok": 0.25}
+    expected = (
+        '{\n  "days": 9.547453703703702e-7,\n  "score": 0.00005,\n  "tiny": [\n'
+        '    -1.5e-7\n  ],\n  "ok": 0.25\n}'
+    )
+    assert json_text(data) == expected
+    assert answer(data, [])["content"][0]["text"] == expected
+    assert json_text({"claim": "5e-05", "n": 5e-05}) == '{\n  "claim": "5e-05",\n  "n": 0.00005\n}'
+
+
 def test_merge_of_insights_without_tags_says_none(run: Run, add: Any) -> None:
     """qa60: `merge` printed `  tags: ` and nothing after it where the merged insight has
     no tag; chitin 1.4.5 printed `(none)` there, as `contribute` does."""
