@@ -183,6 +183,24 @@ def test_a_binary_file_to_import_is_named_as_neither_json_nor_a_database(
             ["changelog", "--limit", "0"],
             "Invalid value for '--limit': 0 is not in the range 1<=x<=1000000.",
         ),
+        # click said "'x' is not a valid integer range.", naming no range
+        (
+            ["changelog", "--days", "x"],
+            "Invalid value for '--days': 'x' is not a whole number in the range 1<=x<=100000.",
+        ),
+        (
+            ["retrieve", "--query", "q", "--budget", "1.5"],
+            "Invalid value for '--budget': '1.5' is not a whole number in the range 1<=x<=1000000.",
+        ),
+        (
+            ["reflect", "--max-characters", "lots"],
+            "Invalid value for '--max-characters': 'lots' is not a whole number in the "
+            "range x>=500.",
+        ),
+        (
+            ["carapace-query", "q", "--max", "many"],
+            "Invalid value for '--max': 'many' is not a whole number in the range 1<=x<=20.",
+        ),
     ],
 )
 def test_usage_errors_give_one_line_and_exit_2(run: Run, args: list[str], fragment: str) -> None:
