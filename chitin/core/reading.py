@@ -13,7 +13,7 @@ from chitin.format.layout import SCANNED_DIRS
 from chitin.index import usage
 from chitin.index.cache import Cache, Filters, Problem
 from chitin.model import arguments
-from chitin.model.bounds import MAX_COUNT, MAX_DAYS
+from chitin.model.bounds import MAX_COUNT, MAX_DAYS, MAX_FILTER_TAGS
 from chitin.model.ids import check_reference
 from chitin.model.insight import TYPES, Insight, check_provenance
 from chitin.model.search_text import well_formed
@@ -275,6 +275,12 @@ def filters_of(
     """Filters from types and tags, validated (a single string is one value)."""
     kinds = arguments.kinds(_values("types", types))
     chosen = arguments.tags(list(_values("tags", tags)))
+    if len(chosen) > MAX_FILTER_TAGS:
+        raise ValidationError(
+            "tags",
+            f"a filter takes at most {MAX_FILTER_TAGS} tags (an insight with any of them "
+            f"matches), got {len(chosen)}",
+        )
     floor = arguments.lowest("min_confidence", min_confidence)
     if not isinstance(archived, bool):  # "no" was int()ed in SQL: a ValueError
         raise ValidationError("archived", f"archived must be true or false, got {archived!r:.60}")
