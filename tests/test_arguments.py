@@ -24,6 +24,13 @@ def test_a_comma_list_and_a_list_give_the_same_values(raw: object, values: objec
     assert arguments.values(raw) == values  # type: ignore[arg-type]
 
 
+def test_a_type_named_twice_is_one_type() -> None:
+    """`retrieve` filled its result once per type named: ["skill"] * 100000 from an
+    MCP client kept the server busy for half an hour, after the client had gone."""
+    assert arguments.kinds("skill,principle,skill, skill") == ("skill", "principle")
+    assert arguments.kinds(["trigger"] * 100_000) == ("trigger",)
+
+
 def test_a_type_not_known_is_refused_naming_the_allowed_ones() -> None:
     assert arguments.kinds(" skill , trigger") == ("skill", "trigger")
     with pytest.raises(ValidationError) as refused:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import Run, commit_count
@@ -182,6 +183,24 @@ def test_a_binary_file_to_import_is_named_as_neither_json_nor_a_database(
         (
             ["changelog", "--limit", "0"],
             "Invalid value for '--limit': 0 is not in the range 1<=x<=1000000.",
+        ),
+        # click said "'x' is not a valid integer range.", naming no range
+        (
+            ["changelog", "--days", "x"],
+            "Invalid value for '--days': 'x' is not a whole number in the range 1<=x<=100000.",
+        ),
+        (
+            ["retrieve", "--query", "q", "--budget", "1.5"],
+            "Invalid value for '--budget': '1.5' is not a whole number in the range 1<=x<=1000000.",
+        ),
+        (
+            ["reflect", "--max-characters", "lots"],
+            "Invalid value for '--max-characters': 'lots' is not a whole number in the "
+            "range x>=500.",
+        ),
+        (
+            ["carapace-query", "q", "--max", "many"],
+            "Invalid value for '--max': 'many' is not a whole number in the range 1<=x<=20.",
         ),
     ],
 )
@@ -448,3 +467,19 @@ def test_an_unknown_embedding_provider_is_a_usage_error_naming_the_allowed(
         "name one of local, voyage, openai, or leave the option out "
         "(see 'chitin embed --help')\n"
     ), result.stderr
+
+
+@pytest.mark.parametrize("command", [["list"], ["retrieve", "--query", "q"], ["render"]])
+def test_a_filter_of_too_many_tags_is_refused_in_one_line(
+    run: Run, add: Any, command: list[str]
+) -> None:
+    """A thousand tags made one SQL expression too deep for SQLite: "internal error:
+    OperationalError: Expression tree is too large (maximum depth 1000)"."""
+    add("skill", "Pin the versions", 0.8)
+    many = ",".join(f"t{n}" for n in range(1000))
+    result = run(*command, "--tags", many, expect=1)
+    assert result.stderr == (
+        "Error: a filter takes at most 500 tags (an insight with any of them matches), got 1000\n"
+    )
+    enough = ",".join(f"t{n}" for n in range(500))
+    assert run(*command, "--tags", enough, expect=0).exit_code == 0

@@ -250,6 +250,26 @@ def test_install_says_when_the_store_it_binds_is_not_a_store(tmp_path: Path) -> 
     assert "no store" not in again
 
 
+@pytest.mark.parametrize("host", ["claude-code", "openclaw", "cursor"])
+def test_install_refuses_a_store_that_is_a_file(tmp_path: Path, host: str) -> None:
+    """`--store FILE` was bound, with the advice to `chitin --store FILE init`, which
+    fails: every other command refuses a file for a store, so the install does too,
+    before it writes anything."""
+    notes = tmp_path / "notes.md"
+    notes.write_text("not a store\n")
+    project = tmp_path / "project"
+    project.mkdir()
+    result = CliRunner().invoke(
+        cli, ["--store", str(notes), "hooks", "install", host, "--dir", str(project)]
+    )
+    assert result.exit_code == 1, result.output
+    assert result.stderr.splitlines() == [
+        f"Error: the store path {notes} is a file, not a folder (--store and $CHITIN_STORE "
+        "name the store's folder)"
+    ]
+    assert list(project.iterdir()) == []
+
+
 def test_check_in_a_project_warns_when_its_own_hooks_store_is_gone(
     personality: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

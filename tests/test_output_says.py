@@ -21,6 +21,18 @@ def test_init_on_a_store_says_it_is_one_already(run: Run, store: Path) -> None:
     assert said.startswith(f"✓ {store} was already a store; added what it lacked (commit ")
 
 
+def test_init_seed_on_a_store_does_not_say_nothing_to_do_then_seed(run: Run, store: Path) -> None:
+    """`init --seed` on a store said "is already a store; nothing to do", then
+    "✓ Seeded 14 starter insight(s)": the first line denied what the second said."""
+    run("init")
+    said = run("init", "--seed").stdout.splitlines()
+    assert said[0] == f"✓ {store} is already a store"
+    assert said[1].startswith("✓ Seeded ") and said[1].endswith(" starter insight(s)")
+    again = run("init", "--seed").stdout.splitlines()
+    assert again == [f"✓ {store} is already a store; nothing to do",
+                     "  Starter insights already present."]  # fmt: skip
+
+
 def test_init_in_another_projects_repository_says_the_store_shares_its_history(
     run: Run, store: Path
 ) -> None:
@@ -147,6 +159,24 @@ def test_json_prints_a_whole_number_as_javascript_does(run: Run, add: Any) -> No
     assert json_text({"a": [1e21, 1e20, -0.0, 0.5, 2.0]}) == (
         '{\n  "a": [\n    1e+21,\n    100000000000000000000,\n    0,\n    0.5,\n    2\n  ]\n}'
     )
+
+
+def test_json_prints_a_small_number_as_javascript_does() -> None:
+    """Python writes a float under 1e-4 with an exponent of two digits (``5e-05``,
+    ``9.547453703703702e-07``), JSON.stringify in plain digits down to 1e-6 and with
+    its own exponent below (``0.00005``, ``9.547453703703702e-7``): quality's
+    `daysSinceLastRecall` right after a retrieve, a weak match's score in retrieve."""
+    from chitin.cli.output import json_text
+    from chitin.server.tools import answer
+
+    data = {"days": 9.547453703703702e-07, "score": 5e-05, "tiny": [-1.5e-7], "ok": 0.25}
+    expected = (
+        '{\n  "days": 9.547453703703702e-7,\n  "score": 0.00005,\n  "tiny": [\n'
+        '    -1.5e-7\n  ],\n  "ok": 0.25\n}'
+    )
+    assert json_text(data) == expected
+    assert answer(data, [])["content"][0]["text"] == expected
+    assert json_text({"claim": "5e-05", "n": 5e-05}) == '{\n  "claim": "5e-05",\n  "n": 0.00005\n}'
 
 
 def test_merge_of_insights_without_tags_says_none(run: Run, add: Any) -> None:

@@ -107,3 +107,23 @@ def test_the_full_id_of_a_broken_file_names_it_though_a_longer_id_starts_with_it
         line = run(command[0], made, expect=1).stderr.splitlines()[-1]
         assert line.startswith(f"Error: insights/skill/{made}.md exists but cannot be read: ")
     assert run("get", longer).stdout
+
+
+@pytest.mark.parametrize(
+    "command", [["get"], ["reinforce"], ["archive"], ["history"]], ids=lambda c: c[0]
+)
+def test_a_folder_where_the_insight_file_was_is_named(
+    run: Run, add: Any, store: Path, command: list[str]
+) -> None:
+    """A folder where an insight's file belongs (an editor or a script that made
+    insights/skill/ID.md a folder): `get ID` said "Insight not found"."""
+    made = add("skill", "Reproduce the bug before fixing it", 0.8)
+    path = store / "insights" / "skill" / f"{made['id']}.md"
+    path.unlink()
+    path.mkdir()
+    (path / "notes.txt").write_text("moved here\n")
+    result = run(command[0], made["id"], expect=1)
+    assert result.stderr.splitlines() == [
+        f"Error: insights/skill/{made['id']}.md exists but cannot be read: it is a folder, "
+        "not an insight file; fix: move the folder away, and put the insight's file there"
+    ]

@@ -95,3 +95,16 @@ def test_verbose_names_the_store_check_s_own_option_chose(clone: Path, tmp_path:
         assert checked.exit_code == 0, checked.output
         assert checked.stderr.splitlines() == [str(clone), "  named by --store"]
         assert "1 insight file checked" in checked.stdout
+
+
+def test_verbose_names_the_store_of_a_group_that_runs_itself(clone: Path) -> None:
+    """`chitin --verbose quality` (the report: a group run without a subcommand) said
+    nothing, while `chitin --verbose quality score ID` named the store."""
+    for args in (["--verbose", "quality"], ["quality", "--verbose"],
+                 ["quality", "--store", str(clone), "--verbose", "--format", "json"]):  # fmt: skip
+        report = chitin(*args, *([] if "--store" in args else ["--store", str(clone)]))
+        assert report.exit_code == 0, report.output
+        assert report.stderr.splitlines() == [str(clone), "  named by --store"]
+    scored = chitin("--verbose", "--store", str(clone), "quality", "score", "pin-the")
+    assert scored.exit_code == 0, scored.output
+    assert scored.stderr.splitlines() == [str(clone), "  named by --store"]  # once

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 import click
 
 from chitin import CarapaceQuestion, DuplicateError, NotPromotable, carapace_credentials_path
+from chitin.cli import bounds
 from chitin.cli.context import opened
 from chitin.cli.options import GivenPath, format_option
 from chitin.cli.output import emit_json, note
@@ -85,7 +86,7 @@ def register(
 @click.argument("question")
 @click.option("--context", help="What you are working on, to sharpen the answer.")
 @click.option(
-    "--max", "max_results", type=click.IntRange(1, 20), default=5, show_default=True,
+    "--max", "max_results", type=bounds.WholeRange(1, 20), default=5, show_default=True,
     help="Results to return, 1 to 20.",
 )  # fmt: skip
 @click.option("--min-confidence", metavar="0..1", help="Leave out contributions below this.")

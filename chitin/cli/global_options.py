@@ -111,6 +111,12 @@ class _Announcement(click.Option):
 
 
 def _announce(ctx: click.Context, param: click.Parameter, value: Any) -> None:
+    announce(ctx)
+
+
+def announce(ctx: click.Context) -> None:
+    """Say, for --verbose, which store the command uses and why: what a command's last
+    option does, and a group that runs itself (``chitin quality``) calls."""
     settings = ctx.find_root().obj
     if settings is not None and settings.verbose and not ctx.resilient_parsing:
         note("\n".join(settings.located.lines()))

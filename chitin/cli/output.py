@@ -4,11 +4,10 @@ start's commands print through this; cli/lean.py says why)."""
 from __future__ import annotations
 
 import io
-import json
 import sys
 from typing import Any, TextIO
 
-from chitin.model.numbers import js_numbers
+from chitin.model.numbers import js_json
 
 
 def say(text: str = "", err: bool = False, nl: bool = True) -> None:
@@ -39,7 +38,7 @@ def emit_json(data: Any) -> None:
 def json_text(data: Any) -> str:
     """``data`` as the JSON chitin prints: numbers as JavaScript (and chitin 1.4.5)
     print them, a whole one without ``.0`` (``"confidence": 1``, not ``1.0``)."""
-    return json.dumps(js_numbers(data), indent=2, ensure_ascii=False)
+    return js_json(data)
 
 
 def standard_input() -> TextIO:

@@ -7,6 +7,7 @@ from click.core import ParameterSource
 
 from chitin.cli import bounds
 from chitin.cli.context import opened
+from chitin.cli.global_options import announce
 from chitin.cli.options import format_option
 from chitin.cli.output import emit_json
 from chitin.render import quality as render
@@ -64,7 +65,7 @@ def quality(ctx: click.Context, fmt: str, as_json: bool, stale_only: bool, top: 
     if ctx.invoked_subcommand is not None:
         _refuse_options_before(ctx)
         return
-
+    announce(ctx)  # a group has no announcement of its own: its subcommands say it
     with opened(ctx) as chitin:
         result = chitin.quality(top=top)
     if as_json or fmt == "json":

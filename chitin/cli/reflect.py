@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from chitin.cli import bounds
 from chitin.cli.context import opened
 from chitin.cli.options import GivenPath, format_option
 from chitin.cli.output import emit_json, note
@@ -55,7 +56,7 @@ if TYPE_CHECKING:
 )
 @click.option(
     "--max-characters",
-    type=click.IntRange(min=MIN_CHARACTERS),
+    type=bounds.WholeRange(min=MIN_CHARACTERS),
     default=DEFAULT_CHARACTERS,
     show_default=True,
     metavar="N",

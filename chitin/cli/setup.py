@@ -36,7 +36,7 @@ def init(ctx: click.Context, seed: bool, fmt: str) -> None:
     if fmt == "json":
         emit_json(shapes.initialised(str(settings.store), commit is not None, seeded, vectors))
         return
-    click.echo(_done(str(settings.store), existed, commit))
+    click.echo(_done(str(settings.store), existed, commit, bool(seeded)))
     if foreign:
         click.echo(
             f"  note: {settings.store} was already a git repository; the store now shares "
@@ -53,10 +53,11 @@ def init(ctx: click.Context, seed: bool, fmt: str) -> None:
             click.echo(said)
 
 
-def _done(path: str, existed: bool, commit: str | None) -> str:
-    """What init did: made a store, completed one, or found one complete."""
+def _done(path: str, existed: bool, commit: str | None, seeded: bool = False) -> str:
+    """What init did: made a store, completed one, or found one complete (``seeded``:
+    and the seeds, said next, were added to it)."""
     if not existed:
         return f"✓ Store initialized at {path}"
     if commit is None:
-        return f"✓ {path} is already a store; nothing to do"
+        return f"✓ {path} is already a store" + ("" if seeded else "; nothing to do")
     return f"✓ {path} was already a store; added what it lacked (commit {commit[:8]})"

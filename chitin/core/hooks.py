@@ -20,8 +20,9 @@ from pathlib import Path
 
 from chitin.core import claude_code, mcp_clients, openclaw
 from chitin.core.host_files import Installed, Outcome
-from chitin.errors import ValidationError
+from chitin.errors import StoreError, ValidationError
 from chitin.location import NO_HOME_FOLDER, home_folder, needed_home
+from chitin.store.files import not_a_store_folder
 
 HOSTS: tuple[str, ...] = ("openclaw", "claude-code", "claude-desktop", "cursor", "claude-code-mcp")
 MCP_CLIENTS: tuple[str, ...] = ("claude-desktop", "cursor", "claude-code-mcp")
@@ -49,6 +50,9 @@ def install_hook(
     in a folder and an environment of its own, where chitin would find another one).
     ``folder`` must exist: only the host's own folder inside it (``.claude/``, …) is
     made, so that a mistyped path is refused rather than created."""
+    if store is not None and not store.is_dir() and (store.exists() or store.is_symlink()):
+        # A file can never become the store: no hook that could only fail is written.
+        raise StoreError(not_a_store_folder(store))
     if folder is not None:
         _existing(folder)
     if host in MCP_CLIENTS:

@@ -4,14 +4,16 @@ insights that say much the same as a claim."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from chitin.core.session import Session
 from chitin.errors import AmbiguousIdError, NotFoundError, StateError, StoreError, ValidationError
+from chitin.format.layout import SCANNED_DIRS
 from chitin.index import usage
 from chitin.index.cache import Cache, Filters, Problem
 from chitin.model import arguments
-from chitin.model.bounds import MAX_COUNT, MAX_DAYS
+from chitin.model.bounds import MAX_COUNT, MAX_DAYS, MAX_FILTER_TAGS
 from chitin.model.ids import check_reference
 from chitin.model.insight import TYPES, Insight, check_provenance
 from chitin.model.search_text import well_formed
@@ -95,6 +97,11 @@ class Reading:
                     f"{path} declares the id {declared!r}, not the {named_as!r} of its name: "
                     f"rename the file to {declared}.md, or set `id: {named_as}` in it"
                 )
+        for path in _folders_named(self.session.root, ref):
+            raise StoreError(
+                f"{path} exists but cannot be read: it is a folder, not an insight file; "
+                "fix: move the folder away, and put the insight's file there"
+            )
 
     def _gone(self, ref: str) -> tuple[list[MergedAway], Deleted | None]:
         """The merges that folded ``ref`` into another insight, followed while their
@@ -268,6 +275,12 @@ def filters_of(
     """Filters from types and tags, validated (a single string is one value)."""
     kinds = arguments.kinds(_values("types", types))
     chosen = arguments.tags(list(_values("tags", tags)))
+    if len(chosen) > MAX_FILTER_TAGS:
+        raise ValidationError(
+            "tags",
+            f"a filter takes at most {MAX_FILTER_TAGS} tags (an insight with any of them "
+            f"matches), got {len(chosen)}",
+        )
     floor = arguments.lowest("min_confidence", min_confidence)
     if not isinstance(archived, bool):  # "no" was int()ed in SQL: a ValueError
         raise ValidationError("archived", f"archived must be true or false, got {archived!r:.60}")
@@ -290,6 +303,14 @@ def _unreadable_like(cache: Cache, prefix: str, archived: bool | None) -> list[s
         for problem in cache.problems()
         if problem.path.startswith(tops[archived]) and _file_id(problem.path).startswith(prefix)
     ]
+
+
+def _folders_named(root: Path, ref: str) -> list[str]:
+    """The folders where ``ref``'s file would be (``insights/<type>/<ref>.md``, or in
+    archive/), which the walk neither reads nor enters: a dozen lstats, and only for an
+    id that names no insight."""
+    paths = (f"{top}/{kind}/{ref}.md" for top in SCANNED_DIRS for kind in TYPES)
+    return [path for path in paths if (root / path).is_dir() and not (root / path).is_symlink()]
 
 
 def _file_id(path: str) -> str:

@@ -41,9 +41,12 @@ def values(raw: Raw) -> tuple[str, ...]:
 
 
 def kinds(raw: Raw) -> tuple[str, ...]:
-    """Insight types, each one of TYPES."""
+    """Insight types, each one of TYPES, each once (in the order first named): a
+    type named again filters nothing more, and retrieve fills its result per type."""
     return tuple(
-        check_type(kind.strip() if isinstance(kind, str) else kind) for kind in values(raw)
+        dict.fromkeys(
+            check_type(kind.strip() if isinstance(kind, str) else kind) for kind in values(raw)
+        )
     )
 
 

@@ -17,6 +17,9 @@ MAX_COUNT = 1_000_000
 MAX_BUDGET = 1_000_000
 # Days back in the history: about 270 years.
 MAX_DAYS = 100_000
+# Tags of one filter (any of them matches): each is a term of one SQL expression, which
+# SQLite refuses past a depth of 1,000.
+MAX_FILTER_TAGS = 500
 
 # Characters of an agent's name ($CHITIN_AGENT): it is written into every commit's
 # author, e-mail and trailer, and into evidence lines.

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from chitin.errors import ValidationError
 from chitin.model import fields, secrets
 from chitin.model.fields import CLAIM, FLAG, LIST, NUMBER, SECTION, TEXT, WORD, Field
-from chitin.model.numbers import js_numbers
+from chitin.model.numbers import js_json, js_numbers
 from chitin.notices import take
 from chitin.render.failures import describe
 
@@ -104,7 +104,7 @@ def answer(value: Any, warnings: list[str]) -> dict[str, Any]:
     content), with chitin's warnings in a second block."""
     value = js_numbers(value)  # 1, not 1.0: as the command prints it, and 1.4.5
     texts = [
-        json.dumps(value, indent=2, ensure_ascii=False),
+        js_json(value),
         *(["\n".join(warnings)] * bool(warnings)),
     ]
     structured = value if isinstance(value, dict) else {"result": value}
