@@ -363,6 +363,27 @@ def test_a_language_named_by_a_sign_is_no_near_duplicate_of_another(
     assert run_json("dedupe")["clusters"] == []
 
 
+def test_a_condition_opening_with_when_is_the_same_condition(
+    run: Run, run_json: Any, add: Any
+) -> None:
+    """fix91: the CLI shows a condition as "When {condition}", so people type "When a
+    test fails" themselves; it was written beside "a test fails" (reported as a 100 %
+    near duplicate) instead of being refused as the same trigger."""
+    kept = add("trigger", "read the failure before editing code", condition="a test fails")
+    for condition in ("When a test fails", "if a test fails", "Whenever a test fails,"):
+        refused = run("contribute", "--type", "trigger", "--condition", condition, "--claim",
+                      "Read the failure before editing code", "--confidence", "0.5",
+                      expect=1)  # fmt: skip
+        assert refused.stderr.startswith(f"Error: already known as {kept['id']}: "), condition
+    forced = add("trigger", "read the failure before editing code", condition="When a test fails",
+                 force=True)  # fmt: skip
+    assert run_json("get", forced["id"])["condition"] == "When a test fails"  # as written
+    (cluster,) = run_json("dedupe")["clusters"]
+    assert cluster["exact"] is True
+    # another word first is another situation
+    add("trigger", "read the failure before editing code", condition="once a test fails")
+
+
 def test_an_apostrophe_is_punctuation_the_exact_key_sets_aside(
     run: Run, add: Any, run_json: Any, store: Path
 ) -> None:
