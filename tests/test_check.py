@@ -476,7 +476,7 @@ def test_near_duplicates_and_conflicts_are_warnings(run: Run, add: Any, store: P
     assert '"concise" ↔ "verbose"' in conflict["message"]
     assert duplicate["path"] == f"insights/skill/{first['id']}.md"  # the stronger
     assert duplicate["message"] == (
-        f"claim nearly duplicates 1 other file(s): insights/skill/{second['id']}.md"
+        f"claim nearly duplicates 1 other file: insights/skill/{second['id']}.md"
     )
     assert duplicate["fix"] == f"fold one into the other: chitin merge {second['id']} {first['id']}"
     assert result.stdout.splitlines()[-1] == "✓ 5 insight files checked: no errors, 2 warnings"
@@ -663,7 +663,7 @@ def test_near_identical_files_are_one_line_naming_the_strongest(
     assert len(warnings) == 1
     (cluster,) = warnings
     assert cluster["kind"] == "near-duplicate" and cluster["path"] == "insights/skill/deploy-04.md"
-    assert cluster["message"].startswith("claim nearly duplicates 18 other file(s): ")
+    assert cluster["message"].startswith("claim nearly duplicates 18 other files: ")
     assert cluster["message"].endswith(" and 15 more")
     assert cluster["fix"] == "fold them into the strongest, deploy-04: chitin dedupe --apply"
 
@@ -676,7 +676,7 @@ def test_exact_repeats_and_paraphrase_free_conflicts_are_found_by_words(
     never = add("skill", "Never use mocks in unit tests", 0.6)
     warnings = {w["kind"]: w for w in check_json(run)["warnings"]}
     assert warnings["near-duplicate"]["message"] == (
-        f"claim repeats 1 other file(s): insights/skill/{two['id']}.md"
+        f"claim repeats 1 other file: insights/skill/{two['id']}.md"
     )
     assert warnings["near-duplicate"]["fix"] == (
         f"fold one into the other: chitin merge {two['id']} {one['id']}"

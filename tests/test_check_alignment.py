@@ -100,7 +100,7 @@ def test_past_the_budget_the_cosine_decides_and_the_output_says_so(
     report = check_json(run)
     assert report["warnings"] == [] and report["judgedWithoutAlignment"] == 1
     line = run("check").stdout.splitlines()[-2]
-    assert line.startswith("1 pair(s) judged without the alignment of their own words")
+    assert line.startswith("1 pair judged without the alignment of their own words")
     assert run_json("dedupe")["judgedWithoutAlignment"] == 1
     assert run("dedupe").stdout.splitlines()[-1] == line
     assert tokenized == []

@@ -349,6 +349,41 @@ def test_two_languages_named_by_a_sign_are_two_claims(run: Run, add: Any, store:
     assert refused.stderr.startswith(f"Error: already known as {cpp['id']}: ")
 
 
+def test_a_language_named_by_a_sign_is_no_near_duplicate_of_another(
+    run_json: Any, add: Any
+) -> None:
+    """fix91: the judgement's word reader dropped "+" and "#", so "Use C++ for the
+    firmware" read as "use c for the firmware": contribute reported it as a 77 % near
+    duplicate of "Use C for the firmware", and dedupe would have merged the two."""
+    claims = ["Use C for the firmware", "Use C++ for the firmware", "Use F# for the firmware"]
+    claims += ["Write the parser in C#", "Write the parser in C"]
+    for claim in claims:
+        added = run_json("contribute", "--type", "skill", "--claim", claim, "--confidence", "0.8")
+        assert added["duplicates"] == [], claim
+    assert run_json("dedupe")["clusters"] == []
+
+
+def test_a_condition_opening_with_when_is_the_same_condition(
+    run: Run, run_json: Any, add: Any
+) -> None:
+    """fix91: the CLI shows a condition as "When {condition}", so people type "When a
+    test fails" themselves; it was written beside "a test fails" (reported as a 100 %
+    near duplicate) instead of being refused as the same trigger."""
+    kept = add("trigger", "read the failure before editing code", condition="a test fails")
+    for condition in ("When a test fails", "if a test fails", "Whenever a test fails,"):
+        refused = run("contribute", "--type", "trigger", "--condition", condition, "--claim",
+                      "Read the failure before editing code", "--confidence", "0.5",
+                      expect=1)  # fmt: skip
+        assert refused.stderr.startswith(f"Error: already known as {kept['id']}: "), condition
+    forced = add("trigger", "read the failure before editing code", condition="When a test fails",
+                 force=True)  # fmt: skip
+    assert run_json("get", forced["id"])["condition"] == "When a test fails"  # as written
+    (cluster,) = run_json("dedupe")["clusters"]
+    assert cluster["exact"] is True
+    # another word first is another situation
+    add("trigger", "read the failure before editing code", condition="once a test fails")
+
+
 def test_an_apostrophe_is_punctuation_the_exact_key_sets_aside(
     run: Run, add: Any, run_json: Any, store: Path
 ) -> None:

@@ -35,7 +35,7 @@ def test_clusters_strongest_first_each_with_its_merge(run: Run, add: Any, run_js
     assert second["keep"]["id"] == original and second["exact"] is True
     human = run("dedupe").stdout
     assert f"  run: chitin merge {middle} {weak} {strong}" in human
-    assert human.splitlines()[-1] == "2 cluster(s), 3 duplicate(s) to merge"
+    assert human.splitlines()[-1] == "2 clusters, 3 duplicates to merge"
 
 
 def test_apply_merges_each_cluster_in_one_commit_keeping_reinforcements_and_evidence(
@@ -90,8 +90,41 @@ def test_the_kept_insights_confidence_is_shown_as_list_shows_it(
     make(add, "Pin the versions of the dependencies.", 0.5)
     run("reinforce", keep)  # 0.85 → 0.8575
     assert "confidence: 0.86 |" in run("list").stdout
-    assert f"  keep: {keep} (1×, confidence 0.86) | 1 same insight:" in run("dedupe").stdout
+    assert f"  keep: {keep} (1×, confidence 0.86) | 1 exact copy:" in run("dedupe").stdout
     assert run_json("dedupe")["clusters"][0]["keep"]["confidence"] == 0.8575
+
+
+def test_each_count_agrees_with_its_noun_and_copies_are_called_copies(
+    run: Run, add: Any, run_json: Any
+) -> None:
+    """fix91: "1 near duplicates", "1 duplicate(s)", "1 other file(s)"; and one claim
+    kept under two types (its members exact copies of one sentence) was called "near
+    duplicates". The JSON keeps its keys and values."""
+    pinned = make(add, "Pin the CI image by digest", 0.8)
+    make(add, "Pin the CI image by digest", 0.6)
+    add("principle", "Keep secrets out of git", 0.8)
+    make(add, "Keep secrets out of git", 0.7)
+    make(add, "Deploy service 1 after the smoke tests pass", 0.8)
+    claim = "Deploy service 2 after the smoke tests pass"
+    added = run("contribute", "--type", "skill", "--claim", claim, "--confidence", "0.6").stdout
+    assert "⚠ 1 duplicate: this is already known." in added
+    added = run("contribute", "--type", "skill", "--claim", "Never pin the CI image by digest",
+                "--confidence", "0.6").stdout  # fmt: skip
+    assert "⚠ 2 potential conflicts detected:" in added  # both copies
+    human = run("dedupe").stdout
+    assert "| 1 exact copy:" in human and "| 1 exact copy of the claim:" in human
+    assert "| 1 near duplicate:" in human
+    assert human.splitlines()[-1] == "3 clusters, 3 duplicates to merge"
+    assert [c["exact"] for c in run_json("dedupe")["clusters"]].count(True) == 1
+    checked = run("check").stdout
+    assert checked.count("claim repeats 1 other file: ") == 2
+    assert checked.count("claim nearly duplicates 1 other file: ") == 1
+    run("archive", "never-pin")
+    run("archive", "deploy-service-2")
+    assert run("dedupe").stdout.splitlines()[-1] == "2 clusters, 2 duplicates to merge"
+    make(add, "Keep secrets out of git.", 0.5)
+    run("archive", pinned)
+    assert run("dedupe").stdout.splitlines()[-1] == "1 cluster, 2 duplicates to merge"
 
 
 def test_the_same_claim_under_two_types_is_a_cluster(run: Run, add: Any, run_json: Any) -> None:
@@ -105,8 +138,8 @@ def test_the_same_claim_under_two_types_is_a_cluster(run: Run, add: Any, run_jso
     [cluster] = run_json("dedupe")["clusters"]
     assert cluster["keep"]["id"] == kept and [d["id"] for d in cluster["duplicates"]] == [again]
     assert cluster["command"] == f"chitin merge {again} {kept}"
-    warned = [w for w in run_json("check")["warnings"] if "duplicates" in w["message"]]
-    assert len(warned) == 1
+    warned = [w for w in run_json("check")["warnings"] if w["kind"] == "near-duplicate"]
+    assert [w["message"].split(":")[0] for w in warned] == ["claim repeats 1 other file"]
 
 
 REASONING = (
@@ -174,7 +207,7 @@ def test_apply_refused_for_a_credential_names_the_cluster_and_takes_allow_secret
     refused = run("dedupe", "--apply", expect=1).stderr
     assert refused.count("\n") == 1 and "reasoning looks like it holds a GitHub token" in refused
     assert f"chitin merge {copy} {keep}" in refused
-    assert "1 of 2 cluster(s) merged before it" in refused
+    assert "1 of 2 clusters merged before it" in refused
     assert commit_count(store) == before + 1 and first in {i["id"] for i in run_json("list")}
     applied = run_json("dedupe", "--apply", "--allow-secret")
     assert [c["keep"]["id"] for c in applied["clusters"]] == [keep]
@@ -198,7 +231,7 @@ def test_apply_stopped_by_a_hand_edit_it_will_not_commit_names_the_cluster(
     refused = run("dedupe", "--apply", expect=1).stderr
     assert refused.count("\n") == 1 and "edited by hand" in refused, refused
     assert f"chitin merge {copy} {keep}" in refused
-    assert "1 of 2 cluster(s) merged before it" in refused
+    assert "1 of 2 clusters merged before it" in refused
     assert commit_count(store) == before + 1
 
 
@@ -257,7 +290,7 @@ def test_a_ctrl_c_after_some_clusters_says_how_many_were_merged(
     assert commit_count(store) == before + 1  # the first cluster's merge, kept
     assert git(store, "status", "--porcelain") == ""
     said = done.stderr.strip().splitlines()
-    assert len(said) == 1 and said[0].startswith("Interrupted: 1 of 3 cluster(s) merged"), said
+    assert len(said) == 1 and said[0].startswith("Interrupted: 1 of 3 clusters merged"), said
     assert len(json.loads(subprocess.run(
         [chitin_program(), "--store", str(store), "dedupe", "--format", "json"],
         capture_output=True, text=True, check=True,

@@ -63,6 +63,10 @@ ORIGINAL_SEED = [
 NOW = "2026-11-29T12:00:00Z"
 
 
+# what `import --merge` says of an item the store holds live (contribute's rule)
+LIVE_COPY = "the same insight is live in the store as {} (as contribute judges a copy)"
+
+
 def write(tmp_path: Path, name: str, document: Any) -> Path:
     path = tmp_path / name
     path.write_text(json.dumps(document), encoding="utf-8")
@@ -438,7 +442,7 @@ def test_merge_skips_known_ids_and_claims_ignoring_case_and_spacing(
     reasons = {s["item"]: s["reason"] for s in result["skippedItems"]}
     assert reasons[0] == "already in the store"
     # qa39: named, as contribute and import-carapace name the insight already known
-    assert reasons[1] == f"the same insight is already there as {known}"
+    assert reasons[1] == LIVE_COPY.format(known)
     assert reasons[3] == "the same insight as items[2], which is stronger"
     assert len(run_json("list")) == 4
     human = run("import", str(write(tmp_path, "more.json", document)), "--merge").stdout
@@ -611,6 +615,28 @@ def test_merge_keeps_the_live_copy_of_an_insight_also_archived_in_the_document(
         {"item": 1, "id": "old-bbbb", "reason": "the same insight as items[0], which is live"}
     ]
     assert [i["id"] for i in run_json("list")] == ["live-aaaa"]
+
+
+def test_merge_writes_an_insight_whose_only_copy_in_the_store_is_archived(
+    run: Run, run_json: Callable[..., Any], add: Callable[..., dict[str, Any]], tmp_path: Path
+) -> None:
+    """fix91: `--merge` skipped an item as "already there" when the store's only copy
+    was archived, where `contribute` writes it (an archived insight is no live
+    duplicate). One rule now, named in the reason of what it skips."""
+    archived = add("skill", "Pin the CI image by digest.", 0.6)["id"]
+    run("archive", archived)
+    document = [{"id": "pin-aaaa", "type": "skill", "claim": "Pin the CI image by digest"}]
+    result = run_json("import", str(write(tmp_path, "export.json", document)), "--merge")
+    assert result["ids"] == ["pin-aaaa"] and result["skipped"] == 0
+    again = [{"id": "pin-bbbb", "type": "skill", "claim": "pin the ci image by digest"}]
+    result = run_json("import", str(write(tmp_path, "again.json", again)), "--merge")
+    assert result["skippedItems"] == [
+        {"item": 0, "id": "pin-bbbb", "reason": LIVE_COPY.format("pin-aaaa")}
+    ]
+    assert [i["id"] for i in run_json("list")] == ["pin-aaaa"]
+    refused = run("contribute", "--type", "skill", "--claim", "Pin the CI image by digest",
+                  "--confidence", "0.5", expect=1)  # fmt: skip
+    assert refused.stderr.startswith("Error: already known as pin-aaaa: ")
 
 
 def test_merge_skips_only_what_contribute_calls_the_same_insight(

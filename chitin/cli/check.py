@@ -79,7 +79,7 @@ def check(ctx: click.Context, paths: tuple[Path, ...], store: str | None, fmt: s
         if report.by_words:
             # Said, not warned: a fresh clone has no vectors, and that is no problem.
             click.echo(
-                f"{_count(report.by_words, 'insight')} judged by words "
+                f"{text.counted(report.by_words, 'insight')} judged by words "
                 "(no vector yet; `chitin embed` makes them)"
             )
         if report.without_alignment:
@@ -115,14 +115,9 @@ def _store(ctx: click.Context) -> Path:
 
 def _summary(files: int, errors: int, warnings: int) -> str:
     if errors:
-        return (
-            f"✗ {_count(errors, 'error')}, {_count(warnings, 'warning')} in {_count(files, 'file')}"
-        )
-    checked = _count(files, "insight file") + " checked"
+        counts = (text.counted(errors, "error"), text.counted(warnings, "warning"))
+        return f"✗ {counts[0]}, {counts[1]} in {text.counted(files, 'file')}"
+    checked = text.counted(files, "insight file") + " checked"
     if warnings:
-        return f"✓ {checked}: no errors, {_count(warnings, 'warning')}"
+        return f"✓ {checked}: no errors, {text.counted(warnings, 'warning')}"
     return f"✓ {checked}: no problems"
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"

@@ -51,7 +51,8 @@ def export(ctx: click.Context, output: Path | None, skip_unreadable: bool) -> No
     "--merge",
     is_flag=True,
     help="Skip insights whose id the store already has, or that contribute would refuse "
-    "as known (the same type and claim, and a trigger's condition and side); of an "
+    "as known (the same type and claim, and a trigger's condition and side, live in the "
+    "store: an archived copy is none); of an "
     "insight repeated in FILE, only the strongest (a live one first) comes in. Without "
     "it, an id already in the store is an error.",
 )

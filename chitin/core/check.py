@@ -386,8 +386,8 @@ def _cluster_finding(
     others = [m for m in cluster.members if m != here]
     named = ", ".join(paths[m] for m in others[:_NAMED])
     more = f" and {len(others) - _NAMED} more" if len(others) > _NAMED else ""
-    how = "repeats" if cluster.exact else "nearly duplicates"
-    message = f"claim {how} {len(others)} other file(s): {named}{more}"
+    how = "repeats" if cluster.claim else "nearly duplicates"
+    message = f"claim {how} {len(others)} other file{'s' * (len(others) != 1)}: {named}{more}"
     keep = insights[cluster.members[0]].id
     if len(cluster.members) == 2 and insights[cluster.members[1]].id == keep:
         fix = f"delete the copy: both files hold the id {keep}"  # merge takes ids, not files

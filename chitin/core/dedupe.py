@@ -20,6 +20,7 @@ from chitin.core.session import Session
 from chitin.errors import ChitinError
 from chitin.index.cache import Filters
 from chitin.model.insight import Insight
+from chitin.render.text import counted
 from chitin.store import interrupts
 
 
@@ -43,7 +44,8 @@ def duplicate_clusters(opened: Session) -> Clusters:
     found = Clusters(without_alignment=grouped.without_alignment)
     for cluster in grouped.grouping.clusters:
         keep, *others = (insights[m] for m in cluster.members)
-        found.append(Deduped(keep, tuple(others), cluster.exact, _command(keep, others)))
+        command = _command(keep, others)
+        found.append(Deduped(keep, tuple(others), cluster.exact, command, None, cluster.claim))
     return found
 
 
@@ -68,13 +70,13 @@ def apply(lifecycle: Lifecycle, clusters: list[Deduped], allow_secret: bool = Fa
                 change = lifecycle.merge(sources, found.keep.id, allow_secret=allow_secret)
             except ChitinError as refused:  # a likely credential, a hand edit, the lock
                 where = f"{refused} (the cluster of {found.keep.id}: {found.command}"
-                before = f"{len(done)} of {len(clusters)} cluster(s) merged before it"
+                before = f"{len(done)} of {counted(len(clusters), 'cluster')} merged before it"
                 refused.args = (f"{where}; {before})",)
                 raise  # as it was (its kind, its field), saying where it stopped
             except KeyboardInterrupt as stopped:
                 if not done:
                     raise
-                kept = f"{len(done)} of {len(clusters)} cluster(s) merged, each in its own"
+                kept = f"{len(done)} of {counted(len(clusters), 'cluster')} merged, each in its own"
                 raise interrupts.Interrupted(
                     getattr(stopped, "signum", signal.SIGINT),
                     f"{kept} commit; the others are as they were (`chitin dedupe` lists them)",

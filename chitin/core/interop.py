@@ -267,17 +267,22 @@ def _sort_out(cache: Cache, items: list[Item], merge: bool) -> tuple[list[Item],
     return kept, skipped
 
 
+# The reason an item the store holds live is skipped, naming the rule (contribute's).
+LIVE_COPY = "the same insight is live in the store as {} (as contribute judges a copy)"
+
+
 def _merge_skips(
     cache: Cache, items: Sequence[Item], unreadable: Mapping[str, Problem]
 ) -> dict[int, str]:
     """Why ``--merge`` skips each item it skips, by position: an id the store or an
-    earlier item has, an insight the store has (as ``contribute`` judges one: its
-    type and claim, and a trigger's condition and side), or one repeated in the
-    document, of which only the strongest comes in (live first; the first at a tie)."""
+    earlier item has, an insight the store holds live (as ``contribute`` judges a copy:
+    its type and claim, and a trigger's condition and side; an archived one is none),
+    or one repeated in the document, of which only the strongest comes in (live first;
+    the first at a tie)."""
     reasons: dict[int, str] = {}
     ids: dict[str, int] = {}
-    known: dict[tuple[str, ...], str] = {}  # the store's id of each, a live one first
-    for stored in sorted(cache.select(Filters(archived=None)), key=lambda i: i.archived):
+    known: dict[tuple[str, ...], str] = {}  # the store's live id of each
+    for stored in cache.select(Filters(archived=False)):
         known.setdefault(exact_key(side_of(stored)), stored.id)
     best: dict[tuple[str, ...], int] = {}
     for index, item in enumerate(items):
@@ -291,7 +296,7 @@ def _merge_skips(
         elif insight.id in unreadable:  # a hand edit that does not parse: never written over
             reasons[index] = f"{unreadable[insight.id].path} holds the id but cannot be read"
         elif key in known:
-            reasons[index] = f"the same insight is already there as {known[key]}"
+            reasons[index] = LIVE_COPY.format(known[key])
         elif key not in best or _stronger(insight, items[best[key]].insight):
             best[key] = index
     for index, item in enumerate(items):

@@ -41,3 +41,4 @@ class Deduped(NamedTuple):
     exact: bool  # all the same insight, not only near duplicates
     command: str
     change: Change | None = None
+    same_claim: bool = False  # all the very same claim, if under other types

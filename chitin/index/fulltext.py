@@ -260,7 +260,7 @@ def same_words(db: sqlite3.Connection, claim: str) -> list[int]:
     ("Проверяй тесты", "先复现问题再修复", "Go to it"), which ``same_terms`` cannot look up
     (the claim terms are ASCII words of three letters or more, as 1.4.5's were). A
     claim of no word ("🙂"): the claims of no word, whose characters are their exact
-    key (judgement.normalized), and no index holds those."""
+    key (keys.normalized), and no index holds those."""
     found = _WORD.findall(claim)[:MAX_QUERY_WORDS]
     if not found:
         return _wordless(db)

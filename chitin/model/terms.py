@@ -83,7 +83,7 @@ def stemmed_tokens(text: str) -> set[str]:
 
 def claim_terms(claim: str) -> set[str]:
     """The terms a claim is indexed and looked up by: ``stemmed_tokens`` of its NFKC
-    form, the form its exact key is of (judgement.normalized), so that a claim typed in
+    form, the form its exact key is of (keys.normalized), so that a claim typed in
     full-width letters ("Ｋｅｅｐ ｉｔ ｓｉｍｐｌｅ") or with a ligature ("ﬁle") finds its
     plain copy, and is found by it."""
     return stemmed_tokens(unicodedata.normalize("NFKC", claim))

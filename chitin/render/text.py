@@ -29,8 +29,13 @@ def contributed(insight: Insight) -> list[str]:
     return lines
 
 
+def counted(number: int, noun: str, plural: str | None = None) -> str:
+    """A count and its noun, agreeing: "1 duplicate", "2 duplicates", "2 exact copies"."""
+    return f"{number} {noun if number == 1 else plural or noun + 's'}"
+
+
 def duplicates_block(matches: Sequence[Match]) -> list[str]:
-    lines = ["", f"⚠ {len(matches)} duplicate(s): this is already known."]
+    lines = ["", f"⚠ {counted(len(matches), 'duplicate')}: this is already known."]
     for match in matches:
         lines += [
             "",
@@ -42,7 +47,7 @@ def duplicates_block(matches: Sequence[Match]) -> list[str]:
 
 
 def conflicts_block(matches: Sequence[Match]) -> list[str]:
-    lines = ["", f"⚠ {len(matches)} potential conflict(s) detected:"]
+    lines = ["", f"⚠ {counted(len(matches), 'potential conflict')} detected:"]
     for match in matches:
         lines += [
             "",
@@ -69,6 +74,8 @@ class Cluster(Protocol):
     @property
     def exact(self) -> bool: ...
     @property
+    def same_claim(self) -> bool: ...
+    @property
     def command(self) -> str: ...
     @property
     def change(self) -> _Merged | None: ...
@@ -80,12 +87,11 @@ def dedupe_lines(found: Sequence[Cluster], applied: bool) -> list[str]:
         return ["✓ No duplicates found."]
     lines: list[str] = []
     for cluster in found:
-        how = "same insight" if cluster.exact else "near duplicates"
         keep = cluster.keep
         lines += [
             f"[{keep.type}] {keep.claim}",
             f"  keep: {keep.id} ({keep.reinforcements}×, confidence "
-            f"{confidence(keep.confidence)}) | {len(cluster.others)} {how}:",
+            f"{confidence(keep.confidence)}) | {_members(cluster)}:",
         ]
         lines += [f'    {other.id}: "{other.claim}"' for other in cluster.others]
         if cluster.change is not None:
@@ -95,16 +101,27 @@ def dedupe_lines(found: Sequence[Cluster], applied: bool) -> list[str]:
         lines.append("")
     folded = sum(len(c.others) for c in found)
     verb = "merged" if applied else "to merge"
-    lines.append(f"{len(found)} cluster(s), {folded} duplicate(s) {verb}")
+    lines.append(f"{counted(len(found), 'cluster')}, {counted(folded, 'duplicate')} {verb}")
     return lines
+
+
+def _members(cluster: Cluster) -> str:
+    """What the others of a cluster are: exact copies (of the insight, or of its claim
+    under other types) or near duplicates."""
+    count = len(cluster.others)
+    if cluster.exact:
+        return counted(count, "exact copy", "exact copies")
+    if cluster.same_claim:
+        return counted(count, "exact copy of the claim", "exact copies of the claim")
+    return counted(count, "near duplicate")
 
 
 def unaligned_line(count: int) -> str:
     """check and dedupe: the pairs judged by the cosine alone whose verdict depends on
     the alignment of their own words (chitin.search.aligned's budget), said, not hidden."""
     return (
-        f"{count} pair(s) judged without the alignment of their own words (past the budget "
-        "of token vectors, or no model): contribute may judge them otherwise"
+        f"{counted(count, 'pair')} judged without the alignment of their own words (past the "
+        "budget of token vectors, or no model): contribute may judge them otherwise"
     )
 
 

@@ -58,6 +58,7 @@ CONFLICT_WORDS = 4
 class Cluster(NamedTuple):
     members: tuple[int, ...]  # positions, strongest first
     exact: bool  # every member is the same insight (exact_key)
+    claim: bool = False  # every member says the very same claim (sentence_key)
 
 
 class Clash(NamedTuple):
@@ -172,7 +173,8 @@ def _clusters(
             continue
         chosen.sort(key=lambda i: strength[i])
         same = len({exact_key(sides[i]) for i in chosen}) == 1
-        made.append(Cluster(tuple(chosen), same))
+        said = {sentence_key(sides[i]) for i in chosen}
+        made.append(Cluster(tuple(chosen), same, same or (len(said) == 1 and None not in said)))
     made.sort(key=lambda c: (strength[c.members[0]], -len(c.members)))
     return made
 

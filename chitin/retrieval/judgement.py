@@ -36,13 +36,11 @@ The thresholds were chosen on bench/dedup's labelled sets (figures: docs/design.
 
 from __future__ import annotations
 
-import functools
-import re
-import unicodedata
 from typing import Any, NamedTuple
 
 from chitin.retrieval import people, unread
 from chitin.retrieval.comparison import turned
+from chitin.retrieval.keys import condition_key, normalized
 from chitin.retrieval.lexicon import WISHES
 from chitin.retrieval.rejection import other_opposition
 from chitin.retrieval.responses import share_words
@@ -109,8 +107,6 @@ SLOT_COSINE: float | None = 0.84
 # topic word (judge's first exit): a conflict's STANCE_COSINE, a duplicate's bars above.
 _BARS = (STANCE_COSINE, WEAK_TOPIC_COSINE, TOPIC_COSINE, DUPLICATE_COSINE, SUPPORTED_COSINE)
 LOWEST_COSINE = min(*_BARS, TRIGGER_COSINE, RELATIONAL_COSINE, ALIGN_FLOOR)
-# Punctuation, but not a "+" or "#" ending a word ("C++", "C#"); "don't" reads "dont".
-_PUNCTUATION = re.compile(r"(?P<join>(?<=\w)['\u2018\u2019](?=\w))|(?<![\w+#])[+#]+|[^\w\s+#]")
 
 
 class Side(NamedTuple):
@@ -141,19 +137,10 @@ def judged_text(side: Side) -> str:
     return f"When {side.condition}: {side.claim}" if side.condition else side.claim
 
 
-@functools.lru_cache(maxsize=1 << 18)  # check and dedupe compare each claim often
-def normalized(text: str | None) -> str:
-    """Case, spacing, punctuation and Unicode's forms of one character (NFKC: "café" as
-    one code point or two) aside; a text of no word ("🙂") is its characters, not ""."""
-    folded = unicodedata.normalize("NFKC", text or "").casefold()
-    spaced = _PUNCTUATION.sub(lambda found: "" if found["join"] else " ", folded)
-    return " ".join(spaced.split()) or "".join(folded.split())
-
-
 def exact_key(side: Side) -> tuple[str, ...]:
     """Two insights with the same key are the same insight (``contribute`` refuses it)."""
     if side.type == "trigger":
-        return (side.type, normalized(side.condition), normalized(side.claim), str(side.avoid))
+        return (side.type, condition_key(side.condition), normalized(side.claim), str(side.avoid))
     return (side.type, normalized(side.claim))
 
 

@@ -40,6 +40,7 @@ from chitin.model.insight import Insight
 from chitin.model.results import Ranked
 from chitin.retrieval import judgement
 from chitin.retrieval.judgement import CONFLICT, DUPLICATE
+from chitin.retrieval.keys import condition_key
 from chitin.retrieval.responses import share_words
 from chitin.retrieval.stance import stance
 
@@ -77,7 +78,7 @@ def _other_answers(a: Insight, b: Insight) -> bool:
     response may share no word with the other's."""
     if not a.type == b.type == "trigger":
         return False
-    same = judgement.normalized(a.condition) == judgement.normalized(b.condition)
+    same = condition_key(a.condition) == condition_key(b.condition)
     return same and not share_words(a, b)
 
 

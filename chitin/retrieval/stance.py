@@ -48,7 +48,9 @@ _ONCE_OPENS = frozenset(
 # "don't", and "dont" typed without its apostrophe: "do not" ("can't" is "ca not").
 _BARE = "do|does|did|is|are|was|were|has|have|had|should|would|could|must|need|ca|wo"
 _CONTRACTION = re.compile(rf"n['’]t\b|\b({_BARE})nt\b", re.IGNORECASE)
-_WORD = re.compile(r"[a-z0-9]+")
+# A "++" or "#" ending a word after a letter is part of it: "c++", "c#" and "f#" are
+# words of their own, not "c" and "f" (as the exact key reads them: judgement.py).
+_WORD = re.compile(r"[a-z0-9]*[a-z](?:\+\+|#)(?![a-z0-9])|[a-z0-9]+")
 
 
 class Stance(NamedTuple):

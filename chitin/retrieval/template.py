@@ -24,6 +24,10 @@ before you leave") say two things about one subject, whatever the embedding make
 the shared words. A paraphrase rewords the whole sentence or its middle in words the
 table covers; one that keeps the frame and rewords the middle in words it lacks is
 the price (3 of 382 on the ten tuning sets).
+
+A slot of one name against another where a name ends in "++" or "#" ("Use C for the
+firmware" / "Use C++ …", 0.77) is another filler in any frame: the model reads the
+sign hardly at all (fix91).
 """
 
 from __future__ import annotations
@@ -48,6 +52,8 @@ INDEFINITE = frozenset(
 # least this many content words frame them.
 SLOT_WORDS = 12
 FRAME_WORDS = 2
+# The signs that end a name (stance.words_of keeps them): "c++", "c#", "f#"
+SIGNS = ("++", "#")
 
 
 class Claimed(Protocol):
@@ -70,6 +76,8 @@ def other_filler(first: Claimed, second: Claimed) -> bool:
     slot, other, frame = slots(mine, theirs)
     if (not slot and not other) or max(len(slot), len(other)) > SLOT_WORDS:
         return False  # the same words; or more than a slot differs
+    if len(slot) == len(other) == 1 and (slot[0].endswith(SIGNS) or other[0].endswith(SIGNS)):
+        return True  # one name for another, a sign its own ("C" / "C++" / "C#"), in any frame
     if _framing(frame) < FRAME_WORDS:
         return False
     said, told = _content(slot), _content(other)
