@@ -28,14 +28,6 @@ class DoorCheck:
     def __init__(self, session: Session) -> None:
         self.session = session
 
-    def ask_ahead(self, insight: Insight) -> None:
-        """Send the new insight's text to a resident embedder now, where the store
-        embeds locally and the door will want its vector (providers/ahead.py): it is
-        embedded while the file is written and git stages it. No other provider is
-        opened before the door's own first half."""
-        if semantic.choice(self.session.store.config()).provider == "local":
-            door.ask_ahead(self.session.cache, self.meaning()[0], insight)
-
     def judging(self, insight: Insight) -> Callable[[], door.Found]:
         """The stored insights a new one nearly duplicates or conflicts with, and why
         the judgement read words alone if it did, when called. Both halves ask an HTTP

@@ -81,11 +81,9 @@ class Lifecycle:
             # An exact duplicate is refused before anything is written. The rest is
             # judged in two halves (search/door.py): the candidates, and the question
             # for their missing vectors, while git stages the file; the verdicts after
-            # the commit, while which a resident embedder embeds (design.md §9k). The
-            # new text's vector is asked for ahead, after the refusal (§9r).
+            # the commit, while which a resident embedder embeds (design.md §9k).
             if check:
                 self.door.refuse_exact(insight)
-                self.door.ask_ahead(insight)
             halves: list[Callable[[], door.Found]] = []
             path = self.session.store.path_for(insight)
             commit = self._commit(

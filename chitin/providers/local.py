@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from chitin.providers import ProviderError
-from chitin.providers.ahead import Ahead
 from chitin.providers.flights import FLIGHTS
 from chitin.providers.minilm import (
     BATCH,
@@ -93,7 +92,6 @@ class LocalProvider:
         # True once a load had to use the shipped model although a prepared one could
         # be made: the caller may have it made elsewhere (core/background.py).
         self.unprepared = False
-        self._ahead = Ahead()
 
     def embed(self, texts: Sequence[str], kind: str = "document") -> np.ndarray:
         import numpy as np
@@ -117,18 +115,9 @@ class LocalProvider:
         return result
 
     def rows(self, texts: Sequence[str], kind: str = "document") -> Rows:
-        """The texts' vectors as plain rows: those sent ahead from their answers
-        (``ask_ahead``), the others from the resident embedder without numpy, else
-        embedded here a few at a time (more than LIGHT_LOAD_TEXTS at once would load
-        the model optimised, ~300 ms, for a few dozen texts)."""
-        known = self._ahead.take(texts, self._rows_answered) if self._ahead else {}
-        if not known:
-            return self._rows_here(texts, kind)
-        rest = [text for text in texts if text not in known]
-        made = dict(zip(rest, self._rows_here(rest, kind), strict=True))
-        return [known[text] if text in known else made[text] for text in texts]
-
-    def _rows_here(self, texts: Sequence[str], kind: str) -> Rows:
+        """The texts' vectors as plain rows: from the resident embedder without numpy,
+        else embedded here a few at a time (more than LIGHT_LOAD_TEXTS at once would
+        load the model optimised, ~300 ms, for a few dozen texts)."""
         from chitin.providers import resident
 
         answered = self._from_resident(texts) if texts else None
@@ -139,14 +128,6 @@ class LocalProvider:
             for at in range(0, len(texts), LIGHT_LOAD_TEXTS)
             for row in self.embed(texts[at : at + LIGHT_LOAD_TEXTS], kind).tolist()
         ]
-
-    def ask_ahead(self, texts: Sequence[str]) -> None:
-        """Send ``texts`` to the resident embedder now, for a later ``rows`` or
-        ``rows_later`` that will want their vectors: it embeds them meanwhile
-        (ahead.py says when that helps). Nothing is sent without a resident."""
-        fresh = [text for text in dict.fromkeys(texts) if text and not self._ahead.covers(text)]
-        if fresh:
-            self._ahead.send(self._ask_resident(fresh, start=False), fresh)
 
     def said_nothing(self) -> array[float]:
         """The model's vector of the empty text, packaged (minilm.EMPTY_TEXT_VECTOR): no
@@ -161,37 +142,16 @@ class LocalProvider:
         the answer is read when the result is called, so that the caller works while
         the resident embeds (the door commits meanwhile). Without a resident, the
         texts are embedded here, now."""
-        early = [text for text in texts if self._ahead.covers(text)] if self._ahead else []
-        if early:
-            return self._rows_later_ahead(texts, early, kind)
+        from chitin.providers import resident
+
         asked = self._ask_resident(texts) if texts else None
         if asked is None:
             made = self.rows(texts, kind)
             return lambda: made
 
         def answer() -> Rows:
-            rows = self._rows_answered(asked)
-            if rows is None:
-                self._answered(None)
-                return self.rows(texts, kind)
-            return rows
-
-        return answer
-
-    def _rows_later_ahead(
-        self, texts: Sequence[str], early: Sequence[str], kind: str
-    ) -> Callable[[], Rows]:
-        """``rows_later`` where some of ``texts`` were sent ahead: the others are asked
-        now, and the answers sent ahead are read with theirs."""
-        rest = [text for text in texts if text not in early]
-        later = self.rows_later(rest, kind) if rest else list
-
-        def answer() -> Rows:
-            made = dict(zip(rest, later(), strict=True))
-            made.update(self._ahead.take(early, self._rows_answered))
-            lacking = [text for text in early if text not in made]  # its question failed
-            made.update(zip(lacking, self._rows_here(lacking, kind), strict=True))
-            return [made[text] for text in texts]
+            answered = self._answered(resident.answer(asked))
+            return resident.rows_of(answered) if answered is not None else self.rows(texts, kind)
 
         return answer
 
@@ -250,25 +210,14 @@ class LocalProvider:
         asked = self._ask_resident(texts)
         return None if asked is None else self._answered(resident.answer(asked))
 
-    def _ask_resident(self, texts: Sequence[str], tokens: bool = False, start: bool = True) -> Any:
-        """The question sent to the resident embedder, or None. Where none answers, one
-        is started for the next process (``start``: not for a question sent ahead,
-        which nobody waits for)."""
+    def _ask_resident(self, texts: Sequence[str], tokens: bool = False) -> Any:
         from chitin.providers import resident
 
         if self.resident is None or self._session is not None:
             return None
         if len(texts) > resident.MAX_TEXTS:
             return None
-        asked = resident.send(self.resident, texts, tokens)
-        return asked if asked is not None or not start else self._answered(None)
-
-    def _rows_answered(self, asked: Any) -> Rows | None:
-        """The rows of the resident's answer to ``asked``; None if it failed."""
-        from chitin.providers import resident
-
-        answered = resident.answer(asked)
-        return None if answered is None else resident.rows_of(answered)
+        return resident.send(self.resident, texts, tokens) or self._answered(None)
 
     def _answered(self, answered: bytes | None) -> bytes | None:
         """On the first failure the resident is not asked again by this provider, and
@@ -329,7 +278,6 @@ class LocalProvider:
         threads are then joined by its own destructor, not torn down at exit. An
         embedding this provider runs on another thread is waited for first."""
         FLIGHTS.wait(self, None)
-        self._ahead.close()
         self.release()
 
     def release(self) -> None:

@@ -116,21 +116,6 @@ def exact_duplicates(cache: Cache, side: Side) -> list[Insight]:
     return sorted(same, key=strength)
 
 
-def ask_ahead(cache: Cache, semantic: Semantic | None, insight: Insight) -> None:
-    """Send ``insight``'s whole text to the provider now, if it takes questions ahead
-    (a resident embedder: providers/ahead.py) and ``examine`` will want its vector: a
-    stored insight shares its words, or the sidecar holds vectors to search (and keeps
-    none of this text from a search). Otherwise the embedder would work in vain beside
-    the commit."""
-    ask = getattr(semantic.provider, "ask_ahead", None) if semantic is not None else None
-    if ask is None or semantic is None:
-        return
-    text = embedding_text(insight)
-    wanted = word_candidates(cache, side_of(insight)) or not semantic.vectors.empty()
-    if wanted and semantic.vectors.cached_query(text) is None:
-        ask([text])
-
-
 def examine(
     cache: Cache, insight: Insight, semantic: Semantic | None, why_not: str | None
 ) -> Found:
