@@ -287,13 +287,7 @@ def test_an_exact_duplicate_written_all_in_full_width_letters_is_refused(
          "Keep it simple"),
         ("\ufb01nd the \ufb01rst failing \ufb01le", "find the first failing file"),
     ]  # fmt: skip
-    for stored, typed in pairs:
-        first = add("skill", stored, 0.6)
-        before = commit_count(store)
-        refused = run("contribute", "--type", "skill", "--claim", typed, "--confidence", "0.5",
-                      expect=1)  # fmt: skip
-        assert refused.stderr.startswith(f"Error: already known as {first['id']}: ")
-        assert commit_count(store) == before
+    _refused_as_copies(run, add, store, pairs)
 
 
 def test_an_exact_duplicate_in_another_script_is_refused(
@@ -308,13 +302,7 @@ def test_an_exact_duplicate_in_another_script_is_refused(
         "先复现问题再修复": "先复现问题再修复。",
         "Go to it": "go to it!",
     }
-    for claim, again in claims.items():
-        first = add("skill", claim, 0.6)
-        before = commit_count(store)
-        refused = run("contribute", "--type", "skill", "--claim", again, "--confidence", "0.5",
-                      expect=1)  # fmt: skip
-        assert refused.stderr.startswith(f"Error: already known as {first['id']}: ")
-        assert commit_count(store) == before
+    _refused_as_copies(run, add, store, list(claims.items()))
     assert len(run_json("list")) == 3
     run("contribute", "--type", "skill", "--claim", "Проверяй код перед коммитом",
         "--confidence", "0.5")  # fmt: skip
@@ -397,13 +385,7 @@ def test_an_apostrophe_is_punctuation_the_exact_key_sets_aside(
         ("It\u2019s worth pinning the CI image", "its worth pinning the CI image."),
         ("Read the users' own notes first", "Read the users own notes first"),
     ]  # fmt: skip
-    for stored, typed in pairs:
-        first = add("skill", stored, 0.6)
-        before = commit_count(store)
-        refused = run("contribute", "--type", "skill", "--claim", typed, "--confidence", "0.5",
-                      expect=1)  # fmt: skip
-        assert refused.stderr.startswith(f"Error: already known as {first['id']}: ")
-        assert commit_count(store) == before
+    _refused_as_copies(run, add, store, pairs)
     add("skill", "Don't mock the database in unit tests", 0.6)  # other words: no copy
     assert len(run_json("list")) == 4
 
@@ -931,3 +913,15 @@ def test_an_insight_deleted_by_hand_is_said_deleted_with_its_commit(
     assert shown["insight"]["id"] == made["id"]
     assert [e["changeType"] for e in shown["history"]] == ["create", "reinforce", "delete"]
     assert "Insight not found" in run("get", "no-such-insight", expect=1).stderr
+
+
+def _refused_as_copies(run: Run, add: Any, store: Path, pairs: list[tuple[str, str]]) -> None:
+    """Each pair's second claim, contributed after its first, is refused as its exact
+    duplicate, and nothing is committed."""
+    for stored, typed in pairs:
+        first = add("skill", stored, 0.6)
+        before = commit_count(store)
+        refused = run("contribute", "--type", "skill", "--claim", typed, "--confidence", "0.5",
+                      expect=1)  # fmt: skip
+        assert refused.stderr.startswith(f"Error: already known as {first['id']}: ")
+        assert commit_count(store) == before
