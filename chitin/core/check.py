@@ -24,6 +24,7 @@ from chitin.lockfile import DERIVED_DIR
 from chitin.model.insight import Insight
 from chitin.model.search_text import embedding_text
 from chitin.render import personality as templates
+from chitin.render.text import counted
 from chitin.retrieval.clusters import WORDS_ONLY, Cluster, Grouping, Meaning, group
 from chitin.retrieval.judgement import side_of
 from chitin.search import aligned, semantic, stored
@@ -387,7 +388,7 @@ def _cluster_finding(
     named = ", ".join(paths[m] for m in others[:_NAMED])
     more = f" and {len(others) - _NAMED} more" if len(others) > _NAMED else ""
     how = "repeats" if cluster.claim else "nearly duplicates"
-    message = f"claim {how} {len(others)} other file{'s' * (len(others) != 1)}: {named}{more}"
+    message = f"claim {how} {counted(len(others), 'other file')}: {named}{more}"
     keep = insights[cluster.members[0]].id
     if len(cluster.members) == 2 and insights[cluster.members[1]].id == keep:
         fix = f"delete the copy: both files hold the id {keep}"  # merge takes ids, not files

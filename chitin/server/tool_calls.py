@@ -20,6 +20,7 @@ from chitin.render.digest import digest_lines, digest_shape
 
 if TYPE_CHECKING:
     from chitin import Chitin, Insight
+    from chitin.core.results import Change
 
 Work = Callable[["Chitin"], Any]
 
@@ -108,6 +109,13 @@ def _shown(chitin: Chitin, insight: Insight) -> dict[str, Any]:
     return shapes.insight(insight, chitin.last_retrieved([insight.id]))
 
 
+def _changed(chitin: Chitin, done: Change) -> dict[str, Any]:
+    """update's and merge's object: ``_shown``'s, with the fields the change dropped or
+    cleared (the CLI's JSON)."""
+    retrieved = chitin.last_retrieved([done.insight.id])
+    return shapes.changed(done.insight, retrieved, done.dropped, done.cleared)
+
+
 def similar(claim: str, threshold: float | None, semantic: bool) -> Work:
     checked = parse.threshold(threshold, semantic)
 
@@ -153,9 +161,7 @@ def update(id: str, allow_secret: bool, **arguments: Any) -> Work:
         changes["tags"] = ""  # what clears them, as the CLI's --tags ''
 
     def work(chitin: Chitin) -> dict[str, Any]:
-        done = chitin.update(id, changes, allow_secret=allow_secret)
-        retrieved = chitin.last_retrieved([done.insight.id])
-        return shapes.changed(done.insight, retrieved, done.dropped, done.cleared)
+        return _changed(chitin, chitin.update(id, changes, allow_secret=allow_secret))
 
     return work
 
@@ -171,8 +177,7 @@ def unarchive(id: str) -> Work:
 def merge(source: str, target: str, claim: str | None, allow_secret: bool) -> Work:
     def work(chitin: Chitin) -> dict[str, Any]:
         merged = chitin.merge(source, target, claim or None, allow_secret=allow_secret)
-        retrieved = chitin.last_retrieved([merged.insight.id])
-        return shapes.changed(merged.insight, retrieved, merged.dropped)
+        return _changed(chitin, merged)
 
     return work
 
