@@ -97,7 +97,7 @@ def test_ci_tests_every_python_as_ci_run_does() -> None:
     assert runs(ci, "test").strip() == "bash .ci/run"  # the one script every CI runs
     ci_run = (ROOT / ".ci" / "run").read_text()
     assert (
-        "python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[test]' && pytest"
+        "python3 -m venv --upgrade-deps .venv && . .venv/bin/activate && pip install -e '.[test]' && pytest"
         in (ci_run)
     )
     classifiers = (ROOT / "pyproject.toml").read_text()
