@@ -14,7 +14,7 @@ import shlex
 import signal
 from collections.abc import Iterable
 
-from chitin.core.check import judged_grouping
+from chitin.core.check_related import judged_grouping
 from chitin.core.lifecycle import Deduped, Lifecycle
 from chitin.core.session import Session
 from chitin.errors import ChitinError
