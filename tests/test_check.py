@@ -318,6 +318,26 @@ def test_a_type_must_match_its_folder(run: Run, seeded: Path) -> None:
     assert error["fix"] == "move it to archive/skill/x.md, or set type: trigger"
 
 
+def test_a_folder_named_like_an_insight_file_is_reported(run: Run, seeded: Path) -> None:
+    """get and reinforce name such a folder as an insight that cannot be read; check
+    says so too, with the path, why and the fix, whole store or the folder named."""
+    (seeded / "insights/skill/some-id.md").mkdir()
+    (seeded / "archive/team/old.md").mkdir(parents=True)
+    report = check_json(run, expect=1)
+    found = [(e["path"], e["field"], e["kind"]) for e in report["errors"]]
+    assert found == [
+        ("archive/team/old.md", "file", "parse"),
+        ("insights/skill/some-id.md", "file", "parse"),
+    ]
+    error = report["errors"][1]
+    assert error["message"] == "is a folder, not an insight file: chitin does not read it"
+    assert error["fix"] == "move the folder away, and put the insight's file there"
+    named = check_json(run, str(seeded / "insights/skill/some-id.md"), expect=1)
+    [error] = named["errors"]  # the path as given, as for the files named
+    assert error["path"].endswith("insights/skill/some-id.md")
+    assert error["message"] == "is a folder, not an insight file: chitin does not read it"
+
+
 def test_folders_of_ones_own_may_hold_any_type(run: Run, seeded: Path) -> None:
     """chitin reads insight files anywhere under insights/ (README: sub-folders by
     person or project); only a type folder must match the type."""

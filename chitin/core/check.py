@@ -104,6 +104,11 @@ def check_store(
     valid = [item for item in checked if item.insight]
     related, by_words, unaligned = related_findings(valid, focus, root, env)
     findings += related
+    findings += [
+        _folder_finding(path)
+        for path in _insight_folders(root)
+        if focus is None or _named(root, paths or [], path)
+    ]
     # By file; the sort is stable, so each file's findings keep their order.
     order = {path: index for index, path in enumerate(every)}
     findings.sort(key=lambda f: order.get(f.path, len(order)))
@@ -197,6 +202,33 @@ def _focus(root: Path, paths: Sequence[Path], every: Sequence[str]) -> set[str]:
                 raise ChitinError(f"no such insight file: {path}")
             chosen.add(relative)
     return chosen
+
+
+def _insight_folders(root: Path) -> list[str]:
+    """The folders named like an insight file (``insights/skill/x.md/``), which the walk
+    neither reads nor enters (and ``get`` names as an insight that cannot be read)."""
+    found = []
+    for top in layout.SCANNED_DIRS:
+        if (root / top).is_symlink():
+            continue
+        for directory, subfolders, _ in os.walk(root / top):
+            kept = []
+            for name in subfolders:
+                full = os.path.join(directory, name)
+                if name.startswith(".") or os.path.islink(full) or files.nested_repository(full):
+                    continue
+                if layout.is_insight_name(name):
+                    found.append(os.path.relpath(full, root).replace(os.sep, "/"))
+                else:
+                    kept.append(name)
+            subfolders[:] = kept
+    return sorted(found)
+
+
+def _folder_finding(path: str) -> Finding:
+    message = "is a folder, not an insight file: chitin does not read it"
+    fix = "move the folder away, and put the insight's file there"
+    return Finding(path, "file", message, fix, lint.ERROR, "parse")
 
 
 def _linked_tops(root: Path) -> list[Finding]:
