@@ -418,6 +418,40 @@ def test_an_empty_path_is_refused_not_taken_for_the_current_folder(
     assert not (store / ".chitin" / "reflections.json").exists()
 
 
+@pytest.mark.parametrize(
+    ("args", "made"),
+    [
+        (["hooks", "install", "claude-code", "--dir", "~/x"], "x/.claude/settings.json"),
+        (["hooks", "install", "openclaw", "--dir", "~/x"], "x/chitin/package.json"),
+        (["hooks", "install", "cursor", "--dir", "~/x"], "x/.cursor/mcp.json"),
+        (["render", "--output", "~/x/out.md"], "x/out.md"),
+        (["export", "--output", "~/x/out.json"], "x/out.json"),
+    ],
+    ids=["hooks-claude-code", "hooks-openclaw", "hooks-cursor", "render", "export"],
+)
+def test_a_quoted_tilde_names_the_home_folder(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], made: str
+) -> None:
+    """``--dir '~/x'`` as a config tool or a script passes it (no shell to expand it)
+    named a folder ``~`` under the current one; a path option expands ``~`` itself."""
+    run("init")
+    home = tmp_path / "home"
+    (home / "x").mkdir()
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    run(*args)
+    assert (home / made).is_file()
+    assert list(here.iterdir()) == []
+
+
+def test_a_tilde_without_a_home_is_refused(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    run("init")
+    monkeypatch.delenv("HOME")
+    result = run("hooks", "install", "claude-code", "--dir", "~/x", expect=2)
+    assert result.stderr.count("\n") == 1 and "HOME is not set" in result.stderr
+
+
 # What float() takes beside plain decimals: digit groups, other scripts' digits,
 # exponents, words. A confidence is a plain decimal (ASCII digits, one '.', a sign).
 NOT_PLAIN = ["0.5_0", "١", "٠.٥", "5e-1", "0x1", "inf", "nan", "½", "0.5 0", ""]

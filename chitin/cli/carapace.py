@@ -19,7 +19,7 @@ from chitin.cli.context import opened
 from chitin.cli.options import GivenPath, format_option
 from chitin.cli.output import emit_json, note
 from chitin.cli.write import in_cli_words
-from chitin.location import expanded, home_folder, needed_home
+from chitin.location import home_folder, needed_home
 from chitin.model import arguments
 from chitin.model import carapace as rules
 from chitin.model.insight import TYPES
@@ -43,8 +43,8 @@ def credentials_option(function: F) -> F:
 def _credentials(path: Path | None) -> Path:
     """--carapace-config, else ~/.config/carapace/credentials.json: with no home,
     refused (an empty HOME put the key in /.config/carapace)."""
-    if path is not None:
-        return expanded(path, os.environ, "--carapace-config")
+    if path is not None:  # ~ expanded by GivenPath
+        return path
     home = needed_home(os.environ, "name the credentials file with --carapace-config")
     return carapace_credentials_path(None, home)
 

@@ -3,6 +3,7 @@ type that refuses an empty path, and the text type that refuses an empty name.""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -10,7 +11,8 @@ from typing import Any, TypeVar
 import click
 
 from chitin.cli.context import output_target
-from chitin.errors import StoreError
+from chitin.errors import StoreError, ValidationError
+from chitin.location import expanded
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -18,11 +20,24 @@ F = TypeVar("F", bound=Callable[..., Any])
 class GivenPath(click.Path):
     """click's Path, refusing an empty value: pathlib reads "" as ".", so ``--dir
     "$UNSET"`` named whatever folder the command ran in (as ``--store`` and
-    ``--output`` refuse it, global_options.named_store and _check_output)."""
+    ``--output`` refuse it, global_options.named_store and _check_output). A leading
+    ``~`` is expanded here, once for every path option: a config tool or a script
+    passes ``--dir '~/x'`` quoted, and the shell's expansion never happened (a folder
+    named ``~`` was made); with no home it is refused, as ``--store`` refuses it."""
+
+    def __init__(self, *args: Any, empty: str = "", **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.empty = empty or "it is empty; name a path (is the variable it came from unset?)"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str) and not value.strip():
-            self.fail("it is empty; name a path (is the variable it came from unset?)", param, ctx)
+            self.fail(self.empty, param, ctx)
+        if isinstance(value, str) and value.startswith("~"):
+            what = param.get_error_hint(ctx) if param is not None and ctx is not None else "a path"
+            try:
+                value = str(expanded(Path(value), os.environ, what.replace("'", "")))
+            except ValidationError as error:
+                self.fail(str(error), param, ctx)
         return super().convert(value, param, ctx)
 
 
@@ -66,7 +81,7 @@ def output_option(help: str) -> Callable[[F], F]:
         "--output",
         # The text as given, made a Path in the callback: pathlib reads "./-" as "-",
         # and "./-" is how a file named "-" is written.
-        type=click.Path(),
+        type=GivenPath(empty="it is empty; name the file to write (or - for stdout)"),
         callback=_check_output,
         metavar="FILE",
         help=help,
@@ -75,13 +90,10 @@ def output_option(help: str) -> Callable[[F], F]:
 
 def _check_output(ctx: click.Context, param: click.Parameter, value: str | None) -> Path | None:
     """Refuse at once (before any work) an --output that is not a regular file. ``-``
-    is stdout, as for most tools that write a file (``./-`` is a file named "-")."""
+    is stdout, as for most tools that write a file (``./-`` is a file named "-"); an
+    empty one is refused, and ``~`` expanded, by GivenPath."""
     if value is None or value == "-":
         return None
-    if not value.strip():  # `--output "$UNSET"`: Path("") would be the current folder
-        raise click.BadParameter(
-            "it is empty; name the file to write (or - for stdout)", ctx, param
-        )
     path = Path(value)
     try:
         output_target(path)

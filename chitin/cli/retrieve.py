@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from chitin.cli import bounds
-from chitin.cli.options import Named, output_option
+from chitin.cli.options import GivenPath, Named, output_option
 from chitin.cli.recall import FORMATS, recall, render_for
 from chitin.model.insight import TYPES
 
@@ -79,7 +79,7 @@ def retrieve(ctx: click.Context, /, **options: Any) -> None:
 @_selection_options
 @click.option(
     "--template",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    type=GivenPath(exists=True, dir_okay=False, path_type=Path),
     help="A string.Template file (default: the store's templates/PERSONALITY.md, "
     "else chitin's own).",
 )
