@@ -82,6 +82,23 @@ def test_the_rounding_is_javascripts_tofixed() -> None:
     assert confidence_change(0.99991, 0.9999145) == "0.99991 → 0.999915"
 
 
+def test_a_confidence_short_of_one_is_never_shown_as_one(run: Run, add: Any) -> None:
+    """fix100: 0.9994 → 0.9995 printed "0.999 → 1", as if the change reached the cap;
+    each value is rounded as the other, and neither to a bound it is not."""
+    assert confidence_change(0.9994, 0.9995) == "0.9994 → 0.9995"
+    assert confidence_change(0.9999, 1.0) == "0.9999 → 1"  # 1 is shown only for 1
+    assert confidence_change(0.99995, 0.99995) == "0.99995 → 0.99995"
+    assert confidence_change(0.0004, 0.0) == "0.0004 → 0"
+    made = add("skill", "Reproduce the bug first", 0.9994)
+    assert (
+        "  confidence 0.9994 → 0.9995\n"
+        in run("update", made["id"], "--confidence", "0.9995").stdout
+    )
+    assert "confidence 0.9994 → 0.9995" in run("diff", "HEAD~1").stdout
+    assert '[update] confidence: "0.9994" → "0.9995"' in run("history", made["id"]).stdout
+    assert 'confidence: "0.9994" → "0.9995"' in run("changelog").stdout
+
+
 def test_json_numbers_are_rounded_as_their_text(run: Run, add: Any, run_json: Any) -> None:
     add("skill", "Write the failing test before the fix", 0.8)
     add("skill", "Keep commits small and single purpose", 0.675)

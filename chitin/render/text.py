@@ -230,13 +230,21 @@ _shown_confidences: dict[tuple[float, int], str] = {}
 
 
 def confidence_change(old: float, new: float) -> str:
-    """``old → new``: three decimals (a reinforcement moves a confidence by 5% of
-    what is left to 1, often less than 0.01), more if it takes more to show the move."""
+    """``old → new``, both rounded alike: three decimals (a reinforcement moves a
+    confidence by 5% of what is left to 1, often less than 0.01), more if it takes more
+    to show the move, or to keep a value short of a bound off it (0.9995 was shown as
+    1, the cap, beside 0.999)."""
     for digits in range(3, 7):
         before, after = confidence(old, digits), confidence(new, digits)
-        if before != after or old == new:
+        if (before != after or old == new) and _kept_off_bounds(old, before, new, after):
             return f"{before} → {after}"
     return f"{js_number(old)} → {js_number(new)}"
+
+
+def _kept_off_bounds(old: float, before: str, new: float, after: str) -> bool:
+    """Whether neither value is shown as 1 or 0 without being it."""
+    return all((shown != "1" or value >= 1) and (shown != "0" or value <= 0)
+               for value, shown in ((old, before), (new, after)))  # fmt: skip
 
 
 def similar(results: Sequence[tuple[Candidate, float]]) -> list[str]:
