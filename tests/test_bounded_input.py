@@ -312,6 +312,45 @@ def test_reinforce_source_must_be_clean_text(run: Run, seeded: Path) -> None:
     assert commit_count(seeded) == before
 
 
+def test_a_commit_message_carries_at_most_a_thousand_characters_of_a_text(
+    run: Run, store: Path
+) -> None:
+    """fix100: a 2 MB --source went whole into the commit message (and a long claim
+    into contribute's and merge's): the message now carries the first 1,000 characters
+    of each, with an ellipsis; the file keeps the whole claim."""
+    run("init")
+    claim = "Keep the build green " + "and the tests fast " * 3000
+    made = json.loads(
+        run(
+            "contribute",
+            "--type",
+            "skill",
+            "--claim",
+            claim,
+            "--confidence",
+            "0.8",
+            "--format",
+            "json",
+        ).stdout
+    )
+    assert len(git(store, "log", "-1", "--format=%B")) < 1300
+    source = "ci log " * 300_000  # 2.1 MB
+    run("reinforce", made["insight"]["id"], "--source", source)
+    message = git(store, "log", "-1", "--format=%B")
+    [line] = [line for line in message.splitlines() if line.startswith("Chitin-Source: ")]
+    assert len(line.removeprefix("Chitin-Source: ")) == 1000 and line.endswith("…")
+    shown = run("history", made["insight"]["id"]).stdout
+    [said] = [line for line in shown.splitlines() if "[reinforce]" in line]
+    assert "…)" in said and len(said) < 1200
+    other = run(
+        "contribute", "--type", "skill", "--claim", "Q" + claim, "--confidence", "0.8", "--force"
+    ).stdout
+    run("merge", other.split("Contributed skill insight: ")[1].split()[0], made["insight"]["id"])
+    assert len(git(store, "log", "-1", "--format=%B")) < 2500
+    kept = json.loads(run("get", made["insight"]["id"], "--format", "json").stdout)
+    assert kept["claim"] == claim.strip()
+
+
 def test_a_hand_edited_control_character_is_a_problem_of_that_file(run: Run, seeded: Path) -> None:
     path = seed_file(seeded, LEAD)
     text = path.read_text()

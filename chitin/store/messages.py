@@ -17,17 +17,33 @@ TRAILER_PREFIX = "Chitin-"
 LEGACY_HISTORY_HEADER = "chitin 1.x history (one JSON row per line):"
 
 
+# The most of one free text (a claim, a reinforce's source) that a commit message
+# carries, ellipsis included: the insight's file keeps the whole text, and `git log`
+# (and every history read) need not carry a megabyte of it (docs/commands.md).
+MESSAGE_TEXT = 1000
+# The trailers that carry free text; the others (ids, the op) are read back whole.
+_FREE_TRAILERS = frozenset({"Source"})
+
+
+def clipped(text: str) -> str:
+    """``text`` as a commit message carries it: at most MESSAGE_TEXT characters."""
+    return text if len(text) <= MESSAGE_TEXT else text[: MESSAGE_TEXT - 1].rstrip() + "…"
+
+
 def commit_message(
     op: str, subject: str, body: Sequence[str], trailers: Mapping[str, str | None]
 ) -> str:
-    """``subject``, an optional body, then ``Chitin-*`` trailers (one line each)."""
+    """``subject``, an optional body, then ``Chitin-*`` trailers (one line each; one of
+    free text clipped)."""
     lines = [_one_line(subject)[:200], ""]
     if body:
         lines.extend([*body, ""])
     lines.append(f"Chitin-Op: {op}")
     for key, value in trailers.items():
         if value:
-            lines.append(f"{TRAILER_PREFIX}{key}: {_one_line(value)}")
+            line = _one_line(value)
+            line = clipped(line) if key in _FREE_TRAILERS else line
+            lines.append(f"{TRAILER_PREFIX}{key}: {line}")
     return "\n".join(lines) + "\n"
 
 
@@ -60,9 +76,9 @@ def contribute_words(insight: Insight, imported: bool) -> Words:
     """A new insight; ``imported``: from a Carapace contribution."""
     if imported:
         subject = f"Import {insight.type} from Carapace: {short(insight.claim)}"
-        return Words("import-carapace", subject, [insight.claim])
+        return Words("import-carapace", subject, [clipped(insight.claim)])
     subject = f"Contribute {insight.type}: {short(insight.claim)}"
-    return Words("contribute", subject, [insight.claim])
+    return Words("contribute", subject, [clipped(insight.claim)])
 
 
 def update_words(insight_id: str, before: Insight, after: Insight) -> Words:
@@ -95,7 +111,8 @@ def merge_words(
     source_ids: str, target_id: str, source_claims: Sequence[str], result_claim: str
 ) -> Words:
     """``source_ids``: one id, or several joined by ", " (``dedupe``'s merges)."""
-    body = [*(f"merged: {claim}" for claim in source_claims), f"into: {result_claim}"]
+    body = [*(f"merged: {clipped(claim)}" for claim in source_claims)]
+    body.append(f"into: {clipped(result_claim)}")
     return Words("merge", f"Merge {source_ids} into {target_id}", body)
 
 
