@@ -115,6 +115,37 @@ def test_a_malformed_request_gets_one_error_with_the_specs_code(
     assert "Traceback" not in err and err == ""
 
 
+def test_params_of_the_wrong_shape_are_invalid_params_naming_the_problem(store: Path) -> None:
+    """fix100: params that are no structured value are not a request (-32600); a
+    structured one of the wrong shape is invalid params (-32602), as the SDK's
+    validation answers, in one message that names the method and the member: an array,
+    or a member whose type MCP's schema fixes (a listing's cursor, _meta, a prompt's
+    arguments), which were taken as if absent."""
+    request = '{"jsonrpc":"2.0","id":%d,"method":"%s","params":%s}'
+    sent = [
+        ("tools/list", '"x"'),
+        ("tools/list", "[1]"),
+        ("tools/call", "[]"),
+        ("resources/list", '{"cursor":[1]}'),
+        ("tools/list", '{"_meta":5}'),
+        ("prompts/get", '{"name":"reflect","arguments":[1]}'),
+        ("ping", '{"_meta":{}}'),
+        ("tools/list", '{"cursor":"next"}'),
+    ]
+    answers, err = exchange(store, *(request % (n, m, p) for n, (m, p) in enumerate(sent)))
+    said = [(a["error"]["code"], a["error"]["message"]) for a in answers[:6]]
+    assert said == [
+        (-32600, 'Invalid request: params must be an object, got "x"'),
+        (-32602, "tools/list: params must be an object, got an array"),
+        (-32602, "tools/call: params must be an object, got an array"),
+        (-32602, "resources/list: cursor must be a string, got [1]"),
+        (-32602, "tools/list: _meta must be an object, got 5"),
+        (-32602, "prompts/get: arguments must be an object, got [1]"),
+    ]
+    assert answers[6]["result"] == {} and "tools" in answers[7]["result"]
+    assert err == ""
+
+
 def test_an_insight_uri_whose_id_no_insight_may_have_is_invalid_params(store: Path) -> None:
     """``insight://..`` or ``insight://a%2Db`` (an id with a character ids never hold)
     answered -32603, Internal error, as if the store had failed: the id is the client's

@@ -104,10 +104,33 @@ def _message(value: dict[str, Any]) -> Message:
     if not has_id:
         return Notification(method, params if isinstance(params, dict) else {})
     assert ident is not None
-    if isinstance(params, list):
-        error = ProtocolError(INVALID_PARAMS, "params must be an object, got an array")
-        return Refusal(ident, error)
+    # A structured value of the wrong shape is invalid params (-32602), as the SDK's
+    # validation answers it; a value that is not structured at all, above, is not a
+    # request (-32600), as JSON-RPC 2.0 says.
+    wrong = _wrong_shape(method, params)
+    if wrong is not None:
+        return Refusal(ident, ProtocolError(INVALID_PARAMS, f"{method}: {wrong}"))
+    assert isinstance(params, dict)
     return Request(ident, method, params)
+
+
+def _wrong_shape(method: str, params: dict[str, Any] | list[Any]) -> str | None:
+    """What is wrong with ``params`` whatever the method does with it: the array
+    JSON-RPC allows and MCP does not, and the members whose type MCP's schema fixes
+    (``_meta``; a listing's ``cursor``; initialize's ``capabilities`` and
+    ``clientInfo``; a prompt's ``arguments``). tools/call's own are app.py's."""
+    if isinstance(params, list):
+        return "params must be an object, got an array"
+    objects = ["_meta"]
+    objects += ["capabilities", "clientInfo"] if method == "initialize" else []
+    objects += ["arguments"] if method == "prompts/get" else []
+    for key in objects:
+        if params.get(key) is not None and not isinstance(params[key], dict):
+            return f"{key} must be an object, got {_shown(params[key])}"
+    cursor = params.get("cursor")
+    if method.endswith("/list") and cursor is not None and not isinstance(cursor, str):
+        return f"cursor must be a string, got {_shown(cursor)}"
+    return None
 
 
 def _is_ident(value: Any) -> bool:
