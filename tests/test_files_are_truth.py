@@ -487,7 +487,7 @@ def test_a_prefetched_status_is_taken_by_its_command_or_ended_with_it(
     assert run_json("list")[0]["claim"] == "Edited before the read"
     assert len(PREFETCHED) == 0  # taken by the sync
     console.prefetch(["--store", str(store), "list", "--min-confidence", "x"], os.environ)
-    run("list", "--min-confidence", "x", expect=1)  # stops before its sync: ended
+    run("list", "--min-confidence", "x", expect=2)  # stops before its sync: ended
     assert len(PREFETCHED) == 0
     console.prefetch(["--store", str(store), "get", made["id"]], os.environ)
     assert len(PREFETCHED) == 0  # get stats its own file instead (Cache.vouch)

@@ -14,6 +14,7 @@ from conftest import Run, chitin_program
 
 from chitin.cli import COMMANDS as CLICK_COMMANDS
 from chitin.cli import lean
+from chitin.cli.bounds import Fraction
 from chitin.cli.global_options import with_global_options
 from chitin.cli.options import Named
 
@@ -45,6 +46,8 @@ def kind_of(param: click.Parameter) -> lean.Kind:
         return lean.NAMED
     if isinstance(param.type, click.Choice):
         return tuple(str(choice) for choice in param.type.choices)
+    if isinstance(param.type, Fraction):
+        return lean.FRACTION
     if isinstance(param.type, click.IntRange):
         assert param.type.min is not None and param.type.max is not None
         assert not (param.type.min_open or param.type.max_open)

@@ -10,7 +10,9 @@ from typing import Any
 
 import click
 
+from chitin.errors import ValidationError
 from chitin.model.bounds import MAX_BUDGET, MAX_COUNT, MAX_DAYS
+from chitin.model.insight import check_confidence
 
 
 class WholeRange(click.IntRange):
@@ -34,3 +36,26 @@ class WholeRange(click.IntRange):
 COUNT = WholeRange(1, MAX_COUNT)
 BUDGET = WholeRange(1, MAX_BUDGET)
 DAYS = WholeRange(1, MAX_DAYS)
+
+
+class Fraction(click.ParamType):  # type: ignore[type-arg]  # click < 8.2 is not generic
+    """A number from 0 to 1 (a confidence, a lowest confidence, a similarity), as a
+    plain decimal text: refused as a usage error naming its flag and the range, in
+    click's words (the library's refusal named "confidence", not --min-confidence or
+    --threshold, with exit 1). The text goes on as given; the library reads it."""
+
+    name = "0..1"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            check_confidence(value)
+        except ValidationError:
+            plain = isinstance(value, str) and value.isascii() and " " not in value.strip()
+            number = plain and value.strip().lstrip("+-").replace(".", "", 1).isdigit()
+            said = value.strip() if number else repr(value)
+            what = "" if number else " a number"
+            self.fail(f"{said} is not{what} in the range 0<=x<=1.", param, ctx)
+        return value
+
+
+FRACTION = Fraction()

@@ -89,7 +89,12 @@ def register(
     "--max", "max_results", type=bounds.WholeRange(1, 20), default=5, show_default=True,
     help="Results to return, 1 to 20.",
 )  # fmt: skip
-@click.option("--min-confidence", metavar="0..1", help="Leave out contributions below this.")
+@click.option(
+    "--min-confidence",
+    type=bounds.FRACTION,
+    metavar="0..1",
+    help="Leave out contributions below this.",
+)
 @click.option("--domain-tags", metavar="TAGS", help="Comma-separated tags; any of them matches.")
 @click.option("--expand", is_flag=True, help="Ask the server to widen the query.")
 @click.option(

@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 
 import click
 
+from chitin.cli import bounds
 from chitin.model import fields
 from chitin.model.fields import FLAG, Field
 
@@ -34,7 +35,8 @@ def _option(field: Field, updating: bool) -> Callable[[F], F]:
         # contribute's is one switch; update's may also turn the field off.
         names = f"{flag}/--no-{flag[2:]}" if updating else flag
         return click.option(names, field.name, is_flag=True, default=None, help=help_text)
-    return click.option(flag, field.name, metavar=fields.metavar(field), help=help_text)
+    kind = bounds.FRACTION if field.name == "confidence" else None  # its flag named
+    return click.option(flag, field.name, type=kind, metavar=fields.metavar(field), help=help_text)
 
 
 def missing(given: dict[str, Any]) -> str | None:

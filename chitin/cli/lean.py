@@ -28,8 +28,9 @@ TEXT = "text"  # any value
 FLAG = "flag"  # no value: True when given
 CLICKS = "clicks"  # an option whose value click checks (a path): given, the line is click's
 NAMED = "named"  # a text that names something (cli/options.Named): empty, click's to refuse
+FRACTION = "fraction"  # a plain decimal from 0 to 1 (cli/bounds.FRACTION): else click's
 REQUIRED = object()  # the default of an option the command cannot run without
-# TEXT, FLAG, CLICKS, NAMED, the allowed choices, or the allowed numbers.
+# TEXT, FLAG, CLICKS, NAMED, FRACTION, the allowed choices, or the allowed numbers.
 Kind = str | tuple[str, ...] | range
 
 
@@ -48,7 +49,7 @@ class Lean(NamedTuple):
 _FORMAT = Option("fmt", ("human", "json"), "human")
 _TYPES = Option("types", NAMED, None)
 _TAGS = Option("tags", TEXT, None)
-_FLOOR = Option("min_confidence", TEXT, None)
+_FLOOR = Option("min_confidence", FRACTION, None)
 _BUDGET = Option("budget", range(1, MAX_BUDGET + 1), 2000)
 _MAX_RESULTS = Option("max_results", range(1, MAX_COUNT + 1), 15)
 
@@ -213,6 +214,10 @@ def _converted(kind: Kind, value: str | None) -> object:
         return value
     if kind == NAMED:
         return value if value.replace(",", " ").strip() else None
+    if kind == FRACTION:  # what else check_confidence takes, click judges and says
+        plain = value.strip().removeprefix("+")
+        decimal = plain.isascii() and plain.replace(".", "", 1).isdigit()
+        return value if decimal and float(plain) <= 1 else None
     if isinstance(kind, range):
         number = int(value) if value.isascii() and value.isdigit() else None
         return number if number in kind else None

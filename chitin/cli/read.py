@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from chitin.cli import bounds
 from chitin.cli.context import opened
 from chitin.cli.options import Named, format_option
 from chitin.cli.output import emit_json
@@ -40,7 +41,12 @@ def get(ctx: click.Context, insight_id: str, fmt: str) -> None:
     metavar="|".join(PROVENANCES),
     help="Only this provenance.",
 )
-@click.option("--min-confidence", metavar="0..1", help="Only insights at least this confident.")
+@click.option(
+    "--min-confidence",
+    type=bounds.FRACTION,
+    metavar="0..1",
+    help="Only insights at least this confident.",
+)
 @click.option("--archived", is_flag=True, help="List archived insights instead.")
 @format_option
 @click.pass_context
@@ -61,6 +67,7 @@ def stats(ctx: click.Context, fmt: str) -> None:
 @click.argument("claim")
 @click.option(
     "--threshold",
+    type=bounds.FRACTION,
     metavar="0..1",
     help="Lowest similarity to show (default: 0.2 word overlap, 0.5 with --semantic).",
 )

@@ -40,7 +40,12 @@ def _selection_options(function: Any) -> Any:
                 help=f"Comma list of: {', '.join(TYPES)}.",
             ),
             click.option("--tags", help="Comma list; only insights with any of them."),
-            click.option("--min-confidence", metavar="0..1", help="Only insights this confident."),
+            click.option(
+                "--min-confidence",
+                type=bounds.FRACTION,
+                metavar="0..1",
+                help="Only insights this confident.",
+            ),
         ]
     ):
         function = option(function)
