@@ -206,6 +206,35 @@ def test_get_and_history_of_a_merged_away_id_name_where_it_went(run: Run, add: A
     )
 
 
+def test_a_merged_away_id_is_still_named_after_export_and_import(
+    run: Run, add: Any, tmp_path: Path
+) -> None:
+    """fix100: after `export` and `import` into an empty store, `get <merged-away id>`
+    said "not found": no merge commit names it there. The merge travels as a history
+    row of its target (the export's 1.4.5 fields), which the import commit carries."""
+    from click.testing import CliRunner
+
+    from chitin.cli import cli
+
+    source = add("skill", "Reproduce bugs with a failing test", 0.7)
+    target = add("skill", "Reproduce a bug before fixing it", 0.85, force=True)
+    run("merge", source["id"], target["id"])
+    exported = tmp_path / "export.json"
+    run("export", "--output", str(exported))
+    other = ["--store", str(tmp_path / "other")]
+    for args in (["init"], ["import", str(exported)]):
+        assert CliRunner().invoke(cli, [*other, *args]).exit_code == 0
+    today = datetime.now(UTC).strftime("%Y-%m-%d")
+    for ref in (source["id"], "reproduce-bugs-with"):
+        got = CliRunner().invoke(cli, [*other, "get", ref])
+        assert got.exit_code == 1
+        assert (
+            got.stderr == f"Error: no insight {ref}; it was merged into {target['id']} ({today})\n"
+        )
+    got = CliRunner().invoke(cli, [*other, "get", "no-such-insight"])
+    assert got.stderr == "Error: Insight not found: no-such-insight\n"
+
+
 def test_a_prefix_of_two_merged_away_ids_is_just_not_found(run: Run, add: Any) -> None:
     target = add("skill", "Keep one insight about commits", 0.8)
     for claim in ("Commit small changes often", "Commit with clear messages"):

@@ -8,7 +8,6 @@ by hand, by ``git revert`` or by a pull show up too.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -31,7 +30,10 @@ from chitin.store.history_rows import (
     reverted,
     uncommitted_pair,
 )
+from chitin.store.merged import MergedAway as MergedAway
+from chitin.store.merged import merged_away as merged_away
 from chitin.store.messages import TRAILER_PREFIX, carried_rows
+from chitin.store.messages import trailers_of as trailers_of
 
 _RECORD, _UNIT = "\x1e", "\x1f"
 _NULL_SHA = "0" * 40
@@ -228,46 +230,6 @@ def changelog(git: Git, days: int | None, limit: int) -> list[Entry]:
     return found[:limit]
 
 
-class MergedAway(NamedTuple):
-    """A ``merge`` that folded the insight ``source`` into ``target``, at ``when``."""
-
-    source: str
-    target: str
-    when: str
-
-
-_ERE_SPECIAL = re.compile(r"([.\[\](){}*+?|^$\\])")  # escaped in git's -E pattern
-MERGED_SEARCHED = 20  # commits naming a merged-away id that are read, newest first
-
-
-def merged_away(git: Git, ref: str) -> MergedAway | None:
-    """The newest ``merge`` that folded away the insight ``ref`` (an id, or a prefix
-    of only one merged-away id), from its commit's trailers; None if there is none.
-
-    For a "not found" only: git searches every commit message (fast, but not free).
-    """
-    fmt = f"--format={_RECORD}%at{_UNIT}%B"  # before the first commit: no output
-    # The ref anywhere in the list: `merge a b target` and dedupe write "a, b".
-    escaped = _ERE_SPECIAL.sub(r"\\\1", ref)
-    listed = f"--grep=^{TRAILER_PREFIX}Merged: (.*, )?{escaped}"
-    args = ["log", fmt, "-E", listed, f"-n{MERGED_SEARCHED}"]
-    output = git.run(args, check=False).stdout
-    found: dict[str, MergedAway] = {}
-    for record in output.split(_RECORD)[1:]:
-        stamp, message = record.split(_UNIT, 1)
-        trailers = trailers_of(message)
-        target = trailers.get("Insight", "")
-        if trailers.get("Op") != "merge" or not target:
-            continue
-        when = format_timestamp(datetime.fromtimestamp(int(stamp), tz=UTC))
-        for source in trailers.get("Merged", "").split(", "):  # several: dedupe's merges
-            if source.startswith(ref):
-                found.setdefault(source, MergedAway(source, target, when))  # newest first
-    if ref in found:
-        return found[ref]
-    return next(iter(found.values())) if len(found) == 1 else None
-
-
 def _log(git: Git, args: list[str], paths: list[str]) -> Iterator[_Commit]:
     if git.head() is None:
         return
@@ -279,16 +241,6 @@ def _log(git: Git, args: list[str], paths: list[str]) -> Iterator[_Commit]:
         changes = list(_raw_changes(raw))
         merge = len(parents.split()) > 1
         yield _Commit(sha, when, author, trailers_of(message), changes, message, merge)
-
-
-def trailers_of(message: str) -> dict[str, str]:
-    """The ``Chitin-*`` trailers of a commit message, without their prefix."""
-    found: dict[str, str] = {}
-    for line in message.splitlines():
-        if line.startswith(TRAILER_PREFIX) and ": " in line:
-            key, value = line[len(TRAILER_PREFIX) :].split(": ", 1)
-            found.setdefault(key, value.strip())
-    return found
 
 
 def _raw_changes(raw: str) -> Iterator[tuple[str, str, str, str]]:

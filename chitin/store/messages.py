@@ -51,6 +51,16 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+def trailers_of(message: str) -> dict[str, str]:
+    """The ``Chitin-*`` trailers of a commit message, without their prefix."""
+    found: dict[str, str] = {}
+    for line in message.splitlines():
+        if line.startswith(TRAILER_PREFIX) and ": " in line:
+            key, value = line[len(TRAILER_PREFIX) :].split(": ", 1)
+            found.setdefault(key, value.strip())
+    return found
+
+
 # ------------------------------------------------ the wording of chitin's own commits
 # What each operation says in its subject and body; the readers below parse it back
 # (the op and the trailers; the subjects are for people reading ``git log``).
