@@ -503,6 +503,23 @@ def test_near_duplicates_and_conflicts_are_warnings(run: Run, add: Any, store: P
     assert ": warning: claim: claim nearly duplicates" in result.stdout
 
 
+def test_a_file_named_is_told_of_its_clusters_conflict(run: Run, add: Any, store: Path) -> None:
+    """fix100: a conflict is between the strongest members of two clusters, and `check
+    FILE` reported it only when FILE was the strongest: any member's file names it."""
+    strong = add("principle", "Be concise when you explain code changes", 0.8)
+    weak = add("principle", "Always be concise when you explain code changes", 0.6, force=True)
+    verbose = add("principle", "Be verbose when you explain code changes", 0.7, force=True)
+    whole = [(w["kind"], w["path"]) for w in check_json(run)["warnings"]]
+    assert ("near-duplicate", f"insights/principle/{strong['id']}.md") in whole
+    assert any(kind == "conflict" for kind, _ in whole), whole
+    for named, other in ((weak, verbose), (strong, verbose), (verbose, strong)):
+        path = store / f"insights/principle/{named['id']}.md"
+        found = [w for w in check_json(run, str(path))["warnings"] if w["kind"] == "conflict"]
+        assert len(found) == 1, (named["claim"], found)
+        assert found[0]["path"].endswith(f"insights/principle/{named['id']}.md")
+        assert f"conflicts with insights/principle/{other['id']}.md (" in found[0]["message"]
+
+
 def test_archived_insights_raise_no_warnings(run: Run, add: Any) -> None:
     first = add("skill", "Run the linter before pushing a branch", 0.8)
     add("skill", "Run the linter before pushing any branch", 0.8, force=True)

@@ -49,10 +49,18 @@ def related_findings(
         here = _reported_on(cluster.members, paths, focus)
         if here is not None:
             found.append(_cluster_finding(cluster, here, insights, paths))
+    # A clash is between the strongest members of two clusters: a file named is told
+    # of its cluster's (fix100: only the strongest member's file was).
+    members = {cluster.members[0]: cluster.members for cluster in grouping.clusters}
     for clash in grouping.clashes:
-        here = _reported_on((clash.second, clash.first), paths, focus)
+        ends = (clash.second, clash.first)
+        here = _reported_on(ends, paths, focus)
+        if here is None:
+            inside = (_reported_on(members.get(end, ()), paths, focus) for end in ends)
+            here = next((m for m in inside if m is not None), None)
         if here is not None:
-            there = clash.first if here == clash.second else clash.second
+            with_first = here == clash.first or here in members.get(clash.first, ())
+            there = clash.second if with_first else clash.first
             message = f"claim conflicts with {paths[there]} ({clash.reason})"
             fix = "reconcile them: reword one, give each its context or limitations, or archive one"
             found.append(Finding(paths[here], "claim", message, fix, lint.WARNING, "conflict"))
