@@ -97,8 +97,8 @@ def test_ci_tests_every_python_as_ci_run_does() -> None:
     assert runs(ci, "test").strip() == "bash .ci/run"  # the one script every CI runs
     ci_run = (ROOT / ".ci" / "run").read_text()
     assert (
-        "python3 -m venv --upgrade-deps .venv && . .venv/bin/activate && pip install -e '.[test]' && pytest"
-        in (ci_run)
+        "python3 -m venv --upgrade-deps .venv && . .venv/bin/activate"
+        " && pip install -e '.[test]' && pytest" in ci_run
     )
     classifiers = (ROOT / "pyproject.toml").read_text()
     assert all(f"Python :: {v}" in classifiers for v in matrix["python-version"])
