@@ -418,6 +418,39 @@ def test_a_truncated_and_malformed_transcript_gives_what_could_be_read(
 
 
 @pytest.mark.usefixtures("seeded")
+def test_a_lone_surrogate_in_a_transcript_is_shown_as_a_replacement_character(
+    run: Run, run_json: RunJson, store: Path, tmp_path: Path
+) -> None:
+    """A message cut in the middle of an emoji (a JSON escape of half a UTF-16 pair)
+    cannot be written as UTF-8: `reflect` failed with an internal error, and the MCP
+    server wrote JSON its client could not parse, so the client waited forever."""
+    import anyio
+    from test_mcp import call as call_tool
+    from test_mcp import serve
+
+    half = "\\ud83d"  # as a JavaScript host writes a lone surrogate in JSON
+    lines = [json.dumps(e) for e in SESSION]
+    lines.append(json.dumps(user("From now on, always sign off with XX.", 11)).replace("XX", half))
+    lines.append(json.dumps(call("ls XX")).replace("XX", half))
+    path = tmp_path / "half.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    queue_with(store, transcript=str(path))
+    shown = run("reflect")
+    assert "always sign off with \ufffd." in shown.stdout and shown.stderr == ""
+    [digest] = run_json("reflect")["digests"]
+    assert digest["moments"][-1]["quote"] == "From now on, always sign off with \ufffd."
+
+    async def ask(client: Any) -> Any:
+        with anyio.fail_after(120):  # the client waited forever for an answer it dropped
+            prompt = await client.get_prompt("reflect", {})
+            return prompt, (await call_tool(client, "reflect")).json
+
+    prompt, answered = serve(store, ask)
+    assert "always sign off with \ufffd." in prompt.messages[0].content.text
+    assert answered["digests"][0]["moments"][-1]["quote"].endswith("with \ufffd.")
+
+
+@pytest.mark.usefixtures("seeded")
 def test_an_enormous_transcript_is_read_at_both_ends_only(
     run: Run, run_json: RunJson, store: Path, tmp_path: Path
 ) -> None:

@@ -25,6 +25,8 @@ from __future__ import annotations
 import json
 from typing import Any, NamedTuple
 
+from chitin.model.search_text import well_formed
+
 USER, AGENT, CALL, RESULT = "user", "agent", "call", "result"
 # What one turn keeps of a message: enough to quote, never a whole file's output.
 TURN_TEXT = 2_000
@@ -53,7 +55,20 @@ class Turn(NamedTuple):
 
 
 def turns_of(entry: Any, number: int) -> list[Turn]:
-    """The turns of one parsed JSON line (empty when it is not a message)."""
+    """The turns of one parsed JSON line (empty when it is not a message), with each
+    lone surrogate (a JSON escape of half a UTF-16 pair, as a host writes a message
+    cut inside an emoji) made U+FFFD: as it was, no output could encode it."""
+    return [_sound(turn) for turn in _turns_of(entry, number)]
+
+
+def _sound(turn: Turn) -> Turn:
+    text, time, tool = (well_formed(field) for field in (turn.text, turn.time or "", turn.tool))
+    if (text, time, tool) == (turn.text, turn.time or "", turn.tool):
+        return turn
+    return turn._replace(text=text, time=time if turn.time is not None else None, tool=tool)
+
+
+def _turns_of(entry: Any, number: int) -> list[Turn]:
     if not isinstance(entry, dict):
         return []
     message = entry.get("message")
