@@ -329,6 +329,19 @@ def test_a_session_name_that_is_not_utf8_is_refused(run: Run, store: Path, optio
 
 
 @pytest.mark.usefixtures("seeded")
+@pytest.mark.parametrize("option", ["--transcript", "--agent-database"])
+def test_a_path_that_is_not_utf8_is_refused(run: Run, store: Path, option: str) -> None:
+    """A file named with a byte that is not UTF-8 (0xff, read by Python as \\udcff)
+    failed the queue's write as an internal error, exit 3."""
+    args = [option, "/tmp/s-1\udcff.jsonl", "--session-key", "k", "--session-id", "s-1"]
+    result = run("reflect", "--queue", *args, "--reason", "new", expect=1)
+    first = result.stderr.splitlines()[0]
+    assert first.startswith("Error: the ") and "path /tmp/s-1\\udcff.jsonl" in first
+    assert "is not valid UTF-8 (at character 9)" in first
+    assert not queue_file(store).exists()
+
+
+@pytest.mark.usefixtures("seeded")
 @pytest.mark.parametrize("key", ["k\udcff", "k\nl", "k\u200b"], ids=["not-utf8", "break", "zwsp"])
 @pytest.mark.parametrize("lean", [False, True], ids=["click", "program"])
 def test_render_refuses_the_session_keys_the_queue_refuses(

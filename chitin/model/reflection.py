@@ -121,6 +121,15 @@ def _path(value: str | None, name: str) -> str | None:
     cleaned = value.strip()
     if not cleaned or "\0" in cleaned:
         raise ValidationError(name, f"the {name} path must be a non-empty path")
+    try:  # a byte that is not UTF-8 (\udcff): the queue's JSON could not be written
+        cleaned.encode("utf-8")
+    except UnicodeEncodeError as error:
+        shown = cleaned.encode("utf-8", "backslashreplace").decode()
+        raise ValidationError(
+            name,
+            f"the {name} path {shown} is not valid UTF-8 (at character {error.start + 1}); "
+            "name a file whose path is",
+        ) from None
     return cleaned
 
 
