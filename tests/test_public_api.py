@@ -382,10 +382,22 @@ def _marker(chitin: Any) -> Any:
     return chitin.queue_reflection("agent:main:x", "new")
 
 
+def _where(**fields: Any) -> Any:
+    """A Where with fields of the wrong type: AttributeError ('int' object has no
+    attribute 'strip'), and a text of ids was queued letter by letter."""
+    from chitin.model.reflection import Where
+
+    return Where(**fields)
+
+
 @pytest.mark.parametrize(
     ("call", "field"),
     [
         (lambda c: c.queue_reflection("agent:main:x", "new", where="here"), "where"),
+        (lambda c: c.queue_reflection("k", "new", where=_where(transcript=5)), "transcript"),
+        (lambda c: c.queue_reflection("k", "new", where=_where(agent_database=5)), "agentDatabase"),
+        (lambda c: c.queue_reflection("k", "new", where=_where(injected="write-the")), "injected"),
+        (lambda c: c.queue_reflection("k", "new", where=_where(injected=[5])), "injected"),
         (lambda c: c.note_session_start("s-1", "write-the"), "injected"),
         (lambda c: c.note_session_start("s-1", [5]), "injected"),
         (lambda c: c.reflection_digests(5, 4000), "markers"),

@@ -111,6 +111,10 @@ def queue_reflection(
     if where is not None and not isinstance(where, Where):
         raise ValidationError("where", f"where must be a Where or None, got {where!r:.80}")
     where = where or NOWHERE
+    for name, place in (("transcript", where.transcript), ("agentDatabase", where.agent_database)):
+        if place is not None:
+            arguments.text(name, place)
+    where = where._replace(injected=arguments.texts("injected", where.injected))  # not 'a', 'b'
     if not where.injected and opened.root.is_dir():
         noted = read_session_note(opened.root, session_id or session_key)
         if not noted and session_id:  # OpenClaw notes a bootstrap by the chat's key
