@@ -255,3 +255,18 @@ def test_the_helps_example_writes_the_guide_in_a_fresh_folder(tmp_path: Path) ->
     subprocess.run(shell, shell=True, cwd=tmp_path, check=True, capture_output=True)
     written = (tmp_path / "skills" / "chitin" / "SKILL.md").read_text(encoding="utf-8")
     assert written == with_version(asset_path("SKILL.md").read_text(encoding="utf-8"), __version__)
+
+
+def test_the_guide_says_each_recalled_line_starts_with_its_id(run: Run) -> None:
+    """Issue 24 gave every line of `retrieve` its short id, in brackets, which reinforce
+    takes; the guide still said `--format json` adds the ids you need to reinforce, so
+    an agent following it asked for JSON to find an id it had been shown already."""
+    run("init", "--seed")
+    shown = run("retrieve", "--query", "fix the flaky login test").stdout
+    short = re.search(r"^- \[([a-z0-9-]+)\] ", shown, re.M)
+    assert short, shown
+    run("reinforce", short.group(1))
+    (paragraph,) = [" ".join(p.split()) for p in GUIDE.split("\n\n") if "`--budget 500`" in p]
+    assert "adds the ids you need" not in paragraph
+    assert "starts with its id in brackets" in paragraph
+    assert "`chitin reinforce <id>`" in paragraph
