@@ -329,6 +329,28 @@ def test_a_session_name_that_is_not_utf8_is_refused(run: Run, store: Path, optio
 
 
 @pytest.mark.usefixtures("seeded")
+def test_a_queue_holding_a_lone_surrogate_escape_still_reads(
+    run: Run, run_json: RunJson, store: Path, tmp_path: Path
+) -> None:
+    """1.4.5's hook wrote any key it was given, and JSON can hold half a UTF-16 pair
+    (\\ud83d); read back, no output could encode it: `reflect` and `reflect --queue`
+    failed with an internal error (exit 3). It now reads as U+FFFD."""
+    half = "\\ud83d"
+    legacy = tmp_path / "pending-reflection.json"
+    legacy.write_text(f'[{{"sessionKey": "agent:main:{half}", "reason": "new{half}"}}]')
+    queue_file(store).parent.mkdir(parents=True, exist_ok=True)
+    queue_file(store).write_text(
+        f'[{{"sessionKey": "k{half}", "reason": "end", "injected": ["a{half}"]}}]'
+    )
+    shown = run("reflect", "--pending-path", str(legacy))
+    assert "agent:main:\ufffd (new\ufffd)" in shown.stdout and "k\ufffd (end)" in shown.stdout
+    queue(run, "after")
+    keys = [m["sessionKey"] for m in run_json("reflect", "--pending-path", str(legacy))["pending"]]
+    assert keys == ["k\ufffd", "agent:main:\ufffd", "after"]
+    run("reflect", "--pending-path", str(legacy), "--done", "k\ufffd")
+
+
+@pytest.mark.usefixtures("seeded")
 @pytest.mark.parametrize("option", ["--transcript", "--agent-database"])
 def test_a_path_that_is_not_utf8_is_refused(run: Run, store: Path, option: str) -> None:
     """A file named with a byte that is not UTF-8 (0xff, read by Python as \\udcff)

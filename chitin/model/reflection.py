@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 
 from chitin.errors import ValidationError
 from chitin.location import home_folder
+from chitin.model.search_text import well_formed
 
 # new and reset come from OpenClaw's /new and /reset (as in the original), daily and
 # idle from its automatic resets (session:auto-reset); compact and end from Claude
@@ -150,8 +151,11 @@ def parse_queue(text: str) -> Parsed:
     return Parsed([_marker_from(item) for item in data])
 
 
-def _marker_from(item: dict[str, Any]) -> Marker:
-    """Lenient about the fields of an object: what is missing reads as unknown."""
+def _marker_from(raw: dict[str, Any]) -> Marker:
+    """Lenient about the fields of an object: what is missing reads as unknown. Half a
+    UTF-16 pair (a JSON escape 1.4.5's hook may have written) reads as U+FFFD: no
+    output, nor the queue's next write, could encode it."""
+    item = {name: _whole(value) for name, value in raw.items()}
     key, stamp, reason = item.get("sessionKey"), item.get("timestamp"), item.get("reason")
     ended = item.get("sessionId")
     injected = item.get("injected")
@@ -166,6 +170,12 @@ def _marker_from(item: dict[str, Any]) -> Marker:
         if isinstance(injected, list)
         else (),
     )
+
+
+def _whole(value: Any) -> Any:
+    if isinstance(value, str):
+        return well_formed(value)
+    return [_whole(item) for item in value] if isinstance(value, list) else value
 
 
 def _text(value: Any) -> str | None:
