@@ -84,3 +84,21 @@ def test_clearing_the_queue_counts_what_it_showed_as_reflected_on(
     write_jsonl(compacted, [*SESSION, *LATER])
     hook(run, compacted, "SessionEnd", "other")
     assert moments(run_json) == [len(SESSION) + 1]
+
+
+def test_a_place_noted_as_true_is_no_count(
+    run: Run, run_json: RunJson, store: Path, tmp_path: Path
+) -> None:
+    """`.chitin/reflected.json` is machine-local, but a person may edit it: a count of
+    true (an int to Python) was taken as 1, and the digest said "1–True reflected on
+    before". A noted count that is not a whole number is ignored, as a negative one is."""
+    run("init", "--seed")
+    transcript = write_jsonl(tmp_path / "s-1.jsonl", SESSION)
+    hook(run, transcript, "SessionEnd", "end")
+    place = json.dumps(["transcript", str(transcript)])
+    (store / ".chitin" / "reflected.json").write_text(
+        json.dumps({place: {"shown": True, "through": True}})
+    )
+    assert "True" not in run("reflect").stdout
+    [digest] = run_json("reflect")["digests"]
+    assert digest["reflectedBefore"] == 0 and digest["messages"] == len(SESSION)

@@ -103,7 +103,7 @@ def read_places(root: Path) -> dict[str, dict[str, int]]:
     if not isinstance(data, dict):
         return {}
     return {
-        str(place): {k: v for k, v in noted.items() if isinstance(v, int) and v >= 0}
+        str(place): {k: v for k, v in noted.items() if type(v) is int and v >= 0}  # not True
         for place, noted in data.items()
         if isinstance(noted, dict)
     }
