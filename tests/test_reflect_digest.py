@@ -451,6 +451,25 @@ def test_a_lone_surrogate_in_a_transcript_is_shown_as_a_replacement_character(
 
 
 @pytest.mark.usefixtures("seeded")
+def test_a_quote_cannot_drive_the_terminal_it_is_shown_in(
+    run: Run, run_json: RunJson, store: Path, tmp_path: Path
+) -> None:
+    """A transcript holds whatever a tool fetched: an escape sequence in a quoted
+    message (OSC 0 sets the terminal's title; OSC 52 writes its clipboard) or a
+    bidirectional override reached the terminal of the person running `reflect`. They
+    are shown as escapes, as Carapace's remote text is; an emoji's joiner is kept."""
+    said = "No, don't \x1b]0;pwned\x07 use the cache \u202eevil\u202c from now on. 👩\u200d💻"
+    path = write_jsonl(tmp_path / "esc.jsonl", [*SESSION, user(said, 11)])
+    queue_with(store, transcript=str(path))
+    shown = run("reflect").stdout
+    assert not any(c in shown for c in "\x1b\x07\u202e\u202c"), repr(shown)
+    assert "don't \\u001b]0;pwned\\u0007 use the cache \\u202eevil\\u202c" in shown
+    assert "👩\u200d💻" in shown
+    [digest] = run_json("reflect")["digests"]
+    assert "\\u001b]0;pwned" in digest["moments"][-1]["quote"]
+
+
+@pytest.mark.usefixtures("seeded")
 def test_an_enormous_transcript_is_read_at_both_ends_only(
     run: Run, run_json: RunJson, store: Path, tmp_path: Path
 ) -> None:

@@ -20,6 +20,13 @@ from chitin.model.transcript import AGENT, CALL, USER, Turn
 DEFAULT_CHARACTERS = 4_000  # per session
 MIN_CHARACTERS = 500
 QUOTE = 300  # characters of one quote
+# What would let a transcript's text drive the terminal a digest is shown in: control
+# characters (escape sequences) and the bidirectional ones that reorder what is read;
+# shown as escapes, as Carapace's remote text is. A joiner (an emoji's) is kept.
+_VISIBLE = {
+    c: f"\\u{c:04x}"
+    for c in (*range(0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+}
 # What a moment asks to be kept as: the insight type, and how it was learned.
 SKELETON = {
     CORRECTION: ("behavioral", "correction"),
@@ -139,7 +146,7 @@ def make_digest(
 def quote(text: str, limit: int = QUOTE) -> str:
     """``text`` with credentials masked, on one line, cut to ``limit`` characters."""
     masked, _ = redacted(text)
-    flat = " ".join(masked.split())
+    flat = " ".join(masked.split()).translate(_VISIBLE)
     if len(flat) <= limit:
         return flat
     cut = flat[: limit - 1]
