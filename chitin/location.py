@@ -10,6 +10,8 @@ chitin's (``chitins``): what ``chitin init`` makes, and what a clone of a store 
 
 from __future__ import annotations
 
+import errno
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
@@ -192,4 +194,18 @@ def _absolute(path: str, env: Mapping[str, str], what: str) -> Path:
             f"cannot find the store {path!r}: the current folder no longer exists, and the "
             "path is relative to it; name the store by its absolute path"
         ) from None
+    _nameable(absolute, what)
     return absolute.resolve() if ".." in absolute.parts else absolute
+
+
+def _nameable(path: Path, what: str) -> None:
+    """Refuse a path the system cannot name (a name over 255 bytes, a path over 4,096):
+    every use of it, down to a look ahead for git, would fail with that error."""
+    try:
+        os.lstat(path)
+    except OSError as error:
+        if error.errno == errno.ENAMETOOLONG:
+            raise StoreError(
+                f"the store path given by {what} is too long for this system "
+                f"({error.strerror}): name a folder with a shorter path"
+            ) from None

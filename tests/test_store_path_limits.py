@@ -1,0 +1,27 @@
+"""A store path that the system cannot name: a name longer than a file name may be,
+or a path longer than a path may be. Every command says so in one line; none prints a
+traceback or an internal error (exit 3)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import chitin_program
+
+
+def chitin(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [chitin_program(), *args], capture_output=True, text=True, stdin=subprocess.DEVNULL
+    )
+
+
+@pytest.mark.parametrize("command", ["list", "where", "check", "init"])
+def test_a_store_name_too_long_for_the_system_is_one_line(tmp_path: Path, command: str) -> None:
+    store = tmp_path / ("x" * 300)  # a file name holds at most 255 bytes on Linux
+    result = chitin("--store", str(store), command)
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr
+    assert result.stderr.count("\n") == 1 and "too long" in result.stderr, result.stderr
+    assert not store.parent.joinpath("x" * 255).exists()
