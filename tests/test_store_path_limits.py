@@ -25,3 +25,18 @@ def test_a_store_name_too_long_for_the_system_is_one_line(tmp_path: Path, comman
     assert "Traceback" not in result.stderr and "internal error" not in result.stderr
     assert result.stderr.count("\n") == 1 and "too long" in result.stderr, result.stderr
     assert not store.parent.joinpath("x" * 255).exists()
+
+
+@pytest.mark.parametrize("command", ["list", "init"])
+def test_a_store_path_with_no_room_for_its_files_is_one_line(tmp_path: Path, command: str) -> None:
+    """Each name fits, and the store's own path fits too, but the files chitin keeps
+    in it (.chitin/sync-by-git, insights/<type>/<id>.md) would pass the system's limit
+    on a whole path (4,096 bytes on Linux)."""
+    left = 4096 - 20 - len(str(tmp_path))  # the store's path: 20 bytes short of 4,096
+    store = tmp_path.joinpath(*["y" * 200] * (left // 201), "z" * (left % 201 - 1))
+    assert len(str(store)) == 4096 - 20
+    result = chitin("--store", str(store), command)
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr
+    assert result.stderr.count("\n") == 1 and "too long" in result.stderr, result.stderr
+    assert not (tmp_path / ("y" * 200)).exists()
