@@ -40,3 +40,12 @@ def test_a_store_path_with_no_room_for_its_files_is_one_line(tmp_path: Path, com
     assert "Traceback" not in result.stderr and "internal error" not in result.stderr
     assert result.stderr.count("\n") == 1 and "too long" in result.stderr, result.stderr
     assert not (tmp_path / ("y" * 200)).exists()
+
+
+def test_importing_a_file_name_too_long_for_the_system_is_one_line(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    assert chitin("--store", str(store), "init").returncode == 0
+    result = chitin("--store", str(store), "import", str(tmp_path / ("x" * 300)))
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.startswith("Error: cannot read "), result.stderr
+    assert result.stderr.count("\n") == 1 and "too long" in result.stderr, result.stderr
