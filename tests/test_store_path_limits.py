@@ -4,11 +4,14 @@ traceback or an internal error (exit 3)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
 from conftest import chitin_program
+
+from chitin import Chitin, ChitinError
 
 
 def chitin(*args: str) -> subprocess.CompletedProcess[str]:
@@ -46,6 +49,19 @@ def test_importing_a_file_name_too_long_for_the_system_is_one_line(tmp_path: Pat
     store = tmp_path / "store"
     assert chitin("--store", str(store), "init").returncode == 0
     result = chitin("--store", str(store), "import", str(tmp_path / ("x" * 300)))
-    assert result.returncode == 1, result.stderr
-    assert result.stderr.startswith("Error: cannot read "), result.stderr
-    assert result.stderr.count("\n") == 1 and "too long" in result.stderr, result.stderr
+    assert result.returncode == 2, result.stderr  # the command line's path: a usage error
+    assert "internal error" not in result.stderr and "too long" in result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr
+    with Chitin(store=store, env=os.environ) as opened, pytest.raises(ChitinError) as raised:
+        opened.import_insights(tmp_path / ("x" * 300))  # the library's: a read error
+    assert str(raised.value).startswith("cannot read ") and "too long" in str(raised.value)
+
+
+@pytest.mark.parametrize("host", ["claude-code", "openclaw", "cursor"])
+def test_a_hooks_folder_name_too_long_for_the_system_is_a_usage_error(
+    tmp_path: Path, host: str
+) -> None:
+    result = chitin("hooks", "install", host, "--dir", str(tmp_path / ("x" * 300)))
+    assert result.returncode == 2, result.stderr
+    assert "internal error" not in result.stderr and "too long" in result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr

@@ -3,6 +3,8 @@ type that refuses an empty path, and the text type that refuses an empty name.""
 
 from __future__ import annotations
 
+import errno
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -23,7 +25,17 @@ class GivenPath(click.Path):
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str) and not value.strip():
             self.fail("it is empty; name a path (is the variable it came from unset?)", param, ctx)
+        if isinstance(value, str) and _too_long(value):  # every later look would raise
+            self.fail("it is too long for this system (File name too long)", param, ctx)
         return super().convert(value, param, ctx)
+
+
+def _too_long(path: str) -> bool:
+    try:
+        os.lstat(path)
+    except OSError as error:
+        return error.errno == errno.ENAMETOOLONG
+    return False
 
 
 class Named(click.ParamType):  # type: ignore[type-arg]  # click < 8.2 is not generic
