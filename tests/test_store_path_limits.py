@@ -65,3 +65,14 @@ def test_a_hooks_folder_name_too_long_for_the_system_is_a_usage_error(
     assert result.returncode == 2, result.stderr
     assert "internal error" not in result.stderr and "too long" in result.stderr
     assert result.stderr.count("\n") == 1, result.stderr
+
+
+@pytest.mark.parametrize("command", ["init", "contribute"])
+def test_a_store_path_through_a_loop_of_links_is_one_line(tmp_path: Path, command: str) -> None:
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    args = ["--type", "skill", "--claim", "Loops are refused", "--confidence", "0.5"]
+    result = chitin("--store", str(loop / "store"), command, *args[: 6 * (command != "init")])
+    assert result.returncode == 1, result.stderr
+    assert "internal error" not in result.stderr and "loop" in result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr
