@@ -10,6 +10,8 @@ chitin's (``chitins``): what ``chitin init`` makes, and what a clone of a store 
 
 from __future__ import annotations
 
+import errno
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
@@ -192,4 +194,32 @@ def _absolute(path: str, env: Mapping[str, str], what: str) -> Path:
             f"cannot find the store {path!r}: the current folder no longer exists, and the "
             "path is relative to it; name the store by its absolute path"
         ) from None
+    _nameable(absolute, what)
     return absolute.resolve() if ".." in absolute.parts else absolute
+
+
+# Room for the longest path chitin makes inside a store: .chitin/conflicts/archive/
+# <type>/<id>.md, an id being at most 128 characters (model/ids.py), and a temp suffix.
+ROOM = 256
+
+
+def _nameable(path: Path, what: str) -> None:
+    """Refuse a path the system cannot name (a name over 255 bytes), or one that leaves
+    no room for the files chitin keeps in it (a whole path over 4,096 bytes on Linux):
+    every use of it, down to a look ahead for git, would fail with that error."""
+    try:
+        limit = os.pathconf("/", "PC_PATH_MAX")
+    except (OSError, ValueError):  # no such setting here
+        limit = 4096
+    why = f"the files in it would pass {limit:,} bytes"
+    too_long = len(os.fsencode(path)) + ROOM > limit
+    try:
+        os.lstat(path)
+    except OSError as error:
+        if error.errno == errno.ENAMETOOLONG and not too_long:
+            why, too_long = "a name in it is over 255 bytes", True
+    if too_long:
+        raise StoreError(
+            f"the store path given by {what} is too long for this system ({why}): "
+            "name a folder with a shorter path"
+        )

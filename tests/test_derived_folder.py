@@ -61,6 +61,20 @@ def test_a_file_named_chitin_is_left_alone_and_reported(run: Run, store: Path) -
     assert ".chitin: file: is not a folder" in result.output
 
 
+def test_check_says_truly_what_becomes_of_a_file_named_chitin(run: Run, store: Path) -> None:
+    """A file is left alone (a link is replaced): check must not promise that the next
+    command replaces it, for the next write refuses it and it stays."""
+    run("init")
+    subprocess.run(["rm", "-rf", str(store / ".chitin")], check=True)
+    (store / ".chitin").write_text("not a folder")
+    said = run("check", expect=1).output
+    assert "replaces it" not in said, said
+    assert "writes refuse it" in said, said
+    run("contribute", "--type", "skill", "--claim", "Files are not replaced.",
+        "--confidence", "0.8", expect=1)  # fmt: skip
+    assert (store / ".chitin").read_text() == "not a folder"
+
+
 def test_check_reports_a_chitin_link_and_follows_nothing(tmp_path: Path) -> None:
     target = tmp_path / "elsewhere"
     target.mkdir()

@@ -3,6 +3,7 @@ type that refuses an empty path, and the text type that refuses an empty name.""
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -38,7 +39,17 @@ class GivenPath(click.Path):
                 value = str(expanded(Path(value), os.environ, what.replace("'", "")))
             except ValidationError as error:
                 self.fail(str(error), param, ctx)
+        if isinstance(value, str) and _too_long(value):  # every later look would raise
+            self.fail("it is too long for this system (File name too long)", param, ctx)
         return super().convert(value, param, ctx)
+
+
+def _too_long(path: str) -> bool:
+    try:
+        os.lstat(path)
+    except OSError as error:
+        return error.errno == errno.ENAMETOOLONG
+    return False
 
 
 class Named(click.ParamType):  # type: ignore[type-arg]  # click < 8.2 is not generic

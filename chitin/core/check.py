@@ -249,18 +249,18 @@ def _linked_tops(root: Path) -> list[Finding]:
 
 def _derived_not_a_folder(root: Path) -> list[Finding]:
     """``.chitin`` that is a link or a file (committed, it arrives by clone or sync):
-    chitin never follows it and replaces it with a folder, and says so here."""
-
+    never followed; a link is replaced with a folder, and writes refuse a file."""
     where = root / DERIVED_DIR
-    if not where.is_symlink() and (where.is_dir() or not where.exists()):
+    link = where.is_symlink()
+    if not link and (where.is_dir() or not where.exists()):
         return _derived_committed(root)
-    what = "a symbolic link" if where.is_symlink() else "not a folder"
+    fate = "the next command replaces it with a folder" if link else "writes refuse it"
     return [
         Finding(
             DERIVED_DIR,
             "file",
-            f"is {what}, where chitin keeps its derived data: it is never followed, and "
-            "the next command replaces it with a folder",
+            f"is {'a symbolic link' if link else 'not a folder'}, where chitin keeps "
+            f"its derived data: it is never followed, and {fate}",
             f"remove it (`git rm --cached {DERIVED_DIR}` if it is committed), and have "
             f"`{DERIVED_DIR}` (no trailing slash) in .gitignore",
             lint.ERROR,

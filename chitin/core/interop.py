@@ -75,7 +75,7 @@ def import_source(
         path = Path(source)
         # Only a regular file is looked into first: a pipe (`import <(chitin export)`)
         # gives its bytes once, and the look would take them from the JSON.
-        if path.is_file() and sqlite_file(path):
+        if _is_file(path) and sqlite_file(path):
             return import_database(opened, path, merge, allow_secret)
         read: Callable[[], str] = partial(path.read_text, encoding="utf-8")
         name, named = fspath(source), path.name
@@ -85,6 +85,15 @@ def import_source(
         return import_document(opened, source, origin or "a document", merge, allow_secret)
     document = _parsed_export(_read(read, name), name)
     return import_document(opened, document, origin or named, merge, allow_secret)
+
+
+def _is_file(path: Path) -> bool:
+    """Whether ``path`` is a regular file; False where it cannot be looked at (a name
+    too long for the system, no access): reading it then says why, in one line."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 def _read(read: Callable[[], str], name: str) -> str:

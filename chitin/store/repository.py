@@ -113,8 +113,14 @@ class Store:
         refuse it, before a folder is made."""
         if self.git.is_repository():
             return  # already a store: nothing new is made
-        # As named, and where its links lead: the folder made is the latter.
-        for named in dict.fromkeys((self.root.absolute(), self.root.resolve())):
+        try:  # as named, and where its links lead: the folder made is the latter
+            resolved = self.root.resolve()
+        except (OSError, RuntimeError):  # a loop of links: RuntimeError before 3.13
+            raise StoreError(
+                f"cannot create the store at {self.root}: its path runs into a loop of "
+                "symbolic links"
+            ) from None
+        for named in dict.fromkeys((self.root.absolute(), resolved)):
             self._refuse_inside(named)
 
     def _refuse_inside(self, named: Path) -> None:
