@@ -76,3 +76,36 @@ def test_a_store_path_through_a_loop_of_links_is_one_line(tmp_path: Path, comman
     assert result.returncode == 1, result.stderr
     assert "internal error" not in result.stderr and "loop" in result.stderr
     assert result.stderr.count("\n") == 1, result.stderr
+
+
+def _denied_store(tmp_path: Path) -> Path | None:
+    """A store path whose folder cannot be looked into: a folder of mode 000 (for a
+    user), or /proc/1/root (for root in a container); None where neither denies."""
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0)
+    for store in (locked / "store", Path("/proc/1/root/chitin-store")):
+        try:
+            os.stat(store / ".chitin")
+        except PermissionError:
+            return store
+        except OSError:
+            continue
+    return None
+
+
+@pytest.mark.parametrize("command", ["list", "stats", "retrieve"])
+def test_a_store_folder_that_cannot_be_read_is_one_line(tmp_path: Path, command: str) -> None:
+    """The console's look ahead (chitin/console/ahead.py) asked whether the store syncs
+    by git and let the PermissionError out as a traceback, before the command could say
+    what was wrong."""
+    store = _denied_store(tmp_path)
+    if store is None:
+        pytest.skip("no folder here denies a look inside it")
+    try:
+        args = ["--query", "tests"] if command == "retrieve" else []
+        result = chitin("--store", str(store), command, *args)
+    finally:
+        (tmp_path / "locked").chmod(0o700)
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr
+    assert result.returncode == 1 and result.stderr.count("\n") == 1, result.stderr

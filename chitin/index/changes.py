@@ -117,7 +117,13 @@ def mark_by_git(root: Path, by_git: bool) -> None:
 
 
 def syncs_by_git(root: Path) -> bool:
-    return (root / ".chitin" / BY_GIT_MARK).is_file()
+    """Whether the store's cache syncs by git. A folder that cannot be looked into
+    (permission denied, an I/O error) does not: the command that opens the store says
+    why, in one line; asked by the console's look ahead, this must not raise."""
+    try:
+        return (root / ".chitin" / BY_GIT_MARK).is_file()
+    except OSError:
+        return False
 
 
 def forget(db: sqlite3.Connection) -> None:
