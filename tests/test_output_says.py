@@ -240,7 +240,11 @@ def test_merge_and_history_round_a_confidence_as_get_and_reinforce_do(
     assert "[reinforce] confidence: 0.953 → 0.955 (reinforce:2)" in shown, shown
     run("update", made["id"], "--confidence", "0.9")
     assert '[update] confidence: "0.955" → "0.9"' in run("history", made["id"]).stdout
-    assert "0.954875" not in run("changelog").stdout
+    # as 1.4.5 prints them: an update's values quoted, a reinforcement's numbers bare
+    changes = run("changelog").stdout
+    assert f'[update] {made["id"]} confidence: "0.955" → "0.9"' in changes, changes
+    assert f"[reinforce] {made['id']} 0.953 → 0.955 (reinforce:2)" in changes, changes
+    assert "0.954875" not in changes
     assert run_json("history", made["id"])["history"][2]["newValue"] == "0.954875"
 
 
@@ -257,3 +261,25 @@ def test_json_of_merge_and_update_type_names_the_fields_dropped(add: Any, run_js
     other = add("skill", "Keep the skill claim", 0.8)
     assert "dropped" not in run_json("merge", plain["id"], other["id"])
     assert "dropped" not in run_json("update", other["id"], "--type", "principle")
+
+
+def test_history_and_changelog_shorten_a_long_claim_as_diff_does(
+    run: Run, add: Any, run_json: Any
+) -> None:
+    """fix101: a 57,000-character claim made a 57,000-character line of `history`'s
+    header and create entry, and of `changelog`'s; text shows it shortened, the JSON whole.
+    An ordinary claim (a sentence) is shown whole."""
+    claim = "Check the " + "word " * 11_400 + "end."
+    made = add("skill", claim, 0.8)
+    longer = claim + " And the tail."
+    run("update", made["id"], "--claim", longer)
+    for said in (run("history", made["id"]).stdout, run("changelog").stdout):
+        assert max(len(line) for line in said.splitlines()) < 400, said[:600]
+        assert '"Check the word word' in said and "…" in said
+        assert 'word end." → "…word word word word end. And the tail."' in said  # they part
+    whole = run_json("history", made["id"])["history"]
+    assert whole[0]["newValue"] == claim and whole[1]["newValue"] == longer
+    assert run_json("changelog")[-1]["newValue"] == claim
+    sentence = "Reproduce the bug with a failing test before touching the code, then fix it."
+    plain = add("skill", sentence * 2, 0.8)
+    assert f'[create] "{sentence * 2}"' in run("history", plain["id"]).stdout

@@ -25,7 +25,7 @@ def history(ctx: click.Context, insight_id: str, limit: int | None, fmt: str) ->
         emit_json(shapes.history(insight, entries, retrieved))
         return
     lines = [
-        f'[{insight.type}] "{insight.claim}"',
+        f'[{insight.type}] "{text.shortened(insight.claim, text.SHORT_CLAIM_LINE)}"',
         f"  Current: confidence {text.confidence(insight.confidence)} | "
         f"{insight.reinforcements}× reinforced",
         "",

@@ -16,13 +16,11 @@ from chitin.model.diff import (
     value_changes,
 )
 from chitin.model.insight import Insight, js_number
-from chitin.render.text import confidence_change
+from chitin.render.text import SHORT_TEXT, confidence_change, quoted_change, shortened
 
 NO_CHANGES = "No changes to the personality."
 NO_RENDER_CHANGES = "No changes to PERSONALITY.md."
 SHORT_CLAIM = 72
-SHORT_TEXT = 80
-_LEAD = 24  # characters of common text kept before the point where two texts part
 _TITLES = {
     "added": "Added",
     "removed": "Removed",
@@ -74,7 +72,7 @@ def _entry_lines(delta: Delta) -> list[str]:
     shown = delta.new or delta.old
     assert shown is not None
     insight = shown.insight
-    claim = _short(insight.claim, SHORT_CLAIM)
+    claim = shortened(insight.claim, SHORT_CLAIM)
     if delta.category == "merged":
         head = f"  {delta.id} → {delta.merged_into}: {claim}"
     else:
@@ -133,21 +131,8 @@ def field_line(change: ValueChange) -> str:
         return f"tags: {' '.join(added + removed) or '(reordered)'}"
     old, new = _value(change.old), _value(change.new)
     if old == new and isinstance(change.old, str) and isinstance(change.new, str):
-        old, new = _from_parting(change.old, change.new)
+        old, new = quoted_change(change.old, change.new)
     return f"{change.field}: {old} → {new}"
-
-
-def _from_parting(old: str, new: str) -> tuple[str, str]:
-    """Two texts that part only past the shortened width (an appended reasoning, a
-    word fixed at the end), each shown from a few words before they part."""
-    a, b = " ".join(old.split()), " ".join(new.split())
-    same = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), len(a))
-    start = a.rfind(" ", 0, max(0, same - _LEAD)) + 1
-    return _quoted(a, start), _quoted(b, start)
-
-
-def _quoted(text: str, start: int) -> str:
-    return f'"{"…" if start else ""}{_short(text[start:], SHORT_TEXT)}"'
 
 
 def _tags(value: object) -> tuple[str, ...]:
@@ -163,12 +148,7 @@ def _value(value: object) -> str:
         return js_number(value)
     if isinstance(value, str) and " " not in value.strip():
         return value
-    return f'"{_short(str(value), SHORT_TEXT)}"'
-
-
-def _short(text: str, width: int) -> str:
-    folded = " ".join(text.split())
-    return folded if len(folded) <= width else folded[: width - 1].rstrip() + "…"
+    return f'"{shortened(str(value), SHORT_TEXT)}"'
 
 
 def problem_lines(unreadable: Sequence[Unreadable], ends: Ends) -> list[str]:

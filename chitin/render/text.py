@@ -259,12 +259,43 @@ def similar(results: Sequence[tuple[Candidate, float]]) -> list[str]:
     return lines
 
 
+# How much of a text people are shown on one line, ellipsis included (`shortened`): a
+# claim on a line of its own (`history`'s and `changelog`'s, the header and a create
+# entry: a sentence stays whole), and each side of a change of a value (`claim: "…" →
+# "…"`, as `chitin diff` and `update` say it). JSON keeps every text whole.
+SHORT_CLAIM_LINE = 200
+SHORT_TEXT = 80
+_LEAD = 24  # characters of common text kept before the point where two texts part
+
+
+def shortened(text: str, width: int) -> str:
+    """``text`` on one line, cut to ``width`` characters with an ellipsis if longer."""
+    folded = " ".join(text.split())
+    return folded if len(folded) <= width else folded[: width - 1].rstrip() + "…"
+
+
+def quoted_change(old: str, new: str) -> tuple[str, str]:
+    """Two values quoted and shortened to SHORT_TEXT; two texts that part only past that
+    width (an appended reasoning, a word fixed at the end) are each shown from a few
+    words before they part."""
+    a, b = " ".join(old.split()), " ".join(new.split())
+    if shortened(a, SHORT_TEXT) != shortened(b, SHORT_TEXT) or a == b:
+        return f'"{shortened(a, SHORT_TEXT)}"', f'"{shortened(b, SHORT_TEXT)}"'
+    same = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), len(a))
+    start = a.rfind(" ", 0, max(0, same - _LEAD)) + 1
+    return _quoted_from(a, start), _quoted_from(b, start)
+
+
+def _quoted_from(text: str, start: int) -> str:
+    return f'"{"…" if start else ""}{shortened(text[start:], SHORT_TEXT)}"'
+
+
 def history_line(entry: Entry) -> str:
     stamp = entry.changed_at.replace("T", " ").rstrip("Z")
     head = f"  {stamp}  [{entry.change_type}]"
     if entry.field == "*":
         text = entry.new if entry.new is not None else entry.old
-        body = f' "{text}"' if text is not None else ""
+        body = f' "{shortened(text, SHORT_CLAIM_LINE)}"' if text is not None else ""
     elif entry.change_type == "reinforce":  # as 1.4.5: numbers bare, values quoted
         old, new = _values(entry)
         body = f" {entry.field}: {old} → {new}"
@@ -279,8 +310,8 @@ def history_line(entry: Entry) -> str:
 def _field_change(entry: Entry) -> str:
     if entry.field == "id":  # renamed by hand (git mv)
         return f"renamed from {entry.old} to {entry.new}"
-    old, new = _values(entry)
-    return f'{entry.field}: "{old}" → "{new}"'
+    old, new = quoted_change(*_values(entry))
+    return f"{entry.field}: {old} → {new}"
 
 
 def _suffix(entry: Entry) -> str:
@@ -293,7 +324,7 @@ def changelog_line(entry: Entry) -> str:
     stamp = entry.changed_at.replace("T", " ").rstrip("Z")
     if entry.field == "*":
         text = entry.new if entry.new is not None else entry.old
-        body = f'"{text}"' if text is not None else ""
+        body = f'"{shortened(text, SHORT_CLAIM_LINE)}"' if text is not None else ""
     elif entry.change_type == "reinforce":
         old, new = _values(entry)
         body = f"{old} → {new}"

@@ -48,9 +48,11 @@ _ONCE_OPENS = frozenset(
 # "don't", and "dont" typed without its apostrophe: "do not" ("can't" is "ca not").
 _BARE = "do|does|did|is|are|was|were|has|have|had|should|would|could|must|need|ca|wo"
 _CONTRACTION = re.compile(rf"n['’]t\b|\b({_BARE})nt\b", re.IGNORECASE)
-# A "++" or "#" ending a word after a letter is part of it: "c++", "c#" and "f#" are
-# words of their own, not "c" and "f" (as the exact key reads them: judgement.py).
-_WORD = re.compile(r"[a-z0-9]*[a-z](?:\+\+|#)(?![a-z0-9])|[a-z0-9]+")
+# A name is a word of its own: a "++" or "#" ending a word after a letter, then a version
+# ("c++", "c#", "c++11": not "c" and "11"); a dot and letters opening a word, or after
+# two characters or more (".net", "asp.net", "node.js"; not "e.g", nor "3.11").
+_WORD = re.compile(r"(?:(?<![a-z0-9.])\.(?=[a-z]))?[a-z0-9]++(?:(?<=[a-z])(?:\+\+|#)[0-9]*+"
+                   r"(?![a-z0-9])|(?<=[a-z0-9]{2})(?:\.[a-z]++)++(?![a-z0-9]))?")  # fmt: skip
 
 
 class Stance(NamedTuple):
