@@ -840,3 +840,31 @@ def test_a_reset_without_an_ended_session_id_still_queues_its_marker(
     pending = run_json("reflect")["pending"]
     assert [m["reason"] for m in pending] == ["new", "new", "idle"]
     assert all("agentDatabase" not in m and "sessionId" not in m for m in pending)
+
+
+@pytest.mark.parametrize("linked", [False, True], ids=["a FIFO", "a link to a FIFO"])
+def test_a_settings_file_that_is_a_fifo_is_refused_not_waited_on(
+    tmp_path: Path, linked: bool
+) -> None:
+    """Reading a FIFO waits for a writer that never comes (the install hung), and the
+    atomic write would have replaced what the link pointed to, /dev/null for a settings
+    file linked there to keep Claude Code from reading it."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    settings_file = tmp_path / "p" / ".claude" / "settings.json"
+    settings_file.parent.mkdir(parents=True)
+    if linked:
+        settings_file.symlink_to(fifo)
+    else:
+        os.mkfifo(settings_file)
+    for command in ("install", "uninstall"):
+        result = subprocess.run(
+            [CHITIN, "--store", str(tmp_path / "store"), "hooks", command, "claude-code",
+             "--dir", str(tmp_path / "p")],
+            capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        assert result.returncode == 1, result.stderr
+        [line] = result.stderr.splitlines()
+        assert str(settings_file) in line and "a FIFO" in line and "nothing was written" in line
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert settings_file.is_symlink() if linked else stat.S_ISFIFO(os.lstat(settings_file).st_mode)

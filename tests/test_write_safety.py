@@ -433,3 +433,31 @@ def test_a_full_disk_part_way_through_a_write_leaves_nothing(
     assert git(seeded, "rev-parse", "HEAD") == before
     assert status(seeded) == ""
     assert not list(seeded.glob("insights/skill/full-*"))
+
+
+@pytest.mark.parametrize("kind", ["a FIFO", "a socket"])
+def test_an_atomic_write_never_replaces_a_fifo_socket_or_device(tmp_path: Path, kind: str) -> None:
+    """A rename over a device, FIFO or socket replaces it with a regular file: as root,
+    a path that named /dev/null (a host's settings link, a path option) made /dev/null
+    a regular file for every program on the machine. Every writer goes through
+    atomic_write, which now refuses it and leaves it as it was."""
+    import socket
+
+    from chitin.store.files import UnsafeFile, atomic_write
+
+    target = tmp_path / "target"
+    if kind == "a FIFO":
+        os.mkfifo(target)
+    else:
+        listener = socket.socket(socket.AF_UNIX)
+        listener.bind(str(target))
+    try:
+        before = os.lstat(target)
+        with pytest.raises(UnsafeFile, match=f"is {kind}"):
+            atomic_write(target, "text\n")
+        after = os.lstat(target)
+    finally:
+        if kind == "a socket":
+            listener.close()
+    assert (after.st_mode, after.st_ino) == (before.st_mode, before.st_ino)
+    assert not list(tmp_path.glob(".chitin-*.tmp"))  # no scratch file left

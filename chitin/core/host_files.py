@@ -8,12 +8,14 @@ Shared by the installers of every host (``chitin.core.openclaw``,
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from chitin.errors import ChitinError
 from chitin.model import strict_json
-from chitin.store.files import atomic_write
+from chitin.store.files import atomic_write, kind_of
 
 
 class Outcome(NamedTuple):
@@ -45,12 +47,34 @@ def is_gone(program: str) -> bool:
     return path.is_absolute() and not path.is_file()
 
 
+def regular_or_missing(path: Path) -> None:
+    """Refuse a host file that is, or links to, a FIFO, a device or a socket: reading a
+    FIFO waits for a writer that never comes, and a write would replace the device (a
+    settings file linked to /dev/null to keep a host from reading it)."""
+    try:
+        mode = path.stat().st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    except OSError as error:
+        raise HookSetupError(f"cannot read {path}: {error.strerror or error}") from None
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        raise HookSetupError(
+            f"{path} is {kind_of(mode, 'not a file')}{_via(path)}, not a file: chitin "
+            "reads and writes only regular files there (nothing was written)"
+        )
+
+
+def _via(path: Path) -> str:
+    return f" (through a link to {os.path.realpath(path)})" if path.is_symlink() else ""
+
+
 def read_json_object(path: Path) -> dict[str, Any]:
     """The JSON object a host's configuration file holds (``{}`` when the file is
     missing or blank), or a HookSetupError of one line naming the file and exactly what
     is wrong with it, so that nothing is written over it. A key given twice in one
     object is refused too: writing the file back would silently drop one of them."""
     try:
+        regular_or_missing(path)
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return {}
@@ -86,6 +110,7 @@ def read_text(path: Path) -> str | None:
     """``path``'s text; None when it is missing, "" when it cannot be read (so that it
     differs from any text we would write, and is written over)."""
     try:
+        regular_or_missing(path)
         return path.read_text(encoding="utf-8")
     except (FileNotFoundError, NotADirectoryError):
         return None
@@ -98,6 +123,7 @@ def write_text(path: Path, text: str) -> None:
     settings file kept with the user's dotfiles), the file it points to is replaced."""
     target = path.resolve() if path.is_symlink() else path
     try:
+        regular_or_missing(path)
         atomic_write(target, text)
     except OSError as error:
         raise HookSetupError(f"cannot write {path}: {error.strerror or error}") from None

@@ -41,6 +41,7 @@ def atomic_write(path: Path, text: str, durable: bool = True) -> FileStat:
     empty file behind.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
+    _replaceable(path)
     fd, tmp_name = _scratch_file(path.parent)
     try:
         os.fchmod(fd, _mode_for(path))  # mkstemp makes 0600; keep what the file had
@@ -55,6 +56,23 @@ def atomic_write(path: Path, text: str, durable: bool = True) -> FileStat:
             os.unlink(tmp_name)
         raise
     return stat_of(path)
+
+
+def _replaceable(path: Path) -> None:
+    """Refuse to rename a file over a device, a FIFO or a socket: it would be replaced
+    by a regular file and lost (as root, ``/dev/null`` itself, named by a host's
+    settings link or a path option). A link is replaced as a link; a caller that means
+    the file it points to resolves it first. (A folder refuses the rename itself.)"""
+    try:
+        mode = os.lstat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        raise UnsafeFile(
+            f"{path} is {kind_of(mode, 'not a file')}, not a file: chitin writes only "
+            "regular files, and left it as it was",
+            "name a regular file, or remove what is there",
+        )
 
 
 def _scratch_file(folder: Path) -> tuple[int, str]:
