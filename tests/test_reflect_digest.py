@@ -667,3 +667,36 @@ def test_every_cue_phrase_passes_the_word_check_before_the_rules(kind: str, text
     rules = PREFERENCE_RULES if kind == PREFERENCE else CORRECTION_RULES
     assert rules.search(text), text  # the example is one of the rules' own
     assert cue_kind(text) == kind
+
+
+@pytest.mark.usefixtures("seeded")
+@pytest.mark.parametrize("kept", [10, 20, 31, 39])
+def test_a_credential_cut_at_a_messages_end_is_not_quoted_in_part(
+    run: Run, run_json: RunJson, store: Path, tmp_path: Path, kept: int
+) -> None:
+    """fix102: a message is kept to its first 2,000 characters, and it was cut before the
+    credential scan saw it: a token across the cut lost its tail, was no longer
+    recognised, and its first ``kept`` characters were quoted (text, JSON, MCP)."""
+    opening = "No, don't use requests here, use httpx instead."
+    padding = "\n" * (2_000 - kept - len(opening))
+    said = opening + padding + TOKEN + " and that is all"
+    command = "curl -H 'X: 1' " + "\t" * (2_000 - kept - 15) + TOKEN + " https://x"
+    entries = [user(said, 1), agent("Switching to httpx."), call("curl https://x"),
+               result("Exit code 6", failed=True), call(command), result("ok")]  # fmt: skip
+    queue_with(store, transcript=str(write_jsonl(tmp_path / "s.jsonl", entries)))
+    shown = run("reflect").stdout
+    [digest] = run_json("reflect")["digests"]
+    assert "No, don't use requests" in shown and "curl" in json.dumps(digest["moments"])
+    for part in (TOKEN[:kept], TOKEN[4:kept]):
+        assert part not in shown and part not in json.dumps(digest)
+
+
+def test_a_run_without_spaces_past_the_scan_is_left_out_whole() -> None:
+    """A credential across the cut is seen whole when it ends within 2,000 characters
+    after it; a run without spaces longer than that is not kept in part."""
+    head = "Use the other key: "
+    [turn] = turns([user(head + "Zq9" * 2_000)])
+    assert turn.text == head
+    said = "No, use staging.\n" + "-" * 1_970 + " " + TOKEN + " ok"
+    [turn] = turns([user(said)])
+    assert TOKEN[:6] not in turn.text and turn.text.endswith("- ")  # no half mask either
