@@ -700,3 +700,26 @@ def test_a_run_without_spaces_past_the_scan_is_left_out_whole() -> None:
     said = "No, use staging.\n" + "-" * 1_970 + " " + TOKEN + " ok"
     [turn] = turns([user(said)])
     assert TOKEN[:6] not in turn.text and turn.text.endswith("- ")  # no half mask either
+
+
+@pytest.mark.usefixtures("seeded")
+def test_a_size_too_small_for_a_long_session_name_still_keeps_the_done_command(
+    run: Run, run_json: RunJson, store: Path, tmp_path: Path
+) -> None:
+    """fix102: a session key may be 1,000 characters long, and the heading and the
+    `reflect --done` command each print it: at --max-characters 500 neither fitted, and
+    the block was one line saying the rest was left out, without the command the docs
+    promise. The promised parts are kept whole, and the block says why it is longer."""
+    key = "k" * 1_000
+    entries = [user("No, use version 2 instead of the one before, please", 1), agent("Fixed")]
+    queue_with(store, sessionKey=key, transcript=str(write_jsonl(tmp_path / "s.jsonl", entries)))
+    shown = run("reflect", "--max-characters", "500").stdout
+    block = shown[shown.index("── ") : shown.index("\n\nWhen every session")]
+    lines = block.splitlines()
+    assert lines[0].startswith(f"── {key} (end) — ")
+    assert lines[-2:] == ["    Ready commands:", lines[-1]] and lines[-1].endswith(
+        f" reflect --done {key}"
+    )
+    assert "500 characters cannot hold more" in block, block
+    [digest] = run_json("reflect", "--max-characters", "500")["digests"]
+    assert digest["commands"][-1].endswith(f" reflect --done {key}")

@@ -125,24 +125,30 @@ def _quoted(text: str) -> str:
 
 def _within(lines: list[str], characters: int, done: str | None) -> list[str]:
     """``lines`` within ``characters``: cut short, a line says so, and the command that
-    finishes the session (``done``) still closes the block, under its heading, where
-    it fits (the JSON's commands keep it too)."""
+    finishes the session (``done``) still closes the block, under its heading (the
+    JSON's commands keep it too). The heading and that command are kept whole even
+    when they alone are longer (a session's name may be 1,000 characters): the line
+    then says so, and the block is longer than asked rather than without them."""
     room = characters - 80  # the line that says what was left out
     if _length(lines) <= room:
         return lines
     tail = [READY, done] if done else []
-    if _length(tail) < room:
-        room -= _length(tail)
-    else:
-        tail = []
-    kept: list[str] = []
-    for line in lines:
+    room -= _length(tail)
+    kept = lines[:1]
+    for line in lines[1:]:
         if _length(kept) + len(line) + 1 > room:
             break
         kept.append(line)
     if READY in kept:
         tail = tail[1:]
-    return [*kept, f"{INDENT}(the rest left out to keep {characters} characters)", *tail]
+    said = f"the rest left out to keep {characters} characters"
+    if _length(kept) > room:
+        promised = "heading and the reflect --done command" if done else "heading"
+        said = (
+            f"the rest left out: {characters} characters cannot hold more than the "
+            f"{promised} of a session so named"
+        )
+    return [*kept, f"{INDENT}({said})", *tail]
 
 
 def _length(lines: list[str]) -> int:
