@@ -278,7 +278,7 @@ def test_each_digest_keeps_within_its_size(run: Run, store: Path, tmp_path: Path
     for limit in (800, 4000):
         shown = run("reflect", "--max-characters", str(limit)).stdout
         block = shown[shown.index("── ") : shown.index("When every session")]
-        assert len(block) <= limit and "more moment(s) left out" in block
+        assert len(block) <= limit and " moment(s)" in block.splitlines()[-3], block
     assert "--max-characters" in run("reflect", "--max-characters", "10", expect=2).stderr
 
 
@@ -723,3 +723,29 @@ def test_a_size_too_small_for_a_long_session_name_still_keeps_the_done_command(
     assert "500 characters cannot hold more" in block, block
     [digest] = run_json("reflect", "--max-characters", "500")["digests"]
     assert digest["commands"][-1].endswith(f" reflect --done {key}")
+
+
+@pytest.mark.usefixtures("seeded")
+def test_a_small_size_still_shows_the_weightiest_moment_and_counts_what_it_left_out(
+    run: Run, run_json: RunJson, store: Path, tmp_path: Path
+) -> None:
+    """fix102: each moment was costed at its quote plus ~220 characters, so at
+    --max-characters 500 none was ever shown; and the text cut the insights given at
+    the start without a word while the JSON listed them all. Now the weightiest moment
+    is shown, shortened, and the text says how many of each it left out."""
+    given = [i["id"] for i in run_json("list")]
+    entries = [user("Thanks, that looks fine to me.", 1), agent("Glad to help."),
+               user("No, I said never push to main: open a pull request instead, "
+                    "and from now on always run the whole test suite first. " + "Really. " * 40,
+                    3),
+               agent("Understood, opening a pull request.")]  # fmt: skip
+    queue_with(store, transcript=str(write_jsonl(tmp_path / "s.jsonl", entries)), injected=given)
+    [digest] = run_json("reflect", "--max-characters", "500")["digests"]
+    assert [m["message"] for m in digest["moments"]] == [3]
+    assert len(digest["insights"]) == len(given)
+    shown = run("reflect", "--max-characters", "500").stdout
+    block = shown[shown.index("── ") : shown.index("\n\nWhen every session")]
+    assert len(block) <= 500, block
+    assert "message 3" in block and "“No, I said never push to main" in block
+    assert f"{len(given)} insight(s) given at the start" in block, block
+    assert block.splitlines()[-1].endswith(" reflect --done s-1")
