@@ -31,7 +31,7 @@ SHORTEST = 40  # characters of a moment's quote cut to fit: fewer say too little
 
 
 class _Part(NamedTuple):
-    """Some lines of a digest, and what leaving them out leaves out: ``count`` of
+    """Some lines of a digest, and what leaving them out leaves out: ``many`` of
     ``kind`` ("" for framing, which is not counted); ``short``: the lines cut to fit a
     room, or None where they cannot be (a moment: its quote cut, what followed left out)."""
 
