@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import chitin_program
 
 TURNS = [
@@ -149,30 +150,38 @@ def test_a_transcript_path_under_home_as_claude_code_s_docs_write_it_is_read(
     assert [(d["warning"], len(d["moments"])) for d in digests] == [(None, 2), (None, 2)]
 
 
-def test_a_relative_transcript_path_without_cwd_is_taken_from_where_the_hook_ran(
-    tmp_path: Path,
+@pytest.mark.parametrize(
+    "cwd", [None, 7, ["/x"], "project"], ids=["none", "number", "list", "relative"]
+)
+def test_a_relative_transcript_path_without_a_usable_cwd_queues_nothing(
+    tmp_path: Path, cwd: object
 ) -> None:
-    """An event without ``cwd`` (a hand-made one, or another host's) and a relative
-    ``transcript_path``: the hook runs where Claude Code runs, so the path is taken
-    from there, as ``reflect --queue --transcript`` takes its own; kept relative, the
-    marker named a file that ``reflect`` run from any other folder could not find."""
+    """fix102: an event whose ``cwd`` is missing, not a string or not absolute, with a
+    relative ``transcript_path``: the path was taken from the folder the hook process
+    ran in, which nothing ties to the session (a hook runner's own folder, say), so the
+    marker could name another session's file of that name. Now the path is not guessed
+    at: the real hook command queues nothing and says why in one line, exit 0."""
     program = chitin_program()
-    home, project, elsewhere = tmp_path / "home", tmp_path / "project", tmp_path / "elsewhere"
-    for folder in (home, project, elsewhere):
+    home, project = tmp_path / "home", tmp_path / "project"
+    for folder in (home, project):
         folder.mkdir(exist_ok=True)
     (project / "s-3.jsonl").write_text("".join(json.dumps(turn) + "\n" for turn in TURNS))
     store = tmp_path / "store"
     env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "CHITIN_BACKGROUND_EMBED": "off"}
     subprocess.run([program, "--store", str(store), "init"], env=env, check=True)
-    hook = {"session_id": "s-3", "transcript_path": "s-3.jsonl", "hook_event_name": "SessionEnd"}
-    subprocess.run([program, "--store", str(store), "hooks", "run", "claude-code", "reflect"],
-                   input=json.dumps(hook), env=env, text=True, check=True, cwd=project)  # fmt: skip
+    hook: dict[str, object] = {"session_id": "s-3", "transcript_path": "s-3.jsonl",
+                               "hook_event_name": "SessionEnd", "reason": "other"}  # fmt: skip
+    if cwd is not None:
+        hook["cwd"] = cwd
+    done = subprocess.run([program, "--store", str(store), "hooks", "run", "claude-code",
+                           "reflect"], input=json.dumps(hook), env=env, text=True,
+                          capture_output=True, cwd=project)  # fmt: skip
+    assert (done.returncode, done.stdout) == (0, ""), done.stderr
+    [line] = done.stderr.splitlines()
+    assert "relative" in line and "cwd" in line and "nothing was queued" in line, line
     shown = subprocess.run([program, "--store", str(store), "reflect", "--format", "json"],
-                           env=env, capture_output=True, text=True, cwd=elsewhere)  # fmt: skip
-    assert shown.returncode == 0, shown.stderr
-    [digest] = json.loads(shown.stdout)["digests"]
-    assert (digest["source"], digest["warning"]) == (str(project / "s-3.jsonl"), None)
-    assert shown.stderr == ""
+                           env=env, capture_output=True, text=True, check=True)  # fmt: skip
+    assert json.loads(shown.stdout)["pending"] == []
 
 
 def test_a_cleared_queue_offers_no_command_that_needs_its_markers(tmp_path: Path) -> None:

@@ -278,7 +278,7 @@ def test_each_digest_keeps_within_its_size(run: Run, store: Path, tmp_path: Path
     for limit in (800, 4000):
         shown = run("reflect", "--max-characters", str(limit)).stdout
         block = shown[shown.index("── ") : shown.index("When every session")]
-        assert len(block) <= limit and "more moment(s) left out" in block
+        assert len(block) <= limit and " moment(s)" in block.splitlines()[-3], block
     assert "--max-characters" in run("reflect", "--max-characters", "10", expect=2).stderr
 
 
@@ -667,3 +667,85 @@ def test_every_cue_phrase_passes_the_word_check_before_the_rules(kind: str, text
     rules = PREFERENCE_RULES if kind == PREFERENCE else CORRECTION_RULES
     assert rules.search(text), text  # the example is one of the rules' own
     assert cue_kind(text) == kind
+
+
+@pytest.mark.usefixtures("seeded")
+@pytest.mark.parametrize("kept", [10, 20, 31, 39])
+def test_a_credential_cut_at_a_messages_end_is_not_quoted_in_part(
+    run: Run, run_json: RunJson, store: Path, tmp_path: Path, kept: int
+) -> None:
+    """fix102: a message is kept to its first 2,000 characters, and it was cut before the
+    credential scan saw it: a token across the cut lost its tail, was no longer
+    recognised, and its first ``kept`` characters were quoted (text, JSON, MCP)."""
+    opening = "No, don't use requests here, use httpx instead."
+    padding = "\n" * (2_000 - kept - len(opening))
+    said = opening + padding + TOKEN + " and that is all"
+    command = "curl -H 'X: 1' " + "\t" * (2_000 - kept - 15) + TOKEN + " https://x"
+    entries = [user(said, 1), agent("Switching to httpx."), call("curl https://x"),
+               result("Exit code 6", failed=True), call(command), result("ok")]  # fmt: skip
+    queue_with(store, transcript=str(write_jsonl(tmp_path / "s.jsonl", entries)))
+    shown = run("reflect").stdout
+    [digest] = run_json("reflect")["digests"]
+    assert "No, don't use requests" in shown and "curl" in json.dumps(digest["moments"])
+    for part in (TOKEN[:kept], TOKEN[4:kept]):
+        assert part not in shown and part not in json.dumps(digest)
+
+
+def test_a_run_without_spaces_past_the_scan_is_left_out_whole() -> None:
+    """A credential across the cut is seen whole when it ends within 2,000 characters
+    after it; a run without spaces longer than that is not kept in part."""
+    head = "Use the other key: "
+    [turn] = turns([user(head + "Zq9" * 2_000)])
+    assert turn.text == head
+    said = "No, use staging.\n" + "-" * 1_970 + " " + TOKEN + " ok"
+    [turn] = turns([user(said)])
+    assert TOKEN[:6] not in turn.text and turn.text.endswith("- ")  # no half mask either
+
+
+@pytest.mark.usefixtures("seeded")
+def test_a_size_too_small_for_a_long_session_name_still_keeps_the_done_command(
+    run: Run, run_json: RunJson, store: Path, tmp_path: Path
+) -> None:
+    """fix102: a session key may be 1,000 characters long, and the heading and the
+    `reflect --done` command each print it: at --max-characters 500 neither fitted, and
+    the block was one line saying the rest was left out, without the command the docs
+    promise. The promised parts are kept whole, and the block says why it is longer."""
+    key = "k" * 1_000
+    entries = [user("No, use version 2 instead of the one before, please", 1), agent("Fixed")]
+    queue_with(store, sessionKey=key, transcript=str(write_jsonl(tmp_path / "s.jsonl", entries)))
+    shown = run("reflect", "--max-characters", "500").stdout
+    block = shown[shown.index("── ") : shown.index("\n\nWhen every session")]
+    lines = block.splitlines()
+    assert lines[0].startswith(f"── {key} (end) — ")
+    assert lines[-2:] == ["    Ready commands:", lines[-1]] and lines[-1].endswith(
+        f" reflect --done {key}"
+    )
+    assert "500 characters cannot hold more" in block, block
+    [digest] = run_json("reflect", "--max-characters", "500")["digests"]
+    assert digest["commands"][-1].endswith(f" reflect --done {key}")
+
+
+@pytest.mark.usefixtures("seeded")
+def test_a_small_size_still_shows_the_weightiest_moment_and_counts_what_it_left_out(
+    run: Run, run_json: RunJson, store: Path, tmp_path: Path
+) -> None:
+    """fix102: each moment was costed at its quote plus ~220 characters, so at
+    --max-characters 500 none was ever shown; and the text cut the insights given at
+    the start without a word while the JSON listed them all. Now the weightiest moment
+    is shown, shortened, and the text says how many of each it left out."""
+    given = [i["id"] for i in run_json("list")]
+    entries = [user("Thanks, that looks fine to me.", 1), agent("Glad to help."),
+               user("No, I said never push to main: open a pull request instead, "
+                    "and from now on always run the whole test suite first. " + "Really. " * 40,
+                    3),
+               agent("Understood, opening a pull request.")]  # fmt: skip
+    queue_with(store, transcript=str(write_jsonl(tmp_path / "s.jsonl", entries)), injected=given)
+    [digest] = run_json("reflect", "--max-characters", "500")["digests"]
+    assert [m["message"] for m in digest["moments"]] == [3]
+    assert len(digest["insights"]) == len(given)
+    shown = run("reflect", "--max-characters", "500").stdout
+    block = shown[shown.index("── ") : shown.index("\n\nWhen every session")]
+    assert len(block) <= 500, block
+    assert "message 3" in block and "“No, I said never push to main" in block
+    assert f"{len(given)} insight(s) given at the start" in block, block
+    assert block.splitlines()[-1].endswith(" reflect --done s-1")

@@ -278,7 +278,8 @@ def session_key(event: dict[str, Any]) -> str:
 
 def session_place(event: dict[str, Any]) -> Where:
     """Where the session's transcript is: Claude Code hands SessionEnd, PreCompact and
-    Stop hooks its ``transcript_path`` (a JSONL file), which stays where it is."""
+    Stop hooks its ``transcript_path`` (a JSONL file), which stays where it is. None
+    where it names none, or a relative one with no absolute ``cwd`` to take it from."""
     path = event.get("transcript_path")
     if not isinstance(path, str) or not path.strip() or "\0" in path:
         return Where()
@@ -286,17 +287,29 @@ def session_place(event: dict[str, Any]) -> Where:
     return Where(transcript=_absolute(given, event.get("cwd")))
 
 
-def _absolute(path: str, cwd: object) -> str:
+def unplaced(event: dict[str, Any]) -> str:
+    """Why ``session_place`` found no transcript in ``event``."""
+    path = event.get("transcript_path")
+    if isinstance(path, str) and path.strip() and "\0" not in path:
+        return (
+            "the event's transcript_path is relative and its cwd is missing or not an "
+            "absolute path, so where the transcript is cannot be known; nothing was queued"
+        )
+    return (
+        "the event names no session transcript (transcript_path), so there is "
+        "nothing to reflect on; nothing was queued"
+    )
+
+
+def _absolute(path: str, cwd: object) -> str | None:
     """``path`` as the reader will find it later, from another folder: a leading `~`
     is the home folder (Claude Code's hooks reference writes ``~/.claude/projects/…``),
-    and a relative path is taken from the event's ``cwd``, where Claude Code ran, or,
-    without one, from the folder the hook runs in (Claude Code's, too)."""
+    and a relative path is taken from the event's ``cwd``, where Claude Code ran.
+    Without an absolute ``cwd``, None: the folder the hook process runs in is nothing
+    the event vouches for, and a path taken from it could name another file."""
     expanded = Path(os.path.expanduser(path))  # unchanged where there is no such home
     if expanded.is_absolute():
         return str(expanded)
     if isinstance(cwd, str) and Path(cwd).is_absolute():
         return str(Path(cwd) / expanded)
-    try:
-        return str(Path.cwd() / expanded)
-    except OSError:  # the hook's folder was removed under it: the path as given
-        return str(expanded)
+    return None

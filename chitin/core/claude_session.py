@@ -63,17 +63,14 @@ def claude_code_session_start(chitin: Host, event: str, budget: int) -> Personal
 def claude_code_reflect(chitin: Host, event: str) -> None:
     """Claude Code's SessionEnd and PreCompact hooks: queue the session that ``event``
     describes for reflection. An event that names no transcript (empty, not JSON, no
-    ``transcript_path``) is refused: its marker gave the digest nothing to read, and
-    ten of them pushed every real marker out of the queue."""
+    ``transcript_path``, a relative one without an absolute ``cwd``) is refused: its
+    marker gave the digest nothing to read, and ten of them pushed every real marker
+    out of the queue."""
     _check_host(chitin, event)
     details = claude_code.parse_hook_input(event)
     where = claude_code.session_place(details)
     if where.transcript is None:
-        raise ValidationError(
-            "event",
-            "the event names no session transcript (transcript_path), so there is "
-            "nothing to reflect on; nothing was queued",
-        )
+        raise ValidationError("event", claude_code.unplaced(details))
     chitin.queue_reflection(
         claude_code.session_key(details), claude_code.reflection_reason(details), where=where
     )

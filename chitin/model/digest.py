@@ -20,6 +20,7 @@ from chitin.model.transcript import AGENT, CALL, USER, Turn
 DEFAULT_CHARACTERS = 4_000  # per session
 MIN_CHARACTERS = 500
 QUOTE = 300  # characters of one quote
+SHORT = 120  # of the one moment a digest too small for any shows, shortened
 # What would let a transcript's text drive the terminal a digest is shown in: control
 # characters (escape sequences) and the bidirectional ones that reorder what is read;
 # shown as escapes, as Carapace's remote text is. A joiner (an emoji's) is kept.
@@ -201,6 +202,9 @@ def _fit(moments: list[Moment], touches: list[Touch], characters: int) -> list[M
         if spent + cost <= characters:
             spent += cost
             shown.append(moment)
+    if moments and not shown:  # a small size: the weightiest, shortened, rather than none
+        top = max(moments, key=lambda m: m.weight)  # the first of the weightiest
+        shown = [top._replace(quote=quote(top.quote, SHORT), then=quote(top.then, SHORT // 2))]
     return sorted(shown, key=lambda m: m.number)
 
 

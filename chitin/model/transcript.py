@@ -26,10 +26,14 @@ import json
 from typing import Any, NamedTuple
 
 from chitin.model.search_text import well_formed
+from chitin.model.secrets import redacted
 
 USER, AGENT, CALL, RESULT = "user", "agent", "call", "result"
 # What one turn keeps of a message: enough to quote, never a whole file's output.
 TURN_TEXT = 2_000
+# How far past the cut the credential scan reads, so that one across the cut is seen
+# whole (a JSON Web Token, a PEM key's lines) before any of it is kept.
+SCAN_PAST = 2_000
 # Claude Code wraps slash commands and its own notes in a user message; not the user's
 # words.
 _NOT_SAID = (
@@ -175,4 +179,20 @@ def _input_text(value: Any) -> str:
 
 
 def _clip(text: str) -> str:
-    return text if len(text) <= TURN_TEXT else text[:TURN_TEXT]
+    """``text`` kept to ``TURN_TEXT`` characters. A longer one is scanned for
+    credentials before it is cut, and they are masked (``[redacted <kind>]``, as the
+    digest's quotes are): cut first, a credential across the cut was no longer
+    recognised, and its first part was quoted. A run without spaces across the cut
+    and past what is scanned is left out whole, never kept in part."""
+    if len(text) <= TURN_TEXT:
+        return text
+    end = TURN_TEXT + SCAN_PAST
+    if len(text) > end and not any(c.isspace() for c in text[TURN_TEXT - 1 : end + 1]):
+        head = text[:TURN_TEXT]
+        end = len(head) - len(head.split()[-1])
+    masked, _ = redacted(text[:end])
+    cut = masked[:TURN_TEXT]
+    opened = cut.rfind("[redacted ")
+    if opened >= 0 and "]" not in cut[opened:]:  # never half a mask
+        cut = cut[:opened]
+    return cut

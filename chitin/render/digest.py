@@ -4,8 +4,11 @@
 from __future__ import annotations
 
 import shlex
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from pathlib import PurePath
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from chitin.model.digest import quote
 from chitin.model.moments import RECOVERY
 from chitin.model.reflection import display_time
 
@@ -16,6 +19,26 @@ if TYPE_CHECKING:
 
 INDENT = "    "
 READY = f"{INDENT}Ready commands:"
+# What a cut text counts as left out, by kind; OMITTED: the moments the digest itself
+# left out, whose line a cut text folds into its count.
+MOMENTS, INSIGHTS, COMMANDS, OMITTED = "moment", "insight", "command", "omitted"
+_NAMES = {
+    MOMENTS: "moment(s)",
+    INSIGHTS: "insight(s) given at the start",
+    COMMANDS: "ready command(s)",
+}
+SHORTEST = 40  # characters of a moment's quote cut to fit: fewer say too little
+
+
+class _Part(NamedTuple):
+    """Some lines of a digest, and what leaving them out leaves out: ``many`` of
+    ``kind`` ("" for framing, which is not counted); ``short``: the lines cut to fit a
+    room, or None where they cannot be (a moment: its quote cut, what followed left out)."""
+
+    lines: list[str]
+    kind: str = ""
+    many: int = 0
+    short: Callable[[int], list[str] | None] | None = None
 
 
 def session_name(marker: Marker) -> str:
@@ -30,23 +53,26 @@ def digest_lines(
     characters: int,
     cleared: bool = False,
 ) -> list[str]:
-    """One session's digest as text, at most ``characters`` long (lines past the limit
-    are left out, and a last line says so); ``cleared``: its marker is gone already, so
-    no `reflect --done` for it."""
-    lines = [f"── {session_name(marker)} ({marker.reason}) — {display_time(marker)}"]
-    where = marker.transcript or marker.agent_database or ""
+    """One session's digest as text, at most ``characters`` long (what is left out is
+    counted on a last line, and its `reflect --done` command still closes the block);
+    ``cleared``: its marker is gone already, so no `reflect --done` for it."""
+    heading = f"── {session_name(marker)} ({marker.reason}) — {display_time(marker)}"
     if digest is None:
-        return [*lines, f"{INDENT}(the marker does not say where the session is: no digest)"]
-    lines.append(f"{INDENT}read from {where} ({_read_part(digest)})")
+        return [heading, f"{INDENT}(the marker does not say where the session is: no digest)"]
+    where = marker.transcript or marker.agent_database or ""
+    read = f" ({_read_part(digest)})"
+    named = [f"{INDENT}read from {PurePath(where).name}{read}"]
+    parts = [_Part([f"{INDENT}read from {where}{read}"], short=lambda _: named)]
     if warning:
-        lines.append(f"{INDENT}warning: {warning}")
-    lines += _moment_lines(digest)
-    lines += _touch_lines(digest.touches)
+        parts.append(_Part([f"{INDENT}warning: {warning}"]))
+    parts += _moment_parts(digest)
+    parts += _touch_parts(digest.touches)
     commands = _commands(marker, digest, cleared)
-    if not commands:
-        return _within(lines, characters, None)
-    lines += [READY, *(f"{INDENT}  {command}" for command in commands)]
-    return _within(lines, characters, lines[-1])
+    done = None if cleared else f"{INDENT}  {commands.pop()}"
+    if commands:
+        parts.append(_Part([READY]))
+    parts += [_Part([f"{INDENT}  {command}"], COMMANDS, 1) for command in commands]
+    return _within(heading, parts, done, characters)
 
 
 def _read_part(digest: Digest) -> str:
@@ -64,31 +90,42 @@ def _commands(marker: Marker, digest: Digest, cleared: bool) -> list[str]:
     return [*digest.commands] if cleared else [*digest.commands, done]
 
 
-def _moment_lines(digest: Digest) -> list[str]:
+def _moment_parts(digest: Digest) -> list[_Part]:
     if not digest.moments and not digest.omitted:
-        return [f"{INDENT}No corrections, stated preferences or recoveries found."]
-    lines = [f"{INDENT}Moments:"]
+        return [_Part([f"{INDENT}No corrections, stated preferences or recoveries found."])]
+    header = [f"{INDENT}Moments:"]
+    parts = []
     for moment in digest.moments:
-        lines += _moment(moment)
+        parts.append(_moment_part(moment, header))
+        header = []
     if digest.omitted:
-        lines.append(f"{INDENT}({digest.omitted} more moment(s) left out to keep the size)")
-    return lines
+        said = f"{INDENT}({digest.omitted} more moment(s) left out to keep the size)"
+        parts.append(_Part([*header, said], OMITTED, digest.omitted))
+    return parts
 
 
-def _moment(moment: Moment) -> list[str]:
+def _moment_part(moment: Moment, header: list[str]) -> _Part:
     when = f", {moment.time}" if moment.time else ""
-    head = f"{INDENT}• {moment.kind}, message {moment.number}{when}: {_said(moment.quote)}"
-    if not moment.then:
-        return [head]
-    verb = "worked" if moment.kind == RECOVERY else "then"
-    return [head, f"{INDENT}    {verb} (message {moment.then_number}): {_said(moment.then)}"]
+    head = f"{INDENT}• {moment.kind}, message {moment.number}{when}: "
+    lines = [*header, head + _said(moment.quote)]
+    if moment.then:
+        verb = "worked" if moment.kind == RECOVERY else "then"
+        lines.append(f"{INDENT}    {verb} (message {moment.then_number}): {_said(moment.then)}")
+
+    def short(room: int) -> list[str] | None:
+        left = room - _length([*header, head]) - 2  # the quote marks
+        if left < SHORTEST:
+            return None
+        return [*header, head + _said(quote(moment.quote, left))]
+
+    return _Part(lines, MOMENTS, 1, short)
 
 
-def _touch_lines(touches: list[Touch]) -> list[str]:
-    """The touched insights with their claim and where; the others by id, on one line."""
-    if not touches:
-        return []
-    lines = [f"{INDENT}Insights given at the start:"]
+def _touch_parts(touches: list[Touch]) -> list[_Part]:
+    """The touched insights with their claim and where; the others by id, one line for
+    each kind."""
+    header = [f"{INDENT}Insights given at the start:"]
+    parts = []
     for touch in touches:
         if touch.claim is not None and touch.numbers:
             where = ", ".join(str(n) for n in touch.numbers)
@@ -96,19 +133,24 @@ def _touch_lines(touches: list[Touch]) -> list[str]:
             done = (
                 f"; reinforced at message {_numbers(touch.reinforced)}" if touch.reinforced else ""
             )
-            lines.append(f"{INDENT}• {touch.id} {claim}: touched at message(s) {where}{done}")
-            lines.append(f"{INDENT}    {_said(touch.quote)}")
+            line = f"{INDENT}• {touch.id} {claim}: touched at message(s) {where}{done}"
+            parts.append(_Part([*header, line, f"{INDENT}    {_said(touch.quote)}"], INSIGHTS, 1))
+            header = []
     known = [t for t in touches if t.claim is not None and not t.numbers]
-    done_only = [f"{t.id} (message {_numbers(t.reinforced)})" for t in known if t.reinforced]
-    untouched = [t.id for t in known if not t.reinforced]
-    gone = [t.id for t in touches if t.claim is None]
-    if done_only:
-        lines.append(f"{INDENT}• reinforced in the session: {', '.join(done_only)}")
-    if untouched:
-        lines.append(f"{INDENT}• not touched: {', '.join(untouched)}")
-    if gone:
-        lines.append(f"{INDENT}• no longer in the store: {', '.join(gone)}")
-    return lines
+    rest = (
+        (
+            "reinforced in the session",
+            [f"{t.id} (message {_numbers(t.reinforced)})" for t in known if t.reinforced],
+        ),
+        ("not touched", [t.id for t in known if not t.reinforced]),
+        ("no longer in the store", [t.id for t in touches if t.claim is None]),
+    )
+    for said, ids in rest:
+        if ids:
+            line = f"{INDENT}• {said}: {', '.join(ids)}"
+            parts.append(_Part([*header, line], INSIGHTS, len(ids)))
+            header = []
+    return parts
 
 
 def _numbers(numbers: tuple[int, ...]) -> str:
@@ -123,26 +165,73 @@ def _quoted(text: str) -> str:
     return shlex.quote(text)
 
 
-def _within(lines: list[str], characters: int, done: str | None) -> list[str]:
-    """``lines`` within ``characters``: cut short, a line says so, and the command that
-    finishes the session (``done``) still closes the block, under its heading, where
-    it fits (the JSON's commands keep it too)."""
-    room = characters - 80  # the line that says what was left out
-    if _length(lines) <= room:
-        return lines
-    tail = [READY, done] if done else []
-    if _length(tail) < room:
-        room -= _length(tail)
-    else:
-        tail = []
+def _within(heading: str, parts: list[_Part], done: str | None, characters: int) -> list[str]:
+    """The block within ``characters``: the parts in order while they fit (a moment's
+    quote cut to fit rather than none shown), a line counting the moments, insights and
+    commands left out (the JSON lists them all), then the command that finishes the
+    session (``done``), under its heading. The heading and that command are kept whole
+    even when they alone are longer (a session's name may be 1,000 characters): the
+    line then says so, and the block is longer than asked rather than without them."""
+    has_ready = any(part.lines == [READY] for part in parts)
+    whole = [heading, *(line for part in parts for line in part.lines)]
+    whole += [] if done is None else [done] if has_ready else [READY, done]
+    if _length(whole) <= characters:
+        return whole
+    everything = _count(parts)
+    room = characters - _length([heading, _left_out(characters, everything, done, False)])
+    room -= _length([READY, done] if done is not None else [])
+    kept, dropped = _layout(parts, room)
+    named = parts[0].short(0) if parts[0].short is not None else None
+    if named is not None and any(part.kind == MOMENTS for part in dropped):
+        # a moment before the path of the file read: the file's name will do
+        kept, dropped = _layout([parts[0]._replace(lines=named), *parts[1:]], room)
+    tail = [] if done is None else [done] if READY in kept else [READY, done]
+    said = _left_out(characters, _count(dropped), done, over=False)
+    if _length([heading, *kept, said, *tail]) > characters:
+        said = _left_out(characters, _count(dropped), done, over=True)
+    return [heading, *kept, said, *tail]
+
+
+def _layout(parts: list[_Part], room: int) -> tuple[list[str], list[_Part]]:
+    """The lines of ``parts`` that fit in ``room``, in order (a part cut to fit where it
+    can be), and the parts left out: each after the first that did not fit."""
     kept: list[str] = []
-    for line in lines:
-        if _length(kept) + len(line) + 1 > room:
-            break
-        kept.append(line)
-    if READY in kept:
-        tail = tail[1:]
-    return [*kept, f"{INDENT}(the rest left out to keep {characters} characters)", *tail]
+    dropped: list[_Part] = []
+    for part in parts:
+        fits = part.kind != OMITTED and not any(d.kind != OMITTED for d in dropped)
+        lines = part.lines if fits else None
+        if lines is not None and _length(kept) + _length(lines) > room:
+            lines = part.short(room - _length(kept)) if part.short else None
+        if lines is None:
+            dropped.append(part)
+        else:
+            kept += lines
+    return kept, dropped
+
+
+def _count(dropped: list[_Part]) -> dict[str, int]:
+    """How many of each kind ``dropped`` leaves out, the digest's own omitted moments
+    among them."""
+    left = dict.fromkeys(_NAMES, 0)
+    for part in dropped:
+        if part.kind:
+            left[MOMENTS if part.kind == OMITTED else part.kind] += part.many
+    return left
+
+
+def _left_out(characters: int, left: dict[str, int], done: str | None, over: bool) -> str:
+    said = ", ".join(f"{n} {_NAMES[kind]}" for kind, n in left.items() if n)
+    line = (
+        f"left out to keep {characters} characters: {said}"
+        if said
+        else f"the rest left out to keep {characters} characters"
+    )
+    if over:
+        promised = "heading and the reflect --done command" if done else "heading"
+        line += (
+            f"; {characters} characters cannot hold more than the {promised} of a session so named"
+        )
+    return f"{INDENT}({line})"
 
 
 def _length(lines: list[str]) -> int:
