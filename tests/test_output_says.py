@@ -283,3 +283,20 @@ def test_history_and_changelog_shorten_a_long_claim_as_diff_does(
     sentence = "Reproduce the bug with a failing test before touching the code, then fix it."
     plain = add("skill", sentence * 2, 0.8)
     assert f'[create] "{sentence * 2}"' in run("history", plain["id"]).stdout
+
+
+def test_history_and_changelog_shorten_a_long_reinforcement_source(
+    run: Run, add: Any, run_json: Any
+) -> None:
+    """A reinforcement's source may hold 1,000 characters of evidence; the line of
+    `history` and `changelog` showed it whole, after the change. Text shows it
+    shortened; the JSON keeps it whole."""
+    made = add("skill", "Reproduce the bug before fixing it.", 0.8)
+    source = "Seen again in " + "the payment service's retry path, " * 28 + "today."
+    run("reinforce", made["id"], "--source", source)
+    for said in (run("history", made["id"]).stdout, run("changelog").stdout):
+        [line] = [line for line in said.splitlines() if "[reinforce]" in line]
+        assert len(line) < 320 and "(reinforce:1|Seen again in the payment" in line, line
+        assert "…)" in line
+    entry = run_json("history", made["id"])["history"][-1]
+    assert source in entry["source"]

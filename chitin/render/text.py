@@ -315,7 +315,9 @@ def _field_change(entry: Entry) -> str:
 
 
 def _suffix(entry: Entry) -> str:
-    said = [entry.source] if entry.source else []
+    """What the change says of itself: a reinforcement's source (up to 1,000 characters
+    of evidence, shortened here as a claim is), a revert's subject."""
+    said = [shortened(entry.source, SHORT_CLAIM_LINE)] if entry.source else []
     said += [entry.reverts.said()] if entry.reverts else []
     return "".join(f" ({text})" for text in said)
 
