@@ -278,7 +278,13 @@ def test_each_digest_keeps_within_its_size(run: Run, store: Path, tmp_path: Path
     for limit in (800, 4000):
         shown = run("reflect", "--max-characters", str(limit)).stdout
         block = shown[shown.index("── ") : shown.index("When every session")]
-        assert len(block) <= limit and " moment(s)" in block.splitlines()[-3], block
+        lines = block.rstrip().splitlines()
+        assert len(block) <= limit, block
+        # how many moments were left out is said where the cut is (after the moments
+        # shown, or after the commands that fit: fix102), and the done command still
+        # closes the block
+        assert any(" moment(s)" in line and "left out" in line for line in lines), block
+        assert lines[-1].endswith("reflect --done s-1"), block
     assert "--max-characters" in run("reflect", "--max-characters", "10", expect=2).stderr
 
 
