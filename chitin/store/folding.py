@@ -19,8 +19,7 @@ from chitin.model import ops
 from chitin.model.evidence import united
 from chitin.model.insight import Insight
 from chitin.store import remote
-from chitin.store.history import trailers_of
-from chitin.store.messages import TRAILER_PREFIX
+from chitin.store.messages import TRAILER_PREFIX, trailers_of
 
 if TYPE_CHECKING:
     from chitin.store.git import Git

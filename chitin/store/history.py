@@ -32,8 +32,7 @@ from chitin.store.history_rows import (
 )
 from chitin.store.merged import MergedAway as MergedAway
 from chitin.store.merged import merged_away as merged_away
-from chitin.store.messages import TRAILER_PREFIX, carried_rows
-from chitin.store.messages import trailers_of as trailers_of
+from chitin.store.messages import TRAILER_PREFIX, carried_rows, trailers_of
 
 _RECORD, _UNIT = "\x1e", "\x1f"
 _NULL_SHA = "0" * 40

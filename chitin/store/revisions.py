@@ -29,7 +29,7 @@ from chitin.store.files import (
     through_link,
 )
 from chitin.store.git import Git
-from chitin.store.history import trailers_of
+from chitin.store.messages import trailers_of
 
 # Besides the insights, what a rendering of a revision reads from the store root.
 RENDER_FILES = ("chitin.yaml", "templates/PERSONALITY.md")
