@@ -467,6 +467,35 @@ def test_writes_from_the_server_and_the_cli_at_once_are_all_kept(store: Path, ru
 # ------------------------------------------------------------------ resources, prompt
 
 
+def test_retrieve_with_full_gives_the_context_of_retrieve_format_full(
+    store: Path, run: Run, add: Any
+) -> None:
+    """The tool's ``full`` says "Give each insight's context, reasoning, limitations":
+    its context is `chitin retrieve --format full`'s text (it was the compact one)."""
+    add(
+        "behavioral",
+        "Summarise the plan before editing many files",
+        0.8,
+        context="multi-file edits",
+        reasoning="it saved a rework",
+        limitations="not for one-line fixes",
+    )
+
+    async def both(client: Client) -> tuple[Any, Any]:
+        full = await call(client, "retrieve", query="plan the edit", full=True)
+        compact = await call(client, "retrieve", query="plan the edit")
+        return full.json, compact.json
+
+    full, compact = serve(store, both)
+    assert full["context"] == run(
+        "retrieve", "--query", "plan the edit", "--format", "full"
+    ).stdout.rstrip("\n")
+    assert "Context: multi-file edits" in full["context"]
+    assert "Limitations: not for one-line fixes" in full["context"]
+    assert compact["context"] == run("retrieve", "--query", "plan the edit").stdout.rstrip("\n")
+    assert full["tokenEstimate"] > compact["tokenEstimate"]
+
+
 def test_the_resources_serve_personality_md_and_insight_files(
     store: Path, run: Run, add: Any
 ) -> None:

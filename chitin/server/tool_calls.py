@@ -54,7 +54,7 @@ def retrieve(
     )
 
     def work(chitin: Chitin) -> dict[str, Any]:
-        return shapes.retrieval(chitin.retrieve(asked), explain)
+        return shapes.retrieval(chitin.retrieve(asked), explain, full)
 
     return work
 

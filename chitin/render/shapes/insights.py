@@ -168,11 +168,11 @@ def history(
 RANKING_FACTORS = ("relevance", "confidence", "reinforcement", "type_boost", "decay")
 
 
-def retrieval(found: Retrieval, explain: bool) -> dict[str, Any]:
+def retrieval(found: Retrieval, explain: bool, full: bool = False) -> dict[str, Any]:
     """retrieve: the ranked insights (with each factor, ``explain``) and the context
-    (what fits the budget, compact)."""
+    (what fits the budget, compact, or with ``full`` as `retrieve --format full`)."""
     packed = budget.packed_of(found)
-    context = budget.marshal(packed)
+    context = budget.marshal(packed, full)
     ranked = []
     for item in found.ranked:
         data: dict[str, Any] = {
