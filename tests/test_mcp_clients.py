@@ -393,6 +393,11 @@ BROKEN = {
     "mcpServers a list": (b'{"mcpServers": [{"command": "x"}]}', "it is a list"),
     "mcpServers null": (b'{"mcpServers": null}', "it is null"),
     "mcpServers a string": (b'{"mcpServers": "none"}', "it is a string"),
+    # JSON has no NaN or Infinity: Python's json read them, and wrote them back.
+    "NaN": (b'{"theme": NaN}', "is not valid JSON (NaN is not JSON)"),
+    "Infinity": (b'{\n  "zoom": -Infinity\n}', "(-Infinity is not JSON)"),
+    "a number too large": (b'{"zoom": 1e999}', "(1e999 is too large a number)"),
+    "an integer too long": (b"[" + b"9" * 5000 + b"]", "(a number of 5000 digits is too large)"),
 }  # fmt: skip
 
 

@@ -8,6 +8,7 @@ Shared by the installers of every host (``chitin.core.openclaw``,
 from __future__ import annotations
 
 import json
+import math
 import os
 import stat
 from pathlib import Path
@@ -68,6 +69,29 @@ def _via(path: Path) -> str:
     return f" (through a link to {os.path.realpath(path)})" if path.is_symlink() else ""
 
 
+class _Unwritable(ValueError):
+    """A number Python's json reads but JSON cannot hold: written back, the file would
+    say NaN or Infinity, which no host can read (or, past 4,300 digits, be no number)."""
+
+
+def _no_constant(name: str) -> Any:
+    raise _Unwritable(f"{name} is not JSON")
+
+
+def _finite(text: str) -> float:
+    number = float(text)
+    if math.isinf(number):
+        raise _Unwritable(f"{text} is too large a number")
+    return number
+
+
+def _integer(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:  # more digits than Python reads (sys.get_int_max_str_digits)
+        raise _Unwritable(f"a number of {len(text)} digits is too large") from None
+
+
 def read_json_object(path: Path) -> dict[str, Any]:
     """The JSON object a host's configuration file holds (``{}`` when the file is
     missing or blank), or a HookSetupError of one line naming the file and exactly what
@@ -90,7 +114,9 @@ def read_json_object(path: Path) -> dict[str, Any]:
     if not text.strip():
         return {}
     try:
-        data = strict_json.loads(text)
+        data = strict_json.loads(
+            text, parse_constant=_no_constant, parse_float=_finite, parse_int=_integer
+        )
     except json.JSONDecodeError as error:
         raise HookSetupError(
             f"{path} is not valid JSON ({error.msg} at line {error.lineno} column "
@@ -100,6 +126,10 @@ def read_json_object(path: Path) -> dict[str, Any]:
         raise HookSetupError(
             f'{path} gives the key "{repeated.key}" twice in one object; remove one and '
             "run again (nothing was written)"
+        ) from None
+    except _Unwritable as number:
+        raise HookSetupError(
+            f"{path} is not valid JSON ({number}); fix it and run again (nothing was written)"
         ) from None
     if not isinstance(data, dict):
         raise HookSetupError(f"{path} must hold a JSON object; nothing was written")
