@@ -398,6 +398,7 @@ BROKEN = {
     "Infinity": (b'{\n  "zoom": -Infinity\n}', "(-Infinity is not JSON)"),
     "a number too large": (b'{"zoom": 1e999}', "(1e999 is too large a number)"),
     "an integer too long": (b"[" + b"9" * 5000 + b"]", "(a number of 5000 digits is too large)"),
+    "nested too deeply": (b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "(nested too deeply"),
 }  # fmt: skip
 
 

@@ -131,6 +131,11 @@ def read_json_object(path: Path) -> dict[str, Any]:
         raise HookSetupError(
             f"{path} is not valid JSON ({number}); fix it and run again (nothing was written)"
         ) from None
+    except RecursionError:  # json's decoder recurses once per [ or {
+        raise HookSetupError(
+            f"{path} is not valid JSON (nested too deeply to read); fix it and run again "
+            "(nothing was written)"
+        ) from None
     if not isinstance(data, dict):
         raise HookSetupError(f"{path} must hold a JSON object; nothing was written")
     return data
