@@ -13,6 +13,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable
+from email.utils import formatdate
 from pathlib import Path
 from typing import Any
 
@@ -732,6 +733,26 @@ def test_a_proxys_html_page_a_refused_connection_and_a_closed_one(
         refused
         == "Carapace error: cannot connect to 127.0.0.1:9: connection refused (NETWORK_ERROR)\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("wait", "said"),
+    [
+        ("691200", "try again in 8 days"),  # a week and a day: it was taken for no wait at all
+        ("99999999999", "try again in 1157407 days"),
+        ("HTTP-date in 2 hours", "try again in 1"),  # RFC 9110's other form, as a proxy sends it
+    ],
+)
+def test_a_429_with_a_long_wait_is_reported_not_retried(
+    carapace: CarapaceServer, run: Run, key: str, wait: str, said: str
+) -> None:
+    if wait.startswith("HTTP-date"):
+        wait = formatdate(time.time() + 7200, usegmt=True)
+    carapace.fail_next(429, None, {"Retry-After": wait}, times=10)
+    result = run("carapace-query", "x", expect=1)
+    assert result.stderr.startswith("Carapace error: Rate limit exceeded (RATE_LIMITED): ")
+    assert said in result.stderr and result.stderr.count("\n") == 1, result.stderr
+    assert len(posts(carapace, "/query")) == 1
 
 
 def test_5xx_and_short_429s_are_retried_with_backoff(

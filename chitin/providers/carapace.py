@@ -16,8 +16,10 @@ while it is inflated (see bounded_http.py).
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Callable, Mapping
+from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 from urllib.parse import quote, urlsplit
 
@@ -94,6 +96,8 @@ def _said(text: str) -> str:
 
 def _duration(seconds: float) -> str:
     whole = max(1, round(seconds))
+    if whole >= 2 * 86_400:
+        return f"{whole // 86_400} days"
     minutes, rest = divmod(whole, 60)
     if not minutes:
         return f"{rest} s"
@@ -303,11 +307,24 @@ def _retry_after(answer: Answer, error: object) -> float | None:
     said: object = answer.retry_after
     if said is None and isinstance(error, dict) and isinstance(error.get("details"), dict):
         said = error["details"].get("retryAfter")
+    seconds: float | None
     try:
         seconds = float(said)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: a 400-digit JSON integer
+        seconds = _until(said)
+    # A wait read as none is retried at once: so every wait given is kept, however long.
+    return seconds if seconds is not None and math.isfinite(seconds) and seconds >= 0 else None
+
+
+def _until(said: object) -> float | None:
+    """The seconds until an HTTP-date, Retry-After's other form (RFC 9110), or None."""
+    try:
+        moment = parsedate_to_datetime(said) if isinstance(said, str) else None
+    except (TypeError, ValueError, IndexError):
         return None
-    return seconds if 0 <= seconds < 86_400 * 7 else None
+    if moment is None or moment.tzinfo is None:
+        return None
+    return max(0.0, moment.timestamp() - time.time())
 
 
 NOT_JSON = object()  # what _json gives for a body that does not parse (JSON's null is None)
