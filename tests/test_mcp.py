@@ -526,6 +526,21 @@ def test_the_resources_serve_personality_md_and_insight_files(
     assert "Insight not found: no-such-insight" in found["missing"]
 
 
+def test_the_insight_resource_keeps_a_files_crlf_line_endings(store: Path, add: Any) -> None:
+    """ "One insight's file as it is on disk": a file saved with Windows line endings
+    (an editor, git's autocrlf) is served with them, not with the \\n Python reads."""
+    known = add("skill", "Keep line endings as the editor saved them", 0.8, reasoning="seen")
+    path = store / "insights" / "skill" / f"{known['id']}.md"
+    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+
+    async def read(client: Client) -> Any:
+        return (await client.read_resource(f"insight://{known['id']}")).contents[0]
+
+    served = serve(store, read)
+    assert served.text == path.read_bytes().decode("utf-8")
+    assert "\r\n" in served.text
+
+
 def test_the_reflect_prompt_lists_what_waits_in_skill_md_s_words(store: Path, run: Run) -> None:
     run("init")
     run("reflect", "--queue", "--session-key", "agent:main:telegram:7", "--reason", "reset")

@@ -239,7 +239,8 @@ def _text(request: Request, name: str) -> str:
 
 def insight_file(chitin: Chitin, ref: str) -> str:
     found = chitin.get(ref)
-    return (chitin.root / chitin.path_of(found.id)).read_text(encoding="utf-8")
+    # The bytes decoded as they are: read_text would turn a file's \r\n into \n.
+    return (chitin.root / chitin.path_of(found.id)).read_bytes().decode("utf-8")
 
 
 def _resource_error(error: BaseException, uri: str) -> ProtocolError:
