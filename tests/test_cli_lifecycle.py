@@ -32,6 +32,17 @@ def test_init_creates_a_repository_that_ignores_the_cache(run: Run, store: Path)
     assert git(store, "status", "--porcelain") == ""  # .chitin/ stays out of git
 
 
+def test_init_gitignore_holds_the_derived_folder_as_issue_2_names_it(run: Run, store: Path) -> None:
+    """Issue 2: `init` writes "a .gitignore that holds `.chitin/`". It also holds
+    `.chitin` (no slash), which ignores a committed link of that name too."""
+    run("init")
+    lines = (store / ".gitignore").read_text().splitlines()
+    assert ".chitin/" in lines and ".chitin" in lines
+    (store / ".chitin").mkdir(exist_ok=True)
+    (store / ".chitin" / "x").write_text("x")
+    assert git(store, "check-ignore", ".chitin/x").strip() == ".chitin/x"
+
+
 def test_init_seed_installs_the_starter_personality_once(
     run: Run, run_json: Any, store: Path
 ) -> None:
