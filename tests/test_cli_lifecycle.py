@@ -180,6 +180,19 @@ def test_an_avoid_trigger_round_trips(add: Any, run_json: Any) -> None:
     assert run_json("get", made["id"])["avoid"] is True
 
 
+def test_contribute_words_a_conflict_as_chitin_1_4_5_does(run: Run, add: Any) -> None:
+    """Issue 2: human output stays close to the original's wording; 1.4.5 printed
+    "⚠ 1 potential conflict(s) detected:" (reference §2.2, observed)."""
+    add("relational", "Boss values concise brief responses", 0.9)
+    said = run(
+        "contribute", "--type", "relational", "--confidence", "0.7",
+        "--claim", "Boss prefers verbose detailed explanations",
+    ).stdout  # fmt: skip
+    assert "\n⚠ 1 potential conflict(s) detected:\n" in said
+    consider = "\n  Consider: chitin merge, chitin update, or chitin archive to resolve.\n"
+    assert said.endswith(consider)
+
+
 def test_contribute_reports_duplicates_and_conflicts(run: Run, add: Any, run_json: Any) -> None:
     first = add("relational", "Boss values concise brief responses", 0.9)
     verbose = run_json(
