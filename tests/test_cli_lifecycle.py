@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -178,6 +179,22 @@ def test_contribute_json_from_stdin_needs_no_other_flags(run_json: Any, store: P
 def test_an_avoid_trigger_round_trips(add: Any, run_json: Any) -> None:
     made = add("trigger", "force-pushing", 0.9, condition="a push is rejected", avoid=True)
     assert run_json("get", made["id"])["avoid"] is True
+
+
+def test_a_tiny_confidence_is_written_so_that_chitin_reads_it_back(
+    run: Run, run_json: Any, store: Path
+) -> None:
+    """0.00001 is a confidence in 0..1, but the file said `confidence: 1e-05` (Python's
+    repr), which the reader refuses: once .chitin/ was gone the insight was unreadable,
+    and `check` and `export` failed."""
+    made = run_json(
+        "contribute", "--type", "skill", "--claim", "A barely held hunch", "--confidence", "0.00001"
+    )["insight"]  # fmt: skip
+    [path] = (store / "insights").rglob("*.md")
+    assert "\nconfidence: 0.00001\n" in path.read_text()
+    shutil.rmtree(store / ".chitin")
+    assert run_json("get", made["id"])["confidence"] == 0.00001
+    assert run("check").stdout.endswith("✓ 1 insight file checked: no problems\n")
 
 
 def test_contribute_words_a_conflict_as_chitin_1_4_5_does(run: Run, add: Any) -> None:

@@ -108,8 +108,9 @@ def _frontmatter_lines(insight: Insight) -> list[str]:
                 lines.extend(f"- {yaml_scalar(item)}" for item in value)
         elif form == TEXT:
             lines.append(f"{name}: {yaml_scalar(value)}")
-        elif form == NUMBER:
-            lines.append(f"{name}: {value!r}")
+        elif form == NUMBER:  # a plain decimal: the reader refuses repr's "1e-05"
+            text = repr(value) if "e" not in repr(value) else f"{value:.6f}".rstrip("0")
+            lines.append(f"{name}: {text}")
         elif form == FLAG:
             lines.append(f"{name}: {'true' if value else 'false'}")
         else:  # words, counts and timestamps are written as they are
