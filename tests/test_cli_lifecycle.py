@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,17 @@ def test_init_creates_a_repository_that_ignores_the_cache(run: Run, store: Path)
     assert commit_count(store) == 1
     run("list")
     assert git(store, "status", "--porcelain") == ""  # .chitin/ stays out of git
+
+
+def test_init_gitignore_holds_the_derived_folder_as_issue_2_names_it(run: Run, store: Path) -> None:
+    """Issue 2: `init` writes "a .gitignore that holds `.chitin/`". It also holds
+    `.chitin` (no slash), which ignores a committed link of that name too."""
+    run("init")
+    lines = (store / ".gitignore").read_text().splitlines()
+    assert ".chitin/" in lines and ".chitin" in lines
+    (store / ".chitin").mkdir(exist_ok=True)
+    (store / ".chitin" / "x").write_text("x")
+    assert git(store, "check-ignore", ".chitin/x").strip() == ".chitin/x"
 
 
 def test_init_seed_installs_the_starter_personality_once(
@@ -167,6 +179,35 @@ def test_contribute_json_from_stdin_needs_no_other_flags(run_json: Any, store: P
 def test_an_avoid_trigger_round_trips(add: Any, run_json: Any) -> None:
     made = add("trigger", "force-pushing", 0.9, condition="a push is rejected", avoid=True)
     assert run_json("get", made["id"])["avoid"] is True
+
+
+def test_a_tiny_confidence_is_written_so_that_chitin_reads_it_back(
+    run: Run, run_json: Any, store: Path
+) -> None:
+    """0.00001 is a confidence in 0..1, but the file said `confidence: 1e-05` (Python's
+    repr), which the reader refuses: once .chitin/ was gone the insight was unreadable,
+    and `check` and `export` failed."""
+    made = run_json(
+        "contribute", "--type", "skill", "--claim", "A barely held hunch", "--confidence", "0.00001"
+    )["insight"]  # fmt: skip
+    [path] = (store / "insights").rglob("*.md")
+    assert "\nconfidence: 0.00001\n" in path.read_text()
+    shutil.rmtree(store / ".chitin")
+    assert run_json("get", made["id"])["confidence"] == 0.00001
+    assert run("check").stdout.endswith("✓ 1 insight file checked: no problems\n")
+
+
+def test_contribute_words_a_conflict_as_chitin_1_4_5_does(run: Run, add: Any) -> None:
+    """Issue 2: human output stays close to the original's wording; 1.4.5 printed
+    "⚠ 1 potential conflict(s) detected:" (reference §2.2, observed)."""
+    add("relational", "Boss values concise brief responses", 0.9)
+    said = run(
+        "contribute", "--type", "relational", "--confidence", "0.7",
+        "--claim", "Boss prefers verbose detailed explanations",
+    ).stdout  # fmt: skip
+    assert "\n⚠ 1 potential conflict(s) detected:\n" in said
+    consider = "\n  Consider: chitin merge, chitin update, or chitin archive to resolve.\n"
+    assert said.endswith(consider)
 
 
 def test_contribute_reports_duplicates_and_conflicts(run: Run, add: Any, run_json: Any) -> None:

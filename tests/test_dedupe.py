@@ -110,7 +110,7 @@ def test_each_count_agrees_with_its_noun_and_copies_are_called_copies(
     assert "⚠ 1 duplicate: this is already known." in added
     added = run("contribute", "--type", "skill", "--claim", "Never pin the CI image by digest",
                 "--confidence", "0.6").stdout  # fmt: skip
-    assert "⚠ 2 potential conflicts detected:" in added  # both copies
+    assert "⚠ 2 potential conflict(s) detected:" in added  # both copies (1.4.5's words)
     human = run("dedupe").stdout
     assert "| 1 exact copy:" in human and "| 1 exact copy of the claim:" in human
     assert "| 1 near duplicate:" in human

@@ -168,8 +168,10 @@ def test_the_lists_of_the_model_are_the_tables_projections() -> None:
 def test_the_interchange_keys_are_the_json_keys_with_last_retrieved_after_the_count() -> None:
     keys = [fields.BY_NAME[name].json for name in projection("json_at")]
     keys.insert(keys.index("reinforcementCount") + 1, "lastRetrievedAt")
-    # Then what a backup holds beside the fields (issue 25), hand-added keys too (qa56).
-    assert (*keys, "evidence", "extraFrontmatter", "history") == interchange.KNOWN_KEYS
+    # Then what a backup holds beside the fields (issue 25), hand-added keys too (qa56),
+    # and hand-added body text in its place (qa113).
+    known = (*keys, "evidence", "extraFrontmatter", "extraBody", "history")
+    assert known == interchange.KNOWN_KEYS
 
 
 def test_the_legacy_columns_are_the_fields_1x_had_in_json_order() -> None:
@@ -322,12 +324,13 @@ def test_json_with_every_field_reads_back_the_same() -> None:
     history = ({"field": "*", "oldValue": None, "newValue": FULL.claim, "changeType": "create",
                 "changedAt": T1, "source": None},)  # fmt: skip
     extra = ("team: platform",)
-    data = interchange.export_dict(FULL, T1, evidence, history, extra)
+    body = (("claim", ""), ("section", "reasoning"), ("text", "## Notes\n\nMine."))
+    data = interchange.export_dict(FULL, T1, evidence, history, extra, body)
     assert tuple(data) == interchange.KNOWN_KEYS
     assert list(to_public_dict(FULL)) == [f.json for f in interchange_fields()]
     item = interchange.read_item(data, 0, T1, lambda claim: "unused")
     rows = ({"insightId": FULL.id, **history[0]},)
-    assert item == interchange.Item(FULL, T1, evidence, rows, extra)
+    assert item == interchange.Item(FULL, T1, evidence, rows, extra, body)
 
 
 def interchange_fields() -> list[Field]:

@@ -781,3 +781,66 @@ def test_a_credential_in_a_hand_added_key_is_refused_as_in_a_field(
     assert "items[0].extraFrontmatter" in refused.stderr and "AWS access key" in refused.stderr
     kept = run("import", str(write(tmp_path, "bad.json", [item])), "--allow-secret")
     assert kept.exit_code == 0
+
+
+HAND_TEXT = "A second paragraph, by hand.\n\n## Context\n\nctx\n\n## Notes\n\nSome notes."
+
+
+def test_hand_added_body_text_comes_back_from_an_export(
+    run: Run, store: Path, tmp_path: Path
+) -> None:
+    """Issue 2: extra body text a person added survives every rewrite; an export
+    dropped the text outside the known sections (a `## Notes` section, a second
+    paragraph), so a store restored from it lost them, as it once lost hand-added keys."""
+    run("init")
+    run("contribute", "--type", "skill", "--claim", "Pin the versions", "--confidence", "0.8")
+    [path] = (store / "insights").rglob("*.md")
+    path.write_text(path.read_text().rstrip("\n") + "\n\n" + HAND_TEXT + "\n")
+    exported = json.loads(run("export").stdout)
+    assert exported[0]["extraBody"] == [
+        "claim",
+        {"text": "A second paragraph, by hand."},
+        "context",
+        {"text": "## Notes\n\nSome notes."},
+    ]
+    from click.testing import CliRunner
+
+    from chitin.cli import cli
+
+    other = tmp_path / "other"
+    backup = write(tmp_path, "backup.json", exported)
+    imported = CliRunner().invoke(cli, ["--store", str(other), "import", str(backup)])
+    assert imported.exit_code == 0, imported.output
+    [copy] = (other / "insights").rglob("*.md")
+    assert copy.read_text() == path.read_text()
+    again = CliRunner().invoke(cli, ["--store", str(other), "export"])
+    assert json.loads(again.stdout) == exported
+
+
+@pytest.mark.parametrize(
+    "body",
+    [["claim", {"text": "## Reasoning\n\nR"}], ["claim", {"text": ""}], ["claim", "bogus"],
+     ["claim", 5], "claim", [{"text": "x"}], ["claim", {"text": "x", "more": 1}]],
+    ids=["section", "empty", "unknown-part", "number", "text", "no-claim", "extra-key"],
+)  # fmt: skip
+def test_hand_added_body_text_that_would_not_read_back_is_refused(
+    run: Run, store: Path, tmp_path: Path, body: object
+) -> None:
+    item = {"type": "skill", "claim": "Pin the versions", "extraBody": body}
+    refused = run("import", str(write(tmp_path, "bad.json", [item])), expect=1)
+    assert refused.stderr.startswith("Error: items[0].extraBody: extraBody must ")
+    assert refused.stderr.rstrip().endswith("nothing was imported")
+    assert not list(store.rglob("*.md"))
+
+
+def test_a_credential_in_hand_added_body_text_is_refused_as_in_a_field(
+    run: Run, store: Path, tmp_path: Path
+) -> None:
+    body = ["claim", {"text": "## Notes\n\naws AKIAIOSFODNN7EXAMPLE"}]
+    item = {"type": "skill", "claim": "Pin it", "extraBody": body}
+    refused = run("import", str(write(tmp_path, "bad.json", [item])), expect=1)
+    assert "items[0].extraBody" in refused.stderr and "AWS access key" in refused.stderr
+    assert not list(store.rglob("*.md"))
+    run("import", str(write(tmp_path, "bad.json", [item])), "--allow-secret")
+    [path] = (store / "insights").rglob("*.md")
+    assert path.read_text().endswith("\n\n## Notes\n\naws AKIAIOSFODNN7EXAMPLE\n")

@@ -33,10 +33,11 @@ def export(reading: Reading, skip_unreadable: bool = False) -> list[Exported]:
     retrieved = usage.all_last_retrieved(reading.session.root)
     history = _histories(reading.session)
     return [
-        Exported(i, retrieved.get(i.id), layout.evidence, tuple(history.get(i.id, ())), extra)
+        Exported(i, retrieved.get(i.id), layout.evidence, rows, layout.extra_keys, body)
         for i in insights
         for layout in [_layout_of(reading, i)]
-        for extra in [layout.extra_keys]
+        for rows in [tuple(history.get(i.id, ()))]
+        for body in [layout.body if any(kind == "text" for kind, _ in layout.body) else ()]
     ]
 
 
@@ -52,7 +53,7 @@ def _refuse_unreadable(problems: list[Problem]) -> None:
 
 
 def _layout_of(reading: Reading, insight: Insight) -> Layout:
-    """What the file keeps beside the fields: its evidence log, hand-added keys."""
+    """What the file keeps beside the fields: its evidence log, hand-added keys and text."""
     return reading.session.store.read(reading.path_of(insight.id))[1]
 
 

@@ -180,7 +180,7 @@ def _import(
     # where ids are compared with the store's and fresh ones are made.
     items = _checked(lambda: _read_all(raw, now, lambda _: False))
     for index, item in enumerate(items):  # hand-added keys read back, before the store is made
-        if item.extra_keys:
+        if item.extra_keys or item.body:
             _rendered(opened, item, index)
     if not plan.allow_secret:
         _refuse_secrets(items)
@@ -213,7 +213,7 @@ def _rendered(opened: Session, item: Item, index: int) -> str:
     """The file of the item at ``index``; one too large for a file stops the import,
     naming the item as every other refusal of an import does."""
     try:
-        layout = Layout(extra_keys=item.extra_keys, evidence=item.evidence)
+        layout = Layout(item.extra_keys, item.body or Layout().body, item.evidence)
         return checked_render(opened.store.render(item.insight, layout), item.insight, layout)
     except ValidationError as error:
         name = f"items[{index}].{error.field}"
@@ -231,7 +231,10 @@ def _refuse_secrets(items: Sequence[Item]) -> None:
     """A likely credential in any item stops the whole import, before anything is written."""
     for index, item in enumerate(items):
         extra = interchange.EXTRA_KEY
-        found = [(extra, s) for chunk in item.extra_keys for s in secrets.find_secrets(chunk)]
+        chunks = [(extra, c) for c in item.extra_keys] + [
+            (interchange.BODY_KEY, text) for kind, text in item.body if kind == "text"
+        ]
+        found = [(field, s) for field, chunk in chunks for s in secrets.find_secrets(chunk)]
         for field, secret in [*secrets.secrets_in(item.insight), *found]:
             name = f"items[{index}].{field}"
             message = secrets.refusal(field, secret.kind)

@@ -59,7 +59,7 @@ from chitin.model.insight import (
     check_type,
     parse_tags,
 )
-from chitin.model.interchange import EXTRA_KEY
+from chitin.model.interchange import BODY_KEY, BODY_RULE, EXTRA_KEY
 
 # The frontmatter's keys in the order they are written, then the evidence log.
 KEY_ORDER: tuple[str, ...] = (*(field.name for field in FILE_FIELDS), "evidence")
@@ -108,8 +108,9 @@ def _frontmatter_lines(insight: Insight) -> list[str]:
                 lines.extend(f"- {yaml_scalar(item)}" for item in value)
         elif form == TEXT:
             lines.append(f"{name}: {yaml_scalar(value)}")
-        elif form == NUMBER:
-            lines.append(f"{name}: {value!r}")
+        elif form == NUMBER:  # a plain decimal: the reader refuses repr's "1e-05"
+            text = repr(value) if "e" not in repr(value) else f"{value:.6f}".rstrip("0")
+            lines.append(f"{name}: {text}")
         elif form == FLAG:
             lines.append(f"{name}: {'true' if value else 'false'}")
         else:  # words, counts and timestamps are written as they are
@@ -184,13 +185,17 @@ def checked_render(text: str, insight: Insight, layout: Layout) -> str:
     (an export's, imported) read back as they were given: each one key chitin does not
     know, as a file has it, that YAML reads. One that does not (a known key, two keys,
     a ``---`` line, bad YAML) would change the insight or break its file."""
-    if not layout.extra_keys:
+    texts = any(kind == "text" for kind, _ in layout.body)  # and its text, in its place
+    if not layout.extra_keys and not texts:
         return text
     try:
         _, back = parse(text, fallback_id=insight.id, fallback_type=None, fallback_time="")
         same = back.extra_keys == layout.extra_keys
+        placed = not texts or back.body == layout.body
     except ValidationError:
-        same = False
+        same, placed = not layout.extra_keys, False
+    if same and not placed:
+        raise ValidationError(BODY_KEY, BODY_RULE)
     if not same:
         raise ValidationError(
             EXTRA_KEY,

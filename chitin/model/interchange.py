@@ -18,6 +18,7 @@ from chitin.model.fields import (
     BY_NAME,
     FREE_TEXTS,
     INTERCHANGE,
+    SECTION_FIELDS,
 )
 from chitin.model.ids import check_id
 from chitin.model.insight import (
@@ -44,11 +45,18 @@ DEFAULT_CONFIDENCE = 0.5
 # what a backup needs beside the fields: the file's evidence log and the insight's
 # history, as 1.x history rows (issue 25: an export restores every insight whole).
 # And the frontmatter keys a person added to the file by hand (chitin keeps them through
-# every rewrite), each as the file has it: its key line and continuation lines.
+# every rewrite), each as the file has it: its key line and continuation lines. And,
+# when a person added text of their own to the body, the order of the body's parts.
 EVIDENCE_KEY, HISTORY_KEY, EXTRA_KEY = "evidence", "history", "extraFrontmatter"
+BODY_KEY = "extraBody"
 KNOWN_KEYS: tuple[str, ...] = (
-    *(key for key, _ in INTERCHANGE), EVIDENCE_KEY, EXTRA_KEY, HISTORY_KEY
+    *(key for key, _ in INTERCHANGE), EVIDENCE_KEY, EXTRA_KEY, BODY_KEY, HISTORY_KEY
 )  # fmt: skip
+BODY_RULE = (
+    f"{BODY_KEY} must list the body's parts in order, as the file has them: 'claim' first, "
+    "then section names (reasoning, context, limitations) and {'text': …} for text of "
+    "your own that reads back as it is, not as a section"
+)
 HISTORY_ROW_KEYS = ("field", "oldValue", "newValue", "changeType", "changedAt", "source")
 
 
@@ -60,6 +68,7 @@ class Exported(NamedTuple):
     evidence: tuple[str, ...] = ()
     history: tuple[Mapping[str, Any], ...] = ()
     extra_keys: tuple[str, ...] = ()  # hand-added frontmatter chunks (format/markdown.py)
+    body: tuple[tuple[str, str], ...] = ()  # Layout.body, when it holds hand-added text
 
 
 class Item(NamedTuple):
@@ -71,6 +80,7 @@ class Item(NamedTuple):
     evidence: tuple[str, ...] = ()
     history: tuple[Mapping[str, Any], ...] = ()
     extra_keys: tuple[str, ...] = ()
+    body: tuple[tuple[str, str], ...] = ()
 
 
 def export_dict(
@@ -79,6 +89,7 @@ def export_dict(
     evidence: Sequence[str] = (),
     history: Sequence[Mapping[str, Any]] = (),
     extra_keys: Sequence[str] = (),
+    body: Sequence[tuple[str, str]] = (),
 ) -> dict[str, Any]:
     """The public shape, with ``lastRetrievedAt`` in the original's place when known,
     and the evidence log, hand-added frontmatter and history rows last, when there
@@ -88,6 +99,8 @@ def export_dict(
         ordered[EVIDENCE_KEY] = list(evidence)
     if extra_keys:
         ordered[EXTRA_KEY] = list(extra_keys)
+    if body:
+        ordered[BODY_KEY] = [{"text": v} if k == "text" else v or k for k, v in body]
     if history:
         ordered[HISTORY_KEY] = [{k: row.get(k) for k in HISTORY_ROW_KEYS} for row in history]
     return ordered
@@ -241,7 +254,29 @@ def _read(item: Mapping[str, Any], now: str, fresh_id: Callable[[str], str]) -> 
     made = validate(insight)
     history = _history(item.get(HISTORY_KEY), made.id)
     extra = _extra_keys(item.get(EXTRA_KEY))  # checked as a file's when written (core)
-    return Item(made, last_retrieved, _evidence(item.get(EVIDENCE_KEY)), history, extra)
+    body = _body(item.get(BODY_KEY))  # and so is this: it must read back (format)
+    return Item(made, last_retrieved, _evidence(item.get(EVIDENCE_KEY)), history, extra, body)
+
+
+_PARTS = {"claim": ("claim", ""), **{f.name: ("section", f.name) for f in SECTION_FIELDS}}
+
+
+def _body(value: object) -> tuple[tuple[str, str], ...]:
+    """Layout.body from an export's ``extraBody`` (what each part is; not yet whether the
+    file reads back so)."""
+    if value is None:
+        return ()
+    parts = []
+    for part in value if isinstance(value, list) else [None]:
+        if isinstance(part, str) and part in _PARTS:
+            parts.append(_PARTS[part])
+        elif isinstance(part, Mapping) and set(part) == {"text"} and isinstance(part["text"], str):
+            parts.append(("text", part["text"]))
+        else:
+            parts.append(("", ""))
+    if not parts or parts[0] != _PARTS["claim"] or ("", "") in parts or ("text", "") in parts:
+        raise ValidationError(BODY_KEY, BODY_RULE)
+    return tuple(parts)
 
 
 def _extra_keys(value: object) -> tuple[str, ...]:

@@ -47,7 +47,8 @@ def duplicates_block(matches: Sequence[Match]) -> list[str]:
 
 
 def conflicts_block(matches: Sequence[Match]) -> list[str]:
-    lines = ["", f"⚠ {counted(len(matches), 'potential conflict')} detected:"]
+    # 1.4.5's own words, kept as issue 2 asks (as `N insight(s)` is kept).
+    lines = ["", f"⚠ {len(matches)} potential conflict(s) detected:"]
     for match in matches:
         lines += [
             "",

@@ -28,9 +28,10 @@ if TYPE_CHECKING:
 # An operation writing more files than this (an import) writes them in bulk: see
 # files.bulk_write and git_commit.commit.
 BULK_WRITE = 100
-# No trailing slash: ".chitin/" matches only a folder, and a committed link or file
-# named .chitin must be ignored too (see lockfile.derived_folder).
-GITIGNORE = ".chitin\n"
+# ".chitin/" is the line issue 2 names, but it matches only a folder; ".chitin" (no
+# trailing slash) ignores a committed link or file of that name too (see
+# lockfile.derived_folder).
+GITIGNORE = (".chitin/", ".chitin")
 STORE_README = """\
 # chitin store
 
@@ -59,7 +60,7 @@ class Writer:
         (self.root / INSIGHTS_DIR).mkdir(exist_ok=True)
         remote.register_driver(self.git, command)
         writes: dict[str, str | None] = {}
-        ignore = _appended(self.root / ".gitignore", [GITIGNORE.strip()])
+        ignore = _appended(self.root / ".gitignore", GITIGNORE)
         if ignore is not None:
             writes[".gitignore"] = ignore
         attributes = _appended(self.root / ".gitattributes", remote.MERGE_ATTRIBUTES)
