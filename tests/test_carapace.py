@@ -713,6 +713,20 @@ def test_a_refusal_is_one_line_with_its_details(
     assert tries == (4 if status >= 500 else 1)  # only a 5xx (or a short 429) is retried
 
 
+@pytest.mark.parametrize("status", [200, 400])
+def test_an_answer_nested_too_deeply_says_so_in_one_line(
+    carapace: CarapaceServer, run: Run, key: str, status: int
+) -> None:
+    """json's decoder recurses once per [ or {: an answer nested 100,000 deep was
+    "application/json that is not JSON"."""
+    deep = b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    carapace.fail_next(status, deep, {"Content-Type": "application/json"})
+    result = run("carapace-query", "anything", expect=1)
+    assert result.stdout == "" and result.stderr.count("\n") == 1
+    assert result.stderr.startswith("Carapace error: HTTP ")
+    assert "the answer is JSON nested too deeply to read" in result.stderr, result.stderr
+
+
 def test_a_proxys_html_page_a_refused_connection_and_a_closed_one(
     carapace: CarapaceServer, run: Run, key: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

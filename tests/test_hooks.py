@@ -749,6 +749,23 @@ def test_reflect_from_input_naming_no_transcript_queues_nothing(
     assert run_json("reflect")["pending"] == []
 
 
+DEEP_EVENT = '{"a": ' + "[" * 100_000 + "]" * 100_000 + "}"
+
+
+@pytest.mark.parametrize("event", ["session-start", "reflect"])
+def test_an_event_nested_too_deeply_is_one_line_not_an_internal_error(
+    run: Run, run_json: RunJson, seeded: list[str], event: str
+) -> None:
+    """json's decoder recurses once per [ or {: an event nested 100,000 deep raised
+    RecursionError, which the hook reported as an internal error."""
+    result = run("hooks", "run", "claude-code", event, input=DEEP_EVENT)
+    assert result.exit_code == 0 and result.stdout == ""
+    [line] = result.stderr.splitlines()
+    assert f"the {event} hook did nothing" in line and "nested too deeply" in line
+    assert "internal error" not in line and "RecursionError" not in line
+    assert run_json("reflect")["pending"] == []
+
+
 def test_session_start_without_a_store_gives_the_template_and_creates_nothing(
     run: Run, store: Path
 ) -> None:

@@ -220,6 +220,7 @@ MALFORMED = {
     "a string": ('"k"', "not a JSON array of markers (found a string)"),
     "a marker that is a number": ("[1]", "marker 1 is not an object (found a number)"),
     "a marker that is null": ('[{"sessionKey": "k"}, null]', "marker 2 is not an object"),
+    "nested too deeply": ("[" * 100_000 + "]" * 100_000, "not valid JSON (nested too deeply"),
 }
 
 
@@ -250,6 +251,7 @@ def test_a_malformed_file_is_a_warning_not_a_crash(
         ("{oops", "not valid JSON"),
         ('{"a": 1}', "not a JSON array of markers (found an object)"),
         ("[1]", "marker 1 is not an object (found a number)"),
+        ("[" * 100_000 + "]" * 100_000, "not valid JSON (nested too deeply to read)"),
     ],
 )
 def test_queueing_refuses_to_overwrite_a_malformed_queue(
@@ -262,6 +264,18 @@ def test_queueing_refuses_to_overwrite_a_malformed_queue(
     [line] = failed.stderr.splitlines()
     assert line.startswith(f"Error: {path}: {problem}") and "reflect --clear" in line
     assert path.read_text() == text
+
+
+@pytest.mark.usefixtures("seeded")
+def test_a_derived_file_nested_too_deeply_is_ignored_not_an_internal_error(
+    run: Run, store: Path
+) -> None:
+    """The note of how far sessions were reflected on is derived: unusable, it is ignored."""
+    (store / ".chitin").mkdir(exist_ok=True)
+    (store / ".chitin" / "reflected.json").write_text(
+        '{"a": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    )
+    assert run("reflect").stderr == ""
 
 
 @pytest.mark.usefixtures("seeded")

@@ -466,6 +466,8 @@ def test_an_alias_in_otherwise_valid_frontmatter_is_a_problem_of_that_file(
         ("<<: &base {a: 1}\n", "an anchor (&name) is not allowed"),
         ("created: 2026-13-45\n", "holds a value out of range: month must be in 1..12"),
         ("big: " + "9" * 5000 + "\n", "holds a value out of range: Exceeds the limit"),
+        ("deep: " + "[" * 990 + "]" * 990 + "\n", "is nested too deeply to read"),  # Python's
+        ("deep: " + "[" * 100_000 + "]" * 100_000 + "\n", "is nested too deeply to read (line"),
     ],
 )
 def test_frontmatter_yaml_that_cannot_be_held_is_a_validation_error(
@@ -502,6 +504,15 @@ def test_a_config_with_aliases_is_refused(run: Run, seeded: Path) -> None:
     assert result.stderr.startswith(
         "Error: chitin.yaml does not parse (line 1): an anchor (&name) is not allowed"
     )
+
+
+def test_a_config_nested_too_deeply_is_refused_in_one_line(run: Run, seeded: Path) -> None:
+    """PyYAML recursed once per [ (a RecursionError: "a value out of range")."""
+    (seeded / "chitin.yaml").write_text("retrieve: " + "[" * 990 + "]" * 990 + "\n")
+    result = run("contribute", "--type", "skill", "--claim", "New", "--confidence", "0.5", expect=1)
+    assert result.stderr == "Error: chitin.yaml is nested too deeply to read\n"
+    checked = run("check", expect=1)
+    assert "chitin.yaml: file: is nested too deeply to read" in checked.stdout
 
 
 def test_a_file_that_grows_while_read_is_read_to_the_limit_only(

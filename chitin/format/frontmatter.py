@@ -159,14 +159,25 @@ def load_yaml(text: str, what: str, field: str = "frontmatter", first_line: int 
         mark = getattr(error, "problem_mark", None)
         where = f" (line {mark.line + first_line})" if mark is not None else ""
         problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        if problem == LIBYAML_TOO_DEEP:  # libyaml's own limit, as PyYAML's RecursionError
+            raise _too_deep(field, what, where) from None
         raise ValidationError(field, clipped(f"{what} does not parse{where}: {problem}")) from None
-    except (ValueError, OverflowError, RecursionError) as error:
+    except RecursionError:  # PyYAML composes and constructs recursively, once per [ or {
+        raise _too_deep(field, what, "") from None
+    except (ValueError, OverflowError) as error:
         # A value YAML reads but Python cannot hold: a date such as 2026-13-45, an
         # integer of 5,000 digits (the words of markdown._unreadable).
         reason = str(error).split(";")[0].split("\n")[0]
         raise ValidationError(
             field, clipped(f"{what} holds a value out of range: {reason}")
         ) from None
+
+
+LIBYAML_TOO_DEEP = "exceeded maximum nesting depth"
+
+
+def _too_deep(field: str, what: str, where: str) -> ValidationError:
+    return ValidationError(field, f"{what} is nested too deeply to read{where}")
 
 
 def _load_unique(yaml: ModuleType, loader: Any, first_line: int) -> Any:

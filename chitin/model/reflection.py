@@ -143,6 +143,8 @@ def parse_queue(text: str) -> Parsed:
         data = json.loads(text)
     except json.JSONDecodeError as error:
         return Parsed([], f"not valid JSON ({error.msg} at line {error.lineno})")
+    except RecursionError:  # json's decoder recurses once per [ or {
+        return Parsed([], "not valid JSON (nested too deeply to read)")
     if not isinstance(data, list):
         return Parsed([], f"not a JSON array of markers (found {_json_kind(data)})")
     for position, item in enumerate(data, 1):

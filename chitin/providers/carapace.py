@@ -265,7 +265,9 @@ def _worth_retrying(error: CarapaceError, attempt: int) -> bool:
 def _answer(answer: Answer) -> dict[str, Any]:
     data = _json(answer)
     if not isinstance(data, dict):
-        what = _what(answer) if data is NOT_JSON else f"JSON {_JSON_KINDS.get(type(data), 'data')}"
+        what = (
+            _what(answer, data) if data in UNREAD else f"JSON {_JSON_KINDS.get(type(data), 'data')}"
+        )
         raise CarapaceError(
             f"HTTP {answer.status}, but the answer is {what}, not a Carapace JSON object",
             "BAD_RESPONSE",
@@ -281,7 +283,7 @@ def _refusal(answer: Answer) -> CarapaceError:
     wait = _retry_after(answer, error)
     if not isinstance(error, dict):
         reason = answer.reason or "error"
-        what = _what(answer) if data is NOT_JSON else "JSON of another shape"
+        what = _what(answer, data) if data in UNREAD else "JSON of another shape"
         return CarapaceError(
             f"HTTP {status} {reason}, and the answer is {what}, not Carapace's "
             "JSON (is a proxy in the way?)",
@@ -328,6 +330,8 @@ def _until(said: object) -> float | None:
 
 
 NOT_JSON = object()  # what _json gives for a body that does not parse (JSON's null is None)
+TOO_DEEP = object()  # ... and for one nested too deeply to read (a RecursionError)
+UNREAD = (NOT_JSON, TOO_DEEP)
 _JSON_KINDS = {list: "array", str: "string", int: "number", float: "number", bool: "true/false"}
 _JSON_KINDS[type(None)] = "null"
 
@@ -335,12 +339,16 @@ _JSON_KINDS[type(None)] = "null"
 def _json(answer: Answer) -> object:
     try:
         return json.loads(answer.body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
+    except (UnicodeDecodeError, ValueError):
         return NOT_JSON
+    except RecursionError:  # json's decoder recurses once per [ or {
+        return TOO_DEEP
 
 
-def _what(answer: Answer) -> str:
+def _what(answer: Answer, data: object) -> str:
     """What came back instead of JSON, in a few words."""
+    if data is TOO_DEEP:
+        return "JSON nested too deeply to read"
     kind = answer.content_type.split(";")[0].strip()
     if not answer.body:
         return "empty"

@@ -79,7 +79,7 @@ def read_session_note(root: Path, session: str) -> list[str]:
     """The ids noted for ``session``; none when there is no usable note."""
     try:
         data = json.loads(read_text(_note_path(root, session), QUEUE_BYTES))
-    except (OSError, UnsafeFile, UnicodeDecodeError, json.JSONDecodeError):
+    except (OSError, UnsafeFile, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         return []
     ids = data.get("injected") if isinstance(data, dict) else None
     if not isinstance(ids, list):
@@ -98,7 +98,7 @@ def read_places(root: Path) -> dict[str, dict[str, int]]:
     """The places noted; none when the file is missing or unusable."""
     try:
         data = json.loads(read_text(derived_folder(root) / PLACES_FILE, QUEUE_BYTES))
-    except (OSError, UnsafeFile, UnicodeDecodeError, json.JSONDecodeError):
+    except (OSError, UnsafeFile, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         return {}
     if not isinstance(data, dict):
         return {}
