@@ -180,6 +180,26 @@ def test_a_registration_answer_with_an_unusable_key_says_so(
     assert not credentials_file(tmp_path / "home").exists()
 
 
+@pytest.mark.parametrize("given", [{}, {"id": ""}, {"id": 42}], ids=["none", "blank", "a number"])
+@pytest.mark.parametrize("fmt", ["human", "json"])
+def test_a_registration_answer_without_an_agent_id_is_refused_and_its_key_kept(
+    carapace: CarapaceServer, run: Run, tmp_path: Path, given: dict[str, Any], fmt: str
+) -> None:
+    """A 201 without an id printed an empty "Agent ID:" line and saved the credentials
+    as if all were well. The server shows a key once: it goes where a key the file
+    cannot take goes (a 0600 file the error names), and the credentials file is not made."""
+    run("init")
+    home = tmp_path / "home"
+    secret = "chk_" + "Id9" * 12
+    carapace.fail_next(201, {"displayName": "Bot", "apiKey": secret, **given})
+    line = one_line_error(run, "carapace-register", "--name", "Bot", "--format", fmt)
+    assert "its answer gives no agent id (id), so its credentials were not saved to" in line
+    assert secret not in line
+    assert not credentials_file(home).exists()
+    rescued = Path(line.split("; they are in ")[1].split(" (mode 0600)")[0])
+    assert json.loads(rescued.read_text())["api_key"] == secret
+
+
 def test_a_refusal_s_text_cannot_drive_the_terminal_or_flood_it(
     carapace: CarapaceServer, run: Run, key: str
 ) -> None:

@@ -185,8 +185,12 @@ def register(
     agent = answer.get("id") if isinstance(answer.get("id"), str) else None
     shown = answer.get("displayName")
     found = credentials.Credentials(key, agent, shown if isinstance(shown, str) else name, now)
+    home = home if home is not None else home_folder(opened.env)
     with _finishing():
-        _save_or_rescue(found, path, home if home is not None else home_folder(opened.env))
+        if agent is None or not agent.strip():  # the key is shown once: kept, as below
+            said = "Carapace registered the agent but its answer gives no agent id (id)"
+            raise _rescued(found, path, home, f"{said}, so its credentials were not saved")
+        _save_or_rescue(found, path, home)
     return Registration(answer, path)
 
 
@@ -210,17 +214,25 @@ def _save_or_rescue(found: Credentials, path: Path, home: Path | None) -> None:
         return
     except (OSError, ChitinError) as error:
         cause = getattr(error, "strerror", None) or str(error)
-    rescued = credentials.rescue(found, home)
     agent = found.agent_id or "the agent"
+    said = f"registered {agent}, but its credentials could not be saved"
+    raise _rescued(found, path, home, said, f" ({cause})")
+
+
+def _rescued(
+    found: Credentials, path: Path, home: Path | None, said: str, cause: str = ""
+) -> credentials.CredentialsError:
+    """The error that ``said`` what kept the credentials from ``path``, once they are in
+    another 0600 file (or, if none could take them, that the key is lost)."""
+    rescued = credentials.rescue(found, home)
     if rescued is None:
-        raise credentials.CredentialsError(
-            f"registered {agent}, but its credentials could not be saved to {path} ({cause}), "
-            "nor anywhere else: that API key is lost; register again under another name"
+        return credentials.CredentialsError(
+            f"{said} to {path}{cause}, nor anywhere else: that API key is lost; "
+            "register again under another name"
         )
-    raise credentials.CredentialsError(
-        f"registered {agent}, but its credentials could not be saved to {path} ({cause}); "
-        f"they are in {rescued} (mode 0600): move that file to {path}, "
-        f"or pass --carapace-config {rescued}"
+    return credentials.CredentialsError(
+        f"{said} to {path}{cause}; they are in {rescued} (mode 0600): move that file to "
+        f"{path}, or pass --carapace-config {rescued}"
     )
 
 
