@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import Run, commit_count, git
 
 from chitin.model.insight import TYPES
@@ -568,6 +569,20 @@ def test_update_with_an_empty_value_says_what_it_cleared(run: Run, add: Any, run
     assert shown["cleared"] == ["source"] and "source" not in shown  # the others were empty
     again = run_json("update", made["id"], "--provenance", "", "--claim", "Reproduce it")
     assert "cleared" not in again and again["claim"] == "Reproduce it"
+
+
+@pytest.mark.parametrize("given", [",", " ", " , "])
+def test_update_with_tags_that_are_all_empty_says_it_cleared_them(
+    run: Run, add: Any, run_json: Any, given: str
+) -> None:
+    """`--tags ","` (as MCP's ``tags: [""]``) cleared the tags, but only ``""`` was
+    named in ``cleared`` and in the note: the report did not say what was done."""
+    made = add("skill", "Reproduce it first", 0.6, tags="a,b")
+    out = run("update", made["id"], "--tags", given).stdout
+    assert out.endswith("  tags: −a −b\n  note: tags cleared\n"), out
+    run("update", made["id"], "--tags", "a")
+    shown = run_json("update", made["id"], "--tags", given)
+    assert shown["tags"] == [] and shown["cleared"] == ["tags"]
 
 
 def test_update_without_a_change_makes_no_commit(run: Run, add: Any, store: Path) -> None:

@@ -598,6 +598,17 @@ def test_a_file_that_does_not_parse_is_named_beside_the_answer(
     assert listed.blocks[1].startswith("warning: skipped insights/skill/broken.md:")
 
 
+def test_update_names_the_tags_an_empty_tag_cleared(store: Path, add: Any) -> None:
+    """``tags: [""]`` cleared the tags without naming them in ``cleared`` (``[]`` did)."""
+    made = add("skill", "Prefer small pull requests", 0.8, tags="review")
+
+    async def clear(client: Client) -> Called:
+        return await call(client, "update", id=made["id"], tags=[""])
+
+    shown = serve(store, clear).json
+    assert shown["tags"] == [] and shown["cleared"] == ["tags"]
+
+
 # ------------------------------------------------------------------ the process
 
 

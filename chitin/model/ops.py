@@ -141,12 +141,20 @@ def dropped_fields(insight: Insight, kind: str) -> tuple[str, ...]:
 
 def cleared_fields(before: Insight, after: Insight, changes: Mapping[str, Any]) -> tuple[str, ...]:
     """The fields an update's empty value cleared: those that held a value before (the
-    JSON of update names them in ``cleared``, and its text says so in a note)."""
+    JSON of update names them in ``cleared``, and its text says so in a note). A value
+    is empty as its field reads it: ``""``, blanks, or tags that are all empty pieces
+    (``","``, ``[""]``)."""
     return tuple(
         name
-        for name in changes
-        if changes[name] == "" and getattr(before, name) and not getattr(after, name)
+        for name, raw in changes.items()
+        if raw is not None
+        and _updated_value(name, raw) in _EMPTY
+        and getattr(before, name)
+        and not getattr(after, name)
     )
+
+
+_EMPTY = (None, "", ())  # what an update's empty value reads as, by its field
 
 
 def merged(source: Insight, target: Insight, claim: str | None, now: str) -> Insight:
