@@ -78,18 +78,20 @@ def threshold(raw: object, semantic: bool) -> float:
 
 
 def bounded(name: str, value: int | None, high: int) -> int | None:
-    """A count or budget from 1 to ``high``, refused in click's words for its flag."""
+    """A count or budget from 1 to ``high`` (an MCP tool's argument, a library caller's
+    value), refused in the words of a wrong type's refusal, naming the argument and its
+    range: click's ("Invalid value for 'budget': 0 is not in the range 1<=x<=…") are
+    the command line's, for its flags."""
     if value is not None and not 1 <= value <= high:
         raise ValidationError(
-            name,
-            f"Invalid value for '{name}': {_shown(value)} is not in the range 1<=x<={high}.",
+            name, f"{name} must be a whole number from 1 to {high}, got {_shown(value)}"
         )
     return value
 
 
 def count(name: str, value: object, high: int) -> int:
     """A whole number from 1 to ``high`` (a library caller's ``max_results`` or
-    ``budget``), refused in the words the MCP server and click use for it."""
+    ``budget``), refused in the words the MCP server uses for it."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValidationError(name, f"{name} must be a whole number, got {_shown(value)}")
     bounded(name, value, high)
