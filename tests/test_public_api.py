@@ -170,6 +170,31 @@ def test_a_now_that_is_no_datetime_nor_clock_is_refused_at_construction(
     assert refused.value.field == "now" and "datetime" in str(refused.value)
 
 
+def test_a_clock_of_naive_times_reads_them_as_utc_as_a_fixed_naive_now_is(store: Path) -> None:
+    """``now=datetime.now`` (a clock of naive times) is read as UTC, as a fixed naive
+    ``now`` is: a retrieval's decay subtracted it from the files' aware times, and
+    raised TypeError ("can't subtract offset-naive and offset-aware datetimes")."""
+    from chitin import Chitin
+
+    with Chitin(store, now=lambda: FIXED.replace(tzinfo=None)) as chitin:
+        added = chitin.contribute({"type": "skill", "confidence": 0.7, "claim": "Naive time."})
+        found = chitin.retrieve("naive time")
+    assert added.insight.created == "2026-03-04T05:06:07Z"
+    assert [ranked.insight.id for ranked in found.ranked] == [added.insight.id]
+
+
+def test_a_clock_that_answers_no_datetime_is_refused_in_chitins_words(store: Path) -> None:
+    """A clock that gives a text is refused as a ValidationError naming ``now``, not as
+    an AttributeError ("'str' object has no attribute 'tzinfo'") from deep inside."""
+    from chitin import Chitin, ValidationError
+
+    told: Any = lambda: "2026-03-04T05:06:07Z"  # noqa: E731 (a clock, as a caller writes one)
+    with Chitin(store, now=told) as chitin, pytest.raises(ValidationError) as refused:
+        chitin.contribute({"type": "skill", "confidence": 0.7, "claim": "No time."})
+    assert refused.value.field == "now" and "datetime" in str(refused.value)
+    assert not list(store.glob("insights/*/*.md"))
+
+
 @pytest.mark.parametrize("given", ["", "  ", 5])
 def test_a_store_that_names_no_folder_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given: object
