@@ -3,6 +3,7 @@ a context manager, typed arguments, values back, nothing printed (issue 13, item
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import subprocess
@@ -47,6 +48,24 @@ def test_the_documented_example_runs_as_written(tmp_path: Path) -> None:
     assert ran.stdout.startswith("not found: ")
     made = [folder for folder in tmp_path.iterdir() if (folder / ".git").is_dir()]
     assert len(made) == 1 and (made[0] / "insights" / "skill").is_dir()
+
+
+def test_the_packages_own_example_runs(tmp_path: Path) -> None:
+    """``help(chitin)`` shows an example too (the module's docstring, after "Use it from
+    Python::"): it must run as written, in a folder of its own. It once left out the
+    confidence, which contribute requires: ValidationError "confidence is required"."""
+    import chitin
+
+    doc = chitin.__doc__ or ""
+    after = doc.split("Use it from Python::\n", 1)[1].splitlines()
+    block = itertools.takewhile(lambda line: not line or line.startswith("    "), after)
+    code = "\n".join(line.removeprefix("    ") for line in block)
+    (tmp_path / "example.py").write_text(code + "\nprint(found.ranked[0].insight.claim)\n")
+    ran = subprocess.run(
+        [sys.executable, "example.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.strip() == "Run the tests before pushing."
 
 
 def test_all_lists_the_public_names() -> None:
