@@ -419,6 +419,80 @@ def test_the_host_calls_refuse_arguments_of_the_wrong_kind(
     assert refused.value.field == field
 
 
+def _question(**fields: Any) -> Any:
+    from chitin import CarapaceQuestion
+
+    return CarapaceQuestion(**{"text": "how to test", **fields})
+
+
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (lambda c, key: c.ask_carapace(5, _question()), "credentials"),
+        (lambda c, key: c.ask_carapace(None, _question()), "credentials"),
+        (lambda c, key: c.ask_carapace(key, 5), "question"),
+        (lambda c, key: c.ask_carapace(key, _question(max_results="5")), "max_results"),
+        (lambda c, key: c.ask_carapace(key, _question(domain_tags=5)), "domain_tags"),
+        (lambda c, key: c.ask_carapace(key, _question(domain_tags="a,b")), "domain_tags"),
+        (lambda c, key: c.promote("write-the", 5, None), "credentials"),
+        (lambda c, key: c.promote("write-the", key, 5), "domain_tags"),
+        (lambda c, key: c.promote("write-the", key, [5]), "domain_tags"),
+        (lambda c, key: c.register_carapace(None, "agent"), "credentials"),
+        (lambda c, key: c.import_contribution(None, "skill"), "contribution_id"),
+    ],
+    ids=[
+        "ask-key-number",
+        "ask-key-none",
+        "ask-question-number",
+        "ask-max-text",
+        "ask-tags-number",
+        "ask-tags-text",
+        "promote-key-number",
+        "promote-tags-number",
+        "promote-tags-numbers",
+        "register-key-none",
+        "import-id-none",
+    ],
+)
+def test_the_carapace_calls_refuse_arguments_of_the_wrong_kind(
+    store: Path, tmp_path: Path, call: Callable[[Any, Path], object], field: str
+) -> None:
+    """The Carapace calls raised TypeError ('<=' not supported, 'int' object is not
+    iterable, open: path should be string) or AttributeError (no 'text', no 'strip',
+    no 'exists') for an argument of the wrong kind, and sent a text of domain tags
+    letter by letter. Each is a ValidationError naming the argument, before any request."""
+    from chitin import Chitin, ValidationError
+
+    key = tmp_path / "credentials.json"
+    key.write_text('{"api_key": "sk-test-123456"}')
+    key.chmod(0o600)
+    with Chitin(store, now=FIXED) as chitin:
+        chitin.init(seed=True)
+        with pytest.raises(ValidationError) as refused:
+            call(chitin, key)
+    assert refused.value.field == field
+
+
+def test_the_carapace_calls_take_the_credentials_file_as_a_text(
+    store: Path, tmp_path: Path
+) -> None:
+    """A path given as text, as ``check`` and ``import_insights`` take one, reaches the
+    server (here a refused port): it raised AttributeError ('str' object has no
+    attribute 'stat' / 'exists')."""
+    from chitin import CarapaceQuestion, Chitin
+    from chitin.providers.carapace import CarapaceError
+
+    key = tmp_path / "credentials.json"
+    key.write_text('{"api_key": "sk-test-123456"}')
+    key.chmod(0o600)
+    with Chitin(store, now=FIXED) as chitin:
+        chitin.init()
+        with pytest.raises(CarapaceError, match="NETWORK_ERROR"):
+            chitin.ask_carapace(str(key), CarapaceQuestion("how to test"))  # type: ignore[arg-type]
+        with pytest.raises(CarapaceError, match="NETWORK_ERROR"):
+            chitin.register_carapace(str(tmp_path / "new.json"), "agent")  # type: ignore[arg-type]
+
+
 EVENT = '{"session_id": "s-1", "cwd": "/work/app", "hook_event_name": "SessionEnd"}'
 
 
