@@ -214,6 +214,33 @@ def test_a_clock_that_answers_no_datetime_is_refused_in_chitins_words(store: Pat
     assert not list(store.glob("insights/*/*.md"))
 
 
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("agent", 5),
+        ("agent", ["my-agent"]),
+        ("command", "chitin"),
+        ("command", 5),
+        ("signer", "me@host"),
+        ("progress", "x"),
+        ("finishes_commands", "no"),
+    ],
+)
+def test_the_other_options_of_the_wrong_kind_are_refused_at_construction(
+    store: Path, option: str, value: object
+) -> None:
+    """session.Options, which Chitin takes too, are checked as store, now and env are:
+    an agent of 5 raised TypeError (object of type 'int' has no len()) when the
+    instance was made, a signer or progress that is no function TypeError ('str'
+    object is not callable) at the first reinforce or rebuild, and a command given as
+    one text ran git's merge driver letter by letter."""
+    from chitin import Chitin, ValidationError
+
+    with pytest.raises(ValidationError) as refused:
+        Chitin(store, **{option: value})
+    assert refused.value.field == option and option in str(refused.value)
+
+
 @pytest.mark.parametrize("given", ["", "  ", 5])
 def test_a_store_that_names_no_folder_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given: object

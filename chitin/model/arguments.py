@@ -236,6 +236,23 @@ def _shown(raw: object) -> str:
     return repr(raw)
 
 
+def agent(raw: object, env: Mapping[str, str]) -> str | None:
+    """``Chitin(agent=...)``, else $CHITIN_AGENT, else None: a text, whose value is
+    checked when a write needs it (session.py: a bad name must not stop a read)."""
+    if raw is None:
+        return env.get("CHITIN_AGENT") or None
+    if not isinstance(raw, str):
+        raise ValidationError("agent", f"agent must be a text such as my-agent, got {_shown(raw)}")
+    return raw
+
+
+def callback(name: str, raw: T | None) -> T | None:
+    """A function a library caller may give (``signer``, ``progress``), or None."""
+    if raw is not None and not callable(raw):
+        raise ValidationError(name, f"{name} must be a function or None, got {_shown(raw):.60}")
+    return raw
+
+
 def clock(now: datetime | Callable[[], datetime] | None) -> Callable[[], datetime]:
     """``Chitin(now=...)``: a fixed time, a clock, or None for the system's. A naive
     time, fixed or told by the clock (``datetime.now``), is UTC: the files' times are
