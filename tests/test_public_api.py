@@ -520,6 +520,84 @@ def test_the_carapace_calls_take_the_credentials_file_as_a_text(
             chitin.register_carapace(str(tmp_path / "new.json"), "agent")  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (lambda h: chitin_api().install_hook("claude-code", 5, ["chitin"], home=h), "folder"),
+        (lambda h: chitin_api().install_hook("claude-code", h, "chitin", home=h), "command"),
+        (lambda h: chitin_api().install_hook("claude-code", h, [], home=h), "command"),
+        (lambda h: chitin_api().install_hook("cursor", None, ["chitin"], store=5, home=h), "store"),
+        (lambda h: chitin_api().install_hook("cursor", None, ["chitin"], home=5), "home"),
+        (lambda h: chitin_api().install_hook("openclaw", None, ["chitin"], home=h, env=5), "env"),
+        (
+            lambda h: chitin_api().install_hook("cursor", None, ["c"], home=h, platform=5),
+            "platform",
+        ),
+        (lambda h: chitin_api().uninstall_hook("cursor", 5, home=h), "folder"),
+        (lambda h: chitin_api().write_output(5, "text"), "path"),
+        (lambda h: chitin_api().write_output(h / "out.md", 5), "text"),
+        (lambda h: chitin_api().output_target(5), "path"),
+        (lambda h: chitin_api().merge_file(5, 5, 5, "x.md"), "base"),
+        (lambda h: chitin_api().carapace_credentials_path(5, h), "given"),
+        (lambda h: chitin_api().carapace_credentials_path(None, 5), "home"),
+    ],
+    ids=[
+        "install-folder",
+        "install-command-text",
+        "install-command-empty",
+        "install-store",
+        "install-home",
+        "install-env",
+        "install-platform",
+        "uninstall-folder",
+        "write-path",
+        "write-text",
+        "target-path",
+        "merge-paths",
+        "credentials-given",
+        "credentials-home",
+    ],
+)
+def test_the_front_end_helpers_refuse_arguments_of_the_wrong_kind(
+    tmp_path: Path, call: Callable[[Path], object], field: str
+) -> None:
+    """What chitin.__all__ offers a front end beside a store raised AttributeError or
+    TypeError for an argument of the wrong kind ('int' object has no attribute
+    'is_dir', 'is_symlink', 'parts' or 'get'; unsupported operand type(s) for /), or
+    took it (a platform of 5 wrote Linux's file). Each is a ValidationError naming it,
+    and nothing is written."""
+    from chitin import ValidationError
+
+    before = sorted(tmp_path.rglob("*"))
+    with pytest.raises(ValidationError) as refused:
+        call(tmp_path)
+    assert refused.value.field == field
+    assert sorted(tmp_path.rglob("*")) == before
+
+
+def test_the_front_end_helpers_take_paths_as_texts(tmp_path: Path) -> None:
+    """As ``Chitin.check`` and ``import_insights`` do: each raised AttributeError
+    ('str' object has no attribute 'is_dir', 'is_symlink' or 'parts')."""
+    import chitin
+
+    home = tmp_path / "me"
+    home.mkdir()
+    made = chitin.install_hook("claude-code", str(home), ["chitin"], store=str(tmp_path / "s"))
+    assert made.path == home / ".claude" / "settings.json" and made.path.is_file()
+    assert chitin.uninstall_hook("claude-code", str(home)).action == "removed"
+    assert chitin.output_target(str(tmp_path / "out.md")) == tmp_path / "out.md"
+    chitin.write_output(str(tmp_path / "out.md"), "text\n")
+    assert (tmp_path / "out.md").read_text() == "text\n"
+    given = chitin.carapace_credentials_path(str(tmp_path / "key.json"), str(home))
+    assert given == tmp_path / "key.json"
+
+
+def chitin_api() -> Any:
+    import chitin
+
+    return chitin
+
+
 EVENT = '{"session_id": "s-1", "cwd": "/work/app", "hook_event_name": "SessionEnd"}'
 
 

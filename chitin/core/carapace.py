@@ -121,8 +121,8 @@ def carapace_credentials_path(given: Path | None, home: Path) -> Path:
     """--carapace-config, else 1.4.5's ``~/.config/carapace/credentials.json``."""
 
     if given is not None:
-        return expanded(given, os.environ, "the credentials path")
-    return default_path(home)
+        return expanded(_credentials_file(given, "given"), os.environ, "the credentials path")
+    return default_path(_credentials_file(home, "home"))
 
 
 def _client(opened: Session, credentials_path: Path | None) -> CarapaceClient:
@@ -244,11 +244,11 @@ def query(opened: Session, credentials_path: Path, question: CarapaceQuestion) -
     return _at_most(answer, asked.max_results)
 
 
-def _credentials_file(raw: object) -> Path:
-    """The credentials file a library caller names: a Path, or its text."""
-    given = arguments.path("credentials", raw)
+def _credentials_file(raw: object, name: str = "credentials") -> Path:
+    """The credentials file (or home) a library caller names: a Path, or its text."""
+    given = arguments.path(name, raw)
     if given is None:
-        raise ValidationError("credentials", "credentials must be a path, got None")
+        raise ValidationError(name, f"{name} must be a path, got None")
     return given
 
 
