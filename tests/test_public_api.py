@@ -575,6 +575,23 @@ def test_the_front_end_helpers_refuse_arguments_of_the_wrong_kind(
     assert sorted(tmp_path.rglob("*")) == before
 
 
+@pytest.mark.parametrize(("chitin", "env", "field"), [(5, None, "chitin"), (None, 5, "env")])
+def test_the_embed_worker_refuses_arguments_of_the_wrong_kind(
+    store: Path, chitin: object, env: object, field: str
+) -> None:
+    """``run_embed_worker`` (in ``chitin.__all__``, as the Claude Code calls are) raised
+    AttributeError ('int' object has no attribute 'root', no 'get') for a host that is
+    no opened store and an env that is no mapping, as those calls no longer do."""
+    from chitin import Chitin, ValidationError, run_embed_worker
+
+    with Chitin(store, now=FIXED) as opened:
+        opened.init()
+        with pytest.raises(ValidationError) as refused:
+            run_embed_worker(opened if chitin is None else chitin, env)  # type: ignore[arg-type]
+    assert refused.value.field == field
+    assert not (store / ".chitin" / "vectors" / "background.json").exists()  # no "running"
+
+
 def test_the_front_end_helpers_take_paths_as_texts(tmp_path: Path) -> None:
     """As ``Chitin.check`` and ``import_insights`` do: each raised AttributeError
     ('str' object has no attribute 'is_dir', 'is_symlink' or 'parts')."""
