@@ -320,6 +320,8 @@ def test_methods_take_typed_values(store: Path) -> None:
         ({"min_confidence": -0.1}, "min_confidence"),
         ({"text": None}, "query"),
         ({"text": 5}, "query"),
+        ({"full": "no"}, "full"),
+        ({"full": 1}, "full"),
     ],
 )
 def test_a_query_out_of_bounds_is_refused_as_the_cli_refuses_it(
