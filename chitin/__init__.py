@@ -4,8 +4,11 @@ Use it from Python::
 
     from chitin import Chitin
 
-    with Chitin(store="path/to/store") as chitin:
-        chitin.contribute({"type": "skill", "claim": "Run the tests before pushing."})
+    with Chitin(store="my-personality") as chitin:
+        chitin.init()  # makes the folder a store, a git repository (idempotent)
+        chitin.contribute(
+            {"type": "skill", "claim": "Run the tests before pushing.", "confidence": 0.8}
+        )
         found = chitin.retrieve("push a branch")
 
 The names below load on first use, so ``import chitin`` (and ``chitin --version``)

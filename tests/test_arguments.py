@@ -60,4 +60,4 @@ def test_defaults_and_ranges() -> None:
     assert arguments.bounded("limit", 5, 10) == 5
     with pytest.raises(ValidationError) as refused:
         arguments.bounded("budget", 0, 10)
-    assert str(refused.value) == "Invalid value for 'budget': 0 is not in the range 1<=x<=10."
+    assert str(refused.value) == "budget must be a whole number from 1 to 10, got 0"

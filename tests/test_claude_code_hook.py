@@ -17,6 +17,7 @@ session sees a preview); chitin keeps its context within CLAUDE_CONTEXT_LIMIT.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -405,6 +406,32 @@ def test_a_session_id_json_cannot_store_is_still_queued(
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
     [marker] = pending(run_json)
     assert marker["sessionKey"] == "ab?cd"
+
+
+def test_a_hand_edited_session_note_with_a_lone_surrogate_still_queues(
+    commands: dict[str, str], project: Path, store: Path, seeded: list[str], run_json: RunJson
+) -> None:
+    """fix110: a session note (.chitin/sessions/) edited by hand to hold half a UTF-16
+    pair (a JSON escape) made the queue's write fail: the hook's marker was lost, and
+    `reflect --queue` exited 3 with an internal UnicodeEncodeError. Invalid UTF-8 in a
+    note lost its ids. Both read now, the broken character as U+FFFD."""
+    notes = store / ".chitin" / "sessions"
+    notes.mkdir(parents=True, exist_ok=True)
+    for session, body in (
+        ("half", b'{"session": "half", "injected": ["lead\\udc80", "ask-one"]}'),
+        ("bytes", b'{"session": "bytes", "injected": ["lead\xff", "ask-one"]}'),
+    ):
+        digest = hashlib.sha256(session.encode()).hexdigest()[:32]
+        (notes / f"{digest}.json").write_bytes(body)
+        stdin = json.dumps(
+            {"session_id": session, "hook_event_name": "SessionEnd", "reason": "other",
+             "transcript_path": "/tmp/ab.jsonl"}
+        )  # fmt: skip
+        done = run_command(commands["SessionEnd"], stdin, store=store, cwd=project)
+        assert (done.returncode, done.stderr) == (0, b""), session
+    markers = pending(run_json)
+    assert [m["sessionKey"] for m in markers] == ["half", "bytes"]
+    assert [m["injected"] for m in markers] == [["lead\ufffd", "ask-one"]] * 2
 
 
 def test_a_session_id_the_queue_refuses_still_gets_its_start(

@@ -410,6 +410,23 @@ def test_a_versioned_or_dotted_name_is_a_word_of_its_own(run_json: Any) -> None:
         assert added["duplicates"] == [], claim
 
 
+def test_the_exact_key_keeps_the_dot_of_a_name(run: Run, run_json: Any) -> None:
+    """fix110: the exact key dropped every dot, so "Use .NET 8 for the service" was
+    refused as an exact duplicate of "Use NET 8 for the service" (and ".env" of "env"),
+    where the judgement's words (fix101) read ".net" and "net" apart."""
+    for claim in ["Use .NET 8 for the service", "Use NET 8 for the service"]:
+        added = run_json("contribute", "--type", "skill", "--claim", claim, "--confidence", "0.8")
+        assert added["duplicates"] == [], claim
+    for claim in ["Keep secrets in .env files", "Keep secrets in env files"]:
+        run_json("contribute", "--type", "skill", "--claim", claim, "--confidence", "0.8")
+    # case, spacing and a sentence's punctuation still make no difference
+    for claim in ["use .net 8  for the service.", "Keep secrets in .ENV files!"]:
+        refused = run(
+            "contribute", "--type", "skill", "--claim", claim, "--confidence", "0.8", expect=1
+        )
+        assert "already known as" in refused.stderr, claim
+
+
 def test_a_condition_opening_with_when_is_the_same_condition(
     run: Run, run_json: Any, add: Any
 ) -> None:

@@ -6,9 +6,13 @@ contributes, the front off, 1 to 4 in 150). No command has begun there."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+from conftest import chitin_program
 
 # The signal as it lands at the group's entry, in a whole process: run_command ends the
 # process (process.leave), so it cannot run in the test's own.
@@ -44,3 +48,76 @@ def test_a_ctrl_c_at_the_cli_entry_says_nothing_was_changed(tmp_path: Path) -> N
     assert after.stdout == head.stdout
     assert subprocess.run(["git", "-C", str(store), "status", "--porcelain"],
                           capture_output=True).stdout == b""  # fmt: skip
+
+
+# A sitecustomize that sends the process a real SIGINT as chitin.front starts loading:
+# within the console's imports, before its main, where a Ctrl-C printed a traceback.
+AT_THE_IMPORTS = """
+import os, signal, sys
+
+class Interrupting:
+    def find_spec(self, name, path=None, target=None):
+        if name == "chitin.front":
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+sys.meta_path.insert(0, Interrupting())
+"""
+
+
+def _environment(tmp_path: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CHITIN_")}
+    env.update(HOME=str(tmp_path), CHITIN_FRONT="0", CHITIN_BACKGROUND_EMBED="off")
+    env.update(GIT_CONFIG_GLOBAL=str(tmp_path / "gitconfig"), GIT_CONFIG_NOSYSTEM="1")
+    (tmp_path / "gitconfig").write_text("[user]\n\tname = t\n\temail = t@example.org\n")
+    return env
+
+
+def test_a_ctrl_c_while_the_console_loads_says_nothing_was_changed(tmp_path: Path) -> None:
+    """fix110: a Ctrl-C during the console's own imports (before main) printed Python's
+    traceback; the console now takes it from its first statement, in one line."""
+    env = _environment(tmp_path)
+    (tmp_path / "hook").mkdir()
+    (tmp_path / "hook" / "sitecustomize.py").write_text(AT_THE_IMPORTS)
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path / "hook"), env.get("PYTHONPATH", "")])
+    store = str(tmp_path / "store")
+    for program in ([sys.executable, "-m", "chitin"], [chitin_program()]):
+        result = subprocess.run(
+            [*program, "--store", store, "list"], env=env, capture_output=True, text=True
+        )
+        assert (result.returncode, result.stderr) == (130, "Interrupted: nothing was changed.\n")
+    # a program that imports the console is left Python's handler
+    imported = "import signal, chitin.console; print(signal.getsignal(signal.SIGINT).__name__)"
+    plain = _environment(tmp_path)
+    shown = subprocess.run([sys.executable, "-c", imported], env=plain, capture_output=True)
+    assert shown.stdout.decode().strip() == "default_int_handler"
+
+
+def test_a_ctrl_c_at_any_moment_of_the_start_shows_no_traceback_of_chitin(
+    tmp_path: Path,
+) -> None:
+    """SIGINT sent to the real console script at several delays: whatever the moment,
+    the process completes, says "Interrupted: …" (exit 130), or dies before chitin's
+    first line runs (the interpreter's start, the launcher's own imports, the package's
+    few lines: outside what chitin can take). A traceback never passes through
+    chitin's code."""
+    env = _environment(tmp_path)
+    store = str(tmp_path / "store")
+    subprocess.run([chitin_program(), "--store", store, "init"], env=env, check=True,
+                   capture_output=True)  # fmt: skip
+    for delay in (0.0, 0.005, 0.01, 0.015, 0.02, 0.03, 0.05, 0.08, 0.12):
+        started = subprocess.Popen(
+            [chitin_program(), "--store", store, "list"],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        time.sleep(delay)
+        started.send_signal(signal.SIGINT)
+        said = started.communicate()[1].decode()
+        if "Interrupted" in said:
+            assert started.returncode == 130, said
+        elif "Traceback" in said:
+            inside = [line for line in said.splitlines() if f"{os.sep}chitin{os.sep}" in line]
+            assert inside == [], said

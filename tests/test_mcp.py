@@ -319,7 +319,7 @@ def test_bad_calls_fail_with_the_clis_messages(store: Path, run: Run, add: Any) 
         assert answers[name].blocks == [line], name
     assert answers["bad threshold"].text == ("Error: threshold must be a number from 0 to 1, got 2")
     assert answers["budget 0"].text == (
-        "Error: Invalid value for 'budget': 0 is not in the range 1<=x<=1000000."
+        "Error: budget must be a whole number from 1 to 1000000, got 0"
     )
     assert (
         answers["words for a number"].text

@@ -126,3 +126,60 @@ def test_an_unknown_tool_gets_the_nearest_and_the_tools_there_are(store: Path) -
         f"Unknown tool: Retrieve (did you mean retrieve?); the tools are {names}"
     )
     assert none.failed and none.text == f"Unknown tool: frobnicate; the tools are {names}"
+
+
+def out_of_range_calls() -> list[tuple[str, str, dict[str, Any], tuple[Any, Any]]]:
+    """(tool, parameter, arguments, (minimum, maximum)) for a value under the minimum,
+    one far under it and one over the maximum, of every numeric parameter of every tool."""
+    calls = []
+    for tool in listing():
+        properties = tool["inputSchema"]["properties"]
+        required = tool["inputSchema"].get("required", [])
+        base = {name: FILLED[_kind(properties[name])[0]] for name in required}
+        base |= {"type": "skill"} if "type" in base else {}  # so that the range is read
+        for name, schema in properties.items():
+            kind, _ = _kind(schema)
+            if kind not in ("integer", "number"):
+                continue
+            ranged = next(a for a in schema.get("anyOf", [schema]) if a != {"type": "null"})
+            low, high = ranged["minimum"], ranged["maximum"]
+            for value in (low - 1, -5, high + 1):
+                calls.append((tool["name"], name, {**base, name: value}, (low, high)))
+    return calls
+
+
+def test_every_count_out_of_range_is_refused_in_the_parameters_words(store: Path) -> None:
+    """fix110: a count or budget out of range answered in click's words ("Invalid value
+    for 'budget': 0 is not in the range 1<=x<=1000000."), phrased for a command line."""
+    calls = out_of_range_calls()
+    assert {(tool, name) for tool, name, _, _ in calls} >= {
+        ("retrieve", "budget"),
+        ("retrieve", "max_results"),
+        ("history", "limit"),
+        ("changelog", "days"),
+        ("changelog", "limit"),
+        ("contribute", "confidence"),
+    }
+
+    async def sweep(client: Client) -> list[Called]:
+        made = await call(client, "contribute", type="skill", claim="Pin it", confidence=0.5)
+        known = {"id": made.json["insight"]["id"]}  # so that update reads the range
+        return [
+            await call(client, tool, **(arguments | (known if "id" in arguments else {})))
+            for tool, _, arguments, _ in calls
+        ]
+
+    answers = serve(store, sweep)
+    for (tool, name, arguments, (low, high)), answer in zip(calls, answers, strict=True):
+        where = (tool, name, arguments[name], answer.text)
+        assert answer.failed and answer.blocks == [answer.text], where
+        assert "\n" not in answer.text and not PYTHON_WORDS.search(answer.text), where
+        assert "--" not in answer.text and "Invalid value" not in answer.text, where
+        assert "not in the range" not in answer.text and "<=" not in answer.text, where
+        said = re.fullmatch(
+            rf"Error: {re.escape(name)} must be (?:a whole number |a number )?"
+            rf"(?:from {low} to {high}|between {low} and {high}), got (.+)",
+            answer.text,
+        )
+        assert said is not None, where
+        assert json.loads(said.group(1)) == arguments[name], where

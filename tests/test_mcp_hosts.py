@@ -249,7 +249,7 @@ def test_the_inspector_lists_calls_reads_and_is_refused_as_it_should(
 
     assert failed("get", "id=nope") == "Error: Insight not found: nope"
     assert failed("retrieve", "query=x", "budget=0") == (
-        "Error: Invalid value for 'budget': 0 is not in the range 1<=x<=1000000."
+        "Error: budget must be a whole number from 1 to 1000000, got 0"
     )
     too_sure = failed("contribute", "type=skill", "claim=c", "confidence=2")
     assert too_sure.startswith("Error: confidence must be between 0 and 1, got ")

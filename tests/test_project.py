@@ -501,6 +501,40 @@ def test_every_path_the_where_index_names_exists() -> None:
     assert missing == []
 
 
+def imported_only(path: Path) -> set[str]:
+    """The names a module binds by importing them and does not define itself."""
+    imported: set[str] = set()
+    defined: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            imported.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            defined.add(node.name)
+    return imported - defined
+
+
+def test_every_name_the_where_index_gives_a_module_is_there_and_not_borrowed() -> None:
+    """A row's ``module.py`` (``name``, …) sends a reader to that file for that name:
+    the name is in it, and not one it imports from elsewhere (store/history.py was
+    named for ``trailers_of`` and ``merged_away``, which live in store/messages.py and
+    store/merged.py; history only imports them)."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    section = text.split("## Where does X live", 1)[1].split("\n## ", 1)[0]
+    wrong, checked = [], 0
+    for module, named in re.findall(r"`([\w/]+\.py)` \(([^)]*)\)", section):
+        if module.startswith(("tests/", "bench/")):
+            continue
+        path = PACKAGE / module
+        source, borrowed = path.read_text(), imported_only(path)
+        for name in re.findall(r"`([A-Za-z_][\w.]*)`", named):
+            checked += 1
+            last = name.split(".")[-1]
+            if last in borrowed or not re.search(rf"\b{re.escape(last)}\b", source):
+                wrong.append(f"{module}: {name}")
+    assert checked > 30, checked  # the rows are read
+    assert wrong == []
+
+
 # Imports inside functions, each at a named boundary: module (its path in the package)
 # → the modules it may import inside a function → why there and not at its top. A top
 # import loads on every path that loads its module; these would slow the session start

@@ -3,6 +3,7 @@ a context manager, typed arguments, values back, nothing printed (issue 13, item
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import subprocess
@@ -47,6 +48,24 @@ def test_the_documented_example_runs_as_written(tmp_path: Path) -> None:
     assert ran.stdout.startswith("not found: ")
     made = [folder for folder in tmp_path.iterdir() if (folder / ".git").is_dir()]
     assert len(made) == 1 and (made[0] / "insights" / "skill").is_dir()
+
+
+def test_the_packages_own_example_runs(tmp_path: Path) -> None:
+    """``help(chitin)`` shows an example too (the module's docstring, after "Use it from
+    Python::"): it must run as written, in a folder of its own. It once left out the
+    confidence, which contribute requires: ValidationError "confidence is required"."""
+    import chitin
+
+    doc = chitin.__doc__ or ""
+    after = doc.split("Use it from Python::\n", 1)[1].splitlines()
+    block = itertools.takewhile(lambda line: not line or line.startswith("    "), after)
+    code = "\n".join(line.removeprefix("    ") for line in block)
+    (tmp_path / "example.py").write_text(code + "\nprint(found.ranked[0].insight.claim)\n")
+    ran = subprocess.run(
+        [sys.executable, "example.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.strip() == "Run the tests before pushing."
 
 
 def test_all_lists_the_public_names() -> None:
@@ -170,6 +189,58 @@ def test_a_now_that_is_no_datetime_nor_clock_is_refused_at_construction(
     assert refused.value.field == "now" and "datetime" in str(refused.value)
 
 
+def test_a_clock_of_naive_times_reads_them_as_utc_as_a_fixed_naive_now_is(store: Path) -> None:
+    """``now=datetime.now`` (a clock of naive times) is read as UTC, as a fixed naive
+    ``now`` is: a retrieval's decay subtracted it from the files' aware times, and
+    raised TypeError ("can't subtract offset-naive and offset-aware datetimes")."""
+    from chitin import Chitin
+
+    with Chitin(store, now=lambda: FIXED.replace(tzinfo=None)) as chitin:
+        added = chitin.contribute({"type": "skill", "confidence": 0.7, "claim": "Naive time."})
+        found = chitin.retrieve("naive time")
+    assert added.insight.created == "2026-03-04T05:06:07Z"
+    assert [ranked.insight.id for ranked in found.ranked] == [added.insight.id]
+
+
+def test_a_clock_that_answers_no_datetime_is_refused_in_chitins_words(store: Path) -> None:
+    """A clock that gives a text is refused as a ValidationError naming ``now``, not as
+    an AttributeError ("'str' object has no attribute 'tzinfo'") from deep inside."""
+    from chitin import Chitin, ValidationError
+
+    told: Any = lambda: "2026-03-04T05:06:07Z"  # noqa: E731 (a clock, as a caller writes one)
+    with Chitin(store, now=told) as chitin, pytest.raises(ValidationError) as refused:
+        chitin.contribute({"type": "skill", "confidence": 0.7, "claim": "No time."})
+    assert refused.value.field == "now" and "datetime" in str(refused.value)
+    assert not list(store.glob("insights/*/*.md"))
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("agent", 5),
+        ("agent", ["my-agent"]),
+        ("command", "chitin"),
+        ("command", 5),
+        ("signer", "me@host"),
+        ("progress", "x"),
+        ("finishes_commands", "no"),
+    ],
+)
+def test_the_other_options_of_the_wrong_kind_are_refused_at_construction(
+    store: Path, option: str, value: object
+) -> None:
+    """session.Options, which Chitin takes too, are checked as store, now and env are:
+    an agent of 5 raised TypeError (object of type 'int' has no len()) when the
+    instance was made, a signer or progress that is no function TypeError ('str'
+    object is not callable) at the first reinforce or rebuild, and a command given as
+    one text ran git's merge driver letter by letter."""
+    from chitin import Chitin, ValidationError
+
+    with pytest.raises(ValidationError) as refused:
+        Chitin(store, **{option: value})
+    assert refused.value.field == option and option in str(refused.value)
+
+
 @pytest.mark.parametrize("given", ["", "  ", 5])
 def test_a_store_that_names_no_folder_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given: object
@@ -249,6 +320,8 @@ def test_methods_take_typed_values(store: Path) -> None:
         ({"min_confidence": -0.1}, "min_confidence"),
         ({"text": None}, "query"),
         ({"text": 5}, "query"),
+        ({"full": "no"}, "full"),
+        ({"full": 1}, "full"),
     ],
 )
 def test_a_query_out_of_bounds_is_refused_as_the_cli_refuses_it(
@@ -373,6 +446,175 @@ def test_the_host_calls_refuse_arguments_of_the_wrong_kind(
         with pytest.raises(ValidationError) as refused:
             call(chitin)
     assert refused.value.field == field
+
+
+def _question(**fields: Any) -> Any:
+    from chitin import CarapaceQuestion
+
+    return CarapaceQuestion(**{"text": "how to test", **fields})
+
+
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (lambda c, key: c.ask_carapace(5, _question()), "credentials"),
+        (lambda c, key: c.ask_carapace(None, _question()), "credentials"),
+        (lambda c, key: c.ask_carapace(key, 5), "question"),
+        (lambda c, key: c.ask_carapace(key, _question(max_results="5")), "max_results"),
+        (lambda c, key: c.ask_carapace(key, _question(domain_tags=5)), "domain_tags"),
+        (lambda c, key: c.ask_carapace(key, _question(domain_tags="a,b")), "domain_tags"),
+        (lambda c, key: c.promote("write-the", 5, None), "credentials"),
+        (lambda c, key: c.promote("write-the", key, 5), "domain_tags"),
+        (lambda c, key: c.promote("write-the", key, [5]), "domain_tags"),
+        (lambda c, key: c.register_carapace(None, "agent"), "credentials"),
+        (lambda c, key: c.import_contribution(None, "skill"), "contribution_id"),
+    ],
+    ids=[
+        "ask-key-number",
+        "ask-key-none",
+        "ask-question-number",
+        "ask-max-text",
+        "ask-tags-number",
+        "ask-tags-text",
+        "promote-key-number",
+        "promote-tags-number",
+        "promote-tags-numbers",
+        "register-key-none",
+        "import-id-none",
+    ],
+)
+def test_the_carapace_calls_refuse_arguments_of_the_wrong_kind(
+    store: Path, tmp_path: Path, call: Callable[[Any, Path], object], field: str
+) -> None:
+    """The Carapace calls raised TypeError ('<=' not supported, 'int' object is not
+    iterable, open: path should be string) or AttributeError (no 'text', no 'strip',
+    no 'exists') for an argument of the wrong kind, and sent a text of domain tags
+    letter by letter. Each is a ValidationError naming the argument, before any request."""
+    from chitin import Chitin, ValidationError
+
+    key = tmp_path / "credentials.json"
+    key.write_text('{"api_key": "sk-test-123456"}')
+    key.chmod(0o600)
+    with Chitin(store, now=FIXED) as chitin:
+        chitin.init(seed=True)
+        with pytest.raises(ValidationError) as refused:
+            call(chitin, key)
+    assert refused.value.field == field
+
+
+def test_the_carapace_calls_take_the_credentials_file_as_a_text(
+    store: Path, tmp_path: Path
+) -> None:
+    """A path given as text, as ``check`` and ``import_insights`` take one, reaches the
+    server (here a refused port): it raised AttributeError ('str' object has no
+    attribute 'stat' / 'exists')."""
+    from chitin import CarapaceQuestion, Chitin
+    from chitin.providers.carapace import CarapaceError
+
+    key = tmp_path / "credentials.json"
+    key.write_text('{"api_key": "sk-test-123456"}')
+    key.chmod(0o600)
+    with Chitin(store, now=FIXED) as chitin:
+        chitin.init()
+        with pytest.raises(CarapaceError, match="NETWORK_ERROR"):
+            chitin.ask_carapace(str(key), CarapaceQuestion("how to test"))  # type: ignore[arg-type]
+        with pytest.raises(CarapaceError, match="NETWORK_ERROR"):
+            chitin.register_carapace(str(tmp_path / "new.json"), "agent")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (lambda h: chitin_api().install_hook("claude-code", 5, ["chitin"], home=h), "folder"),
+        (lambda h: chitin_api().install_hook("claude-code", h, "chitin", home=h), "command"),
+        (lambda h: chitin_api().install_hook("claude-code", h, [], home=h), "command"),
+        (lambda h: chitin_api().install_hook("cursor", None, ["chitin"], store=5, home=h), "store"),
+        (lambda h: chitin_api().install_hook("cursor", None, ["chitin"], home=5), "home"),
+        (lambda h: chitin_api().install_hook("openclaw", None, ["chitin"], home=h, env=5), "env"),
+        (
+            lambda h: chitin_api().install_hook("cursor", None, ["c"], home=h, platform=5),
+            "platform",
+        ),
+        (lambda h: chitin_api().uninstall_hook("cursor", 5, home=h), "folder"),
+        (lambda h: chitin_api().write_output(5, "text"), "path"),
+        (lambda h: chitin_api().write_output(h / "out.md", 5), "text"),
+        (lambda h: chitin_api().output_target(5), "path"),
+        (lambda h: chitin_api().merge_file(5, 5, 5, "x.md"), "base"),
+        (lambda h: chitin_api().carapace_credentials_path(5, h), "given"),
+        (lambda h: chitin_api().carapace_credentials_path(None, 5), "home"),
+    ],
+    ids=[
+        "install-folder",
+        "install-command-text",
+        "install-command-empty",
+        "install-store",
+        "install-home",
+        "install-env",
+        "install-platform",
+        "uninstall-folder",
+        "write-path",
+        "write-text",
+        "target-path",
+        "merge-paths",
+        "credentials-given",
+        "credentials-home",
+    ],
+)
+def test_the_front_end_helpers_refuse_arguments_of_the_wrong_kind(
+    tmp_path: Path, call: Callable[[Path], object], field: str
+) -> None:
+    """What chitin.__all__ offers a front end beside a store raised AttributeError or
+    TypeError for an argument of the wrong kind ('int' object has no attribute
+    'is_dir', 'is_symlink', 'parts' or 'get'; unsupported operand type(s) for /), or
+    took it (a platform of 5 wrote Linux's file). Each is a ValidationError naming it,
+    and nothing is written."""
+    from chitin import ValidationError
+
+    before = sorted(tmp_path.rglob("*"))
+    with pytest.raises(ValidationError) as refused:
+        call(tmp_path)
+    assert refused.value.field == field
+    assert sorted(tmp_path.rglob("*")) == before
+
+
+@pytest.mark.parametrize(("chitin", "env", "field"), [(5, None, "chitin"), (None, 5, "env")])
+def test_the_embed_worker_refuses_arguments_of_the_wrong_kind(
+    store: Path, chitin: object, env: object, field: str
+) -> None:
+    """``run_embed_worker`` (in ``chitin.__all__``, as the Claude Code calls are) raised
+    AttributeError ('int' object has no attribute 'root', no 'get') for a host that is
+    no opened store and an env that is no mapping, as those calls no longer do."""
+    from chitin import Chitin, ValidationError, run_embed_worker
+
+    with Chitin(store, now=FIXED) as opened:
+        opened.init()
+        with pytest.raises(ValidationError) as refused:
+            run_embed_worker(opened if chitin is None else chitin, env)  # type: ignore[arg-type]
+    assert refused.value.field == field
+    assert not (store / ".chitin" / "vectors" / "background.json").exists()  # no "running"
+
+
+def test_the_front_end_helpers_take_paths_as_texts(tmp_path: Path) -> None:
+    """As ``Chitin.check`` and ``import_insights`` do: each raised AttributeError
+    ('str' object has no attribute 'is_dir', 'is_symlink' or 'parts')."""
+    import chitin
+
+    home = tmp_path / "me"
+    home.mkdir()
+    made = chitin.install_hook("claude-code", str(home), ["chitin"], store=str(tmp_path / "s"))
+    assert made.path == home / ".claude" / "settings.json" and made.path.is_file()
+    assert chitin.uninstall_hook("claude-code", str(home)).action == "removed"
+    assert chitin.output_target(str(tmp_path / "out.md")) == tmp_path / "out.md"
+    chitin.write_output(str(tmp_path / "out.md"), "text\n")
+    assert (tmp_path / "out.md").read_text() == "text\n"
+    given = chitin.carapace_credentials_path(str(tmp_path / "key.json"), str(home))
+    assert given == tmp_path / "key.json"
+
+
+def chitin_api() -> Any:
+    import chitin
+
+    return chitin
 
 
 EVENT = '{"session_id": "s-1", "cwd": "/work/app", "hook_event_name": "SessionEnd"}'

@@ -312,6 +312,40 @@ def test_a_cut_digest_keeps_the_command_that_finishes_its_session(
 
 
 @pytest.mark.usefixtures("seeded")
+def test_a_long_list_of_untouched_insights_leaves_the_room_to_the_moments(
+    run: Run, run_json: RunJson, store: Path, tmp_path: Path
+) -> None:
+    """fix110: at --max-characters 800 with the 14 starter insights given and none
+    touched, the "not touched" ids' cost was reserved from the size, then their line was
+    dropped whole: one moment showed, the room left empty. The line now shows the first
+    ids and "+N more", and the moments get the room; the cut line counts what is out."""
+    entries = []
+    for n in range(6):
+        entries += [user(f"No, name the branch release-{n} instead, with a date.", n),
+                    agent("Fixed.")]  # fmt: skip
+    given = [i["id"] for i in run_json("list")]
+    assert len(given) == 14
+    queue_with(store, transcript=str(write_jsonl(tmp_path / "s.jsonl", entries)), injected=given)
+    for size, least in ((800, 1), (1100, 2)):  # 1100: one moment before the fix
+        shown = run("reflect", "--max-characters", str(size)).stdout
+        block = shown[shown.index("── ") : shown.index("\n\nWhen every session")]
+        assert len(block) <= size, block
+        [digest] = run_json("reflect", "--max-characters", str(size))["digests"]
+        moments = [line for line in block.splitlines() if line.startswith("    • correction")]
+        assert len(moments) == len(digest["moments"]) >= least, block
+    lines = block.splitlines()
+    [untouched] = [line for line in lines if line.startswith("    • not touched: ")]
+    listed = untouched.removeprefix("    • not touched: ").split(" +")[0].split(", ")
+    more = int(untouched.rsplit(" +", 1)[1].removesuffix(" more"))
+    assert listed == given[: len(listed)] and len(listed) + more == 14, untouched
+    # the cut line counts what the text left out, as the JSON holds it all
+    [cut] = [line for line in lines if "left out to keep 1100 characters" in line]
+    out = len(digest["moments"]) + digest["omitted"] - len(moments)
+    assert (f"{out} moment(s)" in cut) == (out > 0) and f"{more} insight(s)" in cut, cut
+    assert len(digest["insights"]) == 14 and lines[-1].endswith(" reflect --done s-1")
+
+
+@pytest.mark.usefixtures("seeded")
 def test_a_session_compacted_then_ended_is_digested_once(
     run: Run, run_json: RunJson, tmp_path: Path
 ) -> None:

@@ -280,6 +280,28 @@ def test_candidates_of_no_relevance_match_nothing_and_fill_instead() -> None:
     assert [(r.insight.claim, r.matched, r.score) for r in ranked] == [("candidate a", False, 0.0)]
 
 
+def test_a_relevance_of_0_up_to_float_error_is_no_match() -> None:
+    """fix110: a candidate whose relevance is a float residue of the best (1e-17 of it)
+    was a match: sharpened, a match of 0 scores 0.5 ^ (1 / 0.023), ~8e-14, never 0. A
+    weak match (2e-4 of the best, as bench/eval has them) still is one."""
+    best, weak = make("Pin every dependency version"), make("Write the changelog entry first")
+    residue = make("Answer the question that was asked", type="principle")
+    ranked = rank(
+        [(2.0, best), (4e-4, weak), (2e-17, residue)],
+        by_type([residue]),
+        category="general",
+        now=NOW,
+        settings=Settings(),
+        max_results=3,
+    )
+    assert [(r.insight, r.matched) for r in ranked] == [
+        (best, True),
+        (weak, True),
+        (residue, False),
+    ]
+    assert ranked[1].score > 0 and ranked[2].score == 0.0
+
+
 def test_filling_stops_early_once_no_later_insight_can_win() -> None:
     consumed = []
 

@@ -6,6 +6,7 @@ on PATH; every reinforcement made on either side must survive every sync.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -617,3 +618,40 @@ def test_a_sync_during_a_rebase_says_to_finish_the_rebase(machines: Machines) ->
     stderr = chitin(machines.b, "sync", expect=1).stderr
     assert stderr.startswith("Error: the store is in the middle of a rebase")
     assert "git rebase --continue" in stderr and "check one out" not in stderr
+
+
+def test_every_combination_of_the_ways_to_finish_is_allowed_or_a_usage_error(
+    machines: Machines,
+) -> None:
+    """fix110: `sync --ours X --continue` exited 1 (after looking at the store) where
+    `sync --ours X --abort` exited 2. Each conflicting or meaningless combination is a
+    usage error, in one line naming what sync takes; the others run."""
+    flags = {
+        "continue": ("--continue",),
+        "ours": ("--ours", machines.id),
+        "theirs": ("--theirs", "another-id"),
+        "abort": ("--abort",),
+        "remote": ("--remote", "origin"),
+    }
+    for chosen in itertools.chain.from_iterable(
+        itertools.combinations(flags, n) for n in range(len(flags) + 1)
+    ):
+        args = [word for name in chosen for word in flags[name]]
+        given = set(chosen)
+        refused = ("abort" in given and len(given) > 1) or (
+            "continue" in given and given & {"ours", "theirs"}
+        )
+        result = chitin(machines.b, "sync", *args, expect=None)
+        if refused:
+            assert result.exit_code == 2, (args, result.stderr)
+            line = result.stderr.strip()
+            assert "\n" not in line and "cannot be combined" in line, (args, line)
+            assert "sync takes --continue, or --ours/--theirs ID" in line, (args, line)
+        elif given - {"remote"}:
+            said = "nothing to abort" if "abort" in given else "no sync was stopped"
+            assert result.exit_code == 1 and said in result.stderr, (args, result.stderr)
+        else:
+            assert result.exit_code == 0, (args, result.stderr)
+    same = chitin(machines.b, "sync", "--ours", machines.id, "--theirs", machines.id, expect=2)
+    line = same.stderr.strip()
+    assert "\n" not in line and f"--ours and --theirs both name {machines.id}" in line

@@ -65,8 +65,8 @@ def sync(
     git -C ~/.local/share/chitin remote add origin git@github.com:me/personality.git
     chitin sync
     """
-    if abort and (resume or ours or theirs):
-        raise click.UsageError("--abort cannot be combined with --continue, --ours or --theirs")
+    if refused := _refused_combination(remote_name, resume, ours, theirs, abort):
+        raise click.UsageError(refused)
     with opened(ctx, reading=False) as chitin:
         result = chitin.sync(remote_name, resume=resume, ours=ours, theirs=theirs, abort=abort)
     for line in result.notes:
@@ -84,6 +84,32 @@ def sync(
         f"✓ Synced with {where}: received {result.received} commit(s), "
         f"sent {result.sent} commit(s)" + (" (merged)" if result.merge_commit else "")
     )
+
+
+# What sync takes, said after each combination it refuses.
+TAKES = "sync takes --continue, or --ours/--theirs ID (repeatable), or --abort alone"
+
+
+def _refused_combination(
+    remote_name: str | None,
+    resume: bool,
+    ours: tuple[str, ...],
+    theirs: tuple[str, ...],
+    abort: bool,
+) -> str | None:
+    """Why these flags make no sense together, before the store is looked at: --abort
+    forgets a stopped sync and touches no remote; --ours/--theirs take the edited files
+    as --continue does, so --continue beside them says nothing (or contradicts them)."""
+    if abort and (resume or ours or theirs or remote_name):
+        given = [f for f, on in (("--continue", resume), ("--ours", ours), ("--theirs", theirs),
+                                 ("--remote", remote_name)) if on]  # fmt: skip
+        return f"--abort cannot be combined with {' or '.join(given)}; {TAKES}"
+    if resume and (ours or theirs):
+        named = " or ".join(f for f, on in (("--ours", ours), ("--theirs", theirs)) if on)
+        return f"--continue cannot be combined with {named} (they take edited files too); {TAKES}"
+    if both := sorted(set(ours) & set(theirs)):
+        return f"--ours and --theirs both name {', '.join(both)}; choose one"
+    return None
 
 
 @click.command("merge-driver", short_help="git's merge driver for insight files (run by git).")

@@ -14,10 +14,29 @@ with the command.
 
 from __future__ import annotations
 
+import _signal  # type: ignore[import-not-found]  # not signal.py: its enums cost ~1 ms
 import os
 import sys
 
-from chitin import front, process
+
+def _loading_interrupted(number: int, frame: object) -> None:
+    """A Ctrl-C while the program loads (the imports below, ~4 ms): nothing has begun,
+    so one line, as main says it, and no traceback."""
+    os.write(2, b"Interrupted: nothing was changed.\n")
+    os._exit(130)
+
+
+# Only when this module starts the chitin program (its console script, or python -m
+# chitin; front.console_script's test, which this cannot import yet), never for a program
+# that imports it, nor over a handler someone else set. main puts Python's back.
+_MAIN = sys.modules.get("__main__")
+if (
+    getattr(getattr(_MAIN, "__spec__", None), "name", None) == "chitin.__main__"
+    or os.path.basename(getattr(_MAIN, "__file__", None) or "") == "chitin"
+) and _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
+    _signal.signal(_signal.SIGINT, _loading_interrupted)
+
+from chitin import front, process  # noqa: E402  (after the handler: they take ~4 ms)
 
 TYPE_CHECKING = False  # not typing's: the console script's start imports no typing (~3 ms)
 if TYPE_CHECKING:
@@ -35,6 +54,8 @@ SESSION_START_HOOK = ("hooks", "run", "claude-code", "session-start")
 def main() -> None:
     process.hold_collector()  # for the start-up (chitin/process.py says why)
     try:
+        if _signal.getsignal(_signal.SIGINT) is _loading_interrupted:
+            _signal.signal(_signal.SIGINT, _signal.default_int_handler)  # caught here on
         front.attempt(sys.argv[1:], os.environ)  # ends the process when a worker ran it
     except KeyboardInterrupt:  # Ctrl-C while it asked the front: no command has begun
         _not_begun()

@@ -41,10 +41,11 @@ from chitin.core.background_status import (
     starting,
     write_status,
 )
-from chitin.errors import ChitinError
+from chitin.errors import ChitinError, ValidationError
 from chitin.index.db import is_unwritable
 from chitin.index.vectors import SidecarReplaced
 from chitin.lockfile import commands_mark, try_lock, unlock
+from chitin.model import arguments
 from chitin.resources import asset_path
 from chitin.search import semantic
 
@@ -127,6 +128,10 @@ def run_embed_worker(chitin: Embeds, env: Mapping[str, str] | None = None) -> in
     detached): every stale vector, at low priority, one run at a time, yielding to
     the user's commands in any store (``env`` finds the user's mark of them). Returns
     how many were embedded, or None if another run holds the lock."""
+    opened = isinstance(getattr(chitin, "root", None), Path)
+    if not opened or not callable(getattr(chitin, "embed", None)):
+        raise ValidationError("chitin", f"chitin must be an opened store, got {chitin!r:.60}")
+    env = None if env is None else arguments.environment(env)
     root = chitin.root
     with worker_lock(root) as mine:
         if not mine:

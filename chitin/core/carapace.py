@@ -18,8 +18,8 @@ from urllib.parse import urlsplit
 
 from chitin.errors import ChitinError, DuplicateError, StateError, ValidationError
 from chitin.location import expanded, home_folder
+from chitin.model import arguments, secrets
 from chitin.model import carapace as rules
-from chitin.model import secrets
 from chitin.model.insight import Insight, check_carapace_id, check_confidence, check_text
 from chitin.model.secrets import find_secrets
 from chitin.notices import notice
@@ -121,8 +121,8 @@ def carapace_credentials_path(given: Path | None, home: Path) -> Path:
     """--carapace-config, else 1.4.5's ``~/.config/carapace/credentials.json``."""
 
     if given is not None:
-        return expanded(given, os.environ, "the credentials path")
-    return default_path(home)
+        return expanded(_credentials_file(given, "given"), os.environ, "the credentials path")
+    return default_path(_credentials_file(home, "home"))
 
 
 def _client(opened: Session, credentials_path: Path | None) -> CarapaceClient:
@@ -165,6 +165,7 @@ def register(
 ) -> Registration:
     from chitin.providers.carapace import redacted
 
+    path = _credentials_file(path)
     body: dict[str, Any] = {"displayName": check_text("name", name).strip()}
     if description:
         body["description"] = check_text("description", description).strip()
@@ -247,11 +248,20 @@ class CarapaceQuestion(NamedTuple):
 
 
 def query(opened: Session, credentials_path: Path, question: CarapaceQuestion) -> dict[str, Any]:
-    body = query_body(question)
+    asked = question if isinstance(question, CarapaceQuestion) else CarapaceQuestion(question)
+    key, body = _credentials_file(credentials_path), query_body(asked)
     _refuse_what_the_server_would(body, "the question")
-    with _client(opened, credentials_path) as client:
+    with _client(opened, key) as client:
         answer = client.query(body)
-    return _at_most(answer, question.max_results)
+    return _at_most(answer, asked.max_results)
+
+
+def _credentials_file(raw: object, name: str = "credentials") -> Path:
+    """The credentials file (or home) a library caller names: a Path, or its text."""
+    given = arguments.path(name, raw)
+    if given is None:
+        raise ValidationError(name, f"{name} must be a path, got None")
+    return given
 
 
 def _at_most(answer: dict[str, Any], count: int) -> dict[str, Any]:
@@ -268,7 +278,7 @@ def query_body(question: CarapaceQuestion) -> dict[str, Any]:
     text = check_text("question", question.text).strip()
     if not text:
         raise ValidationError("question", "the question must not be empty")
-    if not 1 <= question.max_results <= rules.MAX_RESULTS:
+    if not 1 <= arguments.at_least("max_results", question.max_results, 1) <= rules.MAX_RESULTS:
         raise ValidationError("max", f"--max must be from 1 to {rules.MAX_RESULTS}")
     body: dict[str, Any] = {
         "question": text,
@@ -280,7 +290,7 @@ def query_body(question: CarapaceQuestion) -> dict[str, Any]:
     if question.min_confidence is not None:
         body["minConfidence"] = check_confidence(question.min_confidence)
     if question.domain_tags:
-        body["domainTags"] = list(question.domain_tags)
+        body["domainTags"] = list(arguments.texts("domain_tags", question.domain_tags))
     if question.expand:
         body["expand"] = True
     return body
@@ -301,7 +311,8 @@ def promote(
     runs a step that reads the cache (``Chitin._run``, which repairs a damaged one):
     the reading and the recording are two steps, so that a repair never asks the
     server again."""
-    if domain_tags is not None and not domain_tags:
+    credentials_path = _credentials_file(credentials_path)
+    if domain_tags is not None and not arguments.texts("domain_tags", domain_tags):
         raise ValidationError("domain_tags", f"domain_tags: {rules.NO_DOMAIN_TAG}")
     insight = run(lambda: lifecycle.reading.get(ref))
     if insight.archived:  # retired: no longer what this agent holds true, so not shared
@@ -359,7 +370,7 @@ def import_contribution(
 ) -> Imported:
 
     kind = rules.check_import_type(kind)
-    cid = check_carapace_id(contribution_id.strip())
+    cid = check_carapace_id(arguments.text("contribution_id", contribution_id).strip())
     if cid is None:
         raise ValidationError("contribution_id", "the contribution id must not be empty")
     here = lifecycle.reading.shared_as(cid)

@@ -61,7 +61,7 @@ class Chitin:
     """One store, opened for one caller, and closed by ``close()`` or ``with``::
 
         with Chitin(store=path, now=clock, env=os.environ) as chitin:
-            chitin.contribute({"type": "skill", "claim": "..."})
+            chitin.contribute({"type": "skill", "claim": "...", "confidence": 0.8})
 
     ``store``: the store's folder (default: $CHITIN_STORE, else the XDG data home's
     chitin); ``now``: a fixed datetime, or a clock called for each operation (default:

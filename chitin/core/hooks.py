@@ -22,6 +22,7 @@ from chitin.core import claude_code, mcp_clients, openclaw
 from chitin.core.host_files import Installed, Outcome
 from chitin.errors import StoreError, ValidationError
 from chitin.location import NO_HOME_FOLDER, home_folder, needed_home
+from chitin.model import arguments
 from chitin.store.files import not_a_store_folder
 
 HOSTS: tuple[str, ...] = ("openclaw", "claude-code", "claude-desktop", "cursor", "claude-code-mcp")
@@ -50,6 +51,10 @@ def install_hook(
     in a folder and an environment of its own, where chitin would find another one).
     ``folder`` must exist: only the host's own folder inside it (``.claude/``, …) is
     made, so that a mistyped path is refused rather than created."""
+    folder, home, platform, env = _given(folder, home, platform, env)
+    store, command = arguments.path("store", store), arguments.texts("command", command)
+    if not command:
+        raise ValidationError("command", "command must name the chitin to run, got []")
     if store is not None and not store.is_dir() and (store.exists() or store.is_symlink()):
         # A file can never become the store: no hook that could only fail is written.
         raise StoreError(not_a_store_folder(store))
@@ -74,12 +79,25 @@ def uninstall_hook(
     """Remove chitin's hook for ``host`` (found as install_hook finds it), and nothing else.
     From OpenClaw's own hooks folder, the entry `openclaw hooks enable chitin` wrote into
     its openclaw.json goes too."""
+    folder, home, platform, env = _given(folder, home, platform, env)
     if host in MCP_CLIENTS:
         return mcp_clients.uninstall(host, _client_file(host, folder, home, platform, env))
     if host == "openclaw":
         hooks_dir = _openclaw_folder(folder, home, env)
         return openclaw.uninstall_openclaw(hooks_dir, _openclaw_config(hooks_dir, home, env))
     return claude_code.uninstall_claude_code(_folder(host, folder))
+
+
+def _given(
+    folder: Path | None, home: Path | None, platform: str | None, env: Mapping[str, str] | None
+) -> tuple[Path | None, Path | None, str | None, Mapping[str, str] | None]:
+    """What a library caller gave, checked: a folder and a home each a Path or its text,
+    the platform a text, env names to texts (a wrong kind raised AttributeError)."""
+    if platform is not None and not isinstance(platform, str):
+        shown = repr(platform)[:60]
+        raise ValidationError("platform", f"platform must be a text such as linux, got {shown}")
+    checked = None if env is None else arguments.environment(env)
+    return arguments.path("folder", folder), arguments.path("home", home), platform, checked
 
 
 def _openclaw_folder(folder: Path | None, home: Path | None, env: Mapping[str, str] | None) -> Path:

@@ -55,6 +55,7 @@ def as_query(query: Query | str) -> Query:
         max_results=arguments.count("max_results", asked.max_results, MAX_COUNT),
         budget=arguments.count("budget", asked.budget, MAX_BUDGET),
         min_confidence=arguments.lowest("min_confidence", asked.min_confidence),
+        full=arguments.flag("full", asked.full),  # "no" read as true: the full lines
     )
 
 

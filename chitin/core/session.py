@@ -89,13 +89,13 @@ class Session:
         arguments.nameable_store(self.root)
         # As given (or from $CHITIN_AGENT), checked when a write needs it: a bad name
         # must not reach a commit, and must not stop a command that only reads.
-        self.agent_given = agent if agent is not None else (self.env.get("CHITIN_AGENT") or None)
+        self.agent_given = arguments.agent(agent, self.env)
         self._agent_problem = _agent_problem(self.agent_given)
         self._clock: Clock = arguments.clock(now)
-        self.command = tuple(command)  # how git runs the merge driver
+        self.command = arguments.texts("command", command)  # how git runs the merge driver
         # who@host in the evidence log, asked only by reinforce (imports getpass, socket)
-        self.signer: Callable[[], str] = signer or (lambda: signature(self.agent))
-        self.progress = progress
+        self.signer = arguments.callback("signer", signer) or (lambda: signature(self.agent))
+        self.progress = arguments.callback("progress", progress)
         self.shape = shape  # another shape or fusion is for evaluating the scoring only
         # (None: the default, DEFAULT_SHAPE)
         self.fusion = fusion
@@ -107,7 +107,7 @@ class Session:
         self._watcher: Watcher | None = None  # set up by the first ``refresh``
         self._cache_file: tuple[int, int] | None = None  # the cache file opened
         self._usage: usage.Recorder | None = None  # retrieval times, once recorded
-        self.finishes_commands = finishes_commands
+        self.finishes_commands = arguments.flag("finishes_commands", finishes_commands)
 
     @property
     def agent(self) -> str | None:

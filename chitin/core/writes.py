@@ -9,7 +9,8 @@ import os
 import stat
 from pathlib import Path
 
-from chitin.errors import ChitinError, StoreError
+from chitin.errors import ChitinError, StoreError, ValidationError
+from chitin.model import arguments
 from chitin.model.bounds import MAX_INSIGHT_BYTES
 from chitin.store.files import UnsafeFile, atomic_write, kind_of, read_text
 from chitin.store.merging import Merged, merge_texts, unreadable
@@ -32,6 +33,7 @@ def output_target(path: Path) -> Path:
     it by a regular file would break what it was, and writing into it could block
     or reach a device."""
 
+    path = _named("path", path)
     try:
         target = Path(os.path.realpath(path)) if path.is_symlink() else path
     except OSError as error:  # a name too long to look up
@@ -69,6 +71,7 @@ def _refuse_missing_folder(path: Path, target: Path) -> None:
 def write_output(path: Path, text: str) -> None:
     """Write ``--output``: atomically, to the regular file ``output_target`` names
     (checked again: it may have changed while the command ran)."""
+    path, text = _named("path", path), arguments.text("text", text)
     try:
         write_file(output_target(path), text)
     except OSError as error:
@@ -84,6 +87,14 @@ def write_output(path: Path, text: str) -> None:
 _NOT_WRITABLE_HERE = frozenset(
     {errno.ENAMETOOLONG, errno.ENOENT, errno.EINVAL, errno.EISDIR, errno.ENOTDIR}
 )
+
+
+def _named(name: str, raw: object) -> Path:
+    """A file a library caller names: a Path, or its text."""
+    given = arguments.path(name, raw)
+    if given is None:
+        raise ValidationError(name, f"{name} must be a path, got None")
+    return given
 
 
 def _refuse_oversized(text: str) -> None:
@@ -117,6 +128,8 @@ def merge_file(base: Path, ours: Path, theirs: Path, name: str) -> tuple[str, ..
     be read (too large, not UTF-8), or a clean merge that chitin could not read while
     it reads ``ours``, raises ``Unmergeable`` and ``ours`` stays as it is."""
 
+    base, ours, theirs = _named("base", base), _named("ours", ours), _named("theirs", theirs)
+    name = arguments.text("name", name)
     try:
         base_text, ours_text, theirs_text = (read_text(side) for side in (base, ours, theirs))
     except UnsafeFile as error:

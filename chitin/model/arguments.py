@@ -78,18 +78,20 @@ def threshold(raw: object, semantic: bool) -> float:
 
 
 def bounded(name: str, value: int | None, high: int) -> int | None:
-    """A count or budget from 1 to ``high``, refused in click's words for its flag."""
+    """A count or budget from 1 to ``high`` (an MCP tool's argument, a library caller's
+    value), refused in the words of a wrong type's refusal, naming the argument and its
+    range: click's ("Invalid value for 'budget': 0 is not in the range 1<=x<=…") are
+    the command line's, for its flags."""
     if value is not None and not 1 <= value <= high:
         raise ValidationError(
-            name,
-            f"Invalid value for '{name}': {_shown(value)} is not in the range 1<=x<={high}.",
+            name, f"{name} must be a whole number from 1 to {high}, got {_shown(value)}"
         )
     return value
 
 
 def count(name: str, value: object, high: int) -> int:
     """A whole number from 1 to ``high`` (a library caller's ``max_results`` or
-    ``budget``), refused in the words the MCP server and click use for it."""
+    ``budget``), refused in the words the MCP server uses for it."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValidationError(name, f"{name} must be a whole number, got {_shown(value)}")
     bounded(name, value, high)
@@ -236,11 +238,41 @@ def _shown(raw: object) -> str:
     return repr(raw)
 
 
+def agent(raw: object, env: Mapping[str, str]) -> str | None:
+    """``Chitin(agent=...)``, else $CHITIN_AGENT, else None: a text, whose value is
+    checked when a write needs it (session.py: a bad name must not stop a read)."""
+    if raw is None:
+        return env.get("CHITIN_AGENT") or None
+    if not isinstance(raw, str):
+        raise ValidationError("agent", f"agent must be a text such as my-agent, got {_shown(raw)}")
+    return raw
+
+
+def callback(name: str, raw: T | None) -> T | None:
+    """A function a library caller may give (``signer``, ``progress``), or None."""
+    if raw is not None and not callable(raw):
+        raise ValidationError(name, f"{name} must be a function or None, got {_shown(raw):.60}")
+    return raw
+
+
 def clock(now: datetime | Callable[[], datetime] | None) -> Callable[[], datetime]:
-    """``Chitin(now=...)``: a fixed time (naive: UTC), a clock, or None for the system's."""
+    """``Chitin(now=...)``: a fixed time, a clock, or None for the system's. A naive
+    time, fixed or told by the clock (``datetime.now``), is UTC: the files' times are
+    aware, and a retrieval's decay subtracts one from the other."""
     if isinstance(now, datetime):
-        fixed = now if now.tzinfo is not None else now.replace(tzinfo=UTC)
+        fixed = _aware(now)
         return lambda: fixed
-    if now is None or callable(now):  # a text would fail at the first write, as a TypeError
-        return now or (lambda: datetime.now(UTC))
+    if now is None:
+        return lambda: datetime.now(UTC)
+    if callable(now):  # a text would fail at the first write, as a TypeError
+        told = now
+        return lambda: _aware(told())
     raise ValidationError("now", f"now must be a datetime or a clock, got {now!r:.60}")
+
+
+def _aware(moment: object) -> datetime:
+    """A time from ``now``, in UTC if naive; what is no datetime is refused, naming now."""
+    if not isinstance(moment, datetime):
+        shown = _shown(moment)
+        raise ValidationError("now", f"now's clock must give a datetime, got {shown:.60}")
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)

@@ -21,6 +21,9 @@ DEFAULT_CHARACTERS = 4_000  # per session
 MIN_CHARACTERS = 500
 QUOTE = 300  # characters of one quote
 SHORT = 120  # of the one moment a digest too small for any shows, shortened
+# The most the lines of insights named by id alone (not touched, reinforced, gone) are
+# costed at: a text too small for them shows the first ids and "+N more" (render).
+IDS_COST = 120
 # What would let a transcript's text drive the terminal a digest is shown in: control
 # characters (escape sequences) and the bidirectional ones that reorder what is read;
 # shown as escapes, as Carapace's remote text is. A joiner (an emoji's) is kept.
@@ -192,10 +195,9 @@ def _fit(moments: list[Moment], touches: list[Touch], characters: int) -> list[M
     """The moments that fit in ``characters`` beside the insights and the commands (each
     moment also costs its command), taken by weight (the strongest evidence first) and
     shown in transcript order."""
-    spent = 300 + sum(
-        len(t.claim or "") // 2 + len(t.quote) + 140 if t.numbers else len(t.id) + 2
-        for t in touches
-    )
+    touched = sum(len(t.claim or "") // 2 + len(t.quote) + 140 for t in touches if t.numbers)
+    by_id = sum(len(t.id) + 2 for t in touches if not t.numbers)
+    spent = 300 + touched + min(by_id, IDS_COST)
     shown: list[Moment] = []
     for moment in sorted(moments, key=lambda m: -m.weight):  # stable: ties keep order
         cost = len(moment.quote) + len(moment.then) + 220

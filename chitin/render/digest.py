@@ -30,15 +30,21 @@ _NAMES = {
 SHORTEST = 40  # characters of a moment's quote cut to fit: fewer say too little
 
 
+# A part's lines cut to fit a room, and how many of its kind they leave out; None
+# where they cannot be.
+_Short = Callable[[int], "tuple[list[str], int] | None"]
+
+
 class _Part(NamedTuple):
     """Some lines of a digest, and what leaving them out leaves out: ``many`` of
     ``kind`` ("" for framing, which is not counted); ``short``: the lines cut to fit a
-    room, or None where they cannot be (a moment: its quote cut, what followed left out)."""
+    room (a moment: its quote cut; a list of ids: its first ids), or None where they
+    cannot be (what followed is left out)."""
 
     lines: list[str]
     kind: str = ""
     many: int = 0
-    short: Callable[[int], list[str] | None] | None = None
+    short: _Short | None = None
 
 
 def session_name(marker: Marker) -> str:
@@ -62,7 +68,7 @@ def digest_lines(
     where = marker.transcript or marker.agent_database or ""
     read = f" ({_read_part(digest)})"
     named = [f"{INDENT}read from {PurePath(where).name}{read}"]
-    parts = [_Part([f"{INDENT}read from {where}{read}"], short=lambda _: named)]
+    parts = [_Part([f"{INDENT}read from {where}{read}"], short=lambda _: (named, 0))]
     if warning:
         parts.append(_Part([f"{INDENT}warning: {warning}"]))
     parts += _moment_parts(digest)
@@ -112,11 +118,11 @@ def _moment_part(moment: Moment, header: list[str]) -> _Part:
         verb = "worked" if moment.kind == RECOVERY else "then"
         lines.append(f"{INDENT}    {verb} (message {moment.then_number}): {_said(moment.then)}")
 
-    def short(room: int) -> list[str] | None:
+    def short(room: int) -> tuple[list[str], int] | None:
         left = room - _length([*header, head]) - 2  # the quote marks
         if left < SHORTEST:
             return None
-        return [*header, head + _said(quote(moment.quote, left))]
+        return [*header, head + _said(quote(moment.quote, left))], 0
 
     return _Part(lines, MOMENTS, 1, short)
 
@@ -148,9 +154,24 @@ def _touch_parts(touches: list[Touch]) -> list[_Part]:
     for said, ids in rest:
         if ids:
             line = f"{INDENT}• {said}: {', '.join(ids)}"
-            parts.append(_Part([*header, line], INSIGHTS, len(ids)))
+            parts.append(_Part([*header, line], INSIGHTS, len(ids), _first_ids(header, said, ids)))
             header = []
     return parts
+
+
+def _first_ids(header: list[str], said: str, ids: list[str]) -> _Short:
+    """The line of ``ids`` cut to ``room``: the first ids and "+N more" (N counted as
+    left out), rather than the whole line dropped and the room it was given wasted."""
+
+    def short(room: int) -> tuple[list[str], int] | None:
+        for shown in range(len(ids) - 1, 0, -1):
+            more = len(ids) - shown
+            line = f"{INDENT}• {said}: {', '.join(ids[:shown])} +{more} more"
+            if _length([*header, line]) <= room:
+                return [*header, line], more
+        return None
+
+    return short
 
 
 def _numbers(numbers: tuple[int, ...]) -> str:
@@ -184,7 +205,7 @@ def _within(heading: str, parts: list[_Part], done: str | None, characters: int)
     named = parts[0].short(0) if parts[0].short is not None else None
     if named is not None and any(part.kind == MOMENTS for part in dropped):
         # a moment before the path of the file read: the file's name will do
-        kept, dropped = _layout([parts[0]._replace(lines=named), *parts[1:]], room)
+        kept, dropped = _layout([parts[0]._replace(lines=named[0]), *parts[1:]], room)
     tail = [] if done is None else [done] if READY in kept else [READY, done]
     said = _left_out(characters, _count(dropped), done, over=False)
     if _length([heading, *kept, said, *tail]) > characters:
@@ -197,16 +218,18 @@ def _layout(parts: list[_Part], room: int) -> tuple[list[str], list[_Part]]:
     can be), and the parts left out: each after the first that did not fit."""
     kept: list[str] = []
     dropped: list[_Part] = []
+    cut: list[_Part] = []  # what a part cut to fit leaves out of its kind
     for part in parts:
         fits = part.kind != OMITTED and not any(d.kind != OMITTED for d in dropped)
-        lines = part.lines if fits else None
-        if lines is not None and _length(kept) + _length(lines) > room:
-            lines = part.short(room - _length(kept)) if part.short else None
-        if lines is None:
+        shortened = (part.lines, 0) if fits else None
+        if shortened is not None and _length(kept) + _length(part.lines) > room:
+            shortened = part.short(room - _length(kept)) if part.short else None
+        if shortened is None:
             dropped.append(part)
         else:
-            kept += lines
-    return kept, dropped
+            kept += shortened[0]
+            cut += [part._replace(many=shortened[1])] if shortened[1] else []
+    return kept, dropped + cut
 
 
 def _count(dropped: list[_Part]) -> dict[str, int]:

@@ -17,7 +17,7 @@ from datetime import datetime
 
 from chitin.model.insight import Insight
 from chitin.model.results import Ranked as Ranked
-from chitin.retrieval.scoring import Settings, score, strength
+from chitin.retrieval.scoring import Settings, matches_at_all, score, strength
 from chitin.retrieval.selection import Cosine, select
 
 # The types whose strongest insights fill a result the query matches little of, in
@@ -48,7 +48,8 @@ def rank(
     ranked = [
         Ranked(insight, score(insight, raw / top, category, now, settings), True)
         for raw, insight in matches
-        if raw > 0  # a relevance of 0 matches nothing (and top > 0)
+        # a relevance of 0 matches nothing (and top > 0), nor one 0 up to float error
+        if raw > 0 and matches_at_all(raw / top)
     ]
     ranked.sort(key=_order)
     chosen = select(ranked[: max_results * CONSIDERED], max_results, cosine)

@@ -138,6 +138,20 @@ def relevance_factor(match: float, halving: float | None) -> float:
     return match if halving is None else _halved(1.0 - match, halving)
 
 
+# A match relative to the best (0..1) at or under this is 0 up to float error (a blend
+# of terms that cancel, a BM25 ratio of 1e-17): no match. Not a floor on weak matches:
+# they run continuously down to ~2e-4 of the best on bench/eval (their sharpened
+# scores ~1e-13), and a floor at one halving (0.023) cost plain queries nDCG@10 0.979 →
+# 0.972 and recall@10 0.977 → 0.954 (fix110; docs/design.md §6, "No filler").
+MATCH_RESIDUE = 1e-12
+
+
+def matches_at_all(match: float) -> bool:
+    """Whether a match relative to the best is a match, and not 0 up to float error:
+    sharpened, even that would score 0.5 ^ (1 / halving) (~8e-14) and read as matched."""
+    return match > MATCH_RESIDUE
+
+
 def strength(insight: Insight, category: str, now: datetime, settings: Settings) -> Factors:
     """The score without relevance: how much an insight matters here regardless of the query."""
     shape = settings.shape

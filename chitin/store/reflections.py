@@ -9,7 +9,8 @@ from typing import NamedTuple
 
 from chitin.lockfile import derived_folder
 from chitin.model.reflection import Marker, parse_queue, serialize
-from chitin.store.files import UnsafeFile, atomic_write, read_text
+from chitin.model.search_text import well_formed
+from chitin.store.files import UnsafeFile, atomic_write, read_file, read_text
 
 # Inside the git-ignored .chitin/: a queue is machine-local, like the cache.
 QUEUE_FILE = "reflections.json"
@@ -76,15 +77,19 @@ def write_session_note(root: Path, session: str, injected: list[str]) -> None:
 
 
 def read_session_note(root: Path, session: str) -> list[str]:
-    """The ids noted for ``session``; none when there is no usable note."""
+    """The ids noted for ``session``; none when there is no usable note. A note edited
+    by hand may hold a byte that is not UTF-8, or half a UTF-16 pair (a JSON escape):
+    each reads as U+FFFD, as a queue's marker does, since the queue's write could not
+    encode it (the hook's marker was lost, and ``reflect --queue`` an internal error)."""
     try:
-        data = json.loads(read_text(_note_path(root, session), QUEUE_BYTES))
-    except (OSError, UnsafeFile, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        raw = read_file(_note_path(root, session), QUEUE_BYTES)
+        data = json.loads(raw.decode("utf-8", "replace"))
+    except (OSError, UnsafeFile, json.JSONDecodeError, RecursionError):
         return []
     ids = data.get("injected") if isinstance(data, dict) else None
     if not isinstance(ids, list):
         return []
-    return [i for i in ids if isinstance(i, str)]
+    return [well_formed(i) for i in ids if isinstance(i, str)]
 
 
 # How far each session's events were digested and reflected on, by where they are
