@@ -278,7 +278,7 @@ def test_bad_calls_fail_with_the_clis_messages(store: Path, run: Run, add: Any) 
     assert "(use --allow-secret if" in cli_error(run, "reinforce", known, "--source", token)
     expected["a credential"] = (
         "Error: source looks like it holds a GitHub token; an insight must not contain "
-        "credentials (call again with allow_secret: true if it is not one)"
+        "credentials (use allow_secret: true if it is not one)"
     )
 
     async def bad(client: Client) -> dict[str, Called]:

@@ -183,3 +183,30 @@ def test_every_count_out_of_range_is_refused_in_the_parameters_words(store: Path
         )
         assert said is not None, where
         assert json.loads(said.group(1)) == arguments[name], where
+
+
+def test_a_refusal_names_the_tools_parameter_not_the_clis_flag(store: Path) -> None:
+    """fix111: the MCP contribute tool answered a trigger without a condition with
+    'a trigger needs a condition (--condition "when …")', a flag no tool has. Every
+    refusal that names a --flag names the parameter instead; a shell command in
+    backticks (`chitin unarchive …`) is left as it is."""
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+
+    async def refused(client: Client) -> dict[str, Called]:
+        trigger = await call(
+            client, "contribute", type="trigger", claim="Pin it", confidence=0.5, condition="x"
+        )
+        made = trigger.json["insight"]["id"]
+        calls = {
+            "contribute": ("contribute", {"type": "trigger", "claim": "Do it", "confidence": 0.5}),
+            "update": ("update", {"id": made, "condition": ""}),
+            "credential": ("reinforce", {"id": made, "source": token}),
+        }
+        return {name: await call(client, tool, **args) for name, (tool, args) in calls.items()}
+
+    answers = serve(store, refused)
+    for answer in answers.values():
+        assert answer.failed and re.search(r"(?<![\w`])--\w", answer.text) is None, answer.text
+    needs = 'Error: a trigger needs a condition (condition: "when …")'
+    assert answers["contribute"].text == needs and answers["update"].text == needs
+    assert answers["credential"].text.endswith("(use allow_secret: true if it is not one)")

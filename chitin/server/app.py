@@ -155,9 +155,9 @@ class Server:
         try:
             work = tools.tools()[name](**arguments.checked(schema, given))
         except Exception as error:
-            self.reply(request.ident, tools.failure(error, ran=False))
+            self.reply(request.ident, tools.failure(error, ran=False, schema=schema))
             return
-        self._run(request, work, tools.answer, tools.failure)
+        self._run(request, work, tools.answer, lambda error: tools.failure(error, schema=schema))
 
     def read_resource(self, request: Request) -> None:
         uri = _text(request, "uri")

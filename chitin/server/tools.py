@@ -19,12 +19,12 @@ work to do on the store's thread (worker.py); the server runs it and answers wit
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chitin.errors import ValidationError
-from chitin.model import fields, secrets
+from chitin.model import fields
 from chitin.model.fields import CLAIM, FLAG, LIST, NUMBER, SECTION, TEXT, WORD, Field
 from chitin.model.numbers import js_json, js_numbers
 from chitin.notices import take
@@ -34,12 +34,9 @@ if TYPE_CHECKING:
     from chitin.server.tool_calls import Work
 
 
-# How the refusal of a credential (model/secrets.py) says to write it anyway: the CLI's
-# flag, then the tools' parameter (tests/test_mcp.py holds the two together).
-ALLOW_ANYWAY = (
-    secrets.ALLOW_ANYWAY,
-    "(call again with allow_secret: true if it is not one)",
-)
+# A flag of the CLI that a message names (`--condition "when …"`, `--allow-secret`),
+# or a shell command in backticks, which keeps its flags (`chitin sync --abort`).
+FLAG_OR_COMMAND = re.compile(r"(`[^`\n]*`)|(?<![\w-])--([a-z][a-z-]*)")
 
 
 def listing() -> list[dict[str, Any]]:
@@ -111,19 +108,37 @@ def answer(value: Any, warnings: list[str]) -> dict[str, Any]:
     return {"content": _blocks(texts), "structuredContent": structured, "isError": False}
 
 
-def failure(error: BaseException, ran: bool = True) -> dict[str, Any]:
+def failure(
+    error: BaseException, ran: bool = True, schema: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """A tool's failure, in the line the CLI prints for it, and what chitin had to say
     on the way (requests run one at a time on the store's thread, so the notices are
     this one's). A call refused before it ran (``ran`` false: its arguments) says
-    none: they belong to the work in progress, or to the next answer."""
+    none: they belong to the work in progress, or to the next answer. A flag the line
+    names is said as the parameter of the tool (``schema``, its input schema)."""
 
     message, _ = describe(error)
-    if isinstance(error, ValidationError):  # the tools' parameter, not the CLI's flag
-        message = message.replace(*ALLOW_ANYWAY)
-    texts = [f"{getattr(error, 'prefix', 'Error')}: {message}"]
+    texts = [f"{getattr(error, 'prefix', 'Error')}: {as_parameters(message, schema)}"]
     if ran and (notices := take()):
         texts.append("\n".join(f"warning: {line}" for line in notices))
     return {"content": _blocks(texts), "isError": True}
+
+
+def as_parameters(message: str, schema: dict[str, Any] | None) -> str:
+    """``message`` with each CLI flag that is one of the tool's parameters said as the
+    parameter: ``--condition "when …"`` as ``condition: "when …"``, a switch such as
+    ``--allow-secret`` as ``allow_secret: true``. A shell command in backticks, and a
+    flag the tool has no parameter for, are left as they are."""
+    properties = (schema or {}).get("properties", {})
+
+    def said(found: re.Match[str]) -> str:
+        name = (found[2] or "").replace("-", "_")
+        if found[1] is not None or name not in properties:
+            return found[0]
+        kinds = [properties[name], *properties[name].get("anyOf", [])]
+        return f"{name}: true" if any(k.get("type") == "boolean" for k in kinds) else f"{name}:"
+
+    return FLAG_OR_COMMAND.sub(said, message)
 
 
 def refusal(text: str) -> dict[str, Any]:
