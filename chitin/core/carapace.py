@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from chitin.core.lifecycle import Contribution, Lifecycle
     from chitin.core.session import Runner, Session
     from chitin.providers.carapace import CarapaceClient
-    from chitin.providers.credentials import Credentials
 
 
 class Sharing(NamedTuple):
@@ -190,8 +189,10 @@ def register(
     with _finishing():
         if agent is None or not agent.strip():  # the key is shown once: kept, as below
             said = "Carapace registered the agent but its answer gives no agent id (id)"
-            raise _rescued(found, path, home, f"{said}, so its credentials were not saved")
-        _save_or_rescue(found, path, home)
+            raise credentials.rescued(
+                found, path, home, f"{said}, so its credentials were not saved"
+            )
+        credentials.save_or_rescue(found, path, home)
     return Registration(answer, path)
 
 
@@ -204,37 +205,6 @@ def _finishing() -> Iterator[None]:
     with interrupts.holding() as guard:
         guard.committed()
         yield
-
-
-def _save_or_rescue(found: Credentials, path: Path, home: Path | None) -> None:
-    """Save the key; if its file cannot be written, keep it in another 0600 file and
-    say where, for the server shows a key once only."""
-
-    try:
-        credentials.save(path, found)
-        return
-    except (OSError, ChitinError) as error:
-        cause = getattr(error, "strerror", None) or str(error)
-    agent = found.agent_id or "the agent"
-    said = f"registered {agent}, but its credentials could not be saved"
-    raise _rescued(found, path, home, said, f" ({cause})")
-
-
-def _rescued(
-    found: Credentials, path: Path, home: Path | None, said: str, cause: str = ""
-) -> credentials.CredentialsError:
-    """The error that ``said`` what kept the credentials from ``path``, once they are in
-    another 0600 file (or, if none could take them, that the key is lost)."""
-    rescued = credentials.rescue(found, home)
-    if rescued is None:
-        return credentials.CredentialsError(
-            f"{said} to {path}{cause}, nor anywhere else: that API key is lost; "
-            "register again under another name"
-        )
-    return credentials.CredentialsError(
-        f"{said} to {path}{cause}; they are in {rescued} (mode 0600): move that file to "
-        f"{path}, or pass --carapace-config {rescued}"
-    )
 
 
 class CarapaceQuestion(NamedTuple):

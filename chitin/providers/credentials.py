@@ -201,6 +201,36 @@ def _write_exclusive(path: Path, content: bytes) -> None:
         os.fsync(handle.fileno())
 
 
+def save_or_rescue(found: Credentials, path: Path, home: Path | None) -> None:
+    """Save the key; if its file cannot be written, keep it in another 0600 file and
+    say where, for the server shows a key once only."""
+    try:
+        save(path, found)
+        return
+    except (OSError, ChitinError) as error:
+        cause = getattr(error, "strerror", None) or str(error)
+    agent = found.agent_id or "the agent"
+    said = f"registered {agent}, but its credentials could not be saved"
+    raise rescued(found, path, home, said, f" ({cause})")
+
+
+def rescued(
+    found: Credentials, path: Path, home: Path | None, said: str, cause: str = ""
+) -> CredentialsError:
+    """The error that ``said`` what kept the credentials from ``path``, once they are in
+    another 0600 file (or, if none could take them, that the key is lost)."""
+    kept = rescue(found, home)
+    if kept is None:
+        return CredentialsError(
+            f"{said} to {path}{cause}, nor anywhere else: that API key is lost; "
+            "register again under another name"
+        )
+    return CredentialsError(
+        f"{said} to {path}{cause}; they are in {kept} (mode 0600): move that file to "
+        f"{path}, or pass --carapace-config {kept}"
+    )
+
+
 def rescue(credentials: Credentials, home: Path | None) -> Path | None:
     """Where the credentials went when their own path could not take them: a new
     0600 file in the home folder (if any), else in the temporary folder; None if
