@@ -520,6 +520,38 @@ def test_a_file_named_is_told_of_its_clusters_conflict(run: Run, add: Any, store
         assert f"conflicts with insights/principle/{other['id']}.md (" in found[0]["message"]
 
 
+@pytest.mark.parametrize("strongest", [1, 3])
+def test_a_conflict_names_the_file_whose_words_it_quotes(
+    run: Run, add: Any, store: Path, strongest: int
+) -> None:
+    """fix111: with one side a cluster of near duplicates, the warning named the
+    cluster's strongest file but quoted another member's words ("conflicts with
+    boss-prefers-verbose-detailed… ("thorough" ↔ "brief" …)", words that file lacks)."""
+    concise = add("relational", "Boss values concise brief responses", 0.8)
+    variants = [
+        add("relational", claim, 0.95 if number == strongest else 0.8, force=True)
+        for number, claim in enumerate(
+            (
+                "Boss prefers verbose detailed explanations",
+                "Boss likes thorough, verbose answers",
+                "Boss wants long detailed replies",
+            ),
+            1,
+        )
+    ]
+    run("embed")
+    claims = {f"insights/relational/{i['id']}.md": i["claim"] for i in [concise, *variants]}
+    found = [w for w in check_json(run)["warnings"] if w["kind"] == "conflict"]
+    assert found, check_json(run)
+    for warning in found:
+        named = re.match(r"claim conflicts with (\S+) \((.*)\)$", warning["message"])
+        assert named is not None, warning["message"]
+        pairs = re.findall(r'"(\w+)" ↔ "(\w+)"', named[2])
+        words = re.findall(r"\w+", f"{claims[warning['path']]} {claims[named[1]]}".lower())
+        for quoted in {word for pair in pairs for word in pair}:  # "detail" of "detailed"
+            assert any(word.startswith(quoted) for word in words), (warning, words)
+
+
 def test_archived_insights_raise_no_warnings(run: Run, add: Any) -> None:
     first = add("skill", "Run the linter before pushing a branch", 0.8)
     add("skill", "Run the linter before pushing any branch", 0.8, force=True)

@@ -60,7 +60,7 @@ def related_findings(
             here = next((m for m in inside if m is not None), None)
         if here is not None:
             with_first = here == clash.first or here in members.get(clash.first, ())
-            there = clash.second if with_first else clash.first
+            there = clash.said[1] if with_first else clash.said[0]  # whose words it quotes
             message = f"claim conflicts with {paths[there]} ({clash.reason})"
             fix = "reconcile them: reword one, give each its context or limitations, or archive one"
             found.append(Finding(paths[here], "claim", message, fix, lint.WARNING, "conflict"))

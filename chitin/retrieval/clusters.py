@@ -28,8 +28,8 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from itertools import chain, islice
+from collections.abc import Callable, Iterable, Sequence
+from itertools import chain
 from types import ModuleType
 from typing import Any, NamedTuple
 
@@ -44,8 +44,8 @@ from chitin.retrieval.judgement import (
     judged_text,
     sentence_key,
 )
-from chitin.retrieval.leaning import Leaning, leaning, may_oppose, takes_a_side
-from chitin.retrieval.stance import opposite_poles, stance
+from chitin.retrieval.leaning import Leaning, PoleIndex, leaning, may_oppose, takes_a_side
+from chitin.retrieval.stance import stance
 
 CANDIDATES = 32  # neighbours looked at in each posting list looked up
 # From this many insights, candidates are read in numpy (chitin.retrieval.bulk): the
@@ -65,6 +65,7 @@ class Clash(NamedTuple):
     first: int  # the strongest member of one cluster (or a single insight)
     second: int
     reason: str
+    said: tuple[int, int]  # the members whose words ``reason`` quotes: first's, second's
 
 
 def _no_cosine(i: int, j: int, cosine: float | None = None) -> None:
@@ -186,7 +187,7 @@ def _clashes(
     meaning: Meaning,
     leanings: Sequence[Leaning],
 ) -> list[Clash]:
-    """Conflicts, once per pair of clusters, between their strongest members."""
+    """Conflicts, once per pair of clusters, in their strongest members' words."""
     found: dict[tuple[int, int], Clash] = {}
 
     def consider(i: int, j: int, cosine: float | None) -> None:
@@ -194,10 +195,16 @@ def _clashes(
         if first == second or (first, second) in found:
             return
         verdict = judge(sides[i], sides[j], cosine)
-        if verdict.kind == CONFLICT:
-            found[(first, second)] = Clash(first, second, verdict.reason)
+        if verdict.kind != CONFLICT:
+            return
+        said = (i, j) if head.get(i, i) == first else (j, i)
+        if said != (first, second):  # the strongest members' own words, if they conflict
+            strongest = judge(sides[first], sides[second], meaning.cosine(first, second))
+            if strongest.kind == CONFLICT:
+                said, verdict = (first, second), strongest
+        found[(first, second)] = Clash(first, second, verdict.reason, said)
 
-    poles = _PoleIndex([stance(judged_text(s)).poles for s in sides])
+    poles = PoleIndex([stance(judged_text(s)).poles for s in sides], 2 * CANDIDATES)
     topics = index.topics
     need = TOPIC_OVERLAP / 2  # the lowest topic overlap judge accepts for a conflict
     takers = [i for i, side in enumerate(sides) if takes_a_side(side)]
@@ -378,20 +385,3 @@ def _prefix(size: int, threshold: float) -> int:
     """How many of a set's rarest words another set reaching ``threshold`` of Jaccard
     must share one of (the prefix filter)."""
     return size - math.ceil(threshold * size - 1e-9) + 1
-
-
-class _PoleIndex:
-    """Who holds each pole of the antonym lexicon, for claims whose topic is nothing
-    but their stance ("be brief" against "be thorough")."""
-
-    def __init__(self, poles: Sequence[frozenset[str]]) -> None:
-        self.poles = poles
-        self.holding: dict[str, list[int]] = defaultdict(list)
-        for position, held in enumerate(poles):
-            for pole in held:
-                self.holding[pole].append(position)
-
-    def opposed(self, i: int) -> Iterator[int]:
-        for pole in self.poles[i]:
-            for other in opposite_poles(pole):
-                yield from islice(self.holding.get(other, ()), 2 * CANDIDATES)

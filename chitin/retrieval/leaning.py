@@ -4,6 +4,9 @@ retrieval/bulk.py)."""
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from itertools import islice
 from typing import NamedTuple
 
 from chitin.retrieval.framed import may_turn
@@ -58,3 +61,21 @@ def may_oppose(first: Leaning, second: Leaning) -> bool:
         or first.turns
         or second.turns
     )
+
+
+class PoleIndex:
+    """Who holds each pole of the antonym lexicon, for claims whose topic is nothing
+    but their stance ("be brief" against "be thorough"): up to ``cap`` of each
+    opposite pole (clusters.py)."""
+
+    def __init__(self, poles: Sequence[frozenset[str]], cap: int) -> None:
+        self.poles, self.cap = poles, cap
+        self.holding: dict[str, list[int]] = defaultdict(list)
+        for position, held in enumerate(poles):
+            for pole in held:
+                self.holding[pole].append(position)
+
+    def opposed(self, i: int) -> Iterator[int]:
+        for pole in self.poles[i]:
+            for other in opposite_poles(pole):
+                yield from islice(self.holding.get(other, ()), self.cap)
