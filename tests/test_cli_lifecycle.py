@@ -602,6 +602,21 @@ def test_update_with_tags_that_are_all_empty_says_it_cleared_them(
     assert shown["tags"] == [] and shown["cleared"] == ["tags"]
 
 
+def test_an_archived_insight_is_named_by_its_full_id_not_the_prefix_given(
+    run: Run, add: Any
+) -> None:
+    """fix111: "Insight arch is archived; run `chitin unarchive arch` first" repeated
+    the prefix typed, where every other message names the insight by its id."""
+    made = add("skill", "Archive me", 0.6)
+    run("archive", made["id"])
+    refused = run("update", made["id"][:6], "--confidence", "0.7", expect=1)
+    assert refused.stderr == (
+        f"Error: Insight {made['id']} is archived; run `chitin unarchive {made['id']}` first\n"
+    )
+    merged = run("merge", made["id"][:6], made["id"][:6], expect=1)
+    assert f"Insight {made['id']} is archived" in merged.stderr
+
+
 def test_update_without_a_change_makes_no_commit(run: Run, add: Any, store: Path) -> None:
     made = add("skill", "Same", 0.6)
     before = commit_count(store)

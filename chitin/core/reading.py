@@ -48,6 +48,12 @@ class Reading:
             return []
         return self.session.cache_vouching(lambda cache: cache.vouched).problems()
 
+    def _named(self, ref: str, archived: bool) -> str:
+        """The id of the one insight ``ref`` names among the archived (or live) ones,
+        ``ref`` itself if it names several, "" if none."""
+        ids = sorted({m[0] for m in self.session.cache.ids_matching(ref, archived)})
+        return ids[0] if len(ids) == 1 else ref if ids else ""
+
     def resolve(self, ref: str, archived: bool | None = False, role: str | None = None) -> str:
         """The full id for ``ref`` (an id or a unique prefix of one). ``role`` names
         the insight in the error if there is none."""
@@ -65,10 +71,10 @@ class Reading:
             raise AmbiguousIdError(ref, ids)
         if ids:
             return ids[0]
-        if archived is False and self.session.cache.ids_matching(ref, True):
-            raise StateError(f"Insight {ref} is archived; run `chitin unarchive {ref}` first")
-        if archived is True and self.session.cache.ids_matching(ref, False):
-            raise StateError(f"Insight {ref} is not archived")
+        if archived is False and (other := self._named(ref, True)):
+            raise StateError(f"Insight {other} is archived; run `chitin unarchive {other}` first")
+        if archived is True and (other := self._named(ref, False)):
+            raise StateError(f"Insight {other} is not archived")
         self._refuse_unreadable(ref)
         merged, gone = self._gone(ref)
         if merged:
