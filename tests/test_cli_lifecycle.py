@@ -559,7 +559,7 @@ def test_update_changes_fields_clears_with_empty_text_and_commits(
     assert out == (  # what changed, as `chitin diff` says it (issue 28: output says it)
         f'✓ Updated insight: {made["id"]}\n  "New claim"\n'
         '  claim: "Old claim" → "New claim"\n'
-        "  confidence 0.6 → 0.75\n"
+        "  confidence: 0.6 → 0.75\n"
         "  tags: +c −a −b\n"
         "  reasoning: why → (none)\n"
         "  note: reasoning cleared\n"

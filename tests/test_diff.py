@@ -93,7 +93,7 @@ def test_reinforce_counts_and_logs_evidence(run: Run, two: Any, store: Path) -> 
     (logged,) = changed["evidence"]
     assert logged.endswith("external")
     text = run("diff", "HEAD~1..HEAD").stdout
-    assert "    confidence 0.8 → 0.81, +1 reinforcement\n" in text
+    assert "    confidence: 0.8 → 0.81, +1 reinforcement\n" in text
     assert f"    evidence: + {logged}\n" in text
     assert text.rstrip().endswith("1 changed")
 

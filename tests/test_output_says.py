@@ -68,9 +68,9 @@ def test_update_and_diff_show_a_changed_confidence_as_reinforce_does(run: Run, a
     run("reinforce", made["id"])
     run("reinforce", made["id"])  # 0.954875
     updated = run("update", made["id"], "--confidence", "0.9").stdout
-    assert "  confidence 0.955 → 0.9\n" in updated
+    assert "  confidence: 0.955 → 0.9\n" in updated
     assert "0.954875" not in run("diff", "HEAD~1").stdout + run("diff", "HEAD~2").stdout
-    assert "confidence 0.953 → 0.955, +1 reinforcement" in run("diff", "HEAD~2..HEAD~1").stdout
+    assert "confidence: 0.953 → 0.955, +1 reinforcement" in run("diff", "HEAD~2..HEAD~1").stdout
 
 
 def test_the_rounding_is_javascripts_tofixed() -> None:
@@ -91,10 +91,10 @@ def test_a_confidence_short_of_one_is_never_shown_as_one(run: Run, add: Any) -> 
     assert confidence_change(0.0004, 0.0) == "0.0004 → 0"
     made = add("skill", "Reproduce the bug first", 0.9994)
     assert (
-        "  confidence 0.9994 → 0.9995\n"
+        "  confidence: 0.9994 → 0.9995\n"
         in run("update", made["id"], "--confidence", "0.9995").stdout
     )
-    assert "confidence 0.9994 → 0.9995" in run("diff", "HEAD~1").stdout
+    assert "confidence: 0.9994 → 0.9995" in run("diff", "HEAD~1").stdout
     assert '[update] confidence: "0.9994" → "0.9995"' in run("history", made["id"]).stdout
     assert 'confidence: "0.9994" → "0.9995"' in run("changelog").stdout
 

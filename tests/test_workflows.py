@@ -240,7 +240,7 @@ def test_the_personality_scripts_run_on_a_pull_request(tmp_path: Path, bin_dir: 
     comment = (temp / "personality" / "comment.md").read_text()
     assert comment.startswith("<!-- chitin-personality-diff: . -->\n")
     assert "1 added, 1 changed" in comment  # what main did meanwhile is not the PR's
-    assert "confidence 0.8 → 0.81, +1 reinforcement" in comment
+    assert "confidence: 0.8 → 0.81, +1 reinforcement" in comment
     assert re.search(r"\+- \[[a-z0-9-]{4,}\] Say what you checked", comment)
     assert (tmp_path / "summary.md").read_text() == comment
     assert (tmp_path / "output").read_text() == "changes=2\n"

@@ -83,7 +83,8 @@ def _entry_lines(delta: Delta) -> list[str]:
 
 
 def change_lines(delta: Delta) -> list[str]:
-    """One line per changed field; confidence and reinforcements share a line."""
+    """One line per changed field (``field: …``); confidence and reinforcements share
+    one, ``confidence: 0.8 → 0.81, +1 reinforcement``."""
     by_field = {change.field: change for change in delta.changes}
     lines: list[str] = []
     strength = _strength(by_field.get("confidence"), by_field.get("reinforcements"))
@@ -111,9 +112,9 @@ def _strength(confidence: ValueChange | None, reinforcements: ValueChange | None
         if isinstance(old, float | int) and isinstance(new, float | int):
             # as reinforce says it: three decimals, more when it takes more to show the
             # move, not the stored six (0.954875)
-            parts.append(f"confidence {confidence_change(float(old), float(new))}")
+            parts.append(f"confidence: {confidence_change(float(old), float(new))}")
         else:
-            parts.append(f"confidence {_value(old)} → {_value(new)}")
+            parts.append(f"confidence: {_value(old)} → {_value(new)}")
     if reinforcements is not None:
         assert isinstance(reinforcements.old, int) and isinstance(reinforcements.new, int)
         more = reinforcements.new - reinforcements.old
