@@ -351,10 +351,10 @@ class Git:
         env = self._environment()
         if "GIT_AUTHOR_NAME" in env and "GIT_AUTHOR_EMAIL" in env:
             return
-        from chitin.store.git_identity import author_name, configured
+        from chitin.store import git_identity
 
-        keys = configured(self.root, self.git_dir(), env, self._identity_keys)
-        name = author_name(self.agent, FALLBACK_NAME)
+        keys = git_identity.configured(self.root, self.git_dir(), env, self._identity_keys)
+        name = git_identity.author_name(self.agent, FALLBACK_NAME)
         for role in ("AUTHOR", "COMMITTER"):
             if "user.name" not in keys:
                 env.setdefault(f"GIT_{role}_NAME", name)
