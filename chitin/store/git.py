@@ -150,10 +150,13 @@ class Git:
             )
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH; chitin stores need git") from None
-        if result.returncode != 0 and (check or DUBIOUS in said(result)):
+        if result.returncode != 0:
+            # `config --local` says only "not inside a repository", even unchecked (check's
+            # "no merge driver"): ask git why, which raises if it is ownership.
             if NOT_INSIDE in said(result) and args[:1] != ["rev-parse"]:
-                self.run(["rev-parse", "--git-dir"], check=False)  # raises if it is ownership
-            raise GitError(explain(args, result))  # refused ownership: never "no history"
+                self.run(["rev-parse", "--git-dir"], check=False)
+            if check or DUBIOUS in said(result):
+                raise GitError(explain(args, result))  # refused ownership: never "no history"
         return result
 
     def start(self, args: Sequence[str], stdin: int | None = None) -> subprocess.Popen[str]:
