@@ -830,3 +830,26 @@ def test_get_of_an_id_merged_twice_names_where_it_is_now(store: Path, run: Run, 
     assert got.failed
     assert got.text == cli_error(run, "get", a)
     assert f"it was merged into {b} (" in got.text and f"), then into {c} (" in got.text
+
+
+def test_a_matrix_replaced_by_a_folder_under_the_server_is_rebuilt(store: Path, run: Run) -> None:
+    """The server opened the vector sidecar before the damage, so nothing made room for
+    the matrix again: the next retrieve was "internal error: IsADirectoryError" (issue
+    10: a damaged derived file is never fatal, whichever process reads it)."""
+    run("init", "--seed")
+    matrix = store / ".chitin" / "vectors" / "matrix.f32"
+
+    async def session(client: Client) -> list[Called]:
+        answers = [await call(client, "retrieve", query="fix the failing test before the release")]
+        matrix.unlink()
+        matrix.mkdir()
+        (matrix / "inside").write_text("not chitin's")
+        answers.append(await call(client, "retrieve", query="reply to the review comments"))
+        answers.append(await call(client, "retrieve", query="deploy the service to production"))
+        return answers
+
+    first, damaged, again = serve(store, session)
+    assert first.json["degraded"] is None
+    assert not damaged.failed, damaged.text
+    assert "matrix.f32" in damaged.json["degraded"] and damaged.json["insights"]
+    assert again.json["degraded"] is None and matrix.is_file()

@@ -567,7 +567,7 @@ BOUNDARIES: dict[str, dict[str, str]] = {
         "chitin.providers.local_model": "onnxruntime and the weights: the first text embedded",
         "chitin.providers.wordpiece": "the plain-Python tokenizer: a few ASCII texts only",
         "tokenizers": "the tokenizer library (~700 KB to parse): beyond ASCII, or many texts",
-        "chitin.providers": "the resident embedder's client (socket): the first text embedded",
+        "chitin.providers.resident": "the resident embedder's client (socket, ~5 ms): to embed",
     },
     "providers/resident.py": {"subprocess": "~5 ms: only to start a resident"},
     "render/shapes/exchange.py": {"chitin.model.interchange": "export's only; shapes all load"},
@@ -589,7 +589,7 @@ BOUNDARIES: dict[str, dict[str, str]] = {
         "yaml": "PyYAML (~35 ms): `config set` only",
     },
     "cli/__init__.py": {
-        "chitin.cli": "the click group: the session start's commands run without it"
+        "chitin.cli.group": "the click group: the session start's commands run without it"
     },
     "cli/agent.py": {"chitin": "the host files' code: hooks install/uninstall only"},
     "cli/context.py": {
@@ -606,15 +606,21 @@ BOUNDARIES: dict[str, dict[str, str]] = {
     },
     "cli/mcp.py": {"chitin.server": "the server and its protocol: `chitin mcp` only"},
     "cli/outcome.py": {"chitin.render.failures": "an error's wording: only when a command fails"},
-    "cli/read.py": {"chitin.render": "the JSON shapes: similar's text needs none"},
-    "cli/recall.py": {"chitin.render": "the JSON shapes: the session start's text needs none"},
+    "cli/read.py": {"chitin.render.shapes": "the JSON shapes: similar's text needs none"},
+    "cli/recall.py": {
+        "chitin.render.shapes": "the JSON shapes: the session start's text needs none"
+    },
     "cli/session_hook.py": {
         "chitin": "Claude Code's hooks' use cases: the hook that runs",
         "chitin.render.failures": "a hook's failure, written to its log: failures only",
         "traceback": "the log of a hook that crashed: failures only",
     },
-    "cli/show.py": {"chitin.render": "the JSON shapes: get's, list's and stats' text needs none"},
-    "cli/write.py": {"chitin.render": "difflib and the field diff: update's, not contribute's"},
+    "cli/show.py": {
+        "chitin.render.shapes": "the JSON shapes: get's, list's and stats' text needs none"
+    },
+    "cli/write.py": {
+        "chitin.render.diff": "difflib and the field diff: update's, not contribute's"
+    },
     "core/__init__.py": {"importlib": "core's names load on first use (core/lazy.py's rule)"},
     "core/background.py": {
         "base64": "~0.6 ms (binascii): only a store that adopts the packaged vectors",
@@ -626,19 +632,16 @@ BOUNDARIES: dict[str, dict[str, str]] = {
     },
     "core/carapace.py": {"chitin.providers.carapace": "httpx (~300 ms): a Carapace call only"},
     "core/reading.py": {
-        "chitin.store": "history (git log): `get --history` and a merged-away id only",
-        "chitin.retrieval": "`similar`'s conflict rules: that command only",
-        "chitin.search.candidates": "`similar`'s word candidates: that command only",
-        "chitin.providers": "`similar` by meaning: that command only",
-        "chitin.retrieval.conflicts": "`similar` by meaning: that command only",
-        "chitin.search": "`similar` by meaning, the vectors: that command only",
+        "chitin.store.history": "git log: `get --history` and a merged-away id only",
     },
-    "core/retrieving.py": {"chitin.core": "the background run: when retrieve must start one"},
+    "core/retrieving.py": {
+        "chitin.core.background": "the background run: when retrieve must start one"
+    },
     "core/session.py": {
-        "chitin.search": "the vectors and the provider: get and stats never embed",
+        "chitin.search.semantic": "the vectors and the provider: get and stats never embed",
         "chitin.store.watch": "ctypes and inotify: the MCP server's refresh only",
         "chitin.retrieval.scoring": "the ranking's rules: only a read that orders by strength",
-        "chitin.store": "the signal guard: writers only",
+        "chitin.store.interrupts": "the signal guard: writers only",
         "chitin.model.secrets": "the credential detector: only a $CHITIN_AGENT to check",
         "getpass": "~2 ms (pwd, termios): only a reinforce's signature",
         "socket": "~3 ms: only a reinforce's signature",
@@ -648,8 +651,12 @@ BOUNDARIES: dict[str, dict[str, str]] = {
         "numpy": "heavy (~90 ms): only packaged vectors adopted",
         "chitin.providers.minilm": "the model's batch size: only when texts are embedded",
     },
-    "search/stored.py": {"chitin.search": "the neighbour search (numpy): stores past 4,096"},
-    "retrieval/clusters.py": {"chitin.retrieval": "candidates in bulk (numpy): stores past 5,000"},
+    "search/stored.py": {
+        "chitin.search.neighbours": "the neighbour search (numpy): stores past 4,096"
+    },
+    "retrieval/clusters.py": {
+        "chitin.retrieval.bulk": "candidates in bulk (numpy): stores past 5,000"
+    },
     "server/__init__.py": {"chitin": "the library, on the store's thread after the handshake"},
     "server/prompts.py": {"chitin.server.tool_calls": "the tools' code: at the first call"},
     "server/tools.py": {"chitin.server.tool_calls": "the tools' code: at the first call"},
@@ -659,7 +666,10 @@ MAX_DEFERRED = 100  # in-function imports in the whole package, fewer than this
 
 
 def deferred_imports(source: str) -> list[tuple[int, str]]:
-    """(line, imported module) of each import inside a function body, nested ones too."""
+    """(line, imported module) of each name imported inside a function body, nested
+    ones too: ``from a import b, c`` is two (counted by name, the stricter count); a
+    name that is a module of the package is that module (``from chitin.render import
+    failures`` imports chitin.render.failures)."""
     found: list[tuple[int, str]] = []
 
     def walk(node: ast.AST, inside: bool) -> None:
@@ -667,7 +677,8 @@ def deferred_imports(source: str) -> list[tuple[int, str]]:
             if inside and isinstance(child, ast.Import):
                 found.extend((child.lineno, alias.name) for alias in child.names)
             elif inside and isinstance(child, ast.ImportFrom):
-                found.append((child.lineno, child.module or ""))
+                module = child.module or ""
+                found.extend((child.lineno, _module_of(module, a.name)) for a in child.names)
             function = isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
             walk(child, inside or function)
 
@@ -675,13 +686,30 @@ def deferred_imports(source: str) -> list[tuple[int, str]]:
     return found
 
 
+def _module_of(module: str, name: str) -> str:
+    """``module.name`` where that is a module of the package, else ``module``."""
+    dotted = f"{module}.{name}"
+    place = PACKAGE.parent.joinpath(*dotted.split("."))
+    is_module = place.with_suffix(".py").is_file() or (place / "__init__.py").is_file()
+    return dotted if dotted.startswith("chitin.") and is_module else module
+
+
 def test_the_deferred_import_finder_finds_them() -> None:
     source = (
         "import os\nif os:\n    import json\n"
         "def f():\n    import yaml\n    def g():\n        from a.b import c\n"
         "class K:\n    def m(self):\n        import numpy, shlex\n"
+        "def h():\n    from chitin.render import failures, shapes\n    from chitin import Query\n"
     )
-    assert deferred_imports(source) == [(5, "yaml"), (7, "a.b"), (10, "numpy"), (10, "shlex")]
+    assert deferred_imports(source) == [
+        (5, "yaml"),
+        (7, "a.b"),
+        (10, "numpy"),
+        (10, "shlex"),
+        (12, "chitin.render.failures"),
+        (12, "chitin.render.shapes"),
+        (13, "chitin"),
+    ]
 
 
 def test_imports_inside_functions_are_at_named_boundaries() -> None:

@@ -529,6 +529,7 @@ def test_no_1x_database_no_hint(run: Run) -> None:
         ["init"],
         ["reinforce", "ask-one"],
         ["contribute", "--type", "skill", "--claim", "Owned elsewhere", "--confidence", "0.5"],
+        ["check"],  # not "git's config does not define chitin's merge driver"
     ],
     ids=lambda c: c[0],
 )

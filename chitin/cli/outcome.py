@@ -54,11 +54,11 @@ def interrupted(error: KeyboardInterrupt) -> int:
 
 
 def _described(error: Exception, argv: Sequence[str]) -> tuple[str, int]:
-    from chitin.render.failures import INTERNAL, describe
+    from chitin.render import failures
 
-    message, code = describe(error)
+    message, code = failures.describe(error)
     message = harmless(message)
-    if code == INTERNAL:
+    if code == failures.INTERNAL:
         if "--debug" in argv:
             raise error
         message += " (run again with --debug for the traceback)"

@@ -208,11 +208,11 @@ def packaged_vectors() -> dict[tuple[str, str, int], bytes]:
 
     import base64  # ~0.6 ms (binascii): a session start that adopts nothing needs none
 
-    from chitin.providers.minilm import DIMENSIONS, MODEL
+    from chitin.providers import minilm
 
     try:
         data = json.loads(asset_path(SEED_VECTORS).read_text(encoding="utf-8"))
-        if data.get("identity") != f"local:{MODEL}:{DIMENSIONS}":
+        if data.get("identity") != f"local:{minilm.MODEL}:{minilm.DIMENSIONS}":
             return {}
         rows = data["rows"]
         return {(r["id"], r["hash"], int(r["part"])): base64.b64decode(r["vector"]) for r in rows}

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         embedding,
         interop,
         lifecycle,
+        likeness,
         personality,
         quality,
         retrieving,
@@ -47,8 +48,8 @@ else:  # each loads on first use (lazy.py)
     from chitin.core.lazy import modules
 
     agents, background, carapace, check, dedupe = modules("agent background carapace check dedupe")
-    diff, embedding, interop, lifecycle, personality, quality, retrieving, sync = modules(
-        "diff embedding interop lifecycle personality quality retrieving sync"
+    diff, embedding, interop, lifecycle, likeness, personality, quality, retrieving, sync = modules(
+        "diff embedding interop lifecycle likeness personality quality retrieving sync"
     )
 
 __all__ = ["Chitin"]
@@ -225,10 +226,9 @@ class Chitin:
     def similar(
         self, claim: str, threshold: float, *, semantic: bool = False
     ) -> list[tuple[Candidate, float]]:
-        """Insights sharing at least ``threshold`` of ``claim``'s words (Jaccard), or,
-        ``semantic``, whose meaning is close to it (cosine similarity ≥ threshold)."""
-        find = self._reading.similar_meaning if semantic else self._reading.similar
-        return self._run(lambda: find(claim, threshold))
+        """Insights near ``claim``: by words (Jaccard), or ``semantic``, by meaning."""
+        find = likeness.by_meaning if semantic else likeness.by_words
+        return self._run(lambda: find(self._session, claim, threshold))
 
     # ---------------------------------------------------------- retrieval (retrieving.py)
     def retrieve(self, query: retrieving.Query | str, *, record: bool = True) -> Retrieval:

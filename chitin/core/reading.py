@@ -1,5 +1,5 @@
-"""Reading the store: one insight by id or prefix, lists, counts, history, and the
-insights that say much the same as a claim."""
+"""Reading the store: one insight by id or prefix, lists, counts and history (the
+insights that say much the same as a claim: likeness.py)."""
 
 from __future__ import annotations
 
@@ -16,11 +16,9 @@ from chitin.model import arguments
 from chitin.model.bounds import MAX_COUNT, MAX_DAYS, MAX_FILTER_TAGS
 from chitin.model.ids import check_reference
 from chitin.model.insight import TYPES, Insight, check_provenance
-from chitin.model.search_text import well_formed
 
 if TYPE_CHECKING:
     from chitin.model.history import Entry
-    from chitin.retrieval.conflicts import Candidate
     from chitin.store.history import Deleted, MergedAway
 
 MERGES_FOLLOWED = 20  # a chain of merges is said to its end, up to this many
@@ -230,42 +228,6 @@ class Reading:
         if self.session.missing or not self.session.store.git.is_repository():
             return []
         return history.changelog(self.session.store.git, days, limit)
-
-    def similar(self, claim: str, threshold: float) -> list[tuple[Candidate, float]]:
-        """Insights sharing at least ``threshold`` of ``claim``'s words (Jaccard)."""
-        from chitin.retrieval import conflicts
-        from chitin.search.candidates import similar_candidates
-
-        claim, threshold = arguments.text("claim", claim), arguments.threshold(threshold, False)
-        if self.session.missing:
-            return []
-        return conflicts.similar(
-            claim, similar_candidates(self.session.cache, claim, threshold), threshold
-        )
-
-    def similar_meaning(self, claim: str, threshold: float) -> list[tuple[Candidate, float]]:
-        """Insights whose meaning is close to ``claim`` (cosine similarity ≥ threshold),
-        through the configured embedding provider; catches paraphrases words miss."""
-        from chitin.providers import DEFAULT_PROVIDER, answering
-        from chitin.retrieval.conflicts import Candidate
-        from chitin.search import semantic
-
-        claim, threshold = arguments.text("claim", claim), arguments.threshold(threshold, True)
-        claim = well_formed(claim)  # a byte that is not UTF-8 failed the embedding (exit 3)
-        if self.session.missing:
-            return []
-        picked = semantic.choice(self.session.store.config())
-        if picked.provider == semantic.NO_PROVIDER:
-            picked = semantic.Choice(DEFAULT_PROVIDER, None)
-        with answering():  # a probe of the dimensions, for one
-            meaning = self.session.semantic(picked)
-        found = semantic.nearest(self.session.cache, meaning, claim, Filters(), strict=True)
-        insights = self.session.cache.by_ids(i for i, _ in found.hits)
-        return [
-            (Candidate(i, insights[i].type, insights[i].claim), score)
-            for i, score in found.hits
-            if i in insights and score >= threshold
-        ]
 
     def shared_as(self, carapace_id: str) -> list[Insight]:
         """The insights promoted to, or imported from, that Carapace contribution."""

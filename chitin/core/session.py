@@ -249,10 +249,10 @@ class Session:
         """An insight's query-free strength, for the cache (see scoring.base_strength).
         The scoring module loads with the first row the cache (re)reads, not before."""
         if self._strength_of is None:
-            from chitin.retrieval.scoring import DEFAULT_SHAPE, base_strength
+            from chitin.retrieval import scoring
 
-            shape = self.shape or DEFAULT_SHAPE
-            self._strength_of = lambda found: base_strength(found, shape)
+            shape = self.shape or scoring.DEFAULT_SHAPE
+            self._strength_of = lambda found: scoring.base_strength(found, shape)
         return self._strength_of(insight)
 
     def repairing(self, work: Callable[[], T]) -> T:

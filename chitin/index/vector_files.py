@@ -8,11 +8,12 @@ import array
 import contextlib
 import os
 import sqlite3
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from chitin.index.db import check_schema, expected_schema, is_damage, is_unwritable
+from chitin.index.db import check_schema, expected_schema, is_damage, is_unwritable, make_room
 from chitin.lockfile import WriteLock, try_lock, unlock
 from chitin.model.vector_math import float32_row
 from chitin.notices import notice
@@ -231,6 +232,7 @@ def make_folder(folder: Path) -> None:
 
 def delete_files(folder: Path) -> None:
     for name in (MATRIX, *(INDEX + suffix for suffix in INDEX_SIDE_FILES)):
+        make_room(folder / name)  # a folder put there while a server held the sidecar
         with contextlib.suppress(FileNotFoundError):
             (folder / name).unlink()
 
@@ -270,6 +272,15 @@ def read_row(folder: Path, dimensions: int, row: int) -> array.array[float] | No
     except OSError:
         return None
     return float32_row(data) if len(data) == size else None
+
+
+def matrix_is_file(folder: Path) -> bool:
+    """Whether the matrix is a regular file: a folder or link put in its place after the
+    sidecar was opened (under a server; opening makes room) must not be read."""
+    try:
+        return stat.S_ISREG(os.lstat(folder / MATRIX).st_mode)
+    except OSError:
+        return False
 
 
 def matrix_rows(folder: Path, dimensions: int) -> int:

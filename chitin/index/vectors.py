@@ -49,6 +49,7 @@ from chitin.index.vector_files import (
     delete_files,
     keep_newest,
     make_folder,
+    matrix_is_file,
     matrix_rows,
     noted,
     open_index,
@@ -304,6 +305,8 @@ class VectorStore:
         held = matrix_rows(self.folder, self.dimensions)
         if not rows or not held:
             return []
+        if not matrix_is_file(self.folder):
+            raise DamagedVectors(f"{MATRIX} is not a regular file")
         best = nearest_rows(self.folder, self.dimensions, query, rows, limit, held)
         if not all(abs(score) <= 1.001 for _, score in best):  # unit rows; NaN fails too
             raise DamagedVectors(f"{MATRIX} holds rows that are not unit vectors")

@@ -67,6 +67,7 @@ def round3(value: float) -> float:
 def fixed(value: float, digits: int) -> str:
     """JavaScript's toFixed: the exact binary value, ties rounded away from zero
     (0.125 → 0.13). Shown scores only: retrieve's text never rounds one."""
-    from decimal import ROUND_HALF_UP, Decimal  # not on a session start's path
+    import decimal  # not on a session start's path
 
-    return str(Decimal(value).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))
+    exact, unit = decimal.Decimal(value), decimal.Decimal(1).scaleb(-digits)
+    return str(exact.quantize(unit, rounding=decimal.ROUND_HALF_UP))

@@ -239,11 +239,11 @@ class LocalProvider:
         ``tokenizers`` library otherwise. On ASCII both give the same ids
         (tests/test_providers.py); beyond it only the library's answer is sure."""
         if len(texts) <= LIGHT_LOAD_TEXTS:
-            from chitin.providers.wordpiece import WordPiece, answers
+            from chitin.providers import wordpiece
 
-            if all(answers(text) for text in texts):
+            if all(wordpiece.answers(text) for text in texts):
                 if self._wordpiece is None:
-                    self._wordpiece = WordPiece.load(VOCABULARY, SPECIAL_TOKENS)
+                    self._wordpiece = wordpiece.WordPiece.load(VOCABULARY, SPECIAL_TOKENS)
                 return [self._wordpiece.encode(text, MAX_TOKENS) for text in texts]
         if self._tokenizer is None:
             try:

@@ -150,10 +150,13 @@ class Git:
             )
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH; chitin stores need git") from None
-        if result.returncode != 0 and (check or DUBIOUS in said(result)):
+        if result.returncode != 0:
+            # `config --local` says only "not inside a repository", even unchecked (check's
+            # "no merge driver"): ask git why, which raises if it is ownership.
             if NOT_INSIDE in said(result) and args[:1] != ["rev-parse"]:
-                self.run(["rev-parse", "--git-dir"], check=False)  # raises if it is ownership
-            raise GitError(explain(args, result))  # refused ownership: never "no history"
+                self.run(["rev-parse", "--git-dir"], check=False)
+            if check or DUBIOUS in said(result):
+                raise GitError(explain(args, result))  # refused ownership: never "no history"
         return result
 
     def start(self, args: Sequence[str], stdin: int | None = None) -> subprocess.Popen[str]:
@@ -351,10 +354,10 @@ class Git:
         env = self._environment()
         if "GIT_AUTHOR_NAME" in env and "GIT_AUTHOR_EMAIL" in env:
             return
-        from chitin.store.git_identity import author_name, configured
+        from chitin.store import git_identity
 
-        keys = configured(self.root, self.git_dir(), env, self._identity_keys)
-        name = author_name(self.agent, FALLBACK_NAME)
+        keys = git_identity.configured(self.root, self.git_dir(), env, self._identity_keys)
+        name = git_identity.author_name(self.agent, FALLBACK_NAME)
         for role in ("AUTHOR", "COMMITTER"):
             if "user.name" not in keys:
                 env.setdefault(f"GIT_{role}_NAME", name)

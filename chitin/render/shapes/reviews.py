@@ -92,11 +92,11 @@ def diff_ends(ends: Ends) -> dict[str, Any]:
 
 def diff(ends: Ends, deltas: Sequence[Delta], unreadable: Sequence[Unreadable]) -> dict[str, Any]:
     """diff: the sides, a count per category, then each category's entries."""
-    from chitin.model.diff import CATEGORIES, counts
+    from chitin.model import diff as deltas_of
 
     data = diff_ends(ends)
-    data["summary"] = counts(deltas)
-    for category in CATEGORIES:
+    data["summary"] = deltas_of.counts(deltas)
+    for category in deltas_of.CATEGORIES:
         data[category] = [diff_entry(d) for d in deltas if d.category == category]
     data["unreadable"] = [u._asdict() for u in unreadable]
     return data
