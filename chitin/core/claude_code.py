@@ -24,7 +24,6 @@ from chitin.core.host_files import (
     read_json_object,
     write_text,
 )
-from chitin.errors import ValidationError
 from chitin.model.reflection import Where
 
 CLAUDE_SETTINGS = Path(".claude") / "settings.json"
@@ -242,16 +241,13 @@ def _store_of(argv: list[str]) -> str | None:
 
 
 def parse_hook_input(text: str) -> dict[str, Any]:
-    """The event Claude Code sends on stdin; anything unreadable reads as no details,
-    but an event nested too deeply to read is refused, in one line."""
+    """The event Claude Code sends on stdin; anything unreadable reads as no details
+    (the session still starts), an event nested too deeply to read among it: json's
+    decoder recurses once per [ or {, and raises RecursionError there."""
     try:
         data = json.loads(text) if text.strip() else {}
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return {}
-    except RecursionError:  # json's decoder recurses once per [ or {
-        raise ValidationError(
-            "event", "the event on stdin is not valid JSON (nested too deeply to read)"
-        ) from None
     return data if isinstance(data, dict) else {}
 
 
