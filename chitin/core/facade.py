@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Self, TextIO, TypeVar, Unpack, overload
 
 from chitin.core.reading import Reading, Stats
 from chitin.core.session import Options, Session
-from chitin.model.arguments import switches_checked
+from chitin.model.arguments import switches_checked, sync_ways
 
 if TYPE_CHECKING:
     from os import PathLike
@@ -327,7 +327,7 @@ class Chitin:
         abort: bool = False,
     ) -> sync.Synced:
         """Pull and push the store's git remote (sync.py)."""
-        how = sync.Resume(resume, tuple(ours), tuple(theirs), abort)
+        how = sync.Resume(*sync_ways(remote, resume, ours, theirs, abort))  # checked first
         return sync.sync(self._session, remote, how)
 
     @overload

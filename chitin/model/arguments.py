@@ -20,6 +20,7 @@ from types import FunctionType
 from typing import TypeVar
 
 from chitin.errors import ValidationError
+from chitin.model import sync_choice
 from chitin.model.insight import (
     check_confidence,
     check_provenance,
@@ -229,6 +230,18 @@ def instances(name: str, raw: object, kind: type[T], what: str) -> list[T]:
     if items is None or not all(isinstance(item, kind) for item in items):
         raise ValidationError(name, f"{name} must be a list of {what}, got {_shown(raw):.80}")
     return items
+
+
+def sync_ways(
+    remote: object, resume: bool, ours: object, theirs: object, abort: bool
+) -> tuple[bool, tuple[str, ...], tuple[str, ...], bool]:
+    """``Chitin.sync``'s ways to finish a stopped sync, refused as ``chitin sync``
+    refuses its flags (model/sync_choice.py), in the library's names: ``abort`` beside
+    another won silently."""
+    ours, theirs = texts("ours", ours), texts("theirs", theirs)
+    if refused := sync_choice.refused(remote, resume, ours, theirs, abort, sync_choice.LIBRARY):
+        raise ValidationError(*refused)
+    return resume, ours, theirs, abort
 
 
 def _shown(raw: object) -> str:
