@@ -66,9 +66,9 @@ class Chitin:
 
     ``store``: the store's folder (default: $CHITIN_STORE, else the XDG data home's
     chitin); ``now``: a fixed datetime, or a clock called for each operation (default:
-    the system clock, UTC); ``env``: API keys and base URLs of the embedding providers
-    and Carapace, $CHITIN_AGENT (default: ``os.environ``); the rest: ``session.Options``.
-    Errors are ``chitin.errors.ChitinError``s."""
+    the system clock, UTC); ``env``: all the environment chitin reads (``os.environ``):
+    $CHITIN_STORE and HOME/$XDG_DATA_HOME (else give ``store=``), $CHITIN_AGENT, keys and
+    URLs (add: ``{**os.environ, "VOYAGE_API_KEY": key}``); the rest: ``session.Options``."""
 
     def __init__(self, store: Path | str | None = None, **options: Unpack[Options]) -> None:
         self._session = Session(store, **options)
