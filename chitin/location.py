@@ -72,22 +72,30 @@ def locate(option: str | None, env: Mapping[str, str], here: Path | None) -> Loc
 
 
 def store_path(option: str | None, env: Mapping[str, str]) -> Path:
-    """--store, else $CHITIN_STORE, else the default store: the library's rule, which
-    does not look at the current folder (a program's folder is no option of its)."""
-    return locate(option, env, None).path
+    """Chitin(store=), else $CHITIN_STORE, else the default store: the library's rule,
+    which does not look at the current folder (a program's folder is no option of its).
+    ``env`` is all the environment it reads: one without HOME finds no default store."""
+    if option or env.get("CHITIN_STORE", "").strip():
+        return locate(option, env, None).path
+    return default_store(env, LIBRARY_NO_HOME)
 
 
 NO_HOME = "HOME is not set: name a store with --store or CHITIN_STORE"
+LIBRARY_NO_HOME = (
+    "env holds no HOME (nor XDG_DATA_HOME), so there is no default store: give "
+    "Chitin(store=...), or env={**os.environ, ...} to add keys to the process's environment"
+)
 
 
-def default_store(env: Mapping[str, str]) -> Path:
+def default_store(env: Mapping[str, str], no_home: str = NO_HOME) -> Path:
     """${XDG_DATA_HOME:-~/.local/share}/chitin; with neither an absolute
-    $XDG_DATA_HOME nor a home, none (a StoreError): "" made it /.local/share/chitin."""
+    $XDG_DATA_HOME nor a home, none (a StoreError, ``no_home``, in the caller's words):
+    "" made it /.local/share/chitin."""
     data_home = xdg_folder(env, "XDG_DATA_HOME")
     if data_home is None:
         home = home_folder(env)
         if home is None:
-            raise StoreError(NO_HOME)
+            raise StoreError(no_home)
         data_home = home / ".local" / "share"
     return data_home.absolute() / "chitin"
 

@@ -853,3 +853,34 @@ def test_a_matrix_replaced_by_a_folder_under_the_server_is_rebuilt(store: Path, 
     assert not damaged.failed, damaged.text
     assert "matrix.f32" in damaged.json["degraded"] and damaged.json["insights"]
     assert again.json["degraded"] is None and matrix.is_file()
+
+
+def test_merge_takes_several_sources_as_the_cli_and_the_library_do(
+    store: Path, run: Run, add: Any
+) -> None:
+    """fix113: the merge tool took one source only, where `chitin merge a b c target`
+    (what dedupe suggests) and Chitin.merge take several. A list folds each in, in one
+    commit; one text still works; an empty list is refused in the CLI's words."""
+    a = add("skill", "Reproduce bugs with a failing test", 0.7)["id"]
+    b = add("skill", "Keep commits small and focused", 0.85)["id"]
+    c = add("skill", "Name branches after their ticket", 0.6)["id"]
+    d = add("principle", "Deploy only after the staging checks pass", 0.8)["id"]
+    e = add("skill", "Rebase before asking for review", 0.6)["id"]
+    before = commit_count(store)
+
+    async def session(client: Client) -> list[Called]:
+        return [
+            await call(client, "merge", source=[a, b], target=d),
+            await call(client, "merge", source=c, target=d),
+            await call(client, "merge", source=[], target=d),
+            await call(client, "merge", source=[e, 5], target=d),
+        ]
+
+    several, one, empty, wrong = serve(store, session)
+    assert several.json["id"] == d and several.json["reinforcementCount"] == 0
+    assert commit_count(store) == before + 2  # one commit per call
+    assert one.json["id"] == d
+    for gone in (a, b, c):
+        assert f"it was merged into {d}" in cli_error(run, "get", gone)
+    assert empty.failed and empty.text == "Error: merge needs at least one source insight"
+    assert wrong.failed and wrong.text == "Error: source[1] must be a text, got 5"

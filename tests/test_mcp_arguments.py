@@ -24,11 +24,16 @@ FILLED = {"string": "an-id", "number": 0.5, "integer": 1, "boolean": False, "arr
 
 
 def _kind(schema: dict[str, Any]) -> tuple[str, bool]:
-    """The JSON type a parameter takes, and whether null is allowed."""
+    """The JSON type a parameter takes (the first, for merge's source: a text or a list
+    of texts), and whether null is allowed."""
     for alternative in schema.get("anyOf", ()):
         if alternative != {"type": "null"}:
-            return str(alternative["type"]), True
+            return str(alternative["type"]), {"type": "null"} in schema["anyOf"]
     return str(schema["type"]), False
+
+
+def _takes_a_list(schema: dict[str, Any]) -> bool:
+    return any(a.get("type") == "array" for a in [schema, *schema.get("anyOf", ())])
 
 
 def wrong_calls() -> list[tuple[str, str, dict[str, Any]]]:
@@ -40,7 +45,7 @@ def wrong_calls() -> list[tuple[str, str, dict[str, Any]]]:
         base = {name: FILLED[_kind(properties[name])[0]] for name in required}
         for name, schema in properties.items():
             kind, nullable = _kind(schema)
-            values = [WRONG[kind], {"a": 1}, [1, None] if kind != "array" else True]
+            values = [WRONG[kind], {"a": 1}, True if _takes_a_list(schema) else [1, None]]
             values += [] if nullable else [None]
             calls += [(tool["name"], name, {**base, name: value}) for value in values]
     return calls

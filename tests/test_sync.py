@@ -655,3 +655,52 @@ def test_every_combination_of_the_ways_to_finish_is_allowed_or_a_usage_error(
     same = chitin(machines.b, "sync", "--ours", machines.id, "--theirs", machines.id, expect=2)
     line = same.stderr.strip()
     assert "\n" not in line and f"--ours and --theirs both name {machines.id}" in line
+
+
+def test_an_id_and_a_prefix_of_it_on_both_sides_is_a_usage_error_too(
+    machines: Machines,
+) -> None:
+    """fix113: `--ours abc --theirs abcdef` exited 1 where one id on both sides exits 2.
+    Once the ids resolve, it is the same contradiction of the flags, so the same usage
+    error; nothing is settled."""
+    _claim_conflict(machines)
+    both = chitin(machines.b, "sync", "--ours", machines.id[:6], "--theirs", machines.id, expect=2)
+    line = both.stderr.strip()
+    assert "\n" not in line and f"--ours and --theirs both name {machines.id}; choose one" in line
+    assert (machines.b / ".git" / "chitin-sync.json").exists()  # still stopped, as it was
+
+
+@pytest.mark.parametrize(
+    ("given", "field", "said"),
+    [
+        ({"abort": True, "resume": True}, "abort", "abort cannot be combined with resume"),
+        ({"abort": True, "ours": ["x"]}, "abort", "abort cannot be combined with ours"),
+        ({"abort": True, "remote": "origin"}, "abort", "abort cannot be combined with remote"),
+        ({"resume": True, "theirs": ["x"]}, "resume", "resume cannot be combined with theirs"),
+        ({"ours": ["x"], "theirs": ["x"]}, "theirs", "ours and theirs both name x; choose one"),
+        ({"ours": "abc"}, "ours", "ours must be a list of texts, got 'abc'"),
+    ],
+)
+def test_the_library_refuses_the_combinations_the_command_refuses(
+    machines: Machines, given: dict[str, Any], field: str, said: str
+) -> None:
+    """fix113: Chitin.sync checked none of its combinations (abort silently won); it
+    refuses each as `chitin sync` does, in its own parameters' names, before the store
+    is read (with no stopped sync, the store's answer would be another)."""
+    from chitin import Chitin, ValidationError
+
+    with Chitin(store=machines.b) as opened, pytest.raises(ValidationError) as refused:
+        opened.sync(**given)
+    assert refused.value.field == field and said in str(refused.value)
+    assert "--" not in str(refused.value)
+
+
+def test_the_library_names_an_id_and_a_prefix_of_it_in_its_own_words(
+    machines: Machines,
+) -> None:
+    from chitin import Chitin, ValidationError
+
+    _claim_conflict(machines)
+    with Chitin(store=machines.b) as opened, pytest.raises(ValidationError) as refused:
+        opened.sync(ours=[machines.id[:6]], theirs=[machines.id])
+    assert str(refused.value) == f"ours and theirs both name {machines.id}; choose one"

@@ -11,6 +11,7 @@ from chitin import Unmergeable, merge_file
 from chitin.cli.context import opened
 from chitin.cli.options import format_option
 from chitin.cli.output import emit_json, note
+from chitin.model import sync_choice
 from chitin.render import shapes
 
 
@@ -65,10 +66,13 @@ def sync(
     git -C ~/.local/share/chitin remote add origin git@github.com:me/personality.git
     chitin sync
     """
-    if refused := _refused_combination(remote_name, resume, ours, theirs, abort):
-        raise click.UsageError(refused)
+    if refused := sync_choice.refused(remote_name, resume, ours, theirs, abort, sync_choice.CLI):
+        raise click.UsageError(refused[1])
     with opened(ctx, reading=False) as chitin:
-        result = chitin.sync(remote_name, resume=resume, ours=ours, theirs=theirs, abort=abort)
+        try:
+            result = chitin.sync(remote_name, resume=resume, ours=ours, theirs=theirs, abort=abort)
+        except sync_choice.BothSides as both:  # an id and a prefix of it: seen once resolved
+            raise click.UsageError(sync_choice.both_sides(both.ids, sync_choice.CLI)) from None
     for line in result.notes:
         note(f"chitin: {line}")
     if fmt == "json":
@@ -84,32 +88,6 @@ def sync(
         f"✓ Synced with {where}: received {result.received} commit(s), "
         f"sent {result.sent} commit(s)" + (" (merged)" if result.merge_commit else "")
     )
-
-
-# What sync takes, said after each combination it refuses.
-TAKES = "sync takes --continue, or --ours/--theirs ID (repeatable), or --abort alone"
-
-
-def _refused_combination(
-    remote_name: str | None,
-    resume: bool,
-    ours: tuple[str, ...],
-    theirs: tuple[str, ...],
-    abort: bool,
-) -> str | None:
-    """Why these flags make no sense together, before the store is looked at: --abort
-    forgets a stopped sync and touches no remote; --ours/--theirs take the edited files
-    as --continue does, so --continue beside them says nothing (or contradicts them)."""
-    if abort and (resume or ours or theirs or remote_name):
-        given = [f for f, on in (("--continue", resume), ("--ours", ours), ("--theirs", theirs),
-                                 ("--remote", remote_name)) if on]  # fmt: skip
-        return f"--abort cannot be combined with {' or '.join(given)}; {TAKES}"
-    if resume and (ours or theirs):
-        named = " or ".join(f for f, on in (("--ours", ours), ("--theirs", theirs)) if on)
-        return f"--continue cannot be combined with {named} (they take edited files too); {TAKES}"
-    if both := sorted(set(ours) & set(theirs)):
-        return f"--ours and --theirs both name {', '.join(both)}; choose one"
-    return None
 
 
 @click.command("merge-driver", short_help="git's merge driver for insight files (run by git).")

@@ -248,8 +248,7 @@ def query_body(question: CarapaceQuestion) -> dict[str, Any]:
     text = check_text("question", question.text).strip()
     if not text:
         raise ValidationError("question", "the question must not be empty")
-    if not 1 <= arguments.at_least("max_results", question.max_results, 1) <= rules.MAX_RESULTS:
-        raise ValidationError("max", f"--max must be from 1 to {rules.MAX_RESULTS}")
+    arguments.count("max_results", question.max_results, rules.MAX_RESULTS)  # not --max
     body: dict[str, Any] = {
         "question": text,
         "maxResults": question.max_results,

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Self, TextIO, TypeVar, Unpack, overload
 
 from chitin.core.reading import Reading, Stats
 from chitin.core.session import Options, Session
-from chitin.model.arguments import switches_checked
+from chitin.model.arguments import switches_checked, sync_ways
 
 if TYPE_CHECKING:
     from os import PathLike
@@ -66,9 +66,9 @@ class Chitin:
 
     ``store``: the store's folder (default: $CHITIN_STORE, else the XDG data home's
     chitin); ``now``: a fixed datetime, or a clock called for each operation (default:
-    the system clock, UTC); ``env``: API keys and base URLs of the embedding providers
-    and Carapace, $CHITIN_AGENT (default: ``os.environ``); the rest: ``session.Options``.
-    Errors are ``chitin.errors.ChitinError``s."""
+    the system clock, UTC); ``env``: all the environment chitin reads (``os.environ``):
+    $CHITIN_STORE and HOME/$XDG_DATA_HOME (else give ``store=``), $CHITIN_AGENT, keys and
+    URLs (add: ``{**os.environ, "VOYAGE_API_KEY": key}``); the rest: ``session.Options``."""
 
     def __init__(self, store: Path | str | None = None, **options: Unpack[Options]) -> None:
         self._session = Session(store, **options)
@@ -327,7 +327,7 @@ class Chitin:
         abort: bool = False,
     ) -> sync.Synced:
         """Pull and push the store's git remote (sync.py)."""
-        how = sync.Resume(resume, tuple(ours), tuple(theirs), abort)
+        how = sync.Resume(*sync_ways(remote, resume, ours, theirs, abort))  # checked first
         return sync.sync(self._session, remote, how)
 
     @overload

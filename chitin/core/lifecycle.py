@@ -19,7 +19,13 @@ from chitin.core.session import Session
 from chitin.errors import ValidationError
 from chitin.model import evidence, ops, secrets
 from chitin.model.ids import new_id
-from chitin.model.insight import Insight, check_carapace_id, check_evidence, check_text
+from chitin.model.insight import (
+    Insight,
+    check_carapace_id,
+    check_evidence,
+    check_text,
+    normalize_claim,
+)
 from chitin.retrieval.judgement import exact_key, side_of
 from chitin.search import door
 from chitin.store import files
@@ -108,6 +114,7 @@ class Lifecycle:
     def update(self, ref: str, changes: Mapping[str, Any], allow_secret: bool = False) -> Change:
         """Change the fields named in ``changes`` (an empty value clears an optional one)."""
 
+        ops.checked_changes(changes)  # before the store is read, as every call's arguments
         with self.session.writing() as cache:
             insight_id = self.reading.resolve(ref)
             path = self.reading.path_of(insight_id)
@@ -239,6 +246,8 @@ class Lifecycle:
         refs = [source_ref] if isinstance(source_ref, str) else list(source_ref)
         if not refs:  # else the target came back as if merged, and nothing was committed
             raise ValidationError("source", "merge needs at least one source insight")
+        if claim:  # checked before the store is read (ops.merged takes it)
+            normalize_claim(claim)
         with self.session.writing() as cache:
             source_ids = [self._resolve_role(ref, "Source") for ref in refs]
             target_id = self._resolve_role(target_ref, "Target")

@@ -191,6 +191,7 @@ def template_of(root: Path, given: Path | None) -> tuple[Path, str]:
     The store's own is a hand-edited file read at every session start, which must not
     fail for it: when it cannot be read or filled, chitin's own is used, and a notice
     says why (``chitin check`` names it too)."""
+    given = arguments.path("template", given)  # a number was read as a file descriptor
     if given is not None:
         text = templates.read(str(given))
         templates.check(text, str(given))

@@ -53,6 +53,7 @@ def as_query(query: Query | str) -> Query:
     return asked._replace(
         text=arguments.text("query", asked.text),
         max_results=arguments.count("max_results", asked.max_results, MAX_COUNT),
+        tags=arguments.tag_filter(asked.tags),  # [5] matched nothing, quietly
         budget=arguments.count("budget", asked.budget, MAX_BUDGET),
         min_confidence=arguments.lowest("min_confidence", asked.min_confidence),
         full=arguments.flag("full", asked.full),  # "no" read as true: the full lines

@@ -96,9 +96,8 @@ class Session:
         # who@host in the evidence log, asked only by reinforce (imports getpass, socket)
         self.signer = arguments.callback("signer", signer) or (lambda: signature(self.agent))
         self.progress = arguments.callback("progress", progress)
-        self.shape = shape  # another shape or fusion is for evaluating the scoring only
-        # (None: the default, DEFAULT_SHAPE)
-        self.fusion = fusion
+        self.shape = arguments.shape(shape)  # these two: for evaluating the scoring only
+        self.fusion = arguments.fusion(fusion)  # (shape None: the default, DEFAULT_SHAPE)
         self.store = Store(self.root, None if self._agent_problem else self.agent_given)
         self._cache: Cache | None = None
         self._strength_of: Callable[[Insight], float] | None = None

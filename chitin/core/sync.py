@@ -17,6 +17,7 @@ from pathlib import Path
 from chitin.core.session import Session
 from chitin.errors import ChitinError, StateError, StoreError
 from chitin.format.layout import is_insight_path
+from chitin.model.sync_choice import BothSides
 from chitin.store import conflicts, interrupts, journal, remote
 from chitin.store.git import Git
 from chitin.store.integrating import PENDING, Chooser, Stopped, integrate
@@ -219,9 +220,8 @@ def _settling(root: Path, stopped: conflicts.Stopped, resume: Resume) -> Chooser
     paths = stopped.paths
     named = {**_matched(paths, resume.ours, "ours"), **_matched(paths, resume.theirs, "theirs")}
     sides = {**dict(stopped.removed), **named}
-    both = set(_matched(paths, resume.ours, "ours")) & set(_matched(paths, resume.theirs, "t"))
-    if both:
-        raise StateError(f"both --ours and --theirs name {_named(sorted(both))}; choose one")
+    if both := set(_matched(paths, resume.ours, "ours")) & set(_matched(paths, resume.theirs, "t")):
+        raise BothSides(_id_of(path) for path in both)  # the CLI's usage error, exit 2
 
     def choose(path: str) -> str | None:
         if path in sides:

@@ -20,6 +20,7 @@ from types import FunctionType
 from typing import TypeVar
 
 from chitin.errors import ValidationError
+from chitin.model import sync_choice
 from chitin.model.insight import (
     check_confidence,
     check_provenance,
@@ -131,6 +132,14 @@ def texts(name: str, raw: object) -> tuple[str, ...]:
     return items
 
 
+def tag_filter(raw: object) -> tuple[str, ...]:
+    """A Query's tags: a comma text (as ``--tags`` gives them) or a list of texts; a
+    number among them matched nothing, quietly."""
+    if isinstance(raw, str):
+        return parse_tags(raw)
+    return texts("tags", raw) and parse_tags(raw)
+
+
 def path(name: str, raw: object) -> Path | None:
     """An optional file a library caller names (a Path or its text), or None."""
     if raw is None:
@@ -229,6 +238,45 @@ def instances(name: str, raw: object, kind: type[T], what: str) -> list[T]:
     if items is None or not all(isinstance(item, kind) for item in items):
         raise ValidationError(name, f"{name} must be a list of {what}, got {_shown(raw):.80}")
     return items
+
+
+def sync_ways(
+    remote: object, resume: bool, ours: object, theirs: object, abort: bool
+) -> tuple[bool, tuple[str, ...], tuple[str, ...], bool]:
+    """``Chitin.sync``'s ways to finish a stopped sync, refused as ``chitin sync``
+    refuses its flags (model/sync_choice.py), in the library's names: ``abort`` beside
+    another won silently."""
+    ours, theirs = texts("ours", ours), texts("theirs", theirs)
+    if refused := sync_choice.refused(remote, resume, ours, theirs, abort, sync_choice.LIBRARY):
+        raise ValidationError(*refused)
+    return resume, ours, theirs, abort
+
+
+# retrieval/scoring.py's Shape, by its fields (model imports no layer above it);
+# tests/test_library_arguments.py holds the two together.
+SHAPE_FIELDS = ("confidence", "reinforcement", "type_boost", "relevance_halving")
+FUSIONS = ("blend", "rrf")  # search/engine.py's ways to fuse text and meaning
+
+
+def shape(raw: T) -> T:
+    """``Chitin(shape=...)``, for evaluating the scoring: None (the default) or a Shape;
+    a number raised AttributeError at the first retrieval."""
+    if raw is not None and getattr(type(raw), "_fields", None) != SHAPE_FIELDS:
+        shown = _shown(raw)
+        raise ValidationError(
+            "shape", f"shape must be a Shape (chitin.retrieval.scoring) or None, got {shown:.60}"
+        )
+    return raw
+
+
+def fusion(raw: object) -> str:
+    """``Chitin(fusion=...)``: one of FUSIONS; another word blended, as "blend" does."""
+    if raw not in FUSIONS:
+        shown = _shown(raw)
+        raise ValidationError(
+            "fusion", f"fusion must be one of {', '.join(FUSIONS)}, got {shown:.60}"
+        )
+    return str(raw)
 
 
 def _shown(raw: object) -> str:

@@ -66,12 +66,7 @@ def updated_insight(
     Returns the new insight and notes about side effects the user should hear of.
     ``updated`` moves only when something really changed.
     """
-    check_known_fields(changes, UPDATE_FIELDS)
-    values: dict[str, Any] = {}
-    for name, raw in changes.items():
-        if raw is None:
-            continue
-        values[name] = _updated_value(name, raw)
+    values = checked_changes(changes)
     notes: list[str] = []
     kind = values.get("type", insight.type)
     if insight.type == "trigger" and kind != "trigger":
@@ -84,6 +79,13 @@ def updated_insight(
     if candidate == insight:
         return insight, notes
     return validate(candidate.with_changes(updated=now)), notes
+
+
+def checked_changes(changes: Mapping[str, Any]) -> dict[str, Any]:
+    """``update``'s changes, each checked on its own (no None among them): what needs
+    no insight, so that a wrong value is named before the store is read."""
+    check_known_fields(changes, UPDATE_FIELDS)
+    return {name: _updated_value(name, raw) for name, raw in changes.items() if raw is not None}
 
 
 _SET_BY_CONTRIBUTE = tuple(field.name for field in FIELDS if field.name in EDITABLE)

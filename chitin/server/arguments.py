@@ -75,18 +75,22 @@ def unknown_tool(name: str, known: list[str]) -> str:
 
 def _value(where: str, value: Any, schema: dict[str, Any]) -> Any:
     alternatives = schema.get("anyOf")
+    said = ""
     if alternatives is not None:
         if value is None and {"type": "null"} in alternatives:
             return None
-        schema = next(a for a in alternatives if a != {"type": "null"})
+        # merge's source: a text or a list of texts; the one of the value's type
+        kinds = [a for a in alternatives if a != {"type": "null"}]
+        schema = next((a for a in kinds if _is(str(a.get("type")), value)), kinds[0])
+        said = " or ".join(allowed(a) for a in kinds)
+        if {"type": "null"} in alternatives:
+            said = "true, false or null" if said == "true or false" else f"{said} or null"
     kind = str(schema.get("type"))
     if kind == "array" and isinstance(value, list):
         items = schema.get("items", {})
         return [_value(f"{where}[{n}]", item, items) for n, item in enumerate(value)]
     if not _is(kind, value):
-        said = allowed(schema)
-        if alternatives:  # null is allowed too
-            said = "true, false or null" if kind == "boolean" else f"{said} or null"
+        said = said or allowed(schema)
         raise ValidationError(where, f"{where} must be {said}, got {shown(value)}")
     if kind == "integer":
         return int(value)

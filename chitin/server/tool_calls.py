@@ -174,7 +174,10 @@ def unarchive(id: str) -> Work:
     return lambda chitin: _shown(chitin, chitin.unarchive(id).insight)
 
 
-def merge(source: str, target: str, claim: str | None, allow_secret: bool) -> Work:
+def merge(source: str | list[str], target: str, claim: str | None, allow_secret: bool) -> Work:
+    """``source``: one id, or a list of them folded in turn (as `chitin merge a b c
+    target`, what dedupe suggests)."""
+
     def work(chitin: Chitin) -> dict[str, Any]:
         merged = chitin.merge(source, target, claim or None, allow_secret=allow_secret)
         return _changed(chitin, merged)
