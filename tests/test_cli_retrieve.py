@@ -309,7 +309,7 @@ def test_a_write_still_refuses_a_chitin_yaml_that_does_not_parse(
         "0.7",
         expect=1,
     )
-    assert result.stderr.startswith("Error: chitin.yaml does not parse (line 2): ")
+    assert result.stderr.startswith("Error: chitin.yaml: file: does not parse (line 2): ")
     assert len(result.stderr.splitlines()) == 1 and commit_count(store) == before
 
 
