@@ -348,6 +348,24 @@ def test_a_query_of_several_lines_cannot_add_lines_to_the_file(run: Run, seeded:
     assert "\n- [fake]" not in text
 
 
+def test_render_says_when_nothing_matches_as_retrieve_does(
+    run: Run, seeded: Any, store: Path
+) -> None:
+    """The insights are filler then: the file must not say they were chosen for it."""
+    text_only(store)
+    query = "calibrate the spectrometer lattice"
+    assert run("retrieve", "--query", query).stdout.startswith("Nothing stored matches")
+    text = run("render", "--query", query).stdout
+    assert f"They were chosen for: {query}\n" not in text
+    assert (
+        f"They were chosen for: {query} (nothing stored matches it; these are the "
+        "strongest insights, whatever the task)\n"
+    ) in text
+    assert "Dry humour lands better" in text
+    matched = run("render", "--query", "fix the bug").stdout
+    assert "They were chosen for: fix the bug\n" in matched
+
+
 def test_render_writes_a_file_and_uses_the_stores_template(
     run: Run, seeded: Any, store: Path, tmp_path: Path
 ) -> None:

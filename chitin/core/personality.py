@@ -73,12 +73,13 @@ def render_personality(
     insights = [ranked.insight for ranked in found.ranked]
     path, template_text = template_of(retrieving.session.root, template)
     acting = instructions(retrieving.session, how[0], store, how[1])
+    matched = not found.ranked or any(ranked.matched for ranked in found.ranked)
 
     def filled(budget: int, packed: Packed | None) -> str:
         values = {
             "header": templates.header(commit, query.text, budget),
             "insights": marshalling.marshal(packed) if packed else "",
-            "query": templates.shown_query(query.text),
+            "query": templates.chosen_for(query.text, matched),
             "budget": budget,
             "commit": commit or "",
             "category": found.category,
