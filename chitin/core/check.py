@@ -16,7 +16,7 @@ from pathlib import Path
 from chitin.core import settings
 from chitin.core.check_related import related_findings
 from chitin.core.openclaw import openclaw_hooks_dir
-from chitin.core.personality import STORE_TEMPLATE
+from chitin.core.personality import STORE_TEMPLATE, read_store_template
 from chitin.core.setup_check import setup_findings, stopped_sync_findings
 from chitin.errors import ChitinError, StoreError, ValidationError
 from chitin.format import layout, lint
@@ -142,10 +142,10 @@ def template_findings(root: Path) -> list[Finding]:
     error, though render and the hooks then use chitin's own and go on."""
 
     path = root / STORE_TEMPLATE
-    if not path.is_file():
+    if not os.path.lexists(path):
         return []
     try:
-        templates.check(templates.read(str(path)), STORE_TEMPLATE)
+        templates.check(read_store_template(path), STORE_TEMPLATE)
     except ChitinError as error:
         message = str(error).removeprefix(f"{STORE_TEMPLATE}: ").removeprefix(f"{path} ")
         message, _, fix = message.partition("; fix: ")  # conflict markers say their fix
