@@ -74,13 +74,12 @@ def render_personality(
     insights = [ranked.insight for ranked in found.ranked]
     path, template_text = template_of(retrieving.session.root, template)
     acting = instructions(retrieving.session, how[0], store, how[1])
-    matched = not found.ranked or any(ranked.matched for ranked in found.ranked)
 
     def filled(budget: int, packed: Packed | None) -> str:
         values = {
             "header": templates.header(commit, query.text, budget),
             "insights": marshalling.marshal(packed) if packed else "",
-            "query": templates.chosen_for(query.text, matched),
+            "query": templates.chosen_for(query.text, _matched(found)),
             "budget": budget,
             "commit": commit or "",
             "category": found.category,
@@ -104,6 +103,11 @@ def render_personality(
             packed = marshalling.pack(insights, budget, labels=found.short_ids)
             text = filled(budget, packed)
     return Personality(text, len(packed.chosen), found, tuple(i.id for i in packed.chosen))
+
+
+def _matched(found: Retrieval) -> bool:
+    """Whether an insight found matches the query (retrieve's rule: else they are filler)."""
+    return not found.ranked or any(ranked.matched for ranked in found.ranked)
 
 
 def instructions(
