@@ -4,12 +4,14 @@ own line, before anything is written; reads go on (docs/compatibility.md)."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import Run, commit_count, git
 
+CONTRIBUTE = ("contribute", "--type", "skill", "--claim", "Keep diffs small", "--confidence", "0.7")
 BROKEN = {
     "unparsed": "half_lives: [\n",
     "negative": "half_lives: {social: -1}\n",
@@ -68,3 +70,22 @@ def test_a_setting_nobody_reads_does_not_stop_a_write(run: Run, store: Path) -> 
     run("init")
     (store / "chitin.yaml").write_text("embedding: {provider: none}\nhalf_live: {social: 3}\n")
     run("contribute", "--type", "skill", "--claim", "Keep diffs small", "--confidence", "0.7")
+
+
+@pytest.mark.parametrize("name", [".gitattributes", ".gitignore", "chitin.yaml"])
+@pytest.mark.parametrize("kind", ["fifo", "folder"])
+def test_a_write_refuses_a_store_file_git_opens_that_is_no_regular_file(
+    run: Run, store: Path, name: str, kind: str
+) -> None:
+    """A FIFO there hung every write for ever (git blocks opening it): refused first."""
+    run("init")
+    before = commit_count(store)
+    (store / name).unlink(missing_ok=True)
+    os.mkfifo(store / name) if kind == "fifo" else (store / name).mkdir()
+    refused = run(*CONTRIBUTE, expect=1)
+    what = "a FIFO (named pipe)" if kind == "fifo" else "a folder"
+    assert refused.stderr == (
+        f"Error: {name} in the store {store} is {what}, which git would wait on for "
+        "ever; replace it with a regular file, or remove it\n"
+    )
+    assert commit_count(store) == before
