@@ -285,6 +285,22 @@ def test_a_store_path_that_is_a_file_is_an_error(run: Run, store: Path) -> None:
     )
 
 
+@pytest.mark.parametrize("below", ["sub", "sub/deeper"])
+def test_a_write_to_a_store_below_a_file_names_the_file(
+    run: Run, tmp_path: Path, below: str
+) -> None:
+    """``--store afile/sub``: the folder is not missing, a file stands in its path."""
+    blocker = tmp_path / "afile"
+    blocker.write_text("a file")
+    named = blocker / below
+    contribute = ["contribute", "--type", "skill", "--claim", "Start small", "--confidence", "0.5"]
+    result = run("--store", str(named), *contribute, expect=1)
+    assert result.stderr == (
+        f"Error: cannot create the store at {named}: {blocker} is a file, not a folder\n"
+    )
+    assert blocker.read_text() == "a file"
+
+
 @pytest.mark.parametrize("command", [["init"], ["list"], ["contribute", "--json"]])
 def test_a_store_path_that_is_not_utf8_is_an_error(
     run: Run, tmp_path: Path, command: list[str]

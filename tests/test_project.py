@@ -641,7 +641,7 @@ BOUNDARIES: dict[str, dict[str, str]] = {
         "chitin.search.semantic": "the vectors and the provider: get and stats never embed",
         "chitin.store.watch": "ctypes and inotify: the MCP server's refresh only",
         "chitin.retrieval.scoring": "the ranking's rules: only a read that orders by strength",
-        "chitin.store.interrupts": "the signal guard: writers only",
+        "chitin.core.write_gate": "the signal guard and the settings check: writers only",
         "chitin.model.secrets": "the credential detector: only a $CHITIN_AGENT to check",
         "getpass": "~2 ms (pwd, termios): only a reinforce's signature",
         "socket": "~3 ms: only a reinforce's signature",

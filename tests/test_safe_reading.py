@@ -502,7 +502,7 @@ def test_a_config_with_aliases_is_refused(run: Run, seeded: Path) -> None:
     (seeded / "chitin.yaml").write_text("a: &a [1, 2]\nb: [*a, *a]\n")
     result = run("contribute", "--type", "skill", "--claim", "New", "--confidence", "0.5", expect=1)
     assert result.stderr.startswith(
-        "Error: chitin.yaml does not parse (line 1): an anchor (&name) is not allowed"
+        "Error: chitin.yaml: file: does not parse (line 1): an anchor (&name) is not allowed"
     )
 
 

@@ -441,6 +441,20 @@ def test_background_embedding_can_be_turned_off(forty_waiting: str, run: Run, st
     assert found["insights"][0]["claim"].startswith("Announce the deploys step")
 
 
+@pytest.mark.parametrize("written", ['"false"', '"off"', '"no"', "0", "null"])
+def test_a_background_setting_of_the_wrong_kind_is_said_and_read_as_off(
+    forty_waiting: str, run: Run, store: Path, written: str
+) -> None:
+    (store / "chitin.yaml").write_text(f"embedding: {{provider: local, background: {written}}}\n")
+    result = run("retrieve", "--query", "announce the deploys step", "--format", "json")
+    (warning,) = [line for line in result.stderr.splitlines() if "embedding.background" in line]
+    assert warning.startswith("warning: chitin.yaml: embedding.background must be true or false")
+    assert json.loads(result.stdout)["degraded"].startswith(
+        "40 insight(s) have no vector yet and background embedding is off"
+    )
+    assert not (store / ".chitin" / "vectors" / "background.json").exists()
+
+
 def test_a_failed_background_embedding_is_said_and_not_retried_at_once(
     forty_waiting: str, run: Run, store: Path
 ) -> None:

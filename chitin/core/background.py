@@ -46,6 +46,7 @@ from chitin.index.db import is_unwritable
 from chitin.index.vectors import SidecarReplaced
 from chitin.lockfile import commands_mark, try_lock, unlock
 from chitin.model import arguments
+from chitin.notices import notice
 from chitin.resources import asset_path
 from chitin.search import semantic
 
@@ -221,9 +222,16 @@ def packaged_vectors() -> dict[tuple[str, str, int], bytes]:
 
 
 def enabled(config: Mapping[str, Any], env: Mapping[str, str]) -> bool:
-    """Off with ``embedding: {background: false}`` or CHITIN_BACKGROUND_EMBED=off."""
+    """Off with ``embedding: {background: false}`` (a value of another kind is said, and
+    read as off: "false" is not on) or CHITIN_BACKGROUND_EMBED=off."""
     section = config.get("embedding")
-    if isinstance(section, Mapping) and section.get("background") is False:
+    chosen = section.get("background", True) if isinstance(section, Mapping) else True
+    if not isinstance(chosen, bool):
+        notice(
+            f"chitin.yaml: embedding.background must be true or false, got {chosen!r}; "
+            "the background embedding is off (chitin check names it)"
+        )
+    if chosen is not True:
         return False
     return env.get(ENVIRONMENT_SWITCH, "").strip().lower() not in OFF_WORDS
 

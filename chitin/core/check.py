@@ -16,7 +16,7 @@ from pathlib import Path
 from chitin.core import settings
 from chitin.core.check_related import related_findings
 from chitin.core.openclaw import openclaw_hooks_dir
-from chitin.core.personality import STORE_TEMPLATE
+from chitin.core.personality import STORE_TEMPLATE, read_store_template
 from chitin.core.setup_check import setup_findings, stopped_sync_findings
 from chitin.errors import ChitinError, StoreError, ValidationError
 from chitin.format import layout, lint
@@ -133,31 +133,8 @@ def check_store(
 
 def settings_findings(root: Path) -> list[Finding]:
     """What is wrong with the store's chitin.yaml, read from the file itself (not the
-    parsed copy in .chitin/): an error for what does not parse or what a setting's
-    reader refuses, a warning for a setting nobody reads."""
-
-    name = CONFIG_FILE
-    if not (root / name).exists():
-        return []
-    try:
-        config = parse_config(root / name)
-    except StoreError as error:
-        message, _, fix = str(error).removeprefix(f"{name} ").partition("; fix: ")
-        fix = fix or "correct the YAML"  # conflict markers say their own fix
-        return [Finding(name, "file", message, fix, lint.ERROR, "parse")]
-    return [
-        Finding(
-            name,
-            problem.setting,
-            problem.message,
-            "correct the value, or remove the setting to have its default"
-            if problem.severe
-            else "correct the name, or remove it",
-            lint.ERROR if problem.severe else lint.WARNING,
-            "invalid" if problem.severe else "unknown-setting",
-        )
-        for problem in settings.problems(config)
-    ]
+    parsed copy in .chitin/): settings.findings."""
+    return settings.findings(root, parse_config)
 
 
 def template_findings(root: Path) -> list[Finding]:
@@ -165,10 +142,10 @@ def template_findings(root: Path) -> list[Finding]:
     error, though render and the hooks then use chitin's own and go on."""
 
     path = root / STORE_TEMPLATE
-    if not path.is_file():
+    if not os.path.lexists(path):
         return []
     try:
-        templates.check(templates.read(str(path)), STORE_TEMPLATE)
+        templates.check(read_store_template(path), STORE_TEMPLATE)
     except ChitinError as error:
         message = str(error).removeprefix(f"{STORE_TEMPLATE}: ").removeprefix(f"{path} ")
         message, _, fix = message.partition("; fix: ")  # conflict markers say their fix

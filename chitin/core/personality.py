@@ -29,6 +29,7 @@ from chitin.render import budget as marshalling
 from chitin.render import personality as templates
 from chitin.resources import data_path
 from chitin.search.engine import Retrieval
+from chitin.store import files
 
 
 @dataclass
@@ -78,7 +79,7 @@ def render_personality(
         values = {
             "header": templates.header(commit, query.text, budget),
             "insights": marshalling.marshal(packed) if packed else "",
-            "query": templates.shown_query(query.text),
+            "query": templates.chosen_for(query.text, _matched(found)),
             "budget": budget,
             "commit": commit or "",
             "category": found.category,
@@ -102,6 +103,11 @@ def render_personality(
             packed = marshalling.pack(insights, budget, labels=found.short_ids)
             text = filled(budget, packed)
     return Personality(text, len(packed.chosen), found, tuple(i.id for i in packed.chosen))
+
+
+def _matched(found: Retrieval) -> bool:
+    """Whether an insight found matches the query (retrieve's rule: else they are filler)."""
+    return not found.ranked or any(ranked.matched for ranked in found.ranked)
 
 
 def instructions(
@@ -197,15 +203,32 @@ def template_of(root: Path, given: Path | None) -> tuple[Path, str]:
         templates.check(text, str(given))
         return given, text
     own = root / STORE_TEMPLATE
-    if own.is_file():
+    if os.path.lexists(own):
         try:
-            text = templates.read(str(own))
+            text = read_store_template(own)
             templates.check(text, str(own))
             return own, text
         except ValidationError as error:
             notice(f"{error}; chitin's own template is used instead")
 
     return shipped_template()
+
+
+def read_store_template(own: Path) -> str:
+    """The store's own template, read as an insight file is: a symbolic link is not
+    followed out of the store, a FIFO not waited on, a folder not taken for the file;
+    each a ValidationError saying what it is."""
+    try:
+        return files.read_text(own)
+    except files.UnsafeFile as error:
+        what = str(error).replace("not an insight file", "not a regular file")
+        raise ValidationError("template", f"{own} is {what}") from None
+    except UnicodeDecodeError as error:
+        raise ValidationError(
+            "template", f"{own} is not UTF-8 text (at byte {error.start})"
+        ) from None
+    except OSError as error:
+        raise ValidationError("template", f"cannot read {own}: {error.strerror or error}") from None
 
 
 def shipped_template() -> tuple[Path, str]:

@@ -298,12 +298,12 @@ class Session:
     def writing(self) -> Iterator[Cache]:
         """The store, created if need be and locked, with the cache in step with what
         other writers committed while we waited for the lock."""
-        from chitin.store import interrupts
+        from chitin.core import write_gate as gate
 
         if self.finishes_commands:
-            interrupts.finish_commands()
-
+            gate.finish_commands()
         self.agent  # noqa: B018 (a bad $CHITIN_AGENT is refused before any commit)
+        gate.refuse_broken_settings(self.store)  # as `chitin check` does, before a write
         if self.missing or not self.store.is_initialized():  # (raises for a file there)
             self.store.initialize_for_write(self.command, self.env)
         with self.store.lock():
@@ -314,7 +314,7 @@ class Session:
             else:
                 cache = self._cache
                 cache.sync(self.progress)  # what others wrote while we waited
-            with interrupts.holding():  # Ctrl-C: all of the write or none of it
+            with gate.holding():  # Ctrl-C: all of the write or none of it
                 yield cache
 
     def record_written(

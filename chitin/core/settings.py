@@ -12,10 +12,13 @@ exactly what a command would. Two readers take any value and read a wrong one as
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from chitin.core.carapace import sharing_of
-from chitin.errors import ChitinError, ValidationError
+from chitin.errors import ChitinError, StoreError, ValidationError
+from chitin.format import lint
+from chitin.format.lint import Finding
 from chitin.retrieval.scoring import Settings
 from chitin.search import semantic
 from chitin.store.config import CONFIG_FILE
@@ -49,6 +52,35 @@ def problems(config: Mapping[str, Any]) -> list[Problem]:
         if name not in SETTINGS
     ]
     return found
+
+
+def findings(root: Path, parse: Callable[[Path], Mapping[str, Any]]) -> list[Finding]:
+    """What is wrong with the chitin.yaml in ``root``, as ``chitin check`` says it: an
+    error for what does not parse (``parse`` raises a StoreError) or what a setting's
+    reader refuses, a warning for a setting nobody reads. A write refuses the errors."""
+
+    name = CONFIG_FILE
+    if not (root / name).exists():
+        return []
+    try:
+        config = parse(root / name)
+    except StoreError as error:
+        message, _, fix = str(error).removeprefix(f"{name} ").partition("; fix: ")
+        fix = fix or "correct the YAML"  # conflict markers say their own fix
+        return [Finding(name, "file", message, fix, lint.ERROR, "parse")]
+    return [
+        Finding(
+            name,
+            problem.setting,
+            problem.message,
+            "correct the value, or remove the setting to have its default"
+            if problem.severe
+            else "correct the name, or remove it",
+            lint.ERROR if problem.severe else lint.WARNING,
+            "invalid" if problem.severe else "unknown-setting",
+        )
+        for problem in problems(config)
+    ]
 
 
 # Each check raises a ChitinError for what its reader refuses, and returns what its

@@ -16,7 +16,7 @@ from chitin.format.conflicts import ConflictMarkers, refuse_markers
 PLACEHOLDERS: dict[str, str] = {
     "header": "the generated-file notice: commit, query and budget",
     "insights": "the insights, grouped by type (as retrieve prints them)",
-    "query": "the query the insights were chosen for",
+    "query": "the query the insights were chosen for (saying so when nothing matches it)",
     "budget": "the token budget",
     "commit": "the store commit the file was made from",
     "category": "the situation the query was read as (coding, communication, …)",
@@ -40,6 +40,17 @@ def shown_query(query: str) -> str:
     """The query as the file shows it: on one line (a line break in it would start
     lines of the file's own, such as an insight's ``- [id] …``), or ``(none)``."""
     return " ".join(query.split()) or "(none)"
+
+
+def chosen_for(query: str, matched: bool) -> str:
+    """``$query``: the query on one line and, when nothing stored matches it (the
+    insights are then the strongest, as retrieve says in its first line), that."""
+    if matched or not query.strip():
+        return shown_query(query)
+    return (
+        f"{shown_query(query)} (nothing stored matches it; these are the strongest "
+        "insights, whatever the task)"
+    )
 
 
 def _in_comment(text: str) -> str:

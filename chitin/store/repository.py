@@ -78,6 +78,8 @@ class Store:
         made = not self.exists()
         self._refuse_insights_folder()  # the more telling refusal, when both apply
         if made and not self.root.parent.is_dir() and not self._is_default(env):
+            if _file_in_path(self.root) is not None:  # not missing: a file stands in the way
+                raise StoreError(_cannot_create(self.root, NotADirectoryError()))
             raise StoreError(
                 f"there is no store at {self.root}, and its folder {self.root.parent} does "
                 f"not exist: check the path, or make the store on purpose with "
@@ -283,7 +285,12 @@ class Store:
 def _cannot_create(root: Path, error: OSError) -> str:
     """Why the store's folder cannot be made, naming a file that stands in its path
     (``$XDG_DATA_HOME`` or ``--store`` naming a file, say)."""
-    blocker = next((p for p in root.parents if p.exists() and not p.is_dir()), None)
+    blocker = _file_in_path(root)
     if blocker is not None:
         return f"cannot create the store at {root}: {blocker} is a file, not a folder"
     return f"cannot create the store at {root}: {error.strerror or error}"
+
+
+def _file_in_path(root: Path) -> Path | None:
+    """The nearest of ``root``'s folders that is a file (or anything but a folder)."""
+    return next((p for p in root.parents if p.exists() and not p.is_dir()), None)
