@@ -729,6 +729,21 @@ def test_the_library_imports_what_its_export_returns(store: Path, tmp_path: Path
 HAND_KEYS = "team: platform\nreviewers:\n  - ana  # lead\n  - bo\n"
 
 
+def assert_restored(other: Path, backup: Path, original: Path) -> None:
+    """``backup`` imported into the empty store ``other`` gives ``original``'s file byte
+    for byte, and exports as the backup again."""
+    from click.testing import CliRunner
+
+    from chitin.cli import cli
+
+    imported = CliRunner().invoke(cli, ["--store", str(other), "import", str(backup)])
+    assert imported.exit_code == 0, imported.output
+    [copy] = (other / "insights").rglob("*.md")
+    assert copy.read_text() == original.read_text()
+    again = CliRunner().invoke(cli, ["--store", str(other), "export"])
+    assert json.loads(again.stdout) == json.loads(backup.read_text())
+
+
 def test_hand_added_frontmatter_keys_come_back_from_an_export(
     run: Run, store: Path, tmp_path: Path
 ) -> None:
@@ -743,32 +758,37 @@ def test_hand_added_frontmatter_keys_come_back_from_an_export(
         "team: platform",
         "reviewers:\n  - ana  # lead\n  - bo",
     ]
-    from click.testing import CliRunner
-
-    from chitin.cli import cli
-
-    other = tmp_path / "other"
-    backup = write(tmp_path, "backup.json", exported)
-    imported = CliRunner().invoke(cli, ["--store", str(other), "import", str(backup)])
-    assert imported.exit_code == 0, imported.output
-    [copy] = (other / "insights").rglob("*.md")
-    assert copy.read_text() == path.read_text()
-    again = CliRunner().invoke(cli, ["--store", str(other), "export"])
-    assert json.loads(again.stdout) == exported
+    assert_restored(tmp_path / "other", write(tmp_path, "backup.json", exported), path)
 
 
-@pytest.mark.parametrize(
-    "extra",
-    [["confidence: 1"], ["a: 1\nb: 2"], ["a: [1"], ["a: 1\n---\ntype: trigger"], ["  a: 1"],
-     ["evidence:\n- x"], [5], "team: platform", [""]],
-    ids=["known", "two", "yaml", "document", "indented", "evidence", "number", "text", "empty"],
-)  # fmt: skip
-def test_hand_added_keys_that_would_not_read_back_are_refused(
-    run: Run, store: Path, tmp_path: Path, extra: object
+# Hand-added frontmatter keys and body text that would not read back as given.
+UNREADABLE_HAND_PARTS = {
+    "key-known": ("extraFrontmatter", ["confidence: 1"]),
+    "key-two": ("extraFrontmatter", ["a: 1\nb: 2"]),
+    "key-yaml": ("extraFrontmatter", ["a: [1"]),
+    "key-document": ("extraFrontmatter", ["a: 1\n---\ntype: trigger"]),
+    "key-indented": ("extraFrontmatter", ["  a: 1"]),
+    "key-evidence": ("extraFrontmatter", ["evidence:\n- x"]),
+    "key-number": ("extraFrontmatter", [5]),
+    "key-text": ("extraFrontmatter", "team: platform"),
+    "key-empty": ("extraFrontmatter", [""]),
+    "body-section": ("extraBody", ["claim", {"text": "## Reasoning\n\nR"}]),
+    "body-empty": ("extraBody", ["claim", {"text": ""}]),
+    "body-unknown-part": ("extraBody", ["claim", "bogus"]),
+    "body-number": ("extraBody", ["claim", 5]),
+    "body-text": ("extraBody", "claim"),
+    "body-no-claim": ("extraBody", [{"text": "x"}]),
+    "body-extra-key": ("extraBody", ["claim", {"text": "x", "more": 1}]),
+}
+
+
+@pytest.mark.parametrize("key, value", UNREADABLE_HAND_PARTS.values(), ids=UNREADABLE_HAND_PARTS)
+def test_hand_added_parts_that_would_not_read_back_are_refused(
+    run: Run, store: Path, tmp_path: Path, key: str, value: object
 ) -> None:
-    item = {"type": "skill", "claim": "Pin the versions", "extraFrontmatter": extra}
+    item = {"type": "skill", "claim": "Pin the versions", key: value}
     refused = run("import", str(write(tmp_path, "bad.json", [item])), expect=1)
-    assert refused.stderr.startswith("Error: items[0].extraFrontmatter: extraFrontmatter must ")
+    assert refused.stderr.startswith(f"Error: items[0].{key}: {key} must ")
     assert refused.stderr.rstrip().endswith("nothing was imported")
     assert not list(store.rglob("*.md"))
 
@@ -803,34 +823,7 @@ def test_hand_added_body_text_comes_back_from_an_export(
         "context",
         {"text": "## Notes\n\nSome notes."},
     ]
-    from click.testing import CliRunner
-
-    from chitin.cli import cli
-
-    other = tmp_path / "other"
-    backup = write(tmp_path, "backup.json", exported)
-    imported = CliRunner().invoke(cli, ["--store", str(other), "import", str(backup)])
-    assert imported.exit_code == 0, imported.output
-    [copy] = (other / "insights").rglob("*.md")
-    assert copy.read_text() == path.read_text()
-    again = CliRunner().invoke(cli, ["--store", str(other), "export"])
-    assert json.loads(again.stdout) == exported
-
-
-@pytest.mark.parametrize(
-    "body",
-    [["claim", {"text": "## Reasoning\n\nR"}], ["claim", {"text": ""}], ["claim", "bogus"],
-     ["claim", 5], "claim", [{"text": "x"}], ["claim", {"text": "x", "more": 1}]],
-    ids=["section", "empty", "unknown-part", "number", "text", "no-claim", "extra-key"],
-)  # fmt: skip
-def test_hand_added_body_text_that_would_not_read_back_is_refused(
-    run: Run, store: Path, tmp_path: Path, body: object
-) -> None:
-    item = {"type": "skill", "claim": "Pin the versions", "extraBody": body}
-    refused = run("import", str(write(tmp_path, "bad.json", [item])), expect=1)
-    assert refused.stderr.startswith("Error: items[0].extraBody: extraBody must ")
-    assert refused.stderr.rstrip().endswith("nothing was imported")
-    assert not list(store.rglob("*.md"))
+    assert_restored(tmp_path / "other", write(tmp_path, "backup.json", exported), path)
 
 
 def test_a_credential_in_hand_added_body_text_is_refused_as_in_a_field(
