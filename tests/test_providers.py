@@ -128,6 +128,7 @@ BAD_ITEMS = (
         (_answer([[None, 1.0], [1.0, 0.0]]), BAD_VECTORS),
         (_answer([[float("nan"), 1.0], [1.0, 0.0]]), BAD_VECTORS),
         (_answer([[1e300, 1.0], [1.0, 0.0]]), BAD_VECTORS),
+        (_answer([[10**400, 1.0], [1.0, 0.0]]), BAD_VECTORS),
         (_answer([[[1.0, 2.0]], [[1.0, 2.0]]]), BAD_VECTORS),
         (_answer([[], []]), "Dimension mismatch for text 0: expected at least 1, got 0"),
         (_answer([[1.0, 0.0], [0.0, 1.0]], [0, "1"]), BAD_ITEMS),

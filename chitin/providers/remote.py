@@ -188,7 +188,7 @@ class HTTPProvider:
         every search that met it would rank by NaN (a text raised ValueError)."""
         try:
             vectors = np.asarray(rows, dtype=np.float64)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # an integer past float64 overflows
             vectors = np.empty(0)
         with np.errstate(over="ignore"):
             vectors = vectors.astype(np.float32)
