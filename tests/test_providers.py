@@ -135,6 +135,10 @@ BAD_ITEMS = (
         (_answer([[1.0, 0.0], [0.0, 1.0]], [0, None]), BAD_ITEMS),
         (_answer([[1.0, 0.0], [0.0, 1.0]], [0, 0]), BAD_ITEMS),
         (httpx.Response(200, json={"data": [5, 6]}), BAD_ITEMS),
+        (
+            _answer([[1.0, 0.0]]),
+            "OpenAI API returned unexpected response format: 1 vector for 2 texts",
+        ),
     ],
 )
 def test_an_answer_of_no_vectors_is_a_provider_error(

@@ -151,9 +151,15 @@ class HTTPProvider:
             data = response.json().get("data")
         except (ValueError, AttributeError):
             raise ProviderError(f"{self.label} API returned malformed JSON") from None
-        if not isinstance(data, list) or len(data) != count:
+        if not isinstance(data, list):
             raise ProviderError(
                 f"{self.label} API returned unexpected response format: missing data array"
+            )
+        if len(data) != count:
+            raise ProviderError(
+                f"{self.label} API returned unexpected response format: "
+                f"{len(data)} vector{'' if len(data) == 1 else 's'} for {count} "
+                f"text{'' if count == 1 else 's'}"
             )
         expected = self._dimensions
         rows = []
