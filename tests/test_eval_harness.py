@@ -172,6 +172,33 @@ def test_the_command_refuses_a_broken_set(
     assert code == 1 and "Error:" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("saved", ["other set", "not json", "no queries", "no file"])
+def test_a_compare_refuses_a_saved_run_it_cannot_use_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], saved: str
+) -> None:
+    """`--compare before.json default` with a run saved on another set, or a file that
+    is no saved run, was a traceback (SetError, JSONDecodeError, KeyError), and only
+    after the whole run; a missing --dataset was a FileNotFoundError."""
+    query = {"query": "canary rollout", "kind": "plain", "relevant": {"deploy-canary": 2}}
+    dataset = write_set(tmp_path / "set.yaml", [query])
+    before = tmp_path / "before.json"
+    before.write_text(
+        {
+            "other set": json.dumps({"queries": [{"query": "elsewhere", "ranked": []}]}),
+            "not json": "{half",
+            "no queries": "{}",
+            "no file": "",
+        }[saved],
+        encoding="utf-8",
+    )
+    args = ["--dataset", str(dataset), "--compare", str(before), "default"]
+    if saved == "no file":
+        args = ["--dataset", str(tmp_path / "missing.yaml")]
+    assert evaluation.main(args) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("Error: ") and err.count("\n") == 1 and "Traceback" not in err
+
+
 def test_the_late_interaction_rerank_moves_only_the_nearest_k() -> None:
     """bench/eval/late.py (docs/design.md §6b, round 4): the first k hits are re-ordered
     by cosine + beta × (MaxSim − their mean MaxSim); the hits beyond k keep their place."""

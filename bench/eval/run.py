@@ -497,10 +497,14 @@ def _misses(queries: Sequence[Query], ranked: Sequence[Sequence[str]], k: int = 
 
 
 def _saved(path: Path, queries: Sequence[Query]) -> list[list[str]]:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if [q["query"] for q in data["queries"]] != [q.text for q in queries]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        saved = [(q["query"], q["ranked"]) for q in data["queries"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        raise SetError(f"{path}: not a run written by --save") from None
+    if [text for text, _ in saved] != [q.text for q in queries]:
         raise SetError(f"{path}: its queries are not this set's (run --save on the same set)")
-    return [q["ranked"] for q in data["queries"]]
+    return [ranked for _, ranked in saved]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -533,6 +537,10 @@ def main(argv: list[str] | None = None) -> int:
     except SetError as error:
         print(f"Error: {args.dataset}: {error}", file=sys.stderr)
         return 1
+    except OSError as error:
+        print(f"Error: {args.dataset}: {error.strerror or error}", file=sys.stderr)
+        return 1
+    kept: dict[str, list[list[str]]] = {}
     if args.compare:
         names = list(args.compare)
         unknown = [n for n in names if n not in VARIANTS and not Path(n).is_file()]
@@ -541,6 +549,11 @@ def main(argv: list[str] | None = None) -> int:
                 f"unknown variant {unknown[0]!r} (allowed: {', '.join(VARIANTS)}, or a file)"
             )
         runs = {n: VARIANTS[n] for n in names if n in VARIANTS}
+        try:  # before the run, which takes minutes
+            kept = {n: _saved(Path(n), queries) for n in names if n not in VARIANTS}
+        except SetError as error:
+            print(f"Error: {error}", file=sys.stderr)
+            return 1
     elif args.variants:
         unknown = [n for n in args.variants if n not in VARIANTS]
         if unknown:
@@ -567,7 +580,7 @@ def main(argv: list[str] | None = None) -> int:
     total = time.perf_counter() - started
     ranked = {name: r.ranked for name, r in results.items()}
     if args.compare:
-        ranked = {n: ranked[n] if n in ranked else _saved(Path(n), queries) for n in args.compare}
+        ranked = {n: ranked[n] if n in ranked else kept[n] for n in args.compare}
 
     counts = {g: len(members) for g, members in groups(queries).items()}
     print(
