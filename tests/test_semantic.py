@@ -75,6 +75,14 @@ def test_embed_status_and_only_stale_rows_are_embedded_again(
     assert "Provider: local/all-MiniLM-L6-v2" in run("embed-status").stdout
 
 
+def test_embed_of_an_empty_store_says_there_is_nothing_to_embed(run: Run) -> None:
+    """It said "All 0 insight(s) already have current vectors" (chitin 1.4.5: "No
+    insights to embed.")."""
+    run("init")
+    assert run("embed").stdout == "No insights to embed.\n"
+    assert json.loads(run("embed", "--format", "json").stdout)["total"] == 0
+
+
 def test_retrieve_embeds_a_new_insight_and_reuses_query_vectors(
     run: Run, add: Any, store: Path, monkeypatch: Any
 ) -> None:

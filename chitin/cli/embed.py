@@ -61,6 +61,8 @@ def embed(
     p = meaning.provider
     if fmt == "json":
         emit_json(shapes.embedded(done, total, p.name, p.model, p.dimensions))
+    elif total == 0:
+        click.echo("No insights to embed.")
     elif done == 0:
         click.echo(f"All {fresh} insight(s) already have current vectors ({p.name}/{p.model}).")
     else:
