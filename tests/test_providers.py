@@ -115,6 +115,10 @@ def _answer(vectors: list[object], indexes: list[object] | None = None) -> httpx
 BAD_VECTORS = (
     "OpenAI API returned unexpected response format: an embedding is not a list of finite numbers"
 )
+ZERO_VECTOR = (
+    "OpenAI API returned unexpected response format: "
+    "an embedding is all zeros, which has no direction to compare"
+)
 BAD_ITEMS = (
     "OpenAI API returned unexpected response format: "
     "the data items must be objects indexed 0 to 1, once each"
@@ -130,6 +134,9 @@ BAD_ITEMS = (
         (_answer([[1e300, 1.0], [1.0, 0.0]]), BAD_VECTORS),
         (_answer([[10**400, 1.0], [1.0, 0.0]]), BAD_VECTORS),
         (_answer([[[1.0, 2.0]], [[1.0, 2.0]]]), BAD_VECTORS),
+        (_answer([[True, False], [1.0, 0.0]]), BAD_VECTORS),
+        (_answer([[0.0, 0.0], [1.0, 0.0]]), ZERO_VECTOR),
+        (_answer([[1.0, 0.0], [0, -0.0]]), ZERO_VECTOR),
         (_answer([[], []]), "Dimension mismatch for text 0: expected at least 1, got 0"),
         (_answer([[1.0, 0.0], [0.0, 1.0]], [0, "1"]), BAD_ITEMS),
         (_answer([[1.0, 0.0], [0.0, 1.0]], [0, None]), BAD_ITEMS),
@@ -145,8 +152,8 @@ def test_an_answer_of_no_vectors_is_a_provider_error(
     response: httpx.Response, message: str
 ) -> None:
     """A compatible server that answers badly: texts or nulls in a vector, NaN, a value
-    past float32, nested lists, no numbers at all, indexes that are text, null or
-    repeated, items that are no objects. Each raised ValueError, TypeError or
+    past float32, nested lists, booleans, no numbers at all, a vector of zeros, indexes
+    that are text, null or repeated, items that are no objects. Each raised ValueError, TypeError or
     AttributeError, or was stored as NaN that every later search ranked by."""
     client = httpx.Client(transport=httpx.MockTransport(lambda _: response))
     provider = OpenAIProvider("nomic-embed-text", None, "http://127.0.0.1:9/v1", client)

@@ -191,9 +191,13 @@ class HTTPProvider:
     def _numbers(self, rows: list[list[Any]]) -> np.ndarray:
         """The vectors as float32, refused unless each is of finite numbers: a text, a
         null, a nested list, NaN or a value past float32's range would be stored, and
-        every search that met it would rank by NaN (a text raised ValueError)."""
+        every search that met it would rank by NaN (a text raised ValueError); JSON's
+        true and false are no numbers either (numpy reads them as 1 and 0). A vector of
+        zeros has no direction: as a query's, it scored every insight 0, exact text
+        matches too, where a refusal lets retrieve go on by text and say so."""
         try:
-            vectors = np.asarray(rows, dtype=np.float64)
+            booleans = any(type(value) is bool for row in rows for value in row)
+            vectors = np.empty(0) if booleans else np.asarray(rows, dtype=np.float64)
         except (TypeError, ValueError, OverflowError):  # an integer past float64 overflows
             vectors = np.empty(0)
         with np.errstate(over="ignore"):
@@ -202,6 +206,11 @@ class HTTPProvider:
             raise ProviderError(
                 f"{self.label} API returned unexpected response format: "
                 "an embedding is not a list of finite numbers"
+            )
+        if not vectors.any(axis=1).all():
+            raise ProviderError(
+                f"{self.label} API returned unexpected response format: "
+                "an embedding is all zeros, which has no direction to compare"
             )
         return vectors
 
