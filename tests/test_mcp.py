@@ -269,9 +269,8 @@ def test_bad_calls_fail_with_the_clis_messages(store: Path, run: Run, add: Any) 
                                 "write the failing test first!", "--confidence", "0.5")  # fmt: skip
     assert f"run `chitin reinforce {known}`" in said_on_the_cli
     expected["exact duplicate"] = (
-        f"Error: already known as {known}: call the reinforce tool with id {known} to "
-        f"strengthen it, as `chitin reinforce {known}` does in a shell (force: true "
-        "writes a second copy anyway)"
+        f"Error: already known as {known}: call reinforce with id: {known} to strengthen "
+        "it (force: true writes a second copy anyway)"
     )
     # So is the refusal of a credential: the parameter, not the CLI's --allow-secret.
     token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
@@ -562,7 +561,8 @@ def test_the_reflect_tool_finishes_one_session_as_the_digest_says(
 ) -> None:
     """The prompt says each `chitin <command>` is a tool with the same options, and the
     digest's ready command is `chitin reflect --done SESSION`: the tool takes ``done``,
-    answers as `reflect --done --format json`, and refuses as the CLI refuses."""
+    answers as `reflect --done --format json`, and refuses as the CLI refuses, naming the
+    tool's call where the CLI names its command."""
     run("init")
     run("reflect", "--queue", "--session-key", "agent:main:1", "--reason", "new")
     run("reflect", "--queue", "--session-key", "agent:main:2", "--reason", "reset")
@@ -579,7 +579,9 @@ def test_the_reflect_tool_finishes_one_session_as_the_digest_says(
     assert done.json == run_json("reflect", "--done", "agent:main:2") | {"done": "agent:main:1"}
     assert [m["sessionKey"] for m in after.json["pending"]] == ["agent:main:2"]
     assert unknown.failed
-    assert unknown.text == cli_error(run, "reflect", "--done", "no-such-session")
+    said_on_the_cli = cli_error(run, "reflect", "--done", "no-such-session")
+    assert said_on_the_cli.endswith("; see `chitin reflect`")  # the tool's words: its call
+    assert unknown.text == said_on_the_cli.replace("see `chitin reflect`", "call reflect")
     assert both.failed and both.text == "Error: done cannot be combined with clear"
     assert run_json("reflect")["pending"] == []  # the CLI's --done above took the other
 

@@ -82,14 +82,14 @@ def contribute(force: bool, allow_secret: bool, **arguments: Any) -> Work:
 
 
 def in_tools_words(known: DuplicateError) -> DuplicateError:
-    """The refusal of an exact duplicate, naming what an MCP client can call: the
-    ``reinforce`` tool and the ``force`` parameter, not the CLI's command and flag."""
+    """The refusal of an exact duplicate in the CLI's words, which the tool's failure
+    says as the calls an MCP client has (tools.as_parameters): the ``reinforce`` tool
+    and contribute's ``force`` parameter. The library's own words name ``check=False``."""
     existing = known.existing
     return DuplicateError(
         existing,
-        f"already known as {existing}: call the reinforce tool with id {existing} to "
-        f"strengthen it, as `chitin reinforce {existing}` does in a shell (force: true "
-        "writes a second copy anyway)",
+        f"already known as {existing}: run `chitin reinforce {existing}` to strengthen it "
+        "(--force writes a second copy anyway)",
     )
 
 

@@ -18,8 +18,10 @@ work to do on the store's thread (worker.py); the server runs it and answers wit
 
 from __future__ import annotations
 
+import functools
 import json
 import re
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,8 +37,11 @@ if TYPE_CHECKING:
 
 
 # A flag of the CLI that a message names (`--condition "when …"`, `--allow-secret`),
-# or a shell command in backticks, which keeps its flags (`chitin sync --abort`).
-FLAG_OR_COMMAND = re.compile(r"(`[^`\n]*`)|(?<![\w-])--([a-z][a-z-]*)")
+# or a shell command in backticks, with the verb before it ("run `chitin unarchive
+# x`"): one a tool does is said as its call, another keeps its flags (`chitin sync --abort`).
+FLAG_OR_COMMAND = re.compile(r"(?:\b([Rr]un|[Ss]ee) )?(`[^`\n]*`)|(?<![\w-])--([a-z][a-z-]*)")
+# A value said as it is in a call; any other is quoted as JSON quotes it.
+PLAIN_VALUE = re.compile(r"[\w.:/@<>…-]+")
 
 
 def listing() -> list[dict[str, Any]]:
@@ -127,18 +132,69 @@ def failure(
 def as_parameters(message: str, schema: dict[str, Any] | None) -> str:
     """``message`` with each CLI flag that is one of the tool's parameters said as the
     parameter: ``--condition "when …"`` as ``condition: "when …"``, a switch such as
-    ``--allow-secret`` as ``allow_secret: true``. A shell command in backticks, and a
-    flag the tool has no parameter for, are left as they are."""
+    ``--allow-secret`` as ``allow_secret: true``; and each command in backticks that a
+    tool does said as its call: "run `chitin unarchive x` first" as "call unarchive
+    with id: x first" (elsewhere "a call of unarchive with id: x"). A shell command
+    no tool does, and a flag the tool has no parameter for, are left as they are."""
     properties = (schema or {}).get("properties", {})
 
     def said(found: re.Match[str]) -> str:
-        name = (found[2] or "").replace("-", "_")
-        if found[1] is not None or name not in properties:
+        if found[2] is not None:
+            call = _tool_call(found[2][1:-1])
+            if call is None:
+                return found[0]
+            verb = "Call" if found[1] in ("Run", "See") else "call"
+            return f"{verb} {call}" if found[1] else f"a call of {call}"
+        name = found[3].replace("-", "_")
+        if name not in properties:
             return found[0]
-        kinds = [properties[name], *properties[name].get("anyOf", [])]
-        return f"{name}: true" if any(k.get("type") == "boolean" for k in kinds) else f"{name}:"
+        return f"{name}: true" if _is_switch(properties[name]) else f"{name}:"
 
     return FLAG_OR_COMMAND.sub(said, message)
+
+
+def _tool_call(command: str) -> str | None:
+    """``chitin <command> …`` as the call of the tool that does it ("unarchive with
+    id: x"), or None where no tool does it with these arguments."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    schema = _schemas().get(words[1]) if words[:1] == ["chitin"] and len(words) > 1 else None
+    if schema is None:
+        return None
+    properties, given, positional = schema["properties"], {}, []
+    rest = iter(words[2:])
+    for word in rest:
+        if not word.startswith("--"):
+            positional.append(word)
+            continue
+        name = word[2:].replace("-", "_")
+        value = "true" if name in properties and _is_switch(properties[name]) else next(rest, None)
+        if name not in properties or value is None:
+            return None
+        given[name] = value
+    unnamed = [name for name in schema.get("required", []) if name not in given]
+    if len(positional) != len(unnamed):
+        return None
+    given.update(zip(unnamed, positional, strict=True))
+    named = ", ".join(f"{name}: {_value(given[name])}" for name in properties if name in given)
+    return f"{words[1]} with {named}" if named else words[1]
+
+
+def _value(word: str) -> str:
+    return word if PLAIN_VALUE.fullmatch(word) else json.dumps(word, ensure_ascii=False)
+
+
+def _is_switch(parameter: dict[str, Any]) -> bool:
+    kinds = [parameter, *parameter.get("anyOf", [])]
+    return any(kind.get("type") == "boolean" for kind in kinds)
+
+
+@functools.cache
+def _schemas() -> dict[str, dict[str, Any]]:
+    """Each tool's input schema, by the tool's name."""
+    return {tool["name"]: tool["inputSchema"] for tool in listing()}
 
 
 def refusal(text: str) -> dict[str, Any]:

@@ -136,16 +136,14 @@ class Git:
     ) -> subprocess.CompletedProcess[str]:
         """``holding``: the store lock's descriptor, for a git command that must keep
         the lock while it runs, even after a kill of chitin alone (see WriteLock)."""
-        import subprocess
+        from chitin.store import git_process
 
         try:
-            result = subprocess.run(
+            result = git_process.run(
                 _argv(self.root, args),
+                self._environment(),
                 input=input,
-                capture_output=True,
                 text=text,
-                env=self._environment(),
-                check=False,
                 pass_fds=() if holding is None else (holding,),
             )
         except FileNotFoundError:
@@ -162,16 +160,13 @@ class Git:
     def start(self, args: Sequence[str], stdin: int | None = None) -> subprocess.Popen[str]:
         """Start git without waiting for it; ``finish`` reads its answer. ``stdin``: a
         descriptor for its standard input (the read end of the caller's pipe)."""
-        import subprocess
+        from chitin.store import git_process
 
         try:
-            return subprocess.Popen(
+            return git_process.start(
                 _argv(self.root, args),
-                stdin=subprocess.DEVNULL if stdin is None else stdin,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-                env=self._environment(),
+                self._environment(),
+                stdin=git_process.DEVNULL if stdin is None else stdin,
             )
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH; chitin stores need git") from None

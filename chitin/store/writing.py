@@ -129,10 +129,13 @@ class Writer:
                     guard.committed()
             except GitError:
                 if guard.received is not None:  # the signal reached git too: say so
-                    raise interrupts.Interrupted(guard.received) from None
+                    raise guard.interruption() from None
                 raise
             finally:
-                journal.end(note)
+                if guard.ended and not guard.is_committed:  # git ended by a second signal
+                    journal.recover(self.git, ended=True)  # its locks too: as after a kill
+                else:
+                    journal.end(note)
         return commit
 
     def commit_hand_edits(self, paths: Sequence[str]) -> None:
