@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
+from conftest import Run, git
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -130,6 +133,25 @@ def test_a_section_heading_inside_a_field_is_escaped() -> None:
     text = serialize(insight)
     assert "\\## not a heading" in text
     assert read(text).reasoning == "line one\n## not a heading\nline three"
+
+
+def test_an_empty_section_then_one_of_the_same_title_reads_the_same_after_a_rewrite(
+    store: Path, run: Run, run_json: Callable[..., Any], add: Callable[..., dict[str, Any]]
+) -> None:
+    """A hand edit that left an empty '## Reasoning' above a second one with text (found
+    by fuzzing, qa115): the reader took the empty one and showed no reasoning, and the
+    next rewrite, which leaves an empty section out, made the second one the reasoning."""
+    run("init")
+    made = add("skill", "Reproduce a bug first")
+    path = store / "insights" / "skill" / f"{made['id']}.md"
+    path.write_text(
+        path.read_text() + "\n## Reasoning\n\n## Reasoning\n\nA fix unseen is a guess.\n"
+    )
+    git(store, "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-qam", "by hand")
+    before = run_json("get", made["id"])
+    run("reinforce", made["id"])
+    after = run_json("get", made["id"])
+    assert before.get("reasoning") == after.get("reasoning") == "A fix unseen is a guess."
 
 
 def test_a_hand_written_file_needs_only_type_confidence_and_claim() -> None:

@@ -17,9 +17,10 @@ from itertools import accumulate
 from typing import NamedTuple
 
 from chitin.errors import InvisibleCharacter, ValidationError
+from chitin.format.body import SECTION_TITLES
 from chitin.format.conflicts import ConflictMarkers
 from chitin.format.layout import ARCHIVE_DIR
-from chitin.format.markdown import KEY_ORDER, SECTION_TITLES, read_insight
+from chitin.format.markdown import KEY_ORDER, read_insight
 from chitin.model.fields import FIELDS
 from chitin.model.ids import check_id, shard_folder
 from chitin.model.insight import TYPES, Insight

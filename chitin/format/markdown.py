@@ -31,7 +31,8 @@ import re
 from typing import Any, NamedTuple
 
 from chitin.errors import ValidationError
-from chitin.format.conflicts import escape_markers, refuse_markers, unescape_markers
+from chitin.format.body import CLAIM_PART, SECTION_TITLES, body_fields, body_layout
+from chitin.format.conflicts import escape_markers, refuse_markers
 from chitin.format.frontmatter import read_frontmatter, yaml_scalar
 from chitin.format.layout import MAX_INSIGHT_BYTES, clipped, too_large
 from chitin.model.fields import (
@@ -40,7 +41,6 @@ from chitin.model.fields import (
     FREE_TEXTS,
     LIST,
     NUMBER,
-    SECTION_FIELDS,
     TEXT,
 )
 from chitin.model.ids import check_id
@@ -63,8 +63,6 @@ from chitin.model.interchange import BODY_KEY, BODY_RULE, EXTRA_KEY
 
 # The frontmatter's keys in the order they are written, then the evidence log.
 KEY_ORDER: tuple[str, ...] = (*(field.name for field in FILE_FIELDS), "evidence")
-SECTION_TITLES: dict[str, str] = {field.name: field.title or "" for field in SECTION_FIELDS}
-_CLAIM = ("claim", "")
 
 
 class Layout(NamedTuple):
@@ -76,7 +74,7 @@ class Layout(NamedTuple):
     """
 
     extra_keys: tuple[str, ...] = ()
-    body: tuple[tuple[str, str], ...] = (_CLAIM,)
+    body: tuple[tuple[str, str], ...] = (CLAIM_PART,)
     evidence: tuple[str, ...] = ()  # the reinforcement log (model/evidence.py)
 
 
@@ -147,14 +145,9 @@ def _escape(text: str) -> str:
     return escape_markers(re.sub(r"(?m)^(\\*)## ", r"\\\1## ", text))
 
 
-def _unescape(text: str) -> str:
-    return unescape_markers(re.sub(r"(?m)^\\(\\*## )", r"\1", text))
-
-
 # ---------------------------------------------------------------- reading
 
 _FENCE = re.compile(r"^---[ \t]*$", re.MULTILINE)
-_HEADING = re.compile(r"^## +(\S.*?)\s*$")
 
 
 def parse(
@@ -177,7 +170,7 @@ def parse(
         raise _unreadable(error) from None
     except ValidationError as error:
         raise _clipped(error) from None
-    return insight, Layout(_extra_chunks(front), _body_layout(body), evidence)
+    return insight, Layout(_extra_chunks(front), body_layout(body), evidence)
 
 
 def checked_render(text: str, insight: Insight, layout: Layout) -> str:
@@ -268,7 +261,7 @@ def _insight_from(
     kind = data.get("type", fallback_type if fallback_type in TYPES else None)
     created = canonical_timestamp("created", data.get("created") or now)
     last = data.get("last_reinforced")
-    fields = _body_fields(body)
+    fields = body_fields(body)
     avoid = data.get("avoid", False)
     if not isinstance(avoid, bool):
         raise ValidationError("avoid", f"avoid must be true or false, got {avoid!r}")
@@ -352,49 +345,3 @@ def _extra_chunks(front: str) -> tuple[str, ...]:
             if lines:
                 kept.append("\n".join(lines))
     return tuple(kept)
-
-
-def _paragraphs(body: str) -> tuple[list[str], list[tuple[str, list[str]]]]:
-    """Split the body into its claim lines and the blocks that follow, by '## ' headings."""
-    lines = body.split("\n")
-    index = 0
-    while index < len(lines) and not lines[index].strip():
-        index += 1
-    claim: list[str] = []
-    while index < len(lines) and lines[index].strip() and not _HEADING.match(lines[index]):
-        claim.append(lines[index].rstrip())
-        index += 1
-    blocks: list[tuple[str, list[str]]] = [("", [])]
-    for line in lines[index:]:
-        heading = _HEADING.match(line)
-        if heading:
-            blocks.append((heading.group(1), [line]))
-        else:
-            blocks[-1][1].append(line)
-    return claim, blocks
-
-
-def _body_fields(body: str) -> dict[str, str | None]:
-    claim, blocks = _paragraphs(body)
-    fields: dict[str, str | None] = {"claim": _unescape("\n".join(claim)) or None}
-    for title, lines in blocks:
-        name = title.lower()
-        if name in SECTION_TITLES and name not in fields:
-            fields[name] = _unescape("\n".join(lines[1:]).strip("\n").rstrip()) or None
-    return fields
-
-
-def _body_layout(body: str) -> tuple[tuple[str, str], ...]:
-    _, blocks = _paragraphs(body)
-    layout: list[tuple[str, str]] = [_CLAIM]
-    seen: set[str] = set()
-    for title, lines in blocks:
-        name = title.lower()
-        if name in SECTION_TITLES and name not in seen:
-            seen.add(name)
-            layout.append(("section", name))
-            continue
-        raw = "\n".join(lines).strip("\n").rstrip()
-        if raw:
-            layout.append(("text", raw))
-    return tuple(layout)
