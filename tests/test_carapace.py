@@ -812,7 +812,7 @@ def test_the_url_comes_from_the_environment_then_chitin_yaml(
 
 
 def test_plain_http_to_another_machine_is_warned_of() -> None:
-    from chitin.core.carapace import _checked_url
+    from chitin.core.carapace_settings import _checked_url
     from chitin.notices import take
 
     take()

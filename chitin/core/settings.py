@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from chitin.core.carapace import sharing_of
+from chitin.core.carapace_settings import sharing_of
 from chitin.errors import ChitinError, StoreError, ValidationError
 from chitin.format import lint
 from chitin.format.lint import Finding
