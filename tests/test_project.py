@@ -577,7 +577,6 @@ BOUNDARIES: dict[str, dict[str, str]] = {
     "store/conflicts.py": {"shutil": "~2-10 ms (bz2, lzma): a sync's stop and finish only"},
     "store/git.py": {
         "subprocess": "~5 ms: a read synced by a stat walk runs no git",
-        "chitin.store.git_process": "subprocess (~5 ms): a read synced by a stat walk runs no git",
         "chitin.store.git_identity": "json (~1 ms): only a commit needs the identity",
     },
     "store/messages.py": {"chitin.model.diff": "an update's changed fields: not every write"},

@@ -50,8 +50,6 @@ def interrupted(error: KeyboardInterrupt) -> int:
     """Ctrl-C or SIGTERM: a write it stopped has been undone (store/interrupts.py)."""
     signum = getattr(error, "signum", 2)  # a write's guard says which signal came
     kept = getattr(error, "kept", "") or "nothing was changed"  # or what earlier writes kept
-    if getattr(error, "ended", False):  # git never finished: a second signal ended it
-        kept = f"git did not finish, so the second {error} ended it; {kept}"
     return _fail(f"Interrupted: {kept}.", 128 + signum)
 
 

@@ -136,14 +136,16 @@ class Git:
     ) -> subprocess.CompletedProcess[str]:
         """``holding``: the store lock's descriptor, for a git command that must keep
         the lock while it runs, even after a kill of chitin alone (see WriteLock)."""
-        from chitin.store import git_process
+        import subprocess
 
         try:
-            result = git_process.run(
+            result = subprocess.run(
                 _argv(self.root, args),
-                self._environment(),
                 input=input,
+                capture_output=True,
                 text=text,
+                env=self._environment(),
+                check=False,
                 pass_fds=() if holding is None else (holding,),
             )
         except FileNotFoundError:
@@ -160,13 +162,16 @@ class Git:
     def start(self, args: Sequence[str], stdin: int | None = None) -> subprocess.Popen[str]:
         """Start git without waiting for it; ``finish`` reads its answer. ``stdin``: a
         descriptor for its standard input (the read end of the caller's pipe)."""
-        from chitin.store import git_process
+        import subprocess
 
         try:
-            return git_process.start(
+            return subprocess.Popen(
                 _argv(self.root, args),
-                self._environment(),
-                stdin=git_process.DEVNULL if stdin is None else stdin,
+                stdin=subprocess.DEVNULL if stdin is None else stdin,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=self._environment(),
             )
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH; chitin stores need git") from None

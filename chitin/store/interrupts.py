@@ -9,23 +9,16 @@ into a note. The write asks ``check()`` at the points where stopping is still cl
 (before each file, before the commit): there an interruption undoes the write and
 stops the command. Once ``committed()`` is called, an interruption can no longer undo
 anything, so the command finishes and says that the change was kept.
-
-A git that never finishes (a hook that waits for ever) would hold the write, and so
-the command, until SIGKILL. A second signal while git runs ends it (``RUNNING``, noted
-by store/git_process.py: git's group, its hook with it); git's failure then stops the
-write as any failure does, the store is put back as before it, and the command ends
-by that signal.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 import signal
 import threading
 from collections.abc import Iterator
 from types import FrameType
-from typing import Any, Protocol
+from typing import Any
 
 from chitin.notices import notice
 
@@ -36,27 +29,14 @@ GUARDED = tuple(
 )
 
 
-class Started(Protocol):
-    """A git process (subprocess.Popen), as far as ending it goes."""
-
-    pid: int
-    returncode: int | Any
-
-
-# The git processes started and not yet reaped: pid → (process, in a group of its own).
-RUNNING: dict[int, tuple[Started, bool]] = {}
-
-
 class Interrupted(KeyboardInterrupt):
     """A signal stopped a write before its commit: nothing of it was kept. ``kept``:
-    what earlier writes of the same command kept, where it made several; ``ended``:
-    a second signal ended the git the write waited for."""
+    what earlier writes of the same command kept, where it made several."""
 
-    def __init__(self, signum: int, kept: str = "", ended: bool = False) -> None:
+    def __init__(self, signum: int, kept: str = "") -> None:
         super().__init__(signal.Signals(signum).name)
         self.signum = signum
         self.kept = kept
-        self.ended = ended
 
 
 class Guard:
@@ -64,7 +44,6 @@ class Guard:
 
     def __init__(self) -> None:
         self.received: int | None = None
-        self.ended = False  # a second signal ended the git the write waited for
         self.is_committed = False
         self._previous: dict[int, Any] = {}
 
@@ -83,17 +62,11 @@ class Guard:
     def _note(self, signum: int, frame: FrameType | None) -> None:
         if self.received is None:
             self.received = signum
-        elif _end_running():  # a second one while git runs: the command ends by it
-            self.received, self.ended = signum, True
 
     def check(self) -> None:
         """Stop here, undoing the write, if a signal came and nothing is committed."""
         if self.received is not None and not self.is_committed:
-            raise self.interruption()
-
-    def interruption(self) -> Interrupted:
-        assert self.received is not None
-        return Interrupted(self.received, ended=self.ended)
+            raise Interrupted(self.received)
 
     def committed(self) -> None:
         self.is_committed = True
@@ -140,7 +113,7 @@ class Handoff:
                 guard.uninstall()
         if guard.received is not None:
             if not guard.is_committed:
-                raise guard.interruption()
+                raise Interrupted(guard.received)
             _report_late(guard.received)
 
     def release(self, restore: bool = True) -> None:
@@ -165,19 +138,6 @@ HANDOFF = Handoff()
 # The writes' names for it (store/repository.py, core/sync.py, core/carapace.py).
 holding = HANDOFF.holding
 finish_commands = HANDOFF.finish_commands
-
-
-def _end_running() -> bool:
-    """End every git that runs, with what it started (its group); whether there was
-    one. From a signal handler: nothing waits here, the caller's read of git's output
-    ends with it."""
-    ended = False
-    for pid, (process, own_group) in list(RUNNING.items()):
-        if process.returncode is None:  # not reaped: the pid is still git's
-            with contextlib.suppress(OSError):
-                (os.killpg if own_group else os.kill)(pid, signal.SIGKILL)
-                ended = True
-    return ended
 
 
 def _report_late(signum: int) -> None:

@@ -102,11 +102,9 @@ def recover_and_say(git: Git) -> None:
         )
 
 
-def recover(git: Git, ended: bool = False) -> list[str] | None:
+def recover(git: Git) -> list[str] | None:
     """Undo the interrupted write, if any; the caller holds the store's lock. Returns
-    the paths put back, or None when there was nothing to undo. ``ended``: the write's
-    own git was ended, by this process (store/interrupts.py), so its locks are stale
-    now, and the command says so itself."""
+    the paths put back, or None when there was nothing to undo."""
     journal = path_of(git)
     operation = "write"
     try:
@@ -120,7 +118,7 @@ def recover(git: Git, ended: bool = False) -> list[str] | None:
     if operation == "sync":
         undo_merge(git, paths)
     else:
-        _wait_for_git(git, ended)
+        _wait_for_git(git)
         git_commit.restore_from_head(git, paths)
     _remove_temporary_files(git.root, paths)
     for pattern in ("chitin-index-*", "chitin-pathspec-*"):  # Git's own files, if left
@@ -160,23 +158,20 @@ def _inside(path: str) -> bool:
     return bool(parts) and not path.startswith("/") and ".." not in parts
 
 
-def _wait_for_git(git: Git, ended: bool = False) -> None:
+def _wait_for_git(git: Git) -> None:
     """A git command started by the killed chitin may still be finishing its work: let
     it, then take the locks it left behind as stale (their owner is gone: we hold the
     store's lock, and every git command that chitin runs runs under it). A commit takes
-    the index's lock, HEAD's and its branch's. ``ended``: we ended that git ourselves."""
+    the index's lock, HEAD's and its branch's."""
     locks = _git_locks(git.git_dir())
-    deadline = time.monotonic() + (0.0 if ended else GIT_GRACE_SECONDS)
+    deadline = time.monotonic() + GIT_GRACE_SECONDS
     while any(lock.exists() for lock in locks) and time.monotonic() < deadline:
         time.sleep(0.05)
     for lock in locks:
         if lock.exists():
             with contextlib.suppress(FileNotFoundError):
                 lock.unlink()
-            if not ended:
-                notice(
-                    f"removed {shown(lock)}, left by a git command of an interrupted chitin write"
-                )
+            notice(f"removed {shown(lock)}, left by a git command of an interrupted chitin write")
 
 
 def _git_locks(git_dir: Path) -> list[Path]:

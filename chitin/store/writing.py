@@ -129,13 +129,10 @@ class Writer:
                     guard.committed()
             except GitError:
                 if guard.received is not None:  # the signal reached git too: say so
-                    raise guard.interruption() from None
+                    raise interrupts.Interrupted(guard.received) from None
                 raise
             finally:
-                if guard.ended and not guard.is_committed:  # git ended by a second signal
-                    journal.recover(self.git, ended=True)  # its locks too: as after a kill
-                else:
-                    journal.end(note)
+                journal.end(note)
         return commit
 
     def commit_hand_edits(self, paths: Sequence[str]) -> None:
