@@ -569,3 +569,25 @@ def test_a_match_decayed_past_float_range_still_reads_as_a_match(
     assert found["matched"] is True and found["score"] > 0, found
     shown = run("retrieve", "--query", "zebra library version", "--explain").stdout
     assert "\n   1. 0 = " not in shown and "\n   1. 4.94e-324 = " in shown
+
+
+@pytest.mark.parametrize("budget", ["1", "5", "20", "40"])
+def test_the_nothing_matches_line_keeps_within_the_budget(
+    run: Run, add: Any, store: Path, budget: str
+) -> None:
+    """retrieve's output never exceeds --budget (the hooks' contract). The first line
+    that says nothing matched was printed on top of a budget already spent: --budget 5
+    gave 17 tokens. When it does not fit, it is said on stderr, as the left-out line is."""
+    run("init")
+    text_only(store)
+    add("principle", "State uncertainty honestly and keep the verified apart", 0.9)
+    add("behavioral", "Finish the task that was asked before tidying what is near it", 0.8)
+    done = run("retrieve", "--query", "zebra origami", "--budget", budget)
+    assert -(-len(done.stdout.rstrip("\n")) // 4) <= int(budget), done.stdout
+    said = "Nothing stored matches this query"
+    assert said in done.stdout or said in done.stderr
+    alone = run("retrieve", "--query", "zebra origami", "--type", "skill", "--budget", budget)
+    assert -(-len(alone.stdout.rstrip("\n")) // 4) <= int(budget), alone.stdout
+    assert said in alone.stdout or said in alone.stderr
+    roomy = run("retrieve", "--query", "zebra origami")
+    assert roomy.stdout.startswith(said + "; the strongest insights follow.\n")
