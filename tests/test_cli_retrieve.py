@@ -553,3 +553,41 @@ def test_a_query_nothing_matches_and_nothing_fills_says_so(run: Run, add: Any) -
     )
     assert "Nothing" not in run("retrieve", "--query", "").stdout
     assert "Nothing" not in run("retrieve", "--query", "commit").stdout
+
+
+def test_a_match_decayed_past_float_range_still_reads_as_a_match(
+    run: Run, add: Any, store: Path
+) -> None:
+    """An old social insight under a short half-life of the store's chitin.yaml decays
+    to 0.5 ^ 2,900: a float underflows to 0, and the match was `"score": 0` beside
+    `"matched": true`, printed as `0 = relevance 1.000 …`. Only a filler scores 0."""
+    add("skill", "Pin the zebra library version in lockfiles", 0.9, provenance="social")
+    [path] = (store / "insights" / "skill").glob("*.md")
+    path.write_text(path.read_text().replace("created: 2", "created: 1970-01-01T00:00:00Z #"))
+    (store / "chitin.yaml").write_text(TEXT_ONLY + "half_lives: {social: 7}\n")
+    [found] = retrieve_json(run, "zebra library version", "--explain")["insights"]
+    assert found["matched"] is True and found["score"] > 0, found
+    shown = run("retrieve", "--query", "zebra library version", "--explain").stdout
+    assert "\n   1. 0 = " not in shown and "\n   1. 4.94e-324 = " in shown
+
+
+@pytest.mark.parametrize("budget", ["1", "5", "20", "40"])
+def test_the_nothing_matches_line_keeps_within_the_budget(
+    run: Run, add: Any, store: Path, budget: str
+) -> None:
+    """retrieve's output never exceeds --budget (the hooks' contract). The first line
+    that says nothing matched was printed on top of a budget already spent: --budget 5
+    gave 17 tokens. When it does not fit, it is said on stderr, as the left-out line is."""
+    run("init")
+    text_only(store)
+    add("principle", "State uncertainty honestly and keep the verified apart", 0.9)
+    add("behavioral", "Finish the task that was asked before tidying what is near it", 0.8)
+    done = run("retrieve", "--query", "zebra origami", "--budget", budget)
+    assert -(-len(done.stdout.rstrip("\n")) // 4) <= int(budget), done.stdout
+    said = "Nothing stored matches this query"
+    assert said in done.stdout or said in done.stderr
+    alone = run("retrieve", "--query", "zebra origami", "--type", "skill", "--budget", budget)
+    assert -(-len(alone.stdout.rstrip("\n")) // 4) <= int(budget), alone.stdout
+    assert said in alone.stdout or said in alone.stderr
+    roomy = run("retrieve", "--query", "zebra origami")
+    assert roomy.stdout.startswith(said + "; the strongest insights follow.\n")

@@ -49,15 +49,16 @@ def recall(
         emit_json(shapes.retrieval(found, explain))
         return
     if empty:
-        say(EMPTY_STORE)
+        _lead(EMPTY_STORE, "", budget)
     elif query.strip() and not found.ranked:
         # no match, and no principle, personality or behavioral insight to fill with
-        say(NO_MATCH)
+        _lead(NO_MATCH, "", budget)
     else:
-        if query.strip() and found.ranked and not any(r.matched for r in found.ranked):
-            say(NOTHING_MATCHES)
         packed = marshalling.packed_of(found)
-        say(marshalling.marshal(packed, full))
+        body = marshalling.marshal(packed, full)
+        if query.strip() and found.ranked and not any(r.matched for r in found.ranked):
+            _lead(NOTHING_MATCHES, body, budget)
+        say(body)
         if packed.omitted and not packed.note:
             # The output keeps within the budget (what a hook relies on), so a budget
             # too small for the left-out line hears of it here instead.
@@ -75,6 +76,15 @@ def recall(
                 ]
             )
         )
+
+
+def _lead(line: str, body: str, budget: int) -> None:
+    """A first line for the person, above ``body``: in the output when both fit the
+    budget (the output never exceeds it, as a hook relies on), else on stderr."""
+    if marshalling.estimate_tokens(f"{line}\n{body}".rstrip("\n")) <= budget:
+        say(line)
+    else:
+        note(f"chitin: {line}")
 
 
 def render_for(

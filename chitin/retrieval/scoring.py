@@ -177,10 +177,16 @@ def strength(insight: Insight, category: str, now: datetime, settings: Settings)
 def score(
     insight: Insight, match: float, category: str, now: datetime, settings: Settings
 ) -> Factors:
-    """The factors for an insight that matches the query ``match`` as well as the best."""
+    """The factors for an insight that matches the query ``match`` as well as the best.
+    A match never scores 0, which is a filler's score: a product that underflows (an
+    old insight under a short half-life of chitin.yaml) is the least positive float."""
     base = strength(insight, category, now, settings)
     relevance = relevance_factor(match, settings.shape.relevance_halving)
-    return base._replace(score=relevance * base.score, relevance=relevance, match=match)
+    product = max(relevance * base.score, LEAST_SCORE)
+    return base._replace(score=product, relevance=relevance, match=match)
+
+
+LEAST_SCORE = math.ulp(0.0)  # 5e-324: a match's score when its factors' product underflows
 
 
 # ------------------------------------------------------------------ configuration
