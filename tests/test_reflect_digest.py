@@ -789,3 +789,23 @@ def test_a_small_size_still_shows_the_weightiest_moment_and_counts_what_it_left_
     assert "message 3" in block and "“No, I said never push to main" in block
     assert f"{len(given)} insight(s) given at the start" in block, block
     assert block.splitlines()[-1].endswith(" reflect --done s-1")
+
+
+@pytest.mark.usefixtures("seeded")
+def test_a_moments_time_is_masked_escaped_and_bounded_as_its_quote_is(
+    run: Run, run_json: RunJson, store: Path, tmp_path: Path
+) -> None:
+    """The time is the transcript's text too: a hand-edited or hostile line's
+    ``timestamp`` holding a credential, an escape sequence or a megabyte of text was
+    printed as it was, unmasked, and blew the digest's size."""
+    said = user("No, don't use requests here, use httpx instead.")
+    said["timestamp"] = f"\x1b]0;t\x07 {TOKEN} " + "x" * 5_000
+    transcript = write_jsonl(tmp_path / "s-1.jsonl", [said, agent("Switching to httpx.")])
+    queue_with(store, transcript=str(transcript))
+    shown = run("reflect").stdout
+    [digest] = run_json("reflect")["digests"]
+    [moment] = digest["moments"]
+    for text in (shown, moment["time"]):
+        assert TOKEN not in text and "\x1b" not in text and "\x07" not in text
+    assert moment["time"].startswith("\\u001b]0;t\\u0007") and len(moment["time"]) <= 64
+    assert "• correction, message 1, \\u001b]0;t\\u0007" in shown

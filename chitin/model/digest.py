@@ -20,6 +20,7 @@ from chitin.model.transcript import AGENT, CALL, USER, Turn
 DEFAULT_CHARACTERS = 4_000  # per session
 MIN_CHARACTERS = 500
 QUOTE = 300  # characters of one quote
+TIME = 64  # of a moment's time, as the transcript wrote it (an ISO 8601 time is 24)
 SHORT = 120  # of the one moment a digest too small for any shows, shortened
 # The most the lines of insights named by id alone (not touched, reinforced, gone) are
 # costed at: a text too small for them shows the first ids and "+N more" (render).
@@ -160,7 +161,9 @@ def quote(text: str, limit: int = QUOTE) -> str:
 
 
 def _masked(moment: Moment) -> Moment:
-    return moment._replace(quote=quote(moment.quote), then=quote(moment.then, 160))
+    """Every text of the transcript's a moment carries, its time too, quoted."""
+    time = quote(moment.time, TIME) if moment.time else moment.time
+    return moment._replace(quote=quote(moment.quote), then=quote(moment.then, 160), time=time)
 
 
 def keywords(claim: str) -> set[str]:
