@@ -809,3 +809,32 @@ def test_a_moments_time_is_masked_escaped_and_bounded_as_its_quote_is(
         assert TOKEN not in text and "\x1b" not in text and "\x07" not in text
     assert moment["time"].startswith("\\u001b]0;t\\u0007") and len(moment["time"]) <= 64
     assert "• correction, message 1, \\u001b]0;t\\u0007" in shown
+
+
+@pytest.mark.usefixtures("seeded")
+def test_a_prompt_typed_while_the_agent_worked_is_weighed_too(
+    run_json: RunJson, store: Path, tmp_path: Path
+) -> None:
+    """Claude Code puts the prompts a person typed while the agent worked into the
+    next tool result's message, one text block each (bench/reflect/sessions/claude-code
+    holds such lines, written by the real Claude Code). Only the message's first block
+    was weighed, so a rule typed second was never shown."""
+    queued = {
+        "type": "user",
+        "message": {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "t", "content": "installed"},
+                {"type": "text", "text": "Thanks, that's done."},
+                {"type": "text", "text": "From now on, always pin versions in requirements.txt."},
+            ],
+        },
+        "timestamp": "2026-12-01T10:00:03.000Z",
+    }
+    session = [user("Add requests to the project.", 1), call("pip install requests"), queued]
+    transcript = write_jsonl(tmp_path / "s-1.jsonl", [*session, agent("Pinned.")])
+    queue_with(store, transcript=str(transcript))
+    [digest] = run_json("reflect")["digests"]
+    assert [(m["kind"], m["message"], m["quote"]) for m in digest["moments"]] == [
+        (PREFERENCE, 3, "From now on, always pin versions in requirements.txt.")
+    ]
