@@ -838,3 +838,21 @@ def test_a_prompt_typed_while_the_agent_worked_is_weighed_too(
     assert [(m["kind"], m["message"], m["quote"]) for m in digest["moments"]] == [
         (PREFERENCE, 3, "From now on, always pin versions in requirements.txt.")
     ]
+
+
+def test_an_insight_whose_topic_is_one_word_is_touched_by_it(
+    run: Run, run_json: RunJson, store: Path, tmp_path: Path
+) -> None:
+    """A claim with one telling word ("Use pnpm": "use" is too short to count) can share
+    at most one word with the session; two were required, so it was never touched,
+    however much the session was about it."""
+    run("init")
+    added = run_json("contribute", "--type", "skill", "--claim", "Use pnpm", "--confidence", "0.8")
+    given = added["insight"]["id"]
+    entries = [user("Set up the frontend dependencies.", 1), call("npm install"),
+               user("No, use pnpm here, not npm.", 3), agent("Switching to pnpm.")]  # fmt: skip
+    queue_with(store, transcript=str(write_jsonl(tmp_path / "t.jsonl", entries)), injected=[given])
+    [digest] = run_json("reflect")["digests"]
+    [insight] = digest["insights"]
+    assert insight["touched"] and insight["messages"] == [3, 4]
+    assert f" reinforce {given} --source 'session s-1, message 3'" in "\n".join(digest["commands"])

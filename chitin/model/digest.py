@@ -179,7 +179,7 @@ def _stem(word: str) -> str:
 
 def _touch(turns: Sequence[Turn], insight_id: str, claim: str | None) -> Touch:
     """Where the session's words share enough of the claim's words to be on its topic:
-    two of them, and at least a third of them."""
+    two of them (the one of a claim that has one), and at least a third of them."""
     wanted = keywords(claim or "")
     numbers: list[int] = []
     first = ""
@@ -188,7 +188,7 @@ def _touch(turns: Sequence[Turn], insight_id: str, claim: str | None) -> Touch:
             continue
         said = {_stem(w) for w in _WORD.findall(turn.text.lower())}
         shared = len(wanted & said)
-        if shared >= 2 and shared * 3 >= len(wanted):
+        if shared >= min(2, len(wanted)) and shared * 3 >= len(wanted):
             numbers.append(turn.number)
             first = first or quote(turn.text, 160)
     return Touch(insight_id, claim, tuple(numbers[:5]), first)
