@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from chitin.model.moments import CORRECTION, PREFERENCE, RECOVERY, Moment, find_moments
+from chitin.model.ops import PLACEHOLDER
 from chitin.model.reinforced import reinforced
 from chitin.model.secrets import redacted
 from chitin.model.transcript import AGENT, CALL, USER, Turn
@@ -228,7 +229,7 @@ def ready_commands(
         kind, provenance = SKELETON[moment.kind]
         source = _arg(f"{label}, message {moment.number}")
         commands.append(
-            f'{chitin} contribute --type {kind} --provenance {provenance} --claim "…" '
+            f'{chitin} contribute --type {kind} --provenance {provenance} --claim "{PLACEHOLDER}" '
             f"--confidence 0.7 --source {source}"
         )
     return commands
