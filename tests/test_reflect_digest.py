@@ -856,3 +856,22 @@ def test_an_insight_whose_topic_is_one_word_is_touched_by_it(
     [insight] = digest["insights"]
     assert insight["touched"] and insight["messages"] == [3, 4]
     assert f" reinforce {given} --source 'session s-1, message 3'" in "\n".join(digest["commands"])
+
+
+@pytest.mark.usefixtures("seeded")
+def test_a_password_said_with_is_and_a_colon_is_masked(
+    run: Run, run_json: RunJson, store: Path, tmp_path: Path
+) -> None:
+    """A password said "the password is Xk9…" was masked, "the password is: Xk9…" (as
+    people type it in a chat) was quoted whole; the write guard, the same detector, let
+    it in too."""
+    value = "Xk9mQ2vL7pR4wZ8t!"
+    said = f"No, don't hard-code it: the staging password is: {value} Use the env var instead."
+    transcript = write_jsonl(tmp_path / "s-1.jsonl", [user(said, 1), agent("Using the env var.")])
+    queue_with(store, transcript=str(transcript))
+    [digest] = run_json("reflect")["digests"]
+    [moment] = digest["moments"]
+    assert value not in moment["quote"] and "[redacted password or secret]" in moment["quote"]
+    assert value not in run("reflect").stdout
+    refused = run("contribute", "--type", "skill", "--claim", said, "--confidence", "0.5", expect=1)
+    assert "password or secret" in refused.stderr
