@@ -116,6 +116,33 @@ def test_check_warns_when_a_hooks_store_is_gone(personality: Path, tmp_path: Pat
     assert "the OpenClaw hook runs chitin on the store" in found[1]
 
 
+def test_a_store_whose_path_holds_a_quote_is_found_again_in_claude_codes_settings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """shlex.quote writes a path with an apostrophe as '...'"'"'...': the entries
+    chitin wrote are still its own, so a second install finds them, uninstall
+    removes them and check sees their store."""
+    store = tmp_path / "Mel's personality"
+    chitin("--store", str(store), "init")
+    project = tmp_path / "project"
+    project.mkdir()
+    settings = project / ".claude" / "settings.json"
+    install = ("--store", str(store), "hooks", "install", "claude-code", "--dir", str(project))
+    chitin(*install)
+    assert "is already installed" in chitin(*install).stdout
+    assert settings.read_text().count("hooks run claude-code") == 3  # one per event, not two
+    command = json.loads(settings.read_text())["hooks"]["SessionStart"][0]["hooks"][0]
+    assert shlex.split(command["command"])[2] == str(store)
+    moved = tmp_path / "moved"
+    store.rename(moved)
+    monkeypatch.chdir(project)  # check reads the project's files from within it
+    checked = CliRunner().invoke(cli, ["--store", str(moved), "check"]).stdout
+    assert f"the Claude Code hooks run chitin on the store {store}, which is" in checked
+    said = chitin("hooks", "uninstall", "claude-code", "--dir", str(project)).stdout
+    assert "not installed" not in said
+    assert "hooks run claude-code" not in settings.read_text()
+
+
 # ================================================================ OpenClaw
 
 

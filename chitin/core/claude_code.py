@@ -37,8 +37,9 @@ CLAUDE_CONTEXT_LIMIT = 8_000
 CLAUDE_ACTION = "hooks run claude-code"
 # Our entries, whatever chitin and store they run: ".../chitin hooks run claude-code
 # ...", quoted or not, or "python -m chitin hooks run claude-code ...", with a
-# "--store <folder>" before "hooks" when a store was named at install.
-_STORE = r"""--store\s+(?:'[^']*'|"[^"]*"|\S+)\s+"""
+# "--store <folder>" before "hooks" when a store was named at install, as shlex.quote
+# wrote it: quoted runs and bare characters side by side ('Mel'"'"'s store').
+_STORE = r"""--store\s+(?:'[^']*'|"[^"]*"|[^\s'"])+\s+"""
 _OURS = re.compile(rf"""chitin['"]?\s+(?:{_STORE})?hooks\s+run\s+claude-code\s""")
 
 
