@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import chitin_program
+from conftest import Run, chitin_program, commit_count
 
 TURNS = [
     {"type": "user", "message": {"role": "user", "content": "No, don't use sleep() in tests."}},
@@ -202,3 +202,26 @@ def test_a_cleared_queue_offers_no_command_that_needs_its_markers(tmp_path: Path
     assert "reflect --done" not in text and "When every session" not in text, text
     assert "✓ Cleared pending reflections." in text
     assert "chitin contribute --type " in text
+
+
+def test_a_contribute_skeleton_run_as_it_is_writes_nothing(
+    run: Run, store: Path, tmp_path: Path
+) -> None:
+    """The digest's `contribute … --claim "…"` is a skeleton: the claim is the agent's to
+    write. Run as it was shown, it stored an insight whose claim is "…" (and the next
+    one was refused as "already known", pointing the agent at reinforcing it)."""
+    run("init")
+    said = {"type": "user", "message": {"role": "user", "content": "No, use httpx instead."}}
+    transcript = tmp_path / "s.jsonl"
+    transcript.write_text(json.dumps(said) + "\n")
+    run("reflect", "--queue", "--session-key", "s-1", "--reason", "end",
+        "--transcript", str(transcript))  # fmt: skip
+    [digest] = json.loads(run("reflect", "--format", "json").stdout)["digests"]
+    [skeleton] = [c for c in digest["commands"] if " contribute " in c]
+    before = commit_count(store)
+    refused = run(*shlex.split(skeleton)[1:], expect=1)
+    assert refused.stderr.startswith('Error: claim is "…", the placeholder')
+    assert len(refused.stderr.strip().splitlines()) == 1
+    assert (
+        commit_count(store) == before and json.loads(run("list", "--format", "json").stdout) == []
+    )

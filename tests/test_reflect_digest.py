@@ -789,3 +789,89 @@ def test_a_small_size_still_shows_the_weightiest_moment_and_counts_what_it_left_
     assert "message 3" in block and "“No, I said never push to main" in block
     assert f"{len(given)} insight(s) given at the start" in block, block
     assert block.splitlines()[-1].endswith(" reflect --done s-1")
+
+
+@pytest.mark.usefixtures("seeded")
+def test_a_moments_time_is_masked_escaped_and_bounded_as_its_quote_is(
+    run: Run, run_json: RunJson, store: Path, tmp_path: Path
+) -> None:
+    """The time is the transcript's text too: a hand-edited or hostile line's
+    ``timestamp`` holding a credential, an escape sequence or a megabyte of text was
+    printed as it was, unmasked, and blew the digest's size."""
+    said = user("No, don't use requests here, use httpx instead.")
+    said["timestamp"] = f"\x1b]0;t\x07 {TOKEN} " + "x" * 5_000
+    transcript = write_jsonl(tmp_path / "s-1.jsonl", [said, agent("Switching to httpx.")])
+    queue_with(store, transcript=str(transcript))
+    shown = run("reflect").stdout
+    [digest] = run_json("reflect")["digests"]
+    [moment] = digest["moments"]
+    for text in (shown, moment["time"]):
+        assert TOKEN not in text and "\x1b" not in text and "\x07" not in text
+    assert moment["time"].startswith("\\u001b]0;t\\u0007") and len(moment["time"]) <= 64
+    assert "• correction, message 1, \\u001b]0;t\\u0007" in shown
+
+
+@pytest.mark.usefixtures("seeded")
+def test_a_prompt_typed_while_the_agent_worked_is_weighed_too(
+    run_json: RunJson, store: Path, tmp_path: Path
+) -> None:
+    """Claude Code puts the prompts a person typed while the agent worked into the
+    next tool result's message, one text block each (bench/reflect/sessions/claude-code
+    holds such lines, written by the real Claude Code). Only the message's first block
+    was weighed, so a rule typed second was never shown."""
+    queued = {
+        "type": "user",
+        "message": {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "t", "content": "installed"},
+                {"type": "text", "text": "Thanks, that's done."},
+                {"type": "text", "text": "From now on, always pin versions in requirements.txt."},
+            ],
+        },
+        "timestamp": "2026-12-01T10:00:03.000Z",
+    }
+    session = [user("Add requests to the project.", 1), call("pip install requests"), queued]
+    transcript = write_jsonl(tmp_path / "s-1.jsonl", [*session, agent("Pinned.")])
+    queue_with(store, transcript=str(transcript))
+    [digest] = run_json("reflect")["digests"]
+    assert [(m["kind"], m["message"], m["quote"]) for m in digest["moments"]] == [
+        (PREFERENCE, 3, "From now on, always pin versions in requirements.txt.")
+    ]
+
+
+def test_an_insight_whose_topic_is_one_word_is_touched_by_it(
+    run: Run, run_json: RunJson, store: Path, tmp_path: Path
+) -> None:
+    """A claim with one telling word ("Use pnpm": "use" is too short to count) can share
+    at most one word with the session; two were required, so it was never touched,
+    however much the session was about it."""
+    run("init")
+    added = run_json("contribute", "--type", "skill", "--claim", "Use pnpm", "--confidence", "0.8")
+    given = added["insight"]["id"]
+    entries = [user("Set up the frontend dependencies.", 1), call("npm install"),
+               user("No, use pnpm here, not npm.", 3), agent("Switching to pnpm.")]  # fmt: skip
+    queue_with(store, transcript=str(write_jsonl(tmp_path / "t.jsonl", entries)), injected=[given])
+    [digest] = run_json("reflect")["digests"]
+    [insight] = digest["insights"]
+    assert insight["touched"] and insight["messages"] == [3, 4]
+    assert f" reinforce {given} --source 'session s-1, message 3'" in "\n".join(digest["commands"])
+
+
+@pytest.mark.usefixtures("seeded")
+def test_a_password_said_with_is_and_a_colon_is_masked(
+    run: Run, run_json: RunJson, store: Path, tmp_path: Path
+) -> None:
+    """A password said "the password is Xk9…" was masked, "the password is: Xk9…" (as
+    people type it in a chat) was quoted whole; the write guard, the same detector, let
+    it in too."""
+    value = "Xk9mQ2vL7pR4wZ8t!"
+    said = f"No, don't hard-code it: the staging password is: {value} Use the env var instead."
+    transcript = write_jsonl(tmp_path / "s-1.jsonl", [user(said, 1), agent("Using the env var.")])
+    queue_with(store, transcript=str(transcript))
+    [digest] = run_json("reflect")["digests"]
+    [moment] = digest["moments"]
+    assert value not in moment["quote"] and "[redacted password or secret]" in moment["quote"]
+    assert value not in run("reflect").stdout
+    refused = run("contribute", "--type", "skill", "--claim", said, "--confidence", "0.5", expect=1)
+    assert "password or secret" in refused.stderr

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from chitin.model.moments import CORRECTION, PREFERENCE, RECOVERY, Moment, find_moments
+from chitin.model.ops import PLACEHOLDER
 from chitin.model.reinforced import reinforced
 from chitin.model.secrets import redacted
 from chitin.model.transcript import AGENT, CALL, USER, Turn
@@ -20,6 +21,7 @@ from chitin.model.transcript import AGENT, CALL, USER, Turn
 DEFAULT_CHARACTERS = 4_000  # per session
 MIN_CHARACTERS = 500
 QUOTE = 300  # characters of one quote
+TIME = 64  # of a moment's time, as the transcript wrote it (an ISO 8601 time is 24)
 SHORT = 120  # of the one moment a digest too small for any shows, shortened
 # The most the lines of insights named by id alone (not touched, reinforced, gone) are
 # costed at: a text too small for them shows the first ids and "+N more" (render).
@@ -160,7 +162,9 @@ def quote(text: str, limit: int = QUOTE) -> str:
 
 
 def _masked(moment: Moment) -> Moment:
-    return moment._replace(quote=quote(moment.quote), then=quote(moment.then, 160))
+    """Every text of the transcript's a moment carries, its time too, quoted."""
+    time = quote(moment.time, TIME) if moment.time else moment.time
+    return moment._replace(quote=quote(moment.quote), then=quote(moment.then, 160), time=time)
 
 
 def keywords(claim: str) -> set[str]:
@@ -176,7 +180,7 @@ def _stem(word: str) -> str:
 
 def _touch(turns: Sequence[Turn], insight_id: str, claim: str | None) -> Touch:
     """Where the session's words share enough of the claim's words to be on its topic:
-    two of them, and at least a third of them."""
+    two of them (the one of a claim that has one), and at least a third of them."""
     wanted = keywords(claim or "")
     numbers: list[int] = []
     first = ""
@@ -185,7 +189,7 @@ def _touch(turns: Sequence[Turn], insight_id: str, claim: str | None) -> Touch:
             continue
         said = {_stem(w) for w in _WORD.findall(turn.text.lower())}
         shared = len(wanted & said)
-        if shared >= 2 and shared * 3 >= len(wanted):
+        if shared >= min(2, len(wanted)) and shared * 3 >= len(wanted):
             numbers.append(turn.number)
             first = first or quote(turn.text, 160)
     return Touch(insight_id, claim, tuple(numbers[:5]), first)
@@ -225,7 +229,7 @@ def ready_commands(
         kind, provenance = SKELETON[moment.kind]
         source = _arg(f"{label}, message {moment.number}")
         commands.append(
-            f'{chitin} contribute --type {kind} --provenance {provenance} --claim "…" '
+            f'{chitin} contribute --type {kind} --provenance {provenance} --claim "{PLACEHOLDER}" '
             f"--confidence 0.7 --source {source}"
         )
     return commands

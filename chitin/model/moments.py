@@ -111,17 +111,19 @@ class Moment(NamedTuple):
 
 def find_moments(turns: Sequence[Turn]) -> list[Moment]:
     """Every moment in ``turns``, in transcript order (one per user message at most):
-    each user message whose weight reaches the floor, and each recovery."""
+    each user message whose weight reaches the floor, and each recovery. Each text
+    block of a message is weighed until one is a moment (Claude Code puts the prompts
+    typed while the agent worked into one message, a block each)."""
     found: list[Moment] = []
     seen: set[int] = set()
     worked = False  # whether the agent has said or done anything yet
     for index, turn in enumerate(turns):
         worked = worked or turn.role in (AGENT, CALL)
         if turn.role == USER and turn.number not in seen:
-            seen.add(turn.number)
             cue = cue_kind(turn.text)
             weight = weigh(turn.text, cue, opener=not worked, before=_before(turns, index))
             if weight.score >= FLOOR:
+                seen.add(turn.number)
                 then, then_number = _next_agent(turns, index) or ("", None)
                 said = Moment(weight.kind, turn.number, turn.time, _from(turn.text, weight.at),
                               then, then_number)  # fmt: skip

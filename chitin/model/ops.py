@@ -39,8 +39,13 @@ def check_known_fields(fields: Mapping[str, Any], allowed: tuple[str, ...]) -> N
             raise ValidationError(name, f"unknown field {name!r} (allowed: {', '.join(allowed)})")
 
 
+# The claim of the `contribute` skeletons a reflection digest shows: the agent's to write.
+PLACEHOLDER = "…"
+
+
 def new_insight(fields: Mapping[str, Any], insight_id: str, now: str) -> Insight:
-    """A validated new insight from contribute's fields (flags or a JSON object)."""
+    """A validated new insight from contribute's fields (flags or a JSON object); a
+    skeleton's placeholder claim, run as it was shown, is refused."""
     check_known_fields(fields, CONTRIBUTE_FIELDS)
     for required in REQUIRED:
         if fields.get(required) is None:
@@ -55,6 +60,12 @@ def new_insight(fields: Mapping[str, Any], insight_id: str, now: str) -> Insight
         name: _updated_value(name, fields.get(name, False if name == "avoid" else None))
         for name in _SET_BY_CONTRIBUTE
     }
+    if values["claim"] == PLACEHOLDER:
+        raise ValidationError(
+            "claim",
+            f'claim is "{PLACEHOLDER}", the placeholder of a reflection digest\'s ready command: '
+            "write the lesson in your own words",
+        )
     return validate(Insight(id=insight_id, created=now, updated=now, **values))
 
 

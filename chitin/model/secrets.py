@@ -213,7 +213,7 @@ RULES: tuple[_Rule, ...] = (
         rf"""(?ix)
         (?<![A-Za-z0-9_.-]) ["']? {_KEY_NAME} ["']?
         (?: [ \t]* (?: := | => | = | : ) [ \t]*
-          | (?P<said> {_NAMED_FOR} [ \t]+ (?:is|was) [ \t]+ ) )
+          | (?P<said> {_NAMED_FOR} [ \t]+ (?:is|was) :? [ \t]+ ) )
         (?P<quote>["']?) (?P<value>[^\s"',;]+) (?P=quote)
         """,
         _assigned_secret,
