@@ -5,6 +5,7 @@ contributes, the front off, 1 to 4 in 150). No command has begun there."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -12,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from conftest import chitin_program
 
 # The signal as it lands at the group's entry, in a whole process: run_command ends the
@@ -121,3 +123,61 @@ def test_a_ctrl_c_at_any_moment_of_the_start_shows_no_traceback_of_chitin(
         elif "Traceback" in said:
             inside = [line for line in said.splitlines() if f"{os.sep}chitin{os.sep}" in line]
             assert inside == [], said
+
+
+# The number of read(2) on the machines CI runs: /proc/PID/syscall names it first.
+READ = {"x86_64": "0", "aarch64": "63"}
+
+
+def _interrupted_reading_stdin(tmp_path: Path, stderr: int) -> subprocess.Popen[bytes]:
+    """`contribute --json` sent a real SIGINT once it waits for its stdin (no time
+    guessed: /proc says the process is in read(2) of fd 0)."""
+    if os.uname().machine not in READ or not Path("/proc/self/syscall").exists():
+        pytest.skip("needs Linux's /proc/PID/syscall on x86_64 or aarch64")
+    env = _environment(tmp_path)
+    store = str(tmp_path / "store")
+    subprocess.run([chitin_program(), "--store", store, "init"], env=env, check=True,
+                   capture_output=True)  # fmt: skip
+    started = subprocess.Popen(
+        [chitin_program(), "--store", store, "contribute", "--json"],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=stderr,
+    )
+    syscall = Path(f"/proc/{started.pid}/syscall")
+    while syscall.read_text().split()[:2] != [READ[os.uname().machine], "0x0"]:
+        assert started.poll() is None, "ended before it read its stdin"
+        time.sleep(0.01)
+    started.send_signal(signal.SIGINT)
+    return started
+
+
+def test_a_ctrl_c_during_a_command_is_one_line_with_no_blank_line_above(
+    tmp_path: Path,
+) -> None:
+    """fix120: click's main writes an empty line to stderr for a KeyboardInterrupt (to
+    close a terminal's "^C" echo) before chitin's "Interrupted: …" line: a log or a
+    pipe got a blank line first."""
+    started = _interrupted_reading_stdin(tmp_path, subprocess.PIPE)
+    said = started.communicate()[1].decode()
+    assert (started.returncode, said) == (130, "Interrupted: nothing was changed.\n")
+
+
+def test_on_a_terminal_the_line_starts_below_the_echoed_ctrl_c(tmp_path: Path) -> None:
+    """A terminal echoes Ctrl-C as "^C" with no newline: there, and only there, the
+    line begins on a line of its own."""
+    import pty
+
+    main, side = pty.openpty()
+    try:
+        started = _interrupted_reading_stdin(tmp_path, side)
+        os.close(side)
+        started.communicate()
+        said = b""
+        with contextlib.suppress(OSError):  # EIO: the terminal's last reader is gone
+            while chunk := os.read(main, 1024):
+                said += chunk
+    finally:
+        os.close(main)
+    assert (started.returncode, said) == (130, b"\r\nInterrupted: nothing was changed.\r\n")

@@ -63,3 +63,33 @@ def test_an_evidence_log_that_is_no_list_is_named_by_every_rewrite_and_the_expor
             "<who>@<host> <token>' line each, or remove it\n"
         ), command
     assert f"insights/skill/{made['id']}.md: evidence: " in run("check", expect=1).stdout
+
+
+def test_comments_in_the_frontmatter_stay_where_they_were_over_every_rewrite(
+    run: Run, add: Any, store: Path
+) -> None:
+    """A `# comment` a person wrote in the frontmatter was moved to its end by the first
+    rewrite, or dropped (one below a known key), and the second rewrite dropped the rest.
+    Each stays above the key it was above; one below every key stays last."""
+    made = add("skill", "Reproduce the bug before fixing it", 0.8, tags="debugging")
+    other = add("skill", "Write the failing test before the fix", 0.6)
+    edit(store, made, "---\nid:", "---\n# written by ana\nid:")
+    edit(store, made, "tags:\n", "# why 0.8: a guess\ntags:\n")
+    edit(store, made, "\n---\n\n", "\n  # the end\n---\n\n")
+    ids = made["id"]
+    for command in (
+        ["reinforce", ids],
+        ["update", ids, "--confidence", "0.7"],
+        ["archive", ids],
+        ["unarchive", ids],
+        ["reinforce", ids],
+        ["merge", other["id"], ids],
+    ):
+        run(*command)
+        path = next(store.glob(f"*/**/{ids}.md"))  # insights/ or archive/
+        front = path.read_text().split("---\n")[1].splitlines()
+        assert front[:2] == ["# written by ana", f"id: {ids}"], command
+        assert front[front.index("tags:") - 1] == "# why 0.8: a guess", command
+        assert front[-1] == "  # the end", command
+        assert sum(line.lstrip().startswith("#") for line in front) == 3, command
+    assert run("check").exit_code == 0

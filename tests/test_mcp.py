@@ -857,6 +857,28 @@ def test_a_matrix_replaced_by_a_folder_under_the_server_is_rebuilt(store: Path, 
     assert again.json["degraded"] is None and matrix.is_file()
 
 
+def test_a_matrix_zeroed_under_the_server_is_damage_and_rebuilt(store: Path, run: Run) -> None:
+    """A matrix whose bytes became zeros, its size kept (a crash on some filesystems),
+    scored every insight 0 by meaning without a word: it is damage like any other."""
+    run("init", "--seed")
+    matrix = store / ".chitin" / "vectors" / "matrix.f32"
+
+    async def session(client: Client) -> list[Called]:
+        answers = [await call(client, "retrieve", query="fix the failing test before the release")]
+        matrix.write_bytes(bytes(matrix.stat().st_size))
+        answers.append(await call(client, "retrieve", query="reply to the review comments"))
+        answers.append(await call(client, "retrieve", query="deploy the service to production"))
+        return answers
+
+    first, damaged, again = serve(store, session)
+    assert first.json["degraded"] is None
+    assert not damaged.failed, damaged.text
+    degraded = damaged.json["degraded"]
+    assert "matrix.f32" in degraded and "not unit vectors" in degraded, degraded
+    assert damaged.json["insights"]
+    assert again.json["degraded"] is None
+
+
 def test_merge_takes_several_sources_as_the_cli_and_the_library_do(
     store: Path, run: Run, add: Any
 ) -> None:

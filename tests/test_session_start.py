@@ -249,6 +249,25 @@ def test_damaged_vectors_met_by_a_new_query_are_said_in_one_line(
     assert again.stderr == ""
 
 
+def test_a_matrix_zeroed_in_place_is_damage_said_in_one_line(
+    run: Run, store: Path, populated: Path
+) -> None:
+    """A crash on some filesystems keeps a file's size and zeroes its bytes: every row
+    then scored 0 by meaning, silently. Its rows are no unit vectors: damage, as the
+    random bytes of the test above, rebuilt and said once."""
+    shutil.copytree(populated, store)
+    matrix = store / ".chitin" / "vectors" / "matrix.f32"
+    size = matrix.stat().st_size
+    matrix.write_bytes(bytes(size))
+    result = run("retrieve", "--format", "json", "--query", "a query this store never saw, zeroed")
+    warnings = [line for line in result.stderr.splitlines() if line]
+    assert len(warnings) == 1, result.stderr
+    assert "matrix.f32" in warnings[0] and "not unit vectors" in warnings[0], warnings
+    assert "matrix.f32" in json.loads(result.stdout)["degraded"]
+    again = run("retrieve", "--query", "another query never seen, zeroed")
+    assert again.stderr == ""
+
+
 def test_a_cut_short_matrix_is_said_in_one_line(run: Run, store: Path, populated: Path) -> None:
     """A truncated matrix.f32 was made again without a word: the check for the notice
     asked whether the matrix existed after it had been removed (qa53)."""

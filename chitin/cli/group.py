@@ -73,6 +73,17 @@ class _ReaderGone(Exception):
     past click as this, and ended as outcome.conclude ends a broken pipe."""
 
 
+class _Interrupted(Exception):
+    """Ctrl-C or SIGTERM in a command, carried past click's main, which writes an empty
+    line to stderr for a KeyboardInterrupt (its close of a terminal's ``^C`` echo)
+    before chitin's one line: outcome.interrupted closes the echo itself, on a terminal
+    alone."""
+
+    def __init__(self, interrupt: KeyboardInterrupt) -> None:
+        super().__init__()
+        self.interrupt = interrupt
+
+
 class ChitinGroup(SuggestingGroup):
     """Loads commands on demand and turns every failure into one line and an exit code."""
 
@@ -94,6 +105,8 @@ class ChitinGroup(SuggestingGroup):
             return super().invoke(ctx)
         except BrokenPipeError as error:  # past click's main, which would exit 1 for it
             raise _ReaderGone from error
+        except KeyboardInterrupt as error:  # past click's main, which writes a blank line
+            raise _Interrupted(error) from None
 
     def resolve_command(
         self, ctx: click.Context, args: list[str]
@@ -117,8 +130,11 @@ class ChitinGroup(SuggestingGroup):
                 )
             except click.UsageError as error:
                 raise Failed(_usage_line(error, self.command_named(argv)), 2) from error
+            except _Interrupted as error:
+                raise error.interrupt from None
             except click.Abort as error:
                 if isinstance(error.__context__, KeyboardInterrupt):  # click's wrapping of it
+                    error.__context__.closed = True  # type: ignore[attr-defined]  # click's line
                     raise error.__context__ from None
                 raise Failed("Aborted.", 1) from error
             except click.ClickException as error:

@@ -69,13 +69,16 @@ class Layout(NamedTuple):
     """What a person added around the known fields, kept for the next rewrite.
 
     ``extra_keys`` are raw frontmatter chunks (a key line plus its continuation
-    lines). ``body`` is the order of body parts: ``("claim", "")``,
-    ``("section", name)`` for a known section, or ``("text", raw)`` for anything else.
+    lines, and the comment lines above it). ``body`` is the order of body parts:
+    ``("claim", "")``, ``("section", name)`` for a known section, or ``("text", raw)``
+    for anything else. ``comments`` are the comment lines among the known keys, each
+    run by the key it stands above (``""``: below every key), written back there.
     """
 
     extra_keys: tuple[str, ...] = ()
     body: tuple[tuple[str, str], ...] = (CLAIM_PART,)
     evidence: tuple[str, ...] = ()  # the reinforcement log (model/evidence.py)
+    comments: tuple[tuple[str, str], ...] = ()
 
 
 DEFAULT_LAYOUT = Layout()
@@ -85,19 +88,31 @@ DEFAULT_LAYOUT = Layout()
 
 
 def serialize(insight: Insight, layout: Layout = DEFAULT_LAYOUT) -> str:
-    lines = ["---", *_frontmatter_lines(insight)]
-    if layout.evidence:
-        lines.append("evidence:")
-        lines.extend(f"- {yaml_scalar(item)}" for item in layout.evidence)
-    lines.extend(layout.extra_keys)
+    evidence = [f"- {yaml_scalar(item)}" for item in layout.evidence]
+    keys = [
+        *_frontmatter_lines(insight),
+        ("evidence", ["evidence:", *evidence] if evidence else []),
+    ]
+    comments = dict(layout.comments)
+    lines, waiting = ["---"], []
+    for name, written in keys:  # a comment above a key no longer written: above the next
+        if comments.get(name):
+            waiting.append(comments[name])
+        if written:
+            lines.extend([*waiting, *written])
+            waiting = []
+    lines.extend([*waiting, *layout.extra_keys, *([comments[""]] if "" in comments else [])])
     lines.append("---")
     return "\n".join(lines) + "\n\n" + "\n\n".join(_body_parts(insight, layout)) + "\n"
 
 
-def _frontmatter_lines(insight: Insight) -> list[str]:
-    lines: list[str] = []
+def _frontmatter_lines(insight: Insight) -> list[tuple[str, list[str]]]:
+    """Each known key's lines (none when it is not written), in the file's order."""
+    keys: list[tuple[str, list[str]]] = []
     for name, form in _WRITTEN:
         value = getattr(insight, name)
+        lines: list[str] = []
+        keys.append((name, lines))
         if value is None or (name == "avoid" and insight.type != "trigger"):
             continue  # absent; avoid is written for triggers only
         if form == LIST:
@@ -113,7 +128,7 @@ def _frontmatter_lines(insight: Insight) -> list[str]:
             lines.append(f"{name}: {'true' if value else 'false'}")
         else:  # words, counts and timestamps are written as they are
             lines.append(f"{name}: {value}")
-    return lines
+    return keys
 
 
 _WRITTEN: tuple[tuple[str, str], ...] = tuple((field.name, field.form) for field in FILE_FIELDS)
@@ -170,7 +185,8 @@ def parse(
         raise _unreadable(error) from None
     except ValidationError as error:
         raise _clipped(error) from None
-    return insight, Layout(_extra_chunks(front), body_layout(body), evidence)
+    extra_keys, comments = _hand_lines(front)
+    return insight, Layout(extra_keys, body_layout(body), evidence, comments)
 
 
 def checked_render(text: str, insight: Insight, layout: Layout) -> str:
@@ -324,19 +340,35 @@ def _text(name: str, value: object) -> str | None:
     return text or None
 
 
-def _extra_chunks(front: str) -> tuple[str, ...]:
-    """Raw chunks of the keys chitin does not know, comments and all."""
+def _hand_lines(front: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """Raw chunks of the keys chitin does not know, comments and all; and the comment
+    lines among the known keys, each run by the key below it ("": none), where a
+    rewrite puts them back (design.md §2). A comment inside a known key's list has
+    no place of its own there: it is kept above the key that follows the list."""
     chunks: list[tuple[str | None, list[str]]] = []
+    comments: dict[str, list[str]] = {}
+    waiting: list[str] = []  # comment lines below a known key (or none), so far
     for line in front.split("\n"):
+        key = None
         if line.startswith("?"):  # YAML's explicit key; its ": value" line follows
-            chunks.append((line[1:].strip().strip("'\""), [line]))
+            key = line[1:].strip().strip("'\"")
         elif line and not line[0].isspace() and line[0] not in "#-:" and ":" in line:
             key = line.split(":", 1)[0].strip().strip("'\"")
-            chunks.append((key, [line]))
+        if key is not None:
+            if key in KEY_ORDER:
+                comments.setdefault(key, []).extend(waiting)
+                chunks.append((key, [line]))
+            else:  # an unknown key takes the comments above it along
+                chunks.append((key, [*waiting, line]))
+            waiting = []
+        elif line.lstrip().startswith("#") and (not chunks or chunks[-1][0] in KEY_ORDER):
+            waiting.append(line)
         elif chunks:
             chunks[-1][1].append(line)
         elif line.strip():
             chunks.append((None, [line]))
+    if waiting:
+        comments.setdefault("", []).extend(waiting)
     kept = []
     for name, lines in chunks:
         if name not in KEY_ORDER:
@@ -344,4 +376,5 @@ def _extra_chunks(front: str) -> tuple[str, ...]:
                 lines.pop()
             if lines:
                 kept.append("\n".join(lines))
-    return tuple(kept)
+    runs = tuple((key, "\n".join(lines)) for key, lines in comments.items() if lines)
+    return tuple(kept), runs

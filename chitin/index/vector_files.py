@@ -9,13 +9,13 @@ import contextlib
 import os
 import sqlite3
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from chitin.index.db import check_schema, expected_schema, is_damage, is_unwritable, make_room
 from chitin.lockfile import WriteLock, try_lock, unlock
-from chitin.model.vector_math import float32_row
+from chitin.model.vector_math import dot, float32_row
 from chitin.notices import notice
 
 if TYPE_CHECKING:  # numpy loads only where a search maps the matrix
@@ -272,6 +272,21 @@ def read_row(folder: Path, dimensions: int, row: int) -> array.array[float] | No
     except OSError:
         return None
     return float32_row(data) if len(data) == size else None
+
+
+def off_unit(folder: Path, dimensions: int, rows: Iterable[int]) -> bool:
+    """Whether any of ``rows`` of the matrix is not a unit vector, as every row written
+    is: a matrix of zeros keeps its size and scores 0 with every query, which no
+    cosine's bound tells (a crash on some filesystems zeroes what it did not flush).
+    The bound is check's (search/neighbours.py: the norm within 1e-3 of 1)."""
+    size = row_bytes(dimensions)
+    with open(folder / MATRIX, "rb") as handle:
+        for row in rows:
+            handle.seek(row * size)
+            vector = float32_row(handle.read(size))
+            if not abs(dot(vector, vector) - 1) < 2e-3:  # the norm's square; NaN fails
+                return True
+    return False
 
 
 def matrix_is_file(folder: Path) -> bool:

@@ -15,9 +15,9 @@ best part's.
 A row is stale when its insight's text changed, or when the provider or the model
 changed; stale and missing rows are the only ones that get embedded again. A row is
 written (and flushed) before the index names it, so a crash leaves at worst a row the
-index does not trust, and it is embedded again. A matrix of the wrong size, or an
-unreadable index, is discarded and rebuilt, never a crash. Query vectors are kept here
-too, so a repeated query never loads the model.
+index does not trust, and it is embedded again. A matrix of the wrong size or of rows
+no unit vector (zeros too), or an unreadable index, is discarded and rebuilt, never a
+crash. Query vectors are kept here too, so a repeated query never loads the model.
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ from chitin.index.vector_files import (
     matrix_is_file,
     matrix_rows,
     noted,
+    off_unit,
     open_index,
     read_row,
     restore_kept,
@@ -308,7 +309,8 @@ class VectorStore:
         if not matrix_is_file(self.folder):
             raise DamagedVectors(f"{MATRIX} is not a regular file")
         best = nearest_rows(self.folder, self.dimensions, query, rows, limit, held)
-        if not all(abs(score) <= 1.001 for _, score in best):  # unit rows; NaN fails too
+        unit = all(abs(score) <= 1.001 for _, score in best)  # unit rows; NaN fails too
+        if not unit or off_unit(self.folder, self.dimensions, (row for row, _ in best)):
             raise DamagedVectors(f"{MATRIX} holds rows that are not unit vectors")
         chosen = [row for row, _ in best]
         ids = dict(

@@ -191,7 +191,8 @@ def _sizes(insight: Insight, layout: Layout) -> dict[str, int]:
     """The bytes each text of ``insight`` takes in its file: what a refusal names."""
     sizes = {name: len(field_text(insight, name).encode("utf-8")) for name in GUARDED}
     sizes["evidence"] = sum(len(line.encode("utf-8")) + 3 for line in layout.evidence)
-    sizes["frontmatter"] = sum(len(chunk.encode("utf-8")) for chunk in layout.extra_keys)
+    hand = [*layout.extra_keys, *(lines for _, lines in layout.comments)]
+    sizes["frontmatter"] = sum(len(chunk.encode("utf-8")) for chunk in hand)
     return sizes
 
 
