@@ -26,6 +26,7 @@ from chitin.model.insight import (
     Insight,
     canonical_timestamp,
     check_carapace_id,
+    check_claim,
     check_confidence,
     check_provenance,
     check_reinforcements,
@@ -220,6 +221,15 @@ def read_item(
 _JSON_KEY = {name: field.json for name, field in BY_NAME.items() if field.json}
 
 
+def _claim(value: object) -> str:
+    """The claim as the item gives it, where its file reads back the same: lines none
+    blank nor ending in white space (a claim a person wrapped by hand, as an export gives
+    it); else folded into one line, as contribute folds it."""
+    claim = check_claim(value)
+    kept = all(line.strip() and line == line.rstrip() for line in claim.split("\n"))
+    return claim if kept else normalize_claim(claim)
+
+
 def _read(item: Mapping[str, Any], now: str, fresh_id: Callable[[str], str]) -> Item:
     for key in item:
         if key not in KNOWN_KEYS:
@@ -228,7 +238,7 @@ def _read(item: Mapping[str, Any], now: str, fresh_id: Callable[[str], str]) -> 
         if item.get(required) is None:
             raise ValidationError(required, f"{required} is required")
     kind = check_type(item["type"])
-    claim = normalize_claim(item["claim"])
+    claim = _claim(item["claim"])
     avoid = _flag("avoid", item.get("avoid"))
     condition = optional_text("condition", item.get("condition"))
     check_trigger_fields(kind, condition, avoid)
