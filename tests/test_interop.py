@@ -856,3 +856,17 @@ def test_a_claim_wrapped_over_lines_by_hand_comes_back_from_an_export(
     folded = {"type": "skill", "claim": "  Two\n\nparagraphs \n end ", "confidence": 0.5}
     run("import", str(write(tmp_path, "folded.json", [folded])))
     assert "Two paragraphs end" in [i["claim"] for i in json.loads(run("export").stdout)]
+
+
+def test_an_indented_first_line_of_a_section_comes_back_from_an_export(
+    run: Run, store: Path, tmp_path: Path
+) -> None:
+    """Issue 25: a section whose first line a person indented (a code block in the
+    reasoning) came back from an export with that indentation stripped."""
+    run("init")
+    run("contribute", "--type", "skill", "--claim", "Pin the versions", "--confidence", "0.8")
+    [path] = (store / "insights").rglob("*.md")
+    path.write_text(path.read_text() + "\n## Reasoning\n\n    pip freeze\n\tthen pin\n")
+    exported = json.loads(run("export").stdout)
+    assert exported[0]["reasoning"] == "    pip freeze\n\tthen pin"
+    assert_restored(tmp_path / "other", write(tmp_path, "backup.json", exported), path)

@@ -21,18 +21,17 @@ from chitin.model.fields import (
     SECTION_FIELDS,
 )
 from chitin.model.ids import check_id
+from chitin.model.imported_text import imported_claim, imported_text
 from chitin.model.insight import (
     PROVENANCES,
     Insight,
     canonical_timestamp,
     check_carapace_id,
-    check_claim,
     check_confidence,
     check_provenance,
     check_reinforcements,
     check_trigger_fields,
     check_type,
-    normalize_claim,
     optional_text,
     parse_tags,
     to_public_dict,
@@ -221,15 +220,6 @@ def read_item(
 _JSON_KEY = {name: field.json for name, field in BY_NAME.items() if field.json}
 
 
-def _claim(value: object) -> str:
-    """The claim as the item gives it, where its file reads back the same: lines none
-    blank nor ending in white space (a claim a person wrapped by hand, as an export gives
-    it); else folded into one line, as contribute folds it."""
-    claim = check_claim(value)
-    kept = all(line.strip() and line == line.rstrip() for line in claim.split("\n"))
-    return claim if kept else normalize_claim(claim)
-
-
 def _read(item: Mapping[str, Any], now: str, fresh_id: Callable[[str], str]) -> Item:
     for key in item:
         if key not in KNOWN_KEYS:
@@ -238,7 +228,7 @@ def _read(item: Mapping[str, Any], now: str, fresh_id: Callable[[str], str]) -> 
         if item.get(required) is None:
             raise ValidationError(required, f"{required} is required")
     kind = check_type(item["type"])
-    claim = _claim(item["claim"])
+    claim = imported_claim(item["claim"])
     avoid = _flag("avoid", item.get("avoid"))
     condition = optional_text("condition", item.get("condition"))
     check_trigger_fields(kind, condition, avoid)
@@ -257,7 +247,7 @@ def _read(item: Mapping[str, Any], now: str, fresh_id: Callable[[str], str]) -> 
         avoid=avoid,
         reinforcements=check_reinforcements(item.get("reinforcementCount") or 0),
         last_reinforced=last_reinforced,
-        **{field.name: optional_text(field.name, item.get(field.json)) for field in FREE_TEXTS},
+        **{field.name: imported_text(field.name, item.get(field.json)) for field in FREE_TEXTS},
         archived=_flag("archived", item.get("archived")),
         carapace_id=_carapace_id(item),
     )
