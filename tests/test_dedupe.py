@@ -310,3 +310,28 @@ def test_allow_secret_without_apply_is_a_usage_error(run: Run, add: Any, store: 
         "Error: --allow-secret applies only with --apply"
     )
     assert commit_count(store) == before
+
+
+def test_a_copy_whose_id_two_files_hold_is_named_once_in_the_merge(
+    run: Run, add: Any, run_json: Any, store: Path
+) -> None:
+    """qa124: two files holding one id (a copy made by hand, which check reports) were
+    two members of a cluster, so dedupe offered `chitin merge same same other`, and
+    --apply stopped with "Each source insight can be merged only once" instead of
+    merge's own line, which says what is wrong and how to mend it."""
+    keep = make(add, "Always pin the toolchain version", 0.9)
+    for folder in ("a", "b"):
+        (store / "insights" / "skill" / folder).mkdir()
+        (store / "insights" / "skill" / folder / "same.md").write_text(
+            "---\nid: same\ntype: skill\nconfidence: 0.6\ncreated: 2026-01-01T00:00:00Z\n"
+            "updated: 2026-01-01T00:00:00Z\n---\n\nalways pin the toolchain version\n"
+        )
+    git(store, "add", "-A")
+    git(store, "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-qm", "by hand")
+    [cluster] = run_json("dedupe")["clusters"]
+    assert cluster["command"] == f"chitin merge same {keep}"
+    before = commit_count(store)
+    refused = run("dedupe", "--apply", expect=1).stderr
+    assert refused.startswith("Error: id same is used by 2 files"), refused
+    assert refused.count("\n") == 1 and f"chitin merge same {keep}" in refused
+    assert commit_count(store) == before

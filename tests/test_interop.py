@@ -837,3 +837,36 @@ def test_a_credential_in_hand_added_body_text_is_refused_as_in_a_field(
     run("import", str(write(tmp_path, "bad.json", [item])), "--allow-secret")
     [path] = (store / "insights").rglob("*.md")
     assert path.read_text().endswith("\n\n## Notes\n\naws AKIAIOSFODNN7EXAMPLE\n")
+
+
+def test_a_claim_wrapped_over_lines_by_hand_comes_back_from_an_export(
+    run: Run, store: Path, tmp_path: Path
+) -> None:
+    """Issue 25: an import of an export restores every insight whatever its claim. A
+    claim a person wrapped over two lines (or wrote with a tab) was folded into one line
+    by the import, so the restored file and its export differed from the backup."""
+    run("init")
+    run("contribute", "--type", "skill", "--claim", "Pin the versions", "--confidence", "0.8")
+    [path] = (store / "insights").rglob("*.md")
+    claim = "Pin the versions of every tool\nthe build uses,\tCI included"
+    path.write_text(path.read_text().replace("Pin the versions", claim))
+    exported = json.loads(run("export").stdout)
+    assert exported[0]["claim"] == claim
+    assert_restored(tmp_path / "other", write(tmp_path, "backup.json", exported), path)
+    folded = {"type": "skill", "claim": "  Two\n\nparagraphs \n end ", "confidence": 0.5}
+    run("import", str(write(tmp_path, "folded.json", [folded])))
+    assert "Two paragraphs end" in [i["claim"] for i in json.loads(run("export").stdout)]
+
+
+def test_an_indented_first_line_of_a_section_comes_back_from_an_export(
+    run: Run, store: Path, tmp_path: Path
+) -> None:
+    """Issue 25: a section whose first line a person indented (a code block in the
+    reasoning) came back from an export with that indentation stripped."""
+    run("init")
+    run("contribute", "--type", "skill", "--claim", "Pin the versions", "--confidence", "0.8")
+    [path] = (store / "insights").rglob("*.md")
+    path.write_text(path.read_text() + "\n## Reasoning\n\n    pip freeze\n\tthen pin\n")
+    exported = json.loads(run("export").stdout)
+    assert exported[0]["reasoning"] == "    pip freeze\n\tthen pin"
+    assert_restored(tmp_path / "other", write(tmp_path, "backup.json", exported), path)

@@ -49,8 +49,14 @@ def duplicate_clusters(opened: Session) -> Clusters:
     return found
 
 
+def _sources(others: Iterable[Insight]) -> list[str]:
+    """The ids to fold, each once: two files holding one id (a copy made by hand, which
+    check reports) are two members, and merge refuses that id with its own fix."""
+    return list(dict.fromkeys(i.id for i in others))
+
+
 def _command(keep: Insight, others: list[Insight]) -> str:
-    return "chitin merge " + " ".join(shlex.quote(i.id) for i in (*others, keep))
+    return "chitin merge " + " ".join(shlex.quote(i) for i in (*_sources(others), keep.id))
 
 
 def apply(lifecycle: Lifecycle, clusters: list[Deduped], allow_secret: bool = False) -> Clusters:
@@ -63,7 +69,7 @@ def apply(lifecycle: Lifecycle, clusters: list[Deduped], allow_secret: bool = Fa
     done = Clusters(without_alignment=getattr(clusters, "without_alignment", 0))
     with interrupts.holding() as guard:  # one guard for all: the merges share it
         for found in clusters:
-            sources = [i.id for i in found.others]
+            sources = _sources(found.others)
             try:
                 if guard.received is not None:  # came during or after the last merge
                     raise interrupts.Interrupted(guard.received)

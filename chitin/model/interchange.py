@@ -21,6 +21,7 @@ from chitin.model.fields import (
     SECTION_FIELDS,
 )
 from chitin.model.ids import check_id
+from chitin.model.imported_text import imported_claim, imported_text
 from chitin.model.insight import (
     PROVENANCES,
     Insight,
@@ -31,7 +32,6 @@ from chitin.model.insight import (
     check_reinforcements,
     check_trigger_fields,
     check_type,
-    normalize_claim,
     optional_text,
     parse_tags,
     to_public_dict,
@@ -228,7 +228,7 @@ def _read(item: Mapping[str, Any], now: str, fresh_id: Callable[[str], str]) -> 
         if item.get(required) is None:
             raise ValidationError(required, f"{required} is required")
     kind = check_type(item["type"])
-    claim = normalize_claim(item["claim"])
+    claim = imported_claim(item["claim"])
     avoid = _flag("avoid", item.get("avoid"))
     condition = optional_text("condition", item.get("condition"))
     check_trigger_fields(kind, condition, avoid)
@@ -247,7 +247,7 @@ def _read(item: Mapping[str, Any], now: str, fresh_id: Callable[[str], str]) -> 
         avoid=avoid,
         reinforcements=check_reinforcements(item.get("reinforcementCount") or 0),
         last_reinforced=last_reinforced,
-        **{field.name: optional_text(field.name, item.get(field.json)) for field in FREE_TEXTS},
+        **{field.name: imported_text(field.name, item.get(field.json)) for field in FREE_TEXTS},
         archived=_flag("archived", item.get("archived")),
         carapace_id=_carapace_id(item),
     )
