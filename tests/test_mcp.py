@@ -269,8 +269,9 @@ def test_bad_calls_fail_with_the_clis_messages(store: Path, run: Run, add: Any) 
                                 "write the failing test first!", "--confidence", "0.5")  # fmt: skip
     assert f"run `chitin reinforce {known}`" in said_on_the_cli
     expected["exact duplicate"] = (
-        f"Error: already known as {known}: call reinforce with id: {known} to strengthen "
-        "it (force: true writes a second copy anyway)"
+        f"Error: already known as {known}: call reinforce with id: {known} "
+        f"(`chitin reinforce {known}` in a shell) to strengthen it "
+        "(force: true writes a second copy anyway)"
     )
     # So is the refusal of a credential: the parameter, not the CLI's --allow-secret.
     token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
@@ -581,7 +582,9 @@ def test_the_reflect_tool_finishes_one_session_as_the_digest_says(
     assert unknown.failed
     said_on_the_cli = cli_error(run, "reflect", "--done", "no-such-session")
     assert said_on_the_cli.endswith("; see `chitin reflect`")  # the tool's words: its call
-    assert unknown.text == said_on_the_cli.replace("see `chitin reflect`", "call reflect")
+    assert unknown.text == said_on_the_cli.replace(
+        "see `chitin reflect`", "call reflect (`chitin reflect` in a shell)"
+    )
     assert both.failed and both.text == "Error: done cannot be combined with clear"
     assert run_json("reflect")["pending"] == []  # the CLI's --done above took the other
 

@@ -45,19 +45,26 @@ def test_each_refusal_naming_a_tools_command_names_the_call(store: Path, run: Ru
     (archived, kept, deleted), answers = serve(store, refused)
     for name, answer in answers.items():
         assert answer.failed, (name, answer.text)
-        assert "`chitin" not in answer.text and "chitin " not in answer.text, answer.text
-    unarchive = f"Error: Insight {archived} is archived; call unarchive with id: {archived} first"
+        # the tool's call first; the CLI's command only beside it, as the shell's
+        assert answer.text.count("`chitin") == answer.text.count("` in a shell)"), answer.text
+    unarchive = (
+        f"Error: Insight {archived} is archived; call unarchive with id: {archived} "
+        f"(`chitin unarchive {archived}` in a shell) first"
+    )
     assert answers["reinforce"].text == unarchive
     assert answers["update"].text == unarchive
     assert answers["merge"].text == unarchive
     assert answers["deleted"].text.endswith(
-        f"; a call of history with id: {deleted} shows its history"
+        f"; a call of history with id: {deleted} (`chitin history {deleted}` in a shell) "
+        "shows its history"
     )
     assert answers["reflect"].text == (
-        "Error: no pending reflection on session 'no-such-session'; call reflect"
+        "Error: no pending reflection on session 'no-such-session'; "
+        "call reflect (`chitin reflect` in a shell)"
     )
     assert answers["duplicate"].text == (
-        f"Error: already known as {kept}: call reinforce with id: {kept} to strengthen it "
+        f"Error: already known as {kept}: call reinforce with id: {kept} "
+        f"(`chitin reinforce {kept}` in a shell) to strengthen it "
         "(force: true writes a second copy anyway)"
     )
 
@@ -74,9 +81,18 @@ def test_a_command_no_tool_does_and_a_flag_no_tool_takes_stay_as_they_are() -> N
     for message in stays:
         assert as_parameters(message, schema) == message
     said = as_parameters("Fix it, or empty it with `chitin reflect --clear`", schema)
-    assert said == "Fix it, or empty it with a call of reflect with clear: true"
+    assert said == (
+        "Fix it, or empty it with a call of reflect with clear: true "
+        "(`chitin reflect --clear` in a shell)"
+    )
     said = as_parameters('run `chitin similar "a claim" --semantic`', schema)
-    assert said == 'call similar with claim: "a claim", semantic: true'
+    assert said == (
+        'call similar with claim: "a claim", semantic: true '
+        '(`chitin similar "a claim" --semantic` in a shell)'
+    )
     said = as_parameters("Run `chitin merge a b` or see `chitin get b`", schema)
-    assert said == "Call merge with source: a, target: b or call get with id: b"
+    assert said == (
+        "Call merge with source: a, target: b (`chitin merge a b` in a shell) "
+        "or call get with id: b (`chitin get b` in a shell)"
+    )
     assert re.search("`", as_parameters("run `chitin history`", schema))  # its id missing

@@ -133,8 +133,9 @@ def as_parameters(message: str, schema: dict[str, Any] | None) -> str:
     """``message`` with each CLI flag that is one of the tool's parameters said as the
     parameter: ``--condition "when …"`` as ``condition: "when …"``, a switch such as
     ``--allow-secret`` as ``allow_secret: true``; and each command in backticks that a
-    tool does said as its call: "run `chitin unarchive x` first" as "call unarchive
-    with id: x first" (elsewhere "a call of unarchive with id: x"). A shell command
+    tool does said as its call, the command beside it: "run `chitin unarchive x`
+    first" as "call unarchive with id: x (`chitin unarchive x` in a shell) first"
+    (elsewhere "a call of unarchive with id: x (…)"). A shell command
     no tool does, and a flag the tool has no parameter for, are left as they are."""
     properties = (schema or {}).get("properties", {})
 
@@ -143,6 +144,9 @@ def as_parameters(message: str, schema: dict[str, Any] | None) -> str:
             call = _tool_call(found[2][1:-1])
             if call is None:
                 return found[0]
+            # The CLI's command stays beside the call: the message is the CLI's line
+            # (issue 14), and a person reading an agent's log knows the command.
+            call = f"{call} ({found[2]} in a shell)"
             verb = "Call" if found[1] in ("Run", "See") else "call"
             return f"{verb} {call}" if found[1] else f"a call of {call}"
         name = found[3].replace("-", "_")
