@@ -264,6 +264,27 @@ def test_the_client_s_signals_reach_the_worker_and_its_death_kills_it(
         client.stdin.close()
 
 
+def test_a_worker_killed_outright_ends_its_client_alike_without_a_traceback(
+    folder: Path, tmp_path: Path
+) -> None:
+    """SIGKILL of the worker (the OOM killer's, or a person's `kill -9`): the client
+    ends by the same signal, as an in-process chitin would, and prints nothing. Before,
+    it could not reset SIGKILL's handler and printed a traceback of OSError."""
+    pid = started(folder)
+    client = subprocess.Popen(
+        [chitin_program(), "--store", str(tmp_path / "s"), "import", "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    until(lambda: workers(pid) != [], "the command never reached a worker")
+    [served] = workers(pid)
+    os.kill(served, signal.SIGKILL)
+    _, err = client.communicate(timeout=WAIT)
+    assert "Traceback" not in err.decode(), err.decode()
+    assert client.returncode == -signal.SIGKILL
+
+
 def test_a_signal_to_the_client_reaches_chitin_not_the_git_it_runs(
     folder: Path, tmp_path: Path
 ) -> None:

@@ -859,3 +859,30 @@ def test_a_switch_under_way_keeps_its_vectors_from_the_other_commands(
     sent = Counter(t for _, body in ollama.requests for t in body["input"] if t in claims)
     assert set(sent.values()) == {1}  # each insight embedded once, none again
     assert status["provider"] == "openai" and status["embedded"] == len(items)
+
+
+# ------------------------------------------------------------------ a hostile embedding server
+
+
+@pytest.mark.parametrize("writer", ["endless body", "gzip bomb"])
+def test_an_embedding_answer_is_capped_before_it_is_read_in_full(
+    run: Run, store: Path, monkeypatch: pytest.MonkeyPatch, writer: str
+) -> None:
+    """A server behind OPENAI_BASE_URL that sends an endless body, or a small gzip body
+    that inflates without end, is cut off at MAX_ANSWER_BYTES, in one line: before,
+    the whole body was read (and inflated) into memory, until the OOM killer came."""
+    from carapace_server import CarapaceServer, endless_body, gzip_bomb
+
+    from chitin.providers.remote import MAX_ANSWER_BYTES
+
+    run("init")
+    run("contribute", "--type", "skill", "--claim", "Keep commits small", "--confidence", "0.8")
+    larger = MAX_ANSWER_BYTES * 3
+    with CarapaceServer() as server:  # any route answers with what stream_next says
+        monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key")
+        server.stream_next(endless_body(larger) if writer == "endless body" else gzip_bomb(larger))
+        result = run("embed", "--provider", "openai", "--force", expect=1)
+    assert "Traceback" not in result.stderr
+    assert f"more than {MAX_ANSWER_BYTES:,} bytes" in result.stderr, result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr

@@ -85,6 +85,11 @@ SECRETS = [
     ("The API token is " + "q7w8e9r0t1y2.", "password or secret"),
     ("CI uses ghp_\u200b" + GITHUB[4:], "GitHub token"),
     ("CI uses " + GITHUB[:10] + "\u2060\u00ad" + GITHUB[10:], "GitHub token"),
+    # Invisible though no format character: the combining grapheme joiner, a Hangul
+    # filler, a variation selector (contribute stored these).
+    ("CI uses " + GITHUB[:10] + "\u034f" + GITHUB[10:], "GitHub token"),
+    ("CI uses " + GITHUB[:10] + "\u3164" + GITHUB[10:], "GitHub token"),
+    ("CI uses " + GITHUB[:10] + "\ufe0f\uffa0" + GITHUB[10:], "GitHub token"),
     # A command line's long option, as a digest quotes a tool call (issue 26).
     ("mysql --user report --password " + "Tz4wQ8nLr2Kx9Vb sales", "password or secret"),
     ("docker login --password '" + "Xy7pQ2mN9' registry", "password or secret"),

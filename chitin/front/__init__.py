@@ -307,7 +307,8 @@ def _end_as(outcome: dict[str, Any] | None) -> None:
     if isinstance(number, int):
         for forwarded in FORWARDED:
             _signal.signal(forwarded, _signal.SIG_DFL)
-        _signal.signal(number, _signal.SIG_DFL)
+        if number not in (_signal.SIGKILL, _signal.SIGSTOP):  # theirs cannot be set
+            _signal.signal(number, _signal.SIG_DFL)
         os.kill(os.getpid(), number)
         time.sleep(1)  # a signal that does not end a process (SIGCHLD): exit as a shell says
         os._exit(128 + number)

@@ -22,6 +22,7 @@ from chitin.errors import ValidationError
 from chitin.model.bounds import MAX_AGENT
 from chitin.model.fields import GUARDED
 from chitin.model.insight import Insight
+from chitin.model.invisible import IGNORABLE
 from chitin.model.secret_values import (
     assigned_value,
     basic_credentials,
@@ -259,7 +260,7 @@ def _normalised(text: str) -> tuple[str, list[int]]:
         if ch.isascii():
             out.append(ch)
             where.append(index)
-        elif unicodedata.category(ch) != "Cf":
+        elif unicodedata.category(ch) != "Cf" and ch not in IGNORABLE:
             plain = unicodedata.normalize("NFKC", ch)
             out.extend(plain)
             where.extend([index] * len(plain))
@@ -274,8 +275,7 @@ def find_secrets(text: str) -> list[Secret]:
     found = _unique(_matches(clean))
     if not where:
         return found
-    located = [Secret(s.kind, where[s.start], where[s.end - 1] + 1 if s.end else 0) for s in found]
-    return located
+    return [Secret(s.kind, where[s.start], where[s.end - 1] + 1 if s.end else 0) for s in found]
 
 
 def _unique(matches: Iterator[Secret]) -> list[Secret]:

@@ -16,10 +16,20 @@ import numpy as np
 
 from chitin.providers import INTERACTIVE_SECONDS, ProviderError, ProviderTimeout, due
 from chitin.providers.arrays import normalized
+from chitin.providers.bounded_http import (
+    ACCEPTED_ENCODINGS,
+    Deadline,
+    TooLarge,
+    TooSlow,
+    UnknownEncoding,
+    read_answer,
+)
 
 RETRIES = 4  # attempts after the first, for 429 and 5xx
 BACKOFF_SECONDS = 0.5  # doubled after each retry
 TIMEOUT_SECONDS = 30.0
+# Bytes of one answer, inflated: 128 texts of 3,072 numbers as JSON take about 9 MB.
+MAX_ANSWER_BYTES = 32 * 1024 * 1024
 
 
 class HTTPProvider:
@@ -107,13 +117,16 @@ class HTTPProvider:
             left = None if end is None else max(0.05, end - time.monotonic())
             try:
                 headers = {"Authorization": f"Bearer {self.key}"} if self.key else {}
-                response = self.client.post(
+                headers["Accept-Encoding"] = ACCEPTED_ENCODINGS  # inflated by us, capped
+                with self.client.stream(
+                    "POST",
                     f"{self.base_url}/embeddings",
                     json=body,
                     headers=headers,
                     timeout=httpx.USE_CLIENT_DEFAULT if left is None else httpx.Timeout(left),
-                )
-            except httpx.TimeoutException as error:
+                ) as streamed:
+                    response = self._whole(streamed, left)
+            except (httpx.TimeoutException, TooSlow) as error:
                 if end is None:
                     raise ProviderError(f"{self.label} API unreachable: {error}") from None
                 raise ProviderTimeout(
@@ -127,6 +140,28 @@ class HTTPProvider:
             self.sleep(_retry_after(response, wait))
             wait *= 2
         raise AssertionError("unreachable")
+
+    def _whole(self, streamed: httpx.Response, left: float | None) -> httpx.Response:
+        """The answer read in full, but never more than MAX_ANSWER_BYTES of it, before
+        or after inflating (a server's endless body or gzip bomb); within ``left``
+        seconds when someone waits."""
+        if streamed.is_stream_consumed:  # read by its transport (an httpx.MockTransport)
+            return streamed
+        try:
+            answer = read_answer(streamed, MAX_ANSWER_BYTES, Deadline(left or float("inf")))
+        except TooLarge:
+            raise ProviderError(
+                f"{self.label} API answered with more than {MAX_ANSWER_BYTES:,} bytes; "
+                "it was not read further"
+            ) from None
+        except UnknownEncoding as error:
+            raise ProviderError(
+                f"{self.label} API answered in an encoding chitin does not read ({error})"
+            ) from None
+        kept = {"content-type": answer.content_type}
+        if answer.retry_after is not None:
+            kept["retry-after"] = answer.retry_after
+        return httpx.Response(answer.status, headers=kept, content=answer.body)
 
     def _checked(self, response: httpx.Response) -> httpx.Response:
         status = response.status_code
