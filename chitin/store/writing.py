@@ -6,6 +6,7 @@ detector, the commit messages' wording nor the signal guard."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,7 +19,7 @@ from chitin.model.bounds import MAX_INSIGHT_BYTES, refuse_oversized
 from chitin.model.fields import GUARDED
 from chitin.model.insight import Insight
 from chitin.model.secrets import article, field_text, find_secrets
-from chitin.store import conflicts, files, git_commit, interrupts, journal, remote
+from chitin.store import conflicts, files, git_commit, interrupts, journal, moves, remote
 from chitin.store.files import atomic_write, bulk_write, read_file, restoring
 from chitin.store.messages import commit_message
 
@@ -137,15 +138,20 @@ class Writer:
 
     def commit_hand_edits(self, paths: Sequence[str]) -> None:
         """Commit what a person changed by hand in ``paths`` (and not yet committed),
-        unless it looks like it holds a credential, or it is in conflict."""
+        unless it looks like it holds a credential, or it is in conflict. A file new to
+        HEAD that HEAD holds at another path, gone from there (a hand move), is committed
+        with that removal, and the other way round: one insight moved (moves.py)."""
         if not paths or not self.git.head():
             return  # before the first commit there is nothing to compare with
         pending = self.git.pending(paths)
         if not pending:
             return
+        pending.update(moves.counterparts(self.git, self.root, pending))
         for path, kind in pending.items():
             if kind == "unmerged":
                 raise StoreError(f"{path} has a merge conflict; resolve it (and git add it) first")
+            if not os.path.lexists(self.root / path):
+                continue  # removed: nothing in it to commit
             found = find_secrets(files.read_file(self.root / path).decode(errors="replace"))
             if found:
                 raise StoreError(
@@ -154,7 +160,7 @@ class Writer:
                     "chitin commits hand edits before its own change, and will not commit "
                     "that. Remove it, or commit the file yourself if it is no secret"
                 )
-        names = [Path(path).stem for path in sorted(pending)]
+        names = list(dict.fromkeys(Path(path).stem for path in sorted(pending)))
         subject = f"Edit {', '.join(names[:3])}{' and others' if len(names) > 3 else ''} by hand"
         body = ["Changes made to the files outside chitin, committed before chitin's own."]
         git_commit.commit(self.git, sorted(pending), commit_message("edit", subject, body, {}))
