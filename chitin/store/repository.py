@@ -54,9 +54,11 @@ class Store:
             with contextlib.suppress(OSError):  # then sync says there is no store
                 (self.root / INSIGHTS_DIR).mkdir()
 
-    def initialize(self, command: Sequence[str] = ("chitin",)) -> str | None:
+    def initialize(self, command: Sequence[str] = ("chitin",)) -> tuple[str | None, bool]:
         """Create the repository and its skeleton; idempotent. Returns the commit made, if
-        any. ``command`` runs chitin for git's merge driver (best an absolute path)."""
+        any, and whether git's merge driver was set in the repository's config (a plain
+        clone lacks it; another chitin ran it). ``command`` runs chitin for git's merge
+        driver (best an absolute path)."""
         if self.root.exists() and not self.root.is_dir():
             raise StoreError(f"store path is not a folder: {self.root}")
         self._refuse_insights_folder()

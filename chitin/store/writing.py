@@ -56,10 +56,11 @@ class Writer:
         self.git = git
         self.refuse_unsafe_state = refuse_unsafe_state
 
-    def initialize(self, command: Sequence[str]) -> str | None:
-        """The skeleton in a new repository (Store.initialize made it), committed."""
+    def initialize(self, command: Sequence[str]) -> tuple[str | None, bool]:
+        """The skeleton in a new repository (Store.initialize made it), committed: the
+        commit made, if any, and whether git's merge driver was set (Store.initialize)."""
         (self.root / INSIGHTS_DIR).mkdir(exist_ok=True)
-        remote.register_driver(self.git, command)
+        driver_set = remote.register_driver(self.git, command)
         writes: dict[str, str | None] = {}
         ignore = _appended(self.root / ".gitignore", GITIGNORE)
         if ignore is not None:
@@ -70,11 +71,11 @@ class Writer:
         if not (self.root / "README.md").exists():
             writes["README.md"] = STORE_README
         if not writes:
-            return None
+            return None, driver_set
         subject = "Initialize chitin store"
         if (self.root / "README.md").exists() and set(writes) == {".gitattributes"}:
             subject = "Merge insight files with chitin's merge driver"
-        return self.apply(writes, commit_message("init", subject, [], {}))
+        return self.apply(writes, commit_message("init", subject, [], {})), driver_set
 
     def ensure_driver(self, command: Sequence[str]) -> None:
         remote.ensure_driver(self.git, command)
