@@ -21,6 +21,7 @@ from chitin.errors import StoreError, ValidationError
 # How the store was found, for `chitin where` and the hooks' installers.
 OPTION, ENVIRONMENT, FOLDER, DEFAULT = "option", "environment", "folder", "default"
 MARKS = ("insights", ".git")  # what makes a folder a store (see is_store)
+ARCHIVE = "archive"  # the store's other folder of insight files
 
 
 class Located(NamedTuple):
@@ -189,6 +190,43 @@ def enclosing_store(here: Path) -> Path | None:
         if is_store(folder) and chitins(folder):
             return folder
     return None
+
+
+def cannot_be_a_store(root: Path) -> str | None:
+    """Why no store can be made at ``root`` (which holds none), in the words a write
+    refuses it with: a file stands in its path, or it lies in another store's insights/
+    or archive/ (``inside_scanned``). None when nothing says so. A read shows an empty
+    store there, and says this rather than "run `chitin init`", which would fail."""
+    blocker = file_in_path(root)
+    if blocker is not None:
+        return f"cannot create the store at {root}: {blocker} is a file, not a folder"
+    try:  # as named, and where its links lead, as a write checks
+        named = dict.fromkeys((root.absolute(), root.resolve()))
+    except (OSError, RuntimeError):  # a loop of links: a write says so
+        return None
+    return next(filter(None, (inside_scanned(root, path) for path in named)), None)
+
+
+def inside_scanned(root: Path, named: Path) -> str | None:
+    """Why ``root`` (as ``named``, absolute) cannot be a store: it is, or lies inside,
+    another store's insights/ or archive/, whose every file is that store's insight."""
+    outer = enclosing_store(named.parent)
+    if outer is None:
+        return None
+    scanned = named.relative_to(outer).parts
+    if scanned[0] not in (MARKS[0], ARCHIVE):
+        return None
+    where = "is" if len(scanned) == 1 else "is inside"  # --store OUTER/insights: a slip
+    return (
+        f"{root} {where} the {scanned[0]}/ folder of the store {outer}, whose files are that "
+        f"store's insights; make the store in a folder outside {outer / MARKS[0]} and "
+        f"{outer / ARCHIVE}"
+    )
+
+
+def file_in_path(root: Path) -> Path | None:
+    """The nearest of ``root``'s folders that is a file (or anything but a folder)."""
+    return next((p for p in root.parents if p.exists() and not p.is_dir()), None)
 
 
 def _absolute(path: str, env: Mapping[str, str], what: str) -> Path:

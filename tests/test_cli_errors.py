@@ -301,6 +301,24 @@ def test_a_write_to_a_store_below_a_file_names_the_file(
     assert blocker.read_text() == "a file"
 
 
+@pytest.mark.parametrize("command", [["list"], ["retrieve", "--query", "tests"], ["diff"]])
+def test_a_read_of_a_store_below_a_file_names_the_file(
+    run: Run, tmp_path: Path, command: list[str]
+) -> None:
+    """fix121: a read said "No store … yet (run `chitin init`)", which would fail; it
+    says what a write says, and shows an empty store as before (exit 0)."""
+    blocker = tmp_path / "afile"
+    blocker.write_text("a file")
+    named = blocker / "sub"
+    said = run("--store", str(named), *command).stderr
+    assert said.splitlines()[0] == (
+        f"Cannot create the store at {named}: {blocker} is a file, not a folder; "
+        "showing an empty store."
+    )
+    started = run("--store", str(named), "hooks", "run", "claude-code", "session-start")
+    assert "from an empty store" in started.stdout  # the session start never fails
+
+
 @pytest.mark.parametrize("command", [["init"], ["list"], ["contribute", "--json"]])
 def test_a_store_path_that_is_not_utf8_is_an_error(
     run: Run, tmp_path: Path, command: list[str]

@@ -3,11 +3,13 @@ them (toFixed), in text and JSON alike."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 from conftest import Run, git
 
+from chitin import Chitin
 from chitin.model.insight import js_number
 from chitin.render.text import confidence, confidence_change
 
@@ -31,6 +33,37 @@ def test_init_seed_on_a_store_does_not_say_nothing_to_do_then_seed(run: Run, sto
     again = run("init", "--seed").stdout.splitlines()
     assert again == [f"✓ {store} is already a store; nothing to do",
                      "  Starter insights already present."]  # fmt: skip
+
+
+def test_init_in_a_plain_clone_says_it_set_the_merge_driver(
+    run: Run, run_json: Any, store: Path, tmp_path: Path
+) -> None:
+    """fix121: `check` asks for `chitin init` in a plain clone (git config is not
+    cloned); init set the merge driver there and said "nothing to do"."""
+    run("init")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(store), str(clone))
+    said = run("--store", str(clone), "init").stdout
+    assert said == (
+        f"✓ {clone} is already a store; set up this clone: git's merge driver for insights\n"
+    )
+    assert "merge.chitin.driver" in git(clone, "config", "--local", "--list")
+    assert run("--store", str(clone), "init").stdout.endswith("; nothing to do\n")
+    git(clone, "config", "--local", "--unset", "merge.chitin.driver")
+    shown = json.loads(run("--store", str(clone), "init", "--format", "json").stdout)
+    assert shown["merge_driver_set"] is True and shown["created"] is False
+    assert run_json("init")["merge_driver_set"] is False
+
+
+def test_init_says_it_pointed_the_merge_driver_at_another_chitin(store: Path) -> None:
+    with Chitin(store, command=("/opt/one/chitin",)) as first:
+        commit, seeded = first.init()  # it unpacks as (commit, seeded), as it always has
+        assert commit is not None and seeded == []
+        assert first.init().merge_driver_set is False
+    with Chitin(store, command=("/opt/two/chitin",)) as second:
+        again = second.init()
+    assert again.merge_driver_set is True and again == (None, [])
+    assert "/opt/two/chitin" in git(store, "config", "--local", "merge.chitin.driver")
 
 
 def test_init_in_another_projects_repository_says_the_store_shares_its_history(

@@ -352,6 +352,24 @@ def test_no_store_is_made_inside_another_stores_insights(
     assert where()["store"] == str(beside)
 
 
+@pytest.mark.parametrize("below", ["", "team"])
+@pytest.mark.parametrize("command", [["list"], ["retrieve", "--query", "tests"]])
+def test_a_read_inside_another_stores_insights_says_so(
+    clone: Path, below: str, command: list[str]
+) -> None:
+    """fix121: a read there said "No store … yet (run `chitin init`)", which init then
+    refuses; it says what init says, and shows an empty store as before (exit 0)."""
+    named = clone / "insights" / below if below else clone / "insights"
+    read = chitin("--store", str(named), *command)
+    assert read.exit_code == 0
+    where = "is inside" if below else "is"
+    assert read.stderr.splitlines()[0] == (
+        f"{named} {where} the insights/ folder of the store {clone}, whose files are that "
+        f"store's insights; make the store in a folder outside {clone}/insights and "
+        f"{clone}/archive; showing an empty store."
+    )
+
+
 def test_no_store_is_made_inside_another_stores_insights_through_a_link(
     clone: Path, tmp_path: Path
 ) -> None:

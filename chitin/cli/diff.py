@@ -9,7 +9,7 @@ import click
 from click.core import ParameterSource
 
 from chitin.cli import bounds
-from chitin.cli.context import Settings, opened
+from chitin.cli.context import Settings, missing_note, opened
 from chitin.cli.options import format_option
 from chitin.cli.output import emit_json, note
 from chitin.core import Chitin, Query
@@ -26,7 +26,7 @@ def _files(ctx: click.Context) -> Iterator[Chitin]:
     settings: Settings = ctx.find_root().obj
     chitin = Chitin(settings.store, agent=settings.agent)
     if chitin.missing:
-        note(f"No store at {settings.store} yet (run `chitin init`); showing an empty store.")
+        note(missing_note(settings.store))
     try:
         yield chitin
     finally:

@@ -31,12 +31,14 @@ def init(ctx: click.Context, seed: bool, fmt: str) -> None:
     foreign = not existed and (settings.store / ".git").exists()
     with opened(ctx, reading=False) as chitin:
         legacy_hint(chitin)  # before the seeds: the store held nothing of the person's
-        commit, seeded = chitin.init(seed)
+        made = chitin.init(seed)
+        commit, seeded, driver_set = made.commit, made.seeded, made.merge_driver_set
         vectors = prepare_vectors(chitin) if seeded else None
     if fmt == "json":
-        emit_json(shapes.initialised(str(settings.store), commit is not None, seeded, vectors))
+        path = str(settings.store)
+        emit_json(shapes.initialised(path, commit is not None, seeded, vectors, driver_set))
         return
-    click.echo(_done(str(settings.store), existed, commit, bool(seeded)))
+    click.echo(_done(str(settings.store), existed, commit, bool(seeded), driver_set))
     if foreign:
         click.echo(
             f"  note: {settings.store} was already a git repository; the store now shares "
@@ -53,11 +55,16 @@ def init(ctx: click.Context, seed: bool, fmt: str) -> None:
             click.echo(said)
 
 
-def _done(path: str, existed: bool, commit: str | None, seeded: bool = False) -> str:
+def _done(
+    path: str, existed: bool, commit: str | None, seeded: bool = False, driver_set: bool = False
+) -> str:
     """What init did: made a store, completed one, or found one complete (``seeded``:
-    and the seeds, said next, were added to it)."""
+    and the seeds, said next, were added to it); ``driver_set``: it set git's merge
+    driver in this clone's config (what `check` asks of a plain clone)."""
     if not existed:
         return f"✓ Store initialized at {path}"
+    if commit is None and driver_set:
+        return f"✓ {path} is already a store; set up this clone: git's merge driver for insights"
     if commit is None:
         return f"✓ {path} is already a store" + ("" if seeded else "; nothing to do")
     return f"✓ {path} was already a store; added what it lacked (commit {commit[:8]})"

@@ -116,10 +116,10 @@ class Chitin:
         self._run(self._session.refresh)
 
     # ---------------------------------------------------------- life cycle (lifecycle.py)
-    def init(self, seed: bool = False) -> tuple[str | None, list[Insight]]:
+    def init(self, seed: bool = False) -> lifecycle.Initialized:
         """Create the store (idempotent); with ``seed``, add the starter insights."""
-        commit = self._lifecycle.create()
-        return commit, self._run(self._lifecycle.seed) if seed else []
+        made = self._lifecycle.create()  # unpacks as (commit, seeded); .merge_driver_set
+        return made.seeding(self._run(self._lifecycle.seed) if seed else [])
 
     def contribute(
         self,

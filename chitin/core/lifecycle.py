@@ -15,6 +15,7 @@ from chitin.core.reading import Reading
 from chitin.core.results import Change as Change  # re-exported: the facade's, dedupe's
 from chitin.core.results import Contribution as Contribution
 from chitin.core.results import Deduped as Deduped
+from chitin.core.results import Initialized as Initialized
 from chitin.core.session import Session
 from chitin.errors import ValidationError
 from chitin.model import evidence, ops, secrets
@@ -53,11 +54,12 @@ class Lifecycle:
         self.reading = reading
         self.door = DoorCheck(session)
 
-    def create(self) -> str | None:
-        """Create the store (idempotent); the commit made, if any."""
+    def create(self) -> Initialized:
+        """Create the store (idempotent): the commit made, if any, and whether git's merge
+        driver was set in this clone (none seeded: ``seed`` does)."""
         self.session.missing  # noqa: B018 (raises if something else stands where the store goes)
         self.session.agent  # noqa: B018 (a bad $CHITIN_AGENT is refused before any commit)
-        return self.session.store.initialize(self.session.command)
+        return Initialized.made(*self.session.store.initialize(self.session.command), [])
 
     def seed(self) -> list[Insight]:
         """Add the starter insights the store lacks (core/seeding.py)."""

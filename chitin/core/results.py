@@ -32,6 +32,29 @@ class Change(NamedTuple):
     cleared: tuple[str, ...] = ()  # fields an update's empty value cleared
 
 
+class _Initialized(NamedTuple):
+    commit: str | None
+    seeded: list[Insight]
+
+
+class Initialized(_Initialized):
+    """What ``Chitin.init`` did: it unpacks as ``(commit, seeded)``, as it always has;
+    ``merge_driver_set`` (an attribute, not a third item) says it set git's merge driver
+    for insights in this clone's config (a plain clone lacks it; another chitin ran it)."""
+
+    merge_driver_set: bool = False
+
+    @classmethod
+    def made(cls, commit: str | None, driver_set: bool, seeded: list[Insight]) -> Initialized:
+        done = cls(commit, seeded)
+        done.merge_driver_set = driver_set
+        return done
+
+    def seeding(self, seeded: list[Insight]) -> Initialized:
+        """The same, with the starter insights ``seeded`` since."""
+        return Initialized.made(self.commit, self.merge_driver_set, seeded)
+
+
 class Deduped(NamedTuple):
     """A cluster of duplicates (``Chitin.dedupe``): the insight that stays (once merged,
     as merged), those folded into it, the ``chitin merge`` that does it (``change``)."""

@@ -288,8 +288,8 @@ class Git:
         return head, dirty
 
     def pending(self, paths: Sequence[str]) -> dict[str, str]:
-        """Those of ``paths`` whose index or working-tree version differs from HEAD's,
-        untracked ones included: path → ``modified``, ``untracked`` or ``unmerged``."""
+        """Those of ``paths`` whose index or working tree differs from HEAD, untracked ones
+        too: path → ``modified``, ``added`` (new to HEAD), ``untracked`` or ``unmerged``."""
         if not paths:
             return {}
         listed = (
@@ -307,7 +307,7 @@ class Git:
             fields = 8 if kind == "modified" else 10 if kind == "unmerged" else 1
             path = record.split(" ", fields)[-1]
             if path in wanted:
-                found[path] = kind
+                found[path] = "added" if kind == "modified" and record[2] == "A" else kind
         return found
 
     def changed_between(self, old: str, new: str, paths: Sequence[str]) -> set[str] | None:

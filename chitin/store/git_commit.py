@@ -291,9 +291,12 @@ def maintain(git: Git, commit: str | None) -> None:
 
 
 def _tracked(git: Git, paths: list[str]) -> list[str]:
+    """Those of ``paths`` in the index or in HEAD: a removal already staged (``git rm``,
+    ``git mv``) is committed too, not left staged beside the commit."""
     found: list[str] = []
+    head = ["--with-tree=HEAD"] if git.head() else []
     for start in range(0, len(paths), ARGV_BATCH):
-        listed = git.run(["ls-files", "-z", "--", *paths[start : start + ARGV_BATCH]])
+        listed = git.run(["ls-files", "-z", *head, "--", *paths[start : start + ARGV_BATCH]])
         found.extend(p for p in listed.stdout.split("\0") if p)
     return found
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from chitin.errors import StoreError
 from chitin.format.layout import ARCHIVE_DIR, INSIGHTS_DIR, FileStat, moved_path
-from chitin.location import chitins, default_store, enclosing_store
+from chitin.location import chitins, default_store, file_in_path, inside_scanned
 from chitin.lockfile import WriteLock, derived_folder
 from chitin.model.ids import shard_folder
 from chitin.model.insight import TYPES, Insight
@@ -54,9 +54,11 @@ class Store:
             with contextlib.suppress(OSError):  # then sync says there is no store
                 (self.root / INSIGHTS_DIR).mkdir()
 
-    def initialize(self, command: Sequence[str] = ("chitin",)) -> str | None:
+    def initialize(self, command: Sequence[str] = ("chitin",)) -> tuple[str | None, bool]:
         """Create the repository and its skeleton; idempotent. Returns the commit made, if
-        any. ``command`` runs chitin for git's merge driver (best an absolute path)."""
+        any, and whether git's merge driver was set in the repository's config (a plain
+        clone lacks it; another chitin ran it). ``command`` runs chitin for git's merge
+        driver (best an absolute path)."""
         if self.root.exists() and not self.root.is_dir():
             raise StoreError(f"store path is not a folder: {self.root}")
         self._refuse_insights_folder()
@@ -78,7 +80,7 @@ class Store:
         made = not self.exists()
         self._refuse_insights_folder()  # the more telling refusal, when both apply
         if made and not self.root.parent.is_dir() and not self._is_default(env):
-            if _file_in_path(self.root) is not None:  # not missing: a file stands in the way
+            if file_in_path(self.root) is not None:  # not missing: a file stands in the way
                 raise StoreError(_cannot_create(self.root, NotADirectoryError()))
             raise StoreError(
                 f"there is no store at {self.root}, and its folder {self.root.parent} does "
@@ -126,17 +128,9 @@ class Store:
             self._refuse_inside(named)
 
     def _refuse_inside(self, named: Path) -> None:
-        outer = enclosing_store(named.parent)
-        if outer is None:
-            return
-        parts = named.relative_to(outer).parts
-        if parts[0] in (INSIGHTS_DIR, ARCHIVE_DIR):
-            where = "is" if len(parts) == 1 else "is inside"  # --store OUTER/insights: a slip
-            raise StoreError(
-                f"{self.root} {where} the {parts[0]}/ folder of the store {outer}, whose "
-                f"files are that store's insights; make the store in a folder outside "
-                f"{outer / INSIGHTS_DIR} and {outer / ARCHIVE_DIR}"
-            )
+        problem = inside_scanned(self.root, named)  # a read's warning says it too
+        if problem is not None:
+            raise StoreError(problem)
 
     def _refuse_foreign_repository(self) -> None:
         """A store is a repository of its own. A folder that another repository tracks
@@ -285,12 +279,7 @@ class Store:
 def _cannot_create(root: Path, error: OSError) -> str:
     """Why the store's folder cannot be made, naming a file that stands in its path
     (``$XDG_DATA_HOME`` or ``--store`` naming a file, say)."""
-    blocker = _file_in_path(root)
+    blocker = file_in_path(root)
     if blocker is not None:
         return f"cannot create the store at {root}: {blocker} is a file, not a folder"
     return f"cannot create the store at {root}: {error.strerror or error}"
-
-
-def _file_in_path(root: Path) -> Path | None:
-    """The nearest of ``root``'s folders that is a file (or anything but a folder)."""
-    return next((p for p in root.parents if p.exists() and not p.is_dir()), None)

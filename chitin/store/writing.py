@@ -6,6 +6,7 @@ detector, the commit messages' wording nor the signal guard."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,7 +19,7 @@ from chitin.model.bounds import MAX_INSIGHT_BYTES, refuse_oversized
 from chitin.model.fields import GUARDED
 from chitin.model.insight import Insight
 from chitin.model.secrets import article, field_text, find_secrets
-from chitin.store import conflicts, files, git_commit, interrupts, journal, remote
+from chitin.store import conflicts, files, git_commit, interrupts, journal, moves, remote
 from chitin.store.files import atomic_write, bulk_write, read_file, restoring
 from chitin.store.messages import commit_message
 
@@ -55,10 +56,11 @@ class Writer:
         self.git = git
         self.refuse_unsafe_state = refuse_unsafe_state
 
-    def initialize(self, command: Sequence[str]) -> str | None:
-        """The skeleton in a new repository (Store.initialize made it), committed."""
+    def initialize(self, command: Sequence[str]) -> tuple[str | None, bool]:
+        """The skeleton in a new repository (Store.initialize made it), committed: the
+        commit made, if any, and whether git's merge driver was set (Store.initialize)."""
         (self.root / INSIGHTS_DIR).mkdir(exist_ok=True)
-        remote.register_driver(self.git, command)
+        driver_set = remote.register_driver(self.git, command)
         writes: dict[str, str | None] = {}
         ignore = _appended(self.root / ".gitignore", GITIGNORE)
         if ignore is not None:
@@ -69,11 +71,11 @@ class Writer:
         if not (self.root / "README.md").exists():
             writes["README.md"] = STORE_README
         if not writes:
-            return None
+            return None, driver_set
         subject = "Initialize chitin store"
         if (self.root / "README.md").exists() and set(writes) == {".gitattributes"}:
             subject = "Merge insight files with chitin's merge driver"
-        return self.apply(writes, commit_message("init", subject, [], {}))
+        return self.apply(writes, commit_message("init", subject, [], {})), driver_set
 
     def ensure_driver(self, command: Sequence[str]) -> None:
         remote.ensure_driver(self.git, command)
@@ -137,15 +139,20 @@ class Writer:
 
     def commit_hand_edits(self, paths: Sequence[str]) -> None:
         """Commit what a person changed by hand in ``paths`` (and not yet committed),
-        unless it looks like it holds a credential, or it is in conflict."""
+        unless it looks like it holds a credential, or it is in conflict. A file new to
+        HEAD that HEAD holds at another path, gone from there (a hand move), is committed
+        with that removal, and the other way round: one insight moved (moves.py)."""
         if not paths or not self.git.head():
             return  # before the first commit there is nothing to compare with
         pending = self.git.pending(paths)
         if not pending:
             return
+        pending.update(moves.counterparts(self.git, self.root, pending))
         for path, kind in pending.items():
             if kind == "unmerged":
                 raise StoreError(f"{path} has a merge conflict; resolve it (and git add it) first")
+            if not os.path.lexists(self.root / path):
+                continue  # removed: nothing in it to commit
             found = find_secrets(files.read_file(self.root / path).decode(errors="replace"))
             if found:
                 raise StoreError(
@@ -154,7 +161,7 @@ class Writer:
                     "chitin commits hand edits before its own change, and will not commit "
                     "that. Remove it, or commit the file yourself if it is no secret"
                 )
-        names = [Path(path).stem for path in sorted(pending)]
+        names = list(dict.fromkeys(Path(path).stem for path in sorted(pending)))
         subject = f"Edit {', '.join(names[:3])}{' and others' if len(names) > 3 else ''} by hand"
         body = ["Changes made to the files outside chitin, committed before chitin's own."]
         git_commit.commit(self.git, sorted(pending), commit_message("edit", subject, body, {}))
