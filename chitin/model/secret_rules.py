@@ -99,6 +99,10 @@ def _rule(
     return Rule(kind, tuple(needles.split()), fold, pattern, accept, shortest)
 
 
+# The last rule's kind: a long run that reads as generated. A host's session id may
+# well be one, so a session's name is checked against the named kinds only.
+RANDOM_TOKEN = "random-looking token"
+
 # Rules for formats with a fixed prefix come first: when finds overlap, the earlier
 # rule names the secret ("OpenAI-style API key" rather than "password or secret").
 RULES: tuple[Rule, ...] = (
@@ -214,7 +218,7 @@ RULES: tuple[Rule, ...] = (
     # Last, for the shapes no rule above knows (a service's key pasted into a chat that
     # a digest quotes): a long run that reads as generated, not as words or a hash.
     _rule(
-        "random-looking token",
+        RANDOM_TOKEN,
         "",
         r"(?<![A-Za-z0-9_-])(?P<token>[A-Za-z0-9_-]{32,})(?![A-Za-z0-9_-])",
         # two digits: an identifier in CamelCase with one version digit stays code

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from typing import NamedTuple
 
 from chitin.errors import ValidationError
@@ -133,10 +133,11 @@ def refuse_secret_text(field: str, text: str) -> None:
         raise ValidationError(field, refusal(field, found[0].kind))
 
 
-def redacted(text: str) -> tuple[str, list[str]]:
+def redacted(text: str, spare: Collection[str] = ()) -> tuple[str, list[str]]:
     """``text`` with each likely credential replaced by ``[redacted <kind>]``, and the
-    kinds replaced, in order: for text that is kept, not refused (1.x history rows)."""
-    found = find_secrets(text)
+    kinds replaced, in order: for text that is kept, not refused (1.x history rows).
+    Finds of the kinds in ``spare`` are left as they are."""
+    found = [secret for secret in find_secrets(text) if secret.kind not in spare]
     if not found:
         return text, []
     pieces: list[str] = []

@@ -1,0 +1,96 @@
+"""Reflection markers as the queue files hold them, and what `reflect` makes of them:
+the fields of a marker chitin did not write (a hand-edited queue, chitin 1.4.5's),
+shown as safely as a digest's quotes (fix122)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import anyio
+from conftest import Run, chitin_program
+from mcp import Client, StdioServerParameters
+
+TOKEN = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A"
+SAID = {"type": "user", "message": {"role": "user", "content": "No, always run ruff first."}}
+
+
+def transcript(tmp_path: Path, name: str, *lines: str) -> Path:
+    path = tmp_path / name
+    path.write_text("".join(line + "\n" for line in lines) or json.dumps(SAID) + "\n")
+    return path
+
+
+def write_markers(path: Path, markers: list[dict[str, Any]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(markers, indent=2) + "\n")
+
+
+def prompt_text(store: Path) -> str:
+    """The MCP `reflect` prompt, as a client gets it from `chitin mcp`."""
+    params = StdioServerParameters(
+        command=chitin_program(), args=["--store", str(store), "mcp"], env={**os.environ}
+    )
+
+    async def session() -> str:
+        async with Client(params) as client:
+            prompt = await client.get_prompt("reflect")
+            return str(prompt.messages[0].content.text)
+
+    return anyio.run(session)
+
+
+def test_a_marker_s_fields_from_a_file_are_shown_as_the_digest_quotes(
+    run: Run, store: Path, tmp_path: Path
+) -> None:
+    """A queue edited by hand, and 1.4.5's (whose hook wrote any key it was given),
+    held a key, reason and time with an escape sequence, a bidirectional override and a
+    token: the pending list, the digest's heading and commands, and the MCP prompt
+    printed them as written. Now they are read as the digest's quotes are: the token
+    masked, the control characters as escapes; `--done` takes the name as shown."""
+    run("init")
+    said = transcript(tmp_path, "s.jsonl")
+    hostile = {
+        "sessionKey": f"agent:\x1b]0;owned\x07:{TOKEN}",
+        "timestamp": "2026-12-01T11:00:00.000Z\u202e",
+        "reason": "new\x1b]8;;http://x\x07",
+        "transcript": str(said),
+    }
+    write_markers(store / ".chitin" / "reflections.json", [hostile])
+    legacy = tmp_path / "home" / ".config" / "chitin" / "pending-reflection.json"
+    write_markers(legacy, [{"sessionKey": f"old\x9b2J {TOKEN}", "reason": "reset\n\x07"}])
+    shown = run("reflect").stdout
+    prompt = prompt_text(store)
+    data = run("reflect", "--format", "json").stdout
+    for text in (shown, prompt, data):
+        assert TOKEN not in text and "[redacted GitHub token]" in text
+    for text in (shown, prompt):
+        assert not any(ch in text for ch in "\x1b\x07\x9b\u202e"), text
+        assert "agent:\\u001b]0;owned\\u0007:[redacted GitHub token]" in text
+        assert "new\\u001b]8;;http://x\\u0007" in text
+        assert "old\\u009b2J [redacted GitHub token]" in text and "reset \\u0007" in text
+    assert "2026-12-01T11:00:00.000Z\\u202e" in shown
+    [made] = [d for d in json.loads(data)["digests"] if d["source"]]
+    done = made["commands"][-1].split(" reflect --done ")[1]
+    assert done == "'agent:\\u001b]0;owned\\u0007:[redacted GitHub token]'"
+    assert "1 marker(s) removed" in run("reflect", "--done", done.strip("'")).stdout
+    left = {"sessionKey": "old\\u009b2J [redacted GitHub token]", "reason": "reset \\u0007"}
+    pending = json.loads(run("reflect", "--format", "json").stdout)["pending"]
+    assert pending == [{**left, "timestamp": None}]
+
+
+def test_a_marker_chitin_queued_reads_back_as_it_was_queued(
+    run: Run, store: Path, tmp_path: Path
+) -> None:
+    """What the queue checks (one line, no credential but a random-looking id, at most
+    1,000 characters) is left as it is, so its `--done` still names it."""
+    run("init")
+    said = transcript(tmp_path, "s.jsonl")
+    key, ended = "agent:main:" + "k" * 980, "Xq7bK2pL9mN4vR8tW3yZ6cF1hJ5dG0sA"
+    run("reflect", "--queue", "--session-key", key, "--session-id", ended, "--reason", "end",
+        "--transcript", str(said))  # fmt: skip
+    [marker] = json.loads(run("reflect", "--format", "json").stdout)["pending"]
+    assert (marker["sessionKey"], marker["sessionId"]) == (key, ended)
+    assert "1 marker(s) removed" in run("reflect", "--done", ended).stdout
