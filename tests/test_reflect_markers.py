@@ -94,3 +94,30 @@ def test_a_marker_chitin_queued_reads_back_as_it_was_queued(
     [marker] = json.loads(run("reflect", "--format", "json").stdout)["pending"]
     assert (marker["sessionKey"], marker["sessionId"]) == (key, ended)
     assert "1 marker(s) removed" in run("reflect", "--done", ended).stdout
+
+
+def test_a_transcript_s_warning_is_said_once_in_text_and_in_json(
+    run: Run, store: Path, tmp_path: Path
+) -> None:
+    """A transcript with a garbled line: text mode said its warning twice, on stderr and
+    in the digest on stdout (which the reflecting agent reads), and JSON on stderr beside
+    the digest's "warning". Now it is said once, in the digest, in both (as the MCP
+    tool answers): stderr says it only when a digest cut to its size left it out."""
+    run("init")
+    garbled = transcript(tmp_path, "s.jsonl", json.dumps(SAID), "garbled{{{")
+    run("reflect", "--queue", "--session-key", "k", "--reason", "end",
+        "--transcript", str(garbled))  # fmt: skip
+    said = f"{garbled}: 1 line(s) not JSON skipped"
+    shown = run("reflect")
+    assert (shown.stdout + shown.stderr).count(said) == 1 and shown.stderr == ""
+    assert f"    warning: {said}\n" in shown.stdout
+    data = run("reflect", "--format", "json")
+    assert data.stderr == "" and json.loads(data.stdout)["digests"][0]["warning"] == said
+    other = transcript(tmp_path, "t.jsonl", json.dumps(SAID), "garbled{{{")
+    long = "agent:" + "k" * 990  # its heading and --done alone overflow 500 characters
+    run("reflect", "--queue", "--session-key", long, "--reason", "end",
+        "--transcript", str(other))  # fmt: skip
+    small = run("reflect", "--max-characters", "500")
+    cut = f"{other}: 1 line(s) not JSON skipped"
+    assert (small.stdout + small.stderr).count(said) == 1 and said in small.stdout
+    assert cut not in small.stdout and small.stderr == f"warning: {cut}\n"

@@ -71,7 +71,7 @@ def digest_lines(
     named = [f"{INDENT}read from {PurePath(where).name}{read}"]
     parts = [_Part([f"{INDENT}read from {where}{read}"], short=lambda _: (named, 0))]
     if warning:
-        parts.append(_Part([f"{INDENT}warning: {warning}"]))
+        parts.append(_Part([warning_line(warning)]))
     parts += _moment_parts(digest)
     parts += _touch_parts(digest.touches)
     commands = _commands(marker, digest, cleared)
@@ -80,6 +80,12 @@ def digest_lines(
         parts.append(_Part([READY]))
     parts += [_Part([f"{INDENT}  {command}"], COMMANDS, 1) for command in commands]
     return _within(heading, parts, done, characters)
+
+
+def warning_line(warning: str) -> str:
+    """What could not be read of the session, as its digest says it: once, here (the
+    reflecting agent reads the digest), on stderr only when the digest left it out."""
+    return f"{INDENT}warning: {quote(warning, PLACE + 200)}"
 
 
 def _read_part(digest: Digest) -> str:
