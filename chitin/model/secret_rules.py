@@ -16,6 +16,7 @@ from chitin.model.secret_values import (
     generated,
     is_placeholder,
     option_value,
+    passphrase,
     random_looking,
     said_value,
 )
@@ -67,6 +68,15 @@ def _user_password(match: re.Match[str]) -> bool:
     )
 
 
+def _quoted_passphrase(match: re.Match[str]) -> bool:
+    """``DB_PASSWORD='a passphrase with spaces'``; after a colon, a variable's name only
+    (with ``_``, or in capitals)."""
+    name = match.group("name")
+    if match.group("sep") == ":" and "_" not in name and not name.isupper():
+        return False
+    return passphrase(match.group("value"))
+
+
 def _url_password(match: re.Match[str]) -> bool:
     password = match.group("password")
     return not is_placeholder(password) and password != match.group("user")
@@ -84,6 +94,8 @@ _FLAG_NAME = (
     r"(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key"
     r"|private[_-]?key|auth[_-]?key|credentials?)"
 )
+# A value may start on the next line: "the password is:", "password:", then the value.
+_NEXT_LINE = r"(?: [ \t]* \r?\n )? [ \t]*"
 # What a sentence may put between the name and its "is": "the password for prod is …".
 _NAMED_FOR = r"(?: [ \t]+ (?:for|to|of|on|at) [ \t]+ (?:the [ \t]+)? [A-Za-z0-9_.-]+ )?"
 
@@ -147,6 +159,9 @@ RULES: tuple[Rule, ...] = (
         _group_random(0, 27),
     ),
     _rule(
+        "xAI API key", "xai-", rf"\bxai-(?P<key>[A-Za-z0-9]{{40,}}){_END}", _group_random("key", 40)
+    ),
+    _rule(
         "OpenAI-style API key",
         "sk-",
         rf"\bsk-(?!ant-)(?P<key>[A-Za-z0-9_-]{{20,}}){_END}",
@@ -195,11 +210,40 @@ RULES: tuple[Rule, ...] = (
         "pass pw secret token key credential",
         rf"""(?ix)
         (?<![A-Za-z0-9_.-]) ["']? {_KEY_NAME} ["']?
-        (?: [ \t]* (?: := | => | = | : ) [ \t]*
-          | (?P<said> {_NAMED_FOR} [ \t]+ (?:is|was) :? [ \t]+ ) )
+        (?: [ \t]* (?: := | => | = ) [ \t]*
+          | [ \t]* : {_NEXT_LINE}
+          | (?P<said> {_NAMED_FOR} [ \t]+ (?:is|was) :? (?: [ \t]+ | {_NEXT_LINE} ) ) )
         (?P<quote>["']?) (?P<value>[^\s"',;]+) (?P=quote)
         """,
         _assigned_secret,
+        fold=True,
+    ),
+    # A quoted value with spaces after a variable named for a secret: a passphrase
+    # (`DB_PASSWORD='a passphrase with spaces'`). The name ends at the secret's word
+    # (`PASSWORD_HINT="ask the admin"` names none); after a colon (YAML, JSON) only a
+    # variable's name counts (`API_SECRET: "…"`), not a word (`password: "…"`).
+    _rule(
+        "password or secret",
+        "pass secret token key credential",
+        rf"""(?ix)
+        (?<![A-Za-z0-9_.-]) ["']? (?P<name> [A-Za-z0-9_.-]*?{_FLAG_NAME} ) ["']?
+        [ \t]* (?P<sep> := | = | : ) [ \t]*
+        (?P<quote>["']) (?P<value> [^"'\n]*? [ \t] [^"'\n]*? ) (?P=quote)
+        """,
+        _quoted_passphrase,
+        fold=True,
+    ),
+    # mysql's password glued to its -p (`mysql -u root -pTz4w…`, `-p'…'`), in a MySQL
+    # client's command line only (`mkdir -p`, `gcc -pthread` name no secret); the value
+    # is judged as an assigned one (`-p$MYSQL_PWD` passes), and only `-p…` is masked.
+    _rule(
+        "password or secret",
+        "mysql mariadb",
+        r"""(?x)
+        \b (?:mysql|mariadb) [a-z-]* (?: [ \t]+ [^\s|;&]+ )*? [ \t]+
+        (?P<secret> -p (?P<quote>["']?) (?P<value>[^\s"']+) (?P=quote) ) (?![^\s|;&])
+        """,
+        lambda match: assigned_value(match.group("value"), bool(match.group("quote"))),
         fold=True,
     ),
     # A command line's long option: `mysql --password Tz4w…`, `--api-key …`. The option

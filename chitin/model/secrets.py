@@ -91,8 +91,9 @@ def _matches(text: str) -> Iterator[Secret]:
         if rule.needles and not any(needle in haystack for needle in rule.needles):
             continue
         for match in re.finditer(rule.pattern, text):
-            if rule.accept(match):
-                yield Secret(rule.kind, match.start(), match.end())
+            if rule.accept(match):  # a rule may name the part that is the secret
+                part = "secret" if "secret" in match.re.groupindex else 0
+                yield Secret(rule.kind, match.start(part), match.end(part))
 
 
 # The fields of an insight a person or an agent writes, in the order they are named.
@@ -187,4 +188,4 @@ def refusal(field: str, kind: str) -> str:
 
 
 def article(kind: str) -> str:
-    return "an" if kind[:1].lower() in "aeio" or kind.startswith("npm") else "a"
+    return "an" if kind[:1].lower() in "aeio" or kind.startswith(("npm", "xAI")) else "a"
