@@ -121,3 +121,31 @@ def test_a_transcript_s_warning_is_said_once_in_text_and_in_json(
     cut = f"{other}: 1 line(s) not JSON skipped"
     assert (small.stdout + small.stderr).count(said) == 1 and said in small.stdout
     assert cut not in small.stdout and small.stderr == f"warning: {cut}\n"
+
+
+def test_done_clears_every_marker_of_the_transcript_it_names(
+    run: Run, store: Path, tmp_path: Path
+) -> None:
+    """Markers with different keys for one transcript (a compaction, then the end, as
+    a host keyed them; one in 1.4.5's queue too) are digested once, by the newest's
+    name; `--done` on that name left the others queued, so the next `reflect` showed
+    the same session again. It now clears every marker of that transcript."""
+    run("init")
+    said, other = transcript(tmp_path, "s.jsonl"), transcript(tmp_path, "t.jsonl")
+    for key, ended, events in [("agent:main:main", "s-1", said), ("chat-9", None, said),
+                               ("else", None, other)]:  # fmt: skip
+        named = ["--session-id", ended] if ended else []
+        run("reflect", "--queue", "--session-key", key, *named, "--reason", "compact",
+            "--transcript", str(events))  # fmt: skip
+    legacy = tmp_path / "home" / ".config" / "chitin" / "pending-reflection.json"
+    old = {"sessionKey": "old", "timestamp": "2026-01-01T00:00:00Z", "reason": "new"}
+    write_markers(legacy, [{**old, "transcript": str(said)}])
+    digests = json.loads(run("reflect", "--format", "json").stdout)["digests"]
+    assert [d["session"] for d in digests] == ["chat-9", "else"]
+    done = run("reflect", "--done", "chat-9")
+    assert done.stdout == "✓ Reflected on chat-9: 3 marker(s) removed\n"
+    left = json.loads(run("reflect", "--format", "json").stdout)
+    assert [m["sessionKey"] for m in left["pending"]] == ["else"]
+    assert json.loads(legacy.read_text()) == []
+    data = json.loads(run("reflect", "--done", "else", "--format", "json").stdout)
+    assert data == {"done": "else", "removed": 1}

@@ -52,7 +52,8 @@ if TYPE_CHECKING:
 @click.option(
     "--done",
     metavar="SESSION",
-    help="Remove one session's markers (its id or key, as the digest names it), once reflected on.",
+    help="Remove one session's markers (its id or key, as the digest names it), and the others "
+    "of its transcript, once reflected on.",
 )
 @click.option(
     "--max-characters",

@@ -310,29 +310,35 @@ def _claims(reading: Reading, ids: tuple[str, ...]) -> dict[str, str | None]:
 
 
 def done(opened: Session, legacy: Path | None, session: str) -> int:
-    """Remove the markers of ``session`` (its key or its id) from every queue; how many
-    went. Under the store lock, as clearing is."""
+    """Remove the markers of ``session`` (its key or its id) from every queue, and every
+    other marker of the events they name (a digest shows those once, by the newest
+    marker's name: left queued, they showed the same session again); how many went.
+    Under the store lock, as clearing is."""
     # As a marker read from a file names it: the name a digest shows, or the one written.
     wanted = marker_name(arguments.text("session", session).strip())
     legacy = arguments.path("legacy", legacy)
-    queues = [] if opened.missing else [queue_path(opened.root)]
+    paths = [] if opened.missing else [queue_path(opened.root)]
     if legacy is not None:
-        queues.append(legacy)
+        paths.append(legacy)
     removed = 0
     gone: list[Marker] = []
     with contextlib.ExitStack() as stack:
         if not opened.missing:
             stack.enter_context(opened.store.lock())
-        for path in queues:
-            current = read_queue(path)
-            kept = [m for m in current.markers if wanted not in (m.session_key, m.session_id)]
-            gone += [m for m in current.markers if m not in kept]
-            if len(kept) != len(current.markers):
-                removed += len(current.markers) - len(kept)
+        queues = [read_queue(path) for path in paths]
+        named = [m for q in queues for m in q.markers if wanted in (m.session_key, m.session_id)]
+        places = {_place(m) for m in named} - {None}
+        for queue in queues:
+            kept = [m for m in queue.markers if m not in named and _place(m) not in places]
+            gone += [m for m in queue.markers if m not in kept]
+            if len(kept) != len(queue.markers):
+                removed += len(queue.markers) - len(kept)
                 try:
-                    write_queue(path, kept)
+                    write_queue(queue.path, kept)
                 except OSError as error:
-                    raise StoreError(f"cannot write {path}: {error.strerror or error}") from None
+                    raise StoreError(
+                        f"cannot write {queue.path}: {error.strerror or error}"
+                    ) from None
     if not removed:
         raise NotFoundError(f"no pending reflection on session {wanted!r}; see `chitin reflect`")
     if not opened.missing:
