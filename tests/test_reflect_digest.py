@@ -411,9 +411,11 @@ def test_lines_claude_code_writes_itself_are_not_the_persons_words(
 
 
 def one_warning(run: Run, run_json: RunJson) -> tuple[str, dict[str, Any]]:
+    """The one warning, said in the digest (never again on stderr), and the digest."""
     shown = run("reflect")
-    warnings = [line for line in shown.stderr.splitlines() if line.startswith("warning:")]
-    assert len(warnings) == 1, shown.stderr
+    said = (shown.stdout + shown.stderr).splitlines()
+    warnings = [line.strip() for line in said if line.strip().startswith("warning:")]
+    assert len(warnings) == 1 and shown.stderr == "", shown.stdout + shown.stderr
     [digest] = run_json("reflect")["digests"]
     return warnings[0], digest
 

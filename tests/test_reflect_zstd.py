@@ -80,7 +80,7 @@ def test_a_compressed_event_is_read_as_openclaw_wrote_it(
     before = path.read_bytes()
     queue(store, path)
     shown = run("reflect")
-    assert "warning:" not in shown.stderr
+    assert "warning:" not in shown.stderr + shown.stdout
     [digest] = run_json("reflect")["digests"]
     assert [(m["kind"], m["message"]) for m in digest["moments"]] == [("correction", 2)]
     assert digest["moments"][0]["quote"].startswith("No, use the EU bucket instead.")

@@ -28,6 +28,21 @@ JWT = (
     + ".dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
 )
 
+XAI = "Ab3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A" * 2 + "Bc4eF6gH"
+# fix122: the gaps a sweep found, each with the secret in it (also through contribute
+# and a digest, below).
+GAPS = [
+    ("the staging password is:\n" + "Xk9mQ2vL7pZ", "password or secret", "Xk9mQ2vL7pZ"),
+    ("db password:\n    " + "Tz4wQ8nLr2Kx", "password or secret", "Tz4wQ8nLr2Kx"),
+    ("the root password is\n" + "hunter2secret", "password or secret", "hunter2secret"),
+    ("mysql -u root -p" + "Xk9mQ2vL7 sales", "password or secret", "Xk9mQ2vL7"),
+    ("mysqldump -h db -p'" + "Tz4wQ8nLr2' shop", "password or secret", "Tz4wQ8nLr2"),
+    ("mysql -h db --password=" + "Tz4wQ8nLr2 sales", "password or secret", "Tz4wQ8nLr2"),
+    ("DB_PASSWORD='" + "a passphrase with spaces'", "password or secret", "passphrase with"),
+    ('export API_SECRET="' + 'correct horse battery staple"', "password or secret", "horse"),
+    ("xai-" + XAI, "xAI API key", XAI),
+    ("XAI_API_KEY=xai-" + XAI.lower(), "xAI API key", XAI.lower()),
+]
 SECRETS = [
     ("-----BEGIN RSA " + "PRIVATE KEY-----\nMIIEowIBAAKCAQEA", "private key"),
     ("-----BEGIN OPENSSH " + "PRIVATE KEY-----", "private key"),
@@ -101,6 +116,8 @@ SECRETS = [
     # A key of a shape no rule names, as a user pastes it into a chat.
     ("here is the mail key: " + "q8Zr3LxW0vKp5TnB" + "7yHc2MdFj9SgAe4U", "random-looking token"),
     ("MAILER=" + "key-Hq7Lm2Xp9Zr4Tc8Wv" + "3Nb6Kd1Js5Fg0Ay", "random-looking token"),
+    # fix122: the gaps a sweep found (GAPS, each also through contribute and a digest).
+    *[(text, kind) for text, kind, _ in GAPS],
 ]
 
 PROSE = [
@@ -193,6 +210,20 @@ PROSE = [
     "docker build --secret id=AWS_CREDS,src=./creds .",
     "docker build --secret id=npmrc2,src=$HOME/.npmrc .",
     "docker run --secret source=DbPass,target=/run/pw app",
+    # fix122: what the new forms must leave alone
+    "password:\n  required",
+    "password:\n  - at least 12 characters",
+    "the password is\nrequired for every login",
+    "mysql -u root -p sales",
+    "mysql -P3306 -h db2 -u report",
+    "mysql -p$MYSQL_PWD sales",
+    "mkdir -p build2024/out",
+    "gcc -pthread -o app2 main.c",
+    'PASSWORD_HINT="ask the admin team"',
+    'password = "your password here"',
+    "DB_PASSWORD='$DB_PASSWORD from the vault'",
+    'description: "the password must be strong"',
+    "xai- keys come from the xAI console",
 ]
 
 
@@ -230,6 +261,28 @@ def test_several_secrets_in_one_text_are_all_found() -> None:
 def test_every_rule_has_an_example_above() -> None:
     covered = {kind or "Slack webhook URL" for _, kind in SECRETS}
     assert covered == {rule.kind for rule in RULES}
+
+
+@pytest.mark.parametrize(("text", "kind", "value"), GAPS)
+def test_contribute_refuses_each_gap_and_a_digest_masks_it(
+    run: Run, store: Path, tmp_path: Path, text: str, kind: str, value: str
+) -> None:
+    """fix122: a password on the line after "password is" / "password:", `mysql
+    -pPASS`, a quoted passphrase with spaces after a secret-named variable, and an xAI
+    key were let into a commit and quoted whole by `chitin reflect`."""
+    refused = run("contribute", "--type", "skill", "--claim", "Connect to the db",
+                  "--reasoning", text, "--confidence", "0.8", expect=1)  # fmt: skip
+    article = "an" if kind[0] in "x" else "a"
+    assert refused.stderr == f"Error: reasoning looks like it holds {article} {kind}; {REFUSAL}\n"
+    assert not store.exists()
+    run("init")
+    said = {"type": "user", "message": {"role": "user", "content": f"No, use this: {text}"}}
+    transcript = tmp_path / "s.jsonl"
+    transcript.write_text(json.dumps(said) + "\n")
+    run("reflect", "--queue", "--session-key", "s", "--reason", "end",
+        "--transcript", str(transcript))  # fmt: skip
+    for shown in (run("reflect").stdout, run("reflect", "--format", "json").stdout):
+        assert f"[redacted {kind}]" in shown and value not in shown, shown
 
 
 def _insight(**fields: Any) -> Insight:

@@ -16,7 +16,7 @@ from chitin.cli.output import emit_json, note
 from chitin.model.digest import DEFAULT_CHARACTERS, MIN_CHARACTERS
 from chitin.model.reflection import REASONS, Where, display_time, legacy_queue
 from chitin.render import shapes
-from chitin.render.digest import digest_lines, digest_shape
+from chitin.render.digest import digest_lines, digest_shape, warning_line
 from chitin.render.text import fixed
 
 if TYPE_CHECKING:
@@ -52,7 +52,8 @@ if TYPE_CHECKING:
 @click.option(
     "--done",
     metavar="SESSION",
-    help="Remove one session's markers (its id or key, as the digest names it), once reflected on.",
+    help="Remove one session's markers (its id or key, as the digest names it), and the others "
+    "of its transcript, once reflected on.",
 )
 @click.option(
     "--max-characters",
@@ -191,10 +192,7 @@ def _show(ctx: click.Context, legacy: Path | None, clear: bool, characters: int,
         digests = chitin.reflection_digests(found.markers, characters, shell=True, cleared=clear)
     for path, problem in found.problems:
         note(f"warning: ignored {path}: {problem}")
-    for made in digests:
-        if made.warning:
-            note(f"warning: {made.warning}")
-    if fmt == "json":
+    if fmt == "json":  # a transcript's warning is the digest's "warning", as in MCP's
         counted = shapes.stats(stats.total, stats.by_type, stats.average_confidence, stats.archived)
         shaped = [digest_shape(d.marker, d.digest, d.warning, clear) for d in digests]
         emit_json(shapes.pending(found.markers, counted, found.cleared if clear else None, shaped))
@@ -213,6 +211,8 @@ def _digest_lines(digests: list[SessionDigest], characters: int, cleared: bool) 
         if made.digest is not None:
             shown = digest_lines(made.marker, made.digest, made.warning, characters, cleared)
             lines += ["", *shown]
+            if made.warning and warning_line(made.warning) not in shown:  # cut to the size
+                note(warning_line(made.warning).strip())
             chitin = made.digest.chitin
     if lines and not cleared:
         lines += ["", f"When every session is reflected on: {chitin} reflect --clear"]

@@ -20,7 +20,16 @@ from chitin.errors import ChitinError, NotFoundError, StoreError, ValidationErro
 from chitin.model import arguments
 from chitin.model.bounds import MAX_SESSION_NAME
 from chitin.model.digest import MIN_CHARACTERS, Digest, make_digest
-from chitin.model.reflection import NOWHERE, Marker, Where, appended, new_marker, oldest_first
+from chitin.model.reflection import (
+    NOWHERE,
+    Marker,
+    Where,
+    appended,
+    marker_name,
+    new_marker,
+    oldest_first,
+)
+from chitin.model.secret_rules import RANDOM_TOKEN
 from chitin.model.secrets import article, find_secrets
 from chitin.store.reflections import (
     QueueFile,
@@ -138,11 +147,6 @@ def queue_reflection(
     return marker
 
 
-# The guard's rule for a long random string: an id is one (a host may well name its
-# sessions so), so a session's name is checked against the named kinds only.
-ID_LIKE = "random-looking token"
-
-
 def _check_session_name(field: str, name: str, value: str) -> None:
     """Refuse a session key or id that no host sends: it is printed in every digest and
     ready command, so a line break would split them, and a credential would be shown."""
@@ -155,7 +159,7 @@ def _check_session_name(field: str, name: str, value: str) -> None:
         problem = "is not valid UTF-8"
     elif any(unicodedata.category(ch) in ("Cc", "Cf") for ch in value):
         problem = "holds a control or invisible character (a line break, a zero-width space …)"
-    elif found := [s for s in find_secrets(value) if s.kind != ID_LIKE]:
+    elif found := [s for s in find_secrets(value) if s.kind != RANDOM_TOKEN]:
         problem = f"looks like it holds {article(found[0].kind)} {found[0].kind}"
     if problem is not None:
         raise ValidationError(
@@ -306,28 +310,35 @@ def _claims(reading: Reading, ids: tuple[str, ...]) -> dict[str, str | None]:
 
 
 def done(opened: Session, legacy: Path | None, session: str) -> int:
-    """Remove the markers of ``session`` (its key or its id) from every queue; how many
-    went. Under the store lock, as clearing is."""
-    wanted = arguments.text("session", session).strip()
+    """Remove the markers of ``session`` (its key or its id) from every queue, and every
+    other marker of the events they name (a digest shows those once, by the newest
+    marker's name: left queued, they showed the same session again); how many went.
+    Under the store lock, as clearing is."""
+    # As a marker read from a file names it: the name a digest shows, or the one written.
+    wanted = marker_name(arguments.text("session", session).strip())
     legacy = arguments.path("legacy", legacy)
-    queues = [] if opened.missing else [queue_path(opened.root)]
+    paths = [] if opened.missing else [queue_path(opened.root)]
     if legacy is not None:
-        queues.append(legacy)
+        paths.append(legacy)
     removed = 0
     gone: list[Marker] = []
     with contextlib.ExitStack() as stack:
         if not opened.missing:
             stack.enter_context(opened.store.lock())
-        for path in queues:
-            current = read_queue(path)
-            kept = [m for m in current.markers if wanted not in (m.session_key, m.session_id)]
-            gone += [m for m in current.markers if m not in kept]
-            if len(kept) != len(current.markers):
-                removed += len(current.markers) - len(kept)
+        queues = [read_queue(path) for path in paths]
+        named = [m for q in queues for m in q.markers if wanted in (m.session_key, m.session_id)]
+        places = {_place(m) for m in named} - {None}
+        for queue in queues:
+            kept = [m for m in queue.markers if m not in named and _place(m) not in places]
+            gone += [m for m in queue.markers if m not in kept]
+            if len(kept) != len(queue.markers):
+                removed += len(queue.markers) - len(kept)
                 try:
-                    write_queue(path, kept)
+                    write_queue(queue.path, kept)
                 except OSError as error:
-                    raise StoreError(f"cannot write {path}: {error.strerror or error}") from None
+                    raise StoreError(
+                        f"cannot write {queue.path}: {error.strerror or error}"
+                    ) from None
     if not removed:
         raise NotFoundError(f"no pending reflection on session {wanted!r}; see `chitin reflect`")
     if not opened.missing:

@@ -14,25 +14,17 @@ from typing import NamedTuple
 
 from chitin.model.moments import CORRECTION, PREFERENCE, RECOVERY, Moment, find_moments
 from chitin.model.ops import PLACEHOLDER
+from chitin.model.quoting import quote
 from chitin.model.reinforced import reinforced
-from chitin.model.secrets import redacted
 from chitin.model.transcript import AGENT, CALL, USER, Turn
 
 DEFAULT_CHARACTERS = 4_000  # per session
 MIN_CHARACTERS = 500
-QUOTE = 300  # characters of one quote
 TIME = 64  # of a moment's time, as the transcript wrote it (an ISO 8601 time is 24)
 SHORT = 120  # of the one moment a digest too small for any shows, shortened
 # The most the lines of insights named by id alone (not touched, reinforced, gone) are
 # costed at: a text too small for them shows the first ids and "+N more" (render).
 IDS_COST = 120
-# What would let a transcript's text drive the terminal a digest is shown in: control
-# characters (escape sequences) and the bidirectional ones that reorder what is read;
-# shown as escapes, as Carapace's remote text is. A joiner (an emoji's) is kept.
-_VISIBLE = {
-    c: f"\\u{c:04x}"
-    for c in (*range(0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A))
-}
 # What a moment asks to be kept as: the insight type, and how it was learned.
 SKELETON = {
     CORRECTION: ("behavioral", "correction"),
@@ -147,18 +139,6 @@ def make_digest(
     commands = ready_commands(shown, touches, label, chitin)
     messages = max((t.number for t in turns), default=0)
     return Digest(messages, shown, len(moments) - len(shown), touches, commands, chitin, since)
-
-
-def quote(text: str, limit: int = QUOTE) -> str:
-    """``text`` with credentials masked, on one line, cut to ``limit`` characters."""
-    masked, _ = redacted(text)
-    flat = " ".join(masked.split()).translate(_VISIBLE)
-    if len(flat) <= limit:
-        return flat
-    cut = flat[: limit - 1]
-    if "[redacted" in cut[cut.rfind("[") :]:  # never cut a mask in half
-        cut = cut[: cut.rfind("[")]
-    return cut.rstrip() + "…"
 
 
 def _masked(moment: Moment) -> Moment:

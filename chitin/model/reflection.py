@@ -22,7 +22,10 @@ from typing import Any, NamedTuple
 
 from chitin.errors import ValidationError
 from chitin.location import home_folder
+from chitin.model.bounds import MAX_SESSION_NAME
+from chitin.model.quoting import quote
 from chitin.model.search_text import well_formed
+from chitin.model.secret_rules import RANDOM_TOKEN
 
 # new and reset come from OpenClaw's /new and /reset (as in the original), daily and
 # idle from its automatic resets (session:auto-reset); compact and end from Claude
@@ -42,6 +45,9 @@ def legacy_queue(env: Mapping[str, str]) -> Path | None:
 
 MAX_PENDING = 10
 UNKNOWN = "unknown"
+# Characters of a marker's reason or time as a queue file holds them (an ISO 8601
+# time is 24): what is longer is cut when read.
+SHORT_FIELD = 64
 
 
 class Marker(NamedTuple):
@@ -153,22 +159,35 @@ def parse_queue(text: str) -> Parsed:
     return Parsed([_marker_from(item) for item in data])
 
 
+def marker_name(text: str) -> str:
+    """A session's key or id, or an insight's id, as a marker read from a file holds
+    it: quoted as a digest quotes a transcript (``quote``), since a file edited by hand,
+    or chitin 1.4.5's (whose hook wrote any key it was given), may hold an escape
+    sequence or a credential, and the name is printed in the pending list, each
+    digest's heading and commands, and the MCP prompt. A random-looking run is kept (a
+    host may name its sessions so), and the bound is the one ``--queue`` enforces, so
+    the names chitin queues itself read back unchanged."""
+    return quote(text, MAX_SESSION_NAME, (RANDOM_TOKEN,))
+
+
 def _marker_from(raw: dict[str, Any]) -> Marker:
     """Lenient about the fields of an object: what is missing reads as unknown. Half a
     UTF-16 pair (a JSON escape 1.4.5's hook may have written) reads as U+FFFD: no
-    output, nor the queue's next write, could encode it."""
+    output, nor the queue's next write, could encode it. Every field that is shown is
+    read as a digest's quotes are (``marker_name``); the paths are read as written
+    (a digest shows them quoted)."""
     item = {name: _whole(value) for name, value in raw.items()}
     key, stamp, reason = item.get("sessionKey"), item.get("timestamp"), item.get("reason")
     ended = item.get("sessionId")
     injected = item.get("injected")
     return Marker(
-        UNKNOWN if key is None else str(key),
-        stamp if isinstance(stamp, str) else None,
-        UNKNOWN if reason is None else str(reason),
-        str(ended) if isinstance(ended, (str, int)) and str(ended).strip() else None,
+        UNKNOWN if key is None else marker_name(str(key)),
+        quote(stamp, SHORT_FIELD) if isinstance(stamp, str) else None,
+        UNKNOWN if reason is None else quote(str(reason), SHORT_FIELD),
+        marker_name(str(ended)) if isinstance(ended, (str, int)) and str(ended).strip() else None,
         _text(item.get("transcript")),
         _text(item.get("agentDatabase")),
-        tuple(i for i in injected if isinstance(i, str) and i)
+        tuple(n for i in injected if isinstance(i, str) and (n := marker_name(i)))
         if isinstance(injected, list)
         else (),
     )

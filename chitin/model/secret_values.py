@@ -84,6 +84,19 @@ def said_value(value: str, quoted: bool) -> bool:
     return random_looking(value, 8) and "-" not in value and not is_placeholder(value)
 
 
+def passphrase(value: str) -> bool:
+    """A quoted value with spaces after a secret's name: words a person chose, at least
+    12 characters of three words or more, and not a placeholder (``"your password
+    here"``, ``"$DB_PASSWORD from the vault"``, ``"{{ secret }}"``)."""
+    words = value.split()
+    return (
+        12 <= len(value.strip()) <= 200
+        and len(words) >= 3
+        and not (len(words[0]) > 1 and is_placeholder(words[0]))  # "a …" is no "xxx"
+        and not is_placeholder(value.strip())
+    )
+
+
 _WORDS = re.compile(r"[a-z]{4,}")
 
 

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from chitin.model.digest import quote
 from chitin.model.moments import RECOVERY
+from chitin.model.quoting import quote
 from chitin.model.reflection import display_time
 
 if TYPE_CHECKING:
@@ -28,6 +28,7 @@ _NAMES = {
     COMMANDS: "ready command(s)",
 }
 SHORTEST = 40  # characters of a moment's quote cut to fit: fewer say too little
+PLACE = 1_000  # characters of where a session's events are, as its marker says
 
 
 # A part's lines cut to fit a room, and how many of its kind they leave out; None
@@ -65,12 +66,12 @@ def digest_lines(
     heading = f"── {session_name(marker)} ({marker.reason}) — {display_time(marker)}"
     if digest is None:
         return [heading, f"{INDENT}(the marker does not say where the session is: no digest)"]
-    where = marker.transcript or marker.agent_database or ""
+    where = quote(marker.transcript or marker.agent_database or "", PLACE)  # as written
     read = f" ({_read_part(digest)})"
     named = [f"{INDENT}read from {PurePath(where).name}{read}"]
     parts = [_Part([f"{INDENT}read from {where}{read}"], short=lambda _: (named, 0))]
     if warning:
-        parts.append(_Part([f"{INDENT}warning: {warning}"]))
+        parts.append(_Part([warning_line(warning)]))
     parts += _moment_parts(digest)
     parts += _touch_parts(digest.touches)
     commands = _commands(marker, digest, cleared)
@@ -79,6 +80,12 @@ def digest_lines(
         parts.append(_Part([READY]))
     parts += [_Part([f"{INDENT}  {command}"], COMMANDS, 1) for command in commands]
     return _within(heading, parts, done, characters)
+
+
+def warning_line(warning: str) -> str:
+    """What could not be read of the session, as its digest says it: once, here (the
+    reflecting agent reads the digest), on stderr only when the digest left it out."""
+    return f"{INDENT}warning: {quote(warning, PLACE + 200)}"
 
 
 def _read_part(digest: Digest) -> str:
