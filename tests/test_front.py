@@ -12,6 +12,7 @@ import importlib.util
 import json
 import marshal
 import os
+import pty
 import re
 import shutil
 import signal
@@ -322,14 +323,18 @@ def test_ctrl_c_while_the_worker_takes_on_the_client_says_nothing_was_changed(
 
 
 def forked_worker(
-    request: dict[str, object], give_go: bool, before: Callable[[], None] = lambda: None
+    request: dict[str, object],
+    give_go: bool,
+    before: Callable[[], None] = lambda: None,
+    terminal: bool = False,
 ) -> tuple[int, str]:
     """A front worker forked as the supervisor forks it, running ``request`` after
-    ``before()`` in the child: its exit code and what it wrote to the client's stderr.
-    ``give_go`` false: the go pipe is closed unwritten, as by a client that left."""
+    ``before()`` in the child: its exit code and what it wrote to the client's stderr
+    (a pseudo-terminal if ``terminal``, else a pipe). ``give_go`` false: the go pipe is
+    closed unwritten, as by a client that left."""
     from chitin.front import worker
 
-    err_read, err_write = os.pipe()
+    err_read, err_write = pty.openpty() if terminal else os.pipe()
     wait, go = os.pipe()
     heard, told = os.pipe()
     here, there = socket.socketpair()
@@ -347,8 +352,12 @@ def forked_worker(
         os.close(fd)
     os.close(err_write)
     os.close(told)
-    with os.fdopen(err_read) as said:
-        stderr = said.read()
+    said = b""
+    with contextlib.suppress(OSError):  # a terminal's EIO: its last writer is gone
+        while chunk := os.read(err_read, 1024):
+            said += chunk
+    os.close(err_read)
+    stderr = said.decode()
     _, status = os.waitpid(child, 0)
     for end in (here, there):
         end.close()
@@ -422,6 +431,9 @@ def test_ctrl_c_pending_from_the_fork_says_nothing_was_changed() -> None:
     # no go: a worker that went on would leave with exit 1 and no word
     outcome = forked_worker(request, give_go=False, before=pending_ctrl_c)
     assert outcome == (130, "Interrupted: nothing was changed.\n")
+    # On a terminal, below its echoed "^C", as in-process (fix123)
+    outcome = forked_worker(request, give_go=False, before=pending_ctrl_c, terminal=True)
+    assert outcome == (130, "\r\nInterrupted: nothing was changed.\r\n")
 
 
 # ------------------------------------------------------------------ never needed
