@@ -20,6 +20,10 @@ Three speed measures live here, and nowhere else (docs/design.md §7, §9f):
   other command (a writer, the MCP server, the background embedding, which may run for
   hours) gets it back before the CLI runs.
 
+And the line a command stopped by Ctrl-C or SIGTERM ends with (``interrupted_line``),
+said alike by the CLI (cli/outcome.py), the console script before the command began
+(chitin/console/, from its first lines) and a worker of the front (front/worker.py).
+
 Imported by the CLI's first module and by store/git.py, so it imports nothing of
 chitin and nothing beyond ``os``, ``sys`` and ``gc``.
 """
@@ -111,3 +115,19 @@ def _finish_answered(code: int) -> None:
         _ANSWER[0](code)
     except Exception:  # the client is gone: the outcome goes with the worker's end
         pass
+
+
+def interrupted_line(kept: str, signum: int, stderr: object, closed: bool = False) -> str:
+    """The line "Interrupted: <kept>." for the stream it goes to. A terminal echoes
+    Ctrl-C as "^C" with no newline: there, for SIGINT, the line starts below it.
+    Anywhere else (a pipe, a log), or where click already ended the echo's line
+    (``closed``), that newline would be a blank line above the one line."""
+    below = signum == 2 and not closed and _terminal(stderr)
+    return ("\n" if below else "") + f"Interrupted: {kept}."
+
+
+def _terminal(stream: object) -> bool:
+    try:
+        return bool(stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, ValueError, OSError):  # no stream, or a closed one
+        return False

@@ -10,6 +10,7 @@ before anything else loads.
   which a starter probes (``held``) and a leaving resident removes (``release_lock``);
   a ``.failed`` marker that stops starters for a while.
 - Reading exactly so many bytes from a socket before a deadline.
+- A socket's path bound or connected to whatever the length of its folder (``at_socket``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import time
 
 TYPE_CHECKING = False  # not typing's: the console script's start imports no typing (~3 ms)
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
     from typing import Any
 
 OFF = frozenset({"0", "off", "no", "false"})
@@ -49,6 +50,24 @@ def user_folder_name(env: Mapping[str, str]) -> str:
     if os.path.isabs(runtime) and os.path.isdir(runtime):
         return os.path.join(runtime, "chitin")
     return f"/tmp/chitin-{os.getuid()}"
+
+
+def at_socket(path: str, act: Callable[[str], object]) -> None:
+    """``act`` (a socket's ``bind`` or ``connect``) on the socket file at ``path``, the
+    one way both ends reach it. sun_path holds SOCKET_PATH_BYTES, and a user's folder
+    can be longer (a long $XDG_RUNTIME_DIR or $CHITIN_RESIDENT_DIR, a test's tmp_path
+    under a long $TMPDIR): a path that does not fit is reached through a descriptor of
+    its folder, ``/proc/self/fd/N/NAME`` (Linux; without /proc, an OSError as before).
+    The file is the same either way, at ``path``: never a chdir, nor another name."""
+    if len(os.fsencode(path)) <= SOCKET_PATH_BYTES:
+        act(path)
+        return
+    folder, name = os.path.split(path)
+    descriptor = os.open(folder, getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY)
+    try:
+        act(f"/proc/self/fd/{descriptor}/{name}")
+    finally:
+        os.close(descriptor)
 
 
 def private(folder: str | os.PathLike[str], make: bool) -> bool:

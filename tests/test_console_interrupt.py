@@ -181,3 +181,61 @@ def test_on_a_terminal_the_line_starts_below_the_echoed_ctrl_c(tmp_path: Path) -
     finally:
         os.close(main)
     assert (started.returncode, said) == (130, b"\r\nInterrupted: nothing was changed.\r\n")
+
+
+# A sitecustomize that sends the process a real SIGINT as the module named below starts
+# loading: chitin.front within the console's own imports (its loading handler), or
+# chitin.cli once main runs and the front is off (console._not_begun).
+AS_IT_LOADS = """
+import os, signal, sys
+
+class Interrupting:
+    def find_spec(self, name, path=None, target=None):
+        if name == {module!r}:
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+sys.meta_path.insert(0, Interrupting())
+"""
+
+
+@pytest.mark.parametrize("module", ["chitin.front", "chitin.cli"])
+def test_a_ctrl_c_before_the_command_begins_starts_below_the_echo_on_a_terminal(
+    tmp_path: Path, module: str
+) -> None:
+    """fix123: the line said for a Ctrl-C before the command began (while the console
+    loads, or the CLI does) lacked the newline a terminal's echoed "^C" needs, which a
+    Ctrl-C during the command got (fix120): "^CInterrupted: …" on one line."""
+    import pty
+
+    env = _environment(tmp_path)
+    (tmp_path / "hook").mkdir()
+    (tmp_path / "hook" / "sitecustomize.py").write_text(AS_IT_LOADS.format(module=module))
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path / "hook"), env.get("PYTHONPATH", "")])
+    claim = ["contribute", "--type", "skill", "--claim", "Say so below the echo"]
+    main, side = pty.openpty()
+    try:
+        started = subprocess.Popen(
+            [chitin_program(), "--store", str(tmp_path / "store"), *claim],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=side,
+        )
+        os.close(side)
+        started.wait()
+        said = b""
+        with contextlib.suppress(OSError):  # EIO: the terminal's last reader is gone
+            while chunk := os.read(main, 1024):
+                said += chunk
+    finally:
+        os.close(main)
+    assert (started.returncode, said) == (130, b"\r\nInterrupted: nothing was changed.\r\n")
+    piped = subprocess.run(
+        [chitin_program(), "--store", str(tmp_path / "store"), *claim],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+    )
+    assert (piped.returncode, piped.stderr) == (130, b"Interrupted: nothing was changed.\n")

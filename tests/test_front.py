@@ -12,6 +12,7 @@ import importlib.util
 import json
 import marshal
 import os
+import pty
 import re
 import shutil
 import signal
@@ -48,13 +49,17 @@ def folder(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 
 
 def _front_pid(sock: Path) -> int | None:
-    """The pid of the front answering at ``sock`` (the socket's credentials)."""
+    """The pid of the front answering at ``sock`` (the socket's credentials), reached
+    through a descriptor of its folder: a folder may be longer than a socket's path."""
+    folder = os.open(sock.parent, os.O_PATH | os.O_DIRECTORY)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
         try:
-            probe.connect(str(sock))
+            probe.connect(f"/proc/self/fd/{folder}/{sock.name}")
             found = probe.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
         except OSError:
             return None
+        finally:
+            os.close(folder)
     return int.from_bytes(found[:4], "little")
 
 
@@ -339,14 +344,18 @@ def test_ctrl_c_while_the_worker_takes_on_the_client_says_nothing_was_changed(
 
 
 def forked_worker(
-    request: dict[str, object], give_go: bool, before: Callable[[], None] = lambda: None
+    request: dict[str, object],
+    give_go: bool,
+    before: Callable[[], None] = lambda: None,
+    terminal: bool = False,
 ) -> tuple[int, str]:
     """A front worker forked as the supervisor forks it, running ``request`` after
-    ``before()`` in the child: its exit code and what it wrote to the client's stderr.
-    ``give_go`` false: the go pipe is closed unwritten, as by a client that left."""
+    ``before()`` in the child: its exit code and what it wrote to the client's stderr
+    (a pseudo-terminal if ``terminal``, else a pipe). ``give_go`` false: the go pipe is
+    closed unwritten, as by a client that left."""
     from chitin.front import worker
 
-    err_read, err_write = os.pipe()
+    err_read, err_write = pty.openpty() if terminal else os.pipe()
     wait, go = os.pipe()
     heard, told = os.pipe()
     here, there = socket.socketpair()
@@ -364,8 +373,12 @@ def forked_worker(
         os.close(fd)
     os.close(err_write)
     os.close(told)
-    with os.fdopen(err_read) as said:
-        stderr = said.read()
+    said = b""
+    with contextlib.suppress(OSError):  # a terminal's EIO: its last writer is gone
+        while chunk := os.read(err_read, 1024):
+            said += chunk
+    os.close(err_read)
+    stderr = said.decode()
     _, status = os.waitpid(child, 0)
     for end in (here, there):
         end.close()
@@ -439,6 +452,9 @@ def test_ctrl_c_pending_from_the_fork_says_nothing_was_changed() -> None:
     # no go: a worker that went on would leave with exit 1 and no word
     outcome = forked_worker(request, give_go=False, before=pending_ctrl_c)
     assert outcome == (130, "Interrupted: nothing was changed.\n")
+    # On a terminal, below its echoed "^C", as in-process (fix123)
+    outcome = forked_worker(request, give_go=False, before=pending_ctrl_c, terminal=True)
+    assert outcome == (130, "\r\nInterrupted: nothing was changed.\r\n")
 
 
 # ------------------------------------------------------------------ never needed
@@ -783,3 +799,27 @@ def test_the_fronts_a_test_started_are_ended_after_it(tmp_path: Path) -> None:
     assert pid in servers_under(tmp_path)  # with, for a moment, a command's supervisor
     assert pid in end_servers_under(tmp_path)
     assert not alive(pid) and servers_under(tmp_path) == []
+
+
+def test_a_front_starts_and_serves_in_a_folder_too_long_for_a_socket_s_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A socket's path holds 108 bytes, and the user's folder of the moment can be
+    longer ($XDG_RUNTIME_DIR, $CHITIN_RESIDENT_DIR, a test's tmp_path under a long
+    $TMPDIR). The front then never started, silently (every command ran in-process,
+    cold); it binds, and its clients connect, through a descriptor of the folder."""
+    run = tmp_path / ("long-folder-" * 8) / "run"
+    assert len(os.fsencode(run / f"front-{front.front_key(os.environ)}.sock")) > 108
+    monkeypatch.setenv("CHITIN_FRONT", "on")
+    monkeypatch.setenv("CHITIN_RESIDENT_DIR", str(run))
+    monkeypatch.setenv("CHITIN_FRONT_IDLE", "60")
+    pid = started(run)
+    store = tmp_path / "store"
+    assert in_process("--store", str(store), "init").returncode == 0
+    client = waiting_import(store)
+    until(lambda: workers(pid) != [], "the command was not served by the front")
+    assert client.stdin is not None
+    client.stdin.close()  # nothing to import: as in-process
+    alone = in_process("--store", str(store), "import", "-")
+    assert client.wait(timeout=WAIT) == alone.returncode
+    assert _front_pid(socket_of(run)) == pid

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 from chitin.cli.output import say
 from chitin.notices import take
-from chitin.process import PREFETCHED
+from chitin.process import PREFETCHED, interrupted_line
 
 
 class Failed(Exception):
@@ -50,17 +50,8 @@ def interrupted(error: KeyboardInterrupt) -> int:
     """Ctrl-C or SIGTERM: a write it stopped has been undone (store/interrupts.py)."""
     signum = getattr(error, "signum", 2)  # a write's guard says which signal came
     kept = getattr(error, "kept", "") or "nothing was changed"  # or what earlier writes kept
-    # A terminal echoes Ctrl-C as "^C" with no newline: there the line starts below it.
-    # Anywhere else (a pipe, a log) that newline was a blank line above the one line.
-    below = signum == 2 and not getattr(error, "closed", False) and _terminal(sys.stderr)
-    return _fail(("\n" if below else "") + f"Interrupted: {kept}.", 128 + signum)
-
-
-def _terminal(stream: object) -> bool:
-    try:
-        return bool(stream.isatty())  # type: ignore[attr-defined]
-    except (AttributeError, ValueError, OSError):  # no stream, or a closed one
-        return False
+    line = interrupted_line(kept, signum, sys.stderr, getattr(error, "closed", False))
+    return _fail(line, 128 + signum)
 
 
 def _described(error: Exception, argv: Sequence[str]) -> tuple[str, int]:

@@ -18,11 +18,19 @@ import _signal  # type: ignore[import-not-found]  # not signal.py: its enums cos
 import os
 import sys
 
+from chitin import process  # os, sys and gc only: the line the handler below says
+
+
+def nothing_changed() -> str:
+    """What a Ctrl-C before the command began says, as one during it would
+    (process.interrupted_line: below a terminal's echoed "^C")."""
+    return process.interrupted_line("nothing was changed", 2, sys.stderr) + "\n"
+
 
 def _loading_interrupted(number: int, frame: object) -> None:
     """A Ctrl-C while the program loads (the imports below, ~4 ms): nothing has begun,
     so one line, as main says it, and no traceback."""
-    os.write(2, b"Interrupted: nothing was changed.\n")
+    os.write(2, nothing_changed().encode())
     os._exit(130)
 
 
@@ -36,7 +44,7 @@ if (
 ) and _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
     _signal.signal(_signal.SIGINT, _loading_interrupted)
 
-from chitin import front, process  # noqa: E402  (after the handler: they take ~4 ms)
+from chitin import front  # noqa: E402  (after the handler: it takes ~4 ms)
 
 TYPE_CHECKING = False  # not typing's: the console script's start imports no typing (~3 ms)
 if TYPE_CHECKING:
@@ -83,7 +91,7 @@ def run_command(argv: Sequence[str]) -> None:
 
 
 def _not_begun() -> NoReturn:
-    sys.stderr.write("Interrupted: nothing was changed.\n")
+    sys.stderr.write(nothing_changed())
     sys.exit(130)
 
 

@@ -34,7 +34,7 @@ from _blake2 import blake2b
 from chitin import __version__
 from chitin.residency import (
     ON,
-    SOCKET_PATH_BYTES,
+    at_socket,
     failed_lately,
     held,
     idle_seconds,
@@ -96,8 +96,7 @@ def settings(env: Mapping[str, str]) -> Front | None:
         return None
     if sys.platform != "linux" or not hasattr(os, "pidfd_open"):
         return None  # the worker's supervision needs pidfds and SO_PEERCRED
-    front = Front(user_folder_name(env), front_key(env), idle_seconds(env.get(IDLE), IDLE_SECONDS))
-    return front if len(os.fsencode(front.socket)) <= SOCKET_PATH_BYTES else None
+    return Front(user_folder_name(env), front_key(env), idle_seconds(env.get(IDLE), IDLE_SECONDS))
 
 
 def front_key(env: Mapping[str, str]) -> str:
@@ -227,7 +226,7 @@ def _connect(front: Front) -> Any | None:
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         sock.settimeout(CONNECT_SECONDS)
-        sock.connect(front.socket)
+        at_socket(front.socket, sock.connect)
         if peer_uid(sock) not in (None, os.getuid()):
             raise ValueError("another user's socket")
     except (OSError, ValueError):

@@ -43,7 +43,7 @@ from typing import Any
 from chitin import front
 from chitin.front import supervisor
 from chitin.front.supervisor import kill, supervise
-from chitin.residency import peer_uid, private, release_lock, take_lock
+from chitin.residency import at_socket, peer_uid, private, release_lock, take_lock
 
 SPARE_BESIDE = 0.5  # seconds a command runs before the next spare is forked beside it
 # What the front imports, so that no worker does: the CLI and what its commands load.
@@ -148,7 +148,7 @@ class Front:
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         previous = os.umask(0o177)
         try:
-            listener.bind(self.path)
+            at_socket(self.path, listener.bind)
         finally:
             os.umask(previous)
         listener.listen(64)

@@ -107,7 +107,7 @@ def _not_begun() -> NoReturn:
     """A Ctrl-C the client forwarded while the worker was still taking it on (the front's
     handler raises it): no command began, and console ``main`` says so in-process."""
     with contextlib.suppress(OSError):
-        os.write(2, b"Interrupted: nothing was changed.\n")
+        os.write(2, console.nothing_changed().encode())  # sys.stderr: the client's
     os._exit(130)
 
 
