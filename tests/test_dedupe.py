@@ -335,3 +335,21 @@ def test_a_copy_whose_id_two_files_hold_is_named_once_in_the_merge(
     assert refused.startswith("Error: id same is used by 2 files"), refused
     assert refused.count("\n") == 1 and f"chitin merge same {keep}" in refused
     assert commit_count(store) == before
+
+
+def test_apply_refuses_a_broken_settings_file_once_before_any_cluster(
+    run: Run, add: Any, store: Path
+) -> None:
+    """fix124: a chitin.yaml that does not parse is the store's problem, not the first
+    cluster's: refused with check's line, before any merge, nothing written."""
+    make(add, "Reproduce a bug before fixing it", 0.8)
+    make(add, "Reproduce a bug before fixing it", 0.7)
+    make(add, "Always write the tests first", 0.8)
+    make(add, "Always write the tests first.", 0.6)
+    (store / "chitin.yaml").write_text("embedding: [broken\n")
+    check_line = run("check", expect=1).stdout.splitlines()[0]
+    assert check_line.startswith("chitin.yaml: ")
+    before = commit_count(store)
+    refused = run("dedupe", "--apply", expect=1)
+    assert refused.stderr.strip() == f"Error: {check_line}"
+    assert commit_count(store) == before
