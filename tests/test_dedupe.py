@@ -353,3 +353,26 @@ def test_apply_refuses_a_broken_settings_file_once_before_any_cluster(
     refused = run("dedupe", "--apply", expect=1)
     assert refused.stderr.strip() == f"Error: {check_line}"
     assert commit_count(store) == before
+
+
+def test_a_merge_of_many_names_the_count_in_its_subject_and_the_ids_in_its_body(
+    run: Run, add: Any, run_json: Any, store: Path
+) -> None:
+    """fix124: a 999-member cluster wrote every id into one subject line. The subject
+    names the count and the target; the body lists the ids; history still reads it."""
+    target = make(add, "Reproduce a bug before fixing it", 0.9)
+    sources = [make(add, "Reproduce a bug before fixing it", 0.5) for _ in range(12)]
+    applied = run_json("dedupe", "--apply")
+    assert applied["clusters"][0]["keep"]["id"] == target
+    subject, _, body = git(store, "log", "-1", "--format=%B").partition("\n\n")
+    assert subject == f"Merge 12 insights into {target}"
+    duplicates = [d["id"] for d in applied["clusters"][0]["duplicates"]]
+    assert sorted(duplicates) == sorted(sources)
+    assert [line[2:] for line in body.splitlines() if line.startswith("- ")] == duplicates
+    assert f"Chitin-Insight: {target}" in body
+    history = run_json("history", target)["history"]
+    assert history[-1]["source"] == "merge:" + ", ".join(duplicates)
+    one = make(add, "Keep the changelog current", 0.5)
+    other = make(add, "Keep the changelog current", 0.9)
+    run("merge", one, other)
+    assert git(store, "log", "-1", "--format=%s").strip() == f"Merge {one} into {other}"
