@@ -376,3 +376,20 @@ def test_a_merge_of_many_names_the_count_in_its_subject_and_the_ids_in_its_body(
     other = make(add, "Keep the changelog current", 0.9)
     run("merge", one, other)
     assert git(store, "log", "-1", "--format=%s").strip() == f"Merge {one} into {other}"
+
+
+def test_a_cluster_of_copies_and_a_paraphrase_is_labelled_by_what_it_holds(
+    run: Run, add: Any, run_json: Any
+) -> None:
+    """fix124: three exact copies and one near duplicate were "4 near duplicates"."""
+    keep = make(add, "Deploy service 1 after the smoke tests pass", 0.9)
+    for _ in range(3):
+        make(add, "Deploy service 1 after the smoke tests pass", 0.6)
+    near = make(add, "Deploy service 2 after the smoke tests pass", 0.5)
+    found = run_json("dedupe")["clusters"]
+    assert len(found) == 1 and found[0]["keep"]["id"] == keep and found[0]["exact"] is False
+    assert near in [d["id"] for d in found[0]["duplicates"]]
+    human = run("dedupe").stdout
+    assert f"  keep: {keep} (0×, confidence 0.9) | 3 exact copies and 1 near duplicate:" in human
+    warning = next(line for line in run("check").stdout.splitlines() if "claim " in line)
+    assert "claim repeats 3 other files and nearly duplicates 1 other file: " in warning

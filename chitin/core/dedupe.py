@@ -15,7 +15,7 @@ import signal
 from collections.abc import Iterable
 
 from chitin.core import write_gate
-from chitin.core.check_related import judged_grouping
+from chitin.core.check_related import copies_of, judged_grouping
 from chitin.core.lifecycle import Deduped, Lifecycle
 from chitin.core.session import Session
 from chitin.errors import ChitinError
@@ -46,7 +46,10 @@ def duplicate_clusters(opened: Session) -> Clusters:
     for cluster in grouped.grouping.clusters:
         keep, *others = (insights[m] for m in cluster.members)
         command = _command(keep, others)
-        found.append(Deduped(keep, tuple(others), cluster.exact, command, None, cluster.claim))
+        copies, said = copies_of(keep, others)
+        found.append(
+            Deduped(keep, tuple(others), cluster.exact, command, None, cluster.claim, copies, said)
+        )
     return found
 
 
