@@ -335,3 +335,61 @@ def test_a_copy_whose_id_two_files_hold_is_named_once_in_the_merge(
     assert refused.startswith("Error: id same is used by 2 files"), refused
     assert refused.count("\n") == 1 and f"chitin merge same {keep}" in refused
     assert commit_count(store) == before
+
+
+def test_apply_refuses_a_broken_settings_file_once_before_any_cluster(
+    run: Run, add: Any, store: Path
+) -> None:
+    """fix124: a chitin.yaml that does not parse is the store's problem, not the first
+    cluster's: refused with check's line, before any merge, nothing written."""
+    make(add, "Reproduce a bug before fixing it", 0.8)
+    make(add, "Reproduce a bug before fixing it", 0.7)
+    make(add, "Always write the tests first", 0.8)
+    make(add, "Always write the tests first.", 0.6)
+    (store / "chitin.yaml").write_text("embedding: [broken\n")
+    check_line = run("check", expect=1).stdout.splitlines()[0]
+    assert check_line.startswith("chitin.yaml: ")
+    before = commit_count(store)
+    refused = run("dedupe", "--apply", expect=1)
+    assert refused.stderr.strip() == f"Error: {check_line}"
+    assert commit_count(store) == before
+
+
+def test_a_merge_of_many_names_the_count_in_its_subject_and_the_ids_in_its_body(
+    run: Run, add: Any, run_json: Any, store: Path
+) -> None:
+    """fix124: a 999-member cluster wrote every id into one subject line. The subject
+    names the count and the target; the body lists the ids; history still reads it."""
+    target = make(add, "Reproduce a bug before fixing it", 0.9)
+    sources = [make(add, "Reproduce a bug before fixing it", 0.5) for _ in range(12)]
+    applied = run_json("dedupe", "--apply")
+    assert applied["clusters"][0]["keep"]["id"] == target
+    subject, _, body = git(store, "log", "-1", "--format=%B").partition("\n\n")
+    assert subject == f"Merge 12 insights into {target}"
+    duplicates = [d["id"] for d in applied["clusters"][0]["duplicates"]]
+    assert sorted(duplicates) == sorted(sources)
+    assert [line[2:] for line in body.splitlines() if line.startswith("- ")] == duplicates
+    assert f"Chitin-Insight: {target}" in body
+    history = run_json("history", target)["history"]
+    assert history[-1]["source"] == "merge:" + ", ".join(duplicates)
+    one = make(add, "Keep the changelog current", 0.5)
+    other = make(add, "Keep the changelog current", 0.9)
+    run("merge", one, other)
+    assert git(store, "log", "-1", "--format=%s").strip() == f"Merge {one} into {other}"
+
+
+def test_a_cluster_of_copies_and_a_paraphrase_is_labelled_by_what_it_holds(
+    run: Run, add: Any, run_json: Any
+) -> None:
+    """fix124: three exact copies and one near duplicate were "4 near duplicates"."""
+    keep = make(add, "Deploy service 1 after the smoke tests pass", 0.9)
+    for _ in range(3):
+        make(add, "Deploy service 1 after the smoke tests pass", 0.6)
+    near = make(add, "Deploy service 2 after the smoke tests pass", 0.5)
+    found = run_json("dedupe")["clusters"]
+    assert len(found) == 1 and found[0]["keep"]["id"] == keep and found[0]["exact"] is False
+    assert near in [d["id"] for d in found[0]["duplicates"]]
+    human = run("dedupe").stdout
+    assert f"  keep: {keep} (0×, confidence 0.9) | 3 exact copies and 1 near duplicate:" in human
+    warning = next(line for line in run("check").stdout.splitlines() if "claim " in line)
+    assert "claim repeats 3 other files and nearly duplicates 1 other file: " in warning

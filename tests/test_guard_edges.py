@@ -4,6 +4,7 @@ new rules refuse none of chitin's own texts (the starter insights, the eval sets
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,26 @@ def test_a_good_agent_name_still_signs_the_commit(
     run("init")
     run("contribute", "--type", "skill", "--claim", "A fine claim.", "--confidence", "0.8")
     assert "Chitin-Agent: review-bot-2" in git(store, "log", "-1", "--format=%B")
+
+
+@pytest.mark.parametrize("blank", [" ", "   ", "\t"])
+def test_a_blank_agent_name_is_no_agent(
+    run: Run, store: Path, monkeypatch: pytest.MonkeyPatch, blank: str
+) -> None:
+    """fix124: $CHITIN_AGENT of spaces only gave the author chitin's fallback but an
+    empty `Chitin-Agent:` trailer on every commit. Blank is unset, in the CLI and the
+    library alike."""
+    from chitin import Chitin
+
+    monkeypatch.setenv("CHITIN_AGENT", blank)
+    run("init")
+    run("contribute", "--type", "skill", "--claim", "A fine claim.", "--confidence", "0.8")
+    with Chitin(store=store, env={**os.environ}) as chitin:
+        chitin.contribute({"type": "skill", "claim": "Another claim.", "confidence": 0.8})
+    with Chitin(store=store, agent=blank) as chitin:
+        chitin.contribute({"type": "skill", "claim": "A third claim.", "confidence": 0.8})
+    messages = git(store, "log", "--format=%B")
+    assert "Chitin-Agent" not in messages and messages.count("Chitin-Op: contribute") == 3
 
 
 def _strings(value: Any) -> Iterator[str]:

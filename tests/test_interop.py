@@ -596,6 +596,29 @@ def test_merge_keeps_the_strongest_of_one_insight_repeated_in_the_document(
     assert [i["id"] for i in run_json("list")] == ["strong-aaaa"]
 
 
+def test_merge_keeps_the_strongest_of_two_items_sharing_one_id(
+    run: Run, run_json: Callable[..., Any], tmp_path: Path
+) -> None:
+    """fix124: of two items with one id, `--merge` kept the first, the weaker; every
+    other place (dedupe, merge, a repeated insight here) keeps the strongest."""
+    document = [
+        {"id": "lesson-aaaa", "type": "skill", "claim": "Pin the CI image",
+         "confidence": 0.9},
+        {"id": "lesson-aaaa", "type": "skill", "claim": "Pin the CI image by its digest",
+         "confidence": 0.6, "reinforcementCount": 3},
+        {"id": "lesson-aaaa", "type": "skill", "claim": "Pin every CI image",
+         "confidence": 0.7, "reinforcementCount": 3},
+    ]  # fmt: skip
+    result = run_json("import", str(write(tmp_path, "export.json", document)), "--merge")
+    assert result["ids"] == ["lesson-aaaa"]
+    assert result["skippedItems"] == [
+        {"item": 0, "id": "lesson-aaaa", "reason": "repeats the id of items[2]"},
+        {"item": 1, "id": "lesson-aaaa", "reason": "repeats the id of items[2]"},
+    ]
+    kept = run_json("get", "lesson-aaaa")
+    assert kept["claim"] == "Pin every CI image" and kept["reinforcementCount"] == 3
+
+
 def test_merge_keeps_the_live_copy_of_an_insight_also_archived_in_the_document(
     run: Run, run_json: Callable[..., Any], tmp_path: Path
 ) -> None:

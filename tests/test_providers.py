@@ -886,3 +886,38 @@ def test_an_embedding_answer_is_capped_before_it_is_read_in_full(
     assert "Traceback" not in result.stderr
     assert f"more than {MAX_ANSWER_BYTES:,} bytes" in result.stderr, result.stderr
     assert result.stderr.count("\n") == 1, result.stderr
+
+
+def test_an_embedding_answer_sent_a_byte_at_a_time_ends_at_the_deadline(
+    run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fix124: with no one waiting, each read had a 30 s timeout and the answer none,
+    so a server trickling a byte every few seconds held `chitin embed` for ever. The
+    whole answer has a deadline ($CHITIN_EMBED_TIMEOUT, default 120 s): one line."""
+    from carapace_server import CarapaceServer, drip
+
+    run("init")
+    run("contribute", "--type", "skill", "--claim", "Keep commits small", "--confidence", "0.8")
+    with CarapaceServer() as server:  # any route answers with what stream_next says
+        monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key")
+        monkeypatch.setenv("CHITIN_EMBED_TIMEOUT", "1")
+        # each byte well within the read timeout; the whole would take 20 s
+        server.stream_next(drip(every=0.1, count=200))
+        result = run("embed", "--provider", "openai", "--force", expect=1)
+    assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1, result.stderr
+    line = result.stderr.strip()
+    assert line.startswith("Error: OpenAI API gave no complete answer within 1 s"), line
+    assert "CHITIN_EMBED_TIMEOUT" in line
+
+
+def test_the_embedding_deadline_is_checked(
+    run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run("init")
+    run("contribute", "--type", "skill", "--claim", "Keep commits small", "--confidence", "0.8")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    for bad in ("0", "soon", "99999"):
+        monkeypatch.setenv("CHITIN_EMBED_TIMEOUT", bad)
+        result = run("embed", "--provider", "openai", "--force", expect=1)
+        assert "$CHITIN_EMBED_TIMEOUT must be a number of seconds from 1 to 3600" in result.stderr

@@ -704,3 +704,16 @@ def test_the_library_names_an_id_and_a_prefix_of_it_in_its_own_words(
     with Chitin(store=machines.b) as opened, pytest.raises(ValidationError) as refused:
         opened.sync(ours=[machines.id[:6]], theirs=[machines.id])
     assert str(refused.value) == f"ours and theirs both name {machines.id}; choose one"
+
+
+@pytest.mark.parametrize("side", ["--ours", "--theirs"])
+def test_an_empty_id_to_settle_is_a_usage_error(machines: Machines, side: str) -> None:
+    """fix124: `sync --ours ""` exited 1, as an id not in conflict; an empty value of a
+    flag is a usage error (exit 2), still saying which ids are in conflict; nothing is
+    settled."""
+    _claim_conflict(machines)
+    empty = chitin(machines.b, "sync", side, "", expect=2)
+    line = empty.stderr.strip()
+    assert "\n" not in line and side in line and machines.id in line, line
+    assert (machines.b / ".git" / "chitin-sync.json").exists()  # still stopped, as it was
+    chitin(machines.b, "sync", side, machines.id)

@@ -20,6 +20,7 @@ from chitin.core import Chitin
 from chitin.errors import ValidationError
 from chitin.location import Located, cannot_be_a_store, home_folder, locate
 from chitin.lockfile import note_command
+from chitin.model import arguments
 from chitin.render.text import MAX_PROBLEM_LINES, problem_lines
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ class Settings(NamedTuple):
     @classmethod
     def from_environment(cls, store: str | None, debug: bool, verbose: bool = False) -> Settings:
         located = locate(store, os.environ, current_folder())
-        agent = os.environ.get("CHITIN_AGENT") or None
+        agent = arguments.agent(None, os.environ)
         return cls(located.path, agent, debug, located, verbose)
 
 

@@ -73,6 +73,9 @@ def sync(
             result = chitin.sync(remote_name, resume=resume, ours=ours, theirs=theirs, abort=abort)
         except sync_choice.BothSides as both:  # an id and a prefix of it: seen once resolved
             raise click.UsageError(sync_choice.both_sides(both.ids, sync_choice.CLI)) from None
+        except sync_choice.NoId as empty:  # --ours "": a wrong use of the flag, exit 2
+            words = sync_choice.CLI
+            raise click.UsageError(sync_choice.no_id(empty.side, empty.conflicted, words)) from None
     for line in result.notes:
         note(f"chitin: {line}")
     if fmt == "json":

@@ -14,7 +14,7 @@ from chitin.model.insight import Insight
 from chitin.model.search_text import embedding_text
 from chitin.render.text import counted
 from chitin.retrieval.clusters import WORDS_ONLY, Cluster, Grouping, Meaning, group
-from chitin.retrieval.judgement import side_of
+from chitin.retrieval.judgement import exact_key, sentence_key, side_of
 from chitin.search import aligned, semantic, stored
 from chitin.search.door import strength
 from chitin.store.config import CONFIG_FILE, parse_config
@@ -114,14 +114,34 @@ def _reported_on(
 _NAMED = 3  # other files a cluster's line names
 
 
+def copies_of(one: Insight, others: Sequence[Insight]) -> tuple[int, int]:
+    """How many of ``others`` are exact copies of ``one`` (the same insight), and how
+    many say its very claim under another type; the rest of a cluster are near
+    duplicates of it (a cluster may hold all three)."""
+    side = side_of(one)
+    exact, sentence = exact_key(side), sentence_key(side)
+    same = [exact_key(side_of(other)) == exact for other in others]
+    said = [
+        sentence is not None and sentence_key(side_of(other)) == sentence and not copy
+        for other, copy in zip(others, same, strict=True)
+    ]
+    return sum(same), sum(said)
+
+
 def _cluster_finding(
     cluster: Cluster, here: int, insights: Sequence[Insight], paths: Sequence[str]
 ) -> Finding:
     others = [m for m in cluster.members if m != here]
     named = ", ".join(paths[m] for m in others[:_NAMED])
     more = f" and {len(others) - _NAMED} more" if len(others) > _NAMED else ""
-    how = "repeats" if cluster.claim else "nearly duplicates"
-    message = f"claim {how} {counted(len(others), 'other file')}: {named}{more}"
+    if cluster.claim:
+        how = f"repeats {counted(len(others), 'other file')}"
+    else:  # near duplicates, some of them perhaps exact copies
+        copies = sum(copies_of(insights[here], [insights[m] for m in others]))
+        near = counted(len(others) - copies, "other file")
+        how = f"repeats {counted(copies, 'other file')} and nearly duplicates {near}"
+        how = how if copies else f"nearly duplicates {near}"
+    message = f"claim {how}: {named}{more}"
     keep = insights[cluster.members[0]].id
     if len(cluster.members) == 2 and insights[cluster.members[1]].id == keep:
         fix = f"delete the copy: both files hold the id {keep}"  # merge takes ids, not files

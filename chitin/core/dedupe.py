@@ -14,7 +14,8 @@ import shlex
 import signal
 from collections.abc import Iterable
 
-from chitin.core.check_related import judged_grouping
+from chitin.core import write_gate
+from chitin.core.check_related import copies_of, judged_grouping
 from chitin.core.lifecycle import Deduped, Lifecycle
 from chitin.core.session import Session
 from chitin.errors import ChitinError
@@ -45,7 +46,10 @@ def duplicate_clusters(opened: Session) -> Clusters:
     for cluster in grouped.grouping.clusters:
         keep, *others = (insights[m] for m in cluster.members)
         command = _command(keep, others)
-        found.append(Deduped(keep, tuple(others), cluster.exact, command, None, cluster.claim))
+        copies, said = copies_of(keep, others)
+        found.append(
+            Deduped(keep, tuple(others), cluster.exact, command, None, cluster.claim, copies, said)
+        )
     return found
 
 
@@ -65,8 +69,12 @@ def apply(lifecycle: Lifecycle, clusters: list[Deduped], allow_secret: bool = Fa
     evidence line (``Chitin.merge``). A merge refused (a likely credential a copy
     holds, a hand edit chitin will not commit) stops here, saying which cluster and
     how many were merged before it; so does Ctrl-C (or SIGTERM), at the next cluster,
-    or undoing the merge it stopped."""
+    or undoing the merge it stopped. What stops every write (a chitin.yaml check
+    refuses, a bad $CHITIN_AGENT) is the store's, not a cluster's: refused once, first."""
     done = Clusters(without_alignment=getattr(clusters, "without_alignment", 0))
+    if clusters:
+        lifecycle.session.agent  # noqa: B018 (raises for a bad $CHITIN_AGENT)
+        write_gate.refuse_broken_settings(lifecycle.session.store)
     with interrupts.holding() as guard:  # one guard for all: the merges share it
         for found in clusters:
             sources = _sources(found.others)

@@ -31,6 +31,7 @@ from chitin.model.interchange import Item, from_original, items_of, read_item
 from chitin.model.search_text import well_formed
 from chitin.notices import notice
 from chitin.retrieval.judgement import exact_key, side_of
+from chitin.search.door import strength
 from chitin.store.legacy import is_database as sqlite_file
 from chitin.store.legacy import read_database
 from chitin.store.messages import LEGACY_HISTORY_HEADER, commit_message
@@ -290,9 +291,13 @@ def _merge_skips(
     earlier item has, an insight the store holds live (as ``contribute`` judges a copy:
     its type and claim, and a trigger's condition and side; an archived one is none),
     or one repeated in the document, of which only the strongest comes in (live first;
-    the first at a tie)."""
+    the first at a tie). Of items sharing an id, too, the strongest comes in."""
     reasons: dict[int, str] = {}
-    ids: dict[str, int] = {}
+    ids: dict[str, int] = {}  # the strongest item of each id
+    for index, item in enumerate(items):
+        holder = ids.setdefault(item.insight.id, index)
+        if _stronger(item.insight, items[holder].insight):
+            ids[item.insight.id] = index
     known: dict[tuple[str, ...], str] = {}  # the store's live id of each
     for stored in cache.select(Filters(archived=False)):
         known.setdefault(exact_key(side_of(stored)), stored.id)
@@ -300,9 +305,9 @@ def _merge_skips(
     for index, item in enumerate(items):
         insight = item.insight
         key = exact_key(side_of(insight))
-        earlier = ids.setdefault(insight.id, index)
-        if earlier != index:
-            reasons[index] = f"repeats the id of items[{earlier}]"
+        holder = ids[insight.id]
+        if holder != index:
+            reasons[index] = f"repeats the id of items[{holder}]"
         elif cache.id_exists(insight.id):
             reasons[index] = "already in the store"
         elif insight.id in unreadable:  # a hand edit that does not parse: never written over
@@ -321,12 +326,9 @@ def _merge_skips(
 
 def _stronger(insight: Insight, than: Insight) -> bool:
     """Strictly stronger: live (an archived copy would take the lesson out of
-    retrieval), then more reinforced, then more confident (search.door's order)."""
-    return (insight.archived, -insight.reinforcements, -insight.confidence) < (
-        than.archived,
-        -than.reinforcements,
-        -than.confidence,
-    )
+    retrieval), then more reinforced, then more confident (search.door's order, which
+    dedupe and merge keep the strongest by)."""
+    return (insight.archived, *strength(insight)[:2]) < (than.archived, *strength(than)[:2])
 
 
 def _id_taken(index: int, insight_id: str, earlier: int | None, file: Problem | None) -> str:

@@ -278,7 +278,7 @@ class Lifecycle:
             writes.update(dict.fromkeys(paths))
             commit = self._commit(
                 writes,
-                merge_words(", ".join(source_ids), target_id, claims, result.claim),
+                merge_words(source_ids, target_id, claims, result.claim),
                 target_id,
                 {"Merged": ", ".join(source_ids)},
             )

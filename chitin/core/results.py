@@ -65,3 +65,5 @@ class Deduped(NamedTuple):
     command: str
     change: Change | None = None
     same_claim: bool = False  # all the very same claim, if under other types
+    copies: int = 0  # of the others, exact copies of keep (all of them when exact)
+    claim_copies: int = 0  # of the others, keep's very claim under another type

@@ -17,7 +17,7 @@ from pathlib import Path
 from chitin.core.session import Session
 from chitin.errors import ChitinError, StateError, StoreError
 from chitin.format.layout import is_insight_path
-from chitin.model.sync_choice import BothSides
+from chitin.model.sync_choice import BothSides, unmatched
 from chitin.store import conflicts, interrupts, journal, remote
 from chitin.store.git import Git
 from chitin.store.integrating import PENDING, Chooser, Stopped, integrate
@@ -246,11 +246,8 @@ def _matched(paths: tuple[str, ...], names: tuple[str, ...], side: str) -> dict[
                 "give more of the id"
             )
         hits = hits or prefixed  # a unique prefix, as every command takes one
-        if not hits:
-            raise StateError(
-                f"{name!r} is not in conflict; the conflicted insights are "
-                f"{_named(paths)} (give an id or a path)"
-            )
+        if not hits:  # an empty id is the CLI's usage error (sync_choice.NoId)
+            raise unmatched(name, side, _named(paths))
         found.update(dict.fromkeys(hits, side))
     return found
 

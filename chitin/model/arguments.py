@@ -288,12 +288,14 @@ def _shown(raw: object) -> str:
 
 def agent(raw: object, env: Mapping[str, str]) -> str | None:
     """``Chitin(agent=...)``, else $CHITIN_AGENT, else None: a text, whose value is
-    checked when a write needs it (session.py: a bad name must not stop a read)."""
+    checked when a write needs it (session.py: a bad name must not stop a read). A
+    blank one (spaces only) is none: it would sign every commit with an empty trailer.
+    The one place the name is read (the CLI's settings ask it too)."""
     if raw is None:
-        return env.get("CHITIN_AGENT") or None
-    if not isinstance(raw, str):
+        raw = env.get("CHITIN_AGENT")
+    elif not isinstance(raw, str):
         raise ValidationError("agent", f"agent must be a text such as my-agent, got {_shown(raw)}")
-    return raw
+    return raw if raw and not raw.isspace() else None
 
 
 def callback(name: str, raw: T | None) -> T | None:

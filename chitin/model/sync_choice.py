@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from chitin.errors import ValidationError
+from chitin.errors import ChitinError, StateError, ValidationError
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,31 @@ class BothSides(ValidationError):
 
 def both_sides(ids: Iterable[str], words: Words) -> str:
     return f"{words.ours} and {words.theirs} both name {', '.join(ids)}; choose one"
+
+
+class NoId(ValidationError):
+    """An empty (or blank) id given to ``ours`` or ``theirs``: a wrong use of the flag,
+    the CLI's usage error (exit 2), seen once the conflicted insights are known."""
+
+    def __init__(self, side: str, conflicted: str) -> None:
+        self.side, self.conflicted = side, conflicted
+        super().__init__(side, no_id(side, conflicted, LIBRARY))
+
+
+def no_id(side: str, conflicted: str, words: Words) -> str:
+    flag = words.ours if side == "ours" else words.theirs
+    return f"{flag} takes an id, got an empty one; {_conflicted(conflicted)}"
+
+
+def unmatched(name: str, side: str, conflicted: str) -> ChitinError:
+    """What an id that names no conflicted insight raises: NoId for an empty one."""
+    if not name.strip():
+        return NoId(side, conflicted)
+    return StateError(f"{name!r} is not in conflict; {_conflicted(conflicted)}")
+
+
+def _conflicted(named: str) -> str:
+    return f"the conflicted insights are {named} (give an id or a path)"
 
 
 def refused(

@@ -27,7 +27,12 @@ from chitin.providers.bounded_http import (
 
 RETRIES = 4  # attempts after the first, for 429 and 5xx
 BACKOFF_SECONDS = 0.5  # doubled after each retry
-TIMEOUT_SECONDS = 30.0
+TIMEOUT_SECONDS = 30.0  # for each read
+# For one whole answer when no one waits (`chitin embed`, the background embedding):
+# a server that sends a byte within every read's timeout never times out otherwise.
+DEADLINE_SECONDS = 120.0
+DEADLINE_VARIABLE = "CHITIN_EMBED_TIMEOUT"  # seconds, 1 to MAX_DEADLINE
+MAX_DEADLINE = 3600.0
 # Bytes of one answer, inflated: 128 texts of 3,072 numbers as JSON take about 9 MB.
 MAX_ANSWER_BYTES = 32 * 1024 * 1024
 
@@ -50,8 +55,10 @@ class HTTPProvider:
         base_url: str,
         client: httpx.Client | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        deadline: float = DEADLINE_SECONDS,
     ) -> None:
         self.model = model
+        self.deadline = deadline  # seconds for one whole answer, when no one waits
         self.key = key
         self.base_url = base_url.rstrip("/")
         self.client = client or httpx.Client(timeout=TIMEOUT_SECONDS)
@@ -74,7 +81,10 @@ class HTTPProvider:
             )
         _check_sendable(cls.key_variable, key, header=True)
         _check_sendable(base_variable, base, header=False)
-        return cls(model or cls.default_model, key, base or cls.default_url, client)
+        deadline = _deadline(env.get(DEADLINE_VARIABLE, "").strip())
+        return cls(
+            model or cls.default_model, key, base or cls.default_url, client, deadline=deadline
+        )
 
     @property
     def unsized(self) -> bool:
@@ -109,12 +119,16 @@ class HTTPProvider:
         return {"input": texts, "model": self.model}
 
     def _post(self, body: dict[str, Any]) -> httpx.Response:
-        """The answer, retried on 429 and 5xx; but with someone waiting (``answering``),
-        asked once, within what is left of their wait."""
+        """The answer, retried on 429 and 5xx, each whole within ``deadline`` seconds;
+        but with someone waiting (``answering``), asked once, within what is left of
+        their wait."""
         wait = BACKOFF_SECONDS
         end = due()
         for attempt in range(RETRIES + 1):
             left = None if end is None else max(0.05, end - time.monotonic())
+            whole = Deadline(self.deadline if left is None else left)
+            if left is None and self.deadline < TIMEOUT_SECONDS:
+                left = self.deadline  # no read may wait past it either
             try:
                 headers = {"Authorization": f"Bearer {self.key}"} if self.key else {}
                 headers["Accept-Encoding"] = ACCEPTED_ENCODINGS  # inflated by us, capped
@@ -125,8 +139,13 @@ class HTTPProvider:
                     headers=headers,
                     timeout=httpx.USE_CLIENT_DEFAULT if left is None else httpx.Timeout(left),
                 ) as streamed:
-                    response = self._whole(streamed, left)
+                    response = self._whole(streamed, whole)
             except (httpx.TimeoutException, TooSlow) as error:
+                if end is None and (isinstance(error, TooSlow) or whole.passed()):
+                    raise ProviderError(
+                        f"{self.label} API gave no complete answer within {self.deadline:g} s "
+                        f"(set ${DEADLINE_VARIABLE} to allow longer)"
+                    ) from None
                 if end is None:
                     raise ProviderError(f"{self.label} API unreachable: {error}") from None
                 raise ProviderTimeout(
@@ -141,14 +160,14 @@ class HTTPProvider:
             wait *= 2
         raise AssertionError("unreachable")
 
-    def _whole(self, streamed: httpx.Response, left: float | None) -> httpx.Response:
+    def _whole(self, streamed: httpx.Response, deadline: Deadline) -> httpx.Response:
         """The answer read in full, but never more than MAX_ANSWER_BYTES of it, before
-        or after inflating (a server's endless body or gzip bomb); within ``left``
-        seconds when someone waits."""
+        or after inflating (a server's endless body or gzip bomb), by ``deadline`` (a
+        server that sends a byte at a time)."""
         if streamed.is_stream_consumed:  # read by its transport (an httpx.MockTransport)
             return streamed
         try:
-            answer = read_answer(streamed, MAX_ANSWER_BYTES, Deadline(left or float("inf")))
+            answer = read_answer(streamed, MAX_ANSWER_BYTES, deadline)
         except TooLarge:
             raise ProviderError(
                 f"{self.label} API answered with more than {MAX_ANSWER_BYTES:,} bytes; "
@@ -293,6 +312,22 @@ def _check_sendable(variable: str, value: str, *, header: bool) -> None:
             f"{variable} holds a character an HTTP request cannot carry (at character "
             f"{error.start + 1}); check it"
         ) from None
+
+
+def _deadline(raw: str) -> float:
+    """$CHITIN_EMBED_TIMEOUT, if set: seconds, 1 to MAX_DEADLINE; else the default."""
+    if not raw:
+        return DEADLINE_SECONDS
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = float("nan")
+    if not 1 <= seconds <= MAX_DEADLINE:
+        raise ProviderError(
+            f"${DEADLINE_VARIABLE} must be a number of seconds from 1 to {MAX_DEADLINE:g}, "
+            f"got {raw[:40]!r}"
+        )
+    return seconds
 
 
 def _detail(response: httpx.Response, key: str) -> str:

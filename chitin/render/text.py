@@ -77,6 +77,10 @@ class Cluster(Protocol):
     @property
     def same_claim(self) -> bool: ...
     @property
+    def copies(self) -> int: ...
+    @property
+    def claim_copies(self) -> int: ...
+    @property
     def command(self) -> str: ...
     @property
     def change(self) -> _Merged | None: ...
@@ -108,13 +112,23 @@ def dedupe_lines(found: Sequence[Cluster], applied: bool) -> list[str]:
 
 def _members(cluster: Cluster) -> str:
     """What the others of a cluster are: exact copies (of the insight, or of its claim
-    under other types) or near duplicates."""
+    under other types) or near duplicates, or some of each ("3 exact copies and 1 near
+    duplicate")."""
     count = len(cluster.others)
     if cluster.exact:
         return counted(count, "exact copy", "exact copies")
     if cluster.same_claim:
         return counted(count, "exact copy of the claim", "exact copies of the claim")
-    return counted(count, "near duplicate")
+    near = count - cluster.copies - cluster.claim_copies
+    parts = [
+        counted(cluster.copies, "exact copy", "exact copies") if cluster.copies else "",
+        counted(cluster.claim_copies, "exact copy of the claim", "exact copies of the claim")
+        if cluster.claim_copies
+        else "",
+        counted(near, "near duplicate") if near else "",
+    ]
+    said = [part for part in parts if part]
+    return ", ".join(said[:-1]) + " and " + said[-1] if len(said) > 1 else said[0]
 
 
 def unaligned_line(count: int) -> str:

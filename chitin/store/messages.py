@@ -118,12 +118,17 @@ def move_words(insight_id: str, claim: str, to_archive: bool) -> Words:
 
 
 def merge_words(
-    source_ids: str, target_id: str, source_claims: Sequence[str], result_claim: str
+    source_ids: Sequence[str], target_id: str, source_claims: Sequence[str], result_claim: str
 ) -> Words:
-    """``source_ids``: one id, or several joined by ", " (``dedupe``'s merges)."""
+    """One source is named in the subject; several (``dedupe``'s merges, a cluster of
+    999) are counted there and listed in the body, one id a line, so that the subject
+    stays one short line. The ``Chitin-Merged`` trailer (history's) names them all."""
     body = [*(f"merged: {clipped(claim)}" for claim in source_claims)]
     body.append(f"into: {clipped(result_claim)}")
-    return Words("merge", f"Merge {source_ids} into {target_id}", body)
+    if len(source_ids) == 1:
+        return Words("merge", f"Merge {source_ids[0]} into {target_id}", body)
+    listed = [f"- {i}" for i in source_ids]
+    return Words("merge", f"Merge {len(source_ids)} insights into {target_id}", [*listed, *body])
 
 
 def embedding_words(provider: str, model: str | None) -> Words:
