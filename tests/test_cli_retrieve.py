@@ -258,6 +258,23 @@ TEXT_ONLY = "embedding: {provider: none}\n"
             "'nonsense' (allowed: local, voyage, openai, none)); ranked by text alone",
             None,
         ),
+        # An infinite number is no positive number: it gave a score of Infinity (JSON
+        # no parser reads), or an internal error for a relevance weight.
+        (
+            TEXT_ONLY + "relevance_weights: {claim: .inf}\n",
+            None,
+            "warning: chitin.yaml: relevance_weights.claim must be a positive number, got inf",
+        ),
+        (
+            TEXT_ONLY + "type_boosts: {coding: {skill: .inf}}\n",
+            None,
+            "warning: chitin.yaml: type_boosts.coding.skill must be a positive number, got inf",
+        ),
+        (
+            TEXT_ONLY + "half_lives: {social: .inf}\n",
+            None,
+            "warning: chitin.yaml: half_lives.social must be a positive number, got inf",
+        ),
         (
             "embedding: 5\nhalf_lives: {social: 0}\n",
             "semantic search unavailable (chitin.yaml: embedding must be a mapping",

@@ -245,7 +245,7 @@ def _numbers(name: str, value: object, allowed: tuple[str, ...]) -> dict[str, fl
 
 def _positive(name: str, key: str, value: object, zero_ok: bool = False) -> float:
     number = value if isinstance(value, int | float) and not isinstance(value, bool) else -1.0
-    if math.isnan(number) or number < 0 or (number == 0 and not zero_ok):
+    if not math.isfinite(number) or number < 0 or (number == 0 and not zero_ok):
         raise ValidationError(
             name, f"chitin.yaml: {name}.{key} must be a positive number, got {value!r}"
         )
