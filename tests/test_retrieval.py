@@ -55,6 +55,12 @@ def make(claim: str = "A claim", **fields: object) -> Insight:
         ("sub-agent task execution", "general"),  # "task" is not "ask" any more
         ("a directory of client notes", "communication"),  # no "direct", "lie" or "cli"
         ("fixing failing tests", "coding"),  # plural and verb endings still count
+        ("still debugging the login", "coding"),  # a doubled consonant: "debug"
+        ("run ruff before committing", "coding"),
+        ("chatting with the team", "communication"),
+        ("my replies missed the point", "communication"),  # y that became i: "reply"
+        ("N+1 queries on a page", "coding"),
+        ("passing the ball", "general"),  # "pass" keeps its two s: no "pas"
     ],
 )
 def test_context_detection_matches_whole_words(text: str, category: str) -> None:

@@ -190,15 +190,29 @@ _ENDINGS = ("", "s", "es", "ed", "d", "ing")
 
 
 def _forms(words: set[str]) -> set[str]:
-    """The words, and what they are with a plural or verb ending taken off."""
+    """The words, and what they are with a plural or verb ending taken off: also a
+    doubled last consonant ("debugging", "committed": "debug", "commit"), a y that
+    became i ("stories", "replied": "story", "reply") and an ie that became y ("lying":
+    "lie"), as 1.4.5's substring match found them."""
     found = set(words)
     for word in words:
         for ending in _ENDINGS[1:]:
-            if word.endswith(ending) and len(word) - len(ending) >= 2:
-                found.add(word[: -len(ending)])
+            stem = word[: -len(ending)]
+            if word.endswith(ending) and len(stem) >= 2:
+                found.add(stem)
+                if ending in ("ed", "ing") and len(stem) >= 4 and _doubled(stem):
+                    found.add(stem[:-1])
         if word.endswith("ing") and len(word) > 5:
             found.add(word[:-3] + "e")  # "writing" → "write"
+        if word.endswith(("ies", "ied")) and len(word) > 4:
+            found.add(word[:-3] + "y")
+        if word.endswith("ying") and len(word) > 5:
+            found.add(word[:-4] + "ie")
     return found
+
+
+def _doubled(stem: str) -> bool:
+    return stem[-1] == stem[-2] and stem[-1] not in "aeiouslz"  # "pass", "fizz" stay
 
 
 def detect_category(text: str) -> str:
