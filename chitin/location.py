@@ -194,9 +194,10 @@ def enclosing_store(here: Path) -> Path | None:
 
 def cannot_be_a_store(root: Path) -> str | None:
     """Why no store can be made at ``root`` (which holds none), in the words a write
-    refuses it with: a file stands in its path, or it lies in another store's insights/
-    or archive/ (``inside_scanned``). None when nothing says so. A read shows an empty
-    store there, and says this rather than "run `chitin init`", which would fail."""
+    refuses it with: a file stands in its path, or it lies in another store's insights/,
+    archive/, .chitin/ or .git/ (``inside_scanned``). None when nothing says so. A read
+    shows an empty store there, and says this rather than "run `chitin init`", which
+    would fail."""
     blocker = file_in_path(root)
     if blocker is not None:
         return f"cannot create the store at {root}: {blocker} is a file, not a folder"
@@ -209,19 +210,33 @@ def cannot_be_a_store(root: Path) -> str | None:
 
 def inside_scanned(root: Path, named: Path) -> str | None:
     """Why ``root`` (as ``named``, absolute) cannot be a store: it is, or lies inside,
-    another store's insights/ or archive/, whose every file is that store's insight."""
+    another store's insights/ or archive/, whose every file is that store's insight, or
+    its .chitin/ or .git/, which are that store's own (a slip for the store itself)."""
     outer = enclosing_store(named.parent)
     if outer is None:
         return None
     scanned = named.relative_to(outer).parts
+    where = "is" if len(scanned) == 1 else "is inside"  # --store OUTER/insights: a slip
+    if scanned[0] in KEPT:
+        return (
+            f"{root} {where} the {scanned[0]}/ folder of the store {outer}, which "
+            f"{KEPT[scanned[0]]}; no store can be made there: to use that store, name it "
+            f"with --store {outer}"
+        )
     if scanned[0] not in (MARKS[0], ARCHIVE):
         return None
-    where = "is" if len(scanned) == 1 else "is inside"  # --store OUTER/insights: a slip
     return (
         f"{root} {where} the {scanned[0]}/ folder of the store {outer}, whose files are that "
         f"store's insights; make the store in a folder outside {outer / MARKS[0]} and "
         f"{outer / ARCHIVE}"
     )
+
+
+# A store's own folders, never a store's place (what each holds, in a refusal's words).
+KEPT = {
+    ".chitin": "holds what chitin derives from that store's files",
+    MARKS[1]: "holds that store's git repository",
+}
 
 
 def file_in_path(root: Path) -> Path | None:

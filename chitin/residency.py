@@ -52,6 +52,15 @@ def user_folder_name(env: Mapping[str, str]) -> str:
     return f"/tmp/chitin-{os.getuid()}"
 
 
+PROC_FD = "/proc/self/fd"  # a process's descriptors as folders (Linux; not macOS)
+
+
+def reachable_socket(path: str) -> bool:
+    """Whether ``at_socket`` can reach a socket at ``path``: it fits a socket's address,
+    or /proc/self/fd is there to reach it through its folder."""
+    return len(os.fsencode(path)) <= SOCKET_PATH_BYTES or os.path.isdir(PROC_FD)
+
+
 def at_socket(path: str, act: Callable[[str], object]) -> None:
     """``act`` (a socket's ``bind`` or ``connect``) on the socket file at ``path``, the
     one way both ends reach it. sun_path holds SOCKET_PATH_BYTES, and a user's folder
@@ -65,7 +74,7 @@ def at_socket(path: str, act: Callable[[str], object]) -> None:
     folder, name = os.path.split(path)
     descriptor = os.open(folder, getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY)
     try:
-        act(f"/proc/self/fd/{descriptor}/{name}")
+        act(f"{PROC_FD}/{descriptor}/{name}")
     finally:
         os.close(descriptor)
 

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from chitin import residency
 from chitin.providers import create
 from chitin.providers import resident as client
 from chitin.providers.local import LocalProvider
@@ -287,10 +288,67 @@ def test_asked_early_and_killed_before_the_answer_is_read(
     provider.close()
 
 
-def test_a_folder_too_long_for_a_socket_turns_it_off(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_folder_too_long_for_a_socket_turns_it_off_only_without_proc(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A socket's path longer than its 108 bytes is reached through /proc/self/fd
+    (residency.at_socket); where there is no such folder (no /proc: macOS), no socket
+    can be made there, and the resident is never started in vain."""
     monkeypatch.setenv("CHITIN_RESIDENT", "on")
     monkeypatch.setenv(client.FOLDER, "/tmp/" + "x" * 100)
+    assert client.settings(os.environ, None) is not None  # Linux: /proc/self/fd
+    monkeypatch.setattr(residency, "PROC_FD", str(tmp_path / "no-proc"))
     assert client.settings(os.environ, None) is None
+    monkeypatch.setenv(client.FOLDER, "/tmp/short")
+    assert client.settings(os.environ, None) is not None
+
+
+def _long_probe(sock: Path) -> int | None:
+    """The pid of the resident at ``sock`` (the socket's credentials), reached through
+    a descriptor of its folder: its path is longer than a socket's."""
+    folder = os.open(sock.parent, os.O_PATH | os.O_DIRECTORY)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        try:
+            probe.connect(f"/proc/self/fd/{folder}/{sock.name}")
+            found = probe.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
+        except OSError:
+            return None
+        finally:
+            os.close(folder)
+    return int.from_bytes(found[:4], "little")
+
+
+def test_a_folder_too_long_for_a_socket_still_has_its_resident(
+    tmp_path: Path, machine_cache: Path
+) -> None:
+    """fix125: with the user's folder of the moment long enough that the socket's path
+    passed 108 bytes (a long $CHITIN_RESIDENT_DIR or $XDG_RUNTIME_DIR), the resident
+    embedder was turned off, and every contribute loaded the model itself. Through the
+    real CLI: the first contribute starts one there, and the next is answered by it
+    (neither onnxruntime nor numpy is loaded)."""
+    from test_vector_search import loaded_modules
+
+    run = tmp_path / ("long-folder-" * 8) / "run"
+    env = {**os.environ, "CHITIN_RESIDENT": "on", "CHITIN_FRONT": "0", client.FOLDER: str(run)}
+    settings = client.settings(env, machine_cache)
+    assert settings is not None and len(os.fsencode(settings.socket)) > 108
+    base = [sys.executable, "-m", "chitin", "--store", str(tmp_path / "store")]
+    contribute = ["contribute", "--type", "skill", "--confidence", "0.7", "--claim"]
+    for argv in (["init", "--seed"], ["embed"], [*contribute, "Read the deploy log first"]):
+        done = subprocess.run([*base, *argv], env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+    try:
+        _ready(settings)  # the contribute started it, at the long path
+        pid = _long_probe(settings.socket)
+        assert pid is not None
+        claim = "Read the deployment logs before rolling back"
+        loaded, out = loaded_modules([*base[3:], *contribute, claim], env)
+        assert "onnxruntime" not in loaded and "numpy" not in loaded and "Contributed" in out
+        assert _long_probe(settings.socket) == pid
+    finally:
+        pid = _long_probe(settings.socket)
+        if pid is not None:
+            os.kill(pid, signal.SIGKILL)
 
 
 def test_the_idle_time_set_by_the_environment_ends_it(

@@ -370,6 +370,40 @@ def test_a_read_inside_another_stores_insights_says_so(
     )
 
 
+DERIVED = {".chitin": "holds what chitin derives from that store's files",
+           ".git": "holds that store's git repository"}  # fmt: skip
+
+
+@pytest.mark.parametrize("below", ["", "team"])
+@pytest.mark.parametrize("kept", [".chitin", ".git"])
+def test_no_store_is_made_inside_another_stores_chitin_or_git_folder(
+    clone: Path, kept: str, below: str
+) -> None:
+    """fix125: `--store <store>/.chitin` (or .git/...) with a write made a new store
+    there, inside the derived folder (or git's own folder, or failed there naming the
+    wrong repository and leaving a folder behind). No one means a store there: init and
+    every write refuse it in one line naming the store and the --store to use."""
+    named = clone / kept / below if below else clone / kept
+    where = "is inside" if below else "is"
+    expected = (
+        f"Error: {named} {where} the {kept}/ folder of the store {clone}, which "
+        f"{DERIVED[kept]}; no store can be made there: to use that store, name it with "
+        f"--store {clone}"
+    )
+    for args in (["init"], ["contribute", "--type", "skill", "--claim", "Nested claim here",
+                            "--confidence", "0.5"]):  # fmt: skip
+        refused = chitin("--store", str(named), *args)
+        assert refused.exit_code == 1
+        assert refused.stderr.strip().splitlines() == [expected]
+        assert not (named / ".git").exists() and not (named / "insights").exists()
+        assert not below or not named.exists()
+    read = chitin("--store", str(named), "list")
+    assert read.exit_code == 0
+    assert read.stderr.splitlines()[0] == f"{expected[7:]}; showing an empty store."
+    listed = chitin("--store", str(clone), "list", "--format", "json")
+    assert [i["claim"] for i in json.loads(listed.stdout)] == ["Reproduce the bug first"]
+
+
 def test_no_store_is_made_inside_another_stores_insights_through_a_link(
     clone: Path, tmp_path: Path
 ) -> None:

@@ -12,7 +12,9 @@ silently. ``CHITIN_RESIDENT=0`` turns it off (see ``settings``).
 
 The socket lives in a private folder (0700, owned by the user, checked before every
 use; a folder that fails the check turns the resident off), and both ends check the
-other's uid (SO_PEERCRED). Its path stays short: a Unix socket's path has 108 bytes.
+other's uid (SO_PEERCRED). A path longer than a Unix socket's 108 bytes is bound and
+reached through a descriptor of its folder (residency.py's ``at_socket``, as the
+front's): where that cannot be (no /proc), the resident is off.
 
 Framing, both ways: 4 bytes of big-endian length, then that much JSON. The answer's
 JSON is followed by ``rows × dimensions`` little-endian float32 values. Asked for
@@ -39,11 +41,12 @@ from chitin import __version__
 from chitin.lockfile import USER_FOLDER, private_folder, user_folder
 from chitin.providers.minilm import DIMENSIONS, MODEL, MODEL_SHA256
 from chitin.residency import (
-    SOCKET_PATH_BYTES,
+    at_socket,
     failed_lately,
     held,
     idle_seconds,
     peer_uid,
+    reachable_socket,
     receive_exactly,
     switched_off,
 )
@@ -91,8 +94,8 @@ def settings(env: Mapping[str, str], prepared_root: Path | None) -> Resident | N
         return None
     idle = idle_seconds(env.get(IDLE), IDLE_SECONDS)
     found = Resident(folder_for(env), installation_key(), idle, prepared_root)
-    if len(os.fsencode(found.socket)) > SOCKET_PATH_BYTES:
-        return None  # no socket can be made there: never start one in vain
+    if not reachable_socket(str(found.socket)):
+        return None  # no socket can be made there (no /proc): never start one in vain
     return found
 
 
@@ -156,7 +159,7 @@ def send(resident: Resident, texts: Sequence[str], tokens: bool = False) -> Aske
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         sock.settimeout(TIMEOUT)
-        sock.connect(str(resident.socket))
+        at_socket(str(resident.socket), sock.connect)
         if peer_uid(sock) not in (None, os.getuid()):
             raise ValueError("another user's socket")
         request = {"protocol": PROTOCOL, "key": resident.key, "texts": list(texts)}

@@ -39,7 +39,7 @@ from chitin.providers.resident import (
     receive_frame,
     send_frame,
 )
-from chitin.residency import peer_uid, release_lock, take_lock
+from chitin.residency import at_socket, peer_uid, release_lock, take_lock
 
 CACHED = 20_000  # texts whose vectors are kept (1.5 KB each)
 CLIENT_SECONDS = 5.0  # a client that sends nothing for this long is let go
@@ -97,7 +97,7 @@ class Server:
             self.path.unlink()
         previous = os.umask(0o177)
         try:
-            self.listener.bind(str(self.path))
+            at_socket(str(self.path), self.listener.bind)
         finally:
             os.umask(previous)
         self.listener.listen(16)

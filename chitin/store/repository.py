@@ -113,8 +113,9 @@ class Store:
     def _refuse_insights_folder(self) -> None:
         """A store inside another store's insights/ or archive/, where that store's
         every file is an insight (its walk passes over a nested repository, as git's
-        does, but a folder named there is most likely a slip for the store itself):
-        refuse it, before a folder is made."""
+        does, but a folder named there is most likely a slip for the store itself), or
+        inside its .chitin/ or .git/, that store's own: refuse it, before a folder is
+        made."""
         if self.git.is_repository():
             return  # already a store: nothing new is made
         try:  # as named, and where its links lead: the folder made is the latter
