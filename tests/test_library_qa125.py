@@ -3,7 +3,10 @@ have, and an instance handed from one thread to another."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from chitin import Chitin
 
@@ -19,3 +22,74 @@ def test_similar_takes_the_commands_default_threshold(store: Path) -> None:
         found = chitin.similar("run the linter before a push")
         assert [candidate.id for candidate, _ in found] == [kept]
         assert chitin.similar("bake bread at home") == []
+
+
+def _in_a_thread(work: Callable[[], Any]) -> Any:
+    """``work()`` run in a new thread, as a pool or ``asyncio.to_thread`` runs it."""
+    done: list[Any] = []
+    worker = threading.Thread(target=lambda: done.append(_outcome(work)))
+    worker.start()
+    worker.join()
+    return done[0]
+
+
+def _outcome(work: Callable[[], Any]) -> Any:
+    try:
+        return work()
+    except Exception as error:  # to be seen in the main thread's assertion
+        return error
+
+
+def test_an_instance_handed_to_another_thread_still_works(store: Path) -> None:
+    """A program that opens one Chitin and calls it from a pool's threads, one call at a
+    time: retrieve, contribute, render and embed raised sqlite3.ProgrammingError (the
+    vector sidecar's connection belonged to the first thread), a traceback outside
+    the ChitinError family, while get, list and stats worked."""
+    with Chitin(store=store) as chitin:
+        chitin.init()
+        first = chitin.contribute(
+            {"type": "skill", "confidence": 0.7, "claim": "Handle the widget with care."}
+        ).insight.id
+        assert chitin.retrieve("widget handling").ranked  # the sidecar opened here
+        calls: list[Callable[[], Any]] = [
+            lambda: chitin.retrieve("handle a widget"),
+            lambda: chitin.contribute(
+                {"type": "skill", "confidence": 0.6, "claim": "Oil the gadget every week."}
+            ),
+            lambda: chitin.similar("oil the gadget", semantic=True),
+            lambda: chitin.render("gadget care"),
+            lambda: chitin.reinforce(first, source="review"),
+            lambda: chitin.embed(),
+            lambda: chitin.retrieve("oil a gadget"),
+        ]
+        outcomes = [_in_a_thread(call) for call in calls]
+        assert [o for o in outcomes if isinstance(o, Exception)] == []
+        assert chitin.stats().total == 2
+        assert chitin.get(first).reinforcements == 1
+
+
+def test_threads_that_call_one_instance_at_once_take_turns(store: Path) -> None:
+    """Four threads writing and retrieving through one shared Chitin at the same time:
+    their use cases interleaved on the instance's connections ("database vectors is
+    locked", sqlite3.OperationalError). They now run one at a time, and all land."""
+    with Chitin(store=store) as chitin:
+        chitin.init()
+        chitin.retrieve("anything")
+
+        def work(n: int) -> None:
+            for i in range(2):
+                claim = f"Thread {n} lesson {i} about widget{n}x{i} handling."
+                chitin.contribute({"type": "skill", "confidence": 0.5, "claim": claim})
+                chitin.retrieve(f"widget{n}x{i}")
+
+        failed: list[Any] = []
+        workers = [
+            threading.Thread(target=lambda n=n: failed.append(_outcome(lambda: work(n))))
+            for n in range(4)
+        ]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+        assert [f for f in failed if f is not None] == []
+        assert chitin.stats().total == 8
