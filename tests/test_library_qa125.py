@@ -8,7 +8,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from chitin import Chitin
+import pytest
+from conftest import Run
+
+from chitin import Chitin, ValidationError
 
 
 def test_similar_takes_the_commands_default_threshold(store: Path) -> None:
@@ -93,3 +96,24 @@ def test_threads_that_call_one_instance_at_once_take_turns(store: Path) -> None:
             worker.join()
         assert [f for f in failed if f is not None] == []
         assert chitin.stats().total == 8
+
+
+def test_the_librarys_refusals_name_its_own_arguments(store: Path) -> None:
+    """docs/python.md: errors name the library's parameters, never the command line's
+    flags. The secret guard said "use --allow-secret" to a program, which has no such
+    flag; the command line and the MCP tools keep their own words."""
+    key = "sk-ant-api03-" + "A" * 60
+    with Chitin(store=store) as chitin:
+        chitin.init()
+        with pytest.raises(ValidationError) as secret:
+            chitin.contribute({"type": "skill", "confidence": 0.5, "claim": f"Use {key} here."})
+    assert str(secret.value).endswith("(use allow_secret=True if it is not one)")
+    assert "--" not in str(secret.value)
+
+
+def test_the_command_line_keeps_its_flag_in_that_refusal(run: Run) -> None:
+    key = "sk-ant-api03-" + "A" * 60
+    secret = run(
+        "contribute", "--type", "skill", "--claim", f"Use {key}.", "--confidence", "0.5", expect=1
+    )
+    assert secret.stderr.strip().endswith("(use --allow-secret if it is not one)")
