@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from conftest import Run
 
-from chitin import Chitin, ValidationError
+from chitin import Chitin, StoreError, ValidationError
 
 
 def test_similar_takes_the_commands_default_threshold(store: Path) -> None:
@@ -117,3 +117,16 @@ def test_the_command_line_keeps_its_flag_in_that_refusal(run: Run) -> None:
         "contribute", "--type", "skill", "--claim", f"Use {key}.", "--confidence", "0.5", expect=1
     )
     assert secret.stderr.strip().endswith("(use --allow-secret if it is not one)")
+
+
+def test_a_store_that_is_a_file_is_refused_in_the_librarys_words(tmp_path: Path) -> None:
+    """``Chitin(store=a_file)`` said "(--store and $CHITIN_STORE name the store's
+    folder)" to a program; the command line keeps --store."""
+    notes = tmp_path / "notes.md"
+    notes.write_text("not a store\n")
+    with pytest.raises(StoreError) as refused:
+        Chitin(store=notes).stats()
+    assert str(refused.value) == (
+        f"the store path {notes} is a file, not a folder "
+        "(store= and $CHITIN_STORE name the store's folder)"
+    )

@@ -43,7 +43,10 @@ _TEMPORARY_FOLDER = re.compile(r"[^\s'\"]*/chitin-(?:merge|diff)-[^\s'\":,;]*")
 
 # What the library's errors name (its arguments, the fields of the mapping it takes) →
 # the command line's flags, which the MCP tools say as their parameters in turn.
-_AS_FLAGS = {"(use allow_secret=True if": "(use --allow-secret if"}
+_AS_FLAGS = {
+    "(use allow_secret=True if": "(use --allow-secret if",
+    "(store= and $CHITIN_STORE name": "(--store and $CHITIN_STORE name",
+}
 
 
 def describe(error: BaseException) -> tuple[str, int]:
