@@ -130,3 +130,18 @@ def test_a_store_that_is_a_file_is_refused_in_the_librarys_words(tmp_path: Path)
         f"the store path {notes} is a file, not a folder "
         "(store= and $CHITIN_STORE name the store's folder)"
     )
+
+
+def test_an_export_that_would_miss_a_file_names_skip_unreadable(store: Path, run: Run) -> None:
+    """``Chitin.export()`` refused a store with a broken file, saying "export the rest
+    with --skip-unreadable"; the library's argument is ``skip_unreadable=True``."""
+    with Chitin(store=store) as chitin:
+        chitin.init()
+        added = chitin.contribute({"type": "skill", "confidence": 0.5, "claim": "A lesson."})
+        (store / added.path).write_text("---\nid: x\n: [\n---\nbody\n")
+        with pytest.raises(StoreError) as refused:
+            chitin.export()
+        assert len(chitin.export(skip_unreadable=True)) == 0
+    assert str(refused.value).endswith("(or export the rest with skip_unreadable=True)")
+    said = run("export", expect=1).stderr
+    assert said.strip().endswith("(or export the rest with --skip-unreadable)")

@@ -46,6 +46,7 @@ _TEMPORARY_FOLDER = re.compile(r"[^\s'\"]*/chitin-(?:merge|diff)-[^\s'\":,;]*")
 _AS_FLAGS = {
     "(use allow_secret=True if": "(use --allow-secret if",
     "(store= and $CHITIN_STORE name": "(--store and $CHITIN_STORE name",
+    "with skip_unreadable=True)": "with --skip-unreadable)",
 }
 
 
