@@ -308,7 +308,7 @@ def test_every_text_field_is_guarded(field: str) -> None:
     assert caught.value.field == field
     assert str(caught.value) == (
         f"{field} looks like it holds a GitHub token; an insight must not contain "
-        "credentials (use --allow-secret if it is not one)"
+        "credentials (use allow_secret=True if it is not one)"  # the CLI says --allow-secret
     )
     assert GITHUB not in str(caught.value)
 

@@ -48,7 +48,7 @@ def _refuse_unreadable(problems: list[Problem]) -> None:
         raise StoreError(
             f"cannot export: {len(problems)} insight file(s) cannot be read and would be "
             f"missing from it: {paths}; fix: run `chitin check`, which says what is wrong "
-            "with each, and mend them (or export the rest with --skip-unreadable)"
+            "with each, and mend them (or export the rest with skip_unreadable=True)"
         )
 
 

@@ -224,9 +224,9 @@ class Chitin:
         return self._reading.changelog(days, limit)
 
     def similar(
-        self, claim: str, threshold: float, *, semantic: bool = False
+        self, claim: str, threshold: float | None = None, *, semantic: bool = False
     ) -> list[tuple[Candidate, float]]:
-        """Insights near ``claim``: by words (Jaccard), or ``semantic``, by meaning."""
+        """Insights near ``claim``: by words (default ≥ 0.2), ``semantic``: meaning (0.5)."""
         find = likeness.by_meaning if semantic else likeness.by_words
         return self._run(lambda: find(self._session, claim, threshold))
 

@@ -15,7 +15,9 @@ from chitin.search import semantic
 from chitin.search.candidates import similar_candidates
 
 
-def by_words(session: Session, claim: str, threshold: float) -> list[tuple[Candidate, float]]:
+def by_words(
+    session: Session, claim: str, threshold: float | None
+) -> list[tuple[Candidate, float]]:
     """Insights sharing at least ``threshold`` of ``claim``'s words (Jaccard)."""
     claim, threshold = arguments.text("claim", claim), arguments.threshold(threshold, False)
     if session.missing:
@@ -23,7 +25,9 @@ def by_words(session: Session, claim: str, threshold: float) -> list[tuple[Candi
     return conflicts.similar(claim, similar_candidates(session.cache, claim, threshold), threshold)
 
 
-def by_meaning(session: Session, claim: str, threshold: float) -> list[tuple[Candidate, float]]:
+def by_meaning(
+    session: Session, claim: str, threshold: float | None
+) -> list[tuple[Candidate, float]]:
     """Insights whose meaning is close to ``claim`` (cosine similarity ≥ threshold),
     through the configured embedding provider; catches paraphrases words miss."""
     claim, threshold = arguments.text("claim", claim), arguments.threshold(threshold, True)

@@ -10,6 +10,7 @@ so two agents writing at once are serialized and neither loses its change.
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -103,6 +104,7 @@ class Session:
         self._strength_of: Callable[[Insight], float] | None = None
         self._vectors: tuple[semantic.Choice, semantic.Semantic] | None = None  # (opened for)
         self._repair_depth = 0  # use cases running inside ``repairing``
+        self._serial = threading.RLock()  # one use case at a time, from any thread
         self._watcher: Watcher | None = None  # set up by the first ``refresh``
         self._cache_file: tuple[int, int] | None = None  # the cache file opened
         self._usage: usage.Recorder | None = None  # retrieval times, once recorded
@@ -257,28 +259,27 @@ class Session:
     def repairing(self, work: Callable[[], T]) -> T:
         """``work()``; if the cache turns out damaged on the way (SQLite finds a corrupt
         page only when it reads it, or a table is missing), discard it, rebuild it from
-        the files, and run ``work`` once more. An SQLite error that says nothing of
-        damage has the file checked (``PRAGMA quick_check``) before it is believed.
-
-        ``chitin.Chitin`` wraps each use case in it, whole, and nothing else does, so
-        that nothing holds on to the discarded cache. Should one run inside another
-        anyway, only the outermost repairs. ``work`` must not have committed anything
-        when the damage shows (``record_written`` never lets it through)."""
-        if self._repair_depth:
-            return work()
-        self._repair_depth += 1
-        try:
-            try:
-                if self._cache is not None and not self.finishes_commands:
-                    self.refresh()  # an open instance sees what changed since its last use
+        the files, and run ``work`` once more; an SQLite error that says nothing of damage
+        has the file checked (``PRAGMA quick_check``) first. ``chitin.Chitin`` wraps each
+        use case in it, whole, and nothing else does, so nothing holds on to the discarded
+        cache; only the outermost of nested ones repairs. ``work`` must not have committed
+        anything when the damage shows. One use case at a time, whichever thread calls."""
+        with self._serial:
+            if self._repair_depth:
                 return work()
-            except Exception as error:
-                if not self._damaged(error):
-                    raise
-                self._discard_cache(error)
-            return work()
-        finally:
-            self._repair_depth -= 1
+            self._repair_depth += 1
+            try:
+                try:
+                    if self._cache is not None and not self.finishes_commands:
+                        self.refresh()  # an open instance sees what changed since its last use
+                    return work()
+                except Exception as error:
+                    if not self._damaged(error):
+                        raise
+                    self._discard_cache(error)
+                return work()
+            finally:
+                self._repair_depth -= 1
 
     def _damaged(self, error: BaseException) -> bool:
         if cache_db.is_damage(error):

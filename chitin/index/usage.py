@@ -48,7 +48,7 @@ def _connect(root: Path) -> sqlite3.Connection:
 
 
 def _open(path: Path) -> sqlite3.Connection:
-    db = sqlite3.connect(str(path), timeout=10, isolation_level=None)
+    db = sqlite3.connect(str(path), timeout=10, isolation_level=None, check_same_thread=False)
     try:
         # Durable against a crash of chitin, not of the machine: no fsync at all, so a
         # session start never waits on the disk for a retrieval time. NORMAL still

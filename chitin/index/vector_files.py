@@ -201,7 +201,7 @@ def open_index(path: Path) -> sqlite3.Connection:
 
 
 def _connect_index(path: Path) -> sqlite3.Connection:
-    db = sqlite3.connect(str(path), timeout=30)
+    db = sqlite3.connect(str(path), timeout=30, check_same_thread=False)
     try:
         # A new query notes its vector and its nearest rows: with a rollback journal each
         # note was fsynced, ~3 ms apiece here. A crash now may lose the last notes (they

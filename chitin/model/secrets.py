@@ -174,9 +174,9 @@ def check_agent(name: str) -> str:
     return name
 
 
-# How a refusal says to write it anyway: the CLI's flag. Where there is no such flag (the
-# MCP tools have a parameter; import-carapace has neither), the caller rewords it.
-ALLOW_ANYWAY = "(use --allow-secret if it is not one)"
+# How a refusal says to write it anyway: the library's argument (render.failures says it
+# as the CLI's flag, which the MCP tools say as their parameter); import-carapace rewords.
+ALLOW_ANYWAY = "(use allow_secret=True if it is not one)"
 
 
 def refusal(field: str, kind: str) -> str:

@@ -41,10 +41,19 @@ _TEMPORARY_FILE = re.compile(r"(?P<folder>[^\s'\"]*/)?\.[^/\s'\"]+\.tmp\b")
 _TEMPORARY_FOLDER = re.compile(r"[^\s'\"]*/chitin-(?:merge|diff)-[^\s'\":,;]*")
 
 
+# What the library's errors name (its arguments, the fields of the mapping it takes) →
+# the command line's flags, which the MCP tools say as their parameters in turn.
+_AS_FLAGS = {
+    "(use allow_secret=True if": "(use --allow-secret if",
+    "(store= and $CHITIN_STORE name": "(--store and $CHITIN_STORE name",
+    "with skip_unreadable=True)": "with --skip-unreadable)",
+}
+
+
 def describe(error: BaseException) -> tuple[str, int]:
     """(the line to print after ``Error: ``, the exit code) for ``error``."""
     if isinstance(error, ChitinError):
-        return str(error), error.exit_code
+        return as_flags(str(error)), error.exit_code
     if isinstance(error, OSError) and error.errno in _PLAIN_CAUSES:
         return _plain(error), 1
     if isinstance(error, FileNotFoundError) and error.filename is None and _folder_gone():
@@ -83,3 +92,10 @@ def scrubbed(text: str) -> str:
     text = _TEMPORARY_FOLDER.sub("a temporary folder", text)
     text = _TEMPORARY_FILE.sub(lambda found: found["folder"] or ".", text)
     return " ".join(text.split())
+
+
+def as_flags(message: str) -> str:
+    """A library error's ``message`` in a front end's words: the flags for its arguments."""
+    for library, flags in _AS_FLAGS.items():
+        message = message.replace(library, flags)
+    return message

@@ -305,7 +305,7 @@ def not_a_store_folder(root: Path) -> str:
         kind = kind_of(mode, "not a folder")
     return (
         f"the store path {root} is {kind}, not a folder "
-        "(--store and $CHITIN_STORE name the store's folder)"
+        "(store= and $CHITIN_STORE name the store's folder)"  # the CLI: --store
     )
 
 
