@@ -980,3 +980,19 @@ def test_every_public_attribute_of_chitin_says_what_it_does() -> None:
     assert len(public) > 30
     undocumented = [name for name in public if not (getattr(Chitin, name).__doc__ or "").strip()]
     assert undocumented == []
+
+
+def test_changelog_keeps_as_many_changes_by_default_as_the_cli_and_the_mcp_tool() -> None:
+    """qa125: ``Chitin.changelog()`` kept 50 where `chitin changelog` and the MCP tool
+    keep 20 (1.4.5's `--limit` default)."""
+    import inspect
+    import json
+
+    from chitin import Chitin
+    from chitin.cli.log import changelog
+
+    library = inspect.signature(Chitin.changelog).parameters["limit"].default
+    cli = next(p.default for p in changelog.params if p.name == "limit")
+    tools = json.loads((Path(__file__).parents[1] / "chitin/server/tools.json").read_text())
+    schema = next(t["inputSchema"] for t in tools if t["name"] == "changelog")
+    assert library == cli == schema["properties"]["limit"]["default"] == 20

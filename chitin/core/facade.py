@@ -219,7 +219,7 @@ class Chitin:
         """The insight and its changes, newest first, from git's log."""
         return self._run(lambda: self._reading.history(ref, limit))
 
-    def changelog(self, days: int | None = None, limit: int = 50) -> list[Entry]:
+    def changelog(self, days: int | None = None, limit: int = 20) -> list[Entry]:
         """The store's changes, newest first (``days``: only those of the last days)."""
         return self._reading.changelog(days, limit)
 

@@ -219,7 +219,7 @@ class Reading:
             return insight, history.insight_history(git, gone.path, limit)
         return insight, history.insight_history(git, self.path_of(insight.id), limit)
 
-    def changelog(self, days: int | None = None, limit: int = 50) -> list[Entry]:
+    def changelog(self, days: int | None = None, limit: int = 20) -> list[Entry]:
         """The store's changes, newest first (``days``: only those of the last days)."""
         from chitin.store import history
 
