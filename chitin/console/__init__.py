@@ -18,19 +18,23 @@ import _signal  # type: ignore[import-not-found]  # not signal.py: its enums cos
 import os
 import sys
 
-from chitin import process  # os, sys and gc only: the line the handler below says
+NOTHING_CHANGED = "nothing was changed"
 
 
 def nothing_changed() -> str:
     """What a Ctrl-C before the command began says, as one during it would
     (process.interrupted_line: below a terminal's echoed "^C")."""
-    return process.interrupted_line("nothing was changed", 2, sys.stderr) + "\n"
+    return process.interrupted_line(NOTHING_CHANGED, 2, sys.stderr) + "\n"
 
 
 def _loading_interrupted(number: int, frame: object) -> None:
     """A Ctrl-C while the program loads (the imports below, ~4 ms): nothing has begun,
-    so one line, as main says it, and no traceback."""
-    os.write(2, nothing_changed().encode())
+    so one line, as main says it, and no traceback. It is set before anything of
+    chitin's loads, chitin.process too (a Ctrl-C during that import was a traceback),
+    so it says the line from os alone, as process.interrupted_line does for SIGINT:
+    below the terminal's "^C" echo, and with no blank line anywhere else."""
+    below = "\n" if os.isatty(2) else ""
+    os.write(2, f"{below}Interrupted: {NOTHING_CHANGED}.\n".encode())
     os._exit(130)
 
 
@@ -44,7 +48,7 @@ if (
 ) and _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
     _signal.signal(_signal.SIGINT, _loading_interrupted)
 
-from chitin import front  # noqa: E402  (after the handler: it takes ~4 ms)
+from chitin import front, process  # noqa: E402  (after the handler: they take ~4 ms)
 
 TYPE_CHECKING = False  # not typing's: the console script's start imports no typing (~3 ms)
 if TYPE_CHECKING:
