@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -293,3 +294,19 @@ def embedded(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
 
     monkeypatch.setattr(LocalProvider, "embed", spy)
     yield texts
+
+
+def peer_pid(sock: Path) -> int | None:
+    """The pid of the process answering at the Unix socket ``sock`` (the socket's
+    credentials), None if none does; reached through a descriptor of its folder, as
+    chitin reaches it, since a folder may be longer than a socket's path."""
+    folder = os.open(sock.parent, os.O_PATH | os.O_DIRECTORY)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        try:
+            probe.connect(f"/proc/self/fd/{folder}/{sock.name}")
+            found = probe.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
+        except OSError:
+            return None
+        finally:
+            os.close(folder)
+    return int.from_bytes(found[:4], "little")

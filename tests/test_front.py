@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import chitin_program, commit_count
+from conftest import chitin_program, commit_count, peer_pid
 
 from chitin import front
 
@@ -41,26 +41,11 @@ def folder(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setenv("CHITIN_FRONT_IDLE", "60")
     yield made
     for sock in made.glob("*.sock"):
-        pid = _front_pid(sock)
+        pid = peer_pid(sock)
         if pid is not None:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
     shutil.rmtree(made, ignore_errors=True)
-
-
-def _front_pid(sock: Path) -> int | None:
-    """The pid of the front answering at ``sock`` (the socket's credentials), reached
-    through a descriptor of its folder: a folder may be longer than a socket's path."""
-    folder = os.open(sock.parent, os.O_PATH | os.O_DIRECTORY)
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-        try:
-            probe.connect(f"/proc/self/fd/{folder}/{sock.name}")
-            found = probe.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
-        except OSError:
-            return None
-        finally:
-            os.close(folder)
-    return int.from_bytes(found[:4], "little")
 
 
 def chitin(
@@ -83,7 +68,7 @@ def started(folder: Path, env: dict[str, str] | None = None, besides: int | None
     chitin("--version", env=env)  # starts one, when none answers
     deadline = time.monotonic() + WAIT
     while True:
-        found = {_front_pid(sock) for sock in folder.glob("front-*.sock")} - {None, besides}
+        found = {peer_pid(sock) for sock in folder.glob("front-*.sock")} - {None, besides}
         if found:
             [pid] = found
             return int(pid)  # type: ignore[arg-type]
@@ -225,7 +210,7 @@ def test_a_served_command_takes_its_stdin_cwd_and_environment(folder: Path, tmp_
     assert "Keep release notes short" in found.stdout
     elsewhere = chitin("list", cwd=tmp_path, env=dict(os.environ, CHITIN_STORE=str(store)))
     assert elsewhere.stdout == found.stdout
-    assert _front_pid(socket_of(folder)) == pid  # the one front served them all
+    assert peer_pid(socket_of(folder)) == pid  # the one front served them all
 
 
 def test_a_served_command_has_closed_its_caches_when_its_client_returns(
@@ -497,7 +482,7 @@ def test_a_front_that_does_not_start_the_worker_is_not_needed(
 ) -> None:
     started(folder)
     sock = socket_of(folder)
-    pid = _front_pid(sock)
+    pid = peer_pid(sock)
     assert pid is not None
     os.kill(pid, signal.SIGKILL)  # and its lock is ours: no other front starts meanwhile
     with open(sock.with_suffix(".lock"), "w") as lock:
@@ -701,7 +686,7 @@ def test_a_relative_resident_dir_is_not_made_in_each_command_s_folder(
     finally:
         started_there = runtime / "chitin"
         for sock in started_there.glob("*.sock") if started_there.is_dir() else ():
-            pid = _front_pid(sock)
+            pid = peer_pid(sock)
             if pid is not None:
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
@@ -822,4 +807,4 @@ def test_a_front_starts_and_serves_in_a_folder_too_long_for_a_socket_s_path(
     client.stdin.close()  # nothing to import: as in-process
     alone = in_process("--store", str(store), "import", "-")
     assert client.wait(timeout=WAIT) == alone.returncode
-    assert _front_pid(socket_of(run)) == pid
+    assert peer_pid(socket_of(run)) == pid

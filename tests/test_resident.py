@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import peer_pid
 
 from chitin import residency
 from chitin.providers import create
@@ -303,21 +304,6 @@ def test_a_folder_too_long_for_a_socket_turns_it_off_only_without_proc(
     assert client.settings(os.environ, None) is not None
 
 
-def _long_probe(sock: Path) -> int | None:
-    """The pid of the resident at ``sock`` (the socket's credentials), reached through
-    a descriptor of its folder: its path is longer than a socket's."""
-    folder = os.open(sock.parent, os.O_PATH | os.O_DIRECTORY)
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-        try:
-            probe.connect(f"/proc/self/fd/{folder}/{sock.name}")
-            found = probe.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
-        except OSError:
-            return None
-        finally:
-            os.close(folder)
-    return int.from_bytes(found[:4], "little")
-
-
 def test_a_folder_too_long_for_a_socket_still_has_its_resident(
     tmp_path: Path, machine_cache: Path
 ) -> None:
@@ -339,14 +325,14 @@ def test_a_folder_too_long_for_a_socket_still_has_its_resident(
         assert done.returncode == 0, done.stderr
     try:
         _ready(settings)  # the contribute started it, at the long path
-        pid = _long_probe(settings.socket)
+        pid = peer_pid(settings.socket)
         assert pid is not None
         claim = "Read the deployment logs before rolling back"
         loaded, out = loaded_modules([*base[3:], *contribute, claim], env)
         assert "onnxruntime" not in loaded and "numpy" not in loaded and "Contributed" in out
-        assert _long_probe(settings.socket) == pid
+        assert peer_pid(settings.socket) == pid
     finally:
-        pid = _long_probe(settings.socket)
+        pid = peer_pid(settings.socket)
         if pid is not None:
             os.kill(pid, signal.SIGKILL)
 
