@@ -182,10 +182,7 @@ def test_on_a_terminal_the_line_starts_below_the_echoed_ctrl_c(tmp_path: Path) -
         started = _interrupted_reading_stdin(tmp_path, side)
         os.close(side)
         started.communicate()
-        said = b""
-        with contextlib.suppress(OSError):  # EIO: the terminal's last reader is gone
-            while chunk := os.read(main, 1024):
-                said += chunk
+        said = _read_all(main)
     finally:
         os.close(main)
     assert (started.returncode, said) == (130, b"\r\nInterrupted: nothing was changed.\r\n")
@@ -233,10 +230,7 @@ def test_a_ctrl_c_before_the_command_begins_starts_below_the_echo_on_a_terminal(
         )
         os.close(side)
         started.wait()
-        said = b""
-        with contextlib.suppress(OSError):  # EIO: the terminal's last reader is gone
-            while chunk := os.read(main, 1024):
-                said += chunk
+        said = _read_all(main)
     finally:
         os.close(main)
     assert (started.returncode, said) == (130, b"\r\nInterrupted: nothing was changed.\r\n")
@@ -247,3 +241,12 @@ def test_a_ctrl_c_before_the_command_begins_starts_below_the_echo_on_a_terminal(
         capture_output=True,
     )
     assert (piped.returncode, piped.stderr) == (130, b"Interrupted: nothing was changed.\n")
+
+
+def _read_all(terminal: int) -> bytes:
+    """All a pseudo-terminal's side gave, once nothing holds its other side."""
+    said = b""
+    with contextlib.suppress(OSError):  # EIO: the terminal's last reader is gone
+        while chunk := os.read(terminal, 1024):
+            said += chunk
+    return said
