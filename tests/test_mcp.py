@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from conftest import Run, chitin_program, commit_count, git
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
@@ -837,38 +838,35 @@ def test_get_of_an_id_merged_twice_names_where_it_is_now(store: Path, run: Run, 
     assert f"it was merged into {b} (" in got.text and f"), then into {c} (" in got.text
 
 
-def test_a_matrix_replaced_by_a_folder_under_the_server_is_rebuilt(store: Path, run: Run) -> None:
+def _as_a_folder(matrix: Path) -> None:
+    matrix.unlink()
+    matrix.mkdir()
+    (matrix / "inside").write_text("not chitin's")
+
+
+def _zeroed(matrix: Path) -> None:
+    matrix.write_bytes(bytes(matrix.stat().st_size))
+
+
+@pytest.mark.parametrize(
+    ("damage", "said"),
+    [(_as_a_folder, "is not a regular file"), (_zeroed, "not unit vectors")],
+    ids=["a folder", "zeros"],
+)
+def test_a_matrix_damaged_under_the_server_is_said_and_rebuilt(
+    store: Path, run: Run, damage: Callable[[Path], None], said: str
+) -> None:
     """The server opened the vector sidecar before the damage, so nothing made room for
-    the matrix again: the next retrieve was "internal error: IsADirectoryError" (issue
-    10: a damaged derived file is never fatal, whichever process reads it)."""
+    the matrix again: a folder in its place made the next retrieve "internal error:
+    IsADirectoryError" (issue 10: a damaged derived file is never fatal, whichever
+    process reads it), and zeros, its size kept (a crash on some filesystems), scored
+    every insight 0 by meaning without a word. Both are damage, said and rebuilt."""
     run("init", "--seed")
     matrix = store / ".chitin" / "vectors" / "matrix.f32"
 
     async def session(client: Client) -> list[Called]:
         answers = [await call(client, "retrieve", query="fix the failing test before the release")]
-        matrix.unlink()
-        matrix.mkdir()
-        (matrix / "inside").write_text("not chitin's")
-        answers.append(await call(client, "retrieve", query="reply to the review comments"))
-        answers.append(await call(client, "retrieve", query="deploy the service to production"))
-        return answers
-
-    first, damaged, again = serve(store, session)
-    assert first.json["degraded"] is None
-    assert not damaged.failed, damaged.text
-    assert "matrix.f32" in damaged.json["degraded"] and damaged.json["insights"]
-    assert again.json["degraded"] is None and matrix.is_file()
-
-
-def test_a_matrix_zeroed_under_the_server_is_damage_and_rebuilt(store: Path, run: Run) -> None:
-    """A matrix whose bytes became zeros, its size kept (a crash on some filesystems),
-    scored every insight 0 by meaning without a word: it is damage like any other."""
-    run("init", "--seed")
-    matrix = store / ".chitin" / "vectors" / "matrix.f32"
-
-    async def session(client: Client) -> list[Called]:
-        answers = [await call(client, "retrieve", query="fix the failing test before the release")]
-        matrix.write_bytes(bytes(matrix.stat().st_size))
+        damage(matrix)
         answers.append(await call(client, "retrieve", query="reply to the review comments"))
         answers.append(await call(client, "retrieve", query="deploy the service to production"))
         return answers
@@ -877,9 +875,9 @@ def test_a_matrix_zeroed_under_the_server_is_damage_and_rebuilt(store: Path, run
     assert first.json["degraded"] is None
     assert not damaged.failed, damaged.text
     degraded = damaged.json["degraded"]
-    assert "matrix.f32" in degraded and "not unit vectors" in degraded, degraded
+    assert "matrix.f32" in degraded and said in degraded, degraded
     assert damaged.json["insights"]
-    assert again.json["degraded"] is None
+    assert again.json["degraded"] is None and matrix.is_file()
 
 
 def test_merge_takes_several_sources_as_the_cli_and_the_library_do(
