@@ -120,6 +120,15 @@ SECRETS = [
     *[(text, kind) for text, kind, _ in GAPS],
 ]
 
+# qa127: a quoted text with spaces after a secret-named variable that is a message
+# about the secret, or none at all: a token or key a generator makes has no spaces.
+MESSAGES = [
+    '"FORGOT_PASSWORD": "Forgot your password?"',
+    'MSG_PASSWORD = "Password must be at least 8 characters"',
+    'INVALID_TOKEN = "The token has expired"',
+    'error_token = "unexpected end of input"',
+    'export API_TOKEN="see the vault for this one"',
+]
 PROSE = [
     "never put a password in an insight",
     "use an API key from the environment",
@@ -224,6 +233,7 @@ PROSE = [
     "DB_PASSWORD='$DB_PASSWORD from the vault'",
     'description: "the password must be strong"',
     "xai- keys come from the xAI console",
+    *MESSAGES,
 ]
 
 
@@ -237,6 +247,17 @@ def test_credentials_are_found_and_named(text: str, kind: str | None) -> None:
 @pytest.mark.parametrize("text", PROSE)
 def test_prose_about_credentials_is_not_a_credential(text: str) -> None:
     assert find_secrets(text) == []
+
+
+def test_a_lesson_quoting_a_message_about_a_password_is_let_in(run: Run) -> None:
+    """qa127: the quoted-passphrase rule (fix122) took a UI string naming a password,
+    and any quoted words after a name ending in "token", for a passphrase: contribute
+    refused a lesson about a login page's label or a parser's error."""
+    run("init")
+    for said in MESSAGES:
+        claim = f"The app's text is {said}, edit it in one place"
+        run("contribute", "--type", "skill", "--claim", claim, "--confidence", "0.8")
+    assert len(run("list", "--format", "json").stdout.split('"id"')) == len(MESSAGES) + 1
 
 
 def test_a_find_is_located_and_reported_once() -> None:

@@ -94,6 +94,9 @@ _FLAG_NAME = (
     r"(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key"
     r"|private[_-]?key|auth[_-]?key|credentials?)"
 )
+# What names a passphrase, a secret a person may choose in words: not a token or a key,
+# which a generator makes without spaces (`error_token = "unexpected end of input"`).
+_PASSPHRASE_NAME = r"(?:password|passwd|passphrase|secret|credentials?)"
 # A value may start on the next line: "the password is:", "password:", then the value.
 _NEXT_LINE = r"(?: [ \t]* \r?\n )? [ \t]*"
 # What a sentence may put between the name and its "is": "the password for prod is …".
@@ -224,9 +227,9 @@ RULES: tuple[Rule, ...] = (
     # variable's name counts (`API_SECRET: "…"`), not a word (`password: "…"`).
     _rule(
         "password or secret",
-        "pass secret token key credential",
+        "pass secret credential",
         rf"""(?ix)
-        (?<![A-Za-z0-9_.-]) ["']? (?P<name> [A-Za-z0-9_.-]*?{_FLAG_NAME} ) ["']?
+        (?<![A-Za-z0-9_.-]) ["']? (?P<name> [A-Za-z0-9_.-]*?{_PASSPHRASE_NAME} ) ["']?
         [ \t]* (?P<sep> := | = | : ) [ \t]*
         (?P<quote>["']) (?P<value> [^"'\n]*? [ \t] [^"'\n]*? ) (?P=quote)
         """,
