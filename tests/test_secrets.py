@@ -129,6 +129,13 @@ MESSAGES = [
     'error_token = "unexpected end of input"',
     'export API_TOKEN="see the vault for this one"',
 ]
+# qa127: a YAML mapping named for a secret, whose next line is a key of its own (the
+# value that may come on the next line, fix122, is never a key: it ends in a colon).
+NESTED = [
+    "tokens:\n  gpt4o-mini: 128000",
+    "secrets:\n  api_key_v2: ${{ secrets.KEY }}",
+    "credentials:\n  s3_bucket2: logs",
+]
 PROSE = [
     "never put a password in an insight",
     "use an API key from the environment",
@@ -234,6 +241,7 @@ PROSE = [
     'description: "the password must be strong"',
     "xai- keys come from the xAI console",
     *MESSAGES,
+    *NESTED,
 ]
 
 
@@ -258,6 +266,15 @@ def test_a_lesson_quoting_a_message_about_a_password_is_let_in(run: Run) -> None
         claim = f"The app's text is {said}, edit it in one place"
         run("contribute", "--type", "skill", "--claim", claim, "--confidence", "0.8")
     assert len(run("list", "--format", "json").stdout.split('"id"')) == len(MESSAGES) + 1
+
+
+def test_a_config_block_of_a_mapping_named_for_a_secret_is_let_in(run: Run) -> None:
+    """qa127: "tokens:" above a nested key (a model's token limits in a config file) was
+    taken for a password given on the next line, and contribute refused the lesson."""
+    run("init")
+    config = "\n".join(["```yaml", "limits:", *NESTED, "```"])
+    run("contribute", "--type", "skill", "--claim", "Set each model's limit in the config",
+        "--reasoning", f"The config reads:\n{config}", "--confidence", "0.8")  # fmt: skip
 
 
 def test_a_find_is_located_and_reported_once() -> None:

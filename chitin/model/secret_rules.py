@@ -51,7 +51,10 @@ def _group_random(group: int | str, minimum: int) -> Callable[[re.Match[str]], b
 
 
 def _assigned_secret(match: re.Match[str]) -> bool:
-    """``password = "…"``, or said: ``the db password is …`` (secret_values.py)."""
+    """``password = "…"``, or said: ``the db password is …`` (secret_values.py). A
+    value that ends in a colon is a key (``tokens:`` above ``gpt4o-mini: 128000``)."""
+    if not match.group("quote") and match.group("value").endswith(":"):
+        return False
     judge = said_value if match.group("said") is not None else assigned_value
     return judge(match.group("value"), bool(match.group("quote")))
 
