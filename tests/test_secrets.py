@@ -277,6 +277,21 @@ def test_a_config_block_of_a_mapping_named_for_a_secret_is_let_in(run: Run) -> N
         "--reasoning", f"The config reads:\n{config}", "--confidence", "0.8")  # fmt: skip
 
 
+def test_the_mysql_and_passphrase_rules_read_a_long_line_once(run: Run) -> None:
+    """qa127: the rules for `mysql -pPASS` and a quoted passphrase (fix122) read on from
+    every "mysql" (every space of an open quote) to the line's end: their work grew as
+    the square of a line's length, and contribute of a 120 KB one-line log, which the
+    1 MiB bound allows, took minutes. Each now looks a bounded way ahead."""
+    run("init")
+    mysql = "the mysql client retried " * 5_000
+    opened = "DB_PASSWORD='" + "a b " * 30_000
+    run("contribute", "--type", "skill", "--claim", "Read the whole log", "--confidence",
+        "0.8", "--reasoning", mysql, "--context", opened,
+        "--limitations", "mysql-" * 20_000)  # fmt: skip
+    assert find_secrets("mysql " * 30 + "-u root -p" + "Xk9mQ2vL7 sales") != []
+    assert find_secrets("DB_PASSWORD='" + "a passphrase with spaces'") != []
+
+
 def test_a_find_is_located_and_reported_once() -> None:
     text = f'Set api_key = "{OPENAI}" and ship.'
     [found] = find_secrets(text)

@@ -77,7 +77,8 @@ def _quoted_passphrase(match: re.Match[str]) -> bool:
     name = match.group("name")
     if match.group("sep") == ":" and "_" not in name and not name.isupper():
         return False
-    return passphrase(match.group("value"))
+    value = match.group("value")
+    return (" " in value or "\t" in value) and passphrase(value)
 
 
 def _url_password(match: re.Match[str]) -> bool:
@@ -234,7 +235,7 @@ RULES: tuple[Rule, ...] = (
         rf"""(?ix)
         (?<![A-Za-z0-9_.-]) ["']? (?P<name> [A-Za-z0-9_.-]*?{_PASSPHRASE_NAME} ) ["']?
         [ \t]* (?P<sep> := | = | : ) [ \t]*
-        (?P<quote>["']) (?P<value> [^"'\n]*? [ \t] [^"'\n]*? ) (?P=quote)
+        (?P<quote>["']) (?P<value> [^"'\n]{{12,200}} ) (?P=quote)
         """,
         _quoted_passphrase,
         fold=True,
@@ -246,7 +247,7 @@ RULES: tuple[Rule, ...] = (
         "password or secret",
         "mysql mariadb",
         r"""(?x)
-        \b (?:mysql|mariadb) [a-z-]* (?: [ \t]+ [^\s|;&]+ )*? [ \t]+
+        \b (?:mysql|mariadb) [a-z-]{0,24} (?: [ \t]+ [^\s|;&]+ ){0,24}? [ \t]+
         (?P<secret> -p (?P<quote>["']?) (?P<value>[^\s"']+) (?P=quote) ) (?![^\s|;&])
         """,
         lambda match: assigned_value(match.group("value"), bool(match.group("quote"))),
