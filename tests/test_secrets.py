@@ -136,6 +136,13 @@ NESTED = [
     "secrets:\n  api_key_v2: ${{ secrets.KEY }}",
     "credentials:\n  s3_bucket2: logs",
 ]
+# qa127: a word that starts with "is" or "was" after a secret's name is no "is" (the
+# next-line form of fix122 let the value follow "is" with nothing between).
+GLUED = [
+    "Fixed the password issue#4521 in login",
+    "token issues2024q1 report",
+    "the token wasm32target build",
+]
 PROSE = [
     "never put a password in an insight",
     "use an API key from the environment",
@@ -242,6 +249,7 @@ PROSE = [
     "xai- keys come from the xAI console",
     *MESSAGES,
     *NESTED,
+    *GLUED,
 ]
 
 
@@ -290,6 +298,14 @@ def test_the_mysql_and_passphrase_rules_read_a_long_line_once(run: Run) -> None:
         "--limitations", "mysql-" * 20_000)  # fmt: skip
     assert find_secrets("mysql " * 30 + "-u root -p" + "Xk9mQ2vL7 sales") != []
     assert find_secrets("DB_PASSWORD='" + "a passphrase with spaces'") != []
+
+
+def test_a_lesson_naming_a_password_issue_is_let_in(run: Run) -> None:
+    """qa127: "the password issue#4521" was read as "the password is sue#4521"."""
+    run("init")
+    for number, said in enumerate(GLUED):
+        claim = f"Lesson {number}: {said} taught us to write tests first"
+        run("contribute", "--type", "skill", "--claim", claim, "--confidence", "0.8")
 
 
 def test_a_find_is_located_and_reported_once() -> None:

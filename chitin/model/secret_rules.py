@@ -102,6 +102,7 @@ _FLAG_NAME = (
 # which a generator makes without spaces (`error_token = "unexpected end of input"`).
 _PASSPHRASE_NAME = r"(?:password|passwd|passphrase|secret|credentials?)"
 # A value may start on the next line: "the password is:", "password:", then the value.
+# After "is", a colon or white space comes first ("the password issue#4521" says none).
 _NEXT_LINE = r"(?: [ \t]* \r?\n )? [ \t]*"
 # What a sentence may put between the name and its "is": "the password for prod is …".
 _NAMED_FOR = r"(?: [ \t]+ (?:for|to|of|on|at) [ \t]+ (?:the [ \t]+)? [A-Za-z0-9_.-]+ )?"
@@ -219,7 +220,7 @@ RULES: tuple[Rule, ...] = (
         (?<![A-Za-z0-9_.-]) ["']? {_KEY_NAME} ["']?
         (?: [ \t]* (?: := | => | = ) [ \t]*
           | [ \t]* : {_NEXT_LINE}
-          | (?P<said> {_NAMED_FOR} [ \t]+ (?:is|was) :? (?: [ \t]+ | {_NEXT_LINE} ) ) )
+          | (?P<said> {_NAMED_FOR} [ \t]+ (?:is|was) (?: : | (?=\s) ) {_NEXT_LINE} ) )
         (?P<quote>["']?) (?P<value>[^\s"',;]+) (?P=quote)
         """,
         _assigned_secret,
