@@ -93,3 +93,29 @@ def test_comments_in_the_frontmatter_stay_where_they_were_over_every_rewrite(
         assert front[-1] == "  # the end", command
         assert sum(line.lstrip().startswith("#") for line in front) == 3, command
     assert run("check").exit_code == 0
+
+
+def test_a_hash_line_inside_a_multiline_value_is_the_value_not_a_comment(
+    run: Run, add: Any, run_json: Any, store: Path
+) -> None:
+    """A line starting with # inside a block scalar (``source: |``) or a quoted value
+    written over lines is part of the value, as YAML reads it. The first rewrite took it
+    for a comment too, and wrote it a second time, as a comment line of its own."""
+    made = add("skill", "Reproduce the bug before fixing it", 0.8)
+    block = "source: |\n  the CI guide\n  # step 3: read the log\n"
+    edit(store, made, "confidence: 0.8\n", f"confidence: 0.8\n{block}")
+    other = add("skill", "Write the failing test before the fix", 0.6)
+    edit(store, other, "confidence: 0.6\n", 'confidence: 0.6\nsource: "the guide,\n  # step 4"\n')
+    wanted = {
+        made["id"]: "the CI guide\n# step 3: read the log",
+        other["id"]: "the guide, # step 4",
+    }
+    for ids, source in wanted.items():
+        assert run_json("get", ids)["source"] == source
+        for _ in range(2):
+            run("reinforce", ids)
+        path = store / "insights" / "skill" / f"{ids}.md"
+        front = path.read_text().split("---\n")[1].splitlines()
+        assert not [line for line in front if line.lstrip().startswith("#")], front
+        assert run_json("get", ids)["source"] == source
+    assert run("check").exit_code == 0

@@ -120,6 +120,29 @@ SECRETS = [
     *[(text, kind) for text, kind, _ in GAPS],
 ]
 
+# qa127: a quoted text with spaces after a secret-named variable that is a message
+# about the secret, or none at all: a token or key a generator makes has no spaces.
+MESSAGES = [
+    '"FORGOT_PASSWORD": "Forgot your password?"',
+    'MSG_PASSWORD = "Password must be at least 8 characters"',
+    'INVALID_TOKEN = "The token has expired"',
+    'error_token = "unexpected end of input"',
+    'export API_TOKEN="see the vault for this one"',
+]
+# qa127: a YAML mapping named for a secret, whose next line is a key of its own (the
+# value that may come on the next line, fix122, is never a key: it ends in a colon).
+NESTED = [
+    "tokens:\n  gpt4o-mini: 128000",
+    "secrets:\n  api_key_v2: ${{ secrets.KEY }}",
+    "credentials:\n  s3_bucket2: logs",
+]
+# qa127: a word that starts with "is" or "was" after a secret's name is no "is" (the
+# next-line form of fix122 let the value follow "is" with nothing between).
+GLUED = [
+    "Fixed the password issue#4521 in login",
+    "token issues2024q1 report",
+    "the token wasm32target build",
+]
 PROSE = [
     "never put a password in an insight",
     "use an API key from the environment",
@@ -224,6 +247,9 @@ PROSE = [
     "DB_PASSWORD='$DB_PASSWORD from the vault'",
     'description: "the password must be strong"',
     "xai- keys come from the xAI console",
+    *MESSAGES,
+    *NESTED,
+    *GLUED,
 ]
 
 
@@ -237,6 +263,49 @@ def test_credentials_are_found_and_named(text: str, kind: str | None) -> None:
 @pytest.mark.parametrize("text", PROSE)
 def test_prose_about_credentials_is_not_a_credential(text: str) -> None:
     assert find_secrets(text) == []
+
+
+def test_a_lesson_quoting_a_message_about_a_password_is_let_in(run: Run) -> None:
+    """qa127: the quoted-passphrase rule (fix122) took a UI string naming a password,
+    and any quoted words after a name ending in "token", for a passphrase: contribute
+    refused a lesson about a login page's label or a parser's error."""
+    run("init")
+    for said in MESSAGES:
+        claim = f"The app's text is {said}, edit it in one place"
+        run("contribute", "--type", "skill", "--claim", claim, "--confidence", "0.8")
+    assert len(run("list", "--format", "json").stdout.split('"id"')) == len(MESSAGES) + 1
+
+
+def test_a_config_block_of_a_mapping_named_for_a_secret_is_let_in(run: Run) -> None:
+    """qa127: "tokens:" above a nested key (a model's token limits in a config file) was
+    taken for a password given on the next line, and contribute refused the lesson."""
+    run("init")
+    config = "\n".join(["```yaml", "limits:", *NESTED, "```"])
+    run("contribute", "--type", "skill", "--claim", "Set each model's limit in the config",
+        "--reasoning", f"The config reads:\n{config}", "--confidence", "0.8")  # fmt: skip
+
+
+def test_the_mysql_and_passphrase_rules_read_a_long_line_once(run: Run) -> None:
+    """qa127: the rules for `mysql -pPASS` and a quoted passphrase (fix122) read on from
+    every "mysql" (every space of an open quote) to the line's end: their work grew as
+    the square of a line's length, and contribute of a 120 KB one-line log, which the
+    1 MiB bound allows, took minutes. Each now looks a bounded way ahead."""
+    run("init")
+    mysql = "the mysql client retried " * 5_000
+    opened = "DB_PASSWORD='" + "a b " * 30_000
+    run("contribute", "--type", "skill", "--claim", "Read the whole log", "--confidence",
+        "0.8", "--reasoning", mysql, "--context", opened,
+        "--limitations", "mysql-" * 20_000)  # fmt: skip
+    assert find_secrets("mysql " * 30 + "-u root -p" + "Xk9mQ2vL7 sales") != []
+    assert find_secrets("DB_PASSWORD='" + "a passphrase with spaces'") != []
+
+
+def test_a_lesson_naming_a_password_issue_is_let_in(run: Run) -> None:
+    """qa127: "the password issue#4521" was read as "the password is sue#4521"."""
+    run("init")
+    for number, said in enumerate(GLUED):
+        claim = f"Lesson {number}: {said} taught us to write tests first"
+        run("contribute", "--type", "skill", "--claim", claim, "--confidence", "0.8")
 
 
 def test_a_find_is_located_and_reported_once() -> None:

@@ -344,12 +344,18 @@ def _hand_lines(front: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...
     """Raw chunks of the keys chitin does not know, comments and all; and the comment
     lines among the known keys, each run by the key below it ("": none), where a
     rewrite puts them back (design.md §2). A comment inside a known key's list has
-    no place of its own there: it is kept above the key that follows the list."""
+    no place of its own there: it is kept above the key that follows the list. The
+    indented lines of a known key's value written over lines (``source: |``, an open
+    quote) are that value, # or not: the rewrite writes them in it."""
     chunks: list[tuple[str | None, list[str]]] = []
     comments: dict[str, list[str]] = {}
     waiting: list[str] = []  # comment lines below a known key (or none), so far
+    in_value = False  # within a known key's value written over lines
     for line in front.split("\n"):
-        key = None
+        if in_value and (not line.strip() or line[:1].isspace()):
+            chunks[-1][1].append(line)
+            continue
+        key, in_value = None, False
         if line.startswith("?"):  # YAML's explicit key; its ": value" line follows
             key = line[1:].strip().strip("'\"")
         elif line and not line[0].isspace() and line[0] not in "#-:" and ":" in line:
@@ -358,6 +364,7 @@ def _hand_lines(front: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...
             if key in KEY_ORDER:
                 comments.setdefault(key, []).extend(waiting)
                 chunks.append((key, [line]))
+                in_value = _opens_value(line.partition(":")[2])
             else:  # an unknown key takes the comments above it along
                 chunks.append((key, [*waiting, line]))
             waiting = []
@@ -378,3 +385,16 @@ def _hand_lines(front: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...
                 kept.append("\n".join(lines))
     runs = tuple((key, "\n".join(lines)) for key, lines in comments.items() if lines)
     return tuple(kept), runs
+
+
+def _opens_value(value: str) -> bool:
+    """Whether a key's value goes on over the next lines: a block scalar (``|``,
+    ``>``), or a quote not closed on its line."""
+    value = value.strip()
+    if value[:1] in ("|", ">"):
+        return True
+    return value[:1] in ("'", '"') and _CLOSED_QUOTE.match(value) is None
+
+
+# A quoted YAML scalar closed on its line: "…" with backslash escapes, '…' with ''.
+_CLOSED_QUOTE = re.compile(r""""(?:[^"\\]|\\.)*"|'(?:[^']|'')*'(?!')""")

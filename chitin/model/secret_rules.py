@@ -51,7 +51,10 @@ def _group_random(group: int | str, minimum: int) -> Callable[[re.Match[str]], b
 
 
 def _assigned_secret(match: re.Match[str]) -> bool:
-    """``password = "…"``, or said: ``the db password is …`` (secret_values.py)."""
+    """``password = "…"``, or said: ``the db password is …`` (secret_values.py). A
+    value that ends in a colon is a key (``tokens:`` above ``gpt4o-mini: 128000``)."""
+    if not match.group("quote") and match.group("value").endswith(":"):
+        return False
     judge = said_value if match.group("said") is not None else assigned_value
     return judge(match.group("value"), bool(match.group("quote")))
 
@@ -74,7 +77,8 @@ def _quoted_passphrase(match: re.Match[str]) -> bool:
     name = match.group("name")
     if match.group("sep") == ":" and "_" not in name and not name.isupper():
         return False
-    return passphrase(match.group("value"))
+    value = match.group("value")
+    return (" " in value or "\t" in value) and passphrase(value)
 
 
 def _url_password(match: re.Match[str]) -> bool:
@@ -94,7 +98,11 @@ _FLAG_NAME = (
     r"(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key"
     r"|private[_-]?key|auth[_-]?key|credentials?)"
 )
+# What names a passphrase, a secret a person may choose in words: not a token or a key,
+# which a generator makes without spaces (`error_token = "unexpected end of input"`).
+_PASSPHRASE_NAME = r"(?:password|passwd|passphrase|secret|credentials?)"
 # A value may start on the next line: "the password is:", "password:", then the value.
+# After "is", a colon or white space comes first ("the password issue#4521" says none).
 _NEXT_LINE = r"(?: [ \t]* \r?\n )? [ \t]*"
 # What a sentence may put between the name and its "is": "the password for prod is …".
 _NAMED_FOR = r"(?: [ \t]+ (?:for|to|of|on|at) [ \t]+ (?:the [ \t]+)? [A-Za-z0-9_.-]+ )?"
@@ -212,7 +220,7 @@ RULES: tuple[Rule, ...] = (
         (?<![A-Za-z0-9_.-]) ["']? {_KEY_NAME} ["']?
         (?: [ \t]* (?: := | => | = ) [ \t]*
           | [ \t]* : {_NEXT_LINE}
-          | (?P<said> {_NAMED_FOR} [ \t]+ (?:is|was) :? (?: [ \t]+ | {_NEXT_LINE} ) ) )
+          | (?P<said> {_NAMED_FOR} [ \t]+ (?:is|was) (?: : | (?=\s) ) {_NEXT_LINE} ) )
         (?P<quote>["']?) (?P<value>[^\s"',;]+) (?P=quote)
         """,
         _assigned_secret,
@@ -224,11 +232,11 @@ RULES: tuple[Rule, ...] = (
     # variable's name counts (`API_SECRET: "…"`), not a word (`password: "…"`).
     _rule(
         "password or secret",
-        "pass secret token key credential",
+        "pass secret credential",
         rf"""(?ix)
-        (?<![A-Za-z0-9_.-]) ["']? (?P<name> [A-Za-z0-9_.-]*?{_FLAG_NAME} ) ["']?
+        (?<![A-Za-z0-9_.-]) ["']? (?P<name> [A-Za-z0-9_.-]*?{_PASSPHRASE_NAME} ) ["']?
         [ \t]* (?P<sep> := | = | : ) [ \t]*
-        (?P<quote>["']) (?P<value> [^"'\n]*? [ \t] [^"'\n]*? ) (?P=quote)
+        (?P<quote>["']) (?P<value> [^"'\n]{{12,200}} ) (?P=quote)
         """,
         _quoted_passphrase,
         fold=True,
@@ -240,7 +248,7 @@ RULES: tuple[Rule, ...] = (
         "password or secret",
         "mysql mariadb",
         r"""(?x)
-        \b (?:mysql|mariadb) [a-z-]* (?: [ \t]+ [^\s|;&]+ )*? [ \t]+
+        \b (?:mysql|mariadb) [a-z-]{0,24} (?: [ \t]+ [^\s|;&]+ ){0,24}? [ \t]+
         (?P<secret> -p (?P<quote>["']?) (?P<value>[^\s"']+) (?P=quote) ) (?![^\s|;&])
         """,
         lambda match: assigned_value(match.group("value"), bool(match.group("quote"))),

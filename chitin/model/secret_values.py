@@ -87,14 +87,20 @@ def said_value(value: str, quoted: bool) -> bool:
 def passphrase(value: str) -> bool:
     """A quoted value with spaces after a secret's name: words a person chose, at least
     12 characters of three words or more, and not a placeholder (``"your password
-    here"``, ``"$DB_PASSWORD from the vault"``, ``"{{ secret }}"``)."""
+    here"``, ``"$DB_PASSWORD from the vault"``, ``"{{ secret }}"``), nor a message
+    that names a secret (``"Forgot your password?"``, ``"the token has expired"``)."""
     words = value.split()
     return (
         12 <= len(value.strip()) <= 200
         and len(words) >= 3
         and not (len(words[0]) > 1 and is_placeholder(words[0]))  # "a …" is no "xxx"
         and not is_placeholder(value.strip())
+        and _SECRET_WORD.search(value) is None
     )
+
+
+# A secret's name among a quoted value's words: a message about one, not one.
+_SECRET_WORD = re.compile(r"(?i)passw(?:or)?d|secret|token|credential")
 
 
 _WORDS = re.compile(r"[a-z]{4,}")
