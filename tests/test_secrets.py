@@ -308,6 +308,18 @@ def test_a_lesson_naming_a_password_issue_is_let_in(run: Run) -> None:
         run("contribute", "--type", "skill", "--claim", claim, "--confidence", "0.8")
 
 
+def test_a_long_run_of_secret_named_words_is_read_once(run: Run) -> None:
+    """The name rule of `password = …` backtracked through every secret's word of a
+    long run ("API_TOKEN_" * 10,000, 100 KB: 75 s; 1 MiB, which a field may hold,
+    hours): contribute of a pasted identifier dump did not end. The name is now found
+    once and taken whole; the same finds on the corpora as before."""
+    run("init")
+    run("contribute", "--type", "skill", "--claim", "Read the whole dump", "--confidence",
+        "0.8", "--reasoning", "API_TOKEN_" * 30_000)  # fmt: skip
+    assert find_secrets("API_TOKEN_ = 'Xk9mQ2vL7pR4wZ8tQ'") != []
+    assert find_secrets('"db_password": "Xk9mQ2vL7pR4wZ8t"') != []
+
+
 def test_a_find_is_located_and_reported_once() -> None:
     text = f'Set api_key = "{OPENAI}" and ship.'
     [found] = find_secrets(text)
