@@ -310,7 +310,7 @@ class VectorStore:
             raise DamagedVectors(f"{MATRIX} is not a regular file")
         best = nearest_rows(self.folder, self.dimensions, query, rows, limit, held)
         unit = all(abs(score) <= 1.001 for _, score in best)  # unit rows; NaN fails too
-        if not unit or off_unit(self.folder, self.dimensions, (row for row, _ in best)):
+        if not unit or off_unit(self.folder, self.dimensions, (r for r, s in best if s == 0)):
             raise DamagedVectors(f"{MATRIX} holds rows that are not unit vectors")
         chosen = [row for row, _ in best]
         ids = dict(
