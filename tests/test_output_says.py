@@ -51,8 +51,8 @@ def test_init_in_a_plain_clone_says_it_set_the_merge_driver(
     assert run("--store", str(clone), "init").stdout.endswith("; nothing to do\n")
     git(clone, "config", "--local", "--unset", "merge.chitin.driver")
     shown = json.loads(run("--store", str(clone), "init", "--format", "json").stdout)
-    assert shown["merge_driver_set"] is True and shown["created"] is False
-    assert run_json("init")["merge_driver_set"] is False
+    assert shown["mergeDriverSet"] is True and shown["created"] is False
+    assert run_json("init")["mergeDriverSet"] is False
 
 
 def test_init_says_it_pointed_the_merge_driver_at_another_chitin(store: Path) -> None:

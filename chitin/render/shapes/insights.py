@@ -129,13 +129,13 @@ def stats(total: int, by_type: Mapping[str, int], average: float, archived: int)
 def initialised(
     path: str, created: bool, seeded: Iterable[Insight], vectors: Any, driver_set: bool = False
 ) -> dict[str, Any]:
-    """init; ``merge_driver_set``: git's merge driver was set in this clone's config."""
+    """init; ``mergeDriverSet``: git's merge driver was set in this clone's config."""
     return {
         "path": path,
         "created": created,
         "seeded": [value.id for value in seeded],
         "vectors": vectors,
-        "merge_driver_set": driver_set,
+        "mergeDriverSet": driver_set,
     }
 
 
