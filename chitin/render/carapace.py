@@ -84,7 +84,7 @@ def registered_lines(answer: Mapping[str, Any], path: Path) -> list[str]:
         f"  Agent ID: {shown(answer.get('id'))}",
         f"  Credentials saved to: {path}",
         "",
-        "  ⚠ Your API key is stored in the credentials file (mode 0600).",
+        "  ⚠ Your API key is stored in the credentials file.",
         "  It is shown only once by the server — keep the file safe.",
         "",
         "  Next steps:",
