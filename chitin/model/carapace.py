@@ -28,13 +28,17 @@ DEFAULT_URL = "https://carapaceai.com/api/v1"
 DEFAULT_PERSONAL_TAGS: tuple[str, ...] = ("boss", "human", "personal", "private")
 
 # What lets remote text drive a terminal: control characters (escape sequences among
-# them) and the bidirectional ones that reorder what is read.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+# them) and the bidirectional ones that reorder what is read; and line breaks, with
+# which one field of the answer would print lines (a contributor, an id) of its own.
+_CONTROL = re.compile(
+    "[\x00-\x08\x0a-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+)
 
 
 def shown(value: object) -> str:
-    """Remote text made safe to print: control and bidirectional characters become
-    ``\\u`` escapes, so a server cannot move the cursor or recolour the screen."""
+    """Remote text made safe to print on one line: control, line-break and bidirectional
+    characters become ``\\u`` escapes, so a server cannot move the cursor, recolour the
+    screen or add lines of its own."""
     text = "" if value is None else str(value)
     return _CONTROL.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
