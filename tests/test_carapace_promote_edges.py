@@ -3,6 +3,7 @@ usage error (a promotion with no tag of its own is never what was meant)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -59,3 +60,39 @@ def test_the_python_api_refuses_empty_domain_tags_too(store: Path, tmp_path: Pat
     with Chitin(store) as chitin, pytest.raises(ValidationError) as refused:
         chitin.promote("any", tmp_path / "credentials.json", [])
     assert refused.value.field == "domain_tags" and "no tag given" in str(refused.value)
+
+
+def test_a_forced_second_promotion_says_which_one_it_replaces(
+    carapace: CarapaceServer, run: Run, add: Any, key: str
+) -> None:
+    """--force lifts the once-only rule as it lifts the others, and says so: the new
+    contribution's id takes the place of the first in the insight's carapace_id."""
+    insight_id = well_tested(add, run, "Write the failing test before the fix")
+    carapace.add_contribution(carapace.add_agent("Other"), "Pin versions in CI", 0.9)
+    first = json.loads(run("promote", insight_id, "--format", "json").stdout)["carapace"]["id"]
+    run("update", insight_id, "--claim", "Reproduce the bug in a test, then change the code")
+    again = run("promote", insight_id, "--force")
+    second = again.stdout.splitlines()[0].removeprefix("✓ Promoted to Carapace: ")
+    assert second != first
+    assert again.stderr.splitlines() == [
+        "⚠ Promoting with warnings (--force):",
+        f"  - Already promoted to Carapace as {first}: its id gives way to the new one",
+        "",
+    ]
+    assert len(posts(carapace, "/contributions")) == 2
+
+
+def test_a_forced_share_of_an_imported_insight_says_where_it_came_from(
+    carapace: CarapaceServer, run: Run, add: Any, key: str
+) -> None:
+    theirs = carapace.add_contribution(carapace.add_agent("Other"), "Pin versions in CI", 0.9)
+    made = json.loads(run("import-carapace", theirs.id, "--format", "json").stdout)["chitin"]
+    run("reinforce", made["id"])
+    run("reinforce", made["id"])
+    run("update", made["id"], "--claim", "Pin every dependency version in CI builds")
+    shared = run("promote", made["id"], "--force")
+    assert shared.stderr.splitlines() == [
+        "⚠ Promoting with warnings (--force):",
+        f"  - Came from Carapace (contribution {theirs.id}): its id gives way to the new one",
+        "",
+    ]

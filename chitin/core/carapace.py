@@ -236,6 +236,7 @@ def promote(
     if insight.carapace_id and not force:
         raise StateError(_shared_before(insight))
     _refuse_what_the_server_would(body, "the promotion")
+    overridden = (*verdict.overridable, *_replaced(insight))
     with _client(lifecycle.session, credentials_path) as client:
         answer = client.contribute(body)
     carapace_id = rules.contribution_id(answer, f"to the promotion of {insight.id}")
@@ -247,7 +248,19 @@ def promote(
             f"promoted to Carapace as {carapace_id}, but recording that in {insight.id} "
             f"failed: {error}"
         ) from None
-    return Promotion(change.insight, answer, verdict.overridable, change.commit)
+    return Promotion(change.insight, answer, overridden, change.commit)
+
+
+def _replaced(insight: Insight) -> tuple[str, ...]:
+    """The Carapace link --force passed over (an earlier promotion, or the contribution
+    the insight came from): the new contribution's id is about to take its place."""
+    if not insight.carapace_id:
+        return ()
+    if insight.provenance == "external":
+        was = f"Came from Carapace (contribution {insight.carapace_id})"
+    else:
+        was = f"Already promoted to Carapace as {insight.carapace_id}"
+    return (f"{was}: its id gives way to the new one",)
 
 
 def _shared_before(insight: Insight) -> str:
