@@ -23,7 +23,10 @@ Figures are medians of whole processes, as in bench/run.py.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -150,13 +153,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     env = bench.child_env(bytecode_cache=True)
     results: list[tuple[str, str, Tally]] = []
-    with tempfile.TemporaryDirectory(prefix="chitin-stress-") as folder:
+    # A store the bench could not remove (something still writing there) is left behind
+    # rather than losing the counts to a traceback.
+    with tempfile.TemporaryDirectory(prefix="chitin-stress-", ignore_cleanup_errors=True) as folder:
         for scenario in scenarios(args.chitin, Path(folder), env):
             for command in ("retrieve", "render"):
                 bench.log(f"  {scenario.name:11} {command} ×{args.runs}")
                 tally = stress(args.chitin, scenario, command, args.runs, args.jobs)
                 results.append((scenario.name, command, tally))
         _wait_for_background(Path(folder) / "embedding")
+    return report(results)
+
+
+def report(results: list[tuple[str, str, Tally]]) -> int:
     print(f"\n{'scenario':12} {'command':9} {'runs':>5} {'failures':>9} {'median ms':>10}")
     for name, command, tally in results:
         median = statistics.median(tally.times_ms) if tally.times_ms else float("nan")
@@ -171,7 +180,21 @@ def _wait_for_background(store: Path, seconds: float = 300) -> None:
     """Let the background embedding the last scenario started finish before its store
     is removed (it would fail, and its log say so, for no fault of its own): while its
     waiter waits for the commands to pause (the status says "starting", chitin/
-    quiet_start.py) and while the worker holds the lock."""
+    quiet_start.py) and while the worker holds the lock. One still at work after
+    ``seconds`` (idle priority on a busy machine: 1,000 insights can take longer) is
+    ended, since its store is about to go; the bench's counts do not depend on it."""
+    if _let_go(store, seconds):
+        return
+    pid = _worker(store / ".chitin" / "vectors" / "background.json")
+    if pid is not None:
+        bench.log(f"  the background embedding (pid {pid}) still runs after {seconds:g} s: ended")
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGTERM)
+    _let_go(store, 30)
+
+
+def _let_go(store: Path, seconds: float) -> bool:
+    """Whether no background embedding holds ``store`` any more, within ``seconds``."""
     import fcntl
 
     folder = store / ".chitin" / "vectors"
@@ -183,17 +206,24 @@ def _wait_for_background(store: Path, seconds: float = 300) -> None:
         try:
             with open(folder / "background.lock", "rb") as handle:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return
+                return True
         except BlockingIOError:
             time.sleep(0.5)
         except OSError:
-            return  # no lock: none ever ran
+            return True  # no lock: none ever ran
+    return False
+
+
+def _worker(status: Path) -> int | None:
+    """The pid the status names (the waiter becomes the worker: the same process)."""
+    try:
+        return int(json.loads(status.read_text(encoding="utf-8"))["pid"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def _starting(status: Path) -> bool:
     """Whether the status names a spawned worker, still alive, yet to take the lock."""
-    import os
-
     try:
         record = json.loads(status.read_text(encoding="utf-8"))
         if record.get("state") != "starting":

@@ -880,6 +880,32 @@ def test_a_matrix_damaged_under_the_server_is_said_and_rebuilt(
     assert again.json["degraded"] is None and matrix.is_file()
 
 
+def test_a_vector_sidecar_another_command_replaced_is_opened_anew(store: Path, run: Run) -> None:
+    """Another command made a new .chitin/vectors under the server (it set a damaged one
+    aside, or it found none: .chitin/ is safe to delete). The next retrieve that had a
+    hand-edited insight to embed failed: "the vector sidecar ... was removed or replaced
+    while this command used it" (qa130). The server opens the new sidecar, as it opens
+    a new cache."""
+    import shutil
+
+    run("init", "--seed")
+    edited = next((store / "insights" / "skill").glob("*.md"))
+
+    async def session(client: Client) -> list[Called]:
+        answers = [await call(client, "retrieve", query="write a failing test first")]
+        shutil.rmtree(store / ".chitin" / "vectors")
+        run("retrieve", "--query", "anything at all")  # another command: a new sidecar
+        text = edited.read_text().replace("\n---\n\n", "\n---\n\nEdited by hand. ", 1)
+        edited.write_text(text)
+        answers.append(await call(client, "retrieve", query="write a failing test again"))
+        return answers
+
+    first, after = serve(store, session)
+    assert first.json["degraded"] is None
+    assert not after.failed, after.text
+    assert after.json["degraded"] is None and after.json["insights"]
+
+
 def test_merge_takes_several_sources_as_the_cli_and_the_library_do(
     store: Path, run: Run, add: Any
 ) -> None:

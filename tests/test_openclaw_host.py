@@ -204,6 +204,28 @@ def test_a_hanging_chitin_costs_the_gateway_one_timeout_then_the_hook_backs_off(
     assert len(calls(host)) == 1, calls(host)  # one timeout, then the back-off
 
 
+def test_a_session_end_chitin_refuses_does_not_cost_the_next_session_its_personality(
+    host: Host,
+) -> None:
+    """A new user's first /new, before the store exists: chitin refuses the marker (no
+    store), at once. That refusal made the hook leave the store alone for 5 minutes, so
+    the session /new starts, once `chitin init --seed` has run, had no PERSONALITY.md
+    (qa130). A refused marker is about the session that ended: it rests nothing; a
+    timeout still does (the test above)."""
+    install_pack(host)
+    init = [chitin_program(), "init", "--seed"]  # the gateway's $CHITIN_STORE
+    before, _, _, after = drive(
+        host,
+        bootstrap(),
+        {"do": "new", "sessionKey": SESSION, "previousSessionId": "s-1"},
+        {"do": "shell", "argv": init},
+        bootstrap(SESSION, "s-2"),
+    )
+    assert "### " not in prompt(before)["PERSONALITY.md"]  # the empty store's page
+    assert "### " in prompt(after).get("PERSONALITY.md", ""), prompt(after)
+    assert [line.split()[2] for line in calls(host)] == ["render", "reflect", "render"]
+
+
 def test_sub_agent_and_cron_sessions_get_no_personality_and_cost_no_render(
     host: Host, run: Run
 ) -> None:

@@ -57,8 +57,7 @@ class Options(TypedDict, total=False):
 
 
 class Runner(Protocol):
-    """What runs a step of a use case that reads the cache: ``Session.repairing``
-    as ``chitin.Chitin`` applies it."""
+    """What runs a step of a use case that reads the cache: ``Session.repairing``."""
 
     def __call__(self, work: Callable[[], T]) -> T: ...
 
@@ -88,8 +87,7 @@ class Session:
         given = arguments.store(store)  # --store's rule: a relative folder, from here
         self.root = store_path(None if given is None else str(given), self.env)
         arguments.nameable_store(self.root)
-        # As given (or from $CHITIN_AGENT), checked when a write needs it: a bad name
-        # must not reach a commit, and must not stop a command that only reads.
+        # Checked when a write needs it: a bad name reaches no commit, and stops no read.
         self.agent_given = arguments.agent(agent, self.env)
         self._agent_problem = _agent_problem(self.agent_given)
         self._clock: Clock = arguments.clock(now)
@@ -129,8 +127,7 @@ class Session:
         self.close()
 
     def close(self) -> None:
-        """Close the cache and the embedding model (the instance may be used again:
-        they open anew)."""
+        """Close the cache and the model (the instance may be used again: they open anew)."""
         if self._vectors is not None:
             from chitin.search import semantic
 
@@ -160,16 +157,19 @@ class Session:
         makes. A ``.chitin/`` removed or replaced meanwhile is opened anew."""
         from chitin.store.watch import Watcher
 
-        cache = self._cache
-        if cache is not None and not cache.memory and self._cache_replaced():
+        if self._replaced():  # the cache or the vector sidecar, made anew by another command
             self.close()
         if self._watcher is None:
             self._watcher = Watcher(self.root, SCANNED_DIRS)
         if self._watcher.changed() and self._cache is not None:
             self._cache.sync(self.progress)
 
-    def _cache_replaced(self) -> bool:
-        return cache_db.file_identity(self._cache_path()) != self._cache_file
+    def _replaced(self) -> bool:
+        cache, sidecar = self._cache, self._vectors[1].vectors if self._vectors else None
+        if sidecar is not None and cache_db.file_identity(sidecar.index_path) != sidecar.opened:
+            return True  # a write through it would be refused (SidecarReplaced)
+        on_disk = cache is not None and not cache.memory
+        return on_disk and cache_db.file_identity(self._cache_path()) != self._cache_file
 
     def _cache_path(self) -> Path:
         return derived_folder(self.root) / cache_db.CACHE_FILE

@@ -120,7 +120,7 @@ class VectorStore:
             except BaseException:
                 self.db.close()
                 raise
-            self._opened = file_identity(self.folder / INDEX)
+            self.opened = file_identity(self.folder / INDEX)
         except (OSError, sqlite3.Error) as error:
             raise StoreError(
                 f"the vector sidecar in {self.folder} cannot be used: {error}"
@@ -136,7 +136,7 @@ class VectorStore:
         delete_files(self.folder)
         self.db = open_index(self.folder / INDEX)
         self._adopt_identity()
-        self._opened = file_identity(self.folder / INDEX)
+        self.opened = file_identity(self.folder / INDEX)
         if said:
             notice(f".chitin/{FOLDER} was damaged ({error}); its vectors are made again")
 
@@ -215,7 +215,7 @@ class VectorStore:
         to delete) would pick rows by its old index and write them into the new matrix;
         so a write first checks that the index is still the file it opened."""
         with WriteLock(self.folder / LOCK):
-            if file_identity(self.folder / INDEX) != self._opened:
+            if file_identity(self.folder / INDEX) != self.opened:
                 raise SidecarReplaced(
                     f"the vector sidecar in {self.folder} was removed or replaced while "
                     "this command used it; nothing was written to the new one"

@@ -107,16 +107,23 @@ function backOff(store) {
   debug(`not running chitin for ${store} for the next ${Math.round(wait / 1000)} s`);
 }
 
-// Run chitin; resolve with its stdout, or with null on any failure (and then leave the
-// store alone for a while). Never rejects.
-async function runChitin(args) {
+// What runOnce resolves with when chitin was stopped for taking too long.
+const TIMED_OUT = Symbol("timed out");
+
+// Run chitin; resolve with its stdout, or with null on any failure, and then leave the
+// store alone for a while. With restOnRefusal false, a chitin that answered with an
+// error (a session end's marker it refused: no store yet, a session key it will not
+// keep) rests nothing: that refusal is about the session that ended, and the session
+// /new starts next must still get its PERSONALITY.md. A timeout rests the store
+// whatever was asked: a hanging chitin would hang again. Never rejects.
+async function runChitin(args, { restOnRefusal = true } = {}) {
   const store = storeFolder();
   if (resting(store)) return null;
   const bound = boundStore();
   const answer = await runOnce(bound ? ["--store", bound, ...args] : args);
-  if (answer === null) backOff(store);
-  else backingOff.delete(store);
-  return answer;
+  if (typeof answer === "string") backingOff.delete(store);
+  else if (answer === TIMED_OUT || restOnRefusal) backOff(store);
+  return typeof answer === "string" ? answer : null;
 }
 
 function runOnce(args) {
@@ -134,7 +141,7 @@ function runOnce(args) {
     const timer = setTimeout(() => {
       debug(`${program} ${verb} took longer than ${timeoutMs()} ms; stopped`);
       stop(child);
-      finish(null);
+      finish(TIMED_OUT);
     }, timeoutMs());
     try {
       child = execFile(
@@ -377,7 +384,7 @@ async function queueReflection(event, reason, ended) {
     return;
   }
   args.push(...place);
-  await runChitin([...args, "--reason", reason]);
+  await runChitin([...args, "--reason", reason], { restOnRefusal: false });
 }
 
 export default async function chitinHook(event) {
