@@ -103,8 +103,16 @@ class Handoff:
         guard = Guard()
         guard.install()
         self.active.append(guard)
+        failure: Exception | None = None
         try:
             yield guard
+        except Exception as error:
+            if guard.received is None or guard.is_committed:
+                raise
+            # The signal reached git too (a terminal's Ctrl-C goes to the whole group),
+            # and the write failed of it and was undone: that is an interruption, not
+            # git's failure ("git status failed: exit code -2").
+            failure = error
         finally:
             self.active.pop()
             if guard.is_committed and guard.received is None and self.finish_after_commit:
@@ -113,7 +121,7 @@ class Handoff:
                 guard.uninstall()
         if guard.received is not None:
             if not guard.is_committed:
-                raise Interrupted(guard.received)
+                raise Interrupted(guard.received) from failure
             _report_late(guard.received)
 
     def release(self, restore: bool = True) -> None:
