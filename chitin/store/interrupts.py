@@ -45,6 +45,9 @@ class Guard:
     def __init__(self) -> None:
         self.received: int | None = None
         self.is_committed = False
+        # what an interruption before the commit leaves all the same (a hand edit that
+        # was committed first, as its own commit); said in place of "nothing was changed"
+        self.kept = ""
         self._previous: dict[int, Any] = {}
 
     def install(self) -> None:
@@ -66,7 +69,7 @@ class Guard:
     def check(self) -> None:
         """Stop here, undoing the write, if a signal came and nothing is committed."""
         if self.received is not None and not self.is_committed:
-            raise Interrupted(self.received)
+            raise Interrupted(self.received, self.kept)
 
     def committed(self) -> None:
         self.is_committed = True
@@ -121,7 +124,7 @@ class Handoff:
                 guard.uninstall()
         if guard.received is not None:
             if not guard.is_committed:
-                raise Interrupted(guard.received) from failure
+                raise Interrupted(guard.received, guard.kept) from failure
             _report_late(guard.received)
 
     def release(self, restore: bool = True) -> None:
