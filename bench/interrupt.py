@@ -3,14 +3,16 @@
 Each trial copies a prepared store, starts one write (contribute, reinforce, merge,
 import or sync) as a fresh process, and after a random delay within that write's measured
 length sends it SIGINT, SIGTERM or SIGKILL, or SIGKILL to its whole process group (so
-that a git command dies with it and leaves its lock behind). Then it runs `chitin list`,
-which must recover whatever the kill left, and checks:
+that a git command dies with it and leaves its lock behind); ``--signals`` may add
+SIGHUP and the group forms of each, as a terminal's Ctrl-C or hang-up sends them.
+Then it runs `chitin list`, which must recover whatever the kill left, and checks:
 
 - the index and the working tree hold exactly HEAD's state (`git status` is empty);
 - HEAD is the commit before the write, or one commit after it: the write's own (for
   sync, the merge of the remote's branch, whose first parent is the commit before);
 - the insights listed are those of HEAD: before the write, or with all of it;
-- a write that exited 0 committed, and one that said it was interrupted did not;
+- a write that exited 0 committed, and one that said it was interrupted did not; one
+  that a catchable signal stopped before its commit says so (not exit 1, "failed");
 - no journal and no git lock is left, and the next write succeeds.
 
     python bench/interrupt.py --kills 240 --jobs 2
@@ -38,6 +40,13 @@ from typing import NamedTuple
 
 OPERATIONS = ("contribute", "reinforce", "merge", "import", "sync")
 SIGNALS = ("SIGINT", "SIGTERM", "SIGKILL", "SIGKILL-group")
+# --signals may also name these: a terminal's Ctrl-C and hang-up reach the whole group
+KNOWN_SIGNALS = tuple(
+    f"{name}{group}"
+    for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGKILL")
+    for group in ("", "-group")
+)
+CATCHABLE = ("SIGINT", "SIGTERM", "SIGHUP")
 IMPORTED = 400  # the import writes this many files: long enough to be hit mid-way
 INCOMING = 200  # the remote holds this many insights the store has not yet merged
 
@@ -253,8 +262,11 @@ def _attack(trial: Trial, store: Path, work: Path, env: dict[str, str]) -> Outco
         problems.append("the reinforce commit does not hold one more reinforcement")
     if code == 0 and not committed:
         problems.append("exited 0 but nothing was committed")
-    if code in (128 + 2, 128 + 15) and committed:
+    if code in (128 + 1, 128 + 2, 128 + 15) and committed:
         problems.append(f"said it was interrupted (exit {code}) but the write was committed")
+    if code == 1 and not committed and trial.signal.removesuffix("-group") in CATCHABLE:
+        last = stderr.strip().splitlines()[-1:] or [""]
+        problems.append(f"said it failed, not that it was interrupted: {last[0][:200]!r}")
     if "Traceback" in stderr:
         problems.append("printed a traceback")
     for leftover in (".git/chitin-write.json", ".git/index.lock", ".git/MERGE_HEAD"):
@@ -307,12 +319,13 @@ def trials(
     seed: int,
     operations: Sequence[str] = OPERATIONS,
     window: tuple[float, float] = (0.4, 1.1),
+    signals: Sequence[str] = SIGNALS,
 ) -> list[Trial]:
     chosen = random.Random(seed)
     planned = []
     for number in range(kills):
         operation = operations[number % len(operations)]
-        signal_name = SIGNALS[(number // len(operations)) % len(SIGNALS)]
+        signal_name = signals[(number // len(operations)) % len(signals)]
         # The start-up is most of a write's length; its files and commit come last.
         delay = chosen.uniform(lengths[operation] * window[0], lengths[operation] * window[1])
         planned.append(Trial(number, operation, signal_name, round(delay, 3)))
@@ -337,7 +350,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar=("FROM", "TO"),
         help="the delays' range, as fractions of the write's measured length (0.4 1.1)",
     )
+    parser.add_argument(
+        "--signals",
+        default=",".join(SIGNALS),
+        help=f"the signals, comma-separated, each with -group for its process group "
+        f"(default: {','.join(SIGNALS)}; also SIGHUP, SIGINT-group, …)",
+    )
     args = parser.parse_args(argv)
+    signals = [name for name in args.signals.split(",") if name]
+    if not signals or any(name not in KNOWN_SIGNALS for name in signals):
+        parser.error(f"--signals: some of {', '.join(KNOWN_SIGNALS)}")
     operations = [name for name in args.operations.split(",") if name]
     if not operations or any(name not in OPERATIONS for name in operations):
         parser.error(f"--operations: some of {', '.join(OPERATIONS)}")
@@ -349,7 +371,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         base = prepare(work, env)
         lengths = measure(base, work, env)
         print("uninterrupted:", ", ".join(f"{k} {v:.2f} s" for k, v in lengths.items()))
-        planned = trials(args.kills, lengths, args.seed, operations, tuple(args.window))
+        window = tuple(args.window)
+        planned = trials(args.kills, lengths, args.seed, operations, window, signals)
         with ThreadPoolExecutor(max_workers=args.jobs) as pool:
             outcomes = list(pool.map(lambda t: run_trial(t, base, work, env), planned))
     bad = [o for o in outcomes if o.problems]
@@ -360,7 +383,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     tally = Counter((o.trial.operation, o.trial.signal, o.committed) for o in outcomes)
     for operation in operations:
-        for signal_name in SIGNALS:
+        for signal_name in signals:
             done = tally[(operation, signal_name, True)]
             undone = tally[(operation, signal_name, False)]
             print(f"{operation:>10} {signal_name:<13} committed {done:3}  undone {undone:3}")

@@ -99,17 +99,20 @@ def _replace_link(folder: Path) -> None:
 
 
 def clear_in_the_way(path: Path) -> bool:
-    """Remove a folder, a FIFO, a socket or a device standing where chitin keeps a
-    derived file (``.chitin/`` is chitin's own, safe to delete), and say so. True if
-    there was one. (Opened as a file, a FIFO waits or cannot seek.)"""
+    """Remove a folder, a symlink, a FIFO, a socket or a device standing where chitin
+    keeps a derived file (``.chitin/`` is chitin's own, safe to delete), and say so.
+    True if there was one. (Opened as a file, a FIFO waits or cannot seek; a link is
+    written through, out of the store: a dangling one has its target created.)"""
     try:
         mode = os.lstat(path).st_mode
     except OSError:
         return False
-    if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+    if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
         with contextlib.suppress(OSError):
             path.unlink()
-        notice(f"{shown(path)} was not a regular file (a FIFO, socket or device); removed it")
+        notice(
+            f"{shown(path)} was not a regular file (a symlink, FIFO, socket or device); removed it"
+        )
         return True
     if not stat.S_ISDIR(mode):
         return False

@@ -204,6 +204,23 @@ def test_a_derived_database_that_is_not_a_regular_file_is_replaced(
     assert run("retrieve", "--query", QUERY).stderr == ""
 
 
+@pytest.mark.parametrize("name", ["lock", ".gitignore"])
+def test_a_symlink_where_chitin_keeps_its_lock_or_ignore_file_is_not_followed(
+    run: Run, seeded: Path, tmp_path: Path, name: str
+) -> None:
+    """The lock was opened, and the ignore file written, through a link: a dangling
+    one made chitin create its target, a file outside the store."""
+    path = seeded / ".chitin" / name
+    path.unlink(missing_ok=True)
+    outside = tmp_path / "outside"
+    path.symlink_to(outside)
+    result = run("reinforce", "lead-with")
+    assert f".chitin/{name} was not a regular file (a symlink" in result.stderr
+    assert not outside.exists()
+    assert path.is_file() and not path.is_symlink()
+    assert run("reinforce", "lead-with").stderr == ""
+
+
 # ------------------------------------------------------------------ damage met by a write
 
 

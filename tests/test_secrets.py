@@ -511,6 +511,24 @@ def test_import_names_the_item_and_imports_nothing(run: Run, store: Path, tmp_pa
     assert imported["imported"] == 4
 
 
+def test_import_refuses_a_credential_in_an_evidence_line(
+    run: Run, store: Path, tmp_path: Path
+) -> None:
+    """A backup's evidence log becomes lines of the insight file, so it is committed."""
+    item = {"type": "skill", "claim": "Pin the build tools", "confidence": 0.6,
+            "evidence": [f"2026-01-01 reinforced from {GITHUB}"]}  # fmt: skip
+    document = tmp_path / "export.json"
+    document.write_text(json.dumps([item]))
+    result = run("import", str(document), expect=1)
+    assert result.stderr == (
+        f"Error: items[0].evidence: evidence looks like it holds a GitHub token; {REFUSAL}; "
+        "nothing was imported\n"
+    )
+    assert commit_count(store) == 0
+    run("import", str(document), "--allow-secret")
+    assert "ghp_" in git(store, "log", "-p", "--all")
+
+
 def test_import_from_stdin_is_guarded(run: Run, store: Path) -> None:
     items = [{"type": "principle", "claim": "Keep it simple", "tags": ["ops", STRIPE]}]
     result = run("import", "-", input=json.dumps(items), expect=1)

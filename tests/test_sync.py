@@ -267,6 +267,25 @@ def test_an_edit_that_does_not_read_as_an_insight_is_not_merged(machines: Machin
     assert machines.insight(machines.b)["claim"] == "Ask one question, two at most."
 
 
+def test_an_edit_holding_a_new_credential_is_not_merged_or_pushed(machines: Machines) -> None:
+    """The edited conflict file is committed in the merge and pushed: a token typed
+    into it is refused there, as a hand edit holding one is before any write."""
+    token = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+    pushed, edited = _claim_conflict(machines)
+    text = edited.read_text()
+    kept = text.split("<<<<<<<")[0] + "Ask one question, two at most.\n"
+    kept += text.split(">>>>>>>")[1].split("\n", 1)[1]
+    edited.write_text(kept.replace("two at most.", f"two at most. {token}"))
+    refused = chitin(machines.b, "sync", "--continue", expect=1)
+    assert f"{edited} looks like it holds a GitHub token" in refused.stderr
+    assert "ghp_" not in refused.stderr
+    assert machines.remote_head() == pushed and git(machines.b, "status", "--porcelain") == ""
+    assert "ghp_" not in git(machines.b, "log", "-p", "-m", "--all")
+    edited.write_text(kept)
+    chitin(machines.b, "sync", "--continue")
+    assert machines.insight(machines.b)["claim"] == "Ask one question, two at most."
+
+
 def test_a_conflict_in_a_file_that_is_no_insight_is_settled_by_an_edit(
     machines: Machines,
 ) -> None:

@@ -160,6 +160,38 @@ def _write_with_free_space(seeded: Path, disk: Path, free_kb: int) -> None:
     assert not list((store / ".git").glob("chitin-*")), free_kb
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="tmpfs is Linux's")
+def test_a_write_refused_by_a_full_disk_names_the_file_and_what_to_do(
+    seeded: Path, tmp_path: Path
+) -> None:
+    """The journal and the insight file are written through Python's buffered files,
+    whose ENOSPC carries no file name: the line said only "no space left on device"."""
+    import os
+    import shutil
+
+    if os.geteuid() != 0:
+        pytest.skip(ROOT_ONLY)
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(disk)]).returncode:
+        pytest.skip("mount -t tmpfs failed here (a container without the capability)")
+    try:
+        store = disk / "store"
+        shutil.copytree(seeded, store, symlinks=True)
+        chitin_process(store, "list")
+        left = os.statvfs(disk)
+        with open(disk / "filler", "wb") as handle:
+            handle.write(b"\0" * (left.f_bavail * left.f_frsize))
+        for command in (CONTRIBUTE, ("reinforce", "lead-with-the-answer")):
+            result = chitin_process(store, *command)
+            assert result.returncode == 1, result.stderr
+            assert result.stderr.startswith(f"Error: no space left on device: {store}/")
+            assert result.stderr.endswith("(free some space and run the command again)\n")
+    finally:
+        shutil.rmtree(disk / "store", ignore_errors=True)
+        subprocess.run(["umount", str(disk)], check=False)
+
+
 @pytest.mark.parametrize("kind", ["sqlite", "oserror"])
 def test_an_import_whose_vectors_find_the_disk_full_still_exits_0(
     seeded: Path, run: Run, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, kind: str

@@ -235,6 +235,8 @@ def _refuse_secrets(items: Sequence[Item]) -> None:
         chunks = [(extra, c) for c in item.extra_keys] + [
             (interchange.BODY_KEY, text) for kind, text in item.body if kind == "text"
         ]
+        # the evidence log becomes lines of the file, so it is committed as well
+        chunks += [(interchange.EVIDENCE_KEY, line) for line in item.evidence]
         found = [(field, s) for field, chunk in chunks for s in secrets.find_secrets(chunk)]
         for field, secret in [*secrets.secrets_in(item.insight), *found]:
             name = f"items[{index}].{field}"

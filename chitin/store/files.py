@@ -51,11 +51,20 @@ def atomic_write(path: Path, text: str, durable: bool = True) -> FileStat:
                 handle.flush()
                 os.fsync(handle.fileno())
         os.replace(tmp_name, path)
-    except BaseException:
+    except BaseException as error:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
+        named(error, path)
         raise
     return stat_of(path)
+
+
+def named(error: BaseException, path: Path) -> None:
+    """Give ``error`` the file it concerns when it has none: a buffered file's write
+    or flush on a full disk raises ENOSPC without a name, and the person is told only
+    "no space left on device", not where."""
+    if isinstance(error, OSError) and error.filename is None:
+        error.filename = str(path)
 
 
 def _replaceable(path: Path) -> None:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from chitin.errors import StateError
+from chitin.model.secrets import article, find_secrets
 from chitin.store import conflicts, folding, git_commit, journal, remote
 
 if TYPE_CHECKING:
@@ -179,8 +180,28 @@ def _marked(store: Store, path: str) -> bytes:
 def _version(store: Store, path: str, how: str) -> bytes | None:
     """The text that settles ``path`` (None: the file goes)."""
     if how == "edited":
-        return conflicts.edited(store.root, path)
+        data = conflicts.edited(store.root, path)
+        sides = [remote.stage(store.git, path, stage) for stage in (2, 3)]
+        _refuse_new_secrets(store.root, path, data, sides)
+        return data
     return remote.stage(store.git, path, 2 if how == "ours" else 3)
+
+
+def _refuse_new_secrets(root: Path, path: str, data: bytes, sides: list[bytes | None]) -> None:
+    """Refuse an edit that holds a likely credential neither side held: finishing
+    commits it and pushes it to every machine. One a side already had (kept there
+    knowingly, with --allow-secret) is no news, and stays allowed."""
+    text = data.decode("utf-8", "replace")
+    known = [side.decode("utf-8", "replace") for side in sides if side]
+    for secret in find_secrets(text):
+        if not any(text[secret.start : secret.end] in side for side in known):
+            stem = Path(path).stem
+            raise StateError(
+                f"{conflicts.text_path(root, path)} looks like it holds "
+                f"{article(secret.kind)} {secret.kind}; finishing the sync would commit and "
+                f"push it. Remove it and run `chitin sync --continue` again, or keep one "
+                f"side: chitin sync --ours {stem} (or --theirs {stem})"
+            )
 
 
 def _refusal(store: Store, where: tuple[str, str], output: str) -> str:

@@ -45,6 +45,9 @@ class Guard:
     def __init__(self) -> None:
         self.received: int | None = None
         self.is_committed = False
+        # what an interruption before the commit leaves all the same (a hand edit that
+        # was committed first, as its own commit); said in place of "nothing was changed"
+        self.kept = ""
         self._previous: dict[int, Any] = {}
 
     def install(self) -> None:
@@ -66,7 +69,7 @@ class Guard:
     def check(self) -> None:
         """Stop here, undoing the write, if a signal came and nothing is committed."""
         if self.received is not None and not self.is_committed:
-            raise Interrupted(self.received)
+            raise Interrupted(self.received, self.kept)
 
     def committed(self) -> None:
         self.is_committed = True
@@ -103,8 +106,16 @@ class Handoff:
         guard = Guard()
         guard.install()
         self.active.append(guard)
+        failure: Exception | None = None
         try:
             yield guard
+        except Exception as error:
+            if guard.received is None or guard.is_committed:
+                raise
+            # The signal reached git too (a terminal's Ctrl-C goes to the whole group),
+            # and the write failed of it and was undone: that is an interruption, not
+            # git's failure ("git status failed: exit code -2").
+            failure = error
         finally:
             self.active.pop()
             if guard.is_committed and guard.received is None and self.finish_after_commit:
@@ -113,7 +124,7 @@ class Handoff:
                 guard.uninstall()
         if guard.received is not None:
             if not guard.is_committed:
-                raise Interrupted(guard.received)
+                raise Interrupted(guard.received, guard.kept) from failure
             _report_late(guard.received)
 
     def release(self, restore: bool = True) -> None:

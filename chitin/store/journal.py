@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from chitin.notices import notice, shown
-from chitin.store import git_commit
+from chitin.store import files, git_commit
 
 if TYPE_CHECKING:
     from chitin.store.git import Git
@@ -75,8 +75,9 @@ def begin(git: Git, paths: Sequence[str], operation: str = "write") -> Path:
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, journal)
-    except BaseException:  # a full disk: the write stops here, and leaves nothing
+    except BaseException as error:  # a full disk: the write stops here, and leaves nothing
         temporary.unlink(missing_ok=True)
+        files.named(error, journal)
         raise
     return journal
 

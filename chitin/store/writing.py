@@ -131,7 +131,7 @@ class Writer:
                     guard.committed()
             except GitError:
                 if guard.received is not None:  # the signal reached git too: say so
-                    raise interrupts.Interrupted(guard.received) from None
+                    raise interrupts.Interrupted(guard.received, guard.kept) from None
                 raise
             finally:
                 journal.end(note)
@@ -165,6 +165,11 @@ class Writer:
         subject = f"Edit {', '.join(names[:3])}{' and others' if len(names) > 3 else ''} by hand"
         body = ["Changes made to the files outside chitin, committed before chitin's own."]
         git_commit.commit(self.git, sorted(pending), commit_message("edit", subject, body, {}))
+        guard = interrupts.HANDOFF.current()
+        if guard is not None:  # an interruption from here on undoes chitin's change only
+            guard.kept = (
+                f"the change was not made, but your hand edit was committed first ({subject})"
+            )
 
 
 def refuse_conflicted(root: Path, paths: Iterable[str]) -> None:
