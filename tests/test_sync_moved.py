@@ -95,3 +95,37 @@ def test_a_claim_conflict_on_a_moved_insight_settles_to_one_file(
         assert kept in machines.insight(store, insight_id)["claim"]
         assert len(files_of(store, insight_id)) == 1
         assert as_json(store, "check")["errors"] == []
+
+
+def test_a_claim_conflict_on_a_moved_insight_shows_both_claims_to_resolve(
+    machines: Machines,
+) -> None:
+    """The file left to edit held this side's version alone (git's modify/delete has
+    no markers): the other claim, its reinforcements and its archive were out of
+    sight, and `--continue` dropped them without a word."""
+    a, b = machines.a, machines.b
+    claim = ("--claim", "Prefer explicit config", "--confidence", "0.6")
+    insight_id = as_json(a, "contribute", "--type", "principle", *claim)["insight"]["id"]
+    chitin(a, "sync")
+    chitin(b, "sync")
+    chitin(a, "reinforce", insight_id)
+    chitin(a, "reinforce", insight_id)
+    chitin(a, "update", insight_id, "--claim", "Prefer explicit config files")
+    chitin(a, "archive", insight_id)
+    chitin(b, "update", insight_id, "--claim", "Prefer explicit config always")
+    chitin(a, "sync")
+    chitin(b, "sync", expect=1)
+    (edited,) = (b / ".chitin" / "conflicts").glob(f"**/{insight_id}.md")
+    text = edited.read_text()
+    assert "files" in text and "always" in text and "reinforcements: 2" in text
+    kept = text.split("<<<<<<<")[0] + "Prefer explicit config, always in files\n"
+    edited.write_text(kept + text.split(">>>>>>>")[1].split("\n", 1)[1])
+    chitin(b, "sync", "--continue")
+    chitin(a, "sync")
+    for store in (a, b):
+        insight = machines.insight(store, insight_id)
+        assert (insight["claim"], insight["reinforcementCount"]) == (
+            "Prefer explicit config, always in files",
+            2,
+        )
+        assert len(files_of(store, insight_id)) == 1

@@ -7,8 +7,9 @@ new counts and times) before an archive and git sees one file deleted and anothe
 added. The old path is then in conflict (changed on one side, deleted on the other)
 although the insight is the same, for its file name is its id. Here the three
 versions meet as the merge driver would have met them, at the new path; the old path
-goes. A merge that would leave a conflict is left to the person; the version they
-keep at the old path (a side, or their edit) then replaces the moved copy.
+goes. A merge that would leave a conflict is left to the person, with the driver's
+markers at the old path (so both sides' texts show); the version they keep there (a
+side, or their edit) then replaces the moved copy.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from chitin.format.layout import ARCHIVE_DIR, INSIGHTS_DIR
 from chitin.store import remote
+from chitin.store.files import atomic_write
 from chitin.store.merging import merge_texts, unreadable
 
 if TYPE_CHECKING:
@@ -56,7 +58,10 @@ def follow(git: Git, path: str) -> bool:
     except UnicodeDecodeError:
         return False
     merged = merge_texts(old, mine, other, moved)
-    if merged.conflicts or unreadable(merged.text, moved) is not None:
+    if merged.conflicts:  # shown to the person as the driver marks it, counts merged
+        atomic_write(git.root / path, merged.text)
+        return False
+    if unreadable(merged.text, moved) is not None:
         return False
     remote.settle(git, moved, merged.text.encode("utf-8"))
     remote.settle(git, path, None)
