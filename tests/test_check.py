@@ -629,6 +629,14 @@ def test_a_missing_insight_file_argument_is_an_error(run: Run, seeded: Path) -> 
     assert result.stderr == f"Error: no such insight file: {seeded / 'insights/skill/gone.md'}\n"
 
 
+@pytest.mark.parametrize("typo", ["insights/skil", "insigths/skill/x.md", "READNE.md"])
+def test_a_path_argument_that_does_not_exist_is_an_error(run: Run, seeded: Path, typo: str) -> None:
+    """A mistyped folder or file passed "✓ 0 insight files checked: no problems", exit
+    0: a CI step or a hook with a typo checked nothing, and said all was well."""
+    result = run("check", str(seeded / typo), expect=1)
+    assert result.stderr == f"Error: no such file or folder: {seeded / typo}\n"
+
+
 def test_in_a_store_checkout_paths_are_relative_to_here_and_no_store_is_needed(
     seeded: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -959,7 +967,8 @@ def test_a_template_that_render_would_set_aside_is_an_error(
     assert error["message"].startswith(message)
     monkeypatch.chdir(seeded)
     runner = CliRunner()
-    assert runner.invoke(cli, ["check", "chitin.yaml"]).exit_code == 0  # not named: not read
+    one = str(next(seeded.glob("insights/*/*.md")).relative_to(seeded))
+    assert runner.invoke(cli, ["check", one]).exit_code == 0  # not named: not read
     assert runner.invoke(cli, ["check", "templates/PERSONALITY.md"]).exit_code == 1
     (seeded / "templates" / "PERSONALITY.md").write_text("$count for $query:\n$insights\n")
     assert runner.invoke(cli, ["check"]).exit_code == 0

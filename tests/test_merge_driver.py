@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 from chitin.cli import cli
 from chitin.format.markdown import DEFAULT_LAYOUT, Layout, parse, serialize
 from chitin.model import evidence
-from chitin.model.insight import Insight, reinforced_confidence
+from chitin.model.insight import Insight, format_timestamp, reinforced_confidence
 from chitin.model.merge3 import Side, merge
 from chitin.model.ops import reinforced
 from chitin.store.merging import merge_texts
@@ -258,3 +259,35 @@ def test_a_side_out_of_bounds_is_not_merged_into_a_readable_file(
     assert (tmp_path / "ours").read_text() == ours
     assert result.stderr.startswith(f"chitin: {PATH}: the merged file could not be read: ")
     assert result.stderr.endswith("; resolve it by hand\n") and result.stderr.count("\n") == 1
+
+
+HAND_MADE = (
+    "---\nconfidence: 0.8\ntags:\n- git\n---\n\nSquash fixups\n\n## Reasoning\n\nIt reads.\n"
+)
+
+
+@pytest.mark.parametrize("ours_by_chitin", [False, True])
+def test_a_hand_made_file_merged_gets_no_time_from_1970(
+    tmp_path: Path, ours_by_chitin: bool
+) -> None:
+    """A hand-made file may leave out its times (chitin reads its modification time).
+    Merged, it was written with created and updated in 1970: it looked decades old to
+    quality and decay. A side's real time is kept; with none, the merge's own time."""
+    ours = HAND_MADE.replace("0.8", "0.9")
+    if ours_by_chitin:  # one machine reinforced it: chitin wrote its times
+        ours = ours.replace("- git\n", f"- git\nreinforcements: 1\ncreated: {T1}\nupdated: {T2}\n")
+    theirs = HAND_MADE.replace("It reads.", "It reads well.")
+    for name, content in {"base": HAND_MADE, "ours": ours, "theirs": theirs}.items():
+        (tmp_path / name).write_text(content)
+    started = format_timestamp(datetime.now(UTC))
+    args = [str(tmp_path / n) for n in ("base", "ours", "theirs")]
+    result = CliRunner().invoke(cli, ["merge-driver", *args, "insights/skill/squash.md"])
+    assert result.exit_code == 0, result.output
+    written = (tmp_path / "ours").read_text()
+    insight = read(written)[0]
+    assert "1970" not in written and "It reads well." in written and insight.confidence == 0.9
+    if ours_by_chitin:
+        assert (insight.created, insight.reinforcements) == (T1, 1)
+    else:
+        assert insight.created >= started
+    assert insight.updated >= started

@@ -501,6 +501,24 @@ def test_every_path_the_where_index_names_exists() -> None:
     assert missing == []
 
 
+def test_the_architecture_map_states_the_allow_table() -> None:
+    """docs/architecture.md's "Which layer may use which" is the table this file
+    enforces, row for row, and names every leaf any layer may use (it had no row for
+    the resident front, chitin/front/, which console may use)."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    section = text.split("## Which layer may use which", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| (\w+) \| ([^|]+) \|$", section, re.MULTILINE)
+    documented = {
+        layer: {u.strip() for u in uses.split(",")} - {"—"}
+        for layer, uses in rows
+        if layer != "layer"
+    }
+    assert documented == ALLOWED
+    leaves = LEAVES | {name.removeprefix("chitin.") for name in SHARED} - {"chitin"}
+    named = set(re.findall(r"`(\w+)`", section.split("| layer |", 1)[0]))
+    assert leaves <= named, leaves - named
+
+
 def imported_only(path: Path) -> set[str]:
     """The names a module binds by importing them and does not define itself."""
     imported: set[str] = set()

@@ -47,8 +47,8 @@ def check(ctx: click.Context, paths: tuple[Path, ...], store: str | None, fmt: s
 
     With FILEs (as pre-commit passes them), only those are checked (a folder of
     the store: the insight files under it), and their ids against the whole
-    store's; other files (but chitin.yaml and templates/PERSONALITY.md) are
-    ignored; findings name their files relative to this folder, as linters do.
+    store's; other files (but chitin.yaml and templates/PERSONALITY.md) are ignored,
+    a missing path is an error; findings name files relative to this folder.
     The store is found as by every command (`chitin where`): --store, else
     $CHITIN_STORE, else the store you stand in (this folder or the nearest above
     it holding insights/ and .git, such as a clone), else the default. Nothing is

@@ -170,13 +170,14 @@ def _focus(root: Path, paths: Sequence[Path], every: Sequence[str]) -> set[str]:
         given = os.path.abspath(path)  # "." names its folder too
         full = os.path.join(os.path.realpath(os.path.dirname(given)), os.path.basename(given))
         relative = os.path.relpath(full, base).replace(os.sep, "/")
+        listed = files.is_listed(Path(base), relative)
+        if not os.path.lexists(full):  # a typo: checking nothing is no pass
+            raise ChitinError(f"no such {'insight file' if listed else 'file or folder'}: {path}")
         if relative == ".." or relative.startswith("../"):
             continue
         if os.path.isdir(full) and not os.path.islink(full):  # `check insights/skill`
             chosen.update(p for p in every if relative == "." or p.startswith(relative + "/"))
-        elif files.is_listed(Path(base), relative):
-            if not os.path.lexists(full):
-                raise ChitinError(f"no such insight file: {path}")
+        elif listed:
             chosen.add(relative)
     return chosen
 

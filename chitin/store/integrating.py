@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from chitin.errors import StateError
 from chitin.model.secrets import article, find_secrets
-from chitin.store import conflicts, folding, git_commit, journal, remote
+from chitin.store import conflicts, folding, followed, git_commit, journal, remote
 
 if TYPE_CHECKING:
     from chitin.store.git import Git
@@ -63,6 +63,7 @@ def integrate(
     head = git.head()
     incoming = remote.count(git, f"HEAD..{theirs}")
     paths = remote.changed_since_base(git, theirs)
+    paths += followed.same_names(git, paths)  # where this side moved what theirs changed
     # A hand edit in the merge's way is committed first, as every write does, so that
     # undoing the merge can never take it away.
     store.commit_hand_edits(paths)
@@ -106,6 +107,7 @@ def _merge(
     unmerged = remote.unmerged_paths(git)
     if not unmerged:  # git refused before merging, or failed on the way
         raise StateError(_refusal(store, where, attempt.output))
+    unmerged = [path for path in unmerged if not followed.follow(git, path)]
     unsettled: dict[str, bytes] = {}
     settled: dict[str, bytes | None] = {}
     drops: list[folding.Dropped] = []
@@ -119,6 +121,8 @@ def _merge(
             settled[path] = _version(store, path, how)
             if settled[path] is None:
                 drops.append(folding.dropped(git, path, how))
+            else:  # kept here: a copy the other side moved elsewhere goes
+                followed.drop_copy(git, path)
             remote.settle(git, path, settled[path])
     if unsettled:
         removed = tuple((drop.path, drop.how) for drop in drops)

@@ -10,16 +10,15 @@ lines alone, as git would.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import PurePosixPath
 from typing import NamedTuple
 
 from chitin.errors import ChitinError
 from chitin.format.markdown import Layout, parse, serialize
-from chitin.model.insight import Insight
+from chitin.model.insight import Insight, format_timestamp
 from chitin.model.merge3 import SCALAR_FIELDS, Resolution, Side, merge
 from chitin.store.git_merge import merge_file
-
-_FALLBACK_TIME = "1970-01-01T00:00:00Z"
 
 
 class Merged(NamedTuple):
@@ -28,9 +27,16 @@ class Merged(NamedTuple):
 
 
 def merge_texts(base: str | None, ours: str, theirs: str, path: str) -> Merged:
-    """Merge one insight file. ``base`` is None when both sides added the file."""
+    """Merge one insight file. ``base`` is None when both sides added the file.
+
+    A hand-made version may leave out its times, which chitin reads as the file's
+    modification time; the merged file is written now, so a missing time is now: a
+    side's real time is kept (the earliest ``created``), none is made up from 1970."""
+    when = format_timestamp(datetime.now(UTC))
     try:
-        sides = [_read(text, path) if text is not None else None for text in (base, ours, theirs)]
+        sides = [
+            _read(text, path, when) if text is not None else None for text in (base, ours, theirs)
+        ]
     except (ChitinError, UnicodeDecodeError):
         return _by_lines(base or "", ours, theirs, path)
     old, mine, other = sides
@@ -49,16 +55,16 @@ def merge_texts(base: str | None, ours: str, theirs: str, path: str) -> Merged:
 def unreadable(text: str, path: str) -> str | None:
     """Why chitin cannot read ``text`` as the insight file at ``path``; None if it can."""
     try:
-        _read(text, path)
+        _read(text, path, "1970-01-01T00:00:00Z")  # whether it reads: any time will do
     except (ChitinError, UnicodeDecodeError) as error:
         return str(error)
     return None
 
 
-def _read(text: str, path: str) -> tuple[Insight, Layout]:
+def _read(text: str, path: str, now: str) -> tuple[Insight, Layout]:
     where = PurePosixPath(path)
     parts = [*where.parts, "", ""]
-    return parse(text, fallback_id=where.stem, fallback_type=parts[1], fallback_time=_FALLBACK_TIME)
+    return parse(text, fallback_id=where.stem, fallback_type=parts[1], fallback_time=now)
 
 
 def _side(read: tuple[Insight, Layout] | None) -> Side | None:
