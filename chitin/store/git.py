@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from chitin.errors import GitError
 from chitin.process import PREFETCHED, status_key
+from chitin.store import git_children
 from chitin.store.git_failures import DUBIOUS, NOT_INSIDE, explain, said
 from chitin.store.git_head import read_head, remember_time, remembered_time
 
@@ -136,18 +137,9 @@ class Git:
     ) -> subprocess.CompletedProcess[str]:
         """``holding``: the store lock's descriptor, for a git command that must keep
         the lock while it runs, even after a kill of chitin alone (see WriteLock)."""
-        import subprocess
-
+        fds = () if holding is None else (holding,)
         try:
-            result = subprocess.run(
-                _argv(self.root, args),
-                input=input,
-                capture_output=True,
-                text=text,
-                env=self._environment(),
-                check=False,
-                pass_fds=() if holding is None else (holding,),
-            )
+            result = git_children.run(_argv(self.root, args), input, text, self._environment(), fds)
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH; chitin stores need git") from None
         if result.returncode != 0:
@@ -165,7 +157,7 @@ class Git:
         import subprocess
 
         try:
-            return subprocess.Popen(
+            process = subprocess.Popen(
                 _argv(self.root, args),
                 stdin=subprocess.DEVNULL if stdin is None else stdin,
                 stdout=subprocess.PIPE,
@@ -175,17 +167,19 @@ class Git:
             )
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH; chitin stores need git") from None
+        git_children.RUNNING.add(process)  # an interruption reaches it (``finish`` forgets it)
+        return process
 
     @staticmethod
     def finish(process: subprocess.Popen[str], args: Sequence[str]) -> str:
         """What git started with ``args`` printed; GitError if it failed."""
         import subprocess
 
-        out, err = process.communicate()
+        out, err = git_children.communicate(process)
         if process.returncode != 0:
             done = subprocess.CompletedProcess(list(args), process.returncode, out, err)
             raise GitError(explain(args, done))
-        return out
+        return str(out)
 
     def _environment(self) -> dict[str, str]:
         if self._env is None:

@@ -21,6 +21,7 @@ from types import FrameType
 from typing import Any
 
 from chitin.notices import notice
+from chitin.store import git_children
 
 GUARDED = tuple(
     s
@@ -60,8 +61,17 @@ class Guard:
         self._previous.clear()
 
     def _note(self, signum: int, frame: FrameType | None) -> None:
+        if self.is_committed:  # the write finishes: the git after its commit too
+            self.received = self.received or signum
+            return
+        # Before the commit the write stops, and git may be what it waits for: git
+        # gets the signal (a second one kills it), so that a git that never ends
+        # cannot hold the command (git_children.py).
         if self.received is None:
             self.received = signum
+            git_children.forward(signum)
+        else:
+            git_children.end_all()
 
     def check(self) -> None:
         """Stop here, undoing the write, if a signal came and nothing is committed."""
