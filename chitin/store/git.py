@@ -123,6 +123,13 @@ class Git:
         self.root = root
         self.agent = agent
         self._env: dict[str, str] | None = None
+        self.date: str | None = None  # Chitin(now=...)'s time, as an operation last read it
+
+    def told(self, moment: datetime, given: bool) -> datetime:
+        """``moment``, read from a clock the caller ``given``: the next commits' date."""
+        if given:  # then a commit and its insight's file agree; else git's own time
+            self.date = f"@{int(moment.timestamp())} {moment.strftime('%z') or '+0000'}"
+        return moment
 
     # -------------------------------------------------------------- plumbing
 
@@ -346,6 +353,8 @@ class Git:
     def ensure_identity(self) -> None:
         """Fall back to ``chitin`` (or the agent's name) when git has no identity."""
         env = self._environment()
+        if self.date is not None:
+            env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = self.date
         if "GIT_AUTHOR_NAME" in env and "GIT_AUTHOR_EMAIL" in env:
             return
         from chitin.store import git_identity
@@ -356,7 +365,9 @@ class Git:
             if "user.name" not in keys:
                 env.setdefault(f"GIT_{role}_NAME", name)
             if "user.email" not in keys:
-                env.setdefault(f"GIT_{role}_EMAIL", f"{_email_local(name)}@chitin.invalid")
+                env.setdefault(
+                    f"GIT_{role}_EMAIL", f"{git_identity.email_local(name)}@chitin.invalid"
+                )
 
     def _identity_keys(self) -> set[str]:
         found = self.run(["config", "--get-regexp", r"^user\.(name|email)$"], check=False)
@@ -387,8 +398,3 @@ def _parse_batch(data: bytes | str) -> dict[str, bytes]:
         blobs[header[0]] = data[position : position + size]
         position += size + 1
     return blobs
-
-
-def _email_local(name: str) -> str:
-    local = "".join(ch if ch.isalnum() or ch in "._-" else "-" for ch in name.lower())
-    return local.strip("-.") or FALLBACK_NAME
