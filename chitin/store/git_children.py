@@ -5,12 +5,16 @@ and the write waits for git to answer. A git that never answers (a pre-commit ho
 waiting on the network, a credential helper, a stuck filesystem) then held the
 command until SIGKILL. Ctrl-C in a terminal reaches git through the process group,
 but a SIGTERM (a supervisor, a timeout, ``kill``) or an interrupt sent to chitin
-alone did not: ``forward`` passes it on, as the terminal would have."""
+alone did not. Now git gets it too, as from a terminal, but only after GRACE: a git
+that is merely slow (a hook of a few seconds) still finishes, and the write is kept,
+rather than being cut short where it might leave .git/index.lock behind (see
+tests/test_front.py). A second signal goes to git at once, a third kills it."""
 
 from __future__ import annotations
 
 import contextlib
 import signal
+import time
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +24,40 @@ if TYPE_CHECKING:
 RUNNING: set[subprocess.Popen[Any]] = set()
 SIGNALLED: set[subprocess.Popen[Any]] = set()  # sent an interruption: ended, it is not waited for
 PATIENCE = 0.5  # seconds between looks, while git runs, at whether it ended
+GRACE = 5.0  # seconds git may go on after an interruption before it gets it too
+
+
+class _Asked:
+    """The interruptions of the write in progress: how many, the first, and when."""
+
+    count = 0
+    signum = 0
+    since = 0.0
+    sent = False
+
+
+def interrupt(signum: int) -> None:
+    """A signal came during a write, before its commit (store/interrupts.py)."""
+    _Asked.count += 1
+    if _Asked.count == 1:
+        _Asked.signum, _Asked.since, _Asked.sent = signum, time.monotonic(), False
+    elif _Asked.count == 2:
+        _Asked.sent = True
+        forward(signum)
+    else:
+        forward(signal.SIGKILL)
+
+
+def settle() -> None:
+    """The write is committed or over: no interruption is owed to the git after it."""
+    _Asked.count, _Asked.sent = 0, False
+
+
+def _owed() -> None:
+    """Pass the first interruption on once git has had GRACE to finish."""
+    if _Asked.count == 1 and not _Asked.sent and time.monotonic() - _Asked.since >= GRACE:
+        _Asked.sent = True
+        forward(_Asked.signum)
 
 
 @contextlib.contextmanager
@@ -43,11 +81,6 @@ def forward(signum: int) -> None:
         SIGNALLED.add(process)
         with contextlib.suppress(ProcessLookupError):
             process.send_signal(signum)
-
-
-def end_all() -> None:
-    """A second interruption: git did not end on the first, so it is killed."""
-    forward(signal.SIGKILL)
 
 
 def run(
@@ -90,6 +123,7 @@ def communicate(
             try:
                 return process.communicate(input, timeout=PATIENCE)
             except subprocess.TimeoutExpired:
+                _owed()
                 if process in SIGNALLED and process.poll() is not None:
                     break
                 input = None  # given once: communicate goes on writing it

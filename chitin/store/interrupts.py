@@ -56,22 +56,16 @@ class Guard:
                 self._previous[signum] = signal.signal(signum, self._note)
 
     def uninstall(self) -> None:
+        git_children.settle()
         for signum, handler in self._previous.items():
             signal.signal(signum, handler)
         self._previous.clear()
 
     def _note(self, signum: int, frame: FrameType | None) -> None:
-        if self.is_committed:  # the write finishes: the git after its commit too
-            self.received = self.received or signum
-            return
-        # Before the commit the write stops, and git may be what it waits for: git
-        # gets the signal (a second one kills it), so that a git that never ends
-        # cannot hold the command (git_children.py).
         if self.received is None:
             self.received = signum
-            git_children.forward(signum)
-        else:
-            git_children.end_all()
+        if not self.is_committed:  # the write stops, and git may be what it waits for:
+            git_children.interrupt(signum)  # git gets it too, in time (git_children.py)
 
     def check(self) -> None:
         """Stop here, undoing the write, if a signal came and nothing is committed."""
@@ -80,6 +74,7 @@ class Guard:
 
     def committed(self) -> None:
         self.is_committed = True
+        git_children.settle()
 
 
 class Handoff:
