@@ -608,3 +608,14 @@ def test_the_nothing_matches_line_keeps_within_the_budget(
     assert said in alone.stdout or said in alone.stderr
     roomy = run("retrieve", "--query", "zebra origami")
     assert roomy.stdout.startswith(said + "; the strongest insights follow.\n")
+
+
+def test_a_filter_of_a_type_the_store_lacks_fills_with_the_others_asked_for(
+    run: Run, add: Any
+) -> None:
+    """fix130: `--type skill,principle` on a store of skills only printed that nothing
+    matches and no insight: the skills asked for fill the result, without an error."""
+    add("skill", "Run the linter before pushing a branch", 0.8)
+    result = run("retrieve", "--query", "quantum chromodynamics", "--type", "skill,principle")
+    assert "Run the linter before pushing a branch" in result.stdout
+    assert result.stderr == ""

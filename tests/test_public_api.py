@@ -140,6 +140,23 @@ def test_it_is_configured_at_construction(store: Path) -> None:
     assert "Chitin-Agent: tester" in log
 
 
+def test_the_commits_carry_the_time_now_gave(store: Path) -> None:
+    """fix130: a program's fixed ``now`` dated the insights but not their commits,
+    which git dated by the wall clock: both now carry it; a clock's time is the one the
+    operation read (asked once, as the insight's)."""
+    from chitin import Chitin
+
+    times = iter([FIXED, FIXED.replace(year=2027)])
+    with Chitin(store, now=lambda: next(times)) as chitin:
+        chitin.contribute({"type": "skill", "confidence": 0.7, "claim": "Dated once."})
+        chitin.contribute({"type": "skill", "confidence": 0.7, "claim": "Dated twice."})
+    dates = subprocess.run(
+        ["git", "-C", str(store), "log", "-2", "--format=%aI %cI"], capture_output=True, text=True
+    ).stdout.split("\n")
+    later, first = "2027-03-04T05:06:07+00:00", "2026-03-04T05:06:07+00:00"
+    assert dates[:2] == [f"{later} {later}", f"{first} {first}"]
+
+
 def test_a_relative_store_is_the_folder_it_named_when_made(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

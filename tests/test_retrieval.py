@@ -259,6 +259,24 @@ def test_a_filter_that_allows_no_filling_type_fills_with_what_it_asked_for() -> 
     assert [r.insight.claim for r in ranked] == ["a skill"]
 
 
+def test_a_filter_fills_with_every_type_it_asked_for_filling_ones_first() -> None:
+    """fix130: ``--type skill,principle`` on a store of skills only filled with the
+    principles it allowed (none) and said nothing; the skills asked for fill after them."""
+    stored = [make("a skill"), make("a trigger", type="trigger")]
+    allowed = ("skill", "principle")
+    ranked = rank(
+        [], by_type(stored), category="general", now=NOW, settings=Settings(), max_results=5,
+        allowed=allowed,
+    )  # fmt: skip
+    assert [r.insight.claim for r in ranked] == ["a skill"]
+    stored.append(make("a principle", type="principle"))
+    ranked = rank(
+        [], by_type(stored), category="general", now=NOW, settings=Settings(), max_results=5,
+        allowed=allowed,
+    )  # fmt: skip
+    assert [r.insight.claim for r in ranked] == ["a principle", "a skill"]
+
+
 def test_a_weak_match_never_reads_as_a_score_of_0() -> None:
     """Relevance halves every 0.023 of match below the best: a weak match scores
     1e-12, and six decimals would print it as 0, the fillers' score (issue 24)."""

@@ -40,6 +40,9 @@ GAPS = [
     ("mysql -h db --password=" + "Tz4wQ8nLr2 sales", "password or secret", "Tz4wQ8nLr2"),
     ("DB_PASSWORD='" + "a passphrase with spaces'", "password or secret", "passphrase with"),
     ('export API_SECRET="' + 'correct horse battery staple"', "password or secret", "horse"),
+    # fix130: the client's name as a person may capitalise it
+    ("MySQL -u root -p" + "S3cretPass7 sales", "password or secret", "S3cretPass7"),
+    ("MARIADB -p" + "Tz4wQ8nLr2 shop", "password or secret", "Tz4wQ8nLr2"),
     ("xai-" + XAI, "xAI API key", XAI),
     ("XAI_API_KEY=xai-" + XAI.lower(), "xAI API key", XAI.lower()),
 ]
@@ -243,6 +246,11 @@ PROSE = [
     "mkdir -p build2024/out",
     "gcc -pthread -o app2 main.c",
     'PASSWORD_HINT="ask the admin team"',
+    # fix130: a password's rule, not a password
+    'MIN_PASSWORD = "at least 12 characters"',
+    'MAX_SECRET: "no more than 64 characters"',
+    "DB_PASSWORD='must have 12 chars at least'",
+    "MySQL -P3306 -h db2 -u report",
     'password = "your password here"',
     "DB_PASSWORD='$DB_PASSWORD from the vault'",
     'description: "the password must be strong"',

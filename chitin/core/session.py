@@ -175,12 +175,12 @@ class Session:
         return derived_folder(self.root) / cache_db.CACHE_FILE
 
     def now(self) -> datetime:
-        """The time, by the clock given at construction."""
-        return self._clock()
+        """The time, by the clock given at construction (a commit made next carries it)."""
+        return self.store.git.told(self._clock(), self._clock is not arguments.system_clock)
 
     def timestamp(self) -> str:
         """``now()`` as the files write it."""
-        return format_timestamp(self._clock())
+        return format_timestamp(self.now())
 
     @property
     def missing(self) -> bool:

@@ -313,11 +313,16 @@ def clock(now: datetime | Callable[[], datetime] | None) -> Callable[[], datetim
         fixed = _aware(now)
         return lambda: fixed
     if now is None:
-        return lambda: datetime.now(UTC)
+        return system_clock
     if callable(now):  # a text would fail at the first write, as a TypeError
         told = now
         return lambda: _aware(told())
     raise ValidationError("now", f"now must be a datetime or a clock, got {now!r:.60}")
+
+
+def system_clock() -> datetime:
+    """The time when ``now`` was not given (git dates its commits by its own then)."""
+    return datetime.now(UTC)
 
 
 def _aware(moment: object) -> datetime:

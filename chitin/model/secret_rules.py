@@ -246,13 +246,14 @@ RULES: tuple[Rule, ...] = (
         fold=True,
     ),
     # mysql's password glued to its -p (`mysql -u root -pTz4w…`, `-p'…'`), in a MySQL
-    # client's command line only (`mkdir -p`, `gcc -pthread` name no secret); the value
+    # client's command line only (`mkdir -p`, `gcc -pthread` name no secret), its name
+    # in any case (`MySQL -p…`) but -p in lower case (-P is the port); the value
     # is judged as an assigned one (`-p$MYSQL_PWD` passes), and only `-p…` is masked.
     _rule(
         "password or secret",
         "mysql mariadb",
         r"""(?x)
-        \b (?:mysql|mariadb) [a-z-]{0,24} (?: [ \t]+ [^\s|;&]+ ){0,24}? [ \t]+
+        \b (?i: (?:mysql|mariadb) [a-z-]{0,24} ) (?: [ \t]+ [^\s|;&]+ ){0,24}? [ \t]+
         (?P<secret> -p (?P<quote>["']?) (?P<value>[^\s"']+) (?P=quote) ) (?![^\s|;&])
         """,
         lambda match: assigned_value(match.group("value"), bool(match.group("quote"))),

@@ -88,7 +88,8 @@ def passphrase(value: str) -> bool:
     """A quoted value with spaces after a secret's name: words a person chose, at least
     12 characters of three words or more, and not a placeholder (``"your password
     here"``, ``"$DB_PASSWORD from the vault"``, ``"{{ secret }}"``), nor a message
-    that names a secret (``"Forgot your password?"``, ``"the token has expired"``)."""
+    that names a secret (``"Forgot your password?"``, ``"the token has expired"``), nor
+    a rule of length (``"at least 12 characters"``)."""
     words = value.split()
     return (
         12 <= len(value.strip()) <= 200
@@ -96,11 +97,15 @@ def passphrase(value: str) -> bool:
         and not (len(words[0]) > 1 and is_placeholder(words[0]))  # "a …" is no "xxx"
         and not is_placeholder(value.strip())
         and _SECRET_WORD.search(value) is None
+        and _LENGTH_RULE.search(value) is None
     )
 
 
 # A secret's name among a quoted value's words: a message about one, not one.
 _SECRET_WORD = re.compile(r"(?i)passw(?:or)?d|secret|token|credential")
+# A count of characters: the rule a password must follow (`MIN_PASSWORD = "at least 12
+# characters"`), not a password.
+_LENGTH_RULE = re.compile(r"(?i)\b\d+[ \t]*(?:characters?|chars?|letters|digits|symbols)\b")
 
 
 _WORDS = re.compile(r"[a-z]{4,}")

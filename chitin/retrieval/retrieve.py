@@ -5,8 +5,8 @@ The query's matches (full text, fused with meaning) are scored with the formula 
 thing or contradict each other. When fewer than ``max_results`` lines match, the
 room left goes to the strongest insights of the types that hold whatever the task
 (FILLING: principle, personality, then behavioral), ranked below every match, and
-never to skills or triggers that have nothing to do with it: the original's fallback
-filled it with the strongest insights of any type.
+never to skills or triggers that have nothing to do with it, unless a filter asked
+for them: the original's fallback filled it with the strongest insights of any type.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import bisect
 from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import datetime
 
+from chitin.model.field_spec import TYPES
 from chitin.model.insight import Insight
 from chitin.model.results import Ranked as Ranked
 from chitin.retrieval.scoring import Settings, matches_at_all, score, strength
@@ -70,10 +71,13 @@ def rank(
 
 
 def _filling(allowed: Sequence[str]) -> list[str]:
-    """The types that fill a result, in order: those of FILLING it may hold; when a
-    filter allows none of them, the types it asked for (the person chose them)."""
+    """The types that fill a result, in order: those of FILLING it may hold; after them,
+    where a filter chose types, the others it asked for (the person chose them: with
+    `--type skill,principle` and no principle stored, the skills)."""
     kept = [kind for kind in FILLING if kind in allowed]
-    return kept or list(allowed)
+    if set(TYPES) <= set(allowed):
+        return kept
+    return kept + [kind for kind in allowed if kind not in FILLING]
 
 
 def _fill(

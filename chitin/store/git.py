@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from chitin.errors import GitError
 from chitin.process import PREFETCHED, status_key
+from chitin.store import git_children
 from chitin.store.git_failures import DUBIOUS, NOT_INSIDE, explain, said
 from chitin.store.git_head import read_head, remember_time, remembered_time
 
@@ -122,6 +123,13 @@ class Git:
         self.root = root
         self.agent = agent
         self._env: dict[str, str] | None = None
+        self.date: str | None = None  # Chitin(now=...)'s time, as an operation last read it
+
+    def told(self, moment: datetime, given: bool) -> datetime:
+        """``moment``, read from a clock the caller ``given``: the next commits' date."""
+        if given:  # then a commit and its insight's file agree; else git's own time
+            self.date = f"@{int(moment.timestamp())} {moment.strftime('%z') or '+0000'}"
+        return moment
 
     # -------------------------------------------------------------- plumbing
 
@@ -136,18 +144,9 @@ class Git:
     ) -> subprocess.CompletedProcess[str]:
         """``holding``: the store lock's descriptor, for a git command that must keep
         the lock while it runs, even after a kill of chitin alone (see WriteLock)."""
-        import subprocess
-
+        fds = () if holding is None else (holding,)
         try:
-            result = subprocess.run(
-                _argv(self.root, args),
-                input=input,
-                capture_output=True,
-                text=text,
-                env=self._environment(),
-                check=False,
-                pass_fds=() if holding is None else (holding,),
-            )
+            result = git_children.run(_argv(self.root, args), input, text, self._environment(), fds)
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH; chitin stores need git") from None
         if result.returncode != 0:
@@ -165,7 +164,7 @@ class Git:
         import subprocess
 
         try:
-            return subprocess.Popen(
+            process = subprocess.Popen(
                 _argv(self.root, args),
                 stdin=subprocess.DEVNULL if stdin is None else stdin,
                 stdout=subprocess.PIPE,
@@ -175,17 +174,19 @@ class Git:
             )
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH; chitin stores need git") from None
+        git_children.RUNNING.add(process)  # an interruption reaches it (``finish`` forgets it)
+        return process
 
     @staticmethod
     def finish(process: subprocess.Popen[str], args: Sequence[str]) -> str:
         """What git started with ``args`` printed; GitError if it failed."""
         import subprocess
 
-        out, err = process.communicate()
+        out, err = git_children.communicate(process)
         if process.returncode != 0:
             done = subprocess.CompletedProcess(list(args), process.returncode, out, err)
             raise GitError(explain(args, done))
-        return out
+        return str(out)
 
     def _environment(self) -> dict[str, str]:
         if self._env is None:
@@ -352,6 +353,8 @@ class Git:
     def ensure_identity(self) -> None:
         """Fall back to ``chitin`` (or the agent's name) when git has no identity."""
         env = self._environment()
+        if self.date is not None:
+            env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = self.date
         if "GIT_AUTHOR_NAME" in env and "GIT_AUTHOR_EMAIL" in env:
             return
         from chitin.store import git_identity
@@ -362,7 +365,9 @@ class Git:
             if "user.name" not in keys:
                 env.setdefault(f"GIT_{role}_NAME", name)
             if "user.email" not in keys:
-                env.setdefault(f"GIT_{role}_EMAIL", f"{_email_local(name)}@chitin.invalid")
+                env.setdefault(
+                    f"GIT_{role}_EMAIL", f"{git_identity.email_local(name)}@chitin.invalid"
+                )
 
     def _identity_keys(self) -> set[str]:
         found = self.run(["config", "--get-regexp", r"^user\.(name|email)$"], check=False)
@@ -393,8 +398,3 @@ def _parse_batch(data: bytes | str) -> dict[str, bytes]:
         blobs[header[0]] = data[position : position + size]
         position += size + 1
     return blobs
-
-
-def _email_local(name: str) -> str:
-    local = "".join(ch if ch.isalnum() or ch in "._-" else "-" for ch in name.lower())
-    return local.strip("-.") or FALLBACK_NAME

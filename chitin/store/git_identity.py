@@ -126,3 +126,9 @@ def _remember(cache: Path, record: Mapping[str, object]) -> None:
         scratch = cache.with_name(f".{cache.name}.{os.getpid()}.tmp")
         scratch.write_text(json.dumps(record), encoding="utf-8")
         scratch.replace(cache)
+
+
+def email_local(name: str) -> str:
+    """An e-mail address's local part made of an author's name."""
+    local = "".join(ch if ch.isalnum() or ch in "._-" else "-" for ch in name.lower())
+    return local.strip("-.") or "chitin"

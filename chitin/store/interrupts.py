@@ -21,6 +21,7 @@ from types import FrameType
 from typing import Any
 
 from chitin.notices import notice
+from chitin.store import git_children
 
 GUARDED = tuple(
     s
@@ -58,6 +59,7 @@ class Guard:
                 self._previous[signum] = signal.signal(signum, self._note)
 
     def uninstall(self) -> None:
+        git_children.settle()
         for signum, handler in self._previous.items():
             signal.signal(signum, handler)
         self._previous.clear()
@@ -65,6 +67,8 @@ class Guard:
     def _note(self, signum: int, frame: FrameType | None) -> None:
         if self.received is None:
             self.received = signum
+        if not self.is_committed:  # the write stops, and git may be what it waits for:
+            git_children.interrupt(signum)  # git gets it too, in time (git_children.py)
 
     def check(self) -> None:
         """Stop here, undoing the write, if a signal came and nothing is committed."""
@@ -73,6 +77,7 @@ class Guard:
 
     def committed(self) -> None:
         self.is_committed = True
+        git_children.settle()
 
 
 class Handoff:
