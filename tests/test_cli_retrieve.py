@@ -117,6 +117,21 @@ def test_budget_filters_and_explain(run: Run, seeded: Any, store: Path) -> None:
     assert "0 (no match; fills the result" in human
 
 
+@pytest.mark.parametrize("store_kind", ["empty", "filtered out"])
+def test_explain_with_nothing_to_score_says_so_under_its_header(
+    run: Run, add: Any, store_kind: str
+) -> None:
+    """--explain printed its "Scores (…):" header with not a line under it when nothing
+    was chosen (an empty store, or filters that leave nothing): it says so."""
+    run("init")
+    if store_kind == "filtered out":
+        add("skill", "Profile the slow endpoint before optimising it", 0.8)
+    shown = run("retrieve", "--query", "profile", "--explain", "--tags", "nope").stdout
+    assert shown.rstrip("\n").splitlines()[-1] == (
+        "Scores (the query reads as general): none, as no insight was chosen."
+    )
+
+
 @pytest.mark.parametrize("budget", ["1", "5", "13"])
 def test_a_budget_too_small_for_the_left_out_line_says_it_on_stderr(
     run: Run, seeded: Any, store: Path, budget: str

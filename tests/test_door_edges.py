@@ -90,6 +90,9 @@ def test_a_stored_insight_keeps_its_id_and_file(run: Run, store: Path) -> None:
         (["list", "--provenance", ""], "directive, observation"),
         (["retrieve", "--query", "tests", "--type="], "behavioral, personality"),
         (["render", "--type", ""], "behavioral, personality"),
+        (["retrieve", "--query", "tests", "--tags", ""], "a tag"),
+        (["list", "--tags", " , "], "a tag"),
+        (["render", "--tags="], "a tag"),
     ],
 )
 def test_an_explicitly_empty_choice_is_a_usage_error(
@@ -108,7 +111,10 @@ def test_an_empty_model_is_a_usage_error(run: Run) -> None:
     assert len(said) == 1 and "--model" in said[0] and "empty" in said[0], said
 
 
-@pytest.mark.parametrize("args", [["list", "--type", ""], ["list", "--provenance="]])
+@pytest.mark.parametrize(
+    "args",
+    [["list", "--type", ""], ["list", "--provenance="], ["retrieve", "--query", "x", "--tags="]],
+)
 def test_the_console_script_refuses_them_too(store: Path, args: list[str]) -> None:
     """The session start's own parser (cli/lean.py) leaves an empty value to click."""
     subprocess.run([chitin_program(), "--store", str(store), "init"], check=True,

@@ -129,6 +129,7 @@ BAD_ITEMS = (
     ("response", "message"),
     [
         (_answer([["a", "b"], ["c", "d"]]), BAD_VECTORS),
+        (_answer([["0.6", "0.8"], [1.0, 0.0]]), BAD_VECTORS),  # numbers written as texts
         (_answer([[None, 1.0], [1.0, 0.0]]), BAD_VECTORS),
         (_answer([[float("nan"), 1.0], [1.0, 0.0]]), BAD_VECTORS),
         (_answer([[1e300, 1.0], [1.0, 0.0]]), BAD_VECTORS),
@@ -151,10 +152,11 @@ BAD_ITEMS = (
 def test_an_answer_of_no_vectors_is_a_provider_error(
     response: httpx.Response, message: str
 ) -> None:
-    """A compatible server that answers badly: texts or nulls in a vector, NaN, a value
-    past float32, nested lists, booleans, no numbers at all, a vector of zeros, indexes
-    that are text, null or repeated, items that are no objects. Each raised ValueError, TypeError or
-    AttributeError, or was stored as NaN that every later search ranked by."""
+    """A compatible server that answers badly: texts (numerals too) or nulls in a
+    vector, NaN, a value past float32, nested lists, booleans, no numbers at all, a
+    vector of zeros, indexes that are text, null or repeated, items that are no
+    objects. Each raised ValueError, TypeError or AttributeError, or was stored as NaN
+    that every later search ranked by (numerals were stored as numbers)."""
     client = httpx.Client(transport=httpx.MockTransport(lambda _: response))
     provider = OpenAIProvider("nomic-embed-text", None, "http://127.0.0.1:9/v1", client)
     with pytest.raises(ProviderError) as caught:

@@ -334,6 +334,22 @@ def test_a_text_match_far_in_meaning_weighs_little_beside_a_near_one(run: Run, a
     assert ids[:2] == [fees["id"], herd["id"]]  # the herd still matches, only weaker
 
 
+def test_a_word_the_model_does_not_know_still_matches_by_text(run: Run, add: Any) -> None:
+    """A codename the model has no meaning for, held by one insight, is a match when
+    meaning is searched, as it is by text alone: its text match weighs little beside
+    matches in meaning (engine.TEXT_TRUST), but it is not dropped for being far in
+    meaning. Its trust was 0 at a cosine of 0.1 or less ("flimflam" is -0.03 from the
+    claim), and the query was answered "Nothing stored matches this query"."""
+    add("skill", "Pin the compiler version in CI", context="Whenever zorblax pipelines run")
+    add("skill", "Keep a changelog entry per release", reasoning="Because auditors need it")
+    held = add("skill", "Cache the dependency downloads", limitations="Not for flimflam monorepos")
+    add("skill", "Document the runbook steps", tags="wibblewobble")
+    add("trigger", "Stop and page the on-call", condition="the grommetizer deployments are failing")
+    found = retrieve_json(run, "flimflam")
+    assert found["degraded"] is None  # meaning was searched
+    assert found["insights"][0]["id"] == held["id"] and found["insights"][0]["matched"]
+
+
 def test_a_word_most_insights_hold_weighs_little_in_a_text_match(
     run: Run, add: Any, store: Path
 ) -> None:

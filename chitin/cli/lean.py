@@ -48,7 +48,7 @@ class Lean(NamedTuple):
 
 _FORMAT = Option("fmt", ("human", "json"), "human")
 _TYPES = Option("types", NAMED, None)
-_TAGS = Option("tags", TEXT, None)
+_TAGS = Option("tags", NAMED, None)  # empty, it is click's usage error, not no filter
 _FLOOR = Option("min_confidence", FRACTION, None)
 _BUDGET = Option("budget", range(1, MAX_BUDGET + 1), 2000)
 _MAX_RESULTS = Option("max_results", range(1, MAX_COUNT + 1), 15)

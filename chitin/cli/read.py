@@ -34,7 +34,9 @@ def get(ctx: click.Context, insight_id: str, fmt: str) -> None:
     metavar="TYPES",
     help=f"Comma list of: {', '.join(TYPES)}.",
 )
-@click.option("--tags", help="Comma list; an insight with any of them matches.")
+@click.option(
+    "--tags", type=Named("a tag"), help="Comma list; an insight with any of them matches."
+)
 @click.option(
     "--provenance",
     type=Named("a provenance", PROVENANCES),

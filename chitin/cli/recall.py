@@ -67,15 +67,10 @@ def recall(
                 f"--budget {budget} has no room for this line in the output"
             )
     if explain:
-        say(
-            "\n".join(
-                [
-                    "",
-                    f"Scores (the query reads as {found.category}):",
-                    *(_explanation(n, r) for n, r in enumerate(found.ranked, 1)),
-                ]
-            )
-        )
+        heading = f"Scores (the query reads as {found.category}):"
+        if not found.ranked:  # a heading with no line under it reads as output cut short
+            heading += " none, as no insight was chosen."
+        say("\n".join(["", heading, *(_explanation(n, r) for n, r in enumerate(found.ranked, 1))]))
 
 
 def _lead(line: str, body: str, budget: int) -> None:

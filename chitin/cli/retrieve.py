@@ -39,7 +39,12 @@ def _selection_options(function: Any) -> Any:
                 metavar="TYPES",
                 help=f"Comma list of: {', '.join(TYPES)}.",
             ),
-            click.option("--tags", help="Comma list; only insights with any of them."),
+            click.option(
+                "--tags",
+                type=Named("a tag"),
+                metavar="TEXT",
+                help="Comma list; only insights with any of them.",
+            ),
             click.option(
                 "--min-confidence",
                 type=bounds.FRACTION,

@@ -246,12 +246,13 @@ class HTTPProvider:
         """The vectors as float32, refused unless each is of finite numbers: a text, a
         null, a nested list, NaN or a value past float32's range would be stored, and
         every search that met it would rank by NaN (a text raised ValueError); JSON's
-        true and false are no numbers either (numpy reads them as 1 and 0). A vector of
-        zeros has no direction: as a query's, it scored every insight 0, exact text
-        matches too, where a refusal lets retrieve go on by text and say so."""
+        true and false are no numbers either (numpy reads them as 1 and 0), nor is a
+        numeral in quotes (numpy reads "0.5" as 0.5). A vector of zeros has no
+        direction: as a query's, it scored every insight 0, exact text matches too,
+        where a refusal lets retrieve go on by text and say so."""
         try:
-            booleans = any(type(value) is bool for row in rows for value in row)
-            vectors = np.empty(0) if booleans else np.asarray(rows, dtype=np.float64)
+            numbers = all(type(value) in (int, float) for row in rows for value in row)
+            vectors = np.asarray(rows, dtype=np.float64) if numbers else np.empty(0)
         except (TypeError, ValueError, OverflowError):  # an integer past float64 overflows
             vectors = np.empty(0)
         with np.errstate(over="ignore"):

@@ -197,6 +197,11 @@ MIN_SHARE = 0.2
 # bench/eval/agent-store.yaml: nDCG@10 +0.007 [+0.001, +0.014], paraphrases +0.016
 # [+0.005, +0.029]; the other sets unchanged within noise (docs/design.md §6b, round 3).
 TEXT_TRUST = (0.1, 0.6)
+# The least trust a text match keeps: a word the model has no meaning for (a codename,
+# a rare name) is far in meaning from the insight that holds it, and a trust of 0 left
+# that insight out of the result ("Nothing stored matches"), where text alone finds it.
+# This little ranks it below every match in meaning, as the last matches.
+TEXT_TRUST_FLOOR = 0.01
 
 
 def _fused(
@@ -243,8 +248,8 @@ def meaning_floor(meaning: list[tuple[str, float]]) -> float:
 
 
 def _trust(meaning: list[tuple[str, float]]) -> Callable[[str], float]:
-    """How far a text match is trusted (0..1), by the insight's cosine to the query
-    (TEXT_TRUST). ``meaning`` holds the nearest insights only; one not among them is
+    """How far a text match is trusted (TEXT_TRUST_FLOOR..1), by the insight's cosine to
+    the query (TEXT_TRUST). ``meaning`` holds the nearest insights only; one not among them is
     no nearer than the farthest of them, whose cosine stands in for its own."""
     cosines = dict(meaning)
     farthest = min(cosines.values(), default=TEXT_TRUST[1])
@@ -252,6 +257,6 @@ def _trust(meaning: list[tuple[str, float]]) -> Callable[[str], float]:
 
     def trust(insight_id: str) -> float:
         cosine = cosines.get(insight_id, farthest)
-        return min(1.0, max(0.0, (cosine - low) / (high - low)))
+        return min(1.0, max(TEXT_TRUST_FLOOR, (cosine - low) / (high - low)))
 
     return trust
