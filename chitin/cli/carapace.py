@@ -7,13 +7,19 @@ format, ever holds it.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
-from chitin import CarapaceQuestion, DuplicateError, NotPromotable, carapace_credentials_path
+from chitin import (
+    CarapaceQuestion,
+    ChitinError,
+    DuplicateError,
+    NotPromotable,
+    carapace_credentials_path,
+)
 from chitin.cli import bounds
 from chitin.cli.context import opened
 from chitin.cli.options import GivenPath, format_option
@@ -180,14 +186,19 @@ def promote(
         except NotPromotable as refused:
             _say_refusal(refused.verdict)
             ctx.exit(1)
-    if done.overridden:
-        note(
-            "\n".join(shown.reasons_block("⚠ Promoting with warnings (--force):", done.overridden))
-        )
+        except ChitinError as failed:  # said before the error line, as 1.4.5 did
+            _say_overridden(failed.overridden)
+            raise
+    _say_overridden(done.overridden)
     if fmt == "json":
         emit_json(shapes.promoted(done.insight.id, done.answer))
         return
     click.echo("\n".join(shown.promoted_lines(done.insight, done.answer)))
+
+
+def _say_overridden(overridden: Sequence[str]) -> None:
+    if overridden:
+        note("\n".join(shown.reasons_block("⚠ Promoting with warnings (--force):", overridden)))
 
 
 def _say_refusal(verdict: Any) -> None:
