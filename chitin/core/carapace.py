@@ -237,9 +237,9 @@ def promote(
         raise StateError(_shared_before(insight))
     _refuse_what_the_server_would(body, "the promotion")
     overridden = (*verdict.overridable, *_replaced(insight))
+    with _client(lifecycle.session, credentials_path) as client, _overriding(overridden):
+        answer = client.contribute(body)
     with _overriding(overridden):
-        with _client(lifecycle.session, credentials_path) as client:
-            answer = client.contribute(body)
         carapace_id = rules.contribution_id(answer, f"to the promotion of {insight.id}")
         try:
             with _finishing():
@@ -254,8 +254,9 @@ def promote(
 
 @contextlib.contextmanager
 def _overriding(overridden: tuple[str, ...]) -> Iterator[None]:
-    """An error from here on carries what --force lifted: the text may already have
-    reached the server, so the user is told what went with it (1.4.5 said it first)."""
+    """An error once the request is under way carries what --force lifted: the text may
+    have reached the server, so the user is told what went with it (1.4.5 said it
+    before sending). Credentials refused before any request carry nothing: nothing left."""
     try:
         yield
     except ChitinError as error:
