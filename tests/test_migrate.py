@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import Run, commit_count, git
+from tests.conftest import Run, chitin_program, commit_count, git
 
 FIVE_TYPES = "'behavioral','personality','relational','principle','skill'"
 SIX_TYPES = FIVE_TYPES + ",'trigger'"
@@ -250,6 +251,36 @@ def test_migration_leaves_the_database_untouched_and_merge_skips_what_is_there(
     assert again["imported"] == 0 and again["skipped"] == 3
     assert commit_count(store) == commits
     assert run("import", str(database), expect=1).stderr.startswith("Error: items[0].id: id ")
+
+
+@pytest.mark.parametrize("how", ["redirected", "piped"])
+def test_a_database_on_standard_input_is_asked_for_by_its_path(
+    store: Path, tmp_path: Path, how: str
+) -> None:
+    """SQLite reads a file, not a stream: the database piped in is named for what it is
+    (not \"neither JSON nor a chitin 1.x database\") and the way to migrate it is shown."""
+    database = tmp_path / "insights.db"
+    build(database, "1.2 (provenance)")
+    command = [chitin_program(), "--store", str(store), "import", "-"]
+    with database.open("rb") as handle:
+        if how == "redirected":  # chitin import - < insights.db
+            done = subprocess.run(command, stdin=handle, capture_output=True)
+        else:  # cat insights.db | chitin import -
+            done = subprocess.run(command, input=handle.read(), capture_output=True)
+    said = done.stderr.decode()
+    assert done.returncode == 2, said
+    assert said == (
+        "Error: Invalid value for 'FILE': standard input holds a chitin 1.x database, "
+        "which is migrated from its file: give its path instead: chitin import insights.db "
+        "(see 'chitin import --help')\n"
+    )
+    assert not store.exists()
+
+
+def test_json_on_standard_input_still_imports(run: Run, store: Path) -> None:
+    item = {"type": "skill", "claim": "Read the error before searching", "confidence": 0.8}
+    run("import", "-", input=json.dumps([item]))
+    assert commit_count(store) >= 1
 
 
 def test_a_database_that_is_not_chitin_is_refused(run: Run, store: Path, tmp_path: Path) -> None:

@@ -60,6 +60,10 @@ BODY_RULE = (
 HISTORY_ROW_KEYS = ("field", "oldValue", "newValue", "changeType", "changedAt", "source")
 
 
+# How a chitin 1.x database (SQLite's file format) begins.
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
 class Exported(NamedTuple):
     """One insight of an export, with what a backup keeps beside its fields."""
 
