@@ -48,6 +48,20 @@ def test_empty_domain_tags_are_a_usage_error(
     assert posts(carapace, "/contributions") == []
 
 
+@pytest.mark.parametrize("tags", ["", " ", ",", " , "])
+def test_empty_domain_tags_of_a_query_are_a_usage_error_too(
+    carapace: CarapaceServer, run: Run, key: str, tags: str
+) -> None:
+    """As promote's: an option given with no tag in it is a mistake, not "any tag"."""
+    refused = run("carapace-query", "memory", "--domain-tags", tags, expect=2)
+    assert refused.stderr == (
+        "Error: Invalid value for '--domain-tags': no tag given; give one or more, "
+        "comma-separated (--domain-tags testing,python), or leave the option out to "
+        "search every tag (see 'chitin carapace-query --help')\n"
+    )
+    assert posts(carapace, "/query") == []
+
+
 def test_domain_tags_still_replace_the_insights_tags(
     carapace: CarapaceServer, run: Run, add: Any, key: str
 ) -> None:

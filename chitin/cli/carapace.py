@@ -59,10 +59,10 @@ def _tags(value: str | None) -> list[str] | None:
     return None if value is None else list(arguments.tags(value))
 
 
-def _domain_tags(value: str | None) -> str | None:
-    """promote's --domain-tags: refused at once (a usage error) when it names no tag."""
+def _domain_tags(value: str | None, said: str = rules.NO_DOMAIN_TAG) -> str | None:
+    """--domain-tags: refused at once (a usage error) when it names no tag."""
     if value is not None and not arguments.tags(value):
-        raise click.BadParameter(rules.NO_DOMAIN_TAG)
+        raise click.BadParameter(said)
     return value
 
 
@@ -101,7 +101,12 @@ def register(
     metavar="0..1",
     help="Leave out contributions below this.",
 )
-@click.option("--domain-tags", metavar="TAGS", help="Comma-separated tags; any of them matches.")
+@click.option(
+    "--domain-tags",
+    metavar="TAGS",
+    callback=lambda ctx, param, value: _domain_tags(value, rules.NO_QUERY_TAG),
+    help="Comma-separated tags; any of them matches.",
+)
 @click.option("--expand", is_flag=True, help="Ask the server to widen the query.")
 @click.option(
     "--search-mode", type=click.Choice(SEARCH_MODES), default="hybrid", show_default=True,
