@@ -418,3 +418,33 @@ def test_changelog_days_leaves_out_carried_rows_older_than_the_window(
     # the window of the last day (the tests run after 2026-11-29 by more than a day)
     recent = run_json("changelog", "--days", "1", "--limit", "50")
     assert all(not e["changedAt"].startswith("2026-11-2") for e in recent)
+
+
+def test_control_characters_of_carried_rows_are_shown_escaped(
+    run: Run, run_json: Callable[..., Any], tmp_path: Path
+) -> None:
+    """1.x stored any text in its history: a NUL, a bell or an escape sequence in a
+    carried row is shown as a \\u escape by history and changelog, never sent to the
+    terminal as it is; the JSON keeps the exact text."""
+    database = tmp_path / "insights.db"
+    build(database, "1.2 (provenance)")
+    row = ("claim\x1b]0;x\x07", "old\x00one", "new\x07bell\x1b[31mred", "src\x00\x9b2J")
+    db = sqlite3.connect(database)
+    db.execute(
+        "INSERT INTO insight_history (insight_id, field, old_value, new_value, change_type, "
+        "changed_at, source) VALUES (?, ?, ?, ?, 'update', '2026-11-30 10:00:00', ?)",
+        (FULL["id"], *row),
+    )
+    db.commit()
+    db.close()
+    run("import", str(database))
+    for args in (("history", FULL["id"]), ("changelog", "--limit", "50")):
+        shown = run(*args).stdout
+        controls = [c for c in shown if c != "\n" and (ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0)]
+        assert controls == [], (args, controls)
+        assert (
+            'claim\\u001b]0;x\\u0007: "old\\u0000one" → "new\\u0007bell\\u001b[31mred" '
+            "(src\\u0000\\u009b2J)"
+        ) in shown, shown
+    carried = run_json("history", FULL["id"])["history"][-1]
+    assert (carried["field"], carried["oldValue"], carried["newValue"], carried["source"]) == row
