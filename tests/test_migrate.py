@@ -4,6 +4,8 @@ built here with sqlite3 from the original's schemas, migrates with no field lost
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import sqlite3
 import subprocess
 from collections.abc import Callable
@@ -271,10 +273,31 @@ def test_a_database_on_standard_input_is_asked_for_by_its_path(
     assert done.returncode == 2, said
     assert said == (
         "Error: Invalid value for 'FILE': standard input holds a chitin 1.x database, "
-        "which is migrated from its file: give its path instead: chitin import insights.db "
+        "which is migrated from its file, not read from a stream: give its path instead: "
+        "chitin import insights.db "
         "(see 'chitin import --help')\n"
     )
     assert not store.exists()
+
+
+def test_a_database_read_through_a_pipe_is_asked_for_by_its_path(
+    store: Path, tmp_path: Path
+) -> None:
+    """`import <(cat insights.db)`: a path, but of a pipe, which SQLite cannot open."""
+    database = tmp_path / "insights.db"
+    build(database, "1.2 (provenance)")
+    command = f"{shlex.quote(chitin_program())} --store {shlex.quote(str(store))} import"
+    done = subprocess.run(
+        ["bash", "-c", f"{command} <(cat {shlex.quote(str(database))})"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 1, done.stderr
+    assert re.fullmatch(
+        r"Error: /dev/fd/\d+ holds a chitin 1\.x database, which is migrated from its file, "
+        r"not read from a stream: give its path instead: chitin import insights\.db\n",
+        done.stderr,
+    ), done.stderr
 
 
 def test_json_on_standard_input_still_imports(run: Run, store: Path) -> None:

@@ -11,7 +11,7 @@ import click
 from chitin.cli.context import opened, prepare_vectors, vectors_line, write_output
 from chitin.cli.options import GivenPath, format_option, output_option
 from chitin.cli.output import emit_json, json_text, standard_input
-from chitin.model.interchange import SQLITE_MAGIC
+from chitin.model.interchange import FROM_ITS_FILE, SQLITE_MAGIC
 from chitin.render import shapes
 
 if TYPE_CHECKING:
@@ -101,8 +101,8 @@ def _json_input() -> TextIO:
     data = binary.read()
     if data.startswith(SQLITE_MAGIC):
         raise click.BadParameter(
-            "standard input holds a chitin 1.x database, which is migrated from its file: "
-            "give its path instead: chitin import insights.db",
+            f"standard input holds a chitin 1.x database, {FROM_ITS_FILE}: "
+            "chitin import insights.db",
             param_hint="'FILE'",
         )
     return io.TextIOWrapper(io.BytesIO(data), encoding=stream.encoding, errors=stream.errors)
