@@ -8,6 +8,9 @@ class ChitinError(Exception):
 
     exit_code = 1
     prefix = "Error"  # how the command line introduces the message
+    # What `promote --force` lifted, when it failed once the text could have been sent:
+    # the user learns what left with it even though the promotion did not succeed.
+    overridden: tuple[str, ...] = ()
 
 
 class ValidationError(ChitinError):

@@ -408,6 +408,8 @@ def test_an_insight_is_promoted_once_unless_forced(
     assert len(posts(carapace, "/contributions")) == 1
     duplicate = run("promote", insight_id, "--force", expect=1)  # the server knows it
     assert duplicate.stderr == (
+        "⚠ Promoting with warnings (--force):\n"
+        f"  - Already promoted to Carapace as {first}: its id gives way to the new one\n\n"
         "Carapace error: A very similar contribution already exists "
         f"(DUPLICATE_CONTRIBUTION): the existing contribution is {first}\n"
     )

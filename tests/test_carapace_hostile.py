@@ -312,5 +312,7 @@ def test_a_bad_id_in_a_promotion_s_answer_is_the_server_s(
                "--format", "json")  # fmt: skip
     insight = json.loads(made.stdout)["insight"]["id"]
     carapace.fail_next(201, b'{"id": 5}', {"Content-Type": "application/json"})
-    line = one_line_error(run, "promote", insight, "--force")
+    failed = run("promote", insight, "--force", expect=1)  # the text was sent: said first
+    warned, line = failed.stderr.split("\n\n")
+    assert warned.startswith("⚠ Promoting with warnings (--force):\n  - Insufficient")
     assert line.startswith("Error: Carapace answered ") and "invalid Carapace id 5" in line, line

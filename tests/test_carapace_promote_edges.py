@@ -10,11 +10,12 @@ from typing import Any
 import pytest
 from carapace_server import CarapaceServer
 from conftest import Run, commit_count
+from test_carapace import credentials_file, posts, well_tested
 from test_carapace import home as home  # the fixtures: a registered agent
 from test_carapace import key as key
-from test_carapace import posts, well_tested
 
 from chitin import Chitin, ValidationError
+from chitin.providers.carapace import CarapaceError
 
 
 def test_an_archived_insight_is_not_promoted(
@@ -45,6 +46,20 @@ def test_empty_domain_tags_are_a_usage_error(
         "send the insight's own tags (see 'chitin promote --help')\n"
     )
     assert posts(carapace, "/contributions") == []
+
+
+@pytest.mark.parametrize("tags", ["", " ", ",", " , "])
+def test_empty_domain_tags_of_a_query_are_a_usage_error_too(
+    carapace: CarapaceServer, run: Run, key: str, tags: str
+) -> None:
+    """As promote's: an option given with no tag in it is a mistake, not "any tag"."""
+    refused = run("carapace-query", "memory", "--domain-tags", tags, expect=2)
+    assert refused.stderr == (
+        "Error: Invalid value for '--domain-tags': no tag given; give one or more, "
+        "comma-separated (--domain-tags testing,python), or leave the option out to "
+        "search every tag (see 'chitin carapace-query --help')\n"
+    )
+    assert posts(carapace, "/query") == []
 
 
 def test_domain_tags_still_replace_the_insights_tags(
@@ -96,3 +111,46 @@ def test_a_forced_share_of_an_imported_insight_says_where_it_came_from(
         f"  - Came from Carapace (contribution {theirs.id}): its id gives way to the new one",
         "",
     ]
+
+
+@pytest.mark.parametrize("fault", ["refused", "unreachable"])
+def test_a_forced_promotion_that_fails_still_says_what_it_overrode(
+    carapace: CarapaceServer, run: Run, add: Any, store: Path, key: str, fault: str
+) -> None:
+    """The text is sent before the server answers: whatever it answers, the user learns
+    what --force let through, before the error (1.4.5 printed the block before sending)."""
+    insight_id = str(add("skill", "Batch small writes into one commit", 0.5)["id"])
+    commits = commit_count(store)
+    if fault == "refused":
+        carapace.fail_next(409, {"error": {"code": "DUPLICATE", "message": "Already shared"}})
+    else:
+        carapace.close_next(times=10)
+    failed = run("promote", insight_id, "--force", expect=1)
+    lines = failed.stderr.splitlines()
+    assert lines[:4] == [
+        "⚠ Promoting with warnings (--force):",
+        "  - Low confidence (0.5) — an insight without provenance requires ≥0.7",
+        "  - Never reinforced — insight hasn't been validated through repeated experience",
+        "",
+    ]
+    assert len(lines) == 5 and lines[4].startswith("Carapace error: ")
+    assert commit_count(store) == commits
+
+
+def test_the_python_api_error_carries_what_force_overrode(
+    carapace: CarapaceServer, add: Any, store: Path, home: Path, key: str
+) -> None:
+    insight_id = str(add("skill", "Batch small writes into one commit", 0.5)["id"])
+    carapace.fail_next(409, {"error": {"code": "DUPLICATE", "message": "Already shared"}})
+    with Chitin(store) as chitin, pytest.raises(CarapaceError) as failed:
+        chitin.promote(insight_id, credentials_file(home), None, force=True)
+    assert failed.value.overridden[0].startswith("Low confidence (0.5)")
+
+
+def test_a_promotion_without_force_that_fails_says_only_the_error(
+    carapace: CarapaceServer, run: Run, add: Any, key: str
+) -> None:
+    insight_id = well_tested(add, run, "Write the failing test before the fix")
+    carapace.fail_next(409, {"error": {"code": "DUPLICATE", "message": "Already shared"}})
+    failed = run("promote", insight_id, "--force", expect=1)
+    assert failed.stderr.splitlines() == ["Carapace error: Already shared (DUPLICATE)"]

@@ -4,14 +4,17 @@ built here with sqlite3 from the original's schemas, migrates with no field lost
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import sqlite3
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import Run, commit_count, git
+from tests.conftest import Run, chitin_program, commit_count, git
 
 FIVE_TYPES = "'behavioral','personality','relational','principle','skill'"
 SIX_TYPES = FIVE_TYPES + ",'trigger'"
@@ -252,6 +255,57 @@ def test_migration_leaves_the_database_untouched_and_merge_skips_what_is_there(
     assert run("import", str(database), expect=1).stderr.startswith("Error: items[0].id: id ")
 
 
+@pytest.mark.parametrize("how", ["redirected", "piped"])
+def test_a_database_on_standard_input_is_asked_for_by_its_path(
+    store: Path, tmp_path: Path, how: str
+) -> None:
+    """SQLite reads a file, not a stream: the database piped in is named for what it is
+    (not \"neither JSON nor a chitin 1.x database\") and the way to migrate it is shown."""
+    database = tmp_path / "insights.db"
+    build(database, "1.2 (provenance)")
+    command = [chitin_program(), "--store", str(store), "import", "-"]
+    with database.open("rb") as handle:
+        if how == "redirected":  # chitin import - < insights.db
+            done = subprocess.run(command, stdin=handle, capture_output=True)
+        else:  # cat insights.db | chitin import -
+            done = subprocess.run(command, input=handle.read(), capture_output=True)
+    said = done.stderr.decode()
+    assert done.returncode == 2, said
+    assert said == (
+        "Error: Invalid value for 'FILE': standard input holds a chitin 1.x database, "
+        "which is migrated from its file, not read from a stream: give its path instead: "
+        "chitin import insights.db "
+        "(see 'chitin import --help')\n"
+    )
+    assert not store.exists()
+
+
+def test_a_database_read_through_a_pipe_is_asked_for_by_its_path(
+    store: Path, tmp_path: Path
+) -> None:
+    """`import <(cat insights.db)`: a path, but of a pipe, which SQLite cannot open."""
+    database = tmp_path / "insights.db"
+    build(database, "1.2 (provenance)")
+    command = f"{shlex.quote(chitin_program())} --store {shlex.quote(str(store))} import"
+    done = subprocess.run(
+        ["bash", "-c", f"{command} <(cat {shlex.quote(str(database))})"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 1, done.stderr
+    assert re.fullmatch(
+        r"Error: /dev/fd/\d+ holds a chitin 1\.x database, which is migrated from its file, "
+        r"not read from a stream: give its path instead: chitin import insights\.db\n",
+        done.stderr,
+    ), done.stderr
+
+
+def test_json_on_standard_input_still_imports(run: Run, store: Path) -> None:
+    item = {"type": "skill", "claim": "Read the error before searching", "confidence": 0.8}
+    run("import", "-", input=json.dumps([item]))
+    assert commit_count(store) >= 1
+
+
 def test_a_database_that_is_not_chitin_is_refused(run: Run, store: Path, tmp_path: Path) -> None:
     database = tmp_path / "other.db"
     db = sqlite3.connect(database)
@@ -387,3 +441,33 @@ def test_changelog_days_leaves_out_carried_rows_older_than_the_window(
     # the window of the last day (the tests run after 2026-11-29 by more than a day)
     recent = run_json("changelog", "--days", "1", "--limit", "50")
     assert all(not e["changedAt"].startswith("2026-11-2") for e in recent)
+
+
+def test_control_characters_of_carried_rows_are_shown_escaped(
+    run: Run, run_json: Callable[..., Any], tmp_path: Path
+) -> None:
+    """1.x stored any text in its history: a NUL, a bell or an escape sequence in a
+    carried row is shown as a \\u escape by history and changelog, never sent to the
+    terminal as it is; the JSON keeps the exact text."""
+    database = tmp_path / "insights.db"
+    build(database, "1.2 (provenance)")
+    row = ("claim\x1b]0;x\x07", "old\x00one", "new\x07bell\x1b[31mred", "src\x00\x9b2J")
+    db = sqlite3.connect(database)
+    db.execute(
+        "INSERT INTO insight_history (insight_id, field, old_value, new_value, change_type, "
+        "changed_at, source) VALUES (?, ?, ?, ?, 'update', '2026-11-30 10:00:00', ?)",
+        (FULL["id"], *row),
+    )
+    db.commit()
+    db.close()
+    run("import", str(database))
+    for args in (("history", FULL["id"]), ("changelog", "--limit", "50")):
+        shown = run(*args).stdout
+        controls = [c for c in shown if c != "\n" and (ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0)]
+        assert controls == [], (args, controls)
+        assert (
+            'claim\\u001b]0;x\\u0007: "old\\u0000one" → "new\\u0007bell\\u001b[31mred" '
+            "(src\\u0000\\u009b2J)"
+        ) in shown, shown
+    carried = run_json("history", FULL["id"])["history"][-1]
+    assert (carried["field"], carried["oldValue"], carried["newValue"], carried["source"]) == row

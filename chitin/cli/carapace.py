@@ -7,13 +7,19 @@ format, ever holds it.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
-from chitin import CarapaceQuestion, DuplicateError, NotPromotable, carapace_credentials_path
+from chitin import (
+    CarapaceQuestion,
+    ChitinError,
+    DuplicateError,
+    NotPromotable,
+    carapace_credentials_path,
+)
 from chitin.cli import bounds
 from chitin.cli.context import opened
 from chitin.cli.options import GivenPath, format_option
@@ -53,10 +59,10 @@ def _tags(value: str | None) -> list[str] | None:
     return None if value is None else list(arguments.tags(value))
 
 
-def _domain_tags(value: str | None) -> str | None:
-    """promote's --domain-tags: refused at once (a usage error) when it names no tag."""
+def _domain_tags(value: str | None, said: str = rules.NO_DOMAIN_TAG) -> str | None:
+    """--domain-tags: refused at once (a usage error) when it names no tag."""
     if value is not None and not arguments.tags(value):
-        raise click.BadParameter(rules.NO_DOMAIN_TAG)
+        raise click.BadParameter(said)
     return value
 
 
@@ -95,7 +101,12 @@ def register(
     metavar="0..1",
     help="Leave out contributions below this.",
 )
-@click.option("--domain-tags", metavar="TAGS", help="Comma-separated tags; any of them matches.")
+@click.option(
+    "--domain-tags",
+    metavar="TAGS",
+    callback=lambda ctx, param, value: _domain_tags(value, rules.NO_QUERY_TAG),
+    help="Comma-separated tags; any of them matches.",
+)
 @click.option("--expand", is_flag=True, help="Ask the server to widen the query.")
 @click.option(
     "--search-mode", type=click.Choice(SEARCH_MODES), default="hybrid", show_default=True,
@@ -180,14 +191,19 @@ def promote(
         except NotPromotable as refused:
             _say_refusal(refused.verdict)
             ctx.exit(1)
-    if done.overridden:
-        note(
-            "\n".join(shown.reasons_block("⚠ Promoting with warnings (--force):", done.overridden))
-        )
+        except ChitinError as failed:  # said before the error line, as 1.4.5 did
+            _say_overridden(failed.overridden)
+            raise
+    _say_overridden(done.overridden)
     if fmt == "json":
         emit_json(shapes.promoted(done.insight.id, done.answer))
         return
     click.echo("\n".join(shown.promoted_lines(done.insight, done.answer)))
+
+
+def _say_overridden(overridden: Sequence[str]) -> None:
+    if overridden:
+        note("\n".join(shown.reasons_block("⚠ Promoting with warnings (--force):", overridden)))
 
 
 def _say_refusal(verdict: Any) -> None:

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 import click
 
 from chitin.cli.context import opened, prepare_vectors, vectors_line, write_output
 from chitin.cli.options import GivenPath, format_option, output_option
 from chitin.cli.output import emit_json, json_text, standard_input
+from chitin.model.interchange import FROM_ITS_FILE, SQLITE_MAGIC
 from chitin.render import shapes
 
 if TYPE_CHECKING:
@@ -79,7 +81,7 @@ def import_insights(
     a progress bar, on a terminal, else by a background `chitin embed`.
     """
     with opened(ctx, reading=False) as chitin:
-        given = standard_input() if source == "-" else source
+        given = _json_input() if source == "-" else source
         result = chitin.import_insights(given, merge=merge, allow_secret=allow_secret)
         vectors = prepare_vectors(chitin) if result.insights else None
     if fmt == "json":
@@ -87,6 +89,23 @@ def import_insights(
     else:
         said = vectors_line(vectors) if vectors else None
         click.echo("\n".join([*_summary(result), *([said] if said else [])]))
+
+
+def _json_input() -> TextIO:
+    """Standard input, refused at once if it holds a 1.x database: SQLite reads a file,
+    not a stream, so such bytes could only be called "neither JSON nor a database"."""
+    stream = standard_input()
+    binary = getattr(stream, "buffer", None)
+    if binary is None:  # a text stream only: JSON or nothing
+        return stream
+    data = binary.read()
+    if data.startswith(SQLITE_MAGIC):
+        raise click.BadParameter(
+            f"standard input holds a chitin 1.x database, {FROM_ITS_FILE}: "
+            "chitin import insights.db",
+            param_hint="'FILE'",
+        )
+    return io.TextIOWrapper(io.BytesIO(data), encoding=stream.encoding, errors=stream.errors)
 
 
 def _summary(result: Imported) -> list[str]:

@@ -237,18 +237,31 @@ def promote(
         raise StateError(_shared_before(insight))
     _refuse_what_the_server_would(body, "the promotion")
     overridden = (*verdict.overridable, *_replaced(insight))
-    with _client(lifecycle.session, credentials_path) as client:
+    with _client(lifecycle.session, credentials_path) as client, _overriding(overridden):
         answer = client.contribute(body)
-    carapace_id = rules.contribution_id(answer, f"to the promotion of {insight.id}")
-    try:
-        with _finishing():
-            change = run(lambda: lifecycle.record_promotion(insight.id, carapace_id))
-    except ChitinError as error:
-        raise StateError(
-            f"promoted to Carapace as {carapace_id}, but recording that in {insight.id} "
-            f"failed: {error}"
-        ) from None
+    with _overriding(overridden):
+        carapace_id = rules.contribution_id(answer, f"to the promotion of {insight.id}")
+        try:
+            with _finishing():
+                change = run(lambda: lifecycle.record_promotion(insight.id, carapace_id))
+        except ChitinError as error:
+            raise StateError(
+                f"promoted to Carapace as {carapace_id}, but recording that in {insight.id} "
+                f"failed: {error}"
+            ) from None
     return Promotion(change.insight, answer, overridden, change.commit)
+
+
+@contextlib.contextmanager
+def _overriding(overridden: tuple[str, ...]) -> Iterator[None]:
+    """An error once the request is under way carries what --force lifted: the text may
+    have reached the server, so the user is told what went with it (1.4.5 said it
+    before sending). Credentials refused before any request carry nothing: nothing left."""
+    try:
+        yield
+    except ChitinError as error:
+        error.overridden = overridden
+        raise
 
 
 def _replaced(insight: Insight) -> tuple[str, ...]:

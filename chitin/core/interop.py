@@ -27,7 +27,7 @@ from chitin.index.cache import Cache, Filters, Problem
 from chitin.model import arguments, interchange, secrets, strict_json
 from chitin.model.ids import new_id
 from chitin.model.insight import Insight
-from chitin.model.interchange import Item, from_original, items_of, read_item
+from chitin.model.interchange import Item, from_original, items_of, not_an_export, read_item
 from chitin.model.search_text import well_formed
 from chitin.notices import notice
 from chitin.retrieval.judgement import exact_key, side_of
@@ -101,10 +101,8 @@ def _read(read: Callable[[], str], name: str) -> str:
     try:
         return read()
     except UnicodeDecodeError as error:  # said as Python's codec says it, before
-        raise ChitinError(
-            f"{name} is neither JSON nor a chitin 1.x database: it is not UTF-8 text "
-            f"(byte {error.start + 1})"
-        ) from None
+        why = f"it is not UTF-8 text (byte {error.start + 1})"
+        raise ChitinError(not_an_export(name, error.object, why)) from None
     except OSError as error:
         raise ChitinError(f"cannot read {name}: {error.strerror or error}") from None
 
@@ -125,10 +123,8 @@ def _parsed_export(raw: str, name: str) -> Any:
             "one object; keep one (nothing was imported)"
         ) from None
     except json.JSONDecodeError as error:
-        raise ChitinError(
-            f"{name} is neither JSON nor a chitin 1.x database: {error.msg} "
-            f"at line {error.lineno}, column {error.colno}"
-        ) from None
+        why = f"{error.msg} at line {error.lineno}, column {error.colno}"
+        raise ChitinError(not_an_export(name, raw, why)) from None
     except RecursionError:
         raise ChitinError(f"cannot read {name}: its JSON is nested too deeply") from None
     except ValueError as error:  # an integer of more than 4,300 digits

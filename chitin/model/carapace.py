@@ -211,10 +211,10 @@ def check_timeout(value: object) -> float:
 
 # An empty --domain-tags: 1.4.5 sent the insight's own tags (its "" was false), which
 # no one asking for no tags means; a promotion with none but provenance is no better.
-NO_DOMAIN_TAG = (
-    "no tag given; give one or more, comma-separated (--domain-tags testing,python), "
-    "or leave the option out to send the insight's own tags"
-)
+# A query's would search every tag, quietly: refused alike.
+_NO_TAG = "no tag given; give one or more, comma-separated (--domain-tags testing,python)"
+NO_DOMAIN_TAG = f"{_NO_TAG}, or leave the option out to send the insight's own tags"
+NO_QUERY_TAG = f"{_NO_TAG}, or leave the option out to search every tag"
 
 
 def contribution_of(insight: Insight, domain_tags: Sequence[str] | None) -> dict[str, Any]:

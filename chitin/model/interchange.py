@@ -60,6 +60,21 @@ BODY_RULE = (
 HISTORY_ROW_KEYS = ("field", "oldValue", "newValue", "changeType", "changedAt", "source")
 
 
+# How a chitin 1.x database (SQLite's file format) begins.
+SQLITE_MAGIC = b"SQLite format 3\x00"
+# SQLite opens a file: a database read from a pipe can only be asked for again.
+FROM_ITS_FILE = "which is migrated from its file, not read from a stream: give its path instead"
+
+
+def not_an_export(name: str, head: str | bytes, why: str) -> str:
+    """Why ``name``, whose text (or bytes) begins with ``head``, is no export: ``why``
+    (its JSON's or UTF-8's fault), or that a 1.x database must be named by its path."""
+    magic = SQLITE_MAGIC if isinstance(head, bytes) else SQLITE_MAGIC.decode()
+    if head[: len(magic)] == magic:
+        return f"{name} holds a chitin 1.x database, {FROM_ITS_FILE}: chitin import insights.db"
+    return f"{name} is neither JSON nor a chitin 1.x database: {why}"
+
+
 class Exported(NamedTuple):
     """One insight of an export, with what a backup keeps beside its fields."""
 

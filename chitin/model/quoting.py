@@ -8,23 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
+from chitin.model.escapes import visible
 from chitin.model.secrets import redacted
 
 QUOTE = 300  # characters of one quote
-# What would let the text drive the terminal it is shown in: control characters
-# (escape sequences) and the bidirectional ones that reorder what is read; shown as
-# escapes, as Carapace's remote text is. A joiner (an emoji's) is kept.
-VISIBLE = {
-    c: f"\\u{c:04x}"
-    for c in (*range(0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A))
-}
 
 
 def quote(text: str, limit: int = QUOTE, spare: Collection[str] = ()) -> str:
     """``text`` with credentials masked (but the kinds in ``spare``), on one line, cut
     to ``limit`` characters."""
     masked, _ = redacted(text, spare)
-    flat = " ".join(masked.split()).translate(VISIBLE)
+    flat = visible(" ".join(masked.split()))
     if len(flat) <= limit:
         return flat
     cut = flat[: limit - 1]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
+from chitin.model.escapes import visible
 from chitin.model.fields import SECTION, label, ordered
 from chitin.model.insight import Insight, js_number
 from chitin.model.quality import fixed as fixed  # cli/reflect.py prints with it too
@@ -306,6 +307,13 @@ def _quoted_from(text: str, start: int) -> str:
 
 
 def history_line(entry: Entry) -> str:
+    """One change as ``history`` shows it. Every part may be text chitin did not check
+    (a 1.x history row carried by a migration, a hand commit), so control characters
+    are shown as escapes, not sent to the terminal; the JSON keeps them as they are."""
+    return visible(_history_line(entry))
+
+
+def _history_line(entry: Entry) -> str:
     stamp = entry.changed_at.replace("T", " ").rstrip("Z")
     head = f"  {stamp}  [{entry.change_type}]"
     if entry.field == "*":
@@ -338,6 +346,11 @@ def _suffix(entry: Entry) -> str:
 
 
 def changelog_line(entry: Entry) -> str:
+    """One change as ``changelog`` shows it, escaped as ``history_line`` is."""
+    return visible(_changelog_line(entry))
+
+
+def _changelog_line(entry: Entry) -> str:
     stamp = entry.changed_at.replace("T", " ").rstrip("Z")
     if entry.field == "*":
         text = entry.new if entry.new is not None else entry.old

@@ -17,9 +17,7 @@ from typing import Any, NamedTuple
 
 from chitin.errors import StoreError
 from chitin.model.fields import INTERCHANGE
-from chitin.model.interchange import settle_original
-
-SQLITE_MAGIC = b"SQLite format 3\x00"
+from chitin.model.interchange import SQLITE_MAGIC, settle_original
 
 # insights column → interchange key, in the original's JSON key order (§1.2).
 _COLUMNS: dict[str, str] = {column: key for key, column in INTERCHANGE if column is not None}
