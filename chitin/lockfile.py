@@ -120,6 +120,16 @@ def clear_in_the_way(path: Path) -> bool:
     return True
 
 
+def _remove_link(path: Path) -> None:
+    """A symlink where the lock goes is removed (its target untouched), as the derived
+    databases' are (index/db.py): open() would make the lock wherever it points, out
+    of the store, or fail on a loop or a missing folder."""
+    if path.is_symlink():
+        with contextlib.suppress(OSError):
+            path.unlink()
+            notice(f"{shown(path)} was a symlink, not chitin's lock file; removed it")
+
+
 class WriteLock:
     """An exclusive lock on ``.chitin/lock`` that serializes writers across processes."""
 
@@ -136,8 +146,15 @@ class WriteLock:
                 f"{self.path.parent} is not a folder, so writers cannot take their lock "
                 "there; it holds only chitin's derived data: remove it and run again"
             ) from None
+        _remove_link(self.path)
         clear_in_the_way(self.path)
-        handle = open(self.path, "a+b")
+        try:
+            handle = open(self.path, "a+b")
+        except OSError as error:  # a link put back meanwhile, or no permission
+            raise StoreError(
+                f"cannot open the store lock {self.path} ({error.strerror or error}); it "
+                "holds only chitin's derived data: remove it and run again"
+            ) from None
         deadline = time.monotonic() + self.timeout
         while not try_lock(handle):
             if time.monotonic() > deadline:
