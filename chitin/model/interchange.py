@@ -37,6 +37,7 @@ from chitin.model.insight import (
     to_public_dict,
     validate,
 )
+from chitin.model.insight import _shown as shown_value  # a refused value as JSON writes it
 
 # The original's import default for an item without a confidence (§2.17).
 DEFAULT_CONFIDENCE = 0.5
@@ -361,7 +362,7 @@ def _flag(name: str, value: object) -> bool:
         return value
     if isinstance(value, int) and value in (0, 1):
         return bool(value)
-    raise ValidationError(name, f"{name} must be true or false, got {value!r}")
+    raise ValidationError(name, f"{name} must be true or false, got {shown_value(value)}")
 
 
 def _kind(value: object) -> str:
