@@ -246,7 +246,7 @@ def _read(item: Mapping[str, Any], now: str, fresh_id: Callable[[str], str]) -> 
         tags=parse_tags(item.get("tags")),
         provenance=check_provenance(item.get("provenance")),
         avoid=avoid,
-        reinforcements=check_reinforcements(item.get("reinforcementCount") or 0),
+        reinforcements=check_reinforcements(_given(item.get("reinforcementCount"), 0)),
         last_reinforced=last_reinforced,
         **{field.name: imported_text(field.name, item.get(field.json)) for field in FREE_TEXTS},
         archived=_flag("archived", item.get("archived")),
@@ -352,6 +352,11 @@ def _recall_times(item: Mapping[str, Any]) -> tuple[str | None, str | None]:
 
 def _stamp(name: str, value: object) -> str | None:
     return None if value is None or value == "" else canonical_timestamp(name, value)
+
+
+def _given(value: object, default: object) -> object:
+    """``value``, or ``default`` for null: false, [] and {} are refused, not taken for it."""
+    return default if value is None else value
 
 
 def _flag(name: str, value: object) -> bool:
