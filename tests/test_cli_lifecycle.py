@@ -177,6 +177,18 @@ def test_contribute_json_from_stdin_needs_no_other_flags(run_json: Any, store: P
     assert result["path"] == f"insights/trigger/{insight['id']}.md"
 
 
+def test_contribute_json_reads_a_null_avoid_as_absent_as_import_and_mcp_do(
+    run: Run, run_json: Any
+) -> None:
+    """Every other optional field took null for absent, as import and the MCP tool take
+    this one; contribute --json refused it in Python's words ("got None")."""
+    item = {"type": "skill", "claim": "Null is absent", "confidence": 0.6, "avoid": None}
+    assert run_json("contribute", "--json", input=json.dumps(item))["insight"]["avoid"] is False
+    wrong = dict(item, claim="Lists are no flags", avoid=[None])
+    said = run("contribute", "--json", input=json.dumps(wrong), expect=1).stderr
+    assert said == "Error: avoid must be true or false, got [null]\n"
+
+
 def test_an_avoid_trigger_round_trips(add: Any, run_json: Any) -> None:
     made = add("trigger", "force-pushing", 0.9, condition="a push is rejected", avoid=True)
     assert run_json("get", made["id"])["avoid"] is True

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import Run
 
 
@@ -26,6 +27,21 @@ def test_a_bare_date_is_that_day_at_midnight_as_in_an_import(
     assert run_json("get", made["id"])["createdAt"] == "2026-01-15T00:00:00Z"
     assert "Reinforced" in run("reinforce", made["id"]).stdout
     assert run("check").exit_code == 0
+
+
+@pytest.mark.parametrize("key", ["created", "updated"])
+@pytest.mark.parametrize("value", ["0", "[]", "false"])
+def test_a_time_that_is_no_time_is_named_not_read_as_now(
+    run: Run, add: Any, store: Path, key: str, value: str
+) -> None:
+    """`created: -1` was named, but 0, [] and false (empty to Python's `or`) were read
+    as the time of reading (or as created), silently, and check said no problems."""
+    made = add("skill", "Reproduce the bug before fixing it", 0.8)
+    stamp = made["createdAt" if key == "created" else "updatedAt"]
+    edit(store, made, f"{key}: {stamp}", f"{key}: {value}")
+    line = run("get", made["id"], expect=1).stderr.splitlines()[-1]
+    assert f"{key} must be a time, got {value}" in line
+    assert f"{key} must be a time" in run("check", expect=1).stdout
 
 
 def test_a_key_written_twice_is_named_not_silently_the_last(

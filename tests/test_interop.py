@@ -292,7 +292,11 @@ def test_one_bad_item_imports_nothing_and_names_its_index_and_field(
      ({"confidence": {"a": 1}}, 'got {"a": 1}'),
      ({"confidence": ["0.5"]}, 'got ["0.5"]'),
      ({"reasoning": False}, "got false"),
-     ({"tags": [True]}, "got true")],
+     ({"tags": [True]}, "got true"),
+     # `or 0` read these as no count given, silently (qa135)
+     ({"reinforcementCount": False}, "got false"),
+     ({"reinforcementCount": []}, "got []"),
+     ({"reinforcementCount": {}}, "got {}")],
 )  # fmt: skip
 def test_a_refused_value_is_shown_as_json_writes_it(
     run: Run, tmp_path: Path, value: dict[str, Any], said: str

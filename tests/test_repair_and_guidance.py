@@ -221,6 +221,25 @@ def test_a_symlink_where_chitin_keeps_its_lock_or_ignore_file_is_not_followed(
     assert run("reinforce", "lead-with").stderr == ""
 
 
+@pytest.mark.parametrize("thing", ["a symlink out of the store", "a loop", "a dangling symlink"])
+def test_a_lock_that_is_a_symlink_is_replaced_never_followed(
+    run: Run, seeded: Path, tmp_path: Path, thing: str
+) -> None:
+    """open() followed the link: it made a file outside the store, and a loop or a link
+    into a missing folder stopped every write with an internal error (exit 3)."""
+    lock = seeded / ".chitin" / "lock"
+    lock.unlink(missing_ok=True)
+    outside = tmp_path / "outside"
+    target = {"a loop": lock, "a dangling symlink": tmp_path / "gone" / "lock"}.get(thing, outside)
+    lock.symlink_to(target)
+    before = commit_count(seeded)
+    made = run("contribute", "--type", "skill", "--claim", "Locks stay home", "--confidence", "0.6")
+    assert ".chitin/lock was not a regular file (a symlink" in made.stderr
+    assert commit_count(seeded) == before + 1
+    assert not outside.exists() and not lock.is_symlink()
+    assert run("reinforce", "locks-stay-home").stderr == ""
+
+
 # ------------------------------------------------------------------ damage met by a write
 
 

@@ -32,6 +32,12 @@ _PLAIN_START = re.compile(r"^[A-Za-z0-9_(./$~+=<^]")
 _NOT_PRINTABLE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")
 
 
+def time_or(data: dict[str, Any], key: str, default: str) -> Any:
+    """The time key ``key`` of ``data``, or ``default`` where it is not written (or is
+    written empty): 0, [] and false are no times, to be named as such, not read as it."""
+    return default if data.get(key) in (None, "") else data[key]
+
+
 def yaml_scalar(value: str) -> str:
     """A YAML scalar for ``value``: plain when that reads back unchanged, else double-quoted."""
     if _is_plain_safe(value):

@@ -33,7 +33,7 @@ from typing import Any, NamedTuple
 from chitin.errors import ValidationError
 from chitin.format.body import CLAIM_PART, SECTION_TITLES, body_fields, body_layout
 from chitin.format.conflicts import escape_markers, refuse_markers
-from chitin.format.frontmatter import read_frontmatter, yaml_scalar
+from chitin.format.frontmatter import read_frontmatter, time_or, yaml_scalar
 from chitin.format.layout import MAX_INSIGHT_BYTES, clipped, too_large
 from chitin.model.fields import (
     FILE_FIELDS,
@@ -275,7 +275,7 @@ def _insight_from(
     data: dict[str, Any], body: str, fallback_id: str, fallback_type: str | None, now: str
 ) -> Insight:
     kind = data.get("type", fallback_type if fallback_type in TYPES else None)
-    created = canonical_timestamp("created", data.get("created") or now)
+    created = canonical_timestamp("created", time_or(data, "created", now))
     last = data.get("last_reinforced")
     fields = body_fields(body)
     avoid = data.get("avoid", False)
@@ -292,7 +292,7 @@ def _insight_from(
         claim=check_claim(fields.get("claim")),
         confidence=check_confidence(data["confidence"]),
         created=created,
-        updated=canonical_timestamp("updated", data.get("updated") or created),
+        updated=canonical_timestamp("updated", time_or(data, "updated", created)),
         tags=parse_tags(data.get("tags")),
         provenance=check_provenance(data.get("provenance")),
         **_lines(data),

@@ -37,6 +37,7 @@ from chitin.model.insight import (
     to_public_dict,
     validate,
 )
+from chitin.model.insight import _shown as shown_value  # a refused value as JSON writes it
 
 # The original's import default for an item without a confidence (§2.17).
 DEFAULT_CONFIDENCE = 0.5
@@ -260,7 +261,7 @@ def _read(item: Mapping[str, Any], now: str, fresh_id: Callable[[str], str]) -> 
         tags=parse_tags(item.get("tags")),
         provenance=check_provenance(item.get("provenance")),
         avoid=avoid,
-        reinforcements=check_reinforcements(item.get("reinforcementCount") or 0),
+        reinforcements=check_reinforcements(_given(item.get("reinforcementCount"), 0)),
         last_reinforced=last_reinforced,
         **{field.name: imported_text(field.name, item.get(field.json)) for field in FREE_TEXTS},
         archived=_flag("archived", item.get("archived")),
@@ -368,6 +369,11 @@ def _stamp(name: str, value: object) -> str | None:
     return None if value is None or value == "" else canonical_timestamp(name, value)
 
 
+def _given(value: object, default: object) -> object:
+    """``value``, or ``default`` for null: false, [] and {} are refused, not taken for it."""
+    return default if value is None else value
+
+
 def _flag(name: str, value: object) -> bool:
     """JSON booleans; 1.x databases hold 0 and 1."""
     if value is None:
@@ -376,7 +382,7 @@ def _flag(name: str, value: object) -> bool:
         return value
     if isinstance(value, int) and value in (0, 1):
         return bool(value)
-    raise ValidationError(name, f"{name} must be true or false, got {value!r}")
+    raise ValidationError(name, f"{name} must be true or false, got {shown_value(value)}")
 
 
 def _kind(value: object) -> str:

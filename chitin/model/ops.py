@@ -24,6 +24,7 @@ from chitin.model.insight import (
     tag_key,
     validate,
 )
+from chitin.model.insight import _shown as shown_value  # a refused value as JSON writes it
 
 # What contribute and update accept, in the order an error lists them (model/fields.py).
 CONTRIBUTE_FIELDS: tuple[str, ...] = EDITABLE
@@ -51,13 +52,14 @@ def new_insight(fields: Mapping[str, Any], insight_id: str, now: str) -> Insight
         if fields.get(required) is None:
             raise ValidationError(required, f"{required} is required")
     kind = check_type(fields["type"])
-    avoid = _check_bool("avoid", fields.get("avoid", False))
+    # null is absent, as for every other optional field (and in import and MCP)
+    avoid = _check_bool("avoid", False if fields.get("avoid") is None else fields["avoid"])
     condition = optional_text("condition", fields.get("condition"))
     check_trigger_fields(kind, condition, avoid)
     # Every field contribute may set, checked in the order of Insight's attributes
     # (which decides the error of an insight with two bad fields).
-    values = {
-        name: _updated_value(name, fields.get(name, False if name == "avoid" else None))
+    values: dict[str, Any] = {
+        name: avoid if name == "avoid" else _updated_value(name, fields.get(name))
         for name in _SET_BY_CONTRIBUTE
     }
     if values["claim"] == PLACEHOLDER:
@@ -123,7 +125,7 @@ def _updated_value(name: str, raw: Any) -> Any:
 
 def _check_bool(name: str, value: Any) -> bool:
     if not isinstance(value, bool):
-        raise ValidationError(name, f"{name} must be true or false, got {value!r}")
+        raise ValidationError(name, f"{name} must be true or false, got {shown_value(value)}")
     return value
 
 
