@@ -197,11 +197,12 @@ def output_target(path: Path) -> Path:
     return target(path)
 
 
-def write_output(path: Path, text: str) -> None:
-    """Write ``--output``: atomically, through core (core/writes.py)."""
+def write_output(path: Path, text: str, store: Path) -> None:
+    """Write ``--output``: atomically, through core (core/writes.py), never into the
+    files ``store`` keeps."""
     from chitin import write_output as write
 
-    write(path, text)
+    write(path, text, store)
 
 
 class EmbedProgress:

@@ -39,10 +39,11 @@ def export(ctx: click.Context, output: Path | None, skip_unreadable: bool) -> No
 
     with opened(ctx, every_problem=skip_unreadable) as chitin:
         data = shapes.export(chitin.export(skip_unreadable))
+        root = chitin.root
     if output is None:
         emit_json(data)
         return
-    write_output(output, json_text(data) + "\n")
+    write_output(output, json_text(data) + "\n", root)
     click.echo(f"✓ Exported {len(data)} insight(s) to {output}")
 
 

@@ -109,7 +109,7 @@ def render_for(
         if output is None:
             say(text, nl=False)
         else:
-            write_output(output, text)
+            write_output(output, text, chitin.root)
         if session is not None:
             chitin.note_session_start(session, list(made.ids))
     if output is not None:

@@ -10,6 +10,7 @@ import stat
 from pathlib import Path
 
 from chitin.errors import ChitinError, StoreError, ValidationError
+from chitin.format.layout import ARCHIVE_DIR, INSIGHTS_DIR
 from chitin.model import arguments
 from chitin.model.bounds import MAX_INSIGHT_BYTES
 from chitin.store.files import UnsafeFile, atomic_write, kind_of, read_text
@@ -68,17 +69,39 @@ def _refuse_missing_folder(path: Path, target: Path) -> None:
         )
 
 
-def write_output(path: Path, text: str) -> None:
+def write_output(path: Path, text: str, store: Path | None = None) -> None:
     """Write ``--output``: atomically, to the regular file ``output_target`` names
-    (checked again: it may have changed while the command ran)."""
+    (checked again: it may have changed while the command ran). With ``store``, never
+    into the files the store keeps (see ``_refuse_inside``)."""
     path, text = _named("path", path), arguments.text("text", text)
     try:
-        write_file(output_target(path), text)
+        target = output_target(path)
+        if store is not None:
+            _refuse_inside(path, target, _named("store", store))
+        write_file(target, text)
     except OSError as error:
         if error.errno not in _NOT_WRITABLE_HERE:
             raise  # no permission, no space, read-only: render/failures.py names those
         reason = (error.strerror or "cannot be written").lower()
         raise StoreError(f"cannot write {path}: {reason} (choose another --output)") from None
+
+
+# What a store keeps for itself: git's files, the derived data, and the insight files
+# (written by chitin's commands and a person's editor, never by an --output).
+_KEPT = (".git", ".chitin", INSIGHTS_DIR, ARCHIVE_DIR)
+
+
+def _refuse_inside(path: Path, target: Path, store: Path) -> None:
+    """A rendered PERSONALITY.md or an export written over `.git/HEAD` or an insight
+    file breaks the store it came from: such an --output is refused."""
+    where, root = Path(os.path.realpath(target)), Path(os.path.realpath(store))
+    for kept in _KEPT:
+        if where.is_relative_to(root / kept):
+            raise StoreError(
+                f"cannot write {path}: it is inside the store's {kept}/ ({root / kept}), "
+                "which chitin keeps; choose an --output outside .git/, .chitin/, "
+                f"{INSIGHTS_DIR}/ and {ARCHIVE_DIR}/"
+            )
 
 
 # What a path can say when the folder exists but the file cannot be made in it: a name
