@@ -27,7 +27,8 @@ from chitin.index.cache import Cache, Filters, Problem
 from chitin.model import arguments, interchange, secrets, strict_json
 from chitin.model.ids import new_id
 from chitin.model.insight import Insight
-from chitin.model.interchange import Item, from_original, items_of, not_an_export, read_item
+from chitin.model.interchange import Item, items_of, not_an_export, read_item
+from chitin.model.original_items import from_original
 from chitin.model.search_text import well_formed
 from chitin.notices import notice
 from chitin.retrieval.judgement import exact_key, side_of

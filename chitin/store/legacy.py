@@ -17,7 +17,8 @@ from typing import Any, NamedTuple
 
 from chitin.errors import StoreError
 from chitin.model.fields import INTERCHANGE
-from chitin.model.interchange import SQLITE_MAGIC, settle_original
+from chitin.model.interchange import SQLITE_MAGIC
+from chitin.model.original_items import settle_original
 
 # insights column → interchange key, in the original's JSON key order (§1.2).
 _COLUMNS: dict[str, str] = {column: key for key, column in INTERCHANGE if column is not None}
