@@ -124,11 +124,13 @@ def clear_in_the_way(path: Path) -> bool:
 
 
 class WriteLock:
-    """An exclusive lock on ``.chitin/lock`` that serializes writers across processes."""
+    """An exclusive lock on ``.chitin/lock`` that serializes writers across processes
+    (or on another file of ``.chitin/``, ``what`` naming it in the error)."""
 
-    def __init__(self, path: Path, timeout: float = 60.0) -> None:
+    def __init__(self, path: Path, timeout: float = 60.0, what: str = "the store lock") -> None:
         self.path = path
         self.timeout = timeout
+        self.what = what
         self._handle: IO[bytes] | None = None
 
     def __enter__(self) -> WriteLock:
@@ -146,7 +148,7 @@ class WriteLock:
             if time.monotonic() > deadline:
                 handle.close()
                 raise StoreError(
-                    f"another chitin process has held the store lock for {self.timeout:.0f} s "
+                    f"another chitin process has held {self.what} for {self.timeout:.0f} s "
                     f"({self.path}); try again when it has finished"
                 )
             time.sleep(0.02)

@@ -33,6 +33,7 @@ from chitin.model.secret_rules import RANDOM_TOKEN
 from chitin.model.secrets import article, find_secrets
 from chitin.store.reflections import (
     QueueFile,
+    queue_lock,
     queue_path,
     read_places,
     read_queue,
@@ -56,7 +57,7 @@ class Pending:
 def pending(opened: Session, legacy: Path | None, clear: bool = False) -> Pending:
     """What is waiting for reflection; with ``clear``, also empty the queues.
 
-    Clearing holds the store lock from reading to writing, so a marker a hook queues
+    Clearing holds the queue's lock from reading to writing, so a marker a hook queues
     meanwhile is either shown and cleared, or kept: never cleared unseen.
     """
     legacy = arguments.path("legacy", legacy)
@@ -65,7 +66,7 @@ def pending(opened: Session, legacy: Path | None, clear: bool = False) -> Pendin
         return _collect([], legacy, clear)
     if not clear:  # queue files are replaced atomically: reading needs no lock
         return _collect([read_queue(queue_path(opened.root))], legacy, clear)
-    with opened.store.lock():
+    with queue_lock(opened.root):
         own = read_queue(queue_path(opened.root))
         if clear:
             _empty(own)
@@ -109,8 +110,10 @@ def queue_reflection(
     ``session_id`` names the session that ended where ``session_key`` names the chat;
     ``where`` says where its events are and what it was given at its start.
 
-    Under the store lock, so two hooks firing at once both land. An unusable queue
-    file is left as it is rather than replaced: it may hold markers worth reading.
+    Under the queue's own lock (not the store's, which a long sync holds), so two
+    hooks firing at once both land, in milliseconds whatever a writer is doing. An
+    unusable queue file is left as it is rather than replaced: it may hold markers
+    worth reading.
     """
     arguments.text("sessionKey", session_key)  # text first: the checks below read it
     _check_session_name("sessionKey", "session key", session_key)
@@ -133,7 +136,7 @@ def queue_reflection(
     if opened.missing:
         raise StoreError(f"no store at {opened.root}; run `chitin init` first")
     path = queue_path(opened.root)
-    with opened.store.lock():
+    with queue_lock(opened.root):
         current = read_queue(path)
         if current.problem:
             raise StoreError(
@@ -313,7 +316,7 @@ def done(opened: Session, legacy: Path | None, session: str) -> int:
     """Remove the markers of ``session`` (its key or its id) from every queue, and every
     other marker of the events they name (a digest shows those once, by the newest
     marker's name: left queued, they showed the same session again); how many went.
-    Under the store lock, as clearing is."""
+    Under the queue's lock, as clearing is."""
     # As a marker read from a file names it: the name a digest shows, or the one written.
     wanted = marker_name(arguments.text("session", session).strip())
     legacy = arguments.path("legacy", legacy)
@@ -324,7 +327,7 @@ def done(opened: Session, legacy: Path | None, session: str) -> int:
     gone: list[Marker] = []
     with contextlib.ExitStack() as stack:
         if not opened.missing:
-            stack.enter_context(opened.store.lock())
+            stack.enter_context(queue_lock(opened.root))
         queues = [read_queue(path) for path in paths]
         named = [m for q in queues for m in q.markers if wanted in (m.session_key, m.session_id)]
         places = {_place(m) for m in named} - {None}

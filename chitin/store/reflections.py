@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import NamedTuple
 
-from chitin.lockfile import derived_folder
+from chitin.lockfile import WriteLock, derived_folder
 from chitin.model.reflection import Marker, parse_queue, serialize
 from chitin.model.search_text import well_formed
 from chitin.store.files import UnsafeFile, atomic_write, read_file, read_text
@@ -19,6 +19,11 @@ QUEUE_BYTES = 64 << 20  # a cap far above any queue: read_text's default is for 
 # read when the session ends; the oldest go once there are more than MAX_NOTES.
 NOTES_FOLDER = "sessions"
 MAX_NOTES = 64
+# The queue's own lock. Not the store's: the queue is no part of its git history, and a
+# sync over a slow remote or a big import holds that lock far longer than the 15 s a
+# host gives its session-end hook. Held only to read and replace the queue: a few ms.
+QUEUE_LOCK = "reflections.lock"
+QUEUE_LOCK_SECONDS = 5.0
 
 
 class QueueFile(NamedTuple):
@@ -35,6 +40,14 @@ class QueueFile(NamedTuple):
 
 def queue_path(root: Path) -> Path:
     return derived_folder(root) / QUEUE_FILE
+
+
+def queue_lock(root: Path) -> WriteLock:
+    """The lock every reader-then-writer of the queues holds (queueing, clearing,
+    ``reflect --done``), so that no marker queued meanwhile is lost or cleared unseen."""
+    return WriteLock(
+        derived_folder(root) / QUEUE_LOCK, QUEUE_LOCK_SECONDS, "the reflection queue's lock"
+    )
 
 
 def read_queue(path: Path) -> QueueFile:
