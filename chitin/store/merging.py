@@ -72,7 +72,8 @@ def keep_side(base: bytes | None, ours: bytes, theirs: bytes, path: str, side: s
     resolved = merge(_side(old), Side(mine[0], mine[1].evidence), Side(other[0], other[1].evidence))
     normal = [_normalized(read, resolved) if read else "" for read in (old, mine, other)]
     merged, _ = merge_file(normal[1], normal[0], normal[2], _labels(path), favor=side)
-    return merged.encode("utf-8")
+    # lines taken from both sides that no longer read as the insight: the side, whole
+    return kept if unreadable(merged, path) else merged.encode("utf-8")
 
 
 def unreadable(text: str, path: str) -> str | None:
