@@ -104,7 +104,8 @@ def unborn_clone(git: Git) -> str | None:
     if not git.is_repository() or resolve(git, "HEAD") is not None:
         return None
     listed = ["for-each-ref", "--format=%(refname:lstrip=3)", "refs/remotes"]
-    branches = sorted(set(git.run(listed, check=False).stdout.split()) - {"HEAD"})
+    named = set(git.run(listed, check=False).stdout.split()) - {"HEAD"}
+    branches = sorted(named, key=lambda branch: (branch not in ("main", "master"), branch))
     if not branches:
         return None
     has = f"branch {branches[0]}" if len(branches) == 1 else "branches " + ", ".join(branches)
