@@ -27,16 +27,29 @@ if TYPE_CHECKING:
     from typing import Any
 
 if TYPE_CHECKING:
-    from chitin.core.background import run_embed_worker
-    from chitin.core.carapace import CarapaceQuestion, NotPromotable, carapace_credentials_path
+    from chitin.core.agent import Pending, SessionDigest
+    from chitin.core.background import Prepared, run_embed_worker
+    from chitin.core.carapace import (
+        CarapaceQuestion,
+        NotPromotable,
+        Promotion,
+        Registration,
+        carapace_credentials_path,
+    )
+    from chitin.core.carapace import Imported as ImportedContribution
+    from chitin.core.check import Report
     from chitin.core.claude_session import claude_code_reflect, claude_code_session_start
+    from chitin.core.diff import PersonalityDiff, RenderedDiff
     from chitin.core.embedding import provider_names
     from chitin.core.facade import Chitin
     from chitin.core.hooks import install_hook, uninstall_hook
+    from chitin.core.interop import Imported
     from chitin.core.lifecycle import Change, Contribution, Deduped
     from chitin.core.personality import Personality
     from chitin.core.reading import Stats
+    from chitin.core.results import Initialized
     from chitin.core.retrieving import Query
+    from chitin.core.sync import Synced
     from chitin.core.writes import Unmergeable, merge_file, output_target, write_output
     from chitin.errors import (
         AmbiguousIdError,
@@ -48,8 +61,14 @@ if TYPE_CHECKING:
         StoreError,
         ValidationError,
     )
+    from chitin.index.queries import Problem
+    from chitin.model.history import Entry
     from chitin.model.insight import Insight
-    from chitin.model.results import Ranked, Retrieval
+    from chitin.model.interchange import Exported
+    from chitin.model.quality import QualityReport, QualityScore
+    from chitin.model.reflection import Marker, Where
+    from chitin.model.results import Candidate, Ranked, Retrieval
+    from chitin.search.semantic import Semantic
 
 # Each public name, and the module that defines it.
 _EXPORTS = {
@@ -71,6 +90,29 @@ _EXPORTS = {
     "StateError": "chitin.errors",
     "StoreError": "chitin.errors",
     "GitError": "chitin.errors",
+    # What the methods of Chitin return (and take), each from the module that defines it;
+    # "module:name" where the class's own name is taken (two use cases' Imported).
+    "Initialized": "chitin.core.results",
+    "Report": "chitin.core.check",
+    "Synced": "chitin.core.sync",
+    "PersonalityDiff": "chitin.core.diff",
+    "RenderedDiff": "chitin.core.diff",
+    "Entry": "chitin.model.history",
+    "Exported": "chitin.model.interchange",
+    "Imported": "chitin.core.interop",
+    "ImportedContribution": "chitin.core.carapace:Imported",
+    "Promotion": "chitin.core.carapace",
+    "Registration": "chitin.core.carapace",
+    "Prepared": "chitin.core.background",
+    "Semantic": "chitin.search.semantic",
+    "Problem": "chitin.index.queries",
+    "QualityScore": "chitin.model.quality",
+    "QualityReport": "chitin.model.quality",
+    "Candidate": "chitin.model.results",
+    "Marker": "chitin.model.reflection",
+    "Where": "chitin.model.reflection",
+    "Pending": "chitin.core.agent",
+    "SessionDigest": "chitin.core.agent",
     # What front ends need beside a store: hook installers, Carapace's credentials and
     # question, the writer of files outside the store, the merge driver's merge.
     "install_hook": "chitin.core.hooks",
@@ -92,6 +134,7 @@ _EXPORTS = {
 
 __all__ = [
     "AmbiguousIdError",
+    "Candidate",
     "CarapaceQuestion",
     "Change",
     "Chitin",
@@ -99,19 +142,39 @@ __all__ = [
     "Contribution",
     "Deduped",
     "DuplicateError",
+    "Entry",
+    "Exported",
     "GitError",
+    "Imported",
+    "ImportedContribution",
+    "Initialized",
     "Insight",
+    "Marker",
     "NotFoundError",
     "NotPromotable",
+    "Pending",
     "Personality",
+    "PersonalityDiff",
+    "Prepared",
+    "Problem",
+    "Promotion",
+    "QualityReport",
+    "QualityScore",
     "Query",
     "Ranked",
+    "Registration",
+    "RenderedDiff",
+    "Report",
     "Retrieval",
+    "Semantic",
+    "SessionDigest",
     "StateError",
     "Stats",
     "StoreError",
+    "Synced",
     "Unmergeable",
     "ValidationError",
+    "Where",
     "__version__",
     "carapace_credentials_path",
     "claude_code_reflect",
@@ -130,7 +193,8 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'chitin' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    module, _, defined = module.partition(":")
+    value = getattr(importlib.import_module(module), defined or name)
     globals()[name] = value
     return value
 

@@ -412,6 +412,34 @@ def test_a_duplicate_id_is_an_error_on_both_files(run: Run, seeded: Path) -> Non
     )
 
 
+def test_ids_that_differ_only_by_case_are_an_error_on_both_files(run: Run, seeded: Path) -> None:
+    """fix135: `Upper-AAAA` beside `upper-aaaa` are one file name on macOS and Windows:
+    a clone there keeps one of the two files, and its next commit replaces the other."""
+    upper = put(seeded, "insights/skill/Upper-AAAA.md", insight_text("Upper-AAAA", claim="Up"))
+    lower = put(seeded, "archive/skill/upper-aaaa.md", insight_text("upper-aaaa", claim="Low"))
+    report = check_json(run, expect=1)
+    found = [(e["path"], e["kind"], e["message"]) for e in report["errors"]]
+    assert found == [
+        (
+            lower,
+            "duplicate-id",
+            f"id 'upper-aaaa' differs only by case from 'Upper-AAAA' ({upper}): one id "
+            "on a case-insensitive file system (macOS, Windows)",
+        ),
+        (
+            upper,
+            "duplicate-id",
+            f"id 'Upper-AAAA' differs only by case from 'upper-aaaa' ({lower}): one id "
+            "on a case-insensitive file system (macOS, Windows)",
+        ),
+    ]
+    assert report["errors"][0]["fix"] == (
+        "give one of them another id (and file name), or fold one into the other (chitin merge)"
+    )
+    focused = check_json(run, str(seeded / upper), expect=1)["errors"]
+    assert [e["path"].endswith(upper) for e in focused] == [True]  # the other is not named
+
+
 def test_a_copied_file_is_not_offered_a_merge_of_an_insight_into_itself(
     run: Run, seeded: Path
 ) -> None:

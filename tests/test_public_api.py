@@ -1013,3 +1013,40 @@ def test_changelog_keeps_as_many_changes_by_default_as_the_cli_and_the_mcp_tool(
     tools = json.loads((Path(__file__).parents[1] / "chitin/server/tools.json").read_text())
     schema = next(t["inputSchema"] for t in tools if t["name"] == "changelog")
     assert library == cli == schema["properties"]["limit"]["default"] == 20
+
+
+def _named_types(hint: object) -> list[object]:
+    """The classes a type hint names: ``tuple[Insight, list[Entry]]`` → Insight, Entry
+    (and tuple, list)."""
+    import types
+    import typing
+
+    args = typing.get_args(hint)
+    if not args:
+        return [hint]
+    origin = typing.get_origin(hint)
+    unions = (typing.Union, types.UnionType)
+    named = [origin] if origin is not None and origin not in unions else []
+    return named + [leaf for arg in args for leaf in _named_types(arg)]
+
+
+def test_every_public_method_has_hints_a_caller_can_resolve_and_import() -> None:
+    """fix135: typing.get_type_hints raised NameError on ~16 methods (annotations named
+    only under TYPE_CHECKING), and check's Report, sync's Synced, history's Entry … were
+    not importable from chitin."""
+    import inspect
+    import typing
+
+    import chitin
+
+    public = [getattr(chitin, name) for name in chitin.__all__]
+    unnamed = []
+    for name, method in inspect.getmembers(chitin.Chitin, callable):
+        if name.startswith("_"):
+            continue
+        hints = typing.get_type_hints(method)  # raises on a name it cannot resolve
+        for named in _named_types(hints["return"]):
+            builtin = named is None or getattr(named, "__module__", "") in ("builtins", "typing")
+            if not builtin and not any(named is value for value in public):
+                unnamed.append(f"{name}: {named}")
+    assert unnamed == []

@@ -32,13 +32,15 @@ from chitin.render import shapes
     "--ours",
     multiple=True,
     metavar="ID",
-    help="Settle this conflicted insight by keeping this store's version (repeatable).",
+    help="Settle this conflicted insight's conflicting text by this store's version; "
+    "what merged cleanly (reinforcements, evidence, tags) stays merged (repeatable).",
 )
 @click.option(
     "--theirs",
     multiple=True,
     metavar="ID",
-    help="Settle this conflicted insight by taking the remote's version (repeatable).",
+    help="Settle this conflicted insight's conflicting text by the remote's version; "
+    "what merged cleanly (reinforcements, evidence, tags) stays merged (repeatable).",
 )
 @click.option("--abort", is_flag=True, help="Forget a sync a conflict stopped.")
 @format_option
@@ -59,8 +61,8 @@ def sync(
     text changed differently on both sides stops the sync: nothing is merged, the
     store keeps its last committed version, and each conflicted file waits, with
     conflict markers, in .chitin/conflicts/. Edit it and run `chitin sync --continue`,
-    or keep one side with `--ours ID` or `--theirs ID`. It never force-pushes and
-    never rewrites commits.
+    or keep one side of what is in conflict with `--ours ID` or `--theirs ID` (the
+    rest stays merged). It never force-pushes and never rewrites commits.
 
     \b
     git -C ~/.local/share/chitin remote add origin git@github.com:me/personality.git

@@ -100,7 +100,7 @@ def check_store(
     focus = None if paths is None else _focus(root, paths, every)
     checked = [_check(root, path, focus) for path in every]
     findings = [f for item in checked for f in item.findings]
-    findings += lint.duplicate_ids(checked, focus)
+    findings += lint.duplicate_ids(checked, focus) + lint.case_ids(checked, focus)
     valid = [item for item in checked if item.insight]
     related, by_words, unaligned = related_findings(valid, focus, root, env)
     findings += related

@@ -7,16 +7,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property
+from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self, TextIO, TypeVar, Unpack, overload
 
 from chitin.core.reading import Reading, Stats
 from chitin.core.session import Options, Session
+from chitin.index.cache import Problem, Progress
 from chitin.model.arguments import switches_checked, sync_ways
+from chitin.model.insight import Insight
 
+# Every name an annotation uses is there at run time, for typing.get_type_hints: those
+# above are loaded already; the modules below load on first use (lazy.py).
 if TYPE_CHECKING:
-    from os import PathLike
-
     from chitin.core import agent as agents
     from chitin.core import (
         background,
@@ -33,24 +36,13 @@ if TYPE_CHECKING:
         retrieving,
         sync,
     )
-    from chitin.core.agent import Pending, SessionDigest
-    from chitin.core.carapace import CarapaceQuestion
-    from chitin.index.cache import Problem, Progress
-    from chitin.model.history import Entry
-    from chitin.model.insight import Insight
-    from chitin.model.interchange import Exported
-    from chitin.model.reflection import Marker, Where
-    from chitin.retrieval.conflicts import Candidate
-    from chitin.retrieval.quality import QualityReport, QualityScore
+    from chitin.model import history as histories
+    from chitin.model import interchange, reflection, results
+    from chitin.retrieval import conflicts
+    from chitin.retrieval import quality as scores
     from chitin.search import semantic
-    from chitin.search.engine import Retrieval
-else:  # each loads on first use (lazy.py)
-    from chitin.core.lazy import modules
-
-    agents, background, carapace, check, dedupe = modules("agent background carapace check dedupe")
-    diff, embedding, interop, lifecycle, likeness, personality, quality, retrieving, sync = modules(
-        "diff embedding interop lifecycle likeness personality quality retrieving sync"
-    )
+else:  # the same names, each a module loaded on first use
+    from chitin.core.lazy import *  # noqa: F403
 
 __all__ = ["Chitin"]
 
@@ -215,23 +207,23 @@ class Chitin:
         """The live insights counted: in all, by type, and their mean confidence."""
         return self._run(self._reading.stats)
 
-    def history(self, ref: str, limit: int | None = None) -> tuple[Insight, list[Entry]]:
+    def history(self, ref: str, limit: int | None = None) -> tuple[Insight, list[histories.Entry]]:
         """The insight and its changes, newest first, from git's log."""
         return self._run(lambda: self._reading.history(ref, limit))
 
-    def changelog(self, days: int | None = None, limit: int = 20) -> list[Entry]:
+    def changelog(self, days: int | None = None, limit: int = 20) -> list[histories.Entry]:
         """The store's changes, newest first (``days``: only those of the last days)."""
         return self._reading.changelog(days, limit)
 
     def similar(
         self, claim: str, threshold: float | None = None, *, semantic: bool = False
-    ) -> list[tuple[Candidate, float]]:
+    ) -> list[tuple[conflicts.Candidate, float]]:
         """Insights near ``claim``: by words (default ≥ 0.2), ``semantic``: meaning (0.5)."""
         find = likeness.by_meaning if semantic else likeness.by_words
         return self._run(lambda: find(self._session, claim, threshold))
 
     # ---------------------------------------------------------- retrieval (retrieving.py)
-    def retrieve(self, query: retrieving.Query | str, *, record: bool = True) -> Retrieval:
+    def retrieve(self, query: retrieving.Query | str, *, record: bool = True) -> results.Retrieval:
         """The insights that matter for ``query``, best first (``Retrieving.retrieve``)."""
         return self._run(lambda: self._retrieving.retrieve(query, record=record))
 
@@ -296,7 +288,7 @@ class Chitin:
         return self._run(lambda: background.prepare_vectors(part, env, foreground, progress))
 
     # ---------------------------------------------------------- interop, check (their .py)
-    def export(self, skip_unreadable: bool = False) -> list[Exported]:
+    def export(self, skip_unreadable: bool = False) -> list[interchange.Exported]:
         """Every insight, with its retrieval time, evidence, history (exporting.py)."""
         return self._run(lambda: interop.export(self._reading, skip_unreadable))
 
@@ -331,12 +323,12 @@ class Chitin:
         return sync.sync(self._session, remote, how)
 
     @overload
-    def quality(self, ref: str) -> QualityScore: ...
+    def quality(self, ref: str) -> scores.QualityScore: ...
     @overload
-    def quality(self, *, top: int | None = None) -> QualityReport: ...
+    def quality(self, *, top: int | None = None) -> scores.QualityReport: ...
     def quality(
         self, ref: str | None = None, *, top: int | None = None
-    ) -> QualityScore | QualityReport:
+    ) -> scores.QualityScore | scores.QualityReport:
         """The quality of the insight ``ref`` names; without ``ref``, the store's report:
         the insights that most need attention (``top`` of them), and the mean."""
         if ref is not None:
@@ -351,7 +343,9 @@ class Chitin:
         opened = self._session  # home None: $HOME's, if any (never Path.home()'s "/")
         return carapace.register(opened, credentials, home, name, description, opened.timestamp())
 
-    def ask_carapace(self, credentials: Path, question: CarapaceQuestion) -> dict[str, Any]:
+    def ask_carapace(
+        self, credentials: Path, question: carapace.CarapaceQuestion
+    ) -> dict[str, Any]:
         """Carapace's answers to ``question``, as its server sent them (checked, capped)."""
         return carapace.query(self._session, credentials, question)
 
@@ -374,8 +368,8 @@ class Chitin:
         session_key: str,
         reason: str,
         session_id: str | None = None,
-        where: Where | None = None,
-    ) -> Marker:
+        where: reflection.Where | None = None,
+    ) -> reflection.Marker:
         """Queue a session for reflection (``agent.queue_reflection``)."""
         opened = self._session
         return agents.queue_reflection(opened, session_key, reason, opened.now(), session_id, where)
@@ -385,8 +379,12 @@ class Chitin:
         agents.note_session_start(self._session, session, injected)
 
     def reflection_digests(
-        self, markers: list[Marker], characters: int, shell: bool = False, cleared: bool = False
-    ) -> list[SessionDigest]:
+        self,
+        markers: list[reflection.Marker],
+        characters: int,
+        shell: bool = False,
+        cleared: bool = False,
+    ) -> list[agents.SessionDigest]:
         """Each marker's digest in ~``characters`` (agent.digests); ``shell``: shell commands."""
         shown, part = personality.agent_command(self._session) if shell else "chitin", self._reading
         return self._run(lambda: agents.digests(part, markers, characters, shown, cleared))
@@ -395,6 +393,8 @@ class Chitin:
         """Remove the markers of one session (its key or id) from the queues."""
         return agents.done(self._session, legacy, session)
 
-    def pending_reflections(self, legacy: Path | None = None, clear: bool = False) -> Pending:
+    def pending_reflections(
+        self, legacy: Path | None = None, clear: bool = False
+    ) -> agents.Pending:
         """The sessions queued for reflection (``legacy``: 1.4.5's too); ``clear``: emptied."""
         return agents.pending(self._session, legacy, clear)

@@ -73,7 +73,8 @@ def sync(opened: Session, remote_name: str | None, resume: Resume | None = None)
     store = opened.store
     store.adopt_clone()
     if not store.is_initialized():
-        raise StoreError(f"no store at {opened.root}; run `chitin init` first")
+        unborn = remote.unborn_clone(store.git)  # a clone of a remote with a wrong HEAD
+        raise StoreError(unborn or f"no store at {opened.root}; run `chitin init` first")
     git = store.git
     # A fresh clone has the attributes but not the config; and the driver is this chitin.
     remote.register_driver(git, opened.command)

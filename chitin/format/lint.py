@@ -317,3 +317,32 @@ def duplicate_ids(checked: Sequence[Checked], focus: Collection[str] | None) -> 
                     )
                 )
     return found
+
+
+def case_ids(checked: Sequence[Checked], focus: Collection[str] | None) -> list[Finding]:
+    """Ids that differ only by case (``Upper-AAAA``, ``upper-aaaa``): one file name on
+    a case-insensitive file system (macOS, Windows), where a clone keeps one of the two
+    files and its next commit replaces the other (and, in two folders, an archive or a
+    retype puts them on one path). An error, as one id on two files is."""
+    ids: dict[str, dict[str, str]] = defaultdict(dict)  # lowered id → {id: path}
+    for item in checked:
+        if item.insight is not None:
+            ids[item.insight.id.lower()].setdefault(item.insight.id, item.path)
+    found = []
+    for group in ids.values():
+        for insight_id, path in group.items():
+            if len(group) > 1 and (focus is None or path in focus):
+                others = ", ".join(f"{o!r} ({p})" for o, p in group.items() if o != insight_id)
+                found.append(
+                    Finding(
+                        path,
+                        "id",
+                        f"id {insight_id!r} differs only by case from {others}: one id on "
+                        "a case-insensitive file system (macOS, Windows)",
+                        "give one of them another id (and file name), or fold one into the "
+                        "other (chitin merge)",
+                        ERROR,
+                        "duplicate-id",
+                    )
+                )
+    return found

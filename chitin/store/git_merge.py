@@ -12,10 +12,13 @@ from chitin.errors import GitError
 from chitin.store.git import SCRUBBED
 
 
-def merge_file(ours: str, base: str, theirs: str, labels: tuple[str, str, str]) -> tuple[str, int]:
+def merge_file(
+    ours: str, base: str, theirs: str, labels: tuple[str, str, str], favor: str | None = None
+) -> tuple[str, int]:
     """git's line-based three-way merge of three texts: (result, number of conflicts).
 
-    Conflicts are marked in the result as git marks them. No repository is needed.
+    Conflicts are marked in the result as git marks them, or, with ``favor`` ("ours"
+    or "theirs"), settled by that side's lines. No repository is needed.
     """
     with tempfile.TemporaryDirectory(prefix="chitin-merge-") as folder:
         paths = []
@@ -24,6 +27,7 @@ def merge_file(ours: str, base: str, theirs: str, labels: tuple[str, str, str]) 
             path.write_text(text, encoding="utf-8")
             paths.append(str(path))
         label_args = [arg for label in labels for arg in ("-L", label)]
+        label_args += [f"--{favor}"] if favor else []
         try:
             result = subprocess.run(
                 ["git", "merge-file", "-p", *label_args, *paths],

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from chitin.errors import StateError
 from chitin.model.secrets import article, find_secrets
-from chitin.store import conflicts, folding, followed, git_commit, journal, remote
+from chitin.store import conflicts, folding, followed, git_commit, journal, merging, remote
 
 if TYPE_CHECKING:
     from chitin.store.git import Git
@@ -188,7 +188,11 @@ def _version(store: Store, path: str, how: str) -> bytes | None:
         sides = [remote.stage(store.git, path, stage) for stage in (2, 3)]
         _refuse_new_secrets(store.root, path, data, sides)
         return data
-    return remote.stage(store.git, path, 2 if how == "ours" else 3)
+    ours, theirs = (remote.stage(store.git, path, stage) for stage in (2, 3))
+    if ours is None or theirs is None:  # one side removed it: that side, whole
+        return ours if how == "ours" else theirs
+    # the conflicting text by that side, what merges cleanly merged (issue 6)
+    return merging.keep_side(remote.stage(store.git, path, 1), ours, theirs, path, how)
 
 
 def _refuse_new_secrets(root: Path, path: str, data: bytes, sides: list[bytes | None]) -> None:

@@ -52,6 +52,30 @@ def merge_texts(base: str | None, ours: str, theirs: str, path: str) -> Merged:
     return Merged(merged, conflicts if count else ())
 
 
+def keep_side(base: bytes | None, ours: bytes, theirs: bytes, path: str, side: str) -> bytes:
+    """Settle a conflicted insight file by one ``side`` ("ours" or "theirs"): the fields
+    both sides changed differently, and the conflicting lines, are that side's; what
+    merges cleanly (reinforcements, evidence, tags, times) stays merged, so keeping a
+    side never loses the other's reinforcements. A file that does not read as an
+    insight is that side's file whole."""
+    kept = ours if side == "ours" else theirs
+    when = format_timestamp(datetime.now(UTC))
+    try:
+        texts = [
+            data.decode("utf-8") if data is not None else None for data in (base, ours, theirs)
+        ]
+        sides = [_read(text, path, when) if text is not None else None for text in texts]
+    except (ChitinError, UnicodeDecodeError):
+        return kept
+    old, mine, other = sides
+    assert mine is not None and other is not None
+    resolved = merge(_side(old), Side(mine[0], mine[1].evidence), Side(other[0], other[1].evidence))
+    normal = [_normalized(read, resolved) if read else "" for read in (old, mine, other)]
+    merged, _ = merge_file(normal[1], normal[0], normal[2], _labels(path), favor=side)
+    # lines taken from both sides that no longer read as the insight: the side, whole
+    return kept if unreadable(merged, path) else merged.encode("utf-8")
+
+
 def unreadable(text: str, path: str) -> str | None:
     """Why chitin cannot read ``text`` as the insight file at ``path``; None if it can."""
     try:

@@ -95,6 +95,28 @@ def current_branch(git: Git) -> str | None:
     return result.stdout.strip() or None
 
 
+def unborn_clone(git: Git) -> str | None:
+    """Why a repository is no store yet when it is a clone that checked nothing out:
+    the remote's HEAD names a branch the remote does not have (`git init --bare -b
+    main` beside a store that pushed master), so HEAD is unborn though the remote has
+    branches. `chitin init` there would start an unrelated history: checking out the
+    store's branch is the way. None when the repository is not such a clone."""
+    if not git.is_repository() or resolve(git, "HEAD") is not None:
+        return None
+    listed = ["for-each-ref", "--format=%(refname:lstrip=3)", "refs/remotes"]
+    named = set(git.run(listed, check=False).stdout.split()) - {"HEAD"}
+    branches = sorted(named, key=lambda branch: (branch not in ("main", "master"), branch))
+    if not branches:
+        return None
+    has = f"branch {branches[0]}" if len(branches) == 1 else "branches " + ", ".join(branches)
+    other = "" if len(branches) == 1 else " (or the store's branch among them)"
+    return (
+        f"no store at {git.root}: it is a clone that checked nothing out (the remote's HEAD "
+        f"names a branch it does not have); the remote has {has}: run "
+        f"`git -C {git.root} checkout {branches[0]}`{other}, then chitin sync"
+    )
+
+
 def upstream_remote(git: Git, branch: str) -> str | None:
     result = git.run(["config", "--get", f"branch.{branch}.remote"], check=False)
     return result.stdout.strip() or None
