@@ -671,7 +671,7 @@ def test_in_a_store_checkout_paths_are_relative_to_here_and_no_store_is_needed(
     put(seeded, "insights/skill/bad.md", insight_text("bad", kind="skil"))
     monkeypatch.chdir(seeded / "insights")  # a store is found from its folders too
     runner = CliRunner()
-    result = runner.invoke(cli, ["check", "skill/bad.md", "../chitin.yaml", "../README.md"])
+    result = runner.invoke(cli, ["check", "skill/bad.md", "../README.md"])
     assert result.exit_code == 1
     assert result.stdout.startswith("skill/bad.md: type: invalid type 'skil'")  # from here
     assert result.stdout.splitlines()[-1] == "✗ 1 error, 0 warnings in 1 file"
