@@ -81,8 +81,9 @@ def import_insights(
       - a chitin 1.x database (insights.db, any schema version), migrated with every
         field, its ids and its history (kept in the commit message, shown by history);
       - '-' for JSON on standard input.
-    Embeddings are not copied; they are made again right after the import: now, with
-    a progress bar, on a terminal, else by a background `chitin embed`.
+    Embeddings are not copied; they are made again right after the import: now (with
+    a progress bar on a terminal, or when they are few), else by a background
+    `chitin embed`.
     """
     with opened(ctx, reading=False) as chitin:
         given = _json_input() if source == "-" else source
