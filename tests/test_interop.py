@@ -897,3 +897,41 @@ def test_an_indented_first_line_of_a_section_comes_back_from_an_export(
     exported = json.loads(run("export").stdout)
     assert exported[0]["reasoning"] == "    pip freeze\n\tthen pin"
     assert_restored(tmp_path / "other", write(tmp_path, "backup.json", exported), path)
+
+
+# The keys of chitin 1.x's insight objects (reference §1.2), in its order.
+ORIGINAL_KEYS = [
+    "id",
+    "type",
+    "claim",
+    "reasoning",
+    "context",
+    "limitations",
+    "confidence",
+    "tags",
+    "source",
+    "provenance",
+    "condition",
+    "avoid",
+    "createdAt",
+    "updatedAt",
+    "reinforcementCount",
+    "lastRetrievedAt",
+]
+
+
+def test_export_help_names_every_key_it_adds_to_the_original_shape(
+    run: Run, populated: list[str], store: Path
+) -> None:
+    """`export --help` said the shape is 1.x's "plus ours (lastReinforcedAt,
+    archived)", while items also carry evidence, history and a person's own keys and
+    text: a reader of the help could not know what a backup holds."""
+    path = next((store / "insights").rglob(f"{populated[0]}.md"))
+    text = path.read_text().replace("\n---\n", "\n" + HAND_KEYS + "---\n", 1)
+    path.write_text(text.rstrip("\n") + "\n\n" + HAND_TEXT + "\n")
+    exported = json.loads(run("export").stdout)
+    ours = {key for item in exported for key in item} - set(ORIGINAL_KEYS)
+    assert ours >= {"lastReinforcedAt", "archived", "evidence", "history"}
+    assert ours >= {"extraFrontmatter", "extraBody"}
+    said = " ".join(run("export", "--help").stdout.split())
+    assert [key for key in sorted(ours) if key not in said] == []

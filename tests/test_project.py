@@ -280,6 +280,27 @@ def test_every_command_has_help_and_every_flag_is_in_the_reference(command: str)
                         assert f"`{flag}" in section or f"/ {flag}" in section, (path, flag)
 
 
+def option_lines(section: str) -> dict[str, str]:
+    """Each option line of a docs/commands.md section (``- `--flag ARG`: help``), by
+    its first flag, with the help's white space made single spaces."""
+    found = re.findall(r"^- `(--[\w-]+)[^`]*`: (.*)$", section, re.M)
+    return {flag: " ".join(text.split()) for flag, text in found}
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_the_reference_quotes_each_option_as_help_prints_it(command: str) -> None:
+    """docs/commands.md promises the options "as `chitin COMMAND --help` prints them":
+    a limit or a rule said in one and not the other misleads the reader of either."""
+    for path, documented in documented_commands(command):
+        lines = option_lines(command_reference(path))
+        context = click.Context(documented, info_name=path)
+        for param in documented.params:
+            record = param.get_help_record(context)
+            if not isinstance(param, click.Option) or param.name in COMMON_OPTIONS or not record:
+                continue
+            assert lines.get(param.opts[0]) == " ".join(record[1].split()), (path, param.opts[0])
+
+
 def test_readme_quick_start_and_ci_run_the_same_test_command() -> None:
     readme = (ROOT / "README.md").read_text()
     blocks = re.findall(r"```sh\n(.*?)\n```", readme, re.S)

@@ -30,9 +30,12 @@ if TYPE_CHECKING:
 def export(ctx: click.Context, output: Path | None, skip_unreadable: bool) -> None:
     """Print every insight as a JSON array, archived ones included.
 
-    The shape is chitin 1.x's export (camelCase keys) plus ours (lastReinforcedAt,
-    archived). `chitin import` reads it back with ids, provenance, conditions, counts
-    and times intact, so export → import → export gives the same JSON. An insight file
+    The shape is chitin 1.x's export (camelCase keys; lastRetrievedAt is the last
+    retrieval) plus ours: lastReinforcedAt, archived, evidence (the reinforcement log),
+    history (the insight's changes), and extraFrontmatter and extraBody (keys and text a
+    person added to the file). `chitin import` reads it back with ids, provenance,
+    conditions, counts, times and history intact, so export → import → export gives the
+    same JSON. An insight file
     that cannot be read (`chitin check` says why) stops it, exit 1, unless
     --skip-unreadable exports the rest.
     """
@@ -78,8 +81,9 @@ def import_insights(
       - a chitin 1.x database (insights.db, any schema version), migrated with every
         field, its ids and its history (kept in the commit message, shown by history);
       - '-' for JSON on standard input.
-    Embeddings are not copied; they are made again right after the import: now, with
-    a progress bar, on a terminal, else by a background `chitin embed`.
+    Embeddings are not copied; they are made again right after the import: now (with
+    a progress bar on a terminal, or when they are few), else by a background
+    `chitin embed`.
     """
     with opened(ctx, reading=False) as chitin:
         given = _json_input() if source == "-" else source

@@ -13,6 +13,7 @@ from chitin.cli.options import Named, format_option
 from chitin.cli.output import emit_json
 from chitin.cli.show import show_insight, show_list, show_stats
 from chitin.model import arguments
+from chitin.model.bounds import MAX_FILTER_TAGS
 from chitin.model.insight import PROVENANCES, TYPES
 from chitin.render import text
 
@@ -35,7 +36,9 @@ def get(ctx: click.Context, insight_id: str, fmt: str) -> None:
     help=f"Comma list of: {', '.join(TYPES)}.",
 )
 @click.option(
-    "--tags", type=Named("a tag"), help="Comma list; an insight with any of them matches."
+    "--tags",
+    type=Named("a tag"),
+    help=f"Comma list; an insight with any of them matches (at most {MAX_FILTER_TAGS} tags).",
 )
 @click.option(
     "--provenance",

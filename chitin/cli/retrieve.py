@@ -12,6 +12,7 @@ import click
 from chitin.cli import bounds
 from chitin.cli.options import GivenPath, Named, output_option
 from chitin.cli.recall import FORMATS, recall, render_for
+from chitin.model.bounds import MAX_FILTER_TAGS
 from chitin.model.insight import TYPES
 
 
@@ -43,7 +44,9 @@ def _selection_options(function: Any) -> Any:
                 "--tags",
                 type=Named("a tag"),
                 metavar="TEXT",
-                help="Comma list; only insights with any of them.",
+                help=(
+                    f"Comma list; only insights with any of them (at most {MAX_FILTER_TAGS} tags)."
+                ),
             ),
             click.option(
                 "--min-confidence",
