@@ -284,3 +284,13 @@ def _nameable(path: Path, what: str) -> None:
             f"the store path given by {what} is too long for this system ({why}): "
             "name a folder with a shorter path"
         )
+
+
+def missing_note(store: Path) -> str:
+    """A read's line where there is no store: why none can be there, in a write's words,
+    when something says so (a file in its path, another store's insights/), else that
+    `chitin init` makes one. The read goes on, on an empty store."""
+    problem = cannot_be_a_store(store)
+    if problem is None:
+        return f"No store at {store} yet (run `chitin init`); showing an empty store."
+    return f"{problem[:1].upper()}{problem[1:]}; showing an empty store."

@@ -7,6 +7,7 @@ import json
 import re
 import shutil
 import subprocess
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -1000,3 +1001,26 @@ def test_a_template_that_render_would_set_aside_is_an_error(
     assert runner.invoke(cli, ["check", "templates/PERSONALITY.md"]).exit_code == 1
     (seeded / "templates" / "PERSONALITY.md").write_text("$count for $query:\n$insights\n")
     assert runner.invoke(cli, ["check"]).exit_code == 0
+
+
+def test_a_time_in_the_future_is_a_warning(run: Run, seeded: Path) -> None:
+    """A hand-edited created (or updated, last_reinforced) in the future: decay counts
+    it as age 0, so the insight never decays, and check said nothing."""
+    front = (
+        "confidence: 0.8\ncreated: 2999-01-01T00:00:00Z\nupdated: 2026-01-01T00:00:00Z\n"
+        "last_reinforced: 2998-06-01T00:00:00Z\n"
+    )
+    put(seeded, "insights/skill/x.md", insight_text(front=front))
+    report = check_json(run)
+    assert report["errors"] == []
+    found = {w["field"]: w for w in report["warnings"]}
+    assert set(found) == {"created", "last_reinforced"}
+    created = found["created"]
+    assert created["kind"] == "future-time" and created["path"] == "insights/skill/x.md"
+    assert created["message"].startswith("created 2999-01-01T00:00:00Z is in the future")
+    assert "set it to when the insight was made" in created["fix"]
+    line = run("check").stdout.splitlines()[0]
+    assert line.startswith("insights/skill/x.md: warning: created: created 2999-01-01")
+    soon = (datetime.now(UTC) + timedelta(hours=2)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    put(seeded, "insights/skill/x.md", insight_text(front=f"confidence: 0.8\ncreated: {soon}\n"))
+    assert check_json(run)["warnings"] == []

@@ -935,3 +935,24 @@ def test_export_help_names_every_key_it_adds_to_the_original_shape(
     assert ours >= {"extraFrontmatter", "extraBody"}
     said = " ".join(run("export", "--help").stdout.split())
     assert [key for key in sorted(ours) if key not in said] == []
+
+
+def test_an_id_that_differs_only_in_case_is_taken(run: Run, store: Path, tmp_path: Path) -> None:
+    """``Z-upper`` and ``z-upper`` were both written: on macOS and Windows, whose file
+    systems ignore case, the second file would overwrite the first."""
+    first = {"id": "Z-upper", "type": "behavioral", "claim": "Answer in short sentences"}
+    second = {"id": "z-upper", "type": "behavioral", "claim": "Prefer tables for options"}
+    run("init")
+    both = write(tmp_path, "both.json", [first, second])
+    refused = run("import", str(both), expect=1).stderr
+    assert refused.count("\n") == 1 and "items[1].id: id z-upper is taken" in refused
+    assert "items[0] uses it too as Z-upper" in refused
+    assert not list(store.rglob("*upper.md"))
+    run("import", str(write(tmp_path, "one.json", [first])))
+    before = commit_count(store)
+    refused = run("import", str(write(tmp_path, "two.json", [second])), expect=1).stderr
+    assert "id z-upper is taken (the store has it as Z-upper" in refused
+    merged = json.loads(run("import", "--merge", "--format", "json", str(both)).stdout)
+    assert merged["imported"] == 0, merged
+    assert commit_count(store) == before
+    assert [p.name for p in store.rglob("*upper.md")] == ["Z-upper.md"]

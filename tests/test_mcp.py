@@ -776,6 +776,11 @@ def test_a_missing_store_reads_empty_and_the_first_write_makes_it(store: Path) -
 
     empty, made, found = serve(store, session)
     assert empty.json["insights"] == [] and empty.json["degraded"] is None
+    # said beside the answer, as the CLI says it (the empty results alone looked like a
+    # store with nothing matching)
+    notice = f"No store at {store} yet (run `chitin init`); showing an empty store."
+    assert empty.blocks[1:] == [notice]
+    assert found.blocks == [found.text]  # a store now: nothing more to say
     assert not made.failed and (store / ".git").is_dir()
     assert commit_count(store) == 2  # the store's first commit, then the insight's
     assert [r["id"] for r in found.json["insights"]] == [made.json["insight"]["id"]]

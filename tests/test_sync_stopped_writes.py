@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -110,3 +111,30 @@ def test_check_reports_a_stopped_sync_until_it_is_finished(machines: Machines) -
     assert "not merged yet" in waiting and "chitin sync --continue" in waiting
     chitin(machines.b, "sync", "--continue")
     chitin(machines.b, "check")
+
+
+def test_a_conflict_file_that_is_a_symlink_is_refused(machines: Machines, tmp_path: Path) -> None:
+    """``sync --continue`` read .chitin/conflicts/<path> through a symlink: for a file
+    that is no insight (README.md) the contents of any file the link pointed at were
+    committed and pushed. A conflict file that is not a regular file is refused."""
+    for store, text in ((machines.a, "Ours, says A.\n"), (machines.b, "Ours, says B.\n")):
+        (store / "README.md").write_text(text)
+        git(store, "-c", "user.name=P", "-c", "user.email=p@example.org", "commit", "-qam", text)
+    chitin(machines.a, "sync")
+    chitin(machines.b, "sync", expect=1)
+    secret = tmp_path / "private.txt"
+    secret.write_text("not for the remote\n")
+    edited = machines.b / ".chitin" / "conflicts" / "README.md"
+    edited.unlink()
+    edited.symlink_to(secret)
+    pushed, head = machines.remote_head(), git(machines.b, "rev-parse", "HEAD")
+    refused = chitin(machines.b, "sync", "--continue", expect=1).stderr.strip()
+    assert refused.count("\n") == 0, refused
+    assert str(edited) in refused and "not a regular file" in refused
+    assert "chitin sync --ours README" in refused
+    assert machines.remote_head() == pushed and git(machines.b, "rev-parse", "HEAD") == head
+    assert "not for the remote" not in git(machines.b, "log", "-p", "--all")
+    edited.unlink()
+    edited.write_text("Both of ours.\n")
+    chitin(machines.b, "sync", "--continue")
+    assert (machines.b / "README.md").read_text() == "Both of ours.\n"

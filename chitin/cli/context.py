@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from chitin.cli.output import note
 from chitin.core import Chitin
 from chitin.errors import ValidationError
-from chitin.location import Located, cannot_be_a_store, home_folder, locate
+from chitin.location import Located, home_folder, locate, missing_note
 from chitin.lockfile import note_command
 from chitin.model import arguments
 from chitin.render.text import MAX_PROBLEM_LINES, problem_lines
@@ -122,16 +122,6 @@ def opened_at(
 def _say_missing(missing: bool, store: Path) -> None:
     if missing:
         note(missing_note(store))
-
-
-def missing_note(store: Path) -> str:
-    """A read's line where there is no store: why none can be there, in a write's words,
-    when something says so (a file in its path, another store's insights/), else that
-    `chitin init` makes one. The read goes on, on an empty store."""
-    problem = cannot_be_a_store(store)
-    if problem is None:
-        return f"No store at {store} yet (run `chitin init`); showing an empty store."
-    return f"{problem[:1].upper()}{problem[1:]}; showing an empty store."
 
 
 # Where chitin 1.x kept its one database (in the home folder, whatever XDG says).

@@ -9,10 +9,11 @@ import click
 from click.core import ParameterSource
 
 from chitin.cli import bounds
-from chitin.cli.context import Settings, missing_note, opened
+from chitin.cli.context import Settings, opened
 from chitin.cli.options import format_option
 from chitin.cli.output import emit_json, note
 from chitin.core import Chitin, Query
+from chitin.location import missing_note
 from chitin.render import diff as text
 from chitin.render import shapes
 

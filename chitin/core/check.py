@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from os import PathLike, fspath
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from chitin.core.setup_check import setup_findings, stopped_sync_findings
 from chitin.errors import ChitinError, StoreError, ValidationError
 from chitin.format import layout, lint
 from chitin.format.lint import Checked, Finding
+from chitin.format.lint_times import future_findings
 from chitin.lockfile import DERIVED_DIR
 from chitin.render import personality as templates
 from chitin.store import files
@@ -292,7 +294,9 @@ def _check(root: Path, path: str, focus: set[str] | None) -> Checked:
         problem = Finding(path, "file", reason, "check its permissions", lint.ERROR, "parse")
         return Checked(path, None, [problem] if checked_fully else [])
     if checked_fully:
-        return lint.check_file(path, data)
+        checked = lint.check_file(path, data)
+        ahead = future_findings(path, checked.insight, datetime.now(UTC))
+        return checked._replace(findings=[*checked.findings, *ahead])
     try:
         return Checked(path, lint.read(path, data.decode("utf-8")), [])
     except (UnicodeDecodeError, ChitinError):

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, TextIO, TypeVar
 
 from chitin.core.exporting import export as export
+from chitin.core.import_ids import case_twin, id_taken
 from chitin.core.session import Session
 from chitin.errors import ChitinError, ValidationError
 from chitin.format.markdown import Layout, checked_render
@@ -183,7 +184,9 @@ def _import(
     if not plan.allow_secret:
         _refuse_secrets(items)
     with opened.writing() as cache:
-        everything = _checked(lambda: _read_all(raw, now, cache.id_exists))
+        everything = _checked(
+            lambda: _read_all(raw, now, lambda i: cache.id_ignoring_case(i) is not None)
+        )
         kept, skipped = _checked(lambda: _sort_out(cache, everything, merge))
         position = {id(item): index for index, item in enumerate(everything)}
         imported = [item.insight for item in kept]
@@ -245,11 +248,11 @@ def _read_all(
     raw: Sequence[Mapping[str, Any]], now: str, taken: Callable[[str], bool]
 ) -> list[Item]:
     """Every item validated; an item without an id gets a fresh one nobody uses."""
-    named = {str(r["id"]) for r in raw if isinstance(r.get("id"), str)}
+    named = {str(r["id"]).lower() for r in raw if isinstance(r.get("id"), str)}
 
     def fresh(claim: str) -> str:
-        insight_id = new_id(claim, lambda i: i in named or taken(i))
-        named.add(insight_id)
+        insight_id = new_id(claim, lambda i: i.lower() in named or taken(i))
+        named.add(insight_id.lower())
         return insight_id
 
     return [read_item(item, index, now, fresh) for index, item in enumerate(raw)]
@@ -260,15 +263,15 @@ def _sort_out(cache: Cache, items: list[Item], merge: bool) -> tuple[list[Item],
     taken, in the store or earlier in the document, is an error."""
     unreadable = {p.path.rsplit("/", 1)[-1].removesuffix(".md"): p for p in cache.problems()}
     if not merge:
-        seen_ids: dict[str, int] = {}
+        seen_ids: dict[str, int] = {}  # by the id's lower case: see id_ignoring_case
         for index, item in enumerate(items):
-            insight_id, earlier = item.insight.id, seen_ids.get(item.insight.id)
-            if earlier is not None or cache.id_exists(insight_id) or insight_id in unreadable:
+            insight_id, earlier = item.insight.id, seen_ids.get(item.insight.id.lower())
+            held = cache.id_ignoring_case(insight_id)
+            if earlier is not None or held or insight_id in unreadable:
                 where = unreadable.get(insight_id)
-                raise ValidationError(
-                    f"items[{index}].id", _id_taken(index, insight_id, earlier, where)
-                )
-            seen_ids[insight_id] = index
+                taken = id_taken(index, insight_id, earlier, where, held, items)
+                raise ValidationError(f"items[{index}].id", taken)
+            seen_ids[insight_id.lower()] = index
         return list(items), []
     reasons = _merge_skips(cache, items, unreadable)
     kept = [item for index, item in enumerate(items) if index not in reasons]
@@ -293,10 +296,10 @@ def _merge_skips(
     the first at a tie). Of items sharing an id, too, the strongest comes in."""
     reasons: dict[int, str] = {}
     ids: dict[str, int] = {}  # the strongest item of each id
-    for index, item in enumerate(items):
-        holder = ids.setdefault(item.insight.id, index)
+    for index, item in enumerate(items):  # ids by lower case: see id_ignoring_case
+        holder = ids.setdefault(item.insight.id.lower(), index)
         if _stronger(item.insight, items[holder].insight):
-            ids[item.insight.id] = index
+            ids[item.insight.id.lower()] = index
     known: dict[tuple[str, ...], str] = {}  # the store's live id of each
     for stored in cache.select(Filters(archived=False)):
         known.setdefault(exact_key(side_of(stored)), stored.id)
@@ -304,11 +307,11 @@ def _merge_skips(
     for index, item in enumerate(items):
         insight = item.insight
         key = exact_key(side_of(insight))
-        holder = ids[insight.id]
+        holder, held = ids[insight.id.lower()], cache.id_ignoring_case(insight.id)
         if holder != index:
             reasons[index] = f"repeats the id of items[{holder}]"
-        elif cache.id_exists(insight.id):
-            reasons[index] = "already in the store"
+        elif held:
+            reasons[index] = "already in the store" + case_twin(insight.id, held)
         elif insight.id in unreadable:  # a hand edit that does not parse: never written over
             reasons[index] = f"{unreadable[insight.id].path} holds the id but cannot be read"
         elif key in known:
@@ -328,16 +331,6 @@ def _stronger(insight: Insight, than: Insight) -> bool:
     retrieval), then more reinforced, then more confident (search.door's order, which
     dedupe and merge keep the strongest by)."""
     return (insight.archived, *strength(insight)[:2]) < (than.archived, *strength(than)[:2])
-
-
-def _id_taken(index: int, insight_id: str, earlier: int | None, file: Problem | None) -> str:
-    where = f"items[{earlier}] uses it too" if earlier is not None else "the store has it"
-    if file is not None and earlier is None:
-        where = f"{file.path} holds it but cannot be read: {file.error}"
-    return (
-        f"items[{index}].id: id {insight_id} is taken ({where}); "
-        "--merge skips insights that are already there"
-    )
 
 
 def _guarded_history(

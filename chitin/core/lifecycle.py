@@ -84,7 +84,8 @@ class Lifecycle:
             secrets.refuse_secrets(ops.new_insight(fields, "unsaved", now))
         with self.session.writing() as cache:
             claim = str(fields.get("claim") or "")
-            insight = ops.new_insight(fields, new_id(claim, cache.id_exists), now)
+            fresh = new_id(claim, lambda i: cache.id_ignoring_case(i) is not None)
+            insight = ops.new_insight(fields, fresh, now)
             insight = insight.with_changes(carapace_id=check_carapace_id(carapace_id))
             # An exact duplicate is refused before anything is written. The rest is
             # judged in two halves (search/door.py): the candidates, and the question

@@ -77,7 +77,7 @@ def render_personality(
 
     def filled(budget: int, packed: Packed | None) -> str:
         values = {
-            "header": templates.header(commit, query.text, budget),
+            "header": templates.header(commit, query.text, budget, bool(insights)),
             "insights": marshalling.marshal(packed) if packed else "",
             "query": templates.chosen_for(query.text, _matched(found)),
             "budget": budget,

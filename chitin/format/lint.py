@@ -39,7 +39,7 @@ class Finding(NamedTuple):
     fix: str
     severity: str  # ERROR or WARNING
     # parse, invalid, merge-conflict, layout, duplicate-id, secret, near-duplicate, conflict,
-    # unknown-key
+    # unknown-key, future-time
     kind: str
 
     def line(self) -> str:

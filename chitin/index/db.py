@@ -246,6 +246,7 @@ def _connect(path: Path | None) -> sqlite3.Connection:
     db = sqlite3.connect(
         ":memory:" if path is None else str(path),
         timeout=30,
+        uri=True,  # a read-only sidecar is attached by URI (vector_join); a path is a path
         isolation_level=None,
         check_same_thread=False,
     )

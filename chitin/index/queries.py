@@ -104,6 +104,16 @@ class Queries:
         row = self.db.execute("SELECT 1 FROM entries WHERE id = ? LIMIT 1", (insight_id,))
         return row.fetchone() is not None
 
+    def id_ignoring_case(self, insight_id: str) -> str | None:
+        """The id the store holds that equals ``insight_id`` ignoring case (itself
+        first): on a case-insensitive file system (macOS, Windows) the two are one file,
+        and writing the second would overwrite the first. Ids are ASCII, as NOCASE."""
+        row = self.db.execute(
+            "SELECT id FROM entries WHERE id = ? COLLATE NOCASE ORDER BY id <> ? LIMIT 1",
+            (insight_id, insight_id),
+        ).fetchone()
+        return str(row[0]) if row else None
+
     def named_like(self, prefix: str) -> list[tuple[str, str]]:
         """(path, id) of the readable files whose name starts with ``prefix``, whatever
         id they declare (a scan: asked only when no id matches)."""

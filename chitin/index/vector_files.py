@@ -192,12 +192,34 @@ def open_index(path: Path) -> sqlite3.Connection:
     try:
         return _connect_index(path)
     except sqlite3.DatabaseError as error:
+        if path.exists() and not os.access(path.parent, os.W_OK):
+            return _read_only_index(path, error)
         if not is_damage(error):
             raise
 
         delete_files(path.parent)
         notice(f".chitin/{FOLDER}/{INDEX} was damaged ({error}); its vectors are made again")
     return _connect_index(path)
+
+
+def _read_only_index(path: Path, error: sqlite3.DatabaseError) -> sqlite3.Connection:
+    """The index of a store that cannot be written (a read-only mount, a folder of
+    another user), opened only to be read, so that a search by meaning still works;
+    its notes are not kept (``noted``). In WAL mode SQLite must make the ``-shm`` file
+    even to read, which the folder refuses: ``immutable`` reads without it, and nobody
+    who can write is expected to change it under a reader who cannot. ``error``, the
+    read-write open's, is raised for an index of another schema (it is made again
+    only where it can be written)."""
+    db = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro&immutable=1", uri=True,
+                         check_same_thread=False)  # fmt: skip
+    try:
+        if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+            raise error
+        check_schema(db, EXPECTED_SCHEMA)
+    except BaseException:
+        db.close()
+        raise
+    return db
 
 
 def _connect_index(path: Path) -> sqlite3.Connection:

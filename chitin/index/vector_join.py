@@ -4,6 +4,7 @@ attached index, without numpy."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
@@ -15,7 +16,7 @@ def current_rows(db: sqlite3.Connection, index: Path, filters: Filters = LIVE) -
     passes ``filters`` and whose text is still the one embedded: one join, however
     large the store."""
     where, args = filters.sql("entries.")
-    db.execute("ATTACH DATABASE ? AS vectors", (str(index),))
+    db.execute("ATTACH DATABASE ? AS vectors", (_attached(index),))
     try:
         rows = db.execute(
             f"SELECT r.row FROM vectors.rows r CROSS JOIN entries INDEXED BY entries_id "
@@ -31,7 +32,7 @@ def unembedded(db: sqlite3.Connection, index: Path) -> int:
     """How many insights in the cache ``db`` (archived ones too, as ``refresh`` embeds
     them) have no row in the vector sidecar at ``index`` for their current text."""
     where, args = Filters(archived=None).sql("entries.")
-    db.execute("ATTACH DATABASE ? AS vectors", (str(index),))
+    db.execute("ATTACH DATABASE ? AS vectors", (_attached(index),))
     try:
         row = db.execute(
             f"SELECT count(*) FROM entries LEFT JOIN vectors.rows r "
@@ -42,3 +43,12 @@ def unembedded(db: sqlite3.Connection, index: Path) -> int:
         return int(row[0])
     finally:
         db.execute("DETACH DATABASE vectors")
+
+
+def _attached(index: Path) -> str:
+    """The index as ATTACH names it: in a folder that cannot be written (a read-only
+    store), only to be read, as vector_files opens it (the WAL's ``-shm`` file cannot
+    be made there)."""
+    if os.access(index.parent, os.W_OK) or not index.exists():
+        return str(index)
+    return f"{index.absolute().as_uri()}?mode=ro&immutable=1"

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from chitin.errors import AmbiguousIdError, NotFoundError, StateError, ValidationError
+from chitin.location import missing_note
 from chitin.notices import take
 
 if TYPE_CHECKING:
@@ -136,4 +137,6 @@ def _problems(chitin: Chitin) -> list[str]:
     store's thread: the handshake does not wait for the text renderer)."""
     from chitin.render.text import problem_lines
 
-    return [] if chitin.missing else problem_lines(chitin.problems())
+    if chitin.missing:  # a read goes on, on an empty store; the CLI says so too
+        return [missing_note(chitin.root)]
+    return problem_lines(chitin.problems())

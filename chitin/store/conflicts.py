@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -146,7 +148,7 @@ def edited(root: Path, path: str) -> bytes:
     target = text_path(root, path)
     stem = Path(path).stem
     try:
-        data = target.read_bytes()
+        data = _regular_bytes(target, stem)
     except FileNotFoundError:
         raise StateError(
             f"{target} is gone, so there is no edited version of {path}; keep one side "
@@ -162,6 +164,22 @@ def edited(root: Path, path: str) -> bytes:
     if is_insight_path(path):  # README.md, chitin.yaml and the like are any text
         _readable(target, path, data)
     return data
+
+
+def _regular_bytes(target: Path, stem: str) -> bytes:
+    """The bytes of ``target`` if it is a regular file. A symlink there would have the
+    contents of whatever file it points at committed and pushed (README.md and the like
+    are taken as any text), so it is refused, as is a folder or a device."""
+    if not stat.S_ISREG(target.lstat().st_mode):
+        raise StateError(
+            f"{target} is not a regular file (a symlink, a folder or the like), so it is "
+            f"not taken as the edited version; replace it with a plain file holding the "
+            f"version to keep and run `chitin sync --continue` again, or keep one side: "
+            f"chitin sync --ours {stem} (or --theirs {stem})"
+        )
+    descriptor = os.open(target, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(descriptor, "rb") as file:  # no link followed if one came meanwhile
+        return file.read()
 
 
 def _readable(target: Path, path: str, data: bytes) -> None:

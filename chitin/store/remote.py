@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 from chitin.errors import GitError, StoreError
 from chitin.format.conflicts import FIX as MARKERS_FIX
+from chitin.store import git_network
 from chitin.store.files import atomic_write
 from chitin.store.git import Git
 
@@ -168,7 +169,8 @@ _NO_GC = ["-c", "gc.auto=0", "-c", "maintenance.auto=false"]
 def fetch(git: Git, remote: str, holding: int | None = None) -> None:
     """Fetch ``remote``; ``holding`` as for ``merge``."""
     try:
-        git.run([*_NO_GC, "fetch", "--quiet", "--no-tags", remote], holding=holding)
+        args = [*_NO_GC, *git_network.options(git), "fetch", "--quiet", "--no-tags", remote]
+        git.run(args, holding=holding)
     except GitError as error:
         raise GitError(f"cannot fetch from {remote}: {error}") from None
 
@@ -188,7 +190,8 @@ def push(
     git: Git, remote: str, branch: str, set_upstream: bool, holding: int | None = None
 ) -> Attempt:
     """Push HEAD to ``branch``; ``holding`` as for ``merge``."""
-    args = ["push", "--porcelain", *(["-u"] if set_upstream else []), remote]
+    args = [*git_network.options(git), "push", "--porcelain"]
+    args += [*(["-u"] if set_upstream else []), remote]
     result = git.run([*args, f"HEAD:refs/heads/{branch}"], check=False, holding=holding)
     return Attempt(result.returncode == 0, (result.stdout + result.stderr).strip())
 
