@@ -724,6 +724,37 @@ def test_sigterm_finishes_the_write_in_progress_and_ends(store: Path, run: Run) 
     assert run("check").exit_code == 0
 
 
+def test_a_signal_as_stdin_ends_still_ends_the_server(store: Path, run: Run) -> None:
+    """A client that closes stdin and sends SIGTERM at once (as a host does when it
+    quits): the end of stdin's ``finish`` and the signal's ``stop`` meet. ``stop`` must
+    not drop the end mark ``finish`` queued, or the store's thread waits for a job that
+    never comes, and the server never ends (seen with the resident front: its worker
+    starts fast enough to meet the window)."""
+    run("init")
+    from chitin import Chitin
+    from chitin.server.worker import StoreWorker
+
+    started, release = threading.Event(), threading.Event()
+
+    def work(chitin: Chitin) -> None:  # the request in progress when both come
+        started.set()
+        release.wait(10)
+
+    worker = StoreWorker(lambda: Chitin(store))
+    worker.submit(work, lambda *done: None, lambda: True)
+    assert started.wait(30)
+    finishing = threading.Thread(target=worker.finish, daemon=True)
+    finishing.start()  # stdin ended: the end mark is queued behind the request
+    time.sleep(0.2)
+    stopping = threading.Thread(target=worker.stop, daemon=True)
+    stopping.start()  # the signal: drops what waits
+    time.sleep(0.2)
+    release.set()
+    finishing.join(10)
+    stopping.join(10)
+    assert not finishing.is_alive() and not stopping.is_alive()
+
+
 def test_serving_needs_neither_the_sdk_nor_pydantic(tmp_path: Path, store: Path) -> None:
     """The server is chitin's own (a second of the SDK's import was most of its
     start): with the SDK, pydantic and anyio unimportable, a session still works, and

@@ -69,11 +69,14 @@ class StoreWorker:
     def stop(self) -> None:
         """Finish the job in progress, drop those waiting, close the store (a signal)."""
         self._stopping = True
+        ending = False
         while True:
             try:
-                self._jobs.get_nowait()
+                ending |= self._jobs.get_nowait() is _LAST
             except queue.Empty:
                 break
+        if ending:  # stdin ended meanwhile (finish): its end mark stays, or none would
+            self._jobs.put(_LAST)
         self._end()
 
     def _end(self) -> None:
