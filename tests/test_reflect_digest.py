@@ -877,3 +877,25 @@ def test_a_password_said_with_is_and_a_colon_is_masked(
     assert value not in run("reflect").stdout
     refused = run("contribute", "--type", "skill", "--claim", said, "--confidence", "0.5", expect=1)
     assert "password or secret" in refused.stderr
+
+
+@pytest.mark.usefixtures("seeded")
+@pytest.mark.parametrize(
+    "lesson",
+    [
+        "No, don't just add retries. Fix the timeout handling in the client instead.",
+        "From now on, always read the logs before you change any code.",
+    ],
+)
+def test_a_cue_after_a_pasted_log_is_quoted_from_its_sentence(
+    run_json: RunJson, store: Path, tmp_path: Path, lesson: str
+) -> None:
+    """A person pastes what they saw, then says what to do: the quote (300 characters)
+    starts at the sentence whose cue phrase made it a moment, not at the paste."""
+    log = "\n".join(f"10:00:{i:02d} ERROR worker-{i}: /api/orders timed out" for i in range(12))
+    pasted = user(f"Here is last night's log:\n{log}\n\n{lesson}", 2)
+    said = [user("The order sync keeps timing out."), agent("I added a retry loop."), pasted]
+    queue_with(store, transcript=str(write_jsonl(tmp_path / "s-1.jsonl", said)))
+    [digest] = run_json("reflect")["digests"]
+    [moment] = digest["moments"]
+    assert moment["message"] == 3 and moment["quote"] == f"… {lesson}"
