@@ -737,11 +737,16 @@ def test_a_run_without_spaces_past_the_scan_is_left_out_whole() -> None:
     """A credential across the cut is seen whole when it ends within 2,000 characters
     after it; a run without spaces longer than that is not kept in part."""
     head = "Use the other key: "
-    [turn] = turns([user(head + "Zq9" * 2_000)])
+    [turn] = turns([agent(head + "Zq9" * 2_000)])
     assert turn.text == head
     said = "No, use staging.\n" + "-" * 1_970 + " " + TOKEN + " ok"
-    [turn] = turns([user(said)])
+    [turn] = turns([agent(said)])
     assert TOKEN[:6] not in turn.text and turn.text.endswith("- ")  # no half mask either
+    # A person's message is kept from both ends: neither end keeps part of either.
+    [turn] = turns([user(head + "Zq9" * 2_000)])
+    assert turn.text == head + "\n…\n"
+    [turn] = turns([user(said)])
+    assert TOKEN[:6] not in turn.text and turn.text.endswith("\n…\n[redacted GitHub token] ok")
 
 
 @pytest.mark.usefixtures("seeded")
@@ -899,3 +904,22 @@ def test_a_cue_after_a_pasted_log_is_quoted_from_its_sentence(
     [digest] = run_json("reflect")["digests"]
     [moment] = digest["moments"]
     assert moment["message"] == 3 and moment["quote"] == f"… {lesson}"
+
+
+@pytest.mark.usefixtures("seeded")
+def test_what_a_person_says_after_a_long_paste_is_read(
+    run_json: RunJson, store: Path, tmp_path: Path
+) -> None:
+    """A message longer than what a turn keeps (a pasted log, then the instruction):
+    its end is read too, since that is where the person says what to do."""
+    log = "\n".join(
+        f"10:00:{i % 60:02d} ERROR worker-{i}: /api/orders timed out" for i in range(90)
+    )
+    lesson = "Don't just add retries. Fix the timeout handling in the client instead."
+    pasted = user(f"Here is last night's log:\n{log}\n\n{lesson} {TOKEN}", 2)
+    said = [user("The order sync keeps timing out."), agent("I added a retry loop."), pasted]
+    queue_with(store, transcript=str(write_jsonl(tmp_path / "s-1.jsonl", said)))
+    [digest] = run_json("reflect")["digests"]
+    [moment] = digest["moments"]
+    assert moment["kind"] == CORRECTION and moment["message"] == 3
+    assert moment["quote"] == f"… {lesson} [redacted GitHub token]"
