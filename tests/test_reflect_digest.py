@@ -923,3 +923,45 @@ def test_what_a_person_says_after_a_long_paste_is_read(
     [moment] = digest["moments"]
     assert moment["kind"] == CORRECTION and moment["message"] == 3
     assert moment["quote"] == f"… {lesson} [redacted GitHub token]"
+
+
+PYTEST_RED = """Exit code 1
+============================= test session starts ==============================
+platform linux -- Python 3.11.7, pytest-8.3.3
+collected 3 items
+
+tests/test_app.py F..
+
+=================================== FAILURES ===================================
+___________________________________ test_sum ___________________________________
+>       assert total([1, 2]) == 3
+E       assert 2 == 3
+=========================== short test summary info ============================
+FAILED tests/test_app.py::test_sum - assert 2 == 3
+========================= 1 failed, 2 passed in 0.02s ========================="""
+TRACEBACK = """Exit code 1
+Traceback (most recent call last):
+  File "/w/app.py", line 1, in <module>
+    import requests
+ModuleNotFoundError: No module named 'requests'"""
+
+
+@pytest.mark.usefixtures("seeded")
+@pytest.mark.parametrize(
+    ("output", "telling"),
+    [
+        (PYTEST_RED, "Exit code 1: FAILED tests/test_app.py::test_sum - assert 2 == 3"),
+        (TRACEBACK, "Exit code 1: ModuleNotFoundError: No module named 'requests'"),
+    ],
+)
+def test_a_recovery_quotes_the_line_that_says_what_failed(
+    run_json: RunJson, store: Path, tmp_path: Path, output: str, telling: str
+) -> None:
+    """A failing test run or a Python traceback starts with a banner; the recovery
+    quotes the line that says what failed, not the banner."""
+    said = [user("Run the checks."), call("python3 app.py", "a"), result(output, True, "a"),
+            call("python3 -m app", "b"), result("ok", call_id="b")]  # fmt: skip
+    queue_with(store, transcript=str(write_jsonl(tmp_path / "s-1.jsonl", said)))
+    [digest] = run_json("reflect")["digests"]
+    [moment] = digest["moments"]
+    assert moment["kind"] == RECOVERY and moment["quote"] == f"Bash: python3 app.py → {telling}"

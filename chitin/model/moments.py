@@ -271,13 +271,22 @@ def _intended(turns: Sequence[Turn], index: int) -> bool:
 
 
 _EXIT = re.compile(r"^(?:Exit code|exit status|exited with) -?\d+$", _I)
+# A banner or a rule ("=== test session starts ===", "___ test_x ___"), or the header
+# of a traceback: they open an error's output and say nothing of what failed.
+_BANNER = re.compile(
+    r"^(?:[=_*#~-]{3,}.*[=_*#~-]{3,}|[=_*#~-]+|Traceback \(most recent call last\):)$"
+)
+# A line that names the failure: a test runner's FAILED line, an exception's name.
+_TELLING = re.compile(r"^(?:FAILED|ERROR)\b|^[\w.]*(?:Error|Exception)\b:?", _I)
 
 
 def _first_line(text: str) -> str:
-    """The error's first telling line; a bare exit status goes before the next line."""
+    """The error's telling line (a test runner's FAILED line, a traceback's exception,
+    else the first line that is not a banner); a bare exit status goes before it."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    if not lines:
+    status = lines.pop(0) if len(lines) > 1 and _EXIT.match(lines[0]) else ""
+    said = [line for line in lines if not _BANNER.match(line)] or lines
+    if not said:
         return "(no output)"
-    if _EXIT.match(lines[0]) and len(lines) > 1:
-        return f"{lines[0]}: {lines[1]}"
-    return lines[0]
+    telling = next((line for line in said if _TELLING.match(line)), said[0])
+    return f"{status}: {telling}" if status else telling
