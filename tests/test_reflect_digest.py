@@ -737,11 +737,16 @@ def test_a_run_without_spaces_past_the_scan_is_left_out_whole() -> None:
     """A credential across the cut is seen whole when it ends within 2,000 characters
     after it; a run without spaces longer than that is not kept in part."""
     head = "Use the other key: "
-    [turn] = turns([user(head + "Zq9" * 2_000)])
+    [turn] = turns([agent(head + "Zq9" * 2_000)])
     assert turn.text == head
     said = "No, use staging.\n" + "-" * 1_970 + " " + TOKEN + " ok"
-    [turn] = turns([user(said)])
+    [turn] = turns([agent(said)])
     assert TOKEN[:6] not in turn.text and turn.text.endswith("- ")  # no half mask either
+    # A person's message is kept from both ends: neither end keeps part of either.
+    [turn] = turns([user(head + "Zq9" * 2_000)])
+    assert turn.text == head + "\n…\n"
+    [turn] = turns([user(said)])
+    assert TOKEN[:6] not in turn.text and turn.text.endswith("\n…\n[redacted GitHub token] ok")
 
 
 @pytest.mark.usefixtures("seeded")
@@ -877,3 +882,86 @@ def test_a_password_said_with_is_and_a_colon_is_masked(
     assert value not in run("reflect").stdout
     refused = run("contribute", "--type", "skill", "--claim", said, "--confidence", "0.5", expect=1)
     assert "password or secret" in refused.stderr
+
+
+@pytest.mark.usefixtures("seeded")
+@pytest.mark.parametrize(
+    "lesson",
+    [
+        "No, don't just add retries. Fix the timeout handling in the client instead.",
+        "From now on, always read the logs before you change any code.",
+    ],
+)
+def test_a_cue_after_a_pasted_log_is_quoted_from_its_sentence(
+    run_json: RunJson, store: Path, tmp_path: Path, lesson: str
+) -> None:
+    """A person pastes what they saw, then says what to do: the quote (300 characters)
+    starts at the sentence whose cue phrase made it a moment, not at the paste."""
+    log = "\n".join(f"10:00:{i:02d} ERROR worker-{i}: /api/orders timed out" for i in range(12))
+    pasted = user(f"Here is last night's log:\n{log}\n\n{lesson}", 2)
+    said = [user("The order sync keeps timing out."), agent("I added a retry loop."), pasted]
+    queue_with(store, transcript=str(write_jsonl(tmp_path / "s-1.jsonl", said)))
+    [digest] = run_json("reflect")["digests"]
+    [moment] = digest["moments"]
+    assert moment["message"] == 3 and moment["quote"] == f"… {lesson}"
+
+
+@pytest.mark.usefixtures("seeded")
+def test_what_a_person_says_after_a_long_paste_is_read(
+    run_json: RunJson, store: Path, tmp_path: Path
+) -> None:
+    """A message longer than what a turn keeps (a pasted log, then the instruction):
+    its end is read too, since that is where the person says what to do."""
+    log = "\n".join(
+        f"10:00:{i % 60:02d} ERROR worker-{i}: /api/orders timed out" for i in range(90)
+    )
+    lesson = "Don't just add retries. Fix the timeout handling in the client instead."
+    pasted = user(f"Here is last night's log:\n{log}\n\n{lesson} {TOKEN}", 2)
+    said = [user("The order sync keeps timing out."), agent("I added a retry loop."), pasted]
+    queue_with(store, transcript=str(write_jsonl(tmp_path / "s-1.jsonl", said)))
+    [digest] = run_json("reflect")["digests"]
+    [moment] = digest["moments"]
+    assert moment["kind"] == CORRECTION and moment["message"] == 3
+    assert moment["quote"] == f"… {lesson} [redacted GitHub token]"
+
+
+PYTEST_RED = """Exit code 1
+============================= test session starts ==============================
+platform linux -- Python 3.11.7, pytest-8.3.3
+collected 3 items
+
+tests/test_app.py F..
+
+=================================== FAILURES ===================================
+___________________________________ test_sum ___________________________________
+>       assert total([1, 2]) == 3
+E       assert 2 == 3
+=========================== short test summary info ============================
+FAILED tests/test_app.py::test_sum - assert 2 == 3
+========================= 1 failed, 2 passed in 0.02s ========================="""
+TRACEBACK = """Exit code 1
+Traceback (most recent call last):
+  File "/w/app.py", line 1, in <module>
+    import requests
+ModuleNotFoundError: No module named 'requests'"""
+
+
+@pytest.mark.usefixtures("seeded")
+@pytest.mark.parametrize(
+    ("output", "telling"),
+    [
+        (PYTEST_RED, "Exit code 1: FAILED tests/test_app.py::test_sum - assert 2 == 3"),
+        (TRACEBACK, "Exit code 1: ModuleNotFoundError: No module named 'requests'"),
+    ],
+)
+def test_a_recovery_quotes_the_line_that_says_what_failed(
+    run_json: RunJson, store: Path, tmp_path: Path, output: str, telling: str
+) -> None:
+    """A failing test run or a Python traceback starts with a banner; the recovery
+    quotes the line that says what failed, not the banner."""
+    said = [user("Run the checks."), call("python3 app.py", "a"), result(output, True, "a"),
+            call("python3 -m app", "b"), result("ok", call_id="b")]  # fmt: skip
+    queue_with(store, transcript=str(write_jsonl(tmp_path / "s-1.jsonl", said)))
+    [digest] = run_json("reflect")["digests"]
+    [moment] = digest["moments"]
+    assert moment["kind"] == RECOVERY and moment["quote"] == f"Bash: python3 app.py → {telling}"

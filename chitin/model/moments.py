@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from chitin.model.teaching import CORRECTION as CORRECTION
-from chitin.model.teaching import FLOOR, weigh
+from chitin.model.teaching import FLOOR, sentence_starts, weigh
 from chitin.model.teaching import PREFERENCE as PREFERENCE
 from chitin.model.transcript import AGENT, CALL, RESULT, USER, Turn
 
@@ -125,7 +125,8 @@ def find_moments(turns: Sequence[Turn]) -> list[Moment]:
             if weight.score >= FLOOR:
                 seen.add(turn.number)
                 then, then_number = _next_agent(turns, index) or ("", None)
-                said = Moment(weight.kind, turn.number, turn.time, _from(turn.text, weight.at),
+                at = weight.at if cue is None else _cue_at(turn.text)
+                said = Moment(weight.kind, turn.number, turn.time, _from(turn.text, at),
                               then, then_number)  # fmt: skip
                 found.append(said._replace(weight=weight.score))
         elif turn.role == RESULT and turn.failed:
@@ -176,6 +177,17 @@ def cue_kind(text: str) -> str | None:
     if said and CORRECTION_RULES.search(head):
         return CORRECTION
     return None
+
+
+def _cue_at(text: str) -> int:
+    """Where the first sentence holding a cue phrase of its own starts (0 when none
+    does alone): a person pastes a log, then says "no, …" or "from now on …", and the
+    quote, cut at 300 characters, must reach the words that made it a moment."""
+    starts = sentence_starts(text)
+    for start, end in zip(starts, [*starts[1:], len(text)], strict=True):
+        if cue_kind(text[start:end]) is not None:
+            return start
+    return 0
 
 
 def _from(text: str, at: int) -> str:
@@ -259,13 +271,22 @@ def _intended(turns: Sequence[Turn], index: int) -> bool:
 
 
 _EXIT = re.compile(r"^(?:Exit code|exit status|exited with) -?\d+$", _I)
+# A banner or a rule ("=== test session starts ===", "___ test_x ___"), or the header
+# of a traceback: they open an error's output and say nothing of what failed.
+_BANNER = re.compile(
+    r"^(?:[=_*#~-]{3,}.*[=_*#~-]{3,}|[=_*#~-]+|Traceback \(most recent call last\):)$"
+)
+# A line that names the failure: a test runner's FAILED line, an exception's name.
+_TELLING = re.compile(r"^(?:FAILED|ERROR)\b|^[\w.]*(?:Error|Exception)\b:?", _I)
 
 
 def _first_line(text: str) -> str:
-    """The error's first telling line; a bare exit status goes before the next line."""
+    """The error's telling line (a test runner's FAILED line, a traceback's exception,
+    else the first line that is not a banner); a bare exit status goes before it."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    if not lines:
+    status = lines.pop(0) if len(lines) > 1 and _EXIT.match(lines[0]) else ""
+    said = [line for line in lines if not _BANNER.match(line)] or lines
+    if not said:
         return "(no output)"
-    if _EXIT.match(lines[0]) and len(lines) > 1:
-        return f"{lines[0]}: {lines[1]}"
-    return lines[0]
+    telling = next((line for line in said if _TELLING.match(line)), said[0])
+    return f"{status}: {telling}" if status else telling

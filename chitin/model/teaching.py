@@ -178,6 +178,11 @@ def weigh(text: str, cue: str | None, *, opener: bool = False, before: str = "")
     return Weight(score, _kind(text, cue), at)
 
 
+def sentence_starts(text: str) -> list[int]:
+    """Where each sentence of ``text`` starts, as ``weigh`` splits it."""
+    return [0, *(match.end() for match in _SENTENCES.finditer(text))]
+
+
 def _first(pair: tuple[float, str]) -> float:
     return pair[0]
 

@@ -23,6 +23,7 @@ Pure: values in, values out.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, NamedTuple
 
 from chitin.model.search_text import well_formed
@@ -156,7 +157,26 @@ def _said(role: str, text: str, number: int, time: str | None) -> list[Turn]:
     cleaned = text.strip()
     if not cleaned or (role == USER and cleaned.startswith(_NOT_SAID)):
         return []
-    return [Turn(number, time, role, _clip(cleaned))]
+    kept = _ends(cleaned) if role == USER else _clip(cleaned)
+    return [Turn(number, time, role, kept)]
+
+
+def _ends(text: str) -> str:
+    """A person's message kept to about ``TURN_TEXT`` characters from both ends: one
+    who pastes a log and then says what to do says it last. The end is masked as
+    ``_clip`` masks the start, and starts at a word (never inside a mask or a token)."""
+    if len(text) <= TURN_TEXT:
+        return text
+    half = TURN_TEXT // 2
+    window, _ = redacted(text[-(half + SCAN_PAST) :])
+    cut = len(window) - half
+    if cut > 0 and not window[cut - 1].isspace():  # inside a word: from the next one
+        space = re.search(r"\s", window[cut:])
+        cut = cut + space.start() if space else len(window)
+    for mask in re.finditer(r"\[redacted [^\]]*\]", window):
+        if mask.start() < cut < mask.end():  # never half a mask
+            cut = mask.end()
+    return f"{_clip(text, half)}\n…\n{window[cut:].lstrip()}"
 
 
 def _content_text(content: Any) -> str:
@@ -178,20 +198,20 @@ def _input_text(value: Any) -> str:
     return _clip("" if value is None else str(value))
 
 
-def _clip(text: str) -> str:
-    """``text`` kept to ``TURN_TEXT`` characters. A longer one is scanned for
+def _clip(text: str, limit: int = TURN_TEXT) -> str:
+    """``text`` kept to ``limit`` characters. A longer one is scanned for
     credentials before it is cut, and they are masked (``[redacted <kind>]``, as the
     digest's quotes are): cut first, a credential across the cut was no longer
     recognised, and its first part was quoted. A run without spaces across the cut
     and past what is scanned is left out whole, never kept in part."""
-    if len(text) <= TURN_TEXT:
+    if len(text) <= limit:
         return text
-    end = TURN_TEXT + SCAN_PAST
-    if len(text) > end and not any(c.isspace() for c in text[TURN_TEXT - 1 : end + 1]):
-        head = text[:TURN_TEXT]
+    end = limit + SCAN_PAST
+    if len(text) > end and not any(c.isspace() for c in text[limit - 1 : end + 1]):
+        head = text[:limit]
         end = len(head) - len(head.split()[-1])
     masked, _ = redacted(text[:end])
-    cut = masked[:TURN_TEXT]
+    cut = masked[:limit]
     opened = cut.rfind("[redacted ")
     if opened >= 0 and "]" not in cut[opened:]:  # never half a mask
         cut = cut[:opened]
