@@ -393,3 +393,19 @@ def test_a_cluster_of_copies_and_a_paraphrase_is_labelled_by_what_it_holds(
     assert f"  keep: {keep} (0×, confidence 0.9) | 3 exact copies and 1 near duplicate:" in human
     warning = next(line for line in run("check").stdout.splitlines() if "claim " in line)
     assert "claim repeats 3 other files and nearly duplicates 1 other file: " in warning
+
+
+def test_an_adverb_moved_is_reported_as_a_duplicate_at_contribute_and_by_dedupe(
+    add: Any, run: Any, run_json: Any
+) -> None:
+    """The same words, an adverb moved (0.97 near): one lesson, at the door and across
+    the store, where "the same words in another order" had called it another filler."""
+    first = add("skill", "Always run tests before pushing", 0.8)
+    made = run_json(
+        "contribute", "--type", "skill", "--claim", "Run tests always before pushing",
+        "--confidence", "0.7",
+    )  # fmt: skip
+    assert [d["id"] for d in made["duplicates"]] == [first["id"]] and made["conflicts"] == []
+    clusters = run_json("dedupe")["clusters"]
+    assert [c["keep"]["id"] for c in clusters] == [first["id"]]
+    assert [d["id"] for d in clusters[0]["duplicates"]] == [made["insight"]["id"]]

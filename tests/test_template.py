@@ -79,6 +79,13 @@ def test_one_frame_with_another_filler_is_no_duplicate(first: str, second: str) 
             "The build won't pass without the lockfile",
             "The build will not pass without the lockfile",
         ),
+        # one adverb moved, the other words in their order: English places it freely
+        ("Always run tests before pushing", "Run tests always before pushing"),
+        (
+            "Check the logs carefully before restarting",
+            "Carefully check the logs before restarting",
+        ),
+        ("Don't push to main directly", "Do not push directly to main"),
     ],
 )
 def test_a_slot_that_says_the_same_stays_a_duplicate(first: str, second: str) -> None:

@@ -52,6 +52,16 @@ INDEFINITE = frozenset(
 # least this many content words frame them.
 SLOT_WORDS = 12
 FRAME_WORDS = 2
+# Adverbs English places freely around the verb and its object: one moved is the same
+# sentence. Words in "-ly" are such adverbs, but for these (periods, which fill a slot
+# of when, and nouns and adjectives).
+ADVERBS = frozenset(("always", "usually", "often", "sometimes", "also", "just", "only"))
+NOT_ADVERBS = frozenset(
+    {
+        *("daily", "weekly", "monthly", "yearly", "hourly", "nightly", "quarterly", "early"),
+        *("family", "reply", "supply", "apply", "assembly", "anomaly", "friendly", "likely"),
+    }
+)
 # The signs that end a name (stance.words_of keeps them): "c++", "c#", "f#"
 SIGNS = ("++", "#")
 
@@ -86,7 +96,10 @@ def other_filler(first: Claimed, second: Claimed) -> bool:
     if not (slot and other) and len(said | told) == 1 and not (said | told) & NEGATORS:
         return False  # one word added is a modifier ("… now", "… carefully"): the same lesson
     if sorted(slot) == sorted(other):
-        return True  # the same words in another order: "day/month/year" / "month/day/year"
+        # the same words in another order: "day/month/year" / "month/day/year"; but an
+        # adverb moved, the rest in its order, says the same ("Always run tests …" /
+        # "Run tests always …", "… to main directly" / "… directly to main")
+        return not _adverb_moved(slot, other)
     # words of order and of attention are fillers of one kind (sequence.py); the same
     # things ordered otherwise around them are another filler
     kept = one_kind(said, told, mine, theirs, _key)
@@ -138,6 +151,21 @@ def _sides(text: str) -> tuple[frozenset[str], frozenset[str]]:
 
 def _opposed(word: str, other: str) -> bool:
     return bool(_against(word) & _heads(other) or _against(other) & _heads(word))
+
+
+def _adverb_moved(slot: Sequence[str], other: Sequence[str]) -> bool:
+    """Whether ``other`` is ``slot`` with one adverb moved: taken out of each, the rest
+    is the same words in the same order."""
+    for at, word in enumerate(slot):
+        if word in ADVERBS or (word.endswith("ly") and len(word) > 4 and word not in NOT_ADVERBS):
+            rest = [*slot[:at], *slot[at + 1 :]]
+            if any(
+                [*other[:there], *other[there + 1 :]] == rest
+                for there, moved in enumerate(other)
+                if moved == word
+            ):
+                return True
+    return False
 
 
 def _framing(frame: Sequence[str]) -> int:
