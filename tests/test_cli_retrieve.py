@@ -634,3 +634,24 @@ def test_a_filter_of_a_type_the_store_lacks_fills_with_the_others_asked_for(
     result = run("retrieve", "--query", "quantum chromodynamics", "--type", "skill,principle")
     assert "Run the linter before pushing a branch" in result.stdout
     assert result.stderr == ""
+
+
+@pytest.mark.parametrize("query", [None, "", "  \t "])
+def test_no_query_on_a_store_of_skills_gives_its_skills(
+    run: Run, add: Any, query: str | None
+) -> None:
+    """fix136: `chitin render` on a store of three skills rendered only the header and
+    the footer, and `retrieve --query ""` printed nothing: with no query, no insight is
+    unrelated filler (issue 24's rule is for a query that matches little)."""
+    claims = ["Run the linter before pushing a branch", "Use git bisect to find a regression"]
+    for claim in claims:
+        add("skill", claim, 0.8)
+    asked = [] if query is None else ["--query", query]
+    rendered = run("render", *asked).stdout
+    assert all(claim in rendered for claim in claims)
+    if query is not None:
+        printed = run("retrieve", *asked)
+        assert all(claim in printed.stdout for claim in claims), printed.stdout
+        assert "Nothing stored matches" not in printed.stdout + printed.stderr
+    assert "Nothing stored matches" in run("retrieve", "--query", "quantum chromodynamics").stdout
+
