@@ -655,3 +655,16 @@ def test_no_query_on_a_store_of_skills_gives_its_skills(
         assert "Nothing stored matches" not in printed.stdout + printed.stderr
     assert "Nothing stored matches" in run("retrieve", "--query", "quantum chromodynamics").stdout
 
+
+def test_render_with_nothing_chosen_says_so_as_retrieve_does(run: Run, add: Any) -> None:
+    """fix136: a query that chose nothing (no match, and no principle, personality or
+    behavioral insight to fill with) rendered an empty section under a plain "chosen
+    for": the file says what retrieve says, in the same words."""
+    add("skill", "Run the linter before pushing a branch", 0.8)
+    query = "quantum chromodynamics"
+    said = run("retrieve", "--query", query).stdout.strip()
+    assert said == "Nothing stored matches this query."
+    text = run("render", "--query", query).stdout
+    assert f"They were chosen for: {query} (nothing stored matches it)\n" in text
+    assert f"\n{said}\n" in text
+    assert "Run the linter" not in text
