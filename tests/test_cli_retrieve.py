@@ -259,7 +259,8 @@ TEXT_ONLY = "embedding: {provider: none}\n"
         (
             TEXT_ONLY + "relevance_weights: {tags: -1}\n",
             None,
-            "warning: chitin.yaml: relevance_weights.tags must be a positive number, got -1; "
+            "warning: chitin.yaml: relevance_weights.tags must be a finite number of 0 or more, "
+            "got -1; "
             "the default scoring settings are used",
         ),
         (
@@ -278,12 +279,14 @@ TEXT_ONLY = "embedding: {provider: none}\n"
         (
             TEXT_ONLY + "relevance_weights: {claim: .inf}\n",
             None,
-            "warning: chitin.yaml: relevance_weights.claim must be a positive number, got inf",
+            "warning: chitin.yaml: relevance_weights.claim must be a finite number of 0 or more, "
+            "got inf",
         ),
         (
             TEXT_ONLY + "type_boosts: {coding: {skill: .inf}}\n",
             None,
-            "warning: chitin.yaml: type_boosts.coding.skill must be a positive number, got inf",
+            "warning: chitin.yaml: type_boosts.coding.skill must be a finite number of 0 or more, "
+            "got inf",
         ),
         (
             TEXT_ONLY + "half_lives: {social: .inf}\n",

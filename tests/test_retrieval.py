@@ -177,9 +177,16 @@ def test_settings_read_overrides_and_refuse_bad_ones() -> None:
         ({"half_lives": {"social": -1}}, "must be a positive number"),
         ({"type_boosts": {"cooking": {}}}, "unknown category 'cooking'"),
         ({"relevance_weights": {"title": 1}}, "unknown key 'title'"),
+        # 0 is allowed (it turns a part off): the error says so (fix136)
+        ({"relevance_weights": {"tags": -1}}, "tags must be a finite number of 0 or more, got -1"),
+        ({"type_boosts": {"coding": {"skill": -2}}}, "skill must be a finite number of 0 or more"),
     ]:
         with pytest.raises(ValidationError, match=message):
             Settings.from_config(bad)
+    zero = Settings.from_config(
+        {"relevance_weights": {"tags": 0}, "type_boosts": {"coding": {"skill": 0}}}
+    )
+    assert zero.relevance_weights["tags"] == 0.0 and zero.type_boosts["coding"]["skill"] == 0.0
 
 
 # ------------------------------------------------------------------ ranking
