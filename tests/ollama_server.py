@@ -53,6 +53,9 @@ class OllamaServer:
         # wants a key (a proxy in front of Ollama, vLLM with --api-key).
         self.key: str | None = None
         self.requests: list[tuple[str | None, dict[str, Any]]] = []
+        # The size of each model's vectors: a test may change it, as a model replaced
+        # under the same name does.
+        self.sizes = dict(MODELS)
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -114,7 +117,7 @@ class OllamaServer:
             return 404, _error(f'model "{model}" not found, try pulling it first', "api_error")
         texts = [given] if isinstance(given, str) else list(given)
         data = [
-            {"object": "embedding", "embedding": bag_of_words(t, MODELS[model]), "index": n}
+            {"object": "embedding", "embedding": bag_of_words(t, self.sizes[model]), "index": n}
             for n, t in enumerate(texts)
         ]
         tokens = sum(len(t.split()) for t in texts)

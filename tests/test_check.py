@@ -867,7 +867,7 @@ SETTINGS_CASES = [
     ),
     (
         "type_boosts: {coding: {skill: x}}\n",
-        "chitin.yaml: type_boosts: coding.skill must be a positive number, got 'x'",
+        "chitin.yaml: type_boosts: coding.skill must be a finite number of 0 or more, got 'x'",
         "invalid",
     ),
     (

@@ -923,3 +923,29 @@ def test_the_embedding_deadline_is_checked(
         monkeypatch.setenv("CHITIN_EMBED_TIMEOUT", bad)
         result = run("embed", "--provider", "openai", "--force", expect=1)
         assert "$CHITIN_EMBED_TIMEOUT must be a number of seconds from 1 to 3600" in result.stderr
+
+
+def test_embed_force_rebuilds_when_a_model_changes_its_size_under_the_same_name(
+    run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fix136: an endpoint whose model came to give vectors of another size under the
+    same name: retrieve fell back to text (fine), but `embed --force` failed with
+    "Dimension mismatch for text 0: expected 768, got 32", and only removing
+    .chitin/vectors got out. --force rebuilds at the size the endpoint gives now, and
+    the retrieve's notice names it."""
+    with OllamaServer() as ollama:
+        _one_embedded_remotely(run, monkeypatch, ollama)
+        ollama.sizes["nomic-embed-text"] = 32
+        fallen = json.loads(
+            run("retrieve", "--query", "keep commits tiny", "--format", "json").stdout
+        )
+        assert "chitin embed --force" in fallen["degraded"], fallen["degraded"]
+        forced = run("embed", "--force", "--format", "json")
+        assert json.loads(forced.stdout)["embedded"] == 1
+        status = json.loads(run("embed-status", "--format", "json").stdout)
+        found = json.loads(
+            run("retrieve", "--query", "keep commits tiny", "--format", "json").stdout
+        )
+    assert status["embedded"] == status["total"] == 1
+    assert status["dimensions"] == 32, status
+    assert found["insights"][0]["claim"] == "Keep commits small" and not found["degraded"]

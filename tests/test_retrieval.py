@@ -10,7 +10,7 @@ import pytest
 from bench_modules import bench_module
 
 from chitin.errors import ValidationError
-from chitin.model.insight import Insight
+from chitin.model.insight import TYPES, Insight
 from chitin.render.budget import estimate_tokens, marshal, omission_note, pack
 from chitin.retrieval.context import detect_category
 from chitin.retrieval.retrieve import rank
@@ -177,9 +177,16 @@ def test_settings_read_overrides_and_refuse_bad_ones() -> None:
         ({"half_lives": {"social": -1}}, "must be a positive number"),
         ({"type_boosts": {"cooking": {}}}, "unknown category 'cooking'"),
         ({"relevance_weights": {"title": 1}}, "unknown key 'title'"),
+        # 0 is allowed (it turns a part off): the error says so (fix136)
+        ({"relevance_weights": {"tags": -1}}, "tags must be a finite number of 0 or more, got -1"),
+        ({"type_boosts": {"coding": {"skill": -2}}}, "skill must be a finite number of 0 or more"),
     ]:
         with pytest.raises(ValidationError, match=message):
             Settings.from_config(bad)
+    zero = Settings.from_config(
+        {"relevance_weights": {"tags": 0}, "type_boosts": {"coding": {"skill": 0}}}
+    )
+    assert zero.relevance_weights["tags"] == 0.0 and zero.type_boosts["coding"]["skill"] == 0.0
 
 
 # ------------------------------------------------------------------ ranking
@@ -257,6 +264,33 @@ def test_a_filter_that_allows_no_filling_type_fills_with_what_it_asked_for() -> 
         allowed=("skill",),
     )
     assert [r.insight.claim for r in ranked] == ["a skill"]
+
+
+def test_without_a_query_every_type_fills_the_filling_ones_first() -> None:
+    """fix136: with no query no insight is unrelated; a store of skills alone rendered
+    an empty personality. Every type fills, principle, personality, behavioral first."""
+    stored = [
+        make("a strong skill", confidence=0.99),
+        make("a strong trigger", confidence=0.99, type="trigger"),
+        make("a relational one", confidence=0.99, type="relational"),
+        make("say what you verified", confidence=0.5, type="principle"),
+    ]
+    ranked = rank(
+        [], by_type(stored), category="general", now=NOW, settings=Settings(), max_results=15,
+        allowed=TYPES, queried=False,
+    )  # fmt: skip
+    assert [r.insight.claim for r in ranked] == [
+        "say what you verified",
+        "a relational one",
+        "a strong skill",
+        "a strong trigger",
+    ]
+    assert not any(r.matched for r in ranked)
+    few = rank(
+        [], by_type(stored), category="general", now=NOW, settings=Settings(), max_results=2,
+        allowed=TYPES, queried=False,
+    )  # fmt: skip
+    assert [r.insight.claim for r in few] == ["say what you verified", "a relational one"]
 
 
 def test_a_filter_fills_with_every_type_it_asked_for_filling_ones_first() -> None:

@@ -73,12 +73,17 @@ ODD_QUERIES = [
 @pytest.mark.parametrize("query", ODD_QUERIES)
 def test_any_query_is_answered_with_the_strongest_insights(run: Run, query: str) -> None:
     """Whatever the query, the session start gets a personality: what it matches, and
-    the strongest insights of the types that hold whatever the task (issue 24)."""
+    the strongest insights of the types that hold whatever the task (issue 24); with
+    no query at all, nothing is unrelated: the other types fill after those (fix136)."""
     run("init", "--seed")
     found = retrieve_json(run, query, "--explain")
     assert found["context"].startswith("### ")
-    fillers = [item for item in found["insights"] if not item["matched"]]
-    assert {item["type"] for item in fillers} == {"principle", "personality", "behavioral"}
+    fillers = {item["type"] for item in found["insights"] if not item["matched"]}
+    filling = {"principle", "personality", "behavioral"}
+    if query.strip():
+        assert fillers == filling
+    else:
+        assert fillers == filling | {"relational", "skill", "trigger"}
     assert all(item["score"] > 0 for item in found["insights"] if item["matched"])
     rendered = run("render", "--query", query).stdout
     assert "### " in rendered

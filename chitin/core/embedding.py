@@ -4,6 +4,7 @@ provider (chitin.yaml's ``embedding``), and how many are current."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from chitin.core.session import Session
@@ -18,7 +19,7 @@ from chitin.index.vector_files import (
 )
 from chitin.lockfile import derived_folder
 from chitin.providers import DEFAULT_PROVIDER, REGISTRY, ProviderError
-from chitin.search import semantic
+from chitin.search import resize, semantic
 from chitin.store.messages import embedding_words, worded
 
 if TYPE_CHECKING:
@@ -62,6 +63,7 @@ class Embedding:
                 "a switch of embedding provider is under way (chitin embed --provider): "
                 "run chitin embed again once it completes"
             )
+        self._resize(chitin_dir, picked, force)
         _, held = stored_identity(chitin_dir)
         # Another provider's vectors are set aside until this one's are all made: a
         # provider that passed the trial and failed later cost the store its vectors.
@@ -91,6 +93,18 @@ class Embedding:
         if callable(prepare):  # the local model, made quick to load for session starts
             prepare()
         return meaning, done
+
+    def _resize(self, chitin_dir: Path, picked: semantic.Choice, force: bool) -> None:
+        """With ``force``, when ``picked``'s remote model now gives vectors of another
+        size than the sidecar's, the sidecar takes the new size (after a trial embedding
+        at it): its vectors are of no use to the model as it is; all are made anew."""
+        if not force:  # one request to the endpoint, made only when asked to redo all
+            return
+        size = resize.changed_size(chitin_dir, picked, self.session.env)
+        if size is None:
+            return
+        self.session.close()  # its vectors, opened at the old size, are opened anew
+        semantic.close(semantic.open_semantic(chitin_dir, picked, self.session.env, size))
 
     def warm(self) -> None:
         """Have ready what a retrieval needs, before it is asked (a server between

@@ -78,8 +78,8 @@ def render_personality(
     def filled(budget: int, packed: Packed | None) -> str:
         values = {
             "header": templates.header(commit, query.text, budget, bool(insights)),
-            "insights": marshalling.marshal(packed) if packed else "",
-            "query": templates.chosen_for(query.text, _matched(found)),
+            "insights": _body(query.text, found, packed),
+            "query": templates.chosen_for(query.text, _matched(found), bool(found.ranked)),
             "budget": budget,
             "commit": commit or "",
             "category": found.category,
@@ -105,9 +105,17 @@ def render_personality(
     return Personality(text, len(packed.chosen), found, tuple(i.id for i in packed.chosen))
 
 
+def _body(query: str, found: Retrieval, packed: Packed | None) -> str:
+    """``$insights``: the insights packed, or, when a query chose none, what retrieve
+    says then (an empty section reads as a file cut short)."""
+    if query.strip() and not found.ranked:
+        return templates.NOTHING_MATCHES
+    return marshalling.marshal(packed) if packed else ""
+
+
 def _matched(found: Retrieval) -> bool:
     """Whether an insight found matches the query (retrieve's rule: else they are filler)."""
-    return not found.ranked or any(ranked.matched for ranked in found.ranked)
+    return any(ranked.matched for ranked in found.ranked)
 
 
 def instructions(

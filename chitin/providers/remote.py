@@ -64,6 +64,7 @@ class HTTPProvider:
         self.client = client or httpx.Client(timeout=TIMEOUT_SECONDS)
         self.sleep = sleep
         self._dimensions = self.known_dimensions.get(model)
+        self._remembered = False  # the size is the sidecar's (see ``sized``)
 
     @classmethod
     def from_environment(
@@ -93,7 +94,7 @@ class HTTPProvider:
 
     def sized(self, dimensions: int) -> None:
         """Take the model's size as learnt before (the vector sidecar keeps it)."""
-        self._dimensions = dimensions
+        self._dimensions, self._remembered = dimensions, True
 
     @property
     def dimensions(self) -> int:
@@ -224,10 +225,18 @@ class HTTPProvider:
                 wanted = expected or "at least 1"
                 raise ProviderError(
                     f"Dimension mismatch for text {number}: expected {wanted}, got {got}"
+                    + self._changed_size(got)
                 )
             expected = len(vector)
             rows.append(vector)
         return self._numbers(rows)
+
+    def _changed_size(self, got: object) -> str:
+        """What to do when the model gives vectors of another size than the sidecar
+        remembers for it: replaced under the same name, it is embedded with anew."""
+        if not self._remembered or not isinstance(got, int):
+            return ""
+        return f"; {self.model} now gives vectors of another size: run `chitin embed --force`"
 
     def _ordered(self, data: list[Any]) -> list[dict[str, Any]]:
         """The items in the order of the texts sent: by ``index``, each of 0 to n-1 once

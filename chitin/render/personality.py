@@ -46,11 +46,19 @@ def shown_query(query: str) -> str:
     return " ".join(query.split()) or "(none)"
 
 
-def chosen_for(query: str, matched: bool) -> str:
+# What retrieve prints when a query chose nothing (cli/recall.py's NO_MATCH), and the
+# body of a file rendered for it.
+NOTHING_MATCHES = "Nothing stored matches this query."
+
+
+def chosen_for(query: str, matched: bool, filled: bool = True) -> str:
     """``$query``: the query on one line and, when nothing stored matches it (the
-    insights are then the strongest, as retrieve says in its first line), that."""
+    insights are then the strongest, as retrieve says in its first line), that;
+    ``filled``: whether any insight was chosen at all."""
     if matched or not query.strip():
         return shown_query(query)
+    if not filled:
+        return f"{shown_query(query)} (nothing stored matches it)"
     return (
         f"{shown_query(query)} (nothing stored matches it; these are the strongest "
         "insights, whatever the task)"

@@ -7,6 +7,7 @@ room left goes to the strongest insights of the types that hold whatever the tas
 (FILLING: principle, personality, then behavioral), ranked below every match, and
 never to skills or triggers that have nothing to do with it, unless a filter asked
 for them: the original's fallback filled it with the strongest insights of any type.
+Without a query no insight is unrelated: every type fills, the FILLING ones first.
 """
 
 from __future__ import annotations
@@ -40,11 +41,13 @@ def rank(
     max_results: int,
     cosine: Cosine = lambda _a, _b: None,
     allowed: Sequence[str] = FILLING,
+    queried: bool = True,
 ) -> list[Ranked]:
     """``matches`` are (relevance before shaping, insight); ``strongest(type)`` yields
     (upper bound of strength, insight) of one type in descending bound order, as
     ``Cache.strongest`` does; ``cosine`` compares two insights in meaning, when it can;
-    ``allowed``: the types the result may hold (a filter), which fill it in order."""
+    ``allowed``: the types the result may hold (a filter), which fill it in order;
+    ``queried``: whether a query was given (without one, every allowed type fills)."""
     top = max((raw for raw, _ in matches), default=0.0)
     ranked = [
         Ranked(insight, score(insight, raw / top, category, now, settings), True)
@@ -54,7 +57,7 @@ def rank(
     ]
     ranked.sort(key=_order)
     chosen = select(ranked[: max_results * CONSIDERED], max_results, cosine)
-    for kind in _filling(allowed):
+    for kind in _filling(allowed, queried):
         if len(chosen) >= max_results:
             break
         taken = {i for r in chosen for i in (r.insight.id, *r.also_covers, *r.outweighs)}
@@ -70,12 +73,14 @@ def rank(
     return chosen
 
 
-def _filling(allowed: Sequence[str]) -> list[str]:
+def _filling(allowed: Sequence[str], queried: bool) -> list[str]:
     """The types that fill a result, in order: those of FILLING it may hold; after them,
     where a filter chose types, the others it asked for (the person chose them: with
-    `--type skill,principle` and no principle stored, the skills)."""
+    `--type skill,principle` and no principle stored, the skills), and every other type
+    when there is no query (nothing is unrelated to no task: a store of skills alone
+    renders its skills)."""
     kept = [kind for kind in FILLING if kind in allowed]
-    if set(TYPES) <= set(allowed):
+    if queried and set(TYPES) <= set(allowed):
         return kept
     return kept + [kind for kind in allowed if kind not in FILLING]
 

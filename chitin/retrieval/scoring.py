@@ -246,9 +246,9 @@ def _numbers(name: str, value: object, allowed: tuple[str, ...]) -> dict[str, fl
 def _positive(name: str, key: str, value: object, zero_ok: bool = False) -> float:
     number = value if isinstance(value, int | float) and not isinstance(value, bool) else -1.0
     if not math.isfinite(number) or number < 0 or (number == 0 and not zero_ok):
-        raise ValidationError(
-            name, f"chitin.yaml: {name}.{key} must be a positive number, got {value!r}"
-        )
+        # Say exactly what is allowed: a weight or a boost of 0 turns its part off.
+        allowed = "a finite number of 0 or more" if zero_ok else "a positive number"
+        raise ValidationError(name, f"chitin.yaml: {name}.{key} must be {allowed}, got {value!r}")
     return float(number)
 
 

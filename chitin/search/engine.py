@@ -82,6 +82,7 @@ def retrieve(
         max_results=max_results,
         cosine=_cosines(cache, semantic),
         allowed=filters.types or TYPES,
+        queried=bool(query.strip()),
     )
     short = cache.short_ids((r.insight.id for r in ranked), SHORT_ID)
     return Retrieval(category, ranked, degraded, unembedded, short_ids=short)

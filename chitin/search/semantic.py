@@ -336,11 +336,15 @@ def choice(config: Mapping[str, Any]) -> Choice:
     return Choice(str(name), str(model) if model else None)
 
 
-def open_semantic(chitin_dir: Path, picked: Choice, env: Mapping[str, str]) -> Semantic:
-    """The provider and its sidecar; raises ProviderError when either cannot be had."""
+def open_semantic(
+    chitin_dir: Path, picked: Choice, env: Mapping[str, str], size: int | None = None
+) -> Semantic:
+    """The provider and its sidecar; raises ProviderError when either cannot be had.
+    ``size``: the remote model's vectors' size as its endpoint gave it just now (see
+    resize.py), rather than as the sidecar remembers it."""
     provider = create(picked.provider, picked.model, env=env, work_folder=chitin_dir / "vectors")
     if getattr(provider, "unsized", False):  # a remote model of unknown size: asked once
-        size = held_size(chitin_dir, provider.name, provider.model)
+        size = size or held_size(chitin_dir, provider.name, provider.model)
         if size is not None:
             provider.sized(size)  # type: ignore[attr-defined]
 
