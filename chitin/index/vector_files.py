@@ -209,17 +209,34 @@ def _connect_index(path: Path) -> sqlite3.Connection:
         db.execute("PRAGMA journal_mode = WAL")
         db.execute("PRAGMA synchronous = NORMAL")
         if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
-            db.executescript(
-                "DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS rows; "
-                "DROP TABLE IF EXISTS queries; DROP TABLE IF EXISTS hits; "
-                "DROP TABLE IF EXISTS current;" + _SCHEMA
-            )
+            _make_schema(db)
         else:
             check_schema(db, EXPECTED_SCHEMA)
     except BaseException:
         db.close()
         raise
     return db
+
+
+_REMAKE = [
+    *(f"DROP TABLE IF EXISTS {table}" for table in ("meta", "rows", "queries", "hits", "current")),
+    *(statement for statement in _SCHEMA.split(";") if statement.strip()),
+]
+
+
+def _make_schema(db: sqlite3.Connection) -> None:
+    """The tables of this schema, made in one write transaction: two commands that
+    open a new sidecar at once made them statement by statement, interleaved ("table
+    meta already exists"). The second finds them made when its turn comes."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+            for statement in _REMAKE:
+                db.execute(statement)
+        db.execute("COMMIT")
+    except BaseException:
+        db.rollback()
+        raise
 
 
 def make_folder(folder: Path) -> None:
