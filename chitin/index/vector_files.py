@@ -186,18 +186,29 @@ def row_bytes(dimensions: int) -> int:
 INDEX_SIDE_FILES = ("", "-journal", "-wal", "-shm")
 
 
-def open_index(path: Path) -> sqlite3.Connection:
+def open_index(path: Path, locked: bool = False) -> sqlite3.Connection:
     """The index, with the tables of this schema. A file that is not a sound database
-    is replaced by a new one, and the matrix with it (its rows are unknown now)."""
+    is replaced by a new one, and the matrix with it (its rows are unknown now).
+
+    The replacing holds the sidecar's lock, and first opens the index again: commands
+    started together all find the damage, and one that deleted the files another had
+    just made again broke that one's reading (issue 10). ``locked``: the caller holds
+    the lock already."""
     try:
         return _connect_index(path)
     except sqlite3.DatabaseError as error:
         if not is_damage(error):
             raise
-
+        found = error
+    with contextlib.nullcontext() if locked else WriteLock(path.parent / LOCK):
+        try:
+            return _connect_index(path)  # made again meanwhile by another command
+        except sqlite3.DatabaseError as error:
+            if not is_damage(error):
+                raise
         delete_files(path.parent)
-        notice(f".chitin/{FOLDER}/{INDEX} was damaged ({error}); its vectors are made again")
-    return _connect_index(path)
+        notice(f".chitin/{FOLDER}/{INDEX} was damaged ({found}); its vectors are made again")
+        return _connect_index(path)
 
 
 def _connect_index(path: Path) -> sqlite3.Connection:
