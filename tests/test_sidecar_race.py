@@ -8,9 +8,13 @@ bench/sidecar_race.py starts real session starts at once on a damaged sidecar.
 
 from __future__ import annotations
 
+import json
+import shutil
 import sqlite3
 import threading
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -26,6 +30,7 @@ from chitin.index.vector_files import (
 )
 from chitin.index.vectors import DamagedVectors, VectorStore
 from chitin.lockfile import WriteLock
+from chitin.providers.local import LocalProvider
 
 IDENTITY = "test:m:3"
 ROWS = np.eye(3, dtype=np.float32)
@@ -168,3 +173,29 @@ def test_a_retrieve_that_empties_a_damaged_matrix_leaves_another_command_writing
     held.put([("another's", "h", 0)], vector)  # refused as "removed or replaced" before
     assert "another's" in held.fresh()
     held.close()
+
+
+def test_a_sidecar_made_again_while_a_retrieve_embeds_is_ranked_by_text(
+    run: Run, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another command removed the sidecar and made it again while this one embedded
+    its stale rows: this session start is ranked by text, says so in one line, exit 0
+    (it failed as "removed or replaced")."""
+    run("init", "--seed")
+    shutil.rmtree(store / ".chitin" / "vectors")  # every insight waits for its vectors
+    real = LocalProvider.rows
+
+    def remade_meanwhile(self: LocalProvider, texts: Sequence[str], kind: str = "document") -> Any:
+        if kind == "document" and (store / ".chitin" / "vectors").exists():
+            shutil.rmtree(store / ".chitin" / "vectors")
+            VectorStore(store / ".chitin", "another", 3).close()
+        return real(self, texts, kind)
+
+    monkeypatch.setattr(LocalProvider, "rows", remade_meanwhile)
+    result = run("retrieve", "--query", "fix the failing test", "--format", "json")
+    found = json.loads(result.stdout)
+    assert "ranked by text alone" in found["degraded"], found["degraded"]
+    assert found["insights"]
+    assert len([line for line in result.stderr.splitlines() if line]) == 1, result.stderr
+    monkeypatch.setattr(LocalProvider, "rows", real)
+    assert json.loads(run("retrieve", "--query", "fix it", "--format", "json").stdout)["insights"]
