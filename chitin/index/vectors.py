@@ -146,6 +146,11 @@ class VectorStore:
         if said:
             notice(f".chitin/{FOLDER} was damaged ({error}); its vectors are made again")
 
+    def replaced(self) -> bool:
+        """Whether the index is no longer the file opened: another command (or a user
+        removing ``.chitin/``) made the sidecar again meanwhile."""
+        return file_identity(self.folder / INDEX) != self.opened
+
     def unsound(self) -> bool:
         """Whether the index is damaged (PRAGMA quick_check, and its tables): asked when
         an error says "damaged" and it is not known which file it came from."""

@@ -9,7 +9,6 @@ session is searched by meaning too.
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -17,7 +16,7 @@ from typing import Any, NamedTuple
 
 from chitin.errors import StoreError, ValidationError
 from chitin.index.cache import Cache, Filters
-from chitin.index.db import file_identity, is_damage, is_unwritable
+from chitin.index.db import is_damage, is_unwritable
 from chitin.index.vector_files import held_size
 from chitin.index.vectors import DamagedVectors, Part, SidecarReplaced, VectorStore
 from chitin.model.search_text import embedding_texts
@@ -224,9 +223,7 @@ def changed_under(semantic: Semantic, error: Exception) -> bool:
     if isinstance(error, SidecarReplaced):
         return True
     vectors = semantic.vectors
-    if isinstance(error, sqlite3.Error | OSError) and (
-        file_identity(vectors.index_path) != vectors.opened  # its index, read deleted
-    ):
+    if vectors.replaced():  # whatever it read failed: its index was deleted meanwhile
         return True
     if not isinstance(error, FileNotFoundError) or error.filename is None:
         return False
