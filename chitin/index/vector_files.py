@@ -186,9 +186,14 @@ def row_bytes(dimensions: int) -> int:
 INDEX_SIDE_FILES = ("", "-journal", "-wal", "-shm")
 
 
-def open_index(path: Path) -> sqlite3.Connection:
+def open_index(path: Path, locked: bool = False) -> sqlite3.Connection:
     """The index, with the tables of this schema. A file that is not a sound database
-    is replaced by a new one, and the matrix with it (its rows are unknown now)."""
+    is replaced by a new one, and the matrix with it (its rows are unknown now).
+
+    The replacing holds the sidecar's lock, and first opens the index again: commands
+    started together all find the damage, and one that deleted the files another had
+    just made again broke that one's reading (issue 10). ``locked``: the caller holds
+    the lock already."""
     try:
         return _connect_index(path)
     except sqlite3.DatabaseError as error:
@@ -196,10 +201,16 @@ def open_index(path: Path) -> sqlite3.Connection:
             return _read_only_index(path, error)
         if not is_damage(error):
             raise
-
+        found = error
+    with contextlib.nullcontext() if locked else WriteLock(path.parent / LOCK):
+        try:
+            return _connect_index(path)  # made again meanwhile by another command
+        except sqlite3.DatabaseError as error:
+            if not is_damage(error):
+                raise
         delete_files(path.parent)
-        notice(f".chitin/{FOLDER}/{INDEX} was damaged ({error}); its vectors are made again")
-    return _connect_index(path)
+        notice(f".chitin/{FOLDER}/{INDEX} was damaged ({found}); its vectors are made again")
+        return _connect_index(path)
 
 
 def _read_only_index(path: Path, error: sqlite3.DatabaseError) -> sqlite3.Connection:
@@ -231,17 +242,34 @@ def _connect_index(path: Path) -> sqlite3.Connection:
         db.execute("PRAGMA journal_mode = WAL")
         db.execute("PRAGMA synchronous = NORMAL")
         if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
-            db.executescript(
-                "DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS rows; "
-                "DROP TABLE IF EXISTS queries; DROP TABLE IF EXISTS hits; "
-                "DROP TABLE IF EXISTS current;" + _SCHEMA
-            )
+            _make_schema(db)
         else:
             check_schema(db, EXPECTED_SCHEMA)
     except BaseException:
         db.close()
         raise
     return db
+
+
+_REMAKE = [
+    *(f"DROP TABLE IF EXISTS {table}" for table in ("meta", "rows", "queries", "hits", "current")),
+    *(statement for statement in _SCHEMA.split(";") if statement.strip()),
+]
+
+
+def _make_schema(db: sqlite3.Connection) -> None:
+    """The tables of this schema, made in one write transaction: two commands that
+    open a new sidecar at once made them statement by statement, interleaved ("table
+    meta already exists"). The second finds them made when its turn comes."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+            for statement in _REMAKE:
+                db.execute(statement)
+        db.execute("COMMIT")
+    except BaseException:
+        db.rollback()
+        raise
 
 
 def make_folder(folder: Path) -> None:

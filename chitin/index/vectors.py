@@ -10,7 +10,8 @@ best part's.
 - ``index.sqlite3`` says which insight and part each row belongs to, the content hash
   of the insight's text and tags (``vector_hash``, which holds every part), and the provider
   identity (``provider:model:dimensions``) of every row. Its schema and the files'
-  names are in vector_files.py; its join with the cache in vector_join.py.
+  names are in vector_files.py; its join with the cache in vector_join.py; its state
+  put right under the sidecar's lock (another provider's rows, damage) in vector_state.py.
 
 A row is stale when its insight's text changed, or when the provider or the model
 changed; stale and missing rows are the only ones that get embedded again. A row is
@@ -32,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from chitin.errors import StoreError
+from chitin.index import vector_state
 from chitin.index.db import (
     check_schema,
     file_identity,
@@ -46,7 +48,6 @@ from chitin.index.vector_files import (
     INDEX_SIDE_FILES,
     LOCK,
     MATRIX,
-    delete_files,
     keep_newest,
     make_folder,
     matrix_is_file,
@@ -79,7 +80,13 @@ class SwitchUnderWay(StoreError):
 
 
 class DamagedVectors(StoreError):
-    """The matrix holds what no embedding can be (random bytes, a half-written file)."""
+    """The matrix holds what no embedding can be (random bytes, a half-written file);
+    ``emptied``: the index's mark of the last time the matrix was emptied, as it was
+    before the matrix was read (vector_state.py)."""
+
+    def __init__(self, message: str, emptied: str | None) -> None:
+        super().__init__(message)
+        self.emptied = emptied
 
 
 class VectorStore:
@@ -110,8 +117,9 @@ class VectorStore:
             for name in (MATRIX, LOCK, *(INDEX + suffix for suffix in INDEX_SIDE_FILES)):
                 make_room(self.folder / name)
             self.db = open_index(self.folder / INDEX)
+            self.opened = file_identity(self.folder / INDEX)
             try:
-                self._adopt_identity(before_switch)
+                vector_state.adopt_identity(self, before_switch)
             except sqlite3.DatabaseError as error:  # a corrupt page, found when read
                 if not is_damage(error):
                     self.db.close()
@@ -120,7 +128,6 @@ class VectorStore:
             except BaseException:
                 self.db.close()
                 raise
-            self.opened = file_identity(self.folder / INDEX)
         except (OSError, sqlite3.Error) as error:
             raise StoreError(
                 f"the vector sidecar in {self.folder} cannot be used: {error}"
@@ -132,13 +139,17 @@ class VectorStore:
     def discard(self, error: BaseException, said: bool = True) -> None:
         """Throw every vector away (a damaged index or matrix; they are embedded again),
         and say so (unless ``said`` is False: the caller's own line says it)."""
-        self.db.close()
-        delete_files(self.folder)
-        self.db = open_index(self.folder / INDEX)
-        self._adopt_identity()
-        self.opened = file_identity(self.folder / INDEX)
+        if isinstance(error, DamagedVectors):  # the matrix alone
+            vector_state.discard(self, True, error.emptied)
+        else:
+            vector_state.discard(self, False, None)
         if said:
             notice(f".chitin/{FOLDER} was damaged ({error}); its vectors are made again")
+
+    def replaced(self) -> bool:
+        """Whether the index is no longer the file opened: another command (or a user
+        removing ``.chitin/``) made the sidecar again meanwhile."""
+        return file_identity(self.folder / INDEX) != self.opened
 
     def unsound(self) -> bool:
         """Whether the index is damaged (PRAGMA quick_check, and its tables): asked when
@@ -150,44 +161,6 @@ class VectorStore:
         return unsound(self.folder / INDEX)
 
     # -------------------------------------------------------------- state
-
-    def _adopt_identity(self, before_switch: Callable[[], object] | None = None) -> None:
-        """Rows of another provider, model or dimension are all stale: drop them, once
-        ``before_switch`` has run. So are all rows when the matrix is shorter than the
-        rows its index names. A row half appended by a write that was killed is cut
-        off: no index entry names it yet."""
-        stored = self.db.execute("SELECT value FROM meta WHERE key = 'identity'").fetchone()
-        # max(row) reads one end of the primary key; count(*) scanned 100,000 rows.
-        rows = self.db.execute("SELECT coalesce(max(row) + 1, 0) FROM rows").fetchone()[0]
-        if before_switch is not None and rows and stored is not None and stored[0] != self.identity:
-            before_switch()  # a provider that cannot embed must not cost the vectors held
-        matrix = self.folder / MATRIX
-        size = matrix.stat().st_size if matrix.exists() else 0
-        expected = row_bytes(self.dimensions)
-        short = size < rows * expected
-        if stored is None or stored[0] != self.identity or short:
-            # Asked before the unlink: afterwards the matrix never exists, and a cut-short
-            # matrix was rebuilt without a word (issue 10: one warning line per damage).
-            same = stored is not None and stored[0] == self.identity
-            cut_short = short and same and matrix.exists()
-            with self.db:
-                self._reset()
-            matrix.unlink(missing_ok=True)
-            if cut_short:
-                notice(f".chitin/{FOLDER}/{MATRIX} was cut short; its vectors are made again")
-        elif size % expected:
-            os.truncate(matrix, size - size % expected)
-
-    def _reset(self) -> None:
-        self.db.execute("DELETE FROM rows")
-        self.db.execute("INSERT OR REPLACE INTO meta VALUES ('identity', ?)", (self.identity,))
-        self._changed()
-
-    def _changed(self) -> None:
-        """A new generation: answers remembered for the old rows no longer hold."""
-        self.db.execute(
-            "INSERT OR REPLACE INTO meta VALUES ('generation', ?)", (os.urandom(8).hex(),)
-        )
 
     def fresh(self) -> dict[str, str]:
         """id → content hash of every insight embedded (its parts are written together)."""
@@ -244,7 +217,7 @@ class VectorStore:
         for insight_id, _, part in items:
             parts[insight_id] = max(parts[insight_id], part + 1)
         with self.db:
-            self._changed()
+            vector_state.changed(self.db)
             self.db.executemany(
                 "UPDATE rows SET id = NULL, part = NULL, hash = NULL WHERE id = ? AND part >= ?",
                 parts.items(),
@@ -282,7 +255,7 @@ class VectorStore:
     def forget(self, ids: Iterable[str]) -> None:
         """Free the rows of insights that are gone."""
         with self.writing(), self.db:
-            self._changed()
+            vector_state.changed(self.db)
             self.db.executemany(
                 "UPDATE rows SET id = NULL, part = NULL, hash = NULL WHERE id = ?",
                 [(i,) for i in ids],
@@ -306,12 +279,13 @@ class VectorStore:
         held = matrix_rows(self.folder, self.dimensions)
         if not rows or not held:
             return []
+        seen = self.note("emptied")  # another command may empty it meanwhile
         if not matrix_is_file(self.folder):
-            raise DamagedVectors(f"{MATRIX} is not a regular file")
+            raise DamagedVectors(f"{MATRIX} is not a regular file", seen)
         best = nearest_rows(self.folder, self.dimensions, query, rows, limit, held)
         unit = all(abs(score) <= 1.001 for _, score in best)  # unit rows; NaN fails too
         if not unit or off_unit(self.folder, self.dimensions, (r for r, s in best if s == 0)):
-            raise DamagedVectors(f"{MATRIX} holds rows that are not unit vectors")
+            raise DamagedVectors(f"{MATRIX} holds rows that are not unit vectors", seen)
         chosen = [row for row, _ in best]
         ids = dict(
             self.db.execute(

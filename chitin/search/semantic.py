@@ -18,7 +18,7 @@ from chitin.errors import StoreError, ValidationError
 from chitin.index.cache import Cache, Filters
 from chitin.index.db import is_damage, is_unwritable
 from chitin.index.vector_files import held_size
-from chitin.index.vectors import DamagedVectors, Part, VectorStore
+from chitin.index.vectors import DamagedVectors, Part, SidecarReplaced, VectorStore
 from chitin.model.search_text import embedding_texts
 from chitin.providers import (
     DEFAULT_PROVIDER,
@@ -178,8 +178,8 @@ def nearest(
             raise
         return Nearest([], f"semantic search unavailable ({error}); ranked by text alone", 0)
     except Exception as error:  # only a sidecar that is not sound, or not writable
-        if is_unwritable(error):
-            said = f"the vector sidecar cannot be written ({error})"
+        if is_unwritable(error) or changed_under(semantic, error):
+            said = _unusable(semantic, error)
             if strict:
                 raise ProviderError(said) from None
             return Nearest([], f"semantic search unavailable ({said}); ranked by text alone", 0)
@@ -216,6 +216,26 @@ def _nearest(
     return Nearest([] if query is None else _hits(cache, semantic, query, filters), None, 0)
 
 
+def changed_under(semantic: Semantic, error: Exception) -> bool:
+    """Whether ``error`` says another command made the sidecar again while this one
+    read it (it found the damage first, or ``.chitin/`` was removed): this command's
+    search is by text, the next one's by meaning again (issue 10)."""
+    if isinstance(error, SidecarReplaced):
+        return True
+    vectors = semantic.vectors
+    if vectors.replaced():  # whatever it read failed: its index was deleted meanwhile
+        return True
+    if not isinstance(error, FileNotFoundError) or error.filename is None:
+        return False
+    return Path(str(error.filename)).parent == vectors.folder  # its matrix, emptied
+
+
+def _unusable(semantic: Semantic, error: Exception) -> str:
+    if changed_under(semantic, error):
+        return "the vector sidecar was made again by another command while this one read it"
+    return f"the vector sidecar cannot be written ({error})"
+
+
 def _damaged(error: Exception) -> str:
     """What the degraded answer says of a sidecar found damaged: which file, and why."""
     where = (
@@ -249,6 +269,10 @@ def said_nothing(cache: Cache, semantic: Semantic, filters: Filters) -> dict[str
     try:
         return dict(_hits(cache, semantic, NOTHING, filters, nothing))
     except ProviderError:
+        return {}
+    except (SidecarReplaced, FileNotFoundError) as error:
+        if not changed_under(semantic, error):
+            raise
         return {}
 
 
