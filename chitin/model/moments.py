@@ -6,7 +6,8 @@ Three kinds, each anchored on the transcript's own words, never paraphrased:
   "stop", "I said …", "actually, …", "… instead"), with what the agent did next;
 - ``preference``: the user stating a rule or a preference ("I prefer …", "always …",
   "never …", "from now on …", "please don't …");
-- ``recovery``: a failing tool call, then a different call that worked.
+- ``recovery``: a failing tool call, then a different call that worked: of the same
+  tool and, for a shell, another try at the same command (``model/programs.py``).
 
 The rules aim at what a careful reader would pick and leave the look-alikes: "no
 problem", "that actually worked", "it always fails here", a test the agent meant to
@@ -19,6 +20,7 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from chitin.model.programs import is_shell, same_attempt, says_another_way
 from chitin.model.teaching import CORRECTION as CORRECTION
 from chitin.model.teaching import FLOOR, sentence_starts, weigh
 from chitin.model.teaching import PREFERENCE as PREFERENCE
@@ -219,17 +221,22 @@ def _next_agent(turns: Sequence[Turn], index: int) -> tuple[str, int] | None:
 
 
 def _recovery(turns: Sequence[Turn], index: int) -> Moment | None:
-    """The failure at ``index``, when a different call then worked and nobody meant it
+    """The failure at ``index``, when another try at it then worked and nobody meant it
     to fail."""
     failed = turns[index]
     call = _call_before(turns, index)
     if call is None or _intended(turns, index):
         return None
+    said, first = "", True  # the agent's words before its first call since the failure
     for later in range(index + 1, min(len(turns), index + RECOVERY_WINDOW)):
         turn = turns[later]
         if turn.role == USER:
             return None
-        if turn.role != CALL or turn.text == call.text or turn.tool != call.tool:
+        said += f" {turn.text}" if turn.role == AGENT and first else ""
+        if turn.role != CALL:
+            continue
+        another_way, first = first and says_another_way(said), False
+        if not _another_try(call, turn, another_way):
             continue
         result = _result_after(turns, later)
         if result is not None and not result.failed:
@@ -237,6 +244,16 @@ def _recovery(turns: Sequence[Turn], index: int) -> Moment | None:
             worked = f"{turn.tool or 'tool'}: {turn.text}"
             return Moment(RECOVERY, call.number, call.time, said, worked, turn.number)
     return None
+
+
+def _another_try(failed: Turn, later: Turn, another_way: bool) -> bool:
+    """Whether ``later`` tries again what ``failed`` did: the same tool with another
+    input, and for a shell the same program or a main word in common, or the agent
+    said right before it that it is another way (an unrelated command that worked
+    recovers nothing)."""
+    if later.tool != failed.tool or later.text == failed.text:
+        return False
+    return not is_shell(failed.tool) or another_way or same_attempt(failed.text, later.text)
 
 
 def _call_before(turns: Sequence[Turn], index: int) -> Turn | None:

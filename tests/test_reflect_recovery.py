@@ -1,0 +1,66 @@
+"""A recovery pairs a failed shell command with a later try at the same thing, and a
+person's words come before it when the digest's room is short (fix137)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from test_reflect_digest import agent, call, result, turns, user
+
+from chitin.model.moments import RECOVERY, find_moments
+
+UNRELATED = [
+    user("Check the API, the database and the bucket.", 1),
+    call("curl -H 'Authorization: Bearer x' https://api.example.com/v1/users"),
+    result("Exit code 22\ncurl: (22) The requested URL returned error: 401", failed=True),
+    call("psql -h db.internal -U app -c 'select 1'"),
+    result('psql: error: connection to server at "db.internal" refused', failed=True),
+    call("aws s3 ls s3://reports"),
+    result("2026-12-01 report.csv"),
+    agent("The bucket is there; the API and the database refused me."),
+]
+
+
+def recoveries(entries: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    return [(m.quote.split("\n")[0], m.then) for m in find_moments(turns(entries))
+            if m.kind == RECOVERY]  # fmt: skip
+
+
+def test_an_unrelated_command_that_worked_recovers_nothing() -> None:
+    assert recoveries(UNRELATED) == []
+
+
+@pytest.mark.parametrize(
+    ("failed", "worked"),
+    [
+        ("DATABASE_URL=postgres://db psql -c 'select 1'", "sudo psql -h localhost -c 'select 1'"),
+        ("cd app && pytest tests/test_upload.py", "python -m pytest tests/test_upload.py"),
+        ("make docs", "make -C docs html"),
+    ],
+    ids=["same-program-after-assignments-and-sudo", "shared-main-word", "same-program"],
+)
+def test_another_try_at_the_same_command_is_its_recovery(failed: str, worked: str) -> None:
+    entries = [user("Go.", 1), call(failed), result("Exit code 1\nboom", failed=True),
+               call("ls"), result("a b"), call(worked), result("ok")]  # fmt: skip
+    assert recoveries(entries) == [(f"Bash: {failed}", f"Bash: {worked}")]
+
+
+def test_a_tool_other_than_a_shell_still_pairs_by_tool() -> None:
+    read = {"type": "tool_use", "id": "r", "name": "Read", "input": {"file_path": "a.py"}}
+    again = {**read, "input": {"file_path": "src/a.py"}}
+    entries = [user("Go.", 1), {"type": "assistant", "message": {"content": [read]}},
+               result("no such file", failed=True, call_id="r"),
+               {"type": "assistant", "message": {"content": [again]}},
+               result("x = 1", call_id="r")]  # fmt: skip
+    assert recoveries(entries) == [("Read: a.py", "Read: src/a.py")]
+
+
+def test_a_call_the_agent_says_is_another_way_is_the_recovery() -> None:
+    entries = [user("Run the app.", 1), agent("Trying the Makefile."), call("make run"),
+               result("make: *** No rule to make target 'run'.  Stop.", failed=True),
+               agent("No run target; running it directly."), call("python3 src/app.py"),
+               result("hello")]  # fmt: skip
+    assert recoveries(entries) == [("Bash: make run", "Bash: python3 src/app.py")]
+    entries[4] = agent("No run target. Let me look at the bucket.")
+    assert recoveries(entries) == []
