@@ -3,10 +3,12 @@ person's words come before it when the digest's room is short (fix137)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
-from test_reflect_digest import agent, call, result, turns, user
+from conftest import Run
+from test_reflect_digest import agent, call, queue_with, result, turns, user, write_jsonl
 
 from chitin.model.moments import RECOVERY, find_moments
 
@@ -64,3 +66,30 @@ def test_a_call_the_agent_says_is_another_way_is_the_recovery() -> None:
     assert recoveries(entries) == [("Bash: make run", "Bash: python3 src/app.py")]
     entries[4] = agent("No run target. Let me look at the bucket.")
     assert recoveries(entries) == []
+
+
+@pytest.fixture
+def seeded(run: Run) -> None:
+    run("init", "--seed")
+
+
+@pytest.mark.usefixtures("seeded")
+def test_a_persons_correction_comes_before_a_recovery_when_room_is_short(
+    run: Run, store: Path, tmp_path: Path
+) -> None:
+    entries = [
+        user("Load the fixtures into the staging database.", 1),
+        call("psql -h staging -U app -f fixtures.sql"),
+        result("psql: error: FATAL: password authentication failed", failed=True),
+        call("PGPASSWORD=hunter2 psql -h staging -U app -f fixtures.sql"),
+        result("COPY 120"),
+        agent("Loaded, with the password in PGPASSWORD."),
+        user("No, never put the password in the command line.", 7),
+        agent("Understood: I'll use ~/.pgpass."),
+    ]
+    queue_with(store, transcript=str(write_jsonl(tmp_path / "s-1.jsonl", entries)))
+    shown = run("reflect", "--max-characters", "500").stdout
+    assert "never put the password in the command line" in shown, shown
+    assert "• recovery" not in shown, shown
+    roomy = run("reflect").stdout
+    assert "• recovery, message 2" in roomy and "message 7" in roomy, roomy

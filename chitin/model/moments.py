@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 from chitin.model.programs import is_shell, same_attempt, says_another_way
 from chitin.model.teaching import CORRECTION as CORRECTION
-from chitin.model.teaching import FLOOR, sentence_starts, weigh
+from chitin.model.teaching import CUE, FLOOR, sentence_starts, weigh
 from chitin.model.teaching import PREFERENCE as PREFERENCE
 from chitin.model.transcript import AGENT, CALL, RESULT, USER, Turn
 
@@ -35,8 +35,10 @@ RECOVERY_WINDOW = 16
 LEAD = 150
 # How many turns back a user message's context is read.
 CONTEXT_TURNS = 12
-# A recovery's weight: above any cue phrase's, as recoveries were always shown first.
-RECOVERY_WEIGHT = 5.0
+# A recovery's weight: below a cue phrase's (a correction's 3, a stated rule's 4), so
+# when room is short the person's own words come before what a tool's failure taught;
+# above a message that weighs less (weights go by halves, so never a tie).
+RECOVERY_WEIGHT = CUE - 0.25
 _I = re.IGNORECASE
 
 _VERBS = (
