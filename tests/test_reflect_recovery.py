@@ -10,7 +10,7 @@ import pytest
 from conftest import Run
 from test_reflect_digest import agent, call, queue_with, result, turns, user, write_jsonl
 
-from chitin.model.moments import RECOVERY, find_moments
+from chitin.model.moments import CORRECTION, RECOVERY, find_moments
 
 UNRELATED = [
     user("Check the API, the database and the bucket.", 1),
@@ -93,3 +93,37 @@ def test_a_persons_correction_comes_before_a_recovery_when_room_is_short(
     assert "• recovery" not in shown, shown
     roomy = run("reflect").stdout
     assert "• recovery, message 2" in roomy and "message 7" in roomy, roomy
+
+
+# Claude Code's words when the user rejects a tool call and types a reason.
+REJECTED = (
+    "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. "
+    "if it was a file edit, the new_string was NOT written to the file). To tell you how "
+    "to proceed, the user said:\n"
+)
+
+
+def test_the_reason_a_user_gave_for_rejecting_a_call_is_a_correction() -> None:
+    entries = [user("Load the fixtures.", 1), call("PGPASSWORD=x psql -f fixtures.sql"),
+               result(REJECTED + "keep the password out of the command line", failed=True),
+               call("psql -f fixtures.sql"), result("COPY 120"),
+               agent("Loaded, with the password from ~/.pgpass.")]  # fmt: skip
+    [moment] = find_moments(turns(entries))
+    assert (moment.kind, moment.number) == (CORRECTION, 3)
+    assert moment.quote == "keep the password out of the command line"
+    assert moment.then == "Bash: psql -f fixtures.sql"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        REJECTED.removesuffix(" To tell you how to proceed, the user said:\n")
+        + " STOP what you are doing and wait for the user to tell you how to proceed.",
+        REJECTED + "The user wants to clarify these questions.\n    This means they may have",
+    ],
+    ids=["no-reason", "clarify-questions"],
+)
+def test_a_rejection_without_the_users_words_is_no_moment(said: str) -> None:
+    entries = [user("Load the fixtures.", 1), call("psql -f fixtures.sql"),
+               result(said, failed=True), agent("Waiting.")]  # fmt: skip
+    assert find_moments(turns(entries)) == []

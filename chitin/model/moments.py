@@ -24,7 +24,7 @@ from chitin.model.programs import is_shell, same_attempt, says_another_way
 from chitin.model.teaching import CORRECTION as CORRECTION
 from chitin.model.teaching import CUE, FLOOR, sentence_starts, weigh
 from chitin.model.teaching import PREFERENCE as PREFERENCE
-from chitin.model.transcript import AGENT, CALL, RESULT, USER, Turn
+from chitin.model.transcript import AGENT, CALL, REJECTION, RESULT, USER, Turn
 
 RECOVERY = "recovery"
 KINDS = (CORRECTION, PREFERENCE, RECOVERY)
@@ -126,6 +126,9 @@ def find_moments(turns: Sequence[Turn]) -> list[Moment]:
         if turn.role == USER and turn.number not in seen:
             cue = cue_kind(turn.text)
             weight = weigh(turn.text, cue, opener=not worked, before=_before(turns, index))
+            if turn.tool == REJECTION:  # said while turning a call down: a correction
+                weight = weight._replace(score=max(weight.score, CUE))
+                weight = weight if weight.kind == PREFERENCE else weight._replace(kind=CORRECTION)
             if weight.score >= FLOOR:
                 seen.add(turn.number)
                 then, then_number = _next_agent(turns, index) or ("", None)
