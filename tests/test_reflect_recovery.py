@@ -127,3 +127,25 @@ def test_a_rejection_without_the_users_words_is_no_moment(said: str) -> None:
     entries = [user("Load the fixtures.", 1), call("psql -f fixtures.sql"),
                result(said, failed=True), agent("Waiting.")]  # fmt: skip
     assert find_moments(turns(entries)) == []
+
+
+def openclaw_exec(command: str, output: str, code: int, n: int) -> list[dict[str, Any]]:
+    """An OpenClaw exec call and its result (a non-zero exit code is its failure)."""
+    called = {"type": "toolCall", "id": f"c{n}", "name": "exec", "arguments": {"command": command}}
+    done = {"role": "toolResult", "toolCallId": f"c{n}", "toolName": "exec",
+            "isError": False, "details": {"exitCode": code},
+            "content": [{"type": "text", "text": output}]}  # fmt: skip
+    return [{"type": "message", "message": {"role": "assistant", "content": [called]}},
+            {"type": "message", "message": done}]  # fmt: skip
+
+
+def test_openclaw_exec_pairs_a_failure_with_another_try_only() -> None:
+    asked = {"type": "message", "message": {"role": "user", "content": "Check the API."}}
+    entries = [asked, *openclaw_exec("curl -sf https://api.example.com/v1", "401", 22, 1),
+               *openclaw_exec("aws s3 ls s3://reports", "report.csv", 0, 2),
+               *openclaw_exec("curl -sf -H 'Authorization: x' https://api.example.com/v1",
+                              "{}", 0, 3)]  # fmt: skip
+    assert recoveries(entries) == [
+        ("exec: curl -sf https://api.example.com/v1",
+         "exec: curl -sf -H 'Authorization: x' https://api.example.com/v1")
+    ]  # fmt: skip
