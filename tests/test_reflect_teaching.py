@@ -102,7 +102,8 @@ def test_the_digest_fills_its_size_by_weight_and_shows_in_transcript_order() -> 
     assert len(find_moments(turns)) == 14
     digest = make_digest(turns, {}, "s", characters=1_500)
     kinds = [(m.kind, m.number) for m in digest.moments]
-    # The recovery and the stated rule outweigh the plain orders; the bound keeps them.
+    # The stated rule outweighs the plain orders, which outweigh the recovery (a
+    # person's words first: fix137); the short recovery fits in the room they leave.
     assert kinds[0] == (RECOVERY, 2) and kinds[-1] == (PREFERENCE, 99)
     assert [m.number for m in digest.moments] == sorted(m.number for m in digest.moments)
     assert digest.omitted == 14 - len(digest.moments) > 0

@@ -6,7 +6,8 @@ Three kinds, each anchored on the transcript's own words, never paraphrased:
   "stop", "I said …", "actually, …", "… instead"), with what the agent did next;
 - ``preference``: the user stating a rule or a preference ("I prefer …", "always …",
   "never …", "from now on …", "please don't …");
-- ``recovery``: a failing tool call, then a different call that worked.
+- ``recovery``: a failing tool call, then a different call that worked: of the same
+  tool and, for a shell, another try at the same command (``model/programs.py``).
 
 The rules aim at what a careful reader would pick and leave the look-alikes: "no
 problem", "that actually worked", "it always fails here", a test the agent meant to
@@ -19,10 +20,11 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from chitin.model.programs import is_shell, same_attempt, says_another_way
 from chitin.model.teaching import CORRECTION as CORRECTION
-from chitin.model.teaching import FLOOR, sentence_starts, weigh
+from chitin.model.teaching import CUE, FLOOR, sentence_starts, weigh
 from chitin.model.teaching import PREFERENCE as PREFERENCE
-from chitin.model.transcript import AGENT, CALL, RESULT, USER, Turn
+from chitin.model.transcript import AGENT, CALL, REJECTION, RESULT, USER, Turn
 
 RECOVERY = "recovery"
 KINDS = (CORRECTION, PREFERENCE, RECOVERY)
@@ -33,8 +35,10 @@ RECOVERY_WINDOW = 16
 LEAD = 150
 # How many turns back a user message's context is read.
 CONTEXT_TURNS = 12
-# A recovery's weight: above any cue phrase's, as recoveries were always shown first.
-RECOVERY_WEIGHT = 5.0
+# A recovery's weight: below a cue phrase's (a correction's 3, a stated rule's 4), so
+# when room is short the person's own words come before what a tool's failure taught;
+# above a message that weighs less (weights go by halves, so never a tie).
+RECOVERY_WEIGHT = CUE - 0.25
 _I = re.IGNORECASE
 
 _VERBS = (
@@ -122,6 +126,9 @@ def find_moments(turns: Sequence[Turn]) -> list[Moment]:
         if turn.role == USER and turn.number not in seen:
             cue = cue_kind(turn.text)
             weight = weigh(turn.text, cue, opener=not worked, before=_before(turns, index))
+            if turn.tool == REJECTION:  # said while turning a call down: a correction
+                weight = weight._replace(score=max(weight.score, CUE))
+                weight = weight if weight.kind == PREFERENCE else weight._replace(kind=CORRECTION)
             if weight.score >= FLOOR:
                 seen.add(turn.number)
                 then, then_number = _next_agent(turns, index) or ("", None)
@@ -219,17 +226,22 @@ def _next_agent(turns: Sequence[Turn], index: int) -> tuple[str, int] | None:
 
 
 def _recovery(turns: Sequence[Turn], index: int) -> Moment | None:
-    """The failure at ``index``, when a different call then worked and nobody meant it
+    """The failure at ``index``, when another try at it then worked and nobody meant it
     to fail."""
     failed = turns[index]
     call = _call_before(turns, index)
     if call is None or _intended(turns, index):
         return None
+    said, first = "", True  # the agent's words before its first call since the failure
     for later in range(index + 1, min(len(turns), index + RECOVERY_WINDOW)):
         turn = turns[later]
         if turn.role == USER:
             return None
-        if turn.role != CALL or turn.text == call.text or turn.tool != call.tool:
+        said += f" {turn.text}" if turn.role == AGENT and first else ""
+        if turn.role != CALL:
+            continue
+        another_way, first = first and says_another_way(said), False
+        if not _another_try(call, turn, another_way):
             continue
         result = _result_after(turns, later)
         if result is not None and not result.failed:
@@ -237,6 +249,16 @@ def _recovery(turns: Sequence[Turn], index: int) -> Moment | None:
             worked = f"{turn.tool or 'tool'}: {turn.text}"
             return Moment(RECOVERY, call.number, call.time, said, worked, turn.number)
     return None
+
+
+def _another_try(failed: Turn, later: Turn, another_way: bool) -> bool:
+    """Whether ``later`` tries again what ``failed`` did: the same tool with another
+    input, and for a shell the same program or a main word in common, or the agent
+    said right before it that it is another way (an unrelated command that worked
+    recovers nothing)."""
+    if later.tool != failed.tool or later.text == failed.text:
+        return False
+    return not is_shell(failed.tool) or another_way or same_attempt(failed.text, later.text)
 
 
 def _call_before(turns: Sequence[Turn], index: int) -> Turn | None:

@@ -47,6 +47,16 @@ _NOT_SAID = (
 )
 # Flags on a Claude Code line whose words are not the person's (nor this session's
 # agent's): its own notes, a compacted conversation's summary, a sub-agent's turns.
+# Claude Code's tool result when the user rejects a call and types why: the reason
+# follows this, and it is the person's own words (a correction), not a tool's output.
+REJECTION = "rejection"  # the tool of a USER turn that is a rejected call's reason
+_REJECTED_BECAUSE = re.compile(
+    r"^The user doesn't want to proceed with this tool use\..*?"
+    r"To tell you how to proceed, the user said:\n(?P<reason>.+)",
+    re.DOTALL,
+)
+# What Claude Code puts there itself when the user asked to clarify a question.
+_CANNED_REASON = "The user wants to clarify these questions."
 _NOT_THIS_SESSION = ("isMeta", "isCompactSummary", "isSidechain")
 
 
@@ -114,6 +124,7 @@ def _claude_turns(message: dict[str, Any], kind: str, number: int, time: str | N
             failed = block.get("is_error") is True
             text = _clip(_content_text(block.get("content")))
             turns.append(Turn(number, time, RESULT, text, failed))
+            turns += _rejection_reason(text, number, time)
     return turns
 
 
@@ -151,6 +162,15 @@ def _openclaw_turns(message: dict[str, Any], number: int, time: str | None) -> l
             Turn(number, time, RESULT, output, failed, "bash"),
         ]
     return []
+
+
+def _rejection_reason(text: str, number: int, time: str | None) -> list[Turn]:
+    """The reason the user typed when rejecting a tool call, as their own words (after
+    the call's result, so no later call counts as its recovery)."""
+    found = _REJECTED_BECAUSE.match(text)
+    if found is None or found["reason"].lstrip().startswith(_CANNED_REASON):
+        return []
+    return [t._replace(tool=REJECTION) for t in _said(USER, found["reason"], number, time)]
 
 
 def _said(role: str, text: str, number: int, time: str | None) -> list[Turn]:
