@@ -18,6 +18,7 @@ from chitin.core.results import Deduped as Deduped
 from chitin.core.results import Initialized as Initialized
 from chitin.core.session import Session
 from chitin.errors import ValidationError
+from chitin.format.folded import folded_layout
 from chitin.model import evidence, ops, secrets
 from chitin.model.ids import new_id
 from chitin.model.insight import (
@@ -261,6 +262,7 @@ class Lifecycle:
             result, logs, paths, claims = target, [layout.evidence], [], []
             notes: list[str] = []
             dropped: tuple[str, ...] = ()
+            hand: list[tuple[str, str]] = []  # the sources' hand-added keys and body texts
             for number, source_id in enumerate(source_ids, 1):
                 paths.append(self.reading.path_of(source_id))
                 source, source_layout = self.session.store.read(paths[-1])
@@ -271,9 +273,14 @@ class Lifecycle:
                 ]
                 dropped = dropped or ops.dropped_fields(source, target.type)
                 logs.append(source_layout.evidence)
+                carried = folded_layout(layout, source_layout)
+                layout = carried.layout
+                hand += carried.placed()
                 claims.append(source.claim)
             if not allow_secret:
                 secrets.refuse_secrets(result, target)
+                for place, text in hand:  # the folded file's own lines, new to the target's
+                    secrets.refuse_secret_text(place, text)
             layout = layout._replace(evidence=evidence.united(*logs))
             writes: dict[str, str | None] = {target_path: self.session.store.render(result, layout)}
             writes.update(dict.fromkeys(paths))
