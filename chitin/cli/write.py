@@ -149,7 +149,9 @@ def update(
         result = chitin.update(insight_id, changes, allow_secret=allow_secret)
         retrieved = chitin.last_retrieved([result.insight.id]) if fmt == "json" else {}
     if fmt == "json":
-        emit_json(shapes.changed(result.insight, retrieved, result.dropped, result.cleared))
+        emit_json(
+            shapes.changed(result.insight, retrieved, result.dropped, result.cleared, result.same)
+        )
         return
     if result.commit is None:
         click.echo(f"✓ No changes to insight: {result.insight.id}")
