@@ -885,7 +885,7 @@ def test_merge_folds_source_into_target_in_one_commit(
     assert git(store, "status", "--porcelain") == ""
     merged = run_json("get", target["id"])
     assert (merged["reasoning"], merged["reinforcementCount"]) == ("TR; SR", 1)
-    assert "context" not in merged
+    assert merged["context"] == "SC"  # the target had none: the source's is kept (1.4.5 lost it)
     assert run("get", source["id"], expect=1).stderr.startswith(
         f"Error: no insight {source['id']}; it was merged into {target['id']} ("
     )

@@ -226,7 +226,9 @@ def test_apply_stopped_by_a_hand_edit_it_will_not_commit_names_the_cluster(
     copy = make(add, "zeta lesson about queues.", 0.5)
     edited = next(store.rglob(f"{copy}.md"))
     token = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
-    edited.write_text(edited.read_text() + f"\n## Context\n\ntoken {token}\n")
+    # in a comment, which a merge does not carry (a carried text is refused by the
+    # merge's own guard first: tests/test_merge_keeps_source.py)
+    edited.write_text(edited.read_text().replace("---\n", f"---\n# token {token}\n", 1))
     before = commit_count(store)
     refused = run("dedupe", "--apply", expect=1).stderr
     assert refused.count("\n") == 1 and "edited by hand" in refused, refused

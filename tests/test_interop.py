@@ -956,3 +956,28 @@ def test_an_id_that_differs_only_in_case_is_taken(run: Run, store: Path, tmp_pat
     assert merged["imported"] == 0, merged
     assert commit_count(store) == before
     assert [p.name for p in store.rglob("*upper.md")] == ["Z-upper.md"]
+
+
+def test_a_plain_import_of_copies_writes_them_and_says_so(
+    run: Run, run_json: Callable[..., Any], tmp_path: Path
+) -> None:
+    """Issue 25: every item is restored, but copies of live insights (and of each
+    other) do not come in without a word; --merge skips them and says nothing more."""
+    run("contribute", "--type", "skill", "--claim", "Pin versions in CI", "--confidence", "0.8")
+    items = [
+        {"type": "skill", "claim": "Pin versions in CI.", "confidence": 0.6},
+        {"type": "skill", "claim": "Write the failing test first", "confidence": 0.7},
+        {"type": "skill", "claim": "write the failing test first", "confidence": 0.5},
+        {"type": "skill", "claim": "Something else", "confidence": 0.5},
+    ]
+    source = write(tmp_path, "copies.json", items)
+    said = run("import", str(source))
+    assert said.stdout.startswith("✓ Imported 4 insight(s)")
+    assert said.stderr == (
+        "note: 2 imported item(s) repeat stored insights; `chitin dedupe` lists them\n"
+    )
+    assert run_json("import", str(write(tmp_path, "again.json", items[3:])))["repeated"] == 1
+    merged = run("import", "--merge", str(write(tmp_path, "merge.json", items[:1])))
+    assert merged.stderr == ""
+    fresh = run_json("import", str(write(tmp_path, "new.json", [{**items[3], "claim": "New"}])))
+    assert fresh["repeated"] == 0

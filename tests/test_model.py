@@ -261,12 +261,15 @@ def test_merge_follows_the_original_rules() -> None:
     assert result.tags == ("a", "b", "c")
     assert result.reinforcements == 1
     assert result.reasoning == "TR; SR"
+    # what the target lacks is the source's (1.4.5 dropped it: docs/compatibility.md)
     assert (result.claim, result.context, result.provenance, result.type) == (
         "Target claim",
-        None,
-        None,
+        "SC",
+        "social",
         "skill",
     )
+    again = ops.merged(source, result, None, LATER)  # a second merge adds no text twice
+    assert (again.reasoning, again.context) == ("TR; SR", "SC")
     assert ops.merged(source, target, "New claim", LATER).claim == "New claim"
 
 

@@ -157,6 +157,26 @@ def test_an_update_that_makes_two_insights_the_same_says_so(run: Run, add: Any) 
     assert "note:" not in again
 
 
+def test_an_update_that_makes_two_insights_the_same_says_so_in_json(
+    run: Run, add: Any, run_json: Any
+) -> None:
+    """The JSON lacked the text's note: it names the other in ``duplicates``, in
+    contribute's shape, and only when there is one."""
+    run("init")
+    first = add("skill", "Pin the versions of dependencies", 0.8)["id"]
+    second = add("skill", "Lock the dependency versions", 0.7)["id"]
+    made = run_json("update", second, "--claim", "pin the versions of dependencies.")
+    assert made["duplicates"] == [
+        {
+            "id": first,
+            "type": "skill",
+            "claim": "Pin the versions of dependencies",
+            "similarity": 1.0,
+        }
+    ]
+    assert "duplicates" not in run_json("update", second, "--confidence", "0.75")
+
+
 def test_numbers_are_printed_as_javascript_prints_them() -> None:
     """Number.prototype.toString: digits up to 1e21, exponents beyond; down to 1e-6
     in decimals, exponents below (1.4.5 prints every number so)."""

@@ -10,7 +10,7 @@ import click
 
 from chitin.cli.context import opened, prepare_vectors, vectors_line, write_output
 from chitin.cli.options import GivenPath, format_option, output_option
-from chitin.cli.output import emit_json, json_text, standard_input
+from chitin.cli.output import emit_json, json_text, note, standard_input
 from chitin.model.interchange import FROM_ITS_FILE, SQLITE_MAGIC
 from chitin.render import shapes
 
@@ -94,6 +94,11 @@ def import_insights(
     else:
         said = vectors_line(vectors) if vectors else None
         click.echo("\n".join([*_summary(result), *([said] if said else [])]))
+    if result.repeated:  # every item is restored (issue 25), but not without a word
+        note(
+            f"note: {result.repeated} imported item(s) repeat stored insights; "
+            "`chitin dedupe` lists them"
+        )
 
 
 def _json_input() -> TextIO:

@@ -149,7 +149,9 @@ def update(
         result = chitin.update(insight_id, changes, allow_secret=allow_secret)
         retrieved = chitin.last_retrieved([result.insight.id]) if fmt == "json" else {}
     if fmt == "json":
-        emit_json(shapes.changed(result.insight, retrieved, result.dropped, result.cleared))
+        emit_json(
+            shapes.changed(result.insight, retrieved, result.dropped, result.cleared, result.same)
+        )
         return
     if result.commit is None:
         click.echo(f"✓ No changes to insight: {result.insight.id}")
@@ -254,7 +256,10 @@ def merge(
     folded in turn, still in one commit (what `chitin dedupe` suggests).
 
     TARGET keeps the highest confidence, all tags, every reasoning and evidence line,
-    and the sum of reinforcements.
+    and the sum of reinforcements. It keeps what SOURCE knew: a context, limitations or
+    source it lacks is SOURCE's, one it has gets SOURCE's after it (a new paragraph; a
+    source: after "; "), text it already holds is not added twice; SOURCE's hand-added
+    frontmatter keys it lacks and SOURCE's other body text (a "## Notes") come along.
     """
     sources: str | list[str] = source_ids[0] if len(source_ids) == 1 else list(source_ids)
     with opened(ctx, reading=False) as chitin:

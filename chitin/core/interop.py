@@ -20,11 +20,12 @@ from typing import Any, NamedTuple, TextIO, TypeVar
 
 from chitin.core.exporting import export as export
 from chitin.core.import_ids import case_twin, id_taken
+from chitin.core.import_repeats import live_keys, repeats
 from chitin.core.session import Session
 from chitin.errors import ChitinError, ValidationError
 from chitin.format.markdown import Layout, checked_render
 from chitin.index import usage
-from chitin.index.cache import Cache, Filters, Problem
+from chitin.index.cache import Cache, Problem
 from chitin.model import arguments, interchange, secrets, strict_json
 from chitin.model.ids import new_id
 from chitin.model.insight import Insight
@@ -56,6 +57,7 @@ class Imported:
     history_rows: int = 0
     generation: str | None = None  # the 1.x schema a database was migrated from
     embeddings_left: int = 0  # 1.x vectors not copied (they are made again)
+    repeated: int = 0  # items a plain import wrote that repeat a live insight
 
 
 STDIN = "-"  # what errors call a stream, as the command line calls standard input
@@ -188,6 +190,7 @@ def _import(
             lambda: _read_all(raw, now, lambda i: cache.id_ignoring_case(i) is not None)
         )
         kept, skipped = _checked(lambda: _sort_out(cache, everything, merge))
+        repeated = 0 if merge else repeats(cache, kept)  # before they are written
         position = {id(item): index for index, item in enumerate(everything)}
         imported = [item.insight for item in kept]
         ids = {insight.id for insight in imported}
@@ -207,7 +210,7 @@ def _import(
             opened.record_written(cache, dict(zip(writes, imported, strict=True)))
     times = [(item.insight.id, item.last_retrieved) for item in kept if item.last_retrieved]
     usage.record_times(opened.root, times)
-    return Imported(imported, skipped, commit, len(history))
+    return Imported(imported, skipped, commit, len(history), repeated=repeated)
 
 
 def _rendered(opened: Session, item: Item, index: int) -> str:
@@ -300,9 +303,7 @@ def _merge_skips(
         holder = ids.setdefault(item.insight.id.lower(), index)
         if _stronger(item.insight, items[holder].insight):
             ids[item.insight.id.lower()] = index
-    known: dict[tuple[str, ...], str] = {}  # the store's live id of each
-    for stored in cache.select(Filters(archived=False)):
-        known.setdefault(exact_key(side_of(stored)), stored.id)
+    known = live_keys(cache)  # the store's live id of each
     best: dict[tuple[str, ...], int] = {}
     for index, item in enumerate(items):
         insight = item.insight

@@ -18,6 +18,7 @@ from chitin.core.results import Deduped as Deduped
 from chitin.core.results import Initialized as Initialized
 from chitin.core.session import Session
 from chitin.errors import ValidationError
+from chitin.format.folded import folded_layout
 from chitin.model import evidence, ops, secrets
 from chitin.model.ids import new_id
 from chitin.model.insight import (
@@ -125,7 +126,8 @@ class Lifecycle:
             after, notes = ops.updated_insight(before, changes, self.session.timestamp())
             if after == before:
                 return Change(before, path, None, before, tuple(notes))
-            notes += self._now_the_same(cache, before, after)
+            same = self._now_the_same(cache, before, after)
+            notes += _same_notes(after, same)
             if not allow_secret:  # the fields it changes; the others are committed already
                 secrets.refuse_secrets(after, before)
             target = self.session.store.moved_to(path, after)
@@ -138,14 +140,14 @@ class Lifecycle:
             )
         lost = ops.dropped_fields(before, after.type)
         cleared = ops.cleared_fields(before, after, changes)
-        return Change(after, target, commit, before, tuple(notes), lost, cleared)
+        return Change(after, target, commit, before, tuple(notes), lost, cleared, same)
 
     @staticmethod
-    def _now_the_same(cache: Cache, before: Insight, after: Insight) -> list[str]:
-        """A note when an update makes the insight the same as another (contribute
+    def _now_the_same(cache: Cache, before: Insight, after: Insight) -> tuple[Insight, ...]:
+        """The live insights an update makes the insight the same as (contribute
         refuses that at the door): one lesson in two files, to fold into one."""
         if exact_key(side_of(before)) == exact_key(side_of(after)):
-            return []
+            return ()
         return _same_as_another(cache, after)
 
     def reinforce(
@@ -228,7 +230,7 @@ class Lifecycle:
             )
             self.session.record_written(cache, {target: moved}, removed=[path])
             # an insight contributed again while this one was archived
-            notes = () if to_archive else tuple(_same_as_another(cache, moved))
+            notes = () if to_archive else _same_notes(moved, _same_as_another(cache, moved))
         return Change(moved, target, commit, insight, notes)
 
     def merge(
@@ -261,6 +263,7 @@ class Lifecycle:
             result, logs, paths, claims = target, [layout.evidence], [], []
             notes: list[str] = []
             dropped: tuple[str, ...] = ()
+            hand: list[tuple[str, str]] = []  # the sources' hand-added keys and body texts
             for number, source_id in enumerate(source_ids, 1):
                 paths.append(self.reading.path_of(source_id))
                 source, source_layout = self.session.store.read(paths[-1])
@@ -271,9 +274,14 @@ class Lifecycle:
                 ]
                 dropped = dropped or ops.dropped_fields(source, target.type)
                 logs.append(source_layout.evidence)
+                carried = folded_layout(layout, source_layout)
+                layout = carried.layout
+                hand += carried.placed()
                 claims.append(source.claim)
             if not allow_secret:
                 secrets.refuse_secrets(result, target)
+                for place, text in hand:  # the folded file's own lines, new to the target's
+                    secrets.refuse_secret_text(place, text)
             layout = layout._replace(evidence=evidence.united(*logs))
             writes: dict[str, str | None] = {target_path: self.session.store.render(result, layout)}
             writes.update(dict.fromkeys(paths))
@@ -303,14 +311,18 @@ class Lifecycle:
         return self.session.store.apply(writes, worded(words, trailers), suspects, meanwhile)
 
 
-def _same_as_another(cache: Cache, insight: Insight) -> list[str]:
-    """A note when ``insight`` is now the same as another live one (contribute refuses
-    that at the door): one lesson in two files, to fold into one."""
-    same = [i for i in door.exact_duplicates(cache, side_of(insight)) if i.id != insight.id]
+def _same_as_another(cache: Cache, insight: Insight) -> tuple[Insight, ...]:
+    """The live insights ``insight`` is now the same as (contribute refuses that at the
+    door), strongest first."""
+    return tuple(i for i in door.exact_duplicates(cache, side_of(insight)) if i.id != insight.id)
+
+
+def _same_notes(insight: Insight, same: Sequence[Insight]) -> tuple[str, ...]:
+    """The note on the first of ``same``: one lesson in two files, to fold into one."""
     if not same:
-        return []
+        return ()
     other = same[0].id
-    return [
+    return (
         f"now the same insight as {other}: fold one into the other: "
-        f"chitin merge {insight.id} {other}"
-    ]
+        f"chitin merge {insight.id} {other}",
+    )

@@ -30,6 +30,7 @@ class Change(NamedTuple):
     notes: tuple[str, ...] = ()
     dropped: tuple[str, ...] = ()  # fields lost to another type (condition, avoid)
     cleared: tuple[str, ...] = ()  # fields an update's empty value cleared
+    same: tuple[Insight, ...] = ()  # live insights an update made it the same as
 
 
 class _Initialized(NamedTuple):

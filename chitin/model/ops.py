@@ -176,23 +176,44 @@ def merged(source: Insight, target: Insight, claim: str | None, now: str) -> Ins
     """The original's merge rules (§5.3): the target absorbs the source.
 
     Highest confidence, tags united (target's first), counts added, reasonings joined.
-    The target keeps its other fields; it takes the source's Carapace id if it has none,
-    so that the merged insight still knows it was shared (or where it came from).
+    Unlike 1.4.5, the source's context, limitations and source are kept too (``joined``:
+    the folded copy's knowledge must not be lost). The target keeps its other fields; it
+    takes the source's Carapace id if it has none, so that the merged insight still knows
+    it was shared (or where it came from).
     """
     if source.id == target.id:
         raise ValidationError("source", "Cannot merge an insight with itself")
     tags = list(target.tags)
     known = {tag_key(tag) for tag in tags}
     tags.extend(tag for tag in source.tags if tag_key(tag) not in known)
-    reasoning = "; ".join(r for r in (target.reasoning, source.reasoning) if r) or None
     last = max((s for s in (source.last_reinforced, target.last_reinforced) if s), default=None)
     return target.with_changes(
         claim=normalize_claim(claim) if claim else target.claim,
         confidence=max(source.confidence, target.confidence),
         tags=tuple(tags),
         reinforcements=min(MAX_REINFORCEMENTS, source.reinforcements + target.reinforcements),
-        reasoning=reasoning,
+        reasoning=joined(target.reasoning, source.reasoning, "; "),
+        context=joined(target.context, source.context, SECTION_BREAK),
+        limitations=joined(target.limitations, source.limitations, SECTION_BREAK),
+        source=joined(target.source, source.source, "; "),
+        provenance=target.provenance or source.provenance,
         last_reinforced=last,
         carapace_id=target.carapace_id or source.carapace_id,
         updated=now,
     )
+
+
+SECTION_BREAK = "\n\n"  # a section's texts joined by a merge: paragraphs
+
+
+def joined(target: str | None, source: str | None, separator: str) -> str | None:
+    """The target's text, then the source's after ``separator``; the source's alone when
+    the target has none. Text already there as a whole piece (a second merge of the
+    same copy, or a copy that said the same) is not added again."""
+    if not source:
+        return target
+    if not target:
+        return source
+    if f"{separator}{source}{separator}" in f"{separator}{target}{separator}":
+        return target
+    return f"{target}{separator}{source}"

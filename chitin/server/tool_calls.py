@@ -113,7 +113,7 @@ def _changed(chitin: Chitin, done: Change) -> dict[str, Any]:
     """update's and merge's object: ``_shown``'s, with the fields the change dropped or
     cleared (the CLI's JSON)."""
     retrieved = chitin.last_retrieved([done.insight.id])
-    return shapes.changed(done.insight, retrieved, done.dropped, done.cleared)
+    return shapes.changed(done.insight, retrieved, done.dropped, done.cleared, done.same)
 
 
 def similar(claim: str, threshold: float | None, semantic: bool) -> Work:

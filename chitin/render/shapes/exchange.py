@@ -39,6 +39,8 @@ if TYPE_CHECKING:
         def generation(self) -> str | None: ...
         @property
         def history_rows(self) -> int: ...
+        @property
+        def repeated(self) -> int: ...
 
 
 # ---------------------------------------------------------------- sync
@@ -77,6 +79,7 @@ def imported(result: _Imported, vectors: Any) -> dict[str, Any]:
         "migratedFrom": result.generation,
         "historyRows": result.history_rows,
         "vectors": vectors,
+        "repeated": result.repeated,
     }
 
 

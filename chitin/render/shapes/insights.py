@@ -35,15 +35,21 @@ def changed(
     retrieved: Retrieved = NEVER,
     dropped: Sequence[str] = (),
     cleared: Sequence[str] = (),
+    same: Sequence[Insight] = (),
 ) -> dict[str, Any]:
     """update, merge: the insight, then the fields the type it took has no place for
-    (``dropped``: a trigger's condition and avoid) and those an empty value cleared
-    (``cleared``), each only when there are some."""
+    (``dropped``: a trigger's condition and avoid), those an empty value cleared
+    (``cleared``), and the live insights an update made it the same as (``duplicates``,
+    in contribute's shape, similarity 1), each only when there are some."""
     data = insight(value, retrieved)
     if dropped:
         data["dropped"] = list(dropped)
     if cleared:
         data["cleared"] = list(cleared)
+    if same:
+        data["duplicates"] = [
+            {"id": i.id, "type": i.type, "claim": i.claim, "similarity": 1.0} for i in same
+        ]
     return data
 
 
