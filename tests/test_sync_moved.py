@@ -68,13 +68,9 @@ def evidence_of_any(store: Path, path: str) -> list[str]:
     return [line[2:] for line in front.splitlines() if line.startswith("- 20")]
 
 
-@pytest.mark.parametrize("side", ["--ours", "--theirs"])
-def test_a_claim_conflict_on_a_moved_insight_settles_to_one_file(
-    machines: Machines, side: str
-) -> None:
-    """The claim changed on both sides, and one side archived the insight: the sync
-    stops, and the side kept is the one file of that id (keeping ours left the
-    insight live and archived, one id in two files, and sent that to the remote)."""
+def claim_conflict_on_a_moved_insight(machines: Machines) -> str:
+    """Machine a reinforces an insight twice, changes its claim and archives it; b
+    changes the claim otherwise; b's sync stops on the conflict. The insight's id."""
     a, b = machines.a, machines.b
     claim = ("--claim", "Prefer explicit config", "--confidence", "0.6")
     insight_id = as_json(a, "contribute", "--type", "principle", *claim)["insight"]["id"]
@@ -87,6 +83,18 @@ def test_a_claim_conflict_on_a_moved_insight_settles_to_one_file(
     chitin(b, "update", insight_id, "--claim", "Prefer explicit config always")
     chitin(a, "sync")
     chitin(b, "sync", expect=1)
+    return insight_id
+
+
+@pytest.mark.parametrize("side", ["--ours", "--theirs"])
+def test_a_claim_conflict_on_a_moved_insight_settles_to_one_file(
+    machines: Machines, side: str
+) -> None:
+    """The claim changed on both sides, and one side archived the insight: the sync
+    stops, and the side kept is the one file of that id (keeping ours left the
+    insight live and archived, one id in two files, and sent that to the remote)."""
+    a, b = machines.a, machines.b
+    insight_id = claim_conflict_on_a_moved_insight(machines)
     chitin(b, "sync", side, insight_id)
     chitin(a, "sync")
     kept = "always" if side == "--ours" else "files"
@@ -104,17 +112,7 @@ def test_a_claim_conflict_on_a_moved_insight_shows_both_claims_to_resolve(
     no markers): the other claim, its reinforcements and its archive were out of
     sight, and `--continue` dropped them without a word."""
     a, b = machines.a, machines.b
-    claim = ("--claim", "Prefer explicit config", "--confidence", "0.6")
-    insight_id = as_json(a, "contribute", "--type", "principle", *claim)["insight"]["id"]
-    chitin(a, "sync")
-    chitin(b, "sync")
-    chitin(a, "reinforce", insight_id)
-    chitin(a, "reinforce", insight_id)
-    chitin(a, "update", insight_id, "--claim", "Prefer explicit config files")
-    chitin(a, "archive", insight_id)
-    chitin(b, "update", insight_id, "--claim", "Prefer explicit config always")
-    chitin(a, "sync")
-    chitin(b, "sync", expect=1)
+    insight_id = claim_conflict_on_a_moved_insight(machines)
     (edited,) = (b / ".chitin" / "conflicts").glob(f"**/{insight_id}.md")
     text = edited.read_text()
     assert "files" in text and "always" in text and "reinforcements: 2" in text

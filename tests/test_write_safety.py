@@ -314,6 +314,34 @@ def test_an_interruption_after_the_commit_keeps_the_write_and_says_so(
     assert status(seeded) == ""
 
 
+def reinforced_under_a_hanging_git(
+    seeded: Path, tmp_path: Path, hangs: str, signum: int, **env: str
+) -> tuple[int, str]:
+    """`chitin reinforce lead-with` run through a git wrapper whose shell ``hangs``
+    clause sleeps (touching $STARTED first) at the call it picks; once it does, the
+    whole process group gets ``signum``, as a terminal's Ctrl-C reaches git too. The
+    exit code and stderr."""
+    import shutil
+
+    folder, started = tmp_path / "bin", tmp_path / "git-started"
+    folder.mkdir()
+    fake = folder / "git"
+    fake.write_text(f'#!/bin/sh\n{hangs}\nexec {shutil.which("git")} "$@"\n')
+    fake.chmod(0o755)
+    path = f"{folder}{os.pathsep}{os.environ['PATH']}"
+    variables = {**os.environ, **env, "PATH": path, "STARTED": str(started), "CHITIN_FRONT": "0"}
+    command = [sys.executable, "-m", "chitin", "--store", str(seeded), "reinforce", "lead-with"]
+    with subprocess.Popen(
+        command, env=variables, stderr=subprocess.PIPE, text=True, start_new_session=True
+    ) as process:
+        deadline = time.monotonic() + 60
+        while not started.exists() and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.killpg(process.pid, signum)
+        _, stderr = process.communicate(timeout=60)
+    return process.returncode, stderr
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_a_signal_that_also_kills_git_is_said_as_an_interruption(
     seeded: Path, tmp_path: Path, signum: int
@@ -321,31 +349,11 @@ def test_a_signal_that_also_kills_git_is_said_as_an_interruption(
     """Ctrl-C reaches the whole process group, git too: a git command of the write dies
     of it before chitin looks at the held signal. That was said as git's failure
     ("git --no-optional-locks failed: exit code -2"), exit 1; it is an interruption."""
-    import shutil
-
-    folder, started = tmp_path / "bin", tmp_path / "git-started"
-    folder.mkdir()
-    fake = folder / "git"
-    fake.write_text(
-        "#!/bin/sh\n"
-        # the first status hangs, until the signal; later ones (the undo's) run
-        'case " $* " in *" status "*) [ -e "$STARTED" ] || { : > "$STARTED"; sleep 60; };; esac\n'
-        f'exec {shutil.which("git")} "$@"\n'
-    )
-    fake.chmod(0o755)
-    path = f"{folder}{os.pathsep}{os.environ['PATH']}"
-    env = {**os.environ, "PATH": path, "STARTED": str(started), "CHITIN_FRONT": "0"}
     before = git(seeded, "rev-parse", "HEAD")
-    command = [sys.executable, "-m", "chitin", "--store", str(seeded), "reinforce", "lead-with"]
-    with subprocess.Popen(
-        command, env=env, stderr=subprocess.PIPE, text=True, start_new_session=True
-    ) as process:
-        deadline = time.monotonic() + 60
-        while not started.exists() and process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        os.killpg(process.pid, signum)
-        _, stderr = process.communicate(timeout=60)
-    assert process.returncode == 128 + signum, stderr
+    # the first status hangs, until the signal; later ones (the undo's) run
+    hangs = 'case " $* " in *" status "*) [ -e "$STARTED" ] || { : > "$STARTED"; sleep 60; };; esac'
+    code, stderr = reinforced_under_a_hanging_git(seeded, tmp_path, hangs, signum)
+    assert code == 128 + signum, stderr
     assert stderr.strip().splitlines()[-1] == "Interrupted: nothing was changed.", stderr
     assert git(seeded, "rev-parse", "HEAD") == before
     assert status(seeded) == ""
@@ -357,34 +365,17 @@ def test_an_interruption_after_a_hand_edit_was_committed_says_so(
     """A hand edit is committed first, as its own commit; Ctrl-C during chitin's own
     commit then undoes chitin's change only. The line said "nothing was changed",
     though HEAD had moved by the hand edit's commit."""
-    import shutil
-
-    folder, seen, started = tmp_path / "bin", tmp_path / "seen", tmp_path / "started"
-    folder.mkdir()
-    fake = folder / "git"
-    fake.write_text(  # the first commit (the hand edit's) runs; the second hangs
-        "#!/bin/sh\n"
-        'case " $* " in *" commit "*) if [ -e "$SEEN" ]; then '
-        '[ -e "$STARTED" ] || { : > "$STARTED"; sleep 60; }; else : > "$SEEN"; fi;; esac\n'
-        f'exec {shutil.which("git")} "$@"\n'
-    )
-    fake.chmod(0o755)
     edited = insight_file(seeded, "lead-with")
     edited.write_text(edited.read_text().replace("Speak plainly", "Speak very plainly"))
-    path = f"{folder}{os.pathsep}{os.environ['PATH']}"
-    env = {**os.environ, "PATH": path, "SEEN": str(seen), "STARTED": str(started)}
-    env["CHITIN_FRONT"] = "0"
     before = git(seeded, "rev-parse", "HEAD").strip()
-    command = [sys.executable, "-m", "chitin", "--store", str(seeded), "reinforce", "lead-with"]
-    with subprocess.Popen(
-        command, env=env, stderr=subprocess.PIPE, text=True, start_new_session=True
-    ) as process:
-        deadline = time.monotonic() + 60
-        while not started.exists() and process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        os.killpg(process.pid, signal.SIGINT)
-        _, stderr = process.communicate(timeout=60)
-    assert process.returncode == 130, stderr
+    # the first commit (the hand edit's) runs; the second hangs
+    hangs = (
+        'case " $* " in *" commit "*) if [ -e "$SEEN" ]; then '
+        '[ -e "$STARTED" ] || { : > "$STARTED"; sleep 60; }; else : > "$SEEN"; fi;; esac'
+    )
+    seen = str(tmp_path / "seen")
+    code, stderr = reinforced_under_a_hanging_git(seeded, tmp_path, hangs, signal.SIGINT, SEEN=seen)
+    assert code == 130, stderr
     assert git(seeded, "rev-list", "--count", f"{before}..HEAD").strip() == "1"
     assert git(seeded, "log", "-1", "--format=%s").startswith("Edit lead-with")
     assert stderr.strip().splitlines()[-1] == (
