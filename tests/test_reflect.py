@@ -519,3 +519,18 @@ def test_an_agent_database_needs_the_session_id(run: Run) -> None:
     assert "--agent-database needs --session-id" in said.stderr
     said = run("reflect", "--transcript", "x.jsonl", expect=2)
     assert "go with --queue" in said.stderr
+
+
+@pytest.mark.parametrize(("value", "said"), [("-", "stdin is not read here"), ("", "it is empty")])
+@pytest.mark.parametrize("option", ["--transcript", "--agent-database"])
+def test_a_dash_or_empty_transcript_is_a_usage_error(
+    run: Run, store: Path, option: str, value: str, said: str
+) -> None:
+    """``--transcript -`` was queued as a file named "-" in the current folder, which
+    the digest later called gone: neither path option reads stdin."""
+    args = ["--session-id", "s"] if option == "--agent-database" else []
+    result = run("reflect", "--queue", "--session-key", "k", *args, option, value,
+                 "--reason", "new", expect=2)  # fmt: skip
+    [line] = result.stderr.splitlines()
+    assert option in line and said in line and "path" in line
+    assert not queue_file(store).exists()

@@ -24,15 +24,21 @@ class GivenPath(click.Path):
     ``--output`` refuse it, global_options.named_store and _check_output). A leading
     ``~`` is expanded here, once for every path option: a config tool or a script
     passes ``--dir '~/x'`` quoted, and the shell's expansion never happened (a folder
-    named ``~`` was made); with no home it is refused, as ``--store`` refuses it."""
+    named ``~`` was made); with no home it is refused, as ``--store`` refuses it.
+    ``dash`` (what the path names) refuses "-", for a file read later, where stdin
+    cannot be: otherwise it became a file named "-" in the current folder."""
 
-    def __init__(self, *args: Any, empty: str = "", **kwargs: Any) -> None:
+    def __init__(self, *args: Any, empty: str = "", dash: str = "", **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.empty = empty or "it is empty; name a path (is the variable it came from unset?)"
+        self.dash = dash
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str) and not value.strip():
             self.fail(self.empty, param, ctx)
+        if self.dash and value == "-":
+            said = f"stdin is not read here; name {self.dash}'s path (./- for a file named -)"
+            self.fail(said, param, ctx)
         if isinstance(value, str) and value.startswith("~"):
             what = param.get_error_hint(ctx) if param is not None and ctx is not None else "a path"
             try:

@@ -35,14 +35,14 @@ if TYPE_CHECKING:
 )
 @click.option(
     "--transcript",
-    type=GivenPath(dir_okay=False, path_type=Path),
+    type=GivenPath(dir_okay=False, path_type=Path, dash="the transcript file"),
     metavar="PATH",
     help="With --queue: the session's events as JSON lines (Claude Code's "
     "transcript_path, an OpenClaw session file), read for the digest.",
 )
 @click.option(
     "--agent-database",
-    type=GivenPath(dir_okay=False, path_type=Path),
+    type=GivenPath(dir_okay=False, path_type=Path, dash="the agent database"),
     metavar="PATH",
     help="With --queue and --session-id: OpenClaw's agent database holding the "
     "session's events (read only).",
