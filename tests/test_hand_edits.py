@@ -135,3 +135,27 @@ def test_a_hash_line_inside_a_multiline_value_is_the_value_not_a_comment(
         assert not [line for line in front if line.lstrip().startswith("#")], front
         assert run_json("get", ids)["source"] == source
     assert run("check").exit_code == 0
+
+
+@pytest.mark.parametrize("value", ["~", "null", ""])
+def test_a_null_avoid_is_absent_as_in_contribute(
+    run: Run, add: Any, run_json: Any, store: Path, value: str
+) -> None:
+    """`avoid: ~` was refused as "avoid must be true or false, got None" (Python's
+    word), by every command and by check; a null avoid is absent (not avoid), as
+    contribute --json reads {"avoid": null}."""
+    made = add("trigger", "Run ruff first", 0.7, condition="before a commit")
+    path = edit(store, made, "avoid: false", f"avoid: {value}".rstrip())
+    assert run_json("get", made["id"])["avoid"] is False
+    assert run("check").exit_code == 0
+    run("reinforce", made["id"])
+    assert "avoid: false\n" in path.read_text()
+
+
+def test_an_avoid_that_is_no_flag_is_named_as_yaml_writes_it(
+    run: Run, add: Any, store: Path
+) -> None:
+    made = add("trigger", "Run ruff first", 0.7, condition="before a commit")
+    edit(store, made, "avoid: false", "avoid: {a: 1}")
+    line = run("get", made["id"], expect=1).stderr.splitlines()[-1]
+    assert 'avoid must be true or false, got {"a": 1}' in line  # not Python's {'a': 1}

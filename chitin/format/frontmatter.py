@@ -20,6 +20,7 @@ from chitin.errors import ValidationError
 from chitin.format.layout import clipped
 from chitin.model.evidence import is_entry
 from chitin.model.fields import COUNT, FILE_FIELDS, FLAG, LIST, NUMBER, TEXT, TIME, WORD
+from chitin.model.insight import _shown as shown_value  # a refused value as JSON writes it
 
 
 def read_frontmatter(front: str) -> dict[str, Any]:
@@ -36,6 +37,18 @@ def time_or(data: dict[str, Any], key: str, default: str) -> Any:
     """The time key ``key`` of ``data``, or ``default`` where it is not written (or is
     written empty): 0, [] and false are no times, to be named as such, not read as it."""
     return default if data.get(key) in (None, "") else data[key]
+
+
+def read_avoid(data: dict[str, Any]) -> bool:
+    """The ``avoid`` flag: a null one (``avoid: ~``, ``avoid:``) is absent, as every
+    other optional field's null is, and as contribute --json reads ``"avoid": null``;
+    any other value than a boolean is named as JSON writes it, not as Python does."""
+    avoid = data.get("avoid")
+    if avoid is None:
+        return False
+    if not isinstance(avoid, bool):
+        raise ValidationError("avoid", f"avoid must be true or false, got {shown_value(avoid)}")
+    return avoid
 
 
 def yaml_scalar(value: str) -> str:

@@ -33,7 +33,7 @@ from typing import Any, NamedTuple
 from chitin.errors import ValidationError
 from chitin.format.body import CLAIM_PART, SECTION_TITLES, body_fields, body_layout
 from chitin.format.conflicts import escape_markers, refuse_markers
-from chitin.format.frontmatter import read_frontmatter, time_or, yaml_scalar
+from chitin.format.frontmatter import read_avoid, read_frontmatter, time_or, yaml_scalar
 from chitin.format.layout import MAX_INSIGHT_BYTES, clipped, too_large
 from chitin.model.fields import (
     FILE_FIELDS,
@@ -278,9 +278,7 @@ def _insight_from(
     created = canonical_timestamp("created", time_or(data, "created", now))
     last = data.get("last_reinforced")
     fields = body_fields(body)
-    avoid = data.get("avoid", False)
-    if not isinstance(avoid, bool):
-        raise ValidationError("avoid", f"avoid must be true or false, got {avoid!r}")
+    avoid = read_avoid(data)
     if "confidence" not in data:
         raise ValidationError("confidence", "confidence is missing (a number from 0 to 1)")
     condition = _text("condition", data.get("condition"))
