@@ -109,10 +109,17 @@ def failures(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--rounds", type=int, default=20)
-    parser.add_argument("--processes", type=int, default=6)
-    parser.add_argument("--in-process", action="store_true", help="CHITIN_FRONT=0")
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0].replace("\n", " "),
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument("--rounds", type=int, default=20, help="rounds per damaged file")
+    parser.add_argument(
+        "--processes", type=int, default=6, help="retrieves started at once in a round"
+    )
+    parser.add_argument(
+        "--in-process", action="store_true", help="run without the resident front (CHITIN_FRONT=0)"
+    )
     options = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="race") as folder:
         root = Path(folder)
