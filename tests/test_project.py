@@ -614,7 +614,10 @@ BOUNDARIES: dict[str, dict[str, str]] = {
     "render/shapes/reviews.py": {"chitin.model.diff": "diff's only; every shape loads with get"},
     "store/config.py": {"chitin.format.frontmatter": "its YAML: chitin.yaml's parse is cached"},
     "store/conflicts.py": {"shutil": "~2-10 ms (bz2, lzma): a sync's stop and finish only"},
-    "store/git_children.py": {"subprocess": "~5 ms: loaded with store/interrupts.py by a write"},
+    "store/git_children.py": {
+        "subprocess": "~5 ms: loaded with store/interrupts.py by a write",
+        "signal": "~0.6 ms (its enums): a third Ctrl-C only; the session start loads git.py",
+    },
     "store/git.py": {
         "subprocess": "~5 ms: a read synced by a stat walk runs no git",
         "chitin.store.git_identity": "json (~1 ms): only a commit needs the identity",

@@ -13,7 +13,6 @@ tests/test_front.py). A second signal goes to git at once, a third kills it."""
 from __future__ import annotations
 
 import contextlib
-import signal
 import time
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -45,6 +44,8 @@ def interrupt(signum: int) -> None:
         _Asked.sent = True
         forward(signum)
     else:
+        import signal  # not at the top: a read runs no git, and never loads it
+
         forward(signal.SIGKILL)
 
 
